@@ -1,0 +1,335 @@
+import {
+  compareKeys,
+  DriverConflict,
+  keyInRange,
+  type Change,
+  type CommitResult,
+  type IndexedDoc,
+  type IndexEntry,
+  type JsonObject,
+  type Key,
+  type ListQuery,
+  type RangeQuery,
+  type SearchQuery,
+  type StorageDriver,
+  type StoredDoc,
+  type StoreSchema,
+  type WriteOp,
+} from '../../src/driver.js';
+
+/** One stored record: the frozen document plus what the driver needs to undo its index entries. */
+interface Slot {
+  version: number;
+  doc: Readonly<JsonObject>;
+  keys: Readonly<Record<string, readonly Key[]>>;
+  terms?: { scope: string; tokens: readonly string[] };
+}
+
+interface Entry {
+  key: Key;
+  id: string;
+}
+
+interface Collection {
+  slots: Map<string, Slot>;
+  /** Per index: entries sorted by key (then id), so ranges are a binary search plus a walk. */
+  indexes: Map<string, Entry[]>;
+  unique: Map<string, Map<string, string>>;
+  /** scope -> token -> ids */
+  tokens: Map<string, Map<string, Set<string>>>;
+}
+
+export interface MemoryDriverOptions {
+  /** Keep at most this many change-log entries (oldest dropped first). Default: unbounded. */
+  maxChanges?: number;
+}
+
+const uniqueKey = (key: Key) => JSON.stringify(key);
+
+function compareEntries(a: Entry, b: Entry): number {
+  return compareKeys(a.key, b.key) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** First position whose entry is not before `probe` (or, with `after`, strictly after it). */
+function search(entries: readonly Entry[], probe: Key, after: boolean): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = compareKeys(entries[mid]!.key, probe);
+    if (c < 0 || (after && c === 0)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Start (inclusive) and end (exclusive) positions of a range query in a sorted entry array. */
+function bounds(entries: readonly Entry[], q: RangeQuery): [number, number] {
+  const start = q.lower
+    ? search(entries, [...q.prefix, ...q.lower.key], !!q.lower.open)
+    : search(entries, q.prefix, false);
+  let end: number;
+  if (q.upper) {
+    end = search(entries, [...q.prefix, ...q.upper.key], !q.upper.open);
+  } else {
+    // Keys with the prefix are contiguous from `start`: find where they stop.
+    let lo = start;
+    let hi = entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (hasPrefix(entries[mid]!.key, q.prefix)) lo = mid + 1;
+      else hi = mid;
+    }
+    end = lo;
+  }
+  return [start, Math.max(start, end)];
+}
+
+function hasPrefix(key: Key, prefix: Key): boolean {
+  if (key.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (key[i] !== prefix[i]) return false;
+  return true;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/** Documents are copied in and frozen, so neither the caller nor the core can change stored data by accident. */
+const copyIn = (doc: JsonObject): Readonly<JsonObject> => deepFreeze(structuredClone(doc));
+
+class MemoryDriver implements StorageDriver {
+  private collections = new Map<string, Collection>();
+  private log: Change[] = [];
+  private seq = 0;
+  private closed = false;
+
+  constructor(private readonly options: MemoryDriverOptions) {}
+
+  async open(schema: StoreSchema): Promise<void> {
+    for (const def of schema.collections) {
+      const existing = this.collections.get(def.name);
+      const c: Collection = existing ?? { slots: new Map(), indexes: new Map(), unique: new Map(), tokens: new Map() };
+      for (const index of def.indexes) {
+        if (!c.indexes.has(index.name)) c.indexes.set(index.name, []);
+        if (index.unique && !c.unique.has(index.name)) c.unique.set(index.name, new Map());
+      }
+      this.collections.set(def.name, c);
+    }
+  }
+
+  private coll(name: string): Collection {
+    if (this.closed) throw new Error('memory driver is closed');
+    const c = this.collections.get(name);
+    if (!c) throw new Error(`unknown collection ${name}`);
+    return c;
+  }
+
+  private index(c: Collection, name: string): Entry[] {
+    const entries = c.indexes.get(name);
+    if (!entries) throw new Error(`unknown index ${name}`);
+    return entries;
+  }
+
+  async get(collection: string, id: string): Promise<StoredDoc | undefined> {
+    const slot = this.coll(collection).slots.get(id);
+    return slot && { id, version: slot.version, doc: slot.doc as JsonObject };
+  }
+
+  async getMany(collection: string, ids: readonly string[]): Promise<Array<StoredDoc | undefined>> {
+    const c = this.coll(collection);
+    return ids.map((id) => {
+      const slot = c.slots.get(id);
+      return slot && { id, version: slot.version, doc: slot.doc as JsonObject };
+    });
+  }
+
+  async getByIndex(collection: string, index: string, key: Key): Promise<StoredDoc | undefined> {
+    const c = this.coll(collection);
+    const map = c.unique.get(index);
+    if (!map) throw new Error(`index ${index} is not unique`);
+    const id = map.get(uniqueKey(key));
+    return id === undefined ? undefined : this.get(collection, id);
+  }
+
+  async list(q: ListQuery): Promise<IndexedDoc[]> {
+    const c = this.coll(q.collection);
+    const entries = this.index(c, q.index);
+    const [start, end] = bounds(entries, q);
+    const out: IndexedDoc[] = [];
+    const limit = Math.max(0, q.limit);
+    if (q.direction === 'asc') {
+      for (let i = start; i < end && out.length < limit; i++) out.push(this.hit(c, entries[i]!));
+    } else {
+      for (let i = end - 1; i >= start && out.length < limit; i--) out.push(this.hit(c, entries[i]!));
+    }
+    return out;
+  }
+
+  private hit(c: Collection, e: Entry): IndexedDoc {
+    const slot = c.slots.get(e.id)!;
+    return { id: e.id, key: e.key, version: slot.version, doc: slot.doc as JsonObject };
+  }
+
+  async count(q: RangeQuery): Promise<number> {
+    const c = this.coll(q.collection);
+    const [start, end] = bounds(this.index(c, q.index), q);
+    return end - start;
+  }
+
+  async search(q: SearchQuery): Promise<IndexEntry[]> {
+    const c = this.coll(q.collection);
+    const byToken = c.tokens.get(q.scope);
+    if (!byToken || q.tokens.length === 0) return [];
+    const sets: Set<string>[] = [];
+    for (const token of q.tokens) {
+      const set = byToken.get(token);
+      if (!set) return [];
+      sets.push(set);
+    }
+    sets.sort((a, b) => a.size - b.size);
+    const [smallest, ...rest] = sets;
+    const out: IndexEntry[] = [];
+    for (const id of smallest!) {
+      if (!rest.every((s) => s.has(id))) continue;
+      for (const key of c.slots.get(id)!.keys[q.index] ?? []) out.push({ id, key });
+    }
+    return out;
+  }
+
+  async commit(ops: readonly WriteOp[]): Promise<CommitResult> {
+    // Check every precondition first, against the state as it will be when earlier ops in the batch apply.
+    const pending = new Map<string, number>(); // "collection\0id" -> version after earlier ops (0: absent)
+    const claimed = new Map<string, string>(); // "collection\0index\0key" -> id, for unique keys
+    const released = new Set<string>();
+    for (const op of ops) {
+      const c = this.coll(op.collection);
+      const ref = `${op.collection}\0${op.id}`;
+      const current = pending.has(ref) ? pending.get(ref)! : (c.slots.get(op.id)?.version ?? 0);
+      if (current !== op.expect) throw new DriverConflict('version', op.collection, op.id);
+      const old = c.slots.get(op.id);
+      if (old && !pending.has(ref)) {
+        for (const name of c.unique.keys()) {
+          for (const key of old.keys[name] ?? []) released.add(`${op.collection}\0${name}\0${uniqueKey(key)}`);
+        }
+      }
+      if (op.type === 'put') {
+        for (const [name, map] of c.unique) {
+          for (const key of op.keys[name] ?? []) {
+            const ref2 = `${op.collection}\0${name}\0${uniqueKey(key)}`;
+            const holder = claimed.get(ref2) ?? (released.has(ref2) ? undefined : map.get(uniqueKey(key)));
+            if (holder !== undefined && holder !== op.id) throw new DriverConflict('unique', op.collection, op.id, name);
+            claimed.set(ref2, op.id);
+          }
+        }
+        for (const name of Object.keys(op.keys)) if (!c.indexes.has(name)) throw new Error(`unknown index ${name}`);
+        pending.set(ref, op.expect + 1);
+      } else {
+        pending.set(ref, 0);
+      }
+    }
+    const seq = ++this.seq;
+    for (const op of ops) {
+      const c = this.coll(op.collection);
+      const old = c.slots.get(op.id);
+      if (old) this.unindex(c, op.id, old);
+      if (op.type === 'put') {
+        const slot: Slot = {
+          version: op.expect + 1,
+          doc: copyIn(op.doc),
+          keys: deepFreeze(structuredClone(op.keys) as Record<string, Key[]>),
+          ...(op.terms ? { terms: { scope: op.terms.scope, tokens: [...new Set(op.terms.tokens)] } } : {}),
+        };
+        c.slots.set(op.id, slot);
+        this.indexSlot(c, op.id, slot);
+        this.log.push({ seq, collection: op.collection, id: op.id, type: 'put', version: slot.version });
+      } else {
+        c.slots.delete(op.id);
+        this.log.push({ seq, collection: op.collection, id: op.id, type: 'delete', version: op.expect });
+      }
+    }
+    const max = this.options.maxChanges;
+    if (max !== undefined && this.log.length > max) this.log.splice(0, this.log.length - max);
+    return { seq };
+  }
+
+  private indexSlot(c: Collection, id: string, slot: Slot): void {
+    for (const [name, keys] of Object.entries(slot.keys)) {
+      const entries = this.index(c, name);
+      for (const key of keys) {
+        const e = { key, id };
+        let lo = 0;
+        let hi = entries.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (compareEntries(entries[mid]!, e) < 0) lo = mid + 1;
+          else hi = mid;
+        }
+        entries.splice(lo, 0, e);
+        c.unique.get(name)?.set(uniqueKey(key), id);
+      }
+    }
+    if (slot.terms) {
+      let byToken = c.tokens.get(slot.terms.scope);
+      if (!byToken) c.tokens.set(slot.terms.scope, (byToken = new Map()));
+      for (const t of slot.terms.tokens) {
+        let set = byToken.get(t);
+        if (!set) byToken.set(t, (set = new Set()));
+        set.add(id);
+      }
+    }
+  }
+
+  private unindex(c: Collection, id: string, slot: Slot): void {
+    for (const [name, keys] of Object.entries(slot.keys)) {
+      const entries = this.index(c, name);
+      for (const key of keys) {
+        const e = { key, id };
+        let lo = 0;
+        let hi = entries.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (compareEntries(entries[mid]!, e) < 0) lo = mid + 1;
+          else hi = mid;
+        }
+        if (lo < entries.length && entries[lo]!.id === id && compareKeys(entries[lo]!.key, key) === 0) entries.splice(lo, 1);
+        const map = c.unique.get(name);
+        if (map && map.get(uniqueKey(key)) === id) map.delete(uniqueKey(key));
+      }
+    }
+    if (slot.terms) {
+      const byToken = c.tokens.get(slot.terms.scope);
+      for (const t of slot.terms.tokens) {
+        const set = byToken?.get(t);
+        set?.delete(id);
+        if (set && set.size === 0) byToken!.delete(t);
+      }
+    }
+  }
+
+  async changesSince(seq: number, limit = 1000): Promise<Change[]> {
+    if (this.closed) throw new Error('memory driver is closed');
+    // The log is ordered by seq, so find the first entry after `seq` by binary search.
+    let lo = 0;
+    let hi = this.log.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.log[mid]!.seq <= seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.log.slice(lo, lo + limit).map((c) => ({ ...c }));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}
+
+/** An in-process driver: fast, and gone when the process ends. Good for tests, previews and caches. */
+export function memoryDriver(options: MemoryDriverOptions = {}): StorageDriver {
+  return new MemoryDriver(options);
+}

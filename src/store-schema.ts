@@ -1,0 +1,44 @@
+import type { StoreSchema } from './driver.js';
+
+/**
+ * The collections and indexes blogkit asks every driver to keep. The keys themselves are computed in
+ * `records.ts`; every key ends with the record id so ties break by id and keys are unique.
+ *
+ * posts.published       [blogId, status, sortTime, id]          lists by publish time (sortTime: published, else updated)
+ * posts.updated         [blogId, status, updated, id]           lists by update time
+ * posts.labelPublished  [blogId, label, status, sortTime, id]   label filters (one entry per label)
+ * posts.labelUpdated    [blogId, label, status, updated, id]
+ * posts.path            [blogId, path]  unique                  getByPath, url collisions
+ * posts.due             [published, id]                         SCHEDULED posts only: what must go LIVE
+ * pages.published       [blogId, status, sortTime, id]
+ * pages.path            [blogId, path]  unique
+ * comments.post         [blogId, postId, status, published, id]
+ * comments.blog         [blogId, status, published, id]
+ * blogs.url             [url]  unique
+ * members.blog          [blogId, userId]
+ * members.user          [userId, blogId]
+ * settings              host-level values (e.g. the CLI's hashed admin token), no indexes
+ */
+export const STORE_SCHEMA: StoreSchema = {
+  version: 1,
+  collections: [
+    { name: 'users', indexes: [] },
+    { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
+    { name: 'members', indexes: [{ name: 'blog' }, { name: 'user' }] },
+    {
+      name: 'posts',
+      search: true,
+      indexes: [
+        { name: 'published' },
+        { name: 'updated' },
+        { name: 'labelPublished' },
+        { name: 'labelUpdated' },
+        { name: 'path', unique: true },
+        { name: 'due' },
+      ],
+    },
+    { name: 'pages', indexes: [{ name: 'published' }, { name: 'path', unique: true }] },
+    { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }] },
+    { name: 'settings', indexes: [] },
+  ],
+};

@@ -1,0 +1,71 @@
+/** Shared timing and printing for `npm run bench`. Every bench times blogkit and its raw baseline in one run. */
+export interface Timing {
+  /** Mean latency in microseconds. */
+  mean: number;
+  p50: number;
+  p99: number;
+  ops: number;
+}
+
+export interface BenchContext {
+  /** `--quick`: smaller sizes and shorter budgets, for a smoke run. */
+  quick: boolean;
+  /** Milliseconds of measuring per op. */
+  budgetMs: number;
+  args: Record<string, string>;
+}
+
+/** Calls `fn` repeatedly for `budgetMs` (after a short warm-up) and reports latency in microseconds. */
+export async function time(fn: (i: number) => unknown, budgetMs: number): Promise<Timing> {
+  for (let i = 0; i < 20; i++) await fn(i);
+  const samples: number[] = [];
+  const end = performance.now() + budgetMs;
+  let i = 0;
+  while (performance.now() < end || samples.length < 20) {
+    const t0 = performance.now();
+    await fn(i++);
+    samples.push((performance.now() - t0) * 1000);
+  }
+  samples.sort((a, b) => a - b);
+  const mean = samples.reduce((s, x) => s + x, 0) / samples.length;
+  return { mean, p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]!, ops: samples.length };
+}
+
+export interface Row {
+  op: string;
+  size: number | string;
+  ours: Timing;
+  raw: Timing;
+  /** The ratio we aim for (ours / raw at most this), printed beside the measured one. */
+  target?: number;
+}
+
+const fmt = (us: number) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`);
+
+/** Prints a table of blogkit vs raw: mean and p50 latencies and the ratio of means. */
+export function printTable(title: string, rows: Row[]): void {
+  const lines = [
+    `\n## ${title}`,
+    '',
+    '| op | size | blogkit mean (p50) | raw mean (p50) | ratio | target |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const ratio = r.ours.mean / r.raw.mean;
+    const ok = r.target === undefined ? '' : ratio <= r.target ? `≤ ${r.target}× ✓` : `≤ ${r.target}× ✗`;
+    lines.push(`| ${r.op} | ${r.size} | ${fmt(r.ours.mean)} (${fmt(r.ours.p50)}) | ${fmt(r.raw.mean)} (${fmt(r.raw.p50)}) | ${ratio.toFixed(2)}× | ${ok} |`);
+  }
+  console.log(lines.join('\n'));
+}
+
+/** Prints how a cost grows with size: the mean at each size relative to the smallest. */
+export function printGrowth(title: string, series: Record<string, Array<[number, Timing]>>): void {
+  const lines = [`\n### ${title}`, '', '| op | ' + 'mean by size | growth |', '|---|---|---|'];
+  for (const [op, points] of Object.entries(series)) {
+    if (points.length === 0) continue;
+    const first = points[0]![1].mean;
+    const last = points[points.length - 1]![1].mean;
+    lines.push(`| ${op} | ${points.map(([n, t]) => `${n}: ${fmt(t.mean)}`).join(', ')} | ${(last / first).toFixed(2)}× |`);
+  }
+  console.log(lines.join('\n'));
+}

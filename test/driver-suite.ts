@@ -1,0 +1,462 @@
+/**
+ * The driver conformance suite: the executable form of `src/driver.ts`. Every driver runs it unchanged
+ * (memory, SQLite file and :memory:, IndexedDB on fake-indexeddb and in Chromium). It uses its own small
+ * schema, so it checks the contract rather than blogkit's rules.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  compareKeys,
+  DriverConflict,
+  type IndexedDoc,
+  type JsonObject,
+  type Key,
+  type PutOp,
+  type StorageDriver,
+  type StoreSchema,
+  type WriteOp,
+} from '../src/driver.js';
+
+export const suiteSchema: StoreSchema = {
+  version: 1,
+  collections: [
+    {
+      name: 'items',
+      search: true,
+      indexes: [{ name: 'byTime' }, { name: 'byTag' }, { name: 'bySlug', unique: true }],
+    },
+    { name: 'notes', indexes: [{ name: 'byItem' }] },
+  ],
+};
+
+export interface Item {
+  id: string;
+  group: string;
+  status: string;
+  time: string;
+  tags?: string[];
+  slug?: string;
+  words?: string[];
+  body?: JsonObject;
+}
+
+/** How the suite's "core" turns an item into index entries: every key ends with the id. */
+export function itemPut(item: Item, expect = 0): PutOp {
+  return {
+    type: 'put',
+    collection: 'items',
+    id: item.id,
+    expect,
+    doc: item as unknown as JsonObject,
+    keys: {
+      byTime: [[item.group, item.status, item.time, item.id]],
+      byTag: (item.tags ?? []).map((t) => [item.group, t, item.time, item.id]),
+      bySlug: item.slug ? [[item.group, item.slug]] : [],
+    },
+    ...(item.words ? { terms: { scope: item.group, tokens: item.words } } : {}),
+  };
+}
+
+const pad = (n: number) => String(n).padStart(6, '0');
+const time = (n: number) => `2026-01-01T00:00:00.${String(n % 1000).padStart(3, '0')}Z#${pad(n)}`;
+
+async function expectConflict(p: Promise<unknown>, kind: 'version' | 'unique') {
+  let caught: unknown;
+  try {
+    await p;
+  } catch (e) {
+    caught = e;
+  }
+  expect(DriverConflict.is(caught), `expected a ${kind} DriverConflict, got ${String(caught)}`).toBe(true);
+  expect((caught as DriverConflict).kind).toBe(kind);
+}
+
+const ids = (docs: IndexedDoc[]) => docs.map((d) => d.id);
+
+export interface DriverSuiteOptions {
+  /** Scale of the larger walks; lower it where every call is slow (real IndexedDB in a browser). */
+  size?: number;
+}
+
+export function runDriverSuite(
+  name: string,
+  create: () => StorageDriver | Promise<StorageDriver>,
+  options: DriverSuiteOptions = {},
+): void {
+  const size = options.size ?? 300;
+
+  describe(`driver conformance: ${name}`, () => {
+    let d: StorageDriver;
+    beforeEach(async () => {
+      d = await create();
+      await d.open(suiteSchema);
+    });
+    afterEach(async () => {
+      await d.close();
+    });
+
+    describe('documents and versions', () => {
+      it('stores a document, returns it as JSON with version 1, and bumps the version per put', async () => {
+        const body = { nested: { list: [1, 2.5, true, null, 'é 日本 🙂'] }, empty: {} };
+        await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1), body })]);
+        const got = await d.get('items', 'a');
+        expect(got).toEqual({ id: 'a', version: 1, doc: { id: 'a', group: 'g', status: 'LIVE', time: time(1), body } });
+        await d.commit([itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(2) }, 1)]);
+        const again = await d.get('items', 'a');
+        expect(again?.version).toBe(2);
+        expect(again?.doc.status).toBe('DRAFT');
+        expect(again?.doc.body).toBeUndefined();
+      });
+
+      it('answers undefined for unknown ids and keeps getMany in the order asked', async () => {
+        await d.commit([
+          itemPut({ id: 'x', group: 'g', status: 'LIVE', time: time(1) }),
+          itemPut({ id: 'y', group: 'g', status: 'LIVE', time: time(2) }),
+        ]);
+        expect(await d.get('items', 'nope')).toBeUndefined();
+        const many = await d.getMany('items', ['y', 'nope', 'x']);
+        expect(many.map((m) => m?.id)).toEqual(['y', undefined, 'x']);
+        expect(await d.getMany('items', [])).toEqual([]);
+      });
+
+      it('keeps stored data apart from the objects passed in', async () => {
+        const item: Item = { id: 'a', group: 'g', status: 'LIVE', time: time(1), tags: ['t'] };
+        const op = itemPut(item);
+        await d.commit([op]);
+        item.status = 'CHANGED';
+        item.tags!.push('u');
+        const got = await d.get('items', 'a');
+        expect(got?.doc.status).toBe('LIVE');
+        expect(got?.doc.tags).toEqual(['t']);
+      });
+
+      it('stores hostile keys such as __proto__ as plain data', async () => {
+        const doc = JSON.parse('{"id":"p","group":"g","status":"LIVE","time":"t","body":{"__proto__":{"polluted":1},"constructor":"c"}}');
+        await d.commit([{ ...itemPut(doc), doc }]);
+        const got = await d.get('items', 'p');
+        expect(JSON.stringify(got?.doc.body)).toBe('{"__proto__":{"polluted":1},"constructor":"c"}');
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      });
+    });
+
+    describe('compare-and-set commits', () => {
+      it('refuses a put whose expected version is stale, and writes nothing of the batch', async () => {
+        await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]);
+        await expectConflict(
+          d.commit([
+            itemPut({ id: 'b', group: 'g', status: 'LIVE', time: time(2) }),
+            itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(3) }, 7),
+          ]),
+          'version',
+        );
+        expect(await d.get('items', 'b')).toBeUndefined();
+        expect((await d.get('items', 'a'))?.doc.status).toBe('LIVE');
+        expect(await d.count({ collection: 'items', index: 'byTime', prefix: ['g'] })).toBe(1);
+      });
+
+      it('refuses to create a record that exists (expect 0) and to delete with a stale version', async () => {
+        await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]);
+        await expectConflict(d.commit([itemPut({ id: 'a', group: 'g', status: 'X', time: time(1) })]), 'version');
+        await expectConflict(d.commit([{ type: 'delete', collection: 'items', id: 'a', expect: 2 }]), 'version');
+        await expectConflict(d.commit([{ type: 'delete', collection: 'items', id: 'zz', expect: 1 }]), 'version');
+        expect((await d.get('items', 'a'))?.version).toBe(1);
+      });
+
+      it('lets exactly one of two writers holding the same version win', async () => {
+        await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]);
+        const results = await Promise.allSettled([
+          d.commit([itemPut({ id: 'a', group: 'g', status: 'ONE', time: time(1) }, 1)]),
+          d.commit([itemPut({ id: 'a', group: 'g', status: 'TWO', time: time(1) }, 1)]),
+        ]);
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+        const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+        expect(DriverConflict.is(rejected.reason)).toBe(true);
+        const got = await d.get('items', 'a');
+        expect(got?.version).toBe(2);
+        expect(['ONE', 'TWO']).toContain(got?.doc.status);
+      });
+
+      it('applies a composite write (a record and its dependents) all at once or not at all', async () => {
+        await d.commit([
+          itemPut({ id: 'post', group: 'g', status: 'LIVE', time: time(1) }),
+          ...['n1', 'n2', 'n3'].map(
+            (id): WriteOp => ({ type: 'put', collection: 'notes', id, expect: 0, doc: { id }, keys: { byItem: [['post', id]] } }),
+          ),
+        ]);
+        // One dependent moved meanwhile: the whole delete must fail.
+        await d.commit([{ type: 'put', collection: 'notes', id: 'n2', expect: 1, doc: { id: 'n2', edited: true }, keys: { byItem: [['post', 'n2']] } }]);
+        const deleteAll = (v2: number): WriteOp[] => [
+          { type: 'delete', collection: 'items', id: 'post', expect: 1 },
+          { type: 'delete', collection: 'notes', id: 'n1', expect: 1 },
+          { type: 'delete', collection: 'notes', id: 'n2', expect: v2 },
+          { type: 'delete', collection: 'notes', id: 'n3', expect: 1 },
+        ];
+        await expectConflict(d.commit(deleteAll(1)), 'version');
+        expect(await d.count({ collection: 'notes', index: 'byItem', prefix: ['post'] })).toBe(3);
+        expect(await d.get('items', 'post')).toBeDefined();
+        await d.commit(deleteAll(2));
+        expect(await d.count({ collection: 'notes', index: 'byItem', prefix: ['post'] })).toBe(0);
+        expect(await d.get('items', 'post')).toBeUndefined();
+        expect(await d.getMany('notes', ['n1', 'n2', 'n3'])).toEqual([undefined, undefined, undefined]);
+      });
+
+      it('treats several ops on one record in a batch in order', async () => {
+        await d.commit([
+          itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) }),
+          itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(2) }, 1),
+        ]);
+        const got = await d.get('items', 'a');
+        expect(got?.version).toBe(2);
+        expect(got?.doc.status).toBe('DRAFT');
+        const byTime = await d.list({ collection: 'items', index: 'byTime', prefix: ['g'], direction: 'asc', limit: 10 });
+        expect(byTime.map((e) => e.key)).toEqual([['g', 'DRAFT', time(2), 'a']]);
+      });
+    });
+
+    describe('unique indexes', () => {
+      it('finds a record by its unique key and refuses a second holder', async () => {
+        await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1), slug: 'hello' })]);
+        expect((await d.getByIndex('items', 'bySlug', ['g', 'hello']))?.id).toBe('a');
+        expect(await d.getByIndex('items', 'bySlug', ['g', 'other'])).toBeUndefined();
+        expect(await d.getByIndex('items', 'bySlug', ['h', 'hello'])).toBeUndefined();
+        await expectConflict(d.commit([itemPut({ id: 'b', group: 'g', status: 'LIVE', time: time(2), slug: 'hello' })]), 'unique');
+        expect(await d.get('items', 'b')).toBeUndefined();
+        // The same slug in another group is another key.
+        await d.commit([itemPut({ id: 'c', group: 'h', status: 'LIVE', time: time(2), slug: 'hello' })]);
+        expect((await d.getByIndex('items', 'bySlug', ['h', 'hello']))?.id).toBe('c');
+      });
+
+      it('frees a key when its holder changes or goes, and lets a record keep its own key', async () => {
+        await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1), slug: 's1' })]);
+        await d.commit([itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(1), slug: 's1' }, 1)]);
+        await d.commit([itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(1), slug: 's2' }, 2)]);
+        await d.commit([itemPut({ id: 'b', group: 'g', status: 'LIVE', time: time(2), slug: 's1' })]);
+        expect((await d.getByIndex('items', 'bySlug', ['g', 's1']))?.id).toBe('b');
+        await d.commit([{ type: 'delete', collection: 'items', id: 'a', expect: 3 }]);
+        expect(await d.getByIndex('items', 'bySlug', ['g', 's2'])).toBeUndefined();
+        await d.commit([itemPut({ id: 'c', group: 'g', status: 'LIVE', time: time(3), slug: 's2' })]);
+        expect((await d.getByIndex('items', 'bySlug', ['g', 's2']))?.id).toBe('c');
+      });
+
+      it('lets one batch move a key from one record to another', async () => {
+        await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1), slug: 'k' })]);
+        await d.commit([
+          itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) }, 1),
+          itemPut({ id: 'b', group: 'g', status: 'LIVE', time: time(2), slug: 'k' }),
+        ]);
+        expect((await d.getByIndex('items', 'bySlug', ['g', 'k']))?.id).toBe('b');
+      });
+    });
+
+    describe('index walks', () => {
+      // 3 groups; in group "g": statuses LIVE/DRAFT; times with ties broken by id.
+      const seed = async () => {
+        const ops: WriteOp[] = [];
+        for (let i = 0; i < 30; i++) {
+          ops.push(
+            itemPut({
+              id: `id${pad(i)}`,
+              group: 'g',
+              status: i % 3 === 0 ? 'DRAFT' : 'LIVE',
+              time: time(Math.floor(i / 2)), // pairs share a time
+              tags: i % 2 ? ['odd', 'all'] : ['all'],
+            }),
+          );
+        }
+        ops.push(itemPut({ id: 'other1', group: 'g2', status: 'LIVE', time: time(5) }));
+        ops.push(itemPut({ id: 'other2', group: 'g-', status: 'LIVE', time: time(5) }));
+        ops.push(itemPut({ id: 'other3', group: 'gg', status: 'LIVE', time: time(5) }));
+        await d.commit(ops);
+        return ops.slice(0, 30).map((o) => (o as PutOp).keys.byTime![0]!);
+      };
+
+      it('walks an index prefix in key order, both directions, with a limit', async () => {
+        const keys = await seed();
+        const live = keys.filter((k) => k[1] === 'LIVE').sort(compareKeys);
+        const asc = await d.list({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'], direction: 'asc', limit: 100 });
+        expect(asc.map((e) => e.key)).toEqual(live);
+        expect(asc[0]!.doc.status).toBe('LIVE');
+        expect(asc[0]!.version).toBe(1);
+        const desc = await d.list({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'], direction: 'desc', limit: 5 });
+        expect(desc.map((e) => e.key)).toEqual([...live].reverse().slice(0, 5));
+        const whole = await d.list({ collection: 'items', index: 'byTime', prefix: ['g'], direction: 'asc', limit: 1000 });
+        expect(whole).toHaveLength(30); // not g2, g- or gg
+        expect(await d.list({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'], direction: 'asc', limit: 0 })).toEqual([]);
+        expect(await d.list({ collection: 'items', index: 'byTime', prefix: ['nothing'], direction: 'desc', limit: 5 })).toEqual([]);
+      });
+
+      it('honours lower and upper bounds, open or closed, on the key after the prefix', async () => {
+        const keys = await seed();
+        const live = keys.filter((k) => k[1] === 'LIVE').sort(compareKeys);
+        const q = { collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'] } as const;
+        const walk = async (lower?: Key, lowerOpen?: boolean, upper?: Key, upperOpen?: boolean, direction: 'asc' | 'desc' = 'asc') =>
+          (
+            await d.list({
+              ...q,
+              ...(lower ? { lower: { key: lower, open: lowerOpen } } : {}),
+              ...(upper ? { upper: { key: upper, open: upperOpen } } : {}),
+              direction,
+              limit: 1000,
+            })
+          ).map((e) => e.key);
+        // A bound shorter than the key: [time] closed as lower takes every key with that time.
+        expect(await walk([time(3)])).toEqual(live.filter((k) => k[2]! >= time(3)));
+        // [time] open as upper excludes every key with that time; closed does too (a longer key sorts after).
+        expect(await walk(undefined, false, [time(3)], true)).toEqual(live.filter((k) => k[2]! < time(3)));
+        expect(await walk(undefined, false, [time(3)], false)).toEqual(live.filter((k) => k[2]! < time(3)));
+        // Full keys: exactly one key excluded or included.
+        const mid = live[7]!.slice(2);
+        expect(await walk(mid, true)).toEqual(live.slice(8));
+        expect(await walk(mid, false)).toEqual(live.slice(7));
+        expect(await walk(undefined, false, mid, true, 'desc')).toEqual(live.slice(0, 7).reverse());
+        expect(await walk(undefined, false, mid, false, 'desc')).toEqual(live.slice(0, 8).reverse());
+        expect(await walk(live[2]!.slice(2), false, live[5]!.slice(2), true)).toEqual(live.slice(2, 5));
+        // An empty range.
+        expect(await walk(live[5]!.slice(2), true, live[5]!.slice(2), true)).toEqual([]);
+      });
+
+      it('counts the entries of a range', async () => {
+        const keys = await seed();
+        const live = keys.filter((k) => k[1] === 'LIVE').sort(compareKeys);
+        expect(await d.count({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'] })).toBe(live.length);
+        expect(await d.count({ collection: 'items', index: 'byTime', prefix: ['g'] })).toBe(30);
+        expect(await d.count({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'], lower: { key: [time(3)] } })).toBe(
+          live.filter((k) => k[2]! >= time(3)).length,
+        );
+        expect(await d.count({ collection: 'items', index: 'byTag', prefix: ['g', 'odd'] })).toBe(15);
+        expect(await d.count({ collection: 'items', index: 'byTag', prefix: ['g', 'missing'] })).toBe(0);
+      });
+
+      it('keeps one entry per key of a multi-entry index and moves them on update', async () => {
+        await seed();
+        const odd = await d.list({ collection: 'items', index: 'byTag', prefix: ['g', 'odd'], direction: 'asc', limit: 100 });
+        expect(odd).toHaveLength(15);
+        expect(odd.every((e) => Number(e.id.slice(2)) % 2 === 1)).toBe(true);
+        const all = await d.list({ collection: 'items', index: 'byTag', prefix: ['g', 'all'], direction: 'desc', limit: 100 });
+        expect(all).toHaveLength(30);
+        // id000001 loses "odd".
+        const one = await d.get('items', 'id000001');
+        await d.commit([itemPut({ ...(one!.doc as unknown as Item), tags: ['all', 'new'] }, 1)]);
+        expect(await d.count({ collection: 'items', index: 'byTag', prefix: ['g', 'odd'] })).toBe(14);
+        const fresh = await d.list({ collection: 'items', index: 'byTag', prefix: ['g', 'new'], direction: 'asc', limit: 10 });
+        expect(fresh.map((e) => [e.id, e.version])).toEqual([['id000001', 2]]);
+      });
+
+      it('matches non-ASCII key parts exactly', async () => {
+        await d.commit([
+          itemPut({ id: 'u1', group: 'g', status: 'LIVE', time: time(1), tags: ['café', '日本', 'Émoji 🙂'] }),
+          itemPut({ id: 'u2', group: 'g', status: 'LIVE', time: time(2), tags: ['cafe', 'CAFÉ'] }),
+        ]);
+        for (const [tag, expected] of [['café', ['u1']], ['cafe', ['u2']], ['CAFÉ', ['u2']], ['日本', ['u1']], ['Émoji 🙂', ['u1']]] as const) {
+          const got = await d.list({ collection: 'items', index: 'byTag', prefix: ['g', tag], direction: 'asc', limit: 10 });
+          expect(ids(got), tag).toEqual(expected);
+        }
+      });
+
+      it('pages by keyset without skips or repeats while records come and go between pages', async () => {
+        const ops: WriteOp[] = [];
+        for (let i = 0; i < size; i++) ops.push(itemPut({ id: `k${pad(i)}`, group: 'g', status: 'LIVE', time: time(i % 97) }));
+        await d.commit(ops);
+        const present = new Set(ops.map((o) => o.id));
+        const seen: string[] = [];
+        let after: Key | undefined;
+        let extra = 0;
+        let removed = 0;
+        for (let page = 0; page < 1000; page++) {
+          const got = await d.list({
+            collection: 'items',
+            index: 'byTime',
+            prefix: ['g', 'LIVE'],
+            ...(after ? { upper: { key: after.slice(2), open: true } } : {}),
+            direction: 'desc',
+            limit: 13,
+          });
+          if (got.length === 0) break;
+          seen.push(...ids(got));
+          after = got[got.length - 1]!.key;
+          // Between pages: add newer and older records, delete one already seen and one not yet seen.
+          const newer = `n${pad(extra++)}`;
+          await d.commit([itemPut({ id: newer, group: 'g', status: 'LIVE', time: time(999) })]);
+          const gone = [...present].find((id) => !seen.includes(id) && Number(id.slice(1)) % 5 === 0);
+          if (gone) {
+            await d.commit([{ type: 'delete', collection: 'items', id: gone, expect: 1 }]);
+            present.delete(gone);
+            removed++;
+          }
+        }
+        expect(removed).toBeGreaterThan(0);
+        expect(new Set(seen).size).toBe(seen.length); // no repeats
+        for (const id of present) expect(seen, `skipped ${id}`).toContain(id); // no skips
+        // Seen records are never deleted here, so all are still readable; the walk was in descending key order.
+        const order = (await d.getMany('items', seen)).map((x) => [x!.doc.time as string, x!.id]);
+        expect(order).toEqual([...order].sort((a, b) => compareKeys(b, a)));
+      });
+    });
+
+    describe('search', () => {
+      beforeEach(async () => {
+        await d.commit([
+          itemPut({ id: 's1', group: 'g', status: 'LIVE', time: time(1), words: ['red', 'apple', 'pie'], tags: ['food', 'sweet'] }),
+          itemPut({ id: 's2', group: 'g', status: 'DRAFT', time: time(2), words: ['green', 'apple'] }),
+          itemPut({ id: 's3', group: 'g', status: 'LIVE', time: time(3), words: ['red', 'car'] }),
+          itemPut({ id: 's4', group: 'h', status: 'LIVE', time: time(4), words: ['red', 'apple'] }),
+          itemPut({ id: 's5', group: 'g', status: 'LIVE', time: time(5) }),
+        ]);
+      });
+      const search = async (tokens: string[], index = 'byTime', scope = 'g') =>
+        (await d.search({ collection: 'items', scope, tokens, index })).map((e) => `${e.id}:${e.key.join('|')}`).sort();
+
+      it('returns the index entries of records holding every token, within the scope', async () => {
+        expect(await search(['apple'])).toEqual([`s1:g|LIVE|${time(1)}|s1`, `s2:g|DRAFT|${time(2)}|s2`]);
+        expect(await search(['red', 'apple'])).toEqual([`s1:g|LIVE|${time(1)}|s1`]);
+        expect(await search(['apple', 'red'], 'byTime', 'h')).toEqual([`s4:h|LIVE|${time(4)}|s4`]);
+        expect(await search(['red', 'boat'])).toEqual([]);
+        expect(await search(['nothing'])).toEqual([]);
+        expect(await search(['apple'], 'byTime', 'zz')).toEqual([]);
+      });
+
+      it('returns every entry of a multi-entry index for a match', async () => {
+        expect(await search(['pie'], 'byTag')).toEqual([`s1:g|food|${time(1)}|s1`, `s1:g|sweet|${time(1)}|s1`]);
+      });
+
+      it('follows updates and deletes', async () => {
+        await d.commit([
+          itemPut({ id: 's1', group: 'g', status: 'LIVE', time: time(1), words: ['blue', 'pie'] }, 1),
+          { type: 'delete', collection: 'items', id: 's2', expect: 1 },
+        ]);
+        expect(await search(['apple'])).toEqual([]);
+        expect(await search(['blue'])).toEqual([`s1:g|LIVE|${time(1)}|s1`]);
+        await d.commit([itemPut({ id: 's1', group: 'g', status: 'LIVE', time: time(1) }, 2)]);
+        expect(await search(['blue'])).toEqual([]);
+      });
+    });
+
+    describe('change log', () => {
+      it('gives every commit a larger sequence number and logs each op in order', async () => {
+        const a = await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]);
+        const b = await d.commit([
+          itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(1) }, 1),
+          itemPut({ id: 'b', group: 'g', status: 'LIVE', time: time(2) }),
+        ]);
+        const c = await d.commit([{ type: 'delete', collection: 'items', id: 'a', expect: 2 }]);
+        expect(b.seq).toBeGreaterThan(a.seq);
+        expect(c.seq).toBeGreaterThan(b.seq);
+        const all = await d.changesSince(0);
+        expect(all.map((x) => [x.seq, x.collection, x.id, x.type, x.version])).toEqual([
+          [a.seq, 'items', 'a', 'put', 1],
+          [b.seq, 'items', 'a', 'put', 2],
+          [b.seq, 'items', 'b', 'put', 1],
+          [c.seq, 'items', 'a', 'delete', 2],
+        ]);
+        expect((await d.changesSince(b.seq)).map((x) => x.id)).toEqual(['a']);
+        expect(await d.changesSince(c.seq)).toEqual([]);
+        expect(await d.changesSince(0, 2)).toHaveLength(2);
+      });
+
+      it('logs nothing for a refused commit', async () => {
+        await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]);
+        await expectConflict(d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]), 'version');
+        expect(await d.changesSince(0)).toHaveLength(1);
+      });
+    });
+  });
+}
