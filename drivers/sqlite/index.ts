@@ -1,0 +1,367 @@
+/**
+ * The SQLite storage driver, on better-sqlite3: the embedded default. It stores what the core gives it
+ * (documents, index keys, search tokens) and decides nothing; see src/driver.ts and schema.ts.
+ */
+import { createHash } from 'node:crypto';
+import {
+  DriverConflict,
+  type Change,
+  type CommitResult,
+  type IndexedDoc,
+  type IndexEntry,
+  type JsonObject,
+  type Key,
+  type ListQuery,
+  type RangeQuery,
+  type SearchQuery,
+  type StorageDriver,
+  type StoredDoc,
+  type StoreSchema,
+  type WriteOp,
+} from '../../src/driver.js';
+import { AFTER_ALL, decodeKey, EMPTY, encodeKey, prefixEnd } from './keys.js';
+import { countSql, listSql, MIGRATIONS, searchSql, SQL } from './schema.js';
+import type { SqliteDatabase, SqliteDatabaseConstructor, SqliteStatement, SqliteValue } from './sqlite-types.js';
+
+export type { SqliteDatabase } from './sqlite-types.js';
+
+export interface SqliteFileOptions {
+  /** A file path, or ':memory:'. The driver opens the file and closes it on `close()`. */
+  filename: string;
+  /** How long a write waits for another connection's lock, in ms (PRAGMA busy_timeout). Default 5000. */
+  busyTimeoutMs?: number;
+}
+
+export interface SqliteDatabaseOptions {
+  /** An open better-sqlite3 Database owned by the host: used as configured, never closed by the driver. */
+  database: SqliteDatabase;
+}
+
+export type SqliteDriverOptions = SqliteFileOptions | SqliteDatabaseOptions;
+
+/** The storage-layout version this build writes (PRAGMA user_version after migrations). */
+export const SQLITE_STORAGE_VERSION = MIGRATIONS.length;
+
+interface IndexInfo {
+  no: number;
+  name: string;
+  unique: boolean;
+  /** JSON path of this index's keys inside docs.keys. */
+  path: string;
+}
+
+interface CollectionInfo {
+  no: number;
+  name: string;
+  indexes: Map<string, IndexInfo>;
+}
+
+type StoredKeys = Record<string, Key[]>;
+
+const termsHash = (scope: string, tokens: readonly string[]) =>
+  createHash('sha1').update(scope).update('\0').update(tokens.join('\0')).digest('base64');
+
+/** A core token as one FTS5 'ascii' token, scoped: nothing in it is a separator or changes case. */
+const ftsToken = (coll: number, scopeHex: string, token: string) => `${coll}g${scopeHex}g${Buffer.from(token, 'utf8').toString('hex')}`;
+
+class SqliteDriver implements StorageDriver {
+  private db: SqliteDatabase | undefined;
+  private readonly owned: boolean;
+  private closed = false;
+  private byName = new Map<string, CollectionInfo>();
+  /** Every collection ever declared, by number (the change log names them by number). */
+  private namesByNo = new Map<number, string>();
+  private cache = new Map<string, SqliteStatement>();
+
+  constructor(private readonly options: SqliteDriverOptions) {
+    this.owned = !('database' in options);
+  }
+
+  async open(schema: StoreSchema): Promise<void> {
+    if (this.closed) throw new Error('sqlite driver is closed');
+    if (!this.db) {
+      if ('database' in this.options) {
+        this.db = this.options.database;
+      } else {
+        const mod = (await import('better-sqlite3')) as unknown as { default: SqliteDatabaseConstructor };
+        const db = new mod.default(this.options.filename);
+        // WAL: readers never block the writer and a killed process leaves whole commits only.
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        db.pragma('foreign_keys = ON');
+        db.pragma(`busy_timeout = ${Math.max(0, Math.floor(this.options.busyTimeoutMs ?? 5000))}`);
+        this.db = db;
+      }
+      migrate(this.db);
+    }
+    this.declare(schema);
+  }
+
+  /** Brings the catalog to the declared collections and indexes (new ones added, dropped indexes emptied). */
+  private declare(schema: StoreSchema): void {
+    const db = this.database();
+    db.transaction(() => {
+      const stored = Number(this.stmt(SQL.getMeta).pluck().get('schemaVersion'));
+      if (stored > schema.version) {
+        throw new Error(`sqlite store holds schema version ${stored}, newer than this blogkit's ${schema.version}`);
+      }
+      const colls = new Map<string, { no: number; search: number }>();
+      for (const [no, name, search] of this.stmt(SQL.catalogCollections).raw().all() as Array<[number, string, number]>) {
+        colls.set(name, { no, search });
+      }
+      const idx = new Map<string, { no: number; uniq: number }>();
+      for (const [no, coll, name, uniq] of this.stmt(SQL.catalogIndexes).raw().all() as Array<[number, number, string, number]>) {
+        idx.set(`${coll}\0${name}`, { no, uniq });
+      }
+      const byName = new Map<string, CollectionInfo>();
+      const keep = new Set<number>();
+      for (const def of schema.collections) {
+        let c = colls.get(def.name);
+        const search = def.search ? 1 : 0;
+        if (!c) {
+          c = { no: Number(this.stmt(SQL.addCollection).run(def.name, search).lastInsertRowid), search };
+          colls.set(def.name, c);
+        } else if (c.search !== search) {
+          this.stmt(SQL.setSearch).run(search, c.no);
+        }
+        const info: CollectionInfo = { no: c.no, name: def.name, indexes: new Map() };
+        for (const index of def.indexes) {
+          let i = idx.get(`${c.no}\0${index.name}`);
+          const uniq = index.unique ? 1 : 0;
+          if (!i) i = { no: Number(this.stmt(SQL.addIndex).run(c.no, index.name, uniq).lastInsertRowid), uniq };
+          else if (i.uniq !== uniq) this.stmt(SQL.setUnique).run(uniq, i.no);
+          keep.add(i.no);
+          info.indexes.set(index.name, { no: i.no, name: index.name, unique: !!index.unique, path: `$."${i.no}"` });
+        }
+        byName.set(def.name, info);
+      }
+      // An index the schema no longer declares: its entries could not be kept up to date, so they go.
+      // A re-declared one gets a new number and starts empty, like a new index.
+      for (const [, i] of idx) {
+        if (keep.has(i.no)) continue;
+        this.stmt(SQL.dropEntries).run(i.no);
+        this.stmt(SQL.dropIndex).run(i.no);
+      }
+      this.stmt(SQL.setMeta).run(schema.version, 'schemaVersion');
+      this.byName = byName;
+      this.namesByNo = new Map([...colls].map(([name, c]) => [c.no, name]));
+    }).immediate();
+  }
+
+  private database(): SqliteDatabase {
+    if (this.closed) throw new Error('sqlite driver is closed');
+    if (!this.db) throw new Error('sqlite driver is not open: call open(schema) first');
+    return this.db;
+  }
+
+  /** Prepared statements, kept for the life of the connection. */
+  private stmt(sql: string): SqliteStatement {
+    let s = this.cache.get(sql);
+    if (!s) {
+      s = this.database().prepare(sql);
+      this.cache.set(sql, s);
+    }
+    return s;
+  }
+
+  private coll(name: string): CollectionInfo {
+    this.database();
+    const c = this.byName.get(name);
+    if (!c) throw new Error(`unknown collection ${name}`);
+    return c;
+  }
+
+  private index(c: CollectionInfo, name: string): IndexInfo {
+    const i = c.indexes.get(name);
+    if (!i) throw new Error(`unknown index ${name}`);
+    return i;
+  }
+
+  async get(collection: string, id: string): Promise<StoredDoc | undefined> {
+    const c = this.coll(collection);
+    return this.read(c, id);
+  }
+
+  private read(c: CollectionInfo, id: string): StoredDoc | undefined {
+    const row = this.stmt(SQL.readDoc).raw().get(c.no, id) as [number, string] | undefined;
+    return row && { id, version: row[0], doc: JSON.parse(row[1]) as JsonObject };
+  }
+
+  async getMany(collection: string, ids: readonly string[]): Promise<Array<StoredDoc | undefined>> {
+    const c = this.coll(collection);
+    if (ids.length <= 1) return ids.map((id) => this.read(c, id));
+    // One read transaction, so the records come from one snapshot even with other writers on the file.
+    return this.database().transaction(() => ids.map((id) => this.read(c, id)))();
+  }
+
+  async getByIndex(collection: string, index: string, key: Key): Promise<StoredDoc | undefined> {
+    const c = this.coll(collection);
+    const i = this.index(c, index);
+    if (!i.unique) throw new Error(`index ${index} is not unique`);
+    const row = this.stmt(SQL.byKey).raw().get(i.no, encodeKey(key)) as [string, number, string] | undefined;
+    return row && { id: row[0], version: row[1], doc: JSON.parse(row[2]) as JsonObject };
+  }
+
+  /** The byte range of a query: [from, to] with the comparison each end uses. */
+  private range(q: RangeQuery): { ix: number; lower: '>=' | '>'; from: Buffer; upper: '<=' | '<'; to: Buffer } {
+    const i = this.index(this.coll(q.collection), q.index);
+    const prefix = q.prefix.length ? encodeKey(q.prefix) : EMPTY;
+    const lower = q.lower ? (q.lower.open ? '>' : '>=') : '>=';
+    const from = q.lower ? encodeKey([...q.prefix, ...q.lower.key]) : prefix;
+    // A closed upper bound admits the bound key itself but not longer keys it prefixes: `<=` on bytes does that.
+    const upper = q.upper ? (q.upper.open ? '<' : '<=') : '<';
+    const to = q.upper ? encodeKey([...q.prefix, ...q.upper.key]) : q.prefix.length ? prefixEnd(prefix) : AFTER_ALL;
+    return { ix: i.no, lower, from, upper, to };
+  }
+
+  async list(q: ListQuery): Promise<IndexedDoc[]> {
+    const limit = Math.max(0, Math.floor(q.limit));
+    const r = this.range(q);
+    if (limit === 0) return [];
+    const rows = this.stmt(listSql(r.lower, r.upper, q.direction === 'desc' ? 'DESC' : 'ASC'))
+      .raw()
+      .all(r.ix, r.from, r.to, limit) as Array<[Buffer, string, number, string]>;
+    return rows.map(([key, id, version, doc]) => ({ id, key: decodeKey(key), version, doc: JSON.parse(doc) as JsonObject }));
+  }
+
+  async count(q: RangeQuery): Promise<number> {
+    const r = this.range(q);
+    return Number(this.stmt(countSql(r.lower, r.upper)).pluck().get(r.ix, r.from, r.to));
+  }
+
+  async search(q: SearchQuery): Promise<IndexEntry[]> {
+    const c = this.coll(q.collection);
+    const i = this.index(c, q.index);
+    if (q.tokens.length === 0) return [];
+    const scopeHex = Buffer.from(q.scope, 'utf8').toString('hex');
+    const match = [...new Set(q.tokens)].map((t) => `"${ftsToken(c.no, scopeHex, t)}"`).join(' ');
+    const rows = this.stmt(searchSql).raw().all(i.path, match, c.no) as Array<[string, string | null]>;
+    const out: IndexEntry[] = [];
+    for (const [id, keys] of rows) {
+      if (keys === null) continue;
+      for (const key of JSON.parse(keys) as Key[]) out.push({ id, key });
+    }
+    return out;
+  }
+
+  async commit(ops: readonly WriteOp[]): Promise<CommitResult> {
+    const db = this.database();
+    // Resolve names first: an unknown collection or index is a programming error, not a conflict.
+    const resolved = ops.map((op) => {
+      const c = this.coll(op.collection);
+      if (op.type === 'put') for (const name of Object.keys(op.keys)) this.index(c, name);
+      return c;
+    });
+    // IMMEDIATE takes the write lock before reading the versions, so another connection cannot slip in between.
+    return db.transaction(() => {
+      const seq = Number(this.stmt(SQL.nextSeq).pluck().get());
+      ops.forEach((op, pos) => this.apply(resolved[pos]!, op, seq, pos));
+      return { seq };
+    }).immediate();
+  }
+
+  /** One op inside the commit transaction; throwing DriverConflict rolls the whole commit back. */
+  private apply(c: CollectionInfo, op: WriteOp, seq: number, pos: number): void {
+    const row = this.stmt(SQL.current).raw().get(c.no, op.id) as [number, number, string | null, string] | undefined;
+    const version = row?.[1] ?? 0;
+    if (version !== op.expect) throw new DriverConflict('version', op.collection, op.id);
+    const rid = row?.[0];
+    const oldTerms = row?.[2] ?? null;
+    // Old entries, keyed by index number + key bytes, so an update rewrites only what changed.
+    const old = new Map<string, [number, Buffer]>();
+    if (row) {
+      const stored = JSON.parse(row[3]) as StoredKeys;
+      for (const [ixNo, keys] of Object.entries(stored)) {
+        for (const key of keys) {
+          const bytes = encodeKey(key);
+          old.set(`${ixNo}:${bytes.toString('latin1')}`, [Number(ixNo), bytes]);
+        }
+      }
+    }
+
+    if (op.type === 'delete') {
+      for (const [ix, bytes] of old.values()) this.stmt(SQL.deleteEntry).run(ix, bytes, rid!);
+      if (oldTerms !== null) this.stmt(SQL.unindexTerms).run(rid!);
+      this.stmt(SQL.deleteDoc).run(rid!);
+      this.stmt(SQL.logChange).run(seq, pos, c.no, op.id, 'delete', version);
+      return;
+    }
+
+    const stored: StoredKeys = {};
+    const fresh = new Map<string, [IndexInfo, Buffer]>();
+    for (const [name, keys] of Object.entries(op.keys)) {
+      const i = this.index(c, name);
+      if (keys.length === 0) continue;
+      stored[i.no] = keys.map((k) => [...k]);
+      for (const key of keys) {
+        const bytes = encodeKey(key);
+        fresh.set(`${i.no}:${bytes.toString('latin1')}`, [i, bytes]);
+      }
+    }
+    for (const [ref, [ix, bytes]] of old) if (!fresh.has(ref)) this.stmt(SQL.deleteEntry).run(ix, bytes, rid!);
+
+    const terms = op.terms ? termsHash(op.terms.scope, op.terms.tokens) : null;
+    const keysJson = JSON.stringify(stored);
+    const docJson = JSON.stringify(op.doc);
+    let id: number;
+    if (rid === undefined) {
+      id = Number(this.stmt(SQL.insertDoc).run(c.no, op.id, op.expect + 1, terms, keysJson, docJson).lastInsertRowid);
+    } else {
+      id = rid;
+      this.stmt(SQL.updateDoc).run(op.expect + 1, terms, keysJson, docJson, rid);
+    }
+    for (const [ref, [i, bytes]] of fresh) {
+      if (old.has(ref)) continue;
+      if (i.unique && this.stmt(SQL.holder).pluck().get(i.no, bytes, id) !== undefined) {
+        throw new DriverConflict('unique', op.collection, op.id, i.name);
+      }
+      this.stmt(SQL.insertEntry).run(i.no, bytes, id);
+    }
+    if (terms !== oldTerms) {
+      if (oldTerms !== null) this.stmt(SQL.unindexTerms).run(id);
+      if (op.terms) {
+        const scopeHex = Buffer.from(op.terms.scope, 'utf8').toString('hex');
+        const text = [...new Set(op.terms.tokens)].map((t) => ftsToken(c.no, scopeHex, t)).join(' ');
+        this.stmt(SQL.indexTerms).run(id, text);
+      }
+    }
+    this.stmt(SQL.logChange).run(seq, pos, c.no, op.id, 'put', op.expect + 1);
+  }
+
+  async changesSince(seq: number, limit = 1000): Promise<Change[]> {
+    const rows = this.stmt(SQL.changesSince).raw().all(seq, Math.max(0, Math.floor(limit))) as Array<
+      [number, number, string, 'put' | 'delete', number]
+    >;
+    return rows.map(([s, coll, id, type, version]) => ({ seq: s, collection: this.namesByNo.get(coll) ?? String(coll), id, type, version }));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.cache.clear();
+    if (this.owned && this.db?.open) this.db.close();
+    this.db = undefined;
+  }
+}
+
+/** Runs the storage migrations the file has not had yet, each once, under the write lock. */
+function migrate(db: SqliteDatabase): void {
+  db.transaction(() => {
+    const current = Number(db.pragma(SQL.userVersion, { simple: true }));
+    if (current > MIGRATIONS.length) {
+      throw new Error(`sqlite file has storage version ${current}; this blogkit knows up to ${MIGRATIONS.length}`);
+    }
+    for (let v = current; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!);
+    if (current !== MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
+  }).immediate();
+}
+
+/**
+ * `sqliteDriver({ filename })` opens (and on close, closes) a file or ':memory:';
+ * `sqliteDriver({ database })` uses a host's open better-sqlite3 Database and leaves it open on close.
+ */
+export function sqliteDriver(options: SqliteDriverOptions): StorageDriver {
+  return new SqliteDriver(options);
+}
+
+export type { SqliteValue };

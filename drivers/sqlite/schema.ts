@@ -1,0 +1,119 @@
+/**
+ * The SQLite layout of the driver. Storage migrations are numbered by their position in MIGRATIONS and
+ * tracked in `PRAGMA user_version`; each runs once, in its own transaction. (The core's StoreSchema —
+ * collections and indexes — is data in the `collections`/`indexes` catalog, not DDL, so a new core
+ * schema version needs no migration here.)
+ *
+ * Layout:
+ * - docs      one row per record; `keys` holds the index keys the core gave (by index number), so an
+ *             update can remove exactly the entries it replaces; `terms` is a hash of the search tokens.
+ * - entries   every index entry: (index number, order-preserving key bytes, doc rowid). Its primary
+ *             key is the index: a list or count is one range seek, never OFFSET, never a scan.
+ * - search    FTS5, contentless, rowid = docs.rid; each core token is written as
+ *             `<collection>g<hex scope>g<hex token>` so FTS5's tokenizer keeps it whole and a query
+ *             only reads the posting lists of its own scope.
+ * - changes   the change log: one row per op, (commit seq, position in the commit).
+ */
+export const MIGRATIONS: readonly string[] = [
+  /* 1 */ `
+  CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO meta (key, value) VALUES ('seq', 0), ('schemaVersion', 0);
+
+  CREATE TABLE collections (
+    no     INTEGER PRIMARY KEY,
+    name   TEXT NOT NULL UNIQUE,
+    search INTEGER NOT NULL DEFAULT 0
+  );
+
+  CREATE TABLE indexes (
+    no    INTEGER PRIMARY KEY,
+    coll  INTEGER NOT NULL REFERENCES collections (no),
+    name  TEXT NOT NULL,
+    uniq  INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (coll, name)
+  );
+
+  CREATE TABLE docs (
+    rid     INTEGER PRIMARY KEY,
+    coll    INTEGER NOT NULL REFERENCES collections (no),
+    id      TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    terms   TEXT,
+    keys    TEXT NOT NULL,
+    doc     TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX docs_by_id ON docs (coll, id);
+
+  CREATE TABLE entries (
+    ix  INTEGER NOT NULL,
+    key BLOB NOT NULL,
+    rid INTEGER NOT NULL,
+    PRIMARY KEY (ix, key, rid)
+  ) WITHOUT ROWID;
+
+  CREATE VIRTUAL TABLE search USING fts5 (
+    t, content = '', contentless_delete = 1, detail = none, tokenize = 'ascii'
+  );
+
+  CREATE TABLE changes (
+    seq     INTEGER NOT NULL,
+    pos     INTEGER NOT NULL,
+    coll    INTEGER NOT NULL,
+    id      TEXT NOT NULL,
+    type    TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    PRIMARY KEY (seq, pos)
+  ) WITHOUT ROWID;
+  `,
+];
+
+export const SQL = {
+  userVersion: 'user_version',
+  getMeta: `SELECT value FROM meta WHERE key = ?`,
+  setMeta: `UPDATE meta SET value = ? WHERE key = ?`,
+  nextSeq: `UPDATE meta SET value = value + 1 WHERE key = 'seq' RETURNING value`,
+
+  catalogCollections: `SELECT no, name, search FROM collections`,
+  catalogIndexes: `SELECT no, coll, name, uniq FROM indexes`,
+  addCollection: `INSERT INTO collections (name, search) VALUES (?, ?)`,
+  setSearch: `UPDATE collections SET search = ? WHERE no = ?`,
+  addIndex: `INSERT INTO indexes (coll, name, uniq) VALUES (?, ?, ?)`,
+  setUnique: `UPDATE indexes SET uniq = ? WHERE no = ?`,
+  dropIndex: `DELETE FROM indexes WHERE no = ?`,
+  dropEntries: `DELETE FROM entries WHERE ix = ?`,
+
+  // Reads.
+  readDoc: `SELECT version, doc FROM docs WHERE coll = ? AND id = ?`,
+  byKey: `SELECT d.id, d.version, d.doc FROM entries e JOIN docs d ON d.rid = e.rid WHERE e.ix = ? AND e.key = ? ORDER BY e.rid LIMIT 1`,
+  changesSince: `SELECT seq, coll, id, type, version FROM changes WHERE seq > ? ORDER BY seq, pos LIMIT ?`,
+
+  // Writes (inside one IMMEDIATE transaction per commit).
+  current: `SELECT rid, version, terms, keys FROM docs WHERE coll = ? AND id = ?`,
+  insertDoc: `INSERT INTO docs (coll, id, version, terms, keys, doc) VALUES (?, ?, ?, ?, ?, ?)`,
+  updateDoc: `UPDATE docs SET version = ?, terms = ?, keys = ?, doc = ? WHERE rid = ?`,
+  deleteDoc: `DELETE FROM docs WHERE rid = ?`,
+  insertEntry: `INSERT OR IGNORE INTO entries (ix, key, rid) VALUES (?, ?, ?)`,
+  deleteEntry: `DELETE FROM entries WHERE ix = ? AND key = ? AND rid = ?`,
+  holder: `SELECT rid FROM entries WHERE ix = ? AND key = ? AND rid <> ? LIMIT 1`,
+  indexTerms: `INSERT INTO search (rowid, t) VALUES (?, ?)`,
+  unindexTerms: `DELETE FROM search WHERE rowid = ?`,
+  logChange: `INSERT INTO changes (seq, pos, coll, id, type, version) VALUES (?, ?, ?, ?, ?, ?)`,
+} as const;
+
+type Lower = '>=' | '>';
+type Upper = '<=' | '<';
+
+/** One index range walk: key bounds are bytes (see keys.ts); ties (possible only off the core's keys) by rowid. */
+export const listSql = (lower: Lower, upper: Upper, dir: 'ASC' | 'DESC') =>
+  `SELECT e.key, d.id, d.version, d.doc FROM entries e JOIN docs d ON d.rid = e.rid
+   WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
+
+export const countSql = (lower: Lower, upper: Upper) =>
+  `SELECT count(*) FROM entries WHERE ix = ? AND key ${lower} ? AND key ${upper} ?`;
+
+/** The matches' entries of one index: `path` is `$."<index number>"` into docs.keys. */
+export const searchSql = `SELECT d.id, json_extract(d.keys, ?) FROM search s JOIN docs d ON d.rid = s.rowid
+   WHERE search MATCH ? AND d.coll = ?`;
