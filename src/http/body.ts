@@ -1,0 +1,79 @@
+/** Reading a JSON request body without ever holding more than `maxBytes` of it. */
+import { BlogError } from '../errors.js';
+
+export const tooLarge = (maxBytes: number) =>
+  new BlogError({ code: 413, reason: 'requestTooLarge', message: `Request body larger than ${maxBytes} bytes` });
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * The parsed JSON object, or undefined when the request has no body. 413 over the limit (by
+ * Content-Length before reading, else while streaming), 415 for a non-JSON media type, 400 parseError
+ * for malformed JSON or text that is not UTF-8, 400 invalid when the JSON is not an object.
+ */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<Record<string, unknown> | undefined> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  if (request.body === null || declared === '0') return undefined;
+  const type = request.headers.get('content-type');
+  if (type === null || !JSON_TYPE.test(type)) {
+    throw new BlogError({
+      code: 415,
+      reason: 'unsupportedMediaType',
+      message: `Unsupported media type ${JSON.stringify(type ?? '')}: send JSON with Content-Type: application/json`,
+      location: 'Content-Type',
+      locationType: 'header',
+    });
+  }
+  const bytes = await readLimited(request.body, maxBytes);
+  if (bytes.byteLength === 0) return undefined;
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw parseError('Request body is not valid UTF-8');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw parseError(`Invalid JSON payload: ${(e as Error).message}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new BlogError({ code: 400, reason: 'invalid', message: 'The request body must be a JSON object', location: 'body', locationType: 'body' });
+  }
+  return value as Record<string, unknown>;
+}
+
+const parseError = (message: string) => new BlogError({ code: 400, reason: 'parseError', message });
+
+/** Concatenates the stream's chunks, cancelling it as soon as the total passes `maxBytes`. */
+async function readLimited(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        // The chunk that crosses the limit is dropped, not kept.
+        chunks.length = 0;
+        await reader.cancel().catch(() => {});
+        throw tooLarge(maxBytes);
+      }
+      chunks.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,217 @@
+/**
+ * `blogkit/http`: the service as Blogger v3 routes over the Fetch standard (`Request` → `Response`), so it
+ * mounts in node:http (via `toNodeHandler`), Express, Fastify, Hono, Bun, Deno, workers and route handlers.
+ * No Node built-ins here: this module bundles for any runtime.
+ */
+import { BlogError } from '../errors.js';
+import { readJsonBody } from './body.js';
+import { applyFields, parseFields } from './fields.js';
+import { notMine, responseText } from './internal.js';
+import { parseQuery } from './params.js';
+import { ROUTES, Router, type Route } from './routes.js';
+
+export { toNodeHandler, type NodeRequestLike, type NodeResponseLike } from './node.js';
+export { ROUTES, type Route } from './routes.js';
+
+/** Who is calling: a user id of the service, or `null` for an anonymous reader. */
+export interface Actor {
+  userId: string;
+}
+
+/** The one thing the helper needs from a BlogService: scoping to the caller. */
+export interface ScopableService {
+  as(actor: Actor | null): object;
+}
+
+export interface CorsOptions {
+  /** Allowed origins: `'*'` (default), a list, or a predicate. */
+  origin?: '*' | string | readonly string[] | ((origin: string) => boolean);
+  /** Send `Access-Control-Allow-Credentials: true` (the origin is then echoed, never `*`). */
+  credentials?: boolean;
+  /** Seconds a browser may cache a preflight answer. Default 600. */
+  maxAge?: number;
+}
+
+export interface HttpHandlerOptions {
+  /**
+   * Who the request comes from: `{ userId }`, or `null` for anonymous. Throw a `BlogError` (e.g. 401
+   * `authError`) to answer with it; anything else thrown is a 500 `backendError`. Default: everyone is anonymous.
+   */
+  authenticate?: (request: Request) => Actor | null | undefined | Promise<Actor | null | undefined>;
+  /** The path prefix of the routes in the URL the client requested. Default `/v3`; `''` for none. */
+  basePath?: string;
+  /** Larger request bodies get 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Answer CORS preflights and add CORS headers. Default off. `true` allows every origin. */
+  cors?: boolean | CorsOptions;
+  /** Called with every unexpected (non-BlogError) failure, e.g. to log it; the client only sees a 500. */
+  onError?: (error: unknown, request: Request) => void;
+}
+
+export type HttpHandler = (request: Request) => Promise<Response>;
+
+const router = new Router(ROUTES);
+const JSON_HEADERS = { 'content-type': 'application/json; charset=UTF-8' } as const;
+
+/**
+ * Builds the `/v3` handler for a service.
+ *
+ * @example
+ * const handler = createHttpHandler(service, { authenticate: async (req) => lookUp(req.headers.get('authorization')) });
+ * createServer(toNodeHandler(handler)).listen(8080);
+ */
+export function createHttpHandler(service: ScopableService, options: HttpHandlerOptions = {}): HttpHandler {
+  const basePath = (options.basePath ?? '/v3').replace(/\/+$/, '');
+  if (basePath !== '' && !basePath.startsWith('/')) throw new TypeError('basePath must start with "/"');
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const cors = options.cors === true ? {} : options.cors || undefined;
+  const { authenticate, onError } = options;
+
+  return async function handle(request: Request): Promise<Response> {
+    const corsHeaders = cors ? corsFor(cors, request) : undefined;
+    try {
+      return await dispatch(request, corsHeaders);
+    } catch (error) {
+      return errorResponse(toBlogError(error, request), corsHeaders);
+    }
+  };
+
+  function toBlogError(error: unknown, request: Request): BlogError {
+    if (BlogError.is(error)) return error;
+    onError?.(error, request);
+    return new BlogError({ code: 500, reason: 'backendError', message: 'Backend Error' });
+  }
+
+  async function dispatch(request: Request, corsHeaders: Record<string, string> | undefined): Promise<Response> {
+    const url = new URL(request.url);
+    const path = url.pathname;
+    if (basePath !== '' && !(path.startsWith(basePath) && path.charCodeAt(basePath.length) === 47 /* / */)) {
+      const res = errorResponse(routeNotFound(), corsHeaders);
+      notMine.add(res);
+      return res;
+    }
+    const segments = path.slice(basePath.length + 1).split('/');
+    for (let i = 0; i < segments.length; i++) {
+      const seg = segments[i]!;
+      if (seg.includes('%')) {
+        try {
+          segments[i] = decodeURIComponent(seg);
+        } catch {
+          throw new BlogError({ code: 400, reason: 'invalid', message: 'Malformed percent-encoding in the path' });
+        }
+      }
+    }
+    const match = router.match(segments);
+    if (!match) throw routeNotFound();
+
+    const method = request.method.toUpperCase();
+    if (method === 'OPTIONS' && cors && request.headers.has('access-control-request-method')) {
+      return preflight(match.methods, request, corsHeaders);
+    }
+    const route = match.methods.get(method === 'HEAD' ? 'GET' : method);
+    if (!route) {
+      const allow = allowed(match.methods);
+      throw Object.assign(
+        new BlogError({ code: 405, reason: 'methodNotAllowed', message: `Method ${method} not allowed here; allowed: ${allow}` }),
+        { allow },
+      );
+    }
+
+    // Authenticate before parsing anything the caller sent (an anonymous flood never gets bodies read).
+    const actor = authenticate ? await authenticate(request) : null;
+    if (actor != null && (typeof actor !== 'object' || typeof actor.userId !== 'string')) {
+      throw new TypeError('authenticate() must return { userId: string } or null');
+    }
+
+    const { params, global } = parseQuery(url.searchParams, route.query);
+    const mask = global.fields === undefined ? undefined : parseFields(global.fields);
+    Object.assign(params, match.params);
+    if (route.body) {
+      const body = await readJsonBody(request, maxBodyBytes);
+      if (body === undefined) {
+        throw new BlogError({ code: 400, reason: 'required', message: 'Required: a JSON request body', location: 'body', locationType: 'body' });
+      }
+      params.body = body;
+    }
+    if (route.ifMatch) {
+      const ifMatch = request.headers.get('if-match');
+      if (ifMatch !== null) params.ifMatch = ifMatch.trim();
+    }
+
+    const scoped = service.as(actor ?? null) as Record<string, Record<string, (p: unknown) => Promise<unknown>>>;
+    const result = await scoped[route.op[0]]![route.op[1]]!(params);
+
+    if (route.noContent) return new Response(null, { status: 204, headers: { ...corsHeaders } });
+    const headers: Record<string, string> = { ...JSON_HEADERS, ...corsHeaders };
+    const etag = route.etag ? (result as { etag?: unknown } | undefined)?.etag : undefined;
+    if (typeof etag === 'string') {
+      headers.etag = etag;
+      if (route.method === 'GET' && etagMatches(request.headers.get('if-none-match'), etag)) {
+        return new Response(null, { status: 304, headers: { etag, ...corsHeaders } });
+      }
+    }
+    const out = mask ? applyFields(result, mask) : result;
+    return json(200, global.pretty ? JSON.stringify(out, null, 2) : JSON.stringify(out), headers, method === 'HEAD');
+  }
+
+  function preflight(methods: ReadonlyMap<string, Route>, request: Request, corsHeaders: Record<string, string> | undefined): Response {
+    if (!corsHeaders) return new Response(null, { status: 403 });
+    const requested = request.headers.get('access-control-request-headers');
+    return new Response(null, {
+      status: 204,
+      headers: {
+        ...corsHeaders,
+        'access-control-allow-methods': allowed(methods),
+        'access-control-allow-headers': requested ?? 'authorization, content-type, if-match, if-none-match',
+        'access-control-max-age': String((cors as CorsOptions).maxAge ?? 600),
+      },
+    });
+  }
+}
+
+function json(status: number, text: string, headers: Record<string, string>, head = false): Response {
+  const res = new Response(head ? null : text, { status, headers });
+  if (!head) responseText.set(res, text);
+  return res;
+}
+
+function errorResponse(error: BlogError, corsHeaders: Record<string, string> | undefined): Response {
+  const headers: Record<string, string> = { ...JSON_HEADERS, ...corsHeaders };
+  const allow = (error as BlogError & { allow?: string }).allow;
+  if (allow) headers.allow = allow;
+  return json(error.code, JSON.stringify(error.toJSON(), null, 2), headers);
+}
+
+const routeNotFound = () => new BlogError({ code: 404, reason: 'notFound', message: 'Not Found: no such route' });
+
+function allowed(methods: ReadonlyMap<string, Route>): string {
+  const list = [...methods.keys()];
+  if (methods.has('GET')) list.push('HEAD');
+  return list.join(', ');
+}
+
+/** RFC 9110 weak comparison of an If-None-Match list against the current etag. */
+function etagMatches(header: string | null, etag: string): boolean {
+  if (header === null) return false;
+  const trimmed = header.trim();
+  if (trimmed === '*') return true;
+  const strip = (t: string) => (t.startsWith('W/') ? t.slice(2) : t);
+  const want = strip(etag);
+  return trimmed.split(',').some((t) => strip(t.trim()) === want);
+}
+
+function corsFor(cors: CorsOptions, request: Request): Record<string, string> | undefined {
+  const origin = request.headers.get('origin');
+  if (origin === null) return undefined;
+  const rule = cors.origin ?? '*';
+  const ok =
+    rule === '*' ? true : typeof rule === 'function' ? rule(origin) : typeof rule === 'string' ? rule === origin : rule.includes(origin);
+  if (!ok) return undefined;
+  const headers: Record<string, string> = {
+    'access-control-allow-origin': rule === '*' && !cors.credentials ? '*' : origin,
+    'access-control-expose-headers': 'etag',
+  };
+  if (headers['access-control-allow-origin'] !== '*') headers.vary = 'Origin';
+  if (cors.credentials) headers['access-control-allow-credentials'] = 'true';
+  return headers;
+}
