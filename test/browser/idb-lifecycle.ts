@@ -1,0 +1,162 @@
+/**
+ * What the IndexedDB driver promises beyond the shared suite: persistence, schema upgrades, other tabs.
+ * Runs in Node on fake-indexeddb (test/idb-lifecycle.test.ts) and in Chromium (test/idb-lifecycle.browser.test.ts).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StoreSchema } from '../../src/driver.js';
+import { IdbBlockedError, idbDriver, type IdbDriverOptions } from '../../drivers/idb/index.js';
+import { itemPut, suiteSchema } from '../driver-suite.js';
+
+export interface LifecycleEnv {
+  /** A factory and a database name nobody has used yet. */
+  fresh(): { factory: IDBFactory; name: string };
+}
+
+const v2: StoreSchema = {
+  version: 2,
+  collections: [
+    ...suiteSchema.collections.map((c) => (c.name === 'items' ? { ...c, indexes: [...c.indexes, { name: 'byStatus' }] } : c)),
+    { name: 'extra', indexes: [{ name: 'byName', unique: true }] },
+  ],
+};
+
+const rejection = async (p: Promise<unknown>): Promise<Error> => {
+  try {
+    await p;
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('expected a rejection');
+};
+
+const request = <T>(r: IDBRequest<T>) =>
+  new Promise<T>((resolve, reject) => {
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+
+export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
+  describe(`idb driver lifecycle: ${label}`, () => {
+    let used: Array<{ factory: IDBFactory; name: string }> = [];
+    /** One database shared by several drivers ("tabs") in a test. */
+    const database = () => {
+      const db = env.fresh();
+      used.push(db);
+      return { ...db, driver: (o: IdbDriverOptions = {}) => idbDriver({ name: db.name, indexedDB: db.factory, ...o }) };
+    };
+    afterEach(async () => {
+      for (const { factory, name } of used) await request(factory.deleteDatabase(name));
+      used = [];
+    });
+
+    it('keeps documents, indexes, search terms and the change log across close and reopen', async () => {
+      const db = database();
+      const a = db.driver();
+      await a.open(suiteSchema);
+      const first = await a.commit([itemPut({ id: 'x', group: 'g', status: 'LIVE', time: 't1', slug: 's', words: ['hello'] })]);
+      await a.close();
+      await expect(a.get('items', 'x')).rejects.toThrow(/closed/);
+
+      const b = db.driver();
+      await b.open(suiteSchema);
+      expect((await b.get('items', 'x'))?.version).toBe(1);
+      expect((await b.getByIndex('items', 'bySlug', ['g', 's']))?.id).toBe('x');
+      expect(await b.search({ collection: 'items', scope: 'g', tokens: ['hello'], index: 'byTime' })).toEqual([
+        { id: 'x', key: ['g', 'LIVE', 't1', 'x'] },
+      ]);
+      const second = await b.commit([itemPut({ id: 'y', group: 'g', status: 'LIVE', time: 't2' })]);
+      expect(second.seq).toBeGreaterThan(first.seq);
+      expect((await b.changesSince(0)).map((c) => c.id)).toEqual(['x', 'y']);
+      await b.close();
+    });
+
+    it('upgrades to a newer schema version, keeping the data and adding stores and indexes', async () => {
+      const db = database();
+      const old = db.driver();
+      await old.open(suiteSchema);
+      await old.commit([itemPut({ id: 'x', group: 'g', status: 'LIVE', time: 't1', slug: 's' })]);
+      await old.close();
+
+      const d = db.driver();
+      await d.open(v2);
+      expect((await d.get('items', 'x'))?.doc.status).toBe('LIVE');
+      expect((await d.getByIndex('items', 'bySlug', ['g', 's']))?.id).toBe('x');
+      // The new index fills as the core rewrites records with their new keys.
+      const put = itemPut({ id: 'x', group: 'g', status: 'LIVE', time: 't1', slug: 's' }, 1);
+      await d.commit([{ ...put, keys: { ...put.keys, byStatus: [['LIVE', 'x']] } }]);
+      expect(await d.count({ collection: 'items', index: 'byStatus', prefix: ['LIVE'] })).toBe(1);
+      await d.commit([{ type: 'put', collection: 'extra', id: 'e', expect: 0, doc: { id: 'e' }, keys: { byName: [['n']] } }]);
+      expect((await d.getByIndex('extra', 'byName', ['n']))?.id).toBe('e');
+      await d.close();
+    });
+
+    it('refuses to open a database written by a newer version of the app, with a clear error', async () => {
+      const db = database();
+      const newer = db.driver();
+      await newer.open(v2);
+      await newer.close();
+      expect((await rejection(db.driver().open(suiteSchema))).message).toMatch(/newer version of this app/);
+    });
+
+    it('refuses a schema whose collections changed without a version bump', async () => {
+      const db = database();
+      const d = db.driver();
+      await d.open(suiteSchema);
+      await d.close();
+      expect((await rejection(db.driver().open({ ...v2, version: 1 }))).message).toMatch(/lacks .*extra.*bump the schema version/);
+    });
+
+    it('steps aside when another tab upgrades: the old connection closes and its calls fail clearly', async () => {
+      const db = database();
+      const tab1 = db.driver();
+      await tab1.open(suiteSchema);
+      await tab1.commit([itemPut({ id: 'x', group: 'g', status: 'LIVE', time: 't1' })]);
+      const tab2 = db.driver();
+      await tab2.open(v2); // does not wait for tab1: it closed itself on versionchange
+      expect((await tab2.get('items', 'x'))?.id).toBe('x');
+      expect((await rejection(tab1.get('items', 'x'))).message).toMatch(/upgraded by another tab.*reload/);
+      await tab1.close();
+      await tab2.close();
+    });
+
+    it('fails instead of hanging when a connection that ignores versionchange blocks the upgrade', async () => {
+      const db = database();
+      const d = db.driver();
+      await d.open(suiteSchema);
+      await d.close();
+      // Someone else's connection (no versionchange handler) keeps the database open.
+      const stubborn = await request(db.factory.open(db.name));
+      const error = await rejection(db.driver({ blockedTimeoutMs: 50 }).open(v2));
+      expect(error).toBeInstanceOf(IdbBlockedError);
+      expect(error.message).toMatch(/another tab .* Close or reload the other tabs/);
+      // Once the other connection goes, a new attempt upgrades.
+      stubborn.close();
+      const retry = db.driver();
+      await retry.open(v2);
+      expect(await retry.count({ collection: 'items', index: 'byTime', prefix: [] })).toBe(0);
+      await retry.close();
+    });
+
+    it('reports a deleted database to the connection that had it open', async () => {
+      const db = database();
+      const d = db.driver();
+      await d.open(suiteSchema);
+      await request(db.factory.deleteDatabase(db.name));
+      expect((await rejection(d.get('items', 'x'))).message).toMatch(/deleted by another tab/);
+    });
+
+    it('names the unique index on a conflict and rejects unknown collections and indexes', async () => {
+      const d = database().driver();
+      await d.open(suiteSchema);
+      await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't', slug: 's' })]);
+      const e = await rejection(d.commit([itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', slug: 's' })]));
+      expect(e).toMatchObject({ name: 'DriverConflict', kind: 'unique', collection: 'items', id: 'b', index: 'bySlug' });
+      await expect(d.get('nope', 'x')).rejects.toThrow(/unknown collection/);
+      await expect(d.commit([{ type: 'put', collection: 'notes', id: 'n', expect: 0, doc: {}, keys: { missing: [['x']] } }])).rejects.toThrow(
+        /unknown index/,
+      );
+      expect(await d.changesSince(0)).toHaveLength(1);
+      await d.close();
+    });
+  });
+}
