@@ -21,7 +21,7 @@ import {
 } from '../../src/driver.js';
 import { AFTER_ALL, decodeKey, EMPTY, encodeKey, prefixEnd } from './keys.js';
 import { countSql, listSql, MIGRATIONS, searchSql, SQL } from './schema.js';
-import type { SqliteDatabase, SqliteDatabaseConstructor, SqliteStatement, SqliteValue } from './sqlite-types.js';
+import type { SqliteDatabase, SqliteDatabaseConstructor, SqliteStatement } from './sqlite-types.js';
 
 export type { SqliteDatabase } from './sqlite-types.js';
 
@@ -92,9 +92,19 @@ class SqliteDriver implements StorageDriver {
         db.pragma(`busy_timeout = ${Math.max(0, Math.floor(this.options.busyTimeoutMs ?? 5000))}`);
         this.db = db;
       }
-      migrate(this.db);
     }
-    this.declare(schema);
+    try {
+      migrate(this.db);
+      this.declare(schema);
+    } catch (error) {
+      // A store this build cannot use: let go of a connection we opened rather than leak it.
+      if (this.owned) {
+        this.db.close();
+        this.db = undefined;
+        this.cache.clear();
+      }
+      throw error;
+    }
   }
 
   /** Brings the catalog to the declared collections and indexes (new ones added, dropped indexes emptied). */
@@ -364,4 +374,3 @@ export function sqliteDriver(options: SqliteDriverOptions): StorageDriver {
   return new SqliteDriver(options);
 }
 
-export type { SqliteValue };

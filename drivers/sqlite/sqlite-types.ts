@@ -2,17 +2,15 @@
  * The slice of better-sqlite3 (v11+) this driver uses. Typed here so `blogkit/sqlite` neither needs
  * `@types/better-sqlite3` nor leaks it to users; a host's own `Database` object fits this shape.
  */
-export type SqliteValue = null | number | bigint | string | Uint8Array;
-
 export interface SqliteRunResult {
   changes: number;
   lastInsertRowid: number | bigint;
 }
 
 export interface SqliteStatement {
-  run(...params: readonly SqliteValue[]): SqliteRunResult;
-  get(...params: readonly SqliteValue[]): unknown;
-  all(...params: readonly SqliteValue[]): unknown[];
+  run(...params: unknown[]): SqliteRunResult;
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
   /** Rows as arrays instead of objects (cheaper to build). */
   raw(toggle?: boolean): this;
   /** Only the first column of each row. */
