@@ -1,0 +1,199 @@
+/**
+ * The state every operation shares: the driver, the clock, caches of immutable records, and the
+ * checks that recur (validation, the caller's standing in a blog, compare-and-set retries, scheduled
+ * posts going LIVE). Resources (src/resources/*) build the public methods on top of this.
+ */
+import type { z } from 'zod';
+import { DriverConflict, type StorageDriver, type StoredDoc, type WriteOp } from './driver.js';
+import { actorUserId, authError, resolveView, type Actor, type Standing } from './access.js';
+import { BlogError, conditionNotMet, notFound } from './errors.js';
+import { Emitter, type BlogEvent } from './events.js';
+import { newId } from './ids.js';
+import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from './records.js';
+import type { Role } from './schemas.js';
+import { STORE_SCHEMA } from './store-schema.js';
+import { authorOf, etagOf, links, postWire, type Links, type Post } from './wire.js';
+
+export interface CoreOptions {
+  driver: StorageDriver;
+  apiBaseUrl?: string;
+  now?: () => Date;
+}
+
+/** Turns the first zod issue into a BlogError naming the parameter or body field at fault. */
+function toBlogError(error: z.ZodError, input: unknown): BlogError {
+  const issue = error.issues[0]!;
+  const path = issue.path.map(String);
+  let value: unknown = input;
+  for (const p of path) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[p] : undefined;
+  const location = path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(',') : 'request');
+  if (issue.code === 'unrecognized_keys') {
+    const where = path.length ? ` in ${path.join('.')}` : '';
+    return new BlogError({ code: 400, reason: 'invalid', message: `Unknown field${issue.keys.length > 1 ? 's' : ''}${where}: ${issue.keys.join(', ')}`, location: [...path, issue.keys[0]].join('.'), locationType: 'parameter' });
+  }
+  if (value === undefined && issue.code === 'invalid_type') {
+    return new BlogError({ code: 400, reason: 'required', message: `Required: ${location}`, location, locationType: 'parameter' });
+  }
+  return new BlogError({ code: 400, reason: 'invalid', message: `Invalid value for ${location}: ${issue.message}`, location, locationType: 'parameter' });
+}
+
+const CACHE_LIMIT = 2_000;
+const MAX_RETRIES = 20;
+
+export class Core {
+  readonly driver: StorageDriver;
+  readonly now: () => Date;
+  readonly links: Links;
+  readonly events = new Emitter();
+  private opening: Promise<void> | undefined;
+  // Users and blogs are never changed after insert (there is no update call), so caching them is safe.
+  private users = new Map<string, UserRecord>();
+  private blogs = new Map<string, BlogRecord>();
+
+  constructor(options: CoreOptions) {
+    this.driver = options.driver;
+    this.now = options.now ?? (() => new Date());
+    this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
+  }
+
+  ready(): Promise<void> {
+    return (this.opening ??= this.driver.open(STORE_SCHEMA));
+  }
+
+  nowIso(): string {
+    return this.now().toISOString();
+  }
+
+  newId(): string {
+    return newId(this.now());
+  }
+
+  parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+    if (input === null || typeof input !== 'object') {
+      throw new BlogError({ code: 400, reason: 'invalid', message: 'Parameters must be an object', location: 'request', locationType: 'parameter' });
+    }
+    const result = schema.safeParse(input);
+    if (!result.success) throw toBlogError(result.error, input);
+    return result.data;
+  }
+
+  async get<T>(collection: string, id: string): Promise<StoredDoc<T> | undefined> {
+    await this.ready();
+    return (await this.driver.get(collection, id)) as StoredDoc<T> | undefined;
+  }
+
+  async user(id: string): Promise<UserRecord | undefined> {
+    const hit = this.users.get(id);
+    if (hit) return hit;
+    const found = (await this.get<UserRecord>('users', id))?.doc;
+    if (found) this.remember(this.users, id, found);
+    return found;
+  }
+
+  async blog(blogId: string): Promise<BlogRecord> {
+    const hit = this.blogs.get(blogId);
+    if (hit) return hit;
+    const found = (await this.get<BlogRecord>('blogs', blogId))?.doc;
+    if (!found) throw notFound('Blog');
+    this.remember(this.blogs, blogId, found);
+    return found;
+  }
+
+  private remember<T>(map: Map<string, T>, id: string, value: T): void {
+    if (map.size >= CACHE_LIMIT) map.clear();
+    map.set(id, value);
+  }
+
+  /** The caller's role in a blog (host code: ADMIN) and the view the operation answers at. */
+  async standing(actor: Actor, blogId: string, view?: Role): Promise<Standing> {
+    let role: Role | null = null;
+    if (actor.kind === 'host') role = 'ADMIN';
+    else if (actor.kind === 'user') role = (await this.get<MemberRecord>('members', memberId(blogId, actor.userId)))?.doc.role ?? null;
+    return { actor, role, view: resolveView(role, view) };
+  }
+
+  /** Writers must be known users (hosts create them with users.insert); host code always may write. */
+  async requireWriter(actor: Actor): Promise<void> {
+    if (actor.kind === 'user' && !(await this.user(actor.userId))) {
+      throw authError(`Unknown user ${actor.userId}: create it with users.insert before it writes`);
+    }
+  }
+
+  /**
+   * Compare-and-set with retries: `attempt` reads what it needs, decides, and returns the ops to commit.
+   * If any record moved in between, the whole attempt runs again on fresh data (so ifMatch and state
+   * checks always judge the latest version). Returns what the successful attempt returned.
+   */
+  async transact<T>(attempt: () => Promise<{ ops: WriteOp[]; result: T }>): Promise<T> {
+    await this.ready();
+    for (let i = 0; ; i++) {
+      const { ops, result } = await attempt();
+      if (ops.length === 0) return result;
+      try {
+        await this.driver.commit(ops);
+        return result;
+      } catch (error) {
+        if (!DriverConflict.is(error) || i >= MAX_RETRIES) throw error;
+      }
+    }
+  }
+
+  emit(event: BlogEvent): void {
+    this.events.emit(event);
+  }
+
+  /**
+   * Scheduled posts whose time has come go LIVE here, before any read that lists or counts posts:
+   * no timer needed, and the write is compare-and-set, so `post.published` is emitted once even with
+   * several processes on one store.
+   */
+  async promoteDue(): Promise<void> {
+    await this.ready();
+    const now = this.nowIso();
+    for (;;) {
+      const due = await this.driver.list({ collection: 'posts', index: 'due', prefix: [], upper: { key: [now, '\uffff'] }, direction: 'asc', limit: 100 });
+      for (const d of due) await this.promote(d as StoredDoc<unknown> as StoredDoc<PostRecord>);
+      if (due.length < 100) return;
+    }
+  }
+
+  /** Makes one due SCHEDULED post LIVE; answers the record as stored afterwards. */
+  async promote(stored: StoredDoc<PostRecord>): Promise<PostRecord> {
+    const p = stored.doc;
+    if (p.status !== 'SCHEDULED' || !p.published || p.published > this.nowIso()) return p;
+    const next: PostRecord = { ...p, status: 'LIVE', rev: p.rev + 1 };
+    try {
+      await this.driver.commit([put('posts', next, stored.version)]);
+    } catch (error) {
+      if (!DriverConflict.is(error)) throw error;
+      // Someone else changed it first (another process promoted it, or an author edited it): read what is there.
+      const fresh = await this.get<PostRecord>('posts', p.id);
+      if (!fresh) throw notFound('Post');
+      return fresh.doc.status === 'SCHEDULED' ? this.promote(fresh) : fresh.doc;
+    }
+    if (this.events.has('post.published')) {
+      this.emit({ type: 'post.published', blogId: p.blogId, id: p.id, resource: await this.adminPost(next) });
+    }
+    return next;
+  }
+
+  /** A post as an ADMIN sees it: the payload of post events. */
+  async adminPost(p: PostRecord): Promise<Post> {
+    const blog = await this.blog(p.blogId);
+    const shape = { view: 'ADMIN' as const, fetchBody: true, fetchImages: false, hideComments: false };
+    return postWire(p, blog, authorOf(await this.user(p.authorId), p.authorId), shape, this.links);
+  }
+}
+
+/** Refuses a write whose `ifMatch` names another revision. `*` matches any; quotes and W/ are optional. */
+export function checkIfMatch(ifMatch: string | undefined, id: string, rev: number): void {
+  if (ifMatch === undefined) return;
+  const want = etagOf(id, rev);
+  const ok = ifMatch.split(',').some((tag) => {
+    const t = tag.trim().replace(/^W\//, '');
+    return t === '*' || t === want || `"${t}"` === want;
+  });
+  if (!ok) throw conditionNotMet();
+}
+
+export { actorUserId };

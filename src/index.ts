@@ -1,0 +1,31 @@
+export { createBlogService, type BlogService, type BlogServiceOptions, type ActorInput } from './service.js';
+export { BlogError, type BlogErrorInit, type ErrorReason, type GoogleErrorBody } from './errors.js';
+export type { BlogEvent, EventType, Listener } from './events.js';
+export type * from './schemas.js';
+export { POST_STATUSES, PAGE_STATUSES, COMMENT_STATUSES, ROLES, READER_COMMENTS, LIMITS } from './schemas.js';
+export type { Blog, BlogList, Post, PostList, Page, PageList, Comment, CommentList, User, Author } from './wire.js';
+export {
+  DriverConflict,
+  compareKeys,
+  keyInRange,
+  type StorageDriver,
+  type StoreSchema,
+  type CollectionDef,
+  type IndexDef,
+  type Key,
+  type KeyBound,
+  type Json,
+  type JsonObject,
+  type StoredDoc,
+  type IndexedDoc,
+  type IndexEntry,
+  type WriteOp,
+  type PutOp,
+  type DeleteOp,
+  type ListQuery,
+  type RangeQuery,
+  type SearchQuery,
+  type Change,
+  type CommitResult,
+} from './driver.js';
+export { STORE_SCHEMA } from './store-schema.js';

@@ -1,0 +1,142 @@
+/**
+ * What the core stores, and the index keys and tokens each record gets. This is the only place that
+ * knows how records map onto the indexes of `store-schema.ts`.
+ */
+import type { JsonObject, Key, PutOp, WriteOp } from './driver.js';
+import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from './schemas.js';
+import { distinctWords, postWordFields } from './text.js';
+
+export interface UserRecord {
+  id: string;
+  displayName: string;
+  url?: string;
+  about?: string;
+  created: string;
+}
+
+export interface BlogRecord {
+  id: string;
+  name: string;
+  description: string;
+  /** Absolute, with a trailing slash. */
+  url: string;
+  locale: { language: string; country: string; variant: string };
+  customMetaData?: string;
+  /** The user who created it: the author of posts and pages that host code writes. */
+  ownerId: string;
+  published: string;
+  updated: string;
+}
+
+export interface MemberRecord {
+  id: string;
+  blogId: string;
+  userId: string;
+  role: Role;
+}
+
+interface Authored {
+  id: string;
+  blogId: string;
+  authorId: string;
+  title: string;
+  content: string;
+  /** When it went (or goes) LIVE; for drafts the saved time `publish` will use, if any. */
+  published?: string;
+  updated: string;
+  trashed?: string;
+  /** `/YYYY/MM/slug.html` or `/p/slug.html`, assigned at first publish and kept for good. */
+  path?: string;
+  /** Bumped on every change of the resource itself (not of its comment counts): the etag's source. */
+  rev: number;
+}
+
+export interface PostRecord extends Authored {
+  status: PostStatus;
+  labels: string[];
+  titleLink?: string;
+  customMetaData?: string;
+  location?: { name?: string; lat?: number; lng?: number; span?: string };
+  readerComments: ReaderComments;
+  /** LIVE comments (the public `replies.totalItems`). */
+  liveComments: number;
+  /** Every comment of the post, whatever its status: any comment write touches the post, so a delete sees them all. */
+  allComments: number;
+}
+
+export interface PageRecord extends Authored {
+  status: PageStatus;
+}
+
+export interface CommentRecord {
+  id: string;
+  blogId: string;
+  postId: string;
+  status: CommentStatus;
+  content: string;
+  published: string;
+  updated: string;
+  inReplyTo?: string;
+  /** A signed-in author; otherwise the name and url an anonymous reader gave. */
+  authorId?: string;
+  authorName?: string;
+  authorUrl?: string;
+}
+
+export type Collection = 'users' | 'blogs' | 'members' | 'posts' | 'pages' | 'comments' | 'settings';
+
+/** Posts and pages sort by their publish time, drafts never published by their last update. */
+export const sortTime = (r: { published?: string; updated: string }) => r.published ?? r.updated;
+
+export const memberId = (blogId: string, userId: string) => `${blogId}:${userId}`;
+
+function postKeys(p: PostRecord): Record<string, Key[]> {
+  const t = sortTime(p);
+  return {
+    published: [[p.blogId, p.status, t, p.id]],
+    updated: [[p.blogId, p.status, p.updated, p.id]],
+    labelPublished: p.labels.map((l) => [p.blogId, l, p.status, t, p.id]),
+    labelUpdated: p.labels.map((l) => [p.blogId, l, p.status, p.updated, p.id]),
+    path: p.path ? [[p.blogId, p.path]] : [],
+    due: p.status === 'SCHEDULED' && p.published ? [[p.published, p.id]] : [],
+  };
+}
+
+function keysOf(collection: Collection, r: object): Record<string, Key[]> {
+  switch (collection) {
+    case 'posts':
+      return postKeys(r as PostRecord);
+    case 'pages': {
+      const p = r as PageRecord;
+      return { published: [[p.blogId, p.status, sortTime(p), p.id]], path: p.path ? [[p.blogId, p.path]] : [] };
+    }
+    case 'comments': {
+      const c = r as CommentRecord;
+      return { post: [[c.blogId, c.postId, c.status, c.published, c.id]], blog: [[c.blogId, c.status, c.published, c.id]] };
+    }
+    case 'blogs':
+      return { url: [[(r as BlogRecord).url.toLowerCase()]] };
+    case 'members': {
+      const m = r as MemberRecord;
+      return { blog: [[m.blogId, m.userId]], user: [[m.userId, m.blogId]] };
+    }
+    default:
+      return {};
+  }
+}
+
+/** A put of a record with everything the driver must index for it. `expect` is the stored version (0: new). */
+export function put<R extends { id: string }>(collection: Collection, record: R, expect: number): PutOp {
+  // Optional fields are left out rather than stored as undefined (JSON has no undefined).
+  for (const [k, v] of Object.entries(record)) if (v === undefined) delete (record as Record<string, unknown>)[k];
+  const op: PutOp = { type: 'put', collection, id: record.id, expect, doc: record as unknown as JsonObject, keys: keysOf(collection, record) };
+  if (collection === 'posts') {
+    const p = record as unknown as PostRecord;
+    op.terms = { scope: p.blogId, tokens: distinctWords(postWordFields(p)) };
+  }
+  return op;
+}
+
+export function del(collection: Collection, id: string, expect: number): WriteOp {
+  return { type: 'delete', collection, id, expect };
+}

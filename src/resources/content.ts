@@ -1,0 +1,86 @@
+/** What posts and pages share: loading with visibility, who may edit, paths, and the state table. */
+import { atLeast, type Standing } from '../access.js';
+import type { Core } from '../core.js';
+import { conflict, forbidden, notFound } from '../errors.js';
+import type { PageRecord, PostRecord } from '../records.js';
+import { slugify } from '../text.js';
+import type { StoredDoc } from '../driver.js';
+
+type Kind = 'post' | 'page';
+const NOUN = { post: 'Post', page: 'Page' } as const;
+const COLLECTION = { post: 'posts', page: 'pages' } as const;
+
+/**
+ * A post or page of the blog as the caller may see it: not LIVE reads as 404 below AUTHOR view, so a
+ * draft's existence is never revealed. Scheduled posts whose time has come are made LIVE on the way.
+ */
+export async function loadVisible<R extends PostRecord | PageRecord>(core: Core, kind: Kind, blogId: string, id: string, s: Standing): Promise<StoredDoc<R>> {
+  let stored = await core.get<R>(COLLECTION[kind], id);
+  if (!stored || stored.doc.blogId !== blogId) throw notFound(NOUN[kind]);
+  if (kind === 'post' && stored.doc.status === 'SCHEDULED') {
+    const doc = await core.promote(stored as unknown as StoredDoc<PostRecord>);
+    if (doc !== (stored.doc as unknown)) stored = (await core.get<R>(COLLECTION[kind], id)) ?? stored;
+  }
+  if (stored.doc.status !== 'LIVE' && !atLeast(s.view, 'AUTHOR')) throw notFound(NOUN[kind]);
+  return stored;
+}
+
+/** ADMINs change anything in their blog; AUTHORs change their own posts; pages are for ADMINs only. */
+export function requireEditor(s: Standing, kind: Kind, record: PostRecord | PageRecord): void {
+  if (s.role === 'ADMIN') return;
+  const own = s.actor.kind === 'user' && record.authorId === s.actor.userId;
+  if (kind === 'post' && s.role === 'AUTHOR' && own) return;
+  throw forbidden(kind === 'post' ? 'Authors may change only their own posts' : 'Only blog admins may change pages');
+}
+
+/** A path is assigned at first publish or schedule, then kept for good; collisions get _2, _3… */
+export async function withPath<R extends PostRecord | PageRecord>(core: Core, kind: Kind, r: R): Promise<R> {
+  if (r.path || (r.status !== 'LIVE' && r.status !== 'SCHEDULED')) return r;
+  const slug = slugify(r.title, kind);
+  const at = r.published ?? core.nowIso();
+  const base = kind === 'post' ? `/${at.slice(0, 4)}/${at.slice(5, 7)}/${slug}` : `/p/${slug}`;
+  for (let n = 1; ; n++) {
+    const path = n === 1 ? `${base}.html` : `${base}_${n}.html`;
+    const holder = await core.driver.getByIndex(COLLECTION[kind], 'path', [r.blogId, path]);
+    if (!holder || holder.id === r.id) return { ...r, path };
+  }
+}
+
+const refuse = (kind: Kind, action: string, from: string, to: string) =>
+  conflict(`Cannot ${action} this ${kind}: it is ${from}${to ? ` (requested ${to})` : ''}`);
+
+/**
+ * posts.publish / publish:true. Without a date: the saved publish time if it is still ahead, else now.
+ * A future time schedules, a present or past one goes LIVE. LIVE stays LIVE, but not with a new date.
+ */
+export function publishPost(p: PostRecord, publishDate: string | undefined, now: string): PostRecord {
+  if (p.status === 'SOFT_TRASHED') throw refuse('post', 'publish', p.status, publishDate && publishDate > now ? 'SCHEDULED' : 'LIVE');
+  if (p.status === 'LIVE') {
+    if (publishDate !== undefined) throw refuse('post', 'reschedule', 'LIVE', 'SCHEDULED');
+    return p;
+  }
+  const at = publishDate ?? (p.published && p.published > now ? p.published : now);
+  return { ...p, status: at > now ? 'SCHEDULED' : 'LIVE', published: at };
+}
+
+export function publishPage(p: PageRecord, now: string): PageRecord {
+  if (p.status === 'SOFT_TRASHED') throw refuse('page', 'publish', p.status, 'LIVE');
+  if (p.status === 'LIVE') return p;
+  return { ...p, status: 'LIVE', published: p.published && p.published <= now ? p.published : now };
+}
+
+/** Back to DRAFT from LIVE, SCHEDULED or the trash; the url stays reserved for when it is published again. */
+export function revertTo<R extends PostRecord | PageRecord>(r: R): R {
+  if (r.status === 'DRAFT') return r;
+  const { trashed: _gone, ...rest } = r;
+  return { ...rest, status: 'DRAFT' } as R;
+}
+
+export function trash<R extends PostRecord | PageRecord>(kind: Kind, r: R, now: string): R {
+  if (r.status === 'SOFT_TRASHED') throw refuse(kind, 'trash', r.status, 'SOFT_TRASHED');
+  return { ...r, status: 'SOFT_TRASHED', trashed: now };
+}
+
+export function refuseTrashedEdit(kind: Kind, r: PostRecord | PageRecord): void {
+  if (r.status === 'SOFT_TRASHED') throw conflict(`Cannot change this ${kind}: it is SOFT_TRASHED (revert it first)`);
+}

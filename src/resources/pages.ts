@@ -1,0 +1,181 @@
+import { actorUserId, atLeast, requireRole, type Actor } from '../access.js';
+import { checkIfMatch, type Core } from '../core.js';
+import { forbidden, invalid } from '../errors.js';
+import { shortHash } from '../ids.js';
+import { page } from '../paging.js';
+import { del, put, type PageRecord } from '../records.js';
+import { params, type Role } from '../schemas.js';
+import { authorOf, listEtag, pageWire, type Page, type PageList } from '../wire.js';
+import { loadVisible, publishPage, refuseTrashedEdit, requireEditor, revertTo, trash, withPath } from './content.js';
+import type { z } from 'zod';
+
+type Body = z.output<typeof params.pagesInsert>['body'];
+type PageEvent = 'page.inserted' | 'page.updated' | 'page.published' | 'page.reverted' | 'page.trashed';
+
+export async function pageOut(core: Core, r: PageRecord, view: Role, fetchBody = true): Promise<Page> {
+  return pageWire(r, await core.blog(r.blogId), authorOf(await core.user(r.authorId), r.authorId), view, fetchBody, core.links);
+}
+
+function applyBody(r: PageRecord, b: Body, replace: boolean): PageRecord {
+  const next: PageRecord = {
+    ...r,
+    title: b.title ?? (replace ? '' : r.title),
+    content: b.content ?? (replace ? '' : r.content),
+  };
+  if (r.status === 'DRAFT') {
+    const published = b.published ?? (replace ? undefined : r.published);
+    if (published === undefined) delete next.published;
+    else next.published = published;
+  }
+  return next;
+}
+
+export function pagesApi(core: Core, actor: Actor) {
+  const actorId = actorUserId(actor);
+
+  async function emitChange(before: PageRecord | undefined, after: PageRecord, edited: boolean) {
+    const types: PageEvent[] = [];
+    if (!before) types.push('page.inserted');
+    else if (edited) types.push('page.updated');
+    if (after.status !== before?.status) {
+      if (after.status === 'LIVE') types.push('page.published');
+      else if (after.status === 'SOFT_TRASHED') types.push('page.trashed');
+      else if (after.status === 'DRAFT' && before) types.push('page.reverted');
+    }
+    for (const type of types) {
+      if (core.events.has(type)) core.emit({ type, blogId: after.blogId, id: after.id, actorId, resource: await pageOut(core, after, 'ADMIN') });
+    }
+  }
+
+  async function change(blogId: string, pageId: string, ifMatch: string | undefined, fn: (r: PageRecord, now: string) => PageRecord, edited: boolean) {
+    await core.requireWriter(actor);
+    await core.blog(blogId);
+    const s = await core.standing(actor, blogId);
+    const { before, after } = await core.transact(async () => {
+      const stored = await loadVisible<PageRecord>(core, 'page', blogId, pageId, s);
+      requireEditor(s, 'page', stored.doc);
+      checkIfMatch(ifMatch, pageId, stored.doc.rev);
+      const now = core.nowIso();
+      const changed = fn(stored.doc, now);
+      if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
+      const next = await withPath(core, 'page', { ...changed, updated: now, rev: stored.doc.rev + 1 });
+      return { ops: [put('pages', next, stored.version)], result: { before: stored.doc, after: next } };
+    });
+    if (after !== before) await emitChange(before, after, edited);
+    return { after, view: s.view };
+  }
+
+  async function replaceOrPatch(input: z.input<typeof params.pagesUpdate>, replace: boolean): Promise<Page> {
+    const p = core.parse(params.pagesUpdate, input);
+    if (p.publish && p.revert) throw invalid('revert', 'publish and revert cannot both be true');
+    const { after, view } = await change(
+      p.blogId,
+      p.pageId,
+      p.ifMatch,
+      (r, now) => {
+        refuseTrashedEdit('page', r);
+        let next = applyBody(r, p.body, replace);
+        if (p.publish) next = publishPage(next, now);
+        if (p.revert) next = revertTo(next);
+        return next;
+      },
+      true,
+    );
+    return pageOut(core, after, view);
+  }
+
+  return {
+    async get(input: z.input<typeof params.pagesGet>): Promise<Page> {
+      const p = core.parse(params.pagesGet, input);
+      await core.blog(p.blogId);
+      const s = await core.standing(actor, p.blogId, p.view);
+      const stored = await loadVisible<PageRecord>(core, 'page', p.blogId, p.pageId, s);
+      return pageOut(core, stored.doc, s.view);
+    },
+
+    async list(input: z.input<typeof params.pagesList>): Promise<PageList> {
+      const p = core.parse(params.pagesList, input);
+      await core.blog(p.blogId);
+      const s = await core.standing(actor, p.blogId, p.view);
+      const statuses = p.status ?? ['LIVE'];
+      if (statuses.some((st) => st !== 'LIVE') && !atLeast(s.view, 'AUTHOR')) throw forbidden('Listing pages that are not LIVE needs the AUTHOR view');
+      const pg = await page(
+        core.driver,
+        {
+          collection: 'pages',
+          index: 'published',
+          prefixes: statuses.map((st) => [p.blogId, st]),
+          direction: 'desc',
+          fingerprint: shortHash(JSON.stringify(['pages', p.blogId, [...statuses].sort()])),
+        },
+        p.maxResults ?? 10,
+        p.pageToken,
+      );
+      const items = await Promise.all(pg.items.map((h) => pageOut(core, h.doc as unknown as PageRecord, s.view, p.fetchBodies ?? true)));
+      return {
+        kind: 'blogger#pageList',
+        items,
+        ...(pg.nextPageToken ? { nextPageToken: pg.nextPageToken } : {}),
+        ...(pg.prevPageToken ? { prevPageToken: pg.prevPageToken } : {}),
+        etag: listEtag([...items.map((i) => i.etag), pg.nextPageToken ?? '', s.view]),
+      };
+    },
+
+    async insert(input: z.input<typeof params.pagesInsert>): Promise<Page> {
+      const p = core.parse(params.pagesInsert, input);
+      await core.requireWriter(actor);
+      const blog = await core.blog(p.blogId);
+      const s = await core.standing(actor, p.blogId);
+      requireRole(s, 'ADMIN', 'write pages');
+      const now = core.nowIso();
+      const status = p.isDraft ? 'DRAFT' : 'LIVE';
+      const draft = applyBody(
+        { id: core.newId(), blogId: p.blogId, authorId: actorId ?? blog.ownerId, status: 'DRAFT', title: '', content: '', updated: now, rev: 1 },
+        p.body,
+        true,
+      );
+      const record = status === 'LIVE' ? publishPage(draft, now) : draft;
+      const r = await core.transact(async () => {
+        const withUrl = await withPath(core, 'page', record);
+        return { ops: [put('pages', withUrl, 0)], result: withUrl };
+      });
+      await emitChange(undefined, r, false);
+      return pageOut(core, r, s.view);
+    },
+
+    update: (input: z.input<typeof params.pagesUpdate>) => replaceOrPatch(input, true),
+    patch: (input: z.input<typeof params.pagesUpdate>) => replaceOrPatch(input, false),
+
+    async delete(input: z.input<typeof params.pagesDelete>): Promise<void> {
+      const p = core.parse(params.pagesDelete, input);
+      if (p.useTrash) {
+        await change(p.blogId, p.pageId, p.ifMatch, (r, now) => trash('page', r, now), false);
+        return;
+      }
+      await core.requireWriter(actor);
+      await core.blog(p.blogId);
+      const s = await core.standing(actor, p.blogId);
+      await core.transact(async () => {
+        const stored = await loadVisible<PageRecord>(core, 'page', p.blogId, p.pageId, s);
+        requireEditor(s, 'page', stored.doc);
+        checkIfMatch(p.ifMatch, p.pageId, stored.doc.rev);
+        return { ops: [del('pages', p.pageId, stored.version)], result: undefined };
+      });
+      if (core.events.has('page.deleted')) core.emit({ type: 'page.deleted', blogId: p.blogId, id: p.pageId, actorId });
+    },
+
+    async publish(input: z.input<typeof params.pagesAction>): Promise<Page> {
+      const p = core.parse(params.pagesAction, input);
+      const { after, view } = await change(p.blogId, p.pageId, p.ifMatch, (r, now) => publishPage(r, now), false);
+      return pageOut(core, after, view);
+    },
+
+    async revert(input: z.input<typeof params.pagesAction>): Promise<Page> {
+      const p = core.parse(params.pagesAction, input);
+      const { after, view } = await change(p.blogId, p.pageId, p.ifMatch, (r) => revertTo(r), false);
+      return pageOut(core, after, view);
+    },
+  };
+}
+
+export type PagesApi = ReturnType<typeof pagesApi>;

@@ -1,0 +1,304 @@
+import { actorUserId, atLeast, requireRole, type Actor } from '../access.js';
+import { checkIfMatch, type Core } from '../core.js';
+import type { IndexedDoc, Key, WriteOp } from '../driver.js';
+import { forbidden, invalid, notFound } from '../errors.js';
+import { shortHash } from '../ids.js';
+import { page, type PageQuery } from '../paging.js';
+import { del, put, type PostRecord } from '../records.js';
+import { params, type PostsListParams, type PostsSearchParams, type Role } from '../schemas.js';
+import { hasPhrase, parseQuery, postWordFields } from '../text.js';
+import { authorOf, listEtag, postWire, type Post, type PostList } from '../wire.js';
+import { inlineComments } from './comments.js';
+import { loadVisible, publishPost, refuseTrashedEdit, requireEditor, revertTo, trash, withPath } from './content.js';
+import type { z } from 'zod';
+
+type Body = z.output<typeof params.postsInsert>['body'];
+
+interface Shape {
+  fetchBody?: boolean | undefined;
+  fetchImages?: boolean | undefined;
+  maxComments?: number | undefined;
+}
+
+/** A post as the caller sees it at `view`. */
+export async function postOut(core: Core, r: PostRecord, view: Role, shape: Shape): Promise<Post> {
+  const blog = await core.blog(r.blogId);
+  const hideComments = r.readerComments === 'DONT_ALLOW_HIDE_EXISTING' && !atLeast(view, 'ADMIN');
+  const comments = shape.maxComments && !hideComments ? await inlineComments(core, r, view, shape.maxComments) : undefined;
+  return postWire(
+    r,
+    blog,
+    authorOf(await core.user(r.authorId), r.authorId),
+    { view, fetchBody: shape.fetchBody ?? true, fetchImages: shape.fetchImages ?? false, hideComments, ...(comments ? { comments } : {}) },
+    core.links,
+  );
+}
+
+/** PUT replaces every writable field (absent ones are cleared); PATCH changes only the fields given. */
+function applyBody(r: PostRecord, b: Body, replace: boolean): PostRecord {
+  const pick = <K extends keyof Body>(k: K, fallback: Body[K] | undefined, current: Body[K] | undefined) =>
+    b[k] !== undefined ? b[k] : replace ? fallback : current;
+  const next: PostRecord = {
+    ...r,
+    title: pick('title', '', r.title) ?? '',
+    content: pick('content', '', r.content) ?? '',
+    labels: pick('labels', [], r.labels) ?? [],
+    readerComments: pick('readerComments', 'ALLOW', r.readerComments) ?? 'ALLOW',
+  };
+  const optional = ['titleLink', 'customMetaData', 'location'] as const;
+  for (const k of optional) {
+    const v = pick(k, undefined, r[k]);
+    if (v === undefined) delete next[k];
+    else (next as unknown as Record<string, unknown>)[k] = v;
+  }
+  // `published` is the saved time only while a draft; elsewhere the state table owns it.
+  if (r.status === 'DRAFT') {
+    const v = pick('published', undefined, r.published);
+    if (v === undefined) delete next.published;
+    else next.published = v;
+  }
+  return next;
+}
+
+export function postsApi(core: Core, actor: Actor) {
+  const actorId = actorUserId(actor);
+
+  async function emitChange(before: PostRecord | undefined, after: PostRecord, edited: boolean) {
+    const types: Array<'post.inserted' | 'post.updated' | 'post.published' | 'post.reverted' | 'post.trashed'> = [];
+    if (!before) types.push('post.inserted');
+    else if (edited) types.push('post.updated');
+    if (after.status !== before?.status) {
+      if (after.status === 'LIVE') types.push('post.published');
+      else if (after.status === 'SOFT_TRASHED') types.push('post.trashed');
+      else if (after.status === 'DRAFT' && before) types.push('post.reverted');
+      else if (after.status === 'SCHEDULED' && before && !edited) types.push('post.updated');
+    }
+    for (const type of types) {
+      if (core.events.has(type)) core.emit({ type, blogId: after.blogId, id: after.id, actorId, resource: await core.adminPost(after) });
+    }
+  }
+
+  async function listOrSearch(p: z.output<typeof params.postsList>, q?: string): Promise<PostList> {
+    await core.promoteDue();
+    await core.blog(p.blogId);
+    const s = await core.standing(actor, p.blogId, p.view);
+    const statuses = p.status ?? ['LIVE'];
+    if (statuses.some((st) => st !== 'LIVE') && !atLeast(s.view, 'AUTHOR')) {
+      throw forbidden('Listing posts that are not LIVE needs the AUTHOR view');
+    }
+    const byUpdated = p.orderBy === 'UPDATED';
+    const labels = p.labels?.length ? [...p.labels].sort() : undefined;
+    const prefixes: Key[] = labels
+      ? labels.flatMap((l) => statuses.map((st) => [p.blogId, l, st]))
+      : statuses.map((st) => [p.blogId, st]);
+    const parsed = q === undefined ? undefined : parseQuery(q);
+    const query: PageQuery = {
+      collection: 'posts',
+      index: labels ? (byUpdated ? 'labelUpdated' : 'labelPublished') : byUpdated ? 'updated' : 'published',
+      prefixes,
+      direction: p.sortOption === 'ASCENDING' ? 'asc' : 'desc',
+      ...(p.startDate !== undefined ? { start: p.startDate } : {}),
+      ...(p.endDate !== undefined ? { end: p.endDate } : {}),
+      fingerprint: shortHash(
+        JSON.stringify(['posts', p.blogId, [...statuses].sort(), labels, byUpdated, p.sortOption === 'ASCENDING', p.startDate, p.endDate, parsed]),
+      ),
+    };
+    if (parsed) {
+      const { words, phrases } = parsed;
+      if (words.length === 0) return { kind: 'blogger#postList', items: [], etag: listEtag(['empty']) };
+      query.search = { scope: p.blogId, tokens: words };
+      if (phrases.length) {
+        query.filter = (hits: IndexedDoc[]) =>
+          hits.filter((h) => {
+            const fields = postWordFields(h.doc as unknown as PostRecord);
+            return phrases.every((ph) => hasPhrase(fields, ph));
+          });
+      }
+    }
+    const pg = await page(core.driver, query, p.maxResults ?? 10, p.pageToken);
+    const items = await Promise.all(
+      pg.items.map((h) => postOut(core, h.doc as unknown as PostRecord, s.view, { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments })),
+    );
+    return {
+      kind: 'blogger#postList',
+      items,
+      ...(pg.nextPageToken ? { nextPageToken: pg.nextPageToken } : {}),
+      ...(pg.prevPageToken ? { prevPageToken: pg.prevPageToken } : {}),
+      etag: listEtag([...items.map((i) => i.etag), pg.nextPageToken ?? '', s.view]),
+    };
+  }
+
+  /** The write path shared by update, patch, publish and revert: load, check, change, store, tell. */
+  async function change(
+    blogId: string,
+    postId: string,
+    ifMatch: string | undefined,
+    fn: (r: PostRecord, now: string) => PostRecord,
+    edited: boolean,
+  ): Promise<{ after: PostRecord; view: Role }> {
+    await core.requireWriter(actor);
+    await core.blog(blogId);
+    const s = await core.standing(actor, blogId);
+    const { before, after } = await core.transact(async () => {
+      const stored = await loadVisible<PostRecord>(core, 'post', blogId, postId, s);
+      requireEditor(s, 'post', stored.doc);
+      checkIfMatch(ifMatch, postId, stored.doc.rev);
+      const now = core.nowIso();
+      const changed = fn(stored.doc, now);
+      if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
+      const next = await withPath(core, 'post', { ...changed, updated: now, rev: stored.doc.rev + 1 });
+      return { ops: [put('posts', next, stored.version)], result: { before: stored.doc, after: next } };
+    });
+    if (after !== before) await emitChange(before, after, edited);
+    return { after, view: s.view };
+  }
+
+  return {
+    async get(input: z.input<typeof params.postsGet>): Promise<Post> {
+      const p = core.parse(params.postsGet, input);
+      await core.blog(p.blogId);
+      const s = await core.standing(actor, p.blogId, p.view);
+      const stored = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
+      return postOut(core, stored.doc, s.view, p);
+    },
+
+    list(input: PostsListParams): Promise<PostList> {
+      return listOrSearch(core.parse(params.postsList, input));
+    },
+
+    search(input: PostsSearchParams): Promise<PostList> {
+      const { q, ...rest } = core.parse(params.postsSearch, input);
+      return listOrSearch(rest, q);
+    },
+
+    async getByPath(input: z.input<typeof params.postsGetByPath>): Promise<Post> {
+      const p = core.parse(params.postsGetByPath, input);
+      const blog = await core.blog(p.blogId);
+      const s = await core.standing(actor, p.blogId, p.view);
+      // Accept the path as Blogger shows it (/2026/11/x.html), without the slash, or as the full url.
+      let path = p.path.startsWith(blog.url) ? p.path.slice(blog.url.length - 1) : p.path;
+      if (!path.startsWith('/')) path = `/${path}`;
+      path = path.split(/[?#]/)[0]!;
+      const hit = await core.driver.getByIndex('posts', 'path', [p.blogId, path]);
+      if (!hit) throw notFound('Post');
+      let r = hit.doc as unknown as PostRecord;
+      if (r.status === 'SCHEDULED') r = await core.promote({ ...hit, doc: r });
+      if (r.status !== 'LIVE') throw notFound('Post');
+      return postOut(core, r, s.view, { maxComments: p.maxComments });
+    },
+
+    async insert(input: z.input<typeof params.postsInsert>): Promise<Post> {
+      const p = core.parse(params.postsInsert, input);
+      await core.requireWriter(actor);
+      const blog = await core.blog(p.blogId);
+      const s = await core.standing(actor, p.blogId);
+      requireRole(s, 'AUTHOR', 'write posts');
+      const now = core.nowIso();
+      const b = p.body;
+      const status = p.isDraft ? 'DRAFT' : b.published && b.published > now ? 'SCHEDULED' : 'LIVE';
+      const published = status === 'DRAFT' ? b.published : (b.published ?? now);
+      const draft = applyBody(
+        {
+          id: core.newId(),
+          blogId: p.blogId,
+          authorId: actorId ?? blog.ownerId,
+          status,
+          title: '',
+          content: '',
+          labels: [],
+          readerComments: 'ALLOW',
+          ...(published !== undefined ? { published } : {}),
+          updated: now,
+          rev: 1,
+          liveComments: 0,
+          allComments: 0,
+        },
+        b,
+        true,
+      );
+      if (status !== 'DRAFT') draft.published = published!;
+      const r = await core.transact(async () => {
+        const withUrl = await withPath(core, 'post', draft);
+        return { ops: [put('posts', withUrl, 0)], result: withUrl };
+      });
+      await emitChange(undefined, r, false);
+      return postOut(core, r, s.view, p);
+    },
+
+    async update(input: z.input<typeof params.postsUpdate>): Promise<Post> {
+      return replaceOrPatch(input, true);
+    },
+
+    async patch(input: z.input<typeof params.postsUpdate>): Promise<Post> {
+      return replaceOrPatch(input, false);
+    },
+
+    async delete(input: z.input<typeof params.postsDelete>): Promise<void> {
+      const p = core.parse(params.postsDelete, input);
+      if (p.useTrash) {
+        await change(p.blogId, p.postId, p.ifMatch, (r, now) => trash('post', r, now), false);
+        return;
+      }
+      await core.requireWriter(actor);
+      await core.blog(p.blogId);
+      const s = await core.standing(actor, p.blogId);
+      await core.transact(async () => {
+        const stored = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
+        requireEditor(s, 'post', stored.doc);
+        checkIfMatch(p.ifMatch, p.postId, stored.doc.rev);
+        // The post and every comment on it go in one commit. Comment writes also touch the post, so a
+        // comment added meanwhile makes this commit fail and retry rather than leave an orphan.
+        const ops: WriteOp[] = [del('posts', p.postId, stored.version)];
+        let after: Key | undefined;
+        for (;;) {
+          const batch = await core.driver.list({
+            collection: 'comments',
+            index: 'post',
+            prefix: [p.blogId, p.postId],
+            ...(after ? { lower: { key: after, open: true } } : {}),
+            direction: 'asc',
+            limit: 1000,
+          });
+          for (const c of batch) ops.push(del('comments', c.id, c.version));
+          if (batch.length < 1000) break;
+          after = batch[batch.length - 1]!.key.slice(2);
+        }
+        return { ops, result: undefined };
+      });
+      if (core.events.has('post.deleted')) core.emit({ type: 'post.deleted', blogId: p.blogId, id: p.postId, actorId });
+    },
+
+    async publish(input: z.input<typeof params.postsPublish>): Promise<Post> {
+      const p = core.parse(params.postsPublish, input);
+      const { after, view } = await change(p.blogId, p.postId, p.ifMatch, (r, now) => publishPost(r, p.publishDate, now), false);
+      return postOut(core, after, view, {});
+    },
+
+    async revert(input: z.input<typeof params.postsRevert>): Promise<Post> {
+      const p = core.parse(params.postsRevert, input);
+      const { after, view } = await change(p.blogId, p.postId, p.ifMatch, (r) => revertTo(r), false);
+      return postOut(core, after, view, {});
+    },
+  };
+
+  async function replaceOrPatch(input: z.input<typeof params.postsUpdate>, replace: boolean): Promise<Post> {
+    const p = core.parse(params.postsUpdate, input);
+    if (p.publish && p.revert) throw invalid('revert', 'publish and revert cannot both be true');
+    const { after, view } = await change(
+      p.blogId,
+      p.postId,
+      p.ifMatch,
+      (r, now) => {
+        refuseTrashedEdit('post', r);
+        let next = applyBody(r, p.body, replace);
+        if (p.publish) next = publishPost(next, undefined, now);
+        if (p.revert) next = revertTo(next);
+        return next;
+      },
+      true,
+    );
+    return postOut(core, after, view, p);
+  }
+}
+
+export type PostsApi = ReturnType<typeof postsApi>;

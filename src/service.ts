@@ -1,0 +1,61 @@
+import { BlogError, forbidden } from './errors.js';
+import type { Actor } from './access.js';
+import { Core, type CoreOptions } from './core.js';
+import type { EventType, Listener } from './events.js';
+import { blogsApi } from './resources/blogs.js';
+import { commentsApi } from './resources/comments.js';
+import { pagesApi } from './resources/pages.js';
+import { postsApi } from './resources/posts.js';
+
+export type BlogServiceOptions = CoreOptions;
+
+/** Who a scoped service acts for: a user of the host (`{ userId }`), or an anonymous reader (`null`). */
+export type ActorInput = { userId: string } | null;
+
+function apis(core: Core, actor: Actor) {
+  const { blogs, users, members } = blogsApi(core, actor);
+  return { blogs, users, members, posts: postsApi(core, actor), pages: pagesApi(core, actor), comments: commentsApi(core, actor) };
+}
+
+export interface BlogService extends ReturnType<typeof apis> {
+  /** A service acting for one user (or an anonymous reader). Only host code may choose who to act as. */
+  as(actor: ActorInput): BlogService;
+  /** Listens to events after successful writes; returns the function that stops listening. */
+  on(type: EventType | '*', listener: Listener): () => void;
+  /** Opens the store (creating or upgrading it). Every call does this itself; await it to fail early. */
+  ready(): Promise<void>;
+  /** Closes the store. */
+  close(): Promise<void>;
+}
+
+function scoped(core: Core, actor: Actor): BlogService {
+  return {
+    ...apis(core, actor),
+    as(next: ActorInput): BlogService {
+      if (actor.kind !== 'host') throw forbidden('Only the host service may act as another user');
+      if (next === null) return scoped(core, { kind: 'anonymous' });
+      if (typeof next !== 'object' || typeof next.userId !== 'string' || next.userId === '' || next.userId === 'self') {
+        throw new BlogError({ code: 400, reason: 'invalid', message: 'as() takes { userId } or null', location: 'actor', locationType: 'parameter' });
+      }
+      return scoped(core, { kind: 'user', userId: next.userId });
+    },
+    on(type: EventType | '*', listener: Listener): () => void {
+      return core.events.on(type, listener);
+    },
+    ready(): Promise<void> {
+      return core.ready();
+    },
+    async close(): Promise<void> {
+      await core.ready().catch(() => undefined);
+      await core.driver.close();
+    },
+  };
+}
+
+/** The blog service: every Blogger v3 operation as a typed method, over the given storage driver. */
+export function createBlogService(options: BlogServiceOptions): BlogService {
+  if (!options || typeof options.driver?.commit !== 'function') {
+    throw new TypeError('createBlogService needs { driver }: e.g. memoryDriver() from blogkit/memory');
+  }
+  return scoped(new Core(options), { kind: 'host' });
+}
