@@ -176,16 +176,15 @@ export async function makeComment(w: World, postId: string, state: CommentState,
 }
 
 /** Awaits a rejection and checks it is a BlogError with this code (and reason, location). */
-export async function expectError(
-  p: Promise<unknown>,
-  code: number,
-  reason?: string,
-  location?: string,
-): Promise<BlogError> {
+/** A call under test: a promise, or a function returning one (then a synchronous throw counts as a rejection). */
+export type Call = Promise<unknown> | (() => Promise<unknown>);
+const run = (c: Call): Promise<unknown> => (typeof c === 'function' ? Promise.resolve().then(c) : c);
+
+export async function expectError(p: Call, code: number, reason?: string, location?: string): Promise<BlogError> {
   let error: unknown;
   let resolved = false;
   try {
-    await p;
+    await run(p);
     resolved = true;
   } catch (e) {
     error = e;
@@ -199,9 +198,9 @@ export async function expectError(
 }
 
 /** Awaits a rejection and returns the BlogError, whatever its code. */
-export async function catchError(p: Promise<unknown>): Promise<BlogError> {
+export async function catchError(p: Call): Promise<BlogError> {
   try {
-    await p;
+    await run(p);
   } catch (e) {
     expect(BlogError.is(e), `expected a BlogError, got ${String(e)}`).toBe(true);
     return e as BlogError;
