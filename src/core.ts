@@ -23,7 +23,8 @@ export interface CoreOptions {
 /** Turns the first zod issue into a BlogError naming the parameter or body field at fault. */
 function toBlogError(error: z.ZodError, input: unknown): BlogError {
   const issue = error.issues[0]!;
-  const path = issue.path.map(String);
+  // An element of a list (status.0, body.labels.3) is reported as the list: that is the parameter people wrote.
+  const path = issue.path.filter((p) => typeof p !== 'number').map(String);
   let value: unknown = input;
   for (const p of path) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[p] : undefined;
   const location = path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(',') : 'request');

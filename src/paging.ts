@@ -5,6 +5,7 @@
  */
 import { compareKeys, keyInRange, type IndexedDoc, type Key, type KeyBound, type StorageDriver } from './driver.js';
 import { invalid } from './errors.js';
+import { listEtag } from './wire.js';
 
 export interface PageQuery {
   collection: string;
@@ -162,5 +163,16 @@ export async function page(driver: StorageDriver, q: PageQuery, limit: number, p
     ...(found.length > limit && last ? { nextPageToken: token('n', suffixOf(last.key)) } : {}),
     // A page reached through a token has a page before it (the one the token came from).
     ...(cursor ? { prevPageToken: first ? token('p', suffixOf(first.key)) : token('p', cursor.k, !cursor.i) } : {}),
+  };
+}
+
+/** A list resource: its items, the tokens that exist, and an etag over what it shows. */
+export function listOf<K extends string, T>(kind: K, items: T[], pg: Page, etagParts: string[]) {
+  return {
+    kind,
+    items,
+    ...(pg.nextPageToken ? { nextPageToken: pg.nextPageToken } : {}),
+    ...(pg.prevPageToken ? { prevPageToken: pg.prevPageToken } : {}),
+    etag: listEtag([...etagParts, pg.nextPageToken ?? '']),
   };
 }

@@ -48,12 +48,22 @@ const enumList = <T extends readonly [string, ...string[]]>(values: T) =>
     .pipe(z.array(upperEnum(values)).min(1, 'must name at least one value'))
     .transform((list) => [...new Set(list)]);
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-](\d{2}):(\d{2}))$/;
+
+/** Whether the text is an RFC 3339 date-time naming a real instant (no February 30th, no hour 25). */
+function isRfc3339(s: string): boolean {
+  const m = RFC3339.exec(s);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const offsetOk = m[9] === undefined || (Number(m[9]) <= 23 && Number(m[10]) <= 59);
+  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 && offsetOk;
+}
 
 /** An RFC 3339 timestamp, normalised to UTC with milliseconds (the form every key and response uses). */
 export const timestamp = z.string().transform((s, ctx) => {
-  const d = new Date(s.replace(' ', 'T'));
-  if (!RFC3339.test(s) || Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1 || d.getUTCFullYear() > 9999) {
+  const d = new Date(s);
+  if (!isRfc3339(s) || Number.isNaN(d.getTime()) || d.getUTCFullYear() > 9999) {
     ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 timestamp, e.g. 2026-11-22T10:00:00Z' });
     return z.NEVER;
   }

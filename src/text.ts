@@ -18,12 +18,14 @@ export function htmlToText(html: string): string {
 
 /** Lower-case, accents removed: "Élan" and "elan" are the same word. */
 export function fold(text: string): string {
-  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+  // Most text is plain ASCII, where decomposing accents is a (costly) no-op.
+  return /^[\x00-\x7f]*$/.test(text) ? text.toLowerCase() : text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
 }
 
 /** The words of a text, in order, folded. A word is a run of letters and digits. */
 export function words(text: string): string[] {
-  return fold(text).match(/[\p{L}\p{N}]+/gu) ?? [];
+  const folded = fold(text);
+  return (/^[\x00-\x7f]*$/.test(folded) ? folded.match(/[a-z0-9]+/g) : folded.match(/[\p{L}\p{N}]+/gu)) ?? [];
 }
 
 /** Everything a post's search matches on, as word sequences (phrases never span two fields or labels). */
@@ -33,7 +35,9 @@ export function postWordFields(post: { title: string; content: string; labels: r
 
 /** Distinct words of the fields: what a driver indexes. */
 export function distinctWords(fields: readonly string[][]): string[] {
-  return [...new Set(fields.flat())];
+  const set = new Set<string>();
+  for (const f of fields) for (const w of f) set.add(w);
+  return [...set];
 }
 
 export interface ParsedQuery {

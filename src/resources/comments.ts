@@ -3,7 +3,7 @@ import type { Core } from '../core.js';
 import type { IndexedDoc, Key, StoredDoc } from '../driver.js';
 import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import { shortHash } from '../ids.js';
-import { page, type PageQuery } from '../paging.js';
+import { listOf, page, type PageQuery } from '../paging.js';
 import { del, put, type CommentRecord, type PostRecord } from '../records.js';
 import { sanitizeCommentHtml } from '../sanitize.js';
 import { params, type CommentStatus, type Role } from '../schemas.js';
@@ -48,13 +48,7 @@ export function commentsApi(core: Core, actor: Actor) {
   async function listPage(q: PageQuery, p: { maxResults?: number | undefined; pageToken?: string | undefined; fetchBodies?: boolean | undefined }, view: Role): Promise<CommentList> {
     const pg = await page(core.driver, q, p.maxResults ?? 10, p.pageToken);
     const items = await Promise.all(pg.items.map((h) => commentOut(core, h.doc as unknown as CommentRecord, view, p.fetchBodies ?? true)));
-    return {
-      kind: 'blogger#commentList',
-      items,
-      ...(pg.nextPageToken ? { nextPageToken: pg.nextPageToken } : {}),
-      ...(pg.prevPageToken ? { prevPageToken: pg.prevPageToken } : {}),
-      etag: listEtag([...items.map((c) => `${c.id}:${c.updated}:${c.status ?? ''}`), pg.nextPageToken ?? '', view]),
-    };
+    return listOf('blogger#commentList', items, pg, [...items.map((c) => `${c.id}:${c.updated}:${c.status ?? ''}`), view]);
   }
 
   const empty = (): CommentList => ({ kind: 'blogger#commentList', items: [], etag: listEtag(['empty']) });
@@ -214,9 +208,9 @@ export function commentsApi(core: Core, actor: Actor) {
       return commentOut(core, c, s.view, true);
     },
 
-    approve: (input: z.input<typeof params.commentsAction>) => moderate(input, 'approve'),
-    markAsSpam: (input: z.input<typeof params.commentsAction>) => moderate(input, 'markAsSpam'),
-    removeContent: (input: z.input<typeof params.commentsAction>) => moderate(input, 'removeContent'),
+    approve: async (input: z.input<typeof params.commentsAction>) => moderate(input, 'approve'),
+    markAsSpam: async (input: z.input<typeof params.commentsAction>) => moderate(input, 'markAsSpam'),
+    removeContent: async (input: z.input<typeof params.commentsAction>) => moderate(input, 'removeContent'),
 
     async delete(input: z.input<typeof params.commentsAction>): Promise<void> {
       const p = core.parse(params.commentsAction, input);

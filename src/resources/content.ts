@@ -1,10 +1,12 @@
 /** What posts and pages share: loading with visibility, who may edit, paths, and the state table. */
-import { atLeast, type Standing } from '../access.js';
-import type { Core } from '../core.js';
+import { atLeast, type Actor, type Standing } from '../access.js';
+import { checkIfMatch, type Core } from '../core.js';
+import type { StoredDoc, WriteOp } from '../driver.js';
 import { conflict, forbidden, notFound } from '../errors.js';
-import type { PageRecord, PostRecord } from '../records.js';
+import type { EventType } from '../events.js';
+import { del, put, type PageRecord, type PostRecord } from '../records.js';
+import type { Role } from '../schemas.js';
 import { slugify } from '../text.js';
-import type { StoredDoc } from '../driver.js';
 
 type Kind = 'post' | 'page';
 const NOUN = { post: 'Post', page: 'Page' } as const;
@@ -83,4 +85,69 @@ export function trash<R extends PostRecord | PageRecord>(kind: Kind, r: R, now: 
 
 export function refuseTrashedEdit(kind: Kind, r: PostRecord | PageRecord): void {
   if (r.status === 'SOFT_TRASHED') throw conflict(`Cannot change this ${kind}: it is SOFT_TRASHED (revert it first)`);
+}
+
+/** The events one stored change of a post or page stands for, in order. */
+export function changeEvents(kind: Kind, before: PostRecord | PageRecord | undefined, after: PostRecord | PageRecord, edited: boolean): EventType[] {
+  const types: EventType[] = [];
+  if (!before) types.push(`${kind}.inserted`);
+  else if (edited) types.push(`${kind}.updated`);
+  if (after.status !== before?.status) {
+    if (after.status === 'LIVE') types.push(`${kind}.published`);
+    else if (after.status === 'SOFT_TRASHED') types.push(`${kind}.trashed`);
+    else if (after.status === 'DRAFT' && before) types.push(`${kind}.reverted`);
+    else if (after.status === 'SCHEDULED' && before && !edited) types.push(`${kind}.updated`);
+  }
+  return types;
+}
+
+/**
+ * The write path of update, patch, publish, revert and trash: load what the caller may see, check who may
+ * change it and the etag, apply `fn`, store with compare-and-set (retrying on fresh data if it moved).
+ * `fn` returning the record unchanged means "stays": nothing is written.
+ */
+export async function changeContent<R extends PostRecord | PageRecord>(
+  core: Core,
+  actor: Actor,
+  kind: Kind,
+  blogId: string,
+  id: string,
+  ifMatch: string | undefined,
+  fn: (r: R, now: string) => R,
+): Promise<{ before: R; after: R; view: Role }> {
+  await core.requireWriter(actor);
+  await core.blog(blogId);
+  const s = await core.standing(actor, blogId);
+  const { before, after } = await core.transact(async () => {
+    const stored = await loadVisible<R>(core, kind, blogId, id, s);
+    requireEditor(s, kind, stored.doc);
+    checkIfMatch(ifMatch, id, stored.doc.rev);
+    const now = core.nowIso();
+    const changed = fn(stored.doc, now);
+    if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
+    const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 });
+    return { ops: [put(COLLECTION[kind], next, stored.version)], result: { before: stored.doc, after: next } };
+  });
+  return { before, after, view: s.view };
+}
+
+/** Deletes a post or page for good, with whatever `dependents` adds to the same atomic commit. */
+export async function deleteContent<R extends PostRecord | PageRecord>(
+  core: Core,
+  actor: Actor,
+  kind: Kind,
+  blogId: string,
+  id: string,
+  ifMatch: string | undefined,
+  dependents: (stored: StoredDoc<R>) => Promise<WriteOp[]> = async () => [],
+): Promise<void> {
+  await core.requireWriter(actor);
+  await core.blog(blogId);
+  const s = await core.standing(actor, blogId);
+  await core.transact(async () => {
+    const stored = await loadVisible<R>(core, kind, blogId, id, s);
+    requireEditor(s, kind, stored.doc);
+    checkIfMatch(ifMatch, id, stored.doc.rev);
+    return { ops: [del(COLLECTION[kind], id, stored.version), ...(await dependents(stored))], result: undefined };
+  });
 }

@@ -1,16 +1,15 @@
 import { actorUserId, atLeast, requireRole, type Actor } from '../access.js';
-import { checkIfMatch, type Core } from '../core.js';
+import type { Core } from '../core.js';
 import { forbidden, invalid } from '../errors.js';
 import { shortHash } from '../ids.js';
-import { page } from '../paging.js';
-import { del, put, type PageRecord } from '../records.js';
+import { listOf, page } from '../paging.js';
+import { put, type PageRecord } from '../records.js';
 import { params, type Role } from '../schemas.js';
-import { authorOf, listEtag, pageWire, type Page, type PageList } from '../wire.js';
-import { loadVisible, publishPage, refuseTrashedEdit, requireEditor, revertTo, trash, withPath } from './content.js';
+import { authorOf, pageWire, type Page, type PageList } from '../wire.js';
+import { changeContent, changeEvents, deleteContent, loadVisible, publishPage, refuseTrashedEdit, revertTo, trash, withPath } from './content.js';
 import type { z } from 'zod';
 
 type Body = z.output<typeof params.pagesInsert>['body'];
-type PageEvent = 'page.inserted' | 'page.updated' | 'page.published' | 'page.reverted' | 'page.trashed';
 
 export async function pageOut(core: Core, r: PageRecord, view: Role, fetchBody = true): Promise<Page> {
   return pageWire(r, await core.blog(r.blogId), authorOf(await core.user(r.authorId), r.authorId), view, fetchBody, core.links);
@@ -33,36 +32,16 @@ function applyBody(r: PageRecord, b: Body, replace: boolean): PageRecord {
 export function pagesApi(core: Core, actor: Actor) {
   const actorId = actorUserId(actor);
 
-  async function emitChange(before: PageRecord | undefined, after: PageRecord, edited: boolean) {
-    const types: PageEvent[] = [];
-    if (!before) types.push('page.inserted');
-    else if (edited) types.push('page.updated');
-    if (after.status !== before?.status) {
-      if (after.status === 'LIVE') types.push('page.published');
-      else if (after.status === 'SOFT_TRASHED') types.push('page.trashed');
-      else if (after.status === 'DRAFT' && before) types.push('page.reverted');
-    }
-    for (const type of types) {
-      if (core.events.has(type)) core.emit({ type, blogId: after.blogId, id: after.id, actorId, resource: await pageOut(core, after, 'ADMIN') });
-    }
+  async function change(blogId: string, pageId: string, ifMatch: string | undefined, fn: (r: PageRecord, now: string) => PageRecord, edited: boolean) {
+    const { before, after, view } = await changeContent<PageRecord>(core, actor, 'page', blogId, pageId, ifMatch, fn);
+    if (after !== before) await emitChange(before, after, edited);
+    return { after, view };
   }
 
-  async function change(blogId: string, pageId: string, ifMatch: string | undefined, fn: (r: PageRecord, now: string) => PageRecord, edited: boolean) {
-    await core.requireWriter(actor);
-    await core.blog(blogId);
-    const s = await core.standing(actor, blogId);
-    const { before, after } = await core.transact(async () => {
-      const stored = await loadVisible<PageRecord>(core, 'page', blogId, pageId, s);
-      requireEditor(s, 'page', stored.doc);
-      checkIfMatch(ifMatch, pageId, stored.doc.rev);
-      const now = core.nowIso();
-      const changed = fn(stored.doc, now);
-      if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
-      const next = await withPath(core, 'page', { ...changed, updated: now, rev: stored.doc.rev + 1 });
-      return { ops: [put('pages', next, stored.version)], result: { before: stored.doc, after: next } };
-    });
-    if (after !== before) await emitChange(before, after, edited);
-    return { after, view: s.view };
+  async function emitChange(before: PageRecord | undefined, after: PageRecord, edited: boolean) {
+    for (const type of changeEvents('page', before, after, edited)) {
+      if (core.events.has(type)) core.emit({ type, blogId: after.blogId, id: after.id, actorId, resource: await pageOut(core, after, 'ADMIN') });
+    }
   }
 
   async function replaceOrPatch(input: z.input<typeof params.pagesUpdate>, replace: boolean): Promise<Page> {
@@ -112,13 +91,7 @@ export function pagesApi(core: Core, actor: Actor) {
         p.pageToken,
       );
       const items = await Promise.all(pg.items.map((h) => pageOut(core, h.doc as unknown as PageRecord, s.view, p.fetchBodies ?? true)));
-      return {
-        kind: 'blogger#pageList',
-        items,
-        ...(pg.nextPageToken ? { nextPageToken: pg.nextPageToken } : {}),
-        ...(pg.prevPageToken ? { prevPageToken: pg.prevPageToken } : {}),
-        etag: listEtag([...items.map((i) => i.etag), pg.nextPageToken ?? '', s.view]),
-      };
+      return listOf('blogger#pageList', items, pg, [...items.map((i) => i.etag), s.view]);
     },
 
     async insert(input: z.input<typeof params.pagesInsert>): Promise<Page> {
@@ -143,8 +116,8 @@ export function pagesApi(core: Core, actor: Actor) {
       return pageOut(core, r, s.view);
     },
 
-    update: (input: z.input<typeof params.pagesUpdate>) => replaceOrPatch(input, true),
-    patch: (input: z.input<typeof params.pagesUpdate>) => replaceOrPatch(input, false),
+    update: async (input: z.input<typeof params.pagesUpdate>) => replaceOrPatch(input, true),
+    patch: async (input: z.input<typeof params.pagesUpdate>) => replaceOrPatch(input, false),
 
     async delete(input: z.input<typeof params.pagesDelete>): Promise<void> {
       const p = core.parse(params.pagesDelete, input);
@@ -152,15 +125,7 @@ export function pagesApi(core: Core, actor: Actor) {
         await change(p.blogId, p.pageId, p.ifMatch, (r, now) => trash('page', r, now), false);
         return;
       }
-      await core.requireWriter(actor);
-      await core.blog(p.blogId);
-      const s = await core.standing(actor, p.blogId);
-      await core.transact(async () => {
-        const stored = await loadVisible<PageRecord>(core, 'page', p.blogId, p.pageId, s);
-        requireEditor(s, 'page', stored.doc);
-        checkIfMatch(p.ifMatch, p.pageId, stored.doc.rev);
-        return { ops: [del('pages', p.pageId, stored.version)], result: undefined };
-      });
+      await deleteContent<PageRecord>(core, actor, 'page', p.blogId, p.pageId, p.ifMatch);
       if (core.events.has('page.deleted')) core.emit({ type: 'page.deleted', blogId: p.blogId, id: p.pageId, actorId });
     },
 

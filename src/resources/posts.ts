@@ -1,15 +1,15 @@
 import { actorUserId, atLeast, requireRole, type Actor } from '../access.js';
-import { checkIfMatch, type Core } from '../core.js';
+import type { Core } from '../core.js';
 import type { IndexedDoc, Key, WriteOp } from '../driver.js';
 import { forbidden, invalid, notFound } from '../errors.js';
 import { shortHash } from '../ids.js';
-import { page, type PageQuery } from '../paging.js';
+import { listOf, page, type PageQuery } from '../paging.js';
 import { del, put, type PostRecord } from '../records.js';
 import { params, type PostsListParams, type PostsSearchParams, type Role } from '../schemas.js';
 import { hasPhrase, parseQuery, postWordFields } from '../text.js';
 import { authorOf, listEtag, postWire, type Post, type PostList } from '../wire.js';
 import { inlineComments } from './comments.js';
-import { loadVisible, publishPost, refuseTrashedEdit, requireEditor, revertTo, trash, withPath } from './content.js';
+import { changeContent, changeEvents, deleteContent, loadVisible, publishPost, refuseTrashedEdit, revertTo, trash, withPath } from './content.js';
 import type { z } from 'zod';
 
 type Body = z.output<typeof params.postsInsert>['body'];
@@ -64,16 +64,7 @@ export function postsApi(core: Core, actor: Actor) {
   const actorId = actorUserId(actor);
 
   async function emitChange(before: PostRecord | undefined, after: PostRecord, edited: boolean) {
-    const types: Array<'post.inserted' | 'post.updated' | 'post.published' | 'post.reverted' | 'post.trashed'> = [];
-    if (!before) types.push('post.inserted');
-    else if (edited) types.push('post.updated');
-    if (after.status !== before?.status) {
-      if (after.status === 'LIVE') types.push('post.published');
-      else if (after.status === 'SOFT_TRASHED') types.push('post.trashed');
-      else if (after.status === 'DRAFT' && before) types.push('post.reverted');
-      else if (after.status === 'SCHEDULED' && before && !edited) types.push('post.updated');
-    }
-    for (const type of types) {
+    for (const type of changeEvents('post', before, after, edited)) {
       if (core.events.has(type)) core.emit({ type, blogId: after.blogId, id: after.id, actorId, resource: await core.adminPost(after) });
     }
   }
@@ -119,38 +110,13 @@ export function postsApi(core: Core, actor: Actor) {
     const items = await Promise.all(
       pg.items.map((h) => postOut(core, h.doc as unknown as PostRecord, s.view, { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments })),
     );
-    return {
-      kind: 'blogger#postList',
-      items,
-      ...(pg.nextPageToken ? { nextPageToken: pg.nextPageToken } : {}),
-      ...(pg.prevPageToken ? { prevPageToken: pg.prevPageToken } : {}),
-      etag: listEtag([...items.map((i) => i.etag), pg.nextPageToken ?? '', s.view]),
-    };
+    return listOf('blogger#postList', items, pg, [...items.map((i) => i.etag), s.view]);
   }
 
-  /** The write path shared by update, patch, publish and revert: load, check, change, store, tell. */
-  async function change(
-    blogId: string,
-    postId: string,
-    ifMatch: string | undefined,
-    fn: (r: PostRecord, now: string) => PostRecord,
-    edited: boolean,
-  ): Promise<{ after: PostRecord; view: Role }> {
-    await core.requireWriter(actor);
-    await core.blog(blogId);
-    const s = await core.standing(actor, blogId);
-    const { before, after } = await core.transact(async () => {
-      const stored = await loadVisible<PostRecord>(core, 'post', blogId, postId, s);
-      requireEditor(s, 'post', stored.doc);
-      checkIfMatch(ifMatch, postId, stored.doc.rev);
-      const now = core.nowIso();
-      const changed = fn(stored.doc, now);
-      if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
-      const next = await withPath(core, 'post', { ...changed, updated: now, rev: stored.doc.rev + 1 });
-      return { ops: [put('posts', next, stored.version)], result: { before: stored.doc, after: next } };
-    });
+  async function change(blogId: string, postId: string, ifMatch: string | undefined, fn: (r: PostRecord, now: string) => PostRecord, edited: boolean) {
+    const { before, after, view } = await changeContent<PostRecord>(core, actor, 'post', blogId, postId, ifMatch, fn);
     if (after !== before) await emitChange(before, after, edited);
-    return { after, view: s.view };
+    return { after, view };
   }
 
   return {
@@ -162,11 +128,11 @@ export function postsApi(core: Core, actor: Actor) {
       return postOut(core, stored.doc, s.view, p);
     },
 
-    list(input: PostsListParams): Promise<PostList> {
+    async list(input: PostsListParams): Promise<PostList> {
       return listOrSearch(core.parse(params.postsList, input));
     },
 
-    search(input: PostsSearchParams): Promise<PostList> {
+    async search(input: PostsSearchParams): Promise<PostList> {
       const { q, ...rest } = core.parse(params.postsSearch, input);
       return listOrSearch(rest, q);
     },
@@ -239,16 +205,10 @@ export function postsApi(core: Core, actor: Actor) {
         await change(p.blogId, p.postId, p.ifMatch, (r, now) => trash('post', r, now), false);
         return;
       }
-      await core.requireWriter(actor);
-      await core.blog(p.blogId);
-      const s = await core.standing(actor, p.blogId);
-      await core.transact(async () => {
-        const stored = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
-        requireEditor(s, 'post', stored.doc);
-        checkIfMatch(p.ifMatch, p.postId, stored.doc.rev);
-        // The post and every comment on it go in one commit. Comment writes also touch the post, so a
-        // comment added meanwhile makes this commit fail and retry rather than leave an orphan.
-        const ops: WriteOp[] = [del('posts', p.postId, stored.version)];
+      // The post and every comment on it go in one commit. Comment writes also touch the post, so a
+      // comment added meanwhile makes this commit fail and retry rather than leave an orphan.
+      await deleteContent<PostRecord>(core, actor, 'post', p.blogId, p.postId, p.ifMatch, async () => {
+        const ops: WriteOp[] = [];
         let after: Key | undefined;
         for (;;) {
           const batch = await core.driver.list({
@@ -260,10 +220,9 @@ export function postsApi(core: Core, actor: Actor) {
             limit: 1000,
           });
           for (const c of batch) ops.push(del('comments', c.id, c.version));
-          if (batch.length < 1000) break;
+          if (batch.length < 1000) return ops;
           after = batch[batch.length - 1]!.key.slice(2);
         }
-        return { ops, result: undefined };
       });
       if (core.events.has('post.deleted')) core.emit({ type: 'post.deleted', blogId: p.blogId, id: p.postId, actorId });
     },
