@@ -151,7 +151,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
       }
     }
     const out = mask ? applyFields(result, mask) : result;
-    return json(200, global.pretty ? JSON.stringify(out, null, 2) : JSON.stringify(out), headers, method === 'HEAD');
+    return json(200, global.pretty ? `${JSON.stringify(out, null, 2)}\n` : JSON.stringify(out), headers, method === 'HEAD');
   }
 
   function preflight(methods: ReadonlyMap<string, Route>, request: Request, corsHeaders: Record<string, string> | undefined): Response {
@@ -179,7 +179,7 @@ function errorResponse(error: BlogError, corsHeaders: Record<string, string> | u
   const headers: Record<string, string> = { ...JSON_HEADERS, ...corsHeaders };
   const allow = (error as BlogError & { allow?: string }).allow;
   if (allow) headers.allow = allow;
-  return json(error.code, JSON.stringify(error.toJSON(), null, 2), headers);
+  return json(error.code, `${JSON.stringify(error.toJSON(), null, 2)}\n`, headers);
 }
 
 const routeNotFound = () => new BlogError({ code: 404, reason: 'notFound', message: 'Not Found: no such route' });

@@ -15,7 +15,8 @@ export interface NodeRequestLike {
   /** A body a framework has already parsed (the stream is then consumed). */
   body?: unknown;
   readableEnded?: boolean;
-  socket?: { encrypted?: boolean } | null;
+  /** A TLS socket has `encrypted: true`. */
+  socket?: object | null;
   on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
   on(event: 'end', listener: () => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
@@ -74,7 +75,7 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response>):
 function toRequest(req: NodeRequestLike): Request {
   const method = (req.method ?? 'GET').toUpperCase();
   const host = firstHeader(req.headers.host) ?? 'localhost';
-  const scheme = req.socket?.encrypted ? 'https' : 'http';
+  const scheme = (req.socket as { encrypted?: boolean } | null | undefined)?.encrypted ? 'https' : 'http';
   let url: URL;
   try {
     url = new URL(req.originalUrl ?? req.url ?? '/', `${scheme}://${host}`);
