@@ -66,7 +66,7 @@ describe('sqlite driver: migrations', () => {
     expect(SQLITE_STORAGE_VERSION).toBe(MIGRATIONS.length);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'search_%' ORDER BY name").pluck().all();
-    expect(tables).toEqual(['changes', 'collections', 'docs', 'entries', 'indexes', 'meta', 'search']);
+    expect(tables).toEqual(['changes', 'collections', 'docs', 'entries', 'indexes', 'meta', 'scopes', 'search']);
     // Mark the file: a second open must not run the migrations again (they would fail on existing tables anyway).
     db.prepare("INSERT INTO meta (key, value) VALUES ('marker', 42)").run();
     db.close();
@@ -120,6 +120,23 @@ describe('sqlite driver: migrations', () => {
     expect(checkStore(f)).toMatchObject({ integrity: 'ok', problems: [] });
     // An older core must not write to a store it no longer understands.
     await expect(opened(f, suiteSchema)).rejects.toThrow(/newer/);
+  });
+});
+
+describe('sqlite driver: search tokens', () => {
+  it('matches exactly the core tokens: FTS5 splits, folds and parses none of them', async () => {
+    const d = await opened(':memory:');
+    const tokens = ['red', 'Red', 'RED', 'a-b', 'a', 'b', '"', 'x41', 'A', 'NOT', 'and', 'OR', 'café', 'cafe', '日本', '🙂', '\ud800', '\udc00', '\ufffd', 'x\ud800', 'a*', 'near'];
+    await d.commit(tokens.map((t, i) => itemPut({ id: `t${i}`, group: 'g', status: 'LIVE', time: 't', words: [t] })));
+    for (const [i, t] of tokens.entries()) {
+      const found = await d.search({ collection: 'items', scope: 'g', tokens: [t], index: 'byTime' });
+      expect(found.map((e) => e.id), JSON.stringify(t)).toEqual([`t${i}`]);
+    }
+    // Scopes are kept apart, including one that is a prefix of another.
+    await d.commit([itemPut({ id: 'other', group: 'g2', status: 'LIVE', time: 't', words: ['red'] })]);
+    expect((await d.search({ collection: 'items', scope: 'g2', tokens: ['red'], index: 'byTime' })).map((e) => e.id)).toEqual(['other']);
+    expect((await d.search({ collection: 'items', scope: 'g', tokens: ['red'], index: 'byTime' })).map((e) => e.id)).toEqual(['t0']);
+    await d.close();
   });
 });
 

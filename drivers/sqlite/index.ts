@@ -21,7 +21,7 @@ import {
 } from '../../src/driver.js';
 import { AFTER_ALL, decodeKey, EMPTY, encodeKey, prefixEnd } from './keys.js';
 import { countSql, listSql, MIGRATIONS, searchSql, SQL } from './schema.js';
-import type { SqliteDatabase, SqliteDatabaseConstructor, SqliteStatement } from './sqlite-types.js';
+import type { SqliteDatabase, SqliteDatabaseConstructor, SqliteStatement, SqliteTransaction } from './sqlite-types.js';
 
 export type { SqliteDatabase } from './sqlite-types.js';
 
@@ -61,8 +61,16 @@ type StoredKeys = Record<string, Key[]>;
 const termsHash = (scope: string, tokens: readonly string[]) =>
   createHash('sha1').update(scope).update('\0').update(tokens.join('\0')).digest('base64');
 
-/** A core token as one FTS5 'ascii' token, scoped: nothing in it is a separator or changes case. */
-const ftsToken = (coll: number, scopeHex: string, token: string) => `${coll}g${scopeHex}g${Buffer.from(token, 'utf8').toString('hex')}`;
+/** Tokens FTS5's 'ascii' tokenizer keeps byte for byte: a-z, 0-9 and non-ASCII (lone surrogates excluded). */
+const PLAIN = /^[a-z0-9\u0080-\ud7ff\ue000-\uffff]+$/;
+
+/** A core token as one FTS5 term, prefixed by collection and scope numbers; distinct tokens stay distinct. */
+function ftsToken(prefix: string, token: string): string {
+  if (PLAIN.test(token)) return `${prefix}p${token}`;
+  // UTF-8 cannot carry lone surrogates, so such a token is spelled by its UTF-16 code units.
+  if (/[\ud800-\udfff]/.test(token)) return `${prefix}u${Buffer.from(token, 'utf16le').toString('hex')}`;
+  return `${prefix}x${Buffer.from(token, 'utf8').toString('hex')}`;
+}
 
 class SqliteDriver implements StorageDriver {
   private db: SqliteDatabase | undefined;
@@ -72,6 +80,11 @@ class SqliteDriver implements StorageDriver {
   /** Every collection ever declared, by number (the change log names them by number). */
   private namesByNo = new Map<number, string>();
   private cache = new Map<string, SqliteStatement>();
+  private readTx: SqliteTransaction<[CollectionInfo, readonly string[]], Array<StoredDoc | undefined>> | undefined;
+  private commitTx: SqliteTransaction<[readonly WriteOp[], CollectionInfo[]], CommitResult> | undefined;
+  private scopes = new Map<string, number>();
+  /** True while a commit runs inside a transaction the host opened on its own Database. */
+  private hostTransaction = false;
 
   constructor(private readonly options: SqliteDriverOptions) {
     this.owned = !('database' in options);
@@ -102,6 +115,7 @@ class SqliteDriver implements StorageDriver {
         this.db.close();
         this.db = undefined;
         this.cache.clear();
+        this.commitTx = this.readTx = undefined;
       }
       throw error;
     }
@@ -201,7 +215,7 @@ class SqliteDriver implements StorageDriver {
     const c = this.coll(collection);
     if (ids.length <= 1) return ids.map((id) => this.read(c, id));
     // One read transaction, so the records come from one snapshot even with other writers on the file.
-    return this.database().transaction(() => ids.map((id) => this.read(c, id)))();
+    return (this.readTx ??= this.database().transaction((c: CollectionInfo, ids: readonly string[]) => ids.map((id) => this.read(c, id))))(c, ids);
   }
 
   async getByIndex(collection: string, index: string, key: Key): Promise<StoredDoc | undefined> {
@@ -243,8 +257,10 @@ class SqliteDriver implements StorageDriver {
     const c = this.coll(q.collection);
     const i = this.index(c, q.index);
     if (q.tokens.length === 0) return [];
-    const scopeHex = Buffer.from(q.scope, 'utf8').toString('hex');
-    const match = [...new Set(q.tokens)].map((t) => `"${ftsToken(c.no, scopeHex, t)}"`).join(' ');
+    const scope = this.scopeNo(q.scope, false);
+    if (scope === undefined) return [];
+    const prefix = `${c.no}s${scope}`;
+    const match = [...new Set(q.tokens)].map((t) => `"${ftsToken(prefix, t)}"`).join(' ');
     const rows = this.stmt(searchSql).raw().all(i.path, match, c.no) as Array<[string, string | null]>;
     const out: IndexEntry[] = [];
     for (const [id, keys] of rows) {
@@ -262,12 +278,14 @@ class SqliteDriver implements StorageDriver {
       if (op.type === 'put') for (const name of Object.keys(op.keys)) this.index(c, name);
       return c;
     });
-    // IMMEDIATE takes the write lock before reading the versions, so another connection cannot slip in between.
-    return db.transaction(() => {
+    this.hostTransaction = db.inTransaction;
+    // IMMEDIATE takes the write lock before reading the versions, so another connection cannot slip in
+    // between. (Inside a host's own transaction better-sqlite3 uses a savepoint instead.)
+    return (this.commitTx ??= db.transaction((ops: readonly WriteOp[], resolved: CollectionInfo[]) => {
       const seq = Number(this.stmt(SQL.nextSeq).pluck().get());
       ops.forEach((op, pos) => this.apply(resolved[pos]!, op, seq, pos));
       return { seq };
-    }).immediate();
+    })).immediate(ops, resolved);
   }
 
   /** One op inside the commit transaction; throwing DriverConflict rolls the whole commit back. */
@@ -330,12 +348,27 @@ class SqliteDriver implements StorageDriver {
     if (terms !== oldTerms) {
       if (oldTerms !== null) this.stmt(SQL.unindexTerms).run(id);
       if (op.terms) {
-        const scopeHex = Buffer.from(op.terms.scope, 'utf8').toString('hex');
-        const text = [...new Set(op.terms.tokens)].map((t) => ftsToken(c.no, scopeHex, t)).join(' ');
+        const prefix = `${c.no}s${this.scopeNo(op.terms.scope, true)!}`;
+        const text = [...new Set(op.terms.tokens)].map((t) => ftsToken(prefix, t)).join(' ');
         this.stmt(SQL.indexTerms).run(id, text);
       }
     }
     this.stmt(SQL.logChange).run(seq, pos, c.no, op.id, 'put', op.expect + 1);
+  }
+
+  /** The number of a search scope; with `create`, assigned on first use (inside the commit transaction). */
+  private scopeNo(name: string, create: boolean): number | undefined {
+    const known = this.scopes.get(name);
+    if (known !== undefined) return known;
+    const no = this.stmt(SQL.scopeNo).pluck().get(name) as number | undefined;
+    // A committed number never changes, so it can be cached; one given inside a commit is not cached
+    // until a later call finds it committed (the commit may still roll back), nor is anything read
+    // inside a transaction the host opened around us.
+    if (no !== undefined) {
+      if (!this.hostTransaction) this.scopes.set(name, no);
+      return no;
+    }
+    return create ? Number(this.stmt(SQL.addScope).run(name).lastInsertRowid) : undefined;
   }
 
   async changesSince(seq: number, limit = 1000): Promise<Change[]> {
@@ -349,6 +382,8 @@ class SqliteDriver implements StorageDriver {
     if (this.closed) return;
     this.closed = true;
     this.cache.clear();
+    this.scopes.clear();
+    this.commitTx = this.readTx = undefined;
     if (this.owned && this.db?.open) this.db.close();
     this.db = undefined;
   }

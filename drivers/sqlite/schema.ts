@@ -9,9 +9,12 @@
  *             update can remove exactly the entries it replaces; `terms` is a hash of the search tokens.
  * - entries   every index entry: (index number, order-preserving key bytes, doc rowid). Its primary
  *             key is the index: a list or count is one range seek, never OFFSET, never a scan.
- * - search    FTS5, contentless, rowid = docs.rid; each core token is written as
- *             `<collection>g<hex scope>g<hex token>` so FTS5's tokenizer keeps it whole and a query
- *             only reads the posting lists of its own scope.
+ * - scopes    search scopes (e.g. blog ids) as small numbers, to keep FTS terms short.
+ * - search    FTS5, contentless, detail=none, rowid = docs.rid. Each core token is one FTS term
+ *             `<collection>s<scope no>p<token>` (or `...x<hex of UTF-8>` when the token holds ASCII
+ *             other than a-z0-9, which FTS5's 'ascii' tokenizer would split or fold; `...u<hex of
+ *             UTF-16>` when it holds a lone surrogate), so FTS5 stores
+ *             exactly the core's tokens and a query reads only the posting lists of its own scope.
  * - changes   the change log: one row per op, (commit seq, position in the commit).
  */
 export const MIGRATIONS: readonly string[] = [
@@ -54,6 +57,11 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (ix, key, rid)
   ) WITHOUT ROWID;
 
+  CREATE TABLE scopes (
+    no   INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE
+  );
+
   CREATE VIRTUAL TABLE search USING fts5 (
     t, content = '', contentless_delete = 1, detail = none, tokenize = 'ascii'
   );
@@ -84,6 +92,9 @@ export const SQL = {
   setUnique: `UPDATE indexes SET uniq = ? WHERE no = ?`,
   dropIndex: `DELETE FROM indexes WHERE no = ?`,
   dropEntries: `DELETE FROM entries WHERE ix = ?`,
+
+  scopeNo: `SELECT no FROM scopes WHERE name = ?`,
+  addScope: `INSERT INTO scopes (name) VALUES (?)`,
 
   // Reads.
   readDoc: `SELECT version, doc FROM docs WHERE coll = ? AND id = ?`,
