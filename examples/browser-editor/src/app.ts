@@ -1,0 +1,40 @@
+/** What every view gets: the blog, the services, and the shared ways to report and navigate. */
+import type { Blog, BlogService } from 'blogkit';
+
+export interface App {
+  blog: Blog;
+  /** The blog's owner (its ADMIN): writes, drafts, moderation. */
+  owner: BlogService;
+  /** A signed-out visitor: what the public sees, and anonymous comments. */
+  reader: BlogService;
+  /** Says that something worked (a polite live region). */
+  notify(message: string): void;
+  /** Shows what went wrong, in words. Every failed call ends here or in a view's own message. */
+  fail(error: unknown): void;
+  /** Clears shown problems (after the person acted on them). */
+  clearProblems(): void;
+  /** Navigates to a `#/…` route (and shows it). */
+  go(hash: string): void;
+  /** Changes the address shown for the current view without showing anything new (a new post got its id). */
+  setAddress(hash: string): void;
+  /** Set by a view that can hold unsaved work: the question to ask before leaving it, or null when all is saved. */
+  unsaved: (() => string | null) | null;
+}
+
+export interface Route {
+  path: string[];
+  query: URLSearchParams;
+}
+
+export function parseRoute(hash: string): Route {
+  const [path = '', query = ''] = hash.replace(/^#\/?/, '').split('?');
+  return { path: path.split('/').filter(Boolean).map(decodeURIComponent), query: new URLSearchParams(query) };
+}
+
+/** Builds `#/a/b?x=1`, leaving out empty query values. */
+export function href(path: string[], query: Record<string, string | undefined> = {}): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v) q.set(k, v);
+  const qs = q.toString();
+  return `#/${path.map(encodeURIComponent).join('/')}${qs ? `?${qs}` : ''}`;
+}

@@ -1,0 +1,43 @@
+/** Opening the local store, and the first visit: a local user and their blog, both kept in IndexedDB. */
+import { BlogError, createBlogService, type Blog, type BlogService } from 'blogkit';
+import { idbDriver } from 'blogkit/idb';
+
+/** The one person who writes here. A real host would use its signed-in user's id. */
+export const OWNER_ID = 'owner';
+const DATABASE = 'blogkit-editor';
+/** Blogs need a public address; this one only shapes post URLs (`…/2026/11/slug.html`). */
+const BLOG_URL = 'https://my-offline-blog.example/';
+
+export async function openService(): Promise<BlogService> {
+  const service = createBlogService({ driver: idbDriver({ name: DATABASE }) });
+  await service.ready();
+  return service;
+}
+
+const isNotFound = (e: unknown) => BlogError.is(e) && e.code === 404;
+
+/** The owner's blog, or null on a first visit. */
+export async function findBlog(service: BlogService): Promise<Blog | null> {
+  try {
+    await service.users.get({ userId: OWNER_ID });
+  } catch (e) {
+    if (isNotFound(e)) return null;
+    throw e;
+  }
+  const { items } = await service.blogs.listByUser({ userId: OWNER_ID });
+  return items[0] ?? null;
+}
+
+export async function createBlog(service: BlogService, input: { displayName: string; name: string; description: string }): Promise<Blog> {
+  // The user may exist already if an earlier attempt stopped half way.
+  try {
+    await service.users.get({ userId: OWNER_ID });
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+    await service.users.insert({ body: { id: OWNER_ID, displayName: input.displayName } });
+  }
+  const blog = await service.blogs.insert({ body: { name: input.name, url: BLOG_URL, description: input.description }, ownerId: OWNER_ID });
+  // Ask the browser not to evict this origin's storage under pressure: the blog lives only here.
+  await navigator.storage?.persist?.().catch(() => false);
+  return blog;
+}

@@ -1,0 +1,366 @@
+/**
+ * Writing and editing a post or a page. Every write carries the etag the editor loaded (`ifMatch`), so
+ * when another tab saved the same post meanwhile the service answers 412 and the editor says so, keeping
+ * this tab's text, instead of one tab silently overwriting the other.
+ */
+import type { Page, Post } from 'blogkit';
+import type { App } from '../app.js';
+import { isConflict } from '../errors.js';
+import { h, htmlFrame, mount, when } from '../dom.js';
+import { badge } from './common.js';
+
+type Doc = Post | Page;
+interface Fields {
+  title: string;
+  content: string;
+  labels: string[];
+}
+/** What a save does besides storing the text. */
+type How = 'keep' | 'publish' | 'revert' | { at: string };
+
+/** The calls one kind of document (post or page) needs; everything else in the editor is shared. */
+export interface Kind {
+  noun: 'post' | 'page';
+  listHref: string;
+  hasLabels: boolean;
+  canSchedule: boolean;
+  get(id: string): Promise<Doc>;
+  create(fields: Fields, how: 'draft' | 'publish' | { at: string }): Promise<Doc>;
+  save(doc: Doc, etag: string, fields: Fields, how: How): Promise<Doc>;
+  trash(id: string, etag: string): Promise<void>;
+  restore(id: string, etag: string): Promise<Doc>;
+  destroy(id: string, etag: string): Promise<void>;
+}
+
+export function postKind(app: App): Kind {
+  const blogId = app.blog.id;
+  const posts = app.owner.posts;
+  return {
+    noun: 'post',
+    listHref: '#/posts',
+    hasLabels: true,
+    canSchedule: true,
+    get: (postId) => posts.get({ blogId, postId, view: 'ADMIN' }),
+    create: (fields, how) =>
+      posts.insert({ blogId, isDraft: how === 'draft', body: { ...fields, ...(typeof how === 'object' ? { published: how.at } : {}) } }),
+    async save(doc, etag, fields, how) {
+      const postId = doc.id;
+      if (how === 'keep') return posts.patch({ blogId, postId, ifMatch: etag, body: fields });
+      if (how === 'revert') return posts.patch({ blogId, postId, ifMatch: etag, body: fields, revert: true });
+      const at = how === 'publish' ? new Date().toISOString() : how.at;
+      // A draft's saved `published` time is the one `publish` uses: text and date go in one write.
+      if (doc.status === 'DRAFT') return posts.patch({ blogId, postId, ifMatch: etag, body: { ...fields, published: at }, publish: true });
+      // Scheduled: store the text, then move the date.
+      const saved = await posts.patch({ blogId, postId, ifMatch: etag, body: fields });
+      return posts.publish({ blogId, postId, publishDate: at, ifMatch: saved.etag });
+    },
+    trash: (postId, ifMatch) => posts.delete({ blogId, postId, useTrash: true, ifMatch }),
+    restore: (postId, ifMatch) => posts.revert({ blogId, postId, ifMatch }),
+    destroy: (postId, ifMatch) => posts.delete({ blogId, postId, ifMatch }),
+  };
+}
+
+export function pageKind(app: App): Kind {
+  const blogId = app.blog.id;
+  const pages = app.owner.pages;
+  return {
+    noun: 'page',
+    listHref: '#/pages',
+    hasLabels: false,
+    canSchedule: false,
+    get: (pageId) => pages.get({ blogId, pageId, view: 'ADMIN' }),
+    create: ({ title, content }, how) => pages.insert({ blogId, isDraft: how === 'draft', body: { title, content } }),
+    save: (doc, ifMatch, { title, content }, how) =>
+      pages.patch({ blogId, pageId: doc.id, ifMatch, body: { title, content }, ...(how === 'publish' ? { publish: true } : how === 'revert' ? { revert: true } : {}) }),
+    trash: (pageId, ifMatch) => pages.delete({ blogId, pageId, useTrash: true, ifMatch }),
+    restore: (pageId, ifMatch) => pages.revert({ blogId, pageId, ifMatch }),
+    destroy: (pageId, ifMatch) => pages.delete({ blogId, pageId, ifMatch }),
+  };
+}
+
+const splitLabels = (text: string) => [...new Set(text.split(',').map((l) => l.trim()).filter(Boolean))];
+
+/** `2026-11-22T10:00` in local time, the value format of <input type="datetime-local">. */
+function localInput(iso: string | undefined): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+export async function editorView(app: App, kind: Kind, id: string | undefined): Promise<HTMLElement> {
+  let doc: Doc | null = id ? await kind.get(id) : null;
+  const Noun = kind.noun === 'post' ? 'Post' : 'Page';
+  const listName = `${kind.noun}s`;
+
+  const heading = h('h1', { tabIndex: -1 });
+  const badgeSlot = h('span', { class: 'badge-slot' });
+  const saveState = h('span', { class: 'save-state', 'aria-live': 'polite' });
+  const conflictSlot = h('div', { class: 'conflict-slot' });
+  const trashNote = h('p', { class: 'note', hidden: true }, `This ${kind.noun} is in the trash. Restore it to edit it again.`);
+
+  const title = h('input', { id: 'title', name: 'title', required: true, maxLength: 1000, autocomplete: 'off', placeholder: `${Noun} title` });
+  const labels = h('input', { id: 'labels', name: 'labels', autocomplete: 'off', placeholder: 'e.g. travel, food' });
+  const content = h('textarea', { id: 'content', name: 'content', rows: 16, spellcheck: true, placeholder: '<p>Write in HTML…</p>' });
+  const preview = h('div', { class: 'preview-body' });
+  const previewBox = h('details', { class: 'preview' }, h('summary', null, 'Preview'), preview);
+  const at = h('input', { id: 'publish-at', type: 'datetime-local', name: 'publishAt' });
+  const scheduleBox = h(
+    'fieldset',
+    { class: 'schedule' },
+    h('legend', null, 'Publish at a date'),
+    h('label', { for: 'publish-at' }, 'Date and time'),
+    h('div', { class: 'inline' }, at, h('button', { type: 'button', onclick: () => schedule() }, 'Schedule')),
+    h('p', { class: 'hint' }, 'A future time schedules the post; it goes live by itself then. A past time back-dates it.'),
+  );
+  const actions = h('div', { class: 'actions', role: 'group', 'aria-label': `${Noun} actions` });
+  const meta = h('dl', { class: 'meta' });
+
+  const form = h(
+    'form',
+    { class: 'editor-form', novalidate: true, onsubmit: (e: Event) => (e.preventDefault(), primary()) },
+    h('div', { class: 'field' }, h('label', { for: 'title' }, 'Title'), title),
+    kind.hasLabels ? h('div', { class: 'field' }, h('label', { for: 'labels' }, 'Labels'), labels, h('p', { class: 'hint' }, 'Separate labels with commas.')) : null,
+    h('div', { class: 'field' }, h('label', { for: 'content' }, 'Content (HTML)'), content),
+    previewBox,
+    kind.canSchedule ? scheduleBox : null,
+    actions,
+  );
+
+  const root = h(
+    'section',
+    {
+      class: 'view editor-view',
+      onkeydown: (e: KeyboardEvent) => {
+        if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
+          e.preventDefault();
+          primary();
+        }
+      },
+    },
+    h('a', { class: 'back', href: kind.listHref }, `← All ${listName}`),
+    h('div', { class: 'page-head' }, heading, h('div', { class: 'head-actions' }, badgeSlot, saveState)),
+    conflictSlot,
+    trashNote,
+    h('div', { class: 'editor-grid' }, form, h('aside', { class: 'side', 'aria-label': `About this ${kind.noun}` }, meta)),
+  );
+
+  const values = (): Fields => ({ title: title.value, content: content.value, labels: kind.hasLabels ? splitLabels(labels.value) : [] });
+  const dirty = (): boolean => {
+    const v = values();
+    const saved = { title: doc?.title ?? '', content: doc?.content ?? '', labels: (doc as Post | null)?.labels ?? [] };
+    return v.title !== saved.title || v.content !== saved.content || (kind.hasLabels && v.labels.join('\n') !== saved.labels.join('\n'));
+  };
+  const showDirty = () => {
+    saveState.textContent = dirty() ? 'Unsaved changes' : doc ? 'All changes saved' : '';
+    saveState.classList.toggle('unsaved', dirty());
+  };
+  form.addEventListener('input', showDirty);
+  app.unsaved = () => (dirty() ? `This ${kind.noun} has unsaved changes. Leave without saving them?` : null);
+
+  let previewTimer: number | undefined;
+  const showPreview = () => {
+    if (previewBox.open) mount(preview, htmlFrame(content.value || '<p><em>Nothing to preview yet.</em></p>', `Preview of the ${kind.noun}`));
+  };
+  previewBox.addEventListener('toggle', showPreview);
+  content.addEventListener('input', () => {
+    clearTimeout(previewTimer);
+    previewTimer = window.setTimeout(showPreview, 400);
+  });
+
+  /** Puts a stored version in the form (on open, after "reload", after a write). */
+  function load(next: Doc | null) {
+    doc = next;
+    title.value = doc?.title ?? '';
+    content.value = doc?.content ?? '';
+    labels.value = ((doc as Post | null)?.labels ?? []).join(', ');
+    at.value = doc?.status === 'SCHEDULED' ? localInput(doc.published) : '';
+    refresh();
+    showPreview();
+  }
+
+  /** Everything that depends on the stored state: heading, badge, buttons, details. */
+  function refresh() {
+    const status = doc?.status;
+    const trashed = status === 'SOFT_TRASHED';
+    heading.textContent = doc ? `Edit ${kind.noun}` : `New ${kind.noun}`;
+    mount(badgeSlot, badge(status));
+    trashNote.hidden = !trashed;
+    for (const field of [title, labels, content]) field.readOnly = trashed;
+    scheduleBox.hidden = !(!doc || status === 'DRAFT' || status === 'SCHEDULED');
+    const button = (label: string, onclick: () => void, variant = '') =>
+      h('button', { type: variant === 'primary' ? 'submit' : 'button', class: variant, onclick: variant === 'primary' ? undefined : onclick }, label);
+    if (!doc) {
+      mount(actions, button('Save draft', primary, 'primary'), button('Publish now', () => save('publish')));
+    } else if (trashed) {
+      mount(actions, button('Restore as draft', restore), button('Delete forever', destroy, 'danger'));
+    } else {
+      mount(
+        actions,
+        button(status === 'LIVE' ? 'Update' : status === 'SCHEDULED' ? 'Save' : 'Save draft', primary, 'primary'),
+        status !== 'LIVE' ? button('Publish now', () => save('publish')) : null,
+        status === 'LIVE' || status === 'SCHEDULED' ? button('Revert to draft', () => save('revert')) : null,
+        button('Move to trash', trash, 'quiet'),
+        button('Delete forever', destroy, 'danger'),
+      );
+    }
+    const comments = (doc as Post | null)?.replies?.totalItems;
+    mount(
+      meta,
+      ...(doc
+        ? [
+            doc.url ? [h('dt', null, 'Address'), h('dd', { class: 'url' }, new URL(doc.url).pathname)] : null,
+            doc.published && status !== 'DRAFT' ? [h('dt', null, status === 'SCHEDULED' ? 'Goes live' : 'Published'), h('dd', null, when(doc.published))] : null,
+            doc.trashed ? [h('dt', null, 'Trashed'), h('dd', null, when(doc.trashed))] : null,
+            h('dt', null, 'Last saved'),
+            h('dd', null, when(doc.updated)),
+            comments !== undefined
+              ? [
+                  h('dt', null, 'Comments'),
+                  h('dd', null, `${comments} published · `, h('a', { href: `#/comments/pending?post=${doc.id}` }, 'moderate')),
+                ]
+              : null,
+            status === 'LIVE' ? [h('dt', null, 'Readers'), h('dd', null, h('a', { href: `#/read/${kind.noun}/${doc.id}` }, 'See it as a reader'))] : null,
+          ]
+        : [h('dd', { class: 'hint' }, `A new ${kind.noun} is saved in this browser only. Nothing leaves this device.`)]),
+    );
+    showDirty();
+  }
+
+  /**
+   * Runs one write with the loaded etag. A 412 shows the conflict (and keeps the form as it is); any other
+   * failure goes to the page's problem list. `act` takes the etag so "overwrite" can rerun it with a fresh one.
+   */
+  async function run(act: (etag: string) => Promise<Doc | 'gone'>, done: string): Promise<void> {
+    app.clearProblems();
+    conflictSlot.replaceChildren();
+    form.setAttribute('aria-busy', 'true');
+    for (const b of actions.querySelectorAll('button')) b.disabled = true;
+    try {
+      settle(await act(doc?.etag ?? ''), done);
+    } catch (error) {
+      if (isConflict(error) && doc) showConflict(act, done);
+      else app.fail(error);
+      refresh();
+    } finally {
+      form.removeAttribute('aria-busy');
+    }
+  }
+
+  function settle(result: Doc | 'gone', done: string) {
+    app.notify(done);
+    if (result === 'gone') {
+      doc = null;
+      app.unsaved = null;
+      app.go(kind.listHref);
+      return;
+    }
+    const wasNew = !doc;
+    load(result);
+    if (wasNew) app.setAddress(`#/${listName}/edit/${result.id}`);
+    if (!root.contains(document.activeElement)) (actions.querySelector('button') as HTMLButtonElement | null)?.focus();
+  }
+
+  function showConflict(act: (etag: string) => Promise<Doc | 'gone'>, done: string) {
+    const current = doc!;
+    mount(
+      conflictSlot,
+      h(
+        'div',
+        { class: 'conflict', role: 'alert' },
+        h('h2', null, 'Changed in another tab'),
+        h(
+          'p',
+          null,
+          `This ${kind.noun} was changed in another tab (or window) after you opened it, so your version was not saved. `,
+          'Reload to see the saved version (your edits here are dropped), or overwrite it with your version.',
+        ),
+        h(
+          'div',
+          { class: 'actions' },
+          h('button', { type: 'button', onclick: () => reloadLatest(current.id) }, 'Reload to see it'),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'danger',
+              onclick: () =>
+                run(async () => {
+                  // Overwrite what is stored now — and only that: a third change meanwhile conflicts again.
+                  const latest = await kind.get(current.id);
+                  doc = { ...current, etag: latest.etag, status: latest.status } as Doc;
+                  return act(latest.etag);
+                }, done),
+            },
+            'Overwrite with my version',
+          ),
+        ),
+      ),
+    );
+    (conflictSlot.querySelector('button') as HTMLButtonElement).focus();
+  }
+
+  async function reloadLatest(postId: string) {
+    app.clearProblems();
+    try {
+      load(await kind.get(postId));
+      conflictSlot.replaceChildren();
+      app.notify(`Showing the latest saved version of this ${kind.noun}.`);
+      title.focus();
+    } catch (error) {
+      app.fail(error);
+    }
+  }
+
+  function primary() {
+    if (doc?.status === 'SOFT_TRASHED') return;
+    void save('keep');
+  }
+
+  function save(how: How) {
+    if (!title.value.trim()) {
+      title.setCustomValidity(`Give the ${kind.noun} a title.`);
+      title.reportValidity();
+      title.addEventListener('input', () => title.setCustomValidity(''), { once: true });
+      return;
+    }
+    const fields = values();
+    const words = how === 'publish' ? 'Published.' : how === 'revert' ? 'Reverted to draft.' : typeof how === 'object' ? '' : doc ? 'Saved.' : 'Draft saved.';
+    return run((etag) => {
+      if (!doc) return kind.create(fields, how === 'keep' ? 'draft' : how === 'revert' ? 'draft' : how);
+      return kind.save(doc, etag, fields, how);
+    }, words || `Scheduled for ${new Date((how as { at: string }).at).toLocaleString()}.`);
+  }
+
+  function schedule() {
+    if (!at.value) {
+      at.setCustomValidity('Choose the date and time to publish at.');
+      at.reportValidity();
+      at.addEventListener('input', () => at.setCustomValidity(''), { once: true });
+      return;
+    }
+    void save({ at: new Date(at.value).toISOString() });
+  }
+
+  function trash() {
+    void run(async (etag) => {
+      await kind.trash(doc!.id, etag);
+      return kind.get(doc!.id);
+    }, `Moved to the trash. Find it under Trash to restore it.`);
+  }
+
+  function restore() {
+    void run((etag) => kind.restore(doc!.id, etag), 'Restored as a draft.');
+  }
+
+  function destroy() {
+    if (!confirm(`Delete “${doc!.title || 'untitled'}” for good${kind.noun === 'post' ? ', with its comments' : ''}? This cannot be undone.`)) return;
+    void run(async (etag) => {
+      await kind.destroy(doc!.id, etag);
+      return 'gone';
+    }, `${Noun} deleted for good.`);
+  }
+
+  load(doc);
+  return root;
+}
