@@ -1,5 +1,6 @@
 /** Reading a JSON request body without ever holding more than `maxBytes` of it. */
 import { BlogError } from '../errors.js';
+import type { IncomingLike } from './internal.js';
 
 export const tooLarge = (maxBytes: number) =>
   new BlogError({ code: 413, reason: 'requestTooLarge', message: `Request body larger than ${maxBytes} bytes` });
@@ -8,14 +9,14 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /**
  * The parsed JSON object, or undefined when the request has no body. 413 over the limit (by
- * Content-Length before reading, else while streaming), 415 for a non-JSON media type, 400 parseError
+ * Content-Length before reading, else while reading), 415 for a non-JSON media type, 400 parseError
  * for malformed JSON or text that is not UTF-8, 400 invalid when the JSON is not an object.
  */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<Record<string, unknown> | undefined> {
-  const declared = request.headers.get('content-length');
+export async function readJsonBody(incoming: IncomingLike, maxBytes: number): Promise<Record<string, unknown> | undefined> {
+  const declared = incoming.header('content-length');
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > maxBytes) throw tooLarge(maxBytes);
-  if (request.body === null || declared === '0') return undefined;
-  const type = request.headers.get('content-type');
+  if (!incoming.hasBody() || declared === '0') return undefined;
+  const type = incoming.header('content-type');
   if (type === null || !JSON_TYPE.test(type)) {
     throw new BlogError({
       code: 415,
@@ -25,11 +26,11 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
       locationType: 'header',
     });
   }
-  const bytes = await readLimited(request.body, maxBytes);
+  const bytes = await incoming.readBody(maxBytes);
   if (bytes.byteLength === 0) return undefined;
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     throw parseError('Request body is not valid UTF-8');
   }
@@ -47,27 +48,8 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
 
 const parseError = (message: string) => new BlogError({ code: 400, reason: 'parseError', message });
 
-/** Concatenates the stream's chunks, cancelling it as soon as the total passes `maxBytes`. */
-async function readLimited(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        // The chunk that crosses the limit is dropped, not kept.
-        chunks.length = 0;
-        await reader.cancel().catch(() => {});
-        throw tooLarge(maxBytes);
-      }
-      chunks.push(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
+/** Concatenates chunks, the way both adapters collect a body. */
+export function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
   if (chunks.length === 1) return chunks[0]!;
   const out = new Uint8Array(total);
   let at = 0;
@@ -76,4 +58,23 @@ async function readLimited(stream: ReadableStream<Uint8Array>, maxBytes: number)
     at += c.byteLength;
   }
   return out;
+}
+
+/** A Fetch body stream, cancelled as soon as the total passes `maxBytes` (the crossing chunk is not kept). */
+export async function readStreamLimited(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      chunks.length = 0;
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return concat(chunks, total);
 }

@@ -4,9 +4,9 @@
  * No Node built-ins here: this module bundles for any runtime.
  */
 import { BlogError } from '../errors.js';
-import { readJsonBody } from './body.js';
+import { readJsonBody, readStreamLimited } from './body.js';
 import { applyFields, parseFields } from './fields.js';
-import { notMine, responseText } from './internal.js';
+import { dispatchers, type IncomingLike, type Outgoing } from './internal.js';
 import { parseQuery } from './params.js';
 import { ROUTES, Router, type Route } from './routes.js';
 
@@ -51,7 +51,9 @@ export interface HttpHandlerOptions {
 export type HttpHandler = (request: Request) => Promise<Response>;
 
 const router = new Router(ROUTES);
-const JSON_HEADERS = { 'content-type': 'application/json; charset=UTF-8' } as const;
+const JSON_TYPE = 'application/json; charset=UTF-8';
+/** Scoped services kept per user id (a scoped service is a set of closures; building one per request costs). */
+const SCOPE_CACHE_SIZE = 256;
 
 /**
  * Builds the `/v3` handler for a service.
@@ -66,29 +68,50 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const cors = options.cors === true ? {} : options.cors || undefined;
   const { authenticate, onError } = options;
+  let anonymous: object | undefined;
+  const users = new Map<string, object>();
 
-  return async function handle(request: Request): Promise<Response> {
-    const corsHeaders = cors ? corsFor(cors, request) : undefined;
+  const run = async (incoming: IncomingLike): Promise<Outgoing> => {
+    const corsHeaders = cors ? corsFor(cors, incoming) : undefined;
     try {
-      return await dispatch(request, corsHeaders);
+      return await dispatch(incoming, corsHeaders);
     } catch (error) {
-      return errorResponse(toBlogError(error, request), corsHeaders);
+      if (!BlogError.is(error)) onError?.(error, incoming.request());
+      const e = BlogError.is(error) ? error : new BlogError({ code: 500, reason: 'backendError', message: 'Backend Error' });
+      return errorOut(e, corsHeaders);
     }
   };
 
-  function toBlogError(error: unknown, request: Request): BlogError {
-    if (BlogError.is(error)) return error;
-    onError?.(error, request);
-    return new BlogError({ code: 500, reason: 'backendError', message: 'Backend Error' });
+  const handle = async (request: Request): Promise<Response> => {
+    const out = await run(fetchIncoming(request));
+    return new Response(out.text, { status: out.status, headers: out.headers });
+  };
+  dispatchers.set(handle, run);
+  return handle;
+
+  function scope(actor: Actor | null): Record<string, Record<string, (p: unknown) => Promise<unknown>>> {
+    let scoped: object | undefined;
+    if (actor === null) scoped = anonymous ??= service.as(null);
+    else {
+      scoped = users.get(actor.userId);
+      if (!scoped) {
+        if (users.size >= SCOPE_CACHE_SIZE) users.delete(users.keys().next().value!);
+        users.set(actor.userId, (scoped = service.as({ userId: actor.userId })));
+      }
+    }
+    return scoped as Record<string, Record<string, (p: unknown) => Promise<unknown>>>;
   }
 
-  async function dispatch(request: Request, corsHeaders: Record<string, string> | undefined): Promise<Response> {
-    const url = new URL(request.url);
-    const path = url.pathname;
+  async function dispatch(incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Promise<Outgoing> {
+    let target = incoming.target;
+    if (target.charCodeAt(0) !== 47 /* / */) {
+      const u = new URL(target); // absolute-form request target
+      target = u.pathname + u.search;
+    }
+    const q = target.indexOf('?');
+    const path = q < 0 ? target : target.slice(0, q);
     if (basePath !== '' && !(path.startsWith(basePath) && path.charCodeAt(basePath.length) === 47 /* / */)) {
-      const res = errorResponse(routeNotFound(), corsHeaders);
-      notMine.add(res);
-      return res;
+      return { ...errorOut(routeNotFound(), corsHeaders), notMine: true };
     }
     const segments = path.slice(basePath.length + 1).split('/');
     for (let i = 0; i < segments.length; i++) {
@@ -104,9 +127,9 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     const match = router.match(segments);
     if (!match) throw routeNotFound();
 
-    const method = request.method.toUpperCase();
-    if (method === 'OPTIONS' && cors && request.headers.has('access-control-request-method')) {
-      return preflight(match.methods, request, corsHeaders);
+    const method = incoming.method;
+    if (method === 'OPTIONS' && cors && incoming.header('access-control-request-method') !== null) {
+      return preflight(match.methods, incoming, corsHeaders);
     }
     const route = match.methods.get(method === 'HEAD' ? 'GET' : method);
     if (!route) {
@@ -118,46 +141,46 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     }
 
     // Authenticate before parsing anything the caller sent (an anonymous flood never gets bodies read).
-    const actor = authenticate ? await authenticate(request) : null;
+    const actor = authenticate ? await authenticate(incoming.request()) : null;
     if (actor != null && (typeof actor !== 'object' || typeof actor.userId !== 'string')) {
       throw new TypeError('authenticate() must return { userId: string } or null');
     }
 
-    const { params, global } = parseQuery(url.searchParams, route.query);
+    const { params, global } = parseQuery(new URLSearchParams(q < 0 ? '' : target.slice(q + 1)), route.query);
     const mask = global.fields === undefined ? undefined : parseFields(global.fields);
     Object.assign(params, match.params);
     if (route.body) {
-      const body = await readJsonBody(request, maxBodyBytes);
+      const body = await readJsonBody(incoming, maxBodyBytes);
       if (body === undefined) {
         throw new BlogError({ code: 400, reason: 'required', message: 'Required: a JSON request body', location: 'body', locationType: 'body' });
       }
       params.body = body;
     }
     if (route.ifMatch) {
-      const ifMatch = request.headers.get('if-match');
+      const ifMatch = incoming.header('if-match');
       if (ifMatch !== null) params.ifMatch = ifMatch.trim();
     }
 
-    const scoped = service.as(actor ?? null) as Record<string, Record<string, (p: unknown) => Promise<unknown>>>;
-    const result = await scoped[route.op[0]]![route.op[1]]!(params);
+    const result = await scope(actor ?? null)[route.op[0]]![route.op[1]]!(params);
 
-    if (route.noContent) return new Response(null, { status: 204, headers: { ...corsHeaders } });
-    const headers: Record<string, string> = { ...JSON_HEADERS, ...corsHeaders };
+    if (route.noContent) return { status: 204, headers: { ...corsHeaders }, text: null };
+    const headers: Record<string, string> = { 'content-type': JSON_TYPE, ...corsHeaders };
     const etag = route.etag ? (result as { etag?: unknown } | undefined)?.etag : undefined;
     if (typeof etag === 'string') {
       headers.etag = etag;
-      if (route.method === 'GET' && etagMatches(request.headers.get('if-none-match'), etag)) {
-        return new Response(null, { status: 304, headers: { etag, ...corsHeaders } });
+      if (route.method === 'GET' && etagMatches(incoming.header('if-none-match'), etag)) {
+        return { status: 304, headers: { etag, ...corsHeaders }, text: null };
       }
     }
     const out = mask ? applyFields(result, mask) : result;
-    return json(200, global.pretty ? `${JSON.stringify(out, null, 2)}\n` : JSON.stringify(out), headers, method === 'HEAD');
+    const text = global.pretty ? `${JSON.stringify(out, null, 2)}\n` : JSON.stringify(out);
+    return { status: 200, headers, text: method === 'HEAD' ? null : text };
   }
 
-  function preflight(methods: ReadonlyMap<string, Route>, request: Request, corsHeaders: Record<string, string> | undefined): Response {
-    if (!corsHeaders) return new Response(null, { status: 403 });
-    const requested = request.headers.get('access-control-request-headers');
-    return new Response(null, {
+  function preflight(methods: ReadonlyMap<string, Route>, incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Outgoing {
+    if (!corsHeaders) return { status: 403, headers: {}, text: null };
+    const requested = incoming.header('access-control-request-headers');
+    return {
       status: 204,
       headers: {
         ...corsHeaders,
@@ -165,21 +188,31 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
         'access-control-allow-headers': requested ?? 'authorization, content-type, if-match, if-none-match',
         'access-control-max-age': String((cors as CorsOptions).maxAge ?? 600),
       },
-    });
+      text: null,
+    };
   }
 }
 
-function json(status: number, text: string, headers: Record<string, string>, head = false): Response {
-  const res = new Response(head ? null : text, { status, headers });
-  if (!head) responseText.set(res, text);
-  return res;
+/** A Fetch Request as the dispatcher reads it. */
+function fetchIncoming(request: Request): IncomingLike {
+  const url = new URL(request.url);
+  return {
+    method: request.method.toUpperCase(),
+    target: url.pathname + url.search,
+    header: (name) => request.headers.get(name),
+    hasBody: () => request.body !== null,
+    readBody: (maxBytes) => (request.body ? readStreamLimited(request.body, maxBytes) : Promise.resolve(new Uint8Array(0))),
+    request: () => request,
+  };
 }
 
-function errorResponse(error: BlogError, corsHeaders: Record<string, string> | undefined): Response {
-  const headers: Record<string, string> = { ...JSON_HEADERS, ...corsHeaders };
+function errorOut(error: BlogError, corsHeaders: Record<string, string> | undefined): Outgoing {
+  const headers: Record<string, string> = { 'content-type': JSON_TYPE, ...corsHeaders };
   const allow = (error as BlogError & { allow?: string }).allow;
   if (allow) headers.allow = allow;
-  return json(error.code, `${JSON.stringify(error.toJSON(), null, 2)}\n`, headers);
+  // A refused upload may still be arriving: close the connection rather than read it to the end.
+  if (error.code === 413) headers.connection = 'close';
+  return { status: error.code, headers, text: `${JSON.stringify(error.toJSON(), null, 2)}\n` };
 }
 
 const routeNotFound = () => new BlogError({ code: 404, reason: 'notFound', message: 'Not Found: no such route' });
@@ -200,8 +233,8 @@ function etagMatches(header: string | null, etag: string): boolean {
   return trimmed.split(',').some((t) => strip(t.trim()) === want);
 }
 
-function corsFor(cors: CorsOptions, request: Request): Record<string, string> | undefined {
-  const origin = request.headers.get('origin');
+function corsFor(cors: CorsOptions, incoming: IncomingLike): Record<string, string> | undefined {
+  const origin = incoming.header('origin');
   if (origin === null) return undefined;
   const rule = cors.origin ?? '*';
   const ok =

@@ -1,0 +1,78 @@
+/**
+ * The server half of http.bench.ts, run in a child process so the server and autocannon each get a core.
+ *
+ *   --mode=blogkit  the HTTP helper on node:http over blogkit + the SQLite driver (anonymous reader)
+ *   --mode=raw      a hand-written node:http handler running the same SQL on the same file with
+ *                   better-sqlite3 and answering JSON.stringify of the stored documents
+ *
+ * Prints `READY <port>` once listening. `GET /__stats` (answered before either handler) reports the requests
+ * served and the process's CPU time, so the bench can compare CPU per request, which a shared machine
+ * disturbs far less than requests/s.
+ */
+import { createServer, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Database from 'better-sqlite3';
+import { sqliteDriver } from '../../drivers/sqlite/index.js';
+import { encodeKey, prefixEnd } from '../../drivers/sqlite/keys.js';
+import { createBlogService } from '../../src/index.js';
+import { createHttpHandler, toNodeHandler } from '../../src/http/index.js';
+
+const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
+const { mode, db } = args as { mode: 'blogkit' | 'raw'; db: string };
+
+let listener: RequestListener;
+let close: () => Promise<void>;
+
+if (mode === 'blogkit') {
+  const service = createBlogService({ driver: sqliteDriver({ filename: db }) });
+  await service.ready();
+  listener = toNodeHandler(createHttpHandler(service)) as unknown as RequestListener;
+  close = () => service.close();
+} else {
+  const sqlite = new Database(db);
+  sqlite.pragma('journal_mode = WAL');
+  const coll = (sqlite.prepare(`SELECT no FROM collections WHERE name = 'posts'`).get() as { no: number }).no;
+  const ix = (sqlite.prepare(`SELECT no FROM indexes WHERE coll = ? AND name = 'published'`).get(coll) as { no: number }).no;
+  // The driver's own statements: a doc by id, and a walk of the (blogId, status, time, id) index.
+  const getDoc = sqlite.prepare('SELECT doc FROM docs WHERE coll = ? AND id = ?').pluck();
+  const listDocs = sqlite
+    .prepare('SELECT d.doc FROM entries e JOIN docs d ON d.rid = e.rid WHERE e.ix = ? AND e.key >= ? AND e.key < ? ORDER BY e.key DESC, e.rid DESC LIMIT ?')
+    .pluck();
+  listener = (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    let body: string | undefined;
+    if (url.pathname === '/post') {
+      const doc = getDoc.get(coll, url.searchParams.get('id')) as string | undefined;
+      if (doc !== undefined) body = JSON.stringify(JSON.parse(doc));
+    } else if (url.pathname === '/list') {
+      const prefix = encodeKey([url.searchParams.get('blog')!, 'LIVE']);
+      const docs = listDocs.all(ix, prefix, prefixEnd(prefix), 20) as string[];
+      body = JSON.stringify({ items: docs.map((d) => JSON.parse(d)) });
+    }
+    if (body === undefined) {
+      res.statusCode = 404;
+      res.end();
+      return;
+    }
+    res.setHeader('content-type', 'application/json; charset=UTF-8');
+    res.end(body);
+  };
+  close = async () => void sqlite.close();
+}
+
+let served = 0;
+const server = createServer((req, res) => {
+  if (req.url === '/__stats') {
+    const cpu = process.cpuUsage();
+    res.end(JSON.stringify({ requests: served, cpuMicros: cpu.user + cpu.system }));
+    return;
+  }
+  served++;
+  listener(req, res);
+});
+server.keepAliveTimeout = 30_000;
+server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
+process.on('SIGTERM', () => {
+  server.closeAllConnections();
+  server.close(() => void close().then(() => process.exit(0)));
+});

@@ -1,0 +1,158 @@
+/**
+ * HTTP: GET one post and GET a 20-post list through the helper on node:http + blogkit + SQLite, against a
+ * raw node:http handler running the same SQL on the same file (better-sqlite3) and JSON.stringify.
+ * Each server runs alone in a child process; autocannon (10 connections, 127.0.0.1) runs here.
+ * Target (DESIGN §9): the helper at ≥ 70% of the raw handler's requests/s.
+ *
+ *   npm run bench -- --only=http [--quick] [--http-seconds=3] [--http-rounds=3] [--http-posts=2000]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sqliteDriver } from '../../drivers/sqlite/index.js';
+import { createBlogService } from '../../src/index.js';
+import type { BenchContext } from './harness.js';
+
+interface CannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number; average: number };
+  non2xx: number;
+  errors: number;
+}
+type Autocannon = (opts: { url: string; connections: number; duration: number; pipelining?: number }) => Promise<CannonResult>;
+// autocannon ships no types: this is the slice used here.
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const here = dirname(fileURLToPath(import.meta.url));
+const CONNECTIONS = 10;
+
+function paragraph(i: number): string {
+  const words = ['blog', 'service', 'sqlite', 'driver', 'publish', 'draft', 'label', 'comment', 'reader', 'author', 'keyset', 'page'];
+  let s = '';
+  for (let k = 0; k < 45; k++) s += `${words[(i * 7 + k * 3) % words.length]} `;
+  return `<p>${s.trim()}.</p>`;
+}
+
+async function seed(file: string, posts: number): Promise<{ blogId: string; postId: string }> {
+  const service = createBlogService({ driver: sqliteDriver({ filename: file }) });
+  await service.ready();
+  const user = await service.users.insert({ body: { displayName: 'Bench author' } });
+  const blog = await service.blogs.insert({ body: { name: 'HTTP bench', url: 'https://http-bench.example/' }, ownerId: user.id });
+  const as = service.as({ userId: user.id });
+  let postId = '';
+  const start = Date.UTC(2020, 0, 1);
+  for (let i = 0; i < posts; i++) {
+    const post = await as.posts.insert({
+      blogId: blog.id,
+      isDraft: i % 17 === 0,
+      body: {
+        title: `Post number ${i} about ${i % 40}`,
+        content: Array.from({ length: 6 }, (_, k) => paragraph(i + k)).join(''),
+        labels: [`label-${i % 40}`, `topic-${i % 7}`],
+        published: new Date(start + i * 3_600_000).toISOString(),
+      },
+    });
+    if (i === Math.floor(posts / 2)) postId = post.id;
+  }
+  await service.close();
+  return { blogId: blog.id, postId };
+}
+
+/** Starts http-server.ts in a child process; resolves with its port and a stop function. */
+async function startServer(mode: 'blogkit' | 'raw', db: string) {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'http-server.ts'), `--mode=${mode}`, `--db=${db}`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /READY (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`${mode} server exited (${code}) before listening`)));
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return { port, stop };
+}
+
+/** JIT and page cache. */
+async function warmUp(url: string): Promise<void> {
+  await autocannon({ url, connections: CONNECTIONS, duration: 1 });
+}
+
+interface Stats {
+  requests: number;
+  cpuMicros: number;
+}
+const stats = async (origin: string) => (await (await fetch(`${origin}/__stats`)).json()) as Stats;
+
+/** One autocannon run, plus the server's CPU time per request over it. */
+async function measure(origin: string, path: string, seconds: number): Promise<CannonResult & { cpuPerRequest: number }> {
+  const before = await stats(origin);
+  const r = await autocannon({ url: origin + path, connections: CONNECTIONS, duration: seconds });
+  const after = await stats(origin);
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${path}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+  return { ...r, cpuPerRequest: (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests) };
+}
+
+export default async function httpBench(ctx: BenchContext): Promise<void> {
+  const seconds = Number(ctx.args['http-seconds'] ?? (ctx.quick ? 1.5 : 3));
+  const rounds = Number(ctx.args['http-rounds'] ?? (ctx.quick ? 2 : 3));
+  const posts = Number(ctx.args['http-posts'] ?? (ctx.quick ? 300 : 2000));
+  const dir = mkdtempSync(join(tmpdir(), 'blogkit-http-bench-'));
+  const db = join(dir, 'bench.db');
+  const servers: Array<Awaited<ReturnType<typeof startServer>>> = [];
+  try {
+    const { blogId, postId } = await seed(db, posts);
+    const ours = await startServer('blogkit', db);
+    const raw = await startServer('raw', db);
+    servers.push(ours, raw);
+    const ops = [
+      // prettyPrint=false: the raw handler sends compact JSON too (Google's default, kept by the helper, indents).
+      { op: 'GET one post', urls: { blogkit: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` } },
+      { op: 'GET list of 20 posts', urls: { blogkit: `/v3/blogs/${blogId}/posts?maxResults=20&prettyPrint=false`, raw: `/list?blog=${blogId}` } },
+    ];
+    const rows: string[] = [];
+    for (const { op, urls } of ops) {
+      const best: Record<string, CannonResult> = {};
+      const cpu: Record<string, number> = {};
+      const port = { blogkit: ours.port, raw: raw.port };
+      for (const mode of ['blogkit', 'raw'] as const) await warmUp(`http://127.0.0.1:${port[mode]}${urls[mode]}`);
+      // Alternate short rounds and keep each side's best: the machine is shared, so a round can be disturbed.
+      for (let r = 0; r < rounds; r++) {
+        for (const mode of ['blogkit', 'raw'] as const) {
+          const res = await measure(`http://127.0.0.1:${port[mode]}`, urls[mode], seconds);
+          if (!best[mode] || res.requests.average > best[mode].requests.average) best[mode] = res;
+          cpu[mode] = Math.min(cpu[mode] ?? Infinity, res.cpuPerRequest);
+        }
+      }
+      const a = best.blogkit!;
+      const b = best.raw!;
+      const ratio = a.requests.average / b.requests.average;
+      const cpuRatio = cpu.raw! / cpu.blogkit!;
+      rows.push(
+        `| ${op} | ${a.requests.average.toFixed(0)} | ${a.latency.p50} / ${a.latency.p99} | ${b.requests.average.toFixed(0)} | ${b.latency.p50} / ${b.latency.p99} | ${(ratio * 100).toFixed(0)}% ${ratio >= 0.7 ? '✓' : '✗'} | ${cpu.blogkit!.toFixed(0)} / ${cpu.raw!.toFixed(0)} µs = ${(cpuRatio * 100).toFixed(0)}% |`,
+      );
+    }
+    console.log(
+      [
+        `\n## HTTP on node:http + SQLite (${posts} posts; autocannon ${CONNECTIONS} connections, best of ${rounds} × ${seconds} s per side, alternating; 127.0.0.1; each server in its own child process)`,
+        '',
+        '| op | blogkit req/s | p50 / p99 ms | raw req/s | p50 / p99 ms | req/s blogkit / raw (target ≥ 70%) | server CPU per request, blogkit / raw (raw ÷ blogkit) |',
+        '|---|---|---|---|---|---|---|',
+        ...rows,
+      ].join('\n'),
+    );
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
