@@ -5,10 +5,12 @@
  * - one object store per collection, records `{ id, v, doc, k }` where `k` holds the core's index keys by
  *   index name; each declared index is an IDB index on key path `k.<name>` with `multiEntry`, so an array of
  *   array-keys gives one index entry per key (unique indexes are IDB-unique as well);
- * - for collections with `search`, a side store `~terms.<collection>` of small records `{ id, k, t }` whose
- *   multiEntry index `t` holds `[scope, token]` pairs — a search intersects ids per token and answers from
- *   these small records without reading any document;
- * - `~log` (the change log, key `[seq, i]`) and `~meta` (the commit sequence number).
+ * - for collections with `search`, a side store `~terms.<collection>` of records `{ id, t }` whose multiEntry
+ *   index `t` holds one flat string per (scope, token) — flat strings, because every token is an index entry
+ *   and arrays cost Chromium about a third more per entry. Kept apart from the documents so that gets and
+ *   lists never read the token lists; a search reads ids from this index only;
+ * - `~log`, the change log: one record per commit under an auto-incremented key, which is the commit's
+ *   sequence number (so no counter has to be read and written per commit).
  *
  * Every call runs in one IndexedDB transaction. `commit` reads what it must check, then writes, inside one
  * readwrite transaction over every store it touches, with no await of anything but IndexedDB requests in
@@ -25,6 +27,7 @@ import {
   type JsonObject,
   type Key,
   type ListQuery,
+  type PutOp,
   type RangeQuery,
   type SearchQuery,
   type StorageDriver,
@@ -58,7 +61,6 @@ export class IdbBlockedError extends Error {
 
 /** Bumped when this driver's own storage layout changes; combined with the core's schema version. */
 const LAYOUT_VERSION = 1;
-const META = '~meta';
 const LOG = '~log';
 const TERMS = (collection: string) => `~terms.${collection}`;
 const TOKEN_INDEX = 't';
@@ -75,13 +77,14 @@ interface Rec {
 
 interface TermsRec {
   id: string;
-  k: Record<string, Key[]>;
-  t: [string, string][];
+  t: string[];
 }
 
+/** One commit in the change log (key: the commit's sequence number). */
 interface LogRec {
-  s: number;
-  i: number;
+  ops: LogChange[];
+}
+interface LogChange {
   c: string;
   id: string;
   op: 'put' | 'delete';
@@ -100,6 +103,8 @@ type DB = IDBPDatabase<unknown>;
 type Tx = IDBPTransaction<unknown, string[], IDBTransactionMode>;
 
 const refOf = (collection: string, id: string) => `${collection}\0${id}`;
+/** One token index entry: the scope's length makes the pair unambiguous whatever characters either holds. */
+const termKey = (scope: string, token: string) => `${scope.length}:${scope}${token}`;
 const uniqueRef = (collection: string, index: string, key: Key) => `${collection}\0${index}\0${JSON.stringify(key)}`;
 
 class IdbDriver implements StorageDriver {
@@ -317,34 +322,32 @@ class IdbDriver implements StorageDriver {
     if (!def.search) throw new Error(`collection ${q.collection} is not searchable`);
     const tokens = [...new Set(q.tokens)];
     if (tokens.length === 0) return [];
-    const store = this.conn().transaction(TERMS(q.collection)).objectStore(TERMS(q.collection));
-    const byToken = store.index(TOKEN_INDEX);
-    let rarest = tokens[0]!;
-    let others: string[] = [];
-    if (tokens.length > 1) {
-      // Count first (cheap), then read small records for the rarest token and only ids for the rest.
-      const counts = await Promise.all(tokens.map((t) => byToken.count([q.scope, t])));
-      if (counts.some((n) => n === 0)) return [];
-      const order = tokens.map((t, i) => [t, counts[i]!] as const).sort((a, b) => a[1] - b[1]);
-      rarest = order[0]![0];
-      others = order.slice(1).map(([t]) => t);
+    const tx = this.conn().transaction([TERMS(q.collection), q.collection]);
+    const byToken = tx.objectStore(TERMS(q.collection)).index(TOKEN_INDEX);
+    // Ids per token (keys only: no record is read), intersected from the smallest set.
+    const lists = ((await Promise.all(tokens.map((t) => byToken.getAllKeys(termKey(q.scope, t))))) as string[][]).sort((a, b) => a.length - b.length);
+    let ids = lists[0]!;
+    for (const other of lists.slice(1)) {
+      if (ids.length === 0) break;
+      const set = new Set(other);
+      ids = ids.filter((id) => set.has(id));
     }
-    const [candidates, ...idLists] = await Promise.all([
-      byToken.getAll([q.scope, rarest]) as Promise<TermsRec[]>,
-      ...others.map((t) => byToken.getAllKeys([q.scope, t]) as Promise<string[]>),
-    ]);
-    const sets = idLists.map((ids) => new Set(ids));
+    if (ids.length === 0) return [];
+    // The matches' index keys live on their records.
+    const store = tx.objectStore(q.collection);
+    const recs = (await Promise.all(ids.map((id) => store.get(id)))) as Array<Rec | undefined>;
     const out: IndexEntry[] = [];
-    for (const rec of candidates as TermsRec[]) {
-      if (!sets.every((s) => s.has(rec.id))) continue;
-      for (const key of rec.k[q.index] ?? []) out.push({ id: rec.id, key });
-    }
+    for (const rec of recs) for (const key of rec?.k[q.index] ?? []) out.push({ id: rec!.id, key });
     return out;
   }
 
   async commit(ops: readonly WriteOp[]): Promise<CommitResult> {
     const db = this.conn();
-    const stores = new Set<string>([META, LOG]);
+    const stores = new Set<string>([LOG]);
+    const seen = new Set<string>();
+    // Pure inserts of distinct records need no read: `add` refuses an existing id and IndexedDB refuses a
+    // taken unique key, so the transaction does the checking. Anything else reads versions first.
+    let insertsOnly = true;
     for (const op of ops) {
       const def = this.def(op.collection);
       stores.add(op.collection);
@@ -354,12 +357,76 @@ class IdbDriver implements StorageDriver {
           if (!def.indexes.some((i) => i.name === name)) throw new Error(`unknown index ${name}`);
         }
       }
+      const ref = refOf(op.collection, op.id);
+      if (op.type !== 'put' || op.expect !== 0 || seen.has(ref)) insertsOnly = false;
+      seen.add(ref);
     }
     const tx = db.transaction([...stores], 'readwrite');
     const done = tx.done;
     done.catch(() => undefined); // awaited below; a refused commit aborts on purpose
+    const raw = unwrap(tx) as IDBTransaction;
 
-    // Phase 1, all requests at once: current records, current holders of the unique keys that puts claim, seq.
+    if (!insertsOnly) {
+      const conflict = await this.check(tx, ops);
+      if (conflict) {
+        abort(tx);
+        throw conflict;
+      }
+    }
+
+    // Write: plain requests on the raw stores (no promise per request); the transaction reports.
+    let refused: Promise<DriverConflict> | undefined;
+    const changes: LogChange[] = [];
+    for (const op of ops) {
+      const store = raw.objectStore(op.collection);
+      const search = this.def(op.collection).search;
+      if (op.type === 'put') {
+        const rec: Rec = { id: op.id, v: op.expect + 1, doc: op.doc, k: op.keys as Record<string, Key[]> };
+        if (insertsOnly) {
+          const request = store.add(rec);
+          request.onerror = (event) => {
+            // Keep the transaction alive to find out which precondition failed, then abort it.
+            event.preventDefault();
+            refused ??= this.diagnose(raw, op).finally(() => abort(tx));
+          };
+        } else {
+          store.put(rec);
+        }
+        if (search) {
+          const terms = raw.objectStore(TERMS(op.collection));
+          if (op.terms) {
+            const t: TermsRec = { id: op.id, t: [...new Set(op.terms.tokens)].map((token) => termKey(op.terms!.scope, token)) };
+            terms.put(t);
+          } else if (!insertsOnly) {
+            terms.delete(op.id);
+          }
+        }
+      } else {
+        store.delete(op.id);
+        if (search) raw.objectStore(TERMS(op.collection)).delete(op.id);
+      }
+      changes.push({ c: op.collection, id: op.id, op: op.type, v: op.type === 'put' ? op.expect + 1 : op.expect });
+    }
+    // One log record per commit; its auto-incremented key is the commit's sequence number.
+    const logged = raw.objectStore(LOG).add({ ops: changes } satisfies LogRec);
+    try {
+      await done;
+    } catch (e) {
+      if (refused) throw await refused;
+      const error = raw.error ?? (e as Error);
+      if (error?.name === 'ConstraintError') {
+        // Not expected (preconditions were checked in this transaction), but never report it as a crash.
+        const op = ops.find((o) => o.type === 'put' && this.def(o.collection).indexes.some((i) => i.unique && (o.keys[i.name]?.length ?? 0) > 0));
+        throw new DriverConflict('unique', op?.collection ?? ops[0]!.collection, op?.id ?? ops[0]!.id);
+      }
+      throw error;
+    }
+    return { seq: logged.result as number };
+  }
+
+  /** Checks every precondition in batch order, as the state will be when earlier ops apply. */
+  private async check(tx: Tx, ops: readonly WriteOp[]): Promise<DriverConflict | undefined> {
+    // All reads at once: current records, and the holders of the unique keys that puts claim.
     const refs = new Map<string, { collection: string; id: string }>();
     const probes = new Map<string, { collection: string; index: string; key: Key }>();
     for (const op of ops) {
@@ -370,12 +437,10 @@ class IdbDriver implements StorageDriver {
         for (const key of op.keys[index.name] ?? []) probes.set(uniqueRef(op.collection, index.name, key), { collection: op.collection, index: index.name, key });
       }
     }
-    let seqNow: number | undefined;
     const current = new Map<string, { v: number; k: Record<string, Key[]> | null }>();
     const holders = new Map<string, string | null>();
     try {
       await Promise.all([
-        tx.objectStore(META).get('seq').then((s) => void (seqNow = s as number | undefined)),
         ...[...refs].map(([ref, { collection, id }]) =>
           tx
             .objectStore(collection)
@@ -394,24 +459,16 @@ class IdbDriver implements StorageDriver {
       abort(tx);
       throw e;
     }
-
-    // Phase 2: check every precondition in batch order, as the state will be when earlier ops apply.
-    let conflict: DriverConflict | undefined;
     for (const op of ops) {
       const ref = refOf(op.collection, op.id);
       const state = current.get(ref)!;
-      if (state.v !== op.expect) {
-        conflict = new DriverConflict('version', op.collection, op.id);
-        break;
-      }
+      if (state.v !== op.expect) return new DriverConflict('version', op.collection, op.id);
       const uniques = this.def(op.collection).indexes.filter((i) => i.unique);
       // The record's current unique keys are released, then its new ones claimed.
-      if (state.k) {
-        for (const index of uniques) {
-          for (const key of state.k[index.name] ?? []) {
-            const u = uniqueRef(op.collection, index.name, key);
-            if (holders.get(u) === op.id) holders.set(u, null);
-          }
+      for (const index of state.k ? uniques : []) {
+        for (const key of state.k![index.name] ?? []) {
+          const u = uniqueRef(op.collection, index.name, key);
+          if (holders.get(u) === op.id) holders.set(u, null);
         }
       }
       if (op.type === 'put') {
@@ -419,74 +476,50 @@ class IdbDriver implements StorageDriver {
           for (const key of op.keys[index.name] ?? []) {
             const u = uniqueRef(op.collection, index.name, key);
             const holder = holders.get(u);
-            if (holder != null && holder !== op.id) {
-              conflict = new DriverConflict('unique', op.collection, op.id, index.name);
-              break;
-            }
+            if (holder != null && holder !== op.id) return new DriverConflict('unique', op.collection, op.id, index.name);
             holders.set(u, op.id);
           }
-          if (conflict) break;
         }
-        if (conflict) break;
         current.set(ref, { v: op.expect + 1, k: op.keys as Record<string, Key[]> });
       } else {
         current.set(ref, { v: 0, k: null });
       }
     }
-    if (conflict) {
-      abort(tx);
-      throw conflict;
-    }
+    return undefined;
+  }
 
-    // Phase 3: write. Plain requests on the raw stores (no promise per request); the transaction reports.
-    const seq = (seqNow ?? 0) + 1;
-    const raw = unwrap(tx) as IDBTransaction;
-    const log = raw.objectStore(LOG);
-    ops.forEach((op, i) => {
-      const store = raw.objectStore(op.collection);
-      const search = this.def(op.collection).search;
-      if (op.type === 'put') {
-        const rec: Rec = { id: op.id, v: op.expect + 1, doc: op.doc, k: op.keys as Record<string, Key[]> };
-        store.put(rec);
-        if (search) {
-          const terms = raw.objectStore(TERMS(op.collection));
-          if (op.terms) {
-            const t: TermsRec = { id: op.id, k: rec.k, t: [...new Set(op.terms.tokens)].map((token) => [op.terms!.scope, token]) };
-            terms.put(t);
-          } else {
-            terms.delete(op.id);
-          }
-        }
-      } else {
-        store.delete(op.id);
-        if (search) raw.objectStore(TERMS(op.collection)).delete(op.id);
+  /** Why an insert's `add` failed, asked inside its still-open transaction: the id exists, or a unique key is taken. */
+  private async diagnose(raw: IDBTransaction, op: PutOp): Promise<DriverConflict> {
+    const ask = <T>(request: IDBRequest<T>) => wrap(request) as Promise<T>;
+    const store = raw.objectStore(op.collection);
+    if ((await ask(store.getKey(op.id))) !== undefined) return new DriverConflict('version', op.collection, op.id);
+    for (const index of this.def(op.collection).indexes) {
+      if (!index.unique) continue;
+      for (const key of op.keys[index.name] ?? []) {
+        const holder = await ask(store.index(index.name).getKey([...key]));
+        if (holder !== undefined && holder !== op.id) return new DriverConflict('unique', op.collection, op.id, index.name);
       }
-      const entry: LogRec = { s: seq, i, c: op.collection, id: op.id, op: op.type, v: op.type === 'put' ? op.expect + 1 : op.expect };
-      log.put(entry);
-    });
-    raw.objectStore(META).put(seq, 'seq');
-    try {
-      await done;
-    } catch (e) {
-      // Preconditions were checked inside this transaction, so this is a storage failure (quota, disk) —
-      // or a unique key the checks missed, which IndexedDB still refuses.
-      const error = raw.error ?? (e as Error);
-      if (error?.name === 'ConstraintError') {
-        const op = ops.find((o) => o.type === 'put' && this.def(o.collection).indexes.some((i) => i.unique && (o.keys[i.name]?.length ?? 0) > 0));
-        throw new DriverConflict('unique', op?.collection ?? ops[0]!.collection, op?.id ?? ops[0]!.id);
-      }
-      throw error;
     }
-    return { seq };
+    return new DriverConflict('unique', op.collection, op.id);
   }
 
   async changesSince(seq: number, limit = 1000): Promise<Change[]> {
     const db = this.conn();
-    if (!(limit > 0)) return [];
-    // Log keys are [seq, i]: [seq + 1] sorts before every entry of the next commit.
-    const from = Number.isFinite(seq) ? Math.floor(seq) + 1 : seq > 0 ? Infinity : -Infinity;
-    const recs = (await db.transaction(LOG).objectStore(LOG).getAll(this.KeyRange.lowerBound([from]), Math.floor(limit))) as LogRec[];
-    return recs.map((r) => ({ seq: r.s, collection: r.c, id: r.id, type: r.op, version: r.v }));
+    const max = Math.floor(limit);
+    const out: Change[] = [];
+    let after = seq;
+    // Log records are commits; a commit may hold several changes (or none), so read until the limit is met.
+    while (out.length < max) {
+      const store = db.transaction(LOG).objectStore(LOG);
+      const range = this.KeyRange.lowerBound(after, true);
+      const [keys, recs] = (await Promise.all([store.getAllKeys(range, max), store.getAll(range, max)])) as [number[], LogRec[]];
+      recs.forEach((rec, i) => {
+        for (const c of rec.ops) out.push({ seq: keys[i]!, collection: c.c, id: c.id, type: c.op, version: c.v });
+      });
+      if (recs.length < max) break;
+      after = keys[keys.length - 1]!;
+    }
+    return out.slice(0, Math.max(0, max));
   }
 
   async close(): Promise<void> {
@@ -511,8 +544,7 @@ function abort(tx: Tx): void {
  */
 function upgrade(db: DB, schema: StoreSchema, tx: IDBPTransaction<unknown, string[], 'versionchange'>): void {
   const names = () => [...db.objectStoreNames];
-  if (!names().includes(META)) db.createObjectStore(META);
-  if (!names().includes(LOG)) db.createObjectStore(LOG, { keyPath: ['s', 'i'] });
+  if (!names().includes(LOG)) db.createObjectStore(LOG, { autoIncrement: true });
   for (const c of schema.collections) {
     const store = names().includes(c.name) ? tx.objectStore(c.name) : db.createObjectStore(c.name, { keyPath: 'id' });
     const wanted = new Map(c.indexes.map((i) => [i.name, !!i.unique]));

@@ -145,6 +145,29 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
       expect((await rejection(d.get('items', 'x'))).message).toMatch(/deleted by another tab/);
     });
 
+    it('refuses a batch of inserts that collide with stored records or with each other, writing nothing', async () => {
+      // Batches of pure inserts take the driver's no-read path: IndexedDB itself refuses the collision.
+      const d = database().driver();
+      await d.open(suiteSchema);
+      await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't', slug: 's', words: ['w'] })]);
+      const attempts: Array<[string, ReturnType<typeof itemPut>[], 'version' | 'unique', string, string | undefined]> = [
+        ['existing id', [itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', words: ['w'] }), itemPut({ id: 'a', group: 'g', status: 'X', time: 't' })], 'version', 'a', undefined],
+        ['stored unique key', [itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', words: ['w'] }), itemPut({ id: 'c', group: 'g', status: 'LIVE', time: 't', slug: 's' })], 'unique', 'c', 'bySlug'],
+        ['unique key within the batch', [itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', slug: 'n' }), itemPut({ id: 'c', group: 'g', status: 'LIVE', time: 't', slug: 'n' })], 'unique', 'c', 'bySlug'],
+      ];
+      for (const [what, ops, kind, id, index] of attempts) {
+        const e = await rejection(d.commit(ops));
+        expect(e, what).toMatchObject({ name: 'DriverConflict', kind, collection: 'items', id, ...(index ? { index } : {}) });
+        expect(await d.getMany('items', ['b', 'c']), what).toEqual([undefined, undefined]);
+        expect(await d.search({ collection: 'items', scope: 'g', tokens: ['w'], index: 'byTime' }), what).toHaveLength(1);
+        expect(await d.count({ collection: 'items', index: 'byTime', prefix: ['g'] }), what).toBe(1);
+      }
+      expect(await d.changesSince(0)).toHaveLength(1);
+      const ok = await d.commit([itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', slug: 'n' })]);
+      expect((await d.changesSince(ok.seq - 1)).map((c) => [c.seq, c.id])).toEqual([[ok.seq, 'b']]);
+      await d.close();
+    });
+
     it('names the unique index on a conflict and rejects unknown collections and indexes', async () => {
       const d = database().driver();
       await d.open(suiteSchema);
