@@ -73,6 +73,19 @@ function postWrite(s: Service, blogId: string, postId: string, op: PostWrite): P
   }
 }
 
+/** What an allowed write must have done (the state table itself is checked in states.test.ts). */
+async function expectPostEffect(w: World, before: Wire, op: PostWrite): Promise<void> {
+  if (op === 'delete') {
+    await expectError(w.service.posts.get({ blogId: w.blogId, postId: before.id }), 404, 'notFound');
+    return;
+  }
+  const after = (await w.service.posts.get({ blogId: w.blogId, postId: before.id })) as Wire;
+  if (op === 'patch' || op === 'update') expect(after.title).toBe('changed');
+  if (op === 'trash') expect(after.status).toBe('SOFT_TRASHED');
+  if (op === 'revert') expect(after.status).toBe('DRAFT');
+  if (op === 'publish') expect(after.status).toBe(before.status === 'DRAFT' ? 'LIVE' : before.status);
+}
+
 describe('post writes: the access matrix', () => {
   for (const state of POST_STATES) {
     for (const op of VALID_WRITES[state]) {
@@ -84,6 +97,7 @@ describe('post writes: the access matrix', () => {
           const s = actor(w, who);
           if (allowed) {
             await postWrite(s, w.blogId, post.id, op);
+            await expectPostEffect(w, post, op);
             return;
           }
           await expectNoWrite(w, async () => {
@@ -163,6 +177,13 @@ describe('page writes: ADMINs only', () => {
           const s = actor(w, who);
           if (allowed) {
             await run(s, w.blogId, page.id, op);
+            if (op === 'delete') await expectError(w.service.pages.get({ blogId: w.blogId, pageId: page.id }), 404, 'notFound');
+            else {
+              const after = (await w.service.pages.get({ blogId: w.blogId, pageId: page.id })) as Wire;
+              const expected = { patch: page.status, update: page.status, publish: 'LIVE', revert: 'DRAFT', trash: 'SOFT_TRASHED' }[op];
+              expect(after.status).toBe(expected);
+              if (op === 'patch' || op === 'update') expect(after.title).toBe('x');
+            }
             return;
           }
           await expectNoWrite(w, async () => {
@@ -210,6 +231,11 @@ describe('comment moderation and members: ADMINs only', () => {
           const s = actor(w, who);
           if (allowed) {
             await s.comments[op](key);
+            if (op === 'delete') await expectError(w.service.comments.get(key), 404, 'notFound');
+            else {
+              const expected = { approve: 'LIVE', markAsSpam: 'SPAM', removeContent: 'EMPTIED' }[op];
+              expect(((await w.service.comments.get(key)) as Wire).status).toBe(expected);
+            }
             return;
           }
           await expectNoWrite(w, async () => {
@@ -352,6 +378,7 @@ describe('views', () => {
     const w = await world();
     const p = await makePost(w, 'LIVE');
     const c = await makeComment(w, p.id, 'LIVE');
+    const page = await makePage(w, 'LIVE');
     const b = w.blogId;
     const cases: Array<[ActorName, 'AUTHOR' | 'ADMIN']> = [
       ['anon', 'AUTHOR'],
@@ -369,6 +396,7 @@ describe('views', () => {
       await expectError(s.posts.search({ blogId: b, q: 'body', view }), 403, 'forbidden');
       await expectError(s.posts.getByPath({ blogId: b, path: new URL(p.url).pathname, view }), 403, 'forbidden');
       await expectError(s.pages.list({ blogId: b, view }), 403, 'forbidden');
+      await expectError(s.pages.get({ blogId: b, pageId: page.id, view }), 403, 'forbidden');
       await expectError(s.comments.get({ blogId: b, postId: p.id, commentId: c.id, view }), 403, 'forbidden');
       await expectError(s.comments.list({ blogId: b, postId: p.id, view }), 403, 'forbidden');
       await expectError(s.comments.listByBlog({ blogId: b, view }), 403, 'forbidden');

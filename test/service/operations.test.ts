@@ -3,7 +3,7 @@
  * DESIGN §3 and §6 (kinds, ids, timestamps, selfLinks, urls, counts, projections).
  */
 import { describe, expect, it } from 'vitest';
-import { createBlogService } from '../../src/index.js';
+import { BlogError, createBlogService } from '../../src/index.js';
 import { memoryDriver } from '../../drivers/memory/index.js';
 import {
   API,
@@ -436,6 +436,53 @@ describe('posts', () => {
     const r = (await w.author.posts.revert({ blogId: w.blogId, postId: p.id, ifMatch: b.etag })) as Wire;
     await expectError(w.author.posts.publish({ blogId: w.blogId, postId: p.id, ifMatch: b.etag }), 412, 'conditionNotMet');
     await w.author.posts.publish({ blogId: w.blogId, postId: p.id, ifMatch: r.etag });
+  });
+});
+
+describe('concurrent writes (compare-and-set, DESIGN §2)', () => {
+  it('two writes racing with the same ifMatch: exactly one wins, the other is 412, no lost update', async () => {
+    const w = await world();
+    const made = await makePost(w, 'LIVE');
+    const p = (await w.author.posts.get({ blogId: w.blogId, postId: made.id })) as Wire;
+    const results = await Promise.allSettled([
+      w.author.posts.patch({ blogId: w.blogId, postId: p.id, body: { title: 'first' }, ifMatch: p.etag }),
+      w.author.posts.patch({ blogId: w.blogId, postId: p.id, body: { title: 'second' }, ifMatch: p.etag }),
+    ]);
+    const won = results.filter((r) => r.status === 'fulfilled') as PromiseFulfilledResult<Wire>[];
+    const lost = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    expect(BlogError.is(lost[0]!.reason)).toBe(true);
+    expect((lost[0]!.reason as BlogError).code).toBe(412);
+    expect((await getPost(w, p.id)).title).toBe(won[0]!.value.title);
+  });
+
+  it('concurrent patches without ifMatch all apply, each on top of the other', async () => {
+    const w = await world();
+    const p = await makePost(w, 'LIVE', { title: 'base', content: 'base' });
+    await Promise.all([
+      w.author.posts.patch({ blogId: w.blogId, postId: p.id, body: { title: 'new title' } }),
+      w.author.posts.patch({ blogId: w.blogId, postId: p.id, body: { content: 'new content' } }),
+      w.author.posts.patch({ blogId: w.blogId, postId: p.id, body: { labels: ['new'] } }),
+    ]);
+    const after = await getPost(w, p.id);
+    expect(after.title).toBe('new title');
+    expect(after.content).toBe('new content');
+    expect(after.labels).toEqual(['new']);
+  });
+
+  it('concurrent inserts with one title get distinct urls', async () => {
+    const w = await world();
+    const posts = (await Promise.all(
+      [1, 2, 3, 4].map(() => w.author.posts.insert({ blogId: w.blogId, body: { title: 'Race', content: 'x' } })),
+    )) as Wire[];
+    expect(posts.map((p) => p.url).sort()).toEqual(
+      ['race', 'race_2', 'race_3', 'race_4'].map((s) => `${BLOG_URL}2026/03/${s}.html`),
+    );
+    const pages = (await Promise.all(
+      [1, 2].map(() => w.admin.pages.insert({ blogId: w.blogId, body: { title: 'Race', content: 'x' } })),
+    )) as Wire[];
+    expect(pages.map((p) => p.url).sort()).toEqual([`${BLOG_URL}p/race.html`, `${BLOG_URL}p/race_2.html`]);
   });
 });
 

@@ -428,6 +428,11 @@ describe('posts.search', () => {
     } while (token);
     expect(pages).toBe(3);
     expect(walked).toEqual([...made].reverse());
+    const s1 = (await w.anon.posts.search({ blogId: w.blogId, q: 'common', maxResults: 5 })) as Wire;
+    const s2 = (await w.anon.posts.search({ blogId: w.blogId, q: 'common', maxResults: 5, pageToken: s1.nextPageToken })) as Wire;
+    const s3 = (await w.anon.posts.search({ blogId: w.blogId, q: 'common', maxResults: 5, pageToken: s2.nextPageToken })) as Wire;
+    const sBack = (await w.anon.posts.search({ blogId: w.blogId, q: 'common', maxResults: 5, pageToken: s3.prevPageToken })) as Wire;
+    expect(ids(sBack)).toEqual(ids(s2));
     const labelled = ids(await w.anon.posts.search({ blogId: w.blogId, q: 'common', labels: 'third' }));
     expect(labelled).toEqual([9, 6, 3, 0].map((i) => made[i]));
     const asc = ids(await w.anon.posts.search({ blogId: w.blogId, q: 'common', sortOption: 'ASCENDING', maxResults: 3 }));
