@@ -162,6 +162,7 @@ describe('the offline browser editor', () => {
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Reader view' }).click();
     await page.getByRole('link', { name: 'Offline first' }).click();
     await page.locator('.thread').getByText('Lovely post!').waitFor();
+    await page.screenshot({ path: join(shots, 'editor-reader.png'), fullPage: true });
     await expectNoProblems(page);
   });
 
@@ -172,12 +173,15 @@ describe('the offline browser editor', () => {
     await b.goto(postUrl);
     for (const tab of [a, b]) await expect.poll(() => tab.getByLabel('Title').inputValue()).toBe('Offline first');
 
+    // Both tabs edit the same post; tab A saves first.
     await a.getByLabel('Title').fill('Offline first, edited in tab A');
+    const mine = '<p>Tab B’s paragraph, which must not be lost.</p>';
+    await b.getByLabel('Content (HTML)').fill(mine);
     await a.getByRole('button', { name: 'Update' }).click();
     await expect.poll(() => toast(a).textContent()).toBe('Saved.');
 
-    const mine = '<p>Tab B’s paragraph, which must not be lost.</p>';
-    await b.getByLabel('Content (HTML)').fill(mine);
+    // Tab B hears of it at once, and its save is refused with the conflict instead of overwriting A's title.
+    await b.locator('.remote-slot').getByText('was just changed in another tab').waitFor();
     await b.getByRole('button', { name: 'Update' }).click();
     const conflict = b.locator('.conflict');
     await conflict.waitFor();
@@ -187,19 +191,139 @@ describe('the offline browser editor', () => {
     expect(await b.locator('.save-state').textContent()).toBe('Unsaved changes');
     await b.screenshot({ path: join(shots, 'editor-conflict.png'), fullPage: true });
 
-    // Overwriting stores tab B's version on top of tab A's save.
+    // "Reload" shows A's save and drops B's text; here B overwrites instead, knowingly.
     await b.getByRole('button', { name: 'Overwrite with my version' }).click();
-    await expect.poll(() => b.locator('.conflict').count()).toBe(0);
     await expect.poll(() => b.locator('.save-state').textContent()).toBe('All changes saved');
+    expect(await b.locator('.conflict').count()).toBe(0);
 
-    // Tab A now saves over a stale version: it too is told, and "reload" shows what B stored.
-    await a.getByLabel('Labels').fill('travel, notes, trains');
-    await a.getByRole('button', { name: 'Update' }).click();
-    await a.locator('.conflict').waitFor();
-    await a.getByRole('button', { name: 'Reload to see it' }).click();
+    // Tab A had nothing unsaved, so it simply shows what B stored.
     await expect.poll(() => a.getByLabel('Content (HTML)').inputValue()).toBe(mine);
+    expect(await a.getByLabel('Title').inputValue()).toBe('Offline first');
     await expectNoProblems(a);
+    await expectNoProblems(b);
     await b.close();
+  });
+
+  it('says in words what the service refused, and keeps the text', async () => {
+    await page.getByRole('link', { name: '← All posts' }).click();
+    await page.getByRole('link', { name: 'New post' }).click();
+    await page.getByLabel('Title').fill('Too long a label');
+    await page.getByLabel('Labels').fill(`fine, ${'x'.repeat(201)}`);
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    const problem = page.locator('.problem');
+    await problem.waitFor();
+    expect(await problem.locator('.problem-title').textContent()).toBe('Please check what you entered.');
+    expect(await problem.locator('.problem-detail').textContent()).toMatch(/labels.*at most 200 characters/);
+    expect(await page.getByLabel('Title').inputValue()).toBe('Too long a label');
+    await page.getByRole('button', { name: 'Dismiss this message' }).click();
+    expect(await page.locator('.problem').count()).toBe(0);
+    await page.getByLabel('Labels').fill('fine');
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await expect.poll(() => editorBadge(page).textContent()).toBe('Draft');
+    await expectNoProblems(page);
+  });
+
+  it('schedules a post for a later date; readers do not see it yet', async () => {
+    const nextWeek = new Date(Date.now() + 7 * 24 * 3600_000);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    const local = `${nextWeek.getFullYear()}-${pad(nextWeek.getMonth() + 1)}-${pad(nextWeek.getDate())}T09:30`;
+    await page.getByRole('link', { name: '← All posts' }).click();
+    await page.getByRole('link', { name: 'New post' }).click();
+    await page.getByLabel('Title').fill('Next week');
+    await page.getByLabel('Content (HTML)').fill('<p>Coming soon.</p>');
+    await page.getByLabel('Date and time').fill(local);
+    await page.getByRole('button', { name: 'Schedule' }).click();
+    await expect.poll(() => editorBadge(page).textContent()).toBe('Scheduled');
+    expect(await page.locator('.meta').textContent()).toContain('Goes live');
+    expect(await page.getByLabel('Date and time').inputValue()).toBe(local);
+
+    await page.getByRole('link', { name: '← All posts' }).click();
+    await page.getByRole('link', { name: 'Scheduled', exact: true }).click();
+    await expect.poll(() => rowOf(page, 'Next week').locator('.badge').textContent()).toBe('Scheduled');
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Reader view' }).click();
+    await page.getByRole('link', { name: 'Offline first' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Next week' }).count()).toBe(0);
+    await expectNoProblems(page);
+  });
+
+  it('pages through the posts with Older and Newer', async () => {
+    for (let i = 1; i <= 9; i++) {
+      await page.goto(`${url}#/posts/new`);
+      await page.getByLabel('Title').fill(`Note ${i}`);
+      await page.getByRole('button', { name: 'Save draft' }).click();
+      await expect.poll(() => editorBadge(page).textContent()).toBe('Draft');
+    }
+    // 12 posts (1 published, 1 scheduled, 10 drafts), the last edited first, 10 to a page.
+    await page.goto(`${url}#/posts/all`);
+    const titles = () => page.locator('.rows .row-title').allTextContents();
+    await expect.poll(async () => (await titles()).length).toBe(10);
+    expect((await titles())[0]).toBe('Note 9');
+    await page.getByRole('link', { name: 'Older →' }).click();
+    await expect.poll(titles).toEqual(['Too long a label', 'Offline first']);
+    expect(await page.getByRole('link', { name: 'Older →' }).count()).toBe(0);
+    await page.getByRole('link', { name: '← Newer' }).click();
+    await expect.poll(async () => (await titles()).length).toBe(10);
+    expect((await titles())[0]).toBe('Note 9');
+    await page.screenshot({ path: join(shots, 'editor-posts.png'), fullPage: true });
+    await expectNoProblems(page);
+  });
+
+  it('manages pages: draft, publish, revert, trash, restore and delete for good', async () => {
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Pages' }).click();
+    await page.getByText('No pages here yet.').waitFor();
+    await page.getByRole('link', { name: 'New page' }).click();
+    await page.getByLabel('Title').fill('About');
+    await page.getByLabel('Content (HTML)').fill('<p>Who writes here, and why.</p>');
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await expect.poll(() => editorBadge(page).textContent()).toBe('Draft');
+    await page.getByRole('button', { name: 'Publish now' }).click();
+    await expect.poll(() => editorBadge(page).textContent()).toBe('Published');
+    await page.locator('.meta').getByText('/p/about.html').waitFor();
+    await page.getByRole('button', { name: 'Revert to draft' }).click();
+    await expect.poll(() => editorBadge(page).textContent()).toBe('Draft');
+    await page.getByRole('button', { name: 'Move to trash' }).click();
+    await expect.poll(() => editorBadge(page).textContent()).toBe('In trash');
+    await page.getByRole('button', { name: 'Restore as draft' }).click();
+    await expect.poll(() => editorBadge(page).textContent()).toBe('Draft');
+    await page.getByRole('button', { name: 'Publish now' }).click();
+    await expect.poll(() => editorBadge(page).textContent()).toBe('Published');
+
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Reader view' }).click();
+    await page.getByRole('navigation', { name: 'Pages of the blog' }).getByRole('link', { name: 'About' }).click();
+    await page.getByRole('heading', { name: 'About', level: 1 }).waitFor();
+
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Pages' }).click();
+    await rowOf(page, 'About').getByRole('link', { name: 'About' }).click();
+    await page.getByRole('button', { name: 'Delete forever' }).click(); // the confirm() is accepted
+    await page.getByText('No pages here yet.').waitFor();
+    expect(await toast(page).textContent()).toBe('Page deleted for good.');
+    await expectNoProblems(page);
+  });
+
+  it('moderates comments: spam, remove content, delete', async () => {
+    await page.goto(`${url}#/read`);
+    await page.getByRole('link', { name: 'Offline first' }).click();
+    await page.getByLabel('Comment', { exact: true }).fill('Cheap pills here');
+    await page.getByRole('button', { name: 'Post comment' }).click();
+    await page.getByText('Thanks! Your comment will appear').waitFor();
+
+    await page.goto(`${url}#/comments/pending`);
+    const spam = page.locator('.comment').filter({ hasText: 'Cheap pills here' });
+    expect(await spam.textContent()).toContain('Anonymous');
+    await page.screenshot({ path: join(shots, 'editor-comments.png'), fullPage: true });
+    await spam.getByRole('button', { name: 'Mark as spam' }).click();
+    await page.getByText('No comments are waiting for approval.').waitFor();
+    await page.getByRole('link', { name: 'Spam', exact: true }).click();
+    await page.locator('.comment').filter({ hasText: 'Cheap pills here' }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('No comments here.').waitFor();
+
+    await page.getByRole('link', { name: 'Published', exact: true }).click();
+    await page.locator('.comment').filter({ hasText: 'Lovely post!' }).getByRole('button', { name: 'Remove content' }).click();
+    await page.getByText('No comments here.').waitFor();
+    await page.getByRole('link', { name: 'Removed', exact: true }).click();
+    const removed = page.locator('.comment').filter({ hasText: 'Grace' });
+    expect(await removed.textContent()).toContain('Content removed');
+    await expectNoProblems(page);
   });
 
   it('opens from the service worker when the web server is gone, with the data still there', async () => {

@@ -19,6 +19,17 @@ export interface App {
   setAddress(hash: string): void;
   /** Set by a view that can hold unsaved work: the question to ask before leaving it, or null when all is saved. */
   unsaved: (() => string | null) | null;
+  /**
+   * Set by a view that handles writes made in other tabs itself (the editor). Return true when handled;
+   * otherwise the app offers to show the latest state.
+   */
+  onRemoteChange: ((change: RemoteChange) => boolean) | null;
+}
+
+/** A write another tab of this editor made (its service's event, passed on by a BroadcastChannel). */
+export interface RemoteChange {
+  type: string;
+  id: string;
 }
 
 export interface Route {

@@ -50,12 +50,13 @@ export function escapeHtml(text: string): string {
 export function htmlFrame(html: string, title: string): HTMLIFrameElement {
   const frame = h('iframe', { class: 'content-frame', title, sandbox: 'allow-same-origin' });
   frame.srcdoc = `<!doctype html><meta charset="utf-8"><base target="_blank"><style>
-    body{font:16px/1.6 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;margin:0;padding:2px}
+    body{font:17px/1.65 Georgia,"Times New Roman",serif;color:#1f2328;margin:0;padding:1px 0}
     img{max-width:100%;height:auto} pre{overflow:auto} a{color:#0b57d0}
   </style>${html}`;
   frame.addEventListener('load', () => {
     const doc = frame.contentDocument;
-    if (doc) frame.style.height = `${Math.max(60, doc.documentElement.scrollHeight + 4)}px`;
+    // The <html> element's own box is as tall as the content (scrollHeight would be at least the frame's).
+    if (doc) frame.style.height = `${Math.ceil(Math.max(40, doc.documentElement.getBoundingClientRect().height)) + 2}px`;
   });
   return frame;
 }

@@ -4,7 +4,7 @@
  */
 import './style.css';
 import type { Blog, BlogService } from 'blogkit';
-import { parseRoute, type App } from './app.js';
+import { parseRoute, type App, type RemoteChange } from './app.js';
 import { createBlog, findBlog, openService, OWNER_ID } from './blog.js';
 import { h, mount } from './dom.js';
 import { describe } from './errors.js';
@@ -80,6 +80,7 @@ function start(service: BlogService, blog: Blog): void {
   const status = h('div', { class: 'toast', role: 'status', 'aria-live': 'polite' });
   const view = h('div', { class: 'view-slot' });
   const net = h('p', { class: 'net' });
+  const remote = h('div', { class: 'remote', role: 'status' });
   const sections = [
     ['posts', 'Posts'],
     ['pages', 'Pages'],
@@ -119,7 +120,22 @@ function start(service: BlogService, blog: Blog): void {
       shownHash = location.hash;
     },
     unsaved: null,
+    onRemoteChange: null,
   };
+
+  // Tabs of this editor share one database but each has its own service: pass each write on, so the
+  // others can show it (a conflicting save would still be refused with 412; this only says so earlier).
+  if ('BroadcastChannel' in window) {
+    const channel = new BroadcastChannel('blogkit-editor');
+    service.on('*', (event) => channel.postMessage({ type: event.type, id: event.id } satisfies RemoteChange));
+    channel.addEventListener('message', (e: MessageEvent<RemoteChange>) => {
+      if (app.onRemoteChange?.(e.data)) return;
+      mount(
+        remote,
+        h('p', null, 'Something changed in another tab. ', h('button', { type: 'button', class: 'link', onclick: () => void show() }, 'Show the latest')),
+      );
+    });
+  }
 
   async function show(): Promise<void> {
     const hash = location.hash || '#/posts';
@@ -130,6 +146,8 @@ function start(service: BlogService, blog: Blog): void {
     for (const a of nav.querySelectorAll('a[aria-current]')) a.setAttribute('aria-current', 'page');
     const mine = ++renders;
     app.unsaved = null;
+    app.onRemoteChange = null;
+    remote.replaceChildren();
     app.clearProblems();
     view.setAttribute('aria-busy', 'true');
     try {
@@ -190,7 +208,7 @@ function start(service: BlogService, blog: Blog): void {
       h('a', { class: 'brand', href: '#/posts' }, h('span', { class: 'logo', 'aria-hidden': 'true' }, '✎'), blog.name),
       net,
     ),
-    h('div', { class: 'layout' }, nav, h('main', { id: 'main', tabIndex: -1 }, problems, view)),
+    h('div', { class: 'layout' }, nav, h('main', { id: 'main', tabIndex: -1 }, problems, remote, view)),
     status,
   );
   void show();

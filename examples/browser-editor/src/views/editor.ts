@@ -97,6 +97,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
   const badgeSlot = h('span', { class: 'badge-slot' });
   const saveState = h('span', { class: 'save-state', 'aria-live': 'polite' });
   const conflictSlot = h('div', { class: 'conflict-slot' });
+  const remoteSlot = h('div', { class: 'remote-slot', role: 'status' });
   const trashNote = h('p', { class: 'note', hidden: true }, `This ${kind.noun} is in the trash. Restore it to edit it again.`);
 
   const title = h('input', { id: 'title', name: 'title', required: true, maxLength: 1000, autocomplete: 'off', placeholder: `${Noun} title` });
@@ -141,6 +142,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     h('a', { class: 'back', href: kind.listHref }, `← All ${listName}`),
     h('div', { class: 'page-head' }, heading, h('div', { class: 'head-actions' }, badgeSlot, saveState)),
     conflictSlot,
+    remoteSlot,
     trashNote,
     h('div', { class: 'editor-grid' }, form, h('aside', { class: 'side', 'aria-label': `About this ${kind.noun}` }, meta)),
   );
@@ -157,6 +159,33 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
   };
   form.addEventListener('input', showDirty);
   app.unsaved = () => (dirty() ? `This ${kind.noun} has unsaved changes. Leave without saving them?` : null);
+  let busy = false;
+  app.onRemoteChange = (change) => {
+    if (!doc || change.id !== doc.id) return false;
+    const id = doc.id;
+    if (change.type.endsWith('.deleted')) {
+      mount(remoteSlot, h('p', { class: 'note' }, `This ${kind.noun} was deleted for good in another tab. Saving it here will fail; copy your text if you need it.`));
+    } else if (!dirty() && !busy && !conflictSlot.hasChildNodes()) {
+      // Nothing unsaved here: just show the newer version.
+      kind.get(id).then((latest) => {
+        if (doc?.id === id && !dirty()) {
+          load(latest);
+          app.notify(`Updated with a change from another tab.`);
+        }
+      }, app.fail);
+    } else {
+      mount(
+        remoteSlot,
+        h(
+          'p',
+          { class: 'note' },
+          `This ${kind.noun} was just changed in another tab. If you save here, you will be asked whether to overwrite that change. `,
+          h('button', { type: 'button', class: 'link', onclick: () => reloadLatest(id) }, 'Reload to see it'),
+        ),
+      );
+    }
+    return true;
+  };
 
   let previewTimer: number | undefined;
   const showPreview = () => {
@@ -234,6 +263,8 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
   async function run(act: (etag: string) => Promise<Doc | 'gone'>, done: string): Promise<void> {
     app.clearProblems();
     conflictSlot.replaceChildren();
+    remoteSlot.replaceChildren();
+    busy = true;
     form.setAttribute('aria-busy', 'true');
     for (const b of actions.querySelectorAll('button')) b.disabled = true;
     try {
@@ -243,6 +274,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
       else app.fail(error);
       refresh();
     } finally {
+      busy = false;
       form.removeAttribute('aria-busy');
     }
   }
@@ -305,6 +337,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     try {
       load(await kind.get(postId));
       conflictSlot.replaceChildren();
+      remoteSlot.replaceChildren();
       app.notify(`Showing the latest saved version of this ${kind.noun}.`);
       title.focus();
     } catch (error) {
