@@ -62,7 +62,7 @@ async function seed(file: string, posts: number): Promise<{ blogId: string; post
 }
 
 /** Starts http-server.ts in a child process; resolves with its port and a stop function. */
-async function startServer(mode: 'blogkit' | 'raw', db: string) {
+async function startServer(mode: 'blogkit' | 'blogkit-auth' | 'raw', db: string) {
   const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'http-server.ts'), `--mode=${mode}`, `--db=${db}`], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -113,18 +113,21 @@ export default async function httpBench(ctx: BenchContext): Promise<void> {
   try {
     const { blogId, postId } = await seed(db, posts);
     const ours = await startServer('blogkit', db);
+    const oursAuth = await startServer('blogkit-auth', db);
     const raw = await startServer('raw', db);
-    servers.push(ours, raw);
+    servers.push(ours, oursAuth, raw);
     const ops = [
       // prettyPrint=false: the raw handler sends compact JSON too (Google's default, kept by the helper, indents).
       { op: 'GET one post', urls: { blogkit: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` } },
       { op: 'GET list of 20 posts', urls: { blogkit: `/v3/blogs/${blogId}/posts?maxResults=20&prettyPrint=false`, raw: `/list?blog=${blogId}` } },
+      // A real deployment has an authenticate hook: the helper then builds a Fetch Request per call for it.
+      { op: 'GET one post, with authenticate', auth: true, urls: { blogkit: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` } },
     ];
     const rows: string[] = [];
-    for (const { op, urls } of ops) {
+    for (const { op, urls, auth } of ops) {
       const best: Record<string, CannonResult> = {};
       const cpu: Record<string, number> = {};
-      const port = { blogkit: ours.port, raw: raw.port };
+      const port = { blogkit: auth ? oursAuth.port : ours.port, raw: raw.port };
       for (const mode of ['blogkit', 'raw'] as const) await warmUp(`http://127.0.0.1:${port[mode]}${urls[mode]}`);
       // Alternate short rounds and keep each side's best: the machine is shared, so a round can be disturbed.
       for (let r = 0; r < rounds; r++) {
