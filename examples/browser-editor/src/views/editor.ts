@@ -17,6 +17,8 @@ interface Fields {
 }
 /** What a save does besides storing the text. */
 type How = 'keep' | 'publish' | 'revert' | { at: string };
+/** What to tell the person once a write worked (some messages depend on the stored result). */
+type Done = string | ((saved: Doc) => string);
 
 /** The calls one kind of document (post or page) needs; everything else in the editor is shared. */
 export interface Kind {
@@ -100,7 +102,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
   const remoteSlot = h('div', { class: 'remote-slot', role: 'status' });
   const trashNote = h('p', { class: 'note', hidden: true }, `This ${kind.noun} is in the trash. Restore it to edit it again.`);
 
-  const title = h('input', { id: 'title', name: 'title', required: true, maxLength: 1000, autocomplete: 'off', placeholder: `${Noun} title` });
+  const title = h('input', { id: 'title', name: 'title', maxLength: 1000, autocomplete: 'off', placeholder: `${Noun} title` });
   const labels = h('input', { id: 'labels', name: 'labels', autocomplete: 'off', placeholder: 'e.g. travel, food' });
   const content = h('textarea', { id: 'content', name: 'content', rows: 16, spellcheck: true, placeholder: '<p>Write in HTML…</p>' });
   const preview = h('div', { class: 'preview-body' });
@@ -260,7 +262,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
    * Runs one write with the loaded etag. A 412 shows the conflict (and keeps the form as it is); any other
    * failure goes to the page's problem list. `act` takes the etag so "overwrite" can rerun it with a fresh one.
    */
-  async function run(act: (etag: string) => Promise<Doc | 'gone'>, done: string): Promise<void> {
+  async function run(act: (etag: string) => Promise<Doc | 'gone'>, done: Done): Promise<void> {
     app.clearProblems();
     conflictSlot.replaceChildren();
     remoteSlot.replaceChildren();
@@ -279,8 +281,8 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     }
   }
 
-  function settle(result: Doc | 'gone', done: string) {
-    app.notify(done);
+  function settle(result: Doc | 'gone', done: Done) {
+    app.notify(typeof done === 'string' ? done : done(result as Doc));
     if (result === 'gone') {
       doc = null;
       app.unsaved = null;
@@ -293,7 +295,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     if (!root.contains(document.activeElement)) (actions.querySelector('button') as HTMLButtonElement | null)?.focus();
   }
 
-  function showConflict(act: (etag: string) => Promise<Doc | 'gone'>, done: string) {
+  function showConflict(act: (etag: string) => Promise<Doc | 'gone'>, done: Done) {
     const current = doc!;
     mount(
       conflictSlot,
@@ -351,18 +353,16 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
   }
 
   function save(how: How) {
-    if (!title.value.trim()) {
-      title.setCustomValidity(`Give the ${kind.noun} a title.`);
-      title.reportValidity();
-      title.addEventListener('input', () => title.setCustomValidity(''), { once: true });
-      return;
-    }
     const fields = values();
-    const words = how === 'publish' ? 'Published.' : how === 'revert' ? 'Reverted to draft.' : typeof how === 'object' ? '' : doc ? 'Saved.' : 'Draft saved.';
-    return run((etag) => {
-      if (!doc) return kind.create(fields, how === 'keep' ? 'draft' : how === 'revert' ? 'draft' : how);
-      return kind.save(doc, etag, fields, how);
-    }, words || `Scheduled for ${new Date((how as { at: string }).at).toLocaleString()}.`);
+    return run(
+      (etag) => (doc ? kind.save(doc, etag, fields, how) : kind.create(fields, how === 'keep' || how === 'revert' ? 'draft' : how)),
+      (saved) => {
+        if (typeof how === 'object') {
+          return saved.status === 'SCHEDULED' ? `Scheduled: it goes live ${new Date(saved.published!).toLocaleString()}.` : 'Published, back-dated.';
+        }
+        return how === 'publish' ? 'Published.' : how === 'revert' ? 'Reverted to draft.' : doc ? 'Saved.' : 'Draft saved.';
+      },
+    );
   }
 
   function schedule() {
