@@ -83,6 +83,7 @@ describe('the offline browser editor', () => {
   it('creates a local blog on the first visit', async () => {
     await page.goto(url);
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Start a blog in this browser');
+    await page.screenshot({ path: join(shots, 'editor-welcome.png') });
     await page.getByLabel('Your name').fill('Ada');
     await page.getByLabel('Blog name').fill('Field notes');
     await page.getByRole('button', { name: 'Create my blog' }).click();
@@ -218,7 +219,7 @@ describe('the offline browser editor', () => {
     await page.getByRole('button', { name: 'Dismiss this message' }).click();
     expect(await page.locator('.problem').count()).toBe(0);
     await page.getByLabel('Labels').fill('fine');
-    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.keyboard.press('Control+s'); // the keyboard way to save
     await expect.poll(() => editorBadge(page).textContent()).toBe('Draft');
     await expectNoProblems(page);
   });

@@ -36,7 +36,15 @@ export async function createBlog(service: BlogService, input: { displayName: str
     if (!isNotFound(e)) throw e;
     await service.users.insert({ body: { id: OWNER_ID, displayName: input.displayName } });
   }
-  const blog = await service.blogs.insert({ body: { name: input.name, url: BLOG_URL, description: input.description }, ownerId: OWNER_ID });
+  let blog: Blog;
+  try {
+    blog = await service.blogs.insert({ body: { name: input.name, url: BLOG_URL, description: input.description }, ownerId: OWNER_ID });
+  } catch (e) {
+    // Another tab of the editor created it a moment ago (its address is taken): open that one.
+    const existing = BlogError.is(e) && e.code === 409 ? await findBlog(service) : null;
+    if (!existing) throw e;
+    blog = existing;
+  }
   // Ask the browser not to evict this origin's storage under pressure: the blog lives only here.
   await navigator.storage?.persist?.().catch(() => false);
   return blog;
