@@ -52,6 +52,8 @@ export type HttpHandler = (request: Request) => Promise<Response>;
 
 const router = new Router(ROUTES);
 const JSON_TYPE = 'application/json; charset=UTF-8';
+/** As Google's API front end: responses depend on the caller, so shared caches keep none and browsers revalidate. */
+const PRIVATE = 'private, max-age=0, must-revalidate';
 /** Scoped services kept per user id (a scoped service is a set of closures; building one per request costs). */
 const SCOPE_CACHE_SIZE = 256;
 
@@ -164,12 +166,12 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     const result = await scope(actor ?? null)[route.op[0]]![route.op[1]]!(params);
 
     if (route.noContent) return { status: 204, headers: { ...corsHeaders }, text: null };
-    const headers: Record<string, string> = { 'content-type': JSON_TYPE, ...corsHeaders };
+    const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'cache-control': PRIVATE, 'x-content-type-options': 'nosniff', ...corsHeaders };
     const etag = route.etag ? (result as { etag?: unknown } | undefined)?.etag : undefined;
     if (typeof etag === 'string') {
       headers.etag = etag;
       if (route.method === 'GET' && etagMatches(incoming.header('if-none-match'), etag)) {
-        return { status: 304, headers: { etag, ...corsHeaders }, text: null };
+        return { status: 304, headers: { etag, 'cache-control': PRIVATE, ...corsHeaders }, text: null };
       }
     }
     const out = mask ? applyFields(result, mask) : result;
@@ -207,7 +209,7 @@ function fetchIncoming(request: Request): IncomingLike {
 }
 
 function errorOut(error: BlogError, corsHeaders: Record<string, string> | undefined): Outgoing {
-  const headers: Record<string, string> = { 'content-type': JSON_TYPE, ...corsHeaders };
+  const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'cache-control': 'private', 'x-content-type-options': 'nosniff', ...corsHeaders };
   const allow = (error as BlogError & { allow?: string }).allow;
   if (allow) headers.allow = allow;
   // A refused upload may still be arriving: close the connection rather than read it to the end.

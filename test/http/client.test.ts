@@ -135,6 +135,17 @@ describe('posts', () => {
     expect(await googleError(anon.posts.get({ blogId: f.blogId, postId: draftId }))).toMatchObject({ code: 404, reason: 'notFound' });
   });
 
+  it('conditional requests through the client: If-None-Match → 304, stale If-Match → 412', async () => {
+    const first = await anon.posts.get({ blogId: f.blogId, postId: liveId });
+    const again = await anon.posts.get({ blogId: f.blogId, postId: liveId }, { headers: { 'If-None-Match': first.data.etag! } });
+    expect(again.status).toBe(304);
+    expect(
+      await googleError(api.posts.patch({ blogId: f.blogId, postId: liveId, requestBody: { title: 'Lost update' } }, { headers: { 'If-Match': '"stale"' } })),
+    ).toMatchObject({ code: 412, reason: 'conditionNotMet' });
+    const patched = await api.posts.patch({ blogId: f.blogId, postId: liveId, requestBody: { labels: ['animals', 'cats', 'big'] } }, { headers: { 'If-Match': first.data.etag! } });
+    expect(patched.data.labels).toEqual(['animals', 'cats', 'big']);
+  });
+
   it('posts.getByPath', async () => {
     const res = await anon.posts.getByPath({ blogId: f.blogId, path: livePath, maxComments: 1, view: 'READER' });
     expect(res.data.id).toBe(liveId);

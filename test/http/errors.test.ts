@@ -210,6 +210,8 @@ describe('conditional requests', () => {
     const url = `${postsUrl}/${postId}`;
     const first = await fetch(url);
     const etag = first.headers.get('etag')!;
+    expect(first.headers.get('cache-control')).toBe('private, max-age=0, must-revalidate');
+    expect(first.headers.get('x-content-type-options')).toBe('nosniff');
     expect(etag).toBe(((await first.json()) as { etag: string }).etag);
     for (const inm of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
       const res = await fetch(url, { headers: { 'if-none-match': inm } });
