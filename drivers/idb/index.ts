@@ -6,9 +6,9 @@
  *   index name; each declared index is an IDB index on key path `k.<name>` with `multiEntry`, so an array of
  *   array-keys gives one index entry per key (unique indexes are IDB-unique as well);
  * - for collections with `search`, a side store `~terms.<collection>` of records `{ id, t }` whose multiEntry
- *   index `t` holds one flat string per (scope, token) — flat strings, because every token is an index entry
- *   and arrays cost Chromium about a third more per entry. Kept apart from the documents so that gets and
- *   lists never read the token lists; a search reads ids from this index only;
+ *   index `t` holds one short flat string per (scope, token): every token is an index entry, and Chromium's
+ *   cost per entry grows with its size. Kept apart from the documents so that gets and lists never read
+ *   token lists; a search reads ids from this index, then the matches' keys from their records;
  * - `~log`, the change log: one record per commit under an auto-incremented key, which is the commit's
  *   sequence number (so no counter has to be read and written per commit).
  *
@@ -73,6 +73,8 @@ interface Rec {
   v: number;
   doc: JsonObject;
   k: Record<string, Key[]>;
+  /** The search scope, for records with terms. */
+  s?: string;
 }
 
 interface TermsRec {
@@ -103,8 +105,25 @@ type DB = IDBPDatabase<unknown>;
 type Tx = IDBPTransaction<unknown, string[], IDBTransactionMode>;
 
 const refOf = (collection: string, id: string) => `${collection}\0${id}`;
-/** One token index entry: the scope's length makes the pair unambiguous whatever characters either holds. */
-const termKey = (scope: string, token: string) => `${scope.length}:${scope}${token}`;
+/**
+ * One token index entry: a short hash of the scope, then the token. Every token of every post is an index
+ * entry, and Chromium's write cost grows with key length (a 26-character blog id in front of each token
+ * cost a third more per insert). A hash collision only widens what the index returns: `search` keeps the
+ * records whose stored scope is the one asked for.
+ */
+const termKey = (scope: string, token: string) => `${scopeHash(scope)}:${token}`;
+const scopeHashes = new Map<string, string>();
+function scopeHash(scope: string): string {
+  let h = scopeHashes.get(scope);
+  if (h === undefined) {
+    let x = 0x811c9dc5; // FNV-1a, 32 bits
+    for (let i = 0; i < scope.length; i++) x = Math.imul(x ^ scope.charCodeAt(i), 0x01000193);
+    h = (x >>> 0).toString(36);
+    if (scopeHashes.size > 1000) scopeHashes.clear();
+    scopeHashes.set(scope, h);
+  }
+  return h;
+}
 const uniqueRef = (collection: string, index: string, key: Key) => `${collection}\0${index}\0${JSON.stringify(key)}`;
 
 class IdbDriver implements StorageDriver {
@@ -337,7 +356,10 @@ class IdbDriver implements StorageDriver {
     const store = tx.objectStore(q.collection);
     const recs = (await Promise.all(ids.map((id) => store.get(id)))) as Array<Rec | undefined>;
     const out: IndexEntry[] = [];
-    for (const rec of recs) for (const key of rec?.k[q.index] ?? []) out.push({ id: rec!.id, key });
+    for (const rec of recs) {
+      if (rec?.s !== q.scope) continue; // gone meanwhile, or another scope with the same hash
+      for (const key of rec.k[q.index] ?? []) out.push({ id: rec.id, key });
+    }
     return out;
   }
 
@@ -381,7 +403,7 @@ class IdbDriver implements StorageDriver {
       const store = raw.objectStore(op.collection);
       const search = this.def(op.collection).search;
       if (op.type === 'put') {
-        const rec: Rec = { id: op.id, v: op.expect + 1, doc: op.doc, k: op.keys as Record<string, Key[]> };
+        const rec: Rec = { id: op.id, v: op.expect + 1, doc: op.doc, k: op.keys as Record<string, Key[]>, ...(op.terms && search ? { s: op.terms.scope } : {}) };
         if (insertsOnly) {
           const request = store.add(rec);
           request.onerror = (event) => {

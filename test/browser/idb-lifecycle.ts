@@ -168,6 +168,20 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
       await d.close();
     });
 
+    it('keeps search scopes apart even when their short token-key hashes collide', async () => {
+      // The driver keys tokens by a 32-bit hash of the scope; these two blog ids share one (FNV-1a).
+      const d = database().driver();
+      await d.open(suiteSchema);
+      await d.commit([
+        itemPut({ id: 'a', group: 'blog512789', status: 'LIVE', time: 't', words: ['same'] }),
+        itemPut({ id: 'b', group: 'blog749192', status: 'LIVE', time: 't', words: ['same'] }),
+      ]);
+      for (const [scope, id] of [['blog512789', 'a'], ['blog749192', 'b']] as const) {
+        expect(await d.search({ collection: 'items', scope, tokens: ['same'], index: 'byTime' })).toEqual([{ id, key: [scope, 'LIVE', 't', id] }]);
+      }
+      await d.close();
+    });
+
     it('names the unique index on a conflict and rejects unknown collections and indexes', async () => {
       const d = database().driver();
       await d.open(suiteSchema);
