@@ -324,6 +324,13 @@ describe('the offline browser editor', () => {
     await page.getByRole('link', { name: 'Removed', exact: true }).click();
     const removed = page.locator('.comment').filter({ hasText: 'Grace' });
     expect(await removed.textContent()).toContain('Content removed');
+
+    // From the post's editor, moderation opens filtered to that post.
+    await page.goto(postUrl);
+    await page.locator('.meta').getByRole('link', { name: 'moderate' }).click();
+    await page.getByText('Comments on “Offline first”.').waitFor();
+    await page.getByRole('link', { name: 'Removed', exact: true }).click();
+    await page.locator('.comment').filter({ hasText: 'Grace' }).waitFor();
     await expectNoProblems(page);
   });
 
