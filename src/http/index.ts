@@ -78,7 +78,13 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     try {
       return await dispatch(incoming, corsHeaders);
     } catch (error) {
-      if (!BlogError.is(error)) onError?.(error, incoming.request());
+      if (!BlogError.is(error) && onError) {
+        try {
+          onError(error, incoming.request());
+        } catch {
+          // A failing logger must not turn a 500 into a dropped connection.
+        }
+      }
       const e = BlogError.is(error) ? error : new BlogError({ code: 500, reason: 'backendError', message: 'Backend Error' });
       return errorOut(e, corsHeaders);
     }
