@@ -2,8 +2,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-export const ROOT = resolve(import.meta.dirname, '../..');
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The built package (dist/) is what `npm start` and the examples run; CI builds before testing. */
 export function requireBuild(): void {
