@@ -50,6 +50,21 @@ describe('sqlite driver: durability', () => {
     expect(checkStore(f)).toMatchObject({ integrity: 'ok', problems: [] });
   });
 
+  it('gives empty commits their own sequence numbers too, across reopen', async () => {
+    const f = file();
+    const a = await opened(f);
+    const s1 = await a.commit([]);
+    const s2 = await a.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't' })]);
+    const s3 = await a.commit([]);
+    await a.close();
+    const b = await opened(f);
+    const s4 = await b.commit([]);
+    const s5 = await b.commit([{ type: 'delete', collection: 'items', id: 'a', expect: 1 }]);
+    expect([s1, s2, s3, s4, s5].map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect((await b.changesSince(0)).map((c) => c.seq)).toEqual([2, 5]);
+    await b.close();
+  });
+
   it('refuses calls after close', async () => {
     const d = await opened(':memory:');
     await d.close();

@@ -283,6 +283,7 @@ class SqliteDriver implements StorageDriver {
     // between. (Inside a host's own transaction better-sqlite3 uses a savepoint instead.)
     return (this.commitTx ??= db.transaction((ops: readonly WriteOp[], resolved: CollectionInfo[]) => {
       const seq = Number(this.stmt(SQL.nextSeq).pluck().get());
+      if (ops.length === 0) this.stmt(SQL.setSeq).run(seq);
       ops.forEach((op, pos) => this.apply(resolved[pos]!, op, seq, pos));
       return { seq };
     })).immediate(ops, resolved);

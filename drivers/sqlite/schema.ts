@@ -15,7 +15,8 @@
  *             other than a-z0-9, which FTS5's 'ascii' tokenizer would split or fold; `...u<hex of
  *             UTF-16>` when it holds a lone surrogate), so FTS5 stores
  *             exactly the core's tokens and a query reads only the posting lists of its own scope.
- * - changes   the change log: one row per op, (commit seq, position in the commit).
+ * - changes   the change log: one row per op, (commit seq, position in the commit); its last seq is
+ *             the store's (meta.seq only remembers empty commits).
  */
 export const MIGRATIONS: readonly string[] = [
   /* 1 */ `
@@ -82,7 +83,10 @@ export const SQL = {
   userVersion: 'user_version',
   getMeta: `SELECT value FROM meta WHERE key = ?`,
   setMeta: `UPDATE meta SET value = ? WHERE key = ?`,
-  nextSeq: `UPDATE meta SET value = value + 1 WHERE key = 'seq' RETURNING value`,
+  // The last seq is the change log's newest row (meta keeps the seq of an empty commit, which logs nothing),
+  // so a commit writes no counter row.
+  nextSeq: `SELECT max(coalesce((SELECT max(seq) FROM changes), 0), (SELECT value FROM meta WHERE key = 'seq')) + 1`,
+  setSeq: `UPDATE meta SET value = ? WHERE key = 'seq'`,
 
   catalogCollections: `SELECT no, name, search FROM collections`,
   catalogIndexes: `SELECT no, coll, name, uniq FROM indexes`,

@@ -1,0 +1,340 @@
+/**
+ * blogkit on SQLite (createBlogService on sqliteDriver, the unscoped service) vs raw better-sqlite3 doing
+ * the same statements' work, in one run on the same data.
+ *
+ * Raw: a plain `posts` table (indexes on (blog_id, status, published, id), (blog_id, status, updated, id),
+ * unique (blog_id, path)), label tables keyed (blog_id, label, status, published|updated, post_id) — the
+ * same orders and filters blogkit serves — and contentless FTS5 over title/text/labels; prepared
+ * statements, explicit FTS statements, one transaction per write, rows JSON.stringify'd. No change log.
+ *
+ * Sizes: `--sizes=10000,100000` (default), `--sizes=10000,100000,1000000` for 1M (bodies of one
+ * paragraph, ~620 bytes, at 1M instead of three, ~1.9 KB), `--quick`: 2000. `--sqlite-sizes` overrides
+ * `--sizes` for this file only.
+ *
+ * Loading: every blogkit post goes through `service.posts.insert` (all the core's rules); the loader only
+ * groups 500 inserts into one SQLite transaction on a host-owned connection. The measured service then
+ * reopens the file with plain `sqliteDriver({ filename })`.
+ */
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createBlogService, type BlogService } from '../../src/index.js';
+import { sqliteDriver } from '../../drivers/sqlite/index.js';
+import { generator, rng, type BenchPost, type Generator } from '../sqlite/bench-data.js';
+import { printGrowth, printTable, type BenchContext, type Row, type Timing } from './harness.js';
+
+const BLOG_URL = 'https://bench.example/';
+const LABEL = 'label-30';
+const PAGE = 20;
+
+const RAW_SCHEMA = `
+  CREATE TABLE posts (
+    id TEXT PRIMARY KEY, blog_id TEXT NOT NULL, status TEXT NOT NULL, published TEXT NOT NULL, updated TEXT NOT NULL,
+    path TEXT, author_id TEXT NOT NULL, title TEXT NOT NULL, content TEXT NOT NULL, labels TEXT NOT NULL
+  );
+  CREATE INDEX posts_published ON posts (blog_id, status, published, id);
+  CREATE INDEX posts_updated ON posts (blog_id, status, updated, id);
+  CREATE UNIQUE INDEX posts_path ON posts (blog_id, path);
+  CREATE TABLE post_labels (
+    blog_id TEXT NOT NULL, label TEXT NOT NULL, status TEXT NOT NULL, published TEXT NOT NULL, post_id TEXT NOT NULL,
+    PRIMARY KEY (blog_id, label, status, published, post_id)
+  ) WITHOUT ROWID;
+  CREATE TABLE post_labels_updated (
+    blog_id TEXT NOT NULL, label TEXT NOT NULL, status TEXT NOT NULL, updated TEXT NOT NULL, post_id TEXT NOT NULL,
+    PRIMARY KEY (blog_id, label, status, updated, post_id)
+  ) WITHOUT ROWID;
+  CREATE VIRTUAL TABLE posts_fts USING fts5 (
+    title, body, labels, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+  );
+`;
+
+type RawRow = {
+  id: string;
+  blog_id: string;
+  status: string;
+  published: string;
+  updated: string;
+  path: string | null;
+  author_id: string;
+  title: string;
+  content: string;
+  labels: string;
+};
+
+const stripTags = (html: string) => html.replace(/<[^>]*>/g, ' ');
+const slug = (title: string) => title.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 40);
+
+/** The raw engine: the statements a hand-written SQLite blog would run for the same operations. */
+class Raw {
+  readonly db: Database.Database;
+  private s;
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.exec(RAW_SCHEMA);
+    const db = this.db;
+    this.runTx = db.transaction((fn: () => unknown) => fn());
+    this.s = {
+      get: db.prepare<[string], RawRow>('SELECT * FROM posts WHERE id = ?'),
+      getWithRowid: db.prepare<[string], RawRow & { rowid: number }>('SELECT rowid, * FROM posts WHERE id = ?'),
+      insert: db.prepare(
+        'INSERT INTO posts (id, blog_id, status, published, updated, path, author_id, title, content, labels) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ),
+      label: db.prepare('INSERT INTO post_labels (blog_id, label, status, published, post_id) VALUES (?, ?, ?, ?, ?)'),
+      labelUpdated: db.prepare('INSERT INTO post_labels_updated (blog_id, label, status, updated, post_id) VALUES (?, ?, ?, ?, ?)'),
+      labelUpdatedDelete: db.prepare('DELETE FROM post_labels_updated WHERE blog_id = ? AND label = ? AND status = ? AND updated = ? AND post_id = ?'),
+      fts: db.prepare('INSERT INTO posts_fts (rowid, title, body, labels) VALUES (?, ?, ?, ?)'),
+      ftsDelete: db.prepare('DELETE FROM posts_fts WHERE rowid = ?'),
+      update: db.prepare('UPDATE posts SET title = ?, updated = ? WHERE id = ?'),
+      first: db.prepare<[string], RawRow>(`SELECT * FROM posts WHERE blog_id = ? AND status = 'LIVE' ORDER BY published DESC, id DESC LIMIT ${PAGE}`),
+      after: db.prepare<[string, string, string], RawRow>(
+        `SELECT * FROM posts WHERE blog_id = ? AND status = 'LIVE' AND (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT ${PAGE}`,
+      ),
+      at: db.prepare<[string, number], { published: string; id: string }>(
+        `SELECT published, id FROM posts WHERE blog_id = ? AND status = 'LIVE' ORDER BY published DESC, id DESC LIMIT 1 OFFSET ?`,
+      ),
+      byLabel: db.prepare<[string, string], RawRow>(
+        `SELECT p.* FROM post_labels l JOIN posts p ON p.id = l.post_id WHERE l.blog_id = ? AND l.label = ? AND l.status = 'LIVE'
+         ORDER BY l.published DESC, l.post_id DESC LIMIT ${PAGE}`,
+      ),
+      search: db.prepare<[string, string], RawRow>(
+        `SELECT p.* FROM posts p WHERE p.rowid IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?) AND p.blog_id = ? AND p.status = 'LIVE'
+         ORDER BY p.published DESC, p.id DESC LIMIT ${PAGE}`,
+      ),
+      countMatches: db.prepare<[string], number>('SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ?').pluck(),
+      liveCount: db.prepare<[string], number>(`SELECT count(*) FROM posts WHERE blog_id = ? AND status = 'LIVE'`).pluck(),
+    };
+  }
+
+  private insertOne(blogId: string, id: string, p: BenchPost, when: string): void {
+    const status = p.draft ? 'DRAFT' : 'LIVE';
+    const published = when;
+    const updated = when;
+    const path = p.draft ? null : `/${published.slice(0, 4)}/${published.slice(5, 7)}/${slug(p.title)}-${id}.html`;
+    const { lastInsertRowid } = this.s.insert.run(id, blogId, status, published, updated, path, 'author', p.title, p.content, JSON.stringify(p.labels));
+    for (const l of p.labels) {
+      this.s.label.run(blogId, l, status, published, id);
+      this.s.labelUpdated.run(blogId, l, status, updated, id);
+    }
+    this.s.fts.run(lastInsertRowid, p.title, stripTags(p.content), p.labels.join(' '));
+  }
+
+  load(blogId: string, posts: Array<[string, BenchPost]>): void {
+    this.tx(() => {
+      for (const [id, p] of posts) this.insertOne(blogId, id, p, p.published);
+    });
+  }
+
+  insert(blogId: string, id: string, p: BenchPost, now: string): void {
+    this.tx(() => this.insertOne(blogId, id, p, now));
+  }
+
+  patch(id: string, title: string, now: string): string {
+    return this.tx(() => {
+      const row = this.s.getWithRowid.get(id)!;
+      this.s.update.run(title, now, id);
+      for (const l of JSON.parse(row.labels) as string[]) {
+        this.s.labelUpdatedDelete.run(row.blog_id, l, row.status, row.updated, id);
+        this.s.labelUpdated.run(row.blog_id, l, row.status, now, id);
+      }
+      this.s.ftsDelete.run(row.rowid);
+      this.s.fts.run(row.rowid, title, stripTags(row.content), (JSON.parse(row.labels) as string[]).join(' '));
+      return JSON.stringify({ ...row, title, updated: now });
+    });
+  }
+
+  /** One transaction (better-sqlite3's wrapper, created once). */
+  private tx<R>(fn: () => R): R {
+    return this.runTx(fn) as R;
+  }
+  private runTx!: (fn: () => unknown) => unknown;
+
+  get = (id: string) => JSON.stringify(this.s.get.get(id));
+  first = (blogId: string) => JSON.stringify(this.s.first.all(blogId));
+  after = (blogId: string, published: string, id: string) => JSON.stringify(this.s.after.all(blogId, published, id));
+  at = (blogId: string, offset: number) => this.s.at.get(blogId, offset)!;
+  byLabel = (blogId: string, label: string) => JSON.stringify(this.s.byLabel.all(blogId, label));
+  search = (blogId: string, q: string) => JSON.stringify(this.s.search.all(q, blogId));
+  matches = (q: string) => this.s.countMatches.get(q)!;
+  live = (blogId: string) => this.s.liveCount.get(blogId)!;
+}
+
+const summary = (samples: number[]): Timing => {
+  samples.sort((x, y) => x - y);
+  const mean = samples.reduce((sum, x) => sum + x, 0) / samples.length;
+  return { mean, p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]!, ops: samples.length };
+};
+
+/**
+ * Times blogkit and raw call by call in alternation (after a warm-up), so both see the same machine:
+ * on a shared box, load from other processes then inflates both sides alike instead of skewing the ratio.
+ */
+async function timePair(ours: (i: number) => unknown, raw: (i: number) => unknown, budgetMs: number): Promise<[Timing, Timing]> {
+  for (let i = 0; i < 20; i++) {
+    await ours(i);
+    await raw(i);
+  }
+  const a: number[] = [];
+  const b: number[] = [];
+  const end = performance.now() + 2 * budgetMs;
+  for (let i = 20; performance.now() < end || a.length < 20; i++) {
+    let t = performance.now();
+    await ours(i);
+    a.push((performance.now() - t) * 1000);
+    t = performance.now();
+    await raw(i);
+    b.push((performance.now() - t) * 1000);
+  }
+  return [summary(a), summary(b)];
+}
+
+/** Loads `n` posts through the service, 500 to a SQLite transaction; answers the blog id and post ids. */
+async function loadBlogkit(file: string, gen: Generator, n: number): Promise<{ blogId: string; ids: string[] }> {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  const service = createBlogService({ driver: sqliteDriver({ database: db }) });
+  const owner = await service.users.insert({ body: { displayName: 'Bench author' } });
+  const blogId = (await service.blogs.insert({ body: { name: 'Bench', url: BLOG_URL }, ownerId: owner.id! })).id!;
+  const ids: string[] = [];
+  for (let i = 0; i < n; i += 500) {
+    db.exec('BEGIN IMMEDIATE');
+    for (let k = i; k < Math.min(n, i + 500); k++) {
+      const p = gen.post(k);
+      const post = await service.posts.insert({
+        blogId,
+        body: { title: p.title, content: p.content, labels: p.labels, published: p.published },
+        isDraft: p.draft,
+      });
+      ids.push(post.id!);
+    }
+    db.exec('COMMIT');
+  }
+  await service.close();
+  db.close();
+  return { blogId, ids };
+}
+
+/** The page token of the page that starts halfway down the LIVE posts, newest first. */
+async function deepToken(service: BlogService, blogId: string, live: number): Promise<string> {
+  let skipped = 0;
+  let token: string | undefined;
+  const half = Math.floor(live / 2);
+  while (skipped < half) {
+    const page = await service.posts.list({ blogId, maxResults: Math.min(500, half - skipped), fetchBodies: false, pageToken: token });
+    skipped += page.items?.length ?? 0;
+    token = page.nextPageToken;
+    if (!token) throw new Error('ran out of pages before 50%');
+  }
+  return token!;
+}
+
+export default async function sqliteBench(ctx: BenchContext): Promise<void> {
+  const sizes = (ctx.args['sqlite-sizes'] ?? ctx.args.sizes ?? (ctx.quick ? '2000' : '10000,100000')).split(',').map(Number);
+  const rows: Row[] = [];
+  const ours: Record<string, Array<[number, Timing]>> = {};
+  const raws: Record<string, Array<[number, Timing]>> = {};
+  const notes: string[] = [];
+  const record = (op: string, n: number, o: Timing, r: Timing, target?: number) => {
+    rows.push({ op, size: n, ours: o, raw: r, ...(target ? { target } : {}) });
+    (ours[op] ??= []).push([n, o]);
+    (raws[op] ??= []).push([n, r]);
+  };
+
+  for (const n of sizes) {
+    const dir = mkdtempSync(join(tmpdir(), 'blogkit-sqlite-bench-'));
+    try {
+      const gen = generator(1, n >= 1_000_000 ? 1 : 3);
+      const t0 = performance.now();
+      const { blogId, ids } = await loadBlogkit(join(dir, 'blogkit.db'), gen, n);
+      const loadOurs = performance.now() - t0;
+      const raw = new Raw(join(dir, 'raw.db'));
+      const t1 = performance.now();
+      for (let i = 0; i < n; i += 10_000) {
+        raw.load(
+          blogId,
+          ids.slice(i, i + 10_000).map((id, k) => [id, gen.post(i + k)]),
+        );
+      }
+      const loadRaw = performance.now() - t1;
+      notes.push(
+        `${n}: loaded in ${(loadOurs / 1000).toFixed(1)} s through the service (${((loadOurs * 1000) / n).toFixed(0)} µs/post), ` +
+          `${(loadRaw / 1000).toFixed(1)} s raw; "${gen.query}" matches ${raw.matches(gen.query)} posts`,
+      );
+
+      const service = createBlogService({ driver: sqliteDriver({ filename: join(dir, 'blogkit.db') }) });
+      await service.ready();
+      const live = raw.live(blogId);
+      const token = await deepToken(service, blogId, live);
+      const mid = raw.at(blogId, Math.floor(live / 2) - 1);
+      const pick = (seed: number) => {
+        const r = rng(seed);
+        return () => ids[Math.floor(r() * ids.length)]!;
+      };
+      const b = ctx.budgetMs;
+
+      // Reads first, so the writes below do not change what they read. Both sides get the same ids.
+      const pair = (ours: (i: number) => unknown, rawFn: (i: number) => unknown) => timePair(ours, rawFn, b);
+      const ga = pick(n);
+      const gb = pick(n);
+      record('get', n, ...(await pair(() => service.posts.get({ blogId, postId: ga() }), () => raw.get(gb()))), 2);
+      record('list first page (20)', n, ...(await pair(() => service.posts.list({ blogId, maxResults: PAGE }), () => raw.first(blogId))), 2);
+      record(
+        'list page 50% deep (20)',
+        n,
+        ...(await pair(() => service.posts.list({ blogId, maxResults: PAGE, pageToken: token }), () => raw.after(blogId, mid.published, mid.id))),
+        2,
+      );
+      record(
+        `label filter ${LABEL} (20)`,
+        n,
+        ...(await pair(() => service.posts.list({ blogId, labels: LABEL, maxResults: PAGE }), () => raw.byLabel(blogId, LABEL))),
+        2,
+      );
+      record('search, two words (20)', n, ...(await pair(() => service.posts.search({ blogId, q: gen.query, maxResults: PAGE }), () => raw.search(blogId, gen.query))));
+
+      // Writes: new posts (published now), then title patches of random existing posts.
+      let k = 0;
+      record(
+        'insert',
+        n,
+        ...(await pair(
+          (i) => {
+            const p = gen.post(n + 2 * i);
+            return service.posts.insert({ blogId, body: { title: p.title, content: p.content, labels: p.labels } });
+          },
+          (i) => raw.insert(blogId, `R${String(k++).padStart(25, '0')}`, { ...gen.post(n + 2 * i + 1), draft: false }, new Date().toISOString()),
+        )),
+        1.5,
+      );
+      const pa = pick(n + 1);
+      const pb = pick(n + 1);
+      record(
+        'patch (title)',
+        n,
+        ...(await pair(
+          (i) => service.posts.patch({ blogId, postId: pa(), body: { title: `Edited title ${i}` } }),
+          (i) => raw.patch(pb(), `Edited title ${i}`, new Date().toISOString()),
+        )),
+      );
+      await service.close();
+      raw.db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  printTable('SQLite: blogkit (service on sqliteDriver) vs raw better-sqlite3', rows);
+  for (const note of notes) console.log(`- ${note}`);
+  printGrowth('blogkit on SQLite: cost by size', ours);
+  printGrowth('raw better-sqlite3: cost by size', raws);
+  const deep = ours['list page 50% deep (20)'] ?? [];
+  const first = ours['list first page (20)'] ?? [];
+  console.log(
+    `\nblogkit deep page / first page: ${deep.map(([n, t], i) => `${n}: ${(t.mean / first[i]![1].mean).toFixed(2)}×`).join(', ')} (target ≤ 1.5× at every size)`,
+  );
+  const search100k = ours['search, two words (20)']?.find(([n]) => n === 100_000);
+  if (search100k) console.log(`two-word search at 100k: ${(search100k[1].mean / 1000).toFixed(2)} ms mean (target: a few ms)`);
+}
