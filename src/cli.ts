@@ -45,10 +45,18 @@ async function writeSettings(driver: StorageDriver, expect: number, settings: Cl
 }
 
 /** A demo user, blog, posts in every state, pages and comments (one awaiting moderation). */
+const DEMO_URL = 'https://demo.blogkit.example/';
+
 async function seedDemo(service: Service): Promise<{ adminUserId: string; blogId: string }> {
+  // A first run that stopped after creating the blog: adopt it rather than fail on its taken url.
+  const existing = await service.blogs.getByUrl({ url: DEMO_URL }).catch(() => undefined);
+  if (existing) {
+    const admin = (await service.members.list({ blogId: existing.id })).items.find((m) => m.role === 'ADMIN');
+    if (admin) return { adminUserId: admin.userId, blogId: existing.id };
+  }
   const admin = await service.users.insert({ body: { displayName: 'Demo Admin', about: 'Created by blogkit serve on its first run.' } });
   const blog = await service.blogs.insert({
-    body: { name: 'blogkit demo', url: 'https://demo.blogkit.example/', description: 'A demo blog created by blogkit serve.' },
+    body: { name: 'blogkit demo', url: DEMO_URL, description: 'A demo blog created by blogkit serve.' },
     ownerId: admin.id,
   });
   const as = service.as({ userId: admin.id });
@@ -91,14 +99,14 @@ async function setUp(filename: string, apiBaseUrl?: string) {
   const driver = sqliteDriver({ filename });
   const service = createBlogService({ driver, ...(apiBaseUrl ? { apiBaseUrl } : {}) });
   await service.ready();
-  let { version, settings } = await readSettings(driver);
+  const { version, settings: stored } = await readSettings(driver);
+  let settings = stored;
   let token: string | undefined;
   if (!settings) {
     const seeded = await seedDemo(service);
     token = newToken();
     settings = { ...seeded, tokenHash: sha256(token) };
     await writeSettings(driver, version, settings);
-    version = 1;
   }
   return { driver, service, settings, token };
 }
