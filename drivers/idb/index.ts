@@ -67,6 +67,9 @@ const TOKEN_INDEX = 't';
 /** A key part that sorts after every string: `[...prefix, MAX]` bounds "everything with the prefix". */
 const MAX: [] = [];
 const NAME = /^[A-Za-z_$][\w$]*$/;
+/** The IndexedDB version of a schema version, and back: room for driver layout changes under each. */
+const idbVersion = (schemaVersion: number) => schemaVersion * 1000 + LAYOUT_VERSION;
+const schemaVersion = (version: number) => Math.floor(version / 1000);
 
 interface Rec {
   id: string;
@@ -159,6 +162,7 @@ class IdbDriver implements StorageDriver {
         if (!NAME.test(i.name)) throw new Error(`idb driver: index name ${JSON.stringify(i.name)} must be an identifier (it is a key path)`);
       }
     }
+    if (this.db) await this.close();
     const db = await this.connect(schema);
     this.checkLayout(db, schema);
     this.defs = new Map(schema.collections.map((c) => [c.name, c]));
@@ -168,7 +172,7 @@ class IdbDriver implements StorageDriver {
 
   /** Opens (and if needed upgrades) the database; never waits forever on another tab. */
   private connect(schema: StoreSchema): Promise<DB> {
-    const version = schema.version * 1000 + LAYOUT_VERSION;
+    const version = idbVersion(schema.version);
     return new Promise<DB>((resolve, reject) => {
       let settled = false;
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -198,8 +202,8 @@ class IdbDriver implements StorageDriver {
           () =>
             fail(
               new IdbBlockedError(
-                `IndexedDB database "${this.name}" is open at version ${event.oldVersion} in another tab or window that does not ` +
-                  `close it, so it cannot be upgraded to ${version}. Close or reload the other tabs of this app and try again.`,
+                `IndexedDB database "${this.name}" is open at schema version ${schemaVersion(event.oldVersion)} in another tab or window ` +
+                  `that does not close it, so it cannot be upgraded to ${schema.version}. Close or reload the other tabs of this app and try again.`,
               ),
             ),
           this.blockedTimeoutMs,
@@ -209,7 +213,7 @@ class IdbDriver implements StorageDriver {
         event.preventDefault();
         const e = request.error;
         if (e?.name === 'VersionError') {
-          fail(new Error(`IndexedDB database "${this.name}" was written by a newer version of this app (wanted version ${version}); update or reload the app`));
+          fail(new Error(`IndexedDB database "${this.name}" was written by a newer version of this app (this one has schema version ${schema.version}); update or reload the app`));
         } else if (!settled) {
           fail(new Error(`idb driver: cannot open IndexedDB database "${this.name}": ${e?.name ?? 'Error'}: ${e?.message ?? 'unknown error'}`));
         }
@@ -229,7 +233,7 @@ class IdbDriver implements StorageDriver {
           this.lost =
             event.newVersion === null
               ? `IndexedDB database "${this.name}" was deleted by another tab or window`
-              : `IndexedDB database "${this.name}" was upgraded by another tab or window (to version ${event.newVersion}); reload this page`;
+              : `IndexedDB database "${this.name}" was upgraded by another tab or window (to schema version ${schemaVersion(event.newVersion)}); reload this page`;
         };
         // The browser dropped the connection (storage cleared, disk error).
         raw.onclose = () => {

@@ -268,6 +268,13 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
     2,
   );
 
+  const livePrefix = [blogId, 'LIVE'];
+  await pair(
+    'driver.list first 20 (no core)',
+    () => driver.list({ collection: 'posts', index: 'published', prefix: livePrefix, direction: 'desc', limit: 20 }),
+    () => rawPage(raw, blogId, 20),
+  );
+
   // a page 50% deep: walk there by page token (blogkit) and by keyset (raw), then time that one page
   let token: string | undefined;
   for (let seen = 0; seen < size / 2; seen += 100) {
