@@ -495,7 +495,9 @@ describe('comments: who may add, starting state, readerComments, sanitizing', ()
     const w = await world();
     const p = await makePost(w, 'LIVE');
     const old = await makeComment(w, p.id, 'LIVE', 'old');
-    await w.author.posts.patch({ blogId: w.blogId, postId: p.id, body: { readerComments: 'dont_allow_hide_existing' } });
+    const patched = (await w.author.posts.patch({ blogId: w.blogId, postId: p.id, body: { readerComments: 'dont_allow_hide_existing' } })) as Wire;
+    // Enums are matched in any case and always sent upper-case (DESIGN §7).
+    expect(patched.readerComments).toBe('DONT_ALLOW_HIDE_EXISTING');
     for (const who of ['anon', 'reader'] as const) {
       await expectNoWrite(w, () =>
         expectError(actor(w, who).comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }), 403, 'forbidden'),
