@@ -384,6 +384,14 @@ describe('posts', () => {
     await expectError(w.anon.posts.getByPath({ blogId: w.blogId, path: '/2026/03/nothing-here.html' }), 404, 'notFound');
   });
 
+  it('posts.getByPath takes a date (RFC 3339) to disambiguate, and still finds the one post on that path', async () => {
+    const w = await world();
+    const p = await makePost(w, 'LIVE', { title: 'Dated Path' });
+    const found = (await w.anon.posts.getByPath({ blogId: w.blogId, path: pathOf(p.url), date: p.published })) as Wire;
+    expect(found.id).toBe(p.id);
+    await expectError(() => w.anon.posts.getByPath({ blogId: w.blogId, path: pathOf(p.url), date: 'last week' }), 400, 'invalid', 'date');
+  });
+
   it('posts.update replaces the whole post; posts.patch changes only the given fields', async () => {
     const w = await world();
     const p = await makePost(w, 'LIVE', { title: 'Orig', content: 'orig content', labels: ['a', 'b'] });
