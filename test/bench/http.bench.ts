@@ -4,7 +4,7 @@
  * Each server runs alone in a child process; autocannon (10 connections, 127.0.0.1) runs here.
  * Target (DESIGN §9): the helper at ≥ 70% of the raw handler's requests/s.
  *
- *   npm run bench -- --only=http [--quick] [--http-seconds=3] [--http-rounds=3] [--http-posts=2000]
+ *   npm run bench -- --only=http [--quick] [--http-seconds=2.5] [--http-rounds=4] [--http-posts=2000]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -104,8 +104,8 @@ async function measure(origin: string, path: string, seconds: number): Promise<C
 }
 
 export default async function httpBench(ctx: BenchContext): Promise<void> {
-  const seconds = Number(ctx.args['http-seconds'] ?? (ctx.quick ? 1.5 : 3));
-  const rounds = Number(ctx.args['http-rounds'] ?? (ctx.quick ? 2 : 3));
+  const seconds = Number(ctx.args['http-seconds'] ?? (ctx.quick ? 1.5 : 2.5));
+  const rounds = Number(ctx.args['http-rounds'] ?? (ctx.quick ? 2 : 4));
   const posts = Number(ctx.args['http-posts'] ?? (ctx.quick ? 300 : 2000));
   const dir = mkdtempSync(join(tmpdir(), 'blogkit-http-bench-'));
   const db = join(dir, 'bench.db');
