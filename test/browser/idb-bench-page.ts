@@ -7,6 +7,7 @@
 import { openDB, type IDBPDatabase } from 'idb';
 import { idbDriver } from '../../drivers/idb/index.js';
 import { createBlogService } from '../../src/index.js';
+import { put, type PostRecord } from '../../src/records.js';
 import type { Timing } from '../bench/harness.js';
 
 export interface BenchRow {
@@ -317,6 +318,21 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
       await tx.done;
     },
     1.5,
+  );
+
+  // The driver alone on the same inserts: the commits the core would send, built before timing.
+  const template = (await driver.get('posts', ids[0]!))!.doc as unknown as PostRecord;
+  const ops = fresh.slice(0, 3000).map((p, j) =>
+    put('posts', { ...template, id: `d${j}`, path: `${template.path}-d${j}`, title: p.title, content: p.content, labels: p.labels, published: p.published }, 0),
+  );
+  await pair(
+    'driver.commit insert (no core)',
+    (i) => driver.commit([ops[i]!]), // each op once: ~1 ms or more per commit, so the budget never runs out of ops
+    async (i) => {
+      const tx = raw.transaction('posts', 'readwrite');
+      void tx.store.put({ ...rawFresh[i % rawFresh.length]!, id: `m${i}` });
+      await tx.done;
+    },
   );
 
   await service.close();
