@@ -125,10 +125,10 @@ export class Core {
    * If any record moved in between, the whole attempt runs again on fresh data (so ifMatch and state
    * checks always judge the latest version). Returns what the successful attempt returned.
    */
-  async transact<T>(attempt: () => Promise<{ ops: WriteOp[]; result: T }>): Promise<T> {
+  async transact<T>(attempt: (retry: number) => Promise<{ ops: WriteOp[]; result: T }>): Promise<T> {
     await this.ready();
     for (let i = 0; ; i++) {
-      const { ops, result } = await attempt();
+      const { ops, result } = await attempt(i);
       if (ops.length === 0) return result;
       try {
         await this.driver.commit(ops);
@@ -148,13 +148,15 @@ export class Core {
    * no timer needed, and the write is compare-and-set, so `post.published` is emitted once even with
    * several processes on one store.
    */
-  async promoteDue(): Promise<void> {
+  async promoteDue(): Promise<number> {
     await this.ready();
     const now = this.nowIso();
+    let count = 0;
     for (;;) {
       const due = await this.driver.list({ collection: 'posts', index: 'due', prefix: [], upper: { key: [now, '\uffff'] }, direction: 'asc', limit: 100 });
       for (const d of due) await this.promote(d as StoredDoc<unknown> as StoredDoc<PostRecord>);
-      if (due.length < 100) return;
+      count += due.length;
+      if (due.length < 100) return count;
     }
   }
 

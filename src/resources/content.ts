@@ -35,12 +35,16 @@ export function requireEditor(s: Standing, kind: Kind, record: PostRecord | Page
   throw forbidden(kind === 'post' ? 'Authors may change only their own posts' : 'Only blog admins may change pages');
 }
 
-/** A path is assigned at first publish or schedule, then kept for good; collisions get _2, _3… */
-export async function withPath<R extends PostRecord | PageRecord>(core: Core, kind: Kind, r: R): Promise<R> {
+/**
+ * A path is assigned at first publish or schedule, then kept for good; collisions get _2, _3… Without
+ * `probe` the plain path is tried blind: the unique index refuses it if taken, and the retry probes.
+ */
+export async function withPath<R extends PostRecord | PageRecord>(core: Core, kind: Kind, r: R, probe: boolean): Promise<R> {
   if (r.path || (r.status !== 'LIVE' && r.status !== 'SCHEDULED')) return r;
   const slug = slugify(r.title, kind);
   const at = r.published ?? core.nowIso();
   const base = kind === 'post' ? `/${at.slice(0, 4)}/${at.slice(5, 7)}/${slug}` : `/p/${slug}`;
+  if (!probe) return { ...r, path: `${base}.html` };
   for (let n = 1; ; n++) {
     const path = n === 1 ? `${base}.html` : `${base}_${n}.html`;
     const holder = await core.driver.getByIndex(COLLECTION[kind], 'path', [r.blogId, path]);
@@ -118,14 +122,14 @@ export async function changeContent<R extends PostRecord | PageRecord>(
   await core.requireWriter(actor);
   await core.blog(blogId);
   const s = await core.standing(actor, blogId);
-  const { before, after } = await core.transact(async () => {
+  const { before, after } = await core.transact(async (retry) => {
     const stored = await loadVisible<R>(core, kind, blogId, id, s);
     requireEditor(s, kind, stored.doc);
     checkIfMatch(ifMatch, id, stored.doc.rev);
     const now = core.nowIso();
     const changed = fn(stored.doc, now);
     if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
-    const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 });
+    const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 }, retry > 0);
     return { ops: [put(COLLECTION[kind], next, stored.version)], result: { before: stored.doc, after: next } };
   });
   return { before, after, view: s.view };

@@ -108,8 +108,8 @@ export function pagesApi(core: Core, actor: Actor) {
         true,
       );
       const record = status === 'LIVE' ? publishPage(draft, now) : draft;
-      const r = await core.transact(async () => {
-        const withUrl = await withPath(core, 'page', record);
+      const r = await core.transact(async (retry) => {
+        const withUrl = await withPath(core, 'page', record, retry > 0);
         return { ops: [put('pages', withUrl, 0)], result: withUrl };
       });
       await emitChange(undefined, r, false);

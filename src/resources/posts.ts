@@ -70,7 +70,6 @@ export function postsApi(core: Core, actor: Actor) {
   }
 
   async function listOrSearch(p: z.output<typeof params.postsList>, q?: string): Promise<PostList> {
-    await core.promoteDue();
     await core.blog(p.blogId);
     const s = await core.standing(actor, p.blogId, p.view);
     const statuses = p.status ?? ['LIVE'];
@@ -106,7 +105,11 @@ export function postsApi(core: Core, actor: Actor) {
           });
       }
     }
-    const pg = await page(core.driver, query, p.maxResults ?? 10, p.pageToken);
+    // Due scheduled posts are looked for beside the page, not before it: almost always none are due; when
+    // some were made LIVE, the page is read again so it shows them.
+    const read = () => page(core.driver, query, p.maxResults ?? 10, p.pageToken);
+    const [promoted, first] = await Promise.all([core.promoteDue(), read()]);
+    const pg = promoted ? await read() : first;
     const items = await Promise.all(
       pg.items.map((h) => postOut(core, h.doc as unknown as PostRecord, s.view, { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments })),
     );
@@ -183,8 +186,8 @@ export function postsApi(core: Core, actor: Actor) {
         true,
       );
       if (status !== 'DRAFT') draft.published = published!;
-      const r = await core.transact(async () => {
-        const withUrl = await withPath(core, 'post', draft);
+      const r = await core.transact(async (retry) => {
+        const withUrl = await withPath(core, 'post', draft, retry > 0);
         return { ops: [put('posts', withUrl, 0)], result: withUrl };
       });
       await emitChange(undefined, r, false);
