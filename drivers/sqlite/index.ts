@@ -104,7 +104,8 @@ class SqliteDriver implements StorageDriver {
       } else {
         const mod = (await import('better-sqlite3')) as unknown as { default: SqliteDatabaseConstructor };
         const db = new mod.default(this.options.filename);
-        // WAL: readers never block the writer and a killed process leaves whole commits only.
+        // WAL: readers never wait for the writer, and a commit costs no fsync (synchronous=NORMAL); every
+        // write is one transaction either way, so a killed process leaves whole commits only.
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
         db.pragma('foreign_keys = ON');
@@ -264,7 +265,7 @@ class SqliteDriver implements StorageDriver {
     const c = this.coll(q.collection);
     const i = this.index(c, q.index);
     if (q.tokens.length === 0) return [];
-    const scope = this.scopeNo(q.scope, false);
+    const scope = this.scopeNo(q.scope, false, !this.database().inTransaction);
     if (scope === undefined) return [];
     const prefix = `${c.no}s${scope}`;
     const match = [...new Set(q.tokens)].map((t) => `"${ftsToken(prefix, t)}"`).join(' ');
@@ -353,7 +354,7 @@ class SqliteDriver implements StorageDriver {
     if (terms !== oldTerms) {
       if (oldTerms !== null) this.stmt(SQL.unindexTerms).run(id);
       if (op.terms) {
-        const prefix = `${c.no}s${this.scopeNo(op.terms.scope, true)!}`;
+        const prefix = `${c.no}s${this.scopeNo(op.terms.scope, true, !this.hostTransaction)!}`;
         const text = [...new Set(op.terms.tokens)].map((t) => ftsToken(prefix, t)).join(' ');
         this.stmt(SQL.indexTerms).run(id, text);
       }
@@ -361,16 +362,17 @@ class SqliteDriver implements StorageDriver {
     this.stmt(SQL.logChange).run(seq, pos, c.no, op.id, 'put', op.expect + 1);
   }
 
-  /** The number of a search scope; with `create`, assigned on first use (inside the commit transaction). */
-  private scopeNo(name: string, create: boolean): number | undefined {
+  /**
+   * The number of a search scope; with `create`, assigned on first use (inside the commit transaction).
+   * A committed number never changes, so it is cached; one given inside a commit is not (the commit may
+   * still roll back) until a later call finds it, nor one read inside a transaction the host opened.
+   */
+  private scopeNo(name: string, create: boolean, cacheable: boolean): number | undefined {
     const known = this.scopes.get(name);
     if (known !== undefined) return known;
     const no = this.stmt(SQL.scopeNo).pluck().get(name) as number | undefined;
-    // A committed number never changes, so it can be cached; one given inside a commit is not cached
-    // until a later call finds it committed (the commit may still roll back), nor is anything read
-    // inside a transaction the host opened around us.
     if (no !== undefined) {
-      if (!this.hostTransaction) this.scopes.set(name, no);
+      if (cacheable) this.scopes.set(name, no);
       return no;
     }
     return create ? Number(this.stmt(SQL.addScope).run(name).lastInsertRowid) : undefined;
