@@ -102,7 +102,9 @@ class SqliteDriver implements StorageDriver {
       if ('database' in this.options) {
         this.db = this.options.database;
       } else {
-        const mod = (await import('better-sqlite3')) as unknown as { default: SqliteDatabaseConstructor };
+        const mod = (await import('better-sqlite3').catch((error: unknown) => {
+          throw new Error(`blogkit/sqlite needs better-sqlite3 (npm install better-sqlite3): ${String(error)}`);
+        })) as unknown as { default: SqliteDatabaseConstructor };
         const db = new mod.default(this.options.filename);
         // WAL: readers never wait for the writer, and a commit costs no fsync (synchronous=NORMAL); every
         // write is one transaction either way, so a killed process leaves whole commits only.
