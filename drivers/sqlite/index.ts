@@ -78,6 +78,16 @@ function ftsToken(prefix: string, token: string): string {
   return `${prefix}x${Buffer.from(token, 'utf8').toString('hex')}`;
 }
 
+// Every list and count statement, built once: 2 lower × 2 upper comparisons (× 2 directions).
+const LIST_SQL: Record<string, string> = {};
+const COUNT_SQL: Record<string, string> = {};
+for (const lower of ['>=', '>'] as const) {
+  for (const upper of ['<=', '<'] as const) {
+    COUNT_SQL[`${lower}${upper}`] = countSql(lower, upper);
+    for (const dir of ['ASC', 'DESC'] as const) LIST_SQL[`${lower}${upper}${dir}`] = listSql(lower, upper, dir);
+  }
+}
+
 class SqliteDriver implements StorageDriver {
   private db: SqliteDatabase | undefined;
   private readonly owned: boolean;
@@ -252,7 +262,7 @@ class SqliteDriver implements StorageDriver {
     const limit = Math.max(0, Math.floor(q.limit));
     const r = this.range(q);
     if (limit === 0) return [];
-    const rows = this.stmt(listSql(r.lower, r.upper, q.direction === 'desc' ? 'DESC' : 'ASC'))
+    const rows = this.stmt(LIST_SQL[`${r.lower}${r.upper}${q.direction === 'desc' ? 'DESC' : 'ASC'}`]!)
       .raw()
       .all(r.ix, r.from, r.to, limit) as Array<[Buffer, string, number, string]>;
     return rows.map(([key, id, version, doc]) => ({ id, key: decodeKey(key), version, doc: JSON.parse(doc) as JsonObject }));
@@ -260,7 +270,7 @@ class SqliteDriver implements StorageDriver {
 
   async count(q: RangeQuery): Promise<number> {
     const r = this.range(q);
-    return Number(this.stmt(countSql(r.lower, r.upper)).pluck().get(r.ix, r.from, r.to));
+    return Number(this.stmt(COUNT_SQL[`${r.lower}${r.upper}`]!).pluck().get(r.ix, r.from, r.to));
   }
 
   async search(q: SearchQuery): Promise<IndexEntry[]> {
