@@ -3,7 +3,7 @@
  * page tokens bound to the query that made them. Every index used here ends with [sortTime, id], the
  * "suffix" a position is made of, so a page never depends on an offset and stays stable under writes.
  */
-import { compareKeys, keyInRange, type IndexedDoc, type Key, type KeyBound, type StorageDriver } from './driver.js';
+import { compareKeys, type IndexedDoc, type Key, type KeyBound, type StorageDriver } from './driver.js';
 import { invalid } from './errors.js';
 import { listEtag } from './wire.js';
 
@@ -123,14 +123,33 @@ async function fetchItems(driver: StorageDriver, q: PageQuery, dir: 'asc' | 'des
 
   const bounds = range(from);
   const entries = await driver.search({ collection: q.collection, scope: q.search.scope, tokens: q.search.tokens, index: q.index });
-  const inRange = entries.filter((e) => q.prefixes.some((prefix) => keyInRange(e.key, { collection: q.collection, index: q.index, prefix, ...bounds })));
-  const sorted = dedupe(inRange.map((e) => ({ ...e, version: 0, doc: {} })).sort(order));
+  // A common word matches thousands of posts: test and order each candidate by its [time, id] suffix,
+  // worked out once per candidate rather than inside every comparison.
+  const width = q.prefixes[0]?.length ?? 0;
+  const prefixes = new Set(q.prefixes.map((p) => p.join('\u0000')));
+  const candidates: Array<{ id: string; key: Key; t: string; i: string }> = [];
+  for (const e of entries) {
+    if (e.key.length !== width + 2 || !prefixes.has(e.key.slice(0, width).join('\u0000'))) continue;
+    const suffix = [e.key[width]!, e.key[width + 1]!];
+    if (bounds.lower) {
+      const c = compareKeys(suffix, bounds.lower.key);
+      if (c < 0 || (c === 0 && bounds.lower.open)) continue;
+    }
+    if (bounds.upper) {
+      const c = compareKeys(suffix, bounds.upper.key);
+      if (c > 0 || (c === 0 && bounds.upper.open)) continue;
+    }
+    candidates.push({ id: e.id, key: e.key, t: suffix[0]!, i: suffix[1]! });
+  }
+  const sign = dir === 'asc' ? 1 : -1;
+  candidates.sort((a, b) => sign * (a.t < b.t ? -1 : a.t > b.t ? 1 : a.i < b.i ? -1 : a.i > b.i ? 1 : 0));
+  const sorted = candidates.filter((c, k) => k === 0 || c.id !== candidates[k - 1]!.id);
   // Fetch documents in chunks, only as far as the page needs.
   const chunkSize = Math.max(n, 32);
   for (let i = 0; i < sorted.length && out.length < n; i += chunkSize) {
     const chunk = sorted.slice(i, i + chunkSize);
     const docs = await driver.getMany(q.collection, chunk.map((c) => c.id));
-    const hits = chunk.flatMap((c, j) => (docs[j] ? [{ ...c, version: docs[j]!.version, doc: docs[j]!.doc }] : []));
+    const hits = chunk.flatMap((c, j) => (docs[j] ? [{ id: c.id, key: c.key, version: docs[j]!.version, doc: docs[j]!.doc }] : []));
     out.push(...(q.filter ? await q.filter(hits) : hits));
   }
   return out.slice(0, n);
