@@ -1,17 +1,7 @@
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
 
-/** Debian's chromium (installed by .ci/run with apt-get); Playwright's own browser downloads are not used. */
-const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+import { chromiumArgs, chromiumPath } from './test/browser/chromium.js';
 
 export default defineConfig({
   test: {
@@ -40,7 +30,7 @@ export default defineConfig({
             headless: true,
             screenshotFailures: false,
             provider: playwright({
-              launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: chromiumArgs },
+              launchOptions: { executablePath: chromiumPath, args: chromiumArgs },
             }),
             instances: [{ browser: 'chromium' }],
           },

@@ -113,6 +113,13 @@ export class Core {
     return { actor, role, view: resolveView(role, view) };
   }
 
+  /** The standing of a caller about to write in a blog: a known writer, in an existing blog. */
+  async writer(actor: Actor, blogId: string): Promise<Standing & { blog: BlogRecord }> {
+    await this.requireWriter(actor);
+    const blog = await this.blog(blogId);
+    return { ...(await this.standing(actor, blogId)), blog };
+  }
+
   /** Writers must be known users (hosts create them with users.insert); host code always may write. */
   async requireWriter(actor: Actor): Promise<void> {
     if (actor.kind === 'user' && !(await this.user(actor.userId))) {

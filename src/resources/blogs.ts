@@ -61,9 +61,7 @@ export function blogsApi(core: Core, actor: Actor) {
    * once are serialised and the "last ADMIN" rule cannot be raced past.
    */
   async function changeMembers(blogId: string, userId: string, role: Role | null) {
-    await core.requireWriter(actor);
-    await core.blog(blogId);
-    const s = await core.standing(actor, blogId);
+    const s = await core.writer(actor, blogId);
     requireRole(s, 'ADMIN', 'manage members');
     if (role && !(await core.user(userId))) throw notFound('User');
     return core.transact(async () => {

@@ -72,9 +72,7 @@ export function commentsApi(core: Core, actor: Actor) {
 
   async function moderate(input: z.input<typeof params.commentsAction>, action: keyof typeof MODERATION): Promise<Comment> {
     const p = core.parse(params.commentsAction, input);
-    await core.requireWriter(actor);
-    await core.blog(p.blogId);
-    const s = await core.standing(actor, p.blogId);
+    const s = await core.writer(actor, p.blogId);
     requireRole(s, 'ADMIN', 'moderate comments');
     const move = MODERATION[action];
     const { before, after } = await core.transact(async () => {
@@ -168,9 +166,7 @@ export function commentsApi(core: Core, actor: Actor) {
 
     async insert(input: z.input<typeof params.commentsInsert>): Promise<Comment> {
       const p = core.parse(params.commentsInsert, input);
-      await core.requireWriter(actor);
-      await core.blog(p.blogId);
-      const s = await core.standing(actor, p.blogId);
+      const s = await core.writer(actor, p.blogId);
       const trusted = s.role === 'AUTHOR' || s.role === 'ADMIN';
       const b = p.body;
       const authorUrl = b.author?.url;
@@ -214,9 +210,7 @@ export function commentsApi(core: Core, actor: Actor) {
 
     async delete(input: z.input<typeof params.commentsAction>): Promise<void> {
       const p = core.parse(params.commentsAction, input);
-      await core.requireWriter(actor);
-      await core.blog(p.blogId);
-      const s = await core.standing(actor, p.blogId);
+      const s = await core.writer(actor, p.blogId);
       requireRole(s, 'ADMIN', 'delete comments');
       await core.transact(async () => {
         const { post, comment } = await loadPair(p.blogId, p.postId, p.commentId);

@@ -2,7 +2,7 @@
 import { atLeast, type Actor, type Standing } from '../access.js';
 import { checkIfMatch, type Core } from '../core.js';
 import type { StoredDoc, WriteOp } from '../driver.js';
-import { conflict, forbidden, notFound } from '../errors.js';
+import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import type { EventType } from '../events.js';
 import { del, put, type PageRecord, type PostRecord } from '../records.js';
 import type { Role } from '../schemas.js';
@@ -87,8 +87,21 @@ export function trash<R extends PostRecord | PageRecord>(kind: Kind, r: R, now: 
   return { ...r, status: 'SOFT_TRASHED', trashed: now };
 }
 
-export function refuseTrashedEdit(kind: Kind, r: PostRecord | PageRecord): void {
-  if (r.status === 'SOFT_TRASHED') throw conflict(`Cannot change this ${kind}: it is SOFT_TRASHED (revert it first)`);
+/** update/patch: refused in the trash; the body applied, then `publish: true` or `revert: true` in the same write. */
+export function edit<R extends PostRecord | PageRecord>(
+  kind: Kind,
+  flags: { publish?: boolean | undefined; revert?: boolean | undefined },
+  apply: (r: R) => R,
+  publish: (r: R, now: string) => R,
+): (r: R, now: string) => R {
+  if (flags.publish && flags.revert) throw invalid('revert', 'publish and revert cannot both be true');
+  return (r, now) => {
+    if (r.status === 'SOFT_TRASHED') throw conflict(`Cannot change this ${kind}: it is SOFT_TRASHED (revert it first)`);
+    let next = apply(r);
+    if (flags.publish) next = publish(next, now);
+    if (flags.revert) next = revertTo(next);
+    return next;
+  };
 }
 
 /** The events one stored change of a post or page stands for, in order. */
@@ -119,9 +132,7 @@ export async function changeContent<R extends PostRecord | PageRecord>(
   ifMatch: string | undefined,
   fn: (r: R, now: string) => R,
 ): Promise<{ before: R; after: R; view: Role }> {
-  await core.requireWriter(actor);
-  await core.blog(blogId);
-  const s = await core.standing(actor, blogId);
+  const s = await core.writer(actor, blogId);
   const { before, after } = await core.transact(async (retry) => {
     const stored = await loadVisible<R>(core, kind, blogId, id, s);
     requireEditor(s, kind, stored.doc);
@@ -145,9 +156,7 @@ export async function deleteContent<R extends PostRecord | PageRecord>(
   ifMatch: string | undefined,
   dependents: (stored: StoredDoc<R>) => Promise<WriteOp[]> = async () => [],
 ): Promise<void> {
-  await core.requireWriter(actor);
-  await core.blog(blogId);
-  const s = await core.standing(actor, blogId);
+  const s = await core.writer(actor, blogId);
   await core.transact(async () => {
     const stored = await loadVisible<R>(core, kind, blogId, id, s);
     requireEditor(s, kind, stored.doc);

@@ -1,12 +1,12 @@
 import { actorUserId, atLeast, requireRole, type Actor } from '../access.js';
 import type { Core } from '../core.js';
-import { forbidden, invalid } from '../errors.js';
+import { forbidden } from '../errors.js';
 import { shortHash } from '../ids.js';
 import { listOf, page } from '../paging.js';
 import { put, type PageRecord } from '../records.js';
 import { params, type Role } from '../schemas.js';
 import { authorOf, pageWire, type Page, type PageList } from '../wire.js';
-import { changeContent, changeEvents, deleteContent, loadVisible, publishPage, refuseTrashedEdit, revertTo, trash, withPath } from './content.js';
+import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPage, revertTo, trash, withPath } from './content.js';
 import type { z } from 'zod';
 
 type Body = z.output<typeof params.pagesInsert>['body'];
@@ -46,22 +46,11 @@ export function pagesApi(core: Core, actor: Actor) {
 
   async function replaceOrPatch(input: z.input<typeof params.pagesUpdate>, replace: boolean): Promise<Page> {
     const p = core.parse(params.pagesUpdate, input);
-    if (p.publish && p.revert) throw invalid('revert', 'publish and revert cannot both be true');
-    const { after, view } = await change(
-      p.blogId,
-      p.pageId,
-      p.ifMatch,
-      (r, now) => {
-        refuseTrashedEdit('page', r);
-        let next = applyBody(r, p.body, replace);
-        if (p.publish) next = publishPage(next, now);
-        if (p.revert) next = revertTo(next);
-        return next;
-      },
-      true,
-    );
+    const fn = edit<PageRecord>('page', p, (r) => applyBody(r, p.body, replace), publishPage);
+    const { after, view } = await change(p.blogId, p.pageId, p.ifMatch, fn, true);
     return pageOut(core, after, view);
   }
+
 
   return {
     async get(input: z.input<typeof params.pagesGet>): Promise<Page> {
@@ -96,9 +85,8 @@ export function pagesApi(core: Core, actor: Actor) {
 
     async insert(input: z.input<typeof params.pagesInsert>): Promise<Page> {
       const p = core.parse(params.pagesInsert, input);
-      await core.requireWriter(actor);
-      const blog = await core.blog(p.blogId);
-      const s = await core.standing(actor, p.blogId);
+      const s = await core.writer(actor, p.blogId);
+      const blog = s.blog;
       requireRole(s, 'ADMIN', 'write pages');
       const now = core.nowIso();
       const status = p.isDraft ? 'DRAFT' : 'LIVE';

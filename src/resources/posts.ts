@@ -1,7 +1,7 @@
 import { actorUserId, atLeast, requireRole, type Actor } from '../access.js';
 import type { Core } from '../core.js';
 import type { IndexedDoc, Key, WriteOp } from '../driver.js';
-import { forbidden, invalid, notFound } from '../errors.js';
+import { forbidden, notFound } from '../errors.js';
 import { shortHash } from '../ids.js';
 import { listOf, page, type PageQuery } from '../paging.js';
 import { del, put, type PostRecord } from '../records.js';
@@ -9,7 +9,7 @@ import { params, type PostsListParams, type PostsSearchParams, type Role } from 
 import { hasPhrase, parseQuery, postWordFields } from '../text.js';
 import { authorOf, listEtag, postWire, type Post, type PostList } from '../wire.js';
 import { inlineComments } from './comments.js';
-import { changeContent, changeEvents, deleteContent, loadVisible, publishPost, refuseTrashedEdit, revertTo, trash, withPath } from './content.js';
+import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPost, revertTo, trash, withPath } from './content.js';
 import type { z } from 'zod';
 
 type Body = z.output<typeof params.postsInsert>['body'];
@@ -158,9 +158,8 @@ export function postsApi(core: Core, actor: Actor) {
 
     async insert(input: z.input<typeof params.postsInsert>): Promise<Post> {
       const p = core.parse(params.postsInsert, input);
-      await core.requireWriter(actor);
-      const blog = await core.blog(p.blogId);
-      const s = await core.standing(actor, p.blogId);
+      const s = await core.writer(actor, p.blogId);
+      const blog = s.blog;
       requireRole(s, 'AUTHOR', 'write posts');
       const now = core.nowIso();
       const b = p.body;
@@ -245,22 +244,11 @@ export function postsApi(core: Core, actor: Actor) {
 
   async function replaceOrPatch(input: z.input<typeof params.postsUpdate>, replace: boolean): Promise<Post> {
     const p = core.parse(params.postsUpdate, input);
-    if (p.publish && p.revert) throw invalid('revert', 'publish and revert cannot both be true');
-    const { after, view } = await change(
-      p.blogId,
-      p.postId,
-      p.ifMatch,
-      (r, now) => {
-        refuseTrashedEdit('post', r);
-        let next = applyBody(r, p.body, replace);
-        if (p.publish) next = publishPost(next, undefined, now);
-        if (p.revert) next = revertTo(next);
-        return next;
-      },
-      true,
-    );
+    const fn = edit<PostRecord>('post', p, (r) => applyBody(r, p.body, replace), (r, now) => publishPost(r, undefined, now));
+    const { after, view } = await change(p.blogId, p.postId, p.ifMatch, fn, true);
     return postOut(core, after, view, p);
   }
+
 }
 
 export type PostsApi = ReturnType<typeof postsApi>;

@@ -9,6 +9,7 @@ import { idbDriver } from '../../drivers/idb/index.js';
 import { createBlogService } from '../../src/index.js';
 import { put, type PostRecord } from '../../src/records.js';
 import type { Timing } from '../bench/harness.js';
+import { rng } from '../sqlite/bench-data.js';
 
 export interface BenchRow {
   op: string;
@@ -25,16 +26,6 @@ export interface BenchResult {
 
 // --- deterministic data ------------------------------------------------------------------------
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'so', 'vi', 'de', 'pa', 'zu', 'be', 'fi', 'go', 'hu', 'je'];
 /** 4,000 distinct pseudo-words (2–4 syllables), Zipf-weighted. */

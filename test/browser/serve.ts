@@ -10,17 +10,8 @@ import { chromium, type Browser, type BrowserContext, type LaunchOptions } from 
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 
-export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+export { chromiumArgs, chromiumPath } from './chromium.js';
+import { chromiumArgs, chromiumPath } from './chromium.js';
 
 /** Bundles one browser entry (ESM, no Node built-ins allowed) and returns its code. */
 export async function bundlePage(entry: string): Promise<string> {
