@@ -113,6 +113,12 @@ export class Core {
     return { actor, role, view: resolveView(role, view) };
   }
 
+  /** The standing of a caller reading a blog that exists, at the view asked for. */
+  async reader(actor: Actor, blogId: string, view?: Role): Promise<Standing> {
+    await this.blog(blogId);
+    return this.standing(actor, blogId, view);
+  }
+
   /** The standing of a caller about to write in a blog: a known writer, in an existing blog. */
   async writer(actor: Actor, blogId: string): Promise<Standing & { blog: BlogRecord }> {
     await this.requireWriter(actor);

@@ -215,8 +215,7 @@ export function blogsApi(core: Core, actor: Actor) {
 
       async list(input: z.input<typeof params.membersList>): Promise<{ items: Array<{ userId: string; role: Role }> }> {
         const p = core.parse(params.membersList, input);
-        await core.blog(p.blogId);
-        const s = await core.standing(actor, p.blogId);
+        const s = await core.reader(actor, p.blogId);
         requireRole(s, 'ADMIN', 'list members');
         return { items: (await members(p.blogId)).map((m) => ({ userId: m.doc.userId, role: m.doc.role })) };
       },

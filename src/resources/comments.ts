@@ -94,8 +94,7 @@ export function commentsApi(core: Core, actor: Actor) {
   return {
     async get(input: z.input<typeof params.commentsGet>): Promise<Comment> {
       const p = core.parse(params.commentsGet, input);
-      await core.blog(p.blogId);
-      const s = await core.standing(actor, p.blogId, p.view);
+      const s = await core.reader(actor, p.blogId, p.view);
       const post = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
       const c = (await core.get<CommentRecord>('comments', p.commentId))?.doc;
       if (!c || c.postId !== p.postId || c.blogId !== p.blogId || !visible(c, post.doc, s.view)) throw notFound('Comment');
@@ -104,8 +103,7 @@ export function commentsApi(core: Core, actor: Actor) {
 
     async list(input: z.input<typeof params.commentsList>): Promise<CommentList> {
       const p = core.parse(params.commentsList, input);
-      await core.blog(p.blogId);
-      const s = await core.standing(actor, p.blogId, p.view);
+      const s = await core.reader(actor, p.blogId, p.view);
       const statuses = p.status ?? [...PUBLIC];
       checkStatuses(statuses, s);
       const post = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
@@ -127,8 +125,7 @@ export function commentsApi(core: Core, actor: Actor) {
 
     async listByBlog(input: z.input<typeof params.commentsListByBlog>): Promise<CommentList> {
       const p = core.parse(params.commentsListByBlog, input);
-      await core.blog(p.blogId);
-      const s = await core.standing(actor, p.blogId, p.view);
+      const s = await core.reader(actor, p.blogId, p.view);
       const statuses = p.status ?? [...PUBLIC];
       checkStatuses(statuses, s);
       let prefixes: Key[];

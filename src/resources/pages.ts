@@ -55,16 +55,14 @@ export function pagesApi(core: Core, actor: Actor) {
   return {
     async get(input: z.input<typeof params.pagesGet>): Promise<Page> {
       const p = core.parse(params.pagesGet, input);
-      await core.blog(p.blogId);
-      const s = await core.standing(actor, p.blogId, p.view);
+      const s = await core.reader(actor, p.blogId, p.view);
       const stored = await loadVisible<PageRecord>(core, 'page', p.blogId, p.pageId, s);
       return pageOut(core, stored.doc, s.view);
     },
 
     async list(input: z.input<typeof params.pagesList>): Promise<PageList> {
       const p = core.parse(params.pagesList, input);
-      await core.blog(p.blogId);
-      const s = await core.standing(actor, p.blogId, p.view);
+      const s = await core.reader(actor, p.blogId, p.view);
       const statuses = p.status ?? ['LIVE'];
       if (statuses.some((st) => st !== 'LIVE') && !atLeast(s.view, 'AUTHOR')) throw forbidden('Listing pages that are not LIVE needs the AUTHOR view');
       const pg = await page(

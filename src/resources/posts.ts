@@ -70,8 +70,7 @@ export function postsApi(core: Core, actor: Actor) {
   }
 
   async function listOrSearch(p: z.output<typeof params.postsList>, q?: string): Promise<PostList> {
-    await core.blog(p.blogId);
-    const s = await core.standing(actor, p.blogId, p.view);
+    const s = await core.reader(actor, p.blogId, p.view);
     const statuses = p.status ?? ['LIVE'];
     if (statuses.some((st) => st !== 'LIVE') && !atLeast(s.view, 'AUTHOR')) {
       throw forbidden('Listing posts that are not LIVE needs the AUTHOR view');
@@ -125,8 +124,7 @@ export function postsApi(core: Core, actor: Actor) {
   return {
     async get(input: z.input<typeof params.postsGet>): Promise<Post> {
       const p = core.parse(params.postsGet, input);
-      await core.blog(p.blogId);
-      const s = await core.standing(actor, p.blogId, p.view);
+      const s = await core.reader(actor, p.blogId, p.view);
       const stored = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
       return postOut(core, stored.doc, s.view, p);
     },
@@ -142,8 +140,8 @@ export function postsApi(core: Core, actor: Actor) {
 
     async getByPath(input: z.input<typeof params.postsGetByPath>): Promise<Post> {
       const p = core.parse(params.postsGetByPath, input);
+      const s = await core.reader(actor, p.blogId, p.view);
       const blog = await core.blog(p.blogId);
-      const s = await core.standing(actor, p.blogId, p.view);
       // Accept the path as Blogger shows it (/2026/11/x.html), without the slash, or as the full url.
       let path = p.path.startsWith(blog.url) ? p.path.slice(blog.url.length - 1) : p.path;
       if (!path.startsWith('/')) path = `/${path}`;
