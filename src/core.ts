@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { DriverConflict, type StorageDriver, type StoredDoc, type WriteOp } from './driver.js';
-import { actorUserId, authError, resolveView, type Actor, type Standing } from './access.js';
+import { authError, resolveView, type Actor, type Standing } from './access.js';
 import { BlogError, conditionNotMet, notFound } from './errors.js';
 import { Emitter, type BlogEvent } from './events.js';
 import { newId } from './ids.js';
@@ -27,11 +27,11 @@ function toBlogError(error: z.ZodError, input: unknown): BlogError {
   const path = issue.path.filter((p) => typeof p !== 'number').map(String);
   let value: unknown = input;
   for (const p of path) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[p] : undefined;
-  const location = path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(',') : 'request');
   if (issue.code === 'unrecognized_keys') {
     const where = path.length ? ` in ${path.join('.')}` : '';
     return new BlogError({ code: 400, reason: 'invalid', message: `Unknown field${issue.keys.length > 1 ? 's' : ''}${where}: ${issue.keys.join(', ')}`, location: [...path, issue.keys[0]].join('.'), locationType: 'parameter' });
   }
+  const location = path.join('.') || 'request';
   if (value === undefined && issue.code === 'invalid_type') {
     return new BlogError({ code: 400, reason: 'required', message: `Required: ${location}`, location, locationType: 'parameter' });
   }
@@ -114,9 +114,9 @@ export class Core {
   }
 
   /** The standing of a caller reading a blog that exists, at the view asked for. */
-  async reader(actor: Actor, blogId: string, view?: Role): Promise<Standing> {
-    await this.blog(blogId);
-    return this.standing(actor, blogId, view);
+  async reader(actor: Actor, blogId: string, view?: Role): Promise<Standing & { blog: BlogRecord }> {
+    const blog = await this.blog(blogId);
+    return { ...(await this.standing(actor, blogId, view)), blog };
   }
 
   /** The standing of a caller about to write in a blog: a known writer, in an existing blog. */
@@ -212,4 +212,3 @@ export function checkIfMatch(ifMatch: string | undefined, id: string, rev: numbe
   if (!ok) throw conditionNotMet();
 }
 
-export { actorUserId };

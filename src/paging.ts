@@ -114,7 +114,8 @@ async function fetchItems(driver: StorageDriver, q: PageQuery, dir: 'asc' | 'des
       const walks = await Promise.all(
         q.prefixes.map((prefix) => driver.list({ collection: q.collection, index: q.index, prefix, ...bounds, direction: dir, limit: n })),
       );
-      const hits = dedupe(walks.flat().sort(order)).slice(0, n);
+      // One walk is already in order; several (statuses, labels) are merged.
+      const hits = walks.length === 1 ? walks[0]! : dedupe(walks.flat().sort(order)).slice(0, n);
       out.push(...(q.filter ? await q.filter(hits) : hits));
       if (!q.filter || hits.length < n || out.length >= n) return out.slice(0, n);
       pos = { k: suffixOf(hits[hits.length - 1]!.key), i: false };

@@ -27,8 +27,16 @@ export async function loadVisible<R extends PostRecord | PageRecord>(core: Core,
   return stored;
 }
 
+/** What every change starts with: the record as the caller sees it, that they may change it, and a current etag. */
+async function loadEditable<R extends PostRecord | PageRecord>(core: Core, kind: Kind, blogId: string, id: string, s: Standing, ifMatch: string | undefined) {
+  const stored = await loadVisible<R>(core, kind, blogId, id, s);
+  requireEditor(s, kind, stored.doc);
+  checkIfMatch(ifMatch, id, stored.doc.rev);
+  return stored;
+}
+
 /** ADMINs change anything in their blog; AUTHORs change their own posts; pages are for ADMINs only. */
-export function requireEditor(s: Standing, kind: Kind, record: PostRecord | PageRecord): void {
+function requireEditor(s: Standing, kind: Kind, record: PostRecord | PageRecord): void {
   if (s.role === 'ADMIN') return;
   const own = s.actor.kind === 'user' && record.authorId === s.actor.userId;
   if (kind === 'post' && s.role === 'AUTHOR' && own) return;
@@ -134,9 +142,7 @@ export async function changeContent<R extends PostRecord | PageRecord>(
 ): Promise<{ before: R; after: R; view: Role }> {
   const s = await core.writer(actor, blogId);
   const { before, after } = await core.transact(async (retry) => {
-    const stored = await loadVisible<R>(core, kind, blogId, id, s);
-    requireEditor(s, kind, stored.doc);
-    checkIfMatch(ifMatch, id, stored.doc.rev);
+    const stored = await loadEditable<R>(core, kind, blogId, id, s, ifMatch);
     const now = core.nowIso();
     const changed = fn(stored.doc, now);
     if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
@@ -158,9 +164,7 @@ export async function deleteContent<R extends PostRecord | PageRecord>(
 ): Promise<void> {
   const s = await core.writer(actor, blogId);
   await core.transact(async () => {
-    const stored = await loadVisible<R>(core, kind, blogId, id, s);
-    requireEditor(s, kind, stored.doc);
-    checkIfMatch(ifMatch, id, stored.doc.rev);
+    const stored = await loadEditable<R>(core, kind, blogId, id, s, ifMatch);
     return { ops: [del(COLLECTION[kind], id, stored.version), ...(await dependents(stored))], result: undefined };
   });
 }

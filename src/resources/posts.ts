@@ -141,7 +141,7 @@ export function postsApi(core: Core, actor: Actor) {
     async getByPath(input: z.input<typeof params.postsGetByPath>): Promise<Post> {
       const p = core.parse(params.postsGetByPath, input);
       const s = await core.reader(actor, p.blogId, p.view);
-      const blog = await core.blog(p.blogId);
+      const blog = s.blog;
       // Accept the path as Blogger shows it (/2026/11/x.html), without the slash, or as the full url.
       let path = p.path.startsWith(blog.url) ? p.path.slice(blog.url.length - 1) : p.path;
       if (!path.startsWith('/')) path = `/${path}`;
