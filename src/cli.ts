@@ -1,6 +1,6 @@
 /**
- * The `blogkit` command: `blogkit serve` runs the /v3 API on a SQLite file (creating a demo blog and an
- * admin token on the first run); `blogkit token` replaces the admin token. Node only.
+ * The `blogcore` command: `blogcore serve` runs the /v3 API on a SQLite file (creating a demo blog and an
+ * admin token on the first run); `blogcore token` replaces the admin token. Node only.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -16,10 +16,10 @@ import { createHttpHandler, toNodeHandler, type Actor } from './http/index.js';
 type Service = ReturnType<typeof createBlogService>;
 
 const USAGE = `Usage:
-  blogkit serve [--db <file>] [--port <n>] [--host <addr>] [--api-base-url <url>]
+  blogcore serve [--db <file>] [--port <n>] [--host <addr>] [--api-base-url <url>]
       Serves the Blogger v3 API under /v3 on a SQLite file (default ./data/blog.db, 127.0.0.1:8080).
       The first run creates a demo blog and prints an admin bearer token.
-  blogkit token [--db <file>]
+  blogcore token [--db <file>]
       Prints a new admin bearer token for the database; the old one stops working.
 `;
 
@@ -45,7 +45,7 @@ async function writeSettings(driver: StorageDriver, expect: number, settings: Cl
 }
 
 /** A demo user, blog, posts in every state, pages and comments (one awaiting moderation). */
-const DEMO_URL = 'https://demo.blogkit.example/';
+const DEMO_URL = 'https://demo.blogcore.example/';
 
 async function seedDemo(service: Service): Promise<{ adminUserId: string; blogId: string }> {
   // A first run that stopped after creating the blog: adopt it rather than fail on its taken url.
@@ -54,9 +54,9 @@ async function seedDemo(service: Service): Promise<{ adminUserId: string; blogId
     const admin = (await service.members.list({ blogId: existing.id })).items.find((m) => m.role === 'ADMIN');
     if (admin) return { adminUserId: admin.userId, blogId: existing.id };
   }
-  const admin = await service.users.insert({ body: { displayName: 'Demo Admin', about: 'Created by blogkit serve on its first run.' } });
+  const admin = await service.users.insert({ body: { displayName: 'Demo Admin', about: 'Created by blogcore serve on its first run.' } });
   const blog = await service.blogs.insert({
-    body: { name: 'blogkit demo', url: DEMO_URL, description: 'A demo blog created by blogkit serve.' },
+    body: { name: 'blogcore demo', url: DEMO_URL, description: 'A demo blog created by blogcore serve.' },
     ownerId: admin.id,
   });
   const as = service.as({ userId: admin.id });
@@ -64,9 +64,9 @@ async function seedDemo(service: Service): Promise<{ adminUserId: string; blogId
   const hello = await as.posts.insert({
     blogId,
     body: {
-      title: 'Hello, blogkit',
-      content: '<p>This blog is served by <b>blogkit</b>: the Blogger v3 API, embedded.</p><p><img src="https://demo.blogkit.example/hello.png" alt=""></p>',
-      labels: ['news', 'blogkit'],
+      title: 'Hello, blogcore',
+      content: '<p>This blog is served by <b>blogcore</b>: the Blogger v3 API, embedded.</p><p><img src="https://demo.blogcore.example/hello.png" alt=""></p>',
+      labels: ['news', 'blogcore'],
     },
   });
   await as.posts.insert({
@@ -128,7 +128,7 @@ function bearerAuth(driver: StorageDriver) {
       token = q.get('access_token') ?? q.get('oauth_token');
       if (token === null || token === '') return null;
     }
-    // Read the hash on every signed request, so `blogkit token` revokes the old token at once.
+    // Read the hash on every signed request, so `blogcore token` revokes the old token at once.
     const { settings } = await readSettings(driver);
     const given = Buffer.from(sha256(token), 'hex');
     if (!settings || !timingSafeEqual(given, Buffer.from(settings.tokenHash, 'hex'))) throw authError('Invalid Credentials');
@@ -136,14 +136,14 @@ function bearerAuth(driver: StorageDriver) {
   };
 }
 
-/** How to run this command again, as the user started it (`node dist/cli.js` in a checkout, else `blogkit`). */
+/** How to run this command again, as the user started it (`node dist/cli.js` in a checkout, else `blogcore`). */
 function selfCommand(): string {
   const script = process.argv[1] ?? '';
   if (/[\\/]dist[\\/]cli\.js$/.test(script) || /[\\/]src[\\/]cli\.ts$/.test(script)) {
     const rel = relative(process.cwd(), script);
     if (!rel.startsWith('..') && !isAbsolute(rel)) return script.endsWith('.ts') ? `npx tsx ${rel}` : `node ${rel}`;
   }
-  return 'blogkit';
+  return 'blogcore';
 }
 
 async function serve(opts: { db: string; port: number; host: string; apiBaseUrl?: string }): Promise<void> {
@@ -164,7 +164,7 @@ async function serve(opts: { db: string; port: number; host: string; apiBaseUrl?
 
   const handler = createHttpHandler(service, {
     authenticate: bearerAuth(driver),
-    onError: (error) => console.error('blogkit: unexpected error:', error),
+    onError: (error) => console.error('blogcore: unexpected error:', error),
   });
   ready = toNodeHandler(handler);
   for (const run of pending.splice(0)) run();
@@ -173,7 +173,7 @@ async function serve(opts: { db: string; port: number; host: string; apiBaseUrl?
   const posts = `${api}/blogs/${settings.blogId}/posts`;
   const shownToken = token ?? '$TOKEN';
   const lines = [
-    `blogkit is serving ${opts.db}`,
+    `blogcore is serving ${opts.db}`,
     `  API:  ${api}/`,
     `  Blog: ${api}/blogs/${settings.blogId}`,
     '',
@@ -262,6 +262,6 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  console.error(`blogkit: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`blogcore: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

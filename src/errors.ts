@@ -47,7 +47,7 @@ export interface GoogleErrorBody {
   };
 }
 
-const BRAND = Symbol.for('blogkit.BlogError');
+const BRAND = Symbol.for('blogcore.BlogError');
 
 /** Every failure the service reports on purpose. `code` is the HTTP status it maps to. */
 export class BlogError extends Error {

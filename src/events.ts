@@ -57,7 +57,7 @@ export class Emitter {
           l(event);
         } catch (error) {
           // A listener's failure is its own: the write already happened and other listeners still run.
-          console.error(`blogkit: a listener for ${event.type} failed`, error);
+          console.error(`blogcore: a listener for ${event.type} failed`, error);
         }
       }
     }

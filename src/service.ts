@@ -55,7 +55,7 @@ function scoped(core: Core, actor: Actor): BlogService {
 /** The blog service: every Blogger v3 operation as a typed method, over the given storage driver. */
 export function createBlogService(options: BlogServiceOptions): BlogService {
   if (!options || typeof options.driver?.commit !== 'function') {
-    throw new TypeError('createBlogService needs { driver }: e.g. memoryDriver() from blogkit/memory');
+    throw new TypeError('createBlogService needs { driver }: e.g. memoryDriver() from blogcore/memory');
   }
   return scoped(new Core(options), { kind: 'host' });
 }

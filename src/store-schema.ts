@@ -1,7 +1,7 @@
 import type { StoreSchema } from './driver.js';
 
 /**
- * The collections and indexes blogkit asks every driver to keep. The keys themselves are computed in
+ * The collections and indexes blogcore asks every driver to keep. The keys themselves are computed in
  * `records.ts`; every key ends with the record id so ties break by id and keys are unique.
  *
  * posts.published       [blogId, status, sortTime, id]          lists by publish time (sortTime: published, else updated)

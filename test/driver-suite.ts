@@ -1,7 +1,7 @@
 /**
  * The driver conformance suite: the executable form of `src/driver.ts`. Every driver runs it unchanged
  * (memory, SQLite file and :memory:, IndexedDB on fake-indexeddb and in Chromium). It uses its own small
- * schema, so it checks the contract rather than blogkit's rules.
+ * schema, so it checks the contract rather than blogcore's rules.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {

@@ -55,8 +55,8 @@ async function expectNoProblems(tab: Page) {
 }
 
 beforeAll(async () => {
-  outDir = await mkdtemp(join(tmpdir(), 'blogkit-editor-build-'));
-  profile = await mkdtemp(join(tmpdir(), 'blogkit-editor-profile-'));
+  outDir = await mkdtemp(join(tmpdir(), 'blogcore-editor-build-'));
+  profile = await mkdtemp(join(tmpdir(), 'blogcore-editor-profile-'));
   await mkdir(shots, { recursive: true });
   const config = { root: appRoot, configFile: join(appRoot, 'vite.config.ts'), logLevel: 'warn' as const, build: { outDir, emptyOutDir: true } };
   await build(config);

@@ -1,4 +1,4 @@
-/** `blogkit` + `blogkit/idb` must bundle for the browser: no Node built-ins anywhere in the core or the driver. */
+/** `blogcore` + `blogcore/idb` must bundle for the browser: no Node built-ins anywhere in the core or the driver. */
 import { build } from 'esbuild';
 import { expect, it } from 'vitest';
 import { root } from './browser/serve.js';

@@ -1,5 +1,5 @@
 /**
- * blogkit on real IndexedDB across tabs: two Chromium pages of one origin share a database. Concurrent
+ * blogcore on real IndexedDB across tabs: two Chromium pages of one origin share a database. Concurrent
  * edits with `ifMatch` lose nothing, and the data outlives a page reload and a browser restart.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -9,11 +9,11 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundlePage, launchPersistent, serveScript, type Site } from './browser/serve.js';
 
-type Blogkit = typeof import('../src/index.js') & typeof import('../drivers/idb/index.js');
-type Service = ReturnType<Blogkit['createBlogService']>;
+type Blogcore = typeof import('../src/index.js') & typeof import('../drivers/idb/index.js');
+type Service = ReturnType<Blogcore['createBlogService']>;
 declare global {
   // eslint-disable-next-line no-var
-  var blogkit: Blogkit;
+  var blogcore: Blogcore;
   // eslint-disable-next-line no-var
   var service: Service;
 }
@@ -26,9 +26,9 @@ let context: BrowserContext;
 async function openTab(): Promise<Page> {
   const page = await context.newPage();
   await page.goto(site.url);
-  await page.waitForFunction(() => 'blogkit' in globalThis);
+  await page.waitForFunction(() => 'blogcore' in globalThis);
   await page.evaluate(async () => {
-    globalThis.service = globalThis.blogkit.createBlogService({ driver: globalThis.blogkit.idbDriver({ name: 'tabs' }) });
+    globalThis.service = globalThis.blogcore.createBlogService({ driver: globalThis.blogcore.idbDriver({ name: 'tabs' }) });
     await globalThis.service.ready();
   });
   return page;
@@ -36,7 +36,7 @@ async function openTab(): Promise<Page> {
 
 beforeAll(async () => {
   site = await serveScript(await bundlePage('test/browser/idb-tabs-page.ts'));
-  profile = await mkdtemp(join(tmpdir(), 'blogkit-idb-'));
+  profile = await mkdtemp(join(tmpdir(), 'blogcore-idb-'));
   context = await launchPersistent(profile);
 }, 60_000);
 
@@ -46,7 +46,7 @@ afterAll(async () => {
   if (profile) await rm(profile, { recursive: true, force: true });
 });
 
-describe('blogkit on IndexedDB in Chromium, across tabs', () => {
+describe('blogcore on IndexedDB in Chromium, across tabs', () => {
   let blogId: string;
   let postId: string;
 
@@ -72,7 +72,7 @@ describe('blogkit on IndexedDB in Chromium, across tabs', () => {
             const post = await service.posts.patch({ blogId, postId, ifMatch: etag, body: { title } });
             return { ok: true as const, title: post.title as string, etag: post.etag as string };
           } catch (e) {
-            if (!blogkit.BlogError.is(e)) throw e;
+            if (!blogcore.BlogError.is(e)) throw e;
             return { ok: false as const, code: e.code, reason: e.reason };
           }
         },
@@ -111,10 +111,10 @@ describe('blogkit on IndexedDB in Chromium, across tabs', () => {
     const page = await openTab();
     const before = await page.evaluate(async ([blogId, postId]) => service.posts.get({ blogId, postId }), [blogId, postId] as const);
     await page.reload();
-    await page.waitForFunction(() => 'blogkit' in globalThis);
+    await page.waitForFunction(() => 'blogcore' in globalThis);
     const after = await page.evaluate(
       async ([blogId, postId]) => {
-        globalThis.service = blogkit.createBlogService({ driver: blogkit.idbDriver({ name: 'tabs' }) });
+        globalThis.service = blogcore.createBlogService({ driver: blogcore.idbDriver({ name: 'tabs' }) });
         await service.ready();
         const post = await service.posts.get({ blogId, postId });
         const list = await service.posts.list({ blogId });

@@ -11,7 +11,7 @@ import { crashSchema, type CrashPost } from './sqlite/crash-schema.js';
 import { runAndKill } from './sqlite/child.js';
 import { checkStore } from './sqlite/invariants.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'blogkit-sqlite-crash-'));
+const dir = mkdtempSync(join(tmpdir(), 'blogcore-sqlite-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('sqlite driver: crash safety', () => {

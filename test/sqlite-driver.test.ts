@@ -5,7 +5,7 @@ import { afterAll } from 'vitest';
 import { sqliteDriver } from '../drivers/sqlite/index.js';
 import { runDriverSuite } from './driver-suite.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'blogkit-sqlite-suite-'));
+const dir = mkdtempSync(join(tmpdir(), 'blogcore-sqlite-suite-'));
 let n = 0;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -14,7 +14,7 @@ import { runAndKill } from './sqlite/child.js';
 import { CRASH_BLOG_URL, CRASH_LABELS } from './sqlite/crash-constants.js';
 import { checkStore } from './sqlite/invariants.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'blogkit-sqlite-service-'));
+const dir = mkdtempSync(join(tmpdir(), 'blogcore-sqlite-service-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const ALL_POST_STATUSES = ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'];

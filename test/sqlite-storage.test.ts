@@ -11,7 +11,7 @@ import { countSql, listSql, MIGRATIONS } from '../drivers/sqlite/schema.js';
 import { itemPut, suiteSchema } from './driver-suite.js';
 import { checkStore } from './sqlite/invariants.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'blogkit-sqlite-storage-'));
+const dir = mkdtempSync(join(tmpdir(), 'blogcore-sqlite-storage-'));
 let n = 0;
 const file = () => join(dir, `s${n++}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 /**
- * The IndexedDB driver, on the `idb` package: blogkit in the browser, offline.
+ * The IndexedDB driver, on the `idb` package: blogcore in the browser, offline.
  *
  * Layout (one database per `name`):
  * - one object store per collection, records `{ id, v, doc, k }` where `k` holds the core's index keys by
@@ -37,7 +37,7 @@ import {
 } from '../../src/driver.js';
 
 export interface IdbDriverOptions {
-  /** The IndexedDB database name. Default `blogkit`. */
+  /** The IndexedDB database name. Default `blogcore`. */
   name?: string;
   /**
    * The IDBFactory to use. Default: the global `indexedDB`. In Node tests pass a fake-indexeddb factory
@@ -148,7 +148,7 @@ class IdbDriver implements StorageDriver {
     if (!factory || !KeyRange) {
       throw new Error('idbDriver: IndexedDB is not available here (in Node, import "fake-indexeddb/auto" or pass { indexedDB, IDBKeyRange })');
     }
-    this.name = options.name ?? 'blogkit';
+    this.name = options.name ?? 'blogcore';
     this.factory = factory;
     this.KeyRange = KeyRange;
     this.blockedTimeoutMs = options.blockedTimeoutMs ?? 3000;

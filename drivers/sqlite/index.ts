@@ -113,7 +113,7 @@ class SqliteDriver implements StorageDriver {
         this.db = this.options.database;
       } else {
         const mod = (await import('better-sqlite3').catch((error: unknown) => {
-          throw new Error(`blogkit/sqlite needs better-sqlite3 (npm install better-sqlite3): ${String(error)}`);
+          throw new Error(`blogcore/sqlite needs better-sqlite3 (npm install better-sqlite3): ${String(error)}`);
         })) as unknown as { default: SqliteDatabaseConstructor };
         const db = new mod.default(this.options.filename);
         // WAL: readers never wait for the writer, and a commit costs no fsync (synchronous=NORMAL); every
@@ -147,7 +147,7 @@ class SqliteDriver implements StorageDriver {
     db.transaction(() => {
       const stored = Number(this.stmt(SQL.getMeta).pluck().get('schemaVersion'));
       if (stored > schema.version) {
-        throw new Error(`sqlite store holds schema version ${stored}, newer than this blogkit's ${schema.version}`);
+        throw new Error(`sqlite store holds schema version ${stored}, newer than this blogcore's ${schema.version}`);
       }
       const colls = new Map<string, { no: number; search: number }>();
       for (const [no, name, search] of this.stmt(SQL.catalogCollections).raw().all() as Array<[number, string, number]>) {
@@ -413,7 +413,7 @@ function migrate(db: SqliteDatabase): void {
   db.transaction(() => {
     const current = Number(db.pragma(SQL.userVersion, { simple: true }));
     if (current > MIGRATIONS.length) {
-      throw new Error(`sqlite file has storage version ${current}; this blogkit knows up to ${MIGRATIONS.length}`);
+      throw new Error(`sqlite file has storage version ${current}; this blogcore knows up to ${MIGRATIONS.length}`);
     }
     for (let v = current; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!);
     if (current !== MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);

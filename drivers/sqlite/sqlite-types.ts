@@ -1,5 +1,5 @@
 /**
- * The slice of better-sqlite3 (v11+) this driver uses. Typed here so `blogkit/sqlite` neither needs
+ * The slice of better-sqlite3 (v11+) this driver uses. Typed here so `blogcore/sqlite` neither needs
  * `@types/better-sqlite3` nor leaks it to users; a host's own `Database` object fits this shape.
  */
 export interface SqliteRunResult {

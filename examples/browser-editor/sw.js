@@ -3,7 +3,7 @@
 // IndexedDB and never goes through here.
 const VERSION = __VERSION__;
 const FILES = __FILES__;
-const CACHE = `blogkit-editor-${VERSION}`;
+const CACHE = `blogcore-editor-${VERSION}`;
 
 self.addEventListener('install', (event) => {
   event.waitUntil(
@@ -18,7 +18,7 @@ self.addEventListener('activate', (event) => {
   event.waitUntil(
     caches
       .keys()
-      .then((names) => Promise.all(names.filter((n) => n.startsWith('blogkit-editor-') && n !== CACHE).map((n) => caches.delete(n))))
+      .then((names) => Promise.all(names.filter((n) => n.startsWith('blogcore-editor-') && n !== CACHE).map((n) => caches.delete(n))))
       .then(() => self.clients.claim()),
   );
 });

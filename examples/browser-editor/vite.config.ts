@@ -1,6 +1,6 @@
 /**
- * The offline editor: a static app (HTML, JS, CSS, a service worker) that runs blogkit on IndexedDB in the
- * page. `blogkit` and `blogkit/idb` resolve to the sources, so it builds on a fresh clone without
+ * The offline editor: a static app (HTML, JS, CSS, a service worker) that runs blogcore on IndexedDB in the
+ * page. `blogcore` and `blogcore/idb` resolve to the sources, so it builds on a fresh clone without
  * `npm run build`; an app of your own would import the published package the same way.
  */
 import { readFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
  */
 function offlineShell(): Plugin {
   return {
-    name: 'blogkit-offline-shell',
+    name: 'blogcore-offline-shell',
     apply: 'build',
     generateBundle(_options, bundle) {
       const files = ['./', ...Object.keys(bundle).map((name) => `./${name}`)];
@@ -44,8 +44,8 @@ export default defineConfig(({ command }) => ({
   base: './',
   resolve: {
     alias: [
-      { find: /^blogkit$/, replacement: here('../../src/index.ts') },
-      { find: /^blogkit\/idb$/, replacement: here('../../drivers/idb/index.ts') },
+      { find: /^blogcore$/, replacement: here('../../src/index.ts') },
+      { find: /^blogcore\/idb$/, replacement: here('../../drivers/idb/index.ts') },
     ],
   },
   build: { target: 'es2022', outDir: 'dist', emptyOutDir: true },

@@ -1,5 +1,5 @@
 /**
- * blogkit inside an Express 5 app, mounted under /api, with bearer-token sign-in.
+ * blogcore inside an Express 5 app, mounted under /api, with bearer-token sign-in.
  *
  *   npm run build && npx tsx examples/express/server.ts      # PORT=3000 BLOG_TOKEN=secret
  *
@@ -9,15 +9,15 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { BlogError, createBlogService } from 'blogkit';
-import { createHttpHandler, toNodeHandler } from 'blogkit/http';
-import { memoryDriver } from 'blogkit/memory';
+import { BlogError, createBlogService } from 'blogcore';
+import { createHttpHandler, toNodeHandler } from 'blogcore/http';
+import { memoryDriver } from 'blogcore/memory';
 
 const port = Number(process.env.PORT ?? 3000);
 const service = createBlogService({ driver: memoryDriver(), apiBaseUrl: `http://127.0.0.1:${port}/api` });
 
 const admin = await service.users.insert({ body: { displayName: 'Express admin' } });
-const blog = await service.blogs.insert({ body: { name: 'Express example', url: 'https://express.blogkit.example/' }, ownerId: admin.id });
+const blog = await service.blogs.insert({ body: { name: 'Express example', url: 'https://express.blogcore.example/' }, ownerId: admin.id });
 await service.as({ userId: admin.id }).posts.insert({ blogId: blog.id, body: { title: 'Hello from Express', content: '<p>Mounted at /api/v3.</p>' } });
 
 const token = process.env.BLOG_TOKEN ?? randomBytes(18).toString('base64url');

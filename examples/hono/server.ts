@@ -1,20 +1,20 @@
 /**
- * blogkit in a Hono app (Fetch standard end to end), served on Node by @hono/node-server, with CORS on so
+ * blogcore in a Hono app (Fetch standard end to end), served on Node by @hono/node-server, with CORS on so
  * a browser page on another origin can read the blog.
  *
  *   npm run build && npx tsx examples/hono/server.ts      # PORT=8787
  */
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { createBlogService } from 'blogkit';
-import { createHttpHandler } from 'blogkit/http';
-import { memoryDriver } from 'blogkit/memory';
+import { createBlogService } from 'blogcore';
+import { createHttpHandler } from 'blogcore/http';
+import { memoryDriver } from 'blogcore/memory';
 
 const port = Number(process.env.PORT ?? 8787);
 const service = createBlogService({ driver: memoryDriver(), apiBaseUrl: `http://127.0.0.1:${port}` });
 
 const owner = await service.users.insert({ body: { displayName: 'Hono owner' } });
-const blog = await service.blogs.insert({ body: { name: 'Hono example', url: 'https://hono.blogkit.example/' }, ownerId: owner.id });
+const blog = await service.blogs.insert({ body: { name: 'Hono example', url: 'https://hono.blogcore.example/' }, ownerId: owner.id });
 await service.as({ userId: owner.id }).posts.insert({ blogId: blog.id, body: { title: 'Hello from Hono', content: '<p>A Fetch handler inside Hono.</p>' } });
 
 const handler = createHttpHandler(service, { cors: true });

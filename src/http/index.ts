@@ -1,5 +1,5 @@
 /**
- * `blogkit/http`: the service as Blogger v3 routes over the Fetch standard (`Request` → `Response`), so it
+ * `blogcore/http`: the service as Blogger v3 routes over the Fetch standard (`Request` → `Response`), so it
  * mounts in node:http (via `toNodeHandler`), Express, Fastify, Hono, Bun, Deno, workers and route handlers.
  * No Node built-ins here: this module bundles for any runtime.
  */

@@ -1,5 +1,5 @@
 /**
- * The browser bundle of `blogkit` + `blogkit/idb` (src/index.ts + drivers/idb/index.ts): minified and
+ * The browser bundle of `blogcore` + `blogcore/idb` (src/index.ts + drivers/idb/index.ts): minified and
  * gzipped size, and what dominates it. Bundled for the browser platform, so a Node built-in anywhere in the
  * core or the idb driver fails this bench.
  */
@@ -15,7 +15,7 @@ export default async function bundleBench(_ctx: BenchContext): Promise<void> {
     stdin: {
       contents: "export * from './src/index.ts';\nexport { idbDriver } from './drivers/idb/index.ts';\n",
       resolveDir: root,
-      sourcefile: 'blogkit-browser-entry.ts',
+      sourcefile: 'blogcore-browser-entry.ts',
       loader: 'ts',
     },
     absWorkingDir: root,
@@ -35,11 +35,11 @@ export default async function bundleBench(_ctx: BenchContext): Promise<void> {
   const byPackage = new Map<string, number>();
   for (const { path, bytes } of inputs) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
-    const group = m ? m[1]! : path.startsWith('drivers/') ? 'blogkit (drivers/idb)' : 'blogkit (src)';
+    const group = m ? m[1]! : path.startsWith('drivers/') ? 'blogcore (drivers/idb)' : 'blogcore (src)';
     byPackage.set(group, (byPackage.get(group) ?? 0) + bytes);
   }
   const lines = [
-    '\n## Browser bundle: blogkit + blogkit/idb (esbuild, minified, ESM)',
+    '\n## Browser bundle: blogcore + blogcore/idb (esbuild, minified, ESM)',
     '',
     `min: ${kb(code.length)}; min+gzip: ${kb(gz)}`,
     '',

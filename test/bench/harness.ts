@@ -1,4 +1,4 @@
-/** Shared timing and printing for `npm run bench`. Every bench times blogkit and its raw baseline in one run. */
+/** Shared timing and printing for `npm run bench`. Every bench times blogcore and its raw baseline in one run. */
 export interface Timing {
   /** Mean latency in microseconds. */
   mean: number;
@@ -42,12 +42,12 @@ export interface Row {
 
 const fmt = (us: number) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`);
 
-/** Prints a table of blogkit vs raw: mean and p50 latencies and the ratio of means. */
+/** Prints a table of blogcore vs raw: mean and p50 latencies and the ratio of means. */
 export function printTable(title: string, rows: Row[]): void {
   const lines = [
     `\n## ${title}`,
     '',
-    '| op | size | blogkit mean (p50) | raw mean (p50) | ratio | target |',
+    '| op | size | blogcore mean (p50) | raw mean (p50) | ratio | target |',
     '|---|---|---|---|---|---|',
   ];
   for (const r of rows) {

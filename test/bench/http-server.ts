@@ -1,8 +1,8 @@
 /**
  * The server half of http.bench.ts, run in a child process so the server and autocannon each get a core.
  *
- *   --mode=blogkit  the HTTP helper on node:http over blogkit + the SQLite driver (anonymous reader)
- *   --mode=blogkit-auth  the same with an `authenticate` hook (which gets a Fetch Request per call)
+ *   --mode=blogcore  the HTTP helper on node:http over blogcore + the SQLite driver (anonymous reader)
+ *   --mode=blogcore-auth  the same with an `authenticate` hook (which gets a Fetch Request per call)
  *   --mode=raw      a hand-written node:http handler running the same SQL on the same file with
  *                   better-sqlite3 and answering JSON.stringify of the stored documents
  *
@@ -19,19 +19,19 @@ import { createBlogService } from '../../src/index.js';
 import { createHttpHandler, toNodeHandler } from '../../src/http/index.js';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
-const { mode, db } = args as { mode: 'blogkit' | 'blogkit-auth' | 'raw'; db: string };
+const { mode, db } = args as { mode: 'blogcore' | 'blogcore-auth' | 'raw'; db: string };
 
 let listener: RequestListener;
 let close: () => Promise<void>;
 
-if (mode === 'blogkit' || mode === 'blogkit-auth') {
+if (mode === 'blogcore' || mode === 'blogcore-auth') {
   const service = createBlogService({ driver: sqliteDriver({ filename: db }) });
   await service.ready();
   const authenticate = (request: Request) => {
     const auth = request.headers.get('authorization');
     return auth === null ? null : { userId: auth.slice(7) };
   };
-  listener = toNodeHandler(createHttpHandler(service, mode === 'blogkit-auth' ? { authenticate } : {}));
+  listener = toNodeHandler(createHttpHandler(service, mode === 'blogcore-auth' ? { authenticate } : {}));
   close = () => service.close();
 } else {
   const sqlite = new Database(db);

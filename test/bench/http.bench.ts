@@ -1,5 +1,5 @@
 /**
- * HTTP: GET one post and GET a 20-post list through the helper on node:http + blogkit + SQLite, against a
+ * HTTP: GET one post and GET a 20-post list through the helper on node:http + blogcore + SQLite, against a
  * raw node:http handler running the same SQL on the same file (better-sqlite3) and JSON.stringify.
  * Each server runs alone in a child process; autocannon (10 connections, 127.0.0.1) runs here.
  * Target (DESIGN §9): the helper at ≥ 70% of the raw handler's requests/s.
@@ -62,7 +62,7 @@ async function seed(file: string, posts: number): Promise<{ blogId: string; post
 }
 
 /** Starts http-server.ts in a child process; resolves with its port and a stop function. */
-async function startServer(mode: 'blogkit' | 'blogkit-auth' | 'raw', db: string) {
+async function startServer(mode: 'blogcore' | 'blogcore-auth' | 'raw', db: string) {
   const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'http-server.ts'), `--mode=${mode}`, `--db=${db}`], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -107,49 +107,49 @@ export default async function httpBench(ctx: BenchContext): Promise<void> {
   const seconds = Number(ctx.args['http-seconds'] ?? (ctx.quick ? 1.5 : 2.5));
   const rounds = Number(ctx.args['http-rounds'] ?? (ctx.quick ? 2 : 4));
   const posts = Number(ctx.args['http-posts'] ?? (ctx.quick ? 300 : 2000));
-  const dir = mkdtempSync(join(tmpdir(), 'blogkit-http-bench-'));
+  const dir = mkdtempSync(join(tmpdir(), 'blogcore-http-bench-'));
   const db = join(dir, 'bench.db');
   const servers: Array<Awaited<ReturnType<typeof startServer>>> = [];
   try {
     const { blogId, postId } = await seed(db, posts);
-    const ours = await startServer('blogkit', db);
-    const oursAuth = await startServer('blogkit-auth', db);
+    const ours = await startServer('blogcore', db);
+    const oursAuth = await startServer('blogcore-auth', db);
     const raw = await startServer('raw', db);
     servers.push(ours, oursAuth, raw);
     const ops = [
       // prettyPrint=false: the raw handler sends compact JSON too (Google's default, kept by the helper, indents).
-      { op: 'GET one post', urls: { blogkit: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` } },
-      { op: 'GET list of 20 posts', urls: { blogkit: `/v3/blogs/${blogId}/posts?maxResults=20&prettyPrint=false`, raw: `/list?blog=${blogId}` } },
+      { op: 'GET one post', urls: { blogcore: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` } },
+      { op: 'GET list of 20 posts', urls: { blogcore: `/v3/blogs/${blogId}/posts?maxResults=20&prettyPrint=false`, raw: `/list?blog=${blogId}` } },
       // A real deployment has an authenticate hook: the helper then builds a Fetch Request per call for it.
-      { op: 'GET one post, with authenticate', auth: true, urls: { blogkit: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` } },
+      { op: 'GET one post, with authenticate', auth: true, urls: { blogcore: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` } },
     ];
     const rows: string[] = [];
     for (const { op, urls, auth } of ops) {
       const best: Record<string, CannonResult> = {};
       const cpu: Record<string, number> = {};
-      const port = { blogkit: auth ? oursAuth.port : ours.port, raw: raw.port };
-      for (const mode of ['blogkit', 'raw'] as const) await warmUp(`http://127.0.0.1:${port[mode]}${urls[mode]}`);
+      const port = { blogcore: auth ? oursAuth.port : ours.port, raw: raw.port };
+      for (const mode of ['blogcore', 'raw'] as const) await warmUp(`http://127.0.0.1:${port[mode]}${urls[mode]}`);
       // Alternate short rounds and keep each side's best: the machine is shared, so a round can be disturbed.
       for (let r = 0; r < rounds; r++) {
-        for (const mode of ['blogkit', 'raw'] as const) {
+        for (const mode of ['blogcore', 'raw'] as const) {
           const res = await measure(`http://127.0.0.1:${port[mode]}`, urls[mode], seconds);
           if (!best[mode] || res.requests.average > best[mode].requests.average) best[mode] = res;
           cpu[mode] = Math.min(cpu[mode] ?? Infinity, res.cpuPerRequest);
         }
       }
-      const a = best.blogkit!;
+      const a = best.blogcore!;
       const b = best.raw!;
       const ratio = a.requests.average / b.requests.average;
-      const cpuRatio = cpu.raw! / cpu.blogkit!;
+      const cpuRatio = cpu.raw! / cpu.blogcore!;
       rows.push(
-        `| ${op} | ${a.requests.average.toFixed(0)} | ${a.latency.p50} / ${a.latency.p99} | ${b.requests.average.toFixed(0)} | ${b.latency.p50} / ${b.latency.p99} | ${(ratio * 100).toFixed(0)}% ${ratio >= 0.7 ? '✓' : '✗'} | ${cpu.blogkit!.toFixed(0)} / ${cpu.raw!.toFixed(0)} µs = ${(cpuRatio * 100).toFixed(0)}% |`,
+        `| ${op} | ${a.requests.average.toFixed(0)} | ${a.latency.p50} / ${a.latency.p99} | ${b.requests.average.toFixed(0)} | ${b.latency.p50} / ${b.latency.p99} | ${(ratio * 100).toFixed(0)}% ${ratio >= 0.7 ? '✓' : '✗'} | ${cpu.blogcore!.toFixed(0)} / ${cpu.raw!.toFixed(0)} µs = ${(cpuRatio * 100).toFixed(0)}% |`,
       );
     }
     console.log(
       [
         `\n## HTTP on node:http + SQLite (${posts} posts; autocannon ${CONNECTIONS} connections, best of ${rounds} × ${seconds} s per side, alternating; 127.0.0.1; each server in its own child process)`,
         '',
-        '| op | blogkit req/s | p50 / p99 ms | raw req/s | p50 / p99 ms | req/s blogkit / raw (target ≥ 70%) | server CPU per request, blogkit / raw (raw ÷ blogkit) |',
+        '| op | blogcore req/s | p50 / p99 ms | raw req/s | p50 / p99 ms | req/s blogcore / raw (target ≥ 70%) | server CPU per request, blogcore / raw (raw ÷ blogcore) |',
         '|---|---|---|---|---|---|---|',
         ...rows,
       ].join('\n'),

@@ -1,5 +1,5 @@
 /**
- * blogkit on IndexedDB vs raw `idb` doing the same work, both in one headless Chromium page
+ * blogcore on IndexedDB vs raw `idb` doing the same work, both in one headless Chromium page
  * (test/browser/idb-bench-page.ts). 10k posts; `--idb-size=100000` (or a comma list) for more.
  */
 import { bundlePage, launchChromium, serveScript } from '../browser/serve.js';
@@ -20,7 +20,7 @@ export default async function idbBench(ctx: BenchContext): Promise<void> {
         [size, ctx.budgetMs] as const,
       )) as BenchResult;
       const version = browser.version();
-      printTable(`IndexedDB in Chromium ${version}: blogkit (service on idbDriver) vs raw idb, ${size} posts`, result.rows);
+      printTable(`IndexedDB in Chromium ${version}: blogcore (service on idbDriver) vs raw idb, ${size} posts`, result.rows);
       // Means carry this machine's stalls; the p50 ratio is the steadier comparison.
       console.log(`- p50 ratios: ${result.rows.map((r) => `${r.op} ${(r.ours.p50 / r.raw.p50).toFixed(2)}×`).join('; ')}`);
       for (const note of result.notes) console.log(`- ${note}`);

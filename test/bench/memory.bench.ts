@@ -1,7 +1,7 @@
 /**
- * blogkit on the memory driver vs the raw in-memory baseline doing the same work: a Map of posts, sorted
+ * blogcore on the memory driver vs the raw in-memory baseline doing the same work: a Map of posts, sorted
  * arrays of [time, id] for the published and updated orders and per label, binary-searched for keyset
- * pages, and an inverted word index for search — the indexes blogkit keeps, written by hand.
+ * pages, and an inverted word index for search — the indexes blogcore keeps, written by hand.
  */
 import { createBlogService } from '../../src/index.js';
 import { memoryDriver } from '../../drivers/memory/index.js';
@@ -87,7 +87,7 @@ function content(i: number) {
 export default async function run(ctx: BenchContext): Promise<void> {
   const sizes = (ctx.args.sizes ?? (ctx.quick ? '2000' : '10000,100000')).split(',').map(Number);
   const rows: Row[] = [];
-  const growth: Record<string, Array<[number, Timing]>> = { 'blogkit first page': [], 'blogkit deep page': [] };
+  const growth: Record<string, Array<[number, Timing]>> = { 'blogcore first page': [], 'blogcore deep page': [] };
   for (const n of sizes) {
     let clock = Date.parse('2020-01-01T00:00:00Z');
     const service = createBlogService({ driver: memoryDriver(), now: () => new Date(clock) });
@@ -125,8 +125,8 @@ export default async function run(ctx: BenchContext): Promise<void> {
       raw: await time(() => raw.page(20, mid), ctx.budgetMs),
     };
     rows.push({ op: 'list page 50% deep (20)', size: n, ...deep, target: 2 });
-    growth['blogkit first page']!.push([n, first.ours]);
-    growth['blogkit deep page']!.push([n, deep.ours]);
+    growth['blogcore first page']!.push([n, first.ours]);
+    growth['blogcore deep page']!.push([n, deep.ours]);
 
     let k = 0;
     const insert = {
@@ -145,6 +145,6 @@ export default async function run(ctx: BenchContext): Promise<void> {
     rows.push({ op: 'insert', size: n, ...insert, target: 1.5 });
     await service.close();
   }
-  printTable('memory driver: blogkit vs Map + sorted array', rows);
+  printTable('memory driver: blogcore vs Map + sorted array', rows);
   printGrowth('memory driver: cost by size', growth);
 }

@@ -1,10 +1,10 @@
 /**
- * blogkit on SQLite (createBlogService on sqliteDriver, the unscoped service) vs raw better-sqlite3 doing
+ * blogcore on SQLite (createBlogService on sqliteDriver, the unscoped service) vs raw better-sqlite3 doing
  * the same statements' work, in one run on the same data.
  *
  * Raw: a plain `posts` table (indexes on (blog_id, status, published, id), (blog_id, status, updated, id),
  * unique (blog_id, path)), label tables keyed (blog_id, label, status, published|updated, post_id) — the
- * same orders and filters blogkit serves — and contentless FTS5 over title/text/labels; prepared
+ * same orders and filters blogcore serves — and contentless FTS5 over title/text/labels; prepared
  * statements, explicit FTS statements, one transaction per write, rows JSON.stringify'd. No change log.
  * Both connections: WAL, synchronous=NORMAL, a 64 MiB page cache.
  *
@@ -12,7 +12,7 @@
  * paragraph, ~620 bytes, at 1M instead of three, ~1.9 KB), `--quick`: 2000. `--sqlite-sizes` overrides
  * `--sizes` for this file only.
  *
- * Loading: every blogkit post goes through `service.posts.insert` (all the core's rules); the loader only
+ * Loading: every blogcore post goes through `service.posts.insert` (all the core's rules); the loader only
  * groups 500 inserts into one SQLite transaction on a host-owned connection. The measured service then
  * reopens the file with plain `sqliteDriver({ filename })`.
  */
@@ -170,7 +170,7 @@ const summary = (samples: number[]): Timing => {
 };
 
 /**
- * Times blogkit and raw call by call in alternation (after a warm-up), so both see the same machine:
+ * Times blogcore and raw call by call in alternation (after a warm-up), so both see the same machine:
  * on a shared box, load from other processes then inflates both sides alike instead of skewing the ratio.
  */
 async function timePair(ours: (i: number) => unknown, raw: (i: number) => unknown, budgetMs: number): Promise<[Timing, Timing]> {
@@ -193,7 +193,7 @@ async function timePair(ours: (i: number) => unknown, raw: (i: number) => unknow
 }
 
 /** Loads `n` posts through the service, 500 to a SQLite transaction; answers the blog id and post ids. */
-async function loadBlogkit(file: string, gen: Generator, n: number): Promise<{ blogId: string; ids: string[] }> {
+async function loadBlogcore(file: string, gen: Generator, n: number): Promise<{ blogId: string; ids: string[] }> {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -246,11 +246,11 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
   };
 
   for (const n of sizes) {
-    const dir = mkdtempSync(join(tmpdir(), 'blogkit-sqlite-bench-'));
+    const dir = mkdtempSync(join(tmpdir(), 'blogcore-sqlite-bench-'));
     try {
       const gen = generator(1, n >= 1_000_000 ? 1 : 3);
       const t0 = performance.now();
-      const { blogId, ids } = await loadBlogkit(join(dir, 'blogkit.db'), gen, n);
+      const { blogId, ids } = await loadBlogcore(join(dir, 'blogcore.db'), gen, n);
       const loadOurs = performance.now() - t0;
       const raw = new Raw(join(dir, 'raw.db'));
       const t1 = performance.now();
@@ -266,7 +266,7 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
           `${(loadRaw / 1000).toFixed(1)} s raw; "${gen.query}" matches ${raw.matches(gen.query)} posts`,
       );
 
-      const service = createBlogService({ driver: sqliteDriver({ filename: join(dir, 'blogkit.db') }) });
+      const service = createBlogService({ driver: sqliteDriver({ filename: join(dir, 'blogcore.db') }) });
       await service.ready();
       const live = raw.live(blogId);
       const token = await deepToken(service, blogId, live);
@@ -328,14 +328,14 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
     }
   }
 
-  printTable('SQLite: blogkit (service on sqliteDriver) vs raw better-sqlite3', rows);
+  printTable('SQLite: blogcore (service on sqliteDriver) vs raw better-sqlite3', rows);
   for (const note of notes) console.log(`- ${note}`);
-  printGrowth('blogkit on SQLite: cost by size', ours);
+  printGrowth('blogcore on SQLite: cost by size', ours);
   printGrowth('raw better-sqlite3: cost by size', raws);
   const deep = ours['list page 50% deep (20)'] ?? [];
   const first = ours['list first page (20)'] ?? [];
   console.log(
-    `\nblogkit deep page / first page: ${deep.map(([n, t], i) => `${n}: ${(t.mean / first[i]![1].mean).toFixed(2)}×`).join(', ')} (target ≤ 1.5× at every size)`,
+    `\nblogcore deep page / first page: ${deep.map(([n, t], i) => `${n}: ${(t.mean / first[i]![1].mean).toFixed(2)}×`).join(', ')} (target ≤ 1.5× at every size)`,
   );
   const search100k = ours['search, two words (20)']?.find(([n]) => n === 100_000);
   if (search100k) console.log(`two-word search at 100k: ${(search100k[1].mean / 1000).toFixed(2)} ms mean (target: a few ms)`);

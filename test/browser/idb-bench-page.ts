@@ -1,5 +1,5 @@
 /**
- * The page behind `test/bench/idb.bench.ts`. In one Chromium page it loads the same posts into blogkit
+ * The page behind `test/bench/idb.bench.ts`. In one Chromium page it loads the same posts into blogcore
  * (createBlogService on idbDriver) and into a hand-written raw `idb` store, then times the same work on
  * both: get, insert, first page of 20, a page 50% deep by keyset, a two-word search. Timings are taken
  * here (performance.now, cross-origin isolated); Node prints them.
@@ -152,7 +152,7 @@ async function deleteDb(name: string) {
 // --- timing ----------------------------------------------------------------------------------
 
 /**
- * Times blogkit and raw call by call, alternating which goes first, for `budgetMs` each: on a shared
+ * Times blogcore and raw call by call, alternating which goes first, for `budgetMs` each: on a shared
  * machine, background work (other processes, LevelDB compaction) then slows both sides alike.
  * Same statistics as the harness's `time` (microseconds).
  */
@@ -204,7 +204,7 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
     },
   });
 
-  // Load: blogkit through its public API, one insert per post, 8 in flight; raw in transactions of 1,000.
+  // Load: blogcore through its public API, one insert per post, 8 in flight; raw in transactions of 1,000.
   const ids: string[] = new Array(size);
   let t0 = performance.now();
   const LANES = 8;
@@ -225,7 +225,7 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
     await tx.done;
   }
   const loadRaw = performance.now() - t0;
-  notes.push(`load ${size} posts: blogkit ${(loadOurs / 1000).toFixed(1)} s (posts.insert, 8 in flight: ${((loadOurs * 1000) / size).toFixed(0)} µs per post); raw ${(loadRaw / 1000).toFixed(1)} s (puts in transactions of 1,000)`);
+  notes.push(`load ${size} posts: blogcore ${(loadOurs / 1000).toFixed(1)} s (posts.insert, 8 in flight: ${((loadOurs * 1000) / size).toFixed(0)} µs per post); raw ${(loadRaw / 1000).toFixed(1)} s (puts in transactions of 1,000)`);
 
   // Let the storage settle after the load (LevelDB compaction) before timing anything.
   await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -252,7 +252,7 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
 
   // first page of 20, newest first
   const first = await service.posts.list({ blogId, maxResults: 20 });
-  if ((first.items as unknown[] | undefined)?.length !== 20) throw new Error('blogkit first page is not 20 posts');
+  if ((first.items as unknown[] | undefined)?.length !== 20) throw new Error('blogcore first page is not 20 posts');
   await pair(
     'posts.list first 20',
     () => service.posts.list({ blogId, maxResults: 20 }),
@@ -267,7 +267,7 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
     () => rawPage(raw, blogId, 20),
   );
 
-  // a page 50% deep: walk there by page token (blogkit) and by keyset (raw), then time that one page
+  // a page 50% deep: walk there by page token (blogcore) and by keyset (raw), then time that one page
   let token: string | undefined;
   for (let seen = 0; seen < size / 2; seen += 100) {
     const page: { nextPageToken?: string } = await service.posts.list({ blogId, maxResults: 100, fetchBodies: false, ...(token ? { pageToken: token } : {}) });
@@ -286,7 +286,7 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
   const found = await service.posts.search({ blogId, q, maxResults: 20 });
   const rawFound = await rawSearch(raw, QUERY);
   const matches = (await raw.transaction('posts').store.index('tokens').getAllKeys(QUERY[0])).length;
-  notes.push(`search "${q}": blogkit returned ${(found.items as unknown[] | undefined)?.length ?? 0} posts, raw ${rawFound.length}; "${QUERY[0]}" alone is on ${matches} posts`);
+  notes.push(`search "${q}": blogcore returned ${(found.items as unknown[] | undefined)?.length ?? 0} posts, raw ${rawFound.length}; "${QUERY[0]}" alone is on ${matches} posts`);
   await pair(
     'posts.search two words, 20',
     () => service.posts.search({ blogId, q, maxResults: 20 }),

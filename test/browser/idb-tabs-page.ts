@@ -1,5 +1,5 @@
-/** The page behind test/idb-tabs.test.ts: blogkit on IndexedDB, handed to the test through `globalThis.blogkit`. */
+/** The page behind test/idb-tabs.test.ts: blogcore on IndexedDB, handed to the test through `globalThis.blogcore`. */
 import { idbDriver } from '../../drivers/idb/index.js';
 import { BlogError, createBlogService } from '../../src/index.js';
 
-(globalThis as Record<string, unknown>).blogkit = { createBlogService, idbDriver, BlogError };
+(globalThis as Record<string, unknown>).blogcore = { createBlogService, idbDriver, BlogError };

@@ -39,7 +39,7 @@ export interface Site {
  * `performance.now()` has fine resolution for the benches.
  */
 export async function serveScript(script: string): Promise<Site> {
-  const html = '<!doctype html><meta charset="utf-8"><title>blogkit</title><script type="module" src="/app.js"></script>';
+  const html = '<!doctype html><meta charset="utf-8"><title>blogcore</title><script type="module" src="/app.js"></script>';
   const server = createServer((req, res) => {
     const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp', 'Cache-Control': 'no-store' };
     if (req.url === '/app.js') {

@@ -1,4 +1,4 @@
-// `blogkit serve` / `blogkit token` as `npm start` runs them: the built dist/cli.js on a temp SQLite file.
+// `blogcore serve` / `blogcore token` as `npm start` runs them: the built dist/cli.js on a temp SQLite file.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ const procs: Proc[] = [];
 
 beforeAll(() => {
   requireBuild();
-  dir = mkdtempSync(join(tmpdir(), 'blogkit-cli-'));
+  dir = mkdtempSync(join(tmpdir(), 'blogcore-cli-'));
   db = join(dir, 'nested', 'blog.db');
 });
 afterAll(async () => {
@@ -31,7 +31,7 @@ interface PostList {
   items?: Array<{ id: string; title: string; status?: string }>;
 }
 
-describe('blogkit serve', () => {
+describe('blogcore serve', () => {
   let token: string;
   let postsUrl: string;
 
@@ -99,7 +99,7 @@ describe('blogkit serve', () => {
     expect(titles).toContain('Hello');
     expect((await fetch(`${api}/posts?status=draft`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
 
-    // `blogkit token` while the server runs: the new token works at once, the old one no longer does.
+    // `blogcore token` while the server runs: the new token works at once, the old one no longer does.
     const rotate = start(['dist/cli.js', 'token', '--db', db]);
     procs.push(rotate);
     const fresh = (await rotate.waitFor(/^(bk_[\w-]{20,})$/m))[1]!;

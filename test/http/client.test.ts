@@ -87,7 +87,7 @@ describe('posts', () => {
     });
     expect(live.data).toMatchObject({ status: 'LIVE', images: [{ url: 'https://img.example/lion.png' }], author: { id: f.adminId, displayName: 'Ada Admin' } });
     expect(live.data.replies).toMatchObject({ totalItems: '0' });
-    expect(live.data.url).toMatch(/^https:\/\/http-tests\.blogkit\.example\/\d{4}\/\d\d\/live-about-lions\.html$/);
+    expect(live.data.url).toMatch(/^https:\/\/http-tests\.blogcore\.example\/\d{4}\/\d\d\/live-about-lions\.html$/);
     liveId = live.data.id!;
     livePath = new URL(live.data.url!).pathname;
   });

@@ -10,7 +10,7 @@ const procs: Proc[] = [];
 
 beforeAll(() => {
   requireBuild();
-  dir = mkdtempSync(join(tmpdir(), 'blogkit-examples-'));
+  dir = mkdtempSync(join(tmpdir(), 'blogcore-examples-'));
 });
 afterAll(async () => {
   await Promise.all(procs.map((p) => p.stop('SIGKILL')));

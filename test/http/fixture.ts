@@ -8,7 +8,7 @@ import { createHttpHandler, toNodeHandler, type HttpHandlerOptions } from '../..
 
 export const ADMIN_TOKEN = 'admin-token-0123456789';
 export const READER_TOKEN = 'reader-token-0123456789';
-export const BLOG_URL = 'https://http-tests.blogkit.example/';
+export const BLOG_URL = 'https://http-tests.blogcore.example/';
 
 export interface Fixture {
   base: string;

@@ -1,5 +1,5 @@
 /**
- * Storage-level checks of a blogkit SQLite file, read with better-sqlite3 directly: the file is sound,
+ * Storage-level checks of a blogcore SQLite file, read with better-sqlite3 directly: the file is sound,
  * and every record's index entries and search row are exactly the ones its last commit wrote.
  */
 import Database from 'better-sqlite3';

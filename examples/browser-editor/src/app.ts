@@ -1,5 +1,5 @@
 /** What every view gets: the blog, the services, and the shared ways to report and navigate. */
-import type { Blog, BlogService } from 'blogkit';
+import type { Blog, BlogService } from 'blogcore';
 
 export interface App {
   blog: Blog;

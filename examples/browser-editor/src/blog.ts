@@ -1,10 +1,10 @@
 /** Opening the local store, and the first visit: a local user and their blog, both kept in IndexedDB. */
-import { BlogError, createBlogService, type Blog, type BlogService } from 'blogkit';
-import { idbDriver } from 'blogkit/idb';
+import { BlogError, createBlogService, type Blog, type BlogService } from 'blogcore';
+import { idbDriver } from 'blogcore/idb';
 
 /** The one person who writes here. A real host would use its signed-in user's id. */
 export const OWNER_ID = 'owner';
-const DATABASE = 'blogkit-editor';
+const DATABASE = 'blogcore-editor';
 /** Blogs need a public address; this one only shapes post URLs (`…/2026/11/slug.html`). */
 const BLOG_URL = 'https://my-offline-blog.example/';
 

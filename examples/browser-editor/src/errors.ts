@@ -1,5 +1,5 @@
 /** Turns whatever went wrong into words for the person at the keyboard (and never hides it). */
-import { BlogError } from 'blogkit';
+import { BlogError } from 'blogcore';
 
 export interface Problem {
   /** What happened, in plain words. */

@@ -1,9 +1,9 @@
 /**
- * The offline blog editor: blogkit's BlogService on IndexedDB, entirely in this page. No server holds
+ * The offline blog editor: blogcore's BlogService on IndexedDB, entirely in this page. No server holds
  * the data; a service worker keeps the app's own files so it also opens without a network.
  */
 import './style.css';
-import type { Blog, BlogService } from 'blogkit';
+import type { Blog, BlogService } from 'blogcore';
 import { parseRoute, type App, type RemoteChange } from './app.js';
 import { createBlog, findBlog, openService, OWNER_ID } from './blog.js';
 import { h, mount } from './dom.js';
@@ -126,7 +126,7 @@ function start(service: BlogService, blog: Blog): void {
   // Tabs of this editor share one database but each has its own service: pass each write on, so the
   // others can show it (a conflicting save would still be refused with 412; this only says so earlier).
   if ('BroadcastChannel' in window) {
-    const channel = new BroadcastChannel('blogkit-editor');
+    const channel = new BroadcastChannel('blogcore-editor');
     service.on('*', (event) => channel.postMessage({ type: event.type, id: event.id } satisfies RemoteChange));
     channel.addEventListener('message', (e: MessageEvent<RemoteChange>) => {
       if (app.onRemoteChange?.(e.data)) return;

@@ -1,6 +1,6 @@
 /** Comment moderation: everything readers sent, by status, at the ADMIN view. */
-import type { Comment, CommentList } from 'blogkit';
-import { BlogError } from 'blogkit';
+import type { Comment, CommentList } from 'blogcore';
+import { BlogError } from 'blogcore';
 import { href, type App, type Route } from '../app.js';
 import { h, when } from '../dom.js';
 import { badge, empty, pageHead, pager, tabs } from './common.js';
@@ -85,7 +85,7 @@ function commentRow(app: App, c: Comment, postTitle: string): HTMLElement {
     );
   const s = c.status;
   const body = h('div', { class: 'comment-body' });
-  // Comment HTML was sanitized by blogkit on the way in (an allowlist: no scripts, no attributes but links).
+  // Comment HTML was sanitized by blogcore on the way in (an allowlist: no scripts, no attributes but links).
   if (c.content) body.innerHTML = c.content;
   else body.append(h('em', null, 'Content removed'));
   return h(

@@ -3,7 +3,7 @@
  * when another tab saved the same post meanwhile the service answers 412 and the editor says so, keeping
  * this tab's text, instead of one tab silently overwriting the other.
  */
-import type { Page, Post } from 'blogkit';
+import type { Page, Post } from 'blogcore';
 import type { App } from '../app.js';
 import { isConflict } from '../errors.js';
 import { h, htmlFrame, mount, when } from '../dom.js';

@@ -1,5 +1,5 @@
 /** The pages list (About, Contact…): by status, paged. */
-import type { PageList } from 'blogkit';
+import type { PageList } from 'blogcore';
 import { href, type App, type Route } from '../app.js';
 import { h, when } from '../dom.js';
 import { badge, empty, pageHead, pager, tabs } from './common.js';

@@ -1,5 +1,5 @@
 /** The posts list: filter by status, search, page through. */
-import type { Post, PostList } from 'blogkit';
+import type { Post, PostList } from 'blogcore';
 import { href, type App, type Route } from '../app.js';
 import { h, when } from '../dom.js';
 import { badge, empty, pageHead, pager, tabs } from './common.js';

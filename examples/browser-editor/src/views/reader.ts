@@ -2,7 +2,7 @@
  * The blog as a signed-out visitor sees it, through `service.as(null)`: only LIVE posts and pages, only
  * published comments — and a comment form whose comments wait for the owner's approval.
  */
-import type { Post } from 'blogkit';
+import type { Post } from 'blogcore';
 import { href, type App, type Route } from '../app.js';
 import { escapeHtml, h, htmlFrame, when } from '../dom.js';
 import { empty, pager, textOf } from './common.js';
@@ -65,7 +65,7 @@ async function postPage(app: App, postId: string): Promise<HTMLElement> {
     { class: 'thread' },
     ...comments.items.map((c) => {
       const body = h('div', { class: 'comment-body' });
-      if (c.content) body.innerHTML = c.content; // sanitized by blogkit when it was posted
+      if (c.content) body.innerHTML = c.content; // sanitized by blogcore when it was posted
       else body.append(h('em', null, 'This comment was removed.'));
       return h('li', null, h('p', { class: 'byline' }, h('strong', null, c.author.displayName), ' · ', when(c.published)), body);
     }),
