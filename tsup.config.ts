@@ -8,6 +8,7 @@ export default defineConfig([
       sqlite: 'drivers/sqlite/index.ts',
       idb: 'drivers/idb/index.ts',
       http: 'src/http/index.ts',
+      io: 'src/io/index.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,

@@ -1,0 +1,2 @@
+export async function atomFeed(): Promise<string> { return ''; }
+export async function rssFeed(): Promise<string> { return ''; }

@@ -1,0 +1,314 @@
+/**
+ * The one way records enter the store with the ids, times and states a file gives them. Records are built
+ * as the core's own (`records.ts` computes every key and token) and written with compare-and-set commits
+ * that expect them absent: a record already there is left alone and counted `unchanged`, so running the same
+ * import twice, or again after an interruption, completes it without duplicates. A post's comment counters
+ * move in the same commit as its comments, so they never drift.
+ */
+import type { Core } from '../core.js';
+import { DriverConflict } from '../driver.js';
+import { BlogError } from '../errors.js';
+import { memberId, put, type BlogRecord, type CommentRecord, type MemberRecord, type PageRecord, type PostRecord, type UserRecord } from '../records.js';
+import { normalizeBlogUrl } from '../resources/blogs.js';
+import { withPath } from '../resources/content.js';
+import { sanitizeCommentHtml } from '../sanitize.js';
+import { LIMITS, type Role } from '../schemas.js';
+import { CORE, type BlogService } from '../service.js';
+import { publicUrl } from '../wire.js';
+import type { ImportFormat, ImportOptions, ImportReport } from './types.js';
+
+export function coreOf(service: BlogService): Core {
+  const core = (service as unknown as Record<symbol, Core | undefined>)?.[CORE];
+  if (!core) throw new BlogError({ code: 403, reason: 'forbidden', message: 'Import and export need the host service itself, not one scoped with as()' });
+  return core;
+}
+
+const invalidOption = (location: string, message: string) => new BlogError({ code: 400, reason: 'invalid', message, location, locationType: 'parameter' });
+
+// ---------------------------------------------------------------- stable ids
+
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+function fnv(text: string, seed: number): number {
+  let h = seed >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  // A final avalanche so close inputs differ in every bit.
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  h ^= h >>> 12;
+  return h >>> 0;
+}
+
+/**
+ * The id a record of the file gets: ULID-shaped, its time part the record's own time, its random part a
+ * hash of where it comes from (the blog and the file's id for it). The same file always gives the same ids,
+ * which is how a second run knows what the first one wrote.
+ */
+export function stableId(time: string | undefined, key: string): string {
+  let t = time ? Date.parse(time) : 0;
+  if (!(t >= 0 && t < 2 ** 48)) t = 0;
+  let head = '';
+  for (let i = 0; i < 10; i++) {
+    head = ALPHABET[t % 32]! + head;
+    t = Math.floor(t / 32);
+  }
+  const words = [fnv(key, 0x811c9dc5), fnv(key, 0x01000193), fnv(key, 0x9e3779b9)];
+  let tail = '';
+  for (let i = 0; i < 16; i++) tail += ALPHABET[(words[i % 3]! >>> (5 * Math.floor(i / 3))) & 31];
+  return head + tail;
+}
+
+/** A time as the core stores it (UTC, milliseconds), or undefined for what is not a real date (`0000-00-00`). */
+export function isoTime(text: string | undefined, assumeUtc = true): string | undefined {
+  if (!text) return undefined;
+  let s = text.trim();
+  if (/^0000-00-00/.test(s) || s === '') return undefined;
+  // WordPress writes "2019-04-01 10:00:00" (its _gmt fields in UTC).
+  if (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2})?$/.test(s)) s = `${s.replace(' ', 'T')}${assumeUtc ? 'Z' : ''}`;
+  const ms = Date.parse(s);
+  if (Number.isNaN(ms)) return undefined;
+  const d = new Date(ms);
+  if (d.getUTCFullYear() < 1 || d.getUTCFullYear() > 9999) return undefined;
+  return d.toISOString();
+}
+
+/** Labels as the service keeps them: trimmed, distinct, within the limits. */
+export function cleanLabels(labels: readonly string[]): string[] {
+  const out = [...new Set(labels.map((l) => l.trim()).filter((l) => l && l.length <= LIMITS.label))];
+  return out.slice(0, LIMITS.labels);
+}
+
+// ---------------------------------------------------------------- the restorer
+
+export interface CommentIn {
+  record: CommentRecord;
+  source: string;
+}
+
+export class Restorer {
+  readonly report: ImportReport;
+  blog: BlogRecord | undefined;
+  private items = 0;
+  private knownUsers = new Set<string>();
+
+  constructor(
+    readonly core: Core,
+    format: ImportFormat,
+    private readonly options: ImportOptions,
+    private readonly counter: { bytes: number },
+  ) {
+    this.report = { blogId: '', format, created: { posts: 0, pages: 0, comments: 0, users: 0 }, unchanged: { posts: 0, pages: 0, comments: 0 }, skipped: [], redirects: [] };
+  }
+
+  skip(source: string, reason: string): void {
+    this.report.skipped.push({ source, reason });
+    this.tick();
+  }
+
+  private tick(): void {
+    this.items++;
+    if (this.options.onProgress && this.items % 50 === 0) this.options.onProgress({ items: this.items, bytes: this.counter.bytes });
+  }
+
+  finish(): ImportReport {
+    this.options.onProgress?.({ items: this.items, bytes: this.counter.bytes });
+    return this.report;
+  }
+
+  /** The blog's url: the caller's, else the file's. */
+  blogUrl(fromFile: string | undefined): string {
+    const url = this.options.blogUrl ?? fromFile;
+    if (!url) throw invalidOption('blogUrl', 'This file does not name its blog\'s address: pass { blogUrl }');
+    try {
+      const u = normalizeBlogUrl(url);
+      if (!/^https?:/.test(u)) throw new Error('scheme');
+      return u;
+    } catch {
+      throw invalidOption('blogUrl', `Not an absolute http(s) URL: ${url}`);
+    }
+  }
+
+  /** Creates the user unless a user with that id exists. */
+  async user(u: UserRecord): Promise<void> {
+    if (this.knownUsers.has(u.id)) return;
+    const record: UserRecord = { ...u, displayName: (u.displayName.trim() || u.id).slice(0, LIMITS.displayName) };
+    try {
+      if (!(await this.core.get('users', u.id))) {
+        await this.core.driver.commit([put('users', record, 0)]);
+        this.report.created.users++;
+      }
+    } catch (error) {
+      if (!DriverConflict.is(error)) throw error;
+    }
+    this.knownUsers.add(u.id);
+  }
+
+  /**
+   * The blog the records go to: the one already at the url (a second run, or a blog the host made), else a new
+   * one owned by `ownerId` or by the file's first author.
+   */
+  async openBlog(b: Omit<BlogRecord, 'ownerId' | 'id' | 'published' | 'updated'> & Partial<BlogRecord>, fileOwner: UserRecord | undefined): Promise<BlogRecord> {
+    await this.core.ready();
+    const existing = await this.core.driver.getByIndex('blogs', 'url', [b.url.toLowerCase()]);
+    if (existing) return this.use(existing.doc as unknown as BlogRecord);
+    let ownerId = this.options.ownerId;
+    if (ownerId !== undefined) {
+      if (!(await this.core.user(ownerId))) throw invalidOption('ownerId', `No user ${ownerId}: create it with users.insert first`);
+    } else if (fileOwner) {
+      await this.user(fileOwner);
+      ownerId = fileOwner.id;
+    } else {
+      throw invalidOption('ownerId', 'The file declares no author to own the blog: pass { ownerId }');
+    }
+    const now = this.core.nowIso();
+    const record: BlogRecord = {
+      ...b,
+      id: b.id ?? this.core.newId(),
+      name: (b.name.trim() || b.url).slice(0, LIMITS.blogName),
+      description: b.description.slice(0, LIMITS.description),
+      ownerId,
+      published: b.published ?? now,
+      updated: b.updated ?? now,
+    };
+    try {
+      await this.core.driver.commit([put('blogs', record, 0), put('members', { id: memberId(record.id, ownerId), blogId: record.id, userId: ownerId, role: 'ADMIN' }, 0)]);
+    } catch (error) {
+      if (!DriverConflict.is(error)) throw error;
+      const raced = await this.core.driver.getByIndex('blogs', 'url', [b.url.toLowerCase()]);
+      if (raced) return this.use(raced.doc as unknown as BlogRecord);
+      throw new BlogError({ code: 409, reason: 'conflict', message: `Blog id ${record.id} is taken by another blog` });
+    }
+    return this.use(record);
+  }
+
+  private use(blog: BlogRecord): BlogRecord {
+    this.blog = blog;
+    this.report.blogId = blog.id;
+    return blog;
+  }
+
+  /** Gives a user a role in the blog unless they have one. */
+  async member(userId: string, role: Role): Promise<void> {
+    const blogId = this.blog!.id;
+    const id = memberId(blogId, userId);
+    if (await this.core.get('members', id)) return;
+    const record: MemberRecord = { id, blogId, userId, role };
+    await this.core.driver.commit([put('members', record, 0)]).catch((e) => {
+      if (!DriverConflict.is(e)) throw e;
+    });
+  }
+
+  private check(r: PostRecord | PageRecord, source: string, noun: string): string | undefined {
+    if (r.title.length > LIMITS.title) return `${noun} title longer than ${LIMITS.title} characters`;
+    if (r.content.length > LIMITS.content) return `${noun} content longer than ${LIMITS.content} characters`;
+    if (r.blogId !== this.blog!.id) return `${noun} of another blog`;
+    void source;
+    return undefined;
+  }
+
+  async post(r: PostRecord, source: string, oldUrl?: string): Promise<void> {
+    return this.content('posts', r, source, oldUrl);
+  }
+
+  async page(r: PageRecord, source: string, oldUrl?: string): Promise<void> {
+    return this.content('pages', r, source, oldUrl);
+  }
+
+  private async content(collection: 'posts' | 'pages', r: PostRecord | PageRecord, source: string, oldUrl: string | undefined): Promise<void> {
+    const kind = collection === 'posts' ? 'post' : 'page';
+    const noun = collection === 'posts' ? 'Post' : 'Page';
+    const bad = this.check(r, source, noun);
+    if (bad) return this.skip(source, bad);
+    const there = await this.core.get<PostRecord | PageRecord>(collection, r.id);
+    if (there) {
+      if (there.doc.blogId !== r.blogId) return this.skip(source, `${noun} id ${r.id} belongs to another blog`);
+      this.report.unchanged[collection]++;
+      this.redirect(oldUrl, there.doc.path);
+      return this.tick();
+    }
+    let record = r;
+    for (let attempt = 0; ; attempt++) {
+      if (record.path) {
+        const holder = await this.core.driver.getByIndex(collection, 'path', [record.blogId, record.path]);
+        // A path another record holds (a duplicate in the file): this one gets a path of its own.
+        if (holder && holder.id !== record.id) record = { ...record, path: undefined } as typeof record;
+      }
+      if (!record.path) record = await withPath(this.core, kind, record, true);
+      try {
+        await this.core.driver.commit([put(collection, record, 0)]);
+        break;
+      } catch (error) {
+        if (!DriverConflict.is(error) || attempt > 3) throw error;
+        if (error.kind === 'version') {
+          this.report.unchanged[collection]++;
+          return this.tick();
+        }
+      }
+    }
+    this.report.created[collection]++;
+    this.redirect(oldUrl, record.path);
+    this.tick();
+  }
+
+  private redirect(oldUrl: string | undefined, path: string | undefined): void {
+    if (!oldUrl || !path) return;
+    const to = publicUrl(this.blog!, path);
+    if (to !== oldUrl) this.report.redirects.push({ from: oldUrl, to });
+  }
+
+  /**
+   * Comments of one post, in one commit with the post's counters. Comments already stored are `unchanged`;
+   * a missing post, an over-long or empty comment, a duplicate id are skipped with the reason.
+   */
+  async comments(postId: string, list: readonly CommentIn[]): Promise<void> {
+    if (list.length === 0) return;
+    const blogId = this.blog!.id;
+    const ready: CommentIn[] = [];
+    const ids = new Set<string>();
+    for (const item of list) {
+      const c = item.record;
+      if (ids.has(c.id)) {
+        this.skip(item.source, 'Duplicate comment id in the file');
+        continue;
+      }
+      ids.add(c.id);
+      const content = c.status === 'EMPTIED' ? '' : sanitizeCommentHtml(c.content);
+      if (content.length > LIMITS.commentContent) this.skip(item.source, `Comment longer than ${LIMITS.commentContent} characters`);
+      else if (c.status !== 'EMPTIED' && !content.trim()) this.skip(item.source, 'Empty comment');
+      else {
+        const authorUrl = c.authorUrl && /^https?:\/\//i.test(c.authorUrl) && c.authorUrl.length <= LIMITS.url ? c.authorUrl : undefined;
+        const authorName = c.authorName?.trim().slice(0, LIMITS.displayName);
+        ready.push({ ...item, record: { ...c, blogId, postId, content, authorUrl, authorName: c.authorId ? undefined : authorName || 'Anonymous' } });
+      }
+    }
+    if (ready.length === 0) return;
+    for (let attempt = 0; ; attempt++) {
+      const post = await this.core.get<PostRecord>('posts', postId);
+      if (!post || post.doc.blogId !== blogId) {
+        for (const item of ready) this.skip(item.source, 'The post this comment belongs to was not imported');
+        return;
+      }
+      const stored = await this.core.driver.getMany('comments', ready.map((i) => i.record.id));
+      const fresh = ready.filter((_, i) => !stored[i]);
+      const taken = ready.filter((_, i) => stored[i] && (stored[i]!.doc as unknown as CommentRecord).postId !== postId);
+      let live = 0;
+      for (const item of fresh) if (item.record.status === 'LIVE') live++;
+      const ops = fresh.map((i) => put('comments', i.record, 0));
+      if (fresh.length) ops.push(put('posts', { ...post.doc, liveComments: post.doc.liveComments + live, allComments: post.doc.allComments + fresh.length }, post.version));
+      try {
+        if (ops.length) await this.core.driver.commit(ops);
+      } catch (error) {
+        if (!DriverConflict.is(error) || attempt > 20) throw error;
+        continue;
+      }
+      this.report.created.comments += fresh.length;
+      for (const item of taken) this.skip(item.source, `Comment id ${item.record.id} belongs to another post`);
+      this.report.unchanged.comments += ready.length - fresh.length - taken.length;
+      for (let i = 0; i < ready.length - taken.length; i++) this.tick();
+      return;
+    }
+  }
+}
