@@ -43,22 +43,16 @@ function fnv(text: string, seed: number): number {
 }
 
 /**
- * The id a record of the file gets: ULID-shaped, its time part the record's own time, its random part a
- * hash of where it comes from (the blog and the file's id for it). The same file always gives the same ids,
- * which is how a second run knows what the first one wrote.
+ * The id a record of the file gets: ULID-shaped (26 Crockford base32 characters, the first at most 7), all
+ * of it a hash of where the record comes from (the blog and the file's own id for it). The same file always
+ * gives the same ids, which is how a second run knows what the first one wrote, and how a comment finds the
+ * post and the comment it answers before or after they are read.
  */
-export function stableId(time: string | undefined, key: string): string {
-  let t = time ? Date.parse(time) : 0;
-  if (!(t >= 0 && t < 2 ** 48)) t = 0;
-  let head = '';
-  for (let i = 0; i < 10; i++) {
-    head = ALPHABET[t % 32]! + head;
-    t = Math.floor(t / 32);
-  }
-  const words = [fnv(key, 0x811c9dc5), fnv(key, 0x01000193), fnv(key, 0x9e3779b9)];
-  let tail = '';
-  for (let i = 0; i < 16; i++) tail += ALPHABET[(words[i % 3]! >>> (5 * Math.floor(i / 3))) & 31];
-  return head + tail;
+export function stableId(key: string): string {
+  const words = [fnv(key, 0x811c9dc5), fnv(key, 0x01000193), fnv(key, 0x9e3779b9), fnv(key, 0x7f4a7c15), fnv(key, 0x2545f491), fnv(key, 0x6c8e9cf5)];
+  let id = ALPHABET[words[5]! & 7]!;
+  for (let i = 0; i < 25; i++) id += ALPHABET[(words[i % 5]! >>> (5 * Math.floor(i / 5))) & 31];
+  return id;
 }
 
 /** A time as the core stores it (UTC, milliseconds), or undefined for what is not a real date (`0000-00-00`). */
@@ -93,6 +87,8 @@ export class Restorer {
   blog: BlogRecord | undefined;
   private items = 0;
   private knownUsers = new Set<string>();
+  /** Ids this run wrote or found: a second record of the file with one of them is a duplicate. */
+  private seen = new Set<string>();
 
   constructor(
     readonly core: Core,
@@ -134,7 +130,7 @@ export class Restorer {
   /** Creates the user unless a user with that id exists. */
   async user(u: UserRecord): Promise<void> {
     if (this.knownUsers.has(u.id)) return;
-    const record: UserRecord = { ...u, displayName: (u.displayName.trim() || u.id).slice(0, LIMITS.displayName) };
+    const record: UserRecord = { ...u, created: u.created || this.core.nowIso(), displayName: (u.displayName.trim() || u.id).slice(0, LIMITS.displayName) };
     try {
       if (!(await this.core.get('users', u.id))) {
         await this.core.driver.commit([put('users', record, 0)]);
@@ -222,6 +218,8 @@ export class Restorer {
     const noun = collection === 'posts' ? 'Post' : 'Page';
     const bad = this.check(r, source, noun);
     if (bad) return this.skip(source, bad);
+    if (this.seen.has(r.id)) return this.skip(source, `Duplicate ${kind} id in the file`);
+    this.seen.add(r.id);
     const there = await this.core.get<PostRecord | PageRecord>(collection, r.id);
     if (there) {
       if (there.doc.blogId !== r.blogId) return this.skip(source, `${noun} id ${r.id} belongs to another blog`);
@@ -263,18 +261,25 @@ export class Restorer {
    * Comments of one post, in one commit with the post's counters. Comments already stored are `unchanged`;
    * a missing post, an over-long or empty comment, a duplicate id are skipped with the reason.
    */
-  async comments(postId: string, list: readonly CommentIn[]): Promise<void> {
-    if (list.length === 0) return;
+  async comments(postId: string, list: readonly CommentIn[], deferIfPostMissing = false): Promise<boolean> {
+    if (list.length === 0) return true;
     const blogId = this.blog!.id;
+    const found = await this.core.get<PostRecord>('posts', postId);
+    if (!found || found.doc.blogId !== blogId) {
+      if (deferIfPostMissing) return false;
+      for (const item of list) this.skip(item.source, 'The post this comment belongs to is not in the import');
+      return true;
+    }
     const ready: CommentIn[] = [];
     const ids = new Set<string>();
     for (const item of list) {
       const c = item.record;
-      if (ids.has(c.id)) {
+      if (ids.has(c.id) || this.seen.has(c.id)) {
         this.skip(item.source, 'Duplicate comment id in the file');
         continue;
       }
       ids.add(c.id);
+      this.seen.add(c.id);
       const content = c.status === 'EMPTIED' ? '' : sanitizeCommentHtml(c.content);
       if (content.length > LIMITS.commentContent) this.skip(item.source, `Comment longer than ${LIMITS.commentContent} characters`);
       else if (c.status !== 'EMPTIED' && !content.trim()) this.skip(item.source, 'Empty comment');
@@ -284,12 +289,12 @@ export class Restorer {
         ready.push({ ...item, record: { ...c, blogId, postId, content, authorUrl, authorName: c.authorId ? undefined : authorName || 'Anonymous' } });
       }
     }
-    if (ready.length === 0) return;
+    if (ready.length === 0) return true;
     for (let attempt = 0; ; attempt++) {
       const post = await this.core.get<PostRecord>('posts', postId);
       if (!post || post.doc.blogId !== blogId) {
-        for (const item of ready) this.skip(item.source, 'The post this comment belongs to was not imported');
-        return;
+        for (const item of ready) this.skip(item.source, 'The post this comment belongs to is not in the import');
+        return true;
       }
       const stored = await this.core.driver.getMany('comments', ready.map((i) => i.record.id));
       const fresh = ready.filter((_, i) => !stored[i]);
@@ -308,7 +313,71 @@ export class Restorer {
       for (const item of taken) this.skip(item.source, `Comment id ${item.record.id} belongs to another post`);
       this.report.unchanged.comments += ready.length - fresh.length - taken.length;
       for (let i = 0; i < ready.length - taken.length; i++) this.tick();
-      return;
+      return true;
     }
   }
+}
+
+// ---------------------------------------------------------------- records from other formats
+
+/** A post or page as a foreign format gives it, before it becomes a record. */
+export interface ItemIn {
+  kind: 'post' | 'page';
+  /** The file's own id for it (stable across runs). */
+  key: string;
+  /** How the skip list names it. */
+  source: string;
+  title: string;
+  content: string;
+  labels?: string[];
+  status: 'LIVE' | 'DRAFT' | 'SCHEDULED' | 'SOFT_TRASHED';
+  published?: string | undefined;
+  updated?: string | undefined;
+  /** A path to keep exactly (Blogger's); others get one by the core's rule. */
+  path?: string | undefined;
+  authorId: string;
+  /** Its address in the old blog, for the redirect map. */
+  oldUrl?: string | undefined;
+  readerComments?: PostRecord['readerComments'];
+}
+
+export const idFor = (blogId: string, kind: string, key: string) => stableId(`${blogId}|${kind}|${key}`);
+
+/** The states a record may take on import, settled as the service would: a future LIVE post is SCHEDULED. */
+export async function restoreItem(restorer: Restorer, it: ItemIn): Promise<string> {
+  const blogId = restorer.blog!.id;
+  const now = restorer.core.nowIso();
+  const updated = it.updated ?? it.published ?? now;
+  let status = it.status;
+  let published = it.published;
+  if (it.kind === 'page' && status === 'SCHEDULED') status = 'DRAFT';
+  if (status === 'SCHEDULED' && !published) status = 'DRAFT';
+  if (status === 'LIVE') {
+    published ??= updated;
+    if (it.kind === 'post' && published > now) status = 'SCHEDULED';
+  }
+  const path = it.path && /^\/[^?#\s]*$/.test(it.path) && it.path.length <= 500 ? it.path : undefined;
+  const base = {
+    id: idFor(blogId, it.kind, it.key),
+    blogId,
+    authorId: it.authorId,
+    title: it.title,
+    content: it.content,
+    ...(published ? { published } : {}),
+    updated: updated < (published ?? '') && status !== 'DRAFT' ? published! : updated,
+    ...(status === 'SOFT_TRASHED' ? { trashed: updated } : {}),
+    ...(path ? { path } : {}),
+    rev: 1,
+  };
+  if (it.kind === 'post') {
+    await restorer.post({ ...base, status, labels: cleanLabels(it.labels ?? []), readerComments: it.readerComments ?? 'ALLOW', liveComments: 0, allComments: 0 }, it.source, it.oldUrl);
+  } else {
+    await restorer.page({ ...base, status: status as PageRecord['status'] }, it.source, it.oldUrl);
+  }
+  return base.id;
+}
+
+/** An imported author as a user: the id a hash of the blog url and the author's key in the file. */
+export function authorUser(blogUrl: string, key: string, displayName: string, url?: string): UserRecord {
+  return { id: stableId(`${blogUrl}|user|${key}`), displayName: displayName || key, ...(url && /^https?:\/\//.test(url) ? { url } : {}), created: '' };
 }

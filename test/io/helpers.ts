@@ -90,3 +90,31 @@ export async function snapshot(service: BlogService, blogId: string) {
   const reader = await service.as(null).posts.list({ blogId, maxResults: 500, maxComments: 10 });
   return { blog, posts, byUpdated, labelled, search, pages, comments, perPost, members, users, reader };
 }
+
+/** What a round trip through a foreign format must keep, by title: no ids (the other format has its own). */
+export async function contentView(service: BlogService, blogId: string) {
+  const admin = { view: 'ADMIN' as const };
+  const posts = await service.posts.list({ blogId, ...admin, status: ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'], maxResults: 500 });
+  const pages = await service.pages.list({ blogId, ...admin, status: ['LIVE', 'DRAFT', 'SOFT_TRASHED'], maxResults: 500 });
+  const out: Record<string, unknown>[] = [];
+  for (const p of posts.items) {
+    const comments = await service.comments.list({ blogId, postId: p.id, ...admin, status: ['LIVE', 'EMPTIED', 'PENDING', 'SPAM'], maxResults: 500 });
+    const byId = new Map(comments.items.map((c) => [c.id, c]));
+    out.push({
+      kind: 'post',
+      title: p.title,
+      content: p.content,
+      status: p.status,
+      labels: [...(p.labels ?? [])].sort(),
+      published: p.published,
+      path: p.url ? new URL(p.url).pathname : undefined,
+      author: p.author.displayName,
+      replies: p.replies.totalItems,
+      comments: comments.items
+        .map((c) => ({ content: c.content, status: c.status, published: c.published, author: c.author.displayName, replyTo: c.inReplyTo ? byId.get(c.inReplyTo.id)?.content : undefined }))
+        .sort((a, b) => (a.published! < b.published! ? -1 : 1)),
+    });
+  }
+  for (const p of pages.items) out.push({ kind: 'page', title: p.title, content: p.content, status: p.status, published: p.published, path: p.url ? new URL(p.url).pathname : undefined });
+  return out.sort((a, b) => `${a.kind}${a.title}${a.status}`.localeCompare(`${b.kind}${b.title}${b.status}`));
+}
