@@ -364,7 +364,7 @@ export async function restoreItem(restorer: Restorer, it: ItemIn): Promise<strin
     title: it.title,
     content: it.content,
     ...(published ? { published } : {}),
-    updated: updated < (published ?? '') && status !== 'DRAFT' ? published! : updated,
+    updated,
     ...(status === 'SOFT_TRASHED' ? { trashed: updated } : {}),
     ...(path ? { path } : {}),
     rev: 1,
