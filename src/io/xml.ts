@@ -118,16 +118,21 @@ export async function* xmlRecords(chunks: AsyncIterable<string>): AsyncGenerator
       parser.write(chunk);
       if (out.length) yield* out.splice(0);
     }
-    parser.close();
   } catch (error) {
     failure = error as Error;
+  }
+  if (!failure) {
+    try {
+      parser.close();
+    } catch (error) {
+      failure = parseError(`The file is truncated: it ends before its elements close (${(error as Error).message.replace(/^Malformed XML: /, '')})`);
+    }
   }
   if (out.length) yield* out.splice(0);
   if (failure) {
     if (BlogError.is(failure)) throw failure;
     throw parseError(`Malformed XML: ${failure.message}`);
   }
-  if (depth > 0) throw parseError('The XML ends before its last element closes: the file is truncated');
 }
 
 /** Helpers to read a record tree. */
