@@ -5,6 +5,7 @@
  */
 import { BlogError } from '../errors.js';
 import { readJsonBody, readStreamLimited } from './body.js';
+import { feedsPrefix, serveFeed } from './feeds.js';
 import { applyFields, parseFields } from './fields.js';
 import { dispatchers, type IncomingLike, type Outgoing } from './internal.js';
 import { parseQuery } from './params.js';
@@ -68,6 +69,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
   const basePath = (options.basePath ?? '/v3').replace(/\/+$/, '');
   if (basePath !== '' && !basePath.startsWith('/')) throw new TypeError('basePath must start with "/"');
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const feeds = feedsPrefix(basePath);
   const cors = options.cors === true ? {} : options.cors || undefined;
   const { authenticate, onError } = options;
   let anonymous: object | undefined;
@@ -118,6 +120,9 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     }
     const q = target.indexOf('?');
     const path = q < 0 ? target : target.slice(0, q);
+    if (path.startsWith(feeds)) {
+      return serveFeed(scope(null), incoming.method, path.slice(feeds.length), q < 0 ? '' : target.slice(q + 1), incoming.header('if-none-match'), corsHeaders);
+    }
     if (basePath !== '' && !(path.startsWith(basePath) && path.charCodeAt(basePath.length) === 47 /* / */)) {
       return { ...errorOut(routeNotFound(), corsHeaders), notMine: true };
     }
