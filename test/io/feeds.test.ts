@@ -24,7 +24,7 @@ describe('feeds', () => {
       expect(feed.items.map((i) => i.url)).toEqual(live.map((p) => p.url));
       const first = feed.items.find((i) => i.title?.startsWith('Grüße'))!;
       // The parser decodes the HTML's entities; the markup arrives intact.
-      expect(first.content).toBe('<p>Café & <b>bold</b> ünïcode</p>');
+      expect(first.content ?? first.description).toBe('<p>Café & <b>bold</b> ünïcode</p>');
       expect(first.categories.map((c) => c.term)).toEqual(['travel', 'Köln']);
       expect(first.published?.toISOString()).toBe(live.find((p) => p.title === first.title)!.published);
     }
