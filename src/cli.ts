@@ -12,6 +12,7 @@ import { sqliteDriver } from '../drivers/sqlite/index.js';
 import type { StorageDriver } from './driver.js';
 import { BlogError, createBlogService } from './index.js';
 import { createHttpHandler, toNodeHandler, type Actor } from './http/index.js';
+import { exportCommand, importCommand, IO_USAGE } from './io-cli.js';
 
 type Service = ReturnType<typeof createBlogService>;
 
@@ -21,7 +22,7 @@ const USAGE = `Usage:
       The first run creates a demo blog and prints an admin bearer token.
   blogcore token [--db <file>]
       Prints a new admin bearer token for the database; the old one stops working.
-`;
+${IO_USAGE}`;
 
 /** The CLI's own record in the store's `settings` collection; the token is kept only as a SHA-256 hash. */
 interface CliSettings {
@@ -236,6 +237,10 @@ async function rotateToken(db: string): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
+  if (argv[0] === 'import' || argv[0] === 'export') {
+    const open = async (db: string) => (mkdirSync(dirname(resolve(db)), { recursive: true }), createBlogService({ driver: sqliteDriver({ filename: db }) }));
+    return (argv[0] === 'import' ? importCommand : exportCommand)(argv.slice(1), { open, stdout: process.stdout, stderr: process.stderr });
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -117,7 +117,7 @@ export class Restorer {
   /** The blog's url: the caller's, else the file's. */
   blogUrl(fromFile: string | undefined): string {
     const url = this.options.blogUrl ?? fromFile;
-    if (!url) throw invalidOption('blogUrl', 'This file does not name its blog\'s address: pass { blogUrl }');
+    if (!url) throw invalidOption('blogUrl', 'This file does not name its blog\'s address: give the blog\'s url (blogUrl, or --blog on the command line)');
     try {
       const u = normalizeBlogUrl(url);
       if (!/^https?:/.test(u)) throw new Error('scheme');
