@@ -83,15 +83,19 @@ export async function exportCommand(argv: string[], ctx: IoCliContext): Promise<
     const blogId = /^https?:\/\//i.test(values.blog) ? (await service.blogs.getByUrl({ url: values.blog })).id : (await service.blogs.get({ blogId: values.blog })).id;
     const chunks = exportBlog(service, blogId, { format: values.format as ExportFormat });
     const out = values.out ? createWriteStream(values.out) : ctx.stdout;
-    let closed = false;
     // A reader that stops early (`| head`) ends the export quietly.
+    let closed = false;
     out.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EPIPE') closed = true;
-      else throw e;
+      if (e.code !== 'EPIPE') throw e;
+      closed = true;
     });
-    for await (const chunk of chunks) {
-      if (closed) break;
-      if (!out.write(chunk)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+    try {
+      for await (const chunk of chunks) {
+        if (closed) break;
+        if (!out.write(chunk)) await once(out, 'drain');
+      }
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EPIPE') throw e;
     }
     if (values.out) {
       (out as ReturnType<typeof createWriteStream>).end();
