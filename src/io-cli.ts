@@ -82,7 +82,7 @@ export async function exportCommand(argv: string[], ctx: IoCliContext): Promise<
   try {
     const blogId = /^https?:\/\//i.test(values.blog) ? (await service.blogs.getByUrl({ url: values.blog })).id : (await service.blogs.get({ blogId: values.blog })).id;
     const chunks = exportBlog(service, blogId, { format: values.format as ExportFormat });
-    const out = values.out ? createWriteStream(values.out) : ctx.stdout;
+    const out: NodeJS.WritableStream = values.out ? createWriteStream(values.out) : ctx.stdout;
     // A reader that stops early (`| head`) ends the export quietly.
     let closed = false;
     out.on('error', (e: NodeJS.ErrnoException) => {

@@ -205,29 +205,36 @@ export class Restorer {
     return undefined;
   }
 
-  async post(r: PostRecord, source: string, oldUrl?: string): Promise<void> {
-    return this.content('posts', r, source, oldUrl);
+  /** A post, with its comments in the same commit when it is new (the common case: one write per post). */
+  async post(r: PostRecord, source: string, oldUrl?: string, comments: readonly CommentIn[] = []): Promise<void> {
+    const done = await this.content('posts', r, source, oldUrl, comments);
+    if (done !== 'with comments') await this.comments(r.id, comments);
   }
 
   async page(r: PageRecord, source: string, oldUrl?: string): Promise<void> {
-    return this.content('pages', r, source, oldUrl);
+    await this.content('pages', r, source, oldUrl, []);
   }
 
-  private async content(collection: 'posts' | 'pages', r: PostRecord | PageRecord, source: string, oldUrl: string | undefined): Promise<void> {
+  /** Writes a new post or page, with the comments given when it can; says what it wrote. */
+  private async content(collection: 'posts' | 'pages', r: PostRecord | PageRecord, source: string, oldUrl: string | undefined, comments: readonly CommentIn[]): Promise<'with comments' | 'alone' | 'nothing'> {
     const kind = collection === 'posts' ? 'post' : 'page';
     const noun = collection === 'posts' ? 'Post' : 'Page';
     const bad = this.check(r, source, noun);
-    if (bad) return this.skip(source, bad);
-    if (this.seen.has(r.id)) return this.skip(source, `Duplicate ${kind} id in the file`);
+    if (bad) return this.skip(source, bad), 'nothing';
+    if (this.seen.has(r.id)) return this.skip(source, `Duplicate ${kind} id in the file`), 'nothing';
     this.seen.add(r.id);
     const there = await this.core.get<PostRecord | PageRecord>(collection, r.id);
     if (there) {
-      if (there.doc.blogId !== r.blogId) return this.skip(source, `${noun} id ${r.id} belongs to another blog`);
+      if (there.doc.blogId !== r.blogId) return this.skip(source, `${noun} id ${r.id} belongs to another blog`), 'nothing';
       this.report.unchanged[collection]++;
       this.redirect(oldUrl, there.doc.path);
-      return this.tick();
+      return this.tick(), 'nothing';
     }
-    let record = r;
+    let ready = this.prepare(comments);
+    let handled = true;
+    let live = 0;
+    for (const item of ready) if (item.record.status === 'LIVE') live++;
+    let record = (collection === 'posts' ? { ...r, liveComments: live, allComments: ready.length } : r) as typeof r;
     for (let attempt = 0; ; attempt++) {
       if (record.path) {
         const holder = await this.core.driver.getByIndex(collection, 'path', [record.blogId, record.path]);
@@ -236,19 +243,30 @@ export class Restorer {
       }
       if (!record.path) record = await withPath(this.core, kind, record, true);
       try {
-        await this.core.driver.commit([put(collection, record, 0)]);
+        await this.core.driver.commit([put(collection, record, 0), ...ready.map((i) => put('comments', { ...i.record, postId: r.id }, 0))]);
         break;
       } catch (error) {
         if (!DriverConflict.is(error) || attempt > 3) throw error;
         if (error.kind === 'version') {
+          // The post or a comment was written meanwhile (another run): the careful path decides about each.
+          for (const i of ready) this.seen.delete(i.record.id);
+          if (error.collection === 'comments') {
+            handled = false;
+            ready = [];
+            record = { ...record, liveComments: 0, allComments: 0 } as typeof record;
+            continue;
+          }
           this.report.unchanged[collection]++;
-          return this.tick();
+          this.tick();
+          return 'nothing';
         }
       }
     }
     this.report.created[collection]++;
+    this.report.created.comments += ready.length;
+    for (let i = 0; i <= ready.length; i++) this.tick();
     this.redirect(oldUrl, record.path);
-    this.tick();
+    return handled ? 'with comments' : 'alone';
   }
 
   private redirect(oldUrl: string | undefined, path: string | undefined): void {
@@ -257,9 +275,32 @@ export class Restorer {
     if (to !== oldUrl) this.report.redirects.push({ from: oldUrl, to });
   }
 
+  /** Comments checked and shaped as the service keeps them; the rest are skipped with the reason. */
+  private prepare(list: readonly CommentIn[]): CommentIn[] {
+    const blogId = this.blog!.id;
+    const ready: CommentIn[] = [];
+    for (const item of list) {
+      const c = item.record;
+      if (this.seen.has(c.id)) {
+        this.skip(item.source, 'Duplicate comment id in the file');
+        continue;
+      }
+      this.seen.add(c.id);
+      const content = c.status === 'EMPTIED' ? '' : sanitizeCommentHtml(c.content);
+      if (content.length > LIMITS.commentContent) this.skip(item.source, `Comment longer than ${LIMITS.commentContent} characters`);
+      else if (c.status !== 'EMPTIED' && !content.trim()) this.skip(item.source, 'Empty comment');
+      else {
+        const authorUrl = c.authorUrl && /^https?:\/\//i.test(c.authorUrl) && c.authorUrl.length <= LIMITS.url ? c.authorUrl : undefined;
+        const authorName = c.authorName?.trim().slice(0, LIMITS.displayName);
+        ready.push({ ...item, record: { ...c, blogId, content, authorUrl, authorName: c.authorId ? undefined : authorName || 'Anonymous' } });
+      }
+    }
+    return ready;
+  }
+
   /**
-   * Comments of one post, in one commit with the post's counters. Comments already stored are `unchanged`;
-   * a missing post, an over-long or empty comment, a duplicate id are skipped with the reason.
+   * Comments of one stored post, in one commit with the post's counters. Comments already stored are
+   * `unchanged`; a missing post, an over-long or empty comment, a duplicate id are skipped with the reason.
    */
   async comments(postId: string, list: readonly CommentIn[], deferIfPostMissing = false): Promise<boolean> {
     if (list.length === 0) return true;
@@ -270,25 +311,7 @@ export class Restorer {
       for (const item of list) this.skip(item.source, 'The post this comment belongs to is not in the import');
       return true;
     }
-    const ready: CommentIn[] = [];
-    const ids = new Set<string>();
-    for (const item of list) {
-      const c = item.record;
-      if (ids.has(c.id) || this.seen.has(c.id)) {
-        this.skip(item.source, 'Duplicate comment id in the file');
-        continue;
-      }
-      ids.add(c.id);
-      this.seen.add(c.id);
-      const content = c.status === 'EMPTIED' ? '' : sanitizeCommentHtml(c.content);
-      if (content.length > LIMITS.commentContent) this.skip(item.source, `Comment longer than ${LIMITS.commentContent} characters`);
-      else if (c.status !== 'EMPTIED' && !content.trim()) this.skip(item.source, 'Empty comment');
-      else {
-        const authorUrl = c.authorUrl && /^https?:\/\//i.test(c.authorUrl) && c.authorUrl.length <= LIMITS.url ? c.authorUrl : undefined;
-        const authorName = c.authorName?.trim().slice(0, LIMITS.displayName);
-        ready.push({ ...item, record: { ...c, blogId, postId, content, authorUrl, authorName: c.authorId ? undefined : authorName || 'Anonymous' } });
-      }
-    }
+    const ready = this.prepare(list).map((i) => ({ ...i, record: { ...i.record, postId } }));
     if (ready.length === 0) return true;
     for (let attempt = 0; ; attempt++) {
       const post = await this.core.get<PostRecord>('posts', postId);
@@ -339,6 +362,8 @@ export interface ItemIn {
   /** Its address in the old blog, for the redirect map. */
   oldUrl?: string | undefined;
   readerComments?: PostRecord['readerComments'];
+  /** A post's comments, written with it. */
+  comments?: CommentIn[];
 }
 
 export const idFor = (blogId: string, kind: string, key: string) => stableId(`${blogId}|${kind}|${key}`);
@@ -370,7 +395,7 @@ export async function restoreItem(restorer: Restorer, it: ItemIn): Promise<strin
     rev: 1,
   };
   if (it.kind === 'post') {
-    await restorer.post({ ...base, status, labels: cleanLabels(it.labels ?? []), readerComments: it.readerComments ?? 'ALLOW', liveComments: 0, allComments: 0 }, it.source, it.oldUrl);
+    await restorer.post({ ...base, status, labels: cleanLabels(it.labels ?? []), readerComments: it.readerComments ?? 'ALLOW', liveComments: 0, allComments: 0 }, it.source, it.oldUrl, it.comments);
   } else {
     await restorer.page({ ...base, status: status as PageRecord['status'] }, it.source, it.oldUrl);
   }

@@ -111,29 +111,13 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
     const authorId = await userFor(textOf(el, 'dc:creator'));
     const link = textOf(el, ':link');
     const keptPath = children(el, 'wp:postmeta').find((m) => textOf(m, 'wp:meta_key') === 'blogcore_path');
-    const postId = await restoreItem(restorer, {
-      kind: type,
-      key: wpId,
-      source,
-      title,
-      content: rawOf(el, 'content:encoded'),
-      labels,
-      status,
-      // A draft's local date is its creation date; only a set `_gmt` date is the time it is meant to go out.
-      published: status === 'DRAFT' ? isoTime(textOf(el, 'wp:post_date_gmt')) : published,
-      updated: modified ?? published,
-      authorId,
-      path: keptPath ? textOf(keptPath, 'wp:meta_value') : undefined,
-      oldUrl: /^https?:\/\//.test(link) && !/[?&]p(age_id)?=\d/.test(link) ? link : undefined,
-      readerComments: textOf(el, 'wp:comment_status') === 'closed' ? 'DONT_ALLOW_SHOW_EXISTING' : 'ALLOW',
-    });
     const comments = children(el, 'wp:comment');
-    if (comments.length === 0) return;
+    const blogId = restorer.blog!.id;
+    const postId = idFor(blogId, 'post', wpId);
     if (type === 'page') {
       for (const c of comments) restorer.skip(`comment ${textOf(c, 'wp:comment_id')} on ${source}`, 'Comments on pages are not supported (the Blogger interface has comments on posts only)');
-      return;
+      comments.length = 0;
     }
-    const blogId = restorer.blog!.id;
     const known = new Set(comments.map((c) => textOf(c, 'wp:comment_id')));
     const list: CommentIn[] = [];
     for (const c of comments) {
@@ -179,7 +163,23 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
         },
       });
     }
-    await restorer.comments(postId, list);
+    await restoreItem(restorer, {
+      kind: type,
+      key: wpId,
+      source,
+      title,
+      content: rawOf(el, 'content:encoded'),
+      labels,
+      status,
+      // A draft's local date is its creation date; only a set `_gmt` date is the time it is meant to go out.
+      published: status === 'DRAFT' ? isoTime(textOf(el, 'wp:post_date_gmt')) : published,
+      updated: modified ?? published,
+      authorId,
+      path: keptPath ? textOf(keptPath, 'wp:meta_value') : undefined,
+      oldUrl: /^https?:\/\//.test(link) && !/[?&]p(age_id)?=\d/.test(link) ? link : undefined,
+      readerComments: textOf(el, 'wp:comment_status') === 'closed' ? 'DONT_ALLOW_SHOW_EXISTING' : 'ALLOW',
+      comments: list,
+    });
   }
 }
 
