@@ -15,6 +15,7 @@ let peak = process.memoryUsage().rss;
 const base = peak;
 const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
 const t0 = performance.now();
+const cpu0 = process.cpuUsage();
 let items = 0;
 let bytes = 0;
 
@@ -73,4 +74,5 @@ if (what === 'wxr' || what === 'blogger') {
 }
 clearInterval(sampler);
 peak = Math.max(peak, process.memoryUsage().rss);
-console.log(JSON.stringify({ ms: performance.now() - t0, items, bytes, peakMb: peak / 2 ** 20, growthMb: (peak - base) / 2 ** 20 }));
+const cpu = process.cpuUsage(cpu0);
+console.log(JSON.stringify({ ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000, items, bytes, peakMb: peak / 2 ** 20, growthMb: (peak - base) / 2 ** 20 }));
