@@ -7,7 +7,9 @@
  */
 import type { CommentRecord } from '../records.js';
 import type { CommentStatus, PostStatus } from '../schemas.js';
-import { authorUser, idFor, isoTime, restoreItem, type CommentIn, type Restorer } from './restore.js';
+import { authorUser, idFor, isoTime } from './keys.js';
+import { restoreItem } from './items.js';
+import { type CommentIn, type Restorer } from './restore.js';
 import { child, children, parseError, rawOf, textOf, TOO_LARGE, xmlRecords, type El } from './xml.js';
 
 export { exportBlogger } from './blogger-out.js';

@@ -6,7 +6,9 @@
  */
 import { BlogError } from '../errors.js';
 import type { PostStatus } from '../schemas.js';
-import { authorUser, isoTime, restoreItem, type Restorer } from './restore.js';
+import { authorUser, isoTime } from './keys.js';
+import { restoreItem } from './items.js';
+import { type Restorer } from './restore.js';
 
 type Row = Record<string, unknown>;
 const STATES: Record<string, PostStatus> = { published: 'LIVE', draft: 'DRAFT', scheduled: 'SCHEDULED', sent: 'DRAFT' };

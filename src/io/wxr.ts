@@ -5,7 +5,9 @@
  * menus, revisions, custom types) is skipped with the reason.
  */
 import type { CommentStatus, PostStatus } from '../schemas.js';
-import { authorUser, idFor, isoTime, restoreItem, type CommentIn, type Restorer } from './restore.js';
+import { authorUser, idFor, isoTime } from './keys.js';
+import { restoreItem } from './items.js';
+import { type CommentIn, type Restorer } from './restore.js';
 import { children, rawOf, textOf, TOO_LARGE, xmlRecords, parseError, type El } from './xml.js';
 
 export { exportWxr } from './wxr-out.js';
