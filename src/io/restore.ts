@@ -37,7 +37,10 @@ export class Restorer {
   blog: BlogRecord | undefined;
   private items = 0;
   private knownUsers = new Set<string>();
-  /** Ids this run wrote or found: a second record of the file with one of them is a duplicate. */
+  /**
+   * Post and page ids this run wrote or found: a second record of the file with one of them is a duplicate.
+   * (Comments, the bulk of a file, are checked within their post, so this stays a small part of memory.)
+   */
   private seen = new Set<string>();
 
   constructor(
@@ -199,7 +202,6 @@ export class Restorer {
         if (!DriverConflict.is(error) || attempt > 3) throw error;
         if (error.kind === 'version') {
           // The post or a comment was written meanwhile (another run): the careful path decides about each.
-          for (const i of ready) this.seen.delete(i.record.id);
           if (error.collection === 'comments') {
             handled = false;
             ready = [];
@@ -229,13 +231,14 @@ export class Restorer {
   private prepare(list: readonly CommentIn[]): CommentIn[] {
     const blogId = this.blog!.id;
     const ready: CommentIn[] = [];
+    const ids = new Set<string>();
     for (const item of list) {
       const c = item.record;
-      if (this.seen.has(c.id)) {
+      if (ids.has(c.id)) {
         this.skip(item.source, 'Duplicate comment id in the file');
         continue;
       }
-      this.seen.add(c.id);
+      ids.add(c.id);
       const content = c.status === 'EMPTIED' ? '' : sanitizeCommentHtml(c.content);
       if (content.length > LIMITS.commentContent) this.skip(item.source, `Comment longer than ${LIMITS.commentContent} characters`);
       else if (c.status !== 'EMPTIED' && !content.trim()) this.skip(item.source, 'Empty comment');
@@ -264,8 +267,8 @@ export class Restorer {
     const ready = this.prepare(list).map((i) => ({ ...i, record: { ...i.record, postId } }));
     if (ready.length === 0) return true;
     for (let attempt = 0; ; attempt++) {
-      const post = await this.core.get<PostRecord>('posts', postId);
-      if (!post || post.doc.blogId !== blogId) {
+      const post = attempt === 0 ? found : await this.core.get<PostRecord>('posts', postId);
+      if (!post) {
         for (const item of ready) this.skip(item.source, 'The post this comment belongs to is not in the import');
         return true;
       }
