@@ -16,6 +16,8 @@ export default defineConfig([
     target: 'es2022',
     splitting: true,
     treeshake: true,
+    // Bundled into dist/idb.*, the only entry that uses it, so a server-only install does not download it.
+    noExternal: ['idb'],
   },
   {
     entry: { cli: 'src/cli.ts' },
