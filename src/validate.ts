@@ -141,12 +141,13 @@ type ObjectOf<S extends Shape, F extends 'in' | 'out'> = Flat<
  * not in `shape` are refused when `strict` (a misspelt parameter must not be quietly ignored), else dropped.
  */
 export function object<S extends Shape>(shape: S, strict = true): Schema<ObjectOf<S, 'in'>, ObjectOf<S, 'out'>> {
+  const entries = Object.entries(shape);
   return {
     parse(v, path) {
       if (v === null || typeof v !== 'object' || Array.isArray(v)) return expected('object', v, path);
       const input = v as Record<string, unknown>;
       const out: Record<string, unknown> = {};
-      for (const [key, schema] of Object.entries(shape)) {
+      for (const [key, schema] of entries) {
         const value = Object.hasOwn(input, key) ? input[key] : undefined;
         const at = [...path, key];
         if (value === undefined && !schema.optional) {
