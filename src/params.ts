@@ -3,6 +3,9 @@
  * accepted wherever a list is. At run time src/schemas.ts checks the same shapes (and also takes enum values
  * in any case and comma-joined lists, as the HTTP wire sends them); test/types/ proves the two agree.
  */
+import type { BlogBody, CommentBody, PageBody, PostBody, UserBody } from './bodies.js';
+
+export type * from './bodies.js';
 
 export type PostStatus = 'LIVE' | 'DRAFT' | 'SCHEDULED' | 'SOFT_TRASHED';
 export type PageStatus = 'LIVE' | 'DRAFT' | 'SOFT_TRASHED';
@@ -20,83 +23,6 @@ export type OneOrMore<T> = T | readonly T[];
 
 /** An RFC 3339 timestamp, e.g. `2026-11-22T10:00:00Z`. */
 export type Timestamp = string;
-
-// ---------------------------------------------------------------- bodies
-
-/**
- * Fields of a resource the server owns. A body may carry them (a client may send back what it read); they
- * are ignored.
- */
-export interface ServerOwnedFields {
-  id?: unknown;
-  kind?: unknown;
-  blog?: unknown;
-  post?: unknown;
-  status?: unknown;
-  url?: unknown;
-  selfLink?: unknown;
-  updated?: unknown;
-  replies?: unknown;
-  author?: unknown;
-  etag?: unknown;
-  trashed?: unknown;
-  images?: unknown;
-}
-
-export interface PostBody extends ServerOwnedFields {
-  title?: string;
-  content?: string;
-  /** At most 100 labels of at most 200 characters; trimmed and deduplicated. */
-  labels?: readonly string[];
-  published?: Timestamp;
-  /** An absolute http(s) URL. */
-  titleLink?: string;
-  customMetaData?: string;
-  readerComments?: ReaderComments;
-  location?: { name?: string; lat?: number; lng?: number; span?: string };
-}
-
-export interface PageBody extends ServerOwnedFields {
-  title?: string;
-  content?: string;
-  published?: Timestamp;
-}
-
-export interface CommentBody extends ServerOwnedFields {
-  published?: unknown;
-  /** HTML; sanitized to a small set of harmless tags. */
-  content: string;
-  inReplyTo?: { id: string };
-  /** Counts only for anonymous and unscoped callers; a signed-in author is their user. */
-  author?: { displayName?: string; url?: string; id?: unknown; image?: unknown };
-}
-
-export interface BlogBody extends ServerOwnedFields {
-  name: string;
-  /** The blog's public address: an absolute http(s) URL, unique. */
-  url: string;
-  description?: string;
-  customMetaData?: string;
-  published?: unknown;
-  posts?: unknown;
-  pages?: unknown;
-  locale?: { language?: string; country?: string; variant?: string };
-}
-
-export interface UserBody {
-  kind?: unknown;
-  selfLink?: unknown;
-  created?: unknown;
-  blogs?: unknown;
-  /** The host's own id for the user (letters, digits and `. _ @ : -`); generated when left out. */
-  id?: string;
-  displayName: string;
-  /** An absolute http(s) URL. */
-  url?: string;
-  about?: string;
-}
-
-// ---------------------------------------------------------------- params
 
 export interface IfMatch {
   /** The etag the change was based on: the write fails with 412 if the resource moved since. */
