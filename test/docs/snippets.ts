@@ -157,8 +157,11 @@ export function checkCommand(command: string, ctx: ShellContext): string[] {
     return problems;
   }
   if (w[0] === 'npx' && (w[1] === 'vitest' || w[1] === 'tsx' || w[1] === 'vite')) {
-    for (const arg of w.slice(w[1] === 'vitest' && w[2] === 'run' ? 3 : 2)) {
-      if (arg.startsWith('-') || arg.includes('=') || arg === 'build' || arg === 'preview') continue;
+    const args = w.slice(w[1] === 'vitest' && w[2] === 'run' ? 3 : 2);
+    for (const [k, arg] of args.entries()) {
+      // Flags, their values (`--project browser`) and vite's subcommands are not paths.
+      if (arg.startsWith('-') || /^--(project|reporter|config|port|host)$|^-t$/.test(args[k - 1] ?? '')) continue;
+      if (arg.includes('=') || arg === 'build' || arg === 'preview') continue;
       if (!pathPrefixExists(arg)) problems.push(`${arg}: no such file in the repository`);
     }
   }
