@@ -68,12 +68,26 @@ export function brokenLinks(file: string): string[] {
   const bad: string[] = [];
   for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
     const target = m[1]!;
-    if (/^[a-z]+:/i.test(target) || target.startsWith('#')) continue;
-    const path = join(ROOT, file, '..', target.split('#')[0]!);
+    if (/^[a-z]+:/i.test(target)) continue;
+    const [pathPart, anchor] = target.split('#') as [string, string | undefined];
+    const path = pathPart === '' ? join(ROOT, file) : join(ROOT, file, '..', pathPart);
     const rel = relative(ROOT, path);
     if (rel.startsWith('..') || !existsSync(path)) bad.push(target);
+    else if (anchor !== undefined && !headingSlugs(rel).includes(anchor)) bad.push(target);
   }
   return bad;
+}
+
+/** The anchors GitHub gives the headings of a markdown file: lower-case, punctuation dropped, spaces to `-`. */
+function headingSlugs(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+  return [...text.matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) =>
+    m[1]!
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-'),
+  );
 }
 
 /** What `blogcore --help` says: each subcommand with the flags its usage names, plus flags of no command. */
