@@ -100,9 +100,15 @@ export function parseUsage(help: string): Usage {
   const commands = new Map<string, Set<string>>();
   const global = new Set<string>(['--help', '-h']);
   let current: Set<string> | undefined;
+  let commandList = false;
   for (const line of help.split('\n')) {
-    const cmd = /^\s*blogcore\s+([a-z][\w-]*)(.*)$/.exec(line);
-    if (cmd) commands.set(cmd[1]!, (current = new Set()));
+    // A header line ("Usage:", "Options:") ends the command above; "Commands:" starts a list of them.
+    if (/^\S/.test(line)) {
+      current = undefined;
+      commandList = /^commands:?\s*$/i.test(line.trim());
+    }
+    const cmd = /^\s*blogcore\s+([a-z][\w-]*)/.exec(line) ?? (commandList ? /^\s{2,}([a-z][\w-]*)(?=\s|$)/.exec(line) : null);
+    if (cmd && !/^\s{6,}/.test(line)) commands.set(cmd[1]!, (current = new Set()));
     const flags = line.match(/(?<![\w-])--?[a-z][\w-]*/g) ?? [];
     for (const f of flags) {
       if (!cmd && /^\s*blogcore\s+--/.test(line)) global.add(f);
