@@ -28,9 +28,17 @@ export async function seedDemo(service: BlogService): Promise<{ adminUserId: str
   });
   await as.posts.insert({
     blogId,
-    body: { title: 'Talking to the API with curl', content: '<p>Every route lives under <code>/v3</code>, as on blogger.googleapis.com.</p>', labels: ['howto'] },
+    body: {
+      title: 'Talking to the API with curl',
+      content: '<p>Every route lives under <code>/v3</code>, as on blogger.googleapis.com.</p>',
+      labels: ['howto'],
+    },
   });
-  await as.posts.insert({ blogId, isDraft: true, body: { title: 'A draft in progress', content: '<p>Only authors and admins see this.</p>', labels: ['drafts'] } });
+  await as.posts.insert({
+    blogId,
+    isDraft: true,
+    body: { title: 'A draft in progress', content: '<p>Only authors and admins see this.</p>', labels: ['drafts'] },
+  });
   await as.posts.insert({
     blogId,
     body: {

@@ -23,8 +23,7 @@ export async function writeSettings(driver: StorageDriver, expect: number, setti
   await driver.commit([{ type: 'put', collection: 'settings', id: SETTINGS_ID, expect, doc: { ...settings }, keys: {} }]);
 }
 
-const authError = (message: string) =>
-  new BlogError({ code: 401, reason: 'authError', message, location: 'Authorization', locationType: 'header' });
+const authError = (message: string) => new BlogError({ code: 401, reason: 'authError', message, location: 'Authorization', locationType: 'header' });
 
 /** `Authorization: Bearer <token>` (or Google's `access_token` parameter) → the admin; none → anonymous. */
 export function bearerAuth(driver: StorageDriver) {

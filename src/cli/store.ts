@@ -98,13 +98,14 @@ async function checkOwner(file: string, path: string): Promise<void> {
   const ours = new Set(await ownTables());
   const foreign = tables.filter((t) => !ours.has(t));
   if (foreign.length > 0 || version < 1 || version > SQLITE_STORAGE_VERSION) {
-    const why = foreign.length > 0 ? `tables blogcore does not own: ${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ', …' : ''}` : `user_version ${version}`;
+    const why =
+      foreign.length > 0 ? `tables blogcore does not own: ${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ', …' : ''}` : `user_version ${version}`;
     throw new CliError(`${file}: belongs to another application (${why}); blogcore leaves it alone — choose another --db file`);
   }
 }
 
 const tableNames = (db: Database.Database): string[] =>
-  (db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[]);
+  db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
 
 /** The tables this build's SQLite driver makes, found by letting it set up an in-memory database. */
 async function ownTables(): Promise<string[]> {

@@ -60,7 +60,9 @@ describe('blogcore serve', () => {
     const blogId = blogUrl.split('/').pop()!;
     const pages = (await (await fetch(`${api}/blogs/${blogId}/pages?status=live,draft`, { headers: { authorization: `Bearer ${token}` } })).json()) as PostList;
     expect(pages.items!.length).toBe(2);
-    const pending = (await (await fetch(`${api}/blogs/${blogId}/comments?status=pending`, { headers: { authorization: `Bearer ${token}` } })).json()) as PostList;
+    const pending = (await (
+      await fetch(`${api}/blogs/${blogId}/comments?status=pending`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as PostList;
     expect(pending.items!.length).toBe(1);
     // A wrong token is refused; the access_token parameter works like the header.
     expect((await fetch(postsUrl, { headers: { authorization: 'Bearer bk_wrong' } })).status).toBe(401);
@@ -164,7 +166,11 @@ describe('blogcore serve as a server', () => {
     await expect(fetch(api, { headers: { connection: 'close' } }).then((r) => r.status)).rejects.toThrow();
     held.destroy();
     let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) status = await fetch(api).then((r) => r.status, () => 0);
+    for (let i = 0; i < 50 && status !== 200; i++)
+      status = await fetch(api).then(
+        (r) => r.status,
+        () => 0,
+      );
     expect(status).toBe(200);
     expect(await p.stop('SIGTERM')).toBe(0);
   });

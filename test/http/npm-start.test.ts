@@ -42,10 +42,11 @@ function npmStart(db: string) {
   return { child, api, exited, output: () => out };
 }
 
-const answers = (url: string) => fetch(url).then(
-  (r) => r.status,
-  () => 0,
-);
+const answers = (url: string) =>
+  fetch(url).then(
+    (r) => r.status,
+    () => 0,
+  );
 
 describe('npm start', () => {
   // SIGTERM goes to npm alone (a process manager); Ctrl+C is SIGINT to the terminal's whole process group.
