@@ -17,7 +17,8 @@ describe('error hints', () => {
     expect((globalThis as { indexedDB?: unknown }).indexedDB).toBeUndefined();
     expect(() => idbDriver()).toThrow("In Node, add import 'fake-indexeddb/auto'");
     // What it says works.
-    await import('fake-indexeddb/auto');
+    const auto = 'fake-indexeddb/auto'; // (its types do not resolve through its exports map)
+    await import(auto);
     const service = createBlogService({ driver: idbDriver({ name: `hints-${process.pid}` }) });
     expect((await service.users.insert({ body: { displayName: 'Ada' } })).displayName).toBe('Ada');
     await service.close();
