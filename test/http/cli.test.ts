@@ -174,4 +174,17 @@ describe('blogcore serve as a server', () => {
     expect(status).toBe(200);
     expect(await p.stop('SIGTERM')).toBe(0);
   });
+
+  it('cuts off a client that never finishes its headers with 408 (Node alone waits 60 s)', async () => {
+    const p = serve('--quiet');
+    await p.waitFor(/Ctrl\+C stops the server/);
+    const api = new URL(p.output().match(/API: +(\S+)/)![1]!);
+    const slow = connect(Number(api.port), api.hostname);
+    slow.write(`GET /v3/ HTTP/1.1\r\nHost: ${api.host}\r\n`); // and never the blank line that ends the headers
+    let answer = '';
+    slow.on('data', (d: Buffer) => (answer += d.toString()));
+    await new Promise((r) => slow.once('close', r));
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(await p.stop('SIGTERM')).toBe(0);
+  }, 25_000);
 });
