@@ -5,7 +5,7 @@
  */
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { STORE_SCHEMA, type StorageDriver } from 'blogcore';
 import { SQLITE_STORAGE_VERSION, sqliteDriver } from 'blogcore/sqlite';
 import { CliError } from './errors.js';
@@ -76,12 +76,22 @@ async function openSqliteFile(file: string, options: OpenOptions): Promise<Stora
   return sqliteDriver({ filename: path });
 }
 
+/** better-sqlite3, loaded when first needed so that `--version` and `--help` work without it. */
+async function betterSqlite3(): Promise<typeof Database> {
+  try {
+    return (await import('better-sqlite3')).default;
+  } catch (error) {
+    throw new CliError(`the SQLite store needs better-sqlite3 beside blogcore: npm install better-sqlite3 (${(error as Error).message})`);
+  }
+}
+
 /** Refuses a file another application made (foreign tables or user_version), before blogcore adds anything. */
 async function checkOwner(file: string, path: string): Promise<void> {
+  const Sqlite = await betterSqlite3();
   let tables: string[];
   let version: number;
   try {
-    const db = new Database(path, { readonly: true, fileMustExist: true });
+    const db = new Sqlite(path, { readonly: true, fileMustExist: true });
     try {
       version = Number(db.pragma('user_version', { simple: true }));
       tables = tableNames(db);
@@ -109,7 +119,7 @@ const tableNames = (db: Database.Database): string[] =>
 
 /** The tables this build's SQLite driver makes, found by letting it set up an in-memory database. */
 async function ownTables(): Promise<string[]> {
-  const db = new Database(':memory:');
+  const db = new (await betterSqlite3())(':memory:');
   const driver = sqliteDriver({ database: db });
   try {
     await driver.open(STORE_SCHEMA);
