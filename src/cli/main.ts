@@ -28,7 +28,7 @@ const COMMANDS: Record<string, Command> = {
       Serves the Blogger v3 API under /v3 (default 127.0.0.1:8080). The first run on a new database creates
       a demo blog and prints an admin bearer token.
       ${DB_HELP}
-      --api-base-url    the public origin clients use, when behind a proxy (links and selfLinks start with it)
+      --api-base-url    the public URL clients use, when behind a proxy (links and selfLinks start with it)
       --quiet           no log line per request
       --max-connections connections served at once (default ${SERVER_LIMITS.maxConnections})`,
     options: {
@@ -42,9 +42,9 @@ const COMMANDS: Record<string, Command> = {
     run(values) {
       const port = integer('--port', values.port, 0, 65535);
       const maxConnections = integer('--max-connections', values['max-connections'], 1, 1_000_000);
-      const apiBaseUrl = values['api-base-url'] as string | undefined;
-      if (apiBaseUrl !== undefined && !/^https?:\/\/[^/]+$/.test(apiBaseUrl.replace(/\/$/, ''))) {
-        throw new UsageError(`--api-base-url: an origin such as https://blog.example.com, not ${apiBaseUrl}`);
+      const apiBaseUrl = (values['api-base-url'] as string | undefined)?.replace(/\/+$/, '');
+      if (apiBaseUrl !== undefined && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(apiBaseUrl)) {
+        throw new UsageError(`--api-base-url: an http(s) URL such as https://blog.example.com, not ${values['api-base-url']}`);
       }
       return serve({
         db: values.db as string,
@@ -53,7 +53,7 @@ const COMMANDS: Record<string, Command> = {
         quiet: values.quiet === true,
         maxConnections,
         version: VERSION,
-        ...(apiBaseUrl ? { apiBaseUrl: apiBaseUrl.replace(/\/$/, '') } : {}),
+        ...(apiBaseUrl ? { apiBaseUrl } : {}),
       });
     },
   },

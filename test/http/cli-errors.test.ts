@@ -58,6 +58,12 @@ describe('blogcore arguments', () => {
     expect(stray.code).toBe(2);
     expect(stray.out).toContain('unexpected argument blog.db for token');
   });
+
+  it('--api-base-url must be an http(s) URL', async () => {
+    const { code, out } = await run(['serve', '--api-base-url', 'blog.example.com', '--port', '0']);
+    expect(code).toBe(2);
+    expect(out).toContain('--api-base-url: an http(s) URL such as https://blog.example.com, not blog.example.com');
+  });
 });
 
 describe('blogcore refuses a database it cannot or must not use', () => {

@@ -135,6 +135,18 @@ describe('blogcore serve as a server', () => {
     expect(await p.stop('SIGTERM')).toBe(0);
   });
 
+  it('--api-base-url: links and selfLinks start with the public URL', async () => {
+    const p = serve('--api-base-url', 'https://blog.example.com/api/');
+    await p.waitFor(/Ctrl\+C stops the server/);
+    const api = p.output().match(/API: +(\S+)/)![1]!;
+    const root = (await (await fetch(api)).json()) as { blog: { selfLink: string } };
+    expect(root.blog.selfLink).toMatch(/^https:\/\/blog\.example\.com\/api\/v3\/blogs\/\w+$/);
+    const local = root.blog.selfLink.replace('https://blog.example.com/api', api.replace(/\/v3\/$/, ''));
+    const blog = (await (await fetch(local)).json()) as { selfLink: string };
+    expect(blog.selfLink).toBe(root.blog.selfLink);
+    expect(await p.stop('SIGTERM')).toBe(0);
+  });
+
   it('logs one line per request (method, path without the query, status, ms); --quiet logs none', async () => {
     const p = serve();
     await p.waitFor(/Ctrl\+C stops the server/);
