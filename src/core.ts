@@ -29,13 +29,7 @@ function toBlogError(error: z.ZodError, input: unknown): BlogError {
   for (const p of path) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[p] : undefined;
   if (issue.code === 'unrecognized_keys') {
     const where = path.length ? ` in ${path.join('.')}` : '';
-    return new BlogError({
-      code: 400,
-      reason: 'invalid',
-      message: `Unknown field${issue.keys.length > 1 ? 's' : ''}${where}: ${issue.keys.join(', ')}`,
-      location: [...path, issue.keys[0]].join('.'),
-      locationType: 'parameter',
-    });
+    return new BlogError({ code: 400, reason: 'invalid', message: `Unknown field${issue.keys.length > 1 ? 's' : ''}${where}: ${issue.keys.join(', ')}`, location: [...path, issue.keys[0]].join('.'), locationType: 'parameter' });
   }
   const location = path.join('.') || 'request';
   if (value === undefined && issue.code === 'invalid_type') {
@@ -217,3 +211,4 @@ export function checkIfMatch(ifMatch: string | undefined, id: string, rev: numbe
   });
   if (!ok) throw conditionNotMet();
 }
+

@@ -55,12 +55,7 @@ function decodeToken(token: string, fingerprint: string): Cursor {
   let parsed: unknown;
   try {
     const bin = atob(token.replace(/-/g, '+').replace(/_/g, '/'));
-    parsed = JSON.parse(
-      dec.decode(
-        Uint8Array.from(bin, (ch) => ch.charCodeAt(0)),
-        { stream: false },
-      ),
-    );
+    parsed = JSON.parse(dec.decode(Uint8Array.from(bin, (ch) => ch.charCodeAt(0)), { stream: false }));
   } catch {
     throw bad;
   }
@@ -154,10 +149,7 @@ async function fetchItems(driver: StorageDriver, q: PageQuery, dir: 'asc' | 'des
   const chunkSize = Math.max(n, 32);
   for (let i = 0; i < sorted.length && out.length < n; i += chunkSize) {
     const chunk = sorted.slice(i, i + chunkSize);
-    const docs = await driver.getMany(
-      q.collection,
-      chunk.map((c) => c.id),
-    );
+    const docs = await driver.getMany(q.collection, chunk.map((c) => c.id));
     const hits = chunk.flatMap((c, j) => (docs[j] ? [{ id: c.id, key: c.key, version: docs[j]!.version, doc: docs[j]!.doc }] : []));
     out.push(...(q.filter ? await q.filter(hits) : hits));
   }

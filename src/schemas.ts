@@ -45,12 +45,7 @@ const upperEnum = <T extends readonly [string, ...string[]]>(values: T) =>
 const enumList = <T extends readonly [string, ...string[]]>(values: T) =>
   z
     .union([z.string(), z.array(z.string())])
-    .transform((v) =>
-      (Array.isArray(v) ? v : [v])
-        .flatMap((s) => s.split(','))
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
+    .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
     .pipe(z.array(upperEnum(values)).min(1, 'must name at least one value'))
     .transform((list) => [...new Set(list)]);
 
@@ -203,14 +198,7 @@ const postListing = {
   status: enumList(POST_STATUSES).optional(),
   labels: z
     .union([z.string(), z.array(z.string())])
-    .transform((v) => [
-      ...new Set(
-        (Array.isArray(v) ? v : [v])
-          .flatMap((s) => s.split(','))
-          .map((s) => s.trim())
-          .filter(Boolean),
-      ),
-    ])
+    .transform((v) => [...new Set((Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))])
     .pipe(z.array(text(LIMITS.label)).max(LIMITS.labels))
     .optional(),
   orderBy: upperEnum(['PUBLISHED', 'UPDATED'] as const).optional(),
@@ -249,7 +237,9 @@ export const params = {
     .object({ blogId: id, path: text(LIMITS.url), date: timestamp.optional(), view: view.optional(), maxComments: count(LIMITS.maxInline).optional() })
     .strict(),
   postsInsert: z.object({ blogId: id, body: postBody, isDraft: bool.optional(), fetchBody: bool.optional(), fetchImages: bool.optional() }).strict(),
-  postsUpdate: z.object({ blogId: id, postId: id, body: postBody, publish: bool.optional(), revert: bool.optional(), ...withIfMatch, ...postFetch }).strict(),
+  postsUpdate: z
+    .object({ blogId: id, postId: id, body: postBody, publish: bool.optional(), revert: bool.optional(), ...withIfMatch, ...postFetch })
+    .strict(),
   postsDelete: z.object({ blogId: id, postId: id, useTrash: bool.optional(), ...withIfMatch }).strict(),
   postsPublish: z.object({ blogId: id, postId: id, publishDate: timestamp.optional(), ...withIfMatch }).strict(),
   postsRevert: z.object({ blogId: id, postId: id, ...withIfMatch }).strict(),
@@ -271,7 +261,9 @@ export const params = {
   pagesAction: z.object({ blogId: id, pageId: id, ...withIfMatch }).strict(),
 
   commentsGet: z.object({ blogId: id, postId: id, commentId: id, view: view.optional() }).strict(),
-  commentsList: z.object({ blogId: id, postId: id, ...listing, status: enumList(COMMENT_STATUSES).optional(), fetchBodies: bool.optional() }).strict(),
+  commentsList: z
+    .object({ blogId: id, postId: id, ...listing, status: enumList(COMMENT_STATUSES).optional(), fetchBodies: bool.optional() })
+    .strict(),
   commentsListByBlog: z
     .object({ blogId: id, post: id.optional(), ...listing, status: enumList(COMMENT_STATUSES).optional(), fetchBodies: bool.optional() })
     .strict(),

@@ -77,7 +77,11 @@ export interface DriverSuiteOptions {
   size?: number;
 }
 
-export function runDriverSuite(name: string, create: () => StorageDriver | Promise<StorageDriver>, options: DriverSuiteOptions = {}): void {
+export function runDriverSuite(
+  name: string,
+  create: () => StorageDriver | Promise<StorageDriver>,
+  options: DriverSuiteOptions = {},
+): void {
   const size = options.size ?? 300;
 
   describe(`driver conformance: ${name}`, () => {
@@ -104,7 +108,10 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
       });
 
       it('answers undefined for unknown ids and keeps getMany in the order asked', async () => {
-        await d.commit([itemPut({ id: 'x', group: 'g', status: 'LIVE', time: time(1) }), itemPut({ id: 'y', group: 'g', status: 'LIVE', time: time(2) })]);
+        await d.commit([
+          itemPut({ id: 'x', group: 'g', status: 'LIVE', time: time(1) }),
+          itemPut({ id: 'y', group: 'g', status: 'LIVE', time: time(2) }),
+        ]);
         expect(await d.get('items', 'nope')).toBeUndefined();
         const many = await d.getMany('items', ['y', 'nope', 'x']);
         expect(many.map((m) => m?.id)).toEqual(['y', undefined, 'x']);
@@ -135,7 +142,10 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
       it('refuses a put whose expected version is stale, and writes nothing of the batch', async () => {
         await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]);
         await expectConflict(
-          d.commit([itemPut({ id: 'b', group: 'g', status: 'LIVE', time: time(2) }), itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(3) }, 7)]),
+          d.commit([
+            itemPut({ id: 'b', group: 'g', status: 'LIVE', time: time(2) }),
+            itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(3) }, 7),
+          ]),
           'version',
         );
         expect(await d.get('items', 'b')).toBeUndefined();
@@ -168,7 +178,9 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
       it('applies a composite write (a record and its dependents) all at once or not at all', async () => {
         await d.commit([
           itemPut({ id: 'post', group: 'g', status: 'LIVE', time: time(1) }),
-          ...['n1', 'n2', 'n3'].map((id): WriteOp => ({ type: 'put', collection: 'notes', id, expect: 0, doc: { id }, keys: { byItem: [['post', id]] } })),
+          ...['n1', 'n2', 'n3'].map(
+            (id): WriteOp => ({ type: 'put', collection: 'notes', id, expect: 0, doc: { id }, keys: { byItem: [['post', id]] } }),
+          ),
         ]);
         // One dependent moved meanwhile: the whole delete must fail.
         await d.commit([{ type: 'put', collection: 'notes', id: 'n2', expect: 1, doc: { id: 'n2', edited: true }, keys: { byItem: [['post', 'n2']] } }]);
@@ -188,7 +200,10 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
       });
 
       it('treats several ops on one record in a batch in order', async () => {
-        await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) }), itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(2) }, 1)]);
+        await d.commit([
+          itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) }),
+          itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(2) }, 1),
+        ]);
         const got = await d.get('items', 'a');
         expect(got?.version).toBe(2);
         expect(got?.doc.status).toBe('DRAFT');
@@ -331,13 +346,7 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
           itemPut({ id: 'u1', group: 'g', status: 'LIVE', time: time(1), tags: ['café', '日本', 'Émoji 🙂'] }),
           itemPut({ id: 'u2', group: 'g', status: 'LIVE', time: time(2), tags: ['cafe', 'CAFÉ'] }),
         ]);
-        for (const [tag, expected] of [
-          ['café', ['u1']],
-          ['cafe', ['u2']],
-          ['CAFÉ', ['u2']],
-          ['日本', ['u1']],
-          ['Émoji 🙂', ['u1']],
-        ] as const) {
+        for (const [tag, expected] of [['café', ['u1']], ['cafe', ['u2']], ['CAFÉ', ['u2']], ['日本', ['u1']], ['Émoji 🙂', ['u1']]] as const) {
           const got = await d.list({ collection: 'items', index: 'byTag', prefix: ['g', tag], direction: 'asc', limit: 10 });
           expect(ids(got), tag).toEqual(expected);
         }

@@ -42,11 +42,7 @@ describe('sqlite driver: durability', () => {
       ['g', 'b', 't1', 'x'],
     ]);
     expect((await b.search({ collection: 'items', scope: 'g', tokens: ['red'], index: 'byTime' })).map((e) => e.id)).toEqual(['x']);
-    expect((await b.changesSince(0)).map((c) => [c.id, c.type])).toEqual([
-      ['x', 'put'],
-      ['y', 'put'],
-      ['y', 'delete'],
-    ]);
+    expect((await b.changesSince(0)).map((c) => [c.id, c.type])).toEqual([['x', 'put'], ['y', 'put'], ['y', 'delete']]);
     // The sequence goes on from where the file left it.
     const next = await b.commit([itemPut({ id: 'z', group: 'g', status: 'LIVE', time: 't3' })]);
     expect(next.seq).toBeGreaterThan(last.seq);
@@ -130,10 +126,7 @@ describe('sqlite driver: migrations', () => {
     expect(await d.count({ collection: 'items', index: 'byStatus', prefix: [] })).toBe(0);
     await expect(d.count({ collection: 'items', index: 'byTag', prefix: [] })).rejects.toThrow(/unknown index/);
     await d.commit([
-      {
-        ...itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't', slug: 's' }, 1),
-        keys: { byTime: [['g', 'LIVE', 't', 'a']], bySlug: [['g', 's']], byStatus: [['LIVE', 'a']] },
-      },
+      { ...itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't', slug: 's' }, 1), keys: { byTime: [['g', 'LIVE', 't', 'a']], bySlug: [['g', 's']], byStatus: [['LIVE', 'a']] } },
       { type: 'put', collection: 'tags', id: 't1', expect: 0, doc: { name: 'x' }, keys: { byName: [['x']] } },
     ]);
     expect((await d.list({ collection: 'items', index: 'byStatus', prefix: ['LIVE'], direction: 'asc', limit: 5 })).map((e) => e.id)).toEqual(['a']);
@@ -148,37 +141,11 @@ describe('sqlite driver: migrations', () => {
 describe('sqlite driver: search tokens', () => {
   it('matches exactly the core tokens: FTS5 splits, folds and parses none of them', async () => {
     const d = await opened(':memory:');
-    const tokens = [
-      'red',
-      'Red',
-      'RED',
-      'a-b',
-      'a',
-      'b',
-      '"',
-      'x41',
-      'A',
-      'NOT',
-      'and',
-      'OR',
-      'café',
-      'cafe',
-      '日本',
-      '🙂',
-      '\ud800',
-      '\udc00',
-      '\ufffd',
-      'x\ud800',
-      'a*',
-      'near',
-    ];
+    const tokens = ['red', 'Red', 'RED', 'a-b', 'a', 'b', '"', 'x41', 'A', 'NOT', 'and', 'OR', 'café', 'cafe', '日本', '🙂', '\ud800', '\udc00', '\ufffd', 'x\ud800', 'a*', 'near'];
     await d.commit(tokens.map((t, i) => itemPut({ id: `t${i}`, group: 'g', status: 'LIVE', time: 't', words: [t] })));
     for (const [i, t] of tokens.entries()) {
       const found = await d.search({ collection: 'items', scope: 'g', tokens: [t], index: 'byTime' });
-      expect(
-        found.map((e) => e.id),
-        JSON.stringify(t),
-      ).toEqual([`t${i}`]);
+      expect(found.map((e) => e.id), JSON.stringify(t)).toEqual([`t${i}`]);
     }
     await d.close();
   });
@@ -186,7 +153,8 @@ describe('sqlite driver: search tokens', () => {
   it('answers a search with the current entries of the asked index as records change', async () => {
     const f = file();
     const d = await opened(f);
-    const tagsOf = async () => (await d.search({ collection: 'items', scope: 'g', tokens: ['pie'], index: 'byTag' })).map((e) => e.key[1]).sort();
+    const tagsOf = async () =>
+      (await d.search({ collection: 'items', scope: 'g', tokens: ['pie'], index: 'byTag' })).map((e) => e.key[1]).sort();
     await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't1', tags: ['x', 'y'], words: ['pie'] })]);
     expect(await tagsOf()).toEqual(['x', 'y']);
     await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't2', tags: ['z'], words: ['pie', 'tart'] }, 1)]);
@@ -266,7 +234,7 @@ describe('sqlite driver: two connections on one file', () => {
 describe('sqlite driver: key order', () => {
   // Characters where UTF-8 byte order and JavaScript's UTF-16 order disagree, plus the escaped code units.
   const alphabet = ['a', 'b', '\0', '\x01', '\x02', 'é', '\u07ff', '\u0800', '\ud7ff', '\ue000', '\uffff', '🙂', '𝄞', '\ud800', '\udfff', ''];
-  const rand = (seed: number) => () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const rand = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
 
   it('encodes tuples so that byte order equals compareKeys and decodes them back', () => {
     const r = rand(7);
@@ -288,14 +256,7 @@ describe('sqlite driver: key order', () => {
     const got = await d.list({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'], direction: 'asc', limit: 20 });
     const expected = times.map((t, i) => ['g', 'LIVE', t, `i${i}`]).sort(compareKeys);
     expect(got.map((e) => e.key)).toEqual(expected);
-    const from = await d.list({
-      collection: 'items',
-      index: 'byTime',
-      prefix: ['g', 'LIVE'],
-      lower: { key: ['\ue000'], open: false },
-      direction: 'asc',
-      limit: 20,
-    });
+    const from = await d.list({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'], lower: { key: ['\ue000'], open: false }, direction: 'asc', limit: 20 });
     expect(from.map((e) => e.key)).toEqual(expected.filter((k) => compareKeys(k.slice(2), ['\ue000']) >= 0));
     await d.close();
   });

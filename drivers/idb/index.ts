@@ -216,11 +216,7 @@ class IdbDriver implements StorageDriver {
         event.preventDefault();
         const e = request.error;
         if (e?.name === 'VersionError') {
-          fail(
-            new Error(
-              `IndexedDB database "${this.name}" was written by a newer version of this app (this one has schema version ${schema.version}); update or reload the app`,
-            ),
-          );
+          fail(new Error(`IndexedDB database "${this.name}" was written by a newer version of this app (this one has schema version ${schema.version}); update or reload the app`));
         } else if (!settled) {
           fail(new Error(`idb driver: cannot open IndexedDB database "${this.name}": ${e?.name ?? 'Error'}: ${e?.message ?? 'unknown error'}`));
         }
@@ -268,9 +264,7 @@ class IdbDriver implements StorageDriver {
     }
     if (missing.length > 0) {
       db.close();
-      throw new Error(
-        `idb driver: database "${this.name}" lacks ${missing.join(', ')} at schema version ${schema.version}; bump the schema version when changing collections`,
-      );
+      throw new Error(`idb driver: database "${this.name}" lacks ${missing.join(', ')} at schema version ${schema.version}; bump the schema version when changing collections`);
     }
   }
 
@@ -301,11 +295,7 @@ class IdbDriver implements StorageDriver {
 
   async getByIndex(collection: string, index: string, key: Key): Promise<StoredDoc | undefined> {
     this.def(collection);
-    const rec = (await this.conn()
-      .transaction(collection)
-      .objectStore(collection)
-      .index(index)
-      .get([...key])) as Rec | undefined;
+    const rec = (await this.conn().transaction(collection).objectStore(collection).index(index).get([...key])) as Rec | undefined;
     return rec && { id: rec.id, version: rec.v, doc: rec.doc };
   }
 
@@ -420,13 +410,7 @@ class IdbDriver implements StorageDriver {
       const store = raw.objectStore(op.collection);
       const search = this.def(op.collection).search;
       if (op.type === 'put') {
-        const rec: Rec = {
-          id: op.id,
-          v: op.expect + 1,
-          doc: op.doc,
-          k: op.keys as Record<string, Key[]>,
-          ...(op.terms && search ? { s: op.terms.scope } : {}),
-        };
+        const rec: Rec = { id: op.id, v: op.expect + 1, doc: op.doc, k: op.keys as Record<string, Key[]>, ...(op.terms && search ? { s: op.terms.scope } : {}) };
         if (insertsOnly) {
           const request = store.add(rec);
           request.onerror = (event) => {
@@ -479,8 +463,7 @@ class IdbDriver implements StorageDriver {
       if (op.type !== 'put') continue;
       for (const index of this.def(op.collection).indexes) {
         if (!index.unique) continue;
-        for (const key of op.keys[index.name] ?? [])
-          probes.set(uniqueRef(op.collection, index.name, key), { collection: op.collection, index: index.name, key });
+        for (const key of op.keys[index.name] ?? []) probes.set(uniqueRef(op.collection, index.name, key), { collection: op.collection, index: index.name, key });
       }
     }
     const current = new Map<string, { v: number; k: Record<string, Key[]> | null }>();

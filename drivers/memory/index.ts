@@ -1,6 +1,7 @@
 import {
   compareKeys,
   DriverConflict,
+  keyInRange,
   type Change,
   type CommitResult,
   type IndexedDoc,
@@ -64,7 +65,9 @@ function search(entries: readonly Entry[], probe: Key, after: boolean): number {
 
 /** Start (inclusive) and end (exclusive) positions of a range query in a sorted entry array. */
 function bounds(entries: readonly Entry[], q: RangeQuery): [number, number] {
-  const start = q.lower ? search(entries, [...q.prefix, ...q.lower.key], !!q.lower.open) : search(entries, q.prefix, false);
+  const start = q.lower
+    ? search(entries, [...q.prefix, ...q.lower.key], !!q.lower.open)
+    : search(entries, q.prefix, false);
   let end: number;
   if (q.upper) {
     end = search(entries, [...q.prefix, ...q.upper.key], !q.upper.open);

@@ -64,7 +64,8 @@ interface CollectionInfo {
 
 type StoredKeys = Record<string, Key[]>;
 
-const termsHash = (scope: string, tokens: readonly string[]) => createHash('sha1').update(scope).update('\0').update(tokens.join('\0')).digest('base64');
+const termsHash = (scope: string, tokens: readonly string[]) =>
+  createHash('sha1').update(scope).update('\0').update(tokens.join('\0')).digest('base64');
 
 /** Tokens FTS5's 'ascii' tokenizer keeps byte for byte: a-z, 0-9 and non-ASCII (lone surrogates excluded). */
 const PLAIN = /^[a-z0-9\u0080-\ud7ff\ue000-\uffff]+$/;
@@ -305,7 +306,7 @@ class SqliteDriver implements StorageDriver {
     return (this.commitTx ??= db.transaction((ops: readonly WriteOp[], resolved: CollectionInfo[]) => {
       const seq = Number(this.stmt(SQL.nextSeq).pluck().get());
       if (ops.length === 0) this.stmt(SQL.setSeq).run(seq);
-      for (const [pos, op] of ops.entries()) this.apply(resolved[pos]!, op, seq, pos);
+      ops.forEach((op, pos) => this.apply(resolved[pos]!, op, seq, pos));
       return { seq };
     })).immediate(ops, resolved);
   }
@@ -395,9 +396,9 @@ class SqliteDriver implements StorageDriver {
   }
 
   async changesSince(seq: number, limit = 1000): Promise<Change[]> {
-    const rows = this.stmt(SQL.changesSince)
-      .raw()
-      .all(seq, Math.max(0, Math.floor(limit))) as Array<[number, number, string, 'put' | 'delete', number]>;
+    const rows = this.stmt(SQL.changesSince).raw().all(seq, Math.max(0, Math.floor(limit))) as Array<
+      [number, number, string, 'put' | 'delete', number]
+    >;
     return rows.map(([s, coll, id, type, version]) => ({ seq: s, collection: this.namesByNo.get(coll) ?? String(coll), id, type, version }));
   }
 
@@ -449,3 +450,4 @@ export function sqliteDriver(options: SqliteDriverOptions): StorageDriver {
   }
   return new SqliteDriver(options);
 }
+

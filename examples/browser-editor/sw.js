@@ -37,12 +37,7 @@ self.addEventListener('fetch', (event) => {
           }
           return response;
         })
-        .catch(() =>
-          caches
-            .open(CACHE)
-            .then((cache) => cache.match('./', { ignoreVary: true }))
-            .then((hit) => hit ?? Response.error()),
-        ),
+        .catch(() => caches.open(CACHE).then((cache) => cache.match('./', { ignoreVary: true })).then((hit) => hit ?? Response.error())),
     );
     return;
   }

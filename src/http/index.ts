@@ -118,7 +118,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     }
     const q = target.indexOf('?');
     const path = q < 0 ? target : target.slice(0, q);
-    if (basePath !== '' && !((path.startsWith(basePath) && path.charCodeAt(basePath.length) === 47) /* / */)) {
+    if (basePath !== '' && !(path.startsWith(basePath) && path.charCodeAt(basePath.length) === 47 /* / */)) {
       return { ...errorOut(routeNotFound(), corsHeaders), notMine: true };
     }
     const segments = path.slice(basePath.length + 1).split('/');
@@ -142,7 +142,10 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     const route = match.methods.get(method === 'HEAD' ? 'GET' : method);
     if (!route) {
       const allow = allowed(match.methods);
-      throw Object.assign(new BlogError({ code: 405, reason: 'methodNotAllowed', message: `Method ${method} not allowed here; allowed: ${allow}` }), { allow });
+      throw Object.assign(
+        new BlogError({ code: 405, reason: 'methodNotAllowed', message: `Method ${method} not allowed here; allowed: ${allow}` }),
+        { allow },
+      );
     }
 
     // Authenticate before parsing anything the caller sent (an anonymous flood never gets bodies read).
@@ -242,7 +245,8 @@ function corsFor(cors: CorsOptions, incoming: IncomingLike): Record<string, stri
   const origin = incoming.header('origin');
   if (origin === null) return undefined;
   const rule = cors.origin ?? '*';
-  const ok = rule === '*' ? true : typeof rule === 'function' ? rule(origin) : typeof rule === 'string' ? rule === origin : rule.includes(origin);
+  const ok =
+    rule === '*' ? true : typeof rule === 'function' ? rule(origin) : typeof rule === 'string' ? rule === origin : rule.includes(origin);
   if (!ok) return undefined;
   const headers: Record<string, string> = {
     'access-control-allow-origin': rule === '*' && !cors.credentials ? '*' : origin,

@@ -51,6 +51,7 @@ export function pagesApi(core: Core, actor: Actor) {
     return pageOut(core, after, view);
   }
 
+
   return {
     async get(input: z.input<typeof params.pagesGet>): Promise<Page> {
       const p = core.parse(params.pagesGet, input);

@@ -77,7 +77,9 @@ export function postsApi(core: Core, actor: Actor) {
     }
     const byUpdated = p.orderBy === 'UPDATED';
     const labels = p.labels?.length ? [...p.labels].sort() : undefined;
-    const prefixes: Key[] = labels ? labels.flatMap((l) => statuses.map((st) => [p.blogId, l, st])) : statuses.map((st) => [p.blogId, st]);
+    const prefixes: Key[] = labels
+      ? labels.flatMap((l) => statuses.map((st) => [p.blogId, l, st]))
+      : statuses.map((st) => [p.blogId, st]);
     const parsed = q === undefined ? undefined : parseQuery(q);
     const query: PageQuery = {
       collection: 'posts',
@@ -108,9 +110,7 @@ export function postsApi(core: Core, actor: Actor) {
     const [promoted, first] = await Promise.all([core.promoteDue(), read()]);
     const pg = promoted ? await read() : first;
     const items = await Promise.all(
-      pg.items.map((h) =>
-        postOut(core, h.doc as unknown as PostRecord, s.view, { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments }),
-      ),
+      pg.items.map((h) => postOut(core, h.doc as unknown as PostRecord, s.view, { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments })),
     );
     return listOf('blogger#postList', items, pg, [...items.map((i) => i.etag), s.view]);
   }
@@ -242,15 +242,11 @@ export function postsApi(core: Core, actor: Actor) {
 
   async function replaceOrPatch(input: z.input<typeof params.postsUpdate>, replace: boolean): Promise<Post> {
     const p = core.parse(params.postsUpdate, input);
-    const fn = edit<PostRecord>(
-      'post',
-      p,
-      (r) => applyBody(r, p.body, replace),
-      (r, now) => publishPost(r, undefined, now),
-    );
+    const fn = edit<PostRecord>('post', p, (r) => applyBody(r, p.body, replace), (r, now) => publishPost(r, undefined, now));
     const { after, view } = await change(p.blogId, p.postId, p.ifMatch, fn, true);
     return postOut(core, after, view, p);
   }
+
 }
 
 export type PostsApi = ReturnType<typeof postsApi>;

@@ -121,11 +121,7 @@ export default async function httpBench(ctx: BenchContext): Promise<void> {
       { op: 'GET one post', urls: { blogcore: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` } },
       { op: 'GET list of 20 posts', urls: { blogcore: `/v3/blogs/${blogId}/posts?maxResults=20&prettyPrint=false`, raw: `/list?blog=${blogId}` } },
       // A real deployment has an authenticate hook: the helper then builds a Fetch Request per call for it.
-      {
-        op: 'GET one post, with authenticate',
-        auth: true,
-        urls: { blogcore: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` },
-      },
+      { op: 'GET one post, with authenticate', auth: true, urls: { blogcore: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` } },
     ];
     const rows: string[] = [];
     for (const { op, urls, auth } of ops) {

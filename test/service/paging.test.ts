@@ -3,7 +3,18 @@
  * tokens bound to their query, ordering, date bounds, labels, status lists, and the search matcher.
  */
 import { describe, expect, it } from 'vitest';
-import { MINUTE, T0, expectError, ids, makeComment, makePage, makePost, world, type Wire, type World } from './helpers.js';
+import {
+  MINUTE,
+  T0,
+  expectError,
+  ids,
+  makeComment,
+  makePage,
+  makePost,
+  world,
+  type Wire,
+  type World,
+} from './helpers.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 /** Item n is published (and last updated) at T0 + n minutes. */
@@ -56,7 +67,9 @@ describe('keyset paging of posts.list', () => {
 
     // Between pages: a new newest post, a back-dated one in the unseen range, a seen one and an unseen one deleted.
     inserted.push(((await w.author.posts.insert({ blogId: b, body: { title: 'Newest', content: 'x' } })) as Wire).id);
-    inserted.push(((await w.author.posts.insert({ blogId: b, body: { title: 'Middle', content: 'x', published: iso(at(9) + 30_000) } })) as Wire).id);
+    inserted.push(
+      ((await w.author.posts.insert({ blogId: b, body: { title: 'Middle', content: 'x', published: iso(at(9) + 30_000) } })) as Wire).id,
+    );
     await w.author.posts.delete({ blogId: b, postId: item[20]! });
     await w.author.posts.delete({ blogId: b, postId: item[12]! });
     const deleted = new Set([item[12]]);
@@ -74,7 +87,9 @@ describe('keyset paging of posts.list', () => {
       .find((id) => !seen.includes(id) && !deleted.has(id))!;
     await w.author.posts.delete({ blogId: b, postId: firstUnseen });
     deleted.add(firstUnseen);
-    inserted.push(((await w.author.posts.insert({ blogId: b, body: { title: 'Early', content: 'x', published: iso(at(2) + 30_000) } })) as Wire).id);
+    inserted.push(
+      ((await w.author.posts.insert({ blogId: b, body: { title: 'Early', content: 'x', published: iso(at(2) + 30_000) } })) as Wire).id,
+    );
 
     let token: string | undefined = p2.nextPageToken;
     let pages = 2;
