@@ -3,7 +3,8 @@
  * (`reply.raw`). Typed structurally so this file imports nothing from Node and still bundles anywhere.
  */
 import { concat, tooLarge } from './body.js';
-import { dispatchers, type IncomingLike, type Outgoing } from './internal.js';
+import { NodeHeaders, type RequestHead } from './head.js';
+import { ClientGone, dispatchers, type IncomingLike, type Outgoing } from './internal.js';
 
 /** The slice of `http.IncomingMessage` (plus Express's `originalUrl`/`body`) the adapter reads. */
 export interface NodeRequestLike {
@@ -15,11 +16,12 @@ export interface NodeRequestLike {
   /** A body a framework has already parsed (the stream is then consumed). */
   body?: unknown;
   readableEnded?: boolean;
-  /** A TLS socket has `encrypted: true`. */
+  /** A TLS socket has `encrypted: true`; a closed one `destroyed: true`. */
   socket?: object | null;
   on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
   on(event: 'end', listener: () => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'close', listener: () => void): unknown;
   removeListener(event: string, listener: (...args: never[]) => void): unknown;
   pause(): unknown;
   resume(): unknown;
@@ -29,6 +31,8 @@ export interface NodeRequestLike {
 export interface NodeResponseLike {
   statusCode: number;
   headersSent: boolean;
+  /** True once the connection is gone (nothing written then reaches anyone). */
+  destroyed?: boolean;
   setHeader(name: string, value: string | string[]): unknown;
   writeHead(status: number, headers: Record<string, string>): unknown;
   write(chunk: Uint8Array): boolean;
@@ -48,7 +52,8 @@ const BACKEND_ERROR =
  * handler is mounted. With `next` (Express), paths outside the handler's base path fall through.
  *
  * A handler from `createHttpHandler` is served directly from the Node request (no Fetch Request/Response
- * per call); `authenticate` then gets a Request with the method, URL and headers (the body is the helper's).
+ * per call); `authenticate` then gets a `RequestHead`: method, URL and read-only `Headers` (the body is the
+ * helper's).
  *
  * @example
  * http.createServer(toNodeHandler(createHttpHandler(service))).listen(8080);
@@ -59,8 +64,10 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response>):
   return async (req, res, next) => {
     try {
       if (dispatch) {
-        const out = await dispatch(nodeIncoming(req));
+        const out = await dispatch(new NodeIncoming(req));
         if (next && out.notMine) return next();
+        // A client that hung up (or whose broken body Node's parser already answered) gets nothing more.
+        if (out.gone && (res.destroyed || isDestroyed(req))) return;
         writeOutgoing(out, res);
       } else {
         const response = await handler(toRequest(req));
@@ -78,25 +85,35 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response>):
   };
 }
 
+/** The absolute URL the client asked for, without user info; never throws, whatever the target and Host. */
 function urlOf(req: NodeRequestLike): string {
   const host = header(req, 'host') ?? 'localhost';
   const scheme = (req.socket as { encrypted?: boolean } | null | undefined)?.encrypted ? 'https' : 'http';
   const path = req.originalUrl ?? req.url ?? '/';
+  let url: URL;
   try {
-    return new URL(path, `${scheme}://${host}`).href;
+    url = new URL(path, `${scheme}://${host}`);
   } catch {
-    return new URL(path, `${scheme}://localhost`).href;
+    try {
+      url = new URL(path, `${scheme}://localhost`);
+    } catch {
+      url = new URL(`${scheme}://localhost/`);
+    }
   }
+  url.username = '';
+  url.password = '';
+  return url.href;
 }
+
+const isDestroyed = (req: NodeRequestLike) => (req.socket as { destroyed?: boolean } | null | undefined)?.destroyed === true;
 
 function header(req: NodeRequestLike, name: string): string | null {
   const v = req.headers[name];
   return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
 }
 
+/** Whatever the method: a GET or DELETE with a body is read (and size-checked) like any other. */
 function hasBody(req: NodeRequestLike): boolean {
-  const method = (req.method ?? 'GET').toUpperCase();
-  if (method === 'GET' || method === 'HEAD') return false;
   const len = header(req, 'content-length');
   if (len !== null) return len !== '0';
   return req.headers['transfer-encoding'] !== undefined || (req.body !== undefined && req.readableEnded === true);
@@ -120,21 +137,51 @@ function parsedBody(req: NodeRequestLike): Uint8Array | undefined {
   return new TextEncoder().encode(typeof b === 'string' ? b : JSON.stringify(b));
 }
 
-function nodeIncoming(req: NodeRequestLike): IncomingLike {
-  const method = (req.method ?? 'GET').toUpperCase();
-  let request: Request | undefined;
-  return {
-    method,
-    target: req.originalUrl ?? req.url ?? '/',
-    header: (name) => header(req, name),
-    hasBody: () => hasBody(req),
-    readBody: (maxBytes) => {
-      const parsed = parsedBody(req);
-      if (parsed) return parsed.byteLength > maxBytes ? Promise.reject(tooLarge(maxBytes)) : Promise.resolve(parsed);
-      return readNodeBody(req, maxBytes);
-    },
-    request: () => (request ??= new Request(urlOf(req), { method, headers: fetchHeaders(req) })),
-  };
+/** A Node request as the dispatcher reads it (a class: no closures built per request). */
+class NodeIncoming implements IncomingLike {
+  readonly method: string;
+  readonly target: string;
+  private headCache: RequestHead | undefined;
+
+  constructor(private readonly req: NodeRequestLike) {
+    this.method = (req.method ?? 'GET').toUpperCase();
+    this.target = req.originalUrl ?? req.url ?? '/';
+  }
+
+  header(name: string): string | null {
+    return header(this.req, name);
+  }
+
+  hasBody(): boolean {
+    return hasBody(this.req);
+  }
+
+  readBody(maxBytes: number): Promise<Uint8Array> {
+    const parsed = parsedBody(this.req);
+    if (parsed) return parsed.byteLength > maxBytes ? Promise.reject(tooLarge(maxBytes)) : Promise.resolve(parsed);
+    return readNodeBody(this.req, maxBytes);
+  }
+
+  head(): RequestHead {
+    return (this.headCache ??= new NodeRequestHead(this.req, this.method));
+  }
+}
+
+/** Method, URL (built on first read) and headers of a Node request, for `authenticate` and `onError`. */
+class NodeRequestHead implements RequestHead {
+  readonly headers: Headers;
+  private href: string | undefined;
+
+  constructor(
+    private readonly req: NodeRequestLike,
+    readonly method: string,
+  ) {
+    this.headers = new NodeHeaders(req.headers);
+  }
+
+  get url(): string {
+    return (this.href ??= urlOf(this.req));
+  }
 }
 
 /** Collects the request stream, stopping (and pausing it) as soon as it passes `maxBytes`. */
@@ -146,6 +193,7 @@ function readNodeBody(req: NodeRequestLike, maxBytes: number): Promise<Uint8Arra
       req.removeListener('data', onData);
       req.removeListener('end', onEnd);
       req.removeListener('error', onError);
+      req.removeListener('close', onClose);
     };
     const onData = (chunk: Uint8Array) => {
       total += chunk.byteLength;
@@ -162,19 +210,30 @@ function readNodeBody(req: NodeRequestLike, maxBytes: number): Promise<Uint8Arra
       cleanup();
       resolve(concat(chunks, total));
     };
+    // The body breaks off: the client hung up, or Node's parser refused a malformed chunk (and answered 400).
     const onError = (e: Error) => {
       cleanup();
-      reject(e);
+      reject(new ClientGone(e));
     };
+    const onClose = () => onError(new Error('aborted'));
+    if (req.readableEnded) return resolve(new Uint8Array(0));
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
+    req.on('close', onClose);
   });
 }
 
 function writeOutgoing(out: Outgoing, res: NodeResponseLike): void {
+  if (out.text === null) {
+    res.writeHead(out.status, out.headers);
+    res.end();
+    return;
+  }
+  // With a Content-Length, Node sends head and body in one write rather than as chunked encoding.
+  out.headers['content-length'] = String(Buffer.byteLength(out.text));
   res.writeHead(out.status, out.headers);
-  res.end(out.text ?? undefined);
+  res.end(out.text);
 }
 
 /** A foreign Fetch handler's path: a full Request in, its Response streamed out. */
