@@ -118,7 +118,8 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     if (!match) throw routeNotFound();
 
     const method = incoming.method;
-    if (method === 'OPTIONS' && cors && incoming.header('access-control-request-method') !== null) {
+    // A CORS preflight (an OPTIONS without Origin is an ordinary request, and gets a 405).
+    if (method === 'OPTIONS' && cors && incoming.header('origin') !== null && incoming.header('access-control-request-method') !== null) {
       return preflight(cors, match.methods, incoming, corsHeaders);
     }
     const route = match.methods.get(method === 'HEAD' ? 'GET' : method);

@@ -1,5 +1,5 @@
 /** Building the helper's answers: Google error bodies, CORS headers, preflights, conditional GETs. */
-import type { BlogError } from '../errors.js';
+import { BlogError } from '../errors.js';
 import type { IncomingLike, Outgoing } from './internal.js';
 import type { Route } from './routes.js';
 
@@ -63,7 +63,7 @@ export function preflight(
   incoming: IncomingLike,
   corsHeaders: Record<string, string> | undefined,
 ): Outgoing {
-  if (!corsHeaders) return { status: 403, headers: {}, text: null };
+  if (!corsHeaders) return errorOut(new BlogError({ code: 403, reason: 'forbidden', message: 'Origin not allowed', location: 'Origin', locationType: 'header' }), undefined);
   const requested = incoming.header('access-control-request-headers');
   return {
     status: 204,
