@@ -67,7 +67,7 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response>):
         const out = await dispatch(new NodeIncoming(req));
         if (next && out.notMine) return next();
         // A client that hung up (or whose broken body Node's parser already answered) gets nothing more.
-        if (out.gone && (res.destroyed || isDestroyed(req))) return;
+        if (res.destroyed || (out.gone && isDestroyed(req))) return;
         writeOutgoing(out, res);
       } else {
         const response = await handler(toRequest(req));
