@@ -39,11 +39,13 @@ const filter = new xss.FilterXSS({
     li: [],
   },
   onIgnoreTag(tag, _html, info) {
+    // xss always passes the output position (its typings mark it optional).
+    const at = info.position ?? 0;
     if (DROP_WITH_BODY.has(tag)) {
       if (!info.isClosing) {
-        if (cutFrom < 0) cutFrom = info.position;
+        if (cutFrom < 0) cutFrom = at;
       } else if (cutFrom >= 0) {
-        cuts.push([cutFrom, info.position]);
+        cuts.push([cutFrom, at]);
         cutFrom = -1;
       }
     }
