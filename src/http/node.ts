@@ -16,6 +16,8 @@ export interface NodeRequestLike {
   /** A body a framework has already parsed (the stream is then consumed). */
   body?: unknown;
   readableEnded?: boolean;
+  /** True once the stream is torn down (e.g. the client hung up before the body was read). */
+  destroyed?: boolean;
   /** A TLS socket has `encrypted: true`; a closed one `destroyed: true`. */
   socket?: object | null;
   on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
@@ -217,6 +219,8 @@ function readNodeBody(req: NodeRequestLike, maxBytes: number): Promise<Uint8Arra
     };
     const onClose = () => onError(new Error('aborted'));
     if (req.readableEnded) return resolve(new Uint8Array(0));
+    // Torn down while we were still deciding (authenticating, parsing the query): no 'close' will come again.
+    if (req.destroyed) return reject(new ClientGone(new Error('aborted')));
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
