@@ -10,25 +10,18 @@ import type { Outgoing } from './internal.js';
 
 const TYPES = { atom: 'application/atom+xml; charset=UTF-8', rss: 'application/rss+xml; charset=UTF-8' } as const;
 
-/** The feeds prefix for a handler's basePath: `/v3` → `/feeds/`, `/api/v3` → `/api/feeds/`. */
-export const feedsPrefix = (basePath: string) => `${basePath.replace(/\/v3$/, '')}/feeds/`;
+/** Where the feeds live for a handler's basePath: `/v3` → `/feeds`, `/api/v3` → `/api/feeds`. */
+export const feedsBase = (basePath: string) => `${basePath.replace(/\/v3$/, '')}/feeds`;
 
-/** Answers a request under the feeds prefix; `rest` is the path after it. */
+/** Answers a request under the feeds base; `parts` are the decoded path segments after it. */
 export async function serveFeed(
   reader: unknown,
   method: string,
-  rest: string,
+  parts: readonly string[],
   query: string,
   ifNoneMatch: string | null,
   corsHeaders: Record<string, string> | undefined,
 ): Promise<Outgoing> {
-  const parts = rest.split('/').map((s) => {
-    try {
-      return decodeURIComponent(s);
-    } catch {
-      throw new BlogError({ code: 400, reason: 'invalid', message: 'Malformed percent-encoding in the path' });
-    }
-  });
   const [blogId, posts, def, dash, label, ...extra] = parts;
   const ok = blogId && posts === 'posts' && def === 'default' && extra.length === 0 && (dash === undefined || (dash === '-' && label));
   if (!ok) throw new BlogError({ code: 404, reason: 'notFound', message: 'Not Found: no such feed (try /feeds/{blogId}/posts/default)' });
