@@ -72,7 +72,10 @@ export async function importCommand(values: Values, positionals: string[], ctx: 
   } catch (error) {
     bar?.done();
     const partial = (error as Partial<ImportFailure>).report;
-    if (partial) ctx.stderr.write(`${summary(partial)}\nThe import stopped; what is listed above was imported. Fix the file and run the same command again to complete it.\n`);
+    if (partial)
+      ctx.stderr.write(
+        `${summary(partial)}\nThe import stopped; what is listed above was imported. Fix the file and run the same command again to complete it.\n`,
+      );
     await service.close();
     throw error;
   }
@@ -147,7 +150,9 @@ function progressBar(stream: IoStreams['stderr'], total: number) {
     const eta = share > 0 && share < 1 ? Math.round((seconds / share) * (1 - share)) : 0;
     const width = Math.max(10, Math.min(30, (stream.columns ?? 80) - 60));
     const filled = Math.round(share * width);
-    stream.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}%  ${items} items  ${rate.toFixed(0)} items/s  ETA ${eta}s   `);
+    stream.write(
+      `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}%  ${items} items  ${rate.toFixed(0)} items/s  ETA ${eta}s   `,
+    );
   };
   let latest = { items: 0, bytes: 0 };
   return {

@@ -102,7 +102,12 @@ async function main(argv: readonly string[]): Promise<void> {
   let values: Values;
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args: rest, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: command.positionals === true }));
+    ({ values, positionals } = parseArgs({
+      args: rest,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: command.positionals === true,
+    }));
   } catch (error) {
     // Node's parser explains itself at length; name the argument and show the usage instead.
     const code = (error as { code?: string }).code;

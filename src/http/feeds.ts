@@ -26,11 +26,14 @@ export async function serveFeed(
   const ok = blogId && posts === 'posts' && def === 'default' && extra.length === 0 && (dash === undefined || (dash === '-' && label));
   if (!ok) throw new BlogError({ code: 404, reason: 'notFound', message: 'Not Found: no such feed (try /feeds/{blogId}/posts/default)' });
   if (method !== 'GET' && method !== 'HEAD') {
-    throw Object.assign(new BlogError({ code: 405, reason: 'methodNotAllowed', message: `Method ${method} not allowed here; allowed: GET, HEAD` }), { allow: 'GET, HEAD' });
+    throw Object.assign(new BlogError({ code: 405, reason: 'methodNotAllowed', message: `Method ${method} not allowed here; allowed: GET, HEAD` }), {
+      allow: 'GET, HEAD',
+    });
   }
   const params = new URLSearchParams(query);
   const alt = params.get('alt') ?? 'atom';
-  if (alt !== 'atom' && alt !== 'rss') throw new BlogError({ code: 400, reason: 'invalid', message: 'alt must be atom or rss', location: 'alt', locationType: 'parameter' });
+  if (alt !== 'atom' && alt !== 'rss')
+    throw new BlogError({ code: 400, reason: 'invalid', message: 'alt must be atom or rss', location: 'alt', locationType: 'parameter' });
   const max = params.get('max-results');
   const maxResults = max === null ? undefined : /^\d{1,4}$/.test(max) ? Number(max) : NaN;
   const options = { blogId: blogId!, ...(label ? { label } : {}), ...(maxResults !== undefined ? { maxResults } : {}) };

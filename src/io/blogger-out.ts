@@ -12,7 +12,8 @@ import { blogOf, commentsOf, pages, posts, userCache } from './walk.js';
 import { esc } from './xml-out.js';
 
 const LABEL_SCHEME = 'http://www.blogger.com/atom/ns#';
-const kind = (k: 'post' | 'page' | 'comment') => `<category scheme='http://schemas.google.com/g/2005#kind' term='http://schemas.google.com/blogger/2008/kind#${k}'/>`;
+const kind = (k: 'post' | 'page' | 'comment') =>
+  `<category scheme='http://schemas.google.com/g/2005#kind' term='http://schemas.google.com/blogger/2008/kind#${k}'/>`;
 
 export async function* exportBlogger(core: Core, blogId: string): AsyncGenerator<string> {
   const blog = await blogOf(core, blogId);

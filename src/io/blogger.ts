@@ -9,14 +9,21 @@ import type { CommentRecord } from '../records.js';
 import type { CommentStatus, PostStatus } from '../schemas.js';
 import { authorUser, idFor, isoTime } from './keys.js';
 import { restoreItem } from './items.js';
-import { type CommentIn, type Restorer } from './restore.js';
+import type { CommentIn, Restorer } from './restore.js';
 import { child, children, parseError, rawOf, textOf, TOO_LARGE, xmlRecords, type El } from './xml.js';
 
 export { exportBlogger } from './blogger-out.js';
 
 const KIND_SCHEME = /^https?:\/\/schemas\.google\.com\/g\/2005#kind$/;
 const KIND_TERM = /^https?:\/\/schemas\.google\.com\/blogger\/2008\/kind#(\w+)$/;
-const POST_STATES: Record<string, PostStatus> = { LIVE: 'LIVE', PUBLISHED: 'LIVE', DRAFT: 'DRAFT', SCHEDULED: 'SCHEDULED', SOFT_TRASHED: 'SOFT_TRASHED', TRASHED: 'SOFT_TRASHED' };
+const POST_STATES: Record<string, PostStatus> = {
+  LIVE: 'LIVE',
+  PUBLISHED: 'LIVE',
+  DRAFT: 'DRAFT',
+  SCHEDULED: 'SCHEDULED',
+  SOFT_TRASHED: 'SOFT_TRASHED',
+  TRASHED: 'SOFT_TRASHED',
+};
 const COMMENT_STATES: Record<string, CommentStatus> = { LIVE: 'LIVE', PUBLISHED: 'LIVE', PENDING: 'PENDING', SPAM: 'SPAM', EMPTIED: 'EMPTIED' };
 
 /** The file's own id of an entry: what follows `.post-` / `.page-` in `tag:blogger.com,1999:blog-1.post-2`. */
@@ -31,7 +38,9 @@ function kindOf(el: El): string | undefined {
   return undefined;
 }
 
-const link = (el: El, rel: string) => children(el, 'atom:link').find((l) => (l.attrs.rel ?? 'alternate') === rel && (rel !== 'alternate' || !l.attrs.type || l.attrs.type === 'text/html'))?.attrs.href;
+const link = (el: El, rel: string) =>
+  children(el, 'atom:link').find((l) => (l.attrs.rel ?? 'alternate') === rel && (rel !== 'alternate' || !l.attrs.type || l.attrs.type === 'text/html'))?.attrs
+    .href;
 
 function authorOf(el: El): { name: string; uri: string } | undefined {
   const a = child(el, 'atom:author');
@@ -63,7 +72,10 @@ export async function importBlogger(restorer: Restorer, chunks: AsyncIterable<st
     if (!header.url && alt && /^https?:\/\//.test(alt)) header.url = `${new URL(alt).origin}/`;
     blogUrl = restorer.blogUrl(header.url || undefined);
     const first = owner ?? (entry ? authorOf(entry) : undefined);
-    await restorer.openBlog({ name: header.title || blogUrl, description: '', url: blogUrl, locale: { language: 'en', country: '', variant: '' } }, first ? authorUser(blogUrl, keyFor(first), first.name, first.uri) : undefined);
+    await restorer.openBlog(
+      { name: header.title || blogUrl, description: '', url: blogUrl, locale: { language: 'en', country: '', variant: '' } },
+      first ? authorUser(blogUrl, keyFor(first), first.name, first.uri) : undefined,
+    );
   };
 
   // One person shows with their profile uri on some entries and by name alone on others.
@@ -92,7 +104,14 @@ export async function importBlogger(restorer: Restorer, chunks: AsyncIterable<st
     const stored = new Set((await restorer.core.driver.getMany('comments', parents)).filter((d) => d).map((d) => d!.id));
     const now: Waiting[] = [];
     for (const w of list) (w.parentId && !inBatch.has(w.parentId) && !stored.has(w.parentId) ? waiting : now).push(w);
-    if (!(await restorer.comments(postId, now.map((w) => w.item), true))) waiting.push(...now);
+    if (
+      !(await restorer.comments(
+        postId,
+        now.map((w) => w.item),
+        true,
+      ))
+    )
+      waiting.push(...now);
   };
 
   for await (const el of xmlRecords(chunks)) {
@@ -102,7 +121,8 @@ export async function importBlogger(restorer: Restorer, chunks: AsyncIterable<st
       continue;
     }
     if (el.name === 'atom:title') header.title = el.text.trim();
-    else if (el.name === 'atom:link' && (el.attrs.rel ?? 'alternate') === 'alternate' && (!el.attrs.type || el.attrs.type === 'text/html')) header.url ||= el.attrs.href ?? '';
+    else if (el.name === 'atom:link' && (el.attrs.rel ?? 'alternate') === 'alternate' && (!el.attrs.type || el.attrs.type === 'text/html'))
+      header.url ||= el.attrs.href ?? '';
     else if (el.name === 'atom:author') owner ??= authorOf({ ...el, children: [el] });
     if (el.name !== 'atom:entry') continue;
     const kind = kindOf(el);
@@ -176,7 +196,8 @@ export async function importBlogger(restorer: Restorer, chunks: AsyncIterable<st
     const postRef = textOf(el, 'blogger:parent') || reply?.attrs.ref || '';
     if (!postRef) return restorer.skip(source, 'Comment that names no post');
     const postKey = keyOf(postRef);
-    if (pageKeys.has(postKey) || /\.page-/.test(postRef)) return restorer.skip(source, 'Comments on pages are not supported (the Blogger interface has comments on posts only)');
+    if (pageKeys.has(postKey) || /\.page-/.test(postRef))
+      return restorer.skip(source, 'Comments on pages are not supported (the Blogger interface has comments on posts only)');
     const statusText = textOf(el, 'blogger:status').toUpperCase();
     const status = statusText ? COMMENT_STATES[statusText] : 'LIVE';
     if (!status) return restorer.skip(source, `Comment status ${statusText} is not imported`);

@@ -21,17 +21,36 @@ async function read(service: FeedSource, options: FeedOptions) {
   }
   const maxResults = options.maxResults ?? 25;
   if (!Number.isInteger(maxResults) || maxResults < 1 || maxResults > LIMITS.maxResults) {
-    throw new BlogError({ code: 400, reason: 'invalid', message: `maxResults must be an integer from 1 to ${LIMITS.maxResults}`, location: 'maxResults', locationType: 'parameter' });
+    throw new BlogError({
+      code: 400,
+      reason: 'invalid',
+      message: `maxResults must be an integer from 1 to ${LIMITS.maxResults}`,
+      location: 'maxResults',
+      locationType: 'parameter',
+    });
   }
   // A label with a comma would name two labels in posts.list: a feed is for exactly one.
   if (options.label !== undefined && (options.label.includes(',') || !options.label.trim())) {
-    throw new BlogError({ code: 400, reason: 'invalid', message: 'label must be one non-empty label without commas', location: 'label', locationType: 'parameter' });
+    throw new BlogError({
+      code: 400,
+      reason: 'invalid',
+      message: 'label must be one non-empty label without commas',
+      location: 'label',
+      locationType: 'parameter',
+    });
   }
   const [blog, list] = await Promise.all([
     service.blogs.get({ blogId: options.blogId, view: 'READER' }),
-    service.posts.list({ blogId: options.blogId, view: 'READER', maxResults, ...(options.label !== undefined ? { labels: options.label } : {}), fetchBodies: true }),
+    service.posts.list({
+      blogId: options.blogId,
+      view: 'READER',
+      maxResults,
+      ...(options.label !== undefined ? { labels: options.label } : {}),
+      fetchBodies: true,
+    }),
   ]);
-  const updated = list.items.reduce((max, p) => (p.updated > max ? p.updated : max), blog.updated);
+  let updated = blog.updated;
+  for (const p of list.items) if (p.updated > updated) updated = p.updated;
   return { blog, posts: list.items, updated };
 }
 
@@ -89,4 +108,3 @@ ${items.join('')}</channel>
 </rss>
 `;
 }
-

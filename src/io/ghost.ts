@@ -8,7 +8,7 @@ import { BlogError } from '../errors.js';
 import type { PostStatus } from '../schemas.js';
 import { authorUser, isoTime } from './keys.js';
 import { restoreItem } from './items.js';
-import { type Restorer } from './restore.js';
+import type { Restorer } from './restore.js';
 
 type Row = Record<string, unknown>;
 const STATES: Record<string, PostStatus> = { published: 'LIVE', draft: 'DRAFT', scheduled: 'SCHEDULED', sent: 'DRAFT' };
@@ -25,7 +25,13 @@ export async function importGhost(restorer: Restorer, chunks: AsyncIterable<stri
   try {
     doc = JSON.parse(text.replace(/^\uFEFF/, '')) as Row;
   } catch (e) {
-    throw new BlogError({ code: 400, reason: 'parseError', message: `Ghost export: not valid JSON (${(e as Error).message})`, location: 'source', locationType: 'body' });
+    throw new BlogError({
+      code: 400,
+      reason: 'parseError',
+      message: `Ghost export: not valid JSON (${(e as Error).message})`,
+      location: 'source',
+      locationType: 'body',
+    });
   }
   const db = rows((doc as { db?: unknown }).db)[0] ?? doc;
   const data = (db as { data?: unknown }).data as Row | undefined;
@@ -40,7 +46,12 @@ export async function importGhost(restorer: Restorer, chunks: AsyncIterable<stri
   const owner = users.get(ownerId) ?? rows(data.users)[0];
   const userOf = (u: Row) => authorUser(blogUrl, s(u.slug) || s(u.id), s(u.name) || s(u.slug), s(u.website) || undefined);
   const blog = await restorer.openBlog(
-    { name: settings.title || blogUrl, description: settings.description ?? '', url: blogUrl, locale: { language: (settings.locale || settings.lang || 'en').split('-')[0]!, country: '', variant: '' } },
+    {
+      name: settings.title || blogUrl,
+      description: settings.description ?? '',
+      url: blogUrl,
+      locale: { language: (settings.locale || settings.lang || 'en').split('-')[0]!, country: '', variant: '' },
+    },
     owner ? userOf(owner) : undefined,
   );
 

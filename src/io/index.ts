@@ -52,7 +52,13 @@ export interface ImportFailure extends BlogError {
 export async function importBlog(service: BlogService, source: ImportSource, options: ImportOptions = {}): Promise<ImportReport> {
   const core = coreOf(service);
   if (options.format !== undefined && !FORMATS.includes(options.format)) {
-    throw new BlogError({ code: 400, reason: 'invalid', message: `Unknown format ${String(options.format)}: one of ${FORMATS.join(', ')}`, location: 'format', locationType: 'parameter' });
+    throw new BlogError({
+      code: 400,
+      reason: 'invalid',
+      message: `Unknown format ${String(options.format)}: one of ${FORMATS.join(', ')}`,
+      location: 'format',
+      locationType: 'parameter',
+    });
   }
   await core.ready();
   const counter = { bytes: 0 };
@@ -78,5 +84,11 @@ export function exportBlog(service: BlogService, blogId: string, options: Export
   if (format === 'blogcore-json') return exportJson(core, blogId);
   if (format === 'wxr') return exportWxr(core, blogId);
   if (format === 'blogger-atom') return exportBlogger(core, blogId);
-  throw new BlogError({ code: 400, reason: 'invalid', message: `Unknown export format ${String(format)}: one of blogcore-json, blogger-atom, wxr`, location: 'format', locationType: 'parameter' });
+  throw new BlogError({
+    code: 400,
+    reason: 'invalid',
+    message: `Unknown export format ${String(format)}: one of blogcore-json, blogger-atom, wxr`,
+    location: 'format',
+    locationType: 'parameter',
+  });
 }

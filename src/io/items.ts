@@ -53,7 +53,12 @@ export async function restoreItem(restorer: Restorer, it: ItemIn): Promise<strin
     rev: 1,
   };
   if (it.kind === 'post') {
-    await restorer.post({ ...base, status, labels: cleanLabels(it.labels ?? []), readerComments: it.readerComments ?? 'ALLOW', liveComments: 0, allComments: 0 }, it.source, it.oldUrl, it.comments);
+    await restorer.post(
+      { ...base, status, labels: cleanLabels(it.labels ?? []), readerComments: it.readerComments ?? 'ALLOW', liveComments: 0, allComments: 0 },
+      it.source,
+      it.oldUrl,
+      it.comments,
+    );
   } else {
     await restorer.page({ ...base, status: status as PageRecord['status'] }, it.source, it.oldUrl);
   }

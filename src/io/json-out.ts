@@ -18,7 +18,12 @@ import { blogOf, commentsOf, members, pages, posts, userCache } from './walk.js'
 
 export const HEAD = '{"format":"blogcore-json"';
 
-export type Line = { type: 'user'; record: UserRecord } | { type: 'member'; record: MemberRecord } | { type: 'post'; record: PostRecord } | { type: 'page'; record: PageRecord } | { type: 'comment'; record: CommentRecord };
+export type Line =
+  | { type: 'user'; record: UserRecord }
+  | { type: 'member'; record: MemberRecord }
+  | { type: 'post'; record: PostRecord }
+  | { type: 'page'; record: PageRecord }
+  | { type: 'comment'; record: CommentRecord };
 
 export async function* exportJson(core: Core, blogId: string): AsyncGenerator<string> {
   const blog = await blogOf(core, blogId);

@@ -3,7 +3,7 @@ import { BlogError } from '../errors.js';
 import type { BlogRecord, UserRecord } from '../records.js';
 import { COMMENT_STATUSES, PAGE_STATUSES, POST_STATUSES, READER_COMMENTS, ROLES } from '../schemas.js';
 import { cleanLabels, isoTime } from './keys.js';
-import { type CommentIn, type Restorer } from './restore.js';
+import type { CommentIn, Restorer } from './restore.js';
 import { HEAD, type Line } from './json-out.js';
 
 const str = (x: unknown): x is string => typeof x === 'string';
@@ -68,7 +68,8 @@ async function* records(chunks: AsyncIterable<string>): AsyncGenerator<{ blog: B
   } catch (e) {
     throw badFile(`blogcore-json: not valid JSON (${(e as Error).message})`);
   }
-  if (doc?.format !== 'blogcore-json' || !Array.isArray(doc.records)) throw badFile('Not a blogcore-json file: no "format":"blogcore-json" header with "records"');
+  if (doc?.format !== 'blogcore-json' || !Array.isArray(doc.records))
+    throw badFile('Not a blogcore-json file: no "format":"blogcore-json" header with "records"');
   yield { blog: doc.blog as BlogRecord };
   let n = 0;
   for (const line of doc.records) yield { line, n: ++n };
@@ -123,7 +124,10 @@ export async function importJson(restorer: Restorer, chunks: AsyncIterable<strin
         name: b.name,
         description: str(b.description) ? b.description : '',
         url: restorer.blogUrl(b.url),
-        locale: b.locale && typeof b.locale === 'object' ? { language: String(b.locale.language ?? 'en'), country: String(b.locale.country ?? ''), variant: String(b.locale.variant ?? '') } : { language: 'en', country: '', variant: '' },
+        locale:
+          b.locale && typeof b.locale === 'object'
+            ? { language: String(b.locale.language ?? 'en'), country: String(b.locale.country ?? ''), variant: String(b.locale.variant ?? '') }
+            : { language: 'en', country: '', variant: '' },
         ...(str(b.customMetaData) ? { customMetaData: b.customMetaData } : {}),
         ...(isoTime(b.published) ? { published: isoTime(b.published)! } : {}),
         ...(isoTime(b.updated) ? { updated: isoTime(b.updated)! } : {}),
@@ -163,7 +167,10 @@ export async function importJson(restorer: Restorer, chunks: AsyncIterable<strin
       if (pending?.postId !== l.record.postId || pending.list.length >= 500) await flush();
       await authorOf(l.record.authorId);
       pending ??= { postId: l.record.postId, list: [] };
-      pending.list.push({ record: { ...l.record, blogId: blog.id, published: isoTime(l.record.published)!, updated: isoTime(l.record.updated) ?? isoTime(l.record.published)! }, source });
+      pending.list.push({
+        record: { ...l.record, blogId: blog.id, published: isoTime(l.record.published)!, updated: isoTime(l.record.updated) ?? isoTime(l.record.published)! },
+        source,
+      });
       continue;
     }
     await flush();

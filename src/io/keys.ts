@@ -50,7 +50,6 @@ export function cleanLabels(labels: readonly string[]): string[] {
   return out.slice(0, LIMITS.labels);
 }
 
-
 export const idFor = (blogId: string, kind: string, key: string) => stableId(`${blogId}|${kind}|${key}`);
 
 /** An imported author as a user: the id a hash of the blog url and the author's key in the file. */

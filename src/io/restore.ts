@@ -49,7 +49,14 @@ export class Restorer {
     private readonly options: ImportOptions,
     private readonly counter: { bytes: number },
   ) {
-    this.report = { blogId: '', format, created: { posts: 0, pages: 0, comments: 0, users: 0 }, unchanged: { posts: 0, pages: 0, comments: 0 }, skipped: [], redirects: [] };
+    this.report = {
+      blogId: '',
+      format,
+      created: { posts: 0, pages: 0, comments: 0, users: 0 },
+      unchanged: { posts: 0, pages: 0, comments: 0 },
+      skipped: [],
+      redirects: [],
+    };
   }
 
   skip(source: string, reason: string): void {
@@ -70,7 +77,7 @@ export class Restorer {
   /** The blog's url: the caller's, else the file's. */
   blogUrl(fromFile: string | undefined): string {
     const url = this.options.blogUrl ?? fromFile;
-    if (!url) throw invalidOption('blogUrl', 'This file does not name its blog\'s address: give the blog\'s url (blogUrl, or --blog on the command line)');
+    if (!url) throw invalidOption('blogUrl', "This file does not name its blog's address: give the blog's url (blogUrl, or --blog on the command line)");
     try {
       const u = normalizeBlogUrl(url);
       if (!/^https?:/.test(u)) throw new Error('scheme');
@@ -99,7 +106,10 @@ export class Restorer {
    * The blog the records go to: the one already at the url (a second run, or a blog the host made), else a new
    * one owned by `ownerId` or by the file's first author.
    */
-  async openBlog(b: Omit<BlogRecord, 'ownerId' | 'id' | 'published' | 'updated'> & Partial<BlogRecord>, fileOwner: UserRecord | undefined): Promise<BlogRecord> {
+  async openBlog(
+    b: Omit<BlogRecord, 'ownerId' | 'id' | 'published' | 'updated'> & Partial<BlogRecord>,
+    fileOwner: UserRecord | undefined,
+  ): Promise<BlogRecord> {
     await this.core.ready();
     const existing = await this.core.driver.getByIndex('blogs', 'url', [b.url.toLowerCase()]);
     if (existing) return this.use(existing.doc as unknown as BlogRecord);
@@ -123,7 +133,10 @@ export class Restorer {
       updated: b.updated ?? now,
     };
     try {
-      await this.core.driver.commit([put('blogs', record, 0), put('members', { id: memberId(record.id, ownerId), blogId: record.id, userId: ownerId, role: 'ADMIN' }, 0)]);
+      await this.core.driver.commit([
+        put('blogs', record, 0),
+        put('members', { id: memberId(record.id, ownerId), blogId: record.id, userId: ownerId, role: 'ADMIN' }, 0),
+      ]);
     } catch (error) {
       if (!DriverConflict.is(error)) throw error;
       const raced = await this.core.driver.getByIndex('blogs', 'url', [b.url.toLowerCase()]);
@@ -169,19 +182,30 @@ export class Restorer {
   }
 
   /** Writes a new post or page, with the comments given when it can; says what it wrote. */
-  private async content(collection: 'posts' | 'pages', r: PostRecord | PageRecord, source: string, oldUrl: string | undefined, comments: readonly CommentIn[]): Promise<'with comments' | 'alone' | 'nothing'> {
+  private async content(
+    collection: 'posts' | 'pages',
+    r: PostRecord | PageRecord,
+    source: string,
+    oldUrl: string | undefined,
+    comments: readonly CommentIn[],
+  ): Promise<'with comments' | 'alone' | 'nothing'> {
     const kind = collection === 'posts' ? 'post' : 'page';
     const noun = collection === 'posts' ? 'Post' : 'Page';
     const bad = this.check(r, source, noun);
-    if (bad) return this.skip(source, bad), 'nothing';
-    if (this.seen.has(r.id)) return this.skip(source, `Duplicate ${kind} id in the file`), 'nothing';
+    const skipped = (reason: string) => {
+      this.skip(source, reason);
+      return 'nothing' as const;
+    };
+    if (bad) return skipped(bad);
+    if (this.seen.has(r.id)) return skipped(`Duplicate ${kind} id in the file`);
     this.seen.add(r.id);
     const there = await this.core.get<PostRecord | PageRecord>(collection, r.id);
     if (there) {
-      if (there.doc.blogId !== r.blogId) return this.skip(source, `${noun} id ${r.id} belongs to another blog`), 'nothing';
+      if (there.doc.blogId !== r.blogId) return skipped(`${noun} id ${r.id} belongs to another blog`);
       this.report.unchanged[collection]++;
       this.redirect(oldUrl, there.doc.path);
-      return this.tick(), 'nothing';
+      this.tick();
+      return 'nothing';
     }
     let ready = this.prepare(comments);
     let handled = true;
@@ -272,13 +296,17 @@ export class Restorer {
         for (const item of ready) this.skip(item.source, 'The post this comment belongs to is not in the import');
         return true;
       }
-      const stored = await this.core.driver.getMany('comments', ready.map((i) => i.record.id));
+      const stored = await this.core.driver.getMany(
+        'comments',
+        ready.map((i) => i.record.id),
+      );
       const fresh = ready.filter((_, i) => !stored[i]);
       const taken = ready.filter((_, i) => stored[i] && (stored[i]!.doc as unknown as CommentRecord).postId !== postId);
       let live = 0;
       for (const item of fresh) if (item.record.status === 'LIVE') live++;
       const ops = fresh.map((i) => put('comments', i.record, 0));
-      if (fresh.length) ops.push(put('posts', { ...post.doc, liveComments: post.doc.liveComments + live, allComments: post.doc.allComments + fresh.length }, post.version));
+      if (fresh.length)
+        ops.push(put('posts', { ...post.doc, liveComments: post.doc.liveComments + live, allComments: post.doc.allComments + fresh.length }, post.version));
       try {
         if (ops.length) await this.core.driver.commit(ops);
       } catch (error) {
@@ -293,4 +321,3 @@ export class Restorer {
     }
   }
 }
-

@@ -15,7 +15,13 @@ export async function* textChunks(source: ImportSource, counter: { bytes: number
       counter.bytes += chunk.byteLength;
       return decoder.decode(chunk, { stream: true });
     }
-    throw new BlogError({ code: 400, reason: 'invalid', message: 'The import source must yield strings or Uint8Array chunks', location: 'source', locationType: 'parameter' });
+    throw new BlogError({
+      code: 400,
+      reason: 'invalid',
+      message: 'The import source must yield strings or Uint8Array chunks',
+      location: 'source',
+      locationType: 'parameter',
+    });
   };
   if (typeof source === 'string') {
     // Large strings are handed on in slices so the parsers' progress and memory stay even.
@@ -38,7 +44,13 @@ export async function* textChunks(source: ImportSource, counter: { bytes: number
   } else if (source && typeof (source as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function') {
     for await (const chunk of source as AsyncIterable<unknown>) yield text(chunk);
   } else {
-    throw new BlogError({ code: 400, reason: 'invalid', message: 'The import source must be a string, a Uint8Array, a ReadableStream or an AsyncIterable of chunks', location: 'source', locationType: 'parameter' });
+    throw new BlogError({
+      code: 400,
+      reason: 'invalid',
+      message: 'The import source must be a string, a Uint8Array, a ReadableStream or an AsyncIterable of chunks',
+      location: 'source',
+      locationType: 'parameter',
+    });
   }
   const rest = decoder.decode();
   if (rest) yield rest;

@@ -10,7 +10,14 @@ export async function* walk<T>(core: Core, collection: string, index: string, pr
   await core.ready();
   let after: Key | undefined;
   for (;;) {
-    const batch = await core.driver.list({ collection, index, prefix, ...(after ? { lower: { key: after, open: true } } : {}), direction: 'asc', limit: BATCH });
+    const batch = await core.driver.list({
+      collection,
+      index,
+      prefix,
+      ...(after ? { lower: { key: after, open: true } } : {}),
+      direction: 'asc',
+      limit: BATCH,
+    });
     for (const hit of batch) yield hit.doc as unknown as T;
     if (batch.length < BATCH) return;
     after = batch[batch.length - 1]!.key.slice(prefix.length);

@@ -7,7 +7,7 @@
 import type { CommentStatus, PostStatus } from '../schemas.js';
 import { authorUser, idFor, isoTime } from './keys.js';
 import { restoreItem } from './items.js';
-import { type CommentIn, type Restorer } from './restore.js';
+import type { CommentIn, Restorer } from './restore.js';
 import { children, rawOf, textOf, TOO_LARGE, xmlRecords, parseError, type El } from './xml.js';
 
 export { exportWxr } from './wxr-out.js';
@@ -23,7 +23,15 @@ const STATES: Record<string, PostStatus> = {
 };
 
 /** `wp:comment_approved`: 1 LIVE, 0 PENDING, spam SPAM, trash hidden as SPAM (no comment trash here). */
-const APPROVAL: Record<string, CommentStatus> = { '1': 'LIVE', approve: 'LIVE', '0': 'PENDING', hold: 'PENDING', spam: 'SPAM', trash: 'SPAM', 'post-trashed': 'SPAM' };
+const APPROVAL: Record<string, CommentStatus> = {
+  '1': 'LIVE',
+  approve: 'LIVE',
+  '0': 'PENDING',
+  hold: 'PENDING',
+  spam: 'SPAM',
+  trash: 'SPAM',
+  'post-trashed': 'SPAM',
+};
 
 /** A WordPress time: the `_gmt` field (UTC), else the local one read as UTC, else the RSS pubDate. */
 function timeOf(item: El, gmt: string, local: string, rss?: string): string | undefined {
@@ -31,7 +39,13 @@ function timeOf(item: El, gmt: string, local: string, rss?: string): string | un
 }
 
 export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string>): Promise<void> {
-  const header: { title: string; link: string; baseBlog: string; description: string; language: string } = { title: '', link: '', baseBlog: '', description: '', language: '' };
+  const header: { title: string; link: string; baseBlog: string; description: string; language: string } = {
+    title: '',
+    link: '',
+    baseBlog: '',
+    description: '',
+    language: '',
+  };
   const authors = new Map<string, { name: string }>();
   let firstAuthor: string | undefined;
   let blogUrl = '';
@@ -43,7 +57,12 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
     const ownerKey = firstAuthor ?? fallbackAuthor;
     const lang = header.language.split(/[-_]/);
     await restorer.openBlog(
-      { name: header.title || blogUrl, description: header.description, url: blogUrl, locale: { language: lang[0] || 'en', country: lang[1] ?? '', variant: '' } },
+      {
+        name: header.title || blogUrl,
+        description: header.description,
+        url: blogUrl,
+        locale: { language: lang[0] || 'en', country: lang[1] ?? '', variant: '' },
+      },
       ownerKey ? authorUser(blogUrl, ownerKey, authors.get(ownerKey)?.name ?? ownerKey) : undefined,
     );
   };
@@ -117,7 +136,11 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
     const blogId = restorer.blog!.id;
     const postId = idFor(blogId, 'post', wpId);
     if (type === 'page') {
-      for (const c of comments) restorer.skip(`comment ${textOf(c, 'wp:comment_id')} on ${source}`, 'Comments on pages are not supported (the Blogger interface has comments on posts only)');
+      for (const c of comments)
+        restorer.skip(
+          `comment ${textOf(c, 'wp:comment_id')} on ${source}`,
+          'Comments on pages are not supported (the Blogger interface has comments on posts only)',
+        );
       comments.length = 0;
     }
     const known = new Set(comments.map((c) => textOf(c, 'wp:comment_id')));
@@ -184,4 +207,3 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
     });
   }
 }
-

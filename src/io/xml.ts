@@ -34,7 +34,11 @@ const familyCache = new Map<string, string>();
 export function family(uri: string): string {
   let hit = familyCache.get(uri);
   if (hit !== undefined) return hit;
-  const bare = uri.trim().toLowerCase().replace(/^https?:\/\/(www\.)?/, '').replace(/[/#]+$/, '');
+  const bare = uri
+    .trim()
+    .toLowerCase()
+    .replace(/^https?:\/\/(www\.)?/, '')
+    .replace(/[/#]+$/, '');
   hit = uri;
   for (const [re, name] of FAMILIES) {
     if (re.test(bare)) {

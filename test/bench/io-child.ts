@@ -30,7 +30,9 @@ if (what === 'wxr' || what === 'blogger') {
   const db = new Database(filename);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.exec('CREATE TABLE posts (id TEXT PRIMARY KEY, doc TEXT NOT NULL); CREATE TABLE comments (id TEXT PRIMARY KEY, post_id TEXT NOT NULL, doc TEXT NOT NULL); CREATE INDEX comments_post ON comments (post_id, id);');
+  db.exec(
+    'CREATE TABLE posts (id TEXT PRIMARY KEY, doc TEXT NOT NULL); CREATE TABLE comments (id TEXT PRIMARY KEY, post_id TEXT NOT NULL, doc TEXT NOT NULL); CREATE INDEX comments_post ON comments (post_id, id);',
+  );
   const insPost = db.prepare('INSERT INTO posts (id, doc) VALUES (?, ?)');
   const insComment = db.prepare('INSERT INTO comments (id, post_id, doc) VALUES (?, ?, ?)');
   const parser = new SaxesParser({ xmlns: true });
@@ -75,4 +77,13 @@ if (what === 'wxr' || what === 'blogger') {
 clearInterval(sampler);
 peak = Math.max(peak, process.memoryUsage().rss);
 const cpu = process.cpuUsage(cpu0);
-console.log(JSON.stringify({ ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000, items, bytes, peakMb: peak / 2 ** 20, growthMb: (peak - base) / 2 ** 20 }));
+console.log(
+  JSON.stringify({
+    ms: performance.now() - t0,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    items,
+    bytes,
+    peakMb: peak / 2 ** 20,
+    growthMb: (peak - base) / 2 ** 20,
+  }),
+);

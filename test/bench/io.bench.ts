@@ -29,7 +29,12 @@ function child(what: string, posts: number, db: string): Run {
 export default async function ioBench(ctx: BenchContext): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'blogcore-io-bench-'));
   const sizes = ctx.quick ? [2_000] : ctx.args['io-large'] ? [10_000, 100_000] : [10_000];
-  const lines = ['\n## import into SQLite (generated files, 2 comments per post; each run in its own process)', '', '| run | posts | records | wall | CPU | records/s | peak RSS | RSS growth | vs raw (wall) | target |', '|---|---|---|---|---|---|---|---|---|---|'];
+  const lines = [
+    '\n## import into SQLite (generated files, 2 comments per post; each run in its own process)',
+    '',
+    '| run | posts | records | wall | CPU | records/s | peak RSS | RSS growth | vs raw (wall) | target |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
   console.log(lines.join('\n'));
   // Each row as soon as its run ends: the large sizes take minutes.
   const row = (name: string, posts: number, r: Run, raw?: Run, target = '') =>
@@ -46,10 +51,17 @@ export default async function ioBench(ctx: BenchContext): Promise<void> {
       row('importBlog Blogger Atom', posts, blogger, raw, posts === 10_000 ? `≤ 30 s ${blogger.ms <= 30_000 ? '✓' : '✗'}` : '');
     }
     const posts = sizes[0]!;
-    const out = ['\n## export of the imported blog (streamed; bytes counted, not kept)', '', '| format | posts | wall | CPU | MB out | peak RSS |', '|---|---|---|---|---|---|'];
+    const out = [
+      '\n## export of the imported blog (streamed; bytes counted, not kept)',
+      '',
+      '| format | posts | wall | CPU | MB out | peak RSS |',
+      '|---|---|---|---|---|---|',
+    ];
     for (const format of ['blogcore-json', 'wxr', 'blogger-atom']) {
       const r = child(`export-${format}`, posts, join(dir, `wxr-${posts}.db`));
-      out.push(`| ${format} | ${r.items} | ${(r.ms / 1000).toFixed(1)} s | ${(r.cpuMs / 1000).toFixed(1)} s | ${(r.bytes / 2 ** 20).toFixed(1)} | ${r.peakMb.toFixed(0)} MB |`);
+      out.push(
+        `| ${format} | ${r.items} | ${(r.ms / 1000).toFixed(1)} s | ${(r.cpuMs / 1000).toFixed(1)} s | ${(r.bytes / 2 ** 20).toFixed(1)} | ${r.peakMb.toFixed(0)} MB |`,
+      );
     }
     console.log(out.join('\n'));
   } finally {

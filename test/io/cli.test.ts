@@ -32,7 +32,11 @@ describe('blogcore import / export', () => {
     ]);
     const again = run('import', fixture('wordpress-1.2.xml'), '--db', db, '--json');
     expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ format: 'wxr', created: { posts: 0, pages: 0, comments: 0, users: 0 }, unchanged: { posts: 6, pages: 2, comments: 6 } });
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      format: 'wxr',
+      created: { posts: 0, pages: 0, comments: 0, users: 0 },
+      unchanged: { posts: 6, pages: 2, comments: 6 },
+    });
   });
 
   it('exports to a file that imports into another database with the same content', () => {

@@ -40,7 +40,7 @@ describe('feeds', () => {
     await expect(atomFeed(service, { blogId: 'nope' })).rejects.toMatchObject({ code: 404 });
   });
 
-  it('the HTTP helper serves them at Blogger\'s feed paths with ETag and 304', async () => {
+  it("the HTTP helper serves them at Blogger's feed paths with ETag and 304", async () => {
     const { service, blogId, live } = await world();
     const handler = createHttpHandler(service);
     const get = (path: string, headers: Record<string, string> = {}) => handler(new Request(`http://localhost${path}`, { headers }));
@@ -64,7 +64,13 @@ describe('feeds', () => {
     expect(changed.status).toBe(200);
     expect(parseFeed(await changed.text()).items[0]!.title).toBe('Brand new');
     // Client errors are Google-shaped JSON errors, never 500s.
-    for (const [path, code] of [[`/feeds/nope/posts/default`, 404], [`/feeds/${blogId}/posts/default?max-results=9999`, 400], [`/feeds/${blogId}/posts/default?alt=json`, 400], [`/feeds/${blogId}/comments/default`, 404], [`/feeds/${blogId}/posts/default/-/a%ZZ`, 400]] as const) {
+    for (const [path, code] of [
+      [`/feeds/nope/posts/default`, 404],
+      [`/feeds/${blogId}/posts/default?max-results=9999`, 400],
+      [`/feeds/${blogId}/posts/default?alt=json`, 400],
+      [`/feeds/${blogId}/comments/default`, 404],
+      [`/feeds/${blogId}/posts/default/-/a%ZZ`, 400],
+    ] as const) {
       const r = await get(path);
       expect(r.status).toBe(code);
       expect(((await r.json()) as { error: { code: number } }).error.code).toBe(code);

@@ -3,7 +3,8 @@
 const pad = (n: number) => String(n).padStart(2, '0');
 const when = (i: number) => new Date(Date.UTC(2015, 0, 1) + i * 3_600_000).toISOString();
 const wp = (iso: string) => iso.slice(0, 19).replace('T', ' ');
-const body = (i: number) => `<p>Post number ${i} &amp; some text about coffee, trains and the weather, long enough to look like a paragraph.</p><p>Second paragraph ${i}.</p>`;
+const body = (i: number) =>
+  `<p>Post number ${i} &amp; some text about coffee, trains and the weather, long enough to look like a paragraph.</p><p>Second paragraph ${i}.</p>`;
 
 /** A WXR 1.2 file with `posts` posts, each with `comments` comments (every third a reply). */
 export async function* wxrFile(posts: number, comments = 2): AsyncGenerator<string> {
@@ -20,7 +21,7 @@ export async function* wxrFile(posts: number, comments = 2): AsyncGenerator<stri
       const cid = i * 100 + j;
       cs += `<wp:comment><wp:comment_id>${cid}</wp:comment_id><wp:comment_author>Reader ${j}</wp:comment_author><wp:comment_date_gmt>${wp(t)}</wp:comment_date_gmt><wp:comment_content><![CDATA[Comment ${j} on ${i}]]></wp:comment_content><wp:comment_approved>${j % 2 ? '1' : '0'}</wp:comment_approved><wp:comment_parent>${j % 3 === 0 ? cid - 1 : 0}</wp:comment_parent></wp:comment>`;
     }
-    batch += `<item><title>Generated post ${i}</title><link>https://gen.example.test/${t.slice(0, 4)}/${pad(i % 12 + 1)}/post-${i}/</link><dc:creator>gen</dc:creator><content:encoded><![CDATA[${body(i)}]]></content:encoded><wp:post_id>${i}</wp:post_id><wp:post_date_gmt>${wp(t)}</wp:post_date_gmt><wp:status>publish</wp:status><wp:post_type>post</wp:post_type><category domain="post_tag" nicename="t${i % 20}">tag ${i % 20}</category>${cs}</item>\n`;
+    batch += `<item><title>Generated post ${i}</title><link>https://gen.example.test/${t.slice(0, 4)}/${pad((i % 12) + 1)}/post-${i}/</link><dc:creator>gen</dc:creator><content:encoded><![CDATA[${body(i)}]]></content:encoded><wp:post_id>${i}</wp:post_id><wp:post_date_gmt>${wp(t)}</wp:post_date_gmt><wp:status>publish</wp:status><wp:post_type>post</wp:post_type><category domain="post_tag" nicename="t${i % 20}">tag ${i % 20}</category>${cs}</item>\n`;
     if (i % 50 === 0) {
       yield batch;
       batch = '';

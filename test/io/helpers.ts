@@ -34,9 +34,15 @@ export async function sampleBlog(service: BlogService, c: { ms: number }) {
   const w = service.as({ userId: writer.id });
   const blogId = blog.id;
   c.ms -= 40 * DAY;
-  const live = await as.posts.insert({ blogId, body: { title: 'Grüße aus Köln — “quoted”', content: '<p>Caf&eacute; &amp; <b>bold</b> ünïcode</p>', labels: ['travel', 'Köln'] } });
+  const live = await as.posts.insert({
+    blogId,
+    body: { title: 'Grüße aus Köln — “quoted”', content: '<p>Caf&eacute; &amp; <b>bold</b> ünïcode</p>', labels: ['travel', 'Köln'] },
+  });
   c.ms += DAY;
-  const second = await w.posts.insert({ blogId, body: { title: 'Second post', content: '<p>text</p>', labels: ['travel'], readerComments: 'DONT_ALLOW_SHOW_EXISTING' } });
+  const second = await w.posts.insert({
+    blogId,
+    body: { title: 'Second post', content: '<p>text</p>', labels: ['travel'], readerComments: 'DONT_ALLOW_SHOW_EXISTING' },
+  });
   c.ms += DAY;
   await as.posts.insert({ blogId, isDraft: true, body: { title: 'A draft', content: '<p>draft</p>', labels: ['wip'] } });
   const trashed = await as.posts.insert({ blogId, body: { title: 'Trashed', content: '<p>gone</p>' } });
@@ -54,7 +60,11 @@ export async function sampleBlog(service: BlogService, c: { ms: number }) {
   const top = await as.comments.insert({ blogId, postId: live.id, body: { content: 'First! <a href="https://x.test/">link</a>' } });
   c.ms += 1000;
   const anon = service.as(null);
-  const reply = await anon.comments.insert({ blogId, postId: live.id, body: { content: 'A reply, pending', inReplyTo: { id: top.id }, author: { displayName: 'Visitor', url: 'https://v.test/' } } });
+  const reply = await anon.comments.insert({
+    blogId,
+    postId: live.id,
+    body: { content: 'A reply, pending', inReplyTo: { id: top.id }, author: { displayName: 'Visitor', url: 'https://v.test/' } },
+  });
   c.ms += 1000;
   const spam = await anon.comments.insert({ blogId, postId: live.id, body: { content: 'Buy now', author: { displayName: 'Spammer' } } });
   await as.comments.markAsSpam({ blogId, postId: live.id, commentId: spam.id });
@@ -73,7 +83,14 @@ export async function snapshot(service: BlogService, blogId: string) {
   const all = { view: 'ADMIN' as const };
   const blog = await service.blogs.get({ blogId, ...all, maxPosts: 3 });
   const posts = await service.posts.list({ blogId, ...all, status: ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'], maxResults: 500, maxComments: 10 });
-  const byUpdated = await service.posts.list({ blogId, ...all, status: ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'], maxResults: 500, orderBy: 'UPDATED', fetchBodies: false });
+  const byUpdated = await service.posts.list({
+    blogId,
+    ...all,
+    status: ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'],
+    maxResults: 500,
+    orderBy: 'UPDATED',
+    fetchBodies: false,
+  });
   const labelled = await service.posts.list({ blogId, labels: 'travel', maxResults: 500 });
   const search = await service.posts.search({ blogId, q: 'koln', maxResults: 500 });
   const pages = await service.pages.list({ blogId, ...all, status: ['LIVE', 'DRAFT', 'SOFT_TRASHED'], maxResults: 500 });
@@ -111,10 +128,17 @@ export async function contentView(service: BlogService, blogId: string) {
       author: p.author.displayName,
       replies: p.replies.totalItems,
       comments: comments.items
-        .map((c) => ({ content: c.content, status: c.status, published: c.published, author: c.author.displayName, replyTo: c.inReplyTo ? byId.get(c.inReplyTo.id)?.content : undefined }))
+        .map((c) => ({
+          content: c.content,
+          status: c.status,
+          published: c.published,
+          author: c.author.displayName,
+          replyTo: c.inReplyTo ? byId.get(c.inReplyTo.id)?.content : undefined,
+        }))
         .sort((a, b) => (a.published! < b.published! ? -1 : 1)),
     });
   }
-  for (const p of pages.items) out.push({ kind: 'page', title: p.title, content: p.content, status: p.status, published: p.published, path: p.url ? new URL(p.url).pathname : undefined });
+  for (const p of pages.items)
+    out.push({ kind: 'page', title: p.title, content: p.content, status: p.status, published: p.published, path: p.url ? new URL(p.url).pathname : undefined });
   return out.sort((a, b) => `${a.kind}${a.title}${a.status}`.localeCompare(`${b.kind}${b.title}${b.status}`));
 }

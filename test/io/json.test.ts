@@ -12,11 +12,23 @@ describe('blogcore-json', () => {
     const text = await collect(exportBlog(source, blogId, { format: 'blogcore-json' }));
     const target = memoryService(c.now);
     const report = await importBlog(target, text);
-    expect(report).toMatchObject({ blogId, format: 'blogcore-json', created: { posts: 7, pages: 3, comments: 5, users: 2 }, unchanged: { posts: 0, pages: 0, comments: 0 }, skipped: [], redirects: [] });
+    expect(report).toMatchObject({
+      blogId,
+      format: 'blogcore-json',
+      created: { posts: 7, pages: 3, comments: 5, users: 2 },
+      unchanged: { posts: 0, pages: 0, comments: 0 },
+      skipped: [],
+      redirects: [],
+    });
     expect(await snapshot(target, blogId)).toEqual(await snapshot(source, blogId));
     // The same file again changes nothing.
     const again = await importBlog(target, text);
-    expect(again).toMatchObject({ blogId, created: { posts: 0, pages: 0, comments: 0, users: 0 }, unchanged: { posts: 7, pages: 3, comments: 5 }, skipped: [] });
+    expect(again).toMatchObject({
+      blogId,
+      created: { posts: 0, pages: 0, comments: 0, users: 0 },
+      unchanged: { posts: 7, pages: 3, comments: 5 },
+      skipped: [],
+    });
     expect(await snapshot(target, blogId)).toEqual(await snapshot(source, blogId));
   });
 

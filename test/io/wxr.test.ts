@@ -27,7 +27,14 @@ describe('WordPress WXR import', () => {
     ]);
     const { blogId } = report;
     const blog = await service.blogs.get({ blogId });
-    expect(blog).toMatchObject({ name: 'Café & Crème', description: 'A blog about coffee <and> more', url: 'https://cafe.example.org/', locale: { language: 'fr', country: 'FR' }, posts: { totalItems: 1 }, pages: { totalItems: 1 } });
+    expect(blog).toMatchObject({
+      name: 'Café & Crème',
+      description: 'A blog about coffee <and> more',
+      url: 'https://cafe.example.org/',
+      locale: { language: 'fr', country: 'FR' },
+      posts: { totalItems: 1 },
+      pages: { totalItems: 1 },
+    });
     // The first declared author owns the blog; the other one writes in it.
     const members = (await service.members.list({ blogId })).items;
     const roles = Object.fromEntries(await Promise.all(members.map(async (m) => [(await service.users.get({ userId: m.userId })).displayName, m.role])));
@@ -35,7 +42,9 @@ describe('WordPress WXR import', () => {
 
     const posts = await service.posts.list({ blogId, view: 'ADMIN', status: [...ALL_POSTS], maxResults: 50 });
     const byTitle = Object.fromEntries(posts.items.map((p) => [p.title, p]));
-    expect(Object.keys(byTitle).sort()).toEqual(['Bientôt : la torréfaction', 'Brouillon', 'En relecture', 'Privé', 'Ünïcödé — le café “parfait”', 'À la corbeille'].sort());
+    expect(Object.keys(byTitle).sort()).toEqual(
+      ['Bientôt : la torréfaction', 'Brouillon', 'En relecture', 'Privé', 'Ünïcödé — le café “parfait”', 'À la corbeille'].sort(),
+    );
     const live = byTitle['Ünïcödé — le café “parfait”']!;
     expect(live).toMatchObject({
       status: 'LIVE',
@@ -47,12 +56,18 @@ describe('WordPress WXR import', () => {
       replies: { totalItems: '3' },
       readerComments: 'ALLOW',
     });
-    expect(live.content).toBe('<p>Du café &amp; du lait, 3 &lt; 4. <a href="https://ex.test/?a=1&amp;b=2">lien</a></p>\n<!-- wp:paragraph --><p>Deuxième paragraphe');
+    expect(live.content).toBe(
+      '<p>Du café &amp; du lait, 3 &lt; 4. <a href="https://ex.test/?a=1&amp;b=2">lien</a></p>\n<!-- wp:paragraph --><p>Deuxième paragraphe',
+    );
     expect(byTitle.Brouillon).toMatchObject({ status: 'DRAFT', updated: '2026-03-02T12:00:00.000Z', labels: ['wip'], author: { displayName: 'Paul' } });
     expect(byTitle.Brouillon!.published).toBeUndefined();
     expect(byTitle.Brouillon!.url).toBeUndefined();
-    expect(byTitle['Bientôt : la torréfaction']).toMatchObject({ status: 'SCHEDULED', published: '2026-12-01T08:00:00.000Z', url: 'https://cafe.example.org/2026/12/bientot-la-torrefaction.html' });
-    expect(byTitle['Privé']).toMatchObject({ status: 'DRAFT', published: '2025-10-01T08:00:00.000Z' });
+    expect(byTitle['Bientôt : la torréfaction']).toMatchObject({
+      status: 'SCHEDULED',
+      published: '2026-12-01T08:00:00.000Z',
+      url: 'https://cafe.example.org/2026/12/bientot-la-torrefaction.html',
+    });
+    expect(byTitle.Privé).toMatchObject({ status: 'DRAFT', published: '2025-10-01T08:00:00.000Z' });
     expect(byTitle['En relecture']).toMatchObject({ status: 'DRAFT' });
     expect(byTitle['À la corbeille']).toMatchObject({ status: 'SOFT_TRASHED', published: '2025-09-01T08:00:00.000Z', trashed: '2025-09-05T08:00:00.000Z' });
     // Readers see the LIVE post only.
@@ -75,7 +90,11 @@ describe('WordPress WXR import', () => {
       ['Orphan', 'LIVE'],
     ]);
     // Comment HTML goes through the service's sanitizer; threads keep their parents; a missing parent is dropped.
-    expect(c.Jean).toMatchObject({ content: 'Très bon ! <a rel="nofollow" href="https://jean.ex.test/">moi</a>', published: '2025-11-10T10:00:00.000Z', author: { url: 'https://jean.ex.test/' } });
+    expect(c.Jean).toMatchObject({
+      content: 'Très bon ! <a rel="nofollow" href="https://jean.ex.test/">moi</a>',
+      published: '2025-11-10T10:00:00.000Z',
+      author: { url: 'https://jean.ex.test/' },
+    });
     expect(c.Jean!.inReplyTo).toBeUndefined();
     expect(c['Marie Curié']!.inReplyTo).toEqual({ id: c.Jean!.id });
     expect(c.Anonyme!.inReplyTo).toEqual({ id: c['Marie Curié']!.id });
@@ -88,13 +107,30 @@ describe('WordPress WXR import', () => {
     const old = await importBlog(service, fixture('wordpress-1.0.xml'), { format: 'wxr' });
     expect(old.created).toEqual({ posts: 1, pages: 0, comments: 1, users: 1 });
     const [post] = (await service.posts.list({ blogId: old.blogId, maxComments: 5 })).items;
-    expect(post).toMatchObject({ title: 'Hello world!', content: 'Welcome to WordPress. &copy; 2009', labels: ['Misc', 'first'], published: '2009-04-01T12:00:00.000Z', author: { displayName: 'admin' }, url: 'http://old.example.net/2009/04/hello-world.html' });
-    expect(post!.replies.items![0]).toMatchObject({ content: 'Hi, this is a comment.', published: '2009-04-01T12:00:00.000Z', author: { displayName: 'Mr WordPress', url: 'http://wordpress.org/' } });
+    expect(post).toMatchObject({
+      title: 'Hello world!',
+      content: 'Welcome to WordPress. &copy; 2009',
+      labels: ['Misc', 'first'],
+      published: '2009-04-01T12:00:00.000Z',
+      author: { displayName: 'admin' },
+      url: 'http://old.example.net/2009/04/hello-world.html',
+    });
+    expect(post!.replies.items![0]).toMatchObject({
+      content: 'Hi, this is a comment.',
+      published: '2009-04-01T12:00:00.000Z',
+      author: { displayName: 'Mr WordPress', url: 'http://wordpress.org/' },
+    });
     expect(old.redirects).toEqual([{ from: 'http://old.example.net/2009/04/hello-world/', to: 'http://old.example.net/2009/04/hello-world.html' }]);
 
     const mid = await importBlog(service, fixture('wordpress-1.1.xml'));
     const [greek] = (await service.posts.list({ blogId: mid.blogId })).items;
-    expect(greek).toMatchObject({ title: 'Ελληνικά & 日本語', content: '<p>Καλημέρα</p>', labels: ['Greek'], author: { displayName: 'The Editor' }, published: '2012-06-01T08:00:00.000Z' });
+    expect(greek).toMatchObject({
+      title: 'Ελληνικά & 日本語',
+      content: '<p>Καλημέρα</p>',
+      labels: ['Greek'],
+      author: { displayName: 'The Editor' },
+      published: '2012-06-01T08:00:00.000Z',
+    });
   });
 
   it('a second import of the same file changes nothing', async () => {
