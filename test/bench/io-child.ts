@@ -19,10 +19,18 @@ const cpu0 = process.cpuUsage();
 let items = 0;
 let bytes = 0;
 
+let retainedMb = 0;
+/** The JS heap still in use after a full collection: what the run holds on to, apart from garbage not yet collected. */
+const retained = () => {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+};
+
 if (what === 'wxr' || what === 'blogger') {
   const service = createBlogService({ driver: sqliteDriver({ filename }) });
   const report = await importBlog(service, what === 'wxr' ? wxrFile(posts) : bloggerFile(posts));
   items = report.created.posts + report.created.comments;
+  retainedMb = retained();
   await service.close();
 } else if (what === 'raw-wxr') {
   // The raw baseline: the same file through saxes alone, each post and its comments inserted with plain
@@ -84,6 +92,7 @@ console.log(
     items,
     bytes,
     peakMb: peak / 2 ** 20,
+    retainedMb,
     growthMb: (peak - base) / 2 ** 20,
   }),
 );

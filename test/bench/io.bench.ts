@@ -19,10 +19,15 @@ interface Run {
   bytes: number;
   peakMb: number;
   growthMb: number;
+  /** JS heap in use after a full GC at the end of an import (the report, with its redirect map, included). */
+  retainedMb: number;
 }
 
 function child(what: string, posts: number, db: string): Run {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', 'test/bench/io-child.ts', what, String(posts), db], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/bench/io-child.ts', what, String(posts), db], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(out.trim().split('\n').pop()!) as Run;
 }
 
@@ -39,7 +44,7 @@ export default async function ioBench(ctx: BenchContext): Promise<void> {
   // Each row as soon as its run ends: the large sizes take minutes.
   const row = (name: string, posts: number, r: Run, raw?: Run, target = '') =>
     console.log(
-      `| ${name} | ${posts} | ${r.items} | ${(r.ms / 1000).toFixed(1)} s | ${(r.cpuMs / 1000).toFixed(1)} s | ${Math.round(r.items / (r.ms / 1000))} | ${r.peakMb.toFixed(0)} MB | ${r.growthMb.toFixed(0)} MB | ${raw ? `${(r.ms / raw.ms).toFixed(1)}×` : ''} | ${target} |`,
+      `| ${name} | ${posts} | ${r.items} | ${(r.ms / 1000).toFixed(1)} s | ${(r.cpuMs / 1000).toFixed(1)} s | ${Math.round(r.items / (r.ms / 1000))} | ${r.peakMb.toFixed(0)} MB | ${r.growthMb.toFixed(0)} MB | ${r.retainedMb ? `${r.retainedMb.toFixed(0)} MB` : ''} | ${raw ? `${(r.ms / raw.ms).toFixed(1)}×` : ''} | ${target} |`,
     );
   try {
     for (const posts of sizes) {
