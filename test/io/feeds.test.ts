@@ -78,5 +78,9 @@ describe('feeds', () => {
     expect((await handler(new Request(`http://localhost/feeds/${blogId}/posts/default`, { method: 'POST', body: 'x' }))).status).toBe(405);
     // The /v3 routes are untouched.
     expect((await get(`/v3/blogs/${blogId}`)).status).toBe(200);
+    // Mounted under /api, the feeds sit beside /api/v3.
+    const mounted = createHttpHandler(service, { basePath: '/api/v3' });
+    expect((await mounted(new Request(`http://localhost/api/feeds/${blogId}/posts/default`))).status).toBe(200);
+    expect((await mounted(new Request(`http://localhost/feeds/${blogId}/posts/default`))).status).toBe(404);
   });
 });
