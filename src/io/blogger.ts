@@ -7,7 +7,7 @@
  */
 import type { CommentRecord } from '../records.js';
 import type { CommentStatus, PostStatus } from '../schemas.js';
-import { authorUser, idFor, isoTime } from './keys.js';
+import { authorUser, idFor, isoTime, own } from './keys.js';
 import { restoreItem } from './items.js';
 import type { CommentIn, Restorer } from './restore.js';
 import { child, children, parseError, rawOf, textOf, TOO_LARGE, xmlRecords, type El } from './xml.js';
@@ -81,7 +81,7 @@ export async function importBlogger(restorer: Restorer, chunks: AsyncIterable<st
   // One person shows with their profile uri on some entries and by name alone on others.
   const keys = new Map<string, string>();
   const keyFor = (a: { name: string; uri: string }) => {
-    if (a.uri) keys.set(a.name, a.uri);
+    if (a.uri && !keys.has(a.name)) keys.set(own(a.name), own(a.uri));
     return a.uri || keys.get(a.name) || a.name;
   };
   const userFor = async (a: { name: string; uri: string } | undefined) => {
@@ -156,7 +156,7 @@ export async function importBlogger(restorer: Restorer, chunks: AsyncIterable<st
 
   async function entry(el: El, kind: 'post' | 'page', id: string, title: string, source: string) {
     const key = keyOf(id);
-    if (kind === 'page') pageKeys.add(key);
+    if (kind === 'page') pageKeys.add(own(key));
     const statusText = textOf(el, 'blogger:status').toUpperCase();
     const draft = textOf(child(el, 'app:control') ?? { name: '', attrs: {}, children: [], text: '' }, 'app:draft') === 'yes';
     const status = statusText ? POST_STATES[statusText] : draft ? 'DRAFT' : 'LIVE';

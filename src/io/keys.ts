@@ -56,3 +56,9 @@ export const idFor = (blogId: string, kind: string, key: string) => stableId(`${
 export function authorUser(blogUrl: string, key: string, displayName: string, url?: string): UserRecord {
   return { id: stableId(`${blogUrl}|user|${key}`), displayName: displayName || key, ...(url && /^https?:\/\//.test(url) ? { url } : {}), created: '' };
 }
+
+/**
+ * A copy of a string that shares no memory with the text it was cut from. Strings the parser hands out may be
+ * slices of a whole read chunk; one kept for the report (a redirect, a skip) would keep that chunk alive.
+ */
+export const own = (s: string): string => JSON.parse(JSON.stringify(s)) as string;

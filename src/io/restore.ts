@@ -15,6 +15,7 @@ import { sanitizeCommentHtml } from '../sanitize.js';
 import { LIMITS, type Role } from '../schemas.js';
 import { CORE, type BlogService } from '../service.js';
 import { publicUrl } from '../wire.js';
+import { own } from './keys.js';
 import type { ImportFormat, ImportOptions, ImportReport } from './types.js';
 
 export function coreOf(service: BlogService): Core {
@@ -60,7 +61,7 @@ export class Restorer {
   }
 
   skip(source: string, reason: string): void {
-    this.report.skipped.push({ source, reason });
+    this.report.skipped.push({ source: own(source), reason: own(reason) });
     this.tick();
   }
 
@@ -248,7 +249,7 @@ export class Restorer {
   private redirect(oldUrl: string | undefined, path: string | undefined): void {
     if (!oldUrl || !path) return;
     const to = publicUrl(this.blog!, path);
-    if (to !== oldUrl) this.report.redirects.push({ from: oldUrl, to });
+    if (to !== oldUrl) this.report.redirects.push({ from: own(oldUrl), to: own(to) });
   }
 
   /** Comments checked and shaped as the service keeps them; the rest are skipped with the reason. */
