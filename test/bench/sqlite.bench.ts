@@ -64,11 +64,7 @@ type RawRow = {
 };
 
 const stripTags = (html: string) => html.replace(/<[^>]*>/g, ' ');
-const slug = (title: string) =>
-  title
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .slice(0, 40);
+const slug = (title: string) => title.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 40);
 
 /** The raw engine: the statements a hand-written SQLite blog would run for the same operations. */
 class Raw {
@@ -285,50 +281,21 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
       const pair = (ours: (i: number) => unknown, rawFn: (i: number) => unknown) => timePair(ours, rawFn, b);
       const ga = pick(n);
       const gb = pick(n);
-      record(
-        'get',
-        n,
-        ...(await pair(
-          () => service.posts.get({ blogId, postId: ga() }),
-          () => raw.get(gb()),
-        )),
-        2,
-      );
-      record(
-        'list first page (20)',
-        n,
-        ...(await pair(
-          () => service.posts.list({ blogId, maxResults: PAGE }),
-          () => raw.first(blogId),
-        )),
-        2,
-      );
+      record('get', n, ...(await pair(() => service.posts.get({ blogId, postId: ga() }), () => raw.get(gb()))), 2);
+      record('list first page (20)', n, ...(await pair(() => service.posts.list({ blogId, maxResults: PAGE }), () => raw.first(blogId))), 2);
       record(
         'list page 50% deep (20)',
         n,
-        ...(await pair(
-          () => service.posts.list({ blogId, maxResults: PAGE, pageToken: token }),
-          () => raw.after(blogId, mid.published, mid.id),
-        )),
+        ...(await pair(() => service.posts.list({ blogId, maxResults: PAGE, pageToken: token }), () => raw.after(blogId, mid.published, mid.id))),
         2,
       );
       record(
         `label filter ${LABEL} (20)`,
         n,
-        ...(await pair(
-          () => service.posts.list({ blogId, labels: LABEL, maxResults: PAGE }),
-          () => raw.byLabel(blogId, LABEL),
-        )),
+        ...(await pair(() => service.posts.list({ blogId, labels: LABEL, maxResults: PAGE }), () => raw.byLabel(blogId, LABEL))),
         2,
       );
-      record(
-        'search, two words (20)',
-        n,
-        ...(await pair(
-          () => service.posts.search({ blogId, q: gen.query, maxResults: PAGE }),
-          () => raw.search(blogId, gen.query),
-        )),
-      );
+      record('search, two words (20)', n, ...(await pair(() => service.posts.search({ blogId, q: gen.query, maxResults: PAGE }), () => raw.search(blogId, gen.query))));
 
       // Writes: new posts (published now), then title patches of random existing posts.
       let k = 0;
