@@ -314,6 +314,45 @@ export function runDriverSuite(
         expect(await walk(live[5]!.slice(2), true, live[5]!.slice(2), true)).toEqual([]);
       });
 
+      it('merges several prefixes into one page of entries ordered by the key after the prefix, without documents', async () => {
+        const keys = await seed();
+        const bySuffix = (a: Key, b: Key) => compareKeys(a.slice(2), b.slice(2));
+        const all = [...keys].sort(bySuffix);
+        const q = { collection: 'items', index: 'byTime', prefixes: [['g', 'LIVE'], ['g', 'DRAFT']] } as const;
+        const asc = await d.keys({ ...q, direction: 'asc', limit: 100 });
+        expect(asc.map((e) => e.key)).toEqual(all);
+        expect(asc.map((e) => e.id)).toEqual(all.map((k) => k[3]));
+        expect(Object.keys(asc[0]!).sort()).toEqual(['id', 'key']);
+        const desc = await d.keys({ ...q, direction: 'desc', limit: 7 });
+        expect(desc.map((e) => e.key)).toEqual([...all].reverse().slice(0, 7));
+        // Bounds apply to the suffix under every prefix; a keyset walk page by page sees every entry once.
+        const seen: Key[] = [];
+        let after: Key | undefined;
+        for (;;) {
+          const pg = await d.keys({ ...q, direction: 'desc', limit: 4, ...(after ? { upper: { key: after, open: true } } : {}) });
+          seen.push(...pg.map((e) => e.key));
+          if (pg.length < 4) break;
+          after = pg[pg.length - 1]!.key.slice(2);
+        }
+        expect(seen).toEqual([...all].reverse());
+        expect(await d.keys({ ...q, lower: { key: [time(10)] }, direction: 'asc', limit: 100 })).toEqual(
+          asc.filter((e) => e.key[2]! >= time(10)),
+        );
+        expect(await d.keys({ ...q, prefixes: [['nothing', 'x']], direction: 'asc', limit: 5 })).toEqual([]);
+        expect(await d.keys({ ...q, direction: 'asc', limit: 0 })).toEqual([]);
+      });
+
+      it('gives a record found under several prefixes once, under the first prefix that holds it', async () => {
+        await seed();
+        const q = { collection: 'items', index: 'byTag', prefixes: [['g', 'odd'], ['g', 'all']], direction: 'asc' } as const;
+        const page = await d.keys({ ...q, limit: 100 });
+        expect(page).toHaveLength(30);
+        expect(new Set(page.map((e) => e.id)).size).toBe(30);
+        for (const e of page) expect(e.key[1]).toBe(Number(e.id.slice(2)) % 2 ? 'odd' : 'all');
+        // Repeats do not use up the limit.
+        expect((await d.keys({ ...q, limit: 10 })).map((e) => e.id)).toEqual(page.slice(0, 10).map((e) => e.id));
+      });
+
       it('counts the entries of a range', async () => {
         const keys = await seed();
         const live = keys.filter((k) => k[1] === 'LIVE').sort(compareKeys);
@@ -400,22 +439,47 @@ export function runDriverSuite(
           itemPut({ id: 's3', group: 'g', status: 'LIVE', time: time(3), words: ['red', 'car'] }),
           itemPut({ id: 's4', group: 'h', status: 'LIVE', time: time(4), words: ['red', 'apple'] }),
           itemPut({ id: 's5', group: 'g', status: 'LIVE', time: time(5) }),
+          itemPut({ id: 's6', group: 'g', status: 'LIVE', time: time(6), words: ['apple', 'tart'], tags: ['food'] }),
         ]);
       });
-      const search = async (tokens: string[], index = 'byTime', scope = 'g') =>
-        (await d.search({ collection: 'items', scope, tokens, index })).map((e) => `${e.id}:${e.key.join('|')}`).sort();
+      const statuses = [['g', 'LIVE'], ['g', 'DRAFT']];
+      const search = async (tokens: string[], scope = 'g', prefixes: Key[] = statuses, more: { limit?: number; direction?: 'asc' | 'desc'; lower?: Key } = {}) =>
+        (
+          await d.search({
+            collection: 'items',
+            index: 'byTime',
+            scope,
+            tokens,
+            prefixes: prefixes.map((p) => (p[0] === 'g' ? [scope, ...p.slice(1)] : p)),
+            direction: more.direction ?? 'desc',
+            limit: more.limit ?? 100,
+            ...(more.lower ? { lower: { key: more.lower } } : {}),
+          })
+        ).map((e) => `${e.id}:${e.key.join('|')}`);
 
-      it('returns the index entries of records holding every token, within the scope', async () => {
-        expect(await search(['apple'])).toEqual([`s1:g|LIVE|${time(1)}|s1`, `s2:g|DRAFT|${time(2)}|s2`]);
+      it('returns one ordered page of the entries of records holding every token, within the scope and prefixes', async () => {
+        expect(await search(['apple'])).toEqual([`s6:g|LIVE|${time(6)}|s6`, `s2:g|DRAFT|${time(2)}|s2`, `s1:g|LIVE|${time(1)}|s1`]);
+        expect(await search(['apple'], 'g', [['g', 'LIVE']], { direction: 'asc' })).toEqual([`s1:g|LIVE|${time(1)}|s1`, `s6:g|LIVE|${time(6)}|s6`]);
+        expect(await search(['apple'], 'g', statuses, { limit: 2 })).toEqual([`s6:g|LIVE|${time(6)}|s6`, `s2:g|DRAFT|${time(2)}|s2`]);
+        expect(await search(['apple'], 'g', statuses, { lower: [time(2)] })).toEqual([`s6:g|LIVE|${time(6)}|s6`, `s2:g|DRAFT|${time(2)}|s2`]);
         expect(await search(['red', 'apple'])).toEqual([`s1:g|LIVE|${time(1)}|s1`]);
-        expect(await search(['apple', 'red'], 'byTime', 'h')).toEqual([`s4:h|LIVE|${time(4)}|s4`]);
+        expect(await search(['apple', 'red'], 'h', [['h', 'LIVE']])).toEqual([`s4:h|LIVE|${time(4)}|s4`]);
         expect(await search(['red', 'boat'])).toEqual([]);
         expect(await search(['nothing'])).toEqual([]);
-        expect(await search(['apple'], 'byTime', 'zz')).toEqual([]);
+        expect(await search(['apple'], 'zz')).toEqual([]);
       });
 
-      it('returns every entry of a multi-entry index for a match', async () => {
-        expect(await search(['pie'], 'byTag')).toEqual([`s1:g|food|${time(1)}|s1`, `s1:g|sweet|${time(1)}|s1`]);
+      it('gives a match found under several prefixes of a multi-entry index once', async () => {
+        const page = await d.search({
+          collection: 'items',
+          index: 'byTag',
+          scope: 'g',
+          tokens: ['apple'],
+          prefixes: [['g', 'sweet'], ['g', 'food']],
+          direction: 'desc',
+          limit: 10,
+        });
+        expect(page.map((e) => `${e.id}:${e.key[1]}`)).toEqual(['s6:food', 's1:sweet']);
       });
 
       it('follows updates and deletes', async () => {
@@ -423,10 +487,50 @@ export function runDriverSuite(
           itemPut({ id: 's1', group: 'g', status: 'LIVE', time: time(1), words: ['blue', 'pie'] }, 1),
           { type: 'delete', collection: 'items', id: 's2', expect: 1 },
         ]);
-        expect(await search(['apple'])).toEqual([]);
+        expect(await search(['apple'])).toEqual([`s6:g|LIVE|${time(6)}|s6`]);
         expect(await search(['blue'])).toEqual([`s1:g|LIVE|${time(1)}|s1`]);
         await d.commit([itemPut({ id: 's1', group: 'g', status: 'LIVE', time: time(1) }, 2)]);
         expect(await search(['blue'])).toEqual([]);
+      });
+
+      it('pages through dense and sparse matches in order, whatever the mix of words', async () => {
+        // "every" is on every record, "some" on every 7th, "rare" on two; "never" pairs two words no record holds together.
+        const ops: WriteOp[] = [];
+        for (let i = 0; i < size; i++) {
+          const words = ['every', i % 7 === 0 ? 'some' : 'other', ...(i === 3 || i === size - 5 ? ['rare'] : []), i % 2 ? 'left' : 'right'];
+          ops.push(itemPut({ id: `w${pad(i)}`, group: 'w', status: i % 5 === 0 ? 'DRAFT' : 'LIVE', time: time(size - i), words }));
+        }
+        await d.commit(ops);
+        const expected = (pred: (i: number) => boolean) =>
+          ops
+            .map((o, i) => ({ i, key: (o as PutOp).keys.byTime![0]! }))
+            .filter((x) => pred(x.i))
+            .sort((a, b) => compareKeys(b.key.slice(2), a.key.slice(2)))
+            .map((x) => x.key[3]);
+        const walk = async (tokens: string[]) => {
+          const seen: string[] = [];
+          let after: Key | undefined;
+          for (;;) {
+            const pg = await d.search({
+              collection: 'items',
+              index: 'byTime',
+              scope: 'w',
+              tokens,
+              prefixes: [['w', 'LIVE'], ['w', 'DRAFT']],
+              direction: 'desc',
+              limit: 10,
+              ...(after ? { upper: { key: after, open: true } } : {}),
+            });
+            expect(pg.length).toBeLessThanOrEqual(10);
+            seen.push(...pg.map((e) => e.id));
+            if (pg.length < 10) return seen;
+            after = pg[pg.length - 1]!.key.slice(2);
+          }
+        };
+        expect(await walk(['every'])).toEqual(expected(() => true));
+        expect(await walk(['every', 'some'])).toEqual(expected((i) => i % 7 === 0));
+        expect(await walk(['rare', 'every'])).toEqual(expected((i) => i === 3 || i === size - 5));
+        expect(await walk(['left', 'right'])).toEqual([]);
       });
     });
 
