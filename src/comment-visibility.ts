@@ -19,71 +19,39 @@
  *   the post's own list, which checks the post itself);
  * - `comments.list` of one post and `replies.totalItems` read the post's current state, never the index.
  */
-import type { Core } from "./core.js";
-import { DriverConflict, type WriteOp } from "./driver.js";
-import {
-	COMMENT_VIS,
-	commentVisOf,
-	put,
-	type CommentRecord,
-	type CommentVis,
-	type PostRecord,
-} from "./records.js";
-import { atLeast } from "./access.js";
-import type { Role } from "./schemas.js";
+import type { Core } from './core.js';
+import { DriverConflict, type WriteOp } from './driver.js';
+import { COMMENT_VIS, commentVisOf, put, type CommentRecord, type CommentVis, type PostRecord } from './records.js';
+import { atLeast } from './access.js';
+import type { Role } from './schemas.js';
 
 /** Comments refiled per step (one step per blog-wide list request). */
 export const MOVE_BATCH = 200;
 
 /** The classes a view may see. */
-export const visibleClasses = (view: Role): CommentVis[] =>
-	atLeast(view, "ADMIN")
-		? [...COMMENT_VIS]
-		: atLeast(view, "AUTHOR")
-			? ["open", "draft"]
-			: ["open"];
+export const visibleClasses = (view: Role): CommentVis[] => (atLeast(view, 'ADMIN') ? [...COMMENT_VIS] : atLeast(view, 'AUTHOR') ? ['open', 'draft'] : ['open']);
 
 /** Refiles up to MOVE_BATCH comments of one post whose class changed; marks the post done with the last batch. */
 export async function moveCommentsStep(core: Core): Promise<void> {
-	const [hit] = await core.driver.list({
-		collection: "posts",
-		index: "moving",
-		prefix: [],
-		direction: "asc",
-		limit: 1,
-	});
-	if (!hit) return;
-	const post = hit.doc as unknown as PostRecord;
-	const target = commentVisOf(post);
-	const entries = await core.driver.keys({
-		collection: "comments",
-		index: "move",
-		prefixes: COMMENT_VIS.filter((v) => v !== target).map((v) => [post.id, v]),
-		direction: "asc",
-		limit: MOVE_BATCH,
-	});
-	const docs = entries.length
-		? await core.driver.getMany(
-				"comments",
-				entries.map((e) => e.id),
-			)
-		: [];
-	const ops: WriteOp[] = [];
-	for (const d of docs)
-		if (d)
-			ops.push(
-				put(
-					"comments",
-					{ ...(d.doc as unknown as CommentRecord), vis: target },
-					d.version,
-				),
-			);
-	// The post's version is part of the last batch: if it changed class meanwhile, nothing is marked done.
-	if (entries.length < MOVE_BATCH)
-		ops.push(put("posts", { ...post, commentsVis: target }, hit.version));
-	try {
-		await core.driver.commit(ops);
-	} catch (error) {
-		if (!DriverConflict.is(error)) throw error; // a concurrent write: the next step picks it up
-	}
+  const [hit] = await core.driver.list({ collection: 'posts', index: 'moving', prefix: [], direction: 'asc', limit: 1 });
+  if (!hit) return;
+  const post = hit.doc as unknown as PostRecord;
+  const target = commentVisOf(post);
+  const entries = await core.driver.keys({
+    collection: 'comments',
+    index: 'move',
+    prefixes: COMMENT_VIS.filter((v) => v !== target).map((v) => [post.id, v]),
+    direction: 'asc',
+    limit: MOVE_BATCH,
+  });
+  const docs = entries.length ? await core.driver.getMany('comments', entries.map((e) => e.id)) : [];
+  const ops: WriteOp[] = [];
+  for (const d of docs) if (d) ops.push(put('comments', { ...(d.doc as unknown as CommentRecord), vis: target }, d.version));
+  // The post's version is part of the last batch: if it changed class meanwhile, nothing is marked done.
+  if (entries.length < MOVE_BATCH) ops.push(put('posts', { ...post, commentsVis: target }, hit.version));
+  try {
+    await core.driver.commit(ops);
+  } catch (error) {
+    if (!DriverConflict.is(error)) throw error; // a concurrent write: the next step picks it up
+  }
 }
