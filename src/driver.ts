@@ -32,7 +32,10 @@ export interface CollectionDef {
 
 /** Declared once by the core and passed to `open`. A driver stores this shape and nothing else. */
 export interface StoreSchema {
-  /** Bumped by the core when collections or indexes change; drivers upgrade their storage on open. */
+  /**
+   * Bumped by the core when collections or indexes change; drivers upgrade their storage on open. An index
+   * new to a store starts empty (keys are the core's): the core then rewrites the records it must.
+   */
   version: number;
   collections: readonly CollectionDef[];
 }
