@@ -438,7 +438,7 @@ class IdbDriver implements StorageDriver {
     if (ids.length === 0) return [];
     const width = q.prefixes[0]!.length;
     const store = tx.objectStore(q.collection);
-    if (ids.length > 4 * limit + 64) {
+    if (ids.length > 2 * limit + 16) {
       // Many matches: walk the ordered index and keep the matches. (An id of another scope sharing the hash
       // could pass only under a prefix that holds it; the core's prefixes start with the scope.)
       const set = new Set(ids);
