@@ -51,11 +51,13 @@ export async function* exportJson(core: Core, blogId: string): AsyncGenerator<st
   for (const m of roles) yield line({ type: 'member', record: m });
   for await (const p of posts(core, blogId)) {
     yield* user(p.authorId);
-    const { liveComments: _l, allComments: _a, ...rest } = p;
+    // Counters and the comments' visibility class are derived: the import computes them again.
+    const { liveComments: _l, allComments: _a, commentsVis: _v, ...rest } = p;
     yield line({ type: 'post', record: rest as PostRecord });
     for await (const c of commentsOf(core, p)) {
       yield* user(c.authorId);
-      yield line({ type: 'comment', record: c });
+      const { vis: _cv, ...comment } = c;
+      yield line({ type: 'comment', record: comment });
     }
   }
   for await (const p of pages(core, blogId)) {

@@ -8,7 +8,7 @@
 import type { Core } from '../core.js';
 import { DriverConflict } from '../driver.js';
 import { BlogError } from '../errors.js';
-import { memberId, put, type BlogRecord, type CommentRecord, type MemberRecord, type PageRecord, type PostRecord, type UserRecord } from '../records.js';
+import { commentVisOf, memberId, put, type BlogRecord, type CommentRecord, type MemberRecord, type PageRecord, type PostRecord, type UserRecord } from '../records.js';
 import { normalizeBlogUrl } from '../resources/blogs.js';
 import { withPath } from '../resources/content.js';
 import { sanitizeCommentHtml } from '../sanitize.js';
@@ -212,7 +212,9 @@ export class Restorer {
     let handled = true;
     let live = 0;
     for (const item of ready) if (item.record.status === 'LIVE') live++;
-    let record = (collection === 'posts' ? { ...r, liveComments: live, allComments: ready.length } : r) as typeof r;
+    // Comments are filed under their post's visibility class, which the post records once it has any.
+    const vis = collection === 'posts' ? commentVisOf(r as PostRecord) : undefined;
+    let record = (collection === 'posts' ? { ...r, liveComments: live, allComments: ready.length, commentsVis: ready.length ? vis : undefined } : r) as typeof r;
     for (let attempt = 0; ; attempt++) {
       if (record.path) {
         const holder = await this.core.driver.getByIndex(collection, 'path', [record.blogId, record.path]);
@@ -221,7 +223,7 @@ export class Restorer {
       }
       if (!record.path) record = await withPath(this.core, kind, record, true);
       try {
-        await this.core.driver.commit([put(collection, record, 0), ...ready.map((i) => put('comments', { ...i.record, postId: r.id }, 0))]);
+        await this.core.driver.commit([put(collection, record, 0), ...ready.map((i) => put('comments', { ...i.record, postId: r.id, vis }, 0))]);
         break;
       } catch (error) {
         if (!DriverConflict.is(error) || attempt > 3) throw error;
@@ -230,7 +232,7 @@ export class Restorer {
           if (error.collection === 'comments') {
             handled = false;
             ready = [];
-            record = { ...record, liveComments: 0, allComments: 0 } as typeof record;
+            record = { ...record, liveComments: 0, allComments: 0, commentsVis: undefined } as typeof record;
             continue;
           }
           this.report.unchanged[collection]++;
@@ -305,9 +307,11 @@ export class Restorer {
       const taken = ready.filter((_, i) => stored[i] && (stored[i]!.doc as unknown as CommentRecord).postId !== postId);
       let live = 0;
       for (const item of fresh) if (item.record.status === 'LIVE') live++;
-      const ops = fresh.map((i) => put('comments', i.record, 0));
-      if (fresh.length)
-        ops.push(put('posts', { ...post.doc, liveComments: post.doc.liveComments + live, allComments: post.doc.allComments + fresh.length }, post.version));
+      const p = post.doc;
+      // As comments.insert files them: under the post's class now; a post's first comments settle its class.
+      const ops = fresh.map((i) => put('comments', { ...i.record, vis: commentVisOf(p) }, 0));
+      const settled = p.allComments === 0 ? { commentsVis: commentVisOf(p) } : {};
+      if (fresh.length) ops.push(put('posts', { ...p, ...settled, liveComments: p.liveComments + live, allComments: p.allComments + fresh.length }, post.version));
       try {
         if (ops.length) await this.core.driver.commit(ops);
       } catch (error) {

@@ -70,7 +70,7 @@ describe('Blogger import', () => {
   it('reads a Takeout export (blogger 2018 namespace): statuses of posts and comments, filenames, replies', async () => {
     const service = memoryService(clock().now);
     const report = await importBlog(service, fixture('blogger-takeout.atom'), { blogUrl: 'https://cuaderno.example.es/' });
-    expect(report.created).toEqual({ posts: 4, pages: 1, comments: 3, users: 1 });
+    expect(report.created).toEqual({ posts: 4, pages: 1, comments: 4, users: 1 });
     expect(report.skipped).toEqual([{ source: 'comment tag:blogger.com,1999:blog-8000.post-5004', reason: 'Comment status DELETED is not imported' }]);
     // A new address: the same paths, and a redirect for the old public url the file names.
     expect(report.redirects).toEqual([
@@ -99,6 +99,11 @@ describe('Blogger import', () => {
     ]);
     expect(comments[1]!.inReplyTo).toEqual({ id: comments[0]!.id });
     expect(await service.pages.list({ blogId })).toMatchObject({ items: [{ title: 'Sobre mí', url: 'https://cuaderno.example.es/p/sobre-mi.html' }] });
+    // The draft's comment is kept, and filed where only authors and admins see it.
+    const everyone = (await service.as(null).comments.listByBlog({ blogId, maxResults: 50 })).items.map((x) => x.content);
+    expect(everyone).toEqual(['¡Qué bonito!']);
+    const admin = (await service.comments.listByBlog({ blogId, view: 'ADMIN', maxResults: 50 })).items.map((x) => x.content);
+    expect(admin).toEqual(['A comment on a post that is a draft now', '¡Qué bonito!']);
   });
 
   it('a second import changes nothing', async () => {
