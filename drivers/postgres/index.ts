@@ -24,7 +24,7 @@ import { Feed } from './feed.js';
 import type { PgError, PgModule, PgPool, PgQueryConfig } from './pg-types.js';
 import { channelOf, countSql, ident, listSql, MIGRATIONS, statements } from './schema.js';
 import { search, searchSql } from './search.js';
-import { fromPgText, pgText } from './text.js';
+import { fromPgText, pgText, tokenText } from './text.js';
 
 export type { PgPool } from './pg-types.js';
 
@@ -329,7 +329,7 @@ class PostgresDriver implements StorageDriver {
       if (op.terms) {
         for (const t of new Set(op.terms.tokens)) {
           tOp.push(k + 1);
-          tTok.push(pgText(t));
+          tTok.push(tokenText(t));
         }
       }
     });

@@ -4,7 +4,7 @@
  */
 import type { IndexEntry, SearchQuery } from '../../src/driver.js';
 import { decodeKey } from '../sqlite/keys.js';
-import { fromPgText, pgText } from './text.js';
+import { fromPgText, pgText, tokenText } from './text.js';
 
 export const searchSql = (s: string) =>
   `SELECT d.id, k.key FROM ${s}.docs d CROSS JOIN LATERAL unnest(d.eix, d.ekey) AS k(ix, key)
@@ -18,7 +18,7 @@ export interface SearchTarget {
 
 export async function search(q: SearchQuery, t: SearchTarget, sql: string): Promise<IndexEntry[]> {
   if (q.tokens.length === 0) return [];
-  const tokens = [...new Set(q.tokens)].map(pgText);
+  const tokens = [...new Set(q.tokens)].map(tokenText);
   const rows = (await t.run(sql, [t.coll, pgText(q.scope), tokens, t.ix])) as Array<[string, Buffer]>;
   return rows.map(([id, key]) => ({ id: fromPgText(id), key: decodeKey(key) }));
 }

@@ -1,9 +1,11 @@
 /**
  * Strings as PostgreSQL text. PostgreSQL text holds neither U+0000 nor lone surrogates (and Node would turn a
- * lone surrogate into U+FFFD on the way), so a string holding one — or starting with U+0001, the escape mark —
- * is stored as U+0001 + the hex of its UTF-16 code units. Ordinary strings are stored as they are.
+ * lone surrogate into U+FFFD on the way), so a string holding one — or starting with U+0001 or U+0002, the
+ * escape marks — is stored as U+0001 + the hex of its UTF-16 code units. Ordinary strings are stored as they are.
  */
-const SPECIAL = /^\x01|[\0\uD800-\uDFFF]/;
+import { createHash } from 'node:crypto';
+
+const SPECIAL = /^[\x01\x02]|[\0\uD800-\uDFFF]/;
 
 export function pgText(s: string): string {
   if (!SPECIAL.test(s)) return s;
@@ -17,4 +19,12 @@ export function fromPgText(s: string): string {
   let out = '';
   for (let i = 1; i < s.length; i += 4) out += String.fromCharCode(parseInt(s.slice(i, i + 4), 16));
   return out;
+}
+
+/**
+ * A search token as stored: as pgText, except that a long one (a GIN entry holds at most ~2.7 KB) is stored
+ * as U+0002 + its SHA-256, the same on write and on search.
+ */
+export function tokenText(t: string): string {
+  return t.length > 200 ? `\x02${createHash('sha256').update(t, 'utf16le').digest('base64')}` : pgText(t);
 }

@@ -10,3 +10,31 @@ const run = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 export function freshSchema(label: string): string {
   return `t_${label}_${run}_${n++}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
 }
+
+/** Drivers a test file opened, closed after each test, and their schemas dropped after the file. */
+export function tracked<D extends { close(): Promise<void> }>(make: (schema: string) => D, label: string) {
+  const open: D[] = [];
+  const schemas: string[] = [];
+  return {
+    make(): D {
+      const schema = freshSchema(label);
+      schemas.push(schema);
+      const d = make(schema);
+      open.push(d);
+      return d;
+    },
+    async closeAll(): Promise<void> {
+      await Promise.all(open.splice(0).map((d) => d.close().catch(() => undefined)));
+    },
+    async dropAll(): Promise<void> {
+      const { default: pg } = await import('pg');
+      const client = new pg.Client({ connectionString: pgUrl() });
+      await client.connect();
+      try {
+        for (const s of schemas.splice(0)) await client.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
