@@ -7,6 +7,7 @@ export default defineConfig([
       memory: 'drivers/memory/index.ts',
       sqlite: 'drivers/sqlite/index.ts',
       idb: 'drivers/idb/index.ts',
+      postgres: 'drivers/postgres/index.ts',
       http: 'src/http/index.ts',
     },
     format: ['esm', 'cjs'],

@@ -40,13 +40,17 @@ function scoped(core: Core, actor: Actor): BlogService {
       return scoped(core, { kind: 'user', userId: next.userId });
     },
     on(type: EventType | '*', listener: Listener): () => void {
+      // Listening also hears the writes of other app servers on the same store, from now on.
+      core.share?.follow(core.ready()).catch(() => undefined);
       return core.events.on(type, listener);
     },
-    ready(): Promise<void> {
-      return core.ready();
+    async ready(): Promise<void> {
+      await core.ready();
+      await core.share?.started;
     },
     async close(): Promise<void> {
       await core.ready().catch(() => undefined);
+      await core.share?.close();
       await core.driver.close();
     },
   };

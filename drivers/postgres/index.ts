@@ -120,8 +120,11 @@ class PostgresDriver implements StorageDriver {
     return this.pool;
   }
 
-  /** One statement on any pooled connection, rows as arrays. */
-  async run(text: string, values: readonly unknown[]): Promise<unknown[][]> {
+  /**
+   * One statement on any pooled connection, rows as arrays. A read whose connection was lost (a restarted
+   * server, a killed backend) is tried once more on a fresh one; a commit is not (it may have happened).
+   */
+  async run(text: string, values: readonly unknown[], read = true): Promise<unknown[][]> {
     const pool = this.live();
     const config: PgQueryConfig = { text, values, rowMode: 'array' };
     if (this.options.preparedStatements !== false) {
@@ -132,6 +135,13 @@ class PostgresDriver implements StorageDriver {
     try {
       return (await pool.query<unknown[]>(config)).rows;
     } catch (error) {
+      if (read && lostConnection(error)) {
+        try {
+          return (await pool.query<unknown[]>(config)).rows;
+        } catch (again) {
+          throw clearError(again);
+        }
+      }
       throw clearError(error);
     }
   }
@@ -334,7 +344,7 @@ class PostgresDriver implements StorageDriver {
       }
     });
     try {
-      const rows = await this.run(this.sql.commit, [oColl, oId, oExpect, oDel, oDoc, oScope, eOp, eIx, eKey, eU, tOp, tTok]);
+      const rows = await this.run(this.sql.commit, [oColl, oId, oExpect, oDel, oDoc, oScope, eOp, eIx, eKey, eU, tOp, tTok], false);
       return { seq: Number(rows[0]![0]) };
     } catch (error) {
       throw this.conflict(error, ops, eOp, eIx) ?? error;
@@ -404,11 +414,15 @@ class PostgresDriver implements StorageDriver {
   }
 }
 
+function lostConnection(error: unknown): boolean {
+  const e = error as PgError;
+  return !!(e?.code && CONNECTION_LOST.test(e.code)) || /Connection terminated|ECONNRESET|ECONNREFUSED|EPIPE/.test(String(e?.message));
+}
+
 /** A lost connection, said plainly: the statement may or may not have run. */
 function clearError(error: unknown): unknown {
   const e = error as PgError;
-  const lost = (e?.code && CONNECTION_LOST.test(e.code)) || /Connection terminated|ECONNRESET|ECONNREFUSED|EPIPE/.test(String(e?.message));
-  if (!lost) return error;
+  if (!lostConnection(error)) return error;
   return new Error(`blogcore/postgres: the database connection was lost (${e.message}); the call may not have completed, retry it`, {
     cause: error,
   });
