@@ -12,6 +12,7 @@ import { newId } from './ids.js';
 import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from './records.js';
 import type { Role } from './schemas.js';
 import { STORE_SCHEMA } from './store-schema.js';
+import { upgradeStore } from './store-upgrade.js';
 import { authorOf, etagOf, links, postWire, type Links, type Post } from './wire.js';
 
 export interface CoreOptions {
@@ -64,7 +65,7 @@ export class Core {
   }
 
   ready(): Promise<void> {
-    return (this.opening ??= this.driver.open(STORE_SCHEMA));
+    return (this.opening ??= this.driver.open(STORE_SCHEMA).then(() => upgradeStore(this.driver)));
   }
 
   nowIso(): string {

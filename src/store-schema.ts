@@ -10,10 +10,13 @@ import type { StoreSchema } from './driver.js';
  * posts.labelUpdated    [blogId, label, status, updated, id]
  * posts.path            [blogId, path]  unique                  getByPath, url collisions
  * posts.due             [published, id]                         SCHEDULED posts only: what must go LIVE
+ * posts.moving          [id]                                    posts whose comments are being refiled (comment-visibility.ts)
  * pages.published       [blogId, status, sortTime, id]
  * pages.path            [blogId, path]  unique
  * comments.post         [blogId, postId, status, published, id]
- * comments.blog         [blogId, status, published, id]
+ * comments.blog         [blogId, vis, status, published, id]    blog-wide lists; vis = the post's visibility class,
+ *                                                               so a reader's walk never meets hidden comments
+ * comments.move         [postId, vis, id]                       what is left to refile when a post's class changes
  * blogs.url             [url]  unique
  * members.blog          [blogId, userId]
  * members.user          [userId, blogId]
@@ -21,7 +24,7 @@ import type { StoreSchema } from './driver.js';
  * events                events shared between app servers on one store (src/events.ts), no indexes
  */
 export const STORE_SCHEMA: StoreSchema = {
-  version: 1,
+  version: 2,
   collections: [
     { name: 'users', indexes: [] },
     { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
@@ -36,10 +39,11 @@ export const STORE_SCHEMA: StoreSchema = {
         { name: 'labelUpdated' },
         { name: 'path', unique: true },
         { name: 'due' },
+        { name: 'moving' },
       ],
     },
     { name: 'pages', indexes: [{ name: 'published' }, { name: 'path', unique: true }] },
-    { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }] },
+    { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }, { name: 'move' }] },
     { name: 'settings', indexes: [] },
     { name: 'events', indexes: [] },
   ],

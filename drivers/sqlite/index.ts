@@ -4,13 +4,17 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  compareKeys,
   DriverConflict,
+  mergeWalks,
+  suffixInBounds,
   type Change,
   type CommitResult,
   type IndexedDoc,
   type IndexEntry,
   type JsonObject,
   type Key,
+  type KeysQuery,
   type ListQuery,
   type RangeQuery,
   type SearchQuery,
@@ -20,7 +24,7 @@ import {
   type WriteOp,
 } from '../../src/driver.js';
 import { AFTER_ALL, decodeKey, EMPTY, encodeKey, prefixEnd } from './keys.js';
-import { countSql, listSql, MIGRATIONS, searchSql, SQL } from './schema.js';
+import { countSql, keysSql, listSql, matchCountSql, MIGRATIONS, searchSql, SQL } from './schema.js';
 import type { SqliteDatabase, SqliteDatabaseConstructor, SqliteStatement, SqliteTransaction } from './sqlite-types.js';
 
 export type { SqliteDatabase } from './sqlite-types.js';
@@ -80,13 +84,27 @@ function ftsToken(prefix: string, token: string): string {
 
 // Every list and count statement, built once: 2 lower × 2 upper comparisons (× 2 directions).
 const LIST_SQL: Record<string, string> = {};
+const KEYS_SQL: Record<string, string> = {};
 const COUNT_SQL: Record<string, string> = {};
 for (const lower of ['>=', '>'] as const) {
   for (const upper of ['<=', '<'] as const) {
     COUNT_SQL[`${lower}${upper}`] = countSql(lower, upper);
-    for (const dir of ['ASC', 'DESC'] as const) LIST_SQL[`${lower}${upper}${dir}`] = listSql(lower, upper, dir);
+    for (const dir of ['ASC', 'DESC'] as const) {
+      LIST_SQL[`${lower}${upper}${dir}`] = listSql(lower, upper, dir);
+      KEYS_SQL[`${lower}${upper}${dir}`] = keysSql(lower, upper, dir);
+    }
   }
 }
+
+/**
+ * Search strategy. Matches fewer than SPARSE are fetched whole (keys only) and sorted in JS. Otherwise the
+ * index is walked in order, WALK_CHUNK keys at a time, each candidate's tokens checked from its `terms` row
+ * (one read); a walk that checks WALK_MAX_FACTOR × limit candidates without filling the page falls back to
+ * the whole-match sort (matches are then dense in the scope but sparse in this range).
+ */
+const SPARSE = 500;
+const WALK_CHUNK = 64;
+const WALK_MAX_FACTOR = 24;
 
 class SqliteDriver implements StorageDriver {
   private db: SqliteDatabase | undefined;
@@ -273,18 +291,73 @@ class SqliteDriver implements StorageDriver {
     return Number(this.stmt(COUNT_SQL[`${r.lower}${r.upper}`]!).pluck().get(r.ix, r.from, r.to));
   }
 
+  /** One prefix's walk in key order, keys and ids only, from `after` (exclusive) on. */
+  private walkKeys(q: KeysQuery, prefix: Key, limit: number, after?: Buffer): Array<[Buffer, string, number]> {
+    const r = this.range({ ...q, prefix });
+    let { lower, from, upper, to } = r;
+    if (after) {
+      if (q.direction === 'asc') [lower, from] = ['>', after];
+      else [upper, to] = ['<', after];
+    }
+    return this.stmt(KEYS_SQL[`${lower}${upper}${q.direction === 'desc' ? 'DESC' : 'ASC'}`]!)
+      .raw()
+      .all(r.ix, from, to, limit) as Array<[Buffer, string, number]>;
+  }
+
+  async keys(q: KeysQuery): Promise<IndexEntry[]> {
+    const limit = Math.max(0, Math.floor(q.limit));
+    if (limit === 0 || q.prefixes.length === 0) return [];
+    const walks = q.prefixes.map((prefix) => this.walkKeys(q, prefix, limit).map(([key, id]) => ({ id, key: decodeKey(key) })));
+    return mergeWalks(walks, q.prefixes[0]!.length, q.direction, limit);
+  }
+
   async search(q: SearchQuery): Promise<IndexEntry[]> {
     const c = this.coll(q.collection);
     const i = this.index(c, q.index);
-    if (q.tokens.length === 0) return [];
+    const limit = Math.max(0, Math.floor(q.limit));
+    if (q.tokens.length === 0 || limit === 0 || q.prefixes.length === 0) return [];
     const scope = this.scopeNo(q.scope, false, !this.database().inTransaction);
     if (scope === undefined) return [];
     const prefix = `${c.no}s${scope}`;
     const match = [...new Set(q.tokens)].map((t) => `"${ftsToken(prefix, t)}"`).join(' ');
+    const width = q.prefixes[0]!.length;
+    if (Number(this.stmt(matchCountSql).pluck().get(match, SPARSE)) >= SPARSE) {
+      const walks = q.prefixes.map((p) => this.walkMatches(q, p, limit));
+      if (walks.every((w) => w !== undefined)) return mergeWalks(walks, width, q.direction, limit);
+    }
+    // Few matches (or a range where they are sparse): all of them, keys only, sorted here.
     const rows = JSON.parse(this.stmt(searchSql).pluck().get(i.path, match, c.no) as string) as Array<[string, Key[] | null]>;
+    const byPrefix = new Map(q.prefixes.map((p, n) => [encodeKey(p).toString('latin1'), n]));
+    const walks: IndexEntry[][] = q.prefixes.map(() => []);
+    for (const [id, keys] of rows) {
+      for (const key of keys ?? []) {
+        const n = byPrefix.get(encodeKey(key.slice(0, width)).toString('latin1'));
+        if (n !== undefined && key.length > width && suffixInBounds(key.slice(width), q)) walks[n]!.push({ id, key });
+      }
+    }
+    const sign = q.direction === 'asc' ? 1 : -1;
+    for (const w of walks) w.sort((a, b) => sign * compareKeys(a.key, b.key));
+    return mergeWalks(walks, width, q.direction, limit);
+  }
+
+  /** The first `limit` matches of one prefix in index order, or undefined when too few turn up in the walk budget. */
+  private walkMatches(q: SearchQuery, prefix: Key, limit: number): IndexEntry[] | undefined {
+    const read = this.stmt(SQL.readTerms).pluck();
+    const wanted = [...new Set(q.tokens)].map((t) => ` ${ftsToken('', t)} `);
     const out: IndexEntry[] = [];
-    for (const [id, keys] of rows) for (const key of keys ?? []) out.push({ id, key });
-    return out;
+    let after: Buffer | undefined;
+    for (let checked = 0; checked < WALK_MAX_FACTOR * limit + WALK_CHUNK; ) {
+      const chunk = this.walkKeys(q, prefix, WALK_CHUNK, after);
+      for (const [key, id, rid] of chunk) {
+        checked++;
+        const terms = read.get(rid) as string | undefined;
+        if (terms !== undefined && wanted.every((w) => terms.includes(w))) out.push({ id, key: decodeKey(key) });
+        if (out.length >= limit) return out;
+      }
+      if (chunk.length < WALK_CHUNK) return out;
+      after = chunk[chunk.length - 1]![0];
+    }
+    return undefined;
   }
 
   async commit(ops: readonly WriteOp[]): Promise<CommitResult> {
@@ -327,7 +400,10 @@ class SqliteDriver implements StorageDriver {
 
     if (op.type === 'delete') {
       for (const [ix, bytes] of old.values()) this.stmt(SQL.deleteEntry).run(ix, bytes, rid!);
-      if (oldTerms !== null) this.stmt(SQL.unindexTerms).run(rid!);
+      if (oldTerms !== null) {
+        this.stmt(SQL.unindexTerms).run(rid!);
+        this.stmt(SQL.deleteTerms).run(rid!);
+      }
       this.stmt(SQL.deleteDoc).run(rid!);
       this.stmt(SQL.logChange).run(seq, pos, c.no, op.id, 'delete', version);
       return;
@@ -367,8 +443,11 @@ class SqliteDriver implements StorageDriver {
       if (oldTerms !== null) this.stmt(SQL.unindexTerms).run(id);
       if (op.terms) {
         const prefix = `${c.no}s${this.scopeNo(op.terms.scope, true, !this.hostTransaction)!}`;
-        const text = [...new Set(op.terms.tokens)].map((t) => ftsToken(prefix, t)).join(' ');
-        this.stmt(SQL.indexTerms).run(id, text);
+        const tokens = [...new Set(op.terms.tokens)];
+        this.stmt(SQL.indexTerms).run(id, tokens.map((t) => ftsToken(prefix, t)).join(' '));
+        this.stmt(SQL.putTerms).run(id, ` ${tokens.map((t) => ftsToken('', t)).join(' ')} `);
+      } else {
+        this.stmt(SQL.deleteTerms).run(id);
       }
     }
     this.stmt(SQL.logChange).run(seq, pos, c.no, op.id, 'put', op.expect + 1);
