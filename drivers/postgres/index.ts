@@ -11,6 +11,7 @@ import {
   type IndexEntry,
   type JsonObject,
   type Key,
+  type KeysQuery,
   type ListQuery,
   type RangeQuery,
   type SearchQuery,
@@ -23,8 +24,8 @@ import { AFTER_ALL, decodeKey, EMPTY, encodeKey, prefixEnd } from '../sqlite/key
 import { Feed } from './feed.js';
 import type { PgError, PgModule, PgPool, PgQueryConfig } from './pg-types.js';
 import { channelOf, countSql, ident, listSql, MIGRATIONS, statements } from './schema.js';
-import { search, searchSql } from './search.js';
-import { fromPgText, pgText, tokenText } from './text.js';
+import { decode, keysSql, matchCountSql, mergeRows, rangeCountSql, SPARSE, sparseSql, storedToken, WALK, walkSql, type Row } from './search.js';
+import { fromPgText, pgText } from './text.js';
 
 export type { PgPool } from './pg-types.js';
 
@@ -294,10 +295,57 @@ class PostgresDriver implements StorageDriver {
     return Number((await this.run(countSql(this.s, r.lower, r.upper), [r.ix, r.from, r.to]))[0]![0]);
   }
 
+  /** The per-prefix byte ranges of a merged walk, as the array parameters of search.ts's statements. */
+  private ranges(q: KeysQuery) {
+    let ix = 0;
+    let lower: '>=' | '>' = '>=';
+    let upper: '<=' | '<' = '<';
+    const lo: Buffer[] = [];
+    const hi: Buffer[] = [];
+    const w: number[] = [];
+    for (const prefix of q.prefixes) {
+      const r = this.range({ ...q, prefix });
+      ({ ix, lower, upper } = r);
+      lo.push(r.from);
+      hi.push(r.to);
+      w.push(encodeKey(prefix).length + 1);
+    }
+    return { ix, lower, upper, lo, hi, w, dir: q.direction === 'desc' ? ('DESC' as const) : ('ASC' as const) };
+  }
+
+  async keys(q: KeysQuery): Promise<IndexEntry[]> {
+    const limit = Math.max(0, Math.floor(q.limit));
+    if (limit === 0 || q.prefixes.length === 0) return [];
+    const r = this.ranges(q);
+    const rows = (await this.run(keysSql(this.s, r.lower, r.upper, r.dir), [r.ix, r.lo, r.hi, r.w, limit])) as Array<[Buffer, string]>;
+    return rows.map(([key, id]) => ({ id: fromPgText(id), key: decodeKey(key) }));
+  }
+
   async search(q: SearchQuery): Promise<IndexEntry[]> {
     const c = this.coll(q.collection);
-    const i = this.index(c, q.index);
-    return search(q, { coll: c.no, ix: i.no, run: (text, values) => this.run(text, values) }, searchSql(this.s));
+    const limit = Math.max(0, Math.floor(q.limit));
+    if (q.tokens.length === 0 || limit === 0 || q.prefixes.length === 0) return [];
+    const r = this.ranges(q);
+    const tokens = [...new Set(q.tokens)].map((t) => storedToken(c.no, q.scope, t));
+    const params = [r.ix, r.lo, r.hi, r.w, limit, tokens];
+    const matches = Number((await this.run(matchCountSql(this.s), [tokens, SPARSE]))[0]![0]);
+    let rows: Row[] | undefined;
+    if (matches >= SPARSE) {
+      const budget = WALK * limit;
+      const found = (await this.run(walkSql(this.s, r.lower, r.upper, r.dir), [...params, budget])) as Array<[Buffer, string, number, Buffer]>;
+      const per = new Map<number, number>();
+      for (const row of found) per.set(row[2], (per.get(row[2]) ?? 0) + 1);
+      // A prefix that came back short is complete only if its walk ran out of range before the budget did.
+      let complete = true;
+      for (let n = 1; n <= q.prefixes.length && complete; n++) {
+        if ((per.get(n) ?? 0) >= limit) continue;
+        const held = Number((await this.run(rangeCountSql(this.s, r.lower, r.upper), [r.ix, r.lo[n - 1], r.hi[n - 1], budget]))[0]![0]);
+        complete = held < budget;
+      }
+      if (complete) rows = mergeRows(found, r.dir, limit);
+    }
+    rows ??= ((await this.run(sparseSql(this.s, r.lower, r.upper, r.dir), params)) as Array<[Buffer, string]>).map(([key, id]) => ({ key, id }));
+    return decode(rows).map((e) => ({ id: fromPgText(e.id), key: e.key }));
   }
 
   async commit(ops: readonly WriteOp[]): Promise<CommitResult> {
@@ -339,7 +387,7 @@ class PostgresDriver implements StorageDriver {
       if (op.terms) {
         for (const t of new Set(op.terms.tokens)) {
           tOp.push(k + 1);
-          tTok.push(tokenText(t));
+          tTok.push(storedToken(c.no, op.terms.scope, t));
         }
       }
     });

@@ -3,7 +3,6 @@
  * lone surrogate into U+FFFD on the way), so a string holding one — or starting with U+0001 or U+0002, the
  * escape marks — is stored as U+0001 + the hex of its UTF-16 code units. Ordinary strings are stored as they are.
  */
-import { createHash } from 'node:crypto';
 
 const SPECIAL = /^[\x01\x02]|[\0\uD800-\uDFFF]/;
 
@@ -21,10 +20,3 @@ export function fromPgText(s: string): string {
   return out;
 }
 
-/**
- * A search token as stored: as pgText, except that a long one (a GIN entry holds at most ~2.7 KB) is stored
- * as U+0002 + its SHA-256, the same on write and on search.
- */
-export function tokenText(t: string): string {
-  return t.length > 200 ? `\x02${createHash('sha256').update(t, 'utf16le').digest('base64')}` : pgText(t);
-}
