@@ -70,12 +70,14 @@ export class Emitter {
 
 /**
  * Events across app servers on one store (drivers with `watch`, e.g. PostgreSQL). Each event an instance
- * emits is also committed to the `events` collection (after the write it reports, in order, without
- * delaying the caller); every instance that has listeners follows the change log from where it joined and
+ * emits is also committed to the `events` collection (after the write it reports, in order; the service
+ * call resolves once it is stored); every instance that has listeners follows the change log from where it joined and
  * emits the events other instances stored. The log's seqs never skip, so each listener sees each write once.
  * An instance keeps only its last KEEP event records (older ones are deleted in the same commits).
  */
 const KEEP = 1000;
+/** A driver closed under a live service (host code closing the driver itself) is not worth a log line. */
+const quiet = (error: unknown) => error instanceof Error && /driver is closed$/.test(error.message);
 const PAGE = 500;
 
 export class EventShare {
@@ -106,8 +108,13 @@ export class EventShare {
       .catch((error: unknown) => (DriverConflict.is(error) ? undefined : Promise.reject(error)))
       .then(
         () => undefined,
-        (error: unknown) => console.error('blogcore: an event could not be shared with other instances', error),
+        (error: unknown) => void (quiet(error) || console.error("blogcore: an event could not be shared with other instances", error)),
       );
+  }
+
+  /** Settles when every event published so far is stored (or failed and was logged). */
+  flush(): Promise<void> {
+    return this.queue;
   }
 
   /** Starts following the log (once), from its current end. */
@@ -131,7 +138,7 @@ export class EventShare {
           await this.readAll();
         } while (this.again);
       } catch (error) {
-        console.error('blogcore: reading the change log for other instances\u2019 events failed (will retry)', error);
+        if (!quiet(error)) console.error('blogcore: reading the change log for other instances\u2019 events failed (will retry)', error);
       } finally {
         this.pulling = undefined;
       }

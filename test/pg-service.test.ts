@@ -1,21 +1,16 @@
 /**
- * The service behaviour tests (test/service/*), unchanged, on the PostgreSQL driver: each test gets a store
- * in its own schema on one host-owned Pool (which the drivers must leave open), closed after the test.
+ * The service behaviour tests (test/service/*), unchanged, on the PostgreSQL driver: each store in its own
+ * schema, its driver closed after the test.
  */
-import pg from 'pg';
 import { afterAll, afterEach } from 'vitest';
 import { postgresDriver } from '../drivers/postgres/index.js';
 import { pgUrl, tracked } from './postgres/env.js';
 import { useDriver } from './service/helpers.js';
 
-const pool = new pg.Pool({ connectionString: pgUrl(), max: 4 });
-const stores = tracked((schema) => postgresDriver({ pool, schema }), 'svc');
+const stores = tracked((schema) => postgresDriver({ connectionString: pgUrl(), schema, max: 3 }), 'svc');
 useDriver(() => stores.make());
 afterEach(() => stores.closeAll());
-afterAll(async () => {
-  await stores.dropAll();
-  await pool.end();
-});
+afterAll(() => stores.dropAll());
 
 await import('./service/access.test.js');
 await import('./service/bad-input.test.js');

@@ -37,6 +37,11 @@ interface Common {
    * transaction mode that cannot keep them (PgBouncer before 1.21, or without `max_prepared_statements`).
    */
   preparedStatements?: boolean;
+  /**
+   * Share `service.on` events with the other app servers on this store (LISTEN/NOTIFY and the change log).
+   * Default true. A single server may turn it off: each write then skips storing its events for others.
+   */
+  shareEvents?: boolean;
 }
 
 export interface PostgresConnectionOptions extends Common {
@@ -99,6 +104,7 @@ class PostgresDriver implements StorageDriver {
     this.s = ident(this.schema);
     this.sql = statements(this.s);
     this.prefix = `bc${tag(this.schema)}_`;
+    if (options.shareEvents !== false) this.watch = (listener) => this.follow(listener);
   }
 
   private async connectPool(): Promise<PgPool> {
@@ -445,8 +451,11 @@ class PostgresDriver implements StorageDriver {
   /**
    * Calls `listener` after commits of this store by any app server (LISTEN on the store's channel), and
    * now and then without a notification, so a missed one (a dropped connection) only delays it.
+   * Absent with `shareEvents: false`.
    */
-  watch(listener: () => void): () => void {
+  readonly watch?: (listener: () => void) => () => void;
+
+  private follow(listener: () => void): () => void {
     const pool = this.live();
     this.feed ??= new Feed(pool, channelOf(this.schema));
     return this.feed.add(listener);
