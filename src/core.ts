@@ -3,7 +3,6 @@
  * checks that recur (validation, the caller's standing in a blog, compare-and-set retries, scheduled
  * posts going LIVE). Resources (src/resources/*) build the public methods on top of this.
  */
-import type { z } from 'zod';
 import { DriverConflict, type StorageDriver, type StoredDoc, type WriteOp } from './driver.js';
 import { authError, resolveView, type Actor, type Standing } from './access.js';
 import { BlogError, conditionNotMet, notFound } from './errors.js';
@@ -13,30 +12,13 @@ import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, typ
 import type { Role } from './schemas.js';
 import { STORE_SCHEMA } from './store-schema.js';
 import { upgradeStore } from './store-upgrade.js';
+import { parse, type Out, type Schema } from './validate.js';
 import { authorOf, etagOf, links, postWire, type Links, type Post } from './wire.js';
 
 export interface CoreOptions {
   driver: StorageDriver;
   apiBaseUrl?: string;
   now?: () => Date;
-}
-
-/** Turns the first zod issue into a BlogError naming the parameter or body field at fault. */
-function toBlogError(error: z.ZodError, input: unknown): BlogError {
-  const issue = error.issues[0]!;
-  // An element of a list (status.0, body.labels.3) is reported as the list: that is the parameter people wrote.
-  const path = issue.path.filter((p) => typeof p !== 'number').map(String);
-  let value: unknown = input;
-  for (const p of path) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[p] : undefined;
-  if (issue.code === 'unrecognized_keys') {
-    const where = path.length ? ` in ${path.join('.')}` : '';
-    return new BlogError({ code: 400, reason: 'invalid', message: `Unknown field${issue.keys.length > 1 ? 's' : ''}${where}: ${issue.keys.join(', ')}`, location: [...path, issue.keys[0]].join('.'), locationType: 'parameter' });
-  }
-  const location = path.join('.') || 'request';
-  if (value === undefined && issue.code === 'invalid_type') {
-    return new BlogError({ code: 400, reason: 'required', message: `Required: ${location}`, location, locationType: 'parameter' });
-  }
-  return new BlogError({ code: 400, reason: 'invalid', message: `Invalid value for ${location}: ${issue.message}`, location, locationType: 'parameter' });
 }
 
 const CACHE_LIMIT = 2_000;
@@ -76,13 +58,9 @@ export class Core {
     return newId(this.now());
   }
 
-  parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-    if (input === null || typeof input !== 'object') {
-      throw new BlogError({ code: 400, reason: 'invalid', message: 'Parameters must be an object', location: 'request', locationType: 'parameter' });
-    }
-    const result = schema.safeParse(input);
-    if (!result.success) throw toBlogError(result.error, input);
-    return result.data;
+  /** Checks a method's parameters (src/schemas.ts): the parsed values, or a 400 BlogError naming the field at fault. */
+  parse<S extends Schema<unknown, unknown>>(schema: S, input: unknown): Out<S> {
+    return parse(schema, input);
   }
 
   async get<T>(collection: string, id: string): Promise<StoredDoc<T> | undefined> {

@@ -1,40 +1,24 @@
-/** ULIDs: 48-bit time + 80 random bits in Crockford base32, monotonic within one millisecond. */
-const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+import { monotonicFactory } from 'ulid';
 
-let lastTime = -1;
-let lastRandom: number[] = [];
-
-function randomDigits(): number[] {
-  const bytes = new Uint8Array(16);
-  globalThis.crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b & 31);
+/**
+ * Random numbers for ULIDs from the Web Crypto API (browsers and Node >= 20 alike), drawn 256 bytes at a
+ * time: the factory asks for one number per character, 16 per id.
+ */
+const bytes = new Uint8Array(256);
+let next = bytes.length;
+function random(): number {
+  if (next === bytes.length) {
+    globalThis.crypto.getRandomValues(bytes);
+    next = 0;
+  }
+  return bytes[next++]! / 256;
 }
 
+const ulid = monotonicFactory(random);
+
+/** A ULID for a record made at `now`: sorts by time, and ids made in one millisecond (or an earlier one) keep increasing. */
 export function newId(now: Date): string {
-  let t = now.getTime();
-  let random: number[];
-  if (t <= lastTime) {
-    // Same (or an earlier, injected) millisecond: keep the last time and add one to the random part so ids stay ordered.
-    t = lastTime;
-    random = [...lastRandom];
-    for (let i = random.length - 1; i >= 0; i--) {
-      if (random[i]! < 31) {
-        random[i]!++;
-        break;
-      }
-      random[i] = 0;
-    }
-  } else {
-    random = randomDigits();
-  }
-  lastTime = t;
-  lastRandom = random;
-  let time = '';
-  for (let i = 0; i < 10; i++) {
-    time = ALPHABET[t % 32]! + time;
-    t = Math.floor(t / 32);
-  }
-  return time + random.map((d) => ALPHABET[d]).join('');
+  return ulid(now.getTime());
 }
 
 /** A short, stable, non-cryptographic hash (FNV-1a, 32 bit) in base 36: for etags and query fingerprints. */

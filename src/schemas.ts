@@ -1,21 +1,17 @@
 /**
- * Every parameter and body the service accepts, as zod schemas. The exported parameter types are
- * inferred from these, so the types users see and the checks the service runs cannot drift apart.
+ * Every parameter and body the service accepts, as runtime checks (src/validate.ts). The public parameter
+ * types are the plain interfaces of src/params.ts; test/types/ proves both accept exactly the same shapes.
  */
-// The namespace import lets bundlers drop the parts of zod (its locales above all) that are never used.
-import * as z from 'zod';
+import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from './params.js';
+import { array, bool, fail, integer, list, map, number, object, optional, refine, string, unknown, upperEnum, type Out } from './validate.js';
 
-export const POST_STATUSES = ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'] as const;
-export const PAGE_STATUSES = ['LIVE', 'DRAFT', 'SOFT_TRASHED'] as const;
-export const COMMENT_STATUSES = ['LIVE', 'EMPTIED', 'PENDING', 'SPAM'] as const;
-export const ROLES = ['READER', 'AUTHOR', 'ADMIN'] as const;
-export const READER_COMMENTS = ['ALLOW', 'DONT_ALLOW_SHOW_EXISTING', 'DONT_ALLOW_HIDE_EXISTING'] as const;
+export type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from './params.js';
 
-export type PostStatus = (typeof POST_STATUSES)[number];
-export type PageStatus = (typeof PAGE_STATUSES)[number];
-export type CommentStatus = (typeof COMMENT_STATUSES)[number];
-export type Role = (typeof ROLES)[number];
-export type ReaderComments = (typeof READER_COMMENTS)[number];
+export const POST_STATUSES = ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'] as const satisfies readonly PostStatus[];
+export const PAGE_STATUSES = ['LIVE', 'DRAFT', 'SOFT_TRASHED'] as const satisfies readonly PageStatus[];
+export const COMMENT_STATUSES = ['LIVE', 'EMPTIED', 'PENDING', 'SPAM'] as const satisfies readonly CommentStatus[];
+export const ROLES = ['READER', 'AUTHOR', 'ADMIN'] as const satisfies readonly Role[];
+export const READER_COMMENTS = ['ALLOW', 'DONT_ALLOW_SHOW_EXISTING', 'DONT_ALLOW_HIDE_EXISTING'] as const satisfies readonly ReaderComments[];
 
 export const LIMITS = {
   title: 1_000,
@@ -23,6 +19,8 @@ export const LIMITS = {
   commentContent: 4_096,
   label: 200,
   labels: 100,
+  /** Labels one query may name: each is an index walk, so the work of a request stays bounded (DESIGN §2). */
+  queryLabels: 20,
   blogName: 200,
   description: 2_000,
   displayName: 200,
@@ -34,20 +32,8 @@ export const LIMITS = {
   text: 10_000,
 } as const;
 
-/** An enum matched case-insensitively, always returned upper-case. */
-const upperEnum = <T extends readonly [string, ...string[]]>(values: T) =>
-  z
-    .string()
-    .transform((s) => s.toUpperCase())
-    .pipe(z.enum(values, { error: () => `must be one of ${values.join(', ')}` }));
-
-/** One value, a comma-joined list or an array of them: one or more enum values, deduplicated. */
-const enumList = <T extends readonly [string, ...string[]]>(values: T) =>
-  z
-    .union([z.string(), z.array(z.string())])
-    .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
-    .pipe(z.array(upperEnum(values)).min(1, 'must name at least one value'))
-    .transform((list) => [...new Set(list)]);
+/** One or more enum values: one value, a comma-joined list or an array of them, deduplicated. */
+const enumList = <T extends string>(values: readonly T[]) => list(upperEnum(values), 'must name at least one value', Infinity, '');
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-](\d{2}):(\d{2}))$/;
 
@@ -62,248 +48,189 @@ function isRfc3339(s: string): boolean {
 }
 
 /** An RFC 3339 timestamp, normalised to UTC with milliseconds (the form every key and response uses). */
-export const timestamp = z.string().transform((s, ctx) => {
+export const timestamp = map(string(0, Infinity), (s, path) => {
   const d = new Date(s);
   if (!isRfc3339(s) || Number.isNaN(d.getTime()) || d.getUTCFullYear() > 9999) {
-    ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 timestamp, e.g. 2026-11-22T10:00:00Z' });
-    return z.NEVER;
+    return fail(path, 'must be an RFC 3339 timestamp, e.g. 2026-11-22T10:00:00Z');
   }
   return d.toISOString();
 });
 
-const id = z.string().min(1).max(LIMITS.id);
-const bool = z.boolean();
-const count = (max: number) => z.number().int().min(0).max(max);
-const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
+const id = string(1, LIMITS.id);
+const count = (max: number) => integer(0, max);
+const text = (max: number) => string(0, max, `must be at most ${max} characters`);
 const view = upperEnum(ROLES);
+const nonEmpty = (max: number) => refine(text(max), (s) => s.trim().length > 0, 'must not be empty');
+
+/**
+ * A link that pages render as `href`: an absolute http(s) URL that parses, with no quote, space or angle
+ * bracket (such a character could end the attribute it is written into).
+ */
+const httpUrl = refine(
+  text(LIMITS.url),
+  (s) => {
+    if (/["'`<>\s]/.test(s)) return false;
+    try {
+      const u = new URL(s);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  },
+  'must be an absolute http(s) URL',
+);
 
 // ---------------------------------------------------------------- bodies
 
 /** Fields of a Blogger resource the server owns: accepted in a body (clients echo them back) and ignored. */
 const readOnly = {
-  id: z.unknown().optional(),
-  kind: z.unknown().optional(),
-  blog: z.unknown().optional(),
-  post: z.unknown().optional(),
-  status: z.unknown().optional(),
-  url: z.unknown().optional(),
-  selfLink: z.unknown().optional(),
-  updated: z.unknown().optional(),
-  replies: z.unknown().optional(),
-  author: z.unknown().optional(),
-  etag: z.unknown().optional(),
-  trashed: z.unknown().optional(),
-  images: z.unknown().optional(),
+  id: optional(unknown),
+  kind: optional(unknown),
+  blog: optional(unknown),
+  post: optional(unknown),
+  status: optional(unknown),
+  url: optional(unknown),
+  selfLink: optional(unknown),
+  updated: optional(unknown),
+  replies: optional(unknown),
+  author: optional(unknown),
+  etag: optional(unknown),
+  trashed: optional(unknown),
+  images: optional(unknown),
 };
 
-const labels = z
-  .array(text(LIMITS.label))
-  .max(LIMITS.labels, `at most ${LIMITS.labels} labels`)
-  .transform((ls) => [...new Set(ls.map((l) => l.trim()).filter(Boolean))]);
+const labels = map(array(text(LIMITS.label), LIMITS.labels, `at most ${LIMITS.labels} labels`), (ls) => [
+  ...new Set(ls.map((l) => l.trim()).filter(Boolean)),
+]);
 
-export const postBody = z
-  .object({
-    ...readOnly,
-    title: text(LIMITS.title).optional(),
-    content: text(LIMITS.content).optional(),
-    labels: labels.optional(),
-    published: timestamp.optional(),
-    titleLink: text(LIMITS.url).optional(),
-    customMetaData: text(LIMITS.text).optional(),
-    readerComments: upperEnum(READER_COMMENTS).optional(),
-    location: z
-      .object({ name: text(LIMITS.text).optional(), lat: z.number().optional(), lng: z.number().optional(), span: text(200).optional() })
-      .strict()
-      .optional(),
-  })
-  .strict();
+export const postBody = object({
+  ...readOnly,
+  title: optional(text(LIMITS.title)),
+  content: optional(text(LIMITS.content)),
+  labels: optional(labels),
+  published: optional(timestamp),
+  titleLink: optional(httpUrl),
+  customMetaData: optional(text(LIMITS.text)),
+  readerComments: optional(upperEnum(READER_COMMENTS)),
+  location: optional(object({ name: optional(text(LIMITS.text)), lat: optional(number), lng: optional(number), span: optional(text(200)) })),
+});
 
-export const pageBody = z
-  .object({
-    ...readOnly,
-    title: text(LIMITS.title).optional(),
-    content: text(LIMITS.content).optional(),
-    published: timestamp.optional(),
-  })
-  .strict();
+export const pageBody = object({
+  ...readOnly,
+  title: optional(text(LIMITS.title)),
+  content: optional(text(LIMITS.content)),
+  published: optional(timestamp),
+});
 
-export const commentBody = z
-  .object({
-    ...readOnly,
-    published: z.unknown().optional(),
-    content: text(LIMITS.commentContent).refine((s) => s.trim().length > 0, 'must not be empty'),
-    inReplyTo: z.object({ id }).optional(),
-    author: z
-      .object({ displayName: text(LIMITS.displayName).optional(), url: text(LIMITS.url).optional(), id: z.unknown().optional(), image: z.unknown().optional() })
-      .optional(),
-  })
-  .strict();
+export const commentBody = object({
+  ...readOnly,
+  published: optional(unknown),
+  content: nonEmpty(LIMITS.commentContent),
+  inReplyTo: optional(object({ id }, false)),
+  author: optional(
+    object({ displayName: optional(text(LIMITS.displayName)), url: optional(httpUrl), id: optional(unknown), image: optional(unknown) }, false),
+  ),
+});
 
-const httpUrl = text(LIMITS.url).refine((s) => {
-  try {
-    const u = new URL(s);
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}, 'must be an absolute http(s) URL');
+export const blogBody = object({
+  ...readOnly,
+  name: nonEmpty(LIMITS.blogName),
+  url: httpUrl,
+  description: optional(text(LIMITS.description)),
+  customMetaData: optional(text(LIMITS.text)),
+  published: optional(unknown),
+  posts: optional(unknown),
+  pages: optional(unknown),
+  locale: optional(object({ language: optional(text(50)), country: optional(text(50)), variant: optional(text(50)) })),
+});
 
-export const blogBody = z
-  .object({
-    ...readOnly,
-    name: text(LIMITS.blogName).refine((s) => s.trim().length > 0, 'must not be empty'),
-    url: httpUrl,
-    description: text(LIMITS.description).optional(),
-    customMetaData: text(LIMITS.text).optional(),
-    published: z.unknown().optional(),
-    posts: z.unknown().optional(),
-    pages: z.unknown().optional(),
-    locale: z
-      .object({ language: text(50).optional(), country: text(50).optional(), variant: text(50).optional() })
-      .strict()
-      .optional(),
-  })
-  .strict();
-
-export const userBody = z
-  .object({
-    kind: z.unknown().optional(),
-    selfLink: z.unknown().optional(),
-    created: z.unknown().optional(),
-    blogs: z.unknown().optional(),
-    id: id.regex(/^[\w.@:-]+$/, 'may hold letters, digits and . _ @ : - only').optional(),
-    displayName: text(LIMITS.displayName).refine((s) => s.trim().length > 0, 'must not be empty'),
-    url: text(LIMITS.url).optional(),
-    about: text(LIMITS.text).optional(),
-  })
-  .strict();
+export const userBody = object({
+  kind: optional(unknown),
+  selfLink: optional(unknown),
+  created: optional(unknown),
+  blogs: optional(unknown),
+  id: optional(refine(id, (s) => /^[\w.@:-]+$/.test(s), 'may hold letters, digits and . _ @ : - only')),
+  displayName: nonEmpty(LIMITS.displayName),
+  url: optional(httpUrl),
+  about: optional(text(LIMITS.text)),
+});
 
 // ---------------------------------------------------------------- params
 
-const withIfMatch = { ifMatch: z.string().min(1).max(200).optional() };
+const withIfMatch = { ifMatch: optional(string(1, 200)) };
 
 const listing = {
-  maxResults: z.number().int().min(1).max(LIMITS.maxResults).optional(),
-  pageToken: z.string().max(2_000).optional(),
-  view: view.optional(),
-  startDate: timestamp.optional(),
-  endDate: timestamp.optional(),
+  maxResults: optional(integer(1, LIMITS.maxResults)),
+  pageToken: optional(string(0, 2_000)),
+  view: optional(view),
+  startDate: optional(timestamp),
+  endDate: optional(timestamp),
 };
 
-const postFetch = { fetchBody: bool.optional(), fetchImages: bool.optional(), maxComments: count(LIMITS.maxInline).optional() };
+const postFetch = { fetchBody: optional(bool), fetchImages: optional(bool), maxComments: optional(count(LIMITS.maxInline)) };
 
 const postListing = {
   blogId: id,
   ...listing,
-  status: enumList(POST_STATUSES).optional(),
-  labels: z
-    .union([z.string(), z.array(z.string())])
-    .transform((v) => [...new Set((Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))])
-    .pipe(z.array(text(LIMITS.label)).max(LIMITS.labels))
-    .optional(),
-  orderBy: upperEnum(['PUBLISHED', 'UPDATED'] as const).optional(),
-  sortOption: upperEnum(['DESCENDING', 'ASCENDING'] as const).optional(),
-  fetchBodies: bool.optional(),
-  fetchImages: bool.optional(),
-  maxComments: count(LIMITS.maxInline).optional(),
+  status: optional(enumList(POST_STATUSES)),
+  labels: optional(list(text(LIMITS.label), undefined, LIMITS.queryLabels, `at most ${LIMITS.queryLabels} labels per query`)),
+  orderBy: optional(upperEnum(['PUBLISHED', 'UPDATED'] as const)),
+  sortOption: optional(upperEnum(['DESCENDING', 'ASCENDING'] as const)),
+  fetchBodies: optional(bool),
+  fetchImages: optional(bool),
+  maxComments: optional(count(LIMITS.maxInline)),
 };
 
-const blogRead = { view: view.optional(), maxPosts: count(LIMITS.maxInline).optional() };
+const blogRead = { view: optional(view), maxPosts: optional(count(LIMITS.maxInline)) };
 
 export const params = {
-  blogsGet: z.object({ blogId: id, ...blogRead }).strict(),
-  blogsGetByUrl: z.object({ url: text(LIMITS.url), ...blogRead }).strict(),
-  blogsListByUser: z
-    .object({
-      userId: id,
-      ...blogRead,
-      role: enumList(ROLES).optional(),
-      status: enumList(['LIVE', 'DELETED'] as const).optional(),
-    })
-    .strict(),
-  blogsInsert: z.object({ body: blogBody, ownerId: id.optional() }).strict(),
+  blogsGet: object({ blogId: id, ...blogRead }),
+  blogsGetByUrl: object({ url: text(LIMITS.url), ...blogRead }),
+  blogsListByUser: object({
+    userId: id,
+    ...blogRead,
+    role: optional(enumList(ROLES)),
+    status: optional(enumList(['LIVE', 'DELETED'] as const)),
+  }),
+  blogsInsert: object({ body: blogBody, ownerId: optional(id) }),
 
-  usersGet: z.object({ userId: id }).strict(),
-  usersInsert: z.object({ body: userBody }).strict(),
+  usersGet: object({ userId: id }),
+  usersInsert: object({ body: userBody }),
 
-  membersSet: z.object({ blogId: id, userId: id, role: upperEnum(ROLES) }).strict(),
-  membersRemove: z.object({ blogId: id, userId: id }).strict(),
-  membersList: z.object({ blogId: id }).strict(),
+  membersSet: object({ blogId: id, userId: id, role: upperEnum(ROLES) }),
+  membersRemove: object({ blogId: id, userId: id }),
+  membersList: object({ blogId: id }),
 
-  postsGet: z.object({ blogId: id, postId: id, view: view.optional(), ...postFetch }).strict(),
-  postsList: z.object(postListing).strict(),
-  postsSearch: z.object({ ...postListing, q: text(LIMITS.q) }).strict(),
-  postsGetByPath: z
-    .object({ blogId: id, path: text(LIMITS.url), date: timestamp.optional(), view: view.optional(), maxComments: count(LIMITS.maxInline).optional() })
-    .strict(),
-  postsInsert: z.object({ blogId: id, body: postBody, isDraft: bool.optional(), fetchBody: bool.optional(), fetchImages: bool.optional() }).strict(),
-  postsUpdate: z
-    .object({ blogId: id, postId: id, body: postBody, publish: bool.optional(), revert: bool.optional(), ...withIfMatch, ...postFetch })
-    .strict(),
-  postsDelete: z.object({ blogId: id, postId: id, useTrash: bool.optional(), ...withIfMatch }).strict(),
-  postsPublish: z.object({ blogId: id, postId: id, publishDate: timestamp.optional(), ...withIfMatch }).strict(),
-  postsRevert: z.object({ blogId: id, postId: id, ...withIfMatch }).strict(),
+  postsGet: object({ blogId: id, postId: id, view: optional(view), ...postFetch }),
+  postsList: object(postListing),
+  postsSearch: object({ ...postListing, q: text(LIMITS.q) }),
+  postsGetByPath: object({ blogId: id, path: text(LIMITS.url), date: optional(timestamp), view: optional(view), maxComments: optional(count(LIMITS.maxInline)) }),
+  postsInsert: object({ blogId: id, body: postBody, isDraft: optional(bool), fetchBody: optional(bool), fetchImages: optional(bool) }),
+  postsUpdate: object({ blogId: id, postId: id, body: postBody, publish: optional(bool), revert: optional(bool), ...withIfMatch, ...postFetch }),
+  postsDelete: object({ blogId: id, postId: id, useTrash: optional(bool), ...withIfMatch }),
+  postsPublish: object({ blogId: id, postId: id, publishDate: optional(timestamp), ...withIfMatch }),
+  postsRevert: object({ blogId: id, postId: id, ...withIfMatch }),
 
-  pagesGet: z.object({ blogId: id, pageId: id, view: view.optional() }).strict(),
-  pagesList: z
-    .object({
-      blogId: id,
-      maxResults: listing.maxResults,
-      pageToken: listing.pageToken,
-      view: listing.view,
-      status: enumList(PAGE_STATUSES).optional(),
-      fetchBodies: bool.optional(),
-    })
-    .strict(),
-  pagesInsert: z.object({ blogId: id, body: pageBody, isDraft: bool.optional() }).strict(),
-  pagesUpdate: z.object({ blogId: id, pageId: id, body: pageBody, publish: bool.optional(), revert: bool.optional(), ...withIfMatch }).strict(),
-  pagesDelete: z.object({ blogId: id, pageId: id, useTrash: bool.optional(), ...withIfMatch }).strict(),
-  pagesAction: z.object({ blogId: id, pageId: id, ...withIfMatch }).strict(),
+  pagesGet: object({ blogId: id, pageId: id, view: optional(view) }),
+  pagesList: object({
+    blogId: id,
+    maxResults: listing.maxResults,
+    pageToken: listing.pageToken,
+    view: listing.view,
+    status: optional(enumList(PAGE_STATUSES)),
+    fetchBodies: optional(bool),
+  }),
+  pagesInsert: object({ blogId: id, body: pageBody, isDraft: optional(bool) }),
+  pagesUpdate: object({ blogId: id, pageId: id, body: pageBody, publish: optional(bool), revert: optional(bool), ...withIfMatch }),
+  pagesDelete: object({ blogId: id, pageId: id, useTrash: optional(bool), ...withIfMatch }),
+  pagesAction: object({ blogId: id, pageId: id, ...withIfMatch }),
 
-  commentsGet: z.object({ blogId: id, postId: id, commentId: id, view: view.optional() }).strict(),
-  commentsList: z
-    .object({ blogId: id, postId: id, ...listing, status: enumList(COMMENT_STATUSES).optional(), fetchBodies: bool.optional() })
-    .strict(),
-  commentsListByBlog: z
-    .object({ blogId: id, post: id.optional(), ...listing, status: enumList(COMMENT_STATUSES).optional(), fetchBodies: bool.optional() })
-    .strict(),
-  commentsAction: z.object({ blogId: id, postId: id, commentId: id }).strict(),
-  commentsInsert: z.object({ blogId: id, postId: id, body: commentBody }).strict(),
+  commentsGet: object({ blogId: id, postId: id, commentId: id, view: optional(view) }),
+  commentsList: object({ blogId: id, postId: id, ...listing, status: optional(enumList(COMMENT_STATUSES)), fetchBodies: optional(bool) }),
+  commentsListByBlog: object({ blogId: id, post: optional(id), ...listing, status: optional(enumList(COMMENT_STATUSES)), fetchBodies: optional(bool) }),
+  commentsAction: object({ blogId: id, postId: id, commentId: id }),
+  commentsInsert: object({ blogId: id, postId: id, body: commentBody }),
 };
 
-type In<K extends keyof typeof params> = z.input<(typeof params)[K]>;
-
-export type BlogsGetParams = In<'blogsGet'>;
-export type BlogsGetByUrlParams = In<'blogsGetByUrl'>;
-export type BlogsListByUserParams = In<'blogsListByUser'>;
-export type BlogsInsertParams = In<'blogsInsert'>;
-export type UsersGetParams = In<'usersGet'>;
-export type UsersInsertParams = In<'usersInsert'>;
-export type MembersSetParams = In<'membersSet'>;
-export type MembersRemoveParams = In<'membersRemove'>;
-export type MembersListParams = In<'membersList'>;
-export type PostsGetParams = In<'postsGet'>;
-export type PostsListParams = In<'postsList'>;
-export type PostsSearchParams = In<'postsSearch'>;
-export type PostsGetByPathParams = In<'postsGetByPath'>;
-export type PostsInsertParams = In<'postsInsert'>;
-export type PostsUpdateParams = In<'postsUpdate'>;
-export type PostsDeleteParams = In<'postsDelete'>;
-export type PostsPublishParams = In<'postsPublish'>;
-export type PostsRevertParams = In<'postsRevert'>;
-export type PagesGetParams = In<'pagesGet'>;
-export type PagesListParams = In<'pagesList'>;
-export type PagesInsertParams = In<'pagesInsert'>;
-export type PagesUpdateParams = In<'pagesUpdate'>;
-export type PagesDeleteParams = In<'pagesDelete'>;
-export type PagesActionParams = In<'pagesAction'>;
-export type CommentsGetParams = In<'commentsGet'>;
-export type CommentsListParams = In<'commentsList'>;
-export type CommentsListByBlogParams = In<'commentsListByBlog'>;
-export type CommentsActionParams = In<'commentsAction'>;
-export type CommentsInsertParams = In<'commentsInsert'>;
-export type PostBody = z.input<typeof postBody>;
-export type PageBody = z.input<typeof pageBody>;
-export type CommentBody = z.input<typeof commentBody>;
-export type BlogBody = z.input<typeof blogBody>;
-export type UserBody = z.input<typeof userBody>;
+/** What the service works with after a check: `Parsed<'postsList'>`. */
+export type Parsed<K extends keyof typeof params> = Out<(typeof params)[K]>;

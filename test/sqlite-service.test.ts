@@ -17,8 +17,8 @@ import { checkStore } from './sqlite/invariants.js';
 const dir = mkdtempSync(join(tmpdir(), 'blogcore-sqlite-service-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const ALL_POST_STATUSES = ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'];
-const ALL_COMMENT_STATUSES = ['LIVE', 'EMPTIED', 'PENDING', 'SPAM'];
+const ALL_POST_STATUSES = ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'] as const;
+const ALL_COMMENT_STATUSES = ['LIVE', 'EMPTIED', 'PENDING', 'SPAM'] as const;
 
 async function everyPost(s: BlogService, blogId: string, labels?: string) {
   const out: Array<{ id: string; labels: string[]; replies: number }> = [];

@@ -4,9 +4,9 @@ import { DriverConflict, type StoredDoc } from '../driver.js';
 import { BlogError, conflict, forbidden, invalid, notFound } from '../errors.js';
 import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from '../records.js';
 import { params, type Role } from '../schemas.js';
+import type { BlogsGetByUrlParams, BlogsGetParams, BlogsInsertParams, BlogsListByUserParams, MembersListParams, MembersRemoveParams, MembersSetParams, UsersGetParams, UsersInsertParams } from '../params.js';
 import { blogWire, userWire, type Blog, type BlogList, type User } from '../wire.js';
 import { postOut } from './posts.js';
-import type { z } from 'zod';
 
 /** Blog urls compare without case in scheme and host, with one trailing slash. */
 export function normalizeBlogUrl(url: string): string {
@@ -84,12 +84,12 @@ export function blogsApi(core: Core, actor: Actor) {
 
   return {
     blogs: {
-      async get(input: z.input<typeof params.blogsGet>): Promise<Blog> {
+      async get(input: BlogsGetParams): Promise<Blog> {
         const p = core.parse(params.blogsGet, input);
         return read(await core.blog(p.blogId), p.view, p.maxPosts);
       },
 
-      async getByUrl(input: z.input<typeof params.blogsGetByUrl>): Promise<Blog> {
+      async getByUrl(input: BlogsGetByUrlParams): Promise<Blog> {
         const p = core.parse(params.blogsGetByUrl, input);
         let url: string;
         try {
@@ -103,7 +103,7 @@ export function blogsApi(core: Core, actor: Actor) {
         return read(hit.doc as unknown as BlogRecord, p.view, p.maxPosts);
       },
 
-      async listByUser(input: z.input<typeof params.blogsListByUser>): Promise<BlogList> {
+      async listByUser(input: BlogsListByUserParams): Promise<BlogList> {
         const p = core.parse(params.blogsListByUser, input);
         const userId = p.userId === 'self' ? actorId : p.userId;
         if (!userId) {
@@ -126,7 +126,7 @@ export function blogsApi(core: Core, actor: Actor) {
         return { kind: 'blogger#blogList', items };
       },
 
-      async insert(input: z.input<typeof params.blogsInsert>): Promise<Blog> {
+      async insert(input: BlogsInsertParams): Promise<Blog> {
         const p = core.parse(params.blogsInsert, input);
         if (actor.kind === 'anonymous') throw forbidden('Sign in to create a blog');
         await core.requireWriter(actor);
@@ -165,7 +165,7 @@ export function blogsApi(core: Core, actor: Actor) {
     },
 
     users: {
-      async insert(input: z.input<typeof params.usersInsert>): Promise<User> {
+      async insert(input: UsersInsertParams): Promise<User> {
         const p = core.parse(params.usersInsert, input);
         if (actor.kind !== 'host') throw forbidden('Only host code creates users');
         const b = p.body;
@@ -186,7 +186,7 @@ export function blogsApi(core: Core, actor: Actor) {
         return out;
       },
 
-      async get(input: z.input<typeof params.usersGet>): Promise<User> {
+      async get(input: UsersGetParams): Promise<User> {
         const p = core.parse(params.usersGet, input);
         const userId = p.userId === 'self' ? actorId : p.userId;
         if (!userId) {
@@ -200,20 +200,20 @@ export function blogsApi(core: Core, actor: Actor) {
     },
 
     members: {
-      async set(input: z.input<typeof params.membersSet>): Promise<{ userId: string; role: Role }> {
+      async set(input: MembersSetParams): Promise<{ userId: string; role: Role }> {
         const p = core.parse(params.membersSet, input);
         await changeMembers(p.blogId, p.userId, p.role);
         if (core.events.has('member.set')) core.emit({ type: 'member.set', blogId: p.blogId, id: p.userId, actorId, resource: { userId: p.userId, role: p.role } });
         return { userId: p.userId, role: p.role };
       },
 
-      async remove(input: z.input<typeof params.membersRemove>): Promise<void> {
+      async remove(input: MembersRemoveParams): Promise<void> {
         const p = core.parse(params.membersRemove, input);
         await changeMembers(p.blogId, p.userId, null);
         if (core.events.has('member.removed')) core.emit({ type: 'member.removed', blogId: p.blogId, id: p.userId, actorId });
       },
 
-      async list(input: z.input<typeof params.membersList>): Promise<{ items: Array<{ userId: string; role: Role }> }> {
+      async list(input: MembersListParams): Promise<{ items: Array<{ userId: string; role: Role }> }> {
         const p = core.parse(params.membersList, input);
         const s = await core.reader(actor, p.blogId);
         requireRole(s, 'ADMIN', 'list members');

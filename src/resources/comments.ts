@@ -8,9 +8,9 @@ import { commentVisOf, del, put, type CommentRecord, type PostRecord } from '../
 import { moveCommentsStep, visibleClasses } from '../comment-visibility.js';
 import { sanitizeCommentHtml } from '../sanitize.js';
 import { params, type CommentStatus, type Role } from '../schemas.js';
+import type { CommentsActionParams, CommentsGetParams, CommentsInsertParams, CommentsListByBlogParams, CommentsListParams } from '../params.js';
 import { authorOf, commentWire, listEtag, type Comment, type CommentList } from '../wire.js';
 import { loadVisible } from './content.js';
-import type { z } from 'zod';
 
 export async function commentOut(core: Core, c: CommentRecord, view: Role, fetchBody: boolean): Promise<Comment> {
   const author = c.authorId ? authorOf(await core.user(c.authorId), c.authorId) : authorOf(undefined, undefined, c.authorName, c.authorUrl);
@@ -73,7 +73,7 @@ export function commentsApi(core: Core, actor: Actor) {
     return [put('posts', { ...p, ...settled, liveComments: p.liveComments + live, allComments: p.allComments + all }, post.version)];
   }
 
-  async function moderate(input: z.input<typeof params.commentsAction>, action: keyof typeof MODERATION): Promise<Comment> {
+  async function moderate(input: CommentsActionParams, action: keyof typeof MODERATION): Promise<Comment> {
     const p = core.parse(params.commentsAction, input);
     const s = await core.writer(actor, p.blogId);
     requireRole(s, 'ADMIN', 'moderate comments');
@@ -95,7 +95,7 @@ export function commentsApi(core: Core, actor: Actor) {
   }
 
   return {
-    async get(input: z.input<typeof params.commentsGet>): Promise<Comment> {
+    async get(input: CommentsGetParams): Promise<Comment> {
       const p = core.parse(params.commentsGet, input);
       const s = await core.reader(actor, p.blogId, p.view);
       const post = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
@@ -104,7 +104,7 @@ export function commentsApi(core: Core, actor: Actor) {
       return commentOut(core, c, s.view, true);
     },
 
-    async list(input: z.input<typeof params.commentsList>): Promise<CommentList> {
+    async list(input: CommentsListParams): Promise<CommentList> {
       const p = core.parse(params.commentsList, input);
       const s = await core.reader(actor, p.blogId, p.view);
       const statuses = p.status ?? [...PUBLIC];
@@ -126,7 +126,7 @@ export function commentsApi(core: Core, actor: Actor) {
       );
     },
 
-    async listByBlog(input: z.input<typeof params.commentsListByBlog>): Promise<CommentList> {
+    async listByBlog(input: CommentsListByBlogParams): Promise<CommentList> {
       const p = core.parse(params.commentsListByBlog, input);
       const s = await core.reader(actor, p.blogId, p.view);
       const statuses = p.status ?? [...PUBLIC];
@@ -163,7 +163,7 @@ export function commentsApi(core: Core, actor: Actor) {
       return listPage(q, p, s.view);
     },
 
-    async insert(input: z.input<typeof params.commentsInsert>): Promise<Comment> {
+    async insert(input: CommentsInsertParams): Promise<Comment> {
       const p = core.parse(params.commentsInsert, input);
       const s = await core.writer(actor, p.blogId);
       const trusted = s.role === 'AUTHOR' || s.role === 'ADMIN';
@@ -204,11 +204,11 @@ export function commentsApi(core: Core, actor: Actor) {
       return commentOut(core, c, s.view, true);
     },
 
-    approve: async (input: z.input<typeof params.commentsAction>) => moderate(input, 'approve'),
-    markAsSpam: async (input: z.input<typeof params.commentsAction>) => moderate(input, 'markAsSpam'),
-    removeContent: async (input: z.input<typeof params.commentsAction>) => moderate(input, 'removeContent'),
+    approve: async (input: CommentsActionParams) => moderate(input, 'approve'),
+    markAsSpam: async (input: CommentsActionParams) => moderate(input, 'markAsSpam'),
+    removeContent: async (input: CommentsActionParams) => moderate(input, 'removeContent'),
 
-    async delete(input: z.input<typeof params.commentsAction>): Promise<void> {
+    async delete(input: CommentsActionParams): Promise<void> {
       const p = core.parse(params.commentsAction, input);
       const s = await core.writer(actor, p.blogId);
       requireRole(s, 'ADMIN', 'delete comments');

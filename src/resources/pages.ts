@@ -4,12 +4,12 @@ import { forbidden } from '../errors.js';
 import { shortHash } from '../ids.js';
 import { listOf, page } from '../paging.js';
 import { put, type PageRecord } from '../records.js';
-import { params, type Role } from '../schemas.js';
+import { params, type Parsed, type Role } from '../schemas.js';
+import type { PagesActionParams, PagesDeleteParams, PagesGetParams, PagesInsertParams, PagesListParams, PagesUpdateParams } from '../params.js';
 import { authorOf, pageWire, type Page, type PageList } from '../wire.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPage, revertTo, trash, withPath } from './content.js';
-import type { z } from 'zod';
 
-type Body = z.output<typeof params.pagesInsert>['body'];
+type Body = Parsed<'pagesInsert'>['body'];
 
 export async function pageOut(core: Core, r: PageRecord, view: Role, fetchBody = true): Promise<Page> {
   return pageWire(r, await core.blog(r.blogId), authorOf(await core.user(r.authorId), r.authorId), view, fetchBody, core.links);
@@ -44,7 +44,7 @@ export function pagesApi(core: Core, actor: Actor) {
     }
   }
 
-  async function replaceOrPatch(input: z.input<typeof params.pagesUpdate>, replace: boolean): Promise<Page> {
+  async function replaceOrPatch(input: PagesUpdateParams, replace: boolean): Promise<Page> {
     const p = core.parse(params.pagesUpdate, input);
     const fn = edit<PageRecord>('page', p, (r) => applyBody(r, p.body, replace), publishPage);
     const { after, view } = await change(p.blogId, p.pageId, p.ifMatch, fn, true);
@@ -53,14 +53,14 @@ export function pagesApi(core: Core, actor: Actor) {
 
 
   return {
-    async get(input: z.input<typeof params.pagesGet>): Promise<Page> {
+    async get(input: PagesGetParams): Promise<Page> {
       const p = core.parse(params.pagesGet, input);
       const s = await core.reader(actor, p.blogId, p.view);
       const stored = await loadVisible<PageRecord>(core, 'page', p.blogId, p.pageId, s);
       return pageOut(core, stored.doc, s.view);
     },
 
-    async list(input: z.input<typeof params.pagesList>): Promise<PageList> {
+    async list(input: PagesListParams): Promise<PageList> {
       const p = core.parse(params.pagesList, input);
       const s = await core.reader(actor, p.blogId, p.view);
       const statuses = p.status ?? ['LIVE'];
@@ -81,7 +81,7 @@ export function pagesApi(core: Core, actor: Actor) {
       return listOf('blogger#pageList', items, pg, [...items.map((i) => i.etag), s.view]);
     },
 
-    async insert(input: z.input<typeof params.pagesInsert>): Promise<Page> {
+    async insert(input: PagesInsertParams): Promise<Page> {
       const p = core.parse(params.pagesInsert, input);
       const s = await core.writer(actor, p.blogId);
       const blog = s.blog;
@@ -102,10 +102,10 @@ export function pagesApi(core: Core, actor: Actor) {
       return pageOut(core, r, s.view);
     },
 
-    update: async (input: z.input<typeof params.pagesUpdate>) => replaceOrPatch(input, true),
-    patch: async (input: z.input<typeof params.pagesUpdate>) => replaceOrPatch(input, false),
+    update: async (input: PagesUpdateParams) => replaceOrPatch(input, true),
+    patch: async (input: PagesUpdateParams) => replaceOrPatch(input, false),
 
-    async delete(input: z.input<typeof params.pagesDelete>): Promise<void> {
+    async delete(input: PagesDeleteParams): Promise<void> {
       const p = core.parse(params.pagesDelete, input);
       if (p.useTrash) {
         await change(p.blogId, p.pageId, p.ifMatch, (r, now) => trash('page', r, now), false);
@@ -115,13 +115,13 @@ export function pagesApi(core: Core, actor: Actor) {
       if (core.events.has('page.deleted')) core.emit({ type: 'page.deleted', blogId: p.blogId, id: p.pageId, actorId });
     },
 
-    async publish(input: z.input<typeof params.pagesAction>): Promise<Page> {
+    async publish(input: PagesActionParams): Promise<Page> {
       const p = core.parse(params.pagesAction, input);
       const { after, view } = await change(p.blogId, p.pageId, p.ifMatch, (r, now) => publishPage(r, now), false);
       return pageOut(core, after, view);
     },
 
-    async revert(input: z.input<typeof params.pagesAction>): Promise<Page> {
+    async revert(input: PagesActionParams): Promise<Page> {
       const p = core.parse(params.pagesAction, input);
       const { after, view } = await change(p.blogId, p.pageId, p.ifMatch, (r) => revertTo(r), false);
       return pageOut(core, after, view);

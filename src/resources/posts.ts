@@ -5,14 +5,14 @@ import { forbidden, notFound } from '../errors.js';
 import { shortHash } from '../ids.js';
 import { listOf, page, type PageQuery } from '../paging.js';
 import { del, put, type PostRecord } from '../records.js';
-import { params, type PostsListParams, type PostsSearchParams, type Role } from '../schemas.js';
+import { params, type Parsed, type Role } from '../schemas.js';
+import type { PostsDeleteParams, PostsGetByPathParams, PostsGetParams, PostsInsertParams, PostsListParams, PostsPublishParams, PostsRevertParams, PostsSearchParams, PostsUpdateParams } from '../params.js';
 import { hasPhrase, parseQuery, postWordFields } from '../text.js';
 import { authorOf, listEtag, postWire, type Post, type PostList } from '../wire.js';
 import { inlineComments } from './comments.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPost, revertTo, trash, withPath } from './content.js';
-import type { z } from 'zod';
 
-type Body = z.output<typeof params.postsInsert>['body'];
+type Body = Parsed<'postsInsert'>['body'];
 
 interface Shape {
   fetchBody?: boolean | undefined;
@@ -69,7 +69,7 @@ export function postsApi(core: Core, actor: Actor) {
     }
   }
 
-  async function listOrSearch(p: z.output<typeof params.postsList>, q?: string): Promise<PostList> {
+  async function listOrSearch(p: Parsed<'postsList'>, q?: string): Promise<PostList> {
     const s = await core.reader(actor, p.blogId, p.view);
     const statuses = p.status ?? ['LIVE'];
     if (statuses.some((st) => st !== 'LIVE') && !atLeast(s.view, 'AUTHOR')) {
@@ -122,7 +122,7 @@ export function postsApi(core: Core, actor: Actor) {
   }
 
   return {
-    async get(input: z.input<typeof params.postsGet>): Promise<Post> {
+    async get(input: PostsGetParams): Promise<Post> {
       const p = core.parse(params.postsGet, input);
       const s = await core.reader(actor, p.blogId, p.view);
       const stored = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
@@ -138,7 +138,7 @@ export function postsApi(core: Core, actor: Actor) {
       return listOrSearch(rest, q);
     },
 
-    async getByPath(input: z.input<typeof params.postsGetByPath>): Promise<Post> {
+    async getByPath(input: PostsGetByPathParams): Promise<Post> {
       const p = core.parse(params.postsGetByPath, input);
       const s = await core.reader(actor, p.blogId, p.view);
       const blog = s.blog;
@@ -154,7 +154,7 @@ export function postsApi(core: Core, actor: Actor) {
       return postOut(core, r, s.view, { maxComments: p.maxComments });
     },
 
-    async insert(input: z.input<typeof params.postsInsert>): Promise<Post> {
+    async insert(input: PostsInsertParams): Promise<Post> {
       const p = core.parse(params.postsInsert, input);
       const s = await core.writer(actor, p.blogId);
       const blog = s.blog;
@@ -191,15 +191,15 @@ export function postsApi(core: Core, actor: Actor) {
       return postOut(core, r, s.view, p);
     },
 
-    async update(input: z.input<typeof params.postsUpdate>): Promise<Post> {
+    async update(input: PostsUpdateParams): Promise<Post> {
       return replaceOrPatch(input, true);
     },
 
-    async patch(input: z.input<typeof params.postsUpdate>): Promise<Post> {
+    async patch(input: PostsUpdateParams): Promise<Post> {
       return replaceOrPatch(input, false);
     },
 
-    async delete(input: z.input<typeof params.postsDelete>): Promise<void> {
+    async delete(input: PostsDeleteParams): Promise<void> {
       const p = core.parse(params.postsDelete, input);
       if (p.useTrash) {
         await change(p.blogId, p.postId, p.ifMatch, (r, now) => trash('post', r, now), false);
@@ -227,20 +227,20 @@ export function postsApi(core: Core, actor: Actor) {
       if (core.events.has('post.deleted')) core.emit({ type: 'post.deleted', blogId: p.blogId, id: p.postId, actorId });
     },
 
-    async publish(input: z.input<typeof params.postsPublish>): Promise<Post> {
+    async publish(input: PostsPublishParams): Promise<Post> {
       const p = core.parse(params.postsPublish, input);
       const { after, view } = await change(p.blogId, p.postId, p.ifMatch, (r, now) => publishPost(r, p.publishDate, now), false);
       return postOut(core, after, view, {});
     },
 
-    async revert(input: z.input<typeof params.postsRevert>): Promise<Post> {
+    async revert(input: PostsRevertParams): Promise<Post> {
       const p = core.parse(params.postsRevert, input);
       const { after, view } = await change(p.blogId, p.postId, p.ifMatch, (r) => revertTo(r), false);
       return postOut(core, after, view, {});
     },
   };
 
-  async function replaceOrPatch(input: z.input<typeof params.postsUpdate>, replace: boolean): Promise<Post> {
+  async function replaceOrPatch(input: PostsUpdateParams, replace: boolean): Promise<Post> {
     const p = core.parse(params.postsUpdate, input);
     const fn = edit<PostRecord>('post', p, (r) => applyBody(r, p.body, replace), (r, now) => publishPost(r, undefined, now));
     const { after, view } = await change(p.blogId, p.postId, p.ifMatch, fn, true);

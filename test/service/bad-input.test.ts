@@ -9,6 +9,7 @@ import {
   expectError,
   expectNoWrite,
   getPost,
+  ids,
   makeComment,
   makePage,
   makePost,
@@ -373,6 +374,79 @@ describe('strings over the limits → 400 invalid, the limits themselves accepte
     const c = (await w.service.comments.insert({ blogId: b, postId: f.live.id, body: { content: x(4096) } })) as Wire;
     expect(c.content).toHaveLength(4096);
     expect(((await w.anon.posts.search({ blogId: b, q: 'y'.repeat(1000) })) as Wire).items ?? []).toEqual([]);
+  });
+});
+
+describe('a query names at most 20 labels → 400 invalid (labels)', () => {
+  it('21 labels, as a list or comma-joined, on list and search; 20 are fine', async () => {
+    const f = await fixture();
+    const { w } = f;
+    const b = w.blogId;
+    const twenty = ['a', ...Array.from({ length: 19 }, (_, i) => `other${i}`)];
+    const twentyOne = [...twenty, 'one-more'];
+    await invalidAt(f, 'labels', [
+      () => w.anon.posts.list({ blogId: b, labels: twentyOne }),
+      () => w.anon.posts.list({ blogId: b, labels: twentyOne.join(',') }),
+      () => w.anon.posts.search({ blogId: b, q: 'body', labels: twentyOne }),
+    ]);
+    expect(ids(await w.anon.posts.list({ blogId: b, labels: twenty }))).toEqual([f.live.id]);
+    // Repeats name one label: 30 copies of 'a' is one label.
+    expect(ids(await w.anon.posts.list({ blogId: b, labels: Array(30).fill('a') }))).toEqual([f.live.id]);
+  });
+});
+
+describe('links a page renders → 400 invalid unless an http(s) URL that parses', () => {
+  const BAD_URLS = [
+    'https://ok.example/" onmouseover="alert(1)',
+    "https://ok.example/'onmouseover='alert(1)",
+    'https://ok.example/<script>',
+    'https://ok .example/',
+    'javascript:alert(1)',
+    'JavaScript:alert(1)',
+    'data:text/html,<b>x</b>',
+    'ftp://ok.example/',
+    '//ok.example/',
+    '/relative/path',
+    'not a url',
+  ];
+
+  it('post titleLink, comment author.url, user url', async () => {
+    const f = await fixture();
+    const { w } = f;
+    const b = w.blogId;
+    await invalidAt(
+      f,
+      'body.titleLink',
+      BAD_URLS.flatMap((url) => [
+        () => w.author.posts.insert({ blogId: b, body: { title: 't', content: 'c', titleLink: url } }),
+        () => w.author.posts.patch({ blogId: b, postId: f.live.id, body: { titleLink: url } }),
+        () => w.author.posts.update({ blogId: b, postId: f.live.id, body: { title: 't', content: 'c', titleLink: url } }),
+      ]),
+    );
+    await invalidAt(
+      f,
+      'body.author.url',
+      BAD_URLS.map((url) => () => w.anon.comments.insert({ blogId: b, postId: f.live.id, body: { content: 'hi', author: { displayName: 'V', url } } })),
+    );
+    await invalidAt(
+      f,
+      'body.url',
+      BAD_URLS.map((url) => () => w.service.users.insert({ body: { displayName: 'U', url } })),
+    );
+  });
+
+  it('http and https URLs are kept as given', async () => {
+    const f = await fixture();
+    const { w } = f;
+    const link = 'https://ok.example/a?b=1&c=%22x%22#top';
+    const p = (await w.author.posts.patch({ blogId: w.blogId, postId: f.live.id, body: { titleLink: link } })) as Wire;
+    expect(p.titleLink).toBe(link);
+    const c = (await w.anon.comments.insert({
+      blogId: w.blogId,
+      postId: f.live.id,
+      body: { content: 'hi', author: { displayName: 'V', url: 'http://visitor.example/' } },
+    })) as Wire;
+    expect(c.author.url).toBe('http://visitor.example/');
   });
 });
 

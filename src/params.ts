@@ -1,0 +1,216 @@
+/**
+ * The parameter objects of every service method, as plain types: literal unions for enums, read-only arrays
+ * accepted wherever a list is. At run time src/schemas.ts checks the same shapes (and also takes enum values
+ * in any case and comma-joined lists, as the HTTP wire sends them); test/types/ proves the two agree.
+ */
+import type { BlogBody, CommentBody, PageBody, PostBody, UserBody } from './bodies.js';
+
+export type * from './bodies.js';
+
+export type PostStatus = 'LIVE' | 'DRAFT' | 'SCHEDULED' | 'SOFT_TRASHED';
+export type PageStatus = 'LIVE' | 'DRAFT' | 'SOFT_TRASHED';
+export type CommentStatus = 'LIVE' | 'EMPTIED' | 'PENDING' | 'SPAM';
+export type BlogStatus = 'LIVE' | 'DELETED';
+/** A user's role in a blog, and the view a read asks for. */
+export type Role = 'READER' | 'AUTHOR' | 'ADMIN';
+export type View = Role;
+export type ReaderComments = 'ALLOW' | 'DONT_ALLOW_SHOW_EXISTING' | 'DONT_ALLOW_HIDE_EXISTING';
+export type OrderBy = 'PUBLISHED' | 'UPDATED';
+export type SortOption = 'DESCENDING' | 'ASCENDING';
+
+/** One value or several (a list matches any of them). */
+export type OneOrMore<T> = T | readonly T[];
+
+/** An RFC 3339 timestamp, e.g. `2026-11-22T10:00:00Z`. */
+export type Timestamp = string;
+
+export interface IfMatch {
+  /** The etag the change was based on: the write fails with 412 if the resource moved since. */
+  ifMatch?: string;
+}
+
+/** Paging and the view of every list. */
+export interface Listing {
+  /** 1 to 500; default 10. */
+  maxResults?: number;
+  pageToken?: string;
+  view?: View;
+  /** Inclusive, on the `orderBy` field. */
+  startDate?: Timestamp;
+  /** Exclusive, on the `orderBy` field. */
+  endDate?: Timestamp;
+}
+
+export interface BlogsGetParams {
+  blogId: string;
+  view?: View;
+  maxPosts?: number;
+}
+export interface BlogsGetByUrlParams {
+  url: string;
+  view?: View;
+  maxPosts?: number;
+}
+export interface BlogsListByUserParams {
+  /** A user id, or `self` for the scoped actor. */
+  userId: string;
+  view?: View;
+  maxPosts?: number;
+  role?: OneOrMore<Role>;
+  status?: OneOrMore<BlogStatus>;
+}
+export interface BlogsInsertParams {
+  body: BlogBody;
+  /** Who becomes the blog's ADMIN when the unscoped service creates it. */
+  ownerId?: string;
+}
+
+export interface UsersGetParams {
+  userId: string;
+}
+export interface UsersInsertParams {
+  body: UserBody;
+}
+
+export interface MembersSetParams {
+  blogId: string;
+  userId: string;
+  role: Role;
+}
+export interface MembersRemoveParams {
+  blogId: string;
+  userId: string;
+}
+export interface MembersListParams {
+  blogId: string;
+}
+
+export interface PostsGetParams {
+  blogId: string;
+  postId: string;
+  view?: View;
+  fetchBody?: boolean;
+  fetchImages?: boolean;
+  maxComments?: number;
+}
+export interface PostsListParams extends Listing {
+  blogId: string;
+  /** Default LIVE. */
+  status?: OneOrMore<PostStatus>;
+  /** Posts with any of these labels (at most 20); a string may join several with commas. */
+  labels?: string | readonly string[];
+  orderBy?: OrderBy;
+  sortOption?: SortOption;
+  fetchBodies?: boolean;
+  fetchImages?: boolean;
+  maxComments?: number;
+}
+export interface PostsSearchParams extends PostsListParams {
+  /** Words a post must all hold; `"quoted phrases"` match adjacent words. */
+  q: string;
+}
+export interface PostsGetByPathParams {
+  blogId: string;
+  path: string;
+  date?: Timestamp;
+  view?: View;
+  maxComments?: number;
+}
+export interface PostsInsertParams {
+  blogId: string;
+  body: PostBody;
+  isDraft?: boolean;
+  fetchBody?: boolean;
+  fetchImages?: boolean;
+}
+export interface PostsUpdateParams extends IfMatch {
+  blogId: string;
+  postId: string;
+  body: PostBody;
+  publish?: boolean;
+  revert?: boolean;
+  fetchBody?: boolean;
+  fetchImages?: boolean;
+  maxComments?: number;
+}
+export interface PostsDeleteParams extends IfMatch {
+  blogId: string;
+  postId: string;
+  useTrash?: boolean;
+}
+export interface PostsPublishParams extends IfMatch {
+  blogId: string;
+  postId: string;
+  publishDate?: Timestamp;
+}
+export interface PostsRevertParams extends IfMatch {
+  blogId: string;
+  postId: string;
+}
+
+export interface PagesGetParams {
+  blogId: string;
+  pageId: string;
+  view?: View;
+}
+export interface PagesListParams {
+  blogId: string;
+  maxResults?: number;
+  pageToken?: string;
+  view?: View;
+  /** Default LIVE. */
+  status?: OneOrMore<PageStatus>;
+  fetchBodies?: boolean;
+}
+export interface PagesInsertParams {
+  blogId: string;
+  body: PageBody;
+  isDraft?: boolean;
+}
+export interface PagesUpdateParams extends IfMatch {
+  blogId: string;
+  pageId: string;
+  body: PageBody;
+  publish?: boolean;
+  revert?: boolean;
+}
+export interface PagesDeleteParams extends IfMatch {
+  blogId: string;
+  pageId: string;
+  useTrash?: boolean;
+}
+export interface PagesActionParams extends IfMatch {
+  blogId: string;
+  pageId: string;
+}
+
+export interface CommentsGetParams {
+  blogId: string;
+  postId: string;
+  commentId: string;
+  view?: View;
+}
+export interface CommentsListParams extends Listing {
+  blogId: string;
+  postId: string;
+  /** Default LIVE and EMPTIED. */
+  status?: OneOrMore<CommentStatus>;
+  fetchBodies?: boolean;
+}
+export interface CommentsListByBlogParams extends Listing {
+  blogId: string;
+  /** Only the comments of this post. */
+  post?: string;
+  status?: OneOrMore<CommentStatus>;
+  fetchBodies?: boolean;
+}
+export interface CommentsActionParams {
+  blogId: string;
+  postId: string;
+  commentId: string;
+}
+export interface CommentsInsertParams {
+  blogId: string;
+  postId: string;
+  body: CommentBody;
+}

@@ -1,0 +1,197 @@
+/**
+ * Reads the code blocks out of README.md and docs/*.md for test/docs.test.ts, and checks shell command
+ * lines against what the repository really has (CLI subcommands and flags, npm scripts, files).
+ * The conventions are described at the top of test/docs.test.ts.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export type RunMode = 'run' | 'typecheck-only' | 'browser';
+
+export interface Block {
+  /** Markdown file, relative to the repository root. */
+  file: string;
+  /** 1-based line of the opening fence. */
+  line: number;
+  lang: string;
+  code: string;
+  mode: RunMode;
+  /** Why a block is not run (the text after `typecheck-only` in its marker). */
+  note?: string;
+}
+
+/** README.md and every docs/*.md file, relative to the root. */
+export function markdownFiles(): string[] {
+  const docs = existsSync(join(ROOT, 'docs'))
+    ? readdirSync(join(ROOT, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .sort()
+        .map((f) => `docs/${f}`)
+    : [];
+  return ['README.md', ...docs];
+}
+
+const MARKER = /^<!--\s*snippet:\s*(typecheck-only|browser)\b\s*(.*?)\s*-->\s*$/;
+
+/** Every fenced block of a markdown file, with the `<!-- snippet: … -->` marker on the line before it. */
+export function blocksOf(file: string): Block[] {
+  const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)(`{3,})(\S*)/.exec(lines[i]!);
+    if (!open) continue;
+    const [, indent, fence, lang] = open as unknown as [string, string, string, string];
+    const body: string[] = [];
+    let j = i + 1;
+    for (; j < lines.length && !lines[j]!.startsWith(`${indent}${fence}`); j++) body.push(lines[j]!.slice(indent.length));
+    if (j === lines.length) throw new Error(`${file}:${i + 1}: code block never closed`);
+    const marker = MARKER.exec((lines[i - 1] ?? '').trim());
+    blocks.push({
+      file,
+      line: i + 1,
+      lang,
+      code: `${body.join('\n')}\n`,
+      mode: (marker?.[1] as RunMode | undefined) ?? 'run',
+      ...(marker?.[2] ? { note: marker[2] } : {}),
+    });
+    i = j;
+  }
+  return blocks;
+}
+
+/** Relative links `[text](target)` of a markdown file that do not resolve to a file inside the repository. */
+export function brokenLinks(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+  const bad: string[] = [];
+  for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    const target = m[1]!;
+    if (/^[a-z]+:/i.test(target)) continue;
+    const [pathPart, anchor] = target.split('#') as [string, string | undefined];
+    const path = pathPart === '' ? join(ROOT, file) : join(ROOT, file, '..', pathPart);
+    const rel = relative(ROOT, path);
+    if (rel.startsWith('..') || !existsSync(path)) bad.push(target);
+    else if (anchor !== undefined && !headingSlugs(rel).includes(anchor)) bad.push(target);
+  }
+  return bad;
+}
+
+/** The anchors GitHub gives the headings of a markdown file: lower-case, punctuation dropped, spaces to `-`. */
+function headingSlugs(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+  return [...text.matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) =>
+    m[1]!
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-'),
+  );
+}
+
+/** What `blogcore --help` says: each subcommand with the flags its usage names, plus flags of no command. */
+export interface Usage {
+  commands: Map<string, Set<string>>;
+  global: Set<string>;
+}
+
+export function parseUsage(help: string): Usage {
+  const commands = new Map<string, Set<string>>();
+  const global = new Set<string>(['--help', '-h']);
+  let current: Set<string> | undefined;
+  let commandList = false;
+  for (const line of help.split('\n')) {
+    // A header line ("Usage:", "Options:") ends the command above; "Commands:" starts a list of them.
+    if (/^\S/.test(line)) {
+      current = undefined;
+      commandList = /^commands:?\s*$/i.test(line.trim());
+    }
+    const cmd = /^\s*blogcore\s+([a-z][\w-]*)/.exec(line) ?? (commandList ? /^\s{2,}([a-z][\w-]*)(?=\s|$)/.exec(line) : null);
+    if (cmd && !/^\s{6,}/.test(line)) commands.set(cmd[1]!, (current = new Set()));
+    const flags = line.match(/(?<![\w-])--?[a-z][\w-]*/g) ?? [];
+    for (const f of flags) {
+      if (!cmd && /^\s*blogcore\s+--/.test(line)) global.add(f);
+      else (current ?? global).add(f);
+    }
+  }
+  return { commands, global };
+}
+
+export interface ShellContext {
+  usage: Usage;
+  scripts: Record<string, string>;
+  /** Options `npm run bench -- …` understands: `only` names and flag names. */
+  bench: { names: string[] };
+}
+
+/** Splits a shell block into simple commands: comments dropped, `\` continuations joined, `&&`/`;`/`|` split. */
+export function commandsOf(code: string): string[] {
+  const joined = code.replace(/\\\n/g, ' ');
+  const out: string[] = [];
+  for (const raw of joined.split('\n')) {
+    const line = raw.replace(/(^|\s)#.*$/, '').trim();
+    if (!line) continue;
+    out.push(...line.split(/&&|;|\|/).map((s) => s.trim()).filter(Boolean));
+  }
+  return out;
+}
+
+/** Problems with one command line of a shell block (empty when it names only what exists). */
+export function checkCommand(command: string, ctx: ShellContext): string[] {
+  const words = command.split(/\s+/).map((w) => w.replace(/^["']|["']$/g, ''));
+  const problems: string[] = [];
+  let i = 0;
+  while (/^[A-Z_]+=/.test(words[i] ?? '')) i++; // leading VAR=value assignments
+  const w = words.slice(i);
+  const cli =
+    w[0] === 'npx' && w[1] === 'blogcore' ? w.slice(2) : w[0] === 'blogcore' ? w.slice(1) : w[0] === 'node' && w[1] === 'dist/cli.js' ? w.slice(2) : undefined;
+  if (cli) {
+    const [sub, ...rest] = cli;
+    const sets: Set<string>[] = [ctx.usage.global];
+    if (sub !== undefined && !sub.startsWith('-')) {
+      const flags = ctx.usage.commands.get(sub);
+      if (!flags) return [`"${sub}" is not a blogcore subcommand (${[...ctx.usage.commands.keys()].join(', ')})`];
+      sets.push(flags);
+    }
+    for (const word of sub?.startsWith('-') ? cli : rest) {
+      if (!word.startsWith('-')) continue;
+      const flag = word.split('=')[0]!;
+      if (!sets.some((s) => s.has(flag))) problems.push(`blogcore ${sub ?? ''}: unknown flag ${flag}`);
+    }
+    return problems;
+  }
+  if (w[0] === 'npm') {
+    const script = w[1] === 'run' ? w[2] : w[1] === 'start' || w[1] === 'test' ? w[1] : undefined;
+    if (w[1] === 'run' && script === undefined) return ['npm run without a script name'];
+    if (script !== undefined) {
+      if (!(script in ctx.scripts)) return [`npm script "${script}" does not exist`];
+      const after = w.indexOf('--');
+      if (script === 'bench' && after > 0) {
+        for (const arg of w.slice(after + 1)) {
+          const m = /^--only=(.+)$/.exec(arg);
+          for (const name of m?.[1]?.split(',') ?? []) if (!ctx.bench.names.includes(name)) problems.push(`no benchmark named "${name}"`);
+        }
+      }
+    }
+    return problems;
+  }
+  if (w[0] === 'npx' && (w[1] === 'vitest' || w[1] === 'tsx' || w[1] === 'vite')) {
+    const args = w.slice(w[1] === 'vitest' && w[2] === 'run' ? 3 : 2);
+    for (const [k, arg] of args.entries()) {
+      // Flags, their values (`--project browser`) and vite's subcommands are not paths.
+      if (arg.startsWith('-') || /^--(project|reporter|config|port|host)$|^-t$/.test(args[k - 1] ?? '')) continue;
+      if (arg.includes('=') || arg === 'build' || arg === 'preview') continue;
+      if (!pathPrefixExists(arg)) problems.push(`${arg}: no such file in the repository`);
+    }
+  }
+  return problems;
+}
+
+/** True when a file or folder exists whose path starts with `prefix` (vitest filters are prefixes). */
+function pathPrefixExists(prefix: string): boolean {
+  if (existsSync(join(ROOT, prefix))) return true;
+  const slash = prefix.lastIndexOf('/');
+  const dir = join(ROOT, prefix.slice(0, slash + 1));
+  return existsSync(dir) && readdirSync(dir).some((f) => f.startsWith(prefix.slice(slash + 1)));
+}
