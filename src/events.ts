@@ -99,7 +99,9 @@ export class EventShare {
 
   publish(event: BlogEvent): void {
     const n = this.published++;
-    const ops: WriteOp[] = [{ type: 'put', collection: 'events', id: this.instance + n, expect: 0, doc: JSON.parse(JSON.stringify(event)) as JsonObject, keys: {} }];
+    const ops: WriteOp[] = [
+      { type: 'put', collection: 'events', id: this.instance + n, expect: 0, doc: JSON.parse(JSON.stringify(event)) as JsonObject, keys: {} },
+    ];
     if (n >= KEEP) ops.push({ type: 'delete', collection: 'events', id: this.instance + (n - KEEP), expect: 1 });
     // Tried twice: a commit that failed on a lost connection may have landed, and then the retry's conflict says so.
     const commit = () => this.driver.commit(ops).then(() => undefined);
@@ -108,7 +110,7 @@ export class EventShare {
       .catch((error: unknown) => (DriverConflict.is(error) ? undefined : Promise.reject(error)))
       .then(
         () => undefined,
-        (error: unknown) => void (quiet(error) || console.error("blogcore: an event could not be shared with other instances", error)),
+        (error: unknown) => void (quiet(error) || console.error('blogcore: an event could not be shared with other instances', error)),
       );
   }
 

@@ -56,7 +56,10 @@ describe('postgres: events across app servers', () => {
       await by.posts.patch({ blogId, postId: p.id!, body: { title: `P${i} edited` } });
     }
     const expected = ['user.inserted', 'blog.inserted', ...written.flatMap(() => ['post.inserted', 'post.published', 'post.updated'])].sort();
-    for (const [name, seen] of [['a', seenA], ['b', seenB]] as const) {
+    for (const [name, seen] of [
+      ['a', seenA],
+      ['b', seenB],
+    ] as const) {
       await until(() => seen.length >= expected.length, `instance ${name}'s events`);
       await new Promise((r) => setTimeout(r, 100)); // nothing extra arrives late
       expect(seen.map((e) => e.type).sort(), name).toEqual(expected);
@@ -76,10 +79,7 @@ describe('postgres: events across app servers', () => {
     await a.posts.insert({ blogId, body: { title: 'before', content: 'x' } });
     await until(() => seen.length === 1, 'the first event');
     // Kill every connection LISTENing on this store's channel, then write while it is gone.
-    const killed = await admin.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND query LIKE $1`,
-      [`%${schema}%`],
-    );
+    const killed = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND query LIKE $1`, [`%${schema}%`]);
     expect(killed.rowCount).toBeGreaterThan(0);
     for (let i = 0; i < 5; i++) await a.posts.insert({ blogId, body: { title: `during ${i}`, content: 'x' } });
     await until(() => seen.length === 6, 'the events written while the listener was gone');

@@ -16,14 +16,32 @@ afterAll(async () => {
 
 const schema: StoreSchema = { version: 1, collections: [{ name: 'c', search: true, indexes: [{ name: 'k' }, { name: 'u', unique: true }] }] };
 
-const PARTS = ['', 'a', 'a\0', 'a\x01', 'a\x02', 'ab', 'é', '\ud7ff', '\ue000', '\uffff', '\u{10000}', '\u{1F642}', '\ud800', '\udfff', 'z\ud83d', '\0', '\x01'];
+const PARTS = [
+  '',
+  'a',
+  'a\0',
+  'a\x01',
+  'a\x02',
+  'ab',
+  'é',
+  '\ud7ff',
+  '\ue000',
+  '\uffff',
+  '\u{10000}',
+  '\u{1F642}',
+  '\ud800',
+  '\udfff',
+  'z\ud83d',
+  '\0',
+  '\x01',
+];
 
 describe('postgres keys, ids and tokens', () => {
   it('walks keys in compareKeys order, astral characters, U+0000 and lone surrogates included', async () => {
     const d = stores.make();
     await d.open(schema);
     const keys: Key[] = [];
-    PARTS.forEach((a, i) => PARTS.forEach((b, j) => keys.push(['g', a, b, `id${i}-${j}`])));
+    for (const [i, a] of PARTS.entries()) for (const [j, b] of PARTS.entries()) keys.push(['g', a, b, `id${i}-${j}`]);
     await d.commit(keys.map((k) => ({ type: 'put', collection: 'c', id: k[3]!, expect: 0, doc: { k: [...k] }, keys: { k: [k] } })));
     const sorted = [...keys].sort(compareKeys);
     const asc = await d.list({ collection: 'c', index: 'k', prefix: ['g'], direction: 'asc', limit: 1000 });

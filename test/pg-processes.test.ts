@@ -62,7 +62,9 @@ describe('postgres: several app server processes', () => {
     const kids = Array.from({ length: PROCESSES }, () => child(['rmw', pgUrl(), schema, blog.id!, post.id!, String(WRITES), String(total)]));
     for (const k of kids) expect(await k.next()).toBe('ready');
     for (const k of kids) k.proc.stdin.write('go\n');
-    const results = await Promise.all(kids.map(async (k) => JSON.parse(await k.next()) as { successes: number; refused: number; seen: Array<[string, number]> }));
+    const results = await Promise.all(
+      kids.map(async (k) => JSON.parse(await k.next()) as { successes: number; refused: number; seen: Array<[string, number]> }),
+    );
     const final = await setup.posts.get({ blogId: blog.id!, postId: post.id! });
     await setup.close();
     expect(results.map((r) => r.successes)).toEqual(kids.map(() => WRITES));
@@ -70,9 +72,15 @@ describe('postgres: several app server processes', () => {
     const every = Array.from({ length: total }, (_, i) => `count ${i + 1}`).sort();
     for (const r of results) {
       expect(r.seen.map(([t]) => t).sort()).toEqual(every);
-      expect(r.seen.every(([, n]) => n === 1), 'a post.updated heard twice').toBe(true);
+      expect(
+        r.seen.every(([, n]) => n === 1),
+        'a post.updated heard twice',
+      ).toBe(true);
     }
-    expect(results.some((r) => r.refused > 0), 'the processes never raced').toBe(true);
+    expect(
+      results.some((r) => r.refused > 0),
+      'the processes never raced',
+    ).toBe(true);
   }, 120_000);
 
   it('runs the migrations once when 4 processes open a new store at the same moment', async () => {

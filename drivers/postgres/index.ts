@@ -423,7 +423,7 @@ class PostgresDriver implements StorageDriver {
         // A race the checks in commit_ops could not see: two commits inserting one record or one unique key.
         if (e.constraint === 'docs_id') return new DriverConflict('version', ops[0]!.collection, ops[0]!.id);
         const ix = Number(/\(ix, key\)=\((\d+),/.exec(e.detail ?? '')?.[1]);
-        const k = eIx.findIndex((x) => x === ix);
+        const k = eIx.indexOf(ix);
         const op = at(k >= 0 ? eOp[k]! : 1);
         return new DriverConflict('unique', op.collection, op.id, this.indexByNo.get(ix));
       }
@@ -436,9 +436,7 @@ class PostgresDriver implements StorageDriver {
   }
 
   async changesSince(seq: number, limit = 1000): Promise<Change[]> {
-    const rows = (await this.run(this.sql.changesSince, [seq, Math.max(0, Math.floor(limit))])) as Array<
-      [string, number, string, 'put' | 'delete', number]
-    >;
+    const rows = (await this.run(this.sql.changesSince, [seq, Math.max(0, Math.floor(limit))])) as Array<[string, number, string, 'put' | 'delete', number]>;
     return rows.map(([s, coll, id, type, version]) => ({
       seq: Number(s),
       collection: this.namesByNo.get(coll) ?? String(coll),

@@ -19,4 +19,3 @@ export function fromPgText(s: string): string {
   for (let i = 1; i < s.length; i += 4) out += String.fromCharCode(parseInt(s.slice(i, i + 4), 16));
   return out;
 }
-

@@ -41,7 +41,7 @@ async function openPostgres(db: string, options: OpenOptions): Promise<StorageDr
   const connectionString = url.toString();
   const { postgresDriver } = await import('blogcore/postgres');
   if (!options.create) {
-    let pg: (typeof import('pg'))['default'];
+    let pg: typeof import('pg')['default'];
     try {
       pg = (await import('pg')).default;
     } catch (error) {

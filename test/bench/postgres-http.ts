@@ -35,9 +35,7 @@ function start(url: string, schema: string): Promise<{ child: ChildProcess; orig
 
 /** Requests/s over all the servers at once, each taking its share of the connections. */
 async function rate(origins: string[], path: string, seconds: number): Promise<number> {
-  const results = await Promise.all(
-    origins.map((o) => autocannon({ url: o + path, connections: Math.ceil(CONNECTIONS / origins.length), duration: seconds })),
-  );
+  const results = await Promise.all(origins.map((o) => autocannon({ url: o + path, connections: Math.ceil(CONNECTIONS / origins.length), duration: seconds })));
   if (results.some((r) => r.non2xx || r.errors)) throw new Error(`HTTP errors: ${JSON.stringify(results.map((r) => [r.non2xx, r.errors]))}`);
   return results.reduce((s, r) => s + r.requests.total, 0) / seconds;
 }
@@ -52,7 +50,9 @@ export async function httpRows(url: string, schema: string, blogId: string, post
       await rate(origins, `/v3/blogs/${blogId}/posts/${postId}`, 1); // warm-up
       const one = await rate(origins, `/v3/blogs/${blogId}/posts/${postId}`, seconds);
       const list = await rate(origins, `/v3/blogs/${blogId}/posts?maxResults=20`, seconds);
-      out.push(`HTTP, ${processes} app process${processes > 1 ? 'es' : ''} on one PostgreSQL: GET one post ${one.toFixed(0)} req/s, list of 20 ${list.toFixed(0)} req/s`);
+      out.push(
+        `HTTP, ${processes} app process${processes > 1 ? 'es' : ''} on one PostgreSQL: GET one post ${one.toFixed(0)} req/s, list of 20 ${list.toFixed(0)} req/s`,
+      );
     } finally {
       for (const s of servers) s.child.kill('SIGTERM');
       await Promise.all(servers.map((s) => new Promise((r) => (s.child.exitCode !== null ? r(null) : s.child.once('exit', r)))));

@@ -28,7 +28,11 @@ const PAGE = 20;
 const LABEL = 'label-30';
 const LOADERS = 8;
 
-const slug = (title: string) => title.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 40);
+const slug = (title: string) =>
+  title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 40);
 
 const RAW_SCHEMA = (s: string) => `
   DROP SCHEMA IF EXISTS ${s} CASCADE;
@@ -171,7 +175,11 @@ async function loadBlogcore(url: string, schema: string, gen: Generator, n: numb
     Array.from({ length: LOADERS }, async () => {
       for (let k = next++; k < n; k = next++) {
         const p = gen.post(k);
-        const post = await service.posts.insert({ blogId, body: { title: p.title, content: p.content, labels: p.labels, published: p.published }, isDraft: p.draft });
+        const post = await service.posts.insert({
+          blogId,
+          body: { title: p.title, content: p.content, labels: p.labels, published: p.published },
+          isDraft: p.draft,
+        });
         ids[k] = post.id!;
       }
     }),
@@ -220,7 +228,11 @@ export default async function postgresBench(ctx: BenchContext): Promise<void> {
       const rawPool = new pg.Pool({ connectionString: url, max: 1 });
       const raw = new Raw(rawPool, rawSchema);
       const t1 = performance.now();
-      for (let i = 0; i < n; i += 2000) await raw.load(blogId, ids.slice(i, i + 2000).map((id, k) => [id, gen.post(i + k)]));
+      for (let i = 0; i < n; i += 2000)
+        await raw.load(
+          blogId,
+          ids.slice(i, i + 2000).map((id, k) => [id, gen.post(i + k)]),
+        );
       const loadRaw = performance.now() - t1;
       await admin.query(`VACUUM ANALYZE`);
       await admin.query(`CHECKPOINT`);
@@ -245,16 +257,50 @@ export default async function postgresBench(ctx: BenchContext): Promise<void> {
       const pair = (o: (i: number) => unknown, r: (i: number) => unknown) => timePair(o, r, ctx.budgetMs);
       const ga = pick(n);
       const gb = pick(n);
-      record('get', n, ...(await pair(() => service.posts.get({ blogId, postId: ga() }), () => raw.get(gb()))), 1.3);
-      record('list first page (20)', n, ...(await pair(() => service.posts.list({ blogId, maxResults: PAGE }), () => raw.first(blogId))), 1.3);
+      record(
+        'get',
+        n,
+        ...(await pair(
+          () => service.posts.get({ blogId, postId: ga() }),
+          () => raw.get(gb()),
+        )),
+        1.3,
+      );
+      record(
+        'list first page (20)',
+        n,
+        ...(await pair(
+          () => service.posts.list({ blogId, maxResults: PAGE }),
+          () => raw.first(blogId),
+        )),
+        1.3,
+      );
       record(
         'list page 50% deep (20)',
         n,
-        ...(await pair(() => service.posts.list({ blogId, maxResults: PAGE, pageToken: token }), () => raw.after(blogId, mid.published, mid.id))),
+        ...(await pair(
+          () => service.posts.list({ blogId, maxResults: PAGE, pageToken: token }),
+          () => raw.after(blogId, mid.published, mid.id),
+        )),
         1.3,
       );
-      record(`label filter ${LABEL} (20)`, n, ...(await pair(() => service.posts.list({ blogId, labels: LABEL, maxResults: PAGE }), () => raw.byLabel(blogId, LABEL))), 1.3);
-      record('search, two words (20)', n, ...(await pair(() => service.posts.search({ blogId, q: gen.query, maxResults: PAGE }), () => raw.search(blogId, qTokens))));
+      record(
+        `label filter ${LABEL} (20)`,
+        n,
+        ...(await pair(
+          () => service.posts.list({ blogId, labels: LABEL, maxResults: PAGE }),
+          () => raw.byLabel(blogId, LABEL),
+        )),
+        1.3,
+      );
+      record(
+        'search, two words (20)',
+        n,
+        ...(await pair(
+          () => service.posts.search({ blogId, q: gen.query, maxResults: PAGE }),
+          () => raw.search(blogId, qTokens),
+        )),
+      );
 
       let k = 0;
       const insert = (s: BlogService) =>

