@@ -32,7 +32,10 @@ export interface CollectionDef {
 
 /** Declared once by the core and passed to `open`. A driver stores this shape and nothing else. */
 export interface StoreSchema {
-  /** Bumped by the core when collections or indexes change; drivers upgrade their storage on open. */
+  /**
+   * Bumped by the core when collections or indexes change; drivers upgrade their storage on open. An index
+   * new to a store starts empty (keys are the core's): the core then rewrites the records it must.
+   */
   version: number;
   collections: readonly CollectionDef[];
 }
@@ -179,9 +182,9 @@ export interface StorageDriver {
   /**
    * `keys`, counting only the records of `scope` whose tokens include every query token: one ordered page
    * of matches from a keyset position, never all matches. A driver may walk the rarest token's postings in
-   * index order and check the others, walk the index and check each record's tokens, or use an engine's
-   * native equivalent (FTS5 matches joined to the ordered index under a LIMIT); it never hands out more
-   * than `limit` entries and never reads documents.
+   * index order and check the others, walk the index and check each candidate's tokens, sort the matches
+   * when they are few, or use an engine's native equivalent (FTS5 matches joined to the ordered index under
+   * a LIMIT); whichever it picks, it hands out at most `limit` entries and no documents.
    */
   search(query: SearchQuery): Promise<IndexEntry[]>;
   /** All or nothing: every precondition holds and every op is written, or DriverConflict and nothing changes. */

@@ -499,12 +499,12 @@ export function runDriverSuite(
       });
 
       it('pages through dense and sparse matches in order, whatever the mix of words', async () => {
-        // "every" is on every record, "some" on every 7th, "rare" on two; "left right" pairs two words no record
-        // holds together. Enough records that a driver's dense-match strategy is used too.
-        const n = Math.max(size, 700);
+        // "every" is on every record, "some" on every 7th, "rare" on two, "late" on the older half; "left right"
+        // pairs two words no record holds together. Enough records that a driver's dense-match strategies are used.
+        const n = Math.max(size, 1200);
         const ops: WriteOp[] = [];
         for (let i = 0; i < n; i++) {
-          const words = ['every', i % 7 === 0 ? 'some' : 'other', ...(i === 3 || i === n - 5 ? ['rare'] : []), i % 2 ? 'left' : 'right'];
+          const words = ['every', i % 7 === 0 ? 'some' : 'other', ...(i === 3 || i === n - 5 ? ['rare'] : []), i % 2 ? 'left' : 'right', ...(i >= n / 2 ? ['late'] : [])];
           ops.push(itemPut({ id: `w${pad(i)}`, group: 'w', status: i % 5 === 0 ? 'DRAFT' : 'LIVE', time: time(n - i), words }));
         }
         await d.commit(ops);
@@ -538,6 +538,7 @@ export function runDriverSuite(
         expect(await walk(['every', 'some'])).toEqual(expected((i) => i % 7 === 0));
         expect(await walk(['every', 'other'])).toEqual(expected((i) => i % 7 !== 0));
         expect(await walk(['rare', 'every'])).toEqual(expected((i) => i === 3 || i === n - 5));
+        expect(await walk(['late'])).toEqual(expected((i) => i >= n / 2));
         expect(await walk(['left', 'right'])).toEqual([]);
       });
     });

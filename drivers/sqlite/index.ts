@@ -24,7 +24,7 @@ import {
   type WriteOp,
 } from '../../src/driver.js';
 import { AFTER_ALL, decodeKey, EMPTY, encodeKey, prefixEnd } from './keys.js';
-import { countSql, keysSql, listSql, matchCountSql, MIGRATIONS, searchSql, SQL } from './schema.js';
+import { countSql, keysSql, listSql, matchCountSql, matchWalkSql, mergeSql, MIGRATIONS, searchSql, SQL } from './schema.js';
 import type { SqliteDatabase, SqliteDatabaseConstructor, SqliteStatement, SqliteTransaction } from './sqlite-types.js';
 
 export type { SqliteDatabase } from './sqlite-types.js';
@@ -97,14 +97,15 @@ for (const lower of ['>=', '>'] as const) {
 }
 
 /**
- * Search strategy. Matches fewer than SPARSE are fetched whole (keys only) and sorted in JS. Otherwise the
- * index is walked in order, WALK_CHUNK keys at a time, each candidate's tokens checked from its `terms` row
- * (one read); a walk that checks WALK_MAX_FACTOR × limit candidates without filling the page falls back to
- * the whole-match sort (matches are then dense in the scope but sparse in this range).
+ * Search strategy, by the number of matches in the scope (counted by FTS5 up to SPARSE):
+ * - fewer than SPARSE: every match's keys of the index (from docs.keys), sorted in JS;
+ * - more: first a short walk of the ordered index checking each candidate's tokens in its `terms` row,
+ *   which fills the page when matches are dense (a word in nearly every post) at the cost of a list page;
+ * - else: the ordered index walked against FTS5's materialized match set (matchWalkSql), sequential reads.
  */
 const SPARSE = 500;
-const WALK_CHUNK = 64;
-const WALK_MAX_FACTOR = 24;
+const WALK_CHUNK = 32;
+const DENSE_WALK = (limit: number) => 4 * limit + WALK_CHUNK;
 
 class SqliteDriver implements StorageDriver {
   private db: SqliteDatabase | undefined;
@@ -312,8 +313,17 @@ class SqliteDriver implements StorageDriver {
   async keys(q: KeysQuery): Promise<IndexEntry[]> {
     const limit = Math.max(0, Math.floor(q.limit));
     if (limit === 0 || q.prefixes.length === 0) return [];
-    const walks = q.prefixes.map((prefix) => this.walkKeys(q, prefix, limit).map(([key, id]) => ({ id, key: decodeKey(key) })));
-    return mergeWalks(walks, q.prefixes[0]!.length, q.direction, limit);
+    if (q.prefixes.length === 1) return this.walkKeys(q, q.prefixes[0]!, limit).map(([key, id]) => ({ id, key: decodeKey(key) }));
+    const params: Array<number | Buffer> = [];
+    const ranges = q.prefixes.map((prefix) => {
+      const r = this.range({ ...q, prefix });
+      params.push((prefix.length ? encodeKey(prefix).length : 0) + 1, r.ix, r.from, r.to, limit);
+      return r;
+    });
+    // The comparisons depend on the bounds only, so every member uses the same ones.
+    const sql = mergeSql(q.prefixes.length, ranges[0]!.lower, ranges[0]!.upper, q.direction === 'desc' ? 'DESC' : 'ASC');
+    const rows = this.stmt(sql).raw().all(...params, limit) as Array<[Buffer, string]>;
+    return rows.map(([key, id]) => ({ id, key: decodeKey(key) }));
   }
 
   async search(q: SearchQuery): Promise<IndexEntry[]> {
@@ -327,10 +337,10 @@ class SqliteDriver implements StorageDriver {
     const match = [...new Set(q.tokens)].map((t) => `"${ftsToken(prefix, t)}"`).join(' ');
     const width = q.prefixes[0]!.length;
     if (Number(this.stmt(matchCountSql).pluck().get(match, SPARSE)) >= SPARSE) {
-      const walks = q.prefixes.map((p) => this.walkMatches(q, p, limit));
-      if (walks.every((w) => w !== undefined)) return mergeWalks(walks, width, q.direction, limit);
+      const walks = q.prefixes.map((p) => this.walkMatches(q, p, limit) ?? this.walkMatchSet(q, p, match, limit));
+      return mergeWalks(walks, width, q.direction, limit);
     }
-    // Few matches (or a range where they are sparse): all of them, keys only, sorted here.
+    // Few matches: all of them, keys only, sorted here.
     const rows = JSON.parse(this.stmt(searchSql).pluck().get(i.path, match, c.no) as string) as Array<[string, Key[] | null]>;
     const byPrefix = new Map(q.prefixes.map((p, n) => [encodeKey(p).toString('latin1'), n]));
     const walks: IndexEntry[][] = q.prefixes.map(() => []);
@@ -345,13 +355,13 @@ class SqliteDriver implements StorageDriver {
     return mergeWalks(walks, width, q.direction, limit);
   }
 
-  /** The first `limit` matches of one prefix in index order, or undefined when too few turn up in the walk budget. */
+  /** The first `limit` matches of one prefix in index order, or undefined when too few turn up in a short walk. */
   private walkMatches(q: SearchQuery, prefix: Key, limit: number): IndexEntry[] | undefined {
     const read = this.stmt(SQL.readTerms).pluck();
     const wanted = [...new Set(q.tokens)].map((t) => ` ${ftsToken('', t)} `);
     const out: IndexEntry[] = [];
     let after: Buffer | undefined;
-    for (let checked = 0; checked < WALK_MAX_FACTOR * limit + WALK_CHUNK; ) {
+    for (let checked = 0; checked < DENSE_WALK(limit); ) {
       const chunk = this.walkKeys(q, prefix, WALK_CHUNK, after);
       for (const [key, id, rid] of chunk) {
         checked++;
@@ -363,6 +373,15 @@ class SqliteDriver implements StorageDriver {
       after = chunk[chunk.length - 1]![0];
     }
     return undefined;
+  }
+
+  /** The first `limit` matches of one prefix: the ordered index walked against FTS5's match set. */
+  private walkMatchSet(q: SearchQuery, prefix: Key, match: string, limit: number): IndexEntry[] {
+    const r = this.range({ ...q, prefix });
+    const rows = this.stmt(matchWalkSql(r.lower, r.upper, q.direction === 'desc' ? 'DESC' : 'ASC'))
+      .raw()
+      .all(r.ix, r.from, r.to, match, limit) as Array<[Buffer, string]>;
+    return rows.map(([key, id]) => ({ id, key: decodeKey(key) }));
   }
 
   async commit(ops: readonly WriteOp[]): Promise<CommitResult> {

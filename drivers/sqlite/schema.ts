@@ -149,6 +149,32 @@ export const keysSql = (lower: Lower, upper: Upper, dir: 'ASC' | 'DESC') =>
   `SELECT e.key, d.id, e.rid FROM entries e JOIN docs d ON d.rid = e.rid
    WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
 
+/**
+ * Several prefixes' walks merged by suffix in one statement: each member walks one prefix (a seek, at most
+ * `limit` keys), the suffix is the key's bytes after its prefix, GROUP BY keeps one row per suffix (the
+ * lowest member number: SQLite takes bare columns from the min() row), and only the page is joined to docs.
+ * Parameters per member: suffix start, index, from, to, limit; then the page limit.
+ */
+export const mergeSql = (members: number, lower: Lower, upper: Upper, dir: 'ASC' | 'DESC') =>
+  `SELECT t.key, d.id FROM (
+     SELECT s, key, rid, min(n) AS n FROM (${Array.from(
+       { length: members },
+       (_, n) =>
+         `SELECT * FROM (SELECT substr(key, ?) AS s, key, rid, ${n} AS n FROM entries
+          WHERE ix = ? AND key ${lower} ? AND key ${upper} ? ORDER BY key ${dir} LIMIT ?)`,
+     ).join(' UNION ALL ')})
+     GROUP BY s ORDER BY s ${dir} LIMIT ?
+   ) t JOIN docs d ON d.rid = t.rid ORDER BY t.s ${dir}`;
+
+/**
+ * One prefix's walk keeping the keys whose record matches: FTS5 gives the match set once (materialized),
+ * the walk reads index keys in order until the page is full (the shape raw SQL uses for an ordered search).
+ */
+export const matchWalkSql = (lower: Lower, upper: Upper, dir: 'ASC' | 'DESC') =>
+  `SELECT e.key, d.id FROM entries e JOIN docs d ON d.rid = e.rid
+   WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? AND e.rid IN (SELECT rowid FROM search WHERE search MATCH ?)
+   ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
+
 /** How many records match, counted no further than the cap (FTS5 reads the posting lists that far only). */
 export const matchCountSql = `SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)`;
 
