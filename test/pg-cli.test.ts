@@ -2,11 +2,12 @@
  * `blogcore serve --db postgres://…` and `blogcore token --db postgres://…` (the built CLI, dist/cli.js): the
  * store in its schema, two servers on one database serving the same blog, the password never printed.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { requireBuild, start } from './http/spawn.js';
-import { freshSchema, pgUrl } from './postgres/env.js';
+import { dropOwnSchemas, freshSchema, pgUrl } from './postgres/env.js';
 
 requireBuild();
+afterAll(() => dropOwnSchemas());
 
 describe('CLI on PostgreSQL', () => {
   it('serves a postgres:// store from two processes, hides the password, and rotates the token', async () => {

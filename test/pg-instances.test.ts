@@ -7,14 +7,17 @@ import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { postgresDriver } from '../drivers/postgres/index.js';
 import { createBlogService, type BlogEvent, type BlogService } from '../src/index.js';
-import { freshSchema, pgUrl } from './postgres/env.js';
+import { dropOwnSchemas, freshSchema, pgUrl } from './postgres/env.js';
 
 const admin = new pg.Pool({ connectionString: pgUrl(), max: 2 });
 const services: BlogService[] = [];
 afterEach(async () => {
   await Promise.all(services.splice(0).map((s) => s.close()));
 });
-afterAll(() => admin.end());
+afterAll(async () => {
+  await admin.end();
+  await dropOwnSchemas();
+});
 
 function instance(schema: string, max = 4): BlogService {
   const s = createBlogService({ driver: postgresDriver({ connectionString: pgUrl(), schema, max }) });

@@ -9,14 +9,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { POSTGRES_STORAGE_VERSION, postgresDriver } from '../drivers/postgres/index.js';
 import { createBlogService } from '../src/index.js';
 import { BATCH } from './postgres/crash.js';
-import { freshSchema, pgUrl } from './postgres/env.js';
+import { dropOwnSchemas, freshSchema, pgUrl } from './postgres/env.js';
 
 const PROCESSES = 4;
 /** Successful writes per process (the issue asks 500; BLOGCORE_PG_RMW scales it). */
 const WRITES = Number(process.env.BLOGCORE_PG_RMW ?? 250);
 
 const admin = new pg.Pool({ connectionString: pgUrl(), max: 2 });
-afterAll(() => admin.end());
+afterAll(async () => {
+  await admin.end();
+  await dropOwnSchemas();
+});
 
 interface Child {
   proc: ChildProcessWithoutNullStreams;

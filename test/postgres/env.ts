@@ -8,17 +8,30 @@ const run = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 
 /** A schema name no other test (file, worker or run) uses: each store starts empty and stays apart. */
 export function freshSchema(label: string): string {
-  return `t_${label}_${run}_${n++}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+  const name = `t_${label}_${run}_${n++}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+  made.push(name);
+  return name;
+}
+const made: string[] = [];
+
+/** Drops every schema this file made, so a server given by BLOGCORE_TEST_PG_URL is left as it was. */
+export async function dropOwnSchemas(): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: pgUrl() });
+  await client.connect();
+  try {
+    for (const s of made.splice(0)) await client.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Drivers a test file opened, closed after each test, and their schemas dropped after the file. */
 export function tracked<D extends { close(): Promise<void> }>(make: (schema: string) => D, label: string) {
   const open: D[] = [];
-  const schemas: string[] = [];
   return {
     make(): D {
       const schema = freshSchema(label);
-      schemas.push(schema);
       const d = make(schema);
       open.push(d);
       return d;
@@ -26,15 +39,6 @@ export function tracked<D extends { close(): Promise<void> }>(make: (schema: str
     async closeAll(): Promise<void> {
       await Promise.all(open.splice(0).map((d) => d.close().catch(() => undefined)));
     },
-    async dropAll(): Promise<void> {
-      const { default: pg } = await import('pg');
-      const client = new pg.Client({ connectionString: pgUrl() });
-      await client.connect();
-      try {
-        for (const s of schemas.splice(0)) await client.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
-      } finally {
-        await client.end();
-      }
-    },
+    dropAll: dropOwnSchemas,
   };
 }
