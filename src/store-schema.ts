@@ -21,6 +21,7 @@ import type { StoreSchema } from './driver.js';
  * members.blog          [blogId, userId]
  * members.user          [userId, blogId]
  * settings              host-level values (e.g. the CLI's hashed admin token), no indexes
+ * events                events shared between app servers on one store (src/events.ts), no indexes
  */
 export const STORE_SCHEMA: StoreSchema = {
   version: 2,
@@ -44,5 +45,6 @@ export const STORE_SCHEMA: StoreSchema = {
     { name: 'pages', indexes: [{ name: 'published' }, { name: 'path', unique: true }] },
     { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }, { name: 'move' }] },
     { name: 'settings', indexes: [] },
+    { name: 'events', indexes: [] },
   ],
 };
