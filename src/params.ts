@@ -58,6 +58,8 @@ export interface BlogsListByUserParams {
   maxPosts?: number;
   role?: OneOrMore<Role>;
   status?: OneOrMore<BlogStatus>;
+  /** Also answer `blogUserInfos`: the user's standing in each blog listed. */
+  fetchUserInfo?: boolean;
 }
 export interface BlogsInsertParams {
   body: BlogBody;
@@ -213,4 +215,50 @@ export interface CommentsInsertParams {
   blogId: string;
   postId: string;
   body: CommentBody;
+}
+
+export interface BlogUserInfosGetParams {
+  /** A user id, or `self` for the scoped actor. Only that user and the blog's ADMINs may ask. */
+  userId: string;
+  blogId: string;
+  maxPosts?: number;
+}
+export interface PostUserInfosGetParams {
+  /** A user id, or `self`. Only that user and the blog's ADMINs may ask. */
+  userId: string;
+  blogId: string;
+  postId: string;
+  maxComments?: number;
+}
+export interface PostUserInfosListParams {
+  /** A user id, or `self`. Only that user and the blog's ADMINs may ask. */
+  userId: string;
+  blogId: string;
+  maxResults?: number;
+  pageToken?: string;
+  view?: View;
+  /** Inclusive, on the `orderBy` field. */
+  startDate?: Timestamp;
+  /** Exclusive, on the `orderBy` field. */
+  endDate?: Timestamp;
+  /** Default LIVE. */
+  status?: OneOrMore<PostStatus>;
+  /** Posts with any of these labels (at most 20); a string may join several with commas. */
+  labels?: string | readonly string[];
+  orderBy?: OrderBy;
+  /** Default false (as the discovery document gives it). */
+  fetchBodies?: boolean;
+}
+
+/** A time range of `pageViews.get`. */
+export type PageViewsRange = 'all' | '30DAYS' | '7DAYS';
+export interface PageViewsGetParams {
+  blogId: string;
+  /** One range or several; default all three. */
+  range?: OneOrMore<PageViewsRange>;
+}
+export interface PageViewsRecordParams {
+  blogId: string;
+  /** The post that was viewed, if the page was a post. */
+  postId?: string;
 }

@@ -83,7 +83,20 @@ export interface CommentRecord {
   authorUrl?: string;
 }
 
-export type Collection = 'users' | 'blogs' | 'members' | 'posts' | 'pages' | 'comments' | 'settings';
+/**
+ * A page-view counter: a blog's views on one UTC day (`day`), a post's views on one day (`postId` and
+ * `day`), or a blog's views of all time (neither). Recording a view bumps its counters in one commit.
+ */
+export interface PageViewRecord {
+  id: string;
+  blogId: string;
+  postId?: string;
+  /** YYYY-MM-DD (UTC). */
+  day?: string;
+  count: number;
+}
+
+export type Collection = 'users' | 'blogs' | 'members' | 'posts' | 'pages' | 'comments' | 'settings' | 'pageviews';
 
 /** Posts and pages sort by their publish time, drafts never published by their last update. */
 export const sortTime = (r: { published?: string; updated: string }) => r.published ?? r.updated;
@@ -119,6 +132,10 @@ function keysOf(collection: Collection, r: object): Record<string, Key[]> {
     case 'members': {
       const m = r as MemberRecord;
       return { blog: [[m.blogId, m.userId]], user: [[m.userId, m.blogId]] };
+    }
+    case 'pageviews': {
+      const v = r as PageViewRecord;
+      return { blog: v.day && !v.postId ? [[v.blogId, v.day, v.id]] : [] };
     }
     default:
       return {};

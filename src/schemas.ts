@@ -2,8 +2,8 @@
  * Every parameter and body the service accepts, as runtime checks (src/validate.ts). The public parameter
  * types are the plain interfaces of src/params.ts; test/types/ proves both accept exactly the same shapes.
  */
-import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from './params.js';
-import { array, bool, fail, integer, list, map, number, object, optional, refine, string, unknown, upperEnum, type Out } from './validate.js';
+import type { CommentStatus, PageStatus, PageViewsRange, PostStatus, ReaderComments, Role } from './params.js';
+import { array, bool, fail, integer, list, map, number, object, optional, refine, string, unknown, upperEnum, type Out, type Schema } from './validate.js';
 
 export type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from './params.js';
 
@@ -181,6 +181,16 @@ const postListing = {
   maxComments: optional(count(LIMITS.maxInline)),
 };
 
+export const PAGE_VIEWS_RANGES = ['7DAYS', '30DAYS', 'all'] as const satisfies readonly PageViewsRange[];
+
+/** A page-views range in any case, returned as the discovery document spells it (`all` is lower-case there). */
+const pageViewsRange: Schema<PageViewsRange> = {
+  parse(v, path) {
+    const found = typeof v === 'string' ? PAGE_VIEWS_RANGES.find((r) => r.toLowerCase() === v.toLowerCase()) : undefined;
+    return found ?? fail(path, `must be one of ${PAGE_VIEWS_RANGES.join(', ')}`);
+  },
+};
+
 const blogRead = { view: optional(view), maxPosts: optional(count(LIMITS.maxInline)) };
 
 export const params = {
@@ -191,6 +201,7 @@ export const params = {
     ...blogRead,
     role: optional(enumList(ROLES)),
     status: optional(enumList(['LIVE', 'DELETED'] as const)),
+    fetchUserInfo: optional(bool),
   }),
   blogsInsert: object({ body: blogBody, ownerId: optional(id) }),
 
@@ -230,6 +241,20 @@ export const params = {
   commentsListByBlog: object({ blogId: id, post: optional(id), ...listing, status: optional(enumList(COMMENT_STATUSES)), fetchBodies: optional(bool) }),
   commentsAction: object({ blogId: id, postId: id, commentId: id }),
   commentsInsert: object({ blogId: id, postId: id, body: commentBody }),
+
+  blogUserInfosGet: object({ userId: id, blogId: id, maxPosts: blogRead.maxPosts }),
+  postUserInfosGet: object({ userId: id, blogId: id, postId: id, maxComments: optional(count(LIMITS.maxInline)) }),
+  postUserInfosList: object({
+    userId: id,
+    blogId: id,
+    ...listing,
+    status: postListing.status,
+    labels: postListing.labels,
+    orderBy: postListing.orderBy,
+    fetchBodies: optional(bool),
+  }),
+  pageViewsGet: object({ blogId: id, range: optional(list(pageViewsRange, 'must name at least one value', Infinity, '')) }),
+  pageViewsRecord: object({ blogId: id, postId: optional(id) }),
 };
 
 /** What the service works with after a check: `Parsed<'postsList'>`. */

@@ -5,7 +5,9 @@ import type { EventType, Listener } from './events.js';
 import { blogsApi } from './resources/blogs.js';
 import { commentsApi } from './resources/comments.js';
 import { pagesApi } from './resources/pages.js';
+import { pageViewsApi } from './resources/pageviews.js';
 import { postsApi } from './resources/posts.js';
+import { userInfosApi } from './resources/userinfos.js';
 
 export type BlogServiceOptions = CoreOptions;
 
@@ -14,7 +16,18 @@ export type ActorInput = { userId: string } | null;
 
 function apis(core: Core, actor: Actor) {
   const { blogs, users, members } = blogsApi(core, actor);
-  return { blogs, users, members, posts: postsApi(core, actor), pages: pagesApi(core, actor), comments: commentsApi(core, actor) };
+  const { blogUserInfos, postUserInfos } = userInfosApi(core, actor);
+  return {
+    blogs,
+    users,
+    members,
+    posts: postsApi(core, actor),
+    pages: pagesApi(core, actor),
+    comments: commentsApi(core, actor),
+    blogUserInfos,
+    postUserInfos,
+    pageViews: pageViewsApi(core, actor),
+  };
 }
 
 export interface BlogService extends ReturnType<typeof apis> {

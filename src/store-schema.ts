@@ -18,9 +18,10 @@ import type { StoreSchema } from './driver.js';
  * members.blog          [blogId, userId]
  * members.user          [userId, blogId]
  * settings              host-level values (e.g. the CLI's hashed admin token), no indexes
+ * pageviews.blog        [blogId, day, id]                       a blog's daily view counters (v2)
  */
 export const STORE_SCHEMA: StoreSchema = {
-  version: 1,
+  version: 2,
   collections: [
     { name: 'users', indexes: [] },
     { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
@@ -40,5 +41,6 @@ export const STORE_SCHEMA: StoreSchema = {
     { name: 'pages', indexes: [{ name: 'published' }, { name: 'path', unique: true }] },
     { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }] },
     { name: 'settings', indexes: [] },
+    { name: 'pageviews', indexes: [{ name: 'blog' }] },
   ],
 };

@@ -67,9 +67,18 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/users/{userId}/blogs',
     op: ['blogs', 'listByUser'],
-    // fetchUserInfo: Google's client may send it; per-user info is not part of this interface.
-    query: { view: 'string', maxPosts: 'int', role: 'list', status: 'list', fetchUserInfo: 'ignore' },
+    query: { view: 'string', maxPosts: 'int', role: 'list', status: 'list', fetchUserInfo: 'bool' },
   },
+  // user infos and page views
+  { method: 'GET', path: '/users/{userId}/blogs/{blogId}', op: ['blogUserInfos', 'get'], query: { maxPosts: 'int' } },
+  {
+    method: 'GET',
+    path: '/users/{userId}/blogs/{blogId}/posts',
+    op: ['postUserInfos', 'list'],
+    query: { view: 'string', status: 'list', labels: 'csv', startDate: 'string', endDate: 'string', orderBy: 'string', maxResults: 'int', pageToken: 'string', fetchBodies: 'bool' },
+  },
+  { method: 'GET', path: '/users/{userId}/blogs/{blogId}/posts/{postId}', op: ['postUserInfos', 'get'], query: { maxComments: 'int' } },
+  { method: 'GET', path: `${B}/pageviews`, op: ['pageViews', 'get'], query: { range: 'list' } },
   { method: 'GET', path: '/users/{userId}', op: ['users', 'get'], query: {} },
   // posts
   { method: 'GET', path: `${B}/posts`, op: ['posts', 'list'], query: postList, etag: true },

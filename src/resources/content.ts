@@ -36,10 +36,13 @@ async function loadEditable<R extends PostRecord | PageRecord>(core: Core, kind:
 }
 
 /** ADMINs change anything in their blog; AUTHORs change their own posts; pages are for ADMINs only. */
+export function mayEdit(role: Role | null, userId: string | undefined, kind: Kind, record: { authorId: string }): boolean {
+  if (role === 'ADMIN') return true;
+  return kind === 'post' && role === 'AUTHOR' && userId !== undefined && record.authorId === userId;
+}
+
 function requireEditor(s: Standing, kind: Kind, record: PostRecord | PageRecord): void {
-  if (s.role === 'ADMIN') return;
-  const own = s.actor.kind === 'user' && record.authorId === s.actor.userId;
-  if (kind === 'post' && s.role === 'AUTHOR' && own) return;
+  if (mayEdit(s.role, s.actor.kind === 'user' ? s.actor.userId : undefined, kind, record)) return;
   throw forbidden(kind === 'post' ? 'Authors may change only their own posts' : 'Only blog admins may change pages');
 }
 

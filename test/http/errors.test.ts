@@ -34,7 +34,7 @@ async function failure(res: Response) {
 
 describe('routing', () => {
   it('404 notFound for unknown routes, inside and outside /v3', async () => {
-    expect(await failure(await fetch(`${f.api}/blogs/${f.blogId}/pageviews`))).toMatchObject({ status: 404, reason: 'notFound' });
+    expect(await failure(await fetch(`${f.api}/blogs/${f.blogId}/stats`))).toMatchObject({ status: 404, reason: 'notFound' });
     expect(await failure(await fetch(`${f.base}/elsewhere`))).toMatchObject({ status: 404, reason: 'notFound' });
     expect(await failure(await fetch(`${f.api}/blogs`))).toMatchObject({ status: 404 });
   });

@@ -22,10 +22,10 @@ function caught(fn: () => unknown): BlogError {
 }
 
 describe('router', () => {
-  it('has the 28 interface operations plus comments.insert and users.get', () => {
+  it('has the 32 interface operations plus comments.insert and users.get', () => {
     const ops = new Set(ROUTES.map((r) => r.op.join('.')));
-    expect(ops.size).toBe(30);
-    for (const op of ['blogs.get', 'blogs.getByUrl', 'blogs.listByUser', 'posts.search', 'posts.getByPath', 'comments.removeContent', 'comments.insert', 'users.get']) {
+    expect(ops.size).toBe(34);
+    for (const op of ['blogs.get', 'blogs.getByUrl', 'blogs.listByUser', 'posts.search', 'posts.getByPath', 'comments.removeContent', 'comments.insert', 'users.get', 'blogUserInfos.get', 'postUserInfos.get', 'postUserInfos.list', 'pageViews.get']) {
       expect(ops.has(op)).toBe(true);
     }
   });
@@ -44,6 +44,10 @@ describe('router', () => {
     expect(route('POST', '/blogs/b1/pages/g1/publish')?.op).toBe('pages.publish');
     expect(route('GET', '/users/self/blogs')).toMatchObject({ op: 'blogs.listByUser', params: { userId: 'self' } });
     expect(route('GET', '/users/u1')).toMatchObject({ op: 'users.get', params: { userId: 'u1' } });
+    expect(route('GET', '/users/u1/blogs/b1')).toMatchObject({ op: 'blogUserInfos.get', params: { userId: 'u1', blogId: 'b1' } });
+    expect(route('GET', '/users/u1/blogs/b1/posts')).toMatchObject({ op: 'postUserInfos.list', params: { userId: 'u1', blogId: 'b1' } });
+    expect(route('GET', '/users/u1/blogs/b1/posts/p1')).toMatchObject({ op: 'postUserInfos.get', params: { userId: 'u1', blogId: 'b1', postId: 'p1' } });
+    expect(route('GET', '/blogs/b1/pageviews')).toMatchObject({ op: 'pageViews.get', params: { blogId: 'b1' } });
   });
 
   it('keeps a literal path that exists with another method (so it is a 405, not an id)', () => {
@@ -54,7 +58,7 @@ describe('router', () => {
 
   it('finds no route for unknown or malformed paths', () => {
     expect(route('GET', '/blogs')).toBeUndefined();
-    expect(route('GET', '/blogs/b1/pageviews')).toBeUndefined();
+    expect(route('GET', '/blogs/b1/stats')).toBeUndefined();
     expect(route('GET', '/blogs//posts')).toBeUndefined();
     expect(route('GET', '/blogs/b1/posts/p1/comments/c1/approve/x')).toBeUndefined();
   });
