@@ -1,14 +1,11 @@
 import { defineConfig } from 'tsup';
+import { ENTRIES, distName } from './scripts/entries.js';
+
+const entry = Object.fromEntries(Object.entries(ENTRIES).map(([subpath, source]) => [distName(subpath), source]));
 
 export default defineConfig([
   {
-    entry: {
-      index: 'src/index.ts',
-      memory: 'drivers/memory/index.ts',
-      sqlite: 'drivers/sqlite/index.ts',
-      idb: 'drivers/idb/index.ts',
-      http: 'src/http/index.ts',
-    },
+    entry,
     format: ['esm', 'cjs'],
     dts: true,
     clean: true,
@@ -20,10 +17,13 @@ export default defineConfig([
     noExternal: ['idb'],
   },
   {
-    entry: { cli: 'src/cli.ts' },
+    // The command imports the library by its own package name ('blogcore', 'blogcore/sqlite', …): Node resolves
+    // that to this package's dist/ entry points, so dist/cli.js holds only the command, not a second core.
+    entry: { cli: 'src/cli/main.ts' },
     format: ['esm'],
     platform: 'node',
     target: 'node20',
+    external: [/^blogcore(\/|$)/],
     banner: { js: '#!/usr/bin/env node' },
   },
 ]);

@@ -4,7 +4,7 @@
  * Conventions for writers of the docs:
  * - ```ts blocks are self-contained programs a reader can paste: their own imports and definitions, top-level
  *   await allowed. `blogcore` and `blogcore/<subpath>` resolve to this checkout's sources (the entries of
- *   tsup.config.ts); other packages to the repository's node_modules.
+ *   scripts/entries.ts); other packages to the repository's node_modules.
  *   All ts blocks are type-checked together in one TypeScript program with the project's strict options, then
  *   each is run with tsx in a child process whose working directory is a fresh temporary folder (so
  *   `sqliteDriver({ filename: 'blog.db' })` writes a throwaway file) and with `PORT=0` in its environment.
@@ -30,6 +30,7 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Block, blocksOf, brokenLinks, checkCommand, commandsOf, markdownFiles, parseUsage, ROOT, type ShellContext } from './docs/snippets.js';
+import { ENTRIES } from '../scripts/entries.js';
 
 const files = markdownFiles();
 const blocks = files.flatMap(blocksOf);
@@ -41,16 +42,11 @@ const name = (b: Block) => `${b.file}:${b.line}`;
 const TMP = mkdtempSync(join(tmpdir(), 'blogcore-docs-'));
 const dirOf = (b: Block) => join(TMP, `${b.file.replace(/[/.]/g, '_')}_${b.line}`);
 
-/** `blogcore/<subpath>` → its source file, from the entries tsup builds (`index` is the package root). */
+/** `blogcore/<subpath>` → its source file, from the package's one list of entry points. */
 function sourcePaths(): Record<string, string[]> {
-  const config = readFileSync(join(ROOT, 'tsup.config.ts'), 'utf8');
-  const paths: Record<string, string[]> = {};
-  for (const m of config.matchAll(/^\s*(\w+):\s*'([^']+\.ts)'/gm)) {
-    const [, entry, source] = m as unknown as [string, string, string];
-    if (entry === 'cli') continue;
-    paths[entry === 'index' ? 'blogcore' : `blogcore/${entry}`] = [join(ROOT, source)];
-  }
-  return paths;
+  return Object.fromEntries(
+    Object.entries(ENTRIES).map(([subpath, source]) => [subpath === '.' ? 'blogcore' : `blogcore/${subpath}`, [join(ROOT, source)]]),
+  );
 }
 
 beforeAll(() => {
@@ -152,7 +148,8 @@ describe.concurrent('every ts block runs', () => {
 describe('sh blocks name real commands', () => {
   let ctx: ShellContext;
   beforeAll(() => {
-    const help = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli.ts'), '--help'], { cwd: TMP, encoding: 'utf8' });
+    // The built command, as the other CLI tests run it (CI builds before testing).
+    const help = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), '--help'], { cwd: TMP, encoding: 'utf8' });
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     const names = readdirSync(join(ROOT, 'test', 'bench'))
       .filter((f) => f.endsWith('.bench.ts'))

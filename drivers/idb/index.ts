@@ -146,7 +146,10 @@ class IdbDriver implements StorageDriver {
     const factory = options.indexedDB ?? g.indexedDB;
     const KeyRange = options.IDBKeyRange ?? g.IDBKeyRange;
     if (!factory || !KeyRange) {
-      throw new Error('idbDriver: IndexedDB is not available here (in Node, import "fake-indexeddb/auto" or pass { indexedDB, IDBKeyRange })');
+      throw new Error(
+        "idbDriver: no IndexedDB here. In Node, add import 'fake-indexeddb/auto' (npm install -D fake-indexeddb) before creating the driver: " +
+          'it installs indexedDB and the IDB* classes the driver uses (passing { indexedDB, IDBKeyRange } alone is not enough in Node).',
+      );
     }
     this.name = options.name ?? 'blogcore';
     this.factory = factory;

@@ -113,9 +113,14 @@ class SqliteDriver implements StorageDriver {
         this.db = this.options.database;
       } else {
         const mod = (await import('better-sqlite3').catch((error: unknown) => {
-          throw new Error(`blogcore/sqlite needs better-sqlite3 (npm install better-sqlite3): ${String(error)}`);
+          throw loadError(error);
         })) as unknown as { default: SqliteDatabaseConstructor };
-        const db = new mod.default(this.options.filename);
+        let db: SqliteDatabase;
+        try {
+          db = new mod.default(this.options.filename);
+        } catch (error) {
+          throw NATIVE_LOAD.test(String(error)) ? loadError(error) : error;
+        }
         // WAL: readers never wait for the writer, and a commit costs no fsync (synchronous=NORMAL); every
         // write is one transaction either way, so a killed process leaves whole commits only.
         db.pragma('journal_mode = WAL');
@@ -420,11 +425,29 @@ function migrate(db: SqliteDatabase): void {
   }).immediate();
 }
 
+/** better-sqlite3's native addon could not be found or loaded (typically: bundled into a server build). */
+const NATIVE_LOAD = /bindings file|better_sqlite3\.node|NODE_MODULE_VERSION|did not self-register|ERR_DLOPEN_FAILED/;
+
+function loadError(error: unknown): Error {
+  const missing = (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' || /Cannot find (module|package) 'better-sqlite3'/.test(String(error));
+  return new Error(
+    missing
+      ? `blogcore/sqlite needs better-sqlite3: npm install better-sqlite3 (${String(error)})`
+      : 'blogcore/sqlite could not load better-sqlite3 and its native addon. If you bundle your server, keep better-sqlite3 out of the bundle: ' +
+          "esbuild --external:better-sqlite3 (or external: ['better-sqlite3']), webpack externals: { 'better-sqlite3': 'commonjs better-sqlite3' }, " +
+          `Vite ssr.external: ['better-sqlite3'] — and install it beside the bundle. (${String(error)})`,
+    { cause: error },
+  );
+}
+
 /**
  * `sqliteDriver({ filename })` opens (and on close, closes) a file or ':memory:';
  * `sqliteDriver({ database })` uses a host's open better-sqlite3 Database and leaves it open on close.
  */
 export function sqliteDriver(options: SqliteDriverOptions): StorageDriver {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(`sqliteDriver takes an options object: sqliteDriver({ filename: ${JSON.stringify(options)} }) or sqliteDriver({ database })`);
+  }
   return new SqliteDriver(options);
 }
 

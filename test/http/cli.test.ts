@@ -1,6 +1,7 @@
 // `blogcore serve` / `blogcore token` as `npm start` runs them: the built dist/cli.js on a temp SQLite file.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -21,8 +22,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function serve(): Proc {
-  const p = start(['dist/cli.js', 'serve', '--db', db, '--port', '0', '--host', '127.0.0.1']);
+function serve(...more: string[]): Proc {
+  const p = start(['dist/cli.js', 'serve', '--db', db, '--port', '0', '--host', '127.0.0.1', ...more]);
   procs.push(p);
   return p;
 }
@@ -59,7 +60,9 @@ describe('blogcore serve', () => {
     const blogId = blogUrl.split('/').pop()!;
     const pages = (await (await fetch(`${api}/blogs/${blogId}/pages?status=live,draft`, { headers: { authorization: `Bearer ${token}` } })).json()) as PostList;
     expect(pages.items!.length).toBe(2);
-    const pending = (await (await fetch(`${api}/blogs/${blogId}/comments?status=pending`, { headers: { authorization: `Bearer ${token}` } })).json()) as PostList;
+    const pending = (await (
+      await fetch(`${api}/blogs/${blogId}/comments?status=pending`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as PostList;
     expect(pending.items!.length).toBe(1);
     // A wrong token is refused; the access_token parameter works like the header.
     expect((await fetch(postsUrl, { headers: { authorization: 'Bearer bk_wrong' } })).status).toBe(401);
@@ -114,7 +117,86 @@ describe('blogcore serve', () => {
   it('fails clearly on a bad port', async () => {
     const p = start(['dist/cli.js', 'serve', '--db', db, '--port', 'eighty']);
     procs.push(p);
-    expect(await p.exited).toBe(1);
+    expect(await p.exited).toBe(2);
     expect(p.output()).toContain('--port: not a port number: eighty');
   });
+});
+
+describe('blogcore serve as a server', () => {
+  it('the printed API root answers, with links that answer too', async () => {
+    const p = serve();
+    await p.waitFor(/Ctrl\+C stops the server/);
+    const api = p.output().match(/API: +(\S+)/)![1]!;
+    const res = await fetch(api);
+    expect(res.status).toBe(200);
+    const root = (await res.json()) as { version: string; links: Record<string, string> };
+    expect(Object.keys(root.links).length).toBeGreaterThan(0);
+    for (const link of Object.values(root.links)) expect((await fetch(link)).status).toBe(200);
+    expect(await p.stop('SIGTERM')).toBe(0);
+  });
+
+  it('--api-base-url: links and selfLinks start with the public URL', async () => {
+    const p = serve('--api-base-url', 'https://blog.example.com/api/');
+    await p.waitFor(/Ctrl\+C stops the server/);
+    const api = p.output().match(/API: +(\S+)/)![1]!;
+    const root = (await (await fetch(api)).json()) as { blog: { selfLink: string } };
+    expect(root.blog.selfLink).toMatch(/^https:\/\/blog\.example\.com\/api\/v3\/blogs\/\w+$/);
+    const local = root.blog.selfLink.replace('https://blog.example.com/api', api.replace(/\/v3\/$/, ''));
+    const blog = (await (await fetch(local)).json()) as { selfLink: string };
+    expect(blog.selfLink).toBe(root.blog.selfLink);
+    expect(await p.stop('SIGTERM')).toBe(0);
+  });
+
+  it('logs one line per request (method, path without the query, status, ms); --quiet logs none', async () => {
+    const p = serve();
+    await p.waitFor(/Ctrl\+C stops the server/);
+    const blog = p.output().match(/Blog: +(http:\/\/[^/]+)(\S+)/)!;
+    await fetch(`${blog[1]}${blog[2]}/posts?access_token=secret`);
+    await fetch(`${blog[1]}/v3/blogs/nope`);
+    const lines = (await p.waitFor(/^GET \/v3\/blogs\/nope 404 .*$/m))[0];
+    expect(lines).toMatch(/^GET \/v3\/blogs\/nope 404 \d+(\.\d+)? ms$/);
+    expect(p.output()).toMatch(new RegExp(`^GET ${blog[2]}/posts 401 \\d+(\\.\\d+)? ms$`, 'm'));
+    expect(p.output()).not.toContain('secret');
+    expect(await p.stop('SIGTERM')).toBe(0);
+
+    const q = serve('--quiet');
+    await q.waitFor(/Ctrl\+C stops the server/);
+    const api = q.output().match(/API: +(\S+)/)![1]!;
+    const before = q.output();
+    expect((await fetch(`${api}blogs/nope`)).status).toBe(404);
+    expect(await q.stop('SIGTERM')).toBe(0);
+    expect(q.output().slice(before.length)).not.toContain('/v3/blogs/nope');
+  });
+
+  it('--max-connections caps open connections: one more is refused until one closes', async () => {
+    const p = serve('--max-connections', '1');
+    await p.waitFor(/Ctrl\+C stops the server/);
+    const api = new URL(p.output().match(/API: +(\S+)/)![1]!);
+    const held = connect(Number(api.port), api.hostname);
+    await new Promise((r) => held.once('connect', r));
+    // The server counts the held socket once it has accepted it; a request then finds no room.
+    await expect(fetch(api, { headers: { connection: 'close' } }).then((r) => r.status)).rejects.toThrow();
+    held.destroy();
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++)
+      status = await fetch(api).then(
+        (r) => r.status,
+        () => 0,
+      );
+    expect(status).toBe(200);
+    expect(await p.stop('SIGTERM')).toBe(0);
+  });
+
+  it('cuts off a client that never finishes its headers with 408 (Node alone waits 60 s)', async () => {
+    const p = serve('--quiet');
+    await p.waitFor(/Ctrl\+C stops the server/);
+    const api = new URL(p.output().match(/API: +(\S+)/)![1]!);
+    const slow = connect(Number(api.port), api.hostname);
+    slow.write(`GET /v3/ HTTP/1.1\r\nHost: ${api.host}\r\n`); // and never the blank line that ends the headers
+    let answer = '';
+    slow.on('data', (d: Buffer) => (answer += d.toString()));
+    await new Promise((r) => slow.once('close', r));
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(await p.stop('SIGTERM')).toBe(0);
+  }, 25_000);
 });

@@ -70,4 +70,25 @@ describe('examples', () => {
     expect(pre.headers.get('access-control-allow-origin')).toBe('*');
     expect(await p.stop('SIGTERM')).toBe(0);
   });
+
+  it('fastify: the plugin serves /v3 (JSON POSTs included) and the host still parses its own JSON bodies', async () => {
+    const { p, url } = await run('fastify');
+    const list = (await (await fetch(url)).json()) as PostList & { items: Array<{ id: string }> };
+    expect(list.items[0]!.title).toBe('Hello from Fastify');
+    // A JSON POST to the blog (an anonymous comment) is read by the handler, not left hanging.
+    const comment = await fetch(`${url}/${list.items[0]!.id}/comments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'Nice post', author: { displayName: 'A visitor' } }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(comment.status).toBe(200);
+    expect(((await comment.json()) as { content: string }).content).toBe('Nice post');
+    // The host's own route keeps Fastify's JSON parser.
+    const base = url.slice(0, url.indexOf('/v3/'));
+    const echo = await fetch(`${base}/app/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    expect(echo.status).toBe(200);
+    expect(await echo.json()).toEqual({ a: 1 });
+    expect(await p.stop('SIGTERM')).toBe(0);
+  });
 });

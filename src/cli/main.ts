@@ -1,0 +1,124 @@
+/**
+ * The `blogcore` command. Each command is one entry of COMMANDS (its usage, its options, what it runs), so a new
+ * one (e.g. `import`/`export`) is one more entry and a file beside this one. Node only; it imports the library by
+ * its package name, so the built command uses dist/'s entry points rather than a copy of them.
+ */
+import { createRequire } from 'node:module';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { CliError, UsageError } from './errors.js';
+import { SERVER_LIMITS, serve } from './serve.js';
+import { rotateToken } from './token.js';
+
+const VERSION = (createRequire(import.meta.url)('blogcore/package.json') as { version: string }).version;
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Values = Record<string, string | boolean | undefined>;
+
+interface Command {
+  usage: string;
+  options: Options;
+  run(values: Values): Promise<void>;
+}
+
+const DB_HELP = '--db <file>       the SQLite file (default ./data/blog.db)';
+
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    usage: `blogcore serve [--db <file>] [--port <n>] [--host <addr>] [--api-base-url <url>] [--quiet] [--max-connections <n>]
+      Serves the Blogger v3 API under /v3 (default 127.0.0.1:8080). The first run on a new database creates
+      a demo blog and prints an admin bearer token.
+      ${DB_HELP}
+      --api-base-url    the public URL clients use, when behind a proxy (links and selfLinks start with it)
+      --quiet           no log line per request
+      --max-connections connections served at once (default ${SERVER_LIMITS.maxConnections})`,
+    options: {
+      db: { type: 'string', default: './data/blog.db' },
+      port: { type: 'string', default: '8080' },
+      host: { type: 'string', default: '127.0.0.1' },
+      'api-base-url': { type: 'string' },
+      quiet: { type: 'boolean', short: 'q', default: false },
+      'max-connections': { type: 'string', default: String(SERVER_LIMITS.maxConnections) },
+    },
+    run(values) {
+      const port = integer('--port', values.port, 0, 65535);
+      const maxConnections = integer('--max-connections', values['max-connections'], 1, 1_000_000);
+      const apiBaseUrl = (values['api-base-url'] as string | undefined)?.replace(/\/+$/, '');
+      if (apiBaseUrl !== undefined && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(apiBaseUrl)) {
+        throw new UsageError(`--api-base-url: an http(s) URL such as https://blog.example.com, not ${values['api-base-url']}`);
+      }
+      return serve({
+        db: values.db as string,
+        port,
+        host: values.host as string,
+        quiet: values.quiet === true,
+        maxConnections,
+        version: VERSION,
+        ...(apiBaseUrl ? { apiBaseUrl } : {}),
+      });
+    },
+  },
+  token: {
+    usage: `blogcore token [--db <file>]
+      Prints a new admin bearer token for a database serve set up; the old one stops working.
+      ${DB_HELP}`,
+    options: { db: { type: 'string', default: './data/blog.db' } },
+    run: (values) => rotateToken(values.db as string),
+  },
+};
+
+const USAGE = `blogcore ${VERSION}
+
+Usage:
+  ${Object.values(COMMANDS)
+    .map((c) => c.usage)
+    .join('\n  ')}
+  blogcore --version | --help
+`;
+
+function integer(flag: string, text: unknown, min: number, max: number): number {
+  const n = Number(text);
+  if (typeof text !== 'string' || !/^\d+$/.test(text) || n < min || n > max) {
+    throw new UsageError(`${flag}: not a ${flag === '--port' ? 'port number' : 'number'}: ${String(text)}`);
+  }
+  return n;
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const [first, ...rest] = argv;
+  if (first === '--version' || first === '-v') {
+    console.log(VERSION);
+    return;
+  }
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    console.log(USAGE);
+    return;
+  }
+  const command = Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
+  if (!command) throw new UsageError(first.startsWith('-') ? `unknown option ${first}` : `unknown command "${first}"`);
+  let values: Values;
+  try {
+    ({ values } = parseArgs({ args: rest, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
+  } catch (error) {
+    // Node's parser explains itself at length; name the argument and show the usage instead.
+    const code = (error as { code?: string }).code;
+    const arg = /'([^']*)'/.exec((error as Error).message)?.[1];
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`unknown option ${arg ?? ''} for ${first}`);
+    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new UsageError(`unexpected argument ${arg ?? ''} for ${first}`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new UsageError(`${(error as Error).message.replace(/^Option /, 'option ')}`);
+    throw error;
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  await command.run(values);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(`blogcore: ${error.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  console.error(`blogcore: ${error instanceof CliError || error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,131 @@
+/**
+ * `--db` → a storage driver. Every store kind the command can open is one entry of STORES (a PostgreSQL
+ * `postgres://…` entry goes in front of the SQLite one). A SQLite file is checked before anything is written
+ * to it: it must be this program's (or new), and every failure names the file and the cause.
+ */
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type Database from 'better-sqlite3';
+import { STORE_SCHEMA, type StorageDriver } from 'blogcore';
+import { SQLITE_STORAGE_VERSION, sqliteDriver } from 'blogcore/sqlite';
+import { CliError } from './errors.js';
+
+export interface OpenOptions {
+  /** Create the store when it does not exist (serve), or refuse (token). */
+  create: boolean;
+}
+
+interface StoreKind {
+  matches(db: string): boolean;
+  open(db: string, options: OpenOptions): Promise<StorageDriver>;
+}
+
+const STORES: readonly StoreKind[] = [{ matches: () => true, open: openSqliteFile }];
+
+/** The driver for `--db <db>`; throws a CliError that names the store and the cause. */
+export function openDriver(db: string, options: OpenOptions): Promise<StorageDriver> {
+  return STORES.find((kind) => kind.matches(db))!.open(db, options);
+}
+
+/** A SQLite or file-system error as "<file>: <cause>". */
+export function describeSqliteError(file: string, error: unknown): CliError {
+  const e = error as { code?: string; message?: string };
+  const message = e?.message ?? String(error);
+  switch (e?.code) {
+    case 'SQLITE_NOTADB':
+      return new CliError(`${file}: file is not a database`);
+    case 'SQLITE_CANTOPEN':
+      return new CliError(`${file}: unable to open database file (does its folder exist, and may this user write there?)`);
+    case 'SQLITE_READONLY':
+    case 'SQLITE_READONLY_DIRECTORY':
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+      return new CliError(`${file}: read-only (${message}); blogcore needs to write the file and its folder`);
+    case 'ENOTDIR':
+      return new CliError(`${file}: a folder on its path is a regular file`);
+    default:
+      return new CliError(`${file}: ${message}`);
+  }
+}
+
+async function openSqliteFile(file: string, options: OpenOptions): Promise<StorageDriver> {
+  const path = resolve(file);
+  // A path under a regular file (`blog.db/x.db`): say which part is the file.
+  let existing = path;
+  while (!existsSync(existing)) existing = dirname(existing);
+  if (existing !== path && !statSync(existing).isDirectory()) throw new CliError(`${file}: ${existing} is a regular file, not a folder`);
+
+  if (existing !== path) {
+    if (!options.create) throw new CliError(`${file}: no such database (\`blogcore serve --db ${file}\` creates one)`);
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (error) {
+      throw describeSqliteError(file, error);
+    }
+  } else {
+    if (statSync(path).isDirectory()) throw new CliError(`${file}: is a folder, not a database file`);
+    await checkOwner(file, path);
+  }
+  try {
+    accessSync(dirname(path), constants.W_OK); // SQLite writes its -wal and -shm files beside the database
+    if (existsSync(path)) accessSync(path, constants.R_OK | constants.W_OK);
+  } catch (error) {
+    throw describeSqliteError(file, error);
+  }
+  return sqliteDriver({ filename: path });
+}
+
+/** better-sqlite3, loaded when first needed so that `--version` and `--help` work without it. */
+async function betterSqlite3(): Promise<typeof Database> {
+  try {
+    return (await import('better-sqlite3')).default;
+  } catch (error) {
+    throw new CliError(`the SQLite store needs better-sqlite3 beside blogcore: npm install better-sqlite3 (${(error as Error).message})`);
+  }
+}
+
+/** Refuses a file another application made (foreign tables or user_version), before blogcore adds anything. */
+async function checkOwner(file: string, path: string): Promise<void> {
+  const Sqlite = await betterSqlite3();
+  let tables: string[];
+  let version: number;
+  try {
+    const db = new Sqlite(path, { readonly: true, fileMustExist: true });
+    try {
+      version = Number(db.pragma('user_version', { simple: true }));
+      tables = tableNames(db);
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    throw describeSqliteError(file, error);
+  }
+  if (tables.length === 0 && version === 0) return; // empty: a new database
+  if (version > SQLITE_STORAGE_VERSION && tables.includes('docs')) {
+    throw new CliError(`${file}: written by a newer blogcore (storage version ${version}; this one knows up to ${SQLITE_STORAGE_VERSION})`);
+  }
+  const ours = new Set(await ownTables());
+  const foreign = tables.filter((t) => !ours.has(t));
+  if (foreign.length > 0 || version < 1 || version > SQLITE_STORAGE_VERSION) {
+    const why =
+      foreign.length > 0 ? `tables blogcore does not own: ${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ', …' : ''}` : `user_version ${version}`;
+    throw new CliError(`${file}: belongs to another application (${why}); blogcore leaves it alone — choose another --db file`);
+  }
+}
+
+const tableNames = (db: Database.Database): string[] =>
+  db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+
+/** The tables this build's SQLite driver makes, found by letting it set up an in-memory database. */
+async function ownTables(): Promise<string[]> {
+  const db = new (await betterSqlite3())(':memory:');
+  const driver = sqliteDriver({ database: db });
+  try {
+    await driver.open(STORE_SCHEMA);
+    return tableNames(db);
+  } finally {
+    await driver.close();
+    db.close();
+  }
+}
