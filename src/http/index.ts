@@ -7,6 +7,7 @@ import { BlogError } from '../errors.js';
 import { readJsonBody, readStreamLimited } from './body.js';
 import { applyFields, parseFields } from './fields.js';
 import { dispatchers, type IncomingLike, type Outgoing } from './internal.js';
+import { effectiveMethod, overriddenQuery } from './override.js';
 import { parseQuery } from './params.js';
 import { ROUTES, Router, type Route } from './routes.js';
 
@@ -135,7 +136,8 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     const match = router.match(segments);
     if (!match) throw routeNotFound();
 
-    const method = incoming.method;
+    const method = effectiveMethod(incoming);
+    const overridden = method !== incoming.method;
     if (method === 'OPTIONS' && cors && incoming.header('access-control-request-method') !== null) {
       return preflight(match.methods, incoming, corsHeaders);
     }
@@ -154,7 +156,9 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
       throw new TypeError('authenticate() must return { userId: string } or null');
     }
 
-    const { params, global } = parseQuery(new URLSearchParams(q < 0 ? '' : target.slice(q + 1)), route.query);
+    const urlQuery = q < 0 ? '' : target.slice(q + 1);
+    const search = overridden ? await overriddenQuery(incoming, urlQuery, maxBodyBytes) : new URLSearchParams(urlQuery);
+    const { params, global } = parseQuery(search, route.query);
     const mask = global.fields === undefined ? undefined : parseFields(global.fields);
     Object.assign(params, match.params);
     if (route.body) {
