@@ -8,6 +8,7 @@ import { authError, resolveView, type Actor, type Standing } from './access.js';
 import { BlogError, conditionNotMet, notFound } from './errors.js';
 import { Emitter, type BlogEvent } from './events.js';
 import { newId } from './ids.js';
+import { labelCounterOps } from './label-counts.js';
 import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from './records.js';
 import type { Role } from './schemas.js';
 import { STORE_SCHEMA } from './store-schema.js';
@@ -157,7 +158,7 @@ export class Core {
     if (p.status !== 'SCHEDULED' || !p.published || p.published > this.nowIso()) return p;
     const next: PostRecord = { ...p, status: 'LIVE', rev: p.rev + 1 };
     try {
-      await this.driver.commit([put('posts', next, stored.version)]);
+      await this.driver.commit([put('posts', next, stored.version), ...(await labelCounterOps(this.driver, p, next))]);
     } catch (error) {
       if (!DriverConflict.is(error)) throw error;
       // Someone else changed it first (another process promoted it, or an author edited it): read what is there.

@@ -20,6 +20,8 @@ export type {
   PostPerUserInfo,
   PostUserInfosList,
   PageViews,
+  Label,
+  LabelList,
 } from './wire.js';
 export {
   DriverConflict,

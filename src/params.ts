@@ -262,3 +262,11 @@ export interface PageViewsRecordParams {
   /** The post that was viewed, if the page was a post. */
   postId?: string;
 }
+
+export interface LabelsListParams {
+  blogId: string;
+  /** 1 to 500; default 100. */
+  maxResults?: number;
+  pageToken?: string;
+  view?: View;
+}

@@ -96,7 +96,18 @@ export interface PageViewRecord {
   count: number;
 }
 
-export type Collection = 'users' | 'blogs' | 'members' | 'posts' | 'pages' | 'comments' | 'settings' | 'pageviews';
+/** How many posts of a blog carry a label: LIVE ones and all of them. Changed in the commit that changes a post. */
+export interface LabelRecord {
+  id: string;
+  blogId: string;
+  label: string;
+  live: number;
+  all: number;
+}
+
+export const labelId = (blogId: string, label: string) => `${blogId}:${label}`;
+
+export type Collection = 'users' | 'blogs' | 'members' | 'posts' | 'pages' | 'comments' | 'settings' | 'pageviews' | 'labels';
 
 /** Posts and pages sort by their publish time, drafts never published by their last update. */
 export const sortTime = (r: { published?: string; updated: string }) => r.published ?? r.updated;
@@ -132,6 +143,11 @@ function keysOf(collection: Collection, r: object): Record<string, Key[]> {
     case 'members': {
       const m = r as MemberRecord;
       return { blog: [[m.blogId, m.userId]], user: [[m.userId, m.blogId]] };
+    }
+    case 'labels': {
+      // Readers walk `live`, which holds only labels a LIVE post carries: a draft's label is never visited.
+      const l = r as LabelRecord;
+      return { blog: [[l.blogId, l.label, l.id]], live: l.live > 0 ? [[l.blogId, l.label, l.id]] : [] };
     }
     case 'pageviews': {
       const v = r as PageViewRecord;

@@ -255,6 +255,7 @@ export const params = {
   }),
   pageViewsGet: object({ blogId: id, range: optional(list(pageViewsRange, 'must name at least one value', Infinity, '')) }),
   pageViewsRecord: object({ blogId: id, postId: optional(id) }),
+  labelsList: object({ blogId: id, maxResults: listing.maxResults, pageToken: listing.pageToken, view: listing.view }),
 };
 
 /** What the service works with after a check: `Parsed<'postsList'>`. */

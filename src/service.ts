@@ -5,6 +5,7 @@ import type { EventType, Listener } from './events.js';
 import { blogsApi } from './resources/blogs.js';
 import { commentsApi } from './resources/comments.js';
 import { pagesApi } from './resources/pages.js';
+import { labelsApi } from './resources/labels.js';
 import { pageViewsApi } from './resources/pageviews.js';
 import { postsApi } from './resources/posts.js';
 import { userInfosApi } from './resources/userinfos.js';
@@ -27,6 +28,7 @@ function apis(core: Core, actor: Actor) {
     blogUserInfos,
     postUserInfos,
     pageViews: pageViewsApi(core, actor),
+    labels: labelsApi(core, actor),
   };
 }
 

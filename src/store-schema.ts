@@ -19,6 +19,8 @@ import type { StoreSchema } from './driver.js';
  * members.user          [userId, blogId]
  * settings              host-level values (e.g. the CLI's hashed admin token), no indexes
  * pageviews.blog        [blogId, day, id]                       a blog's daily view counters (v2)
+ * labels.blog           [blogId, label, id]                     every label of a blog with its post counts (v2)
+ * labels.live           [blogId, label, id]                     only labels that LIVE posts carry (v2)
  */
 export const STORE_SCHEMA: StoreSchema = {
   version: 2,
@@ -42,5 +44,6 @@ export const STORE_SCHEMA: StoreSchema = {
     { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }] },
     { name: 'settings', indexes: [] },
     { name: 'pageviews', indexes: [{ name: 'blog' }] },
+    { name: 'labels', indexes: [{ name: 'blog' }, { name: 'live' }] },
   ],
 };

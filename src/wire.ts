@@ -153,6 +153,23 @@ export interface PostUserInfosList {
   items: PostUserInfo[];
   nextPageToken?: string;
 }
+/** An extension (not in Blogger v3): a blog's labels, in label order. */
+export interface Label {
+  kind: 'blogcore#label';
+  name: string;
+  /** LIVE posts carrying the label. */
+  livePosts: number;
+  /** Posts in any state carrying it: at AUTHOR view and above. */
+  allPosts?: number;
+}
+export interface LabelList {
+  kind: 'blogcore#labelList';
+  items: Label[];
+  nextPageToken?: string;
+  prevPageToken?: string;
+  etag: string;
+}
+
 export interface PageViews {
   kind: 'blogger#page_views';
   blogId: string;

@@ -79,6 +79,8 @@ export const ROUTES: readonly Route[] = [
   },
   { method: 'GET', path: '/users/{userId}/blogs/{blogId}/posts/{postId}', op: ['postUserInfos', 'get'], query: { maxComments: 'int' } },
   { method: 'GET', path: `${B}/pageviews`, op: ['pageViews', 'get'], query: { range: 'list' } },
+  // extensions (not in Blogger v3)
+  { method: 'GET', path: `${B}/labels`, op: ['labels', 'list'], query: { view: 'string', maxResults: 'int', pageToken: 'string' }, etag: true },
   { method: 'GET', path: '/users/{userId}', op: ['users', 'get'], query: {} },
   // posts
   { method: 'GET', path: `${B}/posts`, op: ['posts', 'list'], query: postList, etag: true },

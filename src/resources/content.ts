@@ -6,6 +6,7 @@ import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import type { EventType } from '../events.js';
 import { del, put, type PageRecord, type PostRecord } from '../records.js';
 import type { Role } from '../schemas.js';
+import { labelCounterOps } from '../label-counts.js';
 import { slugify } from '../text.js';
 
 type Kind = 'post' | 'page';
@@ -150,7 +151,8 @@ export async function changeContent<R extends PostRecord | PageRecord>(
     const changed = fn(stored.doc, now);
     if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
     const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 }, retry > 0);
-    return { ops: [put(COLLECTION[kind], next, stored.version)], result: { before: stored.doc, after: next } };
+    const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc as PostRecord, next as PostRecord) : [];
+    return { ops: [put(COLLECTION[kind], next, stored.version), ...counters], result: { before: stored.doc, after: next } };
   });
   return { before, after, view: s.view };
 }
@@ -168,6 +170,7 @@ export async function deleteContent<R extends PostRecord | PageRecord>(
   const s = await core.writer(actor, blogId);
   await core.transact(async () => {
     const stored = await loadEditable<R>(core, kind, blogId, id, s, ifMatch);
-    return { ops: [del(COLLECTION[kind], id, stored.version), ...(await dependents(stored))], result: undefined };
+    const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc as PostRecord, undefined) : [];
+    return { ops: [del(COLLECTION[kind], id, stored.version), ...counters, ...(await dependents(stored))], result: undefined };
   });
 }

@@ -7,6 +7,7 @@ import { listOf, page, type PageQuery } from '../paging.js';
 import { del, put, type PostRecord } from '../records.js';
 import { params, type Parsed, type Role } from '../schemas.js';
 import type { PostsDeleteParams, PostsGetByPathParams, PostsGetParams, PostsInsertParams, PostsListParams, PostsPublishParams, PostsRevertParams, PostsSearchParams, PostsUpdateParams } from '../params.js';
+import { labelCounterOps } from '../label-counts.js';
 import { hasPhrase, parseQuery, postWordFields } from '../text.js';
 import { authorOf, listEtag, postWire, type Post, type PostList } from '../wire.js';
 import { inlineComments } from './comments.js';
@@ -185,7 +186,7 @@ export function postsApi(core: Core, actor: Actor) {
       if (status !== 'DRAFT') draft.published = published!;
       const r = await core.transact(async (retry) => {
         const withUrl = await withPath(core, 'post', draft, retry > 0);
-        return { ops: [put('posts', withUrl, 0)], result: withUrl };
+        return { ops: [put('posts', withUrl, 0), ...(await labelCounterOps(core.driver, undefined, withUrl))], result: withUrl };
       });
       await emitChange(undefined, r, false);
       return postOut(core, r, s.view, p);

@@ -6,9 +6,10 @@
 import { expect } from 'vitest';
 import { BlogError, createBlogService } from '../../src/index.js';
 import { memoryDriver } from '../../drivers/memory/index.js';
+import type { StorageDriver } from '../../src/driver.js';
 
 export type Service = ReturnType<typeof createBlogService>;
-export type Driver = ReturnType<typeof memoryDriver>;
+export type Driver = StorageDriver;
 export type ServiceOptions = Parameters<typeof createBlogService>[0];
 // Loose shapes for what the tests read back; the service's own types are checked by the calls themselves.
 export type Wire = Record<string, any>;
@@ -83,10 +84,12 @@ export function newService(driver: Driver = memoryDriver(), clock: Clock = makeC
   return createBlogService({ driver, now: () => new Date(clock.ms), apiBaseUrl: API });
 }
 
-/** A blog with an admin, two authors, a reader and an outsider; the clock at T0; events recorded. */
-export async function world(): Promise<World> {
+/**
+ * A blog with an admin, two authors, a reader and an outsider; the clock at T0; events recorded. On the
+ * memory driver unless another (empty) driver is given: behaviour tests that must hold on every driver pass one.
+ */
+export async function world(driver: Driver = memoryDriver()): Promise<World> {
   const clock = makeClock();
-  const driver = memoryDriver();
   const service = newService(driver, clock);
   await service.ready();
   const events: Wire[] = [];

@@ -139,6 +139,7 @@ agree<Check<'postUserInfosGet', P.PostUserInfosGetParams>>();
 agree<Check<'postUserInfosList', P.PostUserInfosListParams>>();
 agree<Check<'pageViewsGet', P.PageViewsGetParams>>();
 agree<Check<'pageViewsRecord', P.PageViewsRecordParams>>();
+agree<Check<'labelsList', P.LabelsListParams>>();
 // Every runtime schema has its interface above: a new one without a check fails here.
 agree<Same<keyof typeof params, Checked>>();
 type Checked =
@@ -146,7 +147,7 @@ type Checked =
   | 'membersList' | 'postsGet' | 'postsList' | 'postsSearch' | 'postsGetByPath' | 'postsInsert' | 'postsUpdate' | 'postsDelete'
   | 'postsPublish' | 'postsRevert' | 'pagesGet' | 'pagesList' | 'pagesInsert' | 'pagesUpdate' | 'pagesDelete' | 'pagesAction'
   | 'commentsGet' | 'commentsList' | 'commentsListByBlog' | 'commentsAction' | 'commentsInsert'
-  | 'blogUserInfosGet' | 'postUserInfosGet' | 'postUserInfosList' | 'pageViewsGet' | 'pageViewsRecord';
+  | 'blogUserInfosGet' | 'postUserInfosGet' | 'postUserInfosList' | 'pageViewsGet' | 'pageViewsRecord' | 'labelsList';
 
 // The service methods take the public interfaces (not the runtime schemas' own types).
 agree<Same<Parameters<BlogService['posts']['list']>[0], PostsListParams>>();
