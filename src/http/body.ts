@@ -1,6 +1,6 @@
 /** Reading a JSON request body without ever holding more than `maxBytes` of it. */
 import { BlogError } from '../errors.js';
-import type { IncomingLike } from './internal.js';
+import { ClientGone, type IncomingLike } from './internal.js';
 
 export const tooLarge = (maxBytes: number) =>
   new BlogError({ code: 413, reason: 'requestTooLarge', message: `Request body larger than ${maxBytes} bytes` });
@@ -8,26 +8,29 @@ export const tooLarge = (maxBytes: number) =>
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /**
- * The parsed JSON object, or undefined when the request has no body. 413 over the limit (by
- * Content-Length before reading, else while reading), 415 for a non-JSON media type, 400 parseError
- * for malformed JSON or text that is not UTF-8, 400 invalid when the JSON is not an object.
+ * Reads the whole request body, on every route (a write never starts while its request is still arriving):
+ * 413 over the limit (by Content-Length before reading, else while reading). With `json`, the parsed object
+ * (undefined when there is no body): 415 for a non-JSON media type, 400 parseError for malformed JSON or
+ * text that is not UTF-8, 400 invalid when the JSON is not an object. Without, the body is read and dropped.
  */
-export async function readJsonBody(incoming: IncomingLike, maxBytes: number): Promise<Record<string, unknown> | undefined> {
+export async function readRequestBody(incoming: IncomingLike, maxBytes: number, json: boolean): Promise<Record<string, unknown> | undefined> {
   const declared = incoming.header('content-length');
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > maxBytes) throw tooLarge(maxBytes);
-  if (!incoming.hasBody() || declared === '0') return undefined;
-  const type = incoming.header('content-type');
-  if (type === null || !JSON_TYPE.test(type)) {
-    throw new BlogError({
-      code: 415,
-      reason: 'unsupportedMediaType',
-      message: `Unsupported media type ${JSON.stringify(type ?? '')}: send JSON with Content-Type: application/json`,
-      location: 'Content-Type',
-      locationType: 'header',
-    });
+  if (!incoming.hasBody()) return undefined;
+  if (json) {
+    const type = incoming.header('content-type');
+    if (type === null || !JSON_TYPE.test(type)) {
+      throw new BlogError({
+        code: 415,
+        reason: 'unsupportedMediaType',
+        message: `Unsupported media type ${JSON.stringify(type ?? '')}: send JSON with Content-Type: application/json`,
+        location: 'Content-Type',
+        locationType: 'header',
+      });
+    }
   }
   const bytes = await incoming.readBody(maxBytes);
-  if (bytes.byteLength === 0) return undefined;
+  if (!json || bytes.byteLength === 0) return undefined;
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -66,7 +69,13 @@ export async function readStreamLimited(stream: ReadableStream<Uint8Array>, maxB
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let next: ReadableStreamReadResult<Uint8Array>;
+    try {
+      next = await reader.read();
+    } catch (e) {
+      throw new ClientGone(e);
+    }
+    const { done, value } = next;
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {

@@ -10,9 +10,15 @@ export type FieldMask = Map<string, FieldMask | null>;
 const invalid = (message: string) =>
   new BlogError({ code: 400, reason: 'invalid', message: `Invalid field selection: ${message}`, location: 'fields', locationType: 'parameter' });
 
+/** Blogger resources nest a few levels deep; the limits keep a hostile selector's work (and recursion) small. */
+const MAX_DEPTH = 12;
+const MAX_NAMES = 200;
+
 export function parseFields(text: string): FieldMask {
   let i = 0;
+  let names = 0;
   const name = (): string => {
+    if (++names > MAX_NAMES) throw invalid(`more than ${MAX_NAMES} names`);
     const start = i;
     while (i < text.length && /[A-Za-z0-9_$*.-]/.test(text[i]!)) i++;
     if (i === start) throw invalid(i < text.length ? `unexpected "${text[i]}" at ${i}` : 'unexpected end');
@@ -20,7 +26,8 @@ export function parseFields(text: string): FieldMask {
     if (n.includes('*') && n !== '*') throw invalid(`"${n}"`);
     return n;
   };
-  const list = (depth: number): FieldMask => {
+  /** `level`: how many names deep this list starts (bounds the recursion here and in merge/applyFields). */
+  const list = (depth: number, level: number): FieldMask => {
     const mask: FieldMask = new Map();
     for (;;) {
       while (text[i] === ' ') i++;
@@ -29,11 +36,13 @@ export function parseFields(text: string): FieldMask {
       while (text[i] === '/') {
         i++;
         path.push(name());
+        if (level + path.length > MAX_DEPTH) throw invalid(`nested deeper than ${MAX_DEPTH} levels`);
       }
       let leaf: FieldMask | null = null;
       if (text[i] === '(') {
         i++;
-        leaf = list(depth + 1);
+        if (level + path.length >= MAX_DEPTH) throw invalid(`nested deeper than ${MAX_DEPTH} levels`);
+        leaf = list(depth + 1, level + path.length);
         if (text[i] !== ')') throw invalid('missing ")"');
         i++;
       }
@@ -50,7 +59,7 @@ export function parseFields(text: string): FieldMask {
       throw invalid(i < text.length ? `unexpected "${text[i]}" at ${i}` : 'missing ")"');
     }
   };
-  return list(0);
+  return list(0, 0);
 }
 
 function merge(mask: FieldMask, key: string, sub: FieldMask | null): void {
@@ -71,7 +80,8 @@ export function applyFields(value: unknown, mask: FieldMask): unknown {
   if (Array.isArray(value)) return value.map((v) => applyFields(v, mask));
   if (value === null || typeof value !== 'object') return undefined;
   const src = value as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
+  // Null prototype: a stored key named `__proto__` is copied as data, never as the prototype.
+  const out: Record<string, unknown> = Object.create(null);
   const all = mask.get('*');
   if (all !== undefined) {
     for (const k of Object.keys(src)) if (!mask.has(k)) out[k] = all === null ? src[k] : applyFields(src[k], all);

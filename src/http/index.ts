@@ -4,15 +4,20 @@
  * No Node built-ins here: this module bundles for any runtime.
  */
 import { BlogError } from '../errors.js';
-import { readJsonBody, readStreamLimited } from './body.js';
+import { readRequestBody, readStreamLimited } from './body.js';
 import { applyFields, parseFields } from './fields.js';
-import { dispatchers, type IncomingLike, type Outgoing } from './internal.js';
+import type { RequestHead } from './head.js';
+import { ClientGone, dispatchers, type IncomingLike, type Outgoing } from './internal.js';
 import { effectiveMethod, overriddenQuery } from './override.js';
 import { parseQuery } from './params.js';
-import { ROUTES, Router, type Route } from './routes.js';
+import { allowed, corsFor, errorOut, etagMatches, JSON_TYPE, preflight, PRIVATE, type CorsOptions } from './respond.js';
+import { ROUTES, Router } from './routes.js';
+import { pathSegments, splitTarget } from './target.js';
 
 export { toNodeHandler, type NodeRequestLike, type NodeResponseLike } from './node.js';
 export { ROUTES, type Route } from './routes.js';
+export type { RequestHead } from './head.js';
+export type { CorsOptions } from './respond.js';
 
 /** Who is calling: a user id of the service, or `null` for an anonymous reader. */
 export interface Actor {
@@ -24,21 +29,14 @@ export interface ScopableService {
   as(actor: Actor | null): object;
 }
 
-export interface CorsOptions {
-  /** Allowed origins: `'*'` (default), a list, or a predicate. */
-  origin?: '*' | string | readonly string[] | ((origin: string) => boolean);
-  /** Send `Access-Control-Allow-Credentials: true` (the origin is then echoed, never `*`). */
-  credentials?: boolean;
-  /** Seconds a browser may cache a preflight answer. Default 600. */
-  maxAge?: number;
-}
-
 export interface HttpHandlerOptions {
   /**
    * Who the request comes from: `{ userId }`, or `null` for anonymous. Throw a `BlogError` (e.g. 401
    * `authError`) to answer with it; anything else thrown is a 500 `backendError`. Default: everyone is anonymous.
+   * It gets the request's method, URL and headers: the Fetch `Request` itself on the Fetch path, a
+   * `RequestHead` (read-only `Headers`) from `toNodeHandler`. The body is the helper's to read.
    */
-  authenticate?: (request: Request) => Actor | null | undefined | Promise<Actor | null | undefined>;
+  authenticate?(request: RequestHead): Actor | null | undefined | Promise<Actor | null | undefined>;
   /** The path prefix of the routes in the URL the client requested. Default `/v3`; `''` for none. */
   basePath?: string;
   /** Larger request bodies get 413. Default 1 MiB. */
@@ -46,15 +44,13 @@ export interface HttpHandlerOptions {
   /** Answer CORS preflights and add CORS headers. Default off. `true` allows every origin. */
   cors?: boolean | CorsOptions;
   /** Called with every unexpected (non-BlogError) failure, e.g. to log it; the client only sees a 500. */
-  onError?: (error: unknown, request: Request) => void;
+  onError?(error: unknown, request: RequestHead): void;
 }
 
 export type HttpHandler = (request: Request) => Promise<Response>;
 
 const router = new Router(ROUTES);
-const JSON_TYPE = 'application/json; charset=UTF-8';
-/** As Google's API front end: responses depend on the caller, so shared caches keep none and browsers revalidate. */
-const PRIVATE = 'private, max-age=0, must-revalidate';
+const NO_QUERY = new URLSearchParams();
 /** Scoped services kept per user id (a scoped service is a set of closures; building one per request costs). */
 const SCOPE_CACHE_SIZE = 256;
 
@@ -79,9 +75,13 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     try {
       return await dispatch(incoming, corsHeaders);
     } catch (error) {
+      // A client that hangs up mid-body (or breaks its chunked encoding) is not a server error.
+      if (error instanceof ClientGone) {
+        return { ...errorOut(new BlogError({ code: 400, reason: 'parseError', message: error.message }), corsHeaders), gone: true };
+      }
       if (!BlogError.is(error) && onError) {
         try {
-          onError(error, incoming.request());
+          onError(error, incoming.head());
         } catch {
           // A failing logger must not turn a 500 into a dropped connection.
         }
@@ -112,34 +112,18 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
   }
 
   async function dispatch(incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Promise<Outgoing> {
-    let target = incoming.target;
-    if (target.charCodeAt(0) !== 47 /* / */) {
-      const u = new URL(target); // absolute-form request target
-      target = u.pathname + u.search;
-    }
-    const q = target.indexOf('?');
-    const path = q < 0 ? target : target.slice(0, q);
-    if (basePath !== '' && !(path.startsWith(basePath) && path.charCodeAt(basePath.length) === 47 /* / */)) {
-      return { ...errorOut(routeNotFound(), corsHeaders), notMine: true };
-    }
-    const segments = path.slice(basePath.length + 1).split('/');
-    for (let i = 0; i < segments.length; i++) {
-      const seg = segments[i]!;
-      if (seg.includes('%')) {
-        try {
-          segments[i] = decodeURIComponent(seg);
-        } catch {
-          throw new BlogError({ code: 400, reason: 'invalid', message: 'Malformed percent-encoding in the path' });
-        }
-      }
-    }
+    const target = splitTarget(incoming.target);
+    const segments = target && pathSegments(target.path, basePath);
+    if (!target || !segments) return { ...errorOut(routeNotFound(), corsHeaders), notMine: true };
     const match = router.match(segments);
     if (!match) throw routeNotFound();
 
+    // POST + X-HTTP-Method-Override: GET is served as that GET (src/http/override.ts).
     const method = effectiveMethod(incoming);
     const overridden = method !== incoming.method;
-    if (method === 'OPTIONS' && cors && incoming.header('access-control-request-method') !== null) {
-      return preflight(match.methods, incoming, corsHeaders);
+    // A CORS preflight (an OPTIONS without Origin is an ordinary request, and gets a 405).
+    if (method === 'OPTIONS' && cors && incoming.header('origin') !== null && incoming.header('access-control-request-method') !== null) {
+      return preflight(cors, match.methods, incoming, corsHeaders);
     }
     const route = match.methods.get(method === 'HEAD' ? 'GET' : method);
     if (!route) {
@@ -151,18 +135,24 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     }
 
     // Authenticate before parsing anything the caller sent (an anonymous flood never gets bodies read).
-    const actor = authenticate ? await authenticate(incoming.request()) : null;
+    const actor = authenticate ? await authenticate(incoming.head()) : null;
     if (actor != null && (typeof actor !== 'object' || typeof actor.userId !== 'string')) {
       throw new TypeError('authenticate() must return { userId: string } or null');
     }
 
-    const urlQuery = q < 0 ? '' : target.slice(q + 1);
-    const search = overridden ? await overriddenQuery(incoming, urlQuery, maxBodyBytes) : new URLSearchParams(urlQuery);
+    const search = overridden
+      ? await overriddenQuery(incoming, target.query, maxBodyBytes)
+      : target.query === ''
+        ? NO_QUERY
+        : new URLSearchParams(target.query);
     const { params, global } = parseQuery(search, route.query);
     const mask = global.fields === undefined ? undefined : parseFields(global.fields);
     Object.assign(params, match.params);
+    // The whole request is read before anything runs, on every route: a DELETE whose body breaks off
+    // midway must not have deleted anything.
+    // (An overridden GET's body was its query, read above.)
+    const body = overridden ? undefined : await readRequestBody(incoming, maxBodyBytes, route.body === true);
     if (route.body) {
-      const body = await readJsonBody(incoming, maxBodyBytes);
       if (body === undefined) {
         throw new BlogError({ code: 400, reason: 'required', message: 'Required: a JSON request body', location: 'body', locationType: 'body' });
       }
@@ -188,21 +178,6 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     const text = global.pretty ? `${JSON.stringify(out, null, 2)}\n` : JSON.stringify(out);
     return { status: 200, headers, text: method === 'HEAD' ? null : text };
   }
-
-  function preflight(methods: ReadonlyMap<string, Route>, incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Outgoing {
-    if (!corsHeaders) return { status: 403, headers: {}, text: null };
-    const requested = incoming.header('access-control-request-headers');
-    return {
-      status: 204,
-      headers: {
-        ...corsHeaders,
-        'access-control-allow-methods': allowed(methods),
-        'access-control-allow-headers': requested ?? 'authorization, content-type, if-match, if-none-match',
-        'access-control-max-age': String((cors as CorsOptions).maxAge ?? 600),
-      },
-      text: null,
-    };
-  }
 }
 
 /** A Fetch Request as the dispatcher reads it. */
@@ -214,49 +189,8 @@ function fetchIncoming(request: Request): IncomingLike {
     header: (name) => request.headers.get(name),
     hasBody: () => request.body !== null,
     readBody: (maxBytes) => (request.body ? readStreamLimited(request.body, maxBytes) : Promise.resolve(new Uint8Array(0))),
-    request: () => request,
+    head: () => request,
   };
-}
-
-function errorOut(error: BlogError, corsHeaders: Record<string, string> | undefined): Outgoing {
-  const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'cache-control': 'private', 'x-content-type-options': 'nosniff', ...corsHeaders };
-  const allow = (error as BlogError & { allow?: string }).allow;
-  if (allow) headers.allow = allow;
-  // A refused upload may still be arriving: close the connection rather than read it to the end.
-  if (error.code === 413) headers.connection = 'close';
-  return { status: error.code, headers, text: `${JSON.stringify(error.toJSON(), null, 2)}\n` };
 }
 
 const routeNotFound = () => new BlogError({ code: 404, reason: 'notFound', message: 'Not Found: no such route' });
-
-function allowed(methods: ReadonlyMap<string, Route>): string {
-  const list = [...methods.keys()];
-  if (methods.has('GET')) list.push('HEAD');
-  return list.join(', ');
-}
-
-/** RFC 9110 weak comparison of an If-None-Match list against the current etag. */
-function etagMatches(header: string | null, etag: string): boolean {
-  if (header === null) return false;
-  const trimmed = header.trim();
-  if (trimmed === '*') return true;
-  const strip = (t: string) => (t.startsWith('W/') ? t.slice(2) : t);
-  const want = strip(etag);
-  return trimmed.split(',').some((t) => strip(t.trim()) === want);
-}
-
-function corsFor(cors: CorsOptions, incoming: IncomingLike): Record<string, string> | undefined {
-  const origin = incoming.header('origin');
-  if (origin === null) return undefined;
-  const rule = cors.origin ?? '*';
-  const ok =
-    rule === '*' ? true : typeof rule === 'function' ? rule(origin) : typeof rule === 'string' ? rule === origin : rule.includes(origin);
-  if (!ok) return undefined;
-  const headers: Record<string, string> = {
-    'access-control-allow-origin': rule === '*' && !cors.credentials ? '*' : origin,
-    'access-control-expose-headers': 'etag',
-  };
-  if (headers['access-control-allow-origin'] !== '*') headers.vary = 'Origin';
-  if (cors.credentials) headers['access-control-allow-credentials'] = 'true';
-  return headers;
-}

@@ -2,21 +2,32 @@
  * What the dispatcher needs from a request and what it produces, so the Node adapter can serve our own
  * handler without building a Fetch `Request` and `Response` per call (both cost more than the routing).
  */
+import type { RequestHead } from './head.js';
 
 /** A request as the dispatcher reads it: a Fetch Request or a Node IncomingMessage behind it. */
 export interface IncomingLike {
   /** Upper-case method. */
-  method: string;
-  /** The request target: path and query (`/v3/blogs/1?view=ADMIN`), as the client sent it. */
-  target: string;
+  readonly method: string;
+  /** The request target as the client sent it: a path and query (`/v3/blogs/1?view=ADMIN`), an absolute URL or `*`. */
+  readonly target: string;
   /** A header value (lower-case name), or null. */
   header(name: string): string | null;
-  /** Whether the request has a body at all. */
+  /** Whether the request has a body at all (whatever its method). */
   hasBody(): boolean;
-  /** Reads the whole body, throwing 413 as soon as it passes `maxBytes`. */
+  /**
+   * Reads the whole body, throwing 413 as soon as it passes `maxBytes`, and `ClientGone` when the body
+   * cannot be read to its end (the client hung up, or sent a malformed chunk).
+   */
   readBody(maxBytes: number): Promise<Uint8Array>;
-  /** The Fetch Request for `authenticate` (built on first use by the Node adapter). */
-  request(): Request;
+  /** Method, URL and headers for `authenticate` and `onError`. */
+  head(): RequestHead;
+}
+
+/** A request body that could not be read to its end: the client's failure, never logged as the server's. */
+export class ClientGone extends Error {
+  constructor(cause: unknown) {
+    super('The request body could not be read to its end', { cause });
+  }
 }
 
 /** A response as the dispatcher produces it. */
@@ -27,6 +38,8 @@ export interface Outgoing {
   text: string | null;
   /** A 404 for a path outside the base path: an Express-style adapter passes it to `next()`. */
   notMine?: boolean;
+  /** The client is gone: there is nobody to answer. */
+  gone?: boolean;
 }
 
 export type Dispatch = (incoming: IncomingLike) => Promise<Outgoing>;

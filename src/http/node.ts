@@ -2,33 +2,17 @@
  * `toNodeHandler`: a Fetch handler as a `(req, res, next?)` listener for node:http, Express and Fastify
  * (`reply.raw`). Typed structurally so this file imports nothing from Node and still bundles anywhere.
  */
-import { concat, tooLarge } from './body.js';
-import { dispatchers, type IncomingLike, type Outgoing } from './internal.js';
+import { dispatchers, type Outgoing } from './internal.js';
+import { NodeIncoming, hasBody, isDestroyed, parsedBody, urlOf, type NodeRequestLike } from './node-request.js';
 
-/** The slice of `http.IncomingMessage` (plus Express's `originalUrl`/`body`) the adapter reads. */
-export interface NodeRequestLike {
-  method?: string | undefined;
-  url?: string | undefined;
-  /** Express: the URL before a mount prefix was stripped from `url`. */
-  originalUrl?: string;
-  headers: Record<string, string | string[] | undefined>;
-  /** A body a framework has already parsed (the stream is then consumed). */
-  body?: unknown;
-  readableEnded?: boolean;
-  /** A TLS socket has `encrypted: true`. */
-  socket?: object | null;
-  on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
-  on(event: 'end', listener: () => void): unknown;
-  on(event: 'error', listener: (error: Error) => void): unknown;
-  removeListener(event: string, listener: (...args: never[]) => void): unknown;
-  pause(): unknown;
-  resume(): unknown;
-}
+export type { NodeRequestLike } from './node-request.js';
 
 /** The slice of `http.ServerResponse` the adapter writes. */
 export interface NodeResponseLike {
   statusCode: number;
   headersSent: boolean;
+  /** True once the connection is gone (nothing written then reaches anyone). */
+  destroyed?: boolean;
   setHeader(name: string, value: string | string[]): unknown;
   writeHead(status: number, headers: Record<string, string>): unknown;
   write(chunk: Uint8Array): boolean;
@@ -48,7 +32,8 @@ const BACKEND_ERROR =
  * handler is mounted. With `next` (Express), paths outside the handler's base path fall through.
  *
  * A handler from `createHttpHandler` is served directly from the Node request (no Fetch Request/Response
- * per call); `authenticate` then gets a Request with the method, URL and headers (the body is the helper's).
+ * per call); `authenticate` then gets a `RequestHead`: method, URL and read-only `Headers` (the body is the
+ * helper's).
  *
  * @example
  * http.createServer(toNodeHandler(createHttpHandler(service))).listen(8080);
@@ -59,8 +44,10 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response>):
   return async (req, res, next) => {
     try {
       if (dispatch) {
-        const out = await dispatch(nodeIncoming(req));
+        const out = await dispatch(new NodeIncoming(req));
         if (next && out.notMine) return next();
+        // A client that hung up (or whose broken body Node's parser already answered) gets nothing more.
+        if (res.destroyed || (out.gone && isDestroyed(req))) return;
         writeOutgoing(out, res);
       } else {
         const response = await handler(toRequest(req));
@@ -78,30 +65,6 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response>):
   };
 }
 
-function urlOf(req: NodeRequestLike): string {
-  const host = header(req, 'host') ?? 'localhost';
-  const scheme = (req.socket as { encrypted?: boolean } | null | undefined)?.encrypted ? 'https' : 'http';
-  const path = req.originalUrl ?? req.url ?? '/';
-  try {
-    return new URL(path, `${scheme}://${host}`).href;
-  } catch {
-    return new URL(path, `${scheme}://localhost`).href;
-  }
-}
-
-function header(req: NodeRequestLike, name: string): string | null {
-  const v = req.headers[name];
-  return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
-}
-
-function hasBody(req: NodeRequestLike): boolean {
-  const method = (req.method ?? 'GET').toUpperCase();
-  if (method === 'GET' || method === 'HEAD') return false;
-  const len = header(req, 'content-length');
-  if (len !== null) return len !== '0';
-  return req.headers['transfer-encoding'] !== undefined || (req.body !== undefined && req.readableEnded === true);
-}
-
 function fetchHeaders(req: NodeRequestLike): Headers {
   const headers = new Headers();
   for (const [k, v] of Object.entries(req.headers)) {
@@ -112,69 +75,16 @@ function fetchHeaders(req: NodeRequestLike): Headers {
   return headers;
 }
 
-/** A body a framework parsed before us (e.g. express.json()), re-encoded. */
-function parsedBody(req: NodeRequestLike): Uint8Array | undefined {
-  if (req.body === undefined || !req.readableEnded) return undefined;
-  const b = req.body;
-  if (b instanceof Uint8Array) return b;
-  return new TextEncoder().encode(typeof b === 'string' ? b : JSON.stringify(b));
-}
-
-function nodeIncoming(req: NodeRequestLike): IncomingLike {
-  const method = (req.method ?? 'GET').toUpperCase();
-  let request: Request | undefined;
-  return {
-    method,
-    target: req.originalUrl ?? req.url ?? '/',
-    header: (name) => header(req, name),
-    hasBody: () => hasBody(req),
-    readBody: (maxBytes) => {
-      const parsed = parsedBody(req);
-      if (parsed) return parsed.byteLength > maxBytes ? Promise.reject(tooLarge(maxBytes)) : Promise.resolve(parsed);
-      return readNodeBody(req, maxBytes);
-    },
-    request: () => (request ??= new Request(urlOf(req), { method, headers: fetchHeaders(req) })),
-  };
-}
-
-/** Collects the request stream, stopping (and pausing it) as soon as it passes `maxBytes`. */
-function readNodeBody(req: NodeRequestLike, maxBytes: number): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    const cleanup = () => {
-      req.removeListener('data', onData);
-      req.removeListener('end', onEnd);
-      req.removeListener('error', onError);
-    };
-    const onData = (chunk: Uint8Array) => {
-      total += chunk.byteLength;
-      if (total > maxBytes) {
-        chunks.length = 0;
-        cleanup();
-        req.pause();
-        reject(tooLarge(maxBytes));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(concat(chunks, total));
-    };
-    const onError = (e: Error) => {
-      cleanup();
-      reject(e);
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-  });
-}
-
 function writeOutgoing(out: Outgoing, res: NodeResponseLike): void {
+  if (out.text === null) {
+    res.writeHead(out.status, out.headers);
+    res.end();
+    return;
+  }
+  // With a Content-Length, Node sends head and body in one write rather than as chunked encoding.
+  out.headers['content-length'] = String(Buffer.byteLength(out.text));
   res.writeHead(out.status, out.headers);
-  res.end(out.text ?? undefined);
+  res.end(out.text);
 }
 
 /** A foreign Fetch handler's path: a full Request in, its Response streamed out. */

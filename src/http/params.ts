@@ -62,7 +62,8 @@ export function parseQuery(
       readGlobal(name, values, global);
       continue;
     }
-    const kind = spec[name];
+    // Own keys only: `__proto__`, `constructor` or `toString` are unknown like any misspelt name.
+    const kind = Object.hasOwn(spec, name) ? spec[name] : undefined;
     if (kind === undefined) throw badParam(name, `Unknown parameter: ${name}`);
     if (kind === 'list') {
       const items = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '' && !isUnspecified(name, v));

@@ -2,7 +2,7 @@
  * The server half of http.bench.ts, run in a child process so the server and autocannon each get a core.
  *
  *   --mode=blogcore  the HTTP helper on node:http over blogcore + the SQLite driver (anonymous reader)
- *   --mode=blogcore-auth  the same with an `authenticate` hook (which gets a Fetch Request per call)
+ *   --mode=blogcore-auth  the same with an `authenticate` hook (reading the Authorization header)
  *   --mode=raw      a hand-written node:http handler running the same SQL on the same file with
  *                   better-sqlite3 and answering JSON.stringify of the stored documents
  *
@@ -16,7 +16,7 @@ import Database from 'better-sqlite3';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { encodeKey, prefixEnd } from '../../drivers/sqlite/keys.js';
 import { createBlogService } from '../../src/index.js';
-import { createHttpHandler, toNodeHandler } from '../../src/http/index.js';
+import { createHttpHandler, toNodeHandler, type RequestHead } from '../../src/http/index.js';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
 const { mode, db } = args as { mode: 'blogcore' | 'blogcore-auth' | 'raw'; db: string };
@@ -27,7 +27,7 @@ let close: () => Promise<void>;
 if (mode === 'blogcore' || mode === 'blogcore-auth') {
   const service = createBlogService({ driver: sqliteDriver({ filename: db }) });
   await service.ready();
-  const authenticate = (request: Request) => {
+  const authenticate = (request: RequestHead) => {
     const auth = request.headers.get('authorization');
     return auth === null ? null : { userId: auth.slice(7) };
   };

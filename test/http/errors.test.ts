@@ -77,6 +77,10 @@ describe('parameters', () => {
       ['startDate=yesterday', 'startDate'],
       ['pageToken=garbage', 'pageToken'],
       ['colour=blue', 'colour'],
+      // Names of Object.prototype members are unknown like any other.
+      ['__proto__=DRAFT', '__proto__'],
+      ['constructor=x', 'constructor'],
+      ['toString=x', 'toString'],
       ['maxResults=1&maxResults=2', 'maxResults'],
       ['alt=media', 'alt'],
     ];

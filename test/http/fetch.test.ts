@@ -91,6 +91,27 @@ describe('toNodeHandler', () => {
     expect(big.status).toBe(413);
   });
 
+  it('authenticate gets the method, the URL the client asked for and read-only Headers', async () => {
+    const seen: Array<{ method: string; url: string; auth: string | null; has: boolean; entries: Array<[string, string]> }> = [];
+    const base = await listen(
+      toNodeHandler(
+        createHttpHandler(service, {
+          authenticate: (request) => {
+            seen.push({ method: request.method, url: request.url, auth: request.headers.get('Authorization'), has: request.headers.has('x-missing'), entries: [...request.headers] });
+            expect(() => request.headers.set('x', 'y')).toThrow(TypeError);
+            return null;
+          },
+        }),
+      ),
+    );
+    const res = await fetch(`${base}/v3/blogs/${blogId}?view=READER`, { method: 'HEAD', headers: { authorization: 'Bearer abc', 'x-two': 'b' } });
+    expect(res.status).toBe(200);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ method: 'HEAD', url: `${base}/v3/blogs/${blogId}?view=READER`, auth: 'Bearer abc', has: false });
+    expect(seen[0]!.entries).toContainEqual(['x-two', 'b']);
+    expect(seen[0]!.entries.map(([k]) => k)).toEqual([...seen[0]!.entries.map(([k]) => k)].sort());
+  });
+
   it('works behind express.json() (re-encodes the parsed body) and falls through outside its base path', async () => {
     const app = express();
     app.use(express.json());

@@ -100,6 +100,9 @@ describe('query parameters', () => {
       ['fetchBodies=', 'fetchBodies'],
       ['maxResults=1&maxResults=2', 'maxResults'],
       ['stauts=DRAFT', 'stauts'],
+      ['__proto__=DRAFT', '__proto__'],
+      ['constructor=1', 'constructor'],
+      ['valueOf=1', 'valueOf'],
       ['alt=proto', 'alt'],
       ['prettyPrint=maybe', 'prettyPrint'],
       ['quotaUser=' + 'x'.repeat(41), 'quotaUser'],
@@ -136,10 +139,16 @@ describe('fields selector', () => {
     expect(pick('kind,prevPageToken')).toEqual({ kind: 'blogger#postList' });
     expect(pick('items(author(*))')).toEqual({ items: [{ author: list.items[0]!.author }, { author: list.items[1]!.author }] });
     expect(pick('constructor,toString')).toEqual({});
+    expect(JSON.stringify(pick('*', JSON.parse('{"__proto__":{"x":1},"a":2}')))).toBe('{"__proto__":{"x":1},"a":2}');
+    // The deepest and widest selections allowed.
+    expect(pick(`${'a/'.repeat(11)}a`)).toEqual({});
+    expect(pick(Array.from({ length: 200 }, (_, i) => `f${i}`).join(','))).toEqual({});
   });
 
   it('rejects malformed selectors with 400 invalid on fields', () => {
-    for (const f of ['items(id', 'items)', 'a,,b', 'a/', 'a(b))', 'it*ms', '(a)']) {
+    const deep = `${'a('.repeat(13)}a${')'.repeat(13)}`;
+    const wide = Array.from({ length: 201 }, (_, i) => `f${i}`).join(',');
+    for (const f of ['items(id', 'items)', 'a,,b', 'a/', 'a(b))', 'it*ms', '(a)', deep, `${'a/'.repeat(12)}a`, wide]) {
       const e = caught(() => parseFields(f));
       expect([e.code, e.reason, e.location], f).toEqual([400, 'invalid', 'fields']);
     }

@@ -1,0 +1,78 @@
+/** Building the helper's answers: Google error bodies, CORS headers, preflights, conditional GETs. */
+import { BlogError } from '../errors.js';
+import type { IncomingLike, Outgoing } from './internal.js';
+import type { Route } from './routes.js';
+
+export interface CorsOptions {
+  /** Allowed origins: `'*'` (default), a list, or a predicate. */
+  origin?: '*' | string | readonly string[] | ((origin: string) => boolean);
+  /** Send `Access-Control-Allow-Credentials: true` (the origin is then echoed, never `*`). */
+  credentials?: boolean;
+  /** Seconds a browser may cache a preflight answer. Default 600. */
+  maxAge?: number;
+}
+
+export const JSON_TYPE = 'application/json; charset=UTF-8';
+/** As Google's API front end: responses depend on the caller, so shared caches keep none and browsers revalidate. */
+export const PRIVATE = 'private, max-age=0, must-revalidate';
+
+export function errorOut(error: BlogError, corsHeaders: Record<string, string> | undefined): Outgoing {
+  const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'cache-control': 'private', 'x-content-type-options': 'nosniff', ...corsHeaders };
+  const allow = (error as BlogError & { allow?: string }).allow;
+  if (allow) headers.allow = allow;
+  // A refused upload may still be arriving: close the connection rather than read it to the end.
+  if (error.code === 413) headers.connection = 'close';
+  return { status: error.code, headers, text: `${JSON.stringify(error.toJSON(), null, 2)}\n` };
+}
+
+export function allowed(methods: ReadonlyMap<string, Route>): string {
+  const list = [...methods.keys()];
+  if (methods.has('GET')) list.push('HEAD');
+  return list.join(', ');
+}
+
+/** RFC 9110 weak comparison of an If-None-Match list against the current etag. */
+export function etagMatches(header: string | null, etag: string): boolean {
+  if (header === null) return false;
+  const trimmed = header.trim();
+  if (trimmed === '*') return true;
+  const strip = (t: string) => (t.startsWith('W/') ? t.slice(2) : t);
+  const want = strip(etag);
+  return trimmed.split(',').some((t) => strip(t.trim()) === want);
+}
+
+export function corsFor(cors: CorsOptions, incoming: IncomingLike): Record<string, string> | undefined {
+  const origin = incoming.header('origin');
+  if (origin === null) return undefined;
+  const rule = cors.origin ?? '*';
+  const ok =
+    rule === '*' ? true : typeof rule === 'function' ? rule(origin) : typeof rule === 'string' ? rule === origin : rule.includes(origin);
+  if (!ok) return undefined;
+  const headers: Record<string, string> = {
+    'access-control-allow-origin': rule === '*' && !cors.credentials ? '*' : origin,
+    'access-control-expose-headers': 'etag',
+  };
+  if (headers['access-control-allow-origin'] !== '*') headers.vary = 'Origin';
+  if (cors.credentials) headers['access-control-allow-credentials'] = 'true';
+  return headers;
+}
+
+export function preflight(
+  cors: CorsOptions,
+  methods: ReadonlyMap<string, Route>,
+  incoming: IncomingLike,
+  corsHeaders: Record<string, string> | undefined,
+): Outgoing {
+  if (!corsHeaders) return errorOut(new BlogError({ code: 403, reason: 'forbidden', message: 'Origin not allowed', location: 'Origin', locationType: 'header' }), undefined);
+  const requested = incoming.header('access-control-request-headers');
+  return {
+    status: 204,
+    headers: {
+      ...corsHeaders,
+      'access-control-allow-methods': allowed(methods),
+      'access-control-allow-headers': requested ?? 'authorization, content-type, if-match, if-none-match',
+      'access-control-max-age': String(cors.maxAge ?? 600),
+    },
+    text: null,
+  };
+}
