@@ -9,6 +9,7 @@ import { BlogError, conditionNotMet, notFound } from './errors.js';
 import { Emitter, type BlogEvent } from './events.js';
 import { newId } from './ids.js';
 import { labelCounterOps } from './label-counts.js';
+import { dueTime, Scheduler, type SchedulerOptions } from './scheduler.js';
 import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from './records.js';
 import type { Role } from './schemas.js';
 import { STORE_SCHEMA } from './store-schema.js';
@@ -29,6 +30,7 @@ export class Core {
   readonly now: () => Date;
   readonly links: Links;
   readonly events = new Emitter();
+  private scheduler: Scheduler | undefined;
   private opening: Promise<void> | undefined;
   // Users and blogs are never changed after insert (there is no update call), so caching them is safe.
   private users = new Map<string, UserRecord>();
@@ -124,11 +126,49 @@ export class Core {
       if (ops.length === 0) return result;
       try {
         await this.driver.commit(ops);
+        if (this.scheduler) {
+          for (const op of ops) if (op.type === 'put' && op.collection === 'posts') this.scheduled(op.doc);
+        }
         return result;
       } catch (error) {
         if (!DriverConflict.is(error) || i >= MAX_RETRIES) throw error;
       }
     }
+  }
+
+  /** Starts publishing on time (src/scheduler.ts); answers the function that stops it. Idempotent. */
+  startScheduler(options?: SchedulerOptions): () => void {
+    if (!this.scheduler) {
+      const scheduler = new Scheduler(
+        {
+          now: this.now,
+          promoteDue: () => this.promoteDue(),
+          nextDue: async () => {
+            await this.ready();
+            const [first] = await this.driver.list({ collection: 'posts', index: 'due', prefix: [], direction: 'asc', limit: 1 });
+            return first ? dueTime(first.doc) : undefined;
+          },
+        },
+        options,
+      );
+      this.scheduler = scheduler;
+      scheduler.start();
+    }
+    const scheduler = this.scheduler;
+    return () => {
+      scheduler.stop();
+      if (this.scheduler === scheduler) this.scheduler = undefined;
+    };
+  }
+
+  stopScheduler(): void {
+    this.scheduler?.stop();
+    this.scheduler = undefined;
+  }
+
+  private scheduled(doc: unknown): void {
+    const at = dueTime(doc);
+    if (at !== undefined) this.scheduler?.scheduled(at);
   }
 
   emit(event: BlogEvent): void {

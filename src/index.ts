@@ -1,6 +1,7 @@
 export { createBlogService, type BlogService, type BlogServiceOptions, type ActorInput } from './service.js';
 export { BlogError, type BlogErrorInit, type ErrorReason, type GoogleErrorBody } from './errors.js';
 export type { BlogEvent, EventType, Listener } from './events.js';
+export type { SchedulerOptions } from './scheduler.js';
 export type * from './params.js';
 export { POST_STATUSES, PAGE_STATUSES, COMMENT_STATUSES, ROLES, READER_COMMENTS, LIMITS, PAGE_VIEWS_RANGES } from './schemas.js';
 export type {

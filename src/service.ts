@@ -2,6 +2,7 @@ import { BlogError, forbidden } from './errors.js';
 import type { Actor } from './access.js';
 import { Core, type CoreOptions } from './core.js';
 import type { EventType, Listener } from './events.js';
+import type { SchedulerOptions } from './scheduler.js';
 import { blogsApi } from './resources/blogs.js';
 import { commentsApi } from './resources/comments.js';
 import { pagesApi } from './resources/pages.js';
@@ -39,7 +40,12 @@ export interface BlogService extends ReturnType<typeof apis> {
   on(type: EventType | '*', listener: Listener): () => void;
   /** Opens the store (creating or upgrading it). Every call does this itself; await it to fail early. */
   ready(): Promise<void>;
-  /** Closes the store. */
+  /**
+   * Publishes scheduled posts at their time (a timer set to the next one, re-armed by writes), emitting
+   * `post.published` then rather than at the next read. Answers the function that stops it.
+   */
+  startScheduler(options?: SchedulerOptions): () => void;
+  /** Closes the store (and stops the scheduler). */
   close(): Promise<void>;
 }
 
@@ -60,7 +66,12 @@ function scoped(core: Core, actor: Actor): BlogService {
     ready(): Promise<void> {
       return core.ready();
     },
+    startScheduler(options?: SchedulerOptions): () => void {
+      if (actor.kind !== 'host') throw forbidden('Only the host service runs the scheduler');
+      return core.startScheduler(options);
+    },
     async close(): Promise<void> {
+      core.stopScheduler();
       await core.ready().catch(() => undefined);
       await core.driver.close();
     },
