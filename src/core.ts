@@ -13,6 +13,7 @@ import { dueTime, Scheduler, type SchedulerOptions } from './scheduler.js';
 import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from './records.js';
 import type { Role } from './schemas.js';
 import { STORE_SCHEMA } from './store-schema.js';
+import { upgradeStore } from './store-upgrade.js';
 import { parse, type Out, type Schema } from './validate.js';
 import { authorOf, etagOf, links, postWire, type Links, type Post } from './wire.js';
 
@@ -43,7 +44,7 @@ export class Core {
   }
 
   ready(): Promise<void> {
-    return (this.opening ??= this.driver.open(STORE_SCHEMA));
+    return (this.opening ??= this.driver.open(STORE_SCHEMA).then(() => upgradeStore(this.driver)));
   }
 
   nowIso(): string {

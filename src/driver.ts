@@ -32,7 +32,10 @@ export interface CollectionDef {
 
 /** Declared once by the core and passed to `open`. A driver stores this shape and nothing else. */
 export interface StoreSchema {
-  /** Bumped by the core when collections or indexes change; drivers upgrade their storage on open. */
+  /**
+   * Bumped by the core when collections or indexes change; drivers upgrade their storage on open. An index
+   * new to a store starts empty (keys are the core's): the core then rewrites the records it must.
+   */
   version: number;
   collections: readonly CollectionDef[];
 }
@@ -93,13 +96,28 @@ export interface ListQuery extends RangeQuery {
   limit: number;
 }
 
-export interface SearchQuery {
+/**
+ * A merged walk over one index under one or more prefixes, returning index entries without documents.
+ * All prefixes have the same length; the part of a key after its prefix is its *suffix* (the core's
+ * suffixes end with the record id, so two entries of one record under two prefixes have equal suffixes).
+ */
+export interface KeysQuery {
   collection: string;
-  scope: string;
-  /** Every token must be among the document's tokens. Never empty. */
-  tokens: readonly string[];
-  /** The index whose entries are returned for each match (a search yields keys, not documents). */
   index: string;
+  /** One to 64 prefixes, all of the same length (e.g. one per label × status). */
+  prefixes: readonly Key[];
+  /** Bounds on the suffix, as in `RangeQuery`. */
+  lower?: KeyBound;
+  upper?: KeyBound;
+  direction: 'asc' | 'desc';
+  limit: number;
+}
+
+/** `keys` restricted to the records of `scope` whose tokens include every query token. */
+export interface SearchQuery extends KeysQuery {
+  scope: string;
+  /** Every token must be among the document's tokens. Never empty, at most 64. */
+  tokens: readonly string[];
 }
 
 export interface IndexEntry {
@@ -148,11 +166,26 @@ export interface StorageDriver {
   getMany(collection: string, ids: readonly string[]): Promise<Array<StoredDoc | undefined>>;
   /** The record holding exactly `key` in a unique index. */
   getByIndex(collection: string, index: string, key: Key): Promise<StoredDoc | undefined>;
-  /** Walks one index within the range, in key order (`desc`: reversed), returning at most `limit` documents. */
+  /** Walks one index prefix within the range, in key order (`desc`: reversed), returning at most `limit` documents. */
   list(query: ListQuery): Promise<IndexedDoc[]>;
   /** How many entries of the index lie in the range. */
   count(query: RangeQuery): Promise<number>;
-  /** The entries of `index` belonging to records in `scope` whose tokens include every query token. Unordered. */
+  /**
+   * One ordered page of index entries (no documents) over several prefixes: the entries whose key starts
+   * with one of `prefixes` and whose suffix lies within the bounds, ordered by suffix (`desc`: reversed),
+   * at most `limit` of them. Entries with equal suffixes are one record: only the first (in `prefixes`
+   * order) is returned, and the repeats do not count against `limit`. The driver hands out nothing else;
+   * its own work is at most `prefixes.length × limit` index entries (a merge of per-prefix range walks).
+   * The core fetches the page's documents with `getMany`.
+   */
+  keys(query: KeysQuery): Promise<IndexEntry[]>;
+  /**
+   * `keys`, counting only the records of `scope` whose tokens include every query token: one ordered page
+   * of matches from a keyset position, never all matches. A driver may walk the rarest token's postings in
+   * index order and check the others, walk the index and check each candidate's tokens, sort the matches
+   * when they are few, or use an engine's native equivalent (FTS5 matches joined to the ordered index under
+   * a LIMIT); whichever it picks, it hands out at most `limit` entries and no documents.
+   */
   search(query: SearchQuery): Promise<IndexEntry[]>;
   /** All or nothing: every precondition holds and every op is written, or DriverConflict and nothing changes. */
   commit(ops: readonly WriteOp[]): Promise<CommitResult>;
@@ -187,4 +220,38 @@ export function keyInRange(key: Key, query: RangeQuery): boolean {
     if (c > 0 || (c === 0 && query.upper.open)) return false;
   }
   return true;
+}
+
+/** Whether a suffix lies within the optional bounds of a query. */
+export function suffixInBounds(suffix: Key, q: { lower?: KeyBound | undefined; upper?: KeyBound | undefined }): boolean {
+  if (q.lower) {
+    const c = compareKeys(suffix, q.lower.key);
+    if (c < 0 || (c === 0 && q.lower.open)) return false;
+  }
+  if (q.upper) {
+    const c = compareKeys(suffix, q.upper.key);
+    if (c > 0 || (c === 0 && q.upper.open)) return false;
+  }
+  return true;
+}
+
+/**
+ * The reference merge of `keys`/`search`: per-prefix walks (already in key order, in the query's
+ * direction) merged by suffix, repeats of a suffix dropped, at most `limit`. Drivers that walk each
+ * prefix themselves use it to merge.
+ */
+export function mergeWalks(walks: ReadonlyArray<readonly IndexEntry[]>, width: number, direction: 'asc' | 'desc', limit: number): IndexEntry[] {
+  if (walks.length === 1) return walks[0]!.slice(0, limit);
+  const sign = direction === 'asc' ? 1 : -1;
+  const tagged: Array<{ e: IndexEntry; s: Key; w: number }> = [];
+  walks.forEach((walk, w) => {
+    for (const e of walk) tagged.push({ e, s: e.key.slice(width), w });
+  });
+  tagged.sort((a, b) => sign * compareKeys(a.s, b.s) || a.w - b.w);
+  const out: IndexEntry[] = [];
+  for (let i = 0; i < tagged.length && out.length < limit; i++) {
+    if (i > 0 && compareKeys(tagged[i]!.s, tagged[i - 1]!.s) === 0) continue;
+    out.push(tagged[i]!.e);
+  }
+  return out;
 }

@@ -1,25 +1,34 @@
 /**
- * Lists and searches: keyset pages over one or more index prefixes, merged in the core, with opaque
- * page tokens bound to the query that made them. Every index used here ends with [sortTime, id], the
- * "suffix" a position is made of, so a page never depends on an offset and stays stable under writes.
+ * Lists and searches: keyset pages over one or more index prefixes, with opaque page tokens bound to the
+ * query that made them. Every index used here ends with [sortTime, id], the "suffix" a position is made of,
+ * so a page never depends on an offset and stays stable under writes.
+ *
+ * Bounded work (DESIGN §2): one page reads at most `limit + 1` index entries and as many documents per
+ * round — one `list` for a single prefix, else `keys` or `search` (the driver merges prefixes and orders
+ * matches) then `getMany` of the page only. A filter (phrases; comments of a post whose visibility is
+ * still being moved) gets at most FILTER_ROUNDS rounds; when they run out the page is short and its
+ * token goes on from the last record read.
  */
 import { compareKeys, type IndexedDoc, type Key, type KeyBound, type StorageDriver } from './driver.js';
 import { invalid } from './errors.js';
 import { listEtag } from './wire.js';
 
+/** Rounds of `limit + 1` records a filtered page may read before it answers short. */
+export const FILTER_ROUNDS = 4;
+
 export interface PageQuery {
   collection: string;
   index: string;
-  /** One walk per prefix (e.g. one per status, or per label and status); results are merged. */
+  /** The index prefixes to merge (e.g. one per status, or per label and status), all of one length. */
   prefixes: Key[];
   direction: 'asc' | 'desc';
   /** Inclusive lower bound on the sort time. */
   start?: string;
   /** Exclusive upper bound on the sort time. */
   end?: string;
-  /** Search instead of walking: candidates come from the token index of the scope. */
+  /** Search instead of walking: only records of the scope holding every token. */
   search?: { scope: string; tokens: string[] };
-  /** Drops hits the index cannot rule out (phrases, comments of hidden posts); pages stay full. */
+  /** Drops hits the index cannot rule out; see FILTER_ROUNDS. */
   filter?: (hits: IndexedDoc[]) => IndexedDoc[] | Promise<IndexedDoc[]>;
   /** Everything the page token is bound to (filters, order, q, post): a token from another query is refused. */
   fingerprint: string;
@@ -87,14 +96,11 @@ interface Position {
   i: boolean;
 }
 
-/** Up to `n` items after the position (none: from the start), walking in `dir`, merged over all prefixes. */
-async function fetchItems(driver: StorageDriver, q: PageQuery, dir: 'asc' | 'desc', from: Position | undefined, n: number): Promise<IndexedDoc[]> {
-  const order = (a: IndexedDoc, b: IndexedDoc) => {
-    const c = compareKeys(suffixOf(a.key), suffixOf(b.key));
-    return dir === 'asc' ? c : -c;
-  };
-  // Several walks can hold the same record (a post under two matching labels): drop the repeats.
-  const dedupe = (hits: IndexedDoc[]) => hits.filter((h, i) => i === 0 || h.id !== hits[i - 1]!.id);
+/**
+ * Up to `n` items after the position (none: from the start), walking in `dir`, merged over all prefixes;
+ * `stop` is where a filtered walk ran out of rounds before finding `n` (the next page goes on from there).
+ */
+async function fetchItems(driver: StorageDriver, q: PageQuery, dir: 'asc' | 'desc', from: Position | undefined, n: number): Promise<{ items: IndexedDoc[]; stop?: Key }> {
   const range = (after: Position | undefined) => {
     let lower: KeyBound | undefined = q.start !== undefined ? { key: [q.start] } : undefined;
     let upper: KeyBound | undefined = q.end !== undefined ? { key: [q.end], open: true } : undefined;
@@ -107,53 +113,31 @@ async function fetchItems(driver: StorageDriver, q: PageQuery, dir: 'asc' | 'des
   };
 
   const out: IndexedDoc[] = [];
-  if (!q.search) {
-    let pos = from;
-    for (;;) {
-      const bounds = range(pos);
-      const walks = await Promise.all(
-        q.prefixes.map((prefix) => driver.list({ collection: q.collection, index: q.index, prefix, ...bounds, direction: dir, limit: n })),
-      );
-      // One walk is already in order; several (statuses, labels) are merged.
-      const hits = walks.length === 1 ? walks[0]! : dedupe(walks.flat().sort(order)).slice(0, n);
-      out.push(...(q.filter ? await q.filter(hits) : hits));
-      if (!q.filter || hits.length < n || out.length >= n) return out.slice(0, n);
-      pos = { k: suffixOf(hits[hits.length - 1]!.key), i: false };
+  let pos = from;
+  const rounds = q.filter ? FILTER_ROUNDS : 1;
+  for (let round = 0; round < rounds; round++) {
+    const bounds = range(pos);
+    let hits: IndexedDoc[];
+    let read: number;
+    let lastKey: Key | undefined;
+    if (!q.search && q.prefixes.length === 1) {
+      hits = await driver.list({ collection: q.collection, index: q.index, prefix: q.prefixes[0]!, ...bounds, direction: dir, limit: n });
+      read = hits.length;
+      lastKey = hits[hits.length - 1]?.key;
+    } else {
+      const walk = { collection: q.collection, index: q.index, prefixes: q.prefixes, ...bounds, direction: dir, limit: n };
+      const entries = q.search ? await driver.search({ ...walk, scope: q.search.scope, tokens: q.search.tokens }) : await driver.keys(walk);
+      const docs = entries.length ? await driver.getMany(q.collection, entries.map((e) => e.id)) : [];
+      // A record deleted between the two calls is left out.
+      hits = entries.flatMap((e, j) => (docs[j] ? [{ id: e.id, key: e.key, version: docs[j]!.version, doc: docs[j]!.doc }] : []));
+      read = entries.length;
+      lastKey = entries[entries.length - 1]?.key;
     }
-  }
-
-  const bounds = range(from);
-  const entries = await driver.search({ collection: q.collection, scope: q.search.scope, tokens: q.search.tokens, index: q.index });
-  // A common word matches thousands of posts: test and order each candidate by its [time, id] suffix,
-  // worked out once per candidate rather than inside every comparison.
-  const width = q.prefixes[0]?.length ?? 0;
-  const prefixes = new Set(q.prefixes.map((p) => p.join('\u0000')));
-  const candidates: Array<{ id: string; key: Key; t: string; i: string }> = [];
-  for (const e of entries) {
-    if (e.key.length !== width + 2 || !prefixes.has(e.key.slice(0, width).join('\u0000'))) continue;
-    const suffix = [e.key[width]!, e.key[width + 1]!];
-    if (bounds.lower) {
-      const c = compareKeys(suffix, bounds.lower.key);
-      if (c < 0 || (c === 0 && bounds.lower.open)) continue;
-    }
-    if (bounds.upper) {
-      const c = compareKeys(suffix, bounds.upper.key);
-      if (c > 0 || (c === 0 && bounds.upper.open)) continue;
-    }
-    candidates.push({ id: e.id, key: e.key, t: suffix[0]!, i: suffix[1]! });
-  }
-  const sign = dir === 'asc' ? 1 : -1;
-  candidates.sort((a, b) => sign * (a.t < b.t ? -1 : a.t > b.t ? 1 : a.i < b.i ? -1 : a.i > b.i ? 1 : 0));
-  const sorted = candidates.filter((c, k) => k === 0 || c.id !== candidates[k - 1]!.id);
-  // Fetch documents in chunks, only as far as the page needs.
-  const chunkSize = Math.max(n, 32);
-  for (let i = 0; i < sorted.length && out.length < n; i += chunkSize) {
-    const chunk = sorted.slice(i, i + chunkSize);
-    const docs = await driver.getMany(q.collection, chunk.map((c) => c.id));
-    const hits = chunk.flatMap((c, j) => (docs[j] ? [{ id: c.id, key: c.key, version: docs[j]!.version, doc: docs[j]!.doc }] : []));
     out.push(...(q.filter ? await q.filter(hits) : hits));
+    if (read < n || out.length >= n || !lastKey) return { items: out.slice(0, n) };
+    pos = { k: suffixOf(lastKey), i: false };
   }
-  return out.slice(0, n);
+  return { items: out, stop: pos!.k };
 }
 
 /** One page of a list or search, with tokens for the pages after and before it. */
@@ -163,24 +147,24 @@ export async function page(driver: StorageDriver, q: PageQuery, limit: number, p
   const reverse = q.direction === 'asc' ? 'desc' : 'asc';
 
   if (cursor?.d === 'p') {
-    const before = await fetchItems(driver, q, reverse, cursor, limit + 1);
+    const { items: before, stop } = await fetchItems(driver, q, reverse, cursor, limit + 1);
     const items = before.slice(0, limit).reverse();
     const first = items[0];
     const last = items[items.length - 1];
     return {
       items,
-      ...(before.length > limit && first ? { prevPageToken: token('p', suffixOf(first.key)) } : {}),
+      ...(before.length > limit && first ? { prevPageToken: token('p', suffixOf(first.key)) } : stop ? { prevPageToken: token('p', stop) } : {}),
       nextPageToken: last ? token('n', suffixOf(last.key)) : token('n', cursor.k, !cursor.i),
     };
   }
 
-  const found = await fetchItems(driver, q, q.direction, cursor, limit + 1);
+  const { items: found, stop } = await fetchItems(driver, q, q.direction, cursor, limit + 1);
   const items = found.slice(0, limit);
   const first = items[0];
   const last = items[items.length - 1];
   return {
     items,
-    ...(found.length > limit && last ? { nextPageToken: token('n', suffixOf(last.key)) } : {}),
+    ...(found.length > limit && last ? { nextPageToken: token('n', suffixOf(last.key)) } : stop ? { nextPageToken: token('n', stop) } : {}),
     // A page reached through a token has a page before it (the one the token came from).
     ...(cursor ? { prevPageToken: first ? token('p', suffixOf(first.key)) : token('p', cursor.k, !cursor.i) } : {}),
   };

@@ -62,6 +62,8 @@ export interface PostRecord extends Authored {
   liveComments: number;
   /** Every comment of the post, whatever its status: any comment write touches the post, so a delete sees them all. */
   allComments: number;
+  /** The visibility class all of its comments are filed under (absent: 'open'); see comment-visibility.ts. */
+  commentsVis?: CommentVis;
 }
 
 export interface PageRecord extends Authored {
@@ -81,6 +83,8 @@ export interface CommentRecord {
   authorId?: string;
   authorName?: string;
   authorUrl?: string;
+  /** The visibility class its blog-wide index entries are filed under (absent: 'open'); see comment-visibility.ts. */
+  vis?: CommentVis;
 }
 
 /**
@@ -107,6 +111,14 @@ export interface LabelRecord {
 
 export const labelId = (blogId: string, label: string) => `${blogId}:${label}`;
 
+/** Who may see a post's comments: everyone ('open'), the AUTHOR view and up ('draft': the post is not LIVE), the ADMIN view only ('hidden'). */
+export type CommentVis = 'open' | 'draft' | 'hidden';
+export const COMMENT_VIS: readonly CommentVis[] = ['open', 'draft', 'hidden'];
+export const commentVisOf = (p: { status: PostStatus; readerComments: ReaderComments }): CommentVis =>
+  p.readerComments === 'DONT_ALLOW_HIDE_EXISTING' ? 'hidden' : p.status === 'LIVE' ? 'open' : 'draft';
+/** A post whose comments are (partly) filed under a class other than its own. */
+export const commentsMoving = (p: PostRecord) => p.allComments > 0 && (p.commentsVis ?? 'open') !== commentVisOf(p);
+
 export type Collection = 'users' | 'blogs' | 'members' | 'posts' | 'pages' | 'comments' | 'settings' | 'pageviews' | 'labels';
 
 /** Posts and pages sort by their publish time, drafts never published by their last update. */
@@ -123,6 +135,7 @@ function postKeys(p: PostRecord): Record<string, Key[]> {
     labelUpdated: p.labels.map((l) => [p.blogId, l, p.status, p.updated, p.id]),
     path: p.path ? [[p.blogId, p.path]] : [],
     due: p.status === 'SCHEDULED' && p.published ? [[p.published, p.id]] : [],
+    moving: commentsMoving(p) ? [[p.id]] : [],
   };
 }
 
@@ -136,7 +149,12 @@ function keysOf(collection: Collection, r: object): Record<string, Key[]> {
     }
     case 'comments': {
       const c = r as CommentRecord;
-      return { post: [[c.blogId, c.postId, c.status, c.published, c.id]], blog: [[c.blogId, c.status, c.published, c.id]] };
+      const vis = c.vis ?? 'open';
+      return {
+        post: [[c.blogId, c.postId, c.status, c.published, c.id]],
+        blog: [[c.blogId, vis, c.status, c.published, c.id]],
+        move: [[c.postId, vis, c.id]],
+      };
     }
     case 'blogs':
       return { url: [[(r as BlogRecord).url.toLowerCase()]] };

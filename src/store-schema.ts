@@ -10,20 +10,23 @@ import type { StoreSchema } from './driver.js';
  * posts.labelUpdated    [blogId, label, status, updated, id]
  * posts.path            [blogId, path]  unique                  getByPath, url collisions
  * posts.due             [published, id]                         SCHEDULED posts only: what must go LIVE
+ * posts.moving          [id]                                    posts whose comments are being refiled (comment-visibility.ts)
  * pages.published       [blogId, status, sortTime, id]
  * pages.path            [blogId, path]  unique
  * comments.post         [blogId, postId, status, published, id]
- * comments.blog         [blogId, status, published, id]
+ * comments.blog         [blogId, vis, status, published, id]    blog-wide lists; vis = the post's visibility class,
+ *                                                               so a reader's walk never meets hidden comments
+ * comments.move         [postId, vis, id]                       what is left to refile when a post's class changes
  * blogs.url             [url]  unique
  * members.blog          [blogId, userId]
  * members.user          [userId, blogId]
  * settings              host-level values (e.g. the CLI's hashed admin token), no indexes
- * pageviews.blog        [blogId, day, id]                       a blog's daily view counters (v2)
- * labels.blog           [blogId, label, id]                     every label of a blog with its post counts (v2)
- * labels.live           [blogId, label, id]                     only labels that LIVE posts carry (v2)
+ * pageviews.blog        [blogId, day, id]                       a blog's daily view counters (v3)
+ * labels.blog           [blogId, label, id]                     every label of a blog with its post counts (v3)
+ * labels.live           [blogId, label, id]                     only labels that LIVE posts carry (v3)
  */
 export const STORE_SCHEMA: StoreSchema = {
-  version: 2,
+  version: 3,
   collections: [
     { name: 'users', indexes: [] },
     { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
@@ -38,10 +41,11 @@ export const STORE_SCHEMA: StoreSchema = {
         { name: 'labelUpdated' },
         { name: 'path', unique: true },
         { name: 'due' },
+        { name: 'moving' },
       ],
     },
     { name: 'pages', indexes: [{ name: 'published' }, { name: 'path', unique: true }] },
-    { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }] },
+    { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }, { name: 'move' }] },
     { name: 'settings', indexes: [] },
     { name: 'pageviews', indexes: [{ name: 'blog' }] },
     { name: 'labels', indexes: [{ name: 'blog' }, { name: 'live' }] },

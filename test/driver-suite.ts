@@ -15,6 +15,11 @@ import {
   type StoreSchema,
   type WriteOp,
 } from '../src/driver.js';
+import { MOVE_BATCH } from '../src/comment-visibility.js';
+import { createBlogService, type BlogService } from '../src/index.js';
+import { FILTER_ROUNDS } from '../src/paging.js';
+import { commentVisOf, put, type CommentRecord, type PostRecord } from '../src/records.js';
+import { countingDriver, type CountingDriver } from './counting-driver.js';
 
 export const suiteSchema: StoreSchema = {
   version: 1,
@@ -314,6 +319,45 @@ export function runDriverSuite(
         expect(await walk(live[5]!.slice(2), true, live[5]!.slice(2), true)).toEqual([]);
       });
 
+      it('merges several prefixes into one page of entries ordered by the key after the prefix, without documents', async () => {
+        const keys = await seed();
+        const bySuffix = (a: Key, b: Key) => compareKeys(a.slice(2), b.slice(2));
+        const all = [...keys].sort(bySuffix);
+        const q = { collection: 'items', index: 'byTime', prefixes: [['g', 'LIVE'], ['g', 'DRAFT']] } as const;
+        const asc = await d.keys({ ...q, direction: 'asc', limit: 100 });
+        expect(asc.map((e) => e.key)).toEqual(all);
+        expect(asc.map((e) => e.id)).toEqual(all.map((k) => k[3]));
+        expect(Object.keys(asc[0]!).sort()).toEqual(['id', 'key']);
+        const desc = await d.keys({ ...q, direction: 'desc', limit: 7 });
+        expect(desc.map((e) => e.key)).toEqual([...all].reverse().slice(0, 7));
+        // Bounds apply to the suffix under every prefix; a keyset walk page by page sees every entry once.
+        const seen: Key[] = [];
+        let after: Key | undefined;
+        for (;;) {
+          const pg = await d.keys({ ...q, direction: 'desc', limit: 4, ...(after ? { upper: { key: after, open: true } } : {}) });
+          seen.push(...pg.map((e) => e.key));
+          if (pg.length < 4) break;
+          after = pg[pg.length - 1]!.key.slice(2);
+        }
+        expect(seen).toEqual([...all].reverse());
+        expect(await d.keys({ ...q, lower: { key: [time(10)] }, direction: 'asc', limit: 100 })).toEqual(
+          asc.filter((e) => e.key[2]! >= time(10)),
+        );
+        expect(await d.keys({ ...q, prefixes: [['nothing', 'x']], direction: 'asc', limit: 5 })).toEqual([]);
+        expect(await d.keys({ ...q, direction: 'asc', limit: 0 })).toEqual([]);
+      });
+
+      it('gives a record found under several prefixes once, under the first prefix that holds it', async () => {
+        await seed();
+        const q = { collection: 'items', index: 'byTag', prefixes: [['g', 'odd'], ['g', 'all']], direction: 'asc' } as const;
+        const page = await d.keys({ ...q, limit: 100 });
+        expect(page).toHaveLength(30);
+        expect(new Set(page.map((e) => e.id)).size).toBe(30);
+        for (const e of page) expect(e.key[1]).toBe(Number(e.id.slice(2)) % 2 ? 'odd' : 'all');
+        // Repeats do not use up the limit.
+        expect((await d.keys({ ...q, limit: 10 })).map((e) => e.id)).toEqual(page.slice(0, 10).map((e) => e.id));
+      });
+
       it('counts the entries of a range', async () => {
         const keys = await seed();
         const live = keys.filter((k) => k[1] === 'LIVE').sort(compareKeys);
@@ -400,22 +444,47 @@ export function runDriverSuite(
           itemPut({ id: 's3', group: 'g', status: 'LIVE', time: time(3), words: ['red', 'car'] }),
           itemPut({ id: 's4', group: 'h', status: 'LIVE', time: time(4), words: ['red', 'apple'] }),
           itemPut({ id: 's5', group: 'g', status: 'LIVE', time: time(5) }),
+          itemPut({ id: 's6', group: 'g', status: 'LIVE', time: time(6), words: ['apple', 'tart'], tags: ['food'] }),
         ]);
       });
-      const search = async (tokens: string[], index = 'byTime', scope = 'g') =>
-        (await d.search({ collection: 'items', scope, tokens, index })).map((e) => `${e.id}:${e.key.join('|')}`).sort();
+      const statuses = [['g', 'LIVE'], ['g', 'DRAFT']];
+      const search = async (tokens: string[], scope = 'g', prefixes: Key[] = statuses, more: { limit?: number; direction?: 'asc' | 'desc'; lower?: Key } = {}) =>
+        (
+          await d.search({
+            collection: 'items',
+            index: 'byTime',
+            scope,
+            tokens,
+            prefixes: prefixes.map((p) => (p[0] === 'g' ? [scope, ...p.slice(1)] : p)),
+            direction: more.direction ?? 'desc',
+            limit: more.limit ?? 100,
+            ...(more.lower ? { lower: { key: more.lower } } : {}),
+          })
+        ).map((e) => `${e.id}:${e.key.join('|')}`);
 
-      it('returns the index entries of records holding every token, within the scope', async () => {
-        expect(await search(['apple'])).toEqual([`s1:g|LIVE|${time(1)}|s1`, `s2:g|DRAFT|${time(2)}|s2`]);
+      it('returns one ordered page of the entries of records holding every token, within the scope and prefixes', async () => {
+        expect(await search(['apple'])).toEqual([`s6:g|LIVE|${time(6)}|s6`, `s2:g|DRAFT|${time(2)}|s2`, `s1:g|LIVE|${time(1)}|s1`]);
+        expect(await search(['apple'], 'g', [['g', 'LIVE']], { direction: 'asc' })).toEqual([`s1:g|LIVE|${time(1)}|s1`, `s6:g|LIVE|${time(6)}|s6`]);
+        expect(await search(['apple'], 'g', statuses, { limit: 2 })).toEqual([`s6:g|LIVE|${time(6)}|s6`, `s2:g|DRAFT|${time(2)}|s2`]);
+        expect(await search(['apple'], 'g', statuses, { lower: [time(2)] })).toEqual([`s6:g|LIVE|${time(6)}|s6`, `s2:g|DRAFT|${time(2)}|s2`]);
         expect(await search(['red', 'apple'])).toEqual([`s1:g|LIVE|${time(1)}|s1`]);
-        expect(await search(['apple', 'red'], 'byTime', 'h')).toEqual([`s4:h|LIVE|${time(4)}|s4`]);
+        expect(await search(['apple', 'red'], 'h', [['h', 'LIVE']])).toEqual([`s4:h|LIVE|${time(4)}|s4`]);
         expect(await search(['red', 'boat'])).toEqual([]);
         expect(await search(['nothing'])).toEqual([]);
-        expect(await search(['apple'], 'byTime', 'zz')).toEqual([]);
+        expect(await search(['apple'], 'zz')).toEqual([]);
       });
 
-      it('returns every entry of a multi-entry index for a match', async () => {
-        expect(await search(['pie'], 'byTag')).toEqual([`s1:g|food|${time(1)}|s1`, `s1:g|sweet|${time(1)}|s1`]);
+      it('gives a match found under several prefixes of a multi-entry index once', async () => {
+        const page = await d.search({
+          collection: 'items',
+          index: 'byTag',
+          scope: 'g',
+          tokens: ['apple'],
+          prefixes: [['g', 'sweet'], ['g', 'food']],
+          direction: 'desc',
+          limit: 10,
+        });
+        expect(page.map((e) => `${e.id}:${e.key[1]}`)).toEqual(['s6:food', 's1:sweet']);
       });
 
       it('follows updates and deletes', async () => {
@@ -423,10 +492,54 @@ export function runDriverSuite(
           itemPut({ id: 's1', group: 'g', status: 'LIVE', time: time(1), words: ['blue', 'pie'] }, 1),
           { type: 'delete', collection: 'items', id: 's2', expect: 1 },
         ]);
-        expect(await search(['apple'])).toEqual([]);
+        expect(await search(['apple'])).toEqual([`s6:g|LIVE|${time(6)}|s6`]);
         expect(await search(['blue'])).toEqual([`s1:g|LIVE|${time(1)}|s1`]);
         await d.commit([itemPut({ id: 's1', group: 'g', status: 'LIVE', time: time(1) }, 2)]);
         expect(await search(['blue'])).toEqual([]);
+      });
+
+      it('pages through dense and sparse matches in order, whatever the mix of words', async () => {
+        // "every" is on every record, "some" on every 7th, "rare" on two, "late" on the older half; "left right"
+        // pairs two words no record holds together. Enough records that a driver's dense-match strategies are used.
+        const n = Math.max(size, 1200);
+        const ops: WriteOp[] = [];
+        for (let i = 0; i < n; i++) {
+          const words = ['every', i % 7 === 0 ? 'some' : 'other', ...(i === 3 || i === n - 5 ? ['rare'] : []), i % 2 ? 'left' : 'right', ...(i >= n / 2 ? ['late'] : [])];
+          ops.push(itemPut({ id: `w${pad(i)}`, group: 'w', status: i % 5 === 0 ? 'DRAFT' : 'LIVE', time: time(n - i), words }));
+        }
+        await d.commit(ops);
+        const expected = (pred: (i: number) => boolean) =>
+          ops
+            .map((o, i) => ({ i, key: (o as PutOp).keys.byTime![0]! }))
+            .filter((x) => pred(x.i))
+            .sort((a, b) => compareKeys(b.key.slice(2), a.key.slice(2)))
+            .map((x) => x.key[3]);
+        const walk = async (tokens: string[]) => {
+          const seen: string[] = [];
+          let after: Key | undefined;
+          for (;;) {
+            const pg = await d.search({
+              collection: 'items',
+              index: 'byTime',
+              scope: 'w',
+              tokens,
+              prefixes: [['w', 'LIVE'], ['w', 'DRAFT']],
+              direction: 'desc',
+              limit: 10,
+              ...(after ? { upper: { key: after, open: true } } : {}),
+            });
+            expect(pg.length).toBeLessThanOrEqual(10);
+            seen.push(...pg.map((e) => e.id));
+            if (pg.length < 10) return seen;
+            after = pg[pg.length - 1]!.key.slice(2);
+          }
+        };
+        expect(await walk(['every'])).toEqual(expected(() => true));
+        expect(await walk(['every', 'some'])).toEqual(expected((i) => i % 7 === 0));
+        expect(await walk(['every', 'other'])).toEqual(expected((i) => i % 7 !== 0));
+        expect(await walk(['rare', 'every'])).toEqual(expected((i) => i === 3 || i === n - 5));
+        expect(await walk(['late'])).toEqual(expected((i) => i >= n / 2));
+        expect(await walk(['left', 'right'])).toEqual([]);
       });
     });
 
@@ -457,6 +570,165 @@ export function runDriverSuite(
         await expectConflict(d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]), 'version');
         expect(await d.changesSince(0)).toHaveLength(1);
       });
+    });
+  });
+
+  describe(`bounded work per request: ${name}`, () => {
+    // The service on a driver that counts what each call hands out, with adversarial data written straight
+    // through the driver (as the service would file it). DESIGN §2: at most a small constant × (maxResults + 1).
+    let inner: StorageDriver;
+    let counter: CountingDriver;
+    let service: BlogService;
+    let blogId: string;
+    let authorId: string;
+    const at = (i: number) => new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString();
+    const post = (i: number, more: Partial<PostRecord> = {}): PostRecord => ({
+      id: `p${pad(i)}`,
+      blogId,
+      authorId,
+      title: `Post ${i}`,
+      content: `<p>every post says alpha then beta (${i})</p>`,
+      published: at(i),
+      updated: at(i),
+      path: `/2025/01/p${i}.html`,
+      rev: 1,
+      status: 'LIVE',
+      labels: [],
+      readerComments: 'ALLOW',
+      liveComments: 0,
+      allComments: 0,
+      ...more,
+    });
+    /** `n` LIVE comments of a post, filed as the service files them, newer than `from`. */
+    const comments = (p: PostRecord, from: number, n: number): CommentRecord[] =>
+      Array.from({ length: n }, (_, j) => ({
+        id: `c${p.id}-${pad(from + j)}`,
+        blogId,
+        postId: p.id,
+        status: 'LIVE' as const,
+        content: 'hello',
+        published: at(from + j),
+        updated: at(from + j),
+        authorName: 'Reader',
+        vis: commentVisOf(p),
+      }));
+    /** A post with its comments (counters and filing class set), committed in batches. */
+    const store = async (p: PostRecord, cs: CommentRecord[], expect = 0) => {
+      const withCounts = { ...p, liveComments: p.liveComments + cs.length, allComments: p.allComments + cs.length, commentsVis: commentVisOf(p) };
+      await d.commit([put('posts', withCounts, expect)]);
+      for (let i = 0; i < cs.length; i += 2000) await d.commit(cs.slice(i, i + 2000).map((c) => put('comments', c, 0)));
+      return withCounts;
+    };
+    const d = {
+      commit: (ops: WriteOp[]) => inner.commit(ops),
+    };
+    /** Records handed out by one request. */
+    const cost = async <T>(request: () => Promise<T>): Promise<[T, number]> => {
+      counter.reset();
+      const out = await request();
+      return [out, counter.handedOut];
+    };
+
+    beforeEach(async () => {
+      inner = await create();
+      counter = countingDriver(inner);
+      service = createBlogService({ driver: counter });
+      authorId = (await service.users.insert({ body: { displayName: 'Author' } })).id!;
+      blogId = (await service.blogs.insert({ body: { name: 'Bounded', url: 'https://bounded.example/' }, ownerId: authorId })).id!;
+    });
+    afterEach(async () => {
+      await service.close();
+    });
+
+    it('answers a query naming 20 labels with about one page of records, whatever labels the posts carry', async () => {
+      const M = 10;
+      const labels = Array.from({ length: 100 }, (_, i) => `l${String(i).padStart(2, '0')}`);
+      const posts = Array.from({ length: 4 * M }, (_, i) => post(i, { labels }));
+      await d.commit(posts.map((p) => put('posts', p, 0)));
+      const anon = service.as(null);
+      const asked = labels.slice(0, 20).join(',');
+      const [first, n1] = await cost(() => anon.posts.list({ blogId, labels: asked, maxResults: M, fetchBodies: false }));
+      expect(first.items!.map((p) => p.id)).toEqual(posts.slice(-M).reverse().map((p) => p.id));
+      expect(n1).toBeLessThanOrEqual(4 * (M + 1));
+      const [second, n2] = await cost(() => anon.posts.list({ blogId, labels: asked, maxResults: M, fetchBodies: false, pageToken: first.nextPageToken }));
+      expect(second.items!.map((p) => p.id)).toEqual(posts.slice(-2 * M, -M).reverse().map((p) => p.id));
+      expect(n2).toBeLessThanOrEqual(4 * (M + 1));
+    });
+
+    it('walks no hidden comment for a reader listing a blog, however many there are', async () => {
+      const open = await store(post(1), comments(post(1), 10, 3));
+      const hides = post(2, { readerComments: 'DONT_ALLOW_HIDE_EXISTING' });
+      const draft = post(3, { status: 'DRAFT' });
+      let hiding = await store(hides, comments(hides, 100, size));
+      await store(draft, comments(draft, 100 + size, size));
+      const anon = service.as(null);
+      const list = (maxResults: number) => cost(() => anon.comments.listByBlog({ blogId, maxResults }));
+      const [page, few] = await list(1);
+      expect(page.items!.map((c) => c.id)).toEqual([`c${open.id}-${pad(12)}`]);
+      expect(few).toBeLessThanOrEqual(4 * 2);
+      // Ten times the hidden comments: the same work.
+      for (let k = 0; k < 9; k++) hiding = await store(hiding, comments(hiding, 100 + (2 + k) * size, size), k + 1);
+      const [again, same] = await list(1);
+      expect(again.items!.map((c) => c.id)).toEqual([`c${open.id}-${pad(12)}`]);
+      expect(same).toBeLessThanOrEqual(few);
+      const [three, n3] = await list(5);
+      expect(three.items).toHaveLength(3);
+      expect(n3).toBeLessThanOrEqual(4 * 6);
+      // The admin sees them all, newest first.
+      expect((await service.comments.listByBlog({ blogId, maxResults: 1 })).items![0]!.post?.id).toBe(hiding.id);
+    });
+
+    it('refiles the comments of a post reverted to draft a bounded step per request, hiding them from the first request on', async () => {
+      const M = 5;
+      const open = await store(post(1), comments(post(1), 10, 3));
+      const busy = await store(post(2), comments(post(2), 100, 2 * MOVE_BATCH + 50));
+      await service.posts.revert({ blogId, postId: busy.id });
+      const anon = service.as(null);
+      const seen: string[] = [];
+      let settled = false;
+      for (let request = 0; request < 5 && !settled; request++) {
+        const [page, n] = await cost(() => anon.comments.listByBlog({ blogId, maxResults: M }));
+        expect(n).toBeLessThanOrEqual(4 * FILTER_ROUNDS * (M + 1) + 2 * MOVE_BATCH + 4);
+        seen.push(...page.items!.map((c) => c.post!.id!));
+        settled = page.items!.length === 3;
+      }
+      expect(settled).toBe(true);
+      expect(seen.every((id) => id === open.id)).toBe(true);
+      // Once refiled, a request reads about one page again.
+      const [, n] = await cost(() => anon.comments.listByBlog({ blogId, maxResults: M }));
+      expect(n).toBeLessThanOrEqual(4 * (M + 1));
+      // Published again, its comments come back for readers.
+      await service.posts.publish({ blogId, postId: busy.id });
+      let back = 0;
+      for (let request = 0; request < 5 && back === 0; request++) {
+        back = (await anon.comments.listByBlog({ blogId, maxResults: M })).items!.filter((c) => c.post?.id === busy.id).length;
+      }
+      expect(back).toBe(M);
+    });
+
+    it('searches a word in every post, and a phrase that never matches, a bounded page at a time', async () => {
+      const M = 5;
+      const posts = Array.from({ length: Math.max(size, 120) }, (_, i) => post(i));
+      await d.commit(posts.map((p) => put('posts', p, 0)));
+      const anon = service.as(null);
+      const [every, n1] = await cost(() => anon.posts.search({ blogId, q: 'every', maxResults: M }));
+      expect(every.items!.map((p) => p.id)).toEqual(posts.slice(-M).reverse().map((p) => p.id));
+      expect(n1).toBeLessThanOrEqual(4 * (M + 1));
+      // Both words are in every post, never side by side in this order: each page reads a bounded number of
+      // records and may come back short, with a token to go on, until the posts run out.
+      let token: string | undefined;
+      let pages = 0;
+      let found = 0;
+      do {
+        const [pg, n] = await cost(() => anon.posts.search({ blogId, q: '"beta alpha"', maxResults: M, pageToken: token }));
+        expect(n).toBeLessThanOrEqual(2 * FILTER_ROUNDS * (M + 1) + 4);
+        found += pg.items?.length ?? 0;
+        token = pg.nextPageToken;
+        pages++;
+      } while (token && pages < 1000);
+      expect(found).toBe(0);
+      expect(token).toBeUndefined();
+      expect((await anon.posts.search({ blogId, q: '"alpha then beta"', maxResults: M })).items).toHaveLength(M);
     });
   });
 }

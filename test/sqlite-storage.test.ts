@@ -41,7 +41,7 @@ describe('sqlite driver: durability', () => {
       ['g', 'a', 't1', 'x'],
       ['g', 'b', 't1', 'x'],
     ]);
-    expect((await b.search({ collection: 'items', scope: 'g', tokens: ['red'], index: 'byTime' })).map((e) => e.id)).toEqual(['x']);
+    expect((await b.search({ collection: 'items', scope: 'g', tokens: ['red'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 })).map((e) => e.id)).toEqual(['x']);
     expect((await b.changesSince(0)).map((c) => [c.id, c.type])).toEqual([['x', 'put'], ['y', 'put'], ['y', 'delete']]);
     // The sequence goes on from where the file left it.
     const next = await b.commit([itemPut({ id: 'z', group: 'g', status: 'LIVE', time: 't3' })]);
@@ -81,7 +81,7 @@ describe('sqlite driver: migrations', () => {
     expect(SQLITE_STORAGE_VERSION).toBe(MIGRATIONS.length);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT GLOB 'search_[cdi]*' ORDER BY name").pluck().all();
-    expect(tables).toEqual(['changes', 'collections', 'docs', 'entries', 'indexes', 'meta', 'scopes', 'search']);
+    expect(tables).toEqual(['changes', 'collections', 'docs', 'entries', 'indexes', 'meta', 'scopes', 'search', 'terms']);
     // Mark the file: a second open must not run the migrations again (they would fail on existing tables anyway).
     db.prepare("INSERT INTO meta (key, value) VALUES ('marker', 42)").run();
     db.close();
@@ -144,7 +144,7 @@ describe('sqlite driver: search tokens', () => {
     const tokens = ['red', 'Red', 'RED', 'a-b', 'a', 'b', '"', 'x41', 'A', 'NOT', 'and', 'OR', 'café', 'cafe', '日本', '🙂', '\ud800', '\udc00', '\ufffd', 'x\ud800', 'a*', 'near'];
     await d.commit(tokens.map((t, i) => itemPut({ id: `t${i}`, group: 'g', status: 'LIVE', time: 't', words: [t] })));
     for (const [i, t] of tokens.entries()) {
-      const found = await d.search({ collection: 'items', scope: 'g', tokens: [t], index: 'byTime' });
+      const found = await d.search({ collection: 'items', scope: 'g', tokens: [t], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 });
       expect(found.map((e) => e.id), JSON.stringify(t)).toEqual([`t${i}`]);
     }
     await d.close();
@@ -154,16 +154,22 @@ describe('sqlite driver: search tokens', () => {
     const f = file();
     const d = await opened(f);
     const tagsOf = async () =>
-      (await d.search({ collection: 'items', scope: 'g', tokens: ['pie'], index: 'byTag' })).map((e) => e.key[1]).sort();
+      (
+        await Promise.all(
+          ['v', 'w', 'x', 'y', 'z'].map((tag) => d.search({ collection: 'items', scope: 'g', tokens: ['pie'], index: 'byTag', prefixes: [['g', tag]], direction: 'asc', limit: 10 })),
+        )
+      )
+        .flat()
+        .map((e) => e.key[1]);
     await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't1', tags: ['x', 'y'], words: ['pie'] })]);
     expect(await tagsOf()).toEqual(['x', 'y']);
     await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't2', tags: ['z'], words: ['pie', 'tart'] }, 1)]);
     expect(await tagsOf()).toEqual(['z']);
-    expect((await d.search({ collection: 'items', scope: 'g', tokens: ['pie'], index: 'byTime' })).map((e) => e.key)).toEqual([['g', 'LIVE', 't2', 'a']]);
+    expect((await d.search({ collection: 'items', scope: 'g', tokens: ['pie'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 })).map((e) => e.key)).toEqual([['g', 'LIVE', 't2', 'a']]);
     await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't2', words: ['pie'] }, 2)]); // no tags left
     expect(await tagsOf()).toEqual([]);
     await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't2', tags: ['w'] }, 3)]); // no words left
-    expect(await d.search({ collection: 'items', scope: 'g', tokens: ['pie'], index: 'byTime' })).toEqual([]);
+    expect(await d.search({ collection: 'items', scope: 'g', tokens: ['pie'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 })).toEqual([]);
     await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't3', tags: ['v'], words: ['pie'] }, 4)]);
     expect(await tagsOf()).toEqual(['v']);
     await d.close();
@@ -175,8 +181,8 @@ describe('sqlite driver: search tokens', () => {
     await d.commit([itemPut({ id: 't0', group: 'g', status: 'LIVE', time: 't', words: ['red'] })]);
     // Scopes are kept apart, including one that is a prefix of another.
     await d.commit([itemPut({ id: 'other', group: 'g2', status: 'LIVE', time: 't', words: ['red'] })]);
-    expect((await d.search({ collection: 'items', scope: 'g2', tokens: ['red'], index: 'byTime' })).map((e) => e.id)).toEqual(['other']);
-    expect((await d.search({ collection: 'items', scope: 'g', tokens: ['red'], index: 'byTime' })).map((e) => e.id)).toEqual(['t0']);
+    expect((await d.search({ collection: 'items', scope: 'g2', tokens: ['red'], index: 'byTime', prefixes: [['g2', 'LIVE']], direction: 'asc', limit: 10 })).map((e) => e.id)).toEqual(['other']);
+    expect((await d.search({ collection: 'items', scope: 'g', tokens: ['red'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 })).map((e) => e.id)).toEqual(['t0']);
     await d.close();
   });
 });

@@ -8,7 +8,8 @@
  * - for collections with `search`, a side store `~terms.<collection>` of records `{ id, t }` whose multiEntry
  *   index `t` holds one short flat string per (scope, token): every token is an index entry, and Chromium's
  *   cost per entry grows with its size. Kept apart from the documents so that gets and lists never read
- *   token lists; a search reads ids from this index, then the matches' keys from their records;
+ *   token lists. A search intersects the ids of its tokens (keys only), then either sorts the few matches'
+ *   entries or, when matches are many, walks the ordered index and keeps the ids in the intersection;
  * - `~log`, the change log: one record per commit under an auto-incremented key, which is the commit's
  *   sequence number (so no counter has to be read and written per commit).
  *
@@ -16,9 +17,12 @@
  * readwrite transaction over every store it touches, with no await of anything but IndexedDB requests in
  * between (a foreign await would let the transaction auto-commit half way).
  */
-import { unwrap, wrap, type IDBPDatabase, type IDBPIndex, type IDBPTransaction } from 'idb';
+import { unwrap, wrap, type IDBPDatabase, type IDBPIndex, type IDBPObjectStore, type IDBPTransaction } from 'idb';
 import {
+  compareKeys,
   DriverConflict,
+  mergeWalks,
+  suffixInBounds,
   type Change,
   type CollectionDef,
   type CommitResult,
@@ -26,6 +30,7 @@ import {
   type IndexEntry,
   type JsonObject,
   type Key,
+  type KeysQuery,
   type ListQuery,
   type PutOp,
   type RangeQuery,
@@ -64,6 +69,8 @@ const LAYOUT_VERSION = 1;
 const LOG = '~log';
 const TERMS = (collection: string) => `~terms.${collection}`;
 const TOKEN_INDEX = 't';
+/** Ids per request when a search walks an index keeping its matches. */
+const ID_CHUNK = 256;
 /** A key part that sorts after every string: `[...prefix, MAX]` bounds "everything with the prefix". */
 const MAX: [] = [];
 const NAME = /^[A-Za-z_$][\w$]*$/;
@@ -343,11 +350,84 @@ class IdbDriver implements StorageDriver {
     return range ? index.count(range) : 0;
   }
 
+  /**
+   * One prefix's walk in key order as index entries, at most `limit`: one `getAllRecords` request where the
+   * browser has it (it reads the records too, but inside the driver), else a key cursor.
+   */
+  private async walk(index: IDBPIndex<unknown, string[], string, string, 'readonly'>, q: KeysQuery, prefix: Key, limit: number, keep?: (id: string) => boolean): Promise<IndexEntry[]> {
+    const range = this.range({ ...q, prefix });
+    if (!range || limit <= 0) return [];
+    const direction: IDBCursorDirection = q.direction === 'asc' ? 'next' : 'prev';
+    this.hasGetAllRecords ??= typeof (unwrap(index) as IDBIndex & { getAllRecords?: unknown }).getAllRecords === 'function';
+    if (this.hasGetAllRecords && !keep) {
+      const recs = await (index as unknown as { getAllRecords: GetAllRecords }).getAllRecords({ query: range, count: limit, direction });
+      return recs.map((r) => ({ id: r.primaryKey as string, key: r.key as string[] }));
+    }
+    const out: IndexEntry[] = [];
+    let cursor = await index.openKeyCursor(range, direction);
+    while (cursor && out.length < limit) {
+      const id = cursor.primaryKey as string;
+      if (!keep || keep(id)) out.push({ id, key: cursor.key as string[] });
+      if (out.length < limit) cursor = await cursor.continue();
+    }
+    return out;
+  }
+
+  /**
+   * The first `limit` records of `set` under one prefix, in index order: ids only, ID_CHUNK at a time
+   * (`getAllKeys` with a direction, IndexedDB 3.0: one request per chunk instead of one per step); the
+   * records of the matches, and of each chunk's last id (to go on after its key), give the index keys.
+   */
+  private async walkIds(
+    store: IDBPObjectStore<unknown, string[], string, 'readonly'>,
+    index: IDBPIndex<unknown, string[], string, string, 'readonly'>,
+    q: SearchQuery,
+    prefix: Key,
+    limit: number,
+    set: ReadonlySet<string>,
+  ): Promise<IndexEntry[]> {
+    const out: IndexEntry[] = [];
+    const width = prefix.length;
+    const direction: IDBCursorDirection = q.direction === 'asc' ? 'next' : 'prev';
+    const inRange = (rec: Rec | undefined, bounds: KeysQuery) =>
+      (rec?.k[q.index] ?? []).filter((key) => key.length > width && compareKeys(key.slice(0, width), prefix) === 0 && suffixInBounds(key.slice(width), bounds));
+    let bounds: KeysQuery = q;
+    for (;;) {
+      const range = this.range({ ...bounds, prefix });
+      if (!range) return out;
+      const getAllKeys = (index as unknown as { getAllKeys: (o: { query: IDBKeyRange; count: number; direction: IDBCursorDirection }) => Promise<string[]> }).getAllKeys;
+      const ids = await getAllKeys.call(index, { query: range, count: ID_CHUNK, direction });
+      const hits = ids.filter((id) => set.has(id)).slice(0, limit - out.length);
+      const last = ids[ids.length - 1];
+      const recs = (await Promise.all([...hits, ...(last === undefined ? [] : [last])].map((id) => store.get(id)))) as Array<Rec | undefined>;
+      const sign = q.direction === 'asc' ? 1 : -1;
+      hits.forEach((id, n) => {
+        for (const key of inRange(recs[n], bounds).sort((a, b) => sign * compareKeys(a, b))) out.push({ id, key });
+      });
+      if (out.length >= limit || ids.length < ID_CHUNK) return out.slice(0, limit);
+      // Go on after the chunk's last entry (the furthest of its record's keys in range, in the walk's direction).
+      const lastKeys = inRange(recs[recs.length - 1], bounds).sort((a, b) => sign * compareKeys(a, b));
+      const after = lastKeys[lastKeys.length - 1];
+      if (!after) return out; // the record changed under us: stop short rather than loop
+      const edge = { key: after.slice(width), open: true };
+      bounds = q.direction === 'asc' ? { ...bounds, lower: edge } : { ...bounds, upper: edge };
+    }
+  }
+
+  async keys(q: KeysQuery): Promise<IndexEntry[]> {
+    const limit = Math.floor(q.limit);
+    if (!(limit > 0) || q.prefixes.length === 0) return [];
+    const index = this.index(q.collection, q.index);
+    const walks = await Promise.all(q.prefixes.map((prefix) => this.walk(index, q, prefix, limit)));
+    return mergeWalks(walks, q.prefixes[0]!.length, q.direction, limit);
+  }
+
   async search(q: SearchQuery): Promise<IndexEntry[]> {
     const def = this.def(q.collection);
     if (!def.search) throw new Error(`collection ${q.collection} is not searchable`);
     const tokens = [...new Set(q.tokens)];
-    if (tokens.length === 0) return [];
+    const limit = Math.floor(q.limit);
+    if (tokens.length === 0 || !(limit > 0) || q.prefixes.length === 0) return [];
     const tx = this.conn().transaction([TERMS(q.collection), q.collection]);
     const byToken = tx.objectStore(TERMS(q.collection)).index(TOKEN_INDEX);
     // Ids per token (keys only: no record is read), intersected from the smallest set.
@@ -359,15 +439,35 @@ class IdbDriver implements StorageDriver {
       ids = ids.filter((id) => set.has(id));
     }
     if (ids.length === 0) return [];
-    // The matches' index keys live on their records.
+    const width = q.prefixes[0]!.length;
     const store = tx.objectStore(q.collection);
+    if (ids.length > 2 * limit + 16) {
+      // Many matches: walk the ordered index and keep the matches. (An id of another scope sharing the hash
+      // could pass only under a prefix that holds it; the core's prefixes start with the scope.)
+      const set = new Set(ids);
+      const index = store.index(q.index);
+      this.hasGetAllRecords ??= typeof (unwrap(index) as IDBIndex & { getAllRecords?: unknown }).getAllRecords === 'function';
+      const walks = await Promise.all(
+        q.prefixes.map((prefix) =>
+          this.hasGetAllRecords ? this.walkIds(store, index, q, prefix, limit, set) : this.walk(index, q, prefix, limit, (id) => set.has(id)),
+        ),
+      );
+      return mergeWalks(walks, width, q.direction, limit);
+    }
+    // Few matches: their index keys live on their records; sort those in range.
     const recs = (await Promise.all(ids.map((id) => store.get(id)))) as Array<Rec | undefined>;
-    const out: IndexEntry[] = [];
+    const byPrefix = new Map(q.prefixes.map((p, n) => [JSON.stringify(p), n]));
+    const walks: IndexEntry[][] = q.prefixes.map(() => []);
     for (const rec of recs) {
       if (rec?.s !== q.scope) continue; // gone meanwhile, or another scope with the same hash
-      for (const key of rec.k[q.index] ?? []) out.push({ id: rec.id, key });
+      for (const key of rec.k[q.index] ?? []) {
+        const n = byPrefix.get(JSON.stringify(key.slice(0, width)));
+        if (n !== undefined && key.length > width && suffixInBounds(key.slice(width), q)) walks[n]!.push({ id: rec.id, key });
+      }
     }
-    return out;
+    const sign = q.direction === 'asc' ? 1 : -1;
+    for (const w of walks) w.sort((a, b) => sign * compareKeys(a.key, b.key));
+    return mergeWalks(walks, width, q.direction, limit);
   }
 
   async commit(ops: readonly WriteOp[]): Promise<CommitResult> {

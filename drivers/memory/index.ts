@@ -1,13 +1,15 @@
 import {
   compareKeys,
   DriverConflict,
-  keyInRange,
+  mergeWalks,
+  suffixInBounds,
   type Change,
   type CommitResult,
   type IndexedDoc,
   type IndexEntry,
   type JsonObject,
   type Key,
+  type KeysQuery,
   type ListQuery,
   type RangeQuery,
   type SearchQuery,
@@ -181,24 +183,77 @@ class MemoryDriver implements StorageDriver {
     return end - start;
   }
 
+  async keys(q: KeysQuery): Promise<IndexEntry[]> {
+    const c = this.coll(q.collection);
+    const entries = this.index(c, q.index);
+    const limit = Math.max(0, Math.floor(q.limit));
+    const walks = q.prefixes.map((prefix) => {
+      const [start, end] = bounds(entries, { ...q, prefix });
+      return q.direction === 'asc' ? entries.slice(start, Math.min(end, start + limit)) : entries.slice(Math.max(start, end - limit), end).reverse();
+    });
+    return mergeWalks(walks, q.prefixes[0]?.length ?? 0, q.direction, limit).map((e) => ({ id: e.id, key: e.key }));
+  }
+
+  /**
+   * Two ways to one ordered page, whichever reads less: walk the merged index in order and test each record
+   * against the token sets (cheap when matches are dense), or take the rarest token's records, keep those
+   * whose index entries fall in range, and sort them (cheap when they are few). The walk gives up after as
+   * many records as the rarest token has, so neither way reads more than about twice the cheaper one.
+   */
   async search(q: SearchQuery): Promise<IndexEntry[]> {
     const c = this.coll(q.collection);
+    const limit = Math.max(0, Math.floor(q.limit));
     const byToken = c.tokens.get(q.scope);
-    if (!byToken || q.tokens.length === 0) return [];
+    if (!byToken || q.tokens.length === 0 || limit === 0) return [];
     const sets: Set<string>[] = [];
-    for (const token of q.tokens) {
+    for (const token of new Set(q.tokens)) {
       const set = byToken.get(token);
       if (!set) return [];
       sets.push(set);
     }
     sets.sort((a, b) => a.size - b.size);
-    const [smallest, ...rest] = sets;
+    const rarest = sets[0]!;
+    const matches = (id: string) => sets.every((s) => s.has(id));
+    const width = q.prefixes[0]?.length ?? 0;
+    const entries = this.index(c, q.index);
+
+    // Ordered walk, one cursor per prefix, merged by suffix.
+    const cursors = q.prefixes.map((prefix) => {
+      const [start, end] = bounds(entries, { ...q, prefix });
+      return { start, end, at: q.direction === 'asc' ? start : end - 1 };
+    });
+    const sign = q.direction === 'asc' ? 1 : -1;
     const out: IndexEntry[] = [];
-    for (const id of smallest!) {
-      if (!rest.every((s) => s.has(id))) continue;
-      for (const key of c.slots.get(id)!.keys[q.index] ?? []) out.push({ id, key });
+    let last: Key | undefined;
+    for (let budget = rarest.size; budget > 0 && out.length < limit; budget--) {
+      let best = -1;
+      for (let w = 0; w < cursors.length; w++) {
+        const k = cursors[w]!;
+        if (k.at < k.start || k.at >= k.end) continue;
+        if (best < 0 || sign * compareKeys(entries[k.at]!.key.slice(width), entries[cursors[best]!.at]!.key.slice(width)) < 0) best = w;
+      }
+      if (best < 0) return out; // walked the whole range
+      const e = entries[cursors[best]!.at]!;
+      cursors[best]!.at += sign;
+      const suffix = e.key.slice(width);
+      if (last && compareKeys(suffix, last) === 0) continue;
+      last = suffix;
+      if (matches(e.id)) out.push({ id: e.id, key: e.key });
     }
-    return out;
+    if (out.length >= limit) return out;
+
+    // Too sparse for the walk: sort the rarest token's records that fall in range.
+    const prefixes = new Map(q.prefixes.map((p, i) => [JSON.stringify(p), i]));
+    const walks: IndexEntry[][] = q.prefixes.map(() => []);
+    for (const id of rarest) {
+      if (!matches(id)) continue;
+      for (const key of c.slots.get(id)!.keys[q.index] ?? []) {
+        const w = prefixes.get(JSON.stringify(key.slice(0, width)));
+        if (w !== undefined && key.length > width && suffixInBounds(key.slice(width), q)) walks[w]!.push({ id, key });
+      }
+    }
+    for (const walk of walks) walk.sort((a, b) => sign * compareKeys(a.key, b.key));
+    return mergeWalks(walks, width, q.direction, limit);
   }
 
   async commit(ops: readonly WriteOp[]): Promise<CommitResult> {

@@ -4,13 +4,17 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  compareKeys,
   DriverConflict,
+  mergeWalks,
+  suffixInBounds,
   type Change,
   type CommitResult,
   type IndexedDoc,
   type IndexEntry,
   type JsonObject,
   type Key,
+  type KeysQuery,
   type ListQuery,
   type RangeQuery,
   type SearchQuery,
@@ -20,7 +24,7 @@ import {
   type WriteOp,
 } from '../../src/driver.js';
 import { AFTER_ALL, decodeKey, EMPTY, encodeKey, prefixEnd } from './keys.js';
-import { countSql, listSql, MIGRATIONS, searchSql, SQL } from './schema.js';
+import { countSql, keysSql, listSql, matchCountSql, matchWalkSql, mergeSql, MIGRATIONS, searchSql, SQL } from './schema.js';
 import type { SqliteDatabase, SqliteDatabaseConstructor, SqliteStatement, SqliteTransaction } from './sqlite-types.js';
 
 export type { SqliteDatabase } from './sqlite-types.js';
@@ -80,13 +84,28 @@ function ftsToken(prefix: string, token: string): string {
 
 // Every list and count statement, built once: 2 lower × 2 upper comparisons (× 2 directions).
 const LIST_SQL: Record<string, string> = {};
+const KEYS_SQL: Record<string, string> = {};
 const COUNT_SQL: Record<string, string> = {};
 for (const lower of ['>=', '>'] as const) {
   for (const upper of ['<=', '<'] as const) {
     COUNT_SQL[`${lower}${upper}`] = countSql(lower, upper);
-    for (const dir of ['ASC', 'DESC'] as const) LIST_SQL[`${lower}${upper}${dir}`] = listSql(lower, upper, dir);
+    for (const dir of ['ASC', 'DESC'] as const) {
+      LIST_SQL[`${lower}${upper}${dir}`] = listSql(lower, upper, dir);
+      KEYS_SQL[`${lower}${upper}${dir}`] = keysSql(lower, upper, dir);
+    }
   }
 }
+
+/**
+ * Search strategy, by the number of matches in the scope (counted by FTS5 up to SPARSE):
+ * - fewer than SPARSE: every match's keys of the index (from docs.keys), sorted in JS;
+ * - more: first a short walk of the ordered index checking each candidate's tokens in its `terms` row,
+ *   which fills the page when matches are dense (a word in nearly every post) at the cost of a list page;
+ * - else: the ordered index walked against FTS5's materialized match set (matchWalkSql), sequential reads.
+ */
+const SPARSE = 500;
+const WALK_CHUNK = 32;
+const DENSE_WALK = (limit: number) => 4 * limit + WALK_CHUNK;
 
 class SqliteDriver implements StorageDriver {
   private db: SqliteDatabase | undefined;
@@ -278,18 +297,91 @@ class SqliteDriver implements StorageDriver {
     return Number(this.stmt(COUNT_SQL[`${r.lower}${r.upper}`]!).pluck().get(r.ix, r.from, r.to));
   }
 
+  /** One prefix's walk in key order, keys and ids only, from `after` (exclusive) on. */
+  private walkKeys(q: KeysQuery, prefix: Key, limit: number, after?: Buffer): Array<[Buffer, string, number]> {
+    const r = this.range({ ...q, prefix });
+    let { lower, from, upper, to } = r;
+    if (after) {
+      if (q.direction === 'asc') [lower, from] = ['>', after];
+      else [upper, to] = ['<', after];
+    }
+    return this.stmt(KEYS_SQL[`${lower}${upper}${q.direction === 'desc' ? 'DESC' : 'ASC'}`]!)
+      .raw()
+      .all(r.ix, from, to, limit) as Array<[Buffer, string, number]>;
+  }
+
+  async keys(q: KeysQuery): Promise<IndexEntry[]> {
+    const limit = Math.max(0, Math.floor(q.limit));
+    if (limit === 0 || q.prefixes.length === 0) return [];
+    if (q.prefixes.length === 1) return this.walkKeys(q, q.prefixes[0]!, limit).map(([key, id]) => ({ id, key: decodeKey(key) }));
+    const params: Array<number | Buffer> = [];
+    const ranges = q.prefixes.map((prefix) => {
+      const r = this.range({ ...q, prefix });
+      params.push((prefix.length ? encodeKey(prefix).length : 0) + 1, r.ix, r.from, r.to, limit);
+      return r;
+    });
+    // The comparisons depend on the bounds only, so every member uses the same ones.
+    const sql = mergeSql(q.prefixes.length, ranges[0]!.lower, ranges[0]!.upper, q.direction === 'desc' ? 'DESC' : 'ASC');
+    const rows = this.stmt(sql).raw().all(...params, limit) as Array<[Buffer, string]>;
+    return rows.map(([key, id]) => ({ id, key: decodeKey(key) }));
+  }
+
   async search(q: SearchQuery): Promise<IndexEntry[]> {
     const c = this.coll(q.collection);
     const i = this.index(c, q.index);
-    if (q.tokens.length === 0) return [];
+    const limit = Math.max(0, Math.floor(q.limit));
+    if (q.tokens.length === 0 || limit === 0 || q.prefixes.length === 0) return [];
     const scope = this.scopeNo(q.scope, false, !this.database().inTransaction);
     if (scope === undefined) return [];
     const prefix = `${c.no}s${scope}`;
     const match = [...new Set(q.tokens)].map((t) => `"${ftsToken(prefix, t)}"`).join(' ');
+    const width = q.prefixes[0]!.length;
+    if (Number(this.stmt(matchCountSql).pluck().get(match, SPARSE)) >= SPARSE) {
+      const walks = q.prefixes.map((p) => this.walkMatches(q, p, limit) ?? this.walkMatchSet(q, p, match, limit));
+      return mergeWalks(walks, width, q.direction, limit);
+    }
+    // Few matches: all of them, keys only, sorted here.
     const rows = JSON.parse(this.stmt(searchSql).pluck().get(i.path, match, c.no) as string) as Array<[string, Key[] | null]>;
+    const byPrefix = new Map(q.prefixes.map((p, n) => [encodeKey(p).toString('latin1'), n]));
+    const walks: IndexEntry[][] = q.prefixes.map(() => []);
+    for (const [id, keys] of rows) {
+      for (const key of keys ?? []) {
+        const n = byPrefix.get(encodeKey(key.slice(0, width)).toString('latin1'));
+        if (n !== undefined && key.length > width && suffixInBounds(key.slice(width), q)) walks[n]!.push({ id, key });
+      }
+    }
+    const sign = q.direction === 'asc' ? 1 : -1;
+    for (const w of walks) w.sort((a, b) => sign * compareKeys(a.key, b.key));
+    return mergeWalks(walks, width, q.direction, limit);
+  }
+
+  /** The first `limit` matches of one prefix in index order, or undefined when too few turn up in a short walk. */
+  private walkMatches(q: SearchQuery, prefix: Key, limit: number): IndexEntry[] | undefined {
+    const read = this.stmt(SQL.readTerms).pluck();
+    const wanted = [...new Set(q.tokens)].map((t) => ` ${ftsToken('', t)} `);
     const out: IndexEntry[] = [];
-    for (const [id, keys] of rows) for (const key of keys ?? []) out.push({ id, key });
-    return out;
+    let after: Buffer | undefined;
+    for (let checked = 0; checked < DENSE_WALK(limit); ) {
+      const chunk = this.walkKeys(q, prefix, WALK_CHUNK, after);
+      for (const [key, id, rid] of chunk) {
+        checked++;
+        const terms = read.get(rid) as string | undefined;
+        if (terms !== undefined && wanted.every((w) => terms.includes(w))) out.push({ id, key: decodeKey(key) });
+        if (out.length >= limit) return out;
+      }
+      if (chunk.length < WALK_CHUNK) return out;
+      after = chunk[chunk.length - 1]![0];
+    }
+    return undefined;
+  }
+
+  /** The first `limit` matches of one prefix: the ordered index walked against FTS5's match set. */
+  private walkMatchSet(q: SearchQuery, prefix: Key, match: string, limit: number): IndexEntry[] {
+    const r = this.range({ ...q, prefix });
+    const rows = this.stmt(matchWalkSql(r.lower, r.upper, q.direction === 'desc' ? 'DESC' : 'ASC'))
+      .raw()
+      .all(r.ix, r.from, r.to, match, limit) as Array<[Buffer, string]>;
+    return rows.map(([key, id]) => ({ id, key: decodeKey(key) }));
   }
 
   async commit(ops: readonly WriteOp[]): Promise<CommitResult> {
@@ -332,7 +424,10 @@ class SqliteDriver implements StorageDriver {
 
     if (op.type === 'delete') {
       for (const [ix, bytes] of old.values()) this.stmt(SQL.deleteEntry).run(ix, bytes, rid!);
-      if (oldTerms !== null) this.stmt(SQL.unindexTerms).run(rid!);
+      if (oldTerms !== null) {
+        this.stmt(SQL.unindexTerms).run(rid!);
+        this.stmt(SQL.deleteTerms).run(rid!);
+      }
       this.stmt(SQL.deleteDoc).run(rid!);
       this.stmt(SQL.logChange).run(seq, pos, c.no, op.id, 'delete', version);
       return;
@@ -372,8 +467,11 @@ class SqliteDriver implements StorageDriver {
       if (oldTerms !== null) this.stmt(SQL.unindexTerms).run(id);
       if (op.terms) {
         const prefix = `${c.no}s${this.scopeNo(op.terms.scope, true, !this.hostTransaction)!}`;
-        const text = [...new Set(op.terms.tokens)].map((t) => ftsToken(prefix, t)).join(' ');
-        this.stmt(SQL.indexTerms).run(id, text);
+        const tokens = [...new Set(op.terms.tokens)];
+        this.stmt(SQL.indexTerms).run(id, tokens.map((t) => ftsToken(prefix, t)).join(' '));
+        this.stmt(SQL.putTerms).run(id, ` ${tokens.map((t) => ftsToken('', t)).join(' ')} `);
+      } else {
+        this.stmt(SQL.deleteTerms).run(id);
       }
     }
     this.stmt(SQL.logChange).run(seq, pos, c.no, op.id, 'put', op.expect + 1);

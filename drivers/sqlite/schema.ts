@@ -15,6 +15,9 @@
  *             other than a-z0-9, which FTS5's 'ascii' tokenizer would split or fold; `...u<hex of
  *             UTF-16>` when it holds a lone surrogate), so FTS5 stores
  *             exactly the core's tokens and a query reads only the posting lists of its own scope.
+ * - terms     (migration 2) each searchable record's FTS terms as one text ' t1 t2 … ', so a walk of an
+ *             ordered index can check a candidate's tokens with one row read (FTS5 itself has no cheap
+ *             "does this rowid hold these tokens" probe); the FTS index answers the sparse case.
  * - changes   the change log: one row per op, (commit seq, position in the commit); its last seq is
  *             the store's (meta.seq only remembers empty commits).
  */
@@ -77,6 +80,15 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (seq, pos)
   ) WITHOUT ROWID;
   `,
+  /* 2: the terms table. Tokens were only in the contentless FTS index, so it is emptied and every record's
+     terms hash cleared: the core rewrites its searchable records once on open (store-schema version 2). */ `
+  CREATE TABLE terms (
+    rid INTEGER PRIMARY KEY,
+    t   TEXT NOT NULL
+  );
+  INSERT INTO search (search) VALUES ('delete-all');
+  UPDATE docs SET terms = NULL WHERE terms IS NOT NULL;
+  `,
 ];
 
 export const SQL = {
@@ -115,6 +127,9 @@ export const SQL = {
   holder: `SELECT rid FROM entries WHERE ix = ? AND key = ? AND rid <> ? LIMIT 1`,
   indexTerms: `INSERT INTO search (rowid, t) VALUES (?, ?)`,
   unindexTerms: `DELETE FROM search WHERE rowid = ?`,
+  putTerms: `INSERT OR REPLACE INTO terms (rid, t) VALUES (?, ?)`,
+  deleteTerms: `DELETE FROM terms WHERE rid = ?`,
+  readTerms: `SELECT t FROM terms WHERE rid = ?`,
   logChange: `INSERT INTO changes (seq, pos, coll, id, type, version) VALUES (?, ?, ?, ?, ?, ?)`,
 } as const;
 
@@ -129,10 +144,43 @@ export const listSql = (lower: Lower, upper: Upper, dir: 'ASC' | 'DESC') =>
 export const countSql = (lower: Lower, upper: Upper) =>
   `SELECT count(*) FROM entries WHERE ix = ? AND key ${lower} ? AND key ${upper} ?`;
 
+/** One index range walk returning keys and ids only (no document is read). */
+export const keysSql = (lower: Lower, upper: Upper, dir: 'ASC' | 'DESC') =>
+  `SELECT e.key, d.id, e.rid FROM entries e JOIN docs d ON d.rid = e.rid
+   WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
+
 /**
- * The matches' entries of one index as one JSON text `[[id, keys|null], ...]` (`path` is `$."<index
- * number>"` into docs.keys): SQLite builds it in C and JS parses it once, which beats a row object per
- * match when a search matches thousands of records.
+ * Several prefixes' walks merged by suffix in one statement: each member walks one prefix (a seek, at most
+ * `limit` keys), the suffix is the key's bytes after its prefix, GROUP BY keeps one row per suffix (the
+ * lowest member number: SQLite takes bare columns from the min() row), and only the page is joined to docs.
+ * Parameters per member: suffix start, index, from, to, limit; then the page limit.
+ */
+export const mergeSql = (members: number, lower: Lower, upper: Upper, dir: 'ASC' | 'DESC') =>
+  `SELECT t.key, d.id FROM (
+     SELECT s, key, rid, min(n) AS n FROM (${Array.from(
+       { length: members },
+       (_, n) =>
+         `SELECT * FROM (SELECT substr(key, ?) AS s, key, rid, ${n} AS n FROM entries
+          WHERE ix = ? AND key ${lower} ? AND key ${upper} ? ORDER BY key ${dir} LIMIT ?)`,
+     ).join(' UNION ALL ')})
+     GROUP BY s ORDER BY s ${dir} LIMIT ?
+   ) t JOIN docs d ON d.rid = t.rid ORDER BY t.s ${dir}`;
+
+/**
+ * One prefix's walk keeping the keys whose record matches: FTS5 gives the match set once (materialized),
+ * the walk reads index keys in order until the page is full (the shape raw SQL uses for an ordered search).
+ */
+export const matchWalkSql = (lower: Lower, upper: Upper, dir: 'ASC' | 'DESC') =>
+  `SELECT e.key, d.id FROM entries e JOIN docs d ON d.rid = e.rid
+   WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? AND e.rid IN (SELECT rowid FROM search WHERE search MATCH ?)
+   ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
+
+/** How many records match, counted no further than the cap (FTS5 reads the posting lists that far only). */
+export const matchCountSql = `SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)`;
+
+/**
+ * Every match's entries of one index as one JSON text `[[id, keys|null], ...]` (`path` is `$."<index
+ * number>"` into docs.keys): used only when the matches are few (see `search`), SQLite builds it in C.
  */
 export const searchSql = `SELECT json_group_array(json_array(d.id, d.keys -> ?)) FROM search s JOIN docs d ON d.rid = s.rowid
    WHERE search MATCH ? AND d.coll = ?`;

@@ -4,7 +4,8 @@ import type { IndexedDoc, Key, StoredDoc } from '../driver.js';
 import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import { shortHash } from '../ids.js';
 import { listOf, page, type PageQuery } from '../paging.js';
-import { del, put, type CommentRecord, type PostRecord } from '../records.js';
+import { commentVisOf, del, put, type CommentRecord, type PostRecord } from '../records.js';
+import { moveCommentsStep, visibleClasses } from '../comment-visibility.js';
 import { sanitizeCommentHtml } from '../sanitize.js';
 import { params, type CommentStatus, type Role } from '../schemas.js';
 import type { CommentsActionParams, CommentsGetParams, CommentsInsertParams, CommentsListByBlogParams, CommentsListParams } from '../params.js';
@@ -67,7 +68,9 @@ export function commentsApi(core: Core, actor: Actor) {
     const all = (to ? 1 : 0) - (from ? 1 : 0);
     if (live === 0 && all === 0) return [];
     const p = post.doc;
-    return [put('posts', { ...p, liveComments: p.liveComments + live, allComments: p.allComments + all }, post.version)];
+    // A post's first comment settles the class its comments are filed under (comment-visibility.ts).
+    const settled = p.allComments === 0 && all > 0 ? { commentsVis: commentVisOf(p) } : {};
+    return [put('posts', { ...p, ...settled, liveComments: p.liveComments + live, allComments: p.allComments + all }, post.version)];
   }
 
   async function moderate(input: CommentsActionParams, action: keyof typeof MODERATION): Promise<Comment> {
@@ -134,7 +137,9 @@ export function commentsApi(core: Core, actor: Actor) {
         if (hidden(post.doc, s.view)) return empty();
         prefixes = statuses.map((st) => [p.blogId, p.post!, st]);
       } else {
-        prefixes = statuses.map((st) => [p.blogId, st]);
+        // One bounded step of refiling the comments of a post whose visibility changed (comment-visibility.ts).
+        await moveCommentsStep(core);
+        prefixes = visibleClasses(s.view).flatMap((vis) => statuses.map((st) => [p.blogId, vis, st]));
       }
       const q: PageQuery = {
         collection: 'comments',
@@ -146,15 +151,12 @@ export function commentsApi(core: Core, actor: Actor) {
         fingerprint: shortHash(JSON.stringify(['blogComments', p.blogId, p.post, [...statuses].sort(), p.startDate, p.endDate])),
       };
       if (!p.post && !atLeast(s.view, 'ADMIN')) {
-        // Below ADMIN, comments of posts the caller cannot see (drafts for readers) or that hide theirs are left out.
+        // The index keeps hidden comments out of the walk; this drops only those of a post whose class changed
+        // and whose comments are not yet refiled.
+        const classes = visibleClasses(s.view);
         q.filter = async (hits: IndexedDoc[]) => {
           const posts = await core.driver.getMany('posts', [...new Set(hits.map((h) => (h.doc as unknown as CommentRecord).postId))]);
-          const ok = new Set(
-            posts
-              .map((x) => x?.doc as unknown as PostRecord | undefined)
-              .filter((x): x is PostRecord => !!x && (x.status === 'LIVE' || atLeast(s.view, 'AUTHOR')) && !hidden(x, s.view))
-              .map((x) => x.id),
-          );
+          const ok = new Set(posts.flatMap((x) => (x && classes.includes(commentVisOf(x.doc as unknown as PostRecord)) ? [x.id] : [])));
           return hits.filter((h) => ok.has((h.doc as unknown as CommentRecord).postId));
         };
       }
@@ -188,6 +190,7 @@ export function commentsApi(core: Core, actor: Actor) {
           content,
           published: now,
           updated: now,
+          vis: commentVisOf(post.doc),
           ...(b.inReplyTo ? { inReplyTo: b.inReplyTo.id } : {}),
           ...(actorId
             ? { authorId: actorId }

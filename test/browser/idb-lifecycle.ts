@@ -61,7 +61,7 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
       await b.open(suiteSchema);
       expect((await b.get('items', 'x'))?.version).toBe(1);
       expect((await b.getByIndex('items', 'bySlug', ['g', 's']))?.id).toBe('x');
-      expect(await b.search({ collection: 'items', scope: 'g', tokens: ['hello'], index: 'byTime' })).toEqual([
+      expect(await b.search({ collection: 'items', scope: 'g', tokens: ['hello'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 })).toEqual([
         { id: 'x', key: ['g', 'LIVE', 't1', 'x'] },
       ]);
       const second = await b.commit([itemPut({ id: 'y', group: 'g', status: 'LIVE', time: 't2' })]);
@@ -159,7 +159,7 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
         const e = await rejection(d.commit(ops));
         expect(e, what).toMatchObject({ name: 'DriverConflict', kind, collection: 'items', id, ...(index ? { index } : {}) });
         expect(await d.getMany('items', ['b', 'c']), what).toEqual([undefined, undefined]);
-        expect(await d.search({ collection: 'items', scope: 'g', tokens: ['w'], index: 'byTime' }), what).toHaveLength(1);
+        expect(await d.search({ collection: 'items', scope: 'g', tokens: ['w'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 }), what).toHaveLength(1);
         expect(await d.count({ collection: 'items', index: 'byTime', prefix: ['g'] }), what).toBe(1);
       }
       expect(await d.changesSince(0)).toHaveLength(1);
@@ -177,7 +177,7 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
         itemPut({ id: 'b', group: 'blog749192', status: 'LIVE', time: 't', words: ['same'] }),
       ]);
       for (const [scope, id] of [['blog512789', 'a'], ['blog749192', 'b']] as const) {
-        expect(await d.search({ collection: 'items', scope, tokens: ['same'], index: 'byTime' })).toEqual([{ id, key: [scope, 'LIVE', 't', id] }]);
+        expect(await d.search({ collection: 'items', scope, tokens: ['same'], index: 'byTime', prefixes: [[scope, 'LIVE']], direction: 'asc', limit: 10 })).toEqual([{ id, key: [scope, 'LIVE', 't', id] }]);
       }
       await d.close();
     });

@@ -716,6 +716,7 @@ describe('service lifecycle', () => {
       getByIndex: (c, i, k) => inner.getByIndex(c, i, k),
       list: (q) => inner.list(q),
       count: (q) => inner.count(q),
+      keys: (q) => inner.keys(q),
       search: (q) => inner.search(q),
       commit: (ops) => inner.commit(ops),
       changesSince: (s, l) => inner.changesSince(s, l),

@@ -410,6 +410,37 @@ describe('posts.search', () => {
     expect(await q(w, '"Quick Brown Fox"')).toEqual([posts.phrase.id]);
   });
 
+  it('a phrase the index cannot rule out pages a bounded walk at a time: short pages go on with a token, none skipped', async () => {
+    const w = await world();
+    const made: string[] = [];
+    // Every post holds both words; only every 15th has them side by side in the asked order.
+    for (let i = 0; i < 60; i++) {
+      const content = i % 15 === 0 ? '<p>red apple pie</p>' : '<p>apple then red</p>';
+      made.push((await makePost(w, 'LIVE', { title: `Post ${i}`, content })).id);
+      w.clock.advance(MINUTE);
+    }
+    const matching = made.filter((_, i) => i % 15 === 0).reverse();
+    const pages: Wire[] = [];
+    let token: string | undefined;
+    do {
+      const p = (await w.anon.posts.search({ blogId: w.blogId, q: '"red apple"', maxResults: 2, ...(token ? { pageToken: token } : {}) })) as Wire;
+      pages.push(p);
+      token = p.nextPageToken;
+    } while (token && pages.length < 100);
+    expect(pages.flatMap((p) => ids(p))).toEqual(matching);
+    // Short pages keep their place: walking back from the last page with prevPageToken meets every match again.
+    const last = pages[pages.length - 1]!;
+    const back: string[][] = [];
+    let prev = last.prevPageToken as string | undefined;
+    while (prev && back.length < 100) {
+      const p = (await w.anon.posts.search({ blogId: w.blogId, q: '"red apple"', maxResults: 2, pageToken: prev })) as Wire;
+      back.unshift(ids(p));
+      prev = p.prevPageToken;
+    }
+    expect([...back.flat(), ...ids(last)]).toEqual(matching);
+    expect(pages.some((p) => ids(p).length < 2 && p.nextPageToken)).toBe(true);
+  });
+
   it('honours the list filters and pages like list', async () => {
     const w = await world();
     const made: string[] = [];

@@ -1,0 +1,47 @@
+/**
+ * Brings records written under an older store layout to the current one, once, when a store opens. The
+ * driver upgrades its storage for the new StoreSchema (new indexes start empty); the keys are the core's,
+ * so the core rewrites the records whose keys changed. Layout 2 (store-schema version 2): comments filed
+ * by their post's visibility class (comment-visibility.ts) and posts' search tokens re-given (the SQLite
+ * driver rebuilt its token tables). A marker in `settings` records the layout, so this runs once per store.
+ */
+import { DriverConflict, type Key, type StorageDriver, type WriteOp } from './driver.js';
+import { commentVisOf, put, type CommentRecord, type PostRecord } from './records.js';
+
+const MARKER = 'storeLayout';
+const LAYOUT = 2;
+const BATCH = 500;
+
+/** Every record of a collection, through an index walked from its start, a batch at a time. */
+async function eachBatch(driver: StorageDriver, collection: string, index: string, fn: (docs: Array<{ id: string; version: number; doc: unknown }>) => Promise<void>) {
+  let after: Key | undefined;
+  for (;;) {
+    const batch = await driver.list({ collection, index, prefix: [], ...(after ? { lower: { key: after, open: true } } : {}), direction: 'asc', limit: BATCH });
+    if (batch.length) await fn(batch);
+    if (batch.length < BATCH) return;
+    after = batch[batch.length - 1]!.key;
+  }
+}
+
+export async function upgradeStore(driver: StorageDriver): Promise<void> {
+  const mark = await driver.get('settings', MARKER);
+  if (mark && Number(mark.doc.layout) >= LAYOUT) return;
+  await eachBatch(driver, 'posts', 'published', async (posts) => {
+    await driver.commit(posts.map((p) => put('posts', { ...(p.doc as PostRecord), commentsVis: commentVisOf(p.doc as PostRecord) }, p.version)));
+  });
+  await eachBatch(driver, 'comments', 'post', async (comments) => {
+    const postIds = [...new Set(comments.map((c) => (c.doc as CommentRecord).postId))];
+    const posts = new Map((await driver.getMany('posts', postIds)).flatMap((p) => (p ? [[p.id, p.doc as unknown as PostRecord] as const] : [])));
+    const ops: WriteOp[] = [];
+    for (const c of comments) {
+      const post = posts.get((c.doc as CommentRecord).postId);
+      ops.push(put('comments', { ...(c.doc as CommentRecord), vis: post ? commentVisOf(post) : 'hidden' }, c.version));
+    }
+    await driver.commit(ops);
+  });
+  try {
+    await driver.commit([{ type: 'put', collection: 'settings', id: MARKER, expect: mark?.version ?? 0, doc: { id: MARKER, layout: LAYOUT }, keys: {} }]);
+  } catch (error) {
+    if (!DriverConflict.is(error)) throw error; // another process opening the same store marked it
+  }
+}
