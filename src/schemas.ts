@@ -48,13 +48,14 @@ function isRfc3339(s: string): boolean {
 }
 
 /** An RFC 3339 timestamp, normalised to UTC with milliseconds (the form every key and response uses). */
-export const timestamp = map(string(0, Infinity), (s, path) => {
+const rfc3339 = map(string(0, Infinity), (s, path) => {
   const d = new Date(s);
   if (!isRfc3339(s) || Number.isNaN(d.getTime()) || d.getUTCFullYear() > 9999) {
     return fail(path, 'must be an RFC 3339 timestamp, e.g. 2026-11-22T10:00:00Z');
   }
   return d.toISOString();
 });
+export const timestamp: Schema<string> = { ...rfc3339, json: { type: 'string', format: 'date-time' } };
 
 const id = string(1, LIMITS.id);
 const count = (max: number) => integer(0, max);
@@ -189,6 +190,7 @@ const pageViewsRange: Schema<PageViewsRange> = {
     const found = typeof v === 'string' ? PAGE_VIEWS_RANGES.find((r) => r.toLowerCase() === v.toLowerCase()) : undefined;
     return found ?? fail(path, `must be one of ${PAGE_VIEWS_RANGES.join(', ')}`);
   },
+  json: { type: 'string', enum: [...PAGE_VIEWS_RANGES] },
 };
 
 const blogRead = { view: optional(view), maxPosts: optional(count(LIMITS.maxInline)) };

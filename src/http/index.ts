@@ -8,6 +8,7 @@ import { readRequestBody, readStreamLimited } from './body.js';
 import { applyFields, parseFields } from './fields.js';
 import type { RequestHead } from './head.js';
 import { ClientGone, dispatchers, type IncomingLike, type Outgoing } from './internal.js';
+import { openApiDocument } from './openapi.js';
 import { effectiveMethod, overriddenQuery } from './override.js';
 import { parseQuery } from './params.js';
 import { allowed, corsFor, errorOut, etagMatches, JSON_TYPE, preflight, PRIVATE, type CorsOptions } from './respond.js';
@@ -16,6 +17,7 @@ import { pathSegments, splitTarget } from './target.js';
 
 export { toNodeHandler, type NodeRequestLike, type NodeResponseLike } from './node.js';
 export { ROUTES, type Route } from './routes.js';
+export { openApiDocument } from './openapi.js';
 export type { RequestHead } from './head.js';
 export type { CorsOptions } from './respond.js';
 
@@ -68,6 +70,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
   const cors = options.cors === true ? {} : options.cors || undefined;
   const { authenticate, onError } = options;
   let anonymous: object | undefined;
+  let openApiText: string | undefined;
   const users = new Map<string, object>();
 
   const run = async (incoming: IncomingLike): Promise<Outgoing> => {
@@ -111,10 +114,23 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     return scoped as Record<string, Record<string, (p: unknown) => Promise<unknown>>>;
   }
 
+  /** `{basePath}/openapi.json`: the document of these routes (src/http/openapi.ts), built once. */
+  function serveOpenApi(incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Outgoing {
+    if (incoming.method !== 'GET' && incoming.method !== 'HEAD') {
+      throw Object.assign(new BlogError({ code: 405, reason: 'methodNotAllowed', message: `Method ${incoming.method} not allowed here; allowed: GET, HEAD` }), {
+        allow: 'GET, HEAD',
+      });
+    }
+    openApiText ??= JSON.stringify(openApiDocument(basePath));
+    const headers = { 'content-type': JSON_TYPE, 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff', ...corsHeaders };
+    return { status: 200, headers, text: incoming.method === 'HEAD' ? null : openApiText };
+  }
+
   async function dispatch(incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Promise<Outgoing> {
     const target = splitTarget(incoming.target);
     const segments = target && pathSegments(target.path, basePath);
     if (!target || !segments) return { ...errorOut(routeNotFound(), corsHeaders), notMine: true };
+    if (segments.length === 1 && segments[0] === 'openapi.json') return serveOpenApi(incoming, corsHeaders);
     const match = router.match(segments);
     if (!match) throw routeNotFound();
 

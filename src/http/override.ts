@@ -54,7 +54,7 @@ export async function overriddenQuery(incoming: IncomingLike, urlQuery: string, 
 }
 
 /** The `*_UNSPECIFIED` value of each enum parameter of the discovery document that has one. */
-const UNSPECIFIED: Readonly<Record<string, string>> = {
+export const UNSPECIFIED: Readonly<Record<string, string>> = {
   view: 'VIEW_TYPE_UNSPECIFIED',
   role: 'VIEW_TYPE_UNSPECIFIED',
   orderBy: 'ORDER_BY_UNSPECIFIED',

@@ -26,6 +26,8 @@ export interface Route {
   etag?: boolean;
   /** 204 No Content (deletes). */
   noContent?: boolean;
+  /** Not a Blogger v3 method: blogcore's own (marked so in the OpenAPI document). */
+  extension?: true;
 }
 
 const postRead = { fetchBody: 'bool', fetchImages: 'bool', maxComments: 'int', view: 'string' } as const;
@@ -79,9 +81,9 @@ export const ROUTES: readonly Route[] = [
   },
   { method: 'GET', path: '/users/{userId}/blogs/{blogId}/posts/{postId}', op: ['postUserInfos', 'get'], query: { maxComments: 'int' } },
   { method: 'GET', path: `${B}/pageviews`, op: ['pageViews', 'get'], query: { range: 'list' } },
-  // extensions (not in Blogger v3)
-  { method: 'GET', path: `${B}/labels`, op: ['labels', 'list'], query: { view: 'string', maxResults: 'int', pageToken: 'string' }, etag: true },
   { method: 'GET', path: '/users/{userId}', op: ['users', 'get'], query: {} },
+  // labels (an extension: not in Blogger v3)
+  { method: 'GET', path: `${B}/labels`, op: ['labels', 'list'], query: { view: 'string', maxResults: 'int', pageToken: 'string' }, etag: true, extension: true },
   // posts
   { method: 'GET', path: `${B}/posts`, op: ['posts', 'list'], query: postList, etag: true },
   { method: 'GET', path: `${B}/posts/search`, op: ['posts', 'search'], query: { ...postList, q: 'string' }, etag: true },
@@ -95,7 +97,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: `${P}/revert`, op: ['posts', 'revert'], query: {}, ifMatch: true, etag: true },
   // comments
   { method: 'GET', path: `${P}/comments`, op: ['comments', 'list'], query: commentList, etag: true },
-  { method: 'POST', path: `${P}/comments`, op: ['comments', 'insert'], query: {}, body: true },
+  { method: 'POST', path: `${P}/comments`, op: ['comments', 'insert'], query: {}, body: true, extension: true },
   { method: 'GET', path: `${B}/comments`, op: ['comments', 'listByBlog'], query: { ...commentList, post: 'string' }, etag: true },
   { method: 'GET', path: C, op: ['comments', 'get'], query: { view: 'string' } },
   { method: 'DELETE', path: C, op: ['comments', 'delete'], query: {}, noContent: true },
