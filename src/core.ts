@@ -19,6 +19,8 @@ import { authorOf, etagOf, links, postWire, type Links, type Post } from './wire
 
 export interface CoreOptions {
   driver: StorageDriver;
+  /** Earlier versions kept per post or page (default 50; 0 keeps none). */
+  revisionsKept?: number;
   apiBaseUrl?: string;
   now?: () => Date;
 }
@@ -31,6 +33,7 @@ export class Core {
   readonly now: () => Date;
   readonly links: Links;
   readonly events = new Emitter();
+  readonly revisionsKept: number;
   private scheduler: Scheduler | undefined;
   private opening: Promise<void> | undefined;
   // Users and blogs are never changed after insert (there is no update call), so caching them is safe.
@@ -40,6 +43,7 @@ export class Core {
   constructor(options: CoreOptions) {
     this.driver = options.driver;
     this.now = options.now ?? (() => new Date());
+    this.revisionsKept = Math.max(0, Math.floor(options.revisionsKept ?? 50));
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
   }
 

@@ -270,3 +270,38 @@ export interface LabelsListParams {
   pageToken?: string;
   view?: View;
 }
+
+export interface PostsRevisionsListParams {
+  blogId: string;
+  postId: string;
+  /** 1 to 500; default 10. Newest first. */
+  maxResults?: number;
+  pageToken?: string;
+}
+export interface PostsRevisionsGetParams {
+  blogId: string;
+  postId: string;
+  revisionId: string;
+}
+export interface PostsRevisionsRestoreParams extends IfMatch {
+  blogId: string;
+  postId: string;
+  revisionId: string;
+}
+export interface PagesRevisionsListParams {
+  blogId: string;
+  pageId: string;
+  /** 1 to 500; default 10. Newest first. */
+  maxResults?: number;
+  pageToken?: string;
+}
+export interface PagesRevisionsGetParams {
+  blogId: string;
+  pageId: string;
+  revisionId: string;
+}
+export interface PagesRevisionsRestoreParams extends IfMatch {
+  blogId: string;
+  pageId: string;
+  revisionId: string;
+}

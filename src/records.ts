@@ -111,6 +111,23 @@ export interface LabelRecord {
 
 export const labelId = (blogId: string, label: string) => `${blogId}:${label}`;
 
+/** A version of a post's or page's title, content and labels that a later change replaced. */
+export interface RevisionRecord {
+  id: string;
+  blogId: string;
+  kind: 'post' | 'page';
+  itemId: string;
+  /** The item's revision number (`rev`) this version had. */
+  rev: number;
+  title: string;
+  content: string;
+  labels?: string[];
+  /** When this version was current from (the item's `updated` then). */
+  updated: string;
+  /** When a change replaced it. */
+  replaced: string;
+}
+
 /** Who may see a post's comments: everyone ('open'), the AUTHOR view and up ('draft': the post is not LIVE), the ADMIN view only ('hidden'). */
 export type CommentVis = 'open' | 'draft' | 'hidden';
 export const COMMENT_VIS: readonly CommentVis[] = ['open', 'draft', 'hidden'];
@@ -119,7 +136,7 @@ export const commentVisOf = (p: { status: PostStatus; readerComments: ReaderComm
 /** A post whose comments are (partly) filed under a class other than its own. */
 export const commentsMoving = (p: PostRecord) => p.allComments > 0 && (p.commentsVis ?? 'open') !== commentVisOf(p);
 
-export type Collection = 'users' | 'blogs' | 'members' | 'posts' | 'pages' | 'comments' | 'settings' | 'pageviews' | 'labels';
+export type Collection = 'users' | 'blogs' | 'members' | 'posts' | 'pages' | 'comments' | 'settings' | 'pageviews' | 'labels' | 'revisions';
 
 /** Posts and pages sort by their publish time, drafts never published by their last update. */
 export const sortTime = (r: { published?: string; updated: string }) => r.published ?? r.updated;
@@ -161,6 +178,10 @@ function keysOf(collection: Collection, r: object): Record<string, Key[]> {
     case 'members': {
       const m = r as MemberRecord;
       return { blog: [[m.blogId, m.userId]], user: [[m.userId, m.blogId]] };
+    }
+    case 'revisions': {
+      const v = r as RevisionRecord;
+      return { item: [[v.itemId, v.replaced, v.id]] };
     }
     case 'labels': {
       // Readers walk `live`, which holds only labels a LIVE post carries: a draft's label is never visited.

@@ -257,6 +257,12 @@ export const params = {
   }),
   pageViewsGet: object({ blogId: id, range: optional(list(pageViewsRange, 'must name at least one value', Infinity, '')) }),
   pageViewsRecord: object({ blogId: id, postId: optional(id) }),
+  postsRevisionsList: object({ blogId: id, postId: id, maxResults: listing.maxResults, pageToken: listing.pageToken }),
+  postsRevisionsGet: object({ blogId: id, postId: id, revisionId: id }),
+  postsRevisionsRestore: object({ blogId: id, postId: id, revisionId: id, ...withIfMatch }),
+  pagesRevisionsList: object({ blogId: id, pageId: id, maxResults: listing.maxResults, pageToken: listing.pageToken }),
+  pagesRevisionsGet: object({ blogId: id, pageId: id, revisionId: id }),
+  pagesRevisionsRestore: object({ blogId: id, pageId: id, revisionId: id, ...withIfMatch }),
   labelsList: object({ blogId: id, maxResults: listing.maxResults, pageToken: listing.pageToken, view: listing.view }),
 };
 

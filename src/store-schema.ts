@@ -24,6 +24,7 @@ import type { StoreSchema } from './driver.js';
  * pageviews.blog        [blogId, day, id]                       a blog's daily view counters (v3)
  * labels.blog           [blogId, label, id]                     every label of a blog with its post counts (v3)
  * labels.live           [blogId, label, id]                     only labels that LIVE posts carry (v3)
+ * revisions.item        [itemId, replaced, id]                  earlier versions of a post or page, oldest first (v3)
  */
 export const STORE_SCHEMA: StoreSchema = {
   version: 3,
@@ -49,5 +50,6 @@ export const STORE_SCHEMA: StoreSchema = {
     { name: 'settings', indexes: [] },
     { name: 'pageviews', indexes: [{ name: 'blog' }] },
     { name: 'labels', indexes: [{ name: 'blog' }, { name: 'live' }] },
+    { name: 'revisions', indexes: [{ name: 'item' }] },
   ],
 };

@@ -170,6 +170,30 @@ export interface LabelList {
   etag: string;
 }
 
+/** An extension: an earlier version of a post (with `post`) or page (with `page`). */
+export interface Revision {
+  kind: 'blogcore#revision';
+  id: string;
+  blog: { id: string };
+  post?: { id: string };
+  page?: { id: string };
+  title: string;
+  content: string;
+  labels?: string[];
+  /** When this version was current from. */
+  updated: string;
+  /** When a change replaced it. */
+  replaced: string;
+  selfLink: string;
+}
+export interface RevisionList {
+  kind: 'blogcore#revisionList';
+  items: Revision[];
+  nextPageToken?: string;
+  prevPageToken?: string;
+  etag: string;
+}
+
 export interface PageViews {
   kind: 'blogger#page_views';
   blogId: string;

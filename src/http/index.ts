@@ -179,7 +179,10 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
       if (ifMatch !== null) params.ifMatch = ifMatch.trim();
     }
 
-    const result = await scope(actor ?? null)[route.op[0]]![route.op[1]]!(params);
+    // A namespace may be nested (`posts.revisions`).
+    let api: Record<string, unknown> = scope(actor ?? null);
+    for (const part of route.op[0].split('.')) api = api[part] as Record<string, unknown>;
+    const result = await (api[route.op[1]] as (p: unknown) => Promise<unknown>)(params);
 
     if (route.noContent) return { status: 204, headers: { ...corsHeaders }, text: null };
     const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'cache-control': PRIVATE, 'x-content-type-options': 'nosniff', ...corsHeaders };

@@ -16,7 +16,8 @@ const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 
 /** The parameter schema of a route's operation: `postsList` for posts.list; patch shares update's, actions share one. */
 function operationSchema(route: Route): JsonSchema {
-  const [ns, method] = route.op;
+  const [dotted, method] = route.op;
+  const ns = dotted.split('.').map((part, i) => (i === 0 ? part : cap(part))).join('');
   const found = schemas[ns + cap(method)] ?? (method === 'patch' ? schemas[`${ns}Update`] : undefined) ?? schemas[`${ns}Action`];
   if (!found?.json) throw new Error(`openapi: no parameter schema for ${ns}.${method}`);
   return found.json;

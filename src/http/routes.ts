@@ -95,6 +95,10 @@ export const ROUTES: readonly Route[] = [
   { method: 'DELETE', path: P, op: ['posts', 'delete'], query: { useTrash: 'bool' }, ifMatch: true, noContent: true },
   { method: 'POST', path: `${P}/publish`, op: ['posts', 'publish'], query: { publishDate: 'string' }, ifMatch: true, etag: true },
   { method: 'POST', path: `${P}/revert`, op: ['posts', 'revert'], query: {}, ifMatch: true, etag: true },
+  // revisions (an extension)
+  { method: 'GET', path: `${P}/revisions`, op: ['posts.revisions', 'list'], query: { maxResults: 'int', pageToken: 'string' }, etag: true, extension: true },
+  { method: 'GET', path: `${P}/revisions/{revisionId}`, op: ['posts.revisions', 'get'], query: {}, extension: true },
+  { method: 'POST', path: `${P}/revisions/{revisionId}/restore`, op: ['posts.revisions', 'restore'], query: {}, ifMatch: true, etag: true, extension: true },
   // comments
   { method: 'GET', path: `${P}/comments`, op: ['comments', 'list'], query: commentList, etag: true },
   { method: 'POST', path: `${P}/comments`, op: ['comments', 'insert'], query: {}, body: true, extension: true },
@@ -113,6 +117,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'DELETE', path: G, op: ['pages', 'delete'], query: { useTrash: 'bool' }, ifMatch: true, noContent: true },
   { method: 'POST', path: `${G}/publish`, op: ['pages', 'publish'], query: {}, ifMatch: true, etag: true },
   { method: 'POST', path: `${G}/revert`, op: ['pages', 'revert'], query: {}, ifMatch: true, etag: true },
+  { method: 'GET', path: `${G}/revisions`, op: ['pages.revisions', 'list'], query: { maxResults: 'int', pageToken: 'string' }, etag: true, extension: true },
+  { method: 'GET', path: `${G}/revisions/{revisionId}`, op: ['pages.revisions', 'get'], query: {}, extension: true },
+  { method: 'POST', path: `${G}/revisions/{revisionId}/restore`, op: ['pages.revisions', 'restore'], query: {}, ifMatch: true, etag: true, extension: true },
 ];
 
 interface Node {

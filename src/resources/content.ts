@@ -7,6 +7,7 @@ import type { EventType } from '../events.js';
 import { del, put, type PageRecord, type PostRecord } from '../records.js';
 import type { Role } from '../schemas.js';
 import { labelCounterOps } from '../label-counts.js';
+import { revisionDeletes, revisionOps } from './revisions.js';
 import { slugify } from '../text.js';
 
 type Kind = 'post' | 'page';
@@ -152,7 +153,8 @@ export async function changeContent<R extends PostRecord | PageRecord>(
     if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
     const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 }, retry > 0);
     const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc as PostRecord, next as PostRecord) : [];
-    return { ops: [put(COLLECTION[kind], next, stored.version), ...counters], result: { before: stored.doc, after: next } };
+    const kept = await revisionOps(core, kind, stored.doc, next, now);
+    return { ops: [put(COLLECTION[kind], next, stored.version), ...counters, ...kept], result: { before: stored.doc, after: next } };
   });
   return { before, after, view: s.view };
 }
@@ -171,6 +173,7 @@ export async function deleteContent<R extends PostRecord | PageRecord>(
   await core.transact(async () => {
     const stored = await loadEditable<R>(core, kind, blogId, id, s, ifMatch);
     const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc as PostRecord, undefined) : [];
-    return { ops: [del(COLLECTION[kind], id, stored.version), ...counters, ...(await dependents(stored))], result: undefined };
+    const revisions = await revisionDeletes(core, id);
+    return { ops: [del(COLLECTION[kind], id, stored.version), ...counters, ...revisions, ...(await dependents(stored))], result: undefined };
   });
 }

@@ -11,6 +11,7 @@ import { labelCounterOps } from '../label-counts.js';
 import { hasPhrase, parseQuery, postWordFields } from '../text.js';
 import { authorOf, listEtag, postWire, type Post, type PostList } from '../wire.js';
 import { inlineComments } from './comments.js';
+import { postRevisionsApi } from './revisions.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPost, revertTo, trash, withPath } from './content.js';
 
 type Body = Parsed<'postsInsert'>['body'];
@@ -123,6 +124,12 @@ export function postsApi(core: Core, actor: Actor) {
   }
 
   return {
+    /** Earlier versions of a post (an extension): list, get, restore. */
+    revisions: postRevisionsApi<Post>(core, actor, async (blogId, postId, ifMatch, fn) => {
+      const { after, view } = await change(blogId, postId, ifMatch, fn, true);
+      return postOut(core, after, view, {});
+    }),
+
     async get(input: PostsGetParams): Promise<Post> {
       const p = core.parse(params.postsGet, input);
       const s = await core.reader(actor, p.blogId, p.view);

@@ -36,7 +36,16 @@ describe('OpenAPI document', () => {
 
   it("marks blogcore's own operations as extensions: all 33 Blogger v3 methods are there unmarked", () => {
     const ops = Object.values(doc.paths).flatMap((o) => Object.values(o));
-    expect(ops.filter((o) => o['x-blogcore-extension']).map((o) => o.operationId).sort()).toEqual(['comments.insert', 'labels.list']);
+    expect(ops.filter((o) => o['x-blogcore-extension']).map((o) => o.operationId).sort()).toEqual([
+      'comments.insert',
+      'labels.list',
+      'pages.revisions.get',
+      'pages.revisions.list',
+      'pages.revisions.restore',
+      'posts.revisions.get',
+      'posts.revisions.list',
+      'posts.revisions.restore',
+    ]);
     expect(ops.filter((o) => !o['x-blogcore-extension'])).toHaveLength(33);
   });
 

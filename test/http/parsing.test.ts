@@ -22,9 +22,9 @@ function caught(fn: () => unknown): BlogError {
 }
 
 describe('router', () => {
-  it('has the 32 interface operations plus comments.insert, users.get and the labels.list extension', () => {
+  it('has the 33 Blogger v3 methods plus the extensions (comments.insert, labels.list, revisions)', () => {
     const ops = new Set(ROUTES.map((r) => r.op.join('.')));
-    expect(ops.size).toBe(35);
+    expect(ops.size).toBe(41);
     for (const op of ['blogs.get', 'blogs.getByUrl', 'blogs.listByUser', 'posts.search', 'posts.getByPath', 'comments.removeContent', 'comments.insert', 'users.get', 'blogUserInfos.get', 'postUserInfos.get', 'postUserInfos.list', 'pageViews.get']) {
       expect(ops.has(op)).toBe(true);
     }

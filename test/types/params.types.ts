@@ -140,6 +140,12 @@ agree<Check<'postUserInfosList', P.PostUserInfosListParams>>();
 agree<Check<'pageViewsGet', P.PageViewsGetParams>>();
 agree<Check<'pageViewsRecord', P.PageViewsRecordParams>>();
 agree<Check<'labelsList', P.LabelsListParams>>();
+agree<Check<'postsRevisionsList', P.PostsRevisionsListParams>>();
+agree<Check<'postsRevisionsGet', P.PostsRevisionsGetParams>>();
+agree<Check<'postsRevisionsRestore', P.PostsRevisionsRestoreParams>>();
+agree<Check<'pagesRevisionsList', P.PagesRevisionsListParams>>();
+agree<Check<'pagesRevisionsGet', P.PagesRevisionsGetParams>>();
+agree<Check<'pagesRevisionsRestore', P.PagesRevisionsRestoreParams>>();
 // Every runtime schema has its interface above: a new one without a check fails here.
 agree<Same<keyof typeof params, Checked>>();
 type Checked =
@@ -147,7 +153,8 @@ type Checked =
   | 'membersList' | 'postsGet' | 'postsList' | 'postsSearch' | 'postsGetByPath' | 'postsInsert' | 'postsUpdate' | 'postsDelete'
   | 'postsPublish' | 'postsRevert' | 'pagesGet' | 'pagesList' | 'pagesInsert' | 'pagesUpdate' | 'pagesDelete' | 'pagesAction'
   | 'commentsGet' | 'commentsList' | 'commentsListByBlog' | 'commentsAction' | 'commentsInsert'
-  | 'blogUserInfosGet' | 'postUserInfosGet' | 'postUserInfosList' | 'pageViewsGet' | 'pageViewsRecord' | 'labelsList';
+  | 'blogUserInfosGet' | 'postUserInfosGet' | 'postUserInfosList' | 'pageViewsGet' | 'pageViewsRecord' | 'labelsList'
+  | 'postsRevisionsList' | 'postsRevisionsGet' | 'postsRevisionsRestore' | 'pagesRevisionsList' | 'pagesRevisionsGet' | 'pagesRevisionsRestore';
 
 // The service methods take the public interfaces (not the runtime schemas' own types).
 agree<Same<Parameters<BlogService['posts']['list']>[0], PostsListParams>>();
