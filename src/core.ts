@@ -10,6 +10,7 @@ import { Emitter, type BlogEvent } from './events.js';
 import { newId } from './ids.js';
 import { labelCounterOps } from './label-counts.js';
 import { dueTime, Scheduler, type SchedulerOptions } from './scheduler.js';
+import { RecordCache } from './record-cache.js';
 import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from './records.js';
 import type { Role } from './schemas.js';
 import { STORE_SCHEMA } from './store-schema.js';
@@ -25,7 +26,6 @@ export interface CoreOptions {
   now?: () => Date;
 }
 
-const CACHE_LIMIT = 2_000;
 const MAX_RETRIES = 20;
 
 export class Core {
@@ -36,12 +36,12 @@ export class Core {
   readonly revisionsKept: number;
   private scheduler: Scheduler | undefined;
   private opening: Promise<void> | undefined;
-  // Users and blogs are never changed after insert (there is no update call), so caching them is safe.
-  private users = new Map<string, UserRecord>();
-  private blogs = new Map<string, BlogRecord>();
+  // Users and blogs change (users.update, blogs.update/delete): the cache follows the change log.
+  private readonly cache: RecordCache<UserRecord | BlogRecord>;
 
   constructor(options: CoreOptions) {
     this.driver = options.driver;
+    this.cache = new RecordCache(options.driver, ['users', 'blogs']);
     this.now = options.now ?? (() => new Date());
     this.revisionsKept = Math.max(0, Math.floor(options.revisionsKept ?? 50));
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
@@ -70,25 +70,21 @@ export class Core {
   }
 
   async user(id: string): Promise<UserRecord | undefined> {
-    const hit = this.users.get(id);
-    if (hit) return hit;
-    const found = (await this.get<UserRecord>('users', id))?.doc;
-    if (found) this.remember(this.users, id, found);
-    return found;
+    await this.ready();
+    return (await this.cache.get('users', id, async () => (await this.get<UserRecord>('users', id))?.doc)) as UserRecord | undefined;
   }
 
+  /** A blog that exists and is not being deleted (a blog being deleted reads as gone, never half there). */
   async blog(blogId: string): Promise<BlogRecord> {
-    const hit = this.blogs.get(blogId);
-    if (hit) return hit;
-    const found = (await this.get<BlogRecord>('blogs', blogId))?.doc;
-    if (!found) throw notFound('Blog');
-    this.remember(this.blogs, blogId, found);
+    await this.ready();
+    const found = (await this.cache.get('blogs', blogId, async () => (await this.get<BlogRecord>('blogs', blogId))?.doc)) as BlogRecord | undefined;
+    if (!found || found.deleting) throw notFound('Blog');
     return found;
   }
 
-  private remember<T>(map: Map<string, T>, id: string, value: T): void {
-    if (map.size >= CACHE_LIMIT) map.clear();
-    map.set(id, value);
+  /** Drops a user or blog this process just changed from the cache. */
+  forget(collection: 'users' | 'blogs', id: string): void {
+    this.cache.forget(collection, id);
   }
 
   /** The caller's role in a blog (host code: ADMIN) and the view the operation answers at. */

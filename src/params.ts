@@ -305,3 +305,36 @@ export interface PagesRevisionsRestoreParams extends IfMatch {
   pageId: string;
   revisionId: string;
 }
+
+/** blogs.patch: the fields of a blog body, all optional. */
+export type BlogPatchBody = Partial<BlogBody>;
+/** users.update: the fields a user may change; absent ones stay. */
+export interface UserPatchBody {
+  kind?: unknown;
+  selfLink?: unknown;
+  created?: unknown;
+  blogs?: unknown;
+  /** Ignored: a user's id is theirs for good. */
+  id?: unknown;
+  displayName?: string;
+  /** An absolute http(s) URL. */
+  url?: string;
+  about?: string;
+}
+export interface UsersUpdateParams {
+  /** A user id, or `self`. Only that user (and host code) may change it. */
+  userId: string;
+  body: UserPatchBody;
+}
+export interface BlogsUpdateParams {
+  blogId: string;
+  /** Every writable field: absent optional ones are cleared. */
+  body: BlogBody;
+}
+export interface BlogsPatchParams {
+  blogId: string;
+  body: BlogPatchBody;
+}
+export interface BlogsDeleteParams {
+  blogId: string;
+}

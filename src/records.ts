@@ -24,6 +24,10 @@ export interface BlogRecord {
   customMetaData?: string;
   /** The user who created it: the author of posts and pages that host code writes. */
   ownerId: string;
+  /** Earlier urls (newest last, at most 20): `getByUrl` still finds the blog by them. */
+  oldUrls?: string[];
+  /** Set by blogs.delete: the blog reads as gone while its records are removed in batches. */
+  deleting?: true;
   published: string;
   updated: string;
 }
@@ -173,8 +177,10 @@ function keysOf(collection: Collection, r: object): Record<string, Key[]> {
         move: [[c.postId, vis, c.id]],
       };
     }
-    case 'blogs':
-      return { url: [[(r as BlogRecord).url.toLowerCase()]] };
+    case 'blogs': {
+      const b = r as BlogRecord;
+      return { url: [...new Set([b.url, ...(b.oldUrls ?? [])].map((u) => u.toLowerCase()))].map((u) => [u]) };
+    }
     case 'members': {
       const m = r as MemberRecord;
       return { blog: [[m.blogId, m.userId]], user: [[m.userId, m.blogId]] };
@@ -190,7 +196,7 @@ function keysOf(collection: Collection, r: object): Record<string, Key[]> {
     }
     case 'pageviews': {
       const v = r as PageViewRecord;
-      return { blog: v.day && !v.postId ? [[v.blogId, v.day, v.id]] : [] };
+      return { blog: v.day && !v.postId ? [[v.blogId, v.day, v.id]] : [], owner: [[v.blogId, v.id]] };
     }
     default:
       return {};

@@ -145,6 +145,31 @@ export const blogBody = object({
   locale: optional(object({ language: optional(text(50)), country: optional(text(50)), variant: optional(text(50)) })),
 });
 
+/** blogs.patch: the same fields as a blog body, all optional. */
+export const blogPatchBody = object({
+  ...readOnly,
+  name: optional(nonEmpty(LIMITS.blogName)),
+  url: optional(httpUrl),
+  description: optional(text(LIMITS.description)),
+  customMetaData: optional(text(LIMITS.text)),
+  published: optional(unknown),
+  posts: optional(unknown),
+  pages: optional(unknown),
+  locale: optional(object({ language: optional(text(50)), country: optional(text(50)), variant: optional(text(50)) })),
+});
+
+/** users.update: what a user may change (the id is the user's for good). */
+export const userPatchBody = object({
+  kind: optional(unknown),
+  selfLink: optional(unknown),
+  created: optional(unknown),
+  blogs: optional(unknown),
+  id: optional(unknown),
+  displayName: optional(nonEmpty(LIMITS.displayName)),
+  url: optional(httpUrl),
+  about: optional(text(LIMITS.text)),
+});
+
 export const userBody = object({
   kind: optional(unknown),
   selfLink: optional(unknown),
@@ -208,6 +233,10 @@ export const params = {
   blogsInsert: object({ body: blogBody, ownerId: optional(id) }),
 
   usersGet: object({ userId: id }),
+  usersUpdate: object({ userId: id, body: userPatchBody }),
+  blogsUpdate: object({ blogId: id, body: blogBody }),
+  blogsPatch: object({ blogId: id, body: blogPatchBody }),
+  blogsDelete: object({ blogId: id }),
   usersInsert: object({ body: userBody }),
 
   membersSet: object({ blogId: id, userId: id, role: upperEnum(ROLES) }),

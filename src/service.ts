@@ -3,6 +3,7 @@ import type { Actor } from './access.js';
 import { Core, type CoreOptions } from './core.js';
 import type { EventType, Listener } from './events.js';
 import type { SchedulerOptions } from './scheduler.js';
+import { blogAdminApi } from './resources/blog-admin.js';
 import { blogsApi } from './resources/blogs.js';
 import { commentsApi } from './resources/comments.js';
 import { pagesApi } from './resources/pages.js';
@@ -17,7 +18,11 @@ export type BlogServiceOptions = CoreOptions;
 export type ActorInput = { userId: string } | null;
 
 function apis(core: Core, actor: Actor) {
-  const { blogs, users, members } = blogsApi(core, actor);
+  const base = blogsApi(core, actor);
+  const admin = blogAdminApi(core, actor);
+  const blogs = { ...base.blogs, ...admin.blogs };
+  const users = { ...base.users, ...admin.users };
+  const members = base.members;
   const { blogUserInfos, postUserInfos } = userInfosApi(core, actor);
   return {
     blogs,

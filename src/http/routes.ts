@@ -65,6 +65,10 @@ export const ROUTES: readonly Route[] = [
   // blogs
   { method: 'GET', path: '/blogs/byurl', op: ['blogs', 'getByUrl'], query: { url: 'string', view: 'string', maxPosts: 'int' } },
   { method: 'GET', path: B, op: ['blogs', 'get'], query: { view: 'string', maxPosts: 'int' } },
+  // blog management (extensions)
+  { method: 'PUT', path: B, op: ['blogs', 'update'], query: {}, body: true, extension: true },
+  { method: 'PATCH', path: B, op: ['blogs', 'patch'], query: {}, body: true, extension: true },
+  { method: 'DELETE', path: B, op: ['blogs', 'delete'], query: {}, noContent: true, extension: true },
   {
     method: 'GET',
     path: '/users/{userId}/blogs',
@@ -82,6 +86,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/users/{userId}/blogs/{blogId}/posts/{postId}', op: ['postUserInfos', 'get'], query: { maxComments: 'int' } },
   { method: 'GET', path: `${B}/pageviews`, op: ['pageViews', 'get'], query: { range: 'list' } },
   { method: 'GET', path: '/users/{userId}', op: ['users', 'get'], query: {} },
+  { method: 'PATCH', path: '/users/{userId}', op: ['users', 'update'], query: {}, body: true, extension: true },
   // labels (an extension: not in Blogger v3)
   { method: 'GET', path: `${B}/labels`, op: ['labels', 'list'], query: { view: 'string', maxResults: 'int', pageToken: 'string' }, etag: true, extension: true },
   // posts

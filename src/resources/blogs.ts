@@ -103,7 +103,8 @@ export function blogsApi(core: Core, actor: Actor) {
         await core.ready();
         const hit = await core.driver.getByIndex('blogs', 'url', [url.toLowerCase()]);
         if (!hit) throw notFound('Blog');
-        return read(hit.doc as unknown as BlogRecord, p.view, p.maxPosts);
+        // Through the cache (a blog being deleted reads as gone); an old url finds the blog too.
+        return read(await core.blog(hit.id), p.view, p.maxPosts);
       },
 
       async listByUser(input: BlogsListByUserParams): Promise<BlogList> {
@@ -125,7 +126,13 @@ export function blogsApi(core: Core, actor: Actor) {
           if (!roles.includes(member.role)) continue;
           // A view above the user's role on a blog leaves that blog out instead of failing the whole list.
           if (p.view && !atLeast(member.role, p.view)) continue;
-          const blog = await blogOut(await core.blog(member.blogId), p.view ?? member.role, p.maxPosts);
+          // A blog being deleted is left out (its memberships go last).
+          const record = await core.blog(member.blogId).catch((e: unknown) => {
+            if (BlogError.is(e) && e.code === 404) return undefined;
+            throw e;
+          });
+          if (!record) continue;
+          const blog = await blogOut(record, p.view ?? member.role, p.maxPosts);
           items.push(blog);
           if (p.fetchUserInfo) infos.push(blogUserInfoWire(blog, userId, member.role));
         }

@@ -37,6 +37,9 @@ describe('OpenAPI document', () => {
   it("marks blogcore's own operations as extensions: all 33 Blogger v3 methods are there unmarked", () => {
     const ops = Object.values(doc.paths).flatMap((o) => Object.values(o));
     expect(ops.filter((o) => o['x-blogcore-extension']).map((o) => o.operationId).sort()).toEqual([
+      'blogs.delete',
+      'blogs.patch',
+      'blogs.update',
       'comments.insert',
       'labels.list',
       'pages.revisions.get',
@@ -45,6 +48,7 @@ describe('OpenAPI document', () => {
       'posts.revisions.get',
       'posts.revisions.list',
       'posts.revisions.restore',
+      'users.update',
     ]);
     expect(ops.filter((o) => !o['x-blogcore-extension'])).toHaveLength(33);
   });

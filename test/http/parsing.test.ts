@@ -22,9 +22,9 @@ function caught(fn: () => unknown): BlogError {
 }
 
 describe('router', () => {
-  it('has the 33 Blogger v3 methods plus the extensions (comments.insert, labels.list, revisions)', () => {
+  it('has the 33 Blogger v3 methods plus the extensions (comments.insert, labels.list, revisions, blog and user changes)', () => {
     const ops = new Set(ROUTES.map((r) => r.op.join('.')));
-    expect(ops.size).toBe(41);
+    expect(ops.size).toBe(45);
     for (const op of ['blogs.get', 'blogs.getByUrl', 'blogs.listByUser', 'posts.search', 'posts.getByPath', 'comments.removeContent', 'comments.insert', 'users.get', 'blogUserInfos.get', 'postUserInfos.get', 'postUserInfos.list', 'pageViews.get']) {
       expect(ops.has(op)).toBe(true);
     }
@@ -32,7 +32,7 @@ describe('router', () => {
 
   it('matches literal segments before ids', () => {
     expect(route('GET', '/blogs/byurl')?.op).toBe('blogs.getByUrl');
-    expect(route('GET', '/blogs/b1')).toEqual({ op: 'blogs.get', params: { blogId: 'b1' }, methods: ['GET'] });
+    expect(route('GET', '/blogs/b1')).toEqual({ op: 'blogs.get', params: { blogId: 'b1' }, methods: ['GET', 'PUT', 'PATCH', 'DELETE'] });
     expect(route('GET', '/blogs/b1/posts/search')?.op).toBe('posts.search');
     expect(route('GET', '/blogs/b1/posts/bypath')?.op).toBe('posts.getByPath');
     expect(route('GET', '/blogs/b1/posts/p1')).toMatchObject({ op: 'posts.get', params: { blogId: 'b1', postId: 'p1' } });

@@ -140,6 +140,10 @@ agree<Check<'postUserInfosList', P.PostUserInfosListParams>>();
 agree<Check<'pageViewsGet', P.PageViewsGetParams>>();
 agree<Check<'pageViewsRecord', P.PageViewsRecordParams>>();
 agree<Check<'labelsList', P.LabelsListParams>>();
+agree<Check<'usersUpdate', P.UsersUpdateParams>>();
+agree<Check<'blogsUpdate', P.BlogsUpdateParams>>();
+agree<Check<'blogsPatch', P.BlogsPatchParams>>();
+agree<Check<'blogsDelete', P.BlogsDeleteParams>>();
 agree<Check<'postsRevisionsList', P.PostsRevisionsListParams>>();
 agree<Check<'postsRevisionsGet', P.PostsRevisionsGetParams>>();
 agree<Check<'postsRevisionsRestore', P.PostsRevisionsRestoreParams>>();
@@ -154,6 +158,7 @@ type Checked =
   | 'postsPublish' | 'postsRevert' | 'pagesGet' | 'pagesList' | 'pagesInsert' | 'pagesUpdate' | 'pagesDelete' | 'pagesAction'
   | 'commentsGet' | 'commentsList' | 'commentsListByBlog' | 'commentsAction' | 'commentsInsert'
   | 'blogUserInfosGet' | 'postUserInfosGet' | 'postUserInfosList' | 'pageViewsGet' | 'pageViewsRecord' | 'labelsList'
+  | 'usersUpdate' | 'blogsUpdate' | 'blogsPatch' | 'blogsDelete'
   | 'postsRevisionsList' | 'postsRevisionsGet' | 'postsRevisionsRestore' | 'pagesRevisionsList' | 'pagesRevisionsGet' | 'pagesRevisionsRestore';
 
 // The service methods take the public interfaces (not the runtime schemas' own types).
