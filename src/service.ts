@@ -14,6 +14,9 @@ import { userInfosApi } from './resources/userinfos.js';
 
 export type BlogServiceOptions = CoreOptions;
 
+/** Where the host service keeps its core, for blogcore's own trusted modules (blogcore/io restores records). */
+export const CORE = Symbol.for('blogcore.core');
+
 /** Who a scoped service acts for: a user of the host (`{ userId }`), or an anonymous reader (`null`). */
 export type ActorInput = { userId: string } | null;
 
@@ -55,7 +58,7 @@ export interface BlogService extends ReturnType<typeof apis> {
 }
 
 function scoped(core: Core, actor: Actor): BlogService {
-  return {
+  const service: BlogService = {
     ...apis(core, actor),
     as(next: ActorInput): BlogService {
       if (actor.kind !== 'host') throw forbidden('Only the host service may act as another user');
@@ -81,6 +84,8 @@ function scoped(core: Core, actor: Actor): BlogService {
       await core.driver.close();
     },
   };
+  if (actor.kind === 'host') Object.defineProperty(service, CORE, { value: core });
+  return service;
 }
 
 /** The blog service: every Blogger v3 operation as a typed method, over the given storage driver. */

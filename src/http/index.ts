@@ -5,6 +5,7 @@
  */
 import { BlogError } from '../errors.js';
 import { readRequestBody, readStreamLimited } from './body.js';
+import { feedsBase, serveFeed } from './feeds.js';
 import { applyFields, parseFields } from './fields.js';
 import type { RequestHead } from './head.js';
 import { ClientGone, dispatchers, type IncomingLike, type Outgoing } from './internal.js';
@@ -38,7 +39,7 @@ export interface HttpHandlerOptions {
    * It gets the request's method, URL and headers: the Fetch `Request` itself on the Fetch path, a
    * `RequestHead` (read-only `Headers`) from `toNodeHandler`. The body is the helper's to read.
    */
-  authenticate?(request: RequestHead): Actor | null | undefined | Promise<Actor | null | undefined>;
+  authenticate?: (request: RequestHead) => Actor | null | undefined | Promise<Actor | null | undefined>;
   /** The path prefix of the routes in the URL the client requested. Default `/v3`; `''` for none. */
   basePath?: string;
   /** Larger request bodies get 413. Default 1 MiB. */
@@ -46,7 +47,7 @@ export interface HttpHandlerOptions {
   /** Answer CORS preflights and add CORS headers. Default off. `true` allows every origin. */
   cors?: boolean | CorsOptions;
   /** Called with every unexpected (non-BlogError) failure, e.g. to log it; the client only sees a 500. */
-  onError?(error: unknown, request: RequestHead): void;
+  onError?: (error: unknown, request: RequestHead) => void;
 }
 
 export type HttpHandler = (request: Request) => Promise<Response>;
@@ -67,6 +68,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
   const basePath = (options.basePath ?? '/v3').replace(/\/+$/, '');
   if (basePath !== '' && !basePath.startsWith('/')) throw new TypeError('basePath must start with "/"');
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const feeds = feedsBase(basePath);
   const cors = options.cors === true ? {} : options.cors || undefined;
   const { authenticate, onError } = options;
   let anonymous: object | undefined;
@@ -128,6 +130,8 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
 
   async function dispatch(incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Promise<Outgoing> {
     const target = splitTarget(incoming.target);
+    const feed = target && pathSegments(target.path, feeds);
+    if (feed) return serveFeed(scope(null), incoming.method, feed, target.query, incoming.header('if-none-match'), corsHeaders);
     const segments = target && pathSegments(target.path, basePath);
     if (!target || !segments) return { ...errorOut(routeNotFound(), corsHeaders), notMine: true };
     if (segments.length === 1 && segments[0] === 'openapi.json') return serveOpenApi(incoming, corsHeaders);
