@@ -122,3 +122,19 @@ describe('labels over HTTP', () => {
     expect(next.items.map((l: Wire) => l.name)).toEqual(['b']);
   });
 });
+
+describe('labels after an import', () => {
+  it('imported posts move their label counters like inserted ones (importing again changes nothing)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { importBlog } = await import('../../src/io/index.js');
+    const w = await world();
+    const file = readFileSync(new URL('../io/fixtures/blogger-legacy.xml', import.meta.url), 'utf8');
+    const { blogId } = await importBlog(w.service, file);
+    const v = { ...w, blogId } as World;
+    const imported = await counts(v, w.service);
+    expect(Object.keys(imported).length).toBeGreaterThan(0);
+    expect(imported).toEqual(await recount(v));
+    await importBlog(w.service, file);
+    expect(await counts(v, w.service)).toEqual(imported);
+  });
+});
