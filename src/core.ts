@@ -1,5 +1,5 @@
 /**
- * The state every operation shares: the driver, the clock, caches of immutable records, and the
+ * The state every operation shares: the driver, the clock, caches of users and blogs, and the
  * checks that recur (validation, the caller's standing in a blog, compare-and-set retries, scheduled
  * posts going LIVE). Resources (src/resources/*) build the public methods on top of this.
  */
@@ -36,12 +36,12 @@ export class Core {
   readonly revisionsKept: number;
   private scheduler: Scheduler | undefined;
   private opening: Promise<void> | undefined;
-  // Users and blogs change (users.update, blogs.update/delete): the cache follows the change log.
+  // Users and blogs change (users.update, blogs.update/delete): writes here drop what they changed.
   private readonly cache: RecordCache<UserRecord | BlogRecord>;
 
   constructor(options: CoreOptions) {
     this.driver = options.driver;
-    this.cache = new RecordCache(options.driver, ['users', 'blogs']);
+    this.cache = new RecordCache(['users', 'blogs']);
     this.now = options.now ?? (() => new Date());
     this.revisionsKept = Math.max(0, Math.floor(options.revisionsKept ?? 50));
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));

@@ -1,7 +1,7 @@
 /**
  * Blogs and users become mutable: users.update, blogs.update/patch (old urls keep answering getByUrl, post
  * urls follow), blogs.delete (everything goes; a SIGKILL midway leaves a blog that reads as gone, and a second
- * call finishes), and the core's caches staying right in one process and across two on one SQLite file.
+ * call finishes), and the core's caches staying right in one process.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -129,26 +129,4 @@ describe('blogs.delete', () => {
     expect(await leftovers(driver, blog.id)).toEqual(NOTHING);
     await service.close();
   }, 60_000);
-});
-
-describe('caches across two processes on one SQLite file', () => {
-  it('a blog or user changed by another connection is seen at once; a deleted blog is gone', async () => {
-    const file = join(dir, 'two.db');
-    const a = createBlogService({ driver: sqliteDriver({ filename: file }) });
-    const b = createBlogService({ driver: sqliteDriver({ filename: file }) });
-    const user = await a.users.insert({ body: { id: 'u', displayName: 'Before' } });
-    const blog = await a.blogs.insert({ body: { name: 'Before', url: 'https://two.example/' }, ownerId: user.id });
-    const post = await a.posts.insert({ blogId: blog.id, body: { title: 'P' } });
-    expect((await a.blogs.get({ blogId: blog.id })).name).toBe('Before'); // cached in a
-    expect((await a.posts.get({ blogId: blog.id, postId: post.id })).author.displayName).toBe('Before');
-    await b.blogs.patch({ blogId: blog.id, body: { name: 'After', url: 'https://two-moved.example/' } });
-    await b.users.update({ userId: 'u', body: { displayName: 'After' } });
-    expect((await a.blogs.get({ blogId: blog.id })).name).toBe('After');
-    expect((await a.posts.get({ blogId: blog.id, postId: post.id })).url).toMatch(/^https:\/\/two-moved\.example\//);
-    expect((await a.posts.get({ blogId: blog.id, postId: post.id })).author.displayName).toBe('After');
-    await b.blogs.delete({ blogId: blog.id });
-    await expectError(a.blogs.get({ blogId: blog.id }), 404, 'notFound');
-    await a.close();
-    await b.close();
-  });
 });
