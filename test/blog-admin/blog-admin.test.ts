@@ -130,3 +130,27 @@ describe('blogs.delete', () => {
     await service.close();
   }, 60_000);
 });
+
+describe('caches across two connections on one SQLite file', () => {
+  it("another process's blog and user changes, and a delete, are seen within the cache's second", async () => {
+    const file = join(dir, 'two.db');
+    const a = createBlogService({ driver: sqliteDriver({ filename: file }) });
+    const b = createBlogService({ driver: sqliteDriver({ filename: file }) });
+    const user = await a.users.insert({ body: { id: 'u', displayName: 'Before' } });
+    const blog = await a.blogs.insert({ body: { name: 'Before', url: 'https://two.example/' }, ownerId: user.id });
+    const post = await a.posts.insert({ blogId: blog.id, body: { title: 'P' } });
+    expect((await a.blogs.get({ blogId: blog.id })).name).toBe('Before'); // cached in a
+    await b.blogs.patch({ blogId: blog.id, body: { name: 'After', url: 'https://two-moved.example/' } });
+    await b.users.update({ userId: 'u', body: { displayName: 'After' } });
+    const eventually = async (check: () => Promise<boolean>) => {
+      for (let i = 0; i < 40 && !(await check()); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await check()).toBe(true);
+    };
+    await eventually(async () => (await a.blogs.get({ blogId: blog.id })).name === 'After');
+    await eventually(async () => (await a.posts.get({ blogId: blog.id, postId: post.id })).author.displayName === 'After');
+    await b.blogs.delete({ blogId: blog.id });
+    await eventually(async () => (await a.blogs.get({ blogId: blog.id }).catch(() => undefined)) === undefined);
+    await a.close();
+    await b.close();
+  });
+});
