@@ -6,7 +6,7 @@
 import { DriverConflict, type StorageDriver, type StoredDoc, type WriteOp } from './driver.js';
 import { authError, resolveView, type Actor, type Standing } from './access.js';
 import { BlogError, conditionNotMet, notFound } from './errors.js';
-import { Emitter, type BlogEvent } from './events.js';
+import { Emitter, EventShare, type BlogEvent } from './events.js';
 import { newId } from './ids.js';
 import { labelCounterOps } from './label-counts.js';
 import { dueTime, Scheduler, type SchedulerOptions } from './scheduler.js';
@@ -35,6 +35,8 @@ export class Core {
   readonly events = new Emitter();
   readonly revisionsKept: number;
   private scheduler: Scheduler | undefined;
+  /** Events shared with other app servers on the same store (drivers that can `watch` it). */
+  readonly share: EventShare | undefined;
   private opening: Promise<void> | undefined;
   // Users and blogs change (users.update, blogs.update/delete): writes here drop what they changed.
   private readonly cache: RecordCache<UserRecord | BlogRecord>;
@@ -45,6 +47,10 @@ export class Core {
     this.now = options.now ?? (() => new Date());
     this.revisionsKept = Math.max(0, Math.floor(options.revisionsKept ?? 50));
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
+    if (typeof this.driver.watch === 'function') {
+      this.share = new EventShare(this.driver, this.events);
+      this.events.shared = true;
+    }
   }
 
   ready(): Promise<void> {
@@ -174,6 +180,7 @@ export class Core {
 
   emit(event: BlogEvent): void {
     this.events.emit(event);
+    this.share?.publish(event);
   }
 
   /**

@@ -191,6 +191,12 @@ export interface StorageDriver {
   commit(ops: readonly WriteOp[]): Promise<CommitResult>;
   /** The change log after `seq` (exclusive), oldest first, at most `limit` entries. */
   changesSince(seq: number, limit?: number): Promise<Change[]>;
+  /**
+   * Optional: calls `listener` soon after commits made through *other* connections to the same store (other
+   * app servers), and now and then regardless; the listener reads `changesSince` itself. A driver whose
+   * store only this instance writes leaves it out. Returns the function that stops the calls.
+   */
+  watch?(listener: () => void): () => void;
   close(): Promise<void>;
 }
 

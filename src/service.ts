@@ -23,14 +23,11 @@ export type ActorInput = { userId: string } | null;
 function apis(core: Core, actor: Actor) {
   const base = blogsApi(core, actor);
   const admin = blogAdminApi(core, actor);
-  const blogs = { ...base.blogs, ...admin.blogs };
-  const users = { ...base.users, ...admin.users };
-  const members = base.members;
   const { blogUserInfos, postUserInfos } = userInfosApi(core, actor);
-  return {
-    blogs,
-    users,
-    members,
+  const all = {
+    blogs: { ...base.blogs, ...admin.blogs },
+    users: { ...base.users, ...admin.users },
+    members: base.members,
     posts: postsApi(core, actor),
     pages: pagesApi(core, actor),
     comments: commentsApi(core, actor),
@@ -39,6 +36,27 @@ function apis(core: Core, actor: Actor) {
     pageViews: pageViewsApi(core, actor),
     labels: labelsApi(core, actor),
   };
+  return core.share ? settled(all, core.share) : all;
+}
+
+/**
+ * With events shared across app servers, a call resolves once the events it caused are stored for the other
+ * servers too, so "the write returned" means every server will hear of it. Nested namespaces (posts.revisions)
+ * are wrapped the same way.
+ */
+function settled<T extends Record<string, unknown>>(all: T, share: { flush(): Promise<void> }): T {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(all)) {
+    out[name] =
+      typeof value === 'function'
+        ? async (...args: unknown[]) => {
+            const result = await (value as (...a: unknown[]) => Promise<unknown>)(...args);
+            await share.flush();
+            return result;
+          }
+        : settled(value as Record<string, unknown>, share);
+  }
+  return out as T;
 }
 
 export interface BlogService extends ReturnType<typeof apis> {
@@ -69,10 +87,13 @@ function scoped(core: Core, actor: Actor): BlogService {
       return scoped(core, { kind: 'user', userId: next.userId });
     },
     on(type: EventType | '*', listener: Listener): () => void {
+      // Listening also hears the writes of other app servers on the same store, from now on.
+      core.share?.follow(core.ready()).catch(() => undefined);
       return core.events.on(type, listener);
     },
-    ready(): Promise<void> {
-      return core.ready();
+    async ready(): Promise<void> {
+      await core.ready();
+      await core.share?.started;
     },
     startScheduler(options?: SchedulerOptions): () => void {
       if (actor.kind !== 'host') throw forbidden('Only the host service runs the scheduler');
@@ -81,6 +102,7 @@ function scoped(core: Core, actor: Actor): BlogService {
     async close(): Promise<void> {
       core.stopScheduler();
       await core.ready().catch(() => undefined);
+      await core.share?.close();
       await core.driver.close();
     },
   };

@@ -27,6 +27,7 @@ import type { StoreSchema } from './driver.js';
  * labels.blog           [blogId, label, id]                     every label of a blog with its post counts (v3)
  * labels.live           [blogId, label, id]                     only labels that LIVE posts carry (v3)
  * revisions.item        [itemId, replaced, id]                  earlier versions of a post or page, oldest first (v3)
+ * events                events shared between app servers on one store (src/events.ts), no indexes
  */
 export const STORE_SCHEMA: StoreSchema = {
   version: 3,
@@ -53,5 +54,6 @@ export const STORE_SCHEMA: StoreSchema = {
     { name: 'pageviews', indexes: [{ name: 'blog' }, { name: 'owner' }] },
     { name: 'labels', indexes: [{ name: 'blog' }, { name: 'live' }] },
     { name: 'revisions', indexes: [{ name: 'item' }] },
+    { name: 'events', indexes: [] },
   ],
 };

@@ -10,6 +10,12 @@ import type { StorageDriver } from '../../src/driver.js';
 
 export type Service = ReturnType<typeof createBlogService>;
 export type Driver = StorageDriver;
+
+/** The driver the behaviour tests run on: memory, unless the file running them picks another (test/pg-service.test.ts). */
+let makeDriver: () => Driver = () => memoryDriver();
+export function useDriver(factory: () => Driver): void {
+  makeDriver = factory;
+}
 export type ServiceOptions = Parameters<typeof createBlogService>[0];
 // Loose shapes for what the tests read back; the service's own types are checked by the calls themselves.
 export type Wire = Record<string, any>;
@@ -80,15 +86,16 @@ export function makeClock(start = T0): Clock {
   return clock;
 }
 
-export function newService(driver: Driver = memoryDriver(), clock: Clock = makeClock()): Service {
+export function newService(driver: Driver = makeDriver(), clock: Clock = makeClock()): Service {
   return createBlogService({ driver, now: () => new Date(clock.ms), apiBaseUrl: API });
 }
 
 /**
  * A blog with an admin, two authors, a reader and an outsider; the clock at T0; events recorded. On the
- * memory driver unless another (empty) driver is given: behaviour tests that must hold on every driver pass one.
+ * driver useDriver() chose (memory by default) unless another (empty) driver is given: tests that must hold
+ * on every driver pass one.
  */
-export async function world(driver: Driver = memoryDriver()): Promise<World> {
+export async function world(driver: Driver = makeDriver()): Promise<World> {
   const clock = makeClock();
   const service = newService(driver, clock);
   await service.ready();

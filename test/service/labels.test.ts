@@ -12,17 +12,22 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { memoryDriver } from '../../drivers/memory/index.js';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { idbDriver } from '../../drivers/idb/index.js';
+import { postgresDriver } from '../../drivers/postgres/index.js';
+import { pgUrl, tracked } from '../postgres/env.js';
 import { createHttpHandler } from '../../src/http/index.js';
 import { DAY, expectError, makePost, world, type Driver, type Service, type Wire, type World } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'blogcore-labels-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
+const pgStores = tracked((schema) => postgresDriver({ connectionString: pgUrl(), schema, max: 3 }), 'labels');
+afterAll(() => pgStores.dropAll());
 
 const DRIVERS: Array<[string, () => Driver]> = [
   ['memory', () => memoryDriver()],
   ['sqlite', () => sqliteDriver({ filename: join(dir, `labels-${++n}.db`) })],
   ['idb (fake-indexeddb)', () => idbDriver({ name: `labels-${++n}`, indexedDB: new IDBFactory() })],
+  ['postgres', () => pgStores.make()],
 ];
 
 /** label -> [livePosts, allPosts?] as `s` sees them, every page walked. */
