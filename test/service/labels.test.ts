@@ -15,6 +15,7 @@ import { idbDriver } from '../../drivers/idb/index.js';
 import { postgresDriver } from '../../drivers/postgres/index.js';
 import { pgUrl, tracked } from '../postgres/env.js';
 import { createHttpHandler } from '../../src/http/index.js';
+import { createBlogService } from '../../src/index.js';
 import { DAY, expectError, makePost, world, type Driver, type Service, type Wire, type World } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'blogcore-labels-'));
@@ -141,5 +142,27 @@ describe('labels after an import', () => {
     expect(imported).toEqual(await recount(v));
     await importBlog(w.service, file);
     expect(await counts(v, w.service)).toEqual(imported);
+  });
+});
+
+describe('labels on a store written before label counters', () => {
+  it('opening it counts the labels of the posts there, once', async () => {
+    const file = join(dir, 'older.db');
+    const w = await world(sqliteDriver({ filename: file }));
+    await makePost(w, 'LIVE', { labels: ['a', 'b'] });
+    await makePost(w, 'DRAFT', { labels: ['a'] });
+    const expected = await counts(w, w.service);
+    // What a store of layout 2 holds: the posts, no counters, the layout marker at 2.
+    const counters = await w.driver.list({ collection: 'labels', index: 'blog', prefix: [w.blogId], direction: 'asc', limit: 100 });
+    const marker = (await w.driver.get('settings', 'storeLayout'))!;
+    await w.driver.commit([
+      ...counters.map((c) => ({ type: 'delete' as const, collection: 'labels', id: c.id, expect: c.version })),
+      { type: 'put', collection: 'settings', id: 'storeLayout', expect: marker.version, doc: { id: 'storeLayout', layout: 2 }, keys: {} },
+    ]);
+    expect(await counts(w, w.service)).toEqual({});
+    await w.service.close();
+    const reopened = createBlogService({ driver: sqliteDriver({ filename: file }) });
+    expect(await counts(w, reopened)).toEqual(expected);
+    await reopened.close();
   });
 });
