@@ -11,7 +11,11 @@ const commit: StorageDriver['commit'] = async (ops) => {
   return out;
 };
 const driver = new Proxy(inner, {
-  get: (target, name) => (name === 'commit' ? commit : (Reflect.get(target, name) as (...a: unknown[]) => unknown).bind(target)),
+  get: (target, name) => {
+    if (name === 'commit') return commit;
+    const value = Reflect.get(target, name) as unknown;
+    return typeof value === 'function' ? value.bind(target) : value;
+  },
 }) as StorageDriver;
 const service = createBlogService({ driver });
 await service.blogs.delete({ blogId: process.argv[3]! });
