@@ -1,6 +1,5 @@
 /** Query strings as the wire sends them → the typed params of the in-process methods. */
 import { BlogError } from '../errors.js';
-import { isUnspecified } from './override.js';
 import type { ParamKind } from './routes.js';
 
 /** Google's global ("system") parameters: accepted on every route. */
@@ -66,7 +65,7 @@ export function parseQuery(
     const kind = Object.hasOwn(spec, name) ? spec[name] : undefined;
     if (kind === undefined) throw badParam(name, `Unknown parameter: ${name}`);
     if (kind === 'list') {
-      const items = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '' && !isUnspecified(name, v));
+      const items = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
       if (items.length > 0) params[name] = items;
       continue;
     }
@@ -82,7 +81,7 @@ export function parseQuery(
       params[name] = parseBool(name, value);
       continue;
     }
-    if (value === '' || isUnspecified(name, value)) continue;
+    if (value === '') continue;
     params[name] = kind === 'int' ? parseUint(name, value) : value;
   }
   return { params, global };

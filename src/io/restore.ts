@@ -17,7 +17,6 @@ import { CORE, type BlogService } from '../service.js';
 import { publicUrl } from '../wire.js';
 import { own } from './keys.js';
 import type { ImportFormat, ImportOptions, ImportReport } from './types.js';
-import { labelCounterOps } from '../label-counts.js';
 
 export function coreOf(service: BlogService): Core {
   const core = (service as unknown as Record<symbol, Core | undefined>)?.[CORE];
@@ -224,9 +223,7 @@ export class Restorer {
       }
       if (!record.path) record = await withPath(this.core, kind, record, true);
       try {
-        // An imported post moves its labels' counters in the same commit (src/label-counts.ts).
-        const counters = collection === 'posts' ? await labelCounterOps(this.core.driver, undefined, record as PostRecord) : [];
-        await this.core.driver.commit([put(collection, record, 0), ...counters, ...ready.map((i) => put('comments', { ...i.record, postId: r.id, vis }, 0))]);
+        await this.core.driver.commit([put(collection, record, 0), ...ready.map((i) => put('comments', { ...i.record, postId: r.id, vis }, 0))]);
         break;
       } catch (error) {
         if (!DriverConflict.is(error) || attempt > 3) throw error;

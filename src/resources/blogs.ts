@@ -5,7 +5,7 @@ import { BlogError, conflict, forbidden, invalid, notFound } from '../errors.js'
 import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from '../records.js';
 import { params, type Role } from '../schemas.js';
 import type { BlogsGetByUrlParams, BlogsGetParams, BlogsInsertParams, BlogsListByUserParams, MembersListParams, MembersRemoveParams, MembersSetParams, UsersGetParams, UsersInsertParams } from '../params.js';
-import { blogUserInfoWire, blogWire, userWire, type Blog, type BlogList, type BlogUserInfo, type User } from '../wire.js';
+import { blogWire, userWire, type Blog, type BlogList, type User } from '../wire.js';
 import { postOut } from './posts.js';
 
 /** Blog urls compare without case in scheme and host, with one trailing slash. */
@@ -16,24 +16,21 @@ export function normalizeBlogUrl(url: string): string {
   return `${u.protocol}//${u.host}${path}`;
 }
 
-/** A blog as the caller sees it at `view`, with its `maxPosts` newest LIVE posts. */
-export async function blogResource(core: Core, b: BlogRecord, view: Role, maxPosts: number | undefined): Promise<Blog> {
-  const [posts, pages] = await Promise.all([
-    core.driver.count({ collection: 'posts', index: 'published', prefix: [b.id, 'LIVE'] }),
-    core.driver.count({ collection: 'pages', index: 'published', prefix: [b.id, 'LIVE'] }),
-  ]);
-  let items;
-  if (maxPosts) {
-    const hits = await core.driver.list({ collection: 'posts', index: 'published', prefix: [b.id, 'LIVE'], direction: 'desc', limit: maxPosts });
-    items = await Promise.all(hits.map((h) => postOut(core, h.doc as unknown as PostRecord, view, {})));
-  }
-  return blogWire(b, { posts, pages }, items, core.links);
-}
-
 export function blogsApi(core: Core, actor: Actor) {
   const actorId = actorUserId(actor);
 
-  const blogOut = (b: BlogRecord, view: Role, maxPosts: number | undefined) => blogResource(core, b, view, maxPosts);
+  async function blogOut(b: BlogRecord, view: Role, maxPosts: number | undefined): Promise<Blog> {
+    const [posts, pages] = await Promise.all([
+      core.driver.count({ collection: 'posts', index: 'published', prefix: [b.id, 'LIVE'] }),
+      core.driver.count({ collection: 'pages', index: 'published', prefix: [b.id, 'LIVE'] }),
+    ]);
+    let items;
+    if (maxPosts) {
+      const hits = await core.driver.list({ collection: 'posts', index: 'published', prefix: [b.id, 'LIVE'], direction: 'desc', limit: maxPosts });
+      items = await Promise.all(hits.map((h) => postOut(core, h.doc as unknown as PostRecord, view, {})));
+    }
+    return blogWire(b, { posts, pages }, items, core.links);
+  }
 
   async function read(b: BlogRecord, view: Role | undefined, maxPosts: number | undefined): Promise<Blog> {
     await core.promoteDue();
@@ -103,8 +100,7 @@ export function blogsApi(core: Core, actor: Actor) {
         await core.ready();
         const hit = await core.driver.getByIndex('blogs', 'url', [url.toLowerCase()]);
         if (!hit) throw notFound('Blog');
-        // Through the cache (a blog being deleted reads as gone); an old url finds the blog too.
-        return read(await core.blog(hit.id), p.view, p.maxPosts);
+        return read(hit.doc as unknown as BlogRecord, p.view, p.maxPosts);
       },
 
       async listByUser(input: BlogsListByUserParams): Promise<BlogList> {
@@ -120,23 +116,14 @@ export function blogsApi(core: Core, actor: Actor) {
         if (!(p.status ?? ['LIVE']).includes('LIVE')) return { kind: 'blogger#blogList', items: [] };
         const memberships = await core.driver.list({ collection: 'members', index: 'user', prefix: [userId], direction: 'asc', limit: 10_000 });
         const items: Blog[] = [];
-        const infos: BlogUserInfo[] = [];
         for (const m of memberships) {
           const member = m.doc as unknown as MemberRecord;
           if (!roles.includes(member.role)) continue;
           // A view above the user's role on a blog leaves that blog out instead of failing the whole list.
           if (p.view && !atLeast(member.role, p.view)) continue;
-          // A blog being deleted is left out (its memberships go last).
-          const record = await core.blog(member.blogId).catch((e: unknown) => {
-            if (BlogError.is(e) && e.code === 404) return undefined;
-            throw e;
-          });
-          if (!record) continue;
-          const blog = await blogOut(record, p.view ?? member.role, p.maxPosts);
-          items.push(blog);
-          if (p.fetchUserInfo) infos.push(blogUserInfoWire(blog, userId, member.role));
+          items.push(await blogOut(await core.blog(member.blogId), p.view ?? member.role, p.maxPosts));
         }
-        return { kind: 'blogger#blogList', items, ...(p.fetchUserInfo ? { blogUserInfos: infos } : {}) };
+        return { kind: 'blogger#blogList', items };
       },
 
       async insert(input: BlogsInsertParams): Promise<Blog> {

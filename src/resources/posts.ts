@@ -7,11 +7,9 @@ import { listOf, page, type PageQuery } from '../paging.js';
 import { del, put, type PostRecord } from '../records.js';
 import { params, type Parsed, type Role } from '../schemas.js';
 import type { PostsDeleteParams, PostsGetByPathParams, PostsGetParams, PostsInsertParams, PostsListParams, PostsPublishParams, PostsRevertParams, PostsSearchParams, PostsUpdateParams } from '../params.js';
-import { labelCounterOps } from '../label-counts.js';
 import { hasPhrase, parseQuery, postWordFields } from '../text.js';
 import { authorOf, listEtag, postWire, type Post, type PostList } from '../wire.js';
 import { inlineComments } from './comments.js';
-import { postRevisionsApi } from './revisions.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPost, revertTo, trash, withPath } from './content.js';
 
 type Body = Parsed<'postsInsert'>['body'];
@@ -124,12 +122,6 @@ export function postsApi(core: Core, actor: Actor) {
   }
 
   return {
-    /** Earlier versions of a post (an extension): list, get, restore. */
-    revisions: postRevisionsApi<Post>(core, actor, async (blogId, postId, ifMatch, fn) => {
-      const { after, view } = await change(blogId, postId, ifMatch, fn, true);
-      return postOut(core, after, view, {});
-    }),
-
     async get(input: PostsGetParams): Promise<Post> {
       const p = core.parse(params.postsGet, input);
       const s = await core.reader(actor, p.blogId, p.view);
@@ -193,7 +185,7 @@ export function postsApi(core: Core, actor: Actor) {
       if (status !== 'DRAFT') draft.published = published!;
       const r = await core.transact(async (retry) => {
         const withUrl = await withPath(core, 'post', draft, retry > 0);
-        return { ops: [put('posts', withUrl, 0), ...(await labelCounterOps(core.driver, undefined, withUrl))], result: withUrl };
+        return { ops: [put('posts', withUrl, 0)], result: withUrl };
       });
       await emitChange(undefined, r, false);
       return postOut(core, r, s.view, p);
