@@ -27,5 +27,9 @@ export {
   type SearchQuery,
   type Change,
   type CommitResult,
+  type CommitOptions,
+  type LogPosition,
+  type LogBounds,
+  type PruneQuery,
 } from './driver.js';
 export { STORE_SCHEMA } from './store-schema.js';
