@@ -2,6 +2,7 @@ import { BlogError, forbidden } from './errors.js';
 import type { Actor } from './access.js';
 import { Core, type CoreOptions } from './core.js';
 import type { EventType, Listener } from './events.js';
+import { changesApi } from './changes.js';
 import { blogsApi } from './resources/blogs.js';
 import { commentsApi } from './resources/comments.js';
 import { pagesApi } from './resources/pages.js';
@@ -14,7 +15,7 @@ export type ActorInput = { userId: string } | null;
 
 function apis(core: Core, actor: Actor) {
   const { blogs, users, members } = blogsApi(core, actor);
-  return { blogs, users, members, posts: postsApi(core, actor), pages: pagesApi(core, actor), comments: commentsApi(core, actor) };
+  return { blogs, users, members, posts: postsApi(core, actor), pages: pagesApi(core, actor), comments: commentsApi(core, actor), changes: changesApi(core, actor) };
 }
 
 export interface BlogService extends ReturnType<typeof apis> {

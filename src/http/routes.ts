@@ -100,6 +100,8 @@ export const ROUTES: readonly Route[] = [
   { method: 'DELETE', path: G, op: ['pages', 'delete'], query: { useTrash: 'bool' }, ifMatch: true, noContent: true },
   { method: 'POST', path: `${G}/publish`, op: ['pages', 'publish'], query: {}, ifMatch: true, etag: true },
   { method: 'POST', path: `${G}/revert`, op: ['pages', 'revert'], query: {}, ifMatch: true, etag: true },
+  // blogcore extension (DESIGN §11): a replica's pull
+  { method: 'GET', path: `${B}/changes`, op: ['changes', 'list'], query: { since: 'string', pageToken: 'string', maxResults: 'int', wait: 'int', view: 'string' } },
 ];
 
 interface Node {
