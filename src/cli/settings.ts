@@ -1,7 +1,7 @@
 /** The CLI's own record in the store (`settings` collection): the demo blog, its admin, and the admin token's hash. */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { BlogError, type StorageDriver } from 'blogcore';
-import type { Actor } from 'blogcore/http';
+import type { Actor, RequestHead } from 'blogcore/http';
 
 export interface CliSettings {
   adminUserId: string;
@@ -27,7 +27,7 @@ const authError = (message: string) => new BlogError({ code: 401, reason: 'authE
 
 /** `Authorization: Bearer <token>` (or Google's `access_token` parameter) → the admin; none → anonymous. */
 export function bearerAuth(driver: StorageDriver) {
-  return async (request: Request): Promise<Actor | null> => {
+  return async (request: RequestHead): Promise<Actor | null> => {
     const header = request.headers.get('authorization');
     let token: string | null;
     if (header !== null) {

@@ -35,7 +35,7 @@ export interface HttpHandlerOptions {
    * It gets the request's method, URL and headers: the Fetch `Request` itself on the Fetch path, a
    * `RequestHead` (read-only `Headers`) from `toNodeHandler`. The body is the helper's to read.
    */
-  authenticate?(request: RequestHead): Actor | null | undefined | Promise<Actor | null | undefined>;
+  authenticate?: (request: RequestHead) => Actor | null | undefined | Promise<Actor | null | undefined>;
   /** The path prefix of the routes in the URL the client requested. Default `/v3`; `''` for none. */
   basePath?: string;
   /** Larger request bodies get 413. Default 1 MiB. */
@@ -43,7 +43,7 @@ export interface HttpHandlerOptions {
   /** Answer CORS preflights and add CORS headers. Default off. `true` allows every origin. */
   cors?: boolean | CorsOptions;
   /** Called with every unexpected (non-BlogError) failure, e.g. to log it; the client only sees a 500. */
-  onError?(error: unknown, request: RequestHead): void;
+  onError?: (error: unknown, request: RequestHead) => void;
 }
 
 export type HttpHandler = (request: Request) => Promise<Response>;
