@@ -3,6 +3,7 @@ import type { Actor } from './access.js';
 import { Core, type CoreOptions } from './core.js';
 import type { EventType, Listener } from './events.js';
 import { changesApi } from './changes.js';
+import { once } from './idempotency.js';
 import { blogsApi } from './resources/blogs.js';
 import { commentsApi } from './resources/comments.js';
 import { pagesApi } from './resources/pages.js';
@@ -21,6 +22,12 @@ function apis(core: Core, actor: Actor) {
 export interface BlogService extends ReturnType<typeof apis> {
   /** A service acting for one user (or an anonymous reader). Only host code may choose who to act as. */
   as(actor: ActorInput): BlogService;
+  /**
+   * Runs a create at most once per `key` for this caller (what HTTP `Idempotency-Key` does): a retry with
+   * the same key and an equal `request` answers the first result; the same key with another request is 422,
+   * and while the first copy still runs, 409. Keys are kept in the store for at least 24 hours.
+   */
+  once<T>(key: string, request: unknown, create: () => Promise<T>): Promise<T>;
   /** Listens to events after successful writes; returns the function that stops listening. */
   on(type: EventType | '*', listener: Listener): () => void;
   /** Opens the store (creating or upgrading it). Every call does this itself; await it to fail early. */
@@ -39,6 +46,9 @@ function scoped(core: Core, actor: Actor): BlogService {
         throw new BlogError({ code: 400, reason: 'invalid', message: 'as() takes { userId } or null', location: 'actor', locationType: 'parameter' });
       }
       return scoped(core, { kind: 'user', userId: next.userId });
+    },
+    once<T>(key: string, request: unknown, create: () => Promise<T>): Promise<T> {
+      return once(core, actor, key, request, create);
     },
     on(type: EventType | '*', listener: Listener): () => void {
       return core.events.on(type, listener);

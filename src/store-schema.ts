@@ -21,9 +21,10 @@ import type { StoreSchema } from './driver.js';
  * members.blog          [blogId, userId]
  * members.user          [userId, blogId]
  * settings              host-level values (e.g. the CLI's hashed admin token), no indexes
+ * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (idempotency.ts)
  */
 export const STORE_SCHEMA: StoreSchema = {
-  version: 2,
+  version: 3,
   collections: [
     { name: 'users', indexes: [] },
     { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
@@ -44,5 +45,6 @@ export const STORE_SCHEMA: StoreSchema = {
     { name: 'pages', indexes: [{ name: 'published' }, { name: 'path', unique: true }] },
     { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }, { name: 'move' }] },
     { name: 'settings', indexes: [] },
+    { name: 'idempotency', indexes: [{ name: 'created' }] },
   ],
 };

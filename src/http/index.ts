@@ -154,7 +154,11 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
       if (ifMatch !== null) params.ifMatch = ifMatch.trim();
     }
 
-    const result = await scope(actor ?? null)[route.op[0]]![route.op[1]]!(params);
+    const scoped = scope(actor ?? null);
+    const call = () => scoped[route.op[0]]![route.op[1]]!(params);
+    const key = route.idempotent ? incoming.header('idempotency-key') : null;
+    const once = (scoped as { once?: (key: string, request: unknown, create: () => Promise<unknown>) => Promise<unknown> }).once;
+    const result = key !== null && once ? await once(key.trim(), { op: route.op, params }, call) : await call();
 
     if (route.noContent) return { status: 204, headers: { ...corsHeaders }, text: null };
     const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'cache-control': PRIVATE, 'x-content-type-options': 'nosniff', ...corsHeaders };

@@ -30,13 +30,20 @@ export interface SyncServer {
   request(who: Who, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: Json | null }>;
   /** A whole pull (every page), with an optional hook between pages. */
   pull(who: Who, since?: string, opts?: { maxResults?: number; between?: (page: number) => Promise<void> }): Promise<{ items: Json[]; checkpoint: string; pages: number }>;
-  close(): Promise<void>;
+  /** Stops the server; `keepFile` leaves the SQLite file for a restart. */
+  close(keepFile?: boolean): Promise<void>;
 }
 
-export async function startSyncServer(options: { retentionDays?: number } = {}): Promise<SyncServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'blogcore-sync-'));
-  const file = join(dir, 'blog.db');
-  const clock = { ms: Date.parse('2026-05-01T08:00:00.000Z'), advance: (ms: number) => void (clock.ms += ms) };
+export interface SyncServerOptions {
+  retentionDays?: number;
+  /** Serve this SQLite file of an earlier server (a restart) instead of a new one. */
+  restart?: SyncServer;
+}
+
+export async function startSyncServer(options: SyncServerOptions = {}): Promise<SyncServer> {
+  const dir = options.restart ? undefined : mkdtempSync(join(tmpdir(), 'blogcore-sync-'));
+  const file = options.restart?.file ?? join(dir!, 'blog.db');
+  const clock = { ms: options.restart?.clock.ms ?? Date.parse('2026-05-01T08:00:00.000Z'), advance: (ms: number) => void (clock.ms += ms) };
   const server: Server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -46,13 +53,19 @@ export async function startSyncServer(options: { retentionDays?: number } = {}):
     now: () => new Date((clock.ms += 1)),
     ...(options.retentionDays !== undefined ? { changeRetention: { days: options.retentionDays } } : {}),
   });
-  const admin = (await service.users.insert({ body: { displayName: 'Ada Admin' } })).id!;
-  const author = (await service.users.insert({ body: { displayName: 'Otto Author' } })).id!;
-  const reader = (await service.users.insert({ body: { displayName: 'Rita Reader' } })).id!;
-  const blogId = (await service.blogs.insert({ body: { name: 'Sync', url: 'https://sync.example/' }, ownerId: admin })).id!;
-  await service.members.set({ blogId, userId: author, role: 'AUTHOR' });
-  await service.members.set({ blogId, userId: reader, role: 'READER' });
-  const users = { admin, author, reader };
+  let blogId: string;
+  let users: SyncServer['users'];
+  if (options.restart) {
+    ({ blogId, users } = options.restart);
+  } else {
+    const admin = (await service.users.insert({ body: { displayName: 'Ada Admin' } })).id!;
+    const author = (await service.users.insert({ body: { displayName: 'Otto Author' } })).id!;
+    const reader = (await service.users.insert({ body: { displayName: 'Rita Reader' } })).id!;
+    blogId = (await service.blogs.insert({ body: { name: 'Sync', url: 'https://sync.example/' }, ownerId: admin })).id!;
+    await service.members.set({ blogId, userId: author, role: 'AUTHOR' });
+    await service.members.set({ blogId, userId: reader, role: 'READER' });
+    users = { admin, author, reader };
+  }
   const handler = createHttpHandler(service, {
     authenticate: (req) => {
       const token = req.headers.get('authorization')?.replace(/^Bearer /, '');
@@ -103,12 +116,12 @@ export async function startSyncServer(options: { retentionDays?: number } = {}):
         await opts.between?.(pages);
       }
     },
-    close: () =>
+    close: (keepFile = false) =>
       new Promise<void>((r) => {
         server.closeAllConnections();
         server.close(() =>
           void service.close().then(() => {
-            rmSync(dir, { recursive: true, force: true });
+            if (!keepFile) rmSync(join(file, '..'), { recursive: true, force: true });
             r();
           }),
         );
