@@ -129,12 +129,11 @@ export function changesApi(core: Core, actor: Actor) {
       if (token.p === 'log' && (token.q < bounds.pruned || token.q > bounds.newest)) {
         throw resync(token.q > bounds.newest ? 'The checkpoint is not from this store' : 'The change log no longer reaches back to this checkpoint');
       }
-      const checkpoint = encode({ v: code, s: token.e });
       const answer = (items: ChangeItem[], next: Token | undefined): ChangeList => ({
         kind: 'blogcore#changeList',
         items,
         ...(next ? { nextPageToken: encode(next) } : {}),
-        checkpoint,
+        checkpoint: encode({ v: code, s: token.e }),
       });
 
       if (token.p !== 'log') {
@@ -148,14 +147,14 @@ export function changesApi(core: Core, actor: Actor) {
       for (;;) {
         const { items, next } = await logPage(p.blogId, view, token.q, token.o, token.e, max);
         if (items.length > 0 || next || Date.now() >= deadline) return answer(items, next && { ...token, q: next.seq, o: next.pos });
-        // Nothing changed: a long poll waits for a commit (or the next look at the log), then reads on to
-        // the log's newest seq from where this pull began.
-        const seen = token.e;
+        // Nothing changed here: a long poll waits for a commit (or the next look at the log), then reads on
+        // to the log's newest seq from the same place (a write to another blog finds nothing and waits on).
         await waitForCommit(deadline);
-        const now = await core.driver.logBounds();
-        if (now.newest === seen) continue;
-        token = { ...token, e: now.newest };
-        return this.list({ ...input, since: undefined, pageToken: encode(token), wait: 0 });
+        const newest = (await core.driver.logBounds()).newest;
+        if (newest !== token.e) {
+          await moveCommentsStep(core);
+          token = { ...token, e: newest };
+        }
       }
     },
   };

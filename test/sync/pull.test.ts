@@ -204,6 +204,11 @@ describe('retention and long polls', () => {
     void waiting.then(() => (answered = true));
     await new Promise((r) => setTimeout(r, 200));
     expect(answered).toBe(false);
+    // A write to another blog does not answer it.
+    const other = await s.service.blogs.insert({ body: { name: 'Other', url: 'https://other.example/' }, ownerId: s.users.admin });
+    await s.service.posts.insert({ blogId: other.id!, body: { title: 'elsewhere', content: 'c' } });
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect(answered).toBe(false);
     const post = await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'wake up', content: 'c' } });
     const { status, json } = await waiting;
     expect(status).toBe(200);
