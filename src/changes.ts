@@ -233,20 +233,26 @@ export function changesApi(core: Core, actor: Actor) {
     for (const { id, stored } of recs) {
       const kind = KIND[phase];
       let resource: Post | Page | Comment | undefined;
+      // Whether the caller may ever have seen it: a post or page never published, a comment still PENDING
+      // (nothing returns a comment to PENDING) never reached a reader, so no tombstone tells them it exists.
+      let unseen = false;
       if (stored && phase === 'posts') {
         const r = stored.doc as unknown as PostRecord;
         if (r.status === 'LIVE' || author) resource = await postOut(core, r, view, { fetchBody: true });
+        else unseen = r.path === undefined;
       } else if (stored && phase === 'pages') {
         const r = stored.doc as unknown as PageRecord;
         if (r.status === 'LIVE' || author) resource = await pageOut(core, r, view);
+        else unseen = r.path === undefined;
       } else if (stored) {
         const c = stored.doc as unknown as CommentRecord;
         const post = posts.get(c.postId);
         const seen = post && visibleClasses(view).includes(commentVisOf(post)) && (PUBLIC.includes(c.status) || atLeast(view, 'ADMIN'));
         if (seen) resource = await commentOut(core, c, view, true);
+        else unseen = c.status === 'PENDING';
       }
       if (resource) out.push({ kind, id, resource });
-      else if (!snapshot) out.push({ kind, id, deleted: true });
+      else if (!snapshot && !unseen) out.push({ kind, id, deleted: true });
     }
     return out;
   }
