@@ -124,6 +124,18 @@ describe('tombstones: every way an item leaves a caller', () => {
     }
   });
 
+  it('pages through one commit of many changes (a post deleted with its comments) without losing any', async () => {
+    const admin = s.as('admin');
+    const post = await admin.posts.insert({ blogId: s.blogId, body: { title: 'busy', content: 'c' } });
+    const comments: string[] = [];
+    for (let i = 0; i < 12; i++) comments.push((await admin.comments.insert({ blogId: s.blogId, postId: post.id!, body: { content: `c${i}` } })).id!);
+    const { checkpoint } = await s.pull('reader');
+    await admin.posts.delete({ blogId: s.blogId, postId: post.id! });
+    const after = await s.pull('reader', checkpoint, { maxResults: 5 });
+    expect(after.pages).toBe(3);
+    expect(after.items.filter((i) => i.deleted).map((i) => i.id).sort()).toEqual([post.id!, ...comments].sort());
+  });
+
   it('a role that changed makes the old checkpoint 410 resyncRequired', async () => {
     await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'draft', content: 'd' }, isDraft: true });
     const { checkpoint, items } = await s.pull('author');
