@@ -3,7 +3,7 @@ import type { Actor } from './access.js';
 import { Core, type CoreOptions } from './core.js';
 import type { EventType, Listener } from './events.js';
 import { changesApi } from './changes.js';
-import { once } from './idempotency.js';
+import { INTERNALS } from './internals.js';
 import { blogsApi } from './resources/blogs.js';
 import { commentsApi } from './resources/comments.js';
 import { pagesApi } from './resources/pages.js';
@@ -22,12 +22,6 @@ function apis(core: Core, actor: Actor) {
 export interface BlogService extends ReturnType<typeof apis> {
   /** A service acting for one user (or an anonymous reader). Only host code may choose who to act as. */
   as(actor: ActorInput): BlogService;
-  /**
-   * Runs a create at most once per `key` for this caller (what HTTP `Idempotency-Key` does): a retry with
-   * the same key and an equal `request` answers the first result; the same key with another request is 422,
-   * and while the first copy still runs, 409. Keys are kept in the store for at least 24 hours.
-   */
-  once<T>(key: string, request: unknown, create: () => Promise<T>): Promise<T>;
   /** Listens to events after successful writes; returns the function that stops listening. */
   on(type: EventType | '*', listener: Listener): () => void;
   /** Opens the store (creating or upgrading it). Every call does this itself; await it to fail early. */
@@ -36,8 +30,9 @@ export interface BlogService extends ReturnType<typeof apis> {
   close(): Promise<void>;
 }
 
+
 function scoped(core: Core, actor: Actor): BlogService {
-  return {
+  const service: BlogService = {
     ...apis(core, actor),
     as(next: ActorInput): BlogService {
       if (actor.kind !== 'host') throw forbidden('Only the host service may act as another user');
@@ -46,9 +41,6 @@ function scoped(core: Core, actor: Actor): BlogService {
         throw new BlogError({ code: 400, reason: 'invalid', message: 'as() takes { userId } or null', location: 'actor', locationType: 'parameter' });
       }
       return scoped(core, { kind: 'user', userId: next.userId });
-    },
-    once<T>(key: string, request: unknown, create: () => Promise<T>): Promise<T> {
-      return once(core, actor, key, request, create);
     },
     on(type: EventType | '*', listener: Listener): () => void {
       return core.events.on(type, listener);
@@ -61,6 +53,8 @@ function scoped(core: Core, actor: Actor): BlogService {
       await core.driver.close();
     },
   };
+  Object.defineProperty(service, INTERNALS, { value: { core, actor } });
+  return service;
 }
 
 /** The blog service: every Blogger v3 operation as a typed method, over the given storage driver. */

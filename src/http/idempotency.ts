@@ -8,10 +8,10 @@
  * first runs. A failed create releases its claim (nothing was created, a retry runs again); a claim whose
  * process died is taken over after STALE_MS. Expired keys are swept a bounded batch per call.
  */
-import type { Actor } from './access.js';
-import type { Core } from './core.js';
-import { DriverConflict, type JsonObject } from './driver.js';
-import { BlogError, conflict } from './errors.js';
+import type { Actor } from '../access.js';
+import type { Core } from '../core.js';
+import { DriverConflict, type JsonObject } from '../driver.js';
+import { BlogError, conflict } from '../errors.js';
 
 /** How long a key is kept (at least): a retry within it answers the first result. */
 export const KEEP_MS = 24 * 3_600_000;
@@ -42,7 +42,10 @@ async function sha256(text: string): Promise<string> {
 
 const scopeOf = (actor: Actor) => (actor.kind === 'user' ? `user:${actor.userId}` : actor.kind);
 
-/** Runs `create` once per (caller, key) and request; see the file comment. */
+/**
+ * Runs `create` once per (caller, key) and request; see the file comment. It lives with the HTTP helper
+ * (the header is its only way in), so browser bundles of the core do not carry it.
+ */
 export async function once<T>(core: Core, actor: Actor, key: string, request: unknown, create: () => Promise<T>): Promise<T> {
   if (typeof key !== 'string' || !KEY.test(key)) throw headerError(400, 'Idempotency-Key must be 1 to 200 visible ASCII characters');
   const id = JSON.stringify([scopeOf(actor), key]);
