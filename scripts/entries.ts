@@ -8,6 +8,7 @@ export const ENTRIES = {
   sqlite: 'drivers/sqlite/index.ts',
   idb: 'drivers/idb/index.ts',
   http: 'src/http/index.ts',
+  io: 'src/io/index.ts',
 } as const satisfies Record<string, string>;
 
 /** The dist/ file name of a subpath ('.' is dist/index). */

@@ -6,6 +6,7 @@
 import { createRequire } from 'node:module';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { CliError, UsageError } from './errors.js';
+import { IO_COMMANDS } from './io.js';
 import { SERVER_LIMITS, serve } from './serve.js';
 import { rotateToken } from './token.js';
 
@@ -17,7 +18,9 @@ type Values = Record<string, string | boolean | undefined>;
 interface Command {
   usage: string;
   options: Options;
-  run(values: Values): Promise<void>;
+  /** Takes arguments besides its flags (`import <file>`). */
+  positionals?: boolean;
+  run(values: Values, positionals: string[]): Promise<void>;
 }
 
 const DB_HELP = '--db <file>       the SQLite file (default ./data/blog.db)';
@@ -64,6 +67,7 @@ const COMMANDS: Record<string, Command> = {
     options: { db: { type: 'string', default: './data/blog.db' } },
     run: (values) => rotateToken(values.db as string),
   },
+  ...IO_COMMANDS,
 };
 
 const USAGE = `blogcore ${VERSION}
@@ -96,8 +100,14 @@ async function main(argv: readonly string[]): Promise<void> {
   const command = Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
   if (!command) throw new UsageError(first.startsWith('-') ? `unknown option ${first}` : `unknown command "${first}"`);
   let values: Values;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({ args: rest, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
+    ({ values, positionals } = parseArgs({
+      args: rest,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: command.positionals === true,
+    }));
   } catch (error) {
     // Node's parser explains itself at length; name the argument and show the usage instead.
     const code = (error as { code?: string }).code;
@@ -111,7 +121,7 @@ async function main(argv: readonly string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
-  await command.run(values);
+  await command.run(values, positionals);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -7,6 +7,7 @@ import { BlogError } from '../errors.js';
 import { internalsOf } from '../internals.js';
 import { once } from './idempotency.js';
 import { readRequestBody, readStreamLimited } from './body.js';
+import { feedsBase, serveFeed } from './feeds.js';
 import { applyFields, parseFields } from './fields.js';
 import type { RequestHead } from './head.js';
 import { ClientGone, dispatchers, type IncomingLike, type Outgoing } from './internal.js';
@@ -66,6 +67,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
   const basePath = (options.basePath ?? '/v3').replace(/\/+$/, '');
   if (basePath !== '' && !basePath.startsWith('/')) throw new TypeError('basePath must start with "/"');
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const feeds = feedsBase(basePath);
   const cors = options.cors === true ? {} : options.cors || undefined;
   const { authenticate, onError } = options;
   let anonymous: object | undefined;
@@ -114,6 +116,8 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
 
   async function dispatch(incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Promise<Outgoing> {
     const target = splitTarget(incoming.target);
+    const feed = target && pathSegments(target.path, feeds);
+    if (feed) return serveFeed(scope(null), incoming.method, feed, target.query, incoming.header('if-none-match'), corsHeaders);
     const segments = target && pathSegments(target.path, basePath);
     if (!target || !segments) return { ...errorOut(routeNotFound(), corsHeaders), notMine: true };
     const match = router.match(segments);

@@ -1,0 +1,168 @@
+/**
+ * `blogcore import` and `blogcore export`: the command-line side of `blogcore/io` (files, terminals).
+ * main.ts parses the flags; these run with the values and the `--db` store opened by store.ts.
+ */
+import { createReadStream, createWriteStream, statSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createBlogService, type BlogService } from 'blogcore';
+import { exportBlog, importBlog, type ExportFormat, type ImportFailure, type ImportFormat, type ImportReport } from 'blogcore/io';
+import { CliError, UsageError } from './errors.js';
+import { openDriver } from './store.js';
+
+type Values = Record<string, string | boolean | undefined>;
+
+export interface IoStreams {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+}
+
+const open = async (db: string, create: boolean): Promise<BlogService> => createBlogService({ driver: await openDriver(db, { create }) });
+
+/** The `import` and `export` entries of main.ts's COMMANDS. */
+export const IO_COMMANDS = {
+  import: {
+    usage: `blogcore import <file> --db <file> [--blog <url>] [--owner <userId>] [--format <format>] [--redirects <file>] [--json]
+      Imports a Blogger export (Atom or Takeout), a WordPress WXR file, a Ghost JSON export or blogcore-json.
+      Running it again with the same file changes nothing; an interrupted import completes when run again.
+      --blog            the blog's url (default: the file's own; required for Ghost)
+      --owner           the user who becomes the blog's ADMIN (default: the file's first author)
+      --format          blogcore-json, wxr, blogger-atom or ghost-json (default: detected)
+      --redirects       write the map of old permalinks to new urls (JSON for *.json, else "old<TAB>new" lines)
+      --json            print the report as JSON`,
+    positionals: true,
+    options: {
+      db: { type: 'string' },
+      blog: { type: 'string' },
+      owner: { type: 'string' },
+      format: { type: 'string' },
+      redirects: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    run: (values: Values, positionals: string[]) => importCommand(values, positionals, { stdout: process.stdout, stderr: process.stderr }),
+  },
+  export: {
+    usage: `blogcore export --db <file> --blog <url|id> --format blogcore-json|blogger-atom|wxr [--out <file>]
+      Streams a blog out (to stdout without --out).`,
+    options: { db: { type: 'string' }, blog: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' } },
+    run: (values: Values) => exportCommand(values, { stdout: process.stdout, stderr: process.stderr }),
+  },
+} as const;
+
+export async function importCommand(values: Values, positionals: string[], ctx: IoStreams): Promise<void> {
+  const file = positionals[0];
+  if (!file || positionals.length > 1) throw new UsageError('import: name one file to import');
+  if (typeof values.db !== 'string') throw new UsageError('import: --db <file> is required');
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch (error) {
+    throw new CliError(`${file}: ${(error as Error).message}`);
+  }
+  const service = await open(values.db, true);
+  const bar = ctx.stderr.isTTY ? progressBar(ctx.stderr, size) : undefined;
+  const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  let report: ImportReport;
+  try {
+    report = await importBlog(service, createReadStream(file), {
+      ...(str('format') ? { format: str('format') as ImportFormat } : {}),
+      ...(str('blog') ? { blogUrl: str('blog')! } : {}),
+      ...(str('owner') ? { ownerId: str('owner')! } : {}),
+      ...(bar ? { onProgress: bar.update } : {}),
+    });
+  } catch (error) {
+    bar?.done();
+    const partial = (error as Partial<ImportFailure>).report;
+    if (partial)
+      ctx.stderr.write(
+        `${summary(partial)}\nThe import stopped; what is listed above was imported. Fix the file and run the same command again to complete it.\n`,
+      );
+    await service.close();
+    throw error;
+  }
+  bar?.done();
+  await service.close();
+  const redirects = str('redirects');
+  if (redirects) {
+    const text = redirects.endsWith('.json') ? `${JSON.stringify(report.redirects, null, 2)}\n` : report.redirects.map((r) => `${r.from}\t${r.to}\n`).join('');
+    writeFileSync(redirects, text);
+  }
+  if (values.json === true) ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else ctx.stdout.write(`${summary(report)}${redirects ? `\nRedirect map written to ${redirects}` : ''}\n`);
+}
+
+export async function exportCommand(values: Values, ctx: IoStreams): Promise<void> {
+  const { db, blog, format } = values;
+  if (typeof db !== 'string' || typeof blog !== 'string' || typeof format !== 'string') throw new UsageError('export: --db, --blog and --format are required');
+  const service = await open(db, false);
+  try {
+    const blogId = /^https?:\/\//i.test(blog) ? (await service.blogs.getByUrl({ url: blog })).id : (await service.blogs.get({ blogId: blog })).id;
+    const chunks = exportBlog(service, blogId, { format: format as ExportFormat });
+    const outFile = typeof values.out === 'string' ? values.out : undefined;
+    const out: NodeJS.WritableStream = outFile ? createWriteStream(outFile) : ctx.stdout;
+    // A reader that stops early (`| head`) ends the export quietly.
+    let closed = false;
+    out.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+      closed = true;
+    });
+    try {
+      for await (const chunk of chunks) {
+        if (closed) break;
+        if (!out.write(chunk)) await once(out, 'drain');
+      }
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EPIPE') throw e;
+    }
+    if (outFile) {
+      out.end();
+      await once(out, 'finish');
+      ctx.stderr.write(`Exported blog ${blogId} as ${format} to ${outFile}\n`);
+    }
+  } finally {
+    await service.close();
+  }
+}
+
+/** The report as people read it: counts per kind, every skipped record with its reason. */
+export function summary(r: ImportReport): string {
+  const lines = [
+    `Imported ${r.format} into blog ${r.blogId}`,
+    `  created:   ${r.created.posts} posts, ${r.created.pages} pages, ${r.created.comments} comments, ${r.created.users} users`,
+    `  unchanged: ${r.unchanged.posts} posts, ${r.unchanged.pages} pages, ${r.unchanged.comments} comments (already imported)`,
+    `  skipped:   ${r.skipped.length}`,
+    ...r.skipped.map((s) => `    - ${s.source}: ${s.reason}`),
+    `  redirects: ${r.redirects.length} old permalinks → new urls`,
+  ];
+  return lines.join('\n');
+}
+
+/** A one-line bar on a terminal: share of the file read, items, items/s and the time left. */
+function progressBar(stream: IoStreams['stderr'], total: number) {
+  const start = Date.now();
+  let last = 0;
+  const draw = (items: number, bytes: number, final = false) => {
+    const now = Date.now();
+    if (!final && now - last < 100) return;
+    last = now;
+    const share = total ? Math.min(1, bytes / total) : 0;
+    const seconds = (now - start) / 1000;
+    const rate = seconds > 0 ? items / seconds : 0;
+    const eta = share > 0 && share < 1 ? Math.round((seconds / share) * (1 - share)) : 0;
+    const width = Math.max(10, Math.min(30, (stream.columns ?? 80) - 60));
+    const filled = Math.round(share * width);
+    stream.write(
+      `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}%  ${items} items  ${rate.toFixed(0)} items/s  ETA ${eta}s   `,
+    );
+  };
+  let latest = { items: 0, bytes: 0 };
+  return {
+    update: (p: { items: number; bytes: number }) => {
+      latest = p;
+      draw(p.items, p.bytes);
+    },
+    done: () => {
+      draw(latest.items, total, true);
+      stream.write('\n');
+    },
+  };
+}

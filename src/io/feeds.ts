@@ -1,0 +1,110 @@
+/**
+ * Atom 1.0 and RSS 2.0 feeds of a blog's LIVE posts, newest first (all posts, or one label). A feed is one
+ * page of `posts.list` at the READER view, so it shows exactly what the public sees and its cost is that
+ * page's. No Node built-ins: the HTTP helper serves these too.
+ */
+import { BlogError } from '../errors.js';
+import { LIMITS } from '../schemas.js';
+import type { Blog, Post, PostList } from '../wire.js';
+import type { FeedOptions } from './types.js';
+import { esc, rfc822 } from './xml-out.js';
+
+/** The slice of a BlogService a feed reads (any service: the host, a scoped user, an anonymous reader). */
+export interface FeedSource {
+  blogs: { get(p: { blogId: string; view: 'READER' }): Promise<Blog> };
+  posts: { list(p: { blogId: string; view: 'READER'; maxResults: number; labels?: string; fetchBodies: boolean }): Promise<PostList> };
+}
+
+async function read(service: FeedSource, options: FeedOptions) {
+  if (!options || typeof options.blogId !== 'string') {
+    throw new BlogError({ code: 400, reason: 'required', message: 'Required: blogId', location: 'blogId', locationType: 'parameter' });
+  }
+  const maxResults = options.maxResults ?? 25;
+  if (!Number.isInteger(maxResults) || maxResults < 1 || maxResults > LIMITS.maxResults) {
+    throw new BlogError({
+      code: 400,
+      reason: 'invalid',
+      message: `maxResults must be an integer from 1 to ${LIMITS.maxResults}`,
+      location: 'maxResults',
+      locationType: 'parameter',
+    });
+  }
+  // A label with a comma would name two labels in posts.list: a feed is for exactly one.
+  if (options.label !== undefined && (options.label.includes(',') || !options.label.trim())) {
+    throw new BlogError({
+      code: 400,
+      reason: 'invalid',
+      message: 'label must be one non-empty label without commas',
+      location: 'label',
+      locationType: 'parameter',
+    });
+  }
+  const [blog, list] = await Promise.all([
+    service.blogs.get({ blogId: options.blogId, view: 'READER' }),
+    service.posts.list({
+      blogId: options.blogId,
+      view: 'READER',
+      maxResults,
+      ...(options.label !== undefined ? { labels: options.label } : {}),
+      fetchBodies: true,
+    }),
+  ]);
+  let updated = blog.updated;
+  for (const p of list.items) if (p.updated > updated) updated = p.updated;
+  return { blog, posts: list.items, updated };
+}
+
+const postUrl = (p: Post) => p.url ?? p.selfLink;
+
+/** The blog's LIVE posts as an Atom 1.0 feed. */
+export async function atomFeed(service: FeedSource, options: FeedOptions): Promise<string> {
+  const { blog, posts, updated } = await read(service, options);
+  const entries = posts.map(
+    (p) => `<entry>
+<id>urn:blogcore:post:${esc(p.id)}</id>
+<title type="text">${esc(p.title)}</title>
+<published>${p.published ?? p.updated}</published>
+<updated>${p.updated}</updated>
+<link rel="alternate" type="text/html" href="${esc(postUrl(p))}"/>
+<author><name>${esc(p.author.displayName)}</name>${p.author.url ? `<uri>${esc(p.author.url)}</uri>` : ''}</author>
+${(p.labels ?? []).map((l) => `<category term="${esc(l)}"/>\n`).join('')}<content type="html">${esc(p.content ?? '')}</content>
+</entry>
+`,
+  );
+  return `<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom">
+<id>urn:blogcore:blog:${esc(blog.id)}${options.label ? `:label:${esc(encodeURIComponent(options.label))}` : ''}</id>
+<title type="text">${esc(blog.name)}${options.label ? ` — ${esc(options.label)}` : ''}</title>
+${blog.description ? `<subtitle type="text">${esc(blog.description)}</subtitle>\n` : ''}<updated>${updated}</updated>
+<link rel="alternate" type="text/html" href="${esc(blog.url)}"/>
+<generator>blogcore</generator>
+${entries.join('')}</feed>
+`;
+}
+
+/** The blog's LIVE posts as an RSS 2.0 feed. */
+export async function rssFeed(service: FeedSource, options: FeedOptions): Promise<string> {
+  const { blog, posts, updated } = await read(service, options);
+  const items = posts.map(
+    (p) => `<item>
+<title>${esc(p.title)}</title>
+<link>${esc(postUrl(p))}</link>
+<guid isPermaLink="${p.url ? 'true' : 'false'}">${esc(postUrl(p))}</guid>
+<pubDate>${rfc822(p.published ?? p.updated)}</pubDate>
+<dc:creator>${esc(p.author.displayName)}</dc:creator>
+${(p.labels ?? []).map((l) => `<category>${esc(l)}</category>\n`).join('')}<description>${esc(p.content ?? '')}</description>
+</item>
+`,
+  );
+  return `<?xml version="1.0" encoding="utf-8"?>
+<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/">
+<channel>
+<title>${esc(blog.name)}${options.label ? ` — ${esc(options.label)}` : ''}</title>
+<link>${esc(blog.url)}</link>
+<description>${esc(blog.description || blog.name)}</description>
+<lastBuildDate>${rfc822(updated)}</lastBuildDate>
+<generator>blogcore</generator>
+${items.join('')}</channel>
+</rss>
+`;
+}

@@ -1,0 +1,205 @@
+/** `blogcore-json` in (the layout is described in json-out.ts). */
+import { BlogError } from '../errors.js';
+import type { BlogRecord, UserRecord } from '../records.js';
+import { COMMENT_STATUSES, PAGE_STATUSES, POST_STATUSES, READER_COMMENTS, ROLES } from '../schemas.js';
+import { cleanLabels, isoTime } from './keys.js';
+import type { CommentIn, Restorer } from './restore.js';
+import { HEAD, type Line } from './json-out.js';
+
+const str = (x: unknown): x is string => typeof x === 'string';
+const optStr = (x: unknown) => x === undefined || typeof x === 'string';
+
+async function* lines(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  let buffer = '';
+  for await (const chunk of chunks) {
+    buffer += chunk;
+    let nl = buffer.indexOf('\n');
+    while (nl >= 0) {
+      yield buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      nl = buffer.indexOf('\n');
+    }
+  }
+  if (buffer) yield buffer;
+}
+
+const badFile = (message: string) => new BlogError({ code: 400, reason: 'parseError', message, location: 'source', locationType: 'body' });
+
+/** The records of the file, as the streaming layout has them, or (for a reformatted file) from the whole text. */
+async function* records(chunks: AsyncIterable<string>): AsyncGenerator<{ blog: BlogRecord } | { line: unknown; n: number }> {
+  const it = lines(chunks)[Symbol.asyncIterator]();
+  const first = await it.next();
+  const head = first.done ? '' : first.value.trim();
+  if (head.startsWith(HEAD) && head.endsWith('"records":[')) {
+    let blog: unknown;
+    try {
+      blog = (JSON.parse(`${head}]}`) as { blog: unknown }).blog;
+    } catch {
+      throw badFile('blogcore-json: the first line is not the file header');
+    }
+    yield { blog: blog as BlogRecord };
+    let n = 1;
+    let closed = false;
+    for (let next = await it.next(); !next.done; next = await it.next()) {
+      n++;
+      const text = next.value.trim().replace(/,$/, '');
+      if (!text) continue;
+      if (text === ']}') {
+        closed = true;
+        continue;
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined; // one bad line is skipped; a cut last line shows as the missing "]}" below
+      }
+      yield { line: parsed, n };
+    }
+    if (!closed) throw badFile('blogcore-json: the file is truncated (no closing "]}")');
+    return;
+  }
+  // Not the streaming layout: read it whole.
+  let text = first.done ? '' : `${first.value}\n`;
+  for (let next = await it.next(); !next.done; next = await it.next()) text += `${next.value}\n`;
+  let doc: { format?: unknown; blog?: unknown; records?: unknown };
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw badFile(`blogcore-json: not valid JSON (${(e as Error).message})`);
+  }
+  if (doc?.format !== 'blogcore-json' || !Array.isArray(doc.records))
+    throw badFile('Not a blogcore-json file: no "format":"blogcore-json" header with "records"');
+  yield { blog: doc.blog as BlogRecord };
+  let n = 0;
+  for (const line of doc.records) yield { line, n: ++n };
+}
+
+function checkBlog(b: unknown): BlogRecord {
+  const r = b as BlogRecord;
+  if (!r || !str(r.id) || !str(r.name) || !str(r.url) || !str(r.ownerId)) throw badFile('blogcore-json: the header has no valid blog record');
+  return r;
+}
+
+/** Shape checks of one line; a line that fails is skipped with the reason. */
+function checkLine(l: Line): string | undefined {
+  const r = l.record as unknown as Record<string, unknown>;
+  if (!r || typeof r !== 'object' || !str(r.id) || !r.id) return 'record without an id';
+  switch (l.type) {
+    case 'user':
+      return str(r.displayName) && optStr(r.url) && optStr(r.about) ? undefined : 'user without a displayName';
+    case 'member':
+      return str(r.userId) && (ROLES as readonly unknown[]).includes(r.role) ? undefined : 'member without userId and role';
+    case 'post':
+    case 'page': {
+      const states: readonly unknown[] = l.type === 'post' ? POST_STATUSES : PAGE_STATUSES;
+      if (!states.includes(r.status)) return `unknown ${l.type} status ${String(r.status)}`;
+      if (!str(r.title) || !str(r.content) || !str(r.authorId) || !isoTime(r.updated as string)) return `${l.type} without title, content, authorId or updated`;
+      if (r.path !== undefined && !(str(r.path) && r.path.startsWith('/'))) return `${l.type} path must start with /`;
+      if (l.type === 'post' && !(Array.isArray(r.labels) && r.labels.every(str))) return 'post labels must be strings';
+      return undefined;
+    }
+    case 'comment':
+      if (!(COMMENT_STATUSES as readonly unknown[]).includes(r.status)) return `unknown comment status ${String(r.status)}`;
+      return str(r.postId) && str(r.content) && isoTime(r.published as string) ? undefined : 'comment without postId, content or published';
+    default:
+      return `unknown record type ${String((l as { type: unknown }).type)}`;
+  }
+}
+
+export async function importJson(restorer: Restorer, chunks: AsyncIterable<string>): Promise<void> {
+  let fileBlog: BlogRecord | undefined;
+  const users = new Map<string, UserRecord>();
+  let pending: { postId: string; list: CommentIn[] } | undefined;
+  const flush = async () => {
+    if (pending) await restorer.comments(pending.postId, pending.list);
+    pending = undefined;
+  };
+  const open = async () => {
+    if (restorer.blog) return restorer.blog;
+    const b = fileBlog!;
+    return restorer.openBlog(
+      {
+        id: b.id,
+        name: b.name,
+        description: str(b.description) ? b.description : '',
+        url: restorer.blogUrl(b.url),
+        locale:
+          b.locale && typeof b.locale === 'object'
+            ? { language: String(b.locale.language ?? 'en'), country: String(b.locale.country ?? ''), variant: String(b.locale.variant ?? '') }
+            : { language: 'en', country: '', variant: '' },
+        ...(str(b.customMetaData) ? { customMetaData: b.customMetaData } : {}),
+        ...(isoTime(b.published) ? { published: isoTime(b.published)! } : {}),
+        ...(isoTime(b.updated) ? { updated: isoTime(b.updated)! } : {}),
+      },
+      users.get(b.ownerId),
+    );
+  };
+  for await (const item of records(chunks)) {
+    if ('blog' in item) {
+      fileBlog = checkBlog(item.blog);
+      continue;
+    }
+    const l = item.line as Line;
+    const where = `line ${item.n}`;
+    const bad = l && typeof l === 'object' ? checkLine(l) : 'not a JSON record';
+    if (bad) {
+      restorer.skip(where, bad);
+      continue;
+    }
+    const source = `${l.type} ${l.record.id}`;
+    if (l.type === 'user') {
+      users.set(l.record.id, l.record);
+      // Users are created as they are needed (the owner with the blog, authors with their posts).
+      continue;
+    }
+    const blog = await open();
+    const authorOf = async (id: string | undefined) => {
+      const u = id ? users.get(id) : undefined;
+      if (u) await restorer.user(u);
+    };
+    if (l.type === 'member') {
+      await authorOf(l.record.userId);
+      await restorer.member(l.record.userId, l.record.role);
+      continue;
+    }
+    if (l.type === 'comment') {
+      if (pending?.postId !== l.record.postId || pending.list.length >= 500) await flush();
+      await authorOf(l.record.authorId);
+      pending ??= { postId: l.record.postId, list: [] };
+      pending.list.push({
+        record: { ...l.record, blogId: blog.id, published: isoTime(l.record.published)!, updated: isoTime(l.record.updated) ?? isoTime(l.record.published)! },
+        source,
+      });
+      continue;
+    }
+    await flush();
+    await authorOf(l.record.authorId);
+    const times = {
+      updated: isoTime(l.record.updated)!,
+      ...(isoTime(l.record.published) ? { published: isoTime(l.record.published)! } : { published: undefined }),
+      ...(isoTime(l.record.trashed) ? { trashed: isoTime(l.record.trashed)! } : { trashed: undefined }),
+      rev: Number.isInteger(l.record.rev) && l.record.rev > 0 ? l.record.rev : 1,
+    };
+    if (l.type === 'post') {
+      const p = l.record;
+      await restorer.post(
+        {
+          ...p,
+          ...times,
+          blogId: blog.id,
+          labels: cleanLabels(p.labels),
+          readerComments: (READER_COMMENTS as readonly string[]).includes(p.readerComments) ? p.readerComments : 'ALLOW',
+          liveComments: 0,
+          allComments: 0,
+        },
+        source,
+      );
+    } else {
+      await restorer.page({ ...l.record, ...times, blogId: blog.id }, source);
+    }
+  }
+  await flush();
+  if (!fileBlog) throw badFile('Not a blogcore-json file: no header');
+  await open();
+}

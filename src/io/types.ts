@@ -1,0 +1,45 @@
+/** The public shapes of `blogcore/io`. */
+export type ImportFormat = 'blogcore-json' | 'wxr' | 'blogger-atom' | 'ghost-json';
+export type ExportFormat = 'blogcore-json' | 'blogger-atom' | 'wxr';
+
+export interface ImportProgress {
+  /** Posts, pages and comments read so far (created, unchanged or skipped). */
+  readonly items: number;
+  /** Bytes (or characters, for string sources) of the source read so far. */
+  readonly bytes: number;
+}
+
+export interface ImportOptions {
+  /** Detected from the first bytes when not given. */
+  format?: ImportFormat;
+  /** The blog's address. Default: the source's own (a Ghost export has none: then this is required). */
+  blogUrl?: string;
+  /** The user who becomes the blog's ADMIN. Default: the file's first declared author. Must exist. */
+  ownerId?: string;
+  /** Called every few records while the import runs. */
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+export interface ImportReport {
+  blogId: string;
+  format: ImportFormat;
+  created: { posts: number; pages: number; comments: number; users: number };
+  /** Records already imported by an earlier run of the same file: left as they are. */
+  unchanged: { posts: number; pages: number; comments: number };
+  /** What could not be imported, and why (`source` names the record in the file). */
+  skipped: Array<{ source: string; reason: string }>;
+  /** Old permalinks and the blogcore urls that replace them. */
+  redirects: Array<{ from: string; to: string }>;
+}
+
+export interface ExportOptions {
+  format: ExportFormat;
+}
+
+export interface FeedOptions {
+  blogId: string;
+  /** Only posts with this label. */
+  label?: string;
+  /** Newest first; default 25, at most 500. */
+  maxResults?: number;
+}

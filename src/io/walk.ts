@@ -1,0 +1,61 @@
+/** Export reads: a blog's records in index order, in batches, so memory stays at one batch whatever the blog's size. */
+import type { Core } from '../core.js';
+import type { Key, StoredDoc } from '../driver.js';
+import type { BlogRecord, CommentRecord, MemberRecord, PageRecord, PostRecord, UserRecord } from '../records.js';
+import { PAGE_STATUSES, POST_STATUSES } from '../schemas.js';
+
+const BATCH = 200;
+
+export async function* walk<T>(core: Core, collection: string, index: string, prefix: Key): AsyncGenerator<T> {
+  await core.ready();
+  let after: Key | undefined;
+  for (;;) {
+    const batch = await core.driver.list({
+      collection,
+      index,
+      prefix,
+      ...(after ? { lower: { key: after, open: true } } : {}),
+      direction: 'asc',
+      limit: BATCH,
+    });
+    for (const hit of batch) yield hit.doc as unknown as T;
+    if (batch.length < BATCH) return;
+    after = batch[batch.length - 1]!.key.slice(prefix.length);
+  }
+}
+
+export const members = (core: Core, blogId: string) => walk<MemberRecord>(core, 'members', 'blog', [blogId]);
+
+/** Every post of the blog, oldest first within each state. */
+export async function* posts(core: Core, blogId: string): AsyncGenerator<PostRecord> {
+  for (const status of POST_STATUSES) yield* walk<PostRecord>(core, 'posts', 'published', [blogId, status]);
+}
+
+export async function* pages(core: Core, blogId: string): AsyncGenerator<PageRecord> {
+  for (const status of PAGE_STATUSES) yield* walk<PageRecord>(core, 'pages', 'published', [blogId, status]);
+}
+
+/** Every comment of a post in every state, oldest first (parents before their replies). */
+export async function* commentsOf(core: Core, post: PostRecord): AsyncGenerator<CommentRecord> {
+  const all: CommentRecord[] = [];
+  // Each status is its own index range: merge them by time so a thread reads in order.
+  for await (const c of walk<CommentRecord>(core, 'comments', 'post', [post.blogId, post.id])) all.push(c);
+  all.sort((a, b) => (a.published < b.published ? -1 : a.published > b.published ? 1 : a.id < b.id ? -1 : 1));
+  yield* all;
+}
+
+/** Looks users up once each. */
+export function userCache(core: Core) {
+  const seen = new Map<string, UserRecord | undefined>();
+  return async (id: string): Promise<UserRecord | undefined> => {
+    if (!seen.has(id)) seen.set(id, (await core.get<UserRecord>('users', id))?.doc);
+    return seen.get(id);
+  };
+}
+
+export async function blogOf(core: Core, blogId: string): Promise<BlogRecord> {
+  await core.promoteDue();
+  return core.blog(blogId);
+}
+
+export type { StoredDoc };
