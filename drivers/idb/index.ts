@@ -734,7 +734,7 @@ function upgrade(db: DB, schema: StoreSchema, tx: IDBPTransaction<unknown, strin
       if (!cursor) return;
       const q = cursor.key as number;
       const old = cursor.value as OldLogRec;
-      (old.ops ?? []).forEach((c, p) => changes.add({ q, p, c: c.c, id: c.id, op: c.op, v: c.v, t: 0 } satisfies LogChange, [q, p]));
+      for (const [p, c] of (old.ops ?? []).entries()) changes.add({ q, p, c: c.c, id: c.id, op: c.op, v: c.v, t: 0 } satisfies LogChange, [q, p]);
       if (old.ops) cursor.update({ t: 0 });
       cursor.continue();
     };
