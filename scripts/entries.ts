@@ -7,6 +7,7 @@ export const ENTRIES = {
   memory: 'drivers/memory/index.ts',
   sqlite: 'drivers/sqlite/index.ts',
   idb: 'drivers/idb/index.ts',
+  postgres: 'drivers/postgres/index.ts',
   http: 'src/http/index.ts',
   io: 'src/io/index.ts',
 } as const satisfies Record<string, string>;

@@ -6,7 +6,7 @@
 import { DriverConflict, type CommitResult, type StorageDriver, type StoredDoc, type WriteOp } from './driver.js';
 import { authError, resolveView, type Actor, type Standing } from './access.js';
 import { BlogError, conditionNotMet, notFound } from './errors.js';
-import { Emitter, type BlogEvent } from './events.js';
+import { Emitter, EventShare, type BlogEvent } from './events.js';
 import { newId } from './ids.js';
 import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from './records.js';
 import type { Role } from './schemas.js';
@@ -41,6 +41,8 @@ export class Core {
   readonly now: () => Date;
   readonly links: Links;
   readonly events = new Emitter();
+  /** Events shared with other app servers on the same store (drivers that can `watch` it). */
+  readonly share: EventShare | undefined;
   private opening: Promise<void> | undefined;
   // Users and blogs are never changed after insert (there is no update call), so caching them is safe.
   private users = new Map<string, UserRecord>();
@@ -58,6 +60,10 @@ export class Core {
     this.retention = { ms: (r.days ?? 30) * DAY_MS, commits: r.commits };
     this.now = options.now ?? (() => new Date());
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
+    if (typeof this.driver.watch === 'function') {
+      this.share = new EventShare(this.driver, this.events);
+      this.events.shared = true;
+    }
   }
 
   ready(): Promise<void> {
@@ -183,6 +189,7 @@ export class Core {
 
   emit(event: BlogEvent): void {
     this.events.emit(event);
+    this.share?.publish(event);
   }
 
   /**

@@ -239,6 +239,12 @@ export interface StorageDriver {
   logBounds(): Promise<LogBounds>;
   /** Removes old log entries (see `PruneQuery`), at most `limit`; answers how many it removed. */
   pruneChanges(query: PruneQuery): Promise<number>;
+  /**
+   * Optional: calls `listener` soon after commits made through *other* connections to the same store (other
+   * app servers), and now and then regardless; the listener reads `changesSince` itself. A driver whose
+   * store only this instance writes leaves it out. Returns the function that stops the calls.
+   */
+  watch?(listener: () => void): () => void;
   close(): Promise<void>;
 }
 

@@ -19,7 +19,27 @@ export type ActorInput = { userId: string } | null;
 
 function apis(core: Core, actor: Actor) {
   const { blogs, users, members } = blogsApi(core, actor);
-  return { blogs, users, members, posts: postsApi(core, actor), pages: pagesApi(core, actor), comments: commentsApi(core, actor), changes: changesApi(core, actor) };
+  const all = { blogs, users, members, posts: postsApi(core, actor), pages: pagesApi(core, actor), comments: commentsApi(core, actor), changes: changesApi(core, actor) };
+  return core.share ? settled(all, core.share) : all;
+}
+
+/**
+ * With events shared across app servers, a call resolves once the events it caused are stored for the other
+ * servers too, so "the write returned" means every server will hear of it.
+ */
+function settled<T extends Record<string, Record<string, unknown>>>(all: T, share: { flush(): Promise<void> }): T {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [ns, methods] of Object.entries(all)) {
+    out[ns] = {};
+    for (const [name, fn] of Object.entries(methods)) {
+      out[ns][name] = async (...args: unknown[]) => {
+        const result = await (fn as (...a: unknown[]) => Promise<unknown>)(...args);
+        await share.flush();
+        return result;
+      };
+    }
+  }
+  return out as T;
 }
 
 export interface BlogService extends ReturnType<typeof apis> {
@@ -46,13 +66,17 @@ function scoped(core: Core, actor: Actor): BlogService {
       return scoped(core, { kind: 'user', userId: next.userId });
     },
     on(type: EventType | '*', listener: Listener): () => void {
+      // Listening also hears the writes of other app servers on the same store, from now on.
+      core.share?.follow(core.ready()).catch(() => undefined);
       return core.events.on(type, listener);
     },
-    ready(): Promise<void> {
-      return core.ready();
+    async ready(): Promise<void> {
+      await core.ready();
+      await core.share?.started;
     },
     async close(): Promise<void> {
       await core.ready().catch(() => undefined);
+      await core.share?.close();
       await core.driver.close();
     },
   };

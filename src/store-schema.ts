@@ -21,7 +21,8 @@ import type { StoreSchema } from './driver.js';
  * members.blog          [blogId, userId]
  * members.user          [userId, blogId]
  * settings              host-level values (e.g. the CLI's hashed admin token), no indexes
- * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (idempotency.ts)
+ * events                events shared between app servers on one store (src/events.ts), no indexes
+ * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
  */
 export const STORE_SCHEMA: StoreSchema = {
   version: 3,
@@ -45,6 +46,7 @@ export const STORE_SCHEMA: StoreSchema = {
     { name: 'pages', indexes: [{ name: 'published' }, { name: 'path', unique: true }] },
     { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }, { name: 'move' }] },
     { name: 'settings', indexes: [] },
+    { name: 'events', indexes: [] },
     { name: 'idempotency', indexes: [{ name: 'created' }] },
   ],
 };

@@ -28,7 +28,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { type Block, blocksOf, brokenLinks, checkCommand, commandsOf, markdownFiles, parseUsage, ROOT, type ShellContext } from './docs/snippets.js';
 import { ENTRIES } from '../scripts/entries.js';
 
@@ -105,7 +105,8 @@ function runBlock(b: Block): Promise<RunResult> {
   const preload = b.mode === 'browser' ? ['--import', 'fake-indexeddb/auto'] : [];
   const child = spawn(process.execPath, [...preload, '--import', 'tsx', 'snippet.ts'], {
     cwd: dirOf(b),
-    env: { ...process.env, PORT: '0', NODE_OPTIONS: '' },
+    // DATABASE_URL: the tests' throwaway PostgreSQL (docs/postgres.md's blocks read it).
+    env: { ...process.env, PORT: '0', NODE_OPTIONS: '', DATABASE_URL: inject('pgUrl') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

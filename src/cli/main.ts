@@ -23,7 +23,7 @@ interface Command {
   run(values: Values, positionals: string[]): Promise<void>;
 }
 
-const DB_HELP = '--db <file>       the SQLite file (default ./data/blog.db)';
+const DB_HELP = '--db <file|url>   the SQLite file (default ./data/blog.db), or a postgres://user:pass@host/db[?schema=name] URL';
 
 const COMMANDS: Record<string, Command> = {
   serve: {

@@ -10,7 +10,7 @@ import { type BlogService, createBlogService } from 'blogcore';
 import { createHttpHandler, toNodeHandler } from 'blogcore/http';
 import { seedDemo } from './demo.js';
 import { bearerAuth, type CliSettings, newToken, readSettings, sha256, writeSettings } from './settings.js';
-import { describeSqliteError, openDriver } from './store.js';
+import { describeSqliteError, openDriver, shownDb } from './store.js';
 
 /**
  * The server's limits. Headers must arrive within 10 s and a whole request (1 MiB body at most) within 30 s,
@@ -145,7 +145,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
 function printBanner(opts: ServeOptions, api: string, blogId: string, token: string | undefined): void {
   const posts = `${api}/blogs/${blogId}/posts`;
   const shownToken = token ?? '$TOKEN';
-  const lines = [`blogcore ${opts.version} is serving ${opts.db}`, `  API:  ${api}/`, `  Blog: ${api}/blogs/${blogId}`, ''];
+  const lines = [`blogcore ${opts.version} is serving ${shownDb(opts.db)}`, `  API:  ${api}/`, `  Blog: ${api}/blogs/${blogId}`, ''];
   if (token) {
     lines.push(
       'First run: created a demo user, a blog, posts (live, draft, scheduled), pages and comments (one pending).',

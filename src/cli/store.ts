@@ -1,6 +1,6 @@
 /**
- * `--db` → a storage driver. Every store kind the command can open is one entry of STORES (a PostgreSQL
- * `postgres://…` entry goes in front of the SQLite one). A SQLite file is checked before anything is written
+ * `--db` → a storage driver. Every store kind the command can open is one entry of STORES: a PostgreSQL
+ * `postgres://…` URL, else a SQLite file. A SQLite file is checked before anything is written
  * to it: it must be this program's (or new), and every failure names the file and the cause.
  */
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
@@ -20,7 +20,47 @@ interface StoreKind {
   open(db: string, options: OpenOptions): Promise<StorageDriver>;
 }
 
-const STORES: readonly StoreKind[] = [{ matches: () => true, open: openSqliteFile }];
+const STORES: readonly StoreKind[] = [
+  { matches: (db) => /^postgres(ql)?:\/\//i.test(db), open: openPostgres },
+  { matches: () => true, open: openSqliteFile },
+];
+
+/** A `postgres://` URL as shown in messages and logs: without its password. */
+export function shownDb(db: string): string {
+  return db.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
+}
+
+/**
+ * `--db postgres://user:pass@host/db[?schema=name]`: the store in that schema (default `blogcore`), created by
+ * `serve` when missing; `token` refuses a database without one.
+ */
+async function openPostgres(db: string, options: OpenOptions): Promise<StorageDriver> {
+  const url = new URL(db);
+  const schema = url.searchParams.get('schema') ?? 'blogcore';
+  url.searchParams.delete('schema');
+  const connectionString = url.toString();
+  const { postgresDriver } = await import('blogcore/postgres');
+  if (!options.create) {
+    let pg: typeof import('pg')['default'];
+    try {
+      pg = (await import('pg')).default;
+    } catch (error) {
+      throw new CliError(`the PostgreSQL store needs pg beside blogcore: npm install pg (${(error as Error).message})`);
+    }
+    const client = new pg.Client({ connectionString });
+    try {
+      await client.connect();
+      const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+      if (found.rowCount === 0) throw new CliError(`${shownDb(db)}: no blogcore store in schema ${schema} (\`blogcore serve --db …\` creates one)`);
+    } catch (error) {
+      if (error instanceof CliError) throw error;
+      throw new CliError(`${shownDb(db)}: ${(error as Error).message}`);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+  return postgresDriver({ connectionString, schema });
+}
 
 /** The driver for `--db <db>`; throws a CliError that names the store and the cause. */
 export function openDriver(db: string, options: OpenOptions): Promise<StorageDriver> {
@@ -28,7 +68,8 @@ export function openDriver(db: string, options: OpenOptions): Promise<StorageDri
 }
 
 /** A SQLite or file-system error as "<file>: <cause>". */
-export function describeSqliteError(file: string, error: unknown): CliError {
+export function describeSqliteError(db: string, error: unknown): CliError {
+  const file = shownDb(db);
   const e = error as { code?: string; message?: string };
   const message = e?.message ?? String(error);
   switch (e?.code) {

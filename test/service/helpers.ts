@@ -9,6 +9,12 @@ import { memoryDriver } from '../../drivers/memory/index.js';
 
 export type Service = ReturnType<typeof createBlogService>;
 export type Driver = ReturnType<typeof memoryDriver>;
+
+/** The driver the behaviour tests run on: memory, unless the file running them picks another (test/pg-service.test.ts). */
+let makeDriver: () => Driver = () => memoryDriver();
+export function useDriver(factory: () => Driver): void {
+  makeDriver = factory;
+}
 export type ServiceOptions = Parameters<typeof createBlogService>[0];
 // Loose shapes for what the tests read back; the service's own types are checked by the calls themselves.
 export type Wire = Record<string, any>;
@@ -79,14 +85,14 @@ export function makeClock(start = T0): Clock {
   return clock;
 }
 
-export function newService(driver: Driver = memoryDriver(), clock: Clock = makeClock()): Service {
+export function newService(driver: Driver = makeDriver(), clock: Clock = makeClock()): Service {
   return createBlogService({ driver, now: () => new Date(clock.ms), apiBaseUrl: API });
 }
 
 /** A blog with an admin, two authors, a reader and an outsider; the clock at T0; events recorded. */
 export async function world(): Promise<World> {
   const clock = makeClock();
-  const driver = memoryDriver();
+  const driver = makeDriver();
   const service = newService(driver, clock);
   await service.ready();
   const events: Wire[] = [];

@@ -1,0 +1,106 @@
+/**
+ * The store's change signal across app servers: one pooled connection LISTENs on the store's channel
+ * (commit_ops NOTIFYs after every commit). Listeners are told "the log may have grown" and read
+ * `changesSince` themselves, so a lost notification only delays them: they are also told after a reconnect
+ * and on a slow timer.
+ */
+import { ident } from './schema.js';
+import type { PgClient, PgPool } from './pg-types.js';
+
+const POLL_MS = 2_000;
+const RETRY_MS = 500;
+
+export class Feed {
+  private listeners = new Set<() => void>();
+  private client: PgClient | undefined;
+  private stopped = false;
+  private connecting: Promise<void> | undefined;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private retry: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly pool: PgPool,
+    private readonly channel: string,
+  ) {}
+
+  add(listener: () => void): () => void {
+    this.listeners.add(listener);
+    if (this.listeners.size === 1) this.start();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) void this.stop(false);
+    };
+  }
+
+  private tell(): void {
+    for (const l of this.listeners) {
+      try {
+        l();
+      } catch (error) {
+        console.error('blogcore/postgres: a change listener failed', error);
+      }
+    }
+  }
+
+  private start(): void {
+    this.stopped = false;
+    this.timer ??= setInterval(() => this.tell(), POLL_MS);
+    (this.timer as { unref?: () => void }).unref?.();
+    this.connecting ??= this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    try {
+      const client = await this.pool.connect();
+      if (this.stopped) {
+        client.release();
+        return;
+      }
+      const lost = (error?: Error) => {
+        if (this.client !== client) return;
+        this.client = undefined;
+        client.removeAllListeners('notification');
+        client.release(error ?? true);
+        this.later();
+      };
+      client.on('notification', (n) => {
+        if (n.channel === this.channel) this.tell();
+      });
+      client.on('error', lost);
+      client.on('end', () => lost());
+      await client.query(`LISTEN ${ident(this.channel)}`);
+      this.client = client;
+      // Commits made while no one listened are in the log: catch up now.
+      this.tell();
+    } catch {
+      this.later();
+    } finally {
+      this.connecting = undefined;
+    }
+  }
+
+  private later(): void {
+    if (this.stopped || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      if (!this.stopped) this.connecting ??= this.connect();
+    }, RETRY_MS);
+    (this.retry as { unref?: () => void }).unref?.();
+  }
+
+  async stop(final = true): Promise<void> {
+    this.stopped = true;
+    if (final) this.listeners.clear();
+    clearInterval(this.timer);
+    clearTimeout(this.retry);
+    this.timer = this.retry = undefined;
+    await this.connecting;
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      client.removeAllListeners('notification');
+      await client.query(`UNLISTEN ${ident(this.channel)}`).catch(() => undefined);
+      client.release();
+    }
+  }
+}

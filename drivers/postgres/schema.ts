@@ -1,0 +1,222 @@
+/**
+ * The PostgreSQL layout of the driver, inside its own schema (so one database can hold several stores).
+ * Storage migrations are numbered by their position in MIGRATIONS, recorded in `<schema>.migrations`, and
+ * run under a transaction-level advisory lock, so app servers that start at once migrate once. (The core's
+ * StoreSchema — collections and indexes — is data in the `collections`/`indexes` catalog, not DDL.)
+ *
+ * - docs      one row per record; `eix`/`ekey` hold the record's index entries (index numbers, key bytes)
+ *             so an update removes exactly the entries it replaces; `scope`/`tokens` feed search.
+ * - entries   every index entry: (index number, key bytes, doc rid). Keys are the SQLite driver's
+ *             order-preserving encoding (drivers/sqlite/keys.ts), so bytea order (memcmp) equals
+ *             `compareKeys`, astral characters included; a list is one range walk of the primary key.
+ *             Unique indexes are enforced by a partial unique index (`u`).
+ * - changes   the change log, (seq, position in the commit). A commit takes its seq from the `meta` counter
+ *             row as its last statement, so the row lock orders commits: seqs become visible in order and
+ *             a reader of `seq > n` never skips one that commits later.
+ * - commit_ops() one commit as one statement (one round trip, atomic): compare-and-set on every op, index
+ *             and token upkeep, the change rows and a NOTIFY on the store's channel.
+ */
+
+/** A double-quoted identifier. */
+export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/** The NOTIFY channel of a store: one per schema. */
+export const channelOf = (schema: string): string => `blogcore:${schema}`.slice(0, 63);
+
+const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+/**
+ * The commit function. Layout 2 (`v2`) takes each op's stream and the commit time, and logs them.
+ */
+const commitOps = (s: string, schema: string, v2: boolean) => `
+  CREATE FUNCTION ${s}.commit_ops(
+    o_coll int[], o_id text[], o_expect int[], o_del boolean[], o_doc text[], o_scope text[],
+    e_op int[], e_ix int[], e_key bytea[], e_u boolean[],
+    t_op int[], t_tok text[]${v2 ? ', o_stream text[], c_time bigint' : ''}
+  ) RETURNS bigint LANGUAGE plpgsql AS $fn$
+  DECLARE
+    n int := coalesce(array_length(o_coll, 1), 0);
+    v_rid bigint;
+    v_ver int;
+    v_eix int[];
+    v_ekey bytea[];
+    n_ix int[];
+    n_key bytea[];
+    n_u boolean[];
+    n_tok text[];
+    v_bad int;
+    v_seq bigint;
+  BEGIN
+    FOR i IN 1..n LOOP
+      SELECT d.rid, d.version, d.eix, d.ekey INTO v_rid, v_ver, v_eix, v_ekey
+        FROM ${s}.docs d WHERE d.coll = o_coll[i] AND d.id = o_id[i] FOR UPDATE;
+      IF NOT FOUND THEN
+        v_rid := NULL;
+        v_ver := 0;
+      END IF;
+      IF v_ver <> o_expect[i] THEN
+        RAISE EXCEPTION 'blogcore: version conflict' USING ERRCODE = 'BC001', DETAIL = i::text;
+      END IF;
+      IF o_del[i] THEN
+        DELETE FROM ${s}.entries e USING unnest(v_eix, v_ekey) AS o(ix, key)
+          WHERE e.ix = o.ix AND e.key = o.key AND e.rid = v_rid;
+        DELETE FROM ${s}.docs WHERE rid = v_rid;
+        CONTINUE;
+      END IF;
+      SELECT coalesce(array_agg(x.ix), '{}'), coalesce(array_agg(x.key), '{}'), coalesce(array_agg(x.u), '{}')
+        INTO n_ix, n_key, n_u FROM unnest(e_op, e_ix, e_key, e_u) AS x(op, ix, key, u) WHERE x.op = i;
+      n_tok := NULL;
+      IF o_scope[i] IS NOT NULL THEN
+        SELECT coalesce(array_agg(x.t), '{}') INTO n_tok FROM unnest(t_op, t_tok) AS x(op, t) WHERE x.op = i;
+      END IF;
+      IF v_rid IS NULL THEN
+        INSERT INTO ${s}.docs (coll, id, version, doc, eix, ekey, scope, tokens)
+          VALUES (o_coll[i], o_id[i], 1, o_doc[i], n_ix, n_key, o_scope[i], n_tok) RETURNING rid INTO v_rid;
+      ELSE
+        UPDATE ${s}.docs SET version = v_ver + 1, doc = o_doc[i], eix = n_ix, ekey = n_key, scope = o_scope[i], tokens = n_tok
+          WHERE rid = v_rid AND version = o_expect[i];
+        DELETE FROM ${s}.entries e
+          USING (SELECT * FROM unnest(v_eix, v_ekey) EXCEPT SELECT * FROM unnest(n_ix, n_key)) AS o(ix, key)
+          WHERE e.ix = o.ix AND e.key = o.key AND e.rid = v_rid;
+      END IF;
+      SELECT x.ix INTO v_bad FROM unnest(n_ix, n_key, n_u) AS x(ix, key, u)
+        WHERE x.u AND EXISTS (SELECT 1 FROM ${s}.entries e WHERE e.ix = x.ix AND e.key = x.key AND e.u AND e.rid <> v_rid)
+        LIMIT 1;
+      IF FOUND THEN
+        RAISE EXCEPTION 'blogcore: unique conflict' USING ERRCODE = 'BC002', DETAIL = i::text || ':' || v_bad::text;
+      END IF;
+      INSERT INTO ${s}.entries (ix, key, rid, u)
+        SELECT x.ix, x.key, v_rid, x.u FROM unnest(n_ix, n_key, n_u) AS x(ix, key, u)
+        ON CONFLICT (ix, key, rid) DO NOTHING;
+    END LOOP;
+    -- Last: the counter row stays locked until this transaction ends, so seqs are handed out in commit order.
+    UPDATE ${s}.meta SET value = value + 1 WHERE key = 'seq' RETURNING value INTO v_seq;
+    INSERT INTO ${s}.changes (seq, pos, coll, id, type, version${v2 ? ', stream, time' : ''})
+      SELECT v_seq, g - 1, o_coll[g], o_id[g], CASE WHEN o_del[g] THEN 'delete' ELSE 'put' END,
+             CASE WHEN o_del[g] THEN o_expect[g] ELSE o_expect[g] + 1 END${v2 ? ', o_stream[g], c_time' : ''}
+      FROM generate_series(1, n) AS g;
+    PERFORM pg_notify(${lit(channelOf(schema))}, v_seq::text);
+    RETURN v_seq;
+  END
+  $fn$;
+`;
+
+export const MIGRATIONS: ReadonlyArray<(s: string, schema: string) => string> = [
+  /* 1 */ (s, schema) => `
+  CREATE TABLE ${s}.meta (
+    key   text PRIMARY KEY,
+    value bigint NOT NULL
+  );
+  INSERT INTO ${s}.meta (key, value) VALUES ('seq', 0), ('schemaVersion', 0);
+
+  CREATE TABLE ${s}.collections (
+    no     int GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    name   text NOT NULL UNIQUE,
+    search boolean NOT NULL DEFAULT false
+  );
+
+  CREATE TABLE ${s}.indexes (
+    no   int GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    coll int NOT NULL REFERENCES ${s}.collections (no),
+    name text NOT NULL,
+    uniq boolean NOT NULL DEFAULT false,
+    UNIQUE (coll, name)
+  );
+
+  CREATE TABLE ${s}.docs (
+    rid     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    coll    int NOT NULL,
+    id      text COLLATE "C" NOT NULL,
+    version int NOT NULL,
+    doc     text NOT NULL,
+    eix     int[] NOT NULL,
+    ekey    bytea[] NOT NULL,
+    scope   text COLLATE "C",
+    tokens  text[] COLLATE "C",
+    CONSTRAINT docs_id UNIQUE (coll, id)
+  );
+  CREATE INDEX docs_tokens ON ${s}.docs USING gin (tokens);
+
+  CREATE TABLE ${s}.entries (
+    ix  int NOT NULL,
+    key bytea NOT NULL,
+    rid bigint NOT NULL,
+    u   boolean NOT NULL,
+    PRIMARY KEY (ix, key, rid)
+  );
+  CREATE UNIQUE INDEX entries_unique ON ${s}.entries (ix, key) WHERE u;
+
+  CREATE TABLE ${s}.changes (
+    seq     bigint NOT NULL,
+    pos     int NOT NULL,
+    coll    int NOT NULL,
+    id      text COLLATE "C" NOT NULL,
+    type    text NOT NULL,
+    version int NOT NULL,
+    PRIMARY KEY (seq, pos)
+  );
+
+  ${commitOps(s, schema, false)}
+  `,
+  /* 2: each change's stream (blog id) and commit time, walkable per stream; meta.pruned says how far pruning
+     went. Older entries get time 0 (the first to go). */ (s, schema) => `
+  ALTER TABLE ${s}.changes ADD COLUMN stream text COLLATE "C";
+  ALTER TABLE ${s}.changes ADD COLUMN time bigint NOT NULL DEFAULT 0;
+  CREATE INDEX changes_by_stream ON ${s}.changes (stream, seq, pos) WHERE stream IS NOT NULL;
+  INSERT INTO ${s}.meta (key, value) VALUES ('pruned', 0);
+  DROP FUNCTION ${s}.commit_ops(int[], text[], int[], boolean[], text[], text[], int[], int[], bytea[], boolean[], int[], text[]);
+  ${commitOps(s, schema, true)}
+  `,
+];
+
+/** The statements, schema-qualified. */
+export function statements(s: string) {
+  return {
+    getMeta: `SELECT value FROM ${s}.meta WHERE key = $1`,
+    setMeta: `UPDATE ${s}.meta SET value = $1 WHERE key = $2`,
+    catalogCollections: `SELECT no, name, search FROM ${s}.collections`,
+    catalogIndexes: `SELECT no, coll, name, uniq FROM ${s}.indexes`,
+    addCollection: `INSERT INTO ${s}.collections (name, search) VALUES ($1, $2) RETURNING no`,
+    setSearch: `UPDATE ${s}.collections SET search = $1 WHERE no = $2`,
+    addIndex: `INSERT INTO ${s}.indexes (coll, name, uniq) VALUES ($1, $2, $3) RETURNING no`,
+    setUnique: `UPDATE ${s}.indexes SET uniq = $1 WHERE no = $2`,
+    dropIndex: `DELETE FROM ${s}.indexes WHERE no = $1`,
+    dropEntries: `DELETE FROM ${s}.entries WHERE ix = $1`,
+
+    get: `SELECT version, doc FROM ${s}.docs WHERE coll = $1 AND id = $2`,
+    getMany: `SELECT id, version, doc FROM ${s}.docs WHERE coll = $1 AND id = ANY ($2::text[])`,
+    byKey: `SELECT d.id, d.version, d.doc FROM ${s}.entries e JOIN ${s}.docs d ON d.rid = e.rid
+      WHERE e.ix = $1 AND e.key = $2 ORDER BY e.rid LIMIT 1`,
+    changesSince: `SELECT seq, pos, coll, id, type, version, stream, time FROM ${s}.changes WHERE seq > $1 ORDER BY seq, pos LIMIT $2`,
+    streamChanges: `SELECT seq, pos, coll, id, type, version, stream, time FROM ${s}.changes
+      WHERE stream = $1 AND (seq, pos) > ($2, $3) ORDER BY stream, seq, pos LIMIT $4`,
+    pruned: `SELECT value FROM ${s}.meta WHERE key = 'pruned'`,
+    // One statement: the oldest entries up to the limit, the longest run of them that qualifies, deleted,
+    // and meta.pruned raised to the last seq deleted (the seq counter lives in meta and never goes back).
+    prune: `WITH oldest AS (
+        SELECT seq, pos, (time < $1 OR seq <= $2) AS ok, row_number() OVER (ORDER BY seq, pos) AS n
+        FROM (SELECT seq, pos, time FROM ${s}.changes ORDER BY seq, pos LIMIT $3) o
+      ), run AS (
+        SELECT seq, pos FROM oldest WHERE n < coalesce((SELECT min(n) FROM oldest WHERE NOT ok), $3 + 1)
+      ), gone AS (
+        DELETE FROM ${s}.changes c USING run WHERE c.seq = run.seq AND c.pos = run.pos RETURNING c.seq
+      ), raised AS (
+        UPDATE ${s}.meta SET value = greatest(value, (SELECT max(seq) FROM gone)) WHERE key = 'pruned' AND EXISTS (SELECT 1 FROM gone)
+      )
+      SELECT count(*)::int FROM gone`,
+    lastSeq: `SELECT value FROM ${s}.meta WHERE key = 'seq'`,
+    commit: `SELECT ${s}.commit_ops($1::int[], $2::text[], $3::int[], $4::boolean[], $5::text[], $6::text[],
+      $7::int[], $8::int[], $9::bytea[], $10::boolean[], $11::int[], $12::text[], $13::text[], $14::bigint)`,
+  };
+}
+
+type Lower = '>=' | '>';
+type Upper = '<=' | '<';
+
+/** One index range walk on the entries' primary key; ties (possible only off the core's keys) by rid. */
+export const listSql = (s: string, lower: Lower, upper: Upper, dir: 'ASC' | 'DESC') =>
+  `SELECT e.key, d.id, d.version, d.doc FROM ${s}.entries e JOIN ${s}.docs d ON d.rid = e.rid
+   WHERE e.ix = $1 AND e.key ${lower} $2 AND e.key ${upper} $3 ORDER BY e.key ${dir}, e.rid ${dir} LIMIT $4`;
+
+export const countSql = (s: string, lower: Lower, upper: Upper) =>
+  `SELECT count(*)::int FROM ${s}.entries WHERE ix = $1 AND key ${lower} $2 AND key ${upper} $3`;

@@ -1,0 +1,44 @@
+/** What PostgreSQL test files share: the server URL (see global-setup.ts) and a fresh schema per store. */
+import { inject } from 'vitest';
+
+export const pgUrl = (): string => inject('pgUrl');
+
+let n = 0;
+const run = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
+
+/** A schema name no other test (file, worker or run) uses: each store starts empty and stays apart. */
+export function freshSchema(label: string): string {
+  const name = `t_${label}_${run}_${n++}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+  made.push(name);
+  return name;
+}
+const made: string[] = [];
+
+/** Drops every schema this file made, so a server given by BLOGCORE_TEST_PG_URL is left as it was. */
+export async function dropOwnSchemas(): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: pgUrl() });
+  await client.connect();
+  try {
+    for (const s of made.splice(0)) await client.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Drivers a test file opened, closed after each test, and their schemas dropped after the file. */
+export function tracked<D extends { close(): Promise<void> }>(make: (schema: string) => D, label: string) {
+  const open: D[] = [];
+  return {
+    make(): D {
+      const schema = freshSchema(label);
+      const d = make(schema);
+      open.push(d);
+      return d;
+    },
+    async closeAll(): Promise<void> {
+      await Promise.all(open.splice(0).map((d) => d.close().catch(() => undefined)));
+    },
+    dropAll: dropOwnSchemas,
+  };
+}
