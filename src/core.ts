@@ -61,7 +61,7 @@ export class Core {
     this.now = options.now ?? (() => new Date());
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
     if (typeof this.driver.watch === 'function') {
-      this.share = new EventShare(this.driver, this.events);
+      this.share = new EventShare(this.driver, this.events, () => this.now().getTime());
       this.events.shared = true;
     }
   }

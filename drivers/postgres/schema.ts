@@ -189,7 +189,7 @@ export function statements(s: string) {
       WHERE e.ix = $1 AND e.key = $2 ORDER BY e.rid LIMIT 1`,
     changesSince: `SELECT seq, pos, coll, id, type, version, stream, time FROM ${s}.changes WHERE seq > $1 ORDER BY seq, pos LIMIT $2`,
     streamChanges: `SELECT seq, pos, coll, id, type, version, stream, time FROM ${s}.changes
-      WHERE stream = $1 AND (seq, pos) > ($2, $3) ORDER BY stream, seq, pos LIMIT $4`,
+      WHERE stream = $1 AND (seq, pos) > ($2::bigint, $3::bigint) ORDER BY stream, seq, pos LIMIT $4`,
     pruned: `SELECT value FROM ${s}.meta WHERE key = 'pruned'`,
     // One statement: the oldest entries up to the limit, the longest run of them that qualifies, deleted,
     // and meta.pruned raised to the last seq deleted (the seq counter lives in meta and never goes back).

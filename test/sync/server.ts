@@ -9,7 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { postgresDriver } from '../../drivers/postgres/index.js';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
+import { freshSchema, pgUrl } from '../postgres/env.js';
 import { BlogError, createBlogService, type BlogService } from '../../src/index.js';
 import { createHttpHandler, toNodeHandler } from '../../src/http/index.js';
 
@@ -20,7 +22,9 @@ export type Json = Record<string, any>;
 
 export interface SyncServer {
   api: string;
+  /** The SQLite file, or the PostgreSQL schema. */
   file: string;
+  store: Store;
   service: BlogService;
   blogId: string;
   users: Record<'admin' | 'author' | 'reader', string>;
@@ -34,21 +38,28 @@ export interface SyncServer {
   close(keepFile?: boolean): Promise<void>;
 }
 
+/** The server drivers the protocol tests run on. */
+export const STORES = ['sqlite', 'postgres'] as const;
+export type Store = (typeof STORES)[number];
+
 export interface SyncServerOptions {
+  /** Default 'sqlite'. */
+  store?: Store;
   retentionDays?: number;
   /** Serve this SQLite file of an earlier server (a restart) instead of a new one. */
   restart?: SyncServer;
 }
 
 export async function startSyncServer(options: SyncServerOptions = {}): Promise<SyncServer> {
-  const dir = options.restart ? undefined : mkdtempSync(join(tmpdir(), 'blogcore-sync-'));
-  const file = options.restart?.file ?? join(dir!, 'blog.db');
+  const store = options.restart?.store ?? options.store ?? 'sqlite';
+  const dir = options.restart || store !== 'sqlite' ? undefined : mkdtempSync(join(tmpdir(), 'blogcore-sync-'));
+  const file = options.restart?.file ?? (store === 'sqlite' ? join(dir!, 'blog.db') : freshSchema('sync'));
   const clock = { ms: options.restart?.clock.ms ?? Date.parse('2026-05-01T08:00:00.000Z'), advance: (ms: number) => void (clock.ms += ms) };
   const server: Server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const service = createBlogService({
-    driver: sqliteDriver({ filename: file }),
+    driver: store === 'sqlite' ? sqliteDriver({ filename: file }) : postgresDriver({ connectionString: pgUrl(), schema: file, max: 4 }),
     apiBaseUrl: base,
     now: () => new Date((clock.ms += 1)),
     ...(options.retentionDays !== undefined ? { changeRetention: { days: options.retentionDays } } : {}),
@@ -90,6 +101,7 @@ export async function startSyncServer(options: SyncServerOptions = {}): Promise<
   return {
     api: `${base}/v3`,
     file,
+    store,
     service,
     blogId,
     users,
@@ -121,7 +133,7 @@ export async function startSyncServer(options: SyncServerOptions = {}): Promise<
         server.closeAllConnections();
         server.close(() =>
           void service.close().then(() => {
-            if (!keepFile) rmSync(join(file, '..'), { recursive: true, force: true });
+            if (!keepFile && store === 'sqlite') rmSync(join(file, '..'), { recursive: true, force: true });
             r();
           }),
         );
