@@ -118,3 +118,23 @@ describe('hostile and broken files', () => {
     void readFileSync;
   });
 });
+
+describe('a 100 MB file', () => {
+  it('imports with a 64 MB heap: memory stays flat in the size of the file', async () => {
+    // A child with a heap far smaller than the file: holding the text, or every skipped record, runs out of memory.
+    const child = spawn(process.execPath, ['--max-old-space-size=64', '--import', 'tsx', 'test/io/large-child.ts', '100'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const result = JSON.parse(out) as { bytes: number; posts: number; comments: number; skipped: number };
+    expect(result.bytes).toBeGreaterThan(100_000_000);
+    expect(result).toMatchObject({ posts: 1, comments: 1 });
+    expect(result.skipped).toBeGreaterThan(4_900);
+  }, 120_000);
+});
