@@ -22,6 +22,7 @@ import { moveCommentsStep, visibleClasses } from './comment-visibility.js';
 import type { Core } from './core.js';
 import type { Change, Key, StoredDoc } from './driver.js';
 import { BlogError, invalid } from './errors.js';
+import { decodeJson, encodeJson } from './paging.js';
 import type { ChangesListParams } from './params.js';
 import { commentVisOf, type CommentRecord, type PageRecord, type PostRecord } from './records.js';
 import { commentOut } from './resources/comments.js';
@@ -60,46 +61,33 @@ const VIEW_CODE: Record<Role, string> = { READER: 'r', AUTHOR: 'u', ADMIN: 'a' }
 /** Where a pull is: a snapshot phase after a suffix, or the log after (seq, pos); `e` is the seq it ends at. */
 type Token = { v: string; e: number } & ({ p: Synced; k?: [string, string] } | { p: 'log'; q: number; o: number });
 
-const enc = new TextEncoder();
-const dec = new TextDecoder();
-function encode(value: unknown): string {
-  let bin = '';
-  for (const b of enc.encode(JSON.stringify(value))) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-function decode(text: string, where: string): Record<string, unknown> {
-  try {
-    const bin = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-    const value: unknown = JSON.parse(dec.decode(Uint8Array.from(bin, (c) => c.charCodeAt(0))));
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // below
-  }
-  throw invalid(where, `${where} is not one this service gave out`);
-}
 const isSeq = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
+const badToken = (where: string) => invalid(where, `${where} is not one this service gave out`);
+
+/** Tokens travel as [view, end, phase, suffix…] or [view, end, 'log', seq, pos]. */
+const writeToken = (t: Token) => encodeJson(t.p === 'log' ? [t.v, t.e, t.p, t.q, t.o] : [t.v, t.e, t.p, ...(t.k ?? [])]);
 
 function readToken(text: string): Token {
-  const t = decode(text, 'pageToken');
-  const ok =
-    typeof t.v === 'string' &&
-    isSeq(t.e) &&
-    (t.p === 'log'
-      ? isSeq(t.q) && Number.isSafeInteger(t.o) && (t.o as number) >= -1
-      : (t.p === 'posts' || t.p === 'pages' || t.p === 'comments') &&
-        (t.k === undefined || (Array.isArray(t.k) && t.k.length === 2 && t.k.every((x) => typeof x === 'string'))));
-  if (!ok) throw invalid('pageToken', 'pageToken is not one this service gave out');
-  return t as unknown as Token;
+  const t = decodeJson(text);
+  if (Array.isArray(t) && typeof t[0] === 'string' && isSeq(t[1])) {
+    const [v, e, p, x, y] = t as [string, number, unknown, unknown, unknown];
+    if (p === 'log' && isSeq(x) && Number.isSafeInteger(y)) return { v, e, p, q: x, o: y as number };
+    if ((p === 'posts' || p === 'pages' || p === 'comments') && (x === undefined || (typeof x === 'string' && typeof y === 'string'))) {
+      return { v, e, p, ...(x !== undefined ? { k: [x, y as string] } : {}) };
+    }
+  }
+  throw badToken('pageToken');
 }
 
+/** A checkpoint: [view, seq]. */
 function readCheckpoint(text: string): { v: string; s: number } {
-  const c = decode(text, 'since');
-  if (typeof c.v !== 'string' || !isSeq(c.s)) throw invalid('since', 'since is not a checkpoint this service gave out');
-  return { v: c.v, s: c.s };
+  const c = decodeJson(text);
+  if (Array.isArray(c) && c.length === 2 && typeof c[0] === 'string' && isSeq(c[1])) return { v: c[0], s: c[1] };
+  throw badToken('since');
 }
 
-const resync = (why: string) =>
-  new BlogError({ code: 410, reason: 'resyncRequired', message: `${why}: pull again without since`, location: 'since', locationType: 'parameter' });
+/** The checkpoint cannot be followed (the log was pruned past it, another store's, another view): pull afresh. */
+const resync = () => new BlogError({ code: 410, reason: 'resyncRequired', message: 'Resync required: pull again without since', location: 'since', locationType: 'parameter' });
 
 export function changesApi(core: Core, actor: Actor) {
   return {
@@ -118,22 +106,20 @@ export function changesApi(core: Core, actor: Actor) {
       let token: Token;
       if (p.pageToken !== undefined) {
         token = readToken(p.pageToken);
-        if (token.v !== code) throw resync('This pull was made at another view');
+        if (token.v !== code) throw resync();
       } else if (p.since !== undefined) {
         const since = readCheckpoint(p.since);
-        if (since.v !== code) throw resync('The checkpoint was taken at another view (a role changed)');
+        if (since.v !== code) throw resync();
         token = { v: code, e: bounds.newest, p: 'log', q: since.s, o: Number.MAX_SAFE_INTEGER };
       } else {
         token = { v: code, e: bounds.newest, p: 'posts' };
       }
-      if (token.p === 'log' && (token.q < bounds.pruned || token.q > bounds.newest)) {
-        throw resync(token.q > bounds.newest ? 'The checkpoint is not from this store' : 'The change log no longer reaches back to this checkpoint');
-      }
+      if (token.p === 'log' && (token.q < bounds.pruned || token.q > bounds.newest)) throw resync();
       const answer = (items: ChangeItem[], next: Token | undefined): ChangeList => ({
         kind: 'blogcore#changeList',
         items,
-        ...(next ? { nextPageToken: encode(next) } : {}),
-        checkpoint: encode({ v: code, s: token.e }),
+        ...(next ? { nextPageToken: writeToken(next) } : {}),
+        checkpoint: encodeJson([code, token.e]),
       });
 
       if (token.p !== 'log') {

@@ -1,6 +1,6 @@
 /**
  * The IndexedDB change log of layout 1 (one `~log` record per commit holding its ops) opened by this build
- * (layout 2, `~changes` per op): the old changes are moved over, and new commits keep counting after them.
+ * (layout 2, `~changes` per op): the old records go, and new commits keep counting after them.
  */
 import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
@@ -25,21 +25,15 @@ function legacyDatabase(factory: IDBFactory, name: string): Promise<void> {
   });
 }
 
-it('moves layout 1 change-log records into the per-op log, and keeps the sequence going', async () => {
+it('drops layout 1 change-log records, and keeps the sequence going', async () => {
   const factory = new IDBFactory();
   await legacyDatabase(factory, 'legacy-log');
   const d = idbDriver({ name: 'legacy-log', indexedDB: factory });
   await d.open(suiteSchema);
-  expect((await d.changesSince(0)).map((c) => [c.seq, c.pos, c.id, c.version, c.time])).toEqual([
-    [1, 0, 'a', 1, 0],
-    [2, 0, 'a', 2, 0],
-    [2, 1, 'b', 1, 0],
-  ]);
-  expect(await d.logBounds()).toEqual({ newest: 2, pruned: 0 });
+  expect(await d.changesSince(0)).toEqual([]);
   const next = await d.commit([{ ...itemPut({ id: 'c', group: 'g', status: 'LIVE', time: 't' }), stream: 'g' }], { time: 5 });
   expect(next.seq).toBe(3);
-  // Old entries carry time 0: the first a prune by age removes.
-  expect(await d.pruneChanges({ before: 1, limit: 10 })).toBe(3);
-  expect((await d.changesSince(0)).map((c) => c.id)).toEqual(['c']);
+  expect((await d.changesSince(0)).map((c) => [c.seq, c.id, c.stream])).toEqual([[3, 'c', 'g']]);
+  expect(await d.logBounds()).toEqual({ newest: 3, pruned: 0 });
   await d.close();
 });

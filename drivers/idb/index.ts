@@ -113,10 +113,6 @@ interface LogChange {
   t: number;
   s?: string;
 }
-/** Layout 1's log record: a commit's changes. */
-interface OldLogRec {
-  ops?: Array<{ c: string; id: string; op: 'put' | 'delete'; v: number }>;
-}
 const toChange = (r: LogChange): Change => ({ seq: r.q, pos: r.p, collection: r.c, id: r.id, type: r.op, version: r.v, time: r.t, ...(r.s !== undefined ? { stream: r.s } : {}) });
 
 /** `getAllRecords` (IndexedDB 3.0, Chromium 141+, fake-indexeddb 6): one request for a page in either direction. */
@@ -725,19 +721,9 @@ function upgrade(db: DB, schema: StoreSchema, tx: IDBPTransaction<unknown, strin
   if (!names().includes(META)) db.createObjectStore(META);
   if (!names().includes(CHANGES)) {
     db.createObjectStore(CHANGES).createIndex(STREAM_INDEX, ['s', 'q', 'p']);
-    // Layout 1 kept each commit's changes in its ~log record: move them (no stream, time 0: pruned first).
-    const log = unwrap(tx.objectStore(LOG)) as IDBObjectStore;
-    const changes = unwrap(tx.objectStore(CHANGES)) as IDBObjectStore;
-    const walk = log.openCursor();
-    walk.onsuccess = () => {
-      const cursor = walk.result;
-      if (!cursor) return;
-      const q = cursor.key as number;
-      const old = cursor.value as OldLogRec;
-      for (const [p, c] of (old.ops ?? []).entries()) changes.add({ q, p, c: c.c, id: c.id, op: c.op, v: c.v, t: 0 } satisfies LogChange, [q, p]);
-      if (old.ops) cursor.update({ t: 0 });
-      cursor.continue();
-    };
+    // Layout 1 kept each commit's changes in its ~log record. They had no reader but in-process events, so
+    // they go (the key generator, the seq, goes on); the bundle stays small for what every browser loads.
+    tx.objectStore(LOG).clear();
   }
   for (const c of schema.collections) {
     const store = names().includes(c.name) ? tx.objectStore(c.name) : db.createObjectStore(c.name, { keyPath: 'id' });
