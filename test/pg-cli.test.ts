@@ -19,12 +19,12 @@ describe('CLI on PostgreSQL', () => {
     const out = first.output();
     expect(out).not.toContain(password);
     expect(out).toContain(`:***@`);
-    const token = out.match(/^ +(bk_[\w-]{20,})$/m)![1]!;
+    const token = out.match(/^ +(bc_[\w-]{20,})$/m)![1]!;
     const blogPath = new URL(out.match(/Blog: +(\S+)/)![1]!).pathname;
     // A second app server on the same store: no new demo, no new token, the same blog.
     const second = start(['dist/cli.js', 'serve', '--db', db, '--port', '0', '--quiet']);
     await second.waitFor(/Ctrl\+C stops the server/);
-    expect(second.output()).not.toMatch(/^ +bk_/m);
+    expect(second.output()).not.toMatch(/^ +bc_/m);
     const origin = (p: typeof first) => p.output().match(/API: +(http:\/\/127\.0\.0\.1:\d+)\/v3\//)![1]!;
     const made = await fetch(`${origin(first)}${blogPath}/posts`, {
       method: 'POST',
@@ -41,7 +41,7 @@ describe('CLI on PostgreSQL', () => {
 
     const rotate = start(['dist/cli.js', 'token', '--db', db]);
     expect(await rotate.exited).toBe(0);
-    expect(rotate.output()).toMatch(/^bk_[\w-]{20,}$/m);
+    expect(rotate.output()).toMatch(/^bc_[\w-]{20,}$/m);
     // token refuses a schema that holds no store, naming the store without its password.
     const none = start(['dist/cli.js', 'token', '--db', `${pgUrl()}?schema=${freshSchema('none')}`]);
     expect(await none.exited).not.toBe(0);

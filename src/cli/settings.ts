@@ -12,7 +12,7 @@ export interface CliSettings {
 const SETTINGS_ID = 'cli';
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-export const newToken = (): string => `bk_${randomBytes(24).toString('base64url')}`;
+export const newToken = (): string => `bc_${randomBytes(24).toString('base64url')}`;
 
 export async function readSettings(driver: StorageDriver): Promise<{ version: number; settings?: CliSettings }> {
   const found = await driver.get('settings', SETTINGS_ID);

@@ -42,7 +42,7 @@ describe('blogcore serve', () => {
     const out = p.output();
     const api = out.match(/API: +(http:\/\/127\.0\.0\.1:\d+\/v3)\//)![1]!;
     const blogUrl = out.match(/Blog: +(\S+)/)![1]!;
-    token = out.match(/^ +(bk_[\w-]{20,})$/m)![1]!;
+    token = out.match(/^ +(bc_[\w-]{20,})$/m)![1]!;
     postsUrl = `${blogUrl}/posts`;
     expect(blogUrl.startsWith(`${api}/blogs/`)).toBe(true);
     expect(out).toContain(`curl ${postsUrl}`);
@@ -65,7 +65,7 @@ describe('blogcore serve', () => {
     ).json()) as PostList;
     expect(pending.items!.length).toBe(1);
     // A wrong token is refused; the access_token parameter works like the header.
-    expect((await fetch(postsUrl, { headers: { authorization: 'Bearer bk_wrong' } })).status).toBe(401);
+    expect((await fetch(postsUrl, { headers: { authorization: 'Bearer bc_wrong' } })).status).toBe(401);
     expect((await fetch(`${postsUrl}?status=draft&access_token=${token}`)).status).toBe(200);
     // A write with the token.
     const made = await fetch(postsUrl, {
@@ -95,7 +95,7 @@ describe('blogcore serve', () => {
     await p.waitFor(/Ctrl\+C stops the server/);
     const out = p.output();
     expect(out).not.toContain(token);
-    expect(out).not.toMatch(/bk_[\w-]{20,}/);
+    expect(out).not.toMatch(/bc_[\w-]{20,}/);
     expect(out).toMatch(/token --db /);
     const api = out.match(/Blog: +(\S+)/)![1]!;
     const titles = ((await (await fetch(`${api}/posts`)).json()) as PostList).items!.map((x) => x.title);
@@ -105,7 +105,7 @@ describe('blogcore serve', () => {
     // `blogcore token` while the server runs: the new token works at once, the old one no longer does.
     const rotate = start(['dist/cli.js', 'token', '--db', db]);
     procs.push(rotate);
-    const fresh = (await rotate.waitFor(/^(bk_[\w-]{20,})$/m))[1]!;
+    const fresh = (await rotate.waitFor(/^(bc_[\w-]{20,})$/m))[1]!;
     expect(await rotate.exited).toBe(0);
     expect(fresh).not.toBe(token);
     expect((await fetch(`${api}/posts?status=draft`, { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(200);
