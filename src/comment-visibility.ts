@@ -50,7 +50,7 @@ export async function moveCommentsStep(core: Core): Promise<void> {
   // The post's version is part of the last batch: if it changed class meanwhile, nothing is marked done.
   if (entries.length < MOVE_BATCH) ops.push(put('posts', { ...post, commentsVis: target }, hit.version));
   try {
-    await core.driver.commit(ops);
+    await core.commit(ops);
   } catch (error) {
     if (!DriverConflict.is(error)) throw error; // a concurrent write: the next step picks it up
   }

@@ -3,7 +3,7 @@
  * checks that recur (validation, the caller's standing in a blog, compare-and-set retries, scheduled
  * posts going LIVE). Resources (src/resources/*) build the public methods on top of this.
  */
-import { DriverConflict, type StorageDriver, type StoredDoc, type WriteOp } from './driver.js';
+import { DriverConflict, type CommitResult, type StorageDriver, type StoredDoc, type WriteOp } from './driver.js';
 import { authError, resolveView, type Actor, type Standing } from './access.js';
 import { BlogError, conditionNotMet, notFound } from './errors.js';
 import { Emitter, EventShare, type BlogEvent } from './events.js';
@@ -19,7 +19,19 @@ export interface CoreOptions {
   driver: StorageDriver;
   apiBaseUrl?: string;
   now?: () => Date;
+  /**
+   * How long the change log keeps changes (a pull's `since` older than that answers 410 resyncRequired):
+   * entries older than `days` go, and, with `commits`, any beyond the newest that many commits.
+   * Default `{ days: 30 }`. Pruning runs after writes, a bounded batch at a time.
+   */
+  changeRetention?: { days?: number; commits?: number };
 }
+
+const DAY_MS = 86_400_000;
+/** Log entries removed per pruning step, and how often a step runs (every N commits, or after a pause). */
+const PRUNE_BATCH = 500;
+const PRUNE_EVERY = 64;
+const PRUNE_PAUSE_MS = 60_000;
 
 const CACHE_LIMIT = 2_000;
 const MAX_RETRIES = 20;
@@ -35,19 +47,27 @@ export class Core {
   // Users and blogs are never changed after insert (there is no update call), so caching them is safe.
   private users = new Map<string, UserRecord>();
   private blogs = new Map<string, BlogRecord>();
+  /** Called after every commit this process makes (long polls wait on it). */
+  readonly commitListeners = new Set<() => void>();
+  private readonly retention: { ms: number; commits: number | undefined };
+  private sincePrune = 0;
+  private lastPrune = -Infinity;
+  private pruning = false;
 
   constructor(options: CoreOptions) {
     this.driver = options.driver;
+    const r = options.changeRetention ?? {};
+    this.retention = { ms: (r.days ?? 30) * DAY_MS, commits: r.commits };
     this.now = options.now ?? (() => new Date());
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
     if (typeof this.driver.watch === 'function') {
-      this.share = new EventShare(this.driver, this.events);
+      this.share = new EventShare(this.driver, this.events, () => this.now().getTime());
       this.events.shared = true;
     }
   }
 
   ready(): Promise<void> {
-    return (this.opening ??= this.driver.open(STORE_SCHEMA).then(() => upgradeStore(this.driver)));
+    return (this.opening ??= this.driver.open(STORE_SCHEMA).then(() => upgradeStore(this.driver, () => this.now().getTime())));
   }
 
   nowIso(): string {
@@ -129,11 +149,41 @@ export class Core {
       const { ops, result } = await attempt(i);
       if (ops.length === 0) return result;
       try {
-        await this.driver.commit(ops);
+        await this.commit(ops);
         return result;
       } catch (error) {
         if (!DriverConflict.is(error) || i >= MAX_RETRIES) throw error;
       }
+    }
+  }
+
+  /** Every write of the core goes here: the commit time from the core's clock, then waiters, then pruning. */
+  async commit(ops: readonly WriteOp[]): Promise<CommitResult> {
+    const result = await this.driver.commit(ops, { time: this.now().getTime() });
+    for (const listener of this.commitListeners) listener();
+    await this.prune(result.seq);
+    return result;
+  }
+
+  /**
+   * One bounded pruning step of the change log, every PRUNE_EVERY commits or after PRUNE_PAUSE_MS; a full
+   * batch means more is due, so the next commit steps again. A failure never fails the write it follows.
+   */
+  private async prune(seq: number): Promise<void> {
+    const now = this.now().getTime();
+    if (this.pruning || (++this.sincePrune < PRUNE_EVERY && now - this.lastPrune < PRUNE_PAUSE_MS)) return;
+    this.pruning = true;
+    try {
+      const { ms, commits } = this.retention;
+      const removed = await this.driver.pruneChanges({ before: now - ms, ...(commits !== undefined ? { through: seq - commits } : {}), limit: PRUNE_BATCH });
+      if (removed < PRUNE_BATCH) {
+        this.sincePrune = 0;
+        this.lastPrune = now;
+      }
+    } catch {
+      // Retention is housekeeping: the next step tries again.
+    } finally {
+      this.pruning = false;
     }
   }
 
@@ -165,7 +215,7 @@ export class Core {
     if (p.status !== 'SCHEDULED' || !p.published || p.published > this.nowIso()) return p;
     const next: PostRecord = { ...p, status: 'LIVE', rev: p.rev + 1 };
     try {
-      await this.driver.commit([put('posts', next, stored.version)]);
+      await this.commit([put('posts', next, stored.version)]);
     } catch (error) {
       if (!DriverConflict.is(error)) throw error;
       // Someone else changed it first (another process promoted it, or an author edited it): read what is there.

@@ -63,6 +63,8 @@ export interface PutOp {
   keys: Readonly<Record<string, readonly Key[]>>;
   /** For collections with `search`: the scope (e.g. the blog id) and the document's distinct tokens. */
   terms?: { scope: string; tokens: readonly string[] };
+  /** The change-log stream of this change (the core's blog id), so one stream can be walked alone (`streamChanges`). */
+  stream?: string;
 }
 
 export interface DeleteOp {
@@ -71,6 +73,8 @@ export interface DeleteOp {
   id: string;
   /** The version the record must have now. */
   expect: number;
+  /** As on `PutOp`: the change-log stream of this change. */
+  stream?: string;
 }
 
 export type WriteOp = PutOp | DeleteOp;
@@ -127,11 +131,46 @@ export interface IndexEntry {
 
 export interface Change {
   seq: number;
+  /** The op's position in its commit (0, 1, …): `(seq, pos)` orders the log. */
+  pos: number;
   collection: string;
   id: string;
   type: 'put' | 'delete';
   /** The version written (for deletes, the version the record had). */
   version: number;
+  /** The op's `stream`, when it had one. */
+  stream?: string;
+  /** The commit time given to `commit` (ms since the epoch). */
+  time: number;
+}
+
+export interface CommitOptions {
+  /** The commit time (ms since the epoch), from the core's clock; logged with every change. Default: `Date.now()`. */
+  time?: number;
+}
+
+/** A place in the change log: after `(seq, pos)`. `{ seq, pos: -1 }` is before the whole of commit `seq`. */
+export interface LogPosition {
+  seq: number;
+  pos: number;
+}
+
+export interface LogBounds {
+  /** The newest commit's sequence number (0 before the first commit). */
+  newest: number;
+  /** The highest sequence number `pruneChanges` removed entries of (0 if none): changes up to it may be gone. */
+  pruned: number;
+}
+
+/**
+ * Which old entries `pruneChanges` removes: from the oldest, in log order, each entry whose time is before
+ * `before` or whose seq is at most `through`; it stops at the first entry that is neither, or after `limit`.
+ */
+export interface PruneQuery {
+  before?: number;
+  through?: number;
+  /** The most entries one call removes (pruning runs in bounded batches). */
+  limit: number;
 }
 
 export interface CommitResult {
@@ -188,9 +227,18 @@ export interface StorageDriver {
    */
   search(query: SearchQuery): Promise<IndexEntry[]>;
   /** All or nothing: every precondition holds and every op is written, or DriverConflict and nothing changes. */
-  commit(ops: readonly WriteOp[]): Promise<CommitResult>;
+  commit(ops: readonly WriteOp[], options?: CommitOptions): Promise<CommitResult>;
   /** The change log after `seq` (exclusive), oldest first, at most `limit` entries. */
   changesSince(seq: number, limit?: number): Promise<Change[]>;
+  /**
+   * The changes of one `stream` after `after` (exclusive), in log order, at most `limit`: a walk of that
+   * stream alone (an index on stream, seq, pos), never reading other streams' entries.
+   */
+  streamChanges(stream: string, after: LogPosition, limit: number): Promise<Change[]>;
+  /** The newest sequence number and how far the log has been pruned. */
+  logBounds(): Promise<LogBounds>;
+  /** Removes old log entries (see `PruneQuery`), at most `limit`; answers how many it removed. */
+  pruneChanges(query: PruneQuery): Promise<number>;
   /**
    * Optional: calls `listener` soon after commits made through *other* connections to the same store (other
    * app servers), and now and then regardless; the listener reads `changesSince` itself. A driver whose

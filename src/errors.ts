@@ -26,7 +26,8 @@ export type ErrorReason =
   | 'notModified'
   | 'requestTooLarge'
   | 'unsupportedMediaType'
-  | 'backendError';
+  | 'backendError'
+  | 'resyncRequired';
 
 export interface BlogErrorInit {
   code: number;

@@ -95,6 +95,8 @@ export class EventShare {
   constructor(
     private readonly driver: StorageDriver,
     private readonly emitter: Emitter,
+    /** The core's clock (ms): the commit time logged with event records, as with every core write. */
+    private readonly time: () => number = Date.now,
   ) {}
 
   publish(event: BlogEvent): void {
@@ -104,7 +106,7 @@ export class EventShare {
     ];
     if (n >= KEEP) ops.push({ type: 'delete', collection: 'events', id: this.instance + (n - KEEP), expect: 1 });
     // Tried twice: a commit that failed on a lost connection may have landed, and then the retry's conflict says so.
-    const commit = () => this.driver.commit(ops).then(() => undefined);
+    const commit = () => this.driver.commit(ops, { time: this.time() }).then(() => undefined);
     this.queue = this.queue
       .then(() => commit().catch((error: unknown) => (DriverConflict.is(error) ? undefined : commit())))
       .catch((error: unknown) => (DriverConflict.is(error) ? undefined : Promise.reject(error)))
@@ -123,7 +125,7 @@ export class EventShare {
   follow(ready: Promise<void>): Promise<void> {
     return (this.started ??= ready.then(async () => {
       // An empty commit answers the log's current seq: events committed before this point are not replayed.
-      this.cursor = (await this.driver.commit([])).seq;
+      this.cursor = (await this.driver.commit([], { time: this.time() })).seq;
       this.stopWatch = this.driver.watch!(() => void this.pull());
     }));
   }

@@ -1,6 +1,7 @@
 export { createBlogService, type BlogService, type BlogServiceOptions, type ActorInput } from './service.js';
 export { BlogError, type BlogErrorInit, type ErrorReason, type GoogleErrorBody } from './errors.js';
 export type { BlogEvent, EventType, Listener } from './events.js';
+export type { ChangeItem, ChangeKind, ChangeList } from './changes.js';
 export type * from './params.js';
 export { POST_STATUSES, PAGE_STATUSES, COMMENT_STATUSES, ROLES, READER_COMMENTS, LIMITS } from './schemas.js';
 export type { Blog, BlogList, Post, PostList, Page, PageList, Comment, CommentList, User, Author } from './wire.js';
@@ -27,5 +28,9 @@ export {
   type SearchQuery,
   type Change,
   type CommitResult,
+  type CommitOptions,
+  type LogPosition,
+  type LogBounds,
+  type PruneQuery,
 } from './driver.js';
 export { STORE_SCHEMA } from './store-schema.js';

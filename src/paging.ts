@@ -52,22 +52,28 @@ interface Cursor {
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-function encodeToken(c: Cursor): string {
-  const bytes = enc.encode(JSON.stringify([c.d, c.k[0], c.k[1], c.i ? 1 : 0, c.f]));
+/** A JSON value as an opaque URL-safe token (page tokens, sync checkpoints). */
+export function encodeJson(value: unknown): string {
   let bin = '';
-  for (const b of bytes) bin += String.fromCharCode(b);
+  for (const b of enc.encode(JSON.stringify(value))) bin += String.fromCharCode(b);
   return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-function decodeToken(token: string, fingerprint: string): Cursor {
-  const bad = invalid('pageToken', 'Invalid page token: use a nextPageToken or prevPageToken exactly as it was returned');
-  let parsed: unknown;
+/** The value of an `encodeJson` token; undefined when the text is not one. */
+export function decodeJson(token: string): unknown {
   try {
     const bin = atob(token.replace(/-/g, '+').replace(/_/g, '/'));
-    parsed = JSON.parse(dec.decode(Uint8Array.from(bin, (ch) => ch.charCodeAt(0)), { stream: false }));
+    return JSON.parse(dec.decode(Uint8Array.from(bin, (ch) => ch.charCodeAt(0))));
   } catch {
-    throw bad;
+    return undefined;
   }
+}
+
+const encodeToken = (c: Cursor): string => encodeJson([c.d, c.k[0], c.k[1], c.i ? 1 : 0, c.f]);
+
+function decodeToken(token: string, fingerprint: string): Cursor {
+  const bad = invalid('pageToken', 'Invalid page token: use a nextPageToken or prevPageToken exactly as it was returned');
+  const parsed = decodeJson(token);
   if (!Array.isArray(parsed) || parsed.length !== 5) throw bad;
   const [d, t, id, i, f] = parsed as unknown[];
   if ((d !== 'n' && d !== 'p') || typeof t !== 'string' || typeof id !== 'string' || (i !== 0 && i !== 1) || typeof f !== 'string') throw bad;

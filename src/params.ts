@@ -214,3 +214,17 @@ export interface CommentsInsertParams {
   postId: string;
   body: CommentBody;
 }
+
+/** `changes.list`: a replica's pull (DESIGN §11). */
+export interface ChangesListParams {
+  blogId: string;
+  /** The `checkpoint` of an earlier pull: only what changed since. Absent: everything the caller may read. */
+  since?: string;
+  /** The `nextPageToken` of the previous page of this pull. */
+  pageToken?: string;
+  /** Items per page, 1 to 500; default 100. */
+  maxResults?: number;
+  /** Seconds (0 to 60) to hold the answer open until something changes, when nothing has. */
+  wait?: number;
+  view?: View;
+}

@@ -95,7 +95,7 @@ export const commentVisOf = (p: { status: PostStatus; readerComments: ReaderComm
 /** A post whose comments are (partly) filed under a class other than its own. */
 export const commentsMoving = (p: PostRecord) => p.allComments > 0 && (p.commentsVis ?? 'open') !== commentVisOf(p);
 
-export type Collection = 'users' | 'blogs' | 'members' | 'posts' | 'pages' | 'comments' | 'settings';
+export type Collection = 'users' | 'blogs' | 'members' | 'posts' | 'pages' | 'comments' | 'settings' | 'idempotency';
 
 /** Posts and pages sort by their publish time, drafts never published by their last update. */
 export const sortTime = (r: { published?: string; updated: string }) => r.published ?? r.updated;
@@ -148,6 +148,8 @@ export function put<R extends { id: string }>(collection: Collection, record: R,
   // Optional fields are left out rather than stored as undefined (JSON has no undefined).
   for (const [k, v] of Object.entries(record)) if (v === undefined) delete (record as Record<string, unknown>)[k];
   const op: PutOp = { type: 'put', collection, id: record.id, expect, doc: record as unknown as JsonObject, keys: keysOf(collection, record) };
+  // Posts, pages and comments are logged in their blog's change stream (the pull of changes.ts walks it).
+  if (collection === 'posts' || collection === 'pages' || collection === 'comments') op.stream = (record as unknown as { blogId: string }).blogId;
   if (collection === 'posts') {
     const p = record as unknown as PostRecord;
     op.terms = { scope: p.blogId, tokens: distinctWords(postWordFields(p)) };
@@ -155,6 +157,7 @@ export function put<R extends { id: string }>(collection: Collection, record: R,
   return op;
 }
 
-export function del(collection: Collection, id: string, expect: number): WriteOp {
-  return { type: 'delete', collection, id, expect };
+/** A delete; `blogId` names the change stream of posts, pages and comments (a delete is a change too). */
+export function del(collection: Collection, id: string, expect: number, blogId?: string): WriteOp {
+  return { type: 'delete', collection, id, expect, ...(blogId !== undefined ? { stream: blogId } : {}) };
 }

@@ -230,6 +230,15 @@ export const params = {
   commentsListByBlog: object({ blogId: id, post: optional(id), ...listing, status: optional(enumList(COMMENT_STATUSES)), fetchBodies: optional(bool) }),
   commentsAction: object({ blogId: id, postId: id, commentId: id }),
   commentsInsert: object({ blogId: id, postId: id, body: commentBody }),
+
+  changesList: object({
+    blogId: id,
+    since: optional(string(1, 200)),
+    pageToken: optional(string(1, 2_000)),
+    maxResults: optional(integer(1, LIMITS.maxResults)),
+    wait: optional(integer(0, 60)),
+    view: optional(view),
+  }),
 };
 
 /** What the service works with after a check: `Parsed<'postsList'>`. */

@@ -2,6 +2,8 @@ import { BlogError, forbidden } from './errors.js';
 import type { Actor } from './access.js';
 import { Core, type CoreOptions } from './core.js';
 import type { EventType, Listener } from './events.js';
+import { changesApi } from './changes.js';
+import { INTERNALS } from './internals.js';
 import { blogsApi } from './resources/blogs.js';
 import { commentsApi } from './resources/comments.js';
 import { pagesApi } from './resources/pages.js';
@@ -17,7 +19,7 @@ export type ActorInput = { userId: string } | null;
 
 function apis(core: Core, actor: Actor) {
   const { blogs, users, members } = blogsApi(core, actor);
-  const all = { blogs, users, members, posts: postsApi(core, actor), pages: pagesApi(core, actor), comments: commentsApi(core, actor) };
+  const all = { blogs, users, members, posts: postsApi(core, actor), pages: pagesApi(core, actor), comments: commentsApi(core, actor), changes: changesApi(core, actor) };
   return core.share ? settled(all, core.share) : all;
 }
 
@@ -51,6 +53,7 @@ export interface BlogService extends ReturnType<typeof apis> {
   close(): Promise<void>;
 }
 
+
 function scoped(core: Core, actor: Actor): BlogService {
   const service: BlogService = {
     ...apis(core, actor),
@@ -77,6 +80,7 @@ function scoped(core: Core, actor: Actor): BlogService {
       await core.driver.close();
     },
   };
+  Object.defineProperty(service, INTERNALS, { value: { core, actor } });
   if (actor.kind === 'host') Object.defineProperty(service, CORE, { value: core });
   return service;
 }

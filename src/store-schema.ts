@@ -22,9 +22,10 @@ import type { StoreSchema } from './driver.js';
  * members.user          [userId, blogId]
  * settings              host-level values (e.g. the CLI's hashed admin token), no indexes
  * events                events shared between app servers on one store (src/events.ts), no indexes
+ * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
  */
 export const STORE_SCHEMA: StoreSchema = {
-  version: 2,
+  version: 3,
   collections: [
     { name: 'users', indexes: [] },
     { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
@@ -46,5 +47,6 @@ export const STORE_SCHEMA: StoreSchema = {
     { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }, { name: 'move' }] },
     { name: 'settings', indexes: [] },
     { name: 'events', indexes: [] },
+    { name: 'idempotency', indexes: [{ name: 'created' }] },
   ],
 };

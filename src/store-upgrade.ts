@@ -23,11 +23,12 @@ async function eachBatch(driver: StorageDriver, collection: string, index: strin
   }
 }
 
-export async function upgradeStore(driver: StorageDriver): Promise<void> {
+/** `time` is the core's clock (ms), logged with the commits this makes. */
+export async function upgradeStore(driver: StorageDriver, time: () => number = Date.now): Promise<void> {
   const mark = await driver.get('settings', MARKER);
   if (mark && Number(mark.doc.layout) >= LAYOUT) return;
   await eachBatch(driver, 'posts', 'published', async (posts) => {
-    await driver.commit(posts.map((p) => put('posts', { ...(p.doc as PostRecord), commentsVis: commentVisOf(p.doc as PostRecord) }, p.version)));
+    await driver.commit(posts.map((p) => put('posts', { ...(p.doc as PostRecord), commentsVis: commentVisOf(p.doc as PostRecord) }, p.version)), { time: time() });
   });
   await eachBatch(driver, 'comments', 'post', async (comments) => {
     const postIds = [...new Set(comments.map((c) => (c.doc as CommentRecord).postId))];
@@ -37,10 +38,10 @@ export async function upgradeStore(driver: StorageDriver): Promise<void> {
       const post = posts.get((c.doc as CommentRecord).postId);
       ops.push(put('comments', { ...(c.doc as CommentRecord), vis: post ? commentVisOf(post) : 'hidden' }, c.version));
     }
-    await driver.commit(ops);
+    await driver.commit(ops, { time: time() });
   });
   try {
-    await driver.commit([{ type: 'put', collection: 'settings', id: MARKER, expect: mark?.version ?? 0, doc: { id: MARKER, layout: LAYOUT }, keys: {} }]);
+    await driver.commit([{ type: 'put', collection: 'settings', id: MARKER, expect: mark?.version ?? 0, doc: { id: MARKER, layout: LAYOUT }, keys: {} }], { time: time() });
   } catch (error) {
     if (!DriverConflict.is(error)) throw error; // another process opening the same store marked it
   }

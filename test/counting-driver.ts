@@ -32,8 +32,11 @@ export function countingDriver(inner: StorageDriver): CountingDriver {
     count: (q) => inner.count(q),
     keys: (q) => counted(inner.keys(q), many),
     search: (q) => counted(inner.search(q), many),
-    commit: (ops) => inner.commit(ops),
+    commit: (ops, o) => inner.commit(ops, o),
     changesSince: (s, l) => counted(inner.changesSince(s, l), many),
+    streamChanges: (s, a, l) => counted(inner.streamChanges(s, a, l), many),
+    logBounds: () => inner.logBounds(),
+    pruneChanges: (q) => inner.pruneChanges(q),
     close: () => inner.close(),
   };
 }

@@ -570,6 +570,59 @@ export function runDriverSuite(
         await expectConflict(d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]), 'version');
         expect(await d.changesSince(0)).toHaveLength(1);
       });
+
+      const streamed = (item: Item, expect = 0): PutOp => ({ ...itemPut(item, expect), stream: item.group });
+
+      it('logs each change with its position, stream and commit time', async () => {
+        const a = await d.commit([streamed({ id: 'a', group: 'g', status: 'LIVE', time: time(1) }), itemPut({ id: 'b', group: 'h', status: 'LIVE', time: time(1) })], { time: 1000 });
+        const b = await d.commit([{ type: 'delete', collection: 'items', id: 'a', expect: 1, stream: 'g' }], { time: 2000 });
+        expect(await d.changesSince(0)).toEqual([
+          { seq: a.seq, pos: 0, collection: 'items', id: 'a', type: 'put', version: 1, stream: 'g', time: 1000 },
+          { seq: a.seq, pos: 1, collection: 'items', id: 'b', type: 'put', version: 1, time: 1000 },
+          { seq: b.seq, pos: 0, collection: 'items', id: 'a', type: 'delete', version: 1, stream: 'g', time: 2000 },
+        ]);
+        expect(await d.logBounds()).toEqual({ newest: b.seq, pruned: 0 });
+      });
+
+      it("walks one stream's changes from a position, without the other streams'", async () => {
+        const seqs: number[] = [];
+        for (let i = 0; i < 6; i++) {
+          const g = i % 2 ? 'odd' : 'even';
+          seqs.push((await d.commit([streamed({ id: `x${i}`, group: g, status: 'LIVE', time: time(i) }), streamed({ id: `y${i}`, group: g, status: 'LIVE', time: time(i) })])).seq);
+        }
+        const even = await d.streamChanges('even', { seq: 0, pos: -1 }, 100);
+        expect(even.map((c) => c.id)).toEqual(['x0', 'y0', 'x2', 'y2', 'x4', 'y4']);
+        expect(even.every((c) => c.stream === 'even')).toBe(true);
+        // From the middle of a commit, and in pages.
+        expect((await d.streamChanges('even', { seq: seqs[2]!, pos: 0 }, 3)).map((c) => c.id)).toEqual(['y2', 'x4', 'y4']);
+        expect((await d.streamChanges('even', { seq: seqs[2]!, pos: 1 }, 1)).map((c) => c.id)).toEqual(['x4']);
+        expect(await d.streamChanges('even', { seq: seqs[5]!, pos: 1 }, 10)).toEqual([]);
+        expect(await d.streamChanges('none', { seq: 0, pos: -1 }, 10)).toEqual([]);
+      });
+
+      it('prunes from the oldest by time or by seq, a bounded batch at a time, and says how far', async () => {
+        const seqs: number[] = [];
+        for (let i = 0; i < 5; i++) {
+          seqs.push((await d.commit([streamed({ id: `a${i}`, group: 'g', status: 'LIVE', time: time(i) }), streamed({ id: `b${i}`, group: 'g', status: 'LIVE', time: time(i) })], { time: 1000 * (i + 1) })).seq);
+        }
+        // Older than 3500: the first three commits (six entries), at most four per call.
+        expect(await d.pruneChanges({ before: 3500, limit: 4 })).toBe(4);
+        expect((await d.changesSince(0)).map((c) => c.id)).toEqual(['a2', 'b2', 'a3', 'b3', 'a4', 'b4']);
+        expect((await d.logBounds()).pruned).toBe(seqs[1]);
+        expect(await d.pruneChanges({ before: 3500, limit: 4 })).toBe(2);
+        expect(await d.pruneChanges({ before: 3500, limit: 4 })).toBe(0);
+        expect((await d.streamChanges('g', { seq: 0, pos: -1 }, 100)).map((c) => c.id)).toEqual(['a3', 'b3', 'a4', 'b4']);
+        // By seq: everything through the fourth commit.
+        expect(await d.pruneChanges({ through: seqs[3]!, limit: 100 })).toBe(2);
+        expect(await d.logBounds()).toEqual({ newest: seqs[4], pruned: seqs[3] });
+        // Pruning everything keeps the counter: the next commit still gets a larger seq.
+        expect(await d.pruneChanges({ before: Infinity, limit: 100 })).toBe(2);
+        expect(await d.changesSince(0)).toEqual([]);
+        expect(await d.logBounds()).toEqual({ newest: seqs[4], pruned: seqs[4] });
+        const next = await d.commit([streamed({ id: 'c', group: 'g', status: 'LIVE', time: time(9) })], { time: 9000 });
+        expect(next.seq).toBeGreaterThan(seqs[4]!);
+        expect((await d.streamChanges('g', { seq: 0, pos: -1 }, 100)).map((c) => c.id)).toEqual(['c']);
+      });
     });
   });
 

@@ -10,8 +10,11 @@
  *   cost per entry grows with its size. Kept apart from the documents so that gets and lists never read
  *   token lists. A search intersects the ids of its tokens (keys only), then either sorts the few matches'
  *   entries or, when matches are many, walks the ordered index and keeps the ids in the intersection;
- * - `~log`, the change log: one record per commit under an auto-incremented key, which is the commit's
- *   sequence number (so no counter has to be read and written per commit).
+ * - `~log`: one record `{ t }` per commit under an auto-incremented key, which is the commit's sequence
+ *   number (so no counter has to be read and written per commit); pruning keeps the newest;
+ * - `~changes` (layout 2), the change log: one record per op under the key [seq, pos], with an index
+ *   `stream` on [s, q, p] (stream, seq, pos) that walks one stream's changes alone; `~meta` holds
+ *   `pruned`, the highest seq pruning removed.
  *
  * Every call runs in one IndexedDB transaction. `commit` reads what it must check, then writes, inside one
  * readwrite transaction over every store it touches, with no await of anything but IndexedDB requests in
@@ -25,7 +28,11 @@ import {
   suffixInBounds,
   type Change,
   type CollectionDef,
+  type CommitOptions,
   type CommitResult,
+  type LogBounds,
+  type LogPosition,
+  type PruneQuery,
   type IndexedDoc,
   type IndexEntry,
   type JsonObject,
@@ -65,8 +72,11 @@ export class IdbBlockedError extends Error {
 }
 
 /** Bumped when this driver's own storage layout changes; combined with the core's schema version. */
-const LAYOUT_VERSION = 1;
+const LAYOUT_VERSION = 2;
 const LOG = '~log';
+const CHANGES = '~changes';
+const META = '~meta';
+const STREAM_INDEX = 'stream';
 const TERMS = (collection: string) => `~terms.${collection}`;
 const TOKEN_INDEX = 't';
 /** Ids per request when a search walks an index keeping its matches. */
@@ -92,16 +102,18 @@ interface TermsRec {
   t: string[];
 }
 
-/** One commit in the change log (key: the commit's sequence number). */
-interface LogRec {
-  ops: LogChange[];
-}
+/** One change (key: [seq, pos]). */
 interface LogChange {
+  q: number;
+  p: number;
   c: string;
   id: string;
   op: 'put' | 'delete';
   v: number;
+  t: number;
+  s?: string;
 }
+const toChange = (r: LogChange): Change => ({ seq: r.q, pos: r.p, collection: r.c, id: r.id, type: r.op, version: r.v, time: r.t, ...(r.s !== undefined ? { stream: r.s } : {}) });
 
 /** `getAllRecords` (IndexedDB 3.0, Chromium 141+, fake-indexeddb 6): one request for a page in either direction. */
 interface IdbRecord<V> {
@@ -470,9 +482,10 @@ class IdbDriver implements StorageDriver {
     return mergeWalks(walks, width, q.direction, limit);
   }
 
-  async commit(ops: readonly WriteOp[]): Promise<CommitResult> {
+  async commit(ops: readonly WriteOp[], options: CommitOptions = {}): Promise<CommitResult> {
     const db = this.conn();
-    const stores = new Set<string>([LOG]);
+    const time = Math.floor(options.time ?? Date.now());
+    const stores = new Set<string>([LOG, CHANGES]);
     const seen = new Set<string>();
     // Pure inserts of distinct records need no read: `add` refuses an existing id and IndexedDB refuses a
     // taken unique key, so the transaction does the checking. Anything else reads versions first.
@@ -505,7 +518,7 @@ class IdbDriver implements StorageDriver {
 
     // Write: plain requests on the raw stores (no promise per request); the transaction reports.
     let refused: Promise<DriverConflict> | undefined;
-    const changes: LogChange[] = [];
+    const changes: Array<Omit<LogChange, 'q'>> = [];
     for (const op of ops) {
       const store = raw.objectStore(op.collection);
       const search = this.def(op.collection).search;
@@ -534,10 +547,17 @@ class IdbDriver implements StorageDriver {
         store.delete(op.id);
         if (search) raw.objectStore(TERMS(op.collection)).delete(op.id);
       }
-      changes.push({ c: op.collection, id: op.id, op: op.type, v: op.type === 'put' ? op.expect + 1 : op.expect });
+      const p = changes.length;
+      changes.push({ p, c: op.collection, id: op.id, op: op.type, v: op.type === 'put' ? op.expect + 1 : op.expect, t: time, ...(op.stream !== undefined ? { s: op.stream } : {}) });
     }
-    // One log record per commit; its auto-incremented key is the commit's sequence number.
-    const logged = raw.objectStore(LOG).add({ ops: changes } satisfies LogRec);
+    // One log record per commit; its auto-incremented key is the commit's sequence number, which the
+    // changes are filed under as soon as it is known (still inside the transaction).
+    const logged = raw.objectStore(LOG).add({ t: time });
+    logged.onsuccess = () => {
+      const q = logged.result as number;
+      const store = raw.objectStore(CHANGES);
+      for (const c of changes) store.add({ q, ...c } satisfies LogChange, [q, c.p]);
+    };
     try {
       await done;
     } catch (e) {
@@ -633,22 +653,46 @@ class IdbDriver implements StorageDriver {
   }
 
   async changesSince(seq: number, limit = 1000): Promise<Change[]> {
-    const db = this.conn();
-    const max = Math.floor(limit);
-    const out: Change[] = [];
-    let after = seq;
-    // Log records are commits; a commit may hold several changes (or none), so read until the limit is met.
-    while (out.length < max) {
-      const store = db.transaction(LOG).objectStore(LOG);
-      const range = this.KeyRange.lowerBound(after, true);
-      const [keys, recs] = (await Promise.all([store.getAllKeys(range, max), store.getAll(range, max)])) as [number[], LogRec[]];
-      recs.forEach((rec, i) => {
-        for (const c of rec.ops) out.push({ seq: keys[i]!, collection: c.c, id: c.id, type: c.op, version: c.v });
-      });
-      if (recs.length < max) break;
-      after = keys[keys.length - 1]!;
+    const max = Math.max(0, Math.floor(limit));
+    if (max === 0) return [];
+    const recs = (await this.conn().transaction(CHANGES).objectStore(CHANGES).getAll(this.KeyRange.lowerBound([seq, Infinity], true), max)) as LogChange[];
+    return recs.map(toChange);
+  }
+
+  async streamChanges(stream: string, after: LogPosition, limit: number): Promise<Change[]> {
+    const max = Math.max(0, Math.floor(limit));
+    if (max === 0) return [];
+    const range = this.KeyRange.bound([stream, after.seq, after.pos], [stream, Infinity, Infinity], true, false);
+    const recs = (await this.conn().transaction(CHANGES).objectStore(CHANGES).index(STREAM_INDEX).getAll(range, max)) as LogChange[];
+    return recs.map(toChange);
+  }
+
+  async logBounds(): Promise<LogBounds> {
+    const tx = this.conn().transaction([LOG, META]);
+    const [last, pruned] = await Promise.all([tx.objectStore(LOG).openKeyCursor(null, 'prev'), tx.objectStore(META).get('pruned')]);
+    return { newest: typeof last?.key === 'number' ? last.key : 0, pruned: typeof pruned === 'number' ? pruned : 0 };
+  }
+
+  async pruneChanges(q: PruneQuery): Promise<number> {
+    const limit = Math.max(0, Math.floor(q.limit));
+    if (limit === 0) return 0;
+    const tx = this.conn().transaction([CHANGES, LOG, META], 'readwrite');
+    const recs = (await tx.objectStore(CHANGES).getAll(null, limit)) as LogChange[];
+    let n = 0;
+    while (n < recs.length) {
+      const r = recs[n]!;
+      if (!((q.before !== undefined && r.t < q.before) || (q.through !== undefined && r.q <= q.through))) break;
+      n++;
     }
-    return out.slice(0, Math.max(0, max));
+    if (n > 0) {
+      const last = recs[n - 1]!;
+      void tx.objectStore(CHANGES).delete(this.KeyRange.upperBound([last.q, last.p]));
+      // Commit records before the last pruned one go too; that one stays, so the newest seq is always known.
+      void tx.objectStore(LOG).delete(this.KeyRange.upperBound(last.q, true));
+      void tx.objectStore(META).put(last.q, 'pruned');
+    }
+    await tx.done;
+    return n;
   }
 
   async close(): Promise<void> {
@@ -674,6 +718,13 @@ function abort(tx: Tx): void {
 function upgrade(db: DB, schema: StoreSchema, tx: IDBPTransaction<unknown, string[], 'versionchange'>): void {
   const names = () => [...db.objectStoreNames];
   if (!names().includes(LOG)) db.createObjectStore(LOG, { autoIncrement: true });
+  if (!names().includes(META)) db.createObjectStore(META);
+  if (!names().includes(CHANGES)) {
+    db.createObjectStore(CHANGES).createIndex(STREAM_INDEX, ['s', 'q', 'p']);
+    // Layout 1 kept each commit's changes in its ~log record. They had no reader but in-process events, so
+    // they go (the key generator, the seq, goes on); the bundle stays small for what every browser loads.
+    tx.objectStore(LOG).clear();
+  }
   for (const c of schema.collections) {
     const store = names().includes(c.name) ? tx.objectStore(c.name) : db.createObjectStore(c.name, { keyPath: 'id' });
     const wanted = new Map(c.indexes.map((i) => [i.name, !!i.unique]));

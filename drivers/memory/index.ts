@@ -4,7 +4,11 @@ import {
   mergeWalks,
   suffixInBounds,
   type Change,
+  type CommitOptions,
   type CommitResult,
+  type LogBounds,
+  type LogPosition,
+  type PruneQuery,
   type IndexedDoc,
   type IndexEntry,
   type JsonObject,
@@ -107,7 +111,10 @@ const copyIn = (doc: JsonObject): Readonly<JsonObject> => deepFreeze(structuredC
 class MemoryDriver implements StorageDriver {
   private collections = new Map<string, Collection>();
   private log: Change[] = [];
+  /** Per stream, its entries in log order (the same objects as in `log`). */
+  private streams = new Map<string, Change[]>();
   private seq = 0;
+  private pruned = 0;
   private closed = false;
 
   constructor(private readonly options: MemoryDriverOptions) {}
@@ -256,7 +263,7 @@ class MemoryDriver implements StorageDriver {
     return mergeWalks(walks, width, q.direction, limit);
   }
 
-  async commit(ops: readonly WriteOp[]): Promise<CommitResult> {
+  async commit(ops: readonly WriteOp[], options: CommitOptions = {}): Promise<CommitResult> {
     // Check every precondition first, against the state as it will be when earlier ops in the batch apply.
     const pending = new Map<string, number>(); // "collection\0id" -> version after earlier ops (0: absent)
     const claimed = new Map<string, string>(); // "collection\0index\0key" -> id, for unique keys
@@ -288,6 +295,17 @@ class MemoryDriver implements StorageDriver {
       }
     }
     const seq = ++this.seq;
+    const time = options.time ?? Date.now();
+    let pos = 0;
+    const log = (op: WriteOp, version: number) => {
+      const change: Change = { seq, pos: pos++, collection: op.collection, id: op.id, type: op.type, version, time, ...(op.stream !== undefined ? { stream: op.stream } : {}) };
+      this.log.push(change);
+      if (op.stream !== undefined) {
+        let list = this.streams.get(op.stream);
+        if (!list) this.streams.set(op.stream, (list = []));
+        list.push(change);
+      }
+    };
     for (const op of ops) {
       const c = this.coll(op.collection);
       const old = c.slots.get(op.id);
@@ -301,14 +319,14 @@ class MemoryDriver implements StorageDriver {
         };
         c.slots.set(op.id, slot);
         this.indexSlot(c, op.id, slot);
-        this.log.push({ seq, collection: op.collection, id: op.id, type: 'put', version: slot.version });
+        log(op, slot.version);
       } else {
         c.slots.delete(op.id);
-        this.log.push({ seq, collection: op.collection, id: op.id, type: 'delete', version: op.expect });
+        log(op, op.expect);
       }
     }
     const max = this.options.maxChanges;
-    if (max !== undefined && this.log.length > max) this.log.splice(0, this.log.length - max);
+    if (max !== undefined && this.log.length > max) this.drop(this.log.length - max);
     return { seq };
   }
 
@@ -377,6 +395,50 @@ class MemoryDriver implements StorageDriver {
       else hi = mid;
     }
     return this.log.slice(lo, lo + limit).map((c) => ({ ...c }));
+  }
+
+  async streamChanges(stream: string, after: LogPosition, limit: number): Promise<Change[]> {
+    if (this.closed) throw new Error('memory driver is closed');
+    const list = this.streams.get(stream) ?? [];
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = list[mid]!;
+      if (c.seq < after.seq || (c.seq === after.seq && c.pos <= after.pos)) lo = mid + 1;
+      else hi = mid;
+    }
+    return list.slice(lo, lo + Math.max(0, Math.floor(limit))).map((c) => ({ ...c }));
+  }
+
+  async logBounds(): Promise<LogBounds> {
+    if (this.closed) throw new Error('memory driver is closed');
+    return { newest: this.seq, pruned: this.pruned };
+  }
+
+  async pruneChanges(q: PruneQuery): Promise<number> {
+    if (this.closed) throw new Error('memory driver is closed');
+    let n = 0;
+    const limit = Math.max(0, Math.floor(q.limit));
+    while (n < Math.min(limit, this.log.length)) {
+      const c = this.log[n]!;
+      if (!((q.before !== undefined && c.time < q.before) || (q.through !== undefined && c.seq <= q.through))) break;
+      n++;
+    }
+    this.drop(n);
+    return n;
+  }
+
+  /** Removes the `n` oldest entries (the oldest of each stream go with them). */
+  private drop(n: number): void {
+    if (n <= 0) return;
+    for (const c of this.log.splice(0, n)) {
+      this.pruned = Math.max(this.pruned, c.seq);
+      if (c.stream === undefined) continue;
+      const list = this.streams.get(c.stream)!;
+      list.shift();
+      if (list.length === 0) this.streams.delete(c.stream);
+    }
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,11 @@
 import {
   DriverConflict,
   type Change,
+  type CommitOptions,
   type CommitResult,
+  type LogBounds,
+  type LogPosition,
+  type PruneQuery,
   type IndexedDoc,
   type IndexEntry,
   type JsonObject,
@@ -354,7 +358,8 @@ class PostgresDriver implements StorageDriver {
     return decode(rows).map((e) => ({ id: fromPgText(e.id), key: e.key }));
   }
 
-  async commit(ops: readonly WriteOp[]): Promise<CommitResult> {
+  async commit(ops: readonly WriteOp[], options: CommitOptions = {}): Promise<CommitResult> {
+    const oStream: Array<string | null> = ops.map((op) => (op.stream !== undefined ? pgText(op.stream) : null));
     const oColl: number[] = [];
     const oId: string[] = [];
     const oExpect: number[] = [];
@@ -398,7 +403,7 @@ class PostgresDriver implements StorageDriver {
       }
     });
     try {
-      const rows = await this.run(this.sql.commit, [oColl, oId, oExpect, oDel, oDoc, oScope, eOp, eIx, eKey, eU, tOp, tTok], false);
+      const rows = await this.run(this.sql.commit, [oColl, oId, oExpect, oDel, oDoc, oScope, eOp, eIx, eKey, eU, tOp, tTok, oStream, Math.floor(options.time ?? Date.now())], false);
       return { seq: Number(rows[0]![0]) };
     } catch (error) {
       throw this.conflict(error, ops, eOp, eIx) ?? error;
@@ -436,14 +441,38 @@ class PostgresDriver implements StorageDriver {
   }
 
   async changesSince(seq: number, limit = 1000): Promise<Change[]> {
-    const rows = (await this.run(this.sql.changesSince, [seq, Math.max(0, Math.floor(limit))])) as Array<[string, number, string, 'put' | 'delete', number]>;
-    return rows.map(([s, coll, id, type, version]) => ({
-      seq: Number(s),
+    return this.changes(await this.run(this.sql.changesSince, [seq, Math.max(0, Math.floor(limit))]));
+  }
+
+  async streamChanges(stream: string, after: LogPosition, limit: number): Promise<Change[]> {
+    return this.changes(await this.run(this.sql.streamChanges, [pgText(stream), after.seq, after.pos, Math.max(0, Math.floor(limit))]));
+  }
+
+  private changes(rows: unknown[][]): Change[] {
+    return (rows as Array<[string, number, number, string, 'put' | 'delete', number, string | null, string]>).map(([seq, pos, coll, id, type, version, stream, time]) => ({
+      seq: Number(seq),
+      pos,
       collection: this.namesByNo.get(coll) ?? String(coll),
       id: fromPgText(id),
       type,
       version,
+      ...(stream !== null ? { stream: fromPgText(stream) } : {}),
+      time: Number(time),
     }));
+  }
+
+  async logBounds(): Promise<LogBounds> {
+    const [[newest], [pruned]] = await Promise.all([this.run(this.sql.lastSeq, []), this.run(this.sql.pruned, [])]) as [unknown[][], unknown[][]];
+    return { newest: Number(newest), pruned: Number(pruned) };
+  }
+
+  async pruneChanges(q: PruneQuery): Promise<number> {
+    const limit = Math.max(0, Math.floor(q.limit));
+    if (limit === 0) return 0;
+    // Infinity has no bigint: a bound past every time and seq.
+    const bound = (x: number | undefined, none: number) => (x === undefined ? none : Math.max(-1, Math.min(Number.MAX_SAFE_INTEGER, Math.floor(x))));
+    const rows = await this.run(this.sql.prune, [bound(q.before, -1), bound(q.through, -1), limit], false);
+    return Number(rows[0]![0]);
   }
 
   /**

@@ -25,65 +25,14 @@ export const channelOf = (schema: string): string => `blogcore:${schema}`.slice(
 
 const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
-export const MIGRATIONS: ReadonlyArray<(s: string, schema: string) => string> = [
-  /* 1 */ (s, schema) => `
-  CREATE TABLE ${s}.meta (
-    key   text PRIMARY KEY,
-    value bigint NOT NULL
-  );
-  INSERT INTO ${s}.meta (key, value) VALUES ('seq', 0), ('schemaVersion', 0);
-
-  CREATE TABLE ${s}.collections (
-    no     int GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    name   text NOT NULL UNIQUE,
-    search boolean NOT NULL DEFAULT false
-  );
-
-  CREATE TABLE ${s}.indexes (
-    no   int GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    coll int NOT NULL REFERENCES ${s}.collections (no),
-    name text NOT NULL,
-    uniq boolean NOT NULL DEFAULT false,
-    UNIQUE (coll, name)
-  );
-
-  CREATE TABLE ${s}.docs (
-    rid     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    coll    int NOT NULL,
-    id      text COLLATE "C" NOT NULL,
-    version int NOT NULL,
-    doc     text NOT NULL,
-    eix     int[] NOT NULL,
-    ekey    bytea[] NOT NULL,
-    scope   text COLLATE "C",
-    tokens  text[] COLLATE "C",
-    CONSTRAINT docs_id UNIQUE (coll, id)
-  );
-  CREATE INDEX docs_tokens ON ${s}.docs USING gin (tokens);
-
-  CREATE TABLE ${s}.entries (
-    ix  int NOT NULL,
-    key bytea NOT NULL,
-    rid bigint NOT NULL,
-    u   boolean NOT NULL,
-    PRIMARY KEY (ix, key, rid)
-  );
-  CREATE UNIQUE INDEX entries_unique ON ${s}.entries (ix, key) WHERE u;
-
-  CREATE TABLE ${s}.changes (
-    seq     bigint NOT NULL,
-    pos     int NOT NULL,
-    coll    int NOT NULL,
-    id      text COLLATE "C" NOT NULL,
-    type    text NOT NULL,
-    version int NOT NULL,
-    PRIMARY KEY (seq, pos)
-  );
-
+/**
+ * The commit function. Layout 2 (`v2`) takes each op's stream and the commit time, and logs them.
+ */
+const commitOps = (s: string, schema: string, v2: boolean) => `
   CREATE FUNCTION ${s}.commit_ops(
     o_coll int[], o_id text[], o_expect int[], o_del boolean[], o_doc text[], o_scope text[],
     e_op int[], e_ix int[], e_key bytea[], e_u boolean[],
-    t_op int[], t_tok text[]
+    t_op int[], t_tok text[]${v2 ? ', o_stream text[], c_time bigint' : ''}
   ) RETURNS bigint LANGUAGE plpgsql AS $fn$
   DECLARE
     n int := coalesce(array_length(o_coll, 1), 0);
@@ -142,14 +91,81 @@ export const MIGRATIONS: ReadonlyArray<(s: string, schema: string) => string> = 
     END LOOP;
     -- Last: the counter row stays locked until this transaction ends, so seqs are handed out in commit order.
     UPDATE ${s}.meta SET value = value + 1 WHERE key = 'seq' RETURNING value INTO v_seq;
-    INSERT INTO ${s}.changes (seq, pos, coll, id, type, version)
+    INSERT INTO ${s}.changes (seq, pos, coll, id, type, version${v2 ? ', stream, time' : ''})
       SELECT v_seq, g - 1, o_coll[g], o_id[g], CASE WHEN o_del[g] THEN 'delete' ELSE 'put' END,
-             CASE WHEN o_del[g] THEN o_expect[g] ELSE o_expect[g] + 1 END
+             CASE WHEN o_del[g] THEN o_expect[g] ELSE o_expect[g] + 1 END${v2 ? ', o_stream[g], c_time' : ''}
       FROM generate_series(1, n) AS g;
     PERFORM pg_notify(${lit(channelOf(schema))}, v_seq::text);
     RETURN v_seq;
   END
   $fn$;
+`;
+
+export const MIGRATIONS: ReadonlyArray<(s: string, schema: string) => string> = [
+  /* 1 */ (s, schema) => `
+  CREATE TABLE ${s}.meta (
+    key   text PRIMARY KEY,
+    value bigint NOT NULL
+  );
+  INSERT INTO ${s}.meta (key, value) VALUES ('seq', 0), ('schemaVersion', 0);
+
+  CREATE TABLE ${s}.collections (
+    no     int GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    name   text NOT NULL UNIQUE,
+    search boolean NOT NULL DEFAULT false
+  );
+
+  CREATE TABLE ${s}.indexes (
+    no   int GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    coll int NOT NULL REFERENCES ${s}.collections (no),
+    name text NOT NULL,
+    uniq boolean NOT NULL DEFAULT false,
+    UNIQUE (coll, name)
+  );
+
+  CREATE TABLE ${s}.docs (
+    rid     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    coll    int NOT NULL,
+    id      text COLLATE "C" NOT NULL,
+    version int NOT NULL,
+    doc     text NOT NULL,
+    eix     int[] NOT NULL,
+    ekey    bytea[] NOT NULL,
+    scope   text COLLATE "C",
+    tokens  text[] COLLATE "C",
+    CONSTRAINT docs_id UNIQUE (coll, id)
+  );
+  CREATE INDEX docs_tokens ON ${s}.docs USING gin (tokens);
+
+  CREATE TABLE ${s}.entries (
+    ix  int NOT NULL,
+    key bytea NOT NULL,
+    rid bigint NOT NULL,
+    u   boolean NOT NULL,
+    PRIMARY KEY (ix, key, rid)
+  );
+  CREATE UNIQUE INDEX entries_unique ON ${s}.entries (ix, key) WHERE u;
+
+  CREATE TABLE ${s}.changes (
+    seq     bigint NOT NULL,
+    pos     int NOT NULL,
+    coll    int NOT NULL,
+    id      text COLLATE "C" NOT NULL,
+    type    text NOT NULL,
+    version int NOT NULL,
+    PRIMARY KEY (seq, pos)
+  );
+
+  ${commitOps(s, schema, false)}
+  `,
+  /* 2: each change's stream (blog id) and commit time, walkable per stream; meta.pruned says how far pruning
+     went. Older entries get time 0 (the first to go). */ (s, schema) => `
+  ALTER TABLE ${s}.changes ADD COLUMN stream text COLLATE "C";
+  ALTER TABLE ${s}.changes ADD COLUMN time bigint NOT NULL DEFAULT 0;
+  CREATE INDEX changes_by_stream ON ${s}.changes (stream, seq, pos) WHERE stream IS NOT NULL;
+  INSERT INTO ${s}.meta (key, value) VALUES ('pruned', 0);
+  DROP FUNCTION ${s}.commit_ops(int[], text[], int[], boolean[], text[], text[], int[], int[], bytea[], boolean[], int[], text[]);
+  ${commitOps(s, schema, true)}
   `,
 ];
 
@@ -171,10 +187,26 @@ export function statements(s: string) {
     getMany: `SELECT id, version, doc FROM ${s}.docs WHERE coll = $1 AND id = ANY ($2::text[])`,
     byKey: `SELECT d.id, d.version, d.doc FROM ${s}.entries e JOIN ${s}.docs d ON d.rid = e.rid
       WHERE e.ix = $1 AND e.key = $2 ORDER BY e.rid LIMIT 1`,
-    changesSince: `SELECT seq, coll, id, type, version FROM ${s}.changes WHERE seq > $1 ORDER BY seq, pos LIMIT $2`,
+    changesSince: `SELECT seq, pos, coll, id, type, version, stream, time FROM ${s}.changes WHERE seq > $1 ORDER BY seq, pos LIMIT $2`,
+    streamChanges: `SELECT seq, pos, coll, id, type, version, stream, time FROM ${s}.changes
+      WHERE stream = $1 AND (seq, pos) > ($2::bigint, $3::bigint) ORDER BY stream, seq, pos LIMIT $4`,
+    pruned: `SELECT value FROM ${s}.meta WHERE key = 'pruned'`,
+    // One statement: the oldest entries up to the limit, the longest run of them that qualifies, deleted,
+    // and meta.pruned raised to the last seq deleted (the seq counter lives in meta and never goes back).
+    prune: `WITH oldest AS (
+        SELECT seq, pos, (time < $1 OR seq <= $2) AS ok, row_number() OVER (ORDER BY seq, pos) AS n
+        FROM (SELECT seq, pos, time FROM ${s}.changes ORDER BY seq, pos LIMIT $3) o
+      ), run AS (
+        SELECT seq, pos FROM oldest WHERE n < coalesce((SELECT min(n) FROM oldest WHERE NOT ok), $3 + 1)
+      ), gone AS (
+        DELETE FROM ${s}.changes c USING run WHERE c.seq = run.seq AND c.pos = run.pos RETURNING c.seq
+      ), raised AS (
+        UPDATE ${s}.meta SET value = greatest(value, (SELECT max(seq) FROM gone)) WHERE key = 'pruned' AND EXISTS (SELECT 1 FROM gone)
+      )
+      SELECT count(*)::int FROM gone`,
     lastSeq: `SELECT value FROM ${s}.meta WHERE key = 'seq'`,
     commit: `SELECT ${s}.commit_ops($1::int[], $2::text[], $3::int[], $4::boolean[], $5::text[], $6::text[],
-      $7::int[], $8::int[], $9::bytea[], $10::boolean[], $11::int[], $12::text[])`,
+      $7::int[], $8::int[], $9::bytea[], $10::boolean[], $11::int[], $12::text[], $13::text[], $14::bigint)`,
   };
 }
 

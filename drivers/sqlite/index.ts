@@ -9,7 +9,11 @@ import {
   mergeWalks,
   suffixInBounds,
   type Change,
+  type CommitOptions,
   type CommitResult,
+  type LogBounds,
+  type LogPosition,
+  type PruneQuery,
   type IndexedDoc,
   type IndexEntry,
   type JsonObject,
@@ -67,6 +71,7 @@ interface CollectionInfo {
 }
 
 type StoredKeys = Record<string, Key[]>;
+type ChangeRow = [number, number, number, string, 'put' | 'delete', number, string | null, number];
 
 const termsHash = (scope: string, tokens: readonly string[]) =>
   createHash('sha1').update(scope).update('\0').update(tokens.join('\0')).digest('base64');
@@ -116,7 +121,7 @@ class SqliteDriver implements StorageDriver {
   private namesByNo = new Map<number, string>();
   private cache = new Map<string, SqliteStatement>();
   private readTx: SqliteTransaction<[CollectionInfo, readonly string[]], Array<StoredDoc | undefined>> | undefined;
-  private commitTx: SqliteTransaction<[readonly WriteOp[], CollectionInfo[]], CommitResult> | undefined;
+  private commitTx: SqliteTransaction<[readonly WriteOp[], CollectionInfo[], number], CommitResult> | undefined;
   private scopes = new Map<string, number>();
   /** True while a commit runs inside a transaction the host opened on its own Database. */
   private hostTransaction = false;
@@ -384,7 +389,7 @@ class SqliteDriver implements StorageDriver {
     return rows.map(([key, id]) => ({ id, key: decodeKey(key) }));
   }
 
-  async commit(ops: readonly WriteOp[]): Promise<CommitResult> {
+  async commit(ops: readonly WriteOp[], options: CommitOptions = {}): Promise<CommitResult> {
     const db = this.database();
     // Resolve names first: an unknown collection or index is a programming error, not a conflict.
     const resolved = ops.map((op) => {
@@ -395,16 +400,16 @@ class SqliteDriver implements StorageDriver {
     this.hostTransaction = db.inTransaction;
     // IMMEDIATE takes the write lock before reading the versions, so another connection cannot slip in
     // between. (Inside a host's own transaction better-sqlite3 uses a savepoint instead.)
-    return (this.commitTx ??= db.transaction((ops: readonly WriteOp[], resolved: CollectionInfo[]) => {
+    return (this.commitTx ??= db.transaction((ops: readonly WriteOp[], resolved: CollectionInfo[], time: number) => {
       const seq = Number(this.stmt(SQL.nextSeq).pluck().get());
       if (ops.length === 0) this.stmt(SQL.setSeq).run(seq);
-      ops.forEach((op, pos) => this.apply(resolved[pos]!, op, seq, pos));
+      ops.forEach((op, pos) => this.apply(resolved[pos]!, op, seq, pos, time));
       return { seq };
-    })).immediate(ops, resolved);
+    })).immediate(ops, resolved, Math.floor(options.time ?? Date.now()));
   }
 
   /** One op inside the commit transaction; throwing DriverConflict rolls the whole commit back. */
-  private apply(c: CollectionInfo, op: WriteOp, seq: number, pos: number): void {
+  private apply(c: CollectionInfo, op: WriteOp, seq: number, pos: number, time: number): void {
     const row = this.stmt(SQL.current).raw().get(c.no, op.id) as [number, number, string | null, string] | undefined;
     const version = row?.[1] ?? 0;
     if (version !== op.expect) throw new DriverConflict('version', op.collection, op.id);
@@ -429,7 +434,7 @@ class SqliteDriver implements StorageDriver {
         this.stmt(SQL.deleteTerms).run(rid!);
       }
       this.stmt(SQL.deleteDoc).run(rid!);
-      this.stmt(SQL.logChange).run(seq, pos, c.no, op.id, 'delete', version);
+      this.stmt(SQL.logChange).run(seq, pos, c.no, op.id, 'delete', version, op.stream ?? null, time);
       return;
     }
 
@@ -474,7 +479,7 @@ class SqliteDriver implements StorageDriver {
         this.stmt(SQL.deleteTerms).run(id);
       }
     }
-    this.stmt(SQL.logChange).run(seq, pos, c.no, op.id, 'put', op.expect + 1);
+    this.stmt(SQL.logChange).run(seq, pos, c.no, op.id, 'put', op.expect + 1, op.stream ?? null, time);
   }
 
   /**
@@ -494,10 +499,49 @@ class SqliteDriver implements StorageDriver {
   }
 
   async changesSince(seq: number, limit = 1000): Promise<Change[]> {
-    const rows = this.stmt(SQL.changesSince).raw().all(seq, Math.max(0, Math.floor(limit))) as Array<
-      [number, number, string, 'put' | 'delete', number]
-    >;
-    return rows.map(([s, coll, id, type, version]) => ({ seq: s, collection: this.namesByNo.get(coll) ?? String(coll), id, type, version }));
+    return this.changes(this.stmt(SQL.changesSince).raw().all(seq, Math.max(0, Math.floor(limit))) as ChangeRow[]);
+  }
+
+  async streamChanges(stream: string, after: LogPosition, limit: number): Promise<Change[]> {
+    return this.changes(this.stmt(SQL.streamChanges).raw().all(stream, after.seq, after.pos, Math.max(0, Math.floor(limit))) as ChangeRow[]);
+  }
+
+  private changes(rows: ChangeRow[]): Change[] {
+    return rows.map(([seq, pos, coll, id, type, version, stream, time]) => ({
+      seq,
+      pos,
+      collection: this.namesByNo.get(coll) ?? String(coll),
+      id,
+      type,
+      version,
+      ...(stream !== null ? { stream } : {}),
+      time,
+    }));
+  }
+
+  async logBounds(): Promise<LogBounds> {
+    const newest = Number(this.stmt(SQL.nextSeq).pluck().get()) - 1;
+    return { newest, pruned: Number(this.stmt(SQL.getMeta).pluck().get('pruned')) };
+  }
+
+  async pruneChanges(q: PruneQuery): Promise<number> {
+    const limit = Math.max(0, Math.floor(q.limit));
+    return this.database().transaction(() => {
+      const rows = this.stmt(SQL.oldestChanges).raw().all(limit) as Array<[number, number, number]>;
+      let n = 0;
+      while (n < rows.length) {
+        const [seq, , time] = rows[n]!;
+        if (!((q.before !== undefined && time < q.before) || (q.through !== undefined && seq <= q.through))) break;
+        n++;
+      }
+      if (n === 0) return 0;
+      const [seq, pos] = rows[n - 1]!;
+      // meta.seq keeps the counter right if the newest entries go; meta.pruned says how far the log is gone.
+      this.stmt(SQL.raiseMeta).run(seq, 'seq');
+      this.stmt(SQL.raiseMeta).run(seq, 'pruned');
+      this.stmt(SQL.pruneThrough).run(seq, pos);
+      return n;
+    }).immediate();
   }
 
   async close(): Promise<void> {

@@ -18,8 +18,9 @@
  * - terms     (migration 2) each searchable record's FTS terms as one text ' t1 t2 … ', so a walk of an
  *             ordered index can check a candidate's tokens with one row read (FTS5 itself has no cheap
  *             "does this rowid hold these tokens" probe); the FTS index answers the sparse case.
- * - changes   the change log: one row per op, (commit seq, position in the commit); its last seq is
- *             the store's (meta.seq only remembers empty commits).
+ * - changes   the change log: one row per op, (commit seq, position in the commit), with its stream
+ *             (migration 3; indexed by stream, seq, pos) and commit time; its last seq is the store's
+ *             (meta.seq remembers empty commits and the newest pruned seq, meta.pruned how far pruning went).
  */
 export const MIGRATIONS: readonly string[] = [
   /* 1 */ `
@@ -89,6 +90,13 @@ export const MIGRATIONS: readonly string[] = [
   INSERT INTO search (search) VALUES ('delete-all');
   UPDATE docs SET terms = NULL WHERE terms IS NOT NULL;
   `,
+  /* 3: the change log keeps each change's stream (blog id) and commit time, walkable per stream, and
+     prunable (meta.pruned: the highest seq pruned). Older entries get time 0: the first to go. */ `
+  ALTER TABLE changes ADD COLUMN stream TEXT;
+  ALTER TABLE changes ADD COLUMN time INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX changes_by_stream ON changes (stream, seq, pos) WHERE stream IS NOT NULL;
+  INSERT INTO meta (key, value) VALUES ('pruned', 0);
+  `,
 ];
 
 export const SQL = {
@@ -115,7 +123,12 @@ export const SQL = {
   // Reads.
   readDoc: `SELECT version, doc FROM docs WHERE coll = ? AND id = ?`,
   byKey: `SELECT d.id, d.version, d.doc FROM entries e JOIN docs d ON d.rid = e.rid WHERE e.ix = ? AND e.key = ? ORDER BY e.rid LIMIT 1`,
-  changesSince: `SELECT seq, coll, id, type, version FROM changes WHERE seq > ? ORDER BY seq, pos LIMIT ?`,
+  changesSince: `SELECT seq, pos, coll, id, type, version, stream, time FROM changes WHERE seq > ? ORDER BY seq, pos LIMIT ?`,
+  streamChanges: `SELECT seq, pos, coll, id, type, version, stream, time FROM changes
+    WHERE stream = ? AND (seq, pos) > (?, ?) ORDER BY stream, seq, pos LIMIT ?`,
+  oldestChanges: `SELECT seq, pos, time FROM changes ORDER BY seq, pos LIMIT ?`,
+  pruneThrough: `DELETE FROM changes WHERE (seq, pos) <= (?, ?)`,
+  raiseMeta: `UPDATE meta SET value = max(value, ?) WHERE key = ?`,
 
   // Writes (inside one IMMEDIATE transaction per commit).
   current: `SELECT rid, version, terms, keys FROM docs WHERE coll = ? AND id = ?`,
@@ -130,7 +143,7 @@ export const SQL = {
   putTerms: `INSERT OR REPLACE INTO terms (rid, t) VALUES (?, ?)`,
   deleteTerms: `DELETE FROM terms WHERE rid = ?`,
   readTerms: `SELECT t FROM terms WHERE rid = ?`,
-  logChange: `INSERT INTO changes (seq, pos, coll, id, type, version) VALUES (?, ?, ?, ?, ?, ?)`,
+  logChange: `INSERT INTO changes (seq, pos, coll, id, type, version, stream, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 } as const;
 
 type Lower = '>=' | '>';

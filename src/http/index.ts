@@ -4,6 +4,8 @@
  * No Node built-ins here: this module bundles for any runtime.
  */
 import { BlogError } from '../errors.js';
+import { internalsOf } from '../internals.js';
+import { once } from './idempotency.js';
 import { readRequestBody, readStreamLimited } from './body.js';
 import { feedsBase, serveFeed } from './feeds.js';
 import { applyFields, parseFields } from './fields.js';
@@ -158,7 +160,11 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
       if (ifMatch !== null) params.ifMatch = ifMatch.trim();
     }
 
-    const result = await scope(actor ?? null)[route.op[0]]![route.op[1]]!(params);
+    const scoped = scope(actor ?? null);
+    const call = () => scoped[route.op[0]]![route.op[1]]!(params);
+    const key = route.idempotent ? incoming.header('idempotency-key') : null;
+    const inner = key !== null ? internalsOf(scoped) : undefined;
+    const result = inner ? await once(inner.core, inner.actor, key!.trim(), { op: route.op, params }, call) : await call();
 
     if (route.noContent) return { status: 204, headers: { ...corsHeaders }, text: null };
     const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'cache-control': PRIVATE, 'x-content-type-options': 'nosniff', ...corsHeaders };

@@ -70,7 +70,7 @@ export function preflight(
     headers: {
       ...corsHeaders,
       'access-control-allow-methods': allowed(methods),
-      'access-control-allow-headers': requested ?? 'authorization, content-type, if-match, if-none-match',
+      'access-control-allow-headers': requested ?? 'authorization, content-type, if-match, if-none-match, idempotency-key',
       'access-control-max-age': String(cors.maxAge ?? 600),
     },
     text: null,

@@ -26,6 +26,8 @@ export interface Route {
   etag?: boolean;
   /** 204 No Content (deletes). */
   noContent?: boolean;
+  /** A create: an `Idempotency-Key` header makes a retry answer the first result (src/idempotency.ts). */
+  idempotent?: boolean;
 }
 
 const postRead = { fetchBody: 'bool', fetchImages: 'bool', maxComments: 'int', view: 'string' } as const;
@@ -75,7 +77,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: `${B}/posts`, op: ['posts', 'list'], query: postList, etag: true },
   { method: 'GET', path: `${B}/posts/search`, op: ['posts', 'search'], query: { ...postList, q: 'string' }, etag: true },
   { method: 'GET', path: `${B}/posts/bypath`, op: ['posts', 'getByPath'], query: { path: 'string', date: 'string', view: 'string', maxComments: 'int' }, etag: true },
-  { method: 'POST', path: `${B}/posts`, op: ['posts', 'insert'], query: { isDraft: 'bool', fetchBody: 'bool', fetchImages: 'bool' }, body: true, etag: true },
+  { method: 'POST', path: `${B}/posts`, op: ['posts', 'insert'], query: { isDraft: 'bool', fetchBody: 'bool', fetchImages: 'bool' }, body: true, etag: true, idempotent: true },
   { method: 'GET', path: P, op: ['posts', 'get'], query: postRead, etag: true },
   { method: 'PUT', path: P, op: ['posts', 'update'], query: postWrite, body: true, ifMatch: true, etag: true },
   { method: 'PATCH', path: P, op: ['posts', 'patch'], query: postWrite, body: true, ifMatch: true, etag: true },
@@ -84,7 +86,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: `${P}/revert`, op: ['posts', 'revert'], query: {}, ifMatch: true, etag: true },
   // comments
   { method: 'GET', path: `${P}/comments`, op: ['comments', 'list'], query: commentList, etag: true },
-  { method: 'POST', path: `${P}/comments`, op: ['comments', 'insert'], query: {}, body: true },
+  { method: 'POST', path: `${P}/comments`, op: ['comments', 'insert'], query: {}, body: true, idempotent: true },
   { method: 'GET', path: `${B}/comments`, op: ['comments', 'listByBlog'], query: { ...commentList, post: 'string' }, etag: true },
   { method: 'GET', path: C, op: ['comments', 'get'], query: { view: 'string' } },
   { method: 'DELETE', path: C, op: ['comments', 'delete'], query: {}, noContent: true },
@@ -93,13 +95,15 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: `${C}/removecontent`, op: ['comments', 'removeContent'], query: {} },
   // pages
   { method: 'GET', path: `${B}/pages`, op: ['pages', 'list'], query: { status: 'list', view: 'string', maxResults: 'int', pageToken: 'string', fetchBodies: 'bool' }, etag: true },
-  { method: 'POST', path: `${B}/pages`, op: ['pages', 'insert'], query: { isDraft: 'bool' }, body: true, etag: true },
+  { method: 'POST', path: `${B}/pages`, op: ['pages', 'insert'], query: { isDraft: 'bool' }, body: true, etag: true, idempotent: true },
   { method: 'GET', path: G, op: ['pages', 'get'], query: { view: 'string' }, etag: true },
   { method: 'PUT', path: G, op: ['pages', 'update'], query: { publish: 'bool', revert: 'bool' }, body: true, ifMatch: true, etag: true },
   { method: 'PATCH', path: G, op: ['pages', 'patch'], query: { publish: 'bool', revert: 'bool' }, body: true, ifMatch: true, etag: true },
   { method: 'DELETE', path: G, op: ['pages', 'delete'], query: { useTrash: 'bool' }, ifMatch: true, noContent: true },
   { method: 'POST', path: `${G}/publish`, op: ['pages', 'publish'], query: {}, ifMatch: true, etag: true },
   { method: 'POST', path: `${G}/revert`, op: ['pages', 'revert'], query: {}, ifMatch: true, etag: true },
+  // blogcore extension (DESIGN §11): a replica's pull
+  { method: 'GET', path: `${B}/changes`, op: ['changes', 'list'], query: { since: 'string', pageToken: 'string', maxResults: 'int', wait: 'int', view: 'string' } },
 ];
 
 interface Node {

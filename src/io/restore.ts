@@ -94,7 +94,7 @@ export class Restorer {
     const record: UserRecord = { ...u, created: u.created || this.core.nowIso(), displayName: (u.displayName.trim() || u.id).slice(0, LIMITS.displayName) };
     try {
       if (!(await this.core.get('users', u.id))) {
-        await this.core.driver.commit([put('users', record, 0)]);
+        await this.core.commit([put('users', record, 0)]);
         this.report.created.users++;
       }
     } catch (error) {
@@ -134,7 +134,7 @@ export class Restorer {
       updated: b.updated ?? now,
     };
     try {
-      await this.core.driver.commit([
+      await this.core.commit([
         put('blogs', record, 0),
         put('members', { id: memberId(record.id, ownerId), blogId: record.id, userId: ownerId, role: 'ADMIN' }, 0),
       ]);
@@ -159,7 +159,7 @@ export class Restorer {
     const id = memberId(blogId, userId);
     if (await this.core.get('members', id)) return;
     const record: MemberRecord = { id, blogId, userId, role };
-    await this.core.driver.commit([put('members', record, 0)]).catch((e) => {
+    await this.core.commit([put('members', record, 0)]).catch((e) => {
       if (!DriverConflict.is(e)) throw e;
     });
   }
@@ -223,7 +223,7 @@ export class Restorer {
       }
       if (!record.path) record = await withPath(this.core, kind, record, true);
       try {
-        await this.core.driver.commit([put(collection, record, 0), ...ready.map((i) => put('comments', { ...i.record, postId: r.id, vis }, 0))]);
+        await this.core.commit([put(collection, record, 0), ...ready.map((i) => put('comments', { ...i.record, postId: r.id, vis }, 0))]);
         break;
       } catch (error) {
         if (!DriverConflict.is(error) || attempt > 3) throw error;
@@ -313,7 +313,7 @@ export class Restorer {
       const settled = p.allComments === 0 ? { commentsVis: commentVisOf(p) } : {};
       if (fresh.length) ops.push(put('posts', { ...p, ...settled, liveComments: p.liveComments + live, allComments: p.allComments + fresh.length }, post.version));
       try {
-        if (ops.length) await this.core.driver.commit(ops);
+        if (ops.length) await this.core.commit(ops);
       } catch (error) {
         if (!DriverConflict.is(error) || attempt > 20) throw error;
         continue;

@@ -150,7 +150,7 @@ export function blogsApi(core: Core, actor: Actor) {
         await core.ready();
         if (await core.driver.getByIndex('blogs', 'url', [record.url.toLowerCase()])) throw conflict(`A blog with the url ${record.url} exists`);
         try {
-          await core.driver.commit([
+          await core.commit([
             put('blogs', record, 0),
             put('members', { id: memberId(record.id, ownerId), blogId: record.id, userId: ownerId, role: 'ADMIN' }, 0),
           ]);

@@ -165,6 +165,6 @@ export async function deleteContent<R extends PostRecord | PageRecord>(
   const s = await core.writer(actor, blogId);
   await core.transact(async () => {
     const stored = await loadEditable<R>(core, kind, blogId, id, s, ifMatch);
-    return { ops: [del(COLLECTION[kind], id, stored.version), ...(await dependents(stored))], result: undefined };
+    return { ops: [del(COLLECTION[kind], id, stored.version, blogId), ...(await dependents(stored))], result: undefined };
   });
 }

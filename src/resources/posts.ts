@@ -219,7 +219,7 @@ export function postsApi(core: Core, actor: Actor) {
             direction: 'asc',
             limit: 1000,
           });
-          for (const c of batch) ops.push(del('comments', c.id, c.version));
+          for (const c of batch) ops.push(del('comments', c.id, c.version, p.blogId));
           if (batch.length < 1000) return ops;
           after = batch[batch.length - 1]!.key.slice(2);
         }

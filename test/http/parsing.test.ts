@@ -22,10 +22,10 @@ function caught(fn: () => unknown): BlogError {
 }
 
 describe('router', () => {
-  it('has the 28 interface operations plus comments.insert and users.get', () => {
+  it('has the 28 interface operations plus comments.insert, users.get and the changes.list extension', () => {
     const ops = new Set(ROUTES.map((r) => r.op.join('.')));
-    expect(ops.size).toBe(30);
-    for (const op of ['blogs.get', 'blogs.getByUrl', 'blogs.listByUser', 'posts.search', 'posts.getByPath', 'comments.removeContent', 'comments.insert', 'users.get']) {
+    expect(ops.size).toBe(31);
+    for (const op of ['blogs.get', 'blogs.getByUrl', 'blogs.listByUser', 'posts.search', 'posts.getByPath', 'comments.removeContent', 'comments.insert', 'users.get', 'changes.list']) {
       expect(ops.has(op)).toBe(true);
     }
   });

@@ -718,8 +718,11 @@ describe('service lifecycle', () => {
       count: (q) => inner.count(q),
       keys: (q) => inner.keys(q),
       search: (q) => inner.search(q),
-      commit: (ops) => inner.commit(ops),
+      commit: (ops, o) => inner.commit(ops, o),
       changesSince: (s, l) => inner.changesSince(s, l),
+      streamChanges: (s, a, l) => inner.streamChanges(s, a, l),
+      logBounds: () => inner.logBounds(),
+      pruneChanges: (q) => inner.pruneChanges(q),
       close: () => {
         closed++;
         return inner.close();

@@ -132,13 +132,14 @@ agree<Check<'commentsList', P.CommentsListParams>>();
 agree<Check<'commentsListByBlog', P.CommentsListByBlogParams>>();
 agree<Check<'commentsAction', P.CommentsActionParams>>();
 agree<Check<'commentsInsert', P.CommentsInsertParams>>();
+agree<Check<'changesList', P.ChangesListParams>>();
 // Every runtime schema has its interface above: a new one without a check fails here.
 agree<Same<keyof typeof params, Checked>>();
 type Checked =
   | 'blogsGet' | 'blogsGetByUrl' | 'blogsListByUser' | 'blogsInsert' | 'usersGet' | 'usersInsert' | 'membersSet' | 'membersRemove'
   | 'membersList' | 'postsGet' | 'postsList' | 'postsSearch' | 'postsGetByPath' | 'postsInsert' | 'postsUpdate' | 'postsDelete'
   | 'postsPublish' | 'postsRevert' | 'pagesGet' | 'pagesList' | 'pagesInsert' | 'pagesUpdate' | 'pagesDelete' | 'pagesAction'
-  | 'commentsGet' | 'commentsList' | 'commentsListByBlog' | 'commentsAction' | 'commentsInsert';
+  | 'commentsGet' | 'commentsList' | 'commentsListByBlog' | 'commentsAction' | 'commentsInsert' | 'changesList';
 
 // The service methods take the public interfaces (not the runtime schemas' own types).
 agree<Same<Parameters<BlogService['posts']['list']>[0], PostsListParams>>();

@@ -1,0 +1,110 @@
+/**
+ * The replica's side of the wire (DESIGN §11), browser-safe: pulls of `GET /blogs/{blogId}/changes` page by
+ * page, and ordinary `/v3` writes with `If-Match` and `Idempotency-Key`. Errors come back as `RemoteError`
+ * with the server's status and Google error reason (410 `resyncRequired`: pull afresh without `since`;
+ * 412 `conditionNotMet`: the server's copy moved, a conflict). The replica (`createReplica`) builds on this.
+ */
+import type { ChangeList } from '../changes.js';
+
+export interface RemoteOptions {
+  /** The API root, e.g. `https://blog.example/v3`. */
+  baseUrl: string;
+  /** Sent with every request (e.g. `authorization`); a function is asked each time (tokens that rotate). */
+  headers?: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
+  fetch?: typeof fetch;
+}
+
+/** A request the server refused (or could not be reached: `status` 0). */
+export class RemoteError extends Error {
+  override readonly name = 'RemoteError';
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+    /** The server's JSON answer, when there was one. */
+    readonly body?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export interface PullOptions {
+  since?: string;
+  pageToken?: string;
+  maxResults?: number;
+  /** Seconds (≤ 60) the server may hold the request open waiting for a change. */
+  wait?: number;
+  signal?: AbortSignal;
+}
+
+export interface WriteOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** The etag the local copy was based on: the server answers 412 if its copy moved. */
+  ifMatch?: string;
+  /** For creates: a retry with the same key answers the first result instead of creating a twin. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+export interface Remote {
+  /** One page of a pull. */
+  pull(blogId: string, options?: PullOptions): Promise<ChangeList>;
+  /** Every page of one pull, in order; the last page's `checkpoint` is where the next pull starts. */
+  pages(blogId: string, options?: Omit<PullOptions, 'pageToken'>): AsyncGenerator<ChangeList>;
+  /** One `/v3` call (path after `baseUrl`): the JSON answer (undefined for 204). */
+  call<T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, options?: WriteOptions): Promise<T>;
+}
+
+export function createRemote(options: RemoteOptions): Remote {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+
+  async function call<T>(method: string, path: string, o: WriteOptions = {}): Promise<T> {
+    const url = new URL(base + path);
+    for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const extra = typeof options.headers === 'function' ? await options.headers() : (options.headers ?? {});
+    const headers: Record<string, string> = { ...extra, accept: 'application/json' };
+    if (o.body !== undefined) headers['content-type'] = 'application/json';
+    if (o.ifMatch !== undefined) headers['if-match'] = o.ifMatch;
+    if (o.idempotencyKey !== undefined) headers['idempotency-key'] = o.idempotencyKey;
+    let res: Response;
+    try {
+      res = await doFetch(url, { method, headers, ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}), ...(o.signal ? { signal: o.signal } : {}) });
+    } catch (error) {
+      if (o.signal?.aborted) throw error;
+      throw new RemoteError(0, 'offline', `Could not reach ${url.origin}: ${String(error)}`);
+    }
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    if (!res.ok) {
+      const err = (json as { error?: { message?: string; errors?: Array<{ reason?: string }> } } | undefined)?.error;
+      throw new RemoteError(res.status, err?.errors?.[0]?.reason ?? 'unknown', err?.message ?? `HTTP ${res.status}`, json);
+    }
+    return json as T;
+  }
+
+  const pull = (blogId: string, o: PullOptions = {}) =>
+    call<ChangeList>('GET', `/blogs/${encodeURIComponent(blogId)}/changes`, {
+      query: { since: o.since, pageToken: o.pageToken, maxResults: o.maxResults, wait: o.wait },
+      ...(o.signal ? { signal: o.signal } : {}),
+    });
+
+  return {
+    pull,
+    async *pages(blogId, o = {}) {
+      let pageToken: string | undefined;
+      do {
+        const page = await pull(blogId, { ...o, ...(pageToken !== undefined ? { pageToken } : {}) });
+        yield page;
+        pageToken = page.nextPageToken;
+      } while (pageToken !== undefined);
+    },
+    call: (method, path, o) => call(method, path, o),
+  };
+}
