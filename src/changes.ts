@@ -87,7 +87,8 @@ function readCheckpoint(text: string): { v: string; s: number } {
 }
 
 /** The checkpoint cannot be followed (the log was pruned past it, another store's, another view): pull afresh. */
-const resync = () => new BlogError({ code: 410, reason: 'resyncRequired', message: 'Resync required: pull again without since', location: 'since', locationType: 'parameter' });
+const resync = () =>
+  new BlogError({ code: 410, reason: 'resyncRequired', message: 'Resync required: pull again without since', location: 'since', locationType: 'parameter' });
 
 export function changesApi(core: Core, actor: Actor) {
   return {
@@ -158,7 +159,13 @@ export function changesApi(core: Core, actor: Actor) {
   }
 
   /** One keyset page of the snapshot over one collection, at the caller's statuses and classes. */
-  async function snapshotPage(blogId: string, view: Role, phase: Synced, after: Key | undefined, max: number): Promise<{ items: ChangeItem[]; next?: [string, string] }> {
+  async function snapshotPage(
+    blogId: string,
+    view: Role,
+    phase: Synced,
+    after: Key | undefined,
+    max: number,
+  ): Promise<{ items: ChangeItem[]; next?: [string, string] }> {
     const author = atLeast(view, 'AUTHOR');
     let index: string;
     let prefixes: Key[];
@@ -180,8 +187,18 @@ export function changesApi(core: Core, actor: Actor) {
       limit: max + 1,
     });
     const page = entries.slice(0, max);
-    const docs = page.length ? await core.driver.getMany(phase, page.map((e) => e.id)) : [];
-    const items = await shape(phase, page.map((e, i) => ({ id: e.id, stored: docs[i] })), view, true);
+    const docs = page.length
+      ? await core.driver.getMany(
+          phase,
+          page.map((e) => e.id),
+        )
+      : [];
+    const items = await shape(
+      phase,
+      page.map((e, i) => ({ id: e.id, stored: docs[i] })),
+      view,
+      true,
+    );
     const last = page[page.length - 1];
     return { items, ...(entries.length > max && last ? { next: last.key.slice(width) as [string, string] } : {}) };
   }
@@ -198,7 +215,14 @@ export function changesApi(core: Core, actor: Actor) {
       const ids = [...latest.values()].filter((c) => c.collection === phase).map((c) => c.id);
       if (ids.length === 0) continue;
       const docs = await core.driver.getMany(phase, ids);
-      items.push(...(await shape(phase, ids.map((id, i) => ({ id, stored: docs[i] })), view, false)));
+      items.push(
+        ...(await shape(
+          phase,
+          ids.map((id, i) => ({ id, stored: docs[i] })),
+          view,
+          false,
+        )),
+      );
     }
     return { items, ...(found.length > max ? { next: page[page.length - 1]! } : {}) };
   }
@@ -242,7 +266,6 @@ export function changesApi(core: Core, actor: Actor) {
     }
     return out;
   }
-
 }
 
 export type ChangesApi = ReturnType<typeof changesApi>;

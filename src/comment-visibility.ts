@@ -29,7 +29,8 @@ import type { Role } from './schemas.js';
 export const MOVE_BATCH = 200;
 
 /** The classes a view may see. */
-export const visibleClasses = (view: Role): CommentVis[] => (atLeast(view, 'ADMIN') ? [...COMMENT_VIS] : atLeast(view, 'AUTHOR') ? ['open', 'draft'] : ['open']);
+export const visibleClasses = (view: Role): CommentVis[] =>
+  atLeast(view, 'ADMIN') ? [...COMMENT_VIS] : atLeast(view, 'AUTHOR') ? ['open', 'draft'] : ['open'];
 
 /** Refiles up to MOVE_BATCH comments of one post whose class changed; marks the post done with the last batch. */
 export async function moveCommentsStep(core: Core): Promise<void> {
@@ -44,7 +45,12 @@ export async function moveCommentsStep(core: Core): Promise<void> {
     direction: 'asc',
     limit: MOVE_BATCH,
   });
-  const docs = entries.length ? await core.driver.getMany('comments', entries.map((e) => e.id)) : [];
+  const docs = entries.length
+    ? await core.driver.getMany(
+        'comments',
+        entries.map((e) => e.id),
+      )
+    : [];
   const ops: WriteOp[] = [];
   for (const d of docs) if (d) ops.push(put('comments', { ...(d.doc as unknown as CommentRecord), vis: target }, d.version));
   // The post's version is part of the last batch: if it changed class meanwhile, nothing is marked done.

@@ -5,7 +5,7 @@
  */
 import { DriverConflict, type CommitResult, type StorageDriver, type StoredDoc, type WriteOp } from './driver.js';
 import { authError, resolveView, type Actor, type Standing } from './access.js';
-import { BlogError, conditionNotMet, notFound } from './errors.js';
+import { conditionNotMet, notFound } from './errors.js';
 import { Emitter, EventShare, type BlogEvent } from './events.js';
 import { newId } from './ids.js';
 import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from './records.js';
@@ -247,4 +247,3 @@ export function checkIfMatch(ifMatch: string | undefined, id: string, rev: numbe
   });
   if (!ok) throw conditionNotMet();
 }
-

@@ -106,7 +106,13 @@ interface Position {
  * Up to `n` items after the position (none: from the start), walking in `dir`, merged over all prefixes;
  * `stop` is where a filtered walk ran out of rounds before finding `n` (the next page goes on from there).
  */
-async function fetchItems(driver: StorageDriver, q: PageQuery, dir: 'asc' | 'desc', from: Position | undefined, n: number): Promise<{ items: IndexedDoc[]; stop?: Key }> {
+async function fetchItems(
+  driver: StorageDriver,
+  q: PageQuery,
+  dir: 'asc' | 'desc',
+  from: Position | undefined,
+  n: number,
+): Promise<{ items: IndexedDoc[]; stop?: Key }> {
   const range = (after: Position | undefined) => {
     let lower: KeyBound | undefined = q.start !== undefined ? { key: [q.start] } : undefined;
     let upper: KeyBound | undefined = q.end !== undefined ? { key: [q.end], open: true } : undefined;
@@ -133,7 +139,12 @@ async function fetchItems(driver: StorageDriver, q: PageQuery, dir: 'asc' | 'des
     } else {
       const walk = { collection: q.collection, index: q.index, prefixes: q.prefixes, ...bounds, direction: dir, limit: n };
       const entries = q.search ? await driver.search({ ...walk, scope: q.search.scope, tokens: q.search.tokens }) : await driver.keys(walk);
-      const docs = entries.length ? await driver.getMany(q.collection, entries.map((e) => e.id)) : [];
+      const docs = entries.length
+        ? await driver.getMany(
+            q.collection,
+            entries.map((e) => e.id),
+          )
+        : [];
       // A record deleted between the two calls is left out.
       hits = entries.flatMap((e, j) => (docs[j] ? [{ id: e.id, key: e.key, version: docs[j]!.version, doc: docs[j]!.doc }] : []));
       read = entries.length;

@@ -9,10 +9,12 @@ const ALLOWED = new Set(['a', 'b', 'strong', 'i', 'em', 'u', 's', 'br', 'p', 'bl
 const VOID = new Set(['br']);
 
 /** Elements dropped with everything inside them. */
+// biome-ignore lint/correctness/noEmptyCharacterClassInRegex: [^] is any character, newlines included
 const WITH_BODY = /<(script|style|iframe|object|template|textarea|noscript|xmp)\b[^]*?(?:<\/\1\s*>|$)/gi;
 
 /** A comment (closed or not), a declaration or processing instruction, or a start or end tag with its attributes. */
 // No `<` inside a tag outside quotes: a stray `<` ends the try, so every scan stays linear.
+// biome-ignore lint/correctness/noEmptyCharacterClassInRegex: [^] is any character, newlines included
 const MARKUP = /<!--[^]*?(?:-->|$)|<[!?][^<>]*>|<(\/?)([a-zA-Z][\w:-]*)((?:"[^"]*"|'[^']*'|[^"'<>])*)>/g;
 const ATTRIBUTE = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/g;
 const SAFE_SCHEMES = new Set(['http:', 'https:', 'mailto:']);

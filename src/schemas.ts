@@ -99,9 +99,7 @@ const readOnly = {
   images: optional(unknown),
 };
 
-const labels = map(array(text(LIMITS.label), LIMITS.labels, `at most ${LIMITS.labels} labels`), (ls) => [
-  ...new Set(ls.map((l) => l.trim()).filter(Boolean)),
-]);
+const labels = map(array(text(LIMITS.label), LIMITS.labels, `at most ${LIMITS.labels} labels`), (ls) => [...new Set(ls.map((l) => l.trim()).filter(Boolean))]);
 
 export const postBody = object({
   ...readOnly,
@@ -127,9 +125,7 @@ export const commentBody = object({
   published: optional(unknown),
   content: nonEmpty(LIMITS.commentContent),
   inReplyTo: optional(object({ id }, false)),
-  author: optional(
-    object({ displayName: optional(text(LIMITS.displayName)), url: optional(httpUrl), id: optional(unknown), image: optional(unknown) }, false),
-  ),
+  author: optional(object({ displayName: optional(text(LIMITS.displayName)), url: optional(httpUrl), id: optional(unknown), image: optional(unknown) }, false)),
 });
 
 export const blogBody = object({
@@ -204,7 +200,13 @@ export const params = {
   postsGet: object({ blogId: id, postId: id, view: optional(view), ...postFetch }),
   postsList: object(postListing),
   postsSearch: object({ ...postListing, q: text(LIMITS.q) }),
-  postsGetByPath: object({ blogId: id, path: text(LIMITS.url), date: optional(timestamp), view: optional(view), maxComments: optional(count(LIMITS.maxInline)) }),
+  postsGetByPath: object({
+    blogId: id,
+    path: text(LIMITS.url),
+    date: optional(timestamp),
+    view: optional(view),
+    maxComments: optional(count(LIMITS.maxInline)),
+  }),
   postsInsert: object({ blogId: id, body: postBody, isDraft: optional(bool), fetchBody: optional(bool), fetchImages: optional(bool) }),
   postsUpdate: object({ blogId: id, postId: id, body: postBody, publish: optional(bool), revert: optional(bool), ...withIfMatch, ...postFetch }),
   postsDelete: object({ blogId: id, postId: id, useTrash: optional(bool), ...withIfMatch }),

@@ -19,7 +19,15 @@ export type ActorInput = { userId: string } | null;
 
 function apis(core: Core, actor: Actor) {
   const { blogs, users, members } = blogsApi(core, actor);
-  const all = { blogs, users, members, posts: postsApi(core, actor), pages: pagesApi(core, actor), comments: commentsApi(core, actor), changes: changesApi(core, actor) };
+  const all = {
+    blogs,
+    users,
+    members,
+    posts: postsApi(core, actor),
+    pages: pagesApi(core, actor),
+    comments: commentsApi(core, actor),
+    changes: changesApi(core, actor),
+  };
   return core.share ? settled(all, core.share) : all;
 }
 
@@ -52,7 +60,6 @@ export interface BlogService extends ReturnType<typeof apis> {
   /** Closes the store. */
   close(): Promise<void>;
 }
-
 
 function scoped(core: Core, actor: Actor): BlogService {
   const service: BlogService = {

@@ -13,7 +13,12 @@ const LAYOUT = 2;
 const BATCH = 500;
 
 /** Every record of a collection, through an index walked from its start, a batch at a time. */
-async function eachBatch(driver: StorageDriver, collection: string, index: string, fn: (docs: Array<{ id: string; version: number; doc: unknown }>) => Promise<void>) {
+async function eachBatch(
+  driver: StorageDriver,
+  collection: string,
+  index: string,
+  fn: (docs: Array<{ id: string; version: number; doc: unknown }>) => Promise<void>,
+) {
   let after: Key | undefined;
   for (;;) {
     const batch = await driver.list({ collection, index, prefix: [], ...(after ? { lower: { key: after, open: true } } : {}), direction: 'asc', limit: BATCH });
@@ -28,7 +33,10 @@ export async function upgradeStore(driver: StorageDriver, time: () => number = D
   const mark = await driver.get('settings', MARKER);
   if (mark && Number(mark.doc.layout) >= LAYOUT) return;
   await eachBatch(driver, 'posts', 'published', async (posts) => {
-    await driver.commit(posts.map((p) => put('posts', { ...(p.doc as PostRecord), commentsVis: commentVisOf(p.doc as PostRecord) }, p.version)), { time: time() });
+    await driver.commit(
+      posts.map((p) => put('posts', { ...(p.doc as PostRecord), commentsVis: commentVisOf(p.doc as PostRecord) }, p.version)),
+      { time: time() },
+    );
   });
   await eachBatch(driver, 'comments', 'post', async (comments) => {
     const postIds = [...new Set(comments.map((c) => (c.doc as CommentRecord).postId))];
@@ -41,7 +49,9 @@ export async function upgradeStore(driver: StorageDriver, time: () => number = D
     await driver.commit(ops, { time: time() });
   });
   try {
-    await driver.commit([{ type: 'put', collection: 'settings', id: MARKER, expect: mark?.version ?? 0, doc: { id: MARKER, layout: LAYOUT }, keys: {} }], { time: time() });
+    await driver.commit([{ type: 'put', collection: 'settings', id: MARKER, expect: mark?.version ?? 0, doc: { id: MARKER, layout: LAYOUT }, keys: {} }], {
+      time: time(),
+    });
   } catch (error) {
     if (!DriverConflict.is(error)) throw error; // another process opening the same store marked it
   }

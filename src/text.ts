@@ -19,7 +19,12 @@ export function htmlToText(html: string): string {
 /** Lower-case, accents removed: "Élan" and "elan" are the same word. */
 export function fold(text: string): string {
   // Most text is plain ASCII, where decomposing accents is a (costly) no-op.
-  return /^[\x00-\x7f]*$/.test(text) ? text.toLowerCase() : text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+  return /^[\x00-\x7f]*$/.test(text)
+    ? text.toLowerCase()
+    : text
+        .normalize('NFKD')
+        .replace(/\p{M}+/gu, '')
+        .toLowerCase();
 }
 
 /** The words of a text, in order, folded. A word is a run of letters and digits. */
@@ -74,7 +79,10 @@ export function hasPhrase(fields: readonly string[][], phrase: readonly string[]
 
 /** The slug of a title: lower-case ASCII words joined by "-", about 40 characters at most. */
 export function slugify(title: string, fallback: string): string {
-  const ascii = title.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+  const ascii = title
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
   const parts = ascii.match(/[a-z0-9]+/g) ?? [];
   let slug = '';
   for (const p of parts) {

@@ -119,7 +119,11 @@ export function list<T extends string>(item: Schema<T, T>, tooFew: string | unde
   return {
     parse(v, path) {
       if (typeof v !== 'string' && !(Array.isArray(v) && v.every((s) => typeof s === 'string'))) fail(path, 'Invalid input');
-      const parts = ([] as string[]).concat(v as string | string[]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+      const parts = ([] as string[])
+        .concat(v as string | string[])
+        .flatMap((s) => s.split(','))
+        .map((s) => s.trim())
+        .filter(Boolean);
       if (tooFew !== undefined && parts.length === 0) fail(path, tooFew);
       const out = [...new Set(parts.map((s) => item.parse(s, path)))];
       return out.length > max ? fail(path, tooMany) : out;
@@ -127,6 +131,7 @@ export function list<T extends string>(item: Schema<T, T>, tooFew: string | unde
   };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a shape holds schemas of any input and output types
 type Shape = Record<string, Schema<any, any>>;
 type OptionalKeys<S extends Shape> = { [K in keyof S]: S[K] extends { optional: true } ? K : never }[keyof S];
 type Flat<T> = { [K in keyof T]: T[K] } & {};

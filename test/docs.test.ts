@@ -44,9 +44,7 @@ const dirOf = (b: Block) => join(TMP, `${b.file.replace(/[/.]/g, '_')}_${b.line}
 
 /** `blogcore/<subpath>` → its source file, from the package's one list of entry points. */
 function sourcePaths(): Record<string, string[]> {
-  return Object.fromEntries(
-    Object.entries(ENTRIES).map(([subpath, source]) => [subpath === '.' ? 'blogcore' : `blogcore/${subpath}`, [join(ROOT, source)]]),
-  );
+  return Object.fromEntries(Object.entries(ENTRIES).map(([subpath, source]) => [subpath === '.' ? 'blogcore' : `blogcore/${subpath}`, [join(ROOT, source)]]));
 }
 
 beforeAll(() => {
@@ -80,7 +78,7 @@ test('links stay inside the repository and the docs name no file outside it', ()
   }
 });
 
-test('every ts block type-checks (one program, the project\'s strict options)', () => {
+test("every ts block type-checks (one program, the project's strict options)", () => {
   const config = ts.getParsedCommandLineOfConfigFile(join(TMP, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
   if (!config) throw new Error('could not read the snippets tsconfig');
   const program = ts.createProgram(config.fileNames, config.options);
@@ -139,11 +137,15 @@ function runBlock(b: Block): Promise<RunResult> {
 }
 
 describe.concurrent('every ts block runs', () => {
-  test.each(runnable.map((b) => [name(b), b] as const))('%s', async (_, b) => {
-    const r = await runBlock(b);
-    if (r.answered !== undefined) expect(r.answered, `${name(b)} answered ${r.answered}\n${r.output}`).toBeLessThan(500);
-    else expect(r.code, `${name(b)} failed:\n${r.output}`).toBe(0);
-  }, 90_000);
+  test.each(runnable.map((b) => [name(b), b] as const))(
+    '%s',
+    async (_, b) => {
+      const r = await runBlock(b);
+      if (r.answered !== undefined) expect(r.answered, `${name(b)} answered ${r.answered}\n${r.output}`).toBeLessThan(500);
+      else expect(r.code, `${name(b)} failed:\n${r.output}`).toBe(0);
+    },
+    90_000,
+  );
 });
 
 describe('sh blocks name real commands', () => {

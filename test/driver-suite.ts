@@ -82,11 +82,7 @@ export interface DriverSuiteOptions {
   size?: number;
 }
 
-export function runDriverSuite(
-  name: string,
-  create: () => StorageDriver | Promise<StorageDriver>,
-  options: DriverSuiteOptions = {},
-): void {
+export function runDriverSuite(name: string, create: () => StorageDriver | Promise<StorageDriver>, options: DriverSuiteOptions = {}): void {
   const size = options.size ?? 300;
 
   describe(`driver conformance: ${name}`, () => {
@@ -113,10 +109,7 @@ export function runDriverSuite(
       });
 
       it('answers undefined for unknown ids and keeps getMany in the order asked', async () => {
-        await d.commit([
-          itemPut({ id: 'x', group: 'g', status: 'LIVE', time: time(1) }),
-          itemPut({ id: 'y', group: 'g', status: 'LIVE', time: time(2) }),
-        ]);
+        await d.commit([itemPut({ id: 'x', group: 'g', status: 'LIVE', time: time(1) }), itemPut({ id: 'y', group: 'g', status: 'LIVE', time: time(2) })]);
         expect(await d.get('items', 'nope')).toBeUndefined();
         const many = await d.getMany('items', ['y', 'nope', 'x']);
         expect(many.map((m) => m?.id)).toEqual(['y', undefined, 'x']);
@@ -147,10 +140,7 @@ export function runDriverSuite(
       it('refuses a put whose expected version is stale, and writes nothing of the batch', async () => {
         await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]);
         await expectConflict(
-          d.commit([
-            itemPut({ id: 'b', group: 'g', status: 'LIVE', time: time(2) }),
-            itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(3) }, 7),
-          ]),
+          d.commit([itemPut({ id: 'b', group: 'g', status: 'LIVE', time: time(2) }), itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(3) }, 7)]),
           'version',
         );
         expect(await d.get('items', 'b')).toBeUndefined();
@@ -183,9 +173,7 @@ export function runDriverSuite(
       it('applies a composite write (a record and its dependents) all at once or not at all', async () => {
         await d.commit([
           itemPut({ id: 'post', group: 'g', status: 'LIVE', time: time(1) }),
-          ...['n1', 'n2', 'n3'].map(
-            (id): WriteOp => ({ type: 'put', collection: 'notes', id, expect: 0, doc: { id }, keys: { byItem: [['post', id]] } }),
-          ),
+          ...['n1', 'n2', 'n3'].map((id): WriteOp => ({ type: 'put', collection: 'notes', id, expect: 0, doc: { id }, keys: { byItem: [['post', id]] } })),
         ]);
         // One dependent moved meanwhile: the whole delete must fail.
         await d.commit([{ type: 'put', collection: 'notes', id: 'n2', expect: 1, doc: { id: 'n2', edited: true }, keys: { byItem: [['post', 'n2']] } }]);
@@ -205,10 +193,7 @@ export function runDriverSuite(
       });
 
       it('treats several ops on one record in a batch in order', async () => {
-        await d.commit([
-          itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) }),
-          itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(2) }, 1),
-        ]);
+        await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) }), itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(2) }, 1)]);
         const got = await d.get('items', 'a');
         expect(got?.version).toBe(2);
         expect(got?.doc.status).toBe('DRAFT');
@@ -323,7 +308,14 @@ export function runDriverSuite(
         const keys = await seed();
         const bySuffix = (a: Key, b: Key) => compareKeys(a.slice(2), b.slice(2));
         const all = [...keys].sort(bySuffix);
-        const q = { collection: 'items', index: 'byTime', prefixes: [['g', 'LIVE'], ['g', 'DRAFT']] } as const;
+        const q = {
+          collection: 'items',
+          index: 'byTime',
+          prefixes: [
+            ['g', 'LIVE'],
+            ['g', 'DRAFT'],
+          ],
+        } as const;
         const asc = await d.keys({ ...q, direction: 'asc', limit: 100 });
         expect(asc.map((e) => e.key)).toEqual(all);
         expect(asc.map((e) => e.id)).toEqual(all.map((k) => k[3]));
@@ -340,16 +332,22 @@ export function runDriverSuite(
           after = pg[pg.length - 1]!.key.slice(2);
         }
         expect(seen).toEqual([...all].reverse());
-        expect(await d.keys({ ...q, lower: { key: [time(10)] }, direction: 'asc', limit: 100 })).toEqual(
-          asc.filter((e) => e.key[2]! >= time(10)),
-        );
+        expect(await d.keys({ ...q, lower: { key: [time(10)] }, direction: 'asc', limit: 100 })).toEqual(asc.filter((e) => e.key[2]! >= time(10)));
         expect(await d.keys({ ...q, prefixes: [['nothing', 'x']], direction: 'asc', limit: 5 })).toEqual([]);
         expect(await d.keys({ ...q, direction: 'asc', limit: 0 })).toEqual([]);
       });
 
       it('gives a record found under several prefixes once, under the first prefix that holds it', async () => {
         await seed();
-        const q = { collection: 'items', index: 'byTag', prefixes: [['g', 'odd'], ['g', 'all']], direction: 'asc' } as const;
+        const q = {
+          collection: 'items',
+          index: 'byTag',
+          prefixes: [
+            ['g', 'odd'],
+            ['g', 'all'],
+          ],
+          direction: 'asc',
+        } as const;
         const page = await d.keys({ ...q, limit: 100 });
         expect(page).toHaveLength(30);
         expect(new Set(page.map((e) => e.id)).size).toBe(30);
@@ -390,7 +388,13 @@ export function runDriverSuite(
           itemPut({ id: 'u1', group: 'g', status: 'LIVE', time: time(1), tags: ['café', '日本', 'Émoji 🙂'] }),
           itemPut({ id: 'u2', group: 'g', status: 'LIVE', time: time(2), tags: ['cafe', 'CAFÉ'] }),
         ]);
-        for (const [tag, expected] of [['café', ['u1']], ['cafe', ['u2']], ['CAFÉ', ['u2']], ['日本', ['u1']], ['Émoji 🙂', ['u1']]] as const) {
+        for (const [tag, expected] of [
+          ['café', ['u1']],
+          ['cafe', ['u2']],
+          ['CAFÉ', ['u2']],
+          ['日本', ['u1']],
+          ['Émoji 🙂', ['u1']],
+        ] as const) {
           const got = await d.list({ collection: 'items', index: 'byTag', prefix: ['g', tag], direction: 'asc', limit: 10 });
           expect(ids(got), tag).toEqual(expected);
         }
@@ -447,8 +451,16 @@ export function runDriverSuite(
           itemPut({ id: 's6', group: 'g', status: 'LIVE', time: time(6), words: ['apple', 'tart'], tags: ['food'] }),
         ]);
       });
-      const statuses = [['g', 'LIVE'], ['g', 'DRAFT']];
-      const search = async (tokens: string[], scope = 'g', prefixes: Key[] = statuses, more: { limit?: number; direction?: 'asc' | 'desc'; lower?: Key } = {}) =>
+      const statuses = [
+        ['g', 'LIVE'],
+        ['g', 'DRAFT'],
+      ];
+      const search = async (
+        tokens: string[],
+        scope = 'g',
+        prefixes: Key[] = statuses,
+        more: { limit?: number; direction?: 'asc' | 'desc'; lower?: Key } = {},
+      ) =>
         (
           await d.search({
             collection: 'items',
@@ -480,7 +492,10 @@ export function runDriverSuite(
           index: 'byTag',
           scope: 'g',
           tokens: ['apple'],
-          prefixes: [['g', 'sweet'], ['g', 'food']],
+          prefixes: [
+            ['g', 'sweet'],
+            ['g', 'food'],
+          ],
           direction: 'desc',
           limit: 10,
         });
@@ -504,7 +519,13 @@ export function runDriverSuite(
         const n = Math.max(size, 1200);
         const ops: WriteOp[] = [];
         for (let i = 0; i < n; i++) {
-          const words = ['every', i % 7 === 0 ? 'some' : 'other', ...(i === 3 || i === n - 5 ? ['rare'] : []), i % 2 ? 'left' : 'right', ...(i >= n / 2 ? ['late'] : [])];
+          const words = [
+            'every',
+            i % 7 === 0 ? 'some' : 'other',
+            ...(i === 3 || i === n - 5 ? ['rare'] : []),
+            i % 2 ? 'left' : 'right',
+            ...(i >= n / 2 ? ['late'] : []),
+          ];
           ops.push(itemPut({ id: `w${pad(i)}`, group: 'w', status: i % 5 === 0 ? 'DRAFT' : 'LIVE', time: time(n - i), words }));
         }
         await d.commit(ops);
@@ -523,7 +544,10 @@ export function runDriverSuite(
               index: 'byTime',
               scope: 'w',
               tokens,
-              prefixes: [['w', 'LIVE'], ['w', 'DRAFT']],
+              prefixes: [
+                ['w', 'LIVE'],
+                ['w', 'DRAFT'],
+              ],
               direction: 'desc',
               limit: 10,
               ...(after ? { upper: { key: after, open: true } } : {}),
@@ -574,7 +598,10 @@ export function runDriverSuite(
       const streamed = (item: Item, expect = 0): PutOp => ({ ...itemPut(item, expect), stream: item.group });
 
       it('logs each change with its position, stream and commit time', async () => {
-        const a = await d.commit([streamed({ id: 'a', group: 'g', status: 'LIVE', time: time(1) }), itemPut({ id: 'b', group: 'h', status: 'LIVE', time: time(1) })], { time: 1000 });
+        const a = await d.commit(
+          [streamed({ id: 'a', group: 'g', status: 'LIVE', time: time(1) }), itemPut({ id: 'b', group: 'h', status: 'LIVE', time: time(1) })],
+          { time: 1000 },
+        );
         const b = await d.commit([{ type: 'delete', collection: 'items', id: 'a', expect: 1, stream: 'g' }], { time: 2000 });
         expect(await d.changesSince(0)).toEqual([
           { seq: a.seq, pos: 0, collection: 'items', id: 'a', type: 'put', version: 1, stream: 'g', time: 1000 },
@@ -588,7 +615,14 @@ export function runDriverSuite(
         const seqs: number[] = [];
         for (let i = 0; i < 6; i++) {
           const g = i % 2 ? 'odd' : 'even';
-          seqs.push((await d.commit([streamed({ id: `x${i}`, group: g, status: 'LIVE', time: time(i) }), streamed({ id: `y${i}`, group: g, status: 'LIVE', time: time(i) })])).seq);
+          seqs.push(
+            (
+              await d.commit([
+                streamed({ id: `x${i}`, group: g, status: 'LIVE', time: time(i) }),
+                streamed({ id: `y${i}`, group: g, status: 'LIVE', time: time(i) }),
+              ])
+            ).seq,
+          );
         }
         const even = await d.streamChanges('even', { seq: 0, pos: -1 }, 100);
         expect(even.map((c) => c.id)).toEqual(['x0', 'y0', 'x2', 'y2', 'x4', 'y4']);
@@ -603,7 +637,14 @@ export function runDriverSuite(
       it('prunes from the oldest by time or by seq, a bounded batch at a time, and says how far', async () => {
         const seqs: number[] = [];
         for (let i = 0; i < 5; i++) {
-          seqs.push((await d.commit([streamed({ id: `a${i}`, group: 'g', status: 'LIVE', time: time(i) }), streamed({ id: `b${i}`, group: 'g', status: 'LIVE', time: time(i) })], { time: 1000 * (i + 1) })).seq);
+          seqs.push(
+            (
+              await d.commit(
+                [streamed({ id: `a${i}`, group: 'g', status: 'LIVE', time: time(i) }), streamed({ id: `b${i}`, group: 'g', status: 'LIVE', time: time(i) })],
+                { time: 1000 * (i + 1) },
+              )
+            ).seq,
+          );
         }
         // Older than 3500: the first three commits (six entries), at most four per call.
         expect(await d.pruneChanges({ before: 3500, limit: 4 })).toBe(4);
@@ -701,10 +742,20 @@ export function runDriverSuite(
       const anon = service.as(null);
       const asked = labels.slice(0, 20).join(',');
       const [first, n1] = await cost(() => anon.posts.list({ blogId, labels: asked, maxResults: M, fetchBodies: false }));
-      expect(first.items!.map((p) => p.id)).toEqual(posts.slice(-M).reverse().map((p) => p.id));
+      expect(first.items!.map((p) => p.id)).toEqual(
+        posts
+          .slice(-M)
+          .reverse()
+          .map((p) => p.id),
+      );
       expect(n1).toBeLessThanOrEqual(4 * (M + 1));
       const [second, n2] = await cost(() => anon.posts.list({ blogId, labels: asked, maxResults: M, fetchBodies: false, pageToken: first.nextPageToken }));
-      expect(second.items!.map((p) => p.id)).toEqual(posts.slice(-2 * M, -M).reverse().map((p) => p.id));
+      expect(second.items!.map((p) => p.id)).toEqual(
+        posts
+          .slice(-2 * M, -M)
+          .reverse()
+          .map((p) => p.id),
+      );
       expect(n2).toBeLessThanOrEqual(4 * (M + 1));
     });
 
@@ -765,7 +816,12 @@ export function runDriverSuite(
       await d.commit(posts.map((p) => put('posts', p, 0)));
       const anon = service.as(null);
       const [every, n1] = await cost(() => anon.posts.search({ blogId, q: 'every', maxResults: M }));
-      expect(every.items!.map((p) => p.id)).toEqual(posts.slice(-M).reverse().map((p) => p.id));
+      expect(every.items!.map((p) => p.id)).toEqual(
+        posts
+          .slice(-M)
+          .reverse()
+          .map((p) => p.id),
+      );
       expect(n1).toBeLessThanOrEqual(4 * (M + 1));
       // Both words are in every post, never side by side in this order: each page reads a bounded number of
       // records and may come back short, with a token to go on, until the posts run out.

@@ -105,7 +105,10 @@ describe('the offline browser editor', () => {
 
     await page.getByRole('button', { name: 'Publish now' }).click();
     await expect.poll(() => editorBadge(page).textContent()).toBe('Published');
-    await page.locator('.meta').getByText(/^\/\d{4}\/\d{2}\/offline-first\.html$/).waitFor();
+    await page
+      .locator('.meta')
+      .getByText(/^\/\d{4}\/\d{2}\/offline-first\.html$/)
+      .waitFor();
     await page.screenshot({ path: join(shots, 'editor.png'), fullPage: true });
 
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Posts' }).click();

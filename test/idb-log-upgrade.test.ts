@@ -15,7 +15,12 @@ function legacyDatabase(factory: IDBFactory, name: string): Promise<void> {
     request.onupgradeneeded = () => {
       const log = request.result.createObjectStore('~log', { autoIncrement: true });
       log.add({ ops: [{ c: 'items', id: 'a', op: 'put', v: 1 }] });
-      log.add({ ops: [{ c: 'items', id: 'a', op: 'put', v: 2 }, { c: 'items', id: 'b', op: 'put', v: 1 }] });
+      log.add({
+        ops: [
+          { c: 'items', id: 'a', op: 'put', v: 2 },
+          { c: 'items', id: 'b', op: 'put', v: 1 },
+        ],
+      });
     };
     request.onsuccess = () => {
       request.result.close();

@@ -97,7 +97,12 @@ describe('blogcore on IndexedDB in Chromium, across tabs', () => {
     const merged = await loserPage.evaluate(
       async ([blogId, postId, title]) => {
         const fresh = await service.posts.get({ blogId, postId });
-        const post = await service.posts.patch({ blogId, postId, ifMatch: fresh.etag as string, body: { content: `${fresh.content as string}<p>${title}</p>` } });
+        const post = await service.posts.patch({
+          blogId,
+          postId,
+          ifMatch: fresh.etag as string,
+          body: { content: `${fresh.content as string}<p>${title}</p>` },
+        });
         return { title: post.title, content: post.content };
       },
       [blogId, postId, loserTitle] as const,

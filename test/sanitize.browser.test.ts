@@ -21,7 +21,9 @@ it('every hostile comment parses into allowlisted, attribute-safe elements', asy
       for (const attr of el.attributes) {
         const ok =
           el.tagName === 'A' &&
-          ((attr.name === 'rel' && attr.value === 'nofollow') || attr.name === 'title' || (attr.name === 'href' && /^(https?|mailto):$/.test(new URL(attr.value).protocol)));
+          ((attr.name === 'rel' && attr.value === 'nofollow') ||
+            attr.name === 'title' ||
+            (attr.name === 'href' && /^(https?|mailto):$/.test(new URL(attr.value).protocol)));
         if (!ok) problems.push(`${html} → ${el.tagName} ${attr.name}="${attr.value}"`);
       }
       if (el.tagName === 'A' && el.getAttribute('rel') !== 'nofollow') problems.push(`${html} → a link without rel=nofollow`);

@@ -37,7 +37,17 @@ describe('sqlite driver: crash safety', () => {
           const e = await d.list({ collection: 'posts', index: 'label', prefix: ['b', label, doc.time, p.id], direction: 'asc', limit: 2 });
           expect(e.map((x) => x.id)).toEqual([p.id]);
         }
-        const found = await d.search({ collection: 'posts', scope: 'b', tokens: doc.words, index: 'time', prefixes: [['b']], lower: { key: [doc.time, p.id] }, upper: { key: [doc.time, p.id] }, direction: 'asc', limit: 1 });
+        const found = await d.search({
+          collection: 'posts',
+          scope: 'b',
+          tokens: doc.words,
+          index: 'time',
+          prefixes: [['b']],
+          lower: { key: [doc.time, p.id] },
+          upper: { key: [doc.time, p.id] },
+          direction: 'asc',
+          limit: 1,
+        });
         expect(found.map((x) => x.id)).toContain(p.id);
       }
       const labelled = await d.list({ collection: 'posts', index: 'label', prefix: ['b'], direction: 'asc', limit: 100_000 });

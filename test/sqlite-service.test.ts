@@ -106,7 +106,12 @@ describe('sqlite + service: crash safety', () => {
       // Each label filter finds exactly the posts that carry the label.
       for (const label of CRASH_LABELS) {
         const found = (await everyPost(s, blog.id!, label)).map((p) => p.id).sort();
-        expect(found, label).toEqual(posts.filter((p) => p.labels.includes(label)).map((p) => p.id).sort());
+        expect(found, label).toEqual(
+          posts
+            .filter((p) => p.labels.includes(label))
+            .map((p) => p.id)
+            .sort(),
+        );
       }
       // No comment outlives its post, and each post's count matches its LIVE comments.
       const comments = await everyComment(s, blog.id!);

@@ -41,8 +41,16 @@ describe('sqlite driver: durability', () => {
       ['g', 'a', 't1', 'x'],
       ['g', 'b', 't1', 'x'],
     ]);
-    expect((await b.search({ collection: 'items', scope: 'g', tokens: ['red'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 })).map((e) => e.id)).toEqual(['x']);
-    expect((await b.changesSince(0)).map((c) => [c.id, c.type])).toEqual([['x', 'put'], ['y', 'put'], ['y', 'delete']]);
+    expect(
+      (await b.search({ collection: 'items', scope: 'g', tokens: ['red'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 })).map(
+        (e) => e.id,
+      ),
+    ).toEqual(['x']);
+    expect((await b.changesSince(0)).map((c) => [c.id, c.type])).toEqual([
+      ['x', 'put'],
+      ['y', 'put'],
+      ['y', 'delete'],
+    ]);
     // The sequence goes on from where the file left it.
     const next = await b.commit([itemPut({ id: 'z', group: 'g', status: 'LIVE', time: 't3' })]);
     expect(next.seq).toBeGreaterThan(last.seq);
@@ -126,7 +134,10 @@ describe('sqlite driver: migrations', () => {
     expect(await d.count({ collection: 'items', index: 'byStatus', prefix: [] })).toBe(0);
     await expect(d.count({ collection: 'items', index: 'byTag', prefix: [] })).rejects.toThrow(/unknown index/);
     await d.commit([
-      { ...itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't', slug: 's' }, 1), keys: { byTime: [['g', 'LIVE', 't', 'a']], bySlug: [['g', 's']], byStatus: [['LIVE', 'a']] } },
+      {
+        ...itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't', slug: 's' }, 1),
+        keys: { byTime: [['g', 'LIVE', 't', 'a']], bySlug: [['g', 's']], byStatus: [['LIVE', 'a']] },
+      },
       { type: 'put', collection: 'tags', id: 't1', expect: 0, doc: { name: 'x' }, keys: { byName: [['x']] } },
     ]);
     expect((await d.list({ collection: 'items', index: 'byStatus', prefix: ['LIVE'], direction: 'asc', limit: 5 })).map((e) => e.id)).toEqual(['a']);
@@ -141,11 +152,37 @@ describe('sqlite driver: migrations', () => {
 describe('sqlite driver: search tokens', () => {
   it('matches exactly the core tokens: FTS5 splits, folds and parses none of them', async () => {
     const d = await opened(':memory:');
-    const tokens = ['red', 'Red', 'RED', 'a-b', 'a', 'b', '"', 'x41', 'A', 'NOT', 'and', 'OR', 'café', 'cafe', '日本', '🙂', '\ud800', '\udc00', '\ufffd', 'x\ud800', 'a*', 'near'];
+    const tokens = [
+      'red',
+      'Red',
+      'RED',
+      'a-b',
+      'a',
+      'b',
+      '"',
+      'x41',
+      'A',
+      'NOT',
+      'and',
+      'OR',
+      'café',
+      'cafe',
+      '日本',
+      '🙂',
+      '\ud800',
+      '\udc00',
+      '\ufffd',
+      'x\ud800',
+      'a*',
+      'near',
+    ];
     await d.commit(tokens.map((t, i) => itemPut({ id: `t${i}`, group: 'g', status: 'LIVE', time: 't', words: [t] })));
     for (const [i, t] of tokens.entries()) {
       const found = await d.search({ collection: 'items', scope: 'g', tokens: [t], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 });
-      expect(found.map((e) => e.id), JSON.stringify(t)).toEqual([`t${i}`]);
+      expect(
+        found.map((e) => e.id),
+        JSON.stringify(t),
+      ).toEqual([`t${i}`]);
     }
     await d.close();
   });
@@ -156,7 +193,9 @@ describe('sqlite driver: search tokens', () => {
     const tagsOf = async () =>
       (
         await Promise.all(
-          ['v', 'w', 'x', 'y', 'z'].map((tag) => d.search({ collection: 'items', scope: 'g', tokens: ['pie'], index: 'byTag', prefixes: [['g', tag]], direction: 'asc', limit: 10 })),
+          ['v', 'w', 'x', 'y', 'z'].map((tag) =>
+            d.search({ collection: 'items', scope: 'g', tokens: ['pie'], index: 'byTag', prefixes: [['g', tag]], direction: 'asc', limit: 10 }),
+          ),
         )
       )
         .flat()
@@ -165,11 +204,17 @@ describe('sqlite driver: search tokens', () => {
     expect(await tagsOf()).toEqual(['x', 'y']);
     await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't2', tags: ['z'], words: ['pie', 'tart'] }, 1)]);
     expect(await tagsOf()).toEqual(['z']);
-    expect((await d.search({ collection: 'items', scope: 'g', tokens: ['pie'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 })).map((e) => e.key)).toEqual([['g', 'LIVE', 't2', 'a']]);
+    expect(
+      (await d.search({ collection: 'items', scope: 'g', tokens: ['pie'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 })).map(
+        (e) => e.key,
+      ),
+    ).toEqual([['g', 'LIVE', 't2', 'a']]);
     await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't2', words: ['pie'] }, 2)]); // no tags left
     expect(await tagsOf()).toEqual([]);
     await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't2', tags: ['w'] }, 3)]); // no words left
-    expect(await d.search({ collection: 'items', scope: 'g', tokens: ['pie'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 })).toEqual([]);
+    expect(
+      await d.search({ collection: 'items', scope: 'g', tokens: ['pie'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 }),
+    ).toEqual([]);
     await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't3', tags: ['v'], words: ['pie'] }, 4)]);
     expect(await tagsOf()).toEqual(['v']);
     await d.close();
@@ -181,8 +226,16 @@ describe('sqlite driver: search tokens', () => {
     await d.commit([itemPut({ id: 't0', group: 'g', status: 'LIVE', time: 't', words: ['red'] })]);
     // Scopes are kept apart, including one that is a prefix of another.
     await d.commit([itemPut({ id: 'other', group: 'g2', status: 'LIVE', time: 't', words: ['red'] })]);
-    expect((await d.search({ collection: 'items', scope: 'g2', tokens: ['red'], index: 'byTime', prefixes: [['g2', 'LIVE']], direction: 'asc', limit: 10 })).map((e) => e.id)).toEqual(['other']);
-    expect((await d.search({ collection: 'items', scope: 'g', tokens: ['red'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 })).map((e) => e.id)).toEqual(['t0']);
+    expect(
+      (await d.search({ collection: 'items', scope: 'g2', tokens: ['red'], index: 'byTime', prefixes: [['g2', 'LIVE']], direction: 'asc', limit: 10 })).map(
+        (e) => e.id,
+      ),
+    ).toEqual(['other']);
+    expect(
+      (await d.search({ collection: 'items', scope: 'g', tokens: ['red'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 })).map(
+        (e) => e.id,
+      ),
+    ).toEqual(['t0']);
     await d.close();
   });
 });
@@ -240,7 +293,7 @@ describe('sqlite driver: two connections on one file', () => {
 describe('sqlite driver: key order', () => {
   // Characters where UTF-8 byte order and JavaScript's UTF-16 order disagree, plus the escaped code units.
   const alphabet = ['a', 'b', '\0', '\x01', '\x02', 'é', '\u07ff', '\u0800', '\ud7ff', '\ue000', '\uffff', '🙂', '𝄞', '\ud800', '\udfff', ''];
-  const rand = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rand = (seed: number) => () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
 
   it('encodes tuples so that byte order equals compareKeys and decodes them back', () => {
     const r = rand(7);
@@ -262,7 +315,14 @@ describe('sqlite driver: key order', () => {
     const got = await d.list({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'], direction: 'asc', limit: 20 });
     const expected = times.map((t, i) => ['g', 'LIVE', t, `i${i}`]).sort(compareKeys);
     expect(got.map((e) => e.key)).toEqual(expected);
-    const from = await d.list({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'], lower: { key: ['\ue000'], open: false }, direction: 'asc', limit: 20 });
+    const from = await d.list({
+      collection: 'items',
+      index: 'byTime',
+      prefix: ['g', 'LIVE'],
+      lower: { key: ['\ue000'], open: false },
+      direction: 'asc',
+      limit: 20,
+    });
     expect(from.map((e) => e.key)).toEqual(expected.filter((k) => compareKeys(k.slice(2), ['\ue000']) >= 0));
     await d.close();
   });

@@ -3,18 +3,18 @@
  * adds its terms table and rebuilds its token index, the core refiles every comment by its post's visibility
  * and re-gives every post's tokens, once. Reads through the public service must then be what they were.
  */
-import Database from "better-sqlite3";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, expect, it } from "vitest";
-import type { JsonObject, StoreSchema, WriteOp } from "../src/driver.js";
-import { createBlogService } from "../src/index.js";
-import { STORE_SCHEMA } from "../src/store-schema.js";
-import { sqliteDriver } from "../drivers/sqlite/index.js";
-import { checkStore } from "./sqlite/invariants.js";
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import type { JsonObject, StoreSchema, WriteOp } from '../src/driver.js';
+import { createBlogService } from '../src/index.js';
+import { STORE_SCHEMA } from '../src/store-schema.js';
+import { sqliteDriver } from '../drivers/sqlite/index.js';
+import { checkStore } from './sqlite/invariants.js';
 
-const dir = mkdtempSync(join(tmpdir(), "blogcore-sqlite-upgrade-"));
+const dir = mkdtempSync(join(tmpdir(), 'blogcore-sqlite-upgrade-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The store schema of layout 1: no comments.move, no posts.moving. */
@@ -22,33 +22,32 @@ const LEGACY: StoreSchema = {
   version: 1,
   collections: STORE_SCHEMA.collections.map((c) => ({
     ...c,
-    indexes: c.indexes.filter((i) => i.name !== "move" && i.name !== "moving"),
+    indexes: c.indexes.filter((i) => i.name !== 'move' && i.name !== 'moving'),
   })),
 };
 
-it("upgrades a layout-1 store once: comments hidden by the index, search answering again", async () => {
-  const f = join(dir, "legacy.db");
+it('upgrades a layout-1 store once: comments hidden by the index, search answering again', async () => {
+  const f = join(dir, 'legacy.db');
   const service = createBlogService({ driver: sqliteDriver({ filename: f }) });
-  const owner = (await service.users.insert({ body: { displayName: "Owner" } }))
-    .id!;
+  const owner = (await service.users.insert({ body: { displayName: 'Owner' } })).id!;
   const blogId = (
     await service.blogs.insert({
-      body: { name: "Old", url: "https://old.example/" },
+      body: { name: 'Old', url: 'https://old.example/' },
       ownerId: owner,
     })
   ).id!;
   const open = await service.posts.insert({
     blogId,
-    body: { title: "Hello world", content: "<p>greetings</p>" },
+    body: { title: 'Hello world', content: '<p>greetings</p>' },
   });
   const hiding = await service.posts.insert({
     blogId,
-    body: { title: "Quiet", content: "<p>nothing</p>" },
+    body: { title: 'Quiet', content: '<p>nothing</p>' },
   });
   await service.comments.insert({
     blogId,
     postId: open.id!,
-    body: { content: "shown" },
+    body: { content: 'shown' },
   });
   for (let i = 0; i < 3; i++)
     await service.comments.insert({
@@ -59,7 +58,7 @@ it("upgrades a layout-1 store once: comments hidden by the index, search answeri
   await service.posts.patch({
     blogId,
     postId: hiding.id!,
-    body: { readerComments: "DONT_ALLOW_HIDE_EXISTING" },
+    body: { readerComments: 'DONT_ALLOW_HIDE_EXISTING' },
   });
   await service.close();
 
@@ -71,10 +70,10 @@ it("upgrades a layout-1 store once: comments hidden by the index, search answeri
   await legacy.open(LEGACY);
   const ops: WriteOp[] = [];
   const comments = await legacy.list({
-    collection: "comments",
-    index: "post",
+    collection: 'comments',
+    index: 'post',
     prefix: [],
-    direction: "asc",
+    direction: 'asc',
     limit: 100,
   });
   for (const c of comments) {
@@ -85,8 +84,8 @@ it("upgrades a layout-1 store once: comments hidden by the index, search answeri
       published: string;
     };
     ops.push({
-      type: "put",
-      collection: "comments",
+      type: 'put',
+      collection: 'comments',
       id: c.id,
       expect: c.version,
       doc,
@@ -96,36 +95,28 @@ it("upgrades a layout-1 store once: comments hidden by the index, search answeri
       },
     });
   }
-  const marker = (await legacy.get("settings", "storeLayout"))!;
+  const marker = (await legacy.get('settings', 'storeLayout'))!;
   ops.push({
-    type: "delete",
-    collection: "settings",
-    id: "storeLayout",
+    type: 'delete',
+    collection: 'settings',
+    id: 'storeLayout',
     expect: marker.version,
   });
   await legacy.commit(ops);
   await legacy.close();
   const db = new Database(f);
-  db.exec("DROP TABLE terms");
+  db.exec('DROP TABLE terms');
   // Nor layout 3's change-log columns.
   db.exec("DROP INDEX changes_by_stream; ALTER TABLE changes DROP COLUMN stream; ALTER TABLE changes DROP COLUMN time; DELETE FROM meta WHERE key = 'pruned'");
-  db.pragma("user_version = 1");
+  db.pragma('user_version = 1');
   db.close();
 
   const upgraded = createBlogService({ driver: sqliteDriver({ filename: f }) });
   const anon = upgraded.as(null);
-  expect(
-    (await anon.comments.listByBlog({ blogId })).items!.map((c) => c.content),
-  ).toEqual(["shown"]);
-  expect((await upgraded.comments.listByBlog({ blogId })).items).toHaveLength(
-    4,
-  );
-  expect(
-    (await anon.posts.search({ blogId, q: "hello" })).items!.map((p) => p.id),
-  ).toEqual([open.id]);
-  expect(
-    (await anon.posts.search({ blogId, q: "nothing" })).items!.map((p) => p.id),
-  ).toEqual([hiding.id]);
+  expect((await anon.comments.listByBlog({ blogId })).items!.map((c) => c.content)).toEqual(['shown']);
+  expect((await upgraded.comments.listByBlog({ blogId })).items).toHaveLength(4);
+  expect((await anon.posts.search({ blogId, q: 'hello' })).items!.map((p) => p.id)).toEqual([open.id]);
+  expect((await anon.posts.search({ blogId, q: 'nothing' })).items!.map((p) => p.id)).toEqual([hiding.id]);
   await upgraded.close();
-  expect(checkStore(f)).toMatchObject({ integrity: "ok", problems: [] });
+  expect(checkStore(f)).toMatchObject({ integrity: 'ok', problems: [] });
 });

@@ -113,7 +113,16 @@ interface LogChange {
   t: number;
   s?: string;
 }
-const toChange = (r: LogChange): Change => ({ seq: r.q, pos: r.p, collection: r.c, id: r.id, type: r.op, version: r.v, time: r.t, ...(r.s !== undefined ? { stream: r.s } : {}) });
+const toChange = (r: LogChange): Change => ({
+  seq: r.q,
+  pos: r.p,
+  collection: r.c,
+  id: r.id,
+  type: r.op,
+  version: r.v,
+  time: r.t,
+  ...(r.s !== undefined ? { stream: r.s } : {}),
+});
 
 /** `getAllRecords` (IndexedDB 3.0, Chromium 141+, fake-indexeddb 6): one request for a page in either direction. */
 interface IdbRecord<V> {
@@ -235,7 +244,11 @@ class IdbDriver implements StorageDriver {
         event.preventDefault();
         const e = request.error;
         if (e?.name === 'VersionError') {
-          fail(new Error(`IndexedDB database "${this.name}" was written by a newer version of this app (this one has schema version ${schema.version}); update or reload the app`));
+          fail(
+            new Error(
+              `IndexedDB database "${this.name}" was written by a newer version of this app (this one has schema version ${schema.version}); update or reload the app`,
+            ),
+          );
         } else if (!settled) {
           fail(new Error(`idb driver: cannot open IndexedDB database "${this.name}": ${e?.name ?? 'Error'}: ${e?.message ?? 'unknown error'}`));
         }
@@ -283,7 +296,9 @@ class IdbDriver implements StorageDriver {
     }
     if (missing.length > 0) {
       db.close();
-      throw new Error(`idb driver: database "${this.name}" lacks ${missing.join(', ')} at schema version ${schema.version}; bump the schema version when changing collections`);
+      throw new Error(
+        `idb driver: database "${this.name}" lacks ${missing.join(', ')} at schema version ${schema.version}; bump the schema version when changing collections`,
+      );
     }
   }
 
@@ -314,7 +329,11 @@ class IdbDriver implements StorageDriver {
 
   async getByIndex(collection: string, index: string, key: Key): Promise<StoredDoc | undefined> {
     this.def(collection);
-    const rec = (await this.conn().transaction(collection).objectStore(collection).index(index).get([...key])) as Rec | undefined;
+    const rec = (await this.conn()
+      .transaction(collection)
+      .objectStore(collection)
+      .index(index)
+      .get([...key])) as Rec | undefined;
     return rec && { id: rec.id, version: rec.v, doc: rec.doc };
   }
 
@@ -366,7 +385,13 @@ class IdbDriver implements StorageDriver {
    * One prefix's walk in key order as index entries, at most `limit`: one `getAllRecords` request where the
    * browser has it (it reads the records too, but inside the driver), else a key cursor.
    */
-  private async walk(index: IDBPIndex<unknown, string[], string, string, 'readonly'>, q: KeysQuery, prefix: Key, limit: number, keep?: (id: string) => boolean): Promise<IndexEntry[]> {
+  private async walk(
+    index: IDBPIndex<unknown, string[], string, string, 'readonly'>,
+    q: KeysQuery,
+    prefix: Key,
+    limit: number,
+    keep?: (id: string) => boolean,
+  ): Promise<IndexEntry[]> {
     const range = this.range({ ...q, prefix });
     if (!range || limit <= 0) return [];
     const direction: IDBCursorDirection = q.direction === 'asc' ? 'next' : 'prev';
@@ -407,7 +432,8 @@ class IdbDriver implements StorageDriver {
     for (;;) {
       const range = this.range({ ...bounds, prefix });
       if (!range) return out;
-      const getAllKeys = (index as unknown as { getAllKeys: (o: { query: IDBKeyRange; count: number; direction: IDBCursorDirection }) => Promise<string[]> }).getAllKeys;
+      const getAllKeys = (index as unknown as { getAllKeys: (o: { query: IDBKeyRange; count: number; direction: IDBCursorDirection }) => Promise<string[]> })
+        .getAllKeys;
       const ids = await getAllKeys.call(index, { query: range, count: ID_CHUNK, direction });
       const hits = ids.filter((id) => set.has(id)).slice(0, limit - out.length);
       const last = ids[ids.length - 1];
@@ -523,7 +549,13 @@ class IdbDriver implements StorageDriver {
       const store = raw.objectStore(op.collection);
       const search = this.def(op.collection).search;
       if (op.type === 'put') {
-        const rec: Rec = { id: op.id, v: op.expect + 1, doc: op.doc, k: op.keys as Record<string, Key[]>, ...(op.terms && search ? { s: op.terms.scope } : {}) };
+        const rec: Rec = {
+          id: op.id,
+          v: op.expect + 1,
+          doc: op.doc,
+          k: op.keys as Record<string, Key[]>,
+          ...(op.terms && search ? { s: op.terms.scope } : {}),
+        };
         if (insertsOnly) {
           const request = store.add(rec);
           request.onerror = (event) => {
@@ -548,7 +580,15 @@ class IdbDriver implements StorageDriver {
         if (search) raw.objectStore(TERMS(op.collection)).delete(op.id);
       }
       const p = changes.length;
-      changes.push({ p, c: op.collection, id: op.id, op: op.type, v: op.type === 'put' ? op.expect + 1 : op.expect, t: time, ...(op.stream !== undefined ? { s: op.stream } : {}) });
+      changes.push({
+        p,
+        c: op.collection,
+        id: op.id,
+        op: op.type,
+        v: op.type === 'put' ? op.expect + 1 : op.expect,
+        t: time,
+        ...(op.stream !== undefined ? { s: op.stream } : {}),
+      });
     }
     // One log record per commit; its auto-incremented key is the commit's sequence number, which the
     // changes are filed under as soon as it is known (still inside the transaction).
@@ -583,7 +623,8 @@ class IdbDriver implements StorageDriver {
       if (op.type !== 'put') continue;
       for (const index of this.def(op.collection).indexes) {
         if (!index.unique) continue;
-        for (const key of op.keys[index.name] ?? []) probes.set(uniqueRef(op.collection, index.name, key), { collection: op.collection, index: index.name, key });
+        for (const key of op.keys[index.name] ?? [])
+          probes.set(uniqueRef(op.collection, index.name, key), { collection: op.collection, index: index.name, key });
       }
     }
     const current = new Map<string, { v: number; k: Record<string, Key[]> | null }>();
@@ -655,7 +696,10 @@ class IdbDriver implements StorageDriver {
   async changesSince(seq: number, limit = 1000): Promise<Change[]> {
     const max = Math.max(0, Math.floor(limit));
     if (max === 0) return [];
-    const recs = (await this.conn().transaction(CHANGES).objectStore(CHANGES).getAll(this.KeyRange.lowerBound([seq, Infinity], true), max)) as LogChange[];
+    const recs = (await this.conn()
+      .transaction(CHANGES)
+      .objectStore(CHANGES)
+      .getAll(this.KeyRange.lowerBound([seq, Infinity], true), max)) as LogChange[];
     return recs.map(toChange);
   }
 

@@ -71,9 +71,7 @@ function search(entries: readonly Entry[], probe: Key, after: boolean): number {
 
 /** Start (inclusive) and end (exclusive) positions of a range query in a sorted entry array. */
 function bounds(entries: readonly Entry[], q: RangeQuery): [number, number] {
-  const start = q.lower
-    ? search(entries, [...q.prefix, ...q.lower.key], !!q.lower.open)
-    : search(entries, q.prefix, false);
+  const start = q.lower ? search(entries, [...q.prefix, ...q.lower.key], !!q.lower.open) : search(entries, q.prefix, false);
   let end: number;
   if (q.upper) {
     end = search(entries, [...q.prefix, ...q.upper.key], !q.upper.open);
@@ -298,7 +296,16 @@ class MemoryDriver implements StorageDriver {
     const time = options.time ?? Date.now();
     let pos = 0;
     const log = (op: WriteOp, version: number) => {
-      const change: Change = { seq, pos: pos++, collection: op.collection, id: op.id, type: op.type, version, time, ...(op.stream !== undefined ? { stream: op.stream } : {}) };
+      const change: Change = {
+        seq,
+        pos: pos++,
+        collection: op.collection,
+        id: op.id,
+        type: op.type,
+        version,
+        time,
+        ...(op.stream !== undefined ? { stream: op.stream } : {}),
+      };
       this.log.push(change);
       if (op.stream !== undefined) {
         let list = this.streams.get(op.stream);

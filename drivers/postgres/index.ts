@@ -403,7 +403,11 @@ class PostgresDriver implements StorageDriver {
       }
     });
     try {
-      const rows = await this.run(this.sql.commit, [oColl, oId, oExpect, oDel, oDoc, oScope, eOp, eIx, eKey, eU, tOp, tTok, oStream, Math.floor(options.time ?? Date.now())], false);
+      const rows = await this.run(
+        this.sql.commit,
+        [oColl, oId, oExpect, oDel, oDoc, oScope, eOp, eIx, eKey, eU, tOp, tTok, oStream, Math.floor(options.time ?? Date.now())],
+        false,
+      );
       return { seq: Number(rows[0]![0]) };
     } catch (error) {
       throw this.conflict(error, ops, eOp, eIx) ?? error;
@@ -449,20 +453,22 @@ class PostgresDriver implements StorageDriver {
   }
 
   private changes(rows: unknown[][]): Change[] {
-    return (rows as Array<[string, number, number, string, 'put' | 'delete', number, string | null, string]>).map(([seq, pos, coll, id, type, version, stream, time]) => ({
-      seq: Number(seq),
-      pos,
-      collection: this.namesByNo.get(coll) ?? String(coll),
-      id: fromPgText(id),
-      type,
-      version,
-      ...(stream !== null ? { stream: fromPgText(stream) } : {}),
-      time: Number(time),
-    }));
+    return (rows as Array<[string, number, number, string, 'put' | 'delete', number, string | null, string]>).map(
+      ([seq, pos, coll, id, type, version, stream, time]) => ({
+        seq: Number(seq),
+        pos,
+        collection: this.namesByNo.get(coll) ?? String(coll),
+        id: fromPgText(id),
+        type,
+        version,
+        ...(stream !== null ? { stream: fromPgText(stream) } : {}),
+        time: Number(time),
+      }),
+    );
   }
 
   async logBounds(): Promise<LogBounds> {
-    const [[newest], [pruned]] = await Promise.all([this.run(this.sql.lastSeq, []), this.run(this.sql.pruned, [])]) as [unknown[][], unknown[][]];
+    const [[newest], [pruned]] = (await Promise.all([this.run(this.sql.lastSeq, []), this.run(this.sql.pruned, [])])) as [unknown[][], unknown[][]];
     return { newest: Number(newest), pruned: Number(pruned) };
   }
 

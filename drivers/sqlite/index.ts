@@ -73,8 +73,7 @@ interface CollectionInfo {
 type StoredKeys = Record<string, Key[]>;
 type ChangeRow = [number, number, number, string, 'put' | 'delete', number, string | null, number];
 
-const termsHash = (scope: string, tokens: readonly string[]) =>
-  createHash('sha1').update(scope).update('\0').update(tokens.join('\0')).digest('base64');
+const termsHash = (scope: string, tokens: readonly string[]) => createHash('sha1').update(scope).update('\0').update(tokens.join('\0')).digest('base64');
 
 /** Tokens FTS5's 'ascii' tokenizer keeps byte for byte: a-z, 0-9 and non-ASCII (lone surrogates excluded). */
 const PLAIN = /^[a-z0-9\u0080-\ud7ff\ue000-\uffff]+$/;
@@ -327,7 +326,9 @@ class SqliteDriver implements StorageDriver {
     });
     // The comparisons depend on the bounds only, so every member uses the same ones.
     const sql = mergeSql(q.prefixes.length, ranges[0]!.lower, ranges[0]!.upper, q.direction === 'desc' ? 'DESC' : 'ASC');
-    const rows = this.stmt(sql).raw().all(...params, limit) as Array<[Buffer, string]>;
+    const rows = this.stmt(sql)
+      .raw()
+      .all(...params, limit) as Array<[Buffer, string]>;
     return rows.map(([key, id]) => ({ id, key: decodeKey(key) }));
   }
 
@@ -403,7 +404,7 @@ class SqliteDriver implements StorageDriver {
     return (this.commitTx ??= db.transaction((ops: readonly WriteOp[], resolved: CollectionInfo[], time: number) => {
       const seq = Number(this.stmt(SQL.nextSeq).pluck().get());
       if (ops.length === 0) this.stmt(SQL.setSeq).run(seq);
-      ops.forEach((op, pos) => this.apply(resolved[pos]!, op, seq, pos, time));
+      for (const [pos, op] of ops.entries()) this.apply(resolved[pos]!, op, seq, pos, time);
       return { seq };
     })).immediate(ops, resolved, Math.floor(options.time ?? Date.now()));
   }
@@ -499,11 +500,19 @@ class SqliteDriver implements StorageDriver {
   }
 
   async changesSince(seq: number, limit = 1000): Promise<Change[]> {
-    return this.changes(this.stmt(SQL.changesSince).raw().all(seq, Math.max(0, Math.floor(limit))) as ChangeRow[]);
+    return this.changes(
+      this.stmt(SQL.changesSince)
+        .raw()
+        .all(seq, Math.max(0, Math.floor(limit))) as ChangeRow[],
+    );
   }
 
   async streamChanges(stream: string, after: LogPosition, limit: number): Promise<Change[]> {
-    return this.changes(this.stmt(SQL.streamChanges).raw().all(stream, after.seq, after.pos, Math.max(0, Math.floor(limit))) as ChangeRow[]);
+    return this.changes(
+      this.stmt(SQL.streamChanges)
+        .raw()
+        .all(stream, after.seq, after.pos, Math.max(0, Math.floor(limit))) as ChangeRow[],
+    );
   }
 
   private changes(rows: ChangeRow[]): Change[] {
@@ -526,22 +535,24 @@ class SqliteDriver implements StorageDriver {
 
   async pruneChanges(q: PruneQuery): Promise<number> {
     const limit = Math.max(0, Math.floor(q.limit));
-    return this.database().transaction(() => {
-      const rows = this.stmt(SQL.oldestChanges).raw().all(limit) as Array<[number, number, number]>;
-      let n = 0;
-      while (n < rows.length) {
-        const [seq, , time] = rows[n]!;
-        if (!((q.before !== undefined && time < q.before) || (q.through !== undefined && seq <= q.through))) break;
-        n++;
-      }
-      if (n === 0) return 0;
-      const [seq, pos] = rows[n - 1]!;
-      // meta.seq keeps the counter right if the newest entries go; meta.pruned says how far the log is gone.
-      this.stmt(SQL.raiseMeta).run(seq, 'seq');
-      this.stmt(SQL.raiseMeta).run(seq, 'pruned');
-      this.stmt(SQL.pruneThrough).run(seq, pos);
-      return n;
-    }).immediate();
+    return this.database()
+      .transaction(() => {
+        const rows = this.stmt(SQL.oldestChanges).raw().all(limit) as Array<[number, number, number]>;
+        let n = 0;
+        while (n < rows.length) {
+          const [seq, , time] = rows[n]!;
+          if (!((q.before !== undefined && time < q.before) || (q.through !== undefined && seq <= q.through))) break;
+          n++;
+        }
+        if (n === 0) return 0;
+        const [seq, pos] = rows[n - 1]!;
+        // meta.seq keeps the counter right if the newest entries go; meta.pruned says how far the log is gone.
+        this.stmt(SQL.raiseMeta).run(seq, 'seq');
+        this.stmt(SQL.raiseMeta).run(seq, 'pruned');
+        this.stmt(SQL.pruneThrough).run(seq, pos);
+        return n;
+      })
+      .immediate();
   }
 
   async close(): Promise<void> {
@@ -592,4 +603,3 @@ export function sqliteDriver(options: SqliteDriverOptions): StorageDriver {
   }
   return new SqliteDriver(options);
 }
-

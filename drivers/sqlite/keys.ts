@@ -19,7 +19,7 @@ export function encodeKey(key: readonly string[]): Buffer {
   let s = '';
   for (const part of key) {
     if (SPECIAL.test(part)) return encodeSlow(key);
-    s += part + '\0';
+    s += `${part}\0`;
   }
   return Buffer.from(s, 'utf8');
 }

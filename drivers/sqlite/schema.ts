@@ -154,8 +154,7 @@ export const listSql = (lower: Lower, upper: Upper, dir: 'ASC' | 'DESC') =>
   `SELECT e.key, d.id, d.version, d.doc FROM entries e JOIN docs d ON d.rid = e.rid
    WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
 
-export const countSql = (lower: Lower, upper: Upper) =>
-  `SELECT count(*) FROM entries WHERE ix = ? AND key ${lower} ? AND key ${upper} ?`;
+export const countSql = (lower: Lower, upper: Upper) => `SELECT count(*) FROM entries WHERE ix = ? AND key ${lower} ? AND key ${upper} ?`;
 
 /** One index range walk returning keys and ids only (no document is read). */
 export const keysSql = (lower: Lower, upper: Upper, dir: 'ASC' | 'DESC') =>

@@ -37,7 +37,12 @@ self.addEventListener('fetch', (event) => {
           }
           return response;
         })
-        .catch(() => caches.open(CACHE).then((cache) => cache.match('./', { ignoreVary: true })).then((hit) => hit ?? Response.error())),
+        .catch(() =>
+          caches
+            .open(CACHE)
+            .then((cache) => cache.match('./', { ignoreVary: true }))
+            .then((hit) => hit ?? Response.error()),
+        ),
     );
     return;
   }

@@ -20,9 +20,7 @@ function offlineShell(): Plugin {
     generateBundle(_options, bundle) {
       const files = ['./', ...Object.keys(bundle).map((name) => `./${name}`)];
       const version = hash(files.join('\n'));
-      const source = readFileSync(here('./sw.js'), 'utf8')
-        .replace('__VERSION__', JSON.stringify(version))
-        .replace('__FILES__', JSON.stringify(files));
+      const source = readFileSync(here('./sw.js'), 'utf8').replace('__VERSION__', JSON.stringify(version)).replace('__FILES__', JSON.stringify(files));
       this.emitFile({ type: 'asset', fileName: 'sw.js', source });
     },
   };

@@ -2,8 +2,7 @@
 import { BlogError } from '../errors.js';
 import { ClientGone, type IncomingLike } from './internal.js';
 
-export const tooLarge = (maxBytes: number) =>
-  new BlogError({ code: 413, reason: 'requestTooLarge', message: `Request body larger than ${maxBytes} bytes` });
+export const tooLarge = (maxBytes: number) => new BlogError({ code: 413, reason: 'requestTooLarge', message: `Request body larger than ${maxBytes} bytes` });
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 

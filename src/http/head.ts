@@ -48,11 +48,15 @@ export class NodeHeaders implements Headers {
   }
 
   keys(): HeadersIterator<string> {
-    return this.list().map(([k]) => k)[Symbol.iterator]() as unknown as HeadersIterator<string>;
+    return this.list()
+      .map(([k]) => k)
+      [Symbol.iterator]() as unknown as HeadersIterator<string>;
   }
 
   values(): HeadersIterator<string> {
-    return this.list().map(([, v]) => v)[Symbol.iterator]() as unknown as HeadersIterator<string>;
+    return this.list()
+      .map(([, v]) => v)
+      [Symbol.iterator]() as unknown as HeadersIterator<string>;
   }
 
   [Symbol.iterator](): HeadersIterator<[string, string]> {

@@ -30,8 +30,7 @@ export interface KeyRecord {
   claimed: string;
 }
 
-const headerError = (code: number, message: string) =>
-  new BlogError({ code, reason: 'invalid', message, location: 'Idempotency-Key', locationType: 'header' });
+const headerError = (code: number, message: string) => new BlogError({ code, reason: 'invalid', message, location: 'Idempotency-Key', locationType: 'header' });
 
 async function sha256(text: string): Promise<string> {
   const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
@@ -97,7 +96,14 @@ const keyPut = (r: KeyRecord, expect: number) => ({
 /** Deletes up to SWEEP keys older than KEEP_MS. */
 async function sweep(core: Core): Promise<void> {
   const before = new Date(core.now().getTime() - KEEP_MS).toISOString();
-  const old = await core.driver.list({ collection: 'idempotency', index: 'created', prefix: [], upper: { key: [before], open: true }, direction: 'asc', limit: SWEEP });
+  const old = await core.driver.list({
+    collection: 'idempotency',
+    index: 'created',
+    prefix: [],
+    upper: { key: [before], open: true },
+    direction: 'asc',
+    limit: SWEEP,
+  });
   if (old.length === 0) return;
   await core.commit(old.map((d) => ({ type: 'delete' as const, collection: 'idempotency', id: d.id, expect: d.version }))).catch((error: unknown) => {
     if (!DriverConflict.is(error)) throw error; // reused meanwhile: the next sweep looks again

@@ -131,10 +131,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     const route = match.methods.get(method === 'HEAD' ? 'GET' : method);
     if (!route) {
       const allow = allowed(match.methods);
-      throw Object.assign(
-        new BlogError({ code: 405, reason: 'methodNotAllowed', message: `Method ${method} not allowed here; allowed: ${allow}` }),
-        { allow },
-      );
+      throw Object.assign(new BlogError({ code: 405, reason: 'methodNotAllowed', message: `Method ${method} not allowed here; allowed: ${allow}` }), { allow });
     }
 
     // Authenticate before parsing anything the caller sent (an anonymous flood never gets bodies read).

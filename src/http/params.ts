@@ -24,8 +24,7 @@ const GLOBAL = new Set([
   'upload_protocol',
 ]);
 
-const badParam = (location: string, message: string) =>
-  new BlogError({ code: 400, reason: 'invalid', message, location, locationType: 'parameter' });
+const badParam = (location: string, message: string) => new BlogError({ code: 400, reason: 'invalid', message, location, locationType: 'parameter' });
 
 export function parseBool(name: string, value: string): boolean {
   const v = value.toLowerCase();
@@ -46,10 +45,7 @@ export function parseUint(name: string, value: string): number {
  * Converts `search` for one route. Unknown parameters are rejected (a misspelt `stauts=DRAFT` must not
  * quietly list LIVE posts), a single-valued parameter given twice is rejected, empty values count as absent.
  */
-export function parseQuery(
-  search: URLSearchParams,
-  spec: Readonly<Record<string, ParamKind>>,
-): { params: Record<string, unknown>; global: GlobalParams } {
+export function parseQuery(search: URLSearchParams, spec: Readonly<Record<string, ParamKind>>): { params: Record<string, unknown>; global: GlobalParams } {
   const params: Record<string, unknown> = {};
   const global: GlobalParams = { pretty: true };
   const seen = new Set<string>();
@@ -65,7 +61,10 @@ export function parseQuery(
     const kind = Object.hasOwn(spec, name) ? spec[name] : undefined;
     if (kind === undefined) throw badParam(name, `Unknown parameter: ${name}`);
     if (kind === 'list') {
-      const items = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+      const items = values
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
       if (items.length > 0) params[name] = items;
       continue;
     }

@@ -45,8 +45,7 @@ export function corsFor(cors: CorsOptions, incoming: IncomingLike): Record<strin
   const origin = incoming.header('origin');
   if (origin === null) return undefined;
   const rule = cors.origin ?? '*';
-  const ok =
-    rule === '*' ? true : typeof rule === 'function' ? rule(origin) : typeof rule === 'string' ? rule === origin : rule.includes(origin);
+  const ok = rule === '*' ? true : typeof rule === 'function' ? rule(origin) : typeof rule === 'string' ? rule === origin : rule.includes(origin);
   if (!ok) return undefined;
   const headers: Record<string, string> = {
     'access-control-allow-origin': rule === '*' && !cors.credentials ? '*' : origin,
@@ -63,7 +62,8 @@ export function preflight(
   incoming: IncomingLike,
   corsHeaders: Record<string, string> | undefined,
 ): Outgoing {
-  if (!corsHeaders) return errorOut(new BlogError({ code: 403, reason: 'forbidden', message: 'Origin not allowed', location: 'Origin', locationType: 'header' }), undefined);
+  if (!corsHeaders)
+    return errorOut(new BlogError({ code: 403, reason: 'forbidden', message: 'Origin not allowed', location: 'Origin', locationType: 'header' }), undefined);
   const requested = incoming.header('access-control-request-headers');
   return {
     status: 204,

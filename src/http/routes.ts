@@ -76,8 +76,22 @@ export const ROUTES: readonly Route[] = [
   // posts
   { method: 'GET', path: `${B}/posts`, op: ['posts', 'list'], query: postList, etag: true },
   { method: 'GET', path: `${B}/posts/search`, op: ['posts', 'search'], query: { ...postList, q: 'string' }, etag: true },
-  { method: 'GET', path: `${B}/posts/bypath`, op: ['posts', 'getByPath'], query: { path: 'string', date: 'string', view: 'string', maxComments: 'int' }, etag: true },
-  { method: 'POST', path: `${B}/posts`, op: ['posts', 'insert'], query: { isDraft: 'bool', fetchBody: 'bool', fetchImages: 'bool' }, body: true, etag: true, idempotent: true },
+  {
+    method: 'GET',
+    path: `${B}/posts/bypath`,
+    op: ['posts', 'getByPath'],
+    query: { path: 'string', date: 'string', view: 'string', maxComments: 'int' },
+    etag: true,
+  },
+  {
+    method: 'POST',
+    path: `${B}/posts`,
+    op: ['posts', 'insert'],
+    query: { isDraft: 'bool', fetchBody: 'bool', fetchImages: 'bool' },
+    body: true,
+    etag: true,
+    idempotent: true,
+  },
   { method: 'GET', path: P, op: ['posts', 'get'], query: postRead, etag: true },
   { method: 'PUT', path: P, op: ['posts', 'update'], query: postWrite, body: true, ifMatch: true, etag: true },
   { method: 'PATCH', path: P, op: ['posts', 'patch'], query: postWrite, body: true, ifMatch: true, etag: true },
@@ -94,7 +108,13 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: `${C}/spam`, op: ['comments', 'markAsSpam'], query: {} },
   { method: 'POST', path: `${C}/removecontent`, op: ['comments', 'removeContent'], query: {} },
   // pages
-  { method: 'GET', path: `${B}/pages`, op: ['pages', 'list'], query: { status: 'list', view: 'string', maxResults: 'int', pageToken: 'string', fetchBodies: 'bool' }, etag: true },
+  {
+    method: 'GET',
+    path: `${B}/pages`,
+    op: ['pages', 'list'],
+    query: { status: 'list', view: 'string', maxResults: 'int', pageToken: 'string', fetchBodies: 'bool' },
+    etag: true,
+  },
   { method: 'POST', path: `${B}/pages`, op: ['pages', 'insert'], query: { isDraft: 'bool' }, body: true, etag: true, idempotent: true },
   { method: 'GET', path: G, op: ['pages', 'get'], query: { view: 'string' }, etag: true },
   { method: 'PUT', path: G, op: ['pages', 'update'], query: { publish: 'bool', revert: 'bool' }, body: true, ifMatch: true, etag: true },
@@ -103,7 +123,12 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: `${G}/publish`, op: ['pages', 'publish'], query: {}, ifMatch: true, etag: true },
   { method: 'POST', path: `${G}/revert`, op: ['pages', 'revert'], query: {}, ifMatch: true, etag: true },
   // blogcore extension (DESIGN §11): a replica's pull
-  { method: 'GET', path: `${B}/changes`, op: ['changes', 'list'], query: { since: 'string', pageToken: 'string', maxResults: 'int', wait: 'int', view: 'string' } },
+  {
+    method: 'GET',
+    path: `${B}/changes`,
+    op: ['changes', 'list'],
+    query: { since: 'string', pageToken: 'string', maxResults: 'int', wait: 'int', view: 'string' },
+  },
 ];
 
 interface Node {

@@ -26,7 +26,7 @@ export function splitTarget(target: string): { path: string; query: string } | u
 
 /** The path after `basePath`, as percent-decoded segments; undefined when the path is outside it. */
 export function pathSegments(path: string, basePath: string): string[] | undefined {
-  if (basePath !== '' && !(path.startsWith(basePath) && path.charCodeAt(basePath.length) === 47 /* / */)) return undefined;
+  if (basePath !== '' && !((path.startsWith(basePath) && path.charCodeAt(basePath.length) === 47) /* / */)) return undefined;
   const segments = path.slice(basePath.length + 1).split('/');
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i]!;

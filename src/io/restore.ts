@@ -8,7 +8,17 @@
 import type { Core } from '../core.js';
 import { DriverConflict } from '../driver.js';
 import { BlogError } from '../errors.js';
-import { commentVisOf, memberId, put, type BlogRecord, type CommentRecord, type MemberRecord, type PageRecord, type PostRecord, type UserRecord } from '../records.js';
+import {
+  commentVisOf,
+  memberId,
+  put,
+  type BlogRecord,
+  type CommentRecord,
+  type MemberRecord,
+  type PageRecord,
+  type PostRecord,
+  type UserRecord,
+} from '../records.js';
 import { normalizeBlogUrl } from '../resources/blogs.js';
 import { withPath } from '../resources/content.js';
 import { sanitizeCommentHtml } from '../sanitize.js';
@@ -214,7 +224,9 @@ export class Restorer {
     for (const item of ready) if (item.record.status === 'LIVE') live++;
     // Comments are filed under their post's visibility class, which the post records once it has any.
     const vis = collection === 'posts' ? commentVisOf(r as PostRecord) : undefined;
-    let record = (collection === 'posts' ? { ...r, liveComments: live, allComments: ready.length, commentsVis: ready.length ? vis : undefined } : r) as typeof r;
+    let record = (
+      collection === 'posts' ? { ...r, liveComments: live, allComments: ready.length, commentsVis: ready.length ? vis : undefined } : r
+    ) as typeof r;
     for (let attempt = 0; ; attempt++) {
       if (record.path) {
         const holder = await this.core.driver.getByIndex(collection, 'path', [record.blogId, record.path]);
@@ -311,7 +323,8 @@ export class Restorer {
       // As comments.insert files them: under the post's class now; a post's first comments settle its class.
       const ops = fresh.map((i) => put('comments', { ...i.record, vis: commentVisOf(p) }, 0));
       const settled = p.allComments === 0 ? { commentsVis: commentVisOf(p) } : {};
-      if (fresh.length) ops.push(put('posts', { ...p, ...settled, liveComments: p.liveComments + live, allComments: p.allComments + fresh.length }, post.version));
+      if (fresh.length)
+        ops.push(put('posts', { ...p, ...settled, liveComments: p.liveComments + live, allComments: p.allComments + fresh.length }, post.version));
       try {
         if (ops.length) await this.core.commit(ops);
       } catch (error) {

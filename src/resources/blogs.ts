@@ -4,8 +4,18 @@ import { DriverConflict, type StoredDoc } from '../driver.js';
 import { BlogError, conflict, forbidden, invalid, notFound } from '../errors.js';
 import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from '../records.js';
 import { params, type Role } from '../schemas.js';
-import type { BlogsGetByUrlParams, BlogsGetParams, BlogsInsertParams, BlogsListByUserParams, MembersListParams, MembersRemoveParams, MembersSetParams, UsersGetParams, UsersInsertParams } from '../params.js';
-import { blogWire, userWire, type Blog, type BlogList, type User } from '../wire.js';
+import type {
+  BlogsGetByUrlParams,
+  BlogsGetParams,
+  BlogsInsertParams,
+  BlogsListByUserParams,
+  MembersListParams,
+  MembersRemoveParams,
+  MembersSetParams,
+  UsersGetParams,
+  UsersInsertParams,
+} from '../params.js';
+import { blogWire, userWire, type Blog, type BlogList, type Post, type User } from '../wire.js';
 import { postOut } from './posts.js';
 
 /** Blog urls compare without case in scheme and host, with one trailing slash. */
@@ -24,7 +34,7 @@ export function blogsApi(core: Core, actor: Actor) {
       core.driver.count({ collection: 'posts', index: 'published', prefix: [b.id, 'LIVE'] }),
       core.driver.count({ collection: 'pages', index: 'published', prefix: [b.id, 'LIVE'] }),
     ]);
-    let items;
+    let items: Post[] | undefined;
     if (maxPosts) {
       const hits = await core.driver.list({ collection: 'posts', index: 'published', prefix: [b.id, 'LIVE'], direction: 'desc', limit: maxPosts });
       items = await Promise.all(hits.map((h) => postOut(core, h.doc as unknown as PostRecord, view, {})));
@@ -110,7 +120,7 @@ export function blogsApi(core: Core, actor: Actor) {
           if (actor.kind === 'anonymous') throw authError('Sign in to list your blogs');
           throw invalid('userId', "The host service has no 'self': name a user");
         }
-        if (actor.kind !== 'host' && userId !== actorId) throw forbidden("You may list only your own blogs");
+        if (actor.kind !== 'host' && userId !== actorId) throw forbidden('You may list only your own blogs');
         await core.promoteDue();
         const roles = p.role ?? ['AUTHOR', 'ADMIN'];
         if (!(p.status ?? ['LIVE']).includes('LIVE')) return { kind: 'blogger#blogList', items: [] };
@@ -131,7 +141,14 @@ export function blogsApi(core: Core, actor: Actor) {
         if (actor.kind === 'anonymous') throw forbidden('Sign in to create a blog');
         await core.requireWriter(actor);
         const ownerId = actor.kind === 'user' ? actor.userId : p.ownerId;
-        if (!ownerId) throw new BlogError({ code: 400, reason: 'required', message: 'Required: ownerId (the user who will be ADMIN)', location: 'ownerId', locationType: 'parameter' });
+        if (!ownerId)
+          throw new BlogError({
+            code: 400,
+            reason: 'required',
+            message: 'Required: ownerId (the user who will be ADMIN)',
+            location: 'ownerId',
+            locationType: 'parameter',
+          });
         if (actor.kind === 'user' && p.ownerId && p.ownerId !== actor.userId) throw forbidden('You may create blogs only for yourself');
         if (!(await core.user(ownerId))) throw invalid('ownerId', `No user ${ownerId}: create it with users.insert first`);
         const now = core.nowIso();
@@ -203,7 +220,8 @@ export function blogsApi(core: Core, actor: Actor) {
       async set(input: MembersSetParams): Promise<{ userId: string; role: Role }> {
         const p = core.parse(params.membersSet, input);
         await changeMembers(p.blogId, p.userId, p.role);
-        if (core.events.has('member.set')) core.emit({ type: 'member.set', blogId: p.blogId, id: p.userId, actorId, resource: { userId: p.userId, role: p.role } });
+        if (core.events.has('member.set'))
+          core.emit({ type: 'member.set', blogId: p.blogId, id: p.userId, actorId, resource: { userId: p.userId, role: p.role } });
         return { userId: p.userId, role: p.role };
       },
 

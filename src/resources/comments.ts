@@ -46,7 +46,11 @@ export function commentsApi(core: Core, actor: Actor) {
     }
   }
 
-  async function listPage(q: PageQuery, p: { maxResults?: number | undefined; pageToken?: string | undefined; fetchBodies?: boolean | undefined }, view: Role): Promise<CommentList> {
+  async function listPage(
+    q: PageQuery,
+    p: { maxResults?: number | undefined; pageToken?: string | undefined; fetchBodies?: boolean | undefined },
+    view: Role,
+  ): Promise<CommentList> {
     const pg = await page(core.driver, q, p.maxResults ?? 10, p.pageToken);
     const items = await Promise.all(pg.items.map((h) => commentOut(core, h.doc as unknown as CommentRecord, view, p.fetchBodies ?? true)));
     return listOf('blogger#commentList', items, pg, [...items.map((c) => `${c.id}:${c.updated}:${c.status ?? ''}`), view]);
@@ -192,9 +196,7 @@ export function commentsApi(core: Core, actor: Actor) {
           updated: now,
           vis: commentVisOf(post.doc),
           ...(b.inReplyTo ? { inReplyTo: b.inReplyTo.id } : {}),
-          ...(actorId
-            ? { authorId: actorId }
-            : { authorName: b.author?.displayName?.trim() || 'Anonymous', ...(authorUrl ? { authorUrl } : {}) }),
+          ...(actorId ? { authorId: actorId } : { authorName: b.author?.displayName?.trim() || 'Anonymous', ...(authorUrl ? { authorUrl } : {}) }),
         };
         return { ops: [put('comments', record, 0), ...recount(post, undefined, record.status)], result: record };
       });

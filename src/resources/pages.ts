@@ -51,7 +51,6 @@ export function pagesApi(core: Core, actor: Actor) {
     return pageOut(core, after, view);
   }
 
-
   return {
     async get(input: PagesGetParams): Promise<Page> {
       const p = core.parse(params.pagesGet, input);

@@ -6,7 +6,17 @@ import { shortHash } from '../ids.js';
 import { listOf, page, type PageQuery } from '../paging.js';
 import { del, put, type PostRecord } from '../records.js';
 import { params, type Parsed, type Role } from '../schemas.js';
-import type { PostsDeleteParams, PostsGetByPathParams, PostsGetParams, PostsInsertParams, PostsListParams, PostsPublishParams, PostsRevertParams, PostsSearchParams, PostsUpdateParams } from '../params.js';
+import type {
+  PostsDeleteParams,
+  PostsGetByPathParams,
+  PostsGetParams,
+  PostsInsertParams,
+  PostsListParams,
+  PostsPublishParams,
+  PostsRevertParams,
+  PostsSearchParams,
+  PostsUpdateParams,
+} from '../params.js';
 import { hasPhrase, parseQuery, postWordFields } from '../text.js';
 import { authorOf, listEtag, postWire, type Post, type PostList } from '../wire.js';
 import { inlineComments } from './comments.js';
@@ -77,9 +87,7 @@ export function postsApi(core: Core, actor: Actor) {
     }
     const byUpdated = p.orderBy === 'UPDATED';
     const labels = p.labels?.length ? [...p.labels].sort() : undefined;
-    const prefixes: Key[] = labels
-      ? labels.flatMap((l) => statuses.map((st) => [p.blogId, l, st]))
-      : statuses.map((st) => [p.blogId, st]);
+    const prefixes: Key[] = labels ? labels.flatMap((l) => statuses.map((st) => [p.blogId, l, st])) : statuses.map((st) => [p.blogId, st]);
     const parsed = q === undefined ? undefined : parseQuery(q);
     const query: PageQuery = {
       collection: 'posts',
@@ -110,7 +118,9 @@ export function postsApi(core: Core, actor: Actor) {
     const [promoted, first] = await Promise.all([core.promoteDue(), read()]);
     const pg = promoted ? await read() : first;
     const items = await Promise.all(
-      pg.items.map((h) => postOut(core, h.doc as unknown as PostRecord, s.view, { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments })),
+      pg.items.map((h) =>
+        postOut(core, h.doc as unknown as PostRecord, s.view, { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments }),
+      ),
     );
     return listOf('blogger#postList', items, pg, [...items.map((i) => i.etag), s.view]);
   }
@@ -242,11 +252,15 @@ export function postsApi(core: Core, actor: Actor) {
 
   async function replaceOrPatch(input: PostsUpdateParams, replace: boolean): Promise<Post> {
     const p = core.parse(params.postsUpdate, input);
-    const fn = edit<PostRecord>('post', p, (r) => applyBody(r, p.body, replace), (r, now) => publishPost(r, undefined, now));
+    const fn = edit<PostRecord>(
+      'post',
+      p,
+      (r) => applyBody(r, p.body, replace),
+      (r, now) => publishPost(r, undefined, now),
+    );
     const { after, view } = await change(p.blogId, p.postId, p.ifMatch, fn, true);
     return postOut(core, after, view, p);
   }
-
 }
 
 export type PostsApi = ReturnType<typeof postsApi>;

@@ -70,7 +70,12 @@ export function createRemote(options: RemoteOptions): Remote {
     if (o.idempotencyKey !== undefined) headers['idempotency-key'] = o.idempotencyKey;
     let res: Response;
     try {
-      res = await doFetch(url, { method, headers, ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}), ...(o.signal ? { signal: o.signal } : {}) });
+      res = await doFetch(url, {
+        method,
+        headers,
+        ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}),
+        ...(o.signal ? { signal: o.signal } : {}),
+      });
     } catch (error) {
       if (o.signal?.aborted) throw error;
       throw new RemoteError(0, 'offline', `Could not reach ${url.origin}: ${String(error)}`);

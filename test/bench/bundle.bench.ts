@@ -51,9 +51,7 @@ export default async function bundleBench(_ctx: BenchContext): Promise<void> {
     '',
     '| package | minified | share | ≈ gzip |',
     '|---|---|---|---|',
-    ...[...byPackage]
-      .sort((a, b) => b[1] - a[1])
-      .map(([name, bytes]) => `| ${name} | ${kb(bytes)} | ${share(bytes)} | ${kb((total * bytes) / code.length)} |`),
+    ...[...byPackage].sort((a, b) => b[1] - a[1]).map(([name, bytes]) => `| ${name} | ${kb(bytes)} | ${share(bytes)} | ${kb((total * bytes) / code.length)} |`),
     `| **total** | **${kb(code.length)}** | 100% | **${kb(total)}** |`,
     '',
     '| biggest inputs | minified | share |',

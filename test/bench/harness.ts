@@ -44,12 +44,7 @@ const fmt = (us: number) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us
 
 /** Prints a table of blogcore vs raw: mean and p50 latencies and the ratio of means. */
 export function printTable(title: string, rows: Row[]): void {
-  const lines = [
-    `\n## ${title}`,
-    '',
-    '| op | size | blogcore mean (p50) | raw mean (p50) | ratio | target |',
-    '|---|---|---|---|---|---|',
-  ];
+  const lines = [`\n## ${title}`, '', '| op | size | blogcore mean (p50) | raw mean (p50) | ratio | target |', '|---|---|---|---|---|---|'];
   for (const r of rows) {
     const ratio = r.ours.mean / r.raw.mean;
     const ok = r.target === undefined ? '' : ratio <= r.target ? `≤ ${r.target}× ✓` : `≤ ${r.target}× ✗`;

@@ -120,9 +120,18 @@ export default async function httpBench(ctx: BenchContext): Promise<void> {
     const ops = [
       // prettyPrint=false: the raw handler sends compact JSON too (Google's default, kept by the helper, indents).
       { op: 'GET one post', target: 0.85, urls: { blogcore: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` } },
-      { op: 'GET list of 20 posts', target: 0.85, urls: { blogcore: `/v3/blogs/${blogId}/posts?maxResults=20&prettyPrint=false`, raw: `/list?blog=${blogId}` } },
+      {
+        op: 'GET list of 20 posts',
+        target: 0.85,
+        urls: { blogcore: `/v3/blogs/${blogId}/posts?maxResults=20&prettyPrint=false`, raw: `/list?blog=${blogId}` },
+      },
       // A real deployment has an authenticate hook: on Node it gets a RequestHead (headers read in place).
-      { op: 'GET one post, with authenticate', auth: true, target: 0.8, urls: { blogcore: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` } },
+      {
+        op: 'GET one post, with authenticate',
+        auth: true,
+        target: 0.8,
+        urls: { blogcore: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` },
+      },
     ];
     const rows: string[] = [];
     for (const { op, urls, auth, target } of ops) {

@@ -105,7 +105,10 @@ export default async function run(ctx: BenchContext): Promise<void> {
     console.log(`(memory: loaded ${n} posts in ${((performance.now() - t0) / 1000).toFixed(1)} s, both stores)`);
 
     const pick = (i: number) => ids[(i * 7919) % ids.length]!;
-    const get = { ours: await time((i) => service.posts.get({ blogId: blog.id, postId: pick(i) }), ctx.budgetMs), raw: await time((i) => raw.get(pick(i)), ctx.budgetMs) };
+    const get = {
+      ours: await time((i) => service.posts.get({ blogId: blog.id, postId: pick(i) }), ctx.budgetMs),
+      raw: await time((i) => raw.get(pick(i)), ctx.budgetMs),
+    };
     rows.push({ op: 'get', size: n, ...get, target: 2 });
 
     const first = {

@@ -65,7 +65,11 @@ type RawRow = {
 };
 
 const stripTags = (html: string) => html.replace(/<[^>]*>/g, ' ');
-const slug = (title: string) => title.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 40);
+const slug = (title: string) =>
+  title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 40);
 
 /** The raw engine: the statements a hand-written SQLite blog would run for the same operations. */
 class Raw {
@@ -282,25 +286,62 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
       const pair = (ours: (i: number) => unknown, rawFn: (i: number) => unknown) => timePair(ours, rawFn, b);
       const ga = pick(n);
       const gb = pick(n);
-      record('get', n, ...(await pair(() => service.posts.get({ blogId, postId: ga() }), () => raw.get(gb()))), 2);
-      record('list first page (20)', n, ...(await pair(() => service.posts.list({ blogId, maxResults: PAGE }), () => raw.first(blogId))), 2);
+      record(
+        'get',
+        n,
+        ...(await pair(
+          () => service.posts.get({ blogId, postId: ga() }),
+          () => raw.get(gb()),
+        )),
+        2,
+      );
+      record(
+        'list first page (20)',
+        n,
+        ...(await pair(
+          () => service.posts.list({ blogId, maxResults: PAGE }),
+          () => raw.first(blogId),
+        )),
+        2,
+      );
       record(
         'list page 50% deep (20)',
         n,
-        ...(await pair(() => service.posts.list({ blogId, maxResults: PAGE, pageToken: token }), () => raw.after(blogId, mid.published, mid.id))),
+        ...(await pair(
+          () => service.posts.list({ blogId, maxResults: PAGE, pageToken: token }),
+          () => raw.after(blogId, mid.published, mid.id),
+        )),
         2,
       );
       record(
         `label filter ${LABEL} (20)`,
         n,
-        ...(await pair(() => service.posts.list({ blogId, labels: LABEL, maxResults: PAGE }), () => raw.byLabel(blogId, LABEL))),
+        ...(await pair(
+          () => service.posts.list({ blogId, labels: LABEL, maxResults: PAGE }),
+          () => raw.byLabel(blogId, LABEL),
+        )),
         2,
       );
-      record('search, two words (20)', n, ...(await pair(() => service.posts.search({ blogId, q: gen.query, maxResults: PAGE }), () => raw.search(blogId, gen.query))), 2);
+      record(
+        'search, two words (20)',
+        n,
+        ...(await pair(
+          () => service.posts.search({ blogId, q: gen.query, maxResults: PAGE }),
+          () => raw.search(blogId, gen.query),
+        )),
+        2,
+      );
       // The most common word of the vocabulary is in (nearly) every post: search must cost what a list costs.
       const every = gen.vocabulary[0]!;
       notes.push(`${n}: "${every}" is in ${raw.matches(every)} of ${n} posts`);
-      record('search, a word in every post (20)', n, ...(await pair(() => service.posts.search({ blogId, q: every, maxResults: PAGE }), () => raw.search(blogId, every))));
+      record(
+        'search, a word in every post (20)',
+        n,
+        ...(await pair(
+          () => service.posts.search({ blogId, q: every, maxResults: PAGE }),
+          () => raw.search(blogId, every),
+        )),
+      );
 
       // Writes: new posts (published now), then title patches of random existing posts.
       let k = 0;
@@ -399,7 +440,10 @@ async function adversarial(ctx: BenchContext): Promise<void> {
       ctx.budgetMs,
     );
     const [o, or] = await timePair(one, () => JSON.stringify(rawOne.all(blogId, labels[0]!)), ctx.budgetMs);
-    rows.push({ op: '20 of 100 labels, 500 results, no bodies', size: posts, ours: m, raw: mr }, { op: '1 label, 500 results, no bodies', size: posts, ours: o, raw: or });
+    rows.push(
+      { op: '20 of 100 labels, 500 results, no bodies', size: posts, ours: m, raw: mr },
+      { op: '1 label, 500 results, no bodies', size: posts, ours: o, raw: or },
+    );
 
     // Comments: one visible post with 3 comments, one post hiding 20k newer ones (filed as the service files them).
     const open = await service.posts.insert({ blogId, body: { title: 'Open', content: '<p>open</p>' } });
@@ -419,7 +463,9 @@ async function adversarial(ctx: BenchContext): Promise<void> {
       authorName: 'Reader',
       vis: commentVisOf(hidePost),
     }));
-    await driver.commit([put('posts', { ...hidePost, liveComments: hiddenComments, allComments: hiddenComments, commentsVis: commentVisOf(hidePost) }, stored.version)]);
+    await driver.commit([
+      put('posts', { ...hidePost, liveComments: hiddenComments, allComments: hiddenComments, commentsVis: commentVisOf(hidePost) }, stored.version),
+    ]);
     for (let i = 0; i < comments.length; i += 5000) await driver.commit(comments.slice(i, i + 5000).map((c) => put('comments', c, 0)));
     raw.db.exec(`CREATE TABLE comments (id TEXT PRIMARY KEY, blog_id TEXT, post_id TEXT, status TEXT, published TEXT, content TEXT);
       CREATE INDEX comments_blog ON comments (blog_id, status, published, id);`);
@@ -429,14 +475,24 @@ async function adversarial(ctx: BenchContext): Promise<void> {
     })();
     const rawComments = raw.db.prepare(`SELECT * FROM comments WHERE blog_id = ? AND status = 'LIVE' ORDER BY published DESC, id DESC LIMIT 1`);
     const anon = service.as(null);
-    const [a, ar] = await timePair(() => anon.comments.listByBlog({ blogId, maxResults: 1 }), () => JSON.stringify(rawComments.all(blogId)), ctx.budgetMs);
-    const [ad, adr] = await timePair(() => service.comments.listByBlog({ blogId, maxResults: 1 }), () => JSON.stringify(rawComments.all(blogId)), ctx.budgetMs);
+    const [a, ar] = await timePair(
+      () => anon.comments.listByBlog({ blogId, maxResults: 1 }),
+      () => JSON.stringify(rawComments.all(blogId)),
+      ctx.budgetMs,
+    );
+    const [ad, adr] = await timePair(
+      () => service.comments.listByBlog({ blogId, maxResults: 1 }),
+      () => JSON.stringify(rawComments.all(blogId)),
+      ctx.budgetMs,
+    );
     rows.push(
       { op: `comments.listByBlog, anonymous, ${hiddenComments} hidden`, size: posts, ours: a, raw: ar },
       { op: `comments.listByBlog, admin, ${hiddenComments} hidden`, size: posts, ours: ad, raw: adr },
     );
     printTable('SQLite: requests whose work once grew with the data (issue 11)', rows);
-    console.log(`20 labels / 1 label: ${(m.mean / o.mean).toFixed(2)}× (target ≤ 3×); RSS growth during the 20-label runs: ${((rssPeak - rssBefore) / 2 ** 20).toFixed(1)} MB (target ≤ 50 MB)`);
+    console.log(
+      `20 labels / 1 label: ${(m.mean / o.mean).toFixed(2)}× (target ≤ 3×); RSS growth during the 20-label runs: ${((rssPeak - rssBefore) / 2 ** 20).toFixed(1)} MB (target ≤ 50 MB)`,
+    );
     console.log(`anonymous / admin hidden-comments list: ${(a.mean / ad.mean).toFixed(2)}× (target ≤ 3×)`);
     await service.close();
     raw.db.close();

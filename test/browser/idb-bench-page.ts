@@ -26,7 +26,6 @@ export interface BenchResult {
 
 // --- deterministic data ------------------------------------------------------------------------
 
-
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'so', 'vi', 'de', 'pa', 'zu', 'be', 'fi', 'go', 'hu', 'je'];
 /** 4,000 distinct pseudo-words (2–4 syllables), Zipf-weighted. */
 const VOCAB: string[] = [];
@@ -93,7 +92,14 @@ interface RawPost {
   tokens: string[];
 }
 
-const tokenize = (text: string) => [...new Set(text.replace(/<[^>]*>/g, ' ').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+const tokenize = (text: string) => [
+  ...new Set(
+    text
+      .replace(/<[^>]*>/g, ' ')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [],
+  ),
+];
 const rawId = (i: number) => `p${String(i).padStart(8, '0')}`;
 
 function rawPost(blogId: string, i: number, p: PostInput): RawPost {
@@ -165,7 +171,16 @@ async function timePair(ours: (i: number) => unknown, raw: (i: number) => unknow
   const b: number[] = [];
   const end = performance.now() + 2 * budgetMs;
   for (let i = 20; performance.now() < end || a.length < 20; i++) {
-    const order: Array<[(i: number) => unknown, number[]]> = i % 2 ? [[ours, a], [raw, b]] : [[raw, b], [ours, a]];
+    const order: Array<[(i: number) => unknown, number[]]> =
+      i % 2
+        ? [
+            [ours, a],
+            [raw, b],
+          ]
+        : [
+            [raw, b],
+            [ours, a],
+          ];
     for (const [fn, samples] of order) {
       const t0 = performance.now();
       await fn(i);
@@ -225,7 +240,9 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
     await tx.done;
   }
   const loadRaw = performance.now() - t0;
-  notes.push(`load ${size} posts: blogcore ${(loadOurs / 1000).toFixed(1)} s (posts.insert, 8 in flight: ${((loadOurs * 1000) / size).toFixed(0)} µs per post); raw ${(loadRaw / 1000).toFixed(1)} s (puts in transactions of 1,000)`);
+  notes.push(
+    `load ${size} posts: blogcore ${(loadOurs / 1000).toFixed(1)} s (posts.insert, 8 in flight: ${((loadOurs * 1000) / size).toFixed(0)} µs per post); raw ${(loadRaw / 1000).toFixed(1)} s (puts in transactions of 1,000)`,
+  );
 
   // Let the storage settle after the load (LevelDB compaction) before timing anything.
   await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -286,7 +303,9 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
   const found = await service.posts.search({ blogId, q, maxResults: 20 });
   const rawFound = await rawSearch(raw, QUERY);
   const matches = (await raw.transaction('posts').store.index('tokens').getAllKeys(QUERY[0])).length;
-  notes.push(`search "${q}": blogcore returned ${(found.items as unknown[] | undefined)?.length ?? 0} posts, raw ${rawFound.length}; "${QUERY[0]}" alone is on ${matches} posts`);
+  notes.push(
+    `search "${q}": blogcore returned ${(found.items as unknown[] | undefined)?.length ?? 0} posts, raw ${rawFound.length}; "${QUERY[0]}" alone is on ${matches} posts`,
+  );
   await pair(
     'posts.search two words, 20',
     () => service.posts.search({ blogId, q, maxResults: 20 }),
@@ -313,9 +332,15 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
 
   // The driver alone on the same inserts: the commits the core would send, built before timing.
   const template = (await driver.get('posts', ids[0]!))!.doc as unknown as PostRecord;
-  const ops = fresh.slice(0, 3000).map((p, j) =>
-    put('posts', { ...template, id: `d${j}`, path: `${template.path}-d${j}`, title: p.title, content: p.content, labels: p.labels, published: p.published }, 0),
-  );
+  const ops = fresh
+    .slice(0, 3000)
+    .map((p, j) =>
+      put(
+        'posts',
+        { ...template, id: `d${j}`, path: `${template.path}-d${j}`, title: p.title, content: p.content, labels: p.labels, published: p.published },
+        0,
+      ),
+    );
   await pair(
     'driver.commit insert (no core)',
     (i) => driver.commit([ops[i]!]), // each op once: ~1 ms or more per commit, so the budget never runs out of ops

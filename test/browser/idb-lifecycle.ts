@@ -61,9 +61,9 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
       await b.open(suiteSchema);
       expect((await b.get('items', 'x'))?.version).toBe(1);
       expect((await b.getByIndex('items', 'bySlug', ['g', 's']))?.id).toBe('x');
-      expect(await b.search({ collection: 'items', scope: 'g', tokens: ['hello'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 })).toEqual([
-        { id: 'x', key: ['g', 'LIVE', 't1', 'x'] },
-      ]);
+      expect(
+        await b.search({ collection: 'items', scope: 'g', tokens: ['hello'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 }),
+      ).toEqual([{ id: 'x', key: ['g', 'LIVE', 't1', 'x'] }]);
       const second = await b.commit([itemPut({ id: 'y', group: 'g', status: 'LIVE', time: 't2' })]);
       expect(second.seq).toBeGreaterThan(first.seq);
       expect((await b.changesSince(0)).map((c) => c.id)).toEqual(['x', 'y']);
@@ -151,15 +151,36 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
       await d.open(suiteSchema);
       await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't', slug: 's', words: ['w'] })]);
       const attempts: Array<[string, ReturnType<typeof itemPut>[], 'version' | 'unique', string, string | undefined]> = [
-        ['existing id', [itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', words: ['w'] }), itemPut({ id: 'a', group: 'g', status: 'X', time: 't' })], 'version', 'a', undefined],
-        ['stored unique key', [itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', words: ['w'] }), itemPut({ id: 'c', group: 'g', status: 'LIVE', time: 't', slug: 's' })], 'unique', 'c', 'bySlug'],
-        ['unique key within the batch', [itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', slug: 'n' }), itemPut({ id: 'c', group: 'g', status: 'LIVE', time: 't', slug: 'n' })], 'unique', 'c', 'bySlug'],
+        [
+          'existing id',
+          [itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', words: ['w'] }), itemPut({ id: 'a', group: 'g', status: 'X', time: 't' })],
+          'version',
+          'a',
+          undefined,
+        ],
+        [
+          'stored unique key',
+          [itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', words: ['w'] }), itemPut({ id: 'c', group: 'g', status: 'LIVE', time: 't', slug: 's' })],
+          'unique',
+          'c',
+          'bySlug',
+        ],
+        [
+          'unique key within the batch',
+          [itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', slug: 'n' }), itemPut({ id: 'c', group: 'g', status: 'LIVE', time: 't', slug: 'n' })],
+          'unique',
+          'c',
+          'bySlug',
+        ],
       ];
       for (const [what, ops, kind, id, index] of attempts) {
         const e = await rejection(d.commit(ops));
         expect(e, what).toMatchObject({ name: 'DriverConflict', kind, collection: 'items', id, ...(index ? { index } : {}) });
         expect(await d.getMany('items', ['b', 'c']), what).toEqual([undefined, undefined]);
-        expect(await d.search({ collection: 'items', scope: 'g', tokens: ['w'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 }), what).toHaveLength(1);
+        expect(
+          await d.search({ collection: 'items', scope: 'g', tokens: ['w'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 }),
+          what,
+        ).toHaveLength(1);
         expect(await d.count({ collection: 'items', index: 'byTime', prefix: ['g'] }), what).toBe(1);
       }
       expect(await d.changesSince(0)).toHaveLength(1);
@@ -176,8 +197,13 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
         itemPut({ id: 'a', group: 'blog512789', status: 'LIVE', time: 't', words: ['same'] }),
         itemPut({ id: 'b', group: 'blog749192', status: 'LIVE', time: 't', words: ['same'] }),
       ]);
-      for (const [scope, id] of [['blog512789', 'a'], ['blog749192', 'b']] as const) {
-        expect(await d.search({ collection: 'items', scope, tokens: ['same'], index: 'byTime', prefixes: [[scope, 'LIVE']], direction: 'asc', limit: 10 })).toEqual([{ id, key: [scope, 'LIVE', 't', id] }]);
+      for (const [scope, id] of [
+        ['blog512789', 'a'],
+        ['blog749192', 'b'],
+      ] as const) {
+        expect(
+          await d.search({ collection: 'items', scope, tokens: ['same'], index: 'byTime', prefixes: [[scope, 'LIVE']], direction: 'asc', limit: 10 }),
+        ).toEqual([{ id, key: [scope, 'LIVE', 't', id] }]);
       }
       await d.close();
     });
@@ -189,9 +215,7 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
       const e = await rejection(d.commit([itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', slug: 's' })]));
       expect(e).toMatchObject({ name: 'DriverConflict', kind: 'unique', collection: 'items', id: 'b', index: 'bySlug' });
       await expect(d.get('nope', 'x')).rejects.toThrow(/unknown collection/);
-      await expect(d.commit([{ type: 'put', collection: 'notes', id: 'n', expect: 0, doc: {}, keys: { missing: [['x']] } }])).rejects.toThrow(
-        /unknown index/,
-      );
+      await expect(d.commit([{ type: 'put', collection: 'notes', id: 'n', expect: 0, doc: {}, keys: { missing: [['x']] } }])).rejects.toThrow(/unknown index/);
       expect(await d.changesSince(0)).toHaveLength(1);
       await d.close();
     });

@@ -132,7 +132,12 @@ export function commandsOf(code: string): string[] {
   for (const raw of joined.split('\n')) {
     const line = raw.replace(/(^|\s)#.*$/, '').trim();
     if (!line) continue;
-    out.push(...line.split(/&&|;|\|/).map((s) => s.trim()).filter(Boolean));
+    out.push(
+      ...line
+        .split(/&&|;|\|/)
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
   }
   return out;
 }

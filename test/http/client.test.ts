@@ -21,7 +21,11 @@ async function googleError(call: Promise<unknown>) {
   try {
     await call;
   } catch (e) {
-    const err = e as { name?: string; status?: number; response?: { status: number; data: { error: { code: number; status: string; errors: Array<{ reason: string; location?: string }> } } } };
+    const err = e as {
+      name?: string;
+      status?: number;
+      response?: { status: number; data: { error: { code: number; status: string; errors: Array<{ reason: string; location?: string }> } } };
+    };
     expect((e as object).constructor.name).toBe('GaxiosError');
     const body = err.response!.data.error;
     expect(body.code).toBe(err.response!.status);
@@ -142,7 +146,10 @@ describe('posts', () => {
     expect(
       await googleError(api.posts.patch({ blogId: f.blogId, postId: liveId, requestBody: { title: 'Lost update' } }, { headers: { 'If-Match': '"stale"' } })),
     ).toMatchObject({ code: 412, reason: 'conditionNotMet' });
-    const patched = await api.posts.patch({ blogId: f.blogId, postId: liveId, requestBody: { labels: ['animals', 'cats', 'big'] } }, { headers: { 'If-Match': first.data.etag! } });
+    const patched = await api.posts.patch(
+      { blogId: f.blogId, postId: liveId, requestBody: { labels: ['animals', 'cats', 'big'] } },
+      { headers: { 'If-Match': first.data.etag! } },
+    );
     expect(patched.data.labels).toEqual(['animals', 'cats', 'big']);
   });
 
@@ -188,7 +195,10 @@ describe('posts', () => {
   it('errors reach the client as Google errors', async () => {
     expect(await googleError(api.posts.list({ blogId: f.blogId, maxResults: 501 }))).toMatchObject({ code: 400, reason: 'invalid', location: 'maxResults' });
     expect(await googleError(api.posts.list({ blogId: f.blogId, orderBy: 'SIDEWAYS' }))).toMatchObject({ code: 400, reason: 'invalid', location: 'orderBy' });
-    expect(await googleError(anon.posts.insert({ blogId: f.blogId, requestBody: { title: 'x', content: 'y' } }))).toMatchObject({ code: 403, reason: 'forbidden' });
+    expect(await googleError(anon.posts.insert({ blogId: f.blogId, requestBody: { title: 'x', content: 'y' } }))).toMatchObject({
+      code: 403,
+      reason: 'forbidden',
+    });
     expect(await googleError(anon.posts.list({ blogId: f.blogId, status: ['DRAFT'] }))).toMatchObject({ code: 403, reason: 'forbidden' });
     expect(await googleError(api.blogs.get({ blogId: 'no-such-blog' }))).toMatchObject({ code: 404, reason: 'notFound' });
     expect(await googleError(api.posts.publish({ blogId: f.blogId, postId: liveId, publishDate: new Date(Date.now() + 1e9).toISOString() }))).toMatchObject({
@@ -216,8 +226,14 @@ describe('pages', () => {
   });
 
   it('pages.patch, update, publish, revert, delete', async () => {
-    expect((await api.pages.patch({ blogId: f.blogId, pageId, requestBody: { content: '<p>patched</p>' } })).data).toMatchObject({ title: 'About us', content: '<p>patched</p>' });
-    expect((await api.pages.update({ blogId: f.blogId, pageId, requestBody: { title: 'About', content: '<p>full</p>' } })).data).toMatchObject({ title: 'About', status: 'DRAFT' });
+    expect((await api.pages.patch({ blogId: f.blogId, pageId, requestBody: { content: '<p>patched</p>' } })).data).toMatchObject({
+      title: 'About us',
+      content: '<p>patched</p>',
+    });
+    expect((await api.pages.update({ blogId: f.blogId, pageId, requestBody: { title: 'About', content: '<p>full</p>' } })).data).toMatchObject({
+      title: 'About',
+      status: 'DRAFT',
+    });
     const live = await api.pages.publish({ blogId: f.blogId, pageId });
     expect(live.data).toMatchObject({ status: 'LIVE', url: `${BLOG_URL}p/about.html` });
     expect((await api.pages.revert({ blogId: f.blogId, pageId })).data.status).toBe('DRAFT');
@@ -248,12 +264,26 @@ describe('comments', () => {
   });
 
   it('comments.list, listByBlog and get with status and view', async () => {
-    const pending = await api.comments.list({ blogId: f.blogId, postId, status: 'PENDING', view: 'ADMIN', maxResults: 10, fetchBodies: true, startDate: '2000-01-01T00:00:00Z' });
+    const pending = await api.comments.list({
+      blogId: f.blogId,
+      postId,
+      status: 'PENDING',
+      view: 'ADMIN',
+      maxResults: 10,
+      fetchBodies: true,
+      startDate: '2000-01-01T00:00:00Z',
+    });
     expect(pending.data.kind).toBe('blogger#commentList');
     expect(pending.headers.etag).toBe(pending.data.etag);
     expect(pending.data.items!.map((c) => [c.id, c.status])).toEqual([[commentId, 'PENDING']]);
     expect((await anon.comments.list({ blogId: f.blogId, postId })).data.items ?? []).toEqual([]);
-    const byBlog = await api.comments.listByBlog({ blogId: f.blogId, status: ['PENDING', 'LIVE'], maxResults: 5, fetchBodies: false, endDate: '2999-01-01T00:00:00Z' });
+    const byBlog = await api.comments.listByBlog({
+      blogId: f.blogId,
+      status: ['PENDING', 'LIVE'],
+      maxResults: 5,
+      fetchBodies: false,
+      endDate: '2999-01-01T00:00:00Z',
+    });
     expect(byBlog.data.items!.map((c) => c.id)).toContain(commentId);
     const got = await api.comments.get({ blogId: f.blogId, postId, commentId, view: 'ADMIN' });
     expect(got.data).toMatchObject({ id: commentId, status: 'PENDING', post: { id: postId }, blog: { id: f.blogId } });

@@ -10,7 +10,11 @@ let post: string;
 
 beforeAll(async () => {
   f = await startFixture({ maxBodyBytes: 4096 });
-  const made = await fetch(`${f.api}/blogs/${f.blogId}/posts`, { method: 'POST', headers: jsonHeaders(ADMIN_TOKEN), body: JSON.stringify({ title: 'Edge', content: '<p>e</p>' }) });
+  const made = await fetch(`${f.api}/blogs/${f.blogId}/posts`, {
+    method: 'POST',
+    headers: jsonHeaders(ADMIN_TOKEN),
+    body: JSON.stringify({ title: 'Edge', content: '<p>e</p>' }),
+  });
   postId = ((await made.json()) as { id: string }).id;
   post = `/v3/blogs/${f.blogId}/posts/${postId}`;
   const comment = await fetch(`${f.base}${post}/comments`, { method: 'POST', headers: jsonHeaders(ADMIN_TOKEN), body: JSON.stringify({ content: 'first!' }) });

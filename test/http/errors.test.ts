@@ -10,13 +10,22 @@ let postsUrl: string;
 beforeAll(async () => {
   f = await startFixture({ maxBodyBytes: 4096, cors: { origin: ['https://editor.example'] } });
   postsUrl = `${f.api}/blogs/${f.blogId}/posts`;
-  const res = await fetch(postsUrl, { method: 'POST', headers: jsonHeaders(ADMIN_TOKEN), body: JSON.stringify({ title: 'First post', content: '<p>one</p>' }) });
+  const res = await fetch(postsUrl, {
+    method: 'POST',
+    headers: jsonHeaders(ADMIN_TOKEN),
+    body: JSON.stringify({ title: 'First post', content: '<p>one</p>' }),
+  });
   postId = ((await res.json()) as { id: string }).id;
 });
 afterAll(() => f.close());
 
 interface ErrorBody {
-  error: { code: number; message: string; status: string; errors: Array<{ domain: string; reason: string; message: string; location?: string; locationType?: string }> };
+  error: {
+    code: number;
+    message: string;
+    status: string;
+    errors: Array<{ domain: string; reason: string; message: string; location?: string; locationType?: string }>;
+  };
 }
 
 /** Status, reason and location of a Google error response; checks the body's shape on the way. */
@@ -93,9 +102,12 @@ describe('parameters', () => {
   });
 
   it('accepts lower-case enums, comma lists, repeated keys and the global parameters', async () => {
-    const res = await fetch(`${postsUrl}?status=live&status=draft,scheduled&view=author&orderBy=updated&key=abc&alt=json&quotaUser=u1&%24.xgafv=2&callback=cb`, {
-      headers: bearer(ADMIN_TOKEN),
-    });
+    const res = await fetch(
+      `${postsUrl}?status=live&status=draft,scheduled&view=author&orderBy=updated&key=abc&alt=json&quotaUser=u1&%24.xgafv=2&callback=cb`,
+      {
+        headers: bearer(ADMIN_TOKEN),
+      },
+    );
     expect(res.status).toBe(200);
     expect(((await res.json()) as { kind: string }).kind).toBe('blogger#postList');
   });
@@ -154,13 +166,20 @@ describe('request bodies', () => {
 
   it('400 parseError for malformed JSON, invalid for a non-object, required for no body', async () => {
     expect(await failure(await insert('{"title": ', { 'content-type': 'application/json' }))).toMatchObject({ status: 400, reason: 'parseError' });
-    expect(await failure(await insert(new Uint8Array([0x7b, 0xff, 0x7d]), { 'content-type': 'application/json' }))).toMatchObject({ status: 400, reason: 'parseError' });
+    expect(await failure(await insert(new Uint8Array([0x7b, 0xff, 0x7d]), { 'content-type': 'application/json' }))).toMatchObject({
+      status: 400,
+      reason: 'parseError',
+    });
     expect(await failure(await insert('[1,2]', { 'content-type': 'application/json' }))).toMatchObject({ status: 400, reason: 'invalid', location: 'body' });
     expect(await failure(await insert(null, {}))).toMatchObject({ status: 400, reason: 'required', location: 'body' });
   });
 
   it('a body on a body-less route is ignored', async () => {
-    const res = await fetch(`${postsUrl}/${postId}/revert`, { method: 'POST', headers: { ...bearer(ADMIN_TOKEN), 'content-type': 'text/plain' }, body: 'ignored' });
+    const res = await fetch(`${postsUrl}/${postId}/revert`, {
+      method: 'POST',
+      headers: { ...bearer(ADMIN_TOKEN), 'content-type': 'text/plain' },
+      body: 'ignored',
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { status: string }).status).toBe('DRAFT');
     expect((await fetch(`${postsUrl}/${postId}/publish`, { method: 'POST', headers: bearer(ADMIN_TOKEN) })).status).toBe(200);
@@ -169,7 +188,11 @@ describe('request bodies', () => {
 
 describe('authentication', () => {
   it('no header is anonymous: LIVE content only, drafts hidden, writes refused', async () => {
-    const draft = await fetch(`${postsUrl}?isDraft=true`, { method: 'POST', headers: jsonHeaders(ADMIN_TOKEN), body: JSON.stringify({ title: 'Secret', content: 's' }) });
+    const draft = await fetch(`${postsUrl}?isDraft=true`, {
+      method: 'POST',
+      headers: jsonHeaders(ADMIN_TOKEN),
+      body: JSON.stringify({ title: 'Secret', content: 's' }),
+    });
     const draftId = ((await draft.json()) as { id: string }).id;
     expect((await fetch(`${postsUrl}/${draftId}`)).status).toBe(404);
     expect((await fetch(`${postsUrl}/${draftId}`, { headers: bearer(ADMIN_TOKEN) })).status).toBe(200);
@@ -240,7 +263,11 @@ describe('conditional requests', () => {
   it('If-Match: a stale etag is 412 conditionNotMet, the current one or * succeeds', async () => {
     const url = `${postsUrl}/${postId}`;
     const current = (await fetch(url, { headers: bearer(ADMIN_TOKEN) })).headers.get('etag')!;
-    const stale = await fetch(url, { method: 'PATCH', headers: { ...jsonHeaders(ADMIN_TOKEN), 'if-match': '"stale"' }, body: JSON.stringify({ title: 'lost update' }) });
+    const stale = await fetch(url, {
+      method: 'PATCH',
+      headers: { ...jsonHeaders(ADMIN_TOKEN), 'if-match': '"stale"' },
+      body: JSON.stringify({ title: 'lost update' }),
+    });
     expect(await failure(stale)).toMatchObject({ status: 412, reason: 'conditionNotMet' });
     const del = await fetch(url, { method: 'DELETE', headers: { ...bearer(ADMIN_TOKEN), 'if-match': '"stale"' } });
     expect(del.status).toBe(412);
@@ -265,7 +292,11 @@ describe('deletes and CORS', () => {
   it('answers preflights and adds CORS headers for allowed origins only', async () => {
     const pre = await fetch(`${postsUrl}/${postId}`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://editor.example', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization, content-type, if-match' },
+      headers: {
+        origin: 'https://editor.example',
+        'access-control-request-method': 'PATCH',
+        'access-control-request-headers': 'authorization, content-type, if-match',
+      },
     });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe('https://editor.example');

@@ -26,7 +26,11 @@ describe('the Fetch handler', () => {
 
   it('reads and writes through Request and Response', async () => {
     const made = await handler(
-      new Request(url('/posts'), { method: 'POST', headers: { authorization: 'Bearer t', 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Via fetch', content: '<p>x</p>' }) }),
+      new Request(url('/posts'), {
+        method: 'POST',
+        headers: { authorization: 'Bearer t', 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Via fetch', content: '<p>x</p>' }),
+      }),
     );
     expect(made.status).toBe(200);
     const post = (await made.json()) as { id: string; etag: string; selfLink: string };
@@ -49,7 +53,12 @@ describe('the Fetch handler', () => {
       },
     });
     const res = await handler(
-      new Request(url('/posts'), { method: 'POST', headers: { authorization: 'Bearer t', 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit),
+      new Request(url('/posts'), {
+        method: 'POST',
+        headers: { authorization: 'Bearer t', 'content-type': 'application/json' },
+        body,
+        duplex: 'half',
+      } as RequestInit),
     );
     expect(res.status).toBe(413);
     expect(pulled).toBeLessThan(10); // stopped right after the limit, never read the rest
@@ -83,11 +92,19 @@ describe('toNodeHandler', () => {
       return new Response(res.body, { status: res.status, headers: { ...Object.fromEntries(res.headers), 'x-wrapped': '1' } });
     };
     const base = await listen(toNodeHandler(foreign));
-    const made = await fetch(`${base}/v3/blogs/${blogId}/posts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Wrapped', content: 'w' }) });
+    const made = await fetch(`${base}/v3/blogs/${blogId}/posts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Wrapped', content: 'w' }),
+    });
     expect(made.status).toBe(200);
     expect(made.headers.get('x-wrapped')).toBe('1');
     expect(((await made.json()) as { title: string }).title).toBe('Wrapped');
-    const big = await fetch(`${base}/v3/blogs/${blogId}/posts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'x', content: 'y'.repeat(4000) }) });
+    const big = await fetch(`${base}/v3/blogs/${blogId}/posts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'x', content: 'y'.repeat(4000) }),
+    });
     expect(big.status).toBe(413);
   });
 
@@ -97,7 +114,13 @@ describe('toNodeHandler', () => {
       toNodeHandler(
         createHttpHandler(service, {
           authenticate: (request) => {
-            seen.push({ method: request.method, url: request.url, auth: request.headers.get('Authorization'), has: request.headers.has('x-missing'), entries: [...request.headers] });
+            seen.push({
+              method: request.method,
+              url: request.url,
+              auth: request.headers.get('Authorization'),
+              has: request.headers.has('x-missing'),
+              entries: [...request.headers],
+            });
             expect(() => request.headers.set('x', 'y')).toThrow(TypeError);
             return null;
           },
@@ -120,7 +143,11 @@ describe('toNodeHandler', () => {
       res.status(418).send('express fallback');
     });
     const base = await listen(app);
-    const made = await fetch(`${base}/v3/blogs/${blogId}/posts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Parsed first', content: 'p' }) });
+    const made = await fetch(`${base}/v3/blogs/${blogId}/posts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Parsed first', content: 'p' }),
+    });
     expect(made.status).toBe(200);
     expect(((await made.json()) as { title: string }).title).toBe('Parsed first');
     const other = await fetch(`${base}/health`);

@@ -27,7 +27,9 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
-export async function startFixture(options: Omit<HttpHandlerOptions, 'authenticate'> & { authenticate?: HttpHandlerOptions['authenticate'] } = {}): Promise<Fixture> {
+export async function startFixture(
+  options: Omit<HttpHandlerOptions, 'authenticate'> & { authenticate?: HttpHandlerOptions['authenticate'] } = {},
+): Promise<Fixture> {
   const driver = memoryDriver();
   const server: Server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -30,7 +30,27 @@ const enc = new TextEncoder();
 const latin1 = (s: string) => [...s].filter((c) => c.charCodeAt(0) > 0x20 && c.charCodeAt(0) <= 0xff).join('');
 
 const hostileText = fc.oneof(
-  fc.constantFrom('', '__proto__', 'constructor', 'toString', 'prototype', '..', '.', '%00', '%2F', '%E0%A4%A', '%C3%28', '%FF', '*', 'self', 'null', '-1', '0', '1e400', 'NaN'),
+  fc.constantFrom(
+    '',
+    '__proto__',
+    'constructor',
+    'toString',
+    'prototype',
+    '..',
+    '.',
+    '%00',
+    '%2F',
+    '%E0%A4%A',
+    '%C3%28',
+    '%FF',
+    '*',
+    'self',
+    'null',
+    '-1',
+    '0',
+    '1e400',
+    'NaN',
+  ),
   fc.string({ maxLength: 12 }).map((s) => encodeURIComponent(s)),
   fc.string({ unit: 'binary', maxLength: 8 }).map((s) => latin1(s).replace(/[/?#]/g, '')),
   fc.integer({ min: 1, max: 3000 }).map((n) => 'x'.repeat(n)),
@@ -38,7 +58,15 @@ const hostileText = fc.oneof(
 
 function idArb(ids: Ids, param: string): fc.Arbitrary<string> {
   const good: string[] =
-    param === 'blogId' ? [ids.blogId] : param === 'postId' ? ids.postIds : param === 'pageId' ? ids.pageIds : param === 'commentId' ? ids.commentIds : [...ids.userIds, 'self'];
+    param === 'blogId'
+      ? [ids.blogId]
+      : param === 'postId'
+        ? ids.postIds
+        : param === 'pageId'
+          ? ids.pageIds
+          : param === 'commentId'
+            ? ids.commentIds
+            : [...ids.userIds, 'self'];
   return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...good) }, { weight: 1, arbitrary: hostileText });
 }
 
@@ -58,7 +86,19 @@ function routeRequest(ids: Ids): fc.Arbitrary<{ method: string; path: string }> 
 }
 
 const oddTarget = fc.oneof(
-  fc.constantFrom('*', '/', '/v3', '/v3/', '/v3//blogs', '/elsewhere', 'http://a@b/v3/blogs/x', 'http://[::1/v3/blogs/x', 'ftp://x/v3', '/v3/blogs/%', '/V3/BLOGS'),
+  fc.constantFrom(
+    '*',
+    '/',
+    '/v3',
+    '/v3/',
+    '/v3//blogs',
+    '/elsewhere',
+    'http://a@b/v3/blogs/x',
+    'http://[::1/v3/blogs/x',
+    'ftp://x/v3',
+    '/v3/blogs/%',
+    '/V3/BLOGS',
+  ),
   fc.string({ unit: 'binary', maxLength: 40 }).map((s) => `/v3/${latin1(s)}`),
 );
 
@@ -72,7 +112,27 @@ const fieldsValue = fc.oneof(
   fc.integer({ min: 1, max: 1500 }).map((n) => Array.from({ length: n }, (_, i) => `f${i}`).join(',')),
 );
 const paramValue = fc.oneof(
-  fc.constantFrom('', 'true', 'false', 'TRUE', '1', '0', '-1', '20', '500', '501', '4294967296', '1.5', 'abc', 'LIVE', 'draft', 'scheduled', 'ADMIN', 'READER', 'author'),
+  fc.constantFrom(
+    '',
+    'true',
+    'false',
+    'TRUE',
+    '1',
+    '0',
+    '-1',
+    '20',
+    '500',
+    '501',
+    '4294967296',
+    '1.5',
+    'abc',
+    'LIVE',
+    'draft',
+    'scheduled',
+    'ADMIN',
+    'READER',
+    'author',
+  ),
   fc.constantFrom('published', 'updated', 'descending', '2020-01-01T00:00:00Z', '2999-01-01T00:00:00Z', 'yesterday', 'LIVE,DRAFT,SOFT_TRASHED', 'a,b,c'),
   fc.constantFrom('%00', '%C3%28', '%FF%FE', '%E0%A4%A', '%'),
   fieldsValue.map(encodeURIComponent),
@@ -81,14 +141,22 @@ const paramValue = fc.oneof(
 );
 const anyName = fc.oneof(fc.constantFrom(...paramNames), fc.constantFrom(...globalNames), fc.constantFrom(...hostileNames));
 
-const deep = fc.tuple(fc.integer({ min: 1, max: 5000 }), fc.boolean()).map(([n, obj]) => (obj ? `${'{"a":'.repeat(n)}1${'}'.repeat(n)}` : `${'['.repeat(n)}${']'.repeat(n)}`));
+const deep = fc
+  .tuple(fc.integer({ min: 1, max: 5000 }), fc.boolean())
+  .map(([n, obj]) => (obj ? `${'{"a":'.repeat(n)}1${'}'.repeat(n)}` : `${'['.repeat(n)}${']'.repeat(n)}`));
 const resourceLike = fc.record(
   {
     title: fc.oneof({ weight: 5, arbitrary: fc.string({ maxLength: 30 }) }, fc.integer(), fc.constant(null), fc.array(fc.string())),
     content: fc.oneof(fc.constantFrom('<p>hi</p>', '<script>alert(1)</script>', ''), fc.string({ maxLength: 50 }), fc.boolean()),
     labels: fc.oneof({ weight: 4, arbitrary: fc.array(fc.string({ maxLength: 10 }), { maxLength: 30 }) }, fc.string(), fc.integer()),
     published: fc.constantFrom('2020-01-01T00:00:00Z', '2999-01-01T00:00:00Z', 'not a date', 5),
-    author: fc.oneof(fc.record({ displayName: fc.string({ maxLength: 20 }), url: fc.constantFrom('https://ok.example/', 'javascript:alert(1)', 'https://ok.example/" onmouseover="x') }), fc.string()),
+    author: fc.oneof(
+      fc.record({
+        displayName: fc.string({ maxLength: 20 }),
+        url: fc.constantFrom('https://ok.example/', 'javascript:alert(1)', 'https://ok.example/" onmouseover="x'),
+      }),
+      fc.string(),
+    ),
     inReplyTo: fc.record({ id: fc.string({ maxLength: 30 }) }),
     id: fc.string({ maxLength: 30 }),
     kind: fc.constantFrom('blogger#post', 'blogger#comment', 'x'),
@@ -102,7 +170,16 @@ const bodyText = fc.oneof(
     '{"content":"c","author":{"__proto__":{"displayName":"x"}}}',
     '{"constructor":{"prototype":{"polluted":1}},"title":"t","content":"c"}',
     '{"title":"t","content":"c","labels":{"__proto__":[]}}',
-    'null', '[]', '"a string"', '42', 'true', '{', '{"title": }', '', ' ', '{"title":"\\ud800"}',
+    'null',
+    '[]',
+    '"a string"',
+    '42',
+    'true',
+    '{',
+    '{"title": }',
+    '',
+    ' ',
+    '{"title":"\\ud800"}',
   ),
   fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v) ?? 'null'),
   deep,
@@ -112,7 +189,10 @@ const body: fc.Arbitrary<Uint8Array | undefined> = fc.oneof(
   { weight: 4, arbitrary: resourceLike.map((o) => enc.encode(JSON.stringify(o))) },
   { weight: 3, arbitrary: bodyText.map((t) => enc.encode(t)) },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }) }, // invalid UTF-8, binary
-  { weight: 1, arbitrary: fc.constantFrom(new Uint8Array([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]), new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d])) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(new Uint8Array([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]), new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d])),
+  },
   // Large, but under the fuzz server's limit (413 itself is tested in edge.test.ts).
   { weight: 1, arbitrary: fc.integer({ min: 16_000, max: 40_000 }).map((n) => enc.encode(`{"title":"big","content":"${'x'.repeat(n)}"}`)) },
 );
@@ -129,7 +209,18 @@ const headers = fc
     ),
     'content-type': fc.oneof(
       { weight: 6, arbitrary: fc.constant('application/json') },
-      { weight: 1, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/merge-patch+json', 'application/json; charset=latin1', '') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          'application/json; charset=utf-8',
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+          'application/merge-patch+json',
+          'application/json; charset=latin1',
+          '',
+        ),
+      },
       { weight: 1, arbitrary: fc.constant(undefined) },
     ),
     'if-match': headerValue(['*', '"stale"', 'W/"x"', '', '"a", "b"'], 6),

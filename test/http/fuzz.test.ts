@@ -25,7 +25,8 @@ beforeAll(async () => {
     return ((await res.json()) as { id: string }).id;
   };
   const postIds = [];
-  for (let i = 0; i < 4; i++) postIds.push(await make(`/posts${i === 3 ? '?isDraft=true' : ''}`, { title: `Post ${i}`, content: `<p>${i}</p>`, labels: ['a', `l${i}`] }));
+  for (let i = 0; i < 4; i++)
+    postIds.push(await make(`/posts${i === 3 ? '?isDraft=true' : ''}`, { title: `Post ${i}`, content: `<p>${i}</p>`, labels: ['a', `l${i}`] }));
   const pageIds = [await make('/pages', { title: 'About', content: 'about' }), await make('/pages?isDraft=true', { title: 'Draft page', content: 'd' })];
   const commentIds = [await make(`/posts/${postIds[0]}/comments`, { content: 'one' }), await make(`/posts/${postIds[1]}/comments`, { content: 'two' })];
   ids = { blogId: f.blogId, postIds, pageIds, commentIds, userIds: [f.adminId, f.readerId] };
@@ -88,7 +89,9 @@ function expectGoogleError(a: Answer, r: FuzzRequest): void {
 
 const protoNames = () => [Object.getOwnPropertyNames(Object.prototype).length, Object.getOwnPropertyNames(Array.prototype).length];
 
-it(`${RUNS} fuzzed requests: no 5xx, Google's error shape, a refused request changes nothing (seed ${SEED})`, { timeout: Math.max(60_000, RUNS * 20) }, async () => {
+it(`${RUNS} fuzzed requests: no 5xx, Google's error shape, a refused request changes nothing (seed ${SEED})`, {
+  timeout: Math.max(60_000, RUNS * 20),
+}, async () => {
   const protos = protoNames();
   let before = await dump();
   const seen = new Map<number, number>();

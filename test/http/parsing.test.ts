@@ -25,7 +25,17 @@ describe('router', () => {
   it('has the 28 interface operations plus comments.insert, users.get and the changes.list extension', () => {
     const ops = new Set(ROUTES.map((r) => r.op.join('.')));
     expect(ops.size).toBe(31);
-    for (const op of ['blogs.get', 'blogs.getByUrl', 'blogs.listByUser', 'posts.search', 'posts.getByPath', 'comments.removeContent', 'comments.insert', 'users.get', 'changes.list']) {
+    for (const op of [
+      'blogs.get',
+      'blogs.getByUrl',
+      'blogs.listByUser',
+      'posts.search',
+      'posts.getByPath',
+      'comments.removeContent',
+      'comments.insert',
+      'users.get',
+      'changes.list',
+    ]) {
       expect(ops.has(op)).toBe(true);
     }
   });
@@ -101,7 +111,7 @@ describe('query parameters', () => {
       ['valueOf=1', 'valueOf'],
       ['alt=proto', 'alt'],
       ['prettyPrint=maybe', 'prettyPrint'],
-      ['quotaUser=' + 'x'.repeat(41), 'quotaUser'],
+      [`quotaUser=${'x'.repeat(41)}`, 'quotaUser'],
     ] as const) {
       const e = caught(() => q(s));
       expect([e.code, e.reason, e.location], s).toEqual([400, 'invalid', location]);
@@ -121,11 +131,22 @@ describe('fields selector', () => {
   const pick = (f: string, v: unknown = list) => applyFields(v, parseFields(f));
 
   it('selects sub-fields of every array element', () => {
-    expect(pick('items(id,title),nextPageToken')).toEqual({ items: [{ id: '1', title: 'A' }, { id: '2', title: 'B' }], nextPageToken: 'n' });
+    expect(pick('items(id,title),nextPageToken')).toEqual({
+      items: [
+        { id: '1', title: 'A' },
+        { id: '2', title: 'B' },
+      ],
+      nextPageToken: 'n',
+    });
   });
 
   it('follows paths and merges selections', () => {
-    expect(pick('items/author/displayName,items/id')).toEqual({ items: [{ author: { displayName: 'Ann' }, id: '1' }, { author: { displayName: 'Ann' }, id: '2' }] });
+    expect(pick('items/author/displayName,items/id')).toEqual({
+      items: [
+        { author: { displayName: 'Ann' }, id: '1' },
+        { author: { displayName: 'Ann' }, id: '2' },
+      ],
+    });
     expect(pick('items(replies/totalItems)')).toEqual({ items: [{ replies: { totalItems: '2' } }, {}] });
     expect(pick('author/displayName', list.items[0])).toEqual({ author: { displayName: 'Ann' } });
   });

@@ -123,9 +123,7 @@ describe('post writes: the access matrix', () => {
   it('posts.insert: AUTHORs and ADMINs and the host may, others get 403', async () => {
     const w = await world();
     for (const who of ['anon', 'reader', 'outsider'] as const) {
-      await expectNoWrite(w, () =>
-        expectError(actor(w, who).posts.insert({ blogId: w.blogId, body: { title: 't', content: 'c' } }), 403, 'forbidden'),
-      );
+      await expectNoWrite(w, () => expectError(actor(w, who).posts.insert({ blogId: w.blogId, body: { title: 't', content: 'c' } }), 403, 'forbidden'));
     }
     for (const who of ['authorOwn', 'authorOther', 'admin', 'unscoped'] as const) {
       const p = (await actor(w, who).posts.insert({ blogId: w.blogId, body: { title: 't', content: 'c' } })) as Wire;
@@ -207,14 +205,10 @@ describe('page writes: ADMINs only', () => {
   it('pages.insert: ADMIN and host only', async () => {
     const w = await world();
     for (const who of ['anon', 'reader', 'outsider', 'authorOwn', 'authorOther'] as const) {
-      await expectNoWrite(w, () =>
-        expectError(actor(w, who).pages.insert({ blogId: w.blogId, body: { title: 't', content: 'c' } }), 403, 'forbidden'),
-      );
+      await expectNoWrite(w, () => expectError(actor(w, who).pages.insert({ blogId: w.blogId, body: { title: 't', content: 'c' } }), 403, 'forbidden'));
     }
     for (const who of ['admin', 'unscoped'] as const) {
-      expect(((await actor(w, who).pages.insert({ blogId: w.blogId, body: { title: 't', content: 'c' } })) as Wire).kind).toBe(
-        'blogger#page',
-      );
+      expect(((await actor(w, who).pages.insert({ blogId: w.blogId, body: { title: 't', content: 'c' } })) as Wire).kind).toBe('blogger#page');
     }
   });
 });
@@ -481,9 +475,7 @@ describe('comments: who may add, starting state, readerComments, sanitizing', ()
     const patched = (await w.author.posts.patch({ blogId: w.blogId, postId: p.id, body: { readerComments: 'DONT_ALLOW_SHOW_EXISTING' } })) as Wire;
     expect(patched.readerComments).toBe('DONT_ALLOW_SHOW_EXISTING');
     for (const who of ['anon', 'reader', 'outsider'] as const) {
-      await expectNoWrite(w, () =>
-        expectError(actor(w, who).comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }), 403, 'forbidden'),
-      );
+      await expectNoWrite(w, () => expectError(actor(w, who).comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }), 403, 'forbidden'));
       expect(ids(await actor(w, who).comments.list({ blogId: w.blogId, postId: p.id }))).toEqual([old.id]);
       expect(((await actor(w, who).comments.get({ blogId: w.blogId, postId: p.id, commentId: old.id })) as Wire).content).toBe('old');
       expect(((await actor(w, who).posts.get({ blogId: w.blogId, postId: p.id })) as Wire).replies.totalItems).toBe('1');
@@ -502,9 +494,7 @@ describe('comments: who may add, starting state, readerComments, sanitizing', ()
     // Enums are matched in any case and always sent upper-case (DESIGN §7).
     expect(patched.readerComments).toBe('DONT_ALLOW_HIDE_EXISTING');
     for (const who of ['anon', 'reader'] as const) {
-      await expectNoWrite(w, () =>
-        expectError(actor(w, who).comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }), 403, 'forbidden'),
-      );
+      await expectNoWrite(w, () => expectError(actor(w, who).comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }), 403, 'forbidden'));
     }
     const key = { blogId: w.blogId, postId: p.id as string, commentId: old.id as string };
     for (const who of ['anon', 'reader', 'authorOwn', 'authorOther'] as const) {

@@ -4,20 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BlogError } from '../../src/index.js';
-import {
-  catchError,
-  expectError,
-  expectNoWrite,
-  getPost,
-  ids,
-  makeComment,
-  makePage,
-  makePost,
-  world,
-  type Call,
-  type Wire,
-  type World,
-} from './helpers.js';
+import { catchError, expectError, expectNoWrite, getPost, ids, makeComment, makePage, makePost, world, type Call, type Wire, type World } from './helpers.js';
 
 interface Fixture {
   w: World;
@@ -99,11 +86,7 @@ describe('unknown enum values → 400 invalid', () => {
         400,
         'invalid',
       );
-      await expectError(
-        () => f.w.author.posts.patch({ blogId: f.w.blogId, postId: f.live.id, body: { readerComments: 'NEVER' as any } }),
-        400,
-        'invalid',
-      );
+      await expectError(() => f.w.author.posts.patch({ blogId: f.w.blogId, postId: f.live.id, body: { readerComments: 'NEVER' as any } }), 400, 'invalid');
     });
   });
 });
@@ -213,7 +196,7 @@ describe('page tokens → 400 invalid (pageToken)', () => {
       'eyJ0IjoxfQ',
       token.slice(0, -4),
       token.slice(0, mid),
-      token + 'x',
+      `${token}x`,
       flip(token, mid),
       flip(token, token.length - 1),
       flip(token, 0),
@@ -465,14 +448,14 @@ describe('__proto__ and constructor keys', () => {
       const result = await Promise.resolve()
         .then(() => w.author.posts.insert({ blogId: b, body }))
         .then(
-        (p) => p as Wire,
-        (e: unknown) => {
-          // Refusing is fine too, as long as it is a 400 that wrote nothing.
-          expect(BlogError.is(e)).toBe(true);
-          expect((e as BlogError).code).toBe(400);
-          return undefined;
-        },
-      );
+          (p) => p as Wire,
+          (e: unknown) => {
+            // Refusing is fine too, as long as it is a 400 that wrote nothing.
+            expect(BlogError.is(e)).toBe(true);
+            expect((e as BlogError).code).toBe(400);
+            return undefined;
+          },
+        );
       if (result) {
         const stored = await getPost(w, result.id);
         for (const p of [result, stored]) {
@@ -489,9 +472,7 @@ describe('__proto__ and constructor keys', () => {
     // Patching through __proto__ does not reach the stored status or the url.
     await Promise.resolve()
       .then(() => w.author.posts.patch({ blogId: b, postId: f.live.id, body: JSON.parse(`{"__proto__":{"status":"DRAFT","url":"https://evil.test/"}}`) }))
-      .catch(
-      (e: unknown) => expect((e as BlogError).code).toBe(400),
-    );
+      .catch((e: unknown) => expect((e as BlogError).code).toBe(400));
     const after = await getPost(w, f.live.id);
     expect(after.status).toBe('LIVE');
     expect(after.url).toBe(f.live.url);
@@ -500,12 +481,12 @@ describe('__proto__ and constructor keys', () => {
     const list = await Promise.resolve()
       .then(() => w.anon.posts.list(params))
       .then(
-      (l) => l as Wire,
-      (e: unknown) => {
-        expect((e as BlogError).code).toBe(400);
-        return undefined;
-      },
-    );
+        (l) => l as Wire,
+        (e: unknown) => {
+          expect((e as BlogError).code).toBe(400);
+          return undefined;
+        },
+      );
     if (list) expect(list.items.map((p: Wire) => p.id)).not.toContain(f.draft.id);
     expect(({} as Wire).view).toBeUndefined();
   });
@@ -627,7 +608,10 @@ describe('methods reject, never throw', () => {
     const w = await world();
     const threw: string[] = [];
     const notBlogError: string[] = [];
-    for (const [name, s] of [['unscoped', w.service], ['author', w.author]] as const) {
+    for (const [name, s] of [
+      ['unscoped', w.service],
+      ['author', w.author],
+    ] as const) {
       for (const ns of ['blogs', 'posts', 'pages', 'comments', 'users', 'members'] as const) {
         const api = (s as unknown as Record<string, Record<string, (x: unknown) => Promise<unknown>>>)[ns]!;
         for (const method of Object.keys(api)) {

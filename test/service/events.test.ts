@@ -3,18 +3,7 @@
  * resource at ADMIN view; typed and '*' listeners; unsubscribe; nothing on refused writes.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  HOUR,
-  catchError,
-  makeComment,
-  makePage,
-  makePost,
-  newService,
-  settle,
-  world,
-  type Wire,
-  type World,
-} from './helpers.js';
+import { HOUR, catchError, makeComment, makePage, makePost, newService, settle, world, type Wire, type World } from './helpers.js';
 
 /** Runs `fn` and returns the events it caused. */
 async function eventsOf(w: World, fn: () => Promise<unknown>): Promise<Wire[]> {
@@ -115,9 +104,7 @@ describe('event types and payloads', () => {
 
   it('a scheduled post emits post.inserted at insert and post.published once when it goes LIVE', async () => {
     const w = await world();
-    const ins = await eventsOf(w, () =>
-      w.author.posts.insert({ blogId: w.blogId, body: { title: 'S', content: 'c', published: w.clock.iso(HOUR) } }),
-    );
+    const ins = await eventsOf(w, () => w.author.posts.insert({ blogId: w.blogId, body: { title: 'S', content: 'c', published: w.clock.iso(HOUR) } }));
     expect(types(ins)).toEqual(['post.inserted']);
     expect(ins[0]!.resource.status).toBe('SCHEDULED');
     w.clock.advance(HOUR + 1);

@@ -195,7 +195,7 @@ export async function expectError(p: Call, code: number, reason?: string, locati
   } catch (e) {
     error = e;
   }
-  expect(resolved, `expected a ${code}${reason ? ' ' + reason : ''} error, but the call succeeded`).toBe(false);
+  expect(resolved, `expected a ${code}${reason ? ` ${reason}` : ''} error, but the call succeeded`).toBe(false);
   expect(BlogError.is(error), `expected a BlogError, got ${String(error)}`).toBe(true);
   const e = error as BlogError;
   expect({ code: e.code, reason: e.reason }).toEqual({ code, reason: reason ?? e.reason });

@@ -266,7 +266,9 @@ describe('posts', () => {
       blogId: w.blogId,
       body: { title: 'A Very Long Title That Goes On And On Well Past Forty Characters For Sure', content: 'x' },
     })) as Wire;
-    const slug = pathOf(long.url).replace(/^\/2026\/03\//, '').replace(/\.html$/, '');
+    const slug = pathOf(long.url)
+      .replace(/^\/2026\/03\//, '')
+      .replace(/\.html$/, '');
     expect(slug).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
     expect(slug.length).toBeLessThanOrEqual(45);
     expect(slug.length).toBeGreaterThan(10);
@@ -484,15 +486,9 @@ describe('concurrent writes (compare-and-set, DESIGN §2)', () => {
 
   it('concurrent inserts with one title get distinct urls', async () => {
     const w = await world();
-    const posts = (await Promise.all(
-      [1, 2, 3, 4].map(() => w.author.posts.insert({ blogId: w.blogId, body: { title: 'Race', content: 'x' } })),
-    )) as Wire[];
-    expect(posts.map((p) => p.url).sort()).toEqual(
-      ['race', 'race_2', 'race_3', 'race_4'].map((s) => `${BLOG_URL}2026/03/${s}.html`),
-    );
-    const pages = (await Promise.all(
-      [1, 2].map(() => w.admin.pages.insert({ blogId: w.blogId, body: { title: 'Race', content: 'x' } })),
-    )) as Wire[];
+    const posts = (await Promise.all([1, 2, 3, 4].map(() => w.author.posts.insert({ blogId: w.blogId, body: { title: 'Race', content: 'x' } })))) as Wire[];
+    expect(posts.map((p) => p.url).sort()).toEqual(['race', 'race_2', 'race_3', 'race_4'].map((s) => `${BLOG_URL}2026/03/${s}.html`));
+    const pages = (await Promise.all([1, 2].map(() => w.admin.pages.insert({ blogId: w.blogId, body: { title: 'Race', content: 'x' } })))) as Wire[];
     expect(pages.map((p) => p.url).sort()).toEqual([`${BLOG_URL}p/race.html`, `${BLOG_URL}p/race_2.html`]);
   });
 });
@@ -632,16 +628,8 @@ describe('comments', () => {
     const p1 = await makePost(w, 'LIVE');
     const p2 = await makePost(w, 'LIVE');
     const c = await makeComment(w, p1.id, 'LIVE');
-    await expectError(
-      w.service.comments.insert({ blogId: w.blogId, postId: p2.id, body: { content: 'x', inReplyTo: { id: c.id } } }),
-      400,
-      'invalid',
-    );
-    await expectError(
-      w.service.comments.insert({ blogId: w.blogId, postId: p1.id, body: { content: 'x', inReplyTo: { id: 'nope' } } }),
-      400,
-      'invalid',
-    );
+    await expectError(w.service.comments.insert({ blogId: w.blogId, postId: p2.id, body: { content: 'x', inReplyTo: { id: c.id } } }), 400, 'invalid');
+    await expectError(w.service.comments.insert({ blogId: w.blogId, postId: p1.id, body: { content: 'x', inReplyTo: { id: 'nope' } } }), 400, 'invalid');
   });
 
   it('comments.list: blogger#commentList of one post, oldest first, with paging and fetchBodies', async () => {

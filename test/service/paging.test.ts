@@ -3,18 +3,7 @@
  * tokens bound to their query, ordering, date bounds, labels, status lists, and the search matcher.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  MINUTE,
-  T0,
-  expectError,
-  ids,
-  makeComment,
-  makePage,
-  makePost,
-  world,
-  type Wire,
-  type World,
-} from './helpers.js';
+import { MINUTE, T0, expectError, ids, makeComment, makePage, makePost, world, type Wire, type World } from './helpers.js';
 
 /** The runtime also takes enum values in any case and comma-joined lists (as the wire sends them); the types take the canonical forms only. */
 const loose = (v: string | readonly string[]): never => v as never;
@@ -70,9 +59,7 @@ describe('keyset paging of posts.list', () => {
 
     // Between pages: a new newest post, a back-dated one in the unseen range, a seen one and an unseen one deleted.
     inserted.push(((await w.author.posts.insert({ blogId: b, body: { title: 'Newest', content: 'x' } })) as Wire).id);
-    inserted.push(
-      ((await w.author.posts.insert({ blogId: b, body: { title: 'Middle', content: 'x', published: iso(at(9) + 30_000) } })) as Wire).id,
-    );
+    inserted.push(((await w.author.posts.insert({ blogId: b, body: { title: 'Middle', content: 'x', published: iso(at(9) + 30_000) } })) as Wire).id);
     await w.author.posts.delete({ blogId: b, postId: item[20]! });
     await w.author.posts.delete({ blogId: b, postId: item[12]! });
     const deleted = new Set([item[12]]);
@@ -90,9 +77,7 @@ describe('keyset paging of posts.list', () => {
       .find((id) => !seen.includes(id) && !deleted.has(id))!;
     await w.author.posts.delete({ blogId: b, postId: firstUnseen });
     deleted.add(firstUnseen);
-    inserted.push(
-      ((await w.author.posts.insert({ blogId: b, body: { title: 'Early', content: 'x', published: iso(at(2) + 30_000) } })) as Wire).id,
-    );
+    inserted.push(((await w.author.posts.insert({ blogId: b, body: { title: 'Early', content: 'x', published: iso(at(2) + 30_000) } })) as Wire).id);
 
     let token: string | undefined = p2.nextPageToken;
     let pages = 2;

@@ -26,7 +26,7 @@ export function rng(seed: number): () => number {
 function zipf(n: number, s = 1): (r: number) => number {
   const cum = new Float64Array(n);
   let total = 0;
-  for (let i = 0; i < n; i++) cum[i] = total += 1 / Math.pow(i + 1, s);
+  for (let i = 0; i < n; i++) cum[i] = total += 1 / (i + 1) ** s;
   return (r) => {
     const x = r * total;
     let lo = 0;
@@ -59,14 +59,17 @@ export function generator(seed = 1, paragraphsPerPost = 3): Generator {
     const n = 2 + Math.floor(r() * 3);
     let w = '';
     for (let k = 0; k < n; k++) w += SYLLABLES[Math.floor(r() * SYLLABLES.length)];
-    if (!seen.has(w)) seen.add(w), vocabulary.push(w);
+    if (!seen.has(w)) {
+      seen.add(w);
+      vocabulary.push(w);
+    }
   }
   const word = zipf(vocabulary.length, 1.05);
   const sentence = () => {
     const n = 6 + Math.floor(r() * 10);
     const ws = Array.from({ length: n }, () => vocabulary[word(r())]!);
     ws[0] = ws[0]![0]!.toUpperCase() + ws[0]!.slice(1);
-    return ws.join(' ') + '.';
+    return `${ws.join(' ')}.`;
   };
   const pool = Array.from({ length: 4000 }, () => `<p>${Array.from({ length: 8 }, sentence).join(' ')}</p>`);
   const labels = Array.from({ length: 40 }, (_, i) => `label-${String(i).padStart(2, '0')}`);

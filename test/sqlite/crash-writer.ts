@@ -27,7 +27,13 @@ for (let i = 0; ; i++) {
   if (post.status === 'LIVE') {
     for (let k = 0; k < i % 4; k++) await service.comments.insert({ blogId, postId: post.id!, body: { content: `Comment ${k}` } });
   }
-  const page = await service.posts.list({ blogId, status: ['LIVE', 'DRAFT'], maxResults: 3, fetchBodies: false, sortOption: i % 2 ? 'ASCENDING' : 'DESCENDING' });
+  const page = await service.posts.list({
+    blogId,
+    status: ['LIVE', 'DRAFT'],
+    maxResults: 3,
+    fetchBodies: false,
+    sortOption: i % 2 ? 'ASCENDING' : 'DESCENDING',
+  });
   const target = page.items?.[i % 3];
   if (target && i % 3 === 0) {
     await service.posts.patch({ blogId, postId: target.id!, body: { labels: pick(1 + (i % 2)) } });

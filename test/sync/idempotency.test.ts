@@ -16,7 +16,8 @@ describe.each(STORES)('on %s', (store) => {
   });
 
   const HOUR = 3_600_000;
-  const titles = async () => ((await s.service.posts.list({ blogId: s.blogId, status: ['LIVE', 'DRAFT'], maxResults: 100 })).items ?? []).map((p) => p.title).sort();
+  const titles = async () =>
+    ((await s.service.posts.list({ blogId: s.blogId, status: ['LIVE', 'DRAFT'], maxResults: 100 })).items ?? []).map((p) => p.title).sort();
 
   describe('Idempotency-Key', () => {
     it('a create retried after its answer was lost (even after a restart) makes one post and answers the first result', async () => {
@@ -76,7 +77,9 @@ describe.each(STORES)('on %s', (store) => {
 
     it('copies sent at once create one post; the others answer it or 409', async () => {
       const key = { 'idempotency-key': 'burst' };
-      const answers = await Promise.all(Array.from({ length: 6 }, () => s.request('author', 'POST', `/blogs/${s.blogId}/posts`, { title: 'Burst', content: 'b' }, key)));
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () => s.request('author', 'POST', `/blogs/${s.blogId}/posts`, { title: 'Burst', content: 'b' }, key)),
+      );
       const ok = answers.filter((x) => x.status === 200);
       expect(ok.length).toBeGreaterThan(0);
       expect(new Set(ok.map((x) => x.json!.id)).size).toBe(1);

@@ -30,9 +30,33 @@ describe.each(STORES)('on %s', (store) => {
       } while (token);
     };
     const author = who !== 'reader';
-    await all((pageToken) => service.posts.list({ blogId, maxResults: 50, ...(pageToken ? { pageToken } : {}), ...(author ? { status: ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'] } : {}) }) as Promise<Json>);
-    await all((pageToken) => service.pages.list({ blogId, maxResults: 50, ...(pageToken ? { pageToken } : {}), ...(author ? { status: ['LIVE', 'DRAFT', 'SOFT_TRASHED'] } : {}) }) as Promise<Json>);
-    await all((pageToken) => service.comments.listByBlog({ blogId, maxResults: 50, ...(pageToken ? { pageToken } : {}), ...(who === 'admin' ? { status: ['LIVE', 'EMPTIED', 'PENDING', 'SPAM'] } : {}) }) as Promise<Json>);
+    await all(
+      (pageToken) =>
+        service.posts.list({
+          blogId,
+          maxResults: 50,
+          ...(pageToken ? { pageToken } : {}),
+          ...(author ? { status: ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'] } : {}),
+        }) as Promise<Json>,
+    );
+    await all(
+      (pageToken) =>
+        service.pages.list({
+          blogId,
+          maxResults: 50,
+          ...(pageToken ? { pageToken } : {}),
+          ...(author ? { status: ['LIVE', 'DRAFT', 'SOFT_TRASHED'] } : {}),
+        }) as Promise<Json>,
+    );
+    await all(
+      (pageToken) =>
+        service.comments.listByBlog({
+          blogId,
+          maxResults: 50,
+          ...(pageToken ? { pageToken } : {}),
+          ...(who === 'admin' ? { status: ['LIVE', 'EMPTIED', 'PENDING', 'SPAM'] } : {}),
+        }) as Promise<Json>,
+    );
     return out;
   }
 
@@ -41,7 +65,8 @@ describe.each(STORES)('on %s', (store) => {
 
   async function seed(svc: BlogService, blogId: string, n: number) {
     const posts: string[] = [];
-    for (let i = 0; i < n; i++) posts.push((await svc.posts.insert({ blogId, body: { title: `Post ${i}`, content: `<p>${i}</p>` }, isDraft: i % 5 === 4 })).id!);
+    for (let i = 0; i < n; i++)
+      posts.push((await svc.posts.insert({ blogId, body: { title: `Post ${i}`, content: `<p>${i}</p>` }, isDraft: i % 5 === 4 })).id!);
     const live = posts.filter((_, i) => i % 5 !== 4);
     for (const [i, postId] of live.slice(0, 4).entries()) {
       await svc.comments.insert({ blogId, postId, body: { content: `comment ${i}` } });
@@ -92,13 +117,19 @@ describe.each(STORES)('on %s', (store) => {
     it('a delete, a revert, a trash, spam and hidden comments arrive as deleted: true', async () => {
       const admin = s.as('admin');
       const b = s.blogId;
-      const [gone, reverted, trashed, hiding] = (await Promise.all(['gone', 'reverted', 'trashed', 'hiding'].map((t) => admin.posts.insert({ blogId: b, body: { title: t, content: t } })))) as unknown as [Json, Json, Json, Json];
+      const [gone, reverted, trashed, hiding] = (await Promise.all(
+        ['gone', 'reverted', 'trashed', 'hiding'].map((t) => admin.posts.insert({ blogId: b, body: { title: t, content: t } })),
+      )) as unknown as [Json, Json, Json, Json];
       const page = await admin.pages.insert({ blogId: b, body: { title: 'p', content: 'p' } });
       const c1 = await admin.comments.insert({ blogId: b, postId: hiding.id!, body: { content: 'on hiding' } });
       const c2 = await admin.comments.insert({ blogId: b, postId: gone.id!, body: { content: 'spammy' } });
       const c3 = await admin.comments.insert({ blogId: b, postId: reverted.id!, body: { content: 'deleted' } });
       const start = { reader: await s.pull('reader'), author: await s.pull('author'), admin: await s.pull('admin') };
-      const replicas = { reader: apply(new Map(), start.reader.items), author: apply(new Map(), start.author.items), admin: apply(new Map(), start.admin.items) };
+      const replicas = {
+        reader: apply(new Map(), start.reader.items),
+        author: apply(new Map(), start.author.items),
+        admin: apply(new Map(), start.admin.items),
+      };
       expect(replicas.reader.has(`blogger#comment:${c1.id}`)).toBe(true);
 
       await admin.comments.markAsSpam({ blogId: b, postId: gone.id!, commentId: c2.id! });
@@ -113,7 +144,8 @@ describe.each(STORES)('on %s', (store) => {
         const { items } = await s.pull(who, start[who].checkpoint, { maxResults: 2 });
         apply(replicas[who], items);
         const has = (kind: string, id: string) => replicas[who].has(`blogger#${kind}:${id}`);
-        const tombstone = (kind: string, id: string) => items.some((i) => i.kind === `blogger#${kind}` && i.id === id && i.deleted === true && !('resource' in i));
+        const tombstone = (kind: string, id: string) =>
+          items.some((i) => i.kind === `blogger#${kind}` && i.id === id && i.deleted === true && !('resource' in i));
         expect(tombstone('post', gone.id!), `${who}: deleted post`).toBe(true);
         expect(tombstone('comment', c3.id!), `${who}: deleted comment`).toBe(true);
         expect(has('post', reverted.id!), `${who}: reverted post`).toBe(who !== 'reader');
@@ -138,7 +170,12 @@ describe.each(STORES)('on %s', (store) => {
       await admin.posts.delete({ blogId: s.blogId, postId: post.id! });
       const after = await s.pull('reader', checkpoint, { maxResults: 5 });
       expect(after.pages).toBe(3);
-      expect(after.items.filter((i) => i.deleted).map((i) => i.id).sort()).toEqual([post.id!, ...comments].sort());
+      expect(
+        after.items
+          .filter((i) => i.deleted)
+          .map((i) => i.id)
+          .sort(),
+      ).toEqual([post.id!, ...comments].sort());
     });
 
     it('a role that changed makes the old checkpoint 410 resyncRequired', async () => {
@@ -178,7 +215,9 @@ describe.each(STORES)('on %s', (store) => {
       }
       // Nor does it learn that they exist: no tombstone names a draft never published or a pending comment.
       const secret = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'secret draft', content: 'x' }, isDraft: true });
-      const pending = await s.service.as(null).comments.insert({ blogId: s.blogId, postId: live[3]!, body: { content: 'pending three', author: { displayName: 'a' } } });
+      const pending = await s.service
+        .as(null)
+        .comments.insert({ blogId: s.blogId, postId: live[3]!, body: { content: 'pending three', author: { displayName: 'a' } } });
       const ids = (await s.pull('reader', next.checkpoint)).items.map((i) => i.id);
       expect(ids).not.toContain(secret.id);
       expect(ids).not.toContain(pending.id);

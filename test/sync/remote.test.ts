@@ -14,7 +14,11 @@ afterEach(async () => {
   await s.close();
 });
 
-const caught = async (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+const caught = async (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
 it('follows a pull page by page and continues from its checkpoint', async () => {
   for (let i = 0; i < 7; i++) await s.as('author').posts.insert({ blogId: s.blogId, body: { title: `p${i}`, content: 'c' } });
@@ -25,7 +29,11 @@ it('follows a pull page by page and continues from its checkpoint', async () => 
     checkpoint = page.checkpoint;
   }
   expect(ids).toHaveLength(7);
-  const created = await remote.call<Post>('POST', `/blogs/${s.blogId}/posts`, { body: { title: 'mine', content: 'x' }, query: { isDraft: true }, idempotencyKey: 'k1' });
+  const created = await remote.call<Post>('POST', `/blogs/${s.blogId}/posts`, {
+    body: { title: 'mine', content: 'x' },
+    query: { isDraft: true },
+    idempotencyKey: 'k1',
+  });
   expect(created.status).toBe('DRAFT');
   const next = await remote.pull(s.blogId, { since: checkpoint });
   expect(next.items.map((i) => i.id)).toEqual([created.id]);

@@ -33,7 +33,11 @@ export interface SyncServer {
   /** One HTTP request; the JSON answer (or null) with its status. */
   request(who: Who, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: Json | null }>;
   /** A whole pull (every page), with an optional hook between pages. */
-  pull(who: Who, since?: string, opts?: { maxResults?: number; between?: (page: number) => Promise<void> }): Promise<{ items: Json[]; checkpoint: string; pages: number }>;
+  pull(
+    who: Who,
+    since?: string,
+    opts?: { maxResults?: number; between?: (page: number) => Promise<void> },
+  ): Promise<{ items: Json[]; checkpoint: string; pages: number }>;
   /** Stops the server; `keepFile` leaves the SQLite file for a restart. */
   close(keepFile?: boolean): Promise<void>;
 }
@@ -91,7 +95,11 @@ export async function startSyncServer(options: SyncServerOptions = {}): Promise<
   const request: SyncServer['request'] = async (who, method, path, body, headers = {}) => {
     const res = await fetch(`${base}/v3${path}`, {
       method,
-      headers: { ...(who === 'anonymous' ? {} : { authorization: `Bearer ${who}` }), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        ...(who === 'anonymous' ? {} : { authorization: `Bearer ${who}` }),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();
@@ -131,11 +139,12 @@ export async function startSyncServer(options: SyncServerOptions = {}): Promise<
     close: (keepFile = false) =>
       new Promise<void>((r) => {
         server.closeAllConnections();
-        server.close(() =>
-          void service.close().then(() => {
-            if (!keepFile && store === 'sqlite') rmSync(join(file, '..'), { recursive: true, force: true });
-            r();
-          }),
+        server.close(
+          () =>
+            void service.close().then(() => {
+              if (!keepFile && store === 'sqlite') rmSync(join(file, '..'), { recursive: true, force: true });
+              r();
+            }),
         );
       }),
   };

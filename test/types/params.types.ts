@@ -3,14 +3,7 @@
  * compile: if a parameter type got loose (a plain `string` for an enum, an index signature), the directive
  * becomes unused and tsc fails. Below them: the public interfaces accept exactly what the runtime checks accept.
  */
-import type {
-  BlogService,
-  OneOrMore,
-  PostBody,
-  PostStatus,
-  PostsListParams,
-  Role,
-} from '../../src/index.js';
+import type { BlogService, OneOrMore, PostBody, PostStatus, PostsListParams, Role } from '../../src/index.js';
 import type * as P from '../../src/params.js';
 import type { params } from '../../src/schemas.js';
 import type { In } from '../../src/validate.js';
@@ -99,8 +92,15 @@ void service.posts.get({ blogId, postId }).then((post) => service.posts.update({
 
 /** True when A and B are the same type, property by property (optional, readonly and all). */
 type Same<A, B> = (<T>() => T extends Deep<A> ? 1 : 2) extends <T>() => T extends Deep<B> ? 1 : 2 ? true : false;
-type Deep<T> = T extends unknown[] ? Deep<T[number]>[] : T extends readonly unknown[] ? readonly Deep<T[number]>[] : T extends object ? { [K in keyof T]: Deep<T[K]> } : T;
+type Deep<T> = T extends unknown[]
+  ? Deep<T[number]>[]
+  : T extends readonly unknown[]
+    ? readonly Deep<T[number]>[]
+    : T extends object
+      ? { [K in keyof T]: Deep<T[K]> }
+      : T;
 type Check<K extends keyof typeof params, I> = Same<In<(typeof params)[K]>, I>;
+// biome-ignore lint/correctness/noUnusedVariables: T is the check: agree<X>() compiles only when X is true
 const agree = <T extends true>() => undefined;
 
 agree<Check<'blogsGet', P.BlogsGetParams>>();
@@ -136,10 +136,36 @@ agree<Check<'changesList', P.ChangesListParams>>();
 // Every runtime schema has its interface above: a new one without a check fails here.
 agree<Same<keyof typeof params, Checked>>();
 type Checked =
-  | 'blogsGet' | 'blogsGetByUrl' | 'blogsListByUser' | 'blogsInsert' | 'usersGet' | 'usersInsert' | 'membersSet' | 'membersRemove'
-  | 'membersList' | 'postsGet' | 'postsList' | 'postsSearch' | 'postsGetByPath' | 'postsInsert' | 'postsUpdate' | 'postsDelete'
-  | 'postsPublish' | 'postsRevert' | 'pagesGet' | 'pagesList' | 'pagesInsert' | 'pagesUpdate' | 'pagesDelete' | 'pagesAction'
-  | 'commentsGet' | 'commentsList' | 'commentsListByBlog' | 'commentsAction' | 'commentsInsert' | 'changesList';
+  | 'blogsGet'
+  | 'blogsGetByUrl'
+  | 'blogsListByUser'
+  | 'blogsInsert'
+  | 'usersGet'
+  | 'usersInsert'
+  | 'membersSet'
+  | 'membersRemove'
+  | 'membersList'
+  | 'postsGet'
+  | 'postsList'
+  | 'postsSearch'
+  | 'postsGetByPath'
+  | 'postsInsert'
+  | 'postsUpdate'
+  | 'postsDelete'
+  | 'postsPublish'
+  | 'postsRevert'
+  | 'pagesGet'
+  | 'pagesList'
+  | 'pagesInsert'
+  | 'pagesUpdate'
+  | 'pagesDelete'
+  | 'pagesAction'
+  | 'commentsGet'
+  | 'commentsList'
+  | 'commentsListByBlog'
+  | 'commentsAction'
+  | 'commentsInsert'
+  | 'changesList';
 
 // The service methods take the public interfaces (not the runtime schemas' own types).
 agree<Same<Parameters<BlogService['posts']['list']>[0], PostsListParams>>();

@@ -31,7 +31,16 @@ function problemBox(error: unknown, onDismiss?: () => void): HTMLElement {
 /** Nothing works without the store: say why, offer to retry. */
 function fatal(error: unknown): void {
   console.error(error);
-  mount(root, h('main', { class: 'centered', role: 'alert' }, h('h1', null, 'Your blog could not be opened'), problemBox(error), h('button', { type: 'button', class: 'primary', onclick: () => location.reload() }, 'Try again')));
+  mount(
+    root,
+    h(
+      'main',
+      { class: 'centered', role: 'alert' },
+      h('h1', null, 'Your blog could not be opened'),
+      problemBox(error),
+      h('button', { type: 'button', class: 'primary', onclick: () => location.reload() }, 'Try again'),
+    ),
+  );
 }
 
 function welcome(service: BlogService): void {
@@ -87,7 +96,11 @@ function start(service: BlogService, blog: Blog): void {
     ['comments', 'Comments'],
     ['read', 'Reader view'],
   ] as const;
-  const nav = h('nav', { class: 'sections', 'aria-label': 'Sections' }, h('ul', null, ...sections.map(([key, label]) => h('li', null, h('a', { href: `#/${key}`, dataset: { section: key } }, label)))));
+  const nav = h(
+    'nav',
+    { class: 'sections', 'aria-label': 'Sections' },
+    h('ul', null, ...sections.map(([key, label]) => h('li', null, h('a', { href: `#/${key}`, dataset: { section: key } }, label)))),
+  );
 
   let toastTimer: number | undefined;
   let shownHash = '';
@@ -170,7 +183,15 @@ function start(service: BlogService, blog: Blog): void {
       view.querySelector<HTMLElement>('h1')?.focus({ preventScroll: true });
     } catch (error) {
       if (mine !== renders) return;
-      mount(view, h('section', { class: 'view' }, h('h1', { tabIndex: -1 }, 'This could not be shown'), h('p', null, 'The message above says why. ', h('a', { href: '#/posts' }, 'Back to your posts'))));
+      mount(
+        view,
+        h(
+          'section',
+          { class: 'view' },
+          h('h1', { tabIndex: -1 }, 'This could not be shown'),
+          h('p', null, 'The message above says why. ', h('a', { href: '#/posts' }, 'Back to your posts')),
+        ),
+      );
       app.fail(error);
     } finally {
       if (mine === renders) view.removeAttribute('aria-busy');
@@ -202,12 +223,7 @@ function start(service: BlogService, blog: Blog): void {
 
   mount(
     root,
-    h(
-      'header',
-      { class: 'topbar' },
-      h('a', { class: 'brand', href: '#/posts' }, h('span', { class: 'logo', 'aria-hidden': 'true' }, '✎'), blog.name),
-      net,
-    ),
+    h('header', { class: 'topbar' }, h('a', { class: 'brand', href: '#/posts' }, h('span', { class: 'logo', 'aria-hidden': 'true' }, '✎'), blog.name), net),
     h('div', { class: 'layout' }, nav, h('main', { id: 'main', tabIndex: -1 }, problems, remote, view)),
     status,
   );

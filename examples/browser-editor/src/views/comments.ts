@@ -52,7 +52,10 @@ export async function commentsView(app: App, route: Route): Promise<HTMLElement>
     { class: 'view comments-view' },
     pageHead('Comments'),
     onePost ? h('p', { class: 'hint' }, `Comments on “${onePost}”. `, h('a', { href: href(['comments', filter]) }, 'Show comments on every post')) : null,
-    tabs('Comments by status', Object.entries(FILTERS).map(([key, f]) => ({ label: f.label, href: href(['comments', key], { post }), current: key === filter }))),
+    tabs(
+      'Comments by status',
+      Object.entries(FILTERS).map(([key, f]) => ({ label: f.label, href: href(['comments', key], { post }), current: key === filter })),
+    ),
     list.items.length ? rows : empty(filter === 'pending' ? 'No comments are waiting for approval.' : 'No comments here.'),
     pager(list, (token) => href(['comments', filter], { post, page: token })),
   );
@@ -108,7 +111,9 @@ function commentRow(app: App, c: Comment, postTitle: string): HTMLElement {
         { class: 'actions', role: 'group', 'aria-label': `Moderate the comment by ${c.author.displayName}` },
         s === 'PENDING' || s === 'SPAM' ? act('Approve', 'Comment approved: readers see it now.', () => app.owner.comments.approve(ids), 'primary') : null,
         s === 'PENDING' || s === 'LIVE' ? act('Mark as spam', 'Marked as spam.', () => app.owner.comments.markAsSpam(ids)) : null,
-        s !== 'EMPTIED' ? act('Remove content', 'Content removed; the comment keeps its place in the thread.', () => app.owner.comments.removeContent(ids), 'quiet') : null,
+        s !== 'EMPTIED'
+          ? act('Remove content', 'Content removed; the comment keeps its place in the thread.', () => app.owner.comments.removeContent(ids), 'quiet')
+          : null,
         act('Delete', 'Comment deleted.', () => app.owner.comments.delete(ids), 'danger', 'Delete this comment for good? Replies to it stay.'),
       ),
     ),

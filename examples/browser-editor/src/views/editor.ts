@@ -43,8 +43,7 @@ export function postKind(app: App): Kind {
     hasLabels: true,
     canSchedule: true,
     get: (postId) => posts.get({ blogId, postId, view: 'ADMIN' }),
-    create: (fields, how) =>
-      posts.insert({ blogId, isDraft: how === 'draft', body: { ...fields, ...(typeof how === 'object' ? { published: how.at } : {}) } }),
+    create: (fields, how) => posts.insert({ blogId, isDraft: how === 'draft', body: { ...fields, ...(typeof how === 'object' ? { published: how.at } : {}) } }),
     async save(doc, etag, fields, how) {
       const postId = doc.id;
       if (how === 'keep') return posts.patch({ blogId, postId, ifMatch: etag, body: fields });
@@ -73,14 +72,27 @@ export function pageKind(app: App): Kind {
     get: (pageId) => pages.get({ blogId, pageId, view: 'ADMIN' }),
     create: ({ title, content }, how) => pages.insert({ blogId, isDraft: how === 'draft', body: { title, content } }),
     save: (doc, ifMatch, { title, content }, how) =>
-      pages.patch({ blogId, pageId: doc.id, ifMatch, body: { title, content }, ...(how === 'publish' ? { publish: true } : how === 'revert' ? { revert: true } : {}) }),
+      pages.patch({
+        blogId,
+        pageId: doc.id,
+        ifMatch,
+        body: { title, content },
+        ...(how === 'publish' ? { publish: true } : how === 'revert' ? { revert: true } : {}),
+      }),
     trash: (pageId, ifMatch) => pages.delete({ blogId, pageId, useTrash: true, ifMatch }),
     restore: (pageId, ifMatch) => pages.revert({ blogId, pageId, ifMatch }),
     destroy: (pageId, ifMatch) => pages.delete({ blogId, pageId, ifMatch }),
   };
 }
 
-const splitLabels = (text: string) => [...new Set(text.split(',').map((l) => l.trim()).filter(Boolean))];
+const splitLabels = (text: string) => [
+  ...new Set(
+    text
+      .split(',')
+      .map((l) => l.trim())
+      .filter(Boolean),
+  ),
+];
 
 /** `2026-11-22T10:00` in local time, the value format of <input type="datetime-local">. */
 function localInput(iso: string | undefined): string {
@@ -121,9 +133,18 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
 
   const form = h(
     'form',
-    { class: 'editor-form', novalidate: true, onsubmit: (e: Event) => (e.preventDefault(), primary()) },
+    {
+      class: 'editor-form',
+      novalidate: true,
+      onsubmit: (e: Event) => {
+        e.preventDefault();
+        primary();
+      },
+    },
     h('div', { class: 'field' }, h('label', { for: 'title' }, 'Title'), title),
-    kind.hasLabels ? h('div', { class: 'field' }, h('label', { for: 'labels' }, 'Labels'), labels, h('p', { class: 'hint' }, 'Separate labels with commas.')) : null,
+    kind.hasLabels
+      ? h('div', { class: 'field' }, h('label', { for: 'labels' }, 'Labels'), labels, h('p', { class: 'hint' }, 'Separate labels with commas.'))
+      : null,
     h('div', { class: 'field' }, h('label', { for: 'content' }, 'Content (HTML)'), content),
     previewBox,
     kind.canSchedule ? scheduleBox : null,
@@ -166,7 +187,10 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     if (!doc || change.id !== doc.id) return false;
     const id = doc.id;
     if (change.type.endsWith('.deleted')) {
-      mount(remoteSlot, h('p', { class: 'note' }, `This ${kind.noun} was deleted for good in another tab. Saving it here will fail; copy your text if you need it.`));
+      mount(
+        remoteSlot,
+        h('p', { class: 'note' }, `This ${kind.noun} was deleted for good in another tab. Saving it here will fail; copy your text if you need it.`),
+      );
     } else if (!dirty() && !busy && !conflictSlot.hasChildNodes()) {
       // Nothing unsaved here: just show the newer version.
       kind.get(id).then((latest) => {
@@ -222,7 +246,11 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     const button = (label: string, onclick: () => void, variant = '') =>
       h('button', { type: variant === 'primary' ? 'submit' : 'button', class: variant, onclick: variant === 'primary' ? undefined : onclick }, label);
     if (!doc) {
-      mount(actions, button('Save draft', primary, 'primary'), button('Publish now', () => save('publish')));
+      mount(
+        actions,
+        button('Save draft', primary, 'primary'),
+        button('Publish now', () => save('publish')),
+      );
     } else if (trashed) {
       mount(actions, button('Restore as draft', restore), button('Delete forever', destroy, 'danger'));
     } else {
@@ -241,15 +269,14 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
       ...(doc
         ? [
             doc.url ? [h('dt', null, 'Address'), h('dd', { class: 'url' }, new URL(doc.url).pathname)] : null,
-            doc.published && status !== 'DRAFT' ? [h('dt', null, status === 'SCHEDULED' ? 'Goes live' : 'Published'), h('dd', null, when(doc.published))] : null,
+            doc.published && status !== 'DRAFT'
+              ? [h('dt', null, status === 'SCHEDULED' ? 'Goes live' : 'Published'), h('dd', null, when(doc.published))]
+              : null,
             doc.trashed ? [h('dt', null, 'Trashed'), h('dd', null, when(doc.trashed))] : null,
             h('dt', null, 'Last saved'),
             h('dd', null, when(doc.updated)),
             comments !== undefined
-              ? [
-                  h('dt', null, 'Comments'),
-                  h('dd', null, `${comments} published · `, h('a', { href: `#/comments/pending?post=${doc.id}` }, 'moderate')),
-                ]
+              ? [h('dt', null, 'Comments'), h('dd', null, `${comments} published · `, h('a', { href: `#/comments/pending?post=${doc.id}` }, 'moderate'))]
               : null,
             status === 'LIVE' ? [h('dt', null, 'Readers'), h('dd', null, h('a', { href: `#/read/${kind.noun}/${doc.id}` }, 'See it as a reader'))] : null,
           ]

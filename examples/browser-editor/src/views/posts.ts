@@ -47,12 +47,18 @@ export async function postsView(app: App, route: Route): Promise<HTMLElement> {
     'section',
     { class: 'view posts-view' },
     pageHead('Posts', h('a', { class: 'button primary', href: '#/posts/new' }, 'New post')),
-    tabs('Posts by status', Object.entries(FILTERS).map(([key, f]) => ({ label: f.label, href: href(['posts', key], { q }), current: key === filter }))),
+    tabs(
+      'Posts by status',
+      Object.entries(FILTERS).map(([key, f]) => ({ label: f.label, href: href(['posts', key], { q }), current: key === filter })),
+    ),
     searchForm,
     q ? h('p', { class: 'hint', role: 'status' }, `Results for “${q}” in ${label.toLowerCase()}`) : null,
     list.items.length
       ? h('ul', { class: 'rows', 'aria-label': 'Posts' }, ...list.items.map((p) => postRow(p)))
-      : empty(q ? 'No posts match.' : emptyText(filter), filter === 'all' && !q ? h('a', { class: 'button primary', href: '#/posts/new' }, 'Write your first post') : ''),
+      : empty(
+          q ? 'No posts match.' : emptyText(filter),
+          filter === 'all' && !q ? h('a', { class: 'button primary', href: '#/posts/new' }, 'Write your first post') : '',
+        ),
     pager(list, (token) => at({ page: token })),
   );
 }
@@ -82,7 +88,13 @@ function postRow(p: Post): HTMLElement {
       'div',
       { class: 'row-main' },
       h('a', { class: 'row-title', href: `#/posts/edit/${p.id}` }, p.title || '(untitled)'),
-      h('div', { class: 'row-meta' }, badge(p.status), h('span', null, ...dateLine), comments ? h('span', null, `${comments} comment${comments === 1 ? '' : 's'}`) : null),
+      h(
+        'div',
+        { class: 'row-meta' },
+        badge(p.status),
+        h('span', null, ...dateLine),
+        comments ? h('span', null, `${comments} comment${comments === 1 ? '' : 's'}`) : null,
+      ),
     ),
     p.labels?.length ? h('ul', { class: 'labels', 'aria-label': 'Labels' }, ...p.labels.map((l) => h('li', null, l))) : null,
   );

@@ -24,7 +24,11 @@ export async function readerView(app: App, route: Route): Promise<HTMLElement> {
         h('p', { class: 'reader-name' }, h('a', { href: '#/read' }, app.blog.name)),
         app.blog.description ? h('p', { class: 'hint' }, app.blog.description) : null,
         pages.items.length
-          ? h('nav', { 'aria-label': 'Pages of the blog' }, h('ul', { class: 'reader-pages' }, ...pages.items.map((p) => h('li', null, h('a', { href: `#/read/page/${p.id}` }, p.title)))))
+          ? h(
+              'nav',
+              { 'aria-label': 'Pages of the blog' },
+              h('ul', { class: 'reader-pages' }, ...pages.items.map((p) => h('li', null, h('a', { href: `#/read/page/${p.id}` }, p.title)))),
+            )
           : null,
       ),
       main,
@@ -47,7 +51,13 @@ async function home(app: App, route: Route): Promise<HTMLElement> {
             h(
               'li',
               null,
-              h('article', null, h('h2', null, h('a', { href: `#/read/post/${p.id}` }, p.title || '(untitled)')), h('p', { class: 'byline' }, when(p.published)), h('p', null, textOf(p.content))),
+              h(
+                'article',
+                null,
+                h('h2', null, h('a', { href: `#/read/post/${p.id}` }, p.title || '(untitled)')),
+                h('p', { class: 'byline' }, when(p.published)),
+                h('p', null, textOf(p.content)),
+              ),
             ),
           ),
         )
@@ -65,7 +75,8 @@ async function postPage(app: App, postId: string): Promise<HTMLElement> {
     { class: 'thread' },
     ...comments.items.map((c) => {
       const body = h('div', { class: 'comment-body' });
-      if (c.content) body.innerHTML = c.content; // sanitized by blogcore when it was posted
+      if (c.content)
+        body.innerHTML = c.content; // sanitized by blogcore when it was posted
       else body.append(h('em', null, 'This comment was removed.'));
       return h('li', null, h('p', { class: 'byline' }, h('strong', null, c.author.displayName), ' · ', when(c.published)), body);
     }),
