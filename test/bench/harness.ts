@@ -26,9 +26,37 @@ export async function time(fn: (i: number) => unknown, budgetMs: number): Promis
     await fn(i++);
     samples.push((performance.now() - t0) * 1000);
   }
-  samples.sort((a, b) => a - b);
-  const mean = samples.reduce((s, x) => s + x, 0) / samples.length;
+  return summary(samples);
+}
+
+/** Mean, median and 99th percentile of latency samples (µs). */
+export function summary(samples: number[]): Timing {
+  samples.sort((x, y) => x - y);
+  const mean = samples.reduce((sum, x) => sum + x, 0) / samples.length;
   return { mean, p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]!, ops: samples.length };
+}
+
+/**
+ * Times blogcore and raw call by call in alternation (after a warm-up), so both see the same machine:
+ * on a shared box, load from other processes then inflates both sides alike instead of skewing the ratio.
+ */
+export async function timePair(ours: (i: number) => unknown, raw: (i: number) => unknown, budgetMs: number): Promise<[Timing, Timing]> {
+  for (let i = 0; i < 20; i++) {
+    await ours(i);
+    await raw(i);
+  }
+  const a: number[] = [];
+  const b: number[] = [];
+  const end = performance.now() + 2 * budgetMs;
+  for (let i = 20; performance.now() < end || a.length < 20; i++) {
+    let t = performance.now();
+    await ours(i);
+    a.push((performance.now() - t) * 1000);
+    t = performance.now();
+    await raw(i);
+    b.push((performance.now() - t) * 1000);
+  }
+  return [summary(a), summary(b)];
 }
 
 export interface Row {

@@ -21,7 +21,7 @@ import { createBlogService, type BlogService } from '../../src/index.js';
 import { distinctWords, postWordFields } from '../../src/text.js';
 import { startPostgres } from '../postgres/server.js';
 import { generator, rng, type BenchPost, type Generator } from '../sqlite/bench-data.js';
-import { printGrowth, printTable, type BenchContext, type Row, type Timing } from './harness.js';
+import { printGrowth, printTable, timePair, type BenchContext, type Row, type Timing } from './harness.js';
 import { httpRows } from './postgres-http.js';
 
 const PAGE = 20;
@@ -136,32 +136,6 @@ class Raw {
     await this.q('patch', sql, [id, title, now, row.version]);
     return JSON.stringify({ ...row, title, updated: now });
   }
-}
-
-const summary = (samples: number[]): Timing => {
-  samples.sort((x, y) => x - y);
-  const mean = samples.reduce((sum, x) => sum + x, 0) / samples.length;
-  return { mean, p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]!, ops: samples.length };
-};
-
-/** Times blogcore and raw call by call in alternation (after a warm-up), so both see the same machine. */
-async function timePair(ours: (i: number) => unknown, raw: (i: number) => unknown, budgetMs: number): Promise<[Timing, Timing]> {
-  for (let i = 0; i < 20; i++) {
-    await ours(i);
-    await raw(i);
-  }
-  const a: number[] = [];
-  const b: number[] = [];
-  const end = performance.now() + 2 * budgetMs;
-  for (let i = 20; performance.now() < end || a.length < 20; i++) {
-    let t = performance.now();
-    await ours(i);
-    a.push((performance.now() - t) * 1000);
-    t = performance.now();
-    await raw(i);
-    b.push((performance.now() - t) * 1000);
-  }
-  return [summary(a), summary(b)];
 }
 
 /** Loads `n` posts through the service (every core rule), LOADERS at a time; answers the blog and post ids. */

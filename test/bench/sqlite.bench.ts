@@ -24,7 +24,7 @@ import { createBlogService, type BlogService } from '../../src/index.js';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { generator, rng, type BenchPost, type Generator } from '../sqlite/bench-data.js';
 import { commentVisOf, put, type CommentRecord, type PostRecord } from '../../src/records.js';
-import { printGrowth, printTable, type BenchContext, type Row, type Timing } from './harness.js';
+import { printGrowth, printTable, timePair, type BenchContext, type Row, type Timing } from './harness.js';
 
 const BLOG_URL = 'https://bench.example/';
 const LABEL = 'label-30';
@@ -166,35 +166,6 @@ class Raw {
   search = (blogId: string, q: string) => JSON.stringify(this.s.search.all(q, blogId));
   matches = (q: string) => this.s.countMatches.get(q)!;
   live = (blogId: string) => this.s.liveCount.get(blogId)!;
-}
-
-const summary = (samples: number[]): Timing => {
-  samples.sort((x, y) => x - y);
-  const mean = samples.reduce((sum, x) => sum + x, 0) / samples.length;
-  return { mean, p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]!, ops: samples.length };
-};
-
-/**
- * Times blogcore and raw call by call in alternation (after a warm-up), so both see the same machine:
- * on a shared box, load from other processes then inflates both sides alike instead of skewing the ratio.
- */
-async function timePair(ours: (i: number) => unknown, raw: (i: number) => unknown, budgetMs: number): Promise<[Timing, Timing]> {
-  for (let i = 0; i < 20; i++) {
-    await ours(i);
-    await raw(i);
-  }
-  const a: number[] = [];
-  const b: number[] = [];
-  const end = performance.now() + 2 * budgetMs;
-  for (let i = 20; performance.now() < end || a.length < 20; i++) {
-    let t = performance.now();
-    await ours(i);
-    a.push((performance.now() - t) * 1000);
-    t = performance.now();
-    await raw(i);
-    b.push((performance.now() - t) * 1000);
-  }
-  return [summary(a), summary(b)];
 }
 
 /** Loads `n` posts through the service, 500 to a SQLite transaction; answers the blog id and post ids. */
