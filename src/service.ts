@@ -11,9 +11,6 @@ import { postsApi } from './resources/posts.js';
 
 export type BlogServiceOptions = CoreOptions;
 
-/** Where the host service keeps its core, for blogcore's own trusted modules (blogcore/io restores records). */
-export const CORE = Symbol.for('blogcore.core');
-
 /** Who a scoped service acts for: a user of the host (`{ userId }`), or an anonymous reader (`null`). */
 export type ActorInput = { userId: string } | null;
 
@@ -88,7 +85,6 @@ function scoped(core: Core, actor: Actor): BlogService {
     },
   };
   Object.defineProperty(service, INTERNALS, { value: { core, actor } });
-  if (actor.kind === 'host') Object.defineProperty(service, CORE, { value: core });
   return service;
 }
 

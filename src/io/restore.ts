@@ -23,15 +23,18 @@ import { normalizeBlogUrl } from '../resources/blogs.js';
 import { withPath } from '../resources/content.js';
 import { sanitizeCommentHtml } from '../sanitize.js';
 import { LIMITS, type Role } from '../schemas.js';
-import { CORE, type BlogService } from '../service.js';
+import { internalsOf } from '../internals.js';
+import type { BlogService } from '../service.js';
 import { publicUrl } from '../wire.js';
 import { own } from './keys.js';
 import type { ImportFormat, ImportOptions, ImportReport } from './types.js';
 
 export function coreOf(service: BlogService): Core {
-  const core = (service as unknown as Record<symbol, Core | undefined>)?.[CORE];
-  if (!core) throw new BlogError({ code: 403, reason: 'forbidden', message: 'Import and export need the host service itself, not one scoped with as()' });
-  return core;
+  const internals = service ? internalsOf(service) : undefined;
+  if (internals?.actor.kind !== 'host') {
+    throw new BlogError({ code: 403, reason: 'forbidden', message: 'Import and export need the host service itself, not one scoped with as()' });
+  }
+  return internals.core;
 }
 
 const invalidOption = (location: string, message: string) => new BlogError({ code: 400, reason: 'invalid', message, location, locationType: 'parameter' });
