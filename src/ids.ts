@@ -1,24 +1,33 @@
-import { monotonicFactory } from 'ulid';
+/** Crockford's base32, the ULID alphabet: digits then letters without I, L, O and U, so ids sort as strings. */
+const B32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+// The last id's time and its 16 random base32 digits (80 bits from Web Crypto, in browsers and Node >= 20 alike).
+let lastTime = 0;
+const digits = new Uint8Array(16);
 
 /**
- * Random numbers for ULIDs from the Web Crypto API (browsers and Node >= 20 alike), drawn 256 bytes at a
- * time: the factory asks for one number per character, 16 per id.
+ * A ULID (https://github.com/ulid/spec) for a record made at `now`: 10 characters of milliseconds, 16 random.
+ * Monotonic: an id made in the same millisecond as the last one (or an earlier one, when the clock steps back)
+ * keeps the last time and adds one to its random part, so it still sorts after it.
  */
-const bytes = new Uint8Array(256);
-let next = bytes.length;
-function random(): number {
-  if (next === bytes.length) {
-    globalThis.crypto.getRandomValues(bytes);
-    next = 0;
-  }
-  return bytes[next++]! / 256;
-}
-
-const ulid = monotonicFactory(random);
-
-/** A ULID for a record made at `now`: sorts by time, and ids made in one millisecond (or an earlier one) keep increasing. */
 export function newId(now: Date): string {
-  return ulid(now.getTime());
+  let t = now.getTime() || Date.now();
+  if (!(t > 0 && t < 2 ** 48)) throw new RangeError(`ULID time out of range: ${t}`);
+  if (t <= lastTime) {
+    t = lastTime;
+    let i = 15;
+    while (digits[i] === 31) digits[i--] = 0;
+    if (i < 0) throw new RangeError('ULID overflow: 2^80 ids in one millisecond');
+    digits[i]!++;
+  } else {
+    lastTime = t;
+    globalThis.crypto.getRandomValues(digits);
+    for (let i = 0; i < 16; i++) digits[i]! &= 31;
+  }
+  let id = '';
+  for (let i = 0; i < 10; i++, t = Math.floor(t / 32)) id = B32[t % 32] + id;
+  for (const d of digits) id += B32[d];
+  return id;
 }
 
 /** A short, stable, non-cryptographic hash (FNV-1a, 32 bit) in base 36: for etags and query fingerprints. */
