@@ -13,8 +13,6 @@ export default defineConfig([
     target: 'es2022',
     splitting: true,
     treeshake: true,
-    // Bundled into dist/idb.*, the only entry that uses it, so a server-only install does not download it.
-    noExternal: ['idb'],
   },
   {
     // The command imports the library by its own package name ('blogcore', 'blogcore/sqlite', …): Node resolves

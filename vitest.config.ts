@@ -20,8 +20,6 @@ export default defineConfig({
       },
       {
         // Real IndexedDB in headless Chromium: the driver suite and the idb-specific tests.
-        // `idb` is pre-bundled up front, so a fresh clone's first run does not reload the page mid-test.
-        optimizeDeps: { include: ['idb'] },
         test: {
           name: 'browser',
           include: ['test/**/*.browser.test.ts'],

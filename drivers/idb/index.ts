@@ -1,5 +1,5 @@
 /**
- * The IndexedDB driver, on the `idb` package: blogcore in the browser, offline.
+ * The IndexedDB driver, on the raw IndexedDB API: blogcore in the browser, offline.
  *
  * Layout (one database per `name`):
  * - one object store per collection, records `{ id, v, doc, k }` where `k` holds the core's index keys by
@@ -20,7 +20,6 @@
  * readwrite transaction over every store it touches, with no await of anything but IndexedDB requests in
  * between (a foreign await would let the transaction auto-commit half way).
  */
-import { unwrap, wrap, type IDBPDatabase, type IDBPIndex, type IDBPObjectStore, type IDBPTransaction } from 'idb';
 import {
   compareKeys,
   DriverConflict,
@@ -53,7 +52,7 @@ export interface IdbDriverOptions {
   name?: string;
   /**
    * The IDBFactory to use. Default: the global `indexedDB`. In Node tests pass a fake-indexeddb factory
-   * (`import 'fake-indexeddb/auto'` first: `idb` needs the IndexedDB classes as globals).
+   * (and its `IDBKeyRange`), or `import 'fake-indexeddb/auto'` first to install both as globals.
    */
   indexedDB?: IDBFactory;
   /** The IDBKeyRange class belonging to that factory. Default: the global `IDBKeyRange`. */
@@ -130,10 +129,40 @@ interface IdbRecord<V> {
   primaryKey: IDBValidKey;
   value: V;
 }
-type GetAllRecords = (options: { query?: IDBKeyRange; count?: number; direction?: IDBCursorDirection }) => Promise<IdbRecord<Rec>[]>;
+/** IndexedDB 3.0's options form of `getAllRecords` and `getAllKeys` (not in TypeScript's DOM types yet). */
+type GetAllOptions = { query: IDBKeyRange; count: number; direction: IDBCursorDirection };
+type Index3 = IDBIndex & {
+  getAllRecords?: (options: GetAllOptions) => IDBRequest<IdbRecord<Rec>[]>;
+  getAllKeys(options: GetAllOptions): IDBRequest<string[]>;
+};
 
-type DB = IDBPDatabase<unknown>;
-type Tx = IDBPTransaction<unknown, string[], IDBTransactionMode>;
+/** A request's result as a promise. It settles in the request's own event, so awaiting it keeps the transaction active. */
+function ask<T>(request: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+/** Resolves when a transaction commits; rejects with why it aborted. */
+function done(tx: IDBTransaction): Promise<void> {
+  return new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onabort = () => reject(tx.error ?? new DOMException('The transaction was aborted', 'AbortError'));
+  });
+}
+
+/** Steps a cursor through its range while `step` returns true. */
+function walkCursor<C extends IDBCursor>(request: IDBRequest<C | null>, step: (cursor: C) => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => {
+      const cursor = request.result;
+      if (cursor && step(cursor)) cursor.continue();
+      else resolve();
+    };
+    request.onerror = () => reject(request.error);
+  });
+}
 
 const refOf = (collection: string, id: string) => `${collection}\0${id}`;
 /**
@@ -162,7 +191,7 @@ class IdbDriver implements StorageDriver {
   private readonly factory: IDBFactory;
   private readonly KeyRange: typeof IDBKeyRange;
   private readonly blockedTimeoutMs: number;
-  private db: DB | undefined;
+  private db: IDBDatabase | undefined;
   private defs = new Map<string, CollectionDef>();
   /** Why the connection is gone (closed by us, upgraded or deleted elsewhere, or dropped by the browser). */
   private lost: string | undefined = 'idb driver is not open: call open(schema) first';
@@ -176,7 +205,7 @@ class IdbDriver implements StorageDriver {
     if (!factory || !KeyRange) {
       throw new Error(
         "idbDriver: no IndexedDB here. In Node, add import 'fake-indexeddb/auto' (npm install -D fake-indexeddb) before creating the driver: " +
-          'it installs indexedDB and the IDB* classes the driver uses (passing { indexedDB, IDBKeyRange } alone is not enough in Node).',
+          "it installs the indexedDB and IDBKeyRange globals the driver uses (or pass { indexedDB, IDBKeyRange } from 'fake-indexeddb').",
       );
     }
     this.name = options.name ?? 'blogcore';
@@ -202,9 +231,9 @@ class IdbDriver implements StorageDriver {
   }
 
   /** Opens (and if needed upgrades) the database; never waits forever on another tab. */
-  private connect(schema: StoreSchema): Promise<DB> {
+  private connect(schema: StoreSchema): Promise<IDBDatabase> {
     const version = idbVersion(schema.version);
-    return new Promise<DB>((resolve, reject) => {
+    return new Promise<IDBDatabase>((resolve, reject) => {
       let settled = false;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const fail = (error: Error) => {
@@ -222,7 +251,7 @@ class IdbDriver implements StorageDriver {
       }
       request.onupgradeneeded = () => {
         try {
-          upgrade(wrap(request.result) as DB, schema, wrap(request.transaction!) as unknown as IDBPTransaction<unknown, string[], 'versionchange'>);
+          upgrade(request.result, schema, request.transaction!);
         } catch (e) {
           request.transaction?.abort();
           fail(new Error(`idb driver: upgrading ${this.name} to schema version ${schema.version} failed: ${(e as Error).message}`));
@@ -274,13 +303,13 @@ class IdbDriver implements StorageDriver {
         raw.onclose = () => {
           this.lost = `IndexedDB database "${this.name}" was closed by the browser (storage cleared or failed)`;
         };
-        resolve(wrap(raw) as DB);
+        resolve(raw);
       };
     });
   }
 
   /** Refuses a database whose stores do not match the schema (a schema changed without a version bump). */
-  private checkLayout(db: DB, schema: StoreSchema): void {
+  private checkLayout(db: IDBDatabase, schema: StoreSchema): void {
     const missing: string[] = [];
     const names = [...db.objectStoreNames];
     for (const c of schema.collections) {
@@ -302,7 +331,7 @@ class IdbDriver implements StorageDriver {
     }
   }
 
-  private conn(): DB {
+  private conn(): IDBDatabase {
     if (this.lost !== undefined || !this.db) throw new Error(this.lost ?? 'idb driver is closed');
     return this.db;
   }
@@ -315,7 +344,7 @@ class IdbDriver implements StorageDriver {
 
   async get(collection: string, id: string): Promise<StoredDoc | undefined> {
     this.def(collection);
-    const rec = (await this.conn().transaction(collection).objectStore(collection).get(id)) as Rec | undefined;
+    const rec = (await ask(this.conn().transaction(collection).objectStore(collection).get(id))) as Rec | undefined;
     return rec && { id: rec.id, version: rec.v, doc: rec.doc };
   }
 
@@ -323,17 +352,19 @@ class IdbDriver implements StorageDriver {
     this.def(collection);
     if (ids.length === 0) return [];
     const store = this.conn().transaction(collection).objectStore(collection);
-    const recs = (await Promise.all(ids.map((id) => store.get(id)))) as Array<Rec | undefined>;
+    const recs = (await Promise.all(ids.map((id) => ask(store.get(id))))) as Array<Rec | undefined>;
     return recs.map((rec) => rec && { id: rec.id, version: rec.v, doc: rec.doc });
   }
 
   async getByIndex(collection: string, index: string, key: Key): Promise<StoredDoc | undefined> {
     this.def(collection);
-    const rec = (await this.conn()
-      .transaction(collection)
-      .objectStore(collection)
-      .index(index)
-      .get([...key])) as Rec | undefined;
+    const rec = (await ask(
+      this.conn()
+        .transaction(collection)
+        .objectStore(collection)
+        .index(index)
+        .get([...key]),
+    )) as Rec | undefined;
     return rec && { id: rec.id, version: rec.v, doc: rec.doc };
   }
 
@@ -348,9 +379,9 @@ class IdbDriver implements StorageDriver {
     return this.KeyRange.bound(lower, upper, lowerOpen, upperOpen);
   }
 
-  private index(collection: string, index: string): IDBPIndex<unknown, string[], string, string, 'readonly'> {
+  private index(collection: string, index: string): Index3 {
     this.def(collection);
-    return this.conn().transaction(collection).objectStore(collection).index(index);
+    return this.conn().transaction(collection).objectStore(collection).index(index) as Index3;
   }
 
   async list(q: ListQuery): Promise<IndexedDoc[]> {
@@ -359,54 +390,46 @@ class IdbDriver implements StorageDriver {
     const limit = Math.floor(q.limit);
     if (!range || !(limit > 0)) return [];
     const direction: IDBCursorDirection = q.direction === 'asc' ? 'next' : 'prev';
-    this.hasGetAllRecords ??= typeof (unwrap(index) as IDBIndex & { getAllRecords?: unknown }).getAllRecords === 'function';
+    this.hasGetAllRecords ??= typeof index.getAllRecords === 'function';
     if (this.hasGetAllRecords) {
       // One request for the whole page, with the index key of each entry.
-      const recs = await (index as unknown as { getAllRecords: GetAllRecords }).getAllRecords({ query: range, count: limit, direction });
+      const recs = await ask(index.getAllRecords!({ query: range, count: limit, direction }));
       return recs.map((r) => ({ id: r.value.id, key: r.key as string[], version: r.value.v, doc: r.value.doc }));
     }
     const out: IndexedDoc[] = [];
-    let cursor = await index.openCursor(range, direction);
-    while (cursor && out.length < limit) {
+    await walkCursor(index.openCursor(range, direction), (cursor) => {
       const rec = cursor.value as Rec;
       out.push({ id: rec.id, key: cursor.key as string[], version: rec.v, doc: rec.doc });
-      if (out.length < limit) cursor = await cursor.continue();
-    }
+      return out.length < limit;
+    });
     return out;
   }
 
   async count(q: RangeQuery): Promise<number> {
     const index = this.index(q.collection, q.index);
     const range = this.range(q);
-    return range ? index.count(range) : 0;
+    return range ? ask(index.count(range)) : 0;
   }
 
   /**
    * One prefix's walk in key order as index entries, at most `limit`: one `getAllRecords` request where the
    * browser has it (it reads the records too, but inside the driver), else a key cursor.
    */
-  private async walk(
-    index: IDBPIndex<unknown, string[], string, string, 'readonly'>,
-    q: KeysQuery,
-    prefix: Key,
-    limit: number,
-    keep?: (id: string) => boolean,
-  ): Promise<IndexEntry[]> {
+  private async walk(index: Index3, q: KeysQuery, prefix: Key, limit: number, keep?: (id: string) => boolean): Promise<IndexEntry[]> {
     const range = this.range({ ...q, prefix });
     if (!range || limit <= 0) return [];
     const direction: IDBCursorDirection = q.direction === 'asc' ? 'next' : 'prev';
-    this.hasGetAllRecords ??= typeof (unwrap(index) as IDBIndex & { getAllRecords?: unknown }).getAllRecords === 'function';
+    this.hasGetAllRecords ??= typeof index.getAllRecords === 'function';
     if (this.hasGetAllRecords && !keep) {
-      const recs = await (index as unknown as { getAllRecords: GetAllRecords }).getAllRecords({ query: range, count: limit, direction });
+      const recs = await ask(index.getAllRecords!({ query: range, count: limit, direction }));
       return recs.map((r) => ({ id: r.primaryKey as string, key: r.key as string[] }));
     }
     const out: IndexEntry[] = [];
-    let cursor = await index.openKeyCursor(range, direction);
-    while (cursor && out.length < limit) {
+    await walkCursor(index.openKeyCursor(range, direction), (cursor) => {
       const id = cursor.primaryKey as string;
       if (!keep || keep(id)) out.push({ id, key: cursor.key as string[] });
-      if (out.length < limit) cursor = await cursor.continue();
-    }
+      return out.length < limit;
+    });
     return out;
   }
 
@@ -415,14 +438,7 @@ class IdbDriver implements StorageDriver {
    * (`getAllKeys` with a direction, IndexedDB 3.0: one request per chunk instead of one per step); the
    * records of the matches, and of each chunk's last id (to go on after its key), give the index keys.
    */
-  private async walkIds(
-    store: IDBPObjectStore<unknown, string[], string, 'readonly'>,
-    index: IDBPIndex<unknown, string[], string, string, 'readonly'>,
-    q: SearchQuery,
-    prefix: Key,
-    limit: number,
-    set: ReadonlySet<string>,
-  ): Promise<IndexEntry[]> {
+  private async walkIds(store: IDBObjectStore, index: Index3, q: SearchQuery, prefix: Key, limit: number, set: ReadonlySet<string>): Promise<IndexEntry[]> {
     const out: IndexEntry[] = [];
     const width = prefix.length;
     const direction: IDBCursorDirection = q.direction === 'asc' ? 'next' : 'prev';
@@ -432,12 +448,10 @@ class IdbDriver implements StorageDriver {
     for (;;) {
       const range = this.range({ ...bounds, prefix });
       if (!range) return out;
-      const getAllKeys = (index as unknown as { getAllKeys: (o: { query: IDBKeyRange; count: number; direction: IDBCursorDirection }) => Promise<string[]> })
-        .getAllKeys;
-      const ids = await getAllKeys.call(index, { query: range, count: ID_CHUNK, direction });
+      const ids = await ask(index.getAllKeys({ query: range, count: ID_CHUNK, direction }));
       const hits = ids.filter((id) => set.has(id)).slice(0, limit - out.length);
       const last = ids[ids.length - 1];
-      const recs = (await Promise.all([...hits, ...(last === undefined ? [] : [last])].map((id) => store.get(id)))) as Array<Rec | undefined>;
+      const recs = (await Promise.all([...hits, ...(last === undefined ? [] : [last])].map((id) => ask(store.get(id))))) as Array<Rec | undefined>;
       const sign = q.direction === 'asc' ? 1 : -1;
       hits.forEach((id, n) => {
         for (const key of inRange(recs[n], bounds).sort((a, b) => sign * compareKeys(a, b))) out.push({ id, key });
@@ -469,7 +483,7 @@ class IdbDriver implements StorageDriver {
     const tx = this.conn().transaction([TERMS(q.collection), q.collection]);
     const byToken = tx.objectStore(TERMS(q.collection)).index(TOKEN_INDEX);
     // Ids per token (keys only: no record is read), intersected from the smallest set.
-    const lists = ((await Promise.all(tokens.map((t) => byToken.getAllKeys(termKey(q.scope, t))))) as string[][]).sort((a, b) => a.length - b.length);
+    const lists = ((await Promise.all(tokens.map((t) => ask(byToken.getAllKeys(termKey(q.scope, t)))))) as string[][]).sort((a, b) => a.length - b.length);
     let ids = lists[0]!;
     for (const other of lists.slice(1)) {
       if (ids.length === 0) break;
@@ -483,8 +497,8 @@ class IdbDriver implements StorageDriver {
       // Many matches: walk the ordered index and keep the matches. (An id of another scope sharing the hash
       // could pass only under a prefix that holds it; the core's prefixes start with the scope.)
       const set = new Set(ids);
-      const index = store.index(q.index);
-      this.hasGetAllRecords ??= typeof (unwrap(index) as IDBIndex & { getAllRecords?: unknown }).getAllRecords === 'function';
+      const index = store.index(q.index) as Index3;
+      this.hasGetAllRecords ??= typeof index.getAllRecords === 'function';
       const walks = await Promise.all(
         q.prefixes.map((prefix) =>
           this.hasGetAllRecords ? this.walkIds(store, index, q, prefix, limit, set) : this.walk(index, q, prefix, limit, (id) => set.has(id)),
@@ -493,7 +507,7 @@ class IdbDriver implements StorageDriver {
       return mergeWalks(walks, width, q.direction, limit);
     }
     // Few matches: their index keys live on their records; sort those in range.
-    const recs = (await Promise.all(ids.map((id) => store.get(id)))) as Array<Rec | undefined>;
+    const recs = (await Promise.all(ids.map((id) => ask(store.get(id))))) as Array<Rec | undefined>;
     const byPrefix = new Map(q.prefixes.map((p, n) => [JSON.stringify(p), n]));
     const walks: IndexEntry[][] = q.prefixes.map(() => []);
     for (const rec of recs) {
@@ -530,9 +544,8 @@ class IdbDriver implements StorageDriver {
       seen.add(ref);
     }
     const tx = db.transaction([...stores], 'readwrite');
-    const done = tx.done;
-    done.catch(() => undefined); // awaited below; a refused commit aborts on purpose
-    const raw = unwrap(tx) as IDBTransaction;
+    const finished = done(tx);
+    finished.catch(() => undefined); // awaited below; a refused commit aborts on purpose
 
     if (!insertsOnly) {
       const conflict = await this.check(tx, ops);
@@ -542,11 +555,11 @@ class IdbDriver implements StorageDriver {
       }
     }
 
-    // Write: plain requests on the raw stores (no promise per request); the transaction reports.
+    // Write: plain requests (no promise per request); the transaction reports.
     let refused: Promise<DriverConflict> | undefined;
     const changes: Array<Omit<LogChange, 'q'>> = [];
     for (const op of ops) {
-      const store = raw.objectStore(op.collection);
+      const store = tx.objectStore(op.collection);
       const search = this.def(op.collection).search;
       if (op.type === 'put') {
         const rec: Rec = {
@@ -561,13 +574,13 @@ class IdbDriver implements StorageDriver {
           request.onerror = (event) => {
             // Keep the transaction alive to find out which precondition failed, then abort it.
             event.preventDefault();
-            refused ??= this.diagnose(raw, op).finally(() => abort(tx));
+            refused ??= this.diagnose(tx, op).finally(() => abort(tx));
           };
         } else {
           store.put(rec);
         }
         if (search) {
-          const terms = raw.objectStore(TERMS(op.collection));
+          const terms = tx.objectStore(TERMS(op.collection));
           if (op.terms) {
             const t: TermsRec = { id: op.id, t: [...new Set(op.terms.tokens)].map((token) => termKey(op.terms!.scope, token)) };
             terms.put(t);
@@ -577,7 +590,7 @@ class IdbDriver implements StorageDriver {
         }
       } else {
         store.delete(op.id);
-        if (search) raw.objectStore(TERMS(op.collection)).delete(op.id);
+        if (search) tx.objectStore(TERMS(op.collection)).delete(op.id);
       }
       const p = changes.length;
       changes.push({
@@ -592,17 +605,17 @@ class IdbDriver implements StorageDriver {
     }
     // One log record per commit; its auto-incremented key is the commit's sequence number, which the
     // changes are filed under as soon as it is known (still inside the transaction).
-    const logged = raw.objectStore(LOG).add({ t: time });
+    const logged = tx.objectStore(LOG).add({ t: time });
     logged.onsuccess = () => {
       const q = logged.result as number;
-      const store = raw.objectStore(CHANGES);
+      const store = tx.objectStore(CHANGES);
       for (const c of changes) store.add({ q, ...c } satisfies LogChange, [q, c.p]);
     };
     try {
-      await done;
+      await finished;
     } catch (e) {
       if (refused) throw await refused;
-      const error = raw.error ?? (e as Error);
+      const error = e as Error;
       if (error?.name === 'ConstraintError') {
         // Not expected (preconditions were checked in this transaction), but never report it as a crash.
         const op = ops.find((o) => o.type === 'put' && this.def(o.collection).indexes.some((i) => i.unique && (o.keys[i.name]?.length ?? 0) > 0));
@@ -614,7 +627,7 @@ class IdbDriver implements StorageDriver {
   }
 
   /** Checks every precondition in batch order, as the state will be when earlier ops apply. */
-  private async check(tx: Tx, ops: readonly WriteOp[]): Promise<DriverConflict | undefined> {
+  private async check(tx: IDBTransaction, ops: readonly WriteOp[]): Promise<DriverConflict | undefined> {
     // All reads at once: current records, and the holders of the unique keys that puts claim.
     const refs = new Map<string, { collection: string; id: string }>();
     const probes = new Map<string, { collection: string; index: string; key: Key }>();
@@ -632,17 +645,15 @@ class IdbDriver implements StorageDriver {
     try {
       await Promise.all([
         ...[...refs].map(([ref, { collection, id }]) =>
-          tx
-            .objectStore(collection)
-            .get(id)
-            .then((rec) => void current.set(ref, rec ? { v: (rec as Rec).v, k: (rec as Rec).k } : { v: 0, k: null })),
+          ask(tx.objectStore(collection).get(id)).then((rec) => void current.set(ref, rec ? { v: (rec as Rec).v, k: (rec as Rec).k } : { v: 0, k: null })),
         ),
         ...[...probes].map(([ref, p]) =>
-          tx
-            .objectStore(p.collection)
-            .index(p.index)
-            .getKey([...p.key])
-            .then((id) => void holders.set(ref, (id as string | undefined) ?? null)),
+          ask(
+            tx
+              .objectStore(p.collection)
+              .index(p.index)
+              .getKey([...p.key]),
+          ).then((id) => void holders.set(ref, (id as string | undefined) ?? null)),
         ),
       ]);
     } catch (e) {
@@ -679,9 +690,8 @@ class IdbDriver implements StorageDriver {
   }
 
   /** Why an insert's `add` failed, asked inside its still-open transaction: the id exists, or a unique key is taken. */
-  private async diagnose(raw: IDBTransaction, op: PutOp): Promise<DriverConflict> {
-    const ask = <T>(request: IDBRequest<T>) => wrap(request) as Promise<T>;
-    const store = raw.objectStore(op.collection);
+  private async diagnose(tx: IDBTransaction, op: PutOp): Promise<DriverConflict> {
+    const store = tx.objectStore(op.collection);
     if ((await ask(store.getKey(op.id))) !== undefined) return new DriverConflict('version', op.collection, op.id);
     for (const index of this.def(op.collection).indexes) {
       if (!index.unique) continue;
@@ -696,10 +706,12 @@ class IdbDriver implements StorageDriver {
   async changesSince(seq: number, limit = 1000): Promise<Change[]> {
     const max = Math.max(0, Math.floor(limit));
     if (max === 0) return [];
-    const recs = (await this.conn()
-      .transaction(CHANGES)
-      .objectStore(CHANGES)
-      .getAll(this.KeyRange.lowerBound([seq, Infinity], true), max)) as LogChange[];
+    const recs = (await ask(
+      this.conn()
+        .transaction(CHANGES)
+        .objectStore(CHANGES)
+        .getAll(this.KeyRange.lowerBound([seq, Infinity], true), max),
+    )) as LogChange[];
     return recs.map(toChange);
   }
 
@@ -707,13 +719,13 @@ class IdbDriver implements StorageDriver {
     const max = Math.max(0, Math.floor(limit));
     if (max === 0) return [];
     const range = this.KeyRange.bound([stream, after.seq, after.pos], [stream, Infinity, Infinity], true, false);
-    const recs = (await this.conn().transaction(CHANGES).objectStore(CHANGES).index(STREAM_INDEX).getAll(range, max)) as LogChange[];
+    const recs = (await ask(this.conn().transaction(CHANGES).objectStore(CHANGES).index(STREAM_INDEX).getAll(range, max))) as LogChange[];
     return recs.map(toChange);
   }
 
   async logBounds(): Promise<LogBounds> {
     const tx = this.conn().transaction([LOG, META]);
-    const [last, pruned] = await Promise.all([tx.objectStore(LOG).openKeyCursor(null, 'prev'), tx.objectStore(META).get('pruned')]);
+    const [last, pruned] = await Promise.all([ask(tx.objectStore(LOG).openKeyCursor(null, 'prev')), ask(tx.objectStore(META).get('pruned'))]);
     return { newest: typeof last?.key === 'number' ? last.key : 0, pruned: typeof pruned === 'number' ? pruned : 0 };
   }
 
@@ -721,7 +733,8 @@ class IdbDriver implements StorageDriver {
     const limit = Math.max(0, Math.floor(q.limit));
     if (limit === 0) return 0;
     const tx = this.conn().transaction([CHANGES, LOG, META], 'readwrite');
-    const recs = (await tx.objectStore(CHANGES).getAll(null, limit)) as LogChange[];
+    const finished = done(tx);
+    const recs = (await ask(tx.objectStore(CHANGES).getAll(null, limit))) as LogChange[];
     let n = 0;
     while (n < recs.length) {
       const r = recs[n]!;
@@ -730,12 +743,12 @@ class IdbDriver implements StorageDriver {
     }
     if (n > 0) {
       const last = recs[n - 1]!;
-      void tx.objectStore(CHANGES).delete(this.KeyRange.upperBound([last.q, last.p]));
+      tx.objectStore(CHANGES).delete(this.KeyRange.upperBound([last.q, last.p]));
       // Commit records before the last pruned one go too; that one stays, so the newest seq is always known.
-      void tx.objectStore(LOG).delete(this.KeyRange.upperBound(last.q, true));
-      void tx.objectStore(META).put(last.q, 'pruned');
+      tx.objectStore(LOG).delete(this.KeyRange.upperBound(last.q, true));
+      tx.objectStore(META).put(last.q, 'pruned');
     }
-    await tx.done;
+    await finished;
     return n;
   }
 
@@ -746,7 +759,7 @@ class IdbDriver implements StorageDriver {
   }
 }
 
-function abort(tx: Tx): void {
+function abort(tx: IDBTransaction): void {
   try {
     tx.abort();
   } catch {
@@ -759,7 +772,7 @@ function abort(tx: Tx): void {
  * Indexes are derived data and are rebuilt by IndexedDB from the stored `k` keys; collection stores are
  * never deleted (data is not dropped because a schema forgot a collection).
  */
-function upgrade(db: DB, schema: StoreSchema, tx: IDBPTransaction<unknown, string[], 'versionchange'>): void {
+function upgrade(db: IDBDatabase, schema: StoreSchema, tx: IDBTransaction): void {
   const names = () => [...db.objectStoreNames];
   if (!names().includes(LOG)) db.createObjectStore(LOG, { autoIncrement: true });
   if (!names().includes(META)) db.createObjectStore(META);
