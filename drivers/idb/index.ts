@@ -20,6 +20,7 @@
  * readwrite transaction over every store it touches, with no await of anything but IndexedDB requests in
  * between (a foreign await would let the transaction auto-commit half way).
  */
+import { shortHash } from '../../src/ids.js';
 import {
   compareKeys,
   DriverConflict,
@@ -165,38 +166,35 @@ function walkCursor<C extends IDBCursor>(request: IDBRequest<C | null>, step: (c
 }
 
 const refOf = (collection: string, id: string) => `${collection}\0${id}`;
-/**
- * One token index entry: a short hash of the scope, then the token. Every token of every post is an index
- * entry, and Chromium's write cost grows with key length (a 26-character blog id in front of each token
- * cost a third more per insert). A hash collision only widens what the index returns: `search` keeps the
- * records whose stored scope is the one asked for.
- */
-const termKey = (scope: string, token: string) => `${scopeHash(scope)}:${token}`;
-const scopeHashes = new Map<string, string>();
-function scopeHash(scope: string): string {
-  let h = scopeHashes.get(scope);
-  if (h === undefined) {
-    let x = 0x811c9dc5; // FNV-1a, 32 bits
-    for (let i = 0; i < scope.length; i++) x = Math.imul(x ^ scope.charCodeAt(i), 0x01000193);
-    h = (x >>> 0).toString(36);
-    if (scopeHashes.size > 1000) scopeHashes.clear();
-    scopeHashes.set(scope, h);
-  }
-  return h;
-}
 const uniqueRef = (collection: string, index: string, key: Key) => `${collection}\0${index}\0${JSON.stringify(key)}`;
+/**
+ * The token index entries of one scope: a short hash of the scope (FNV-1a), then the token. Every token of
+ * every post is an index entry, and Chromium's write cost grows with key length (a 26-character blog id in
+ * front of each token cost a third more per insert). A hash collision only widens what the index returns:
+ * `search` keeps the records whose stored scope is the one asked for.
+ */
+const termKeys = (scope: string, tokens: Iterable<string>) => {
+  const h = shortHash(scope);
+  return [...new Set(tokens)].map((token) => `${h}:${token}`);
+};
+const stored = (rec: Rec | undefined): StoredDoc | undefined => rec && { id: rec.id, version: rec.v, doc: rec.doc };
+const cursorDirection = (q: { direction: 'asc' | 'desc' }): IDBCursorDirection => (q.direction === 'asc' ? 'next' : 'prev');
+/** Sorts index keys in a walk's direction. */
+const sortKeys = (keys: Key[], q: { direction: 'asc' | 'desc' }) => keys.sort((a, b) => (q.direction === 'asc' ? 1 : -1) * compareKeys(a, b));
+/** A change-log read's limit: a whole number, at least 0. */
+const atLeast0 = (limit: number) => Math.max(0, Math.floor(limit));
 
 class IdbDriver implements StorageDriver {
-  private readonly name: string;
-  private readonly factory: IDBFactory;
-  private readonly KeyRange: typeof IDBKeyRange;
-  private readonly blockedTimeoutMs: number;
-  private db: IDBDatabase | undefined;
-  private defs = new Map<string, CollectionDef>();
+  readonly #name: string;
+  readonly #factory: IDBFactory;
+  readonly #KeyRange: typeof IDBKeyRange;
+  readonly #blockedTimeoutMs: number;
+  #db: IDBDatabase | undefined;
+  #defs = new Map<string, CollectionDef>();
   /** Why the connection is gone (closed by us, upgraded or deleted elsewhere, or dropped by the browser). */
-  private lost: string | undefined = 'idb driver is not open: call open(schema) first';
+  #lost: string | undefined = 'idb driver is not open: call open(schema) first';
   /** Whether indexes have `getAllRecords`; found out on the first list. */
-  private hasGetAllRecords: boolean | undefined;
+  #hasGetAllRecords: boolean | undefined;
 
   constructor(options: IdbDriverOptions) {
     const g = globalThis as { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange };
@@ -208,10 +206,10 @@ class IdbDriver implements StorageDriver {
           "it installs the indexedDB and IDBKeyRange globals the driver uses (or pass { indexedDB, IDBKeyRange } from 'fake-indexeddb').",
       );
     }
-    this.name = options.name ?? 'blogcore';
-    this.factory = factory;
-    this.KeyRange = KeyRange;
-    this.blockedTimeoutMs = options.blockedTimeoutMs ?? 3000;
+    this.#name = options.name ?? 'blogcore';
+    this.#factory = factory;
+    this.#KeyRange = KeyRange;
+    this.#blockedTimeoutMs = options.blockedTimeoutMs ?? 3000;
   }
 
   async open(schema: StoreSchema): Promise<void> {
@@ -222,29 +220,30 @@ class IdbDriver implements StorageDriver {
         if (!NAME.test(i.name)) throw new Error(`idb driver: index name ${JSON.stringify(i.name)} must be an identifier (it is a key path)`);
       }
     }
-    if (this.db) await this.close();
-    const db = await this.connect(schema);
-    this.checkLayout(db, schema);
-    this.defs = new Map(schema.collections.map((c) => [c.name, c]));
-    this.db = db;
-    this.lost = undefined;
+    if (this.#db) await this.close();
+    const db = await this.#connect(schema);
+    this.#checkLayout(db, schema);
+    this.#defs = new Map(schema.collections.map((c) => [c.name, c]));
+    this.#db = db;
+    this.#lost = undefined;
   }
 
   /** Opens (and if needed upgrades) the database; never waits forever on another tab. */
-  private connect(schema: StoreSchema): Promise<IDBDatabase> {
-    const version = idbVersion(schema.version);
+  #connect(schema: StoreSchema): Promise<IDBDatabase> {
+    const name = this.#name;
+    const database = `IndexedDB database "${name}"`;
     return new Promise<IDBDatabase>((resolve, reject) => {
       let settled = false;
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const fail = (error: Error) => {
-        if (settled) return;
-        settled = true;
-        if (timer !== undefined) clearTimeout(timer);
-        reject(error);
+      /** Settles once: later outcomes (a late success after we gave up, a late error) are ignored. */
+      const settle = () => {
+        clearTimeout(timer);
+        return !settled && (settled = true);
       };
+      const fail = (error: Error) => settle() && reject(error);
       let request: IDBOpenDBRequest;
       try {
-        request = this.factory.open(this.name, version);
+        request = this.#factory.open(name, idbVersion(schema.version));
       } catch (e) {
         fail(e as Error);
         return;
@@ -254,7 +253,7 @@ class IdbDriver implements StorageDriver {
           upgrade(request.result, schema, request.transaction!);
         } catch (e) {
           request.transaction?.abort();
-          fail(new Error(`idb driver: upgrading ${this.name} to schema version ${schema.version} failed: ${(e as Error).message}`));
+          fail(new Error(`idb driver: upgrading ${name} to schema version ${schema.version} failed: ${(e as Error).message}`));
         }
       };
       request.onblocked = (event) => {
@@ -262,152 +261,143 @@ class IdbDriver implements StorageDriver {
           () =>
             fail(
               new IdbBlockedError(
-                `IndexedDB database "${this.name}" is open at schema version ${schemaVersion(event.oldVersion)} in another tab or window ` +
+                `${database} is open at schema version ${schemaVersion(event.oldVersion)} in another tab or window ` +
                   `that does not close it, so it cannot be upgraded to ${schema.version}. Close or reload the other tabs of this app and try again.`,
               ),
             ),
-          this.blockedTimeoutMs,
+          this.#blockedTimeoutMs,
         );
       };
       request.onerror = (event) => {
         event.preventDefault();
         const e = request.error;
-        if (e?.name === 'VersionError') {
-          fail(
-            new Error(
-              `IndexedDB database "${this.name}" was written by a newer version of this app (this one has schema version ${schema.version}); update or reload the app`,
-            ),
-          );
-        } else if (!settled) {
-          fail(new Error(`idb driver: cannot open IndexedDB database "${this.name}": ${e?.name ?? 'Error'}: ${e?.message ?? 'unknown error'}`));
-        }
+        fail(
+          new Error(
+            e?.name === 'VersionError'
+              ? `${database} was written by a newer version of this app (this one has schema version ${schema.version}); update or reload the app`
+              : `idb driver: cannot open ${database}: ${e?.name ?? 'Error'}: ${e?.message ?? 'unknown error'}`,
+          ),
+        );
       };
       request.onsuccess = () => {
-        const raw = request.result;
-        if (settled) {
-          // We already gave up (blocked); the other tab closed later. Do not keep a connection nobody uses.
-          raw.close();
-          return;
-        }
-        settled = true;
-        if (timer !== undefined) clearTimeout(timer);
+        const db = request.result;
+        // If we already gave up (blocked) and the other tab closed later, do not keep a connection nobody uses.
+        if (!settle()) return db.close();
         // Another tab wants a newer version (or deletes the database): let it, and fail our calls clearly.
-        raw.onversionchange = (event) => {
-          raw.close();
-          this.lost =
+        db.onversionchange = (event) => {
+          db.close();
+          this.#lost =
             event.newVersion === null
-              ? `IndexedDB database "${this.name}" was deleted by another tab or window`
-              : `IndexedDB database "${this.name}" was upgraded by another tab or window (to schema version ${schemaVersion(event.newVersion)}); reload this page`;
+              ? `${database} was deleted by another tab or window`
+              : `${database} was upgraded by another tab or window (to schema version ${schemaVersion(event.newVersion)}); reload this page`;
         };
         // The browser dropped the connection (storage cleared, disk error).
-        raw.onclose = () => {
-          this.lost = `IndexedDB database "${this.name}" was closed by the browser (storage cleared or failed)`;
+        db.onclose = () => {
+          this.#lost = `${database} was closed by the browser (storage cleared or failed)`;
         };
-        resolve(raw);
+        resolve(db);
       };
     });
   }
 
   /** Refuses a database whose stores do not match the schema (a schema changed without a version bump). */
-  private checkLayout(db: IDBDatabase, schema: StoreSchema): void {
+  #checkLayout(db: IDBDatabase, schema: StoreSchema): void {
     const missing: string[] = [];
-    const names = [...db.objectStoreNames];
     for (const c of schema.collections) {
-      if (!names.includes(c.name)) missing.push(`store ${c.name}`);
-      if (c.search && !names.includes(TERMS(c.name))) missing.push(`store ${TERMS(c.name)}`);
+      if (!db.objectStoreNames.contains(c.name)) missing.push(`store ${c.name}`);
+      if (c.search && !db.objectStoreNames.contains(TERMS(c.name))) missing.push(`store ${TERMS(c.name)}`);
     }
     if (missing.length === 0) {
       const tx = db.transaction(schema.collections.map((c) => c.name));
       for (const c of schema.collections) {
-        const indexNames = [...tx.objectStore(c.name).indexNames];
-        for (const i of c.indexes) if (!indexNames.includes(i.name)) missing.push(`index ${c.name}.${i.name}`);
+        const indexNames = tx.objectStore(c.name).indexNames;
+        for (const i of c.indexes) if (!indexNames.contains(i.name)) missing.push(`index ${c.name}.${i.name}`);
       }
     }
     if (missing.length > 0) {
       db.close();
       throw new Error(
-        `idb driver: database "${this.name}" lacks ${missing.join(', ')} at schema version ${schema.version}; bump the schema version when changing collections`,
+        `idb driver: database "${this.#name}" lacks ${missing.join(', ')} at schema version ${schema.version}; bump the schema version when changing collections`,
       );
     }
   }
 
-  private conn(): IDBDatabase {
-    if (this.lost !== undefined || !this.db) throw new Error(this.lost ?? 'idb driver is closed');
-    return this.db;
+  #conn(): IDBDatabase {
+    if (this.#lost !== undefined || !this.#db) throw new Error(this.#lost ?? 'idb driver is closed');
+    return this.#db;
   }
 
-  private def(collection: string): CollectionDef {
-    const def = this.defs.get(collection);
+  #def(collection: string): CollectionDef {
+    const def = this.#defs.get(collection);
     if (!def) throw new Error(`unknown collection ${collection}`);
     return def;
   }
 
+  /** A collection's store in a new read-only transaction. */
+  #store(collection: string): IDBObjectStore {
+    this.#def(collection);
+    return this.#conn().transaction(collection).objectStore(collection);
+  }
+
   async get(collection: string, id: string): Promise<StoredDoc | undefined> {
-    this.def(collection);
-    const rec = (await ask(this.conn().transaction(collection).objectStore(collection).get(id))) as Rec | undefined;
-    return rec && { id: rec.id, version: rec.v, doc: rec.doc };
+    return stored(await ask(this.#store(collection).get(id)));
   }
 
   async getMany(collection: string, ids: readonly string[]): Promise<Array<StoredDoc | undefined>> {
-    this.def(collection);
+    this.#def(collection);
     if (ids.length === 0) return [];
-    const store = this.conn().transaction(collection).objectStore(collection);
-    const recs = (await Promise.all(ids.map((id) => ask(store.get(id))))) as Array<Rec | undefined>;
-    return recs.map((rec) => rec && { id: rec.id, version: rec.v, doc: rec.doc });
+    const store = this.#store(collection);
+    return (await Promise.all(ids.map((id) => ask(store.get(id))))).map(stored);
   }
 
   async getByIndex(collection: string, index: string, key: Key): Promise<StoredDoc | undefined> {
-    this.def(collection);
-    const rec = (await ask(
-      this.conn()
-        .transaction(collection)
-        .objectStore(collection)
-        .index(index)
-        .get([...key]),
-    )) as Rec | undefined;
-    return rec && { id: rec.id, version: rec.v, doc: rec.doc };
+    return stored(
+      await ask(
+        this.#store(collection)
+          .index(index)
+          .get([...key]),
+      ),
+    );
   }
 
   /** The IDBKeyRange of a query, or undefined when the range is empty. */
-  private range(q: RangeQuery): IDBKeyRange | undefined {
+  #range(q: RangeQuery): IDBKeyRange | undefined {
     const lower: unknown[] = q.lower ? [...q.prefix, ...q.lower.key] : [...q.prefix];
     const upper: unknown[] = q.upper ? [...q.prefix, ...q.upper.key] : [...q.prefix, MAX];
     const lowerOpen = !!q.lower?.open;
     const upperOpen = !!q.upper?.open;
-    const c = this.factory.cmp(lower, upper);
+    const c = this.#factory.cmp(lower, upper);
     if (c > 0 || (c === 0 && (lowerOpen || upperOpen))) return undefined;
-    return this.KeyRange.bound(lower, upper, lowerOpen, upperOpen);
+    return this.#KeyRange.bound(lower, upper, lowerOpen, upperOpen);
   }
 
-  private index(collection: string, index: string): Index3 {
-    this.def(collection);
-    return this.conn().transaction(collection).objectStore(collection).index(index) as Index3;
+  /** Whether the browser has `getAllRecords`, asked of the first index the driver reads. */
+  #getAllRecords(index: Index3): boolean {
+    return (this.#hasGetAllRecords ??= typeof index.getAllRecords === 'function');
   }
 
   async list(q: ListQuery): Promise<IndexedDoc[]> {
-    const index = this.index(q.collection, q.index);
-    const range = this.range(q);
+    const index = this.#store(q.collection).index(q.index) as Index3;
+    const range = this.#range(q);
     const limit = Math.floor(q.limit);
     if (!range || !(limit > 0)) return [];
-    const direction: IDBCursorDirection = q.direction === 'asc' ? 'next' : 'prev';
-    this.hasGetAllRecords ??= typeof index.getAllRecords === 'function';
-    if (this.hasGetAllRecords) {
+    const direction = cursorDirection(q);
+    if (this.#getAllRecords(index)) {
       // One request for the whole page, with the index key of each entry.
       const recs = await ask(index.getAllRecords!({ query: range, count: limit, direction }));
-      return recs.map((r) => ({ id: r.value.id, key: r.key as string[], version: r.value.v, doc: r.value.doc }));
+      return recs.map((r) => ({ ...stored(r.value)!, key: r.key as string[] }));
     }
     const out: IndexedDoc[] = [];
     await walkCursor(index.openCursor(range, direction), (cursor) => {
-      const rec = cursor.value as Rec;
-      out.push({ id: rec.id, key: cursor.key as string[], version: rec.v, doc: rec.doc });
+      out.push({ ...stored(cursor.value as Rec)!, key: cursor.key as string[] });
       return out.length < limit;
     });
     return out;
   }
 
   async count(q: RangeQuery): Promise<number> {
-    const index = this.index(q.collection, q.index);
-    const range = this.range(q);
+    const index = this.#store(q.collection).index(q.index);
+    const range = this.#range(q);
     return range ? ask(index.count(range)) : 0;
   }
 
@@ -415,12 +405,11 @@ class IdbDriver implements StorageDriver {
    * One prefix's walk in key order as index entries, at most `limit`: one `getAllRecords` request where the
    * browser has it (it reads the records too, but inside the driver), else a key cursor.
    */
-  private async walk(index: Index3, q: KeysQuery, prefix: Key, limit: number, keep?: (id: string) => boolean): Promise<IndexEntry[]> {
-    const range = this.range({ ...q, prefix });
+  async #walk(index: Index3, q: KeysQuery, prefix: Key, limit: number, keep?: (id: string) => boolean): Promise<IndexEntry[]> {
+    const range = this.#range({ ...q, prefix });
     if (!range || limit <= 0) return [];
-    const direction: IDBCursorDirection = q.direction === 'asc' ? 'next' : 'prev';
-    this.hasGetAllRecords ??= typeof index.getAllRecords === 'function';
-    if (this.hasGetAllRecords && !keep) {
+    const direction = cursorDirection(q);
+    if (!keep && this.#getAllRecords(index)) {
       const recs = await ask(index.getAllRecords!({ query: range, count: limit, direction }));
       return recs.map((r) => ({ id: r.primaryKey as string, key: r.key as string[] }));
     }
@@ -438,28 +427,31 @@ class IdbDriver implements StorageDriver {
    * (`getAllKeys` with a direction, IndexedDB 3.0: one request per chunk instead of one per step); the
    * records of the matches, and of each chunk's last id (to go on after its key), give the index keys.
    */
-  private async walkIds(store: IDBObjectStore, index: Index3, q: SearchQuery, prefix: Key, limit: number, set: ReadonlySet<string>): Promise<IndexEntry[]> {
+  async #walkIds(store: IDBObjectStore, index: Index3, q: SearchQuery, prefix: Key, limit: number, set: ReadonlySet<string>): Promise<IndexEntry[]> {
     const out: IndexEntry[] = [];
     const width = prefix.length;
-    const direction: IDBCursorDirection = q.direction === 'asc' ? 'next' : 'prev';
+    const direction = cursorDirection(q);
     const inRange = (rec: Rec | undefined, bounds: KeysQuery) =>
-      (rec?.k[q.index] ?? []).filter((key) => key.length > width && compareKeys(key.slice(0, width), prefix) === 0 && suffixInBounds(key.slice(width), bounds));
+      sortKeys(
+        (rec?.k[q.index] ?? []).filter(
+          (key) => key.length > width && compareKeys(key.slice(0, width), prefix) === 0 && suffixInBounds(key.slice(width), bounds),
+        ),
+        q,
+      );
     let bounds: KeysQuery = q;
     for (;;) {
-      const range = this.range({ ...bounds, prefix });
+      const range = this.#range({ ...bounds, prefix });
       if (!range) return out;
       const ids = await ask(index.getAllKeys({ query: range, count: ID_CHUNK, direction }));
       const hits = ids.filter((id) => set.has(id)).slice(0, limit - out.length);
       const last = ids[ids.length - 1];
       const recs = (await Promise.all([...hits, ...(last === undefined ? [] : [last])].map((id) => ask(store.get(id))))) as Array<Rec | undefined>;
-      const sign = q.direction === 'asc' ? 1 : -1;
       hits.forEach((id, n) => {
-        for (const key of inRange(recs[n], bounds).sort((a, b) => sign * compareKeys(a, b))) out.push({ id, key });
+        for (const key of inRange(recs[n], bounds)) out.push({ id, key });
       });
       if (out.length >= limit || ids.length < ID_CHUNK) return out.slice(0, limit);
       // Go on after the chunk's last entry (the furthest of its record's keys in range, in the walk's direction).
-      const lastKeys = inRange(recs[recs.length - 1], bounds).sort((a, b) => sign * compareKeys(a, b));
-      const after = lastKeys[lastKeys.length - 1];
+      const after = inRange(recs[recs.length - 1], bounds).at(-1);
       if (!after) return out; // the record changed under us: stop short rather than loop
       const edge = { key: after.slice(width), open: true };
       bounds = q.direction === 'asc' ? { ...bounds, lower: edge } : { ...bounds, upper: edge };
@@ -469,21 +461,21 @@ class IdbDriver implements StorageDriver {
   async keys(q: KeysQuery): Promise<IndexEntry[]> {
     const limit = Math.floor(q.limit);
     if (!(limit > 0) || q.prefixes.length === 0) return [];
-    const index = this.index(q.collection, q.index);
-    const walks = await Promise.all(q.prefixes.map((prefix) => this.walk(index, q, prefix, limit)));
+    const index = this.#store(q.collection).index(q.index) as Index3;
+    const walks = await Promise.all(q.prefixes.map((prefix) => this.#walk(index, q, prefix, limit)));
     return mergeWalks(walks, q.prefixes[0]!.length, q.direction, limit);
   }
 
   async search(q: SearchQuery): Promise<IndexEntry[]> {
-    const def = this.def(q.collection);
+    const def = this.#def(q.collection);
     if (!def.search) throw new Error(`collection ${q.collection} is not searchable`);
-    const tokens = [...new Set(q.tokens)];
     const limit = Math.floor(q.limit);
-    if (tokens.length === 0 || !(limit > 0) || q.prefixes.length === 0) return [];
-    const tx = this.conn().transaction([TERMS(q.collection), q.collection]);
+    const keys = termKeys(q.scope, q.tokens);
+    if (keys.length === 0 || !(limit > 0) || q.prefixes.length === 0) return [];
+    const tx = this.#conn().transaction([TERMS(q.collection), q.collection]);
     const byToken = tx.objectStore(TERMS(q.collection)).index(TOKEN_INDEX);
     // Ids per token (keys only: no record is read), intersected from the smallest set.
-    const lists = ((await Promise.all(tokens.map((t) => ask(byToken.getAllKeys(termKey(q.scope, t)))))) as string[][]).sort((a, b) => a.length - b.length);
+    const lists = ((await Promise.all(keys.map((key) => ask(byToken.getAllKeys(key))))) as string[][]).sort((a, b) => a.length - b.length);
     let ids = lists[0]!;
     for (const other of lists.slice(1)) {
       if (ids.length === 0) break;
@@ -498,10 +490,9 @@ class IdbDriver implements StorageDriver {
       // could pass only under a prefix that holds it; the core's prefixes start with the scope.)
       const set = new Set(ids);
       const index = store.index(q.index) as Index3;
-      this.hasGetAllRecords ??= typeof index.getAllRecords === 'function';
       const walks = await Promise.all(
         q.prefixes.map((prefix) =>
-          this.hasGetAllRecords ? this.walkIds(store, index, q, prefix, limit, set) : this.walk(index, q, prefix, limit, (id) => set.has(id)),
+          this.#getAllRecords(index) ? this.#walkIds(store, index, q, prefix, limit, set) : this.#walk(index, q, prefix, limit, (id) => set.has(id)),
         ),
       );
       return mergeWalks(walks, width, q.direction, limit);
@@ -523,7 +514,7 @@ class IdbDriver implements StorageDriver {
   }
 
   async commit(ops: readonly WriteOp[], options: CommitOptions = {}): Promise<CommitResult> {
-    const db = this.conn();
+    const db = this.#conn();
     const time = Math.floor(options.time ?? Date.now());
     const stores = new Set<string>([LOG, CHANGES]);
     const seen = new Set<string>();
@@ -531,7 +522,7 @@ class IdbDriver implements StorageDriver {
     // taken unique key, so the transaction does the checking. Anything else reads versions first.
     let insertsOnly = true;
     for (const op of ops) {
-      const def = this.def(op.collection);
+      const def = this.#def(op.collection);
       stores.add(op.collection);
       if (def.search) stores.add(TERMS(op.collection));
       if (op.type === 'put') {
@@ -548,7 +539,7 @@ class IdbDriver implements StorageDriver {
     finished.catch(() => undefined); // awaited below; a refused commit aborts on purpose
 
     if (!insertsOnly) {
-      const conflict = await this.check(tx, ops);
+      const conflict = await this.#check(tx, ops);
       if (conflict) {
         abort(tx);
         throw conflict;
@@ -560,7 +551,7 @@ class IdbDriver implements StorageDriver {
     const changes: Array<Omit<LogChange, 'q'>> = [];
     for (const op of ops) {
       const store = tx.objectStore(op.collection);
-      const search = this.def(op.collection).search;
+      const search = this.#def(op.collection).search;
       if (op.type === 'put') {
         const rec: Rec = {
           id: op.id,
@@ -574,7 +565,7 @@ class IdbDriver implements StorageDriver {
           request.onerror = (event) => {
             // Keep the transaction alive to find out which precondition failed, then abort it.
             event.preventDefault();
-            refused ??= this.diagnose(tx, op).finally(() => abort(tx));
+            refused ??= this.#diagnose(tx, op).finally(() => abort(tx));
           };
         } else {
           store.put(rec);
@@ -582,8 +573,7 @@ class IdbDriver implements StorageDriver {
         if (search) {
           const terms = tx.objectStore(TERMS(op.collection));
           if (op.terms) {
-            const t: TermsRec = { id: op.id, t: [...new Set(op.terms.tokens)].map((token) => termKey(op.terms!.scope, token)) };
-            terms.put(t);
+            terms.put({ id: op.id, t: termKeys(op.terms.scope, op.terms.tokens) } satisfies TermsRec);
           } else if (!insertsOnly) {
             terms.delete(op.id);
           }
@@ -618,7 +608,7 @@ class IdbDriver implements StorageDriver {
       const error = e as Error;
       if (error?.name === 'ConstraintError') {
         // Not expected (preconditions were checked in this transaction), but never report it as a crash.
-        const op = ops.find((o) => o.type === 'put' && this.def(o.collection).indexes.some((i) => i.unique && (o.keys[i.name]?.length ?? 0) > 0));
+        const op = ops.find((o) => o.type === 'put' && this.#def(o.collection).indexes.some((i) => i.unique && (o.keys[i.name]?.length ?? 0) > 0));
         throw new DriverConflict('unique', op?.collection ?? ops[0]!.collection, op?.id ?? ops[0]!.id);
       }
       throw error;
@@ -627,14 +617,14 @@ class IdbDriver implements StorageDriver {
   }
 
   /** Checks every precondition in batch order, as the state will be when earlier ops apply. */
-  private async check(tx: IDBTransaction, ops: readonly WriteOp[]): Promise<DriverConflict | undefined> {
+  async #check(tx: IDBTransaction, ops: readonly WriteOp[]): Promise<DriverConflict | undefined> {
     // All reads at once: current records, and the holders of the unique keys that puts claim.
     const refs = new Map<string, { collection: string; id: string }>();
     const probes = new Map<string, { collection: string; index: string; key: Key }>();
     for (const op of ops) {
       refs.set(refOf(op.collection, op.id), { collection: op.collection, id: op.id });
       if (op.type !== 'put') continue;
-      for (const index of this.def(op.collection).indexes) {
+      for (const index of this.#def(op.collection).indexes) {
         if (!index.unique) continue;
         for (const key of op.keys[index.name] ?? [])
           probes.set(uniqueRef(op.collection, index.name, key), { collection: op.collection, index: index.name, key });
@@ -664,7 +654,7 @@ class IdbDriver implements StorageDriver {
       const ref = refOf(op.collection, op.id);
       const state = current.get(ref)!;
       if (state.v !== op.expect) return new DriverConflict('version', op.collection, op.id);
-      const uniques = this.def(op.collection).indexes.filter((i) => i.unique);
+      const uniques = this.#def(op.collection).indexes.filter((i) => i.unique);
       // The record's current unique keys are released, then its new ones claimed.
       for (const index of state.k ? uniques : []) {
         for (const key of state.k![index.name] ?? []) {
@@ -690,10 +680,10 @@ class IdbDriver implements StorageDriver {
   }
 
   /** Why an insert's `add` failed, asked inside its still-open transaction: the id exists, or a unique key is taken. */
-  private async diagnose(tx: IDBTransaction, op: PutOp): Promise<DriverConflict> {
+  async #diagnose(tx: IDBTransaction, op: PutOp): Promise<DriverConflict> {
     const store = tx.objectStore(op.collection);
     if ((await ask(store.getKey(op.id))) !== undefined) return new DriverConflict('version', op.collection, op.id);
-    for (const index of this.def(op.collection).indexes) {
+    for (const index of this.#def(op.collection).indexes) {
       if (!index.unique) continue;
       for (const key of op.keys[index.name] ?? []) {
         const holder = await ask(store.index(index.name).getKey([...key]));
@@ -704,36 +694,35 @@ class IdbDriver implements StorageDriver {
   }
 
   async changesSince(seq: number, limit = 1000): Promise<Change[]> {
-    const max = Math.max(0, Math.floor(limit));
+    const max = atLeast0(limit);
     if (max === 0) return [];
     const recs = (await ask(
-      this.conn()
+      this.#conn()
         .transaction(CHANGES)
         .objectStore(CHANGES)
-        .getAll(this.KeyRange.lowerBound([seq, Infinity], true), max),
+        .getAll(this.#KeyRange.lowerBound([seq, Infinity], true), max),
     )) as LogChange[];
     return recs.map(toChange);
   }
 
   async streamChanges(stream: string, after: LogPosition, limit: number): Promise<Change[]> {
-    const max = Math.max(0, Math.floor(limit));
+    const max = atLeast0(limit);
     if (max === 0) return [];
-    const range = this.KeyRange.bound([stream, after.seq, after.pos], [stream, Infinity, Infinity], true, false);
-    const recs = (await ask(this.conn().transaction(CHANGES).objectStore(CHANGES).index(STREAM_INDEX).getAll(range, max))) as LogChange[];
+    const range = this.#KeyRange.bound([stream, after.seq, after.pos], [stream, Infinity, Infinity], true, false);
+    const recs = (await ask(this.#conn().transaction(CHANGES).objectStore(CHANGES).index(STREAM_INDEX).getAll(range, max))) as LogChange[];
     return recs.map(toChange);
   }
 
   async logBounds(): Promise<LogBounds> {
-    const tx = this.conn().transaction([LOG, META]);
+    const tx = this.#conn().transaction([LOG, META]);
     const [last, pruned] = await Promise.all([ask(tx.objectStore(LOG).openKeyCursor(null, 'prev')), ask(tx.objectStore(META).get('pruned'))]);
     return { newest: typeof last?.key === 'number' ? last.key : 0, pruned: typeof pruned === 'number' ? pruned : 0 };
   }
 
   async pruneChanges(q: PruneQuery): Promise<number> {
-    const limit = Math.max(0, Math.floor(q.limit));
+    const limit = atLeast0(q.limit);
     if (limit === 0) return 0;
-    const tx = this.conn().transaction([CHANGES, LOG, META], 'readwrite');
-    const finished = done(tx);
+    const tx = this.#conn().transaction([CHANGES, LOG, META], 'readwrite');
     const recs = (await ask(tx.objectStore(CHANGES).getAll(null, limit))) as LogChange[];
     let n = 0;
     while (n < recs.length) {
@@ -743,19 +732,19 @@ class IdbDriver implements StorageDriver {
     }
     if (n > 0) {
       const last = recs[n - 1]!;
-      tx.objectStore(CHANGES).delete(this.KeyRange.upperBound([last.q, last.p]));
+      tx.objectStore(CHANGES).delete(this.#KeyRange.upperBound([last.q, last.p]));
       // Commit records before the last pruned one go too; that one stays, so the newest seq is always known.
-      tx.objectStore(LOG).delete(this.KeyRange.upperBound(last.q, true));
+      tx.objectStore(LOG).delete(this.#KeyRange.upperBound(last.q, true));
       tx.objectStore(META).put(last.q, 'pruned');
     }
-    await finished;
+    await done(tx);
     return n;
   }
 
   async close(): Promise<void> {
-    this.db?.close();
-    this.db = undefined;
-    this.lost = 'idb driver is closed';
+    this.#db?.close();
+    this.#db = undefined;
+    this.#lost = 'idb driver is closed';
   }
 }
 
@@ -773,17 +762,17 @@ function abort(tx: IDBTransaction): void {
  * never deleted (data is not dropped because a schema forgot a collection).
  */
 function upgrade(db: IDBDatabase, schema: StoreSchema, tx: IDBTransaction): void {
-  const names = () => [...db.objectStoreNames];
-  if (!names().includes(LOG)) db.createObjectStore(LOG, { autoIncrement: true });
-  if (!names().includes(META)) db.createObjectStore(META);
-  if (!names().includes(CHANGES)) {
+  const has = (name: string) => db.objectStoreNames.contains(name);
+  if (!has(LOG)) db.createObjectStore(LOG, { autoIncrement: true });
+  if (!has(META)) db.createObjectStore(META);
+  if (!has(CHANGES)) {
     db.createObjectStore(CHANGES).createIndex(STREAM_INDEX, ['s', 'q', 'p']);
     // Layout 1 kept each commit's changes in its ~log record. They had no reader but in-process events, so
     // they go (the key generator, the seq, goes on); the bundle stays small for what every browser loads.
     tx.objectStore(LOG).clear();
   }
   for (const c of schema.collections) {
-    const store = names().includes(c.name) ? tx.objectStore(c.name) : db.createObjectStore(c.name, { keyPath: 'id' });
+    const store = has(c.name) ? tx.objectStore(c.name) : db.createObjectStore(c.name, { keyPath: 'id' });
     const wanted = new Map(c.indexes.map((i) => [i.name, !!i.unique]));
     for (const existing of [...store.indexNames]) {
       const index = store.index(existing);
@@ -793,9 +782,9 @@ function upgrade(db: IDBDatabase, schema: StoreSchema, tx: IDBTransaction): void
       if (!store.indexNames.contains(name)) store.createIndex(name, `k.${name}`, { unique, multiEntry: true });
     }
     const terms = TERMS(c.name);
-    if (c.search && !names().includes(terms)) {
+    if (c.search && !has(terms)) {
       db.createObjectStore(terms, { keyPath: 'id' }).createIndex(TOKEN_INDEX, TOKEN_INDEX, { multiEntry: true });
-    } else if (!c.search && names().includes(terms)) {
+    } else if (!c.search && has(terms)) {
       db.deleteObjectStore(terms);
     }
   }
