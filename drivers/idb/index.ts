@@ -39,7 +39,6 @@ import {
   type Key,
   type KeysQuery,
   type ListQuery,
-  type PutOp,
   type RangeQuery,
   type SearchQuery,
   type StorageDriver,
@@ -513,14 +512,20 @@ class IdbDriver implements StorageDriver {
     return mergeWalks(walks, width, q.direction, limit);
   }
 
-  async commit(ops: readonly WriteOp[], options: CommitOptions = {}): Promise<CommitResult> {
+  commit(ops: readonly WriteOp[], options: CommitOptions = {}): Promise<CommitResult> {
+    return this.#commit(ops, Math.floor(options.time ?? Date.now()), false);
+  }
+
+  /**
+   * Pure inserts of distinct records need no read: `add` refuses an existing id and IndexedDB refuses a
+   * taken unique key, so the transaction does the checking; when it refuses, the batch runs again with
+   * `read`, to name the precondition that failed. Anything else reads versions first.
+   */
+  async #commit(ops: readonly WriteOp[], time: number, read: boolean): Promise<CommitResult> {
     const db = this.#conn();
-    const time = Math.floor(options.time ?? Date.now());
     const stores = new Set<string>([LOG, CHANGES]);
     const seen = new Set<string>();
-    // Pure inserts of distinct records need no read: `add` refuses an existing id and IndexedDB refuses a
-    // taken unique key, so the transaction does the checking. Anything else reads versions first.
-    let insertsOnly = true;
+    let insertsOnly = !read;
     for (const op of ops) {
       const def = this.#def(op.collection);
       stores.add(op.collection);
@@ -547,7 +552,6 @@ class IdbDriver implements StorageDriver {
     }
 
     // Write: plain requests (no promise per request); the transaction reports.
-    let refused: Promise<DriverConflict> | undefined;
     const changes: Array<Omit<LogChange, 'q'>> = [];
     for (const op of ops) {
       const store = tx.objectStore(op.collection);
@@ -560,16 +564,8 @@ class IdbDriver implements StorageDriver {
           k: op.keys as Record<string, Key[]>,
           ...(op.terms && search ? { s: op.terms.scope } : {}),
         };
-        if (insertsOnly) {
-          const request = store.add(rec);
-          request.onerror = (event) => {
-            // Keep the transaction alive to find out which precondition failed, then abort it.
-            event.preventDefault();
-            refused ??= this.#diagnose(tx, op).finally(() => abort(tx));
-          };
-        } else {
-          store.put(rec);
-        }
+        if (insertsOnly) store.add(rec);
+        else store.put(rec);
         if (search) {
           const terms = tx.objectStore(TERMS(op.collection));
           if (op.terms) {
@@ -604,10 +600,10 @@ class IdbDriver implements StorageDriver {
     try {
       await finished;
     } catch (e) {
-      if (refused) throw await refused;
       const error = e as Error;
       if (error?.name === 'ConstraintError') {
-        // Not expected (preconditions were checked in this transaction), but never report it as a crash.
+        if (insertsOnly) return this.#commit(ops, time, true);
+        // After reads: not expected (preconditions were checked in this transaction), but never report it as a crash.
         const op = ops.find((o) => o.type === 'put' && this.#def(o.collection).indexes.some((i) => i.unique && (o.keys[i.name]?.length ?? 0) > 0));
         throw new DriverConflict('unique', op?.collection ?? ops[0]!.collection, op?.id ?? ops[0]!.id);
       }
@@ -677,20 +673,6 @@ class IdbDriver implements StorageDriver {
       }
     }
     return undefined;
-  }
-
-  /** Why an insert's `add` failed, asked inside its still-open transaction: the id exists, or a unique key is taken. */
-  async #diagnose(tx: IDBTransaction, op: PutOp): Promise<DriverConflict> {
-    const store = tx.objectStore(op.collection);
-    if ((await ask(store.getKey(op.id))) !== undefined) return new DriverConflict('version', op.collection, op.id);
-    for (const index of this.#def(op.collection).indexes) {
-      if (!index.unique) continue;
-      for (const key of op.keys[index.name] ?? []) {
-        const holder = await ask(store.index(index.name).getKey([...key]));
-        if (holder !== undefined && holder !== op.id) return new DriverConflict('unique', op.collection, op.id, index.name);
-      }
-    }
-    return new DriverConflict('unique', op.collection, op.id);
   }
 
   async changesSince(seq: number, limit = 1000): Promise<Change[]> {
