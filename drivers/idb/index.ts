@@ -178,8 +178,16 @@ const termKeys = (scope: string, tokens: Iterable<string>) => {
 };
 const stored = (rec: Rec | undefined): StoredDoc | undefined => rec && { id: rec.id, version: rec.v, doc: rec.doc };
 const cursorDirection = (q: { direction: 'asc' | 'desc' }): IDBCursorDirection => (q.direction === 'asc' ? 'next' : 'prev');
-/** Sorts index keys in a walk's direction. */
-const sortKeys = (keys: Key[], q: { direction: 'asc' | 'desc' }) => keys.sort((a, b) => (q.direction === 'asc' ? 1 : -1) * compareKeys(a, b));
+/** Index keys in a walk's direction. */
+const order =
+  (q: { direction: 'asc' | 'desc' }) =>
+  (a: Key, b: Key): number =>
+    (q.direction === 'asc' ? 1 : -1) * compareKeys(a, b);
+/** A record's keys in the query's index under `prefix` and within `bounds`, in the walk's direction. */
+const keysIn = (rec: Rec | undefined, q: SearchQuery, prefix: Key, bounds: KeysQuery) =>
+  (rec?.k[q.index] ?? [])
+    .filter((key) => key.length > prefix.length && compareKeys(key.slice(0, prefix.length), prefix) === 0 && suffixInBounds(key.slice(prefix.length), bounds))
+    .sort(order(q));
 /** A change-log read's limit: a whole number, at least 0. */
 const atLeast0 = (limit: number) => Math.max(0, Math.floor(limit));
 
@@ -430,13 +438,6 @@ class IdbDriver implements StorageDriver {
     const out: IndexEntry[] = [];
     const width = prefix.length;
     const direction = cursorDirection(q);
-    const inRange = (rec: Rec | undefined, bounds: KeysQuery) =>
-      sortKeys(
-        (rec?.k[q.index] ?? []).filter(
-          (key) => key.length > width && compareKeys(key.slice(0, width), prefix) === 0 && suffixInBounds(key.slice(width), bounds),
-        ),
-        q,
-      );
     let bounds: KeysQuery = q;
     for (;;) {
       const range = this.#range({ ...bounds, prefix });
@@ -446,11 +447,11 @@ class IdbDriver implements StorageDriver {
       const last = ids[ids.length - 1];
       const recs = (await Promise.all([...hits, ...(last === undefined ? [] : [last])].map((id) => ask(store.get(id))))) as Array<Rec | undefined>;
       hits.forEach((id, n) => {
-        for (const key of inRange(recs[n], bounds)) out.push({ id, key });
+        for (const key of keysIn(recs[n], q, prefix, bounds)) out.push({ id, key });
       });
       if (out.length >= limit || ids.length < ID_CHUNK) return out.slice(0, limit);
       // Go on after the chunk's last entry (the furthest of its record's keys in range, in the walk's direction).
-      const after = inRange(recs[recs.length - 1], bounds).at(-1);
+      const after = keysIn(recs[recs.length - 1], q, prefix, bounds).at(-1);
       if (!after) return out; // the record changed under us: stop short rather than loop
       const edge = { key: after.slice(width), open: true };
       bounds = q.direction === 'asc' ? { ...bounds, lower: edge } : { ...bounds, upper: edge };
@@ -498,17 +499,12 @@ class IdbDriver implements StorageDriver {
     }
     // Few matches: their index keys live on their records; sort those in range.
     const recs = (await Promise.all(ids.map((id) => ask(store.get(id))))) as Array<Rec | undefined>;
-    const byPrefix = new Map(q.prefixes.map((p, n) => [JSON.stringify(p), n]));
-    const walks: IndexEntry[][] = q.prefixes.map(() => []);
-    for (const rec of recs) {
-      if (rec?.s !== q.scope) continue; // gone meanwhile, or another scope with the same hash
-      for (const key of rec.k[q.index] ?? []) {
-        const n = byPrefix.get(JSON.stringify(key.slice(0, width)));
-        if (n !== undefined && key.length > width && suffixInBounds(key.slice(width), q)) walks[n]!.push({ id: rec.id, key });
-      }
-    }
-    const sign = q.direction === 'asc' ? 1 : -1;
-    for (const w of walks) w.sort((a, b) => sign * compareKeys(a.key, b.key));
+    const walks = q.prefixes.map((prefix) =>
+      recs
+        // Not gone meanwhile, and not of another scope with the same hash.
+        .flatMap((rec) => (rec?.s === q.scope ? keysIn(rec, q, prefix, q).map((key) => ({ id: rec.id, key })) : []))
+        .sort((a, b) => order(q)(a.key, b.key)),
+    );
     return mergeWalks(walks, width, q.direction, limit);
   }
 
@@ -614,38 +610,29 @@ class IdbDriver implements StorageDriver {
 
   /** Checks every precondition in batch order, as the state will be when earlier ops apply. */
   async #check(tx: IDBTransaction, ops: readonly WriteOp[]): Promise<DriverConflict | undefined> {
-    // All reads at once: current records, and the holders of the unique keys that puts claim.
-    const refs = new Map<string, { collection: string; id: string }>();
-    const probes = new Map<string, { collection: string; index: string; key: Key }>();
-    for (const op of ops) {
-      refs.set(refOf(op.collection, op.id), { collection: op.collection, id: op.id });
-      if (op.type !== 'put') continue;
-      for (const index of this.#def(op.collection).indexes) {
-        if (!index.unique) continue;
-        for (const key of op.keys[index.name] ?? [])
-          probes.set(uniqueRef(op.collection, index.name, key), { collection: op.collection, index: index.name, key });
-      }
-    }
+    // All reads at once: current records, and the holders of the unique keys that puts claim. (A failed
+    // read aborts the transaction.)
     const current = new Map<string, { v: number; k: Record<string, Key[]> | null }>();
     const holders = new Map<string, string | null>();
-    try {
-      await Promise.all([
-        ...[...refs].map(([ref, { collection, id }]) =>
-          ask(tx.objectStore(collection).get(id)).then((rec) => void current.set(ref, rec ? { v: (rec as Rec).v, k: (rec as Rec).k } : { v: 0, k: null })),
-        ),
-        ...[...probes].map(([ref, p]) =>
-          ask(
-            tx
-              .objectStore(p.collection)
-              .index(p.index)
-              .getKey([...p.key]),
-          ).then((id) => void holders.set(ref, (id as string | undefined) ?? null)),
-        ),
-      ]);
-    } catch (e) {
-      abort(tx);
-      throw e;
+    const reads: Array<Promise<unknown>> = [];
+    for (const op of ops) {
+      const ref = refOf(op.collection, op.id);
+      const store = tx.objectStore(op.collection);
+      if (!current.has(ref)) {
+        current.set(ref, { v: 0, k: null });
+        reads.push(ask(store.get(op.id)).then((rec?: Rec) => rec && current.set(ref, rec)));
+      }
+      if (op.type !== 'put') continue;
+      for (const index of this.#def(op.collection).indexes) {
+        for (const key of index.unique ? (op.keys[index.name] ?? []) : []) {
+          const u = uniqueRef(op.collection, index.name, key);
+          if (holders.has(u)) continue;
+          holders.set(u, null);
+          reads.push(ask(store.index(index.name).getKey([...key])).then((id) => id !== undefined && holders.set(u, id as string)));
+        }
+      }
     }
+    await Promise.all(reads);
     for (const op of ops) {
       const ref = refOf(op.collection, op.id);
       const state = current.get(ref)!;
