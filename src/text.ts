@@ -79,11 +79,7 @@ export function hasPhrase(fields: readonly string[][], phrase: readonly string[]
 
 /** The slug of a title: lower-case ASCII words joined by "-", about 40 characters at most. */
 export function slugify(title: string, fallback: string): string {
-  const ascii = title
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase();
-  const parts = ascii.match(/[a-z0-9]+/g) ?? [];
+  const parts = fold(title).match(/[a-z0-9]+/g) ?? [];
   let slug = '';
   for (const p of parts) {
     const next = slug ? `${slug}-${p}` : p;

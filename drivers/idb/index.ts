@@ -148,7 +148,8 @@ function ask<T>(request: IDBRequest<T>): Promise<T> {
 function done(tx: IDBTransaction): Promise<void> {
   return new Promise((resolve, reject) => {
     tx.oncomplete = () => resolve();
-    tx.onabort = () => reject(tx.error ?? new DOMException('The transaction was aborted', 'AbortError'));
+    // The error is null only after our own abort(), which no caller awaits.
+    tx.onabort = () => reject(tx.error);
   });
 }
 
