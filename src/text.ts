@@ -40,9 +40,7 @@ export function postWordFields(post: { title: string; content: string; labels: r
 
 /** Distinct words of the fields: what a driver indexes. */
 export function distinctWords(fields: readonly string[][]): string[] {
-  const set = new Set<string>();
-  for (const f of fields) for (const w of f) set.add(w);
-  return [...set];
+  return [...new Set(fields.flat())];
 }
 
 export interface ParsedQuery {
@@ -67,14 +65,9 @@ export function parseQuery(q: string): ParsedQuery {
 
 /** Whether the phrase occurs as adjacent words in one of the fields. */
 export function hasPhrase(fields: readonly string[][], phrase: readonly string[]): boolean {
-  return fields.some((f) => {
-    for (let i = 0; i + phrase.length <= f.length; i++) {
-      let j = 0;
-      while (j < phrase.length && f[i + j] === phrase[j]) j++;
-      if (j === phrase.length) return true;
-    }
-    return false;
-  });
+  // Words never hold a space, so a phrase occurs where its text does, between spaces.
+  const text = ` ${phrase.join(' ')} `;
+  return fields.some((f) => ` ${f.join(' ')} `.includes(text));
 }
 
 /** The slug of a title: lower-case ASCII words joined by "-", about 40 characters at most. */

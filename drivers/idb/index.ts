@@ -249,13 +249,8 @@ class IdbDriver implements StorageDriver {
         return !settled && (settled = true);
       };
       const fail = (error: Error) => settle() && reject(error);
-      let request: IDBOpenDBRequest;
-      try {
-        request = this.#factory.open(name, idbVersion(schema.version));
-      } catch (e) {
-        fail(e as Error);
-        return;
-      }
+      // (If open throws, so does this executor: the promise rejects with its error.)
+      const request = this.#factory.open(name, idbVersion(schema.version));
       request.onupgradeneeded = () => {
         try {
           upgrade(request.result, schema, request.transaction!);
