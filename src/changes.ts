@@ -20,7 +20,7 @@
 import { atLeast, type Actor } from './access.js';
 import { moveCommentsStep, visibleClasses } from './comment-visibility.js';
 import type { Core } from './core.js';
-import type { Change, Key, StoredDoc } from './driver.js';
+import type { Change, Key } from './driver.js';
 import { BlogError, invalid } from './errors.js';
 import { decodeJson, encodeJson } from './paging.js';
 import type { ChangesListParams } from './params.js';
@@ -187,15 +187,9 @@ export function changesApi(core: Core, actor: Actor) {
       limit: max + 1,
     });
     const page = entries.slice(0, max);
-    const docs = page.length
-      ? await core.driver.getMany(
-          phase,
-          page.map((e) => e.id),
-        )
-      : [];
     const items = await shape(
       phase,
-      page.map((e, i) => ({ id: e.id, stored: docs[i] })),
+      page.map((e) => e.id),
       view,
       true,
     );
@@ -213,25 +207,19 @@ export function changesApi(core: Core, actor: Actor) {
     const items: ChangeItem[] = [];
     for (const phase of ['posts', 'pages', 'comments'] as const) {
       const ids = [...latest.values()].filter((c) => c.collection === phase).map((c) => c.id);
-      if (ids.length === 0) continue;
-      const docs = await core.driver.getMany(phase, ids);
-      items.push(
-        ...(await shape(
-          phase,
-          ids.map((id, i) => ({ id, stored: docs[i] })),
-          view,
-          false,
-        )),
-      );
+      items.push(...(await shape(phase, ids, view, false)));
     }
     return { items, ...(found.length > max ? { next: page[page.length - 1]! } : {}) };
   }
 
   /**
-   * Records as items at `view`: resources where the caller may see them, else tombstones (a snapshot
-   * leaves out what the caller may not see, rather than sending tombstones for it).
+   * The records of `ids` as items at `view`: resources where the caller may see them, else tombstones (a
+   * snapshot leaves out what the caller may not see, rather than sending tombstones for it).
    */
-  async function shape(phase: Synced, recs: Array<{ id: string; stored: StoredDoc | undefined }>, view: Role, snapshot: boolean): Promise<ChangeItem[]> {
+  async function shape(phase: Synced, ids: string[], view: Role, snapshot: boolean): Promise<ChangeItem[]> {
+    if (ids.length === 0) return [];
+    const docs = await core.driver.getMany(phase, ids);
+    const recs = ids.map((id, i) => ({ id, stored: docs[i] }));
     const author = atLeast(view, 'AUTHOR');
     let posts = new Map<string, PostRecord>();
     if (phase === 'comments') {

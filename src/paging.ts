@@ -83,15 +83,11 @@ function decodeToken(token: string, fingerprint: string): Cursor {
   return { d, k: [t, id], i: i === 1, f };
 }
 
-const tighterLower = (a: KeyBound | undefined, b: KeyBound | undefined): KeyBound | undefined => {
+/** The tighter of two bounds: the higher lower bound (`sign` 1) or the lower upper bound (`sign` -1). */
+const tighter = (sign: number, a: KeyBound | undefined, b: KeyBound | undefined): KeyBound | undefined => {
   if (!a || !b) return a ?? b;
-  const c = compareKeys(a.key, b.key);
+  const c = sign * compareKeys(a.key, b.key);
   return c > 0 ? a : c < 0 ? b : { key: a.key, open: !!(a.open || b.open) };
-};
-const tighterUpper = (a: KeyBound | undefined, b: KeyBound | undefined): KeyBound | undefined => {
-  if (!a || !b) return a ?? b;
-  const c = compareKeys(a.key, b.key);
-  return c < 0 ? a : c > 0 ? b : { key: a.key, open: !!(a.open || b.open) };
 };
 
 /** The suffix [sortTime, id] of a hit, whatever the length of the prefix that found it. */
@@ -118,8 +114,8 @@ async function fetchItems(
     let upper: KeyBound | undefined = q.end !== undefined ? { key: [q.end], open: true } : undefined;
     if (after) {
       const bound = { key: after.k, open: !after.i };
-      if (dir === 'asc') lower = tighterLower(lower, bound);
-      else upper = tighterUpper(upper, bound);
+      if (dir === 'asc') lower = tighter(1, lower, bound);
+      else upper = tighter(-1, upper, bound);
     }
     return { ...(lower && { lower }), ...(upper && { upper }) };
   };
