@@ -63,8 +63,9 @@ export class BlogError extends Error {
     super(init.message);
     this.code = init.code;
     this.reason = init.reason;
-    if (init.location !== undefined) this.location = init.location;
-    if (init.locationType !== undefined) this.locationType = init.locationType;
+    // (Both are own properties either way: class fields are defined even when undefined.)
+    this.location = init.location;
+    this.locationType = init.locationType;
   }
 
   /** True for a BlogError from any copy of this package (where `instanceof` would fail). */

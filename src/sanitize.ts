@@ -6,7 +6,6 @@
  * embedded frames go with their content). Works without a DOM, in browsers and Node alike.
  */
 const ALLOWED = new Set(['a', 'b', 'strong', 'i', 'em', 'u', 's', 'br', 'p', 'blockquote', 'code', 'pre', 'ul', 'ol', 'li']);
-const VOID = new Set(['br']);
 
 /** Elements dropped with everything inside them. */
 // biome-ignore lint/correctness/noEmptyCharacterClassInRegex: [^] is any character, newlines included
@@ -21,7 +20,7 @@ const SAFE_SCHEMES = new Set(['http:', 'https:', 'mailto:']);
 const ENTITIES: Record<string, string> = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' };
 
 const escapeText = (s: string) => s.replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const escapeValue = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeValue = (s: string) => escapeText(s.replace(/&/g, '&amp;').replace(/"/g, '&quot;'));
 
 /** An attribute value as the browser reads it (character references decoded). */
 const decode = (s: string) =>
@@ -64,7 +63,7 @@ export function sanitizeCommentHtml(html: string): string {
     if (!tag || !ALLOWED.has(tag)) continue;
     if (!m[1]) {
       out += `<${tag}${tag === 'a' ? linkAttributes(m[3]!) : ''}>`;
-      if (!VOID.has(tag)) open.push(tag);
+      if (tag !== 'br') open.push(tag); // the one void element allowed
     } else if (open.includes(tag)) {
       // Close what was left open inside it first, so the result is well nested.
       while (open.length) {
