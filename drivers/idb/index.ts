@@ -210,8 +210,8 @@ class IdbDriver implements StorageDriver {
     const KeyRange = options.IDBKeyRange ?? g.IDBKeyRange;
     if (!factory || !KeyRange) {
       throw new Error(
-        "idbDriver: no IndexedDB here. In Node, add import 'fake-indexeddb/auto' (npm install -D fake-indexeddb) before creating the driver: " +
-          "it installs the indexedDB and IDBKeyRange globals the driver uses (or pass { indexedDB, IDBKeyRange } from 'fake-indexeddb').",
+        "idbDriver: no IndexedDB here. In Node, add import 'fake-indexeddb/auto' (npm install -D fake-indexeddb) before creating the driver, " +
+          "or pass it { indexedDB, IDBKeyRange } from 'fake-indexeddb'.",
       );
     }
     this.#name = options.name ?? 'blogcore';
@@ -595,9 +595,8 @@ class IdbDriver implements StorageDriver {
       const error = e as Error;
       if (error?.name === 'ConstraintError') {
         if (insertsOnly) return this.#commit(ops, time, true);
-        // After reads: not expected (preconditions were checked in this transaction), but never report it as a crash.
-        const op = ops.find((o) => o.type === 'put' && this.#def(o.collection).indexes.some((i) => i.unique && (o.keys[i.name]?.length ?? 0) > 0));
-        throw new DriverConflict('unique', op?.collection ?? ops[0]!.collection, op?.id ?? ops[0]!.id);
+        // After reads, not expected (#check saw every key this transaction claims), but never a crash.
+        throw new DriverConflict('unique', ops[0]!.collection, ops[0]!.id);
       }
       throw error;
     }
