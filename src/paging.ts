@@ -157,29 +157,24 @@ async function fetchItems(
 export async function page(driver: StorageDriver, q: PageQuery, limit: number, pageToken: string | undefined): Promise<Page> {
   const cursor = pageToken === undefined ? undefined : decodeToken(pageToken, q.fingerprint);
   const token = (d: 'n' | 'p', k: Key, i = false) => encodeToken({ d, k: [k[0]!, k[1]!], i, f: q.fingerprint });
-  const reverse = q.direction === 'asc' ? 'desc' : 'asc';
-
-  if (cursor?.d === 'p') {
-    const { items: before, stop } = await fetchItems(driver, q, reverse, cursor, limit + 1);
-    const items = before.slice(0, limit).reverse();
-    const first = items[0];
-    const last = items[items.length - 1];
-    return {
-      items,
-      ...(before.length > limit && first ? { prevPageToken: token('p', suffixOf(first.key)) } : stop ? { prevPageToken: token('p', stop) } : {}),
-      nextPageToken: last ? token('n', suffixOf(last.key)) : token('n', cursor.k, !cursor.i),
-    };
-  }
-
-  const { items: found, stop } = await fetchItems(driver, q, q.direction, cursor, limit + 1);
-  const items = found.slice(0, limit);
-  const first = items[0];
-  const last = items[items.length - 1];
+  // A 'p' token walks back from its position: the same walk in the other direction, its page reversed.
+  // `ahead` is the way the walk goes ('n' or 'p'), `behind` the way back to where the token came from.
+  const back = cursor?.d === 'p';
+  const [ahead, behind] = back ? (['p', 'n'] as const) : (['n', 'p'] as const);
+  const dir = back === (q.direction === 'asc') ? 'desc' : 'asc';
+  const { items: found, stop } = await fetchItems(driver, q, dir, cursor, limit + 1);
+  const walked = found.slice(0, limit);
+  const far = walked[walked.length - 1];
+  const near = walked[0];
+  const tokens = {
+    [ahead]: found.length > limit && far ? token(ahead, suffixOf(far.key)) : stop && token(ahead, stop),
+    // A page reached through a token has a page the other way (the one the token came from).
+    [behind]: cursor && (near ? token(behind, suffixOf(near.key)) : token(behind, cursor.k, !cursor.i)),
+  };
   return {
-    items,
-    ...(found.length > limit && last ? { nextPageToken: token('n', suffixOf(last.key)) } : stop ? { nextPageToken: token('n', stop) } : {}),
-    // A page reached through a token has a page before it (the one the token came from).
-    ...(cursor ? { prevPageToken: first ? token('p', suffixOf(first.key)) : token('p', cursor.k, !cursor.i) } : {}),
+    items: back ? walked.reverse() : walked,
+    ...(tokens.n ? { nextPageToken: tokens.n } : {}),
+    ...(tokens.p ? { prevPageToken: tokens.p } : {}),
   };
 }
 
