@@ -17,9 +17,11 @@ export function newId(now: Date): string {
     t = lastTime;
     let i = 15;
     while (digits[i] === 31) digits[i--] = 0;
-    if (i < 0) throw new RangeError('ULID overflow: 2^80 ids in one millisecond');
-    digits[i]!++;
-  } else {
+    // All 2^80 random parts of this millisecond used up: go on in the next one.
+    if (i < 0) t++;
+    else digits[i]!++;
+  }
+  if (t > lastTime) {
     lastTime = t;
     globalThis.crypto.getRandomValues(digits);
     for (let i = 0; i < 16; i++) digits[i]! &= 31;
