@@ -516,7 +516,7 @@ class IdbDriver implements StorageDriver {
   async #commit(ops: readonly WriteOp[], time: number, read: boolean): Promise<CommitResult> {
     const db = this.#conn();
     const stores = new Set<string>([LOG, CHANGES]);
-    const seen = new Set<string>();
+    // (Two inserts of one id in a batch: the second `add` is refused, and the rerun names the conflict.)
     let insertsOnly = !read;
     for (const op of ops) {
       const def = this.#def(op.collection);
@@ -527,9 +527,7 @@ class IdbDriver implements StorageDriver {
           if (!def.indexes.some((i) => i.name === name)) throw new Error(`unknown index ${name}`);
         }
       }
-      const ref = refOf(op.collection, op.id);
-      if (op.type !== 'put' || op.expect !== 0 || seen.has(ref)) insertsOnly = false;
-      seen.add(ref);
+      if (op.type !== 'put' || op.expect !== 0) insertsOnly = false;
     }
     const tx = db.transaction([...stores], 'readwrite');
     const finished = done(tx);
@@ -548,6 +546,7 @@ class IdbDriver implements StorageDriver {
     for (const op of ops) {
       const store = tx.objectStore(op.collection);
       const search = this.#def(op.collection).search;
+      const terms = search ? tx.objectStore(TERMS(op.collection)) : undefined;
       if (op.type === 'put') {
         const rec: Rec = {
           id: op.id,
@@ -558,17 +557,11 @@ class IdbDriver implements StorageDriver {
         };
         if (insertsOnly) store.add(rec);
         else store.put(rec);
-        if (search) {
-          const terms = tx.objectStore(TERMS(op.collection));
-          if (op.terms) {
-            terms.put({ id: op.id, t: termKeys(op.terms.scope, op.terms.tokens) } satisfies TermsRec);
-          } else if (!insertsOnly) {
-            terms.delete(op.id);
-          }
-        }
+        if (terms && op.terms) terms.put({ id: op.id, t: termKeys(op.terms.scope, op.terms.tokens) } satisfies TermsRec);
+        else if (!insertsOnly) terms?.delete(op.id);
       } else {
         store.delete(op.id);
-        if (search) tx.objectStore(TERMS(op.collection)).delete(op.id);
+        terms?.delete(op.id);
       }
       const p = changes.length;
       changes.push({

@@ -121,8 +121,8 @@ export function commentsApi(core: Core, actor: Actor) {
           index: 'post',
           prefixes: statuses.map((st) => [p.blogId, p.postId, st]),
           direction: 'asc',
-          ...(p.startDate !== undefined ? { start: p.startDate } : {}),
-          ...(p.endDate !== undefined ? { end: p.endDate } : {}),
+          start: p.startDate,
+          end: p.endDate,
           fingerprint: shortHash(JSON.stringify(['comments', p.blogId, p.postId, [...statuses].sort(), p.startDate, p.endDate])),
         },
         p,
@@ -150,8 +150,8 @@ export function commentsApi(core: Core, actor: Actor) {
         index: p.post ? 'post' : 'blog',
         prefixes,
         direction: 'desc',
-        ...(p.startDate !== undefined ? { start: p.startDate } : {}),
-        ...(p.endDate !== undefined ? { end: p.endDate } : {}),
+        start: p.startDate,
+        end: p.endDate,
         fingerprint: shortHash(JSON.stringify(['blogComments', p.blogId, p.post, [...statuses].sort(), p.startDate, p.endDate])),
       };
       if (!p.post && !atLeast(s.view, 'ADMIN')) {
