@@ -598,16 +598,16 @@ class IdbDriver implements StorageDriver {
 
   /** Checks every precondition in batch order, as the state will be when earlier ops apply. */
   async #check(tx: IDBTransaction, ops: readonly WriteOp[]): Promise<DriverConflict | undefined> {
-    // All reads at once: current records, and the holders of the unique keys that puts claim. (A failed
-    // read aborts the transaction.)
-    const current = new Map<string, { v: number; k: Record<string, Key[]> | null }>();
+    // All reads at once: current records (absent: version 0, no keys), and the holders of the unique keys
+    // that puts claim. (A failed read aborts the transaction.)
+    const current = new Map<string, { v: number; k: Record<string, Key[]> }>();
     const holders = new Map<string, string | null>();
     const reads: Array<Promise<unknown>> = [];
     for (const op of ops) {
       const ref = refOf(op.collection, op.id);
       const store = tx.objectStore(op.collection);
       if (!current.has(ref)) {
-        current.set(ref, { v: 0, k: null });
+        current.set(ref, { v: 0, k: {} });
         reads.push(ask(store.get(op.id)).then((rec?: Rec) => rec && current.set(ref, rec)));
       }
       if (op.type !== 'put') continue;
@@ -627,8 +627,8 @@ class IdbDriver implements StorageDriver {
       if (state.v !== op.expect) return new DriverConflict('version', op.collection, op.id);
       const uniques = this.#def(op.collection).indexes.filter((i) => i.unique);
       // The record's current unique keys are released, then its new ones claimed.
-      for (const index of state.k ? uniques : []) {
-        for (const key of state.k![index.name] ?? []) {
+      for (const index of uniques) {
+        for (const key of state.k[index.name] ?? []) {
           const u = uniqueRef(op.collection, index.name, key);
           if (holders.get(u) === op.id) holders.set(u, null);
         }
@@ -642,10 +642,8 @@ class IdbDriver implements StorageDriver {
             holders.set(u, op.id);
           }
         }
-        current.set(ref, { v: op.expect + 1, k: op.keys as Record<string, Key[]> });
-      } else {
-        current.set(ref, { v: 0, k: null });
       }
+      current.set(ref, op.type === 'put' ? { v: op.expect + 1, k: op.keys as Record<string, Key[]> } : { v: 0, k: {} });
     }
     return undefined;
   }
