@@ -56,6 +56,8 @@ const POLL_MS = 1_000;
 const PUBLIC: readonly CommentStatus[] = ['LIVE', 'EMPTIED'];
 const KIND = { posts: 'blogger#post', pages: 'blogger#page', comments: 'blogger#comment' } as const;
 type Synced = keyof typeof KIND;
+/** The snapshot's phases, in order. */
+const PHASES = Object.keys(KIND) as Synced[];
 const VIEW_CODE: Record<Role, string> = { READER: 'r', AUTHOR: 'u', ADMIN: 'a' };
 
 /** Where a pull is: a snapshot phase after a suffix, or the log after (seq, pos); `e` is the seq it ends at. */
@@ -72,8 +74,8 @@ function readToken(text: string): Token {
   if (Array.isArray(t) && typeof t[0] === 'string' && isSeq(t[1])) {
     const [v, e, p, x, y] = t as [string, number, unknown, unknown, unknown];
     if (p === 'log' && isSeq(x) && Number.isSafeInteger(y)) return { v, e, p, q: x, o: y as number };
-    if ((p === 'posts' || p === 'pages' || p === 'comments') && (x === undefined || (typeof x === 'string' && typeof y === 'string'))) {
-      return { v, e, p, ...(x !== undefined ? { k: [x, y as string] } : {}) };
+    if (PHASES.includes(p as Synced) && (x === undefined || (typeof x === 'string' && typeof y === 'string'))) {
+      return { v, e, p: p as Synced, ...(x !== undefined ? { k: [x, y as string] } : {}) };
     }
   }
   throw badToken('pageToken');
@@ -126,7 +128,7 @@ export function changesApi(core: Core, actor: Actor) {
       if (token.p !== 'log') {
         const { items, next } = await snapshotPage(p.blogId, view, token.p, token.k, max);
         if (next) return answer(items, { ...token, k: next });
-        const after = token.p === 'posts' ? 'pages' : token.p === 'pages' ? 'comments' : undefined;
+        const after = PHASES[PHASES.indexOf(token.p) + 1];
         return answer(items, after ? { v: code, e: token.e, p: after } : undefined);
       }
 
@@ -205,7 +207,7 @@ export function changesApi(core: Core, actor: Actor) {
     const latest = new Map<string, Change>();
     for (const c of page) if (c.collection in KIND) latest.set(`${c.collection}\0${c.id}`, c);
     const items: ChangeItem[] = [];
-    for (const phase of ['posts', 'pages', 'comments'] as const) {
+    for (const phase of PHASES) {
       const ids = [...latest.values()].filter((c) => c.collection === phase).map((c) => c.id);
       items.push(...(await shape(phase, ids, view, false)));
     }

@@ -365,8 +365,8 @@ class IdbDriver implements StorageDriver {
 
   /** The IDBKeyRange of a query, or undefined when the range is empty. */
   #range(q: RangeQuery): IDBKeyRange | undefined {
-    const lower: unknown[] = q.lower ? [...q.prefix, ...q.lower.key] : [...q.prefix];
-    const upper: unknown[] = q.upper ? [...q.prefix, ...q.upper.key] : [...q.prefix, MAX];
+    const lower: unknown[] = [...q.prefix, ...(q.lower?.key ?? [])];
+    const upper: unknown[] = [...q.prefix, ...(q.upper?.key ?? [MAX])];
     const lowerOpen = !!q.lower?.open;
     const upperOpen = !!q.upper?.open;
     const c = this.#factory.cmp(lower, upper);
