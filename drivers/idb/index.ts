@@ -495,11 +495,12 @@ class IdbDriver implements StorageDriver {
     }
     // Few matches: their index keys live on their records; sort those in range.
     const recs = (await Promise.all(ids.map((id) => ask(store.get(id))))) as Array<Rec | undefined>;
+    const cmp = order(q);
     const walks = q.prefixes.map((prefix) =>
       recs
         // Not gone meanwhile, and not of another scope with the same hash.
         .flatMap((rec) => (rec?.s === q.scope ? keysIn(rec, q, prefix, q).map((key) => ({ id: rec.id, key })) : []))
-        .sort((a, b) => order(q)(a.key, b.key)),
+        .sort((a, b) => cmp(a.key, b.key)),
     );
     return mergeWalks(walks, width, q.direction, limit);
   }
