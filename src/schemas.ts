@@ -2,8 +2,8 @@
  * Every parameter and body the service accepts, as runtime checks (src/validate.ts). The public parameter
  * types are the plain interfaces of src/params.ts; test/types/ proves both accept exactly the same shapes.
  */
-import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from './params.js';
-import { array, bool, fail, integer, list, map, number, object, optional, refine, string, unknown, upperEnum, type Out } from './validate.js';
+import type { CommentStatus, PageStatus, PageViewsRange, PostStatus, ReaderComments, Role } from './params.js';
+import { array, bool, fail, integer, list, map, number, object, optional, refine, string, unknown, upperEnum, type Out, type Schema } from './validate.js';
 
 export type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from './params.js';
 
@@ -48,13 +48,14 @@ function isRfc3339(s: string): boolean {
 }
 
 /** An RFC 3339 timestamp, normalised to UTC with milliseconds (the form every key and response uses). */
-export const timestamp = map(string(0, Infinity), (s, path) => {
+const rfc3339 = map(string(0, Infinity), (s, path) => {
   const d = new Date(s);
   if (!isRfc3339(s) || Number.isNaN(d.getTime()) || d.getUTCFullYear() > 9999) {
     return fail(path, 'must be an RFC 3339 timestamp, e.g. 2026-11-22T10:00:00Z');
   }
   return d.toISOString();
 });
+export const timestamp: Schema<string> = { ...rfc3339, json: { type: 'string', format: 'date-time' } };
 
 const id = string(1, LIMITS.id);
 const count = (max: number) => integer(0, max);
@@ -140,6 +141,31 @@ export const blogBody = object({
   locale: optional(object({ language: optional(text(50)), country: optional(text(50)), variant: optional(text(50)) })),
 });
 
+/** blogs.patch: the same fields as a blog body, all optional. */
+export const blogPatchBody = object({
+  ...readOnly,
+  name: optional(nonEmpty(LIMITS.blogName)),
+  url: optional(httpUrl),
+  description: optional(text(LIMITS.description)),
+  customMetaData: optional(text(LIMITS.text)),
+  published: optional(unknown),
+  posts: optional(unknown),
+  pages: optional(unknown),
+  locale: optional(object({ language: optional(text(50)), country: optional(text(50)), variant: optional(text(50)) })),
+});
+
+/** users.update: what a user may change (the id is the user's for good). */
+export const userPatchBody = object({
+  kind: optional(unknown),
+  selfLink: optional(unknown),
+  created: optional(unknown),
+  blogs: optional(unknown),
+  id: optional(unknown),
+  displayName: optional(nonEmpty(LIMITS.displayName)),
+  url: optional(httpUrl),
+  about: optional(text(LIMITS.text)),
+});
+
 export const userBody = object({
   kind: optional(unknown),
   selfLink: optional(unknown),
@@ -177,6 +203,17 @@ const postListing = {
   maxComments: optional(count(LIMITS.maxInline)),
 };
 
+export const PAGE_VIEWS_RANGES = ['7DAYS', '30DAYS', 'all'] as const satisfies readonly PageViewsRange[];
+
+/** A page-views range in any case, returned as the discovery document spells it (`all` is lower-case there). */
+const pageViewsRange: Schema<PageViewsRange> = {
+  parse(v, path) {
+    const found = typeof v === 'string' ? PAGE_VIEWS_RANGES.find((r) => r.toLowerCase() === v.toLowerCase()) : undefined;
+    return found ?? fail(path, `must be one of ${PAGE_VIEWS_RANGES.join(', ')}`);
+  },
+  json: { type: 'string', enum: [...PAGE_VIEWS_RANGES] },
+};
+
 const blogRead = { view: optional(view), maxPosts: optional(count(LIMITS.maxInline)) };
 
 export const params = {
@@ -187,10 +224,15 @@ export const params = {
     ...blogRead,
     role: optional(enumList(ROLES)),
     status: optional(enumList(['LIVE', 'DELETED'] as const)),
+    fetchUserInfo: optional(bool),
   }),
   blogsInsert: object({ body: blogBody, ownerId: optional(id) }),
 
   usersGet: object({ userId: id }),
+  usersUpdate: object({ userId: id, body: userPatchBody }),
+  blogsUpdate: object({ blogId: id, body: blogBody }),
+  blogsPatch: object({ blogId: id, body: blogPatchBody }),
+  blogsDelete: object({ blogId: id }),
   usersInsert: object({ body: userBody }),
 
   membersSet: object({ blogId: id, userId: id, role: upperEnum(ROLES) }),
@@ -241,6 +283,26 @@ export const params = {
     wait: optional(integer(0, 60)),
     view: optional(view),
   }),
+  blogUserInfosGet: object({ userId: id, blogId: id, maxPosts: blogRead.maxPosts }),
+  postUserInfosGet: object({ userId: id, blogId: id, postId: id, maxComments: optional(count(LIMITS.maxInline)) }),
+  postUserInfosList: object({
+    userId: id,
+    blogId: id,
+    ...listing,
+    status: postListing.status,
+    labels: postListing.labels,
+    orderBy: postListing.orderBy,
+    fetchBodies: optional(bool),
+  }),
+  pageViewsGet: object({ blogId: id, range: optional(list(pageViewsRange, 'must name at least one value', Infinity, '')) }),
+  pageViewsRecord: object({ blogId: id, postId: optional(id) }),
+  postsRevisionsList: object({ blogId: id, postId: id, maxResults: listing.maxResults, pageToken: listing.pageToken }),
+  postsRevisionsGet: object({ blogId: id, postId: id, revisionId: id }),
+  postsRevisionsRestore: object({ blogId: id, postId: id, revisionId: id, ...withIfMatch }),
+  pagesRevisionsList: object({ blogId: id, pageId: id, maxResults: listing.maxResults, pageToken: listing.pageToken }),
+  pagesRevisionsGet: object({ blogId: id, pageId: id, revisionId: id }),
+  pagesRevisionsRestore: object({ blogId: id, pageId: id, revisionId: id, ...withIfMatch }),
+  labelsList: object({ blogId: id, maxResults: listing.maxResults, pageToken: listing.pageToken, view: listing.view }),
 };
 
 /** What the service works with after a check: `Parsed<'postsList'>`. */

@@ -17,9 +17,11 @@ import type {
   PostsSearchParams,
   PostsUpdateParams,
 } from '../params.js';
+import { labelCounterOps } from '../label-counts.js';
 import { hasPhrase, parseQuery, postWordFields } from '../text.js';
 import { authorOf, listEtag, postWire, type Post, type PostList } from '../wire.js';
 import { inlineComments } from './comments.js';
+import { postRevisionsApi } from './revisions.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPost, revertTo, trash, withPath } from './content.js';
 
 type Body = Parsed<'postsInsert'>['body'];
@@ -132,6 +134,12 @@ export function postsApi(core: Core, actor: Actor) {
   }
 
   return {
+    /** Earlier versions of a post (an extension): list, get, restore. */
+    revisions: postRevisionsApi<Post>(core, actor, async (blogId, postId, ifMatch, fn) => {
+      const { after, view } = await change(blogId, postId, ifMatch, fn, true);
+      return postOut(core, after, view, {});
+    }),
+
     async get(input: PostsGetParams): Promise<Post> {
       const p = core.parse(params.postsGet, input);
       const s = await core.reader(actor, p.blogId, p.view);
@@ -195,7 +203,7 @@ export function postsApi(core: Core, actor: Actor) {
       if (status !== 'DRAFT') draft.published = published!;
       const r = await core.transact(async (retry) => {
         const withUrl = await withPath(core, 'post', draft, retry > 0);
-        return { ops: [put('posts', withUrl, 0)], result: withUrl };
+        return { ops: [put('posts', withUrl, 0), ...(await labelCounterOps(core.driver, undefined, withUrl))], result: withUrl };
       });
       await emitChange(undefined, r, false);
       return postOut(core, r, s.view, p);
