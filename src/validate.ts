@@ -16,12 +16,7 @@ export interface Schema<I, O = I> {
   readonly optional?: true;
   /** Type only: what a caller may pass. */
   readonly input?: I;
-  /** The same shape as JSON Schema (for the OpenAPI document of src/http/openapi.ts). */
-  readonly json?: JsonSchema;
 }
-
-/** The slice of JSON Schema the OpenAPI document uses. */
-export type JsonSchema = { [key: string]: unknown };
 
 export type In<S> = S extends Schema<infer I, unknown> ? I : never;
 export type Out<S> = S extends { parse(value: unknown, path: Path): infer O } ? O : never;
@@ -45,9 +40,9 @@ export function parse<S extends Schema<unknown, unknown>>(schema: S, input: unkn
   return schema.parse(input, []) as Out<S>;
 }
 
-export const unknown: Schema<unknown> = { parse: (v) => v, json: {} };
+export const unknown: Schema<unknown> = { parse: (v) => v };
 
-export const bool: Schema<boolean> = { parse: (v, path) => (typeof v === 'boolean' ? v : expected('boolean', v, path)), json: { type: 'boolean' } };
+export const bool: Schema<boolean> = { parse: (v, path) => (typeof v === 'boolean' ? v : expected('boolean', v, path)) };
 
 /** A string of `min`..`max` characters; `tooLong` replaces the generic message for the upper bound. */
 export function string(min: number, max: number, tooLong = `Too big: expected string to have <=${max} characters`): Schema<string> {
@@ -58,7 +53,6 @@ export function string(min: number, max: number, tooLong = `Too big: expected st
       if (v.length > max) fail(path, tooLong);
       return v;
     },
-    json: { type: 'string', ...(min > 0 ? { minLength: min } : {}), ...(Number.isFinite(max) ? { maxLength: max } : {}) },
   };
 }
 
@@ -72,18 +66,14 @@ export function integer(min: number, max: number): Schema<number> {
       if (v > max) fail(path, `Too big: expected number to be <=${max}`);
       return v;
     },
-    json: { type: 'integer', minimum: min, maximum: max },
   };
 }
 
-export const number: Schema<number> = {
-  parse: (v, path) => (typeof v === 'number' && Number.isFinite(v) ? v : expected('number', v, path)),
-  json: { type: 'number' },
-};
+export const number: Schema<number> = { parse: (v, path) => (typeof v === 'number' && Number.isFinite(v) ? v : expected('number', v, path)) };
 
 /** Also accepts `undefined` (and an object may leave the key out). */
 export function optional<I, O>(schema: Schema<I, O>): Schema<I | undefined, O | undefined> & { optional: true } {
-  return { parse: (v, path) => (v === undefined ? undefined : schema.parse(v, path)), optional: true, ...(schema.json ? { json: schema.json } : {}) };
+  return { parse: (v, path) => (v === undefined ? undefined : schema.parse(v, path)), optional: true };
 }
 
 /** `schema`, then `ok` must hold for its result. */
@@ -93,27 +83,27 @@ export function refine<I, O>(schema: Schema<I, O>, ok: (value: O) => boolean, me
       const out = schema.parse(v, path);
       return ok(out) ? out : fail(path, message);
     },
-    ...(schema.json ? { json: schema.json } : {}),
   };
 }
 
 /** `schema`, then `fn` turns its result into what the service keeps (it may call `fail`). */
 export function map<I, O, R>(schema: Schema<I, O>, fn: (value: O, path: Path) => R): Schema<I, R> {
-  return { parse: (v, path) => fn(schema.parse(v, path), path), ...(schema.json ? { json: schema.json } : {}) };
+  return { parse: (v, path) => fn(schema.parse(v, path), path) };
 }
 
-/** An enum matched case-insensitively, always returned upper-case. */
+/** An enum matched case-insensitively, returned as `values` spells it (upper-case but for pageViews' `all`). */
 export function upperEnum<T extends string>(values: readonly T[]): Schema<T> {
-  const allowed = new Set<string>(values);
   return {
     parse(v, path) {
       if (typeof v !== 'string') return expected('string', v, path);
       const up = v.toUpperCase();
-      return allowed.has(up) ? (up as T) : fail(path, `must be one of ${values.join(', ')}`);
+      return values.find((x) => x.toUpperCase() === up) ?? fail(path, `must be one of ${values.join(', ')}`);
     },
-    json: { type: 'string', enum: [...values] },
   };
 }
+
+/** Extra JSON Schema words for the OpenAPI document (e.g. a date-time format); no change to the check. */
+export const describe = <S>(schema: S, _json: Record<string, unknown>): S => schema;
 
 /** An array (read-only ones too) of at most `max` items; an item's problem is reported at the array's path. */
 export function array<I, O>(item: Schema<I, O>, max: number, tooMany: string): Schema<readonly I[], O[]> {
@@ -123,7 +113,6 @@ export function array<I, O>(item: Schema<I, O>, max: number, tooMany: string): S
       const out = v.map((x) => item.parse(x, path));
       return out.length > max ? fail(path, tooMany) : out;
     },
-    json: { type: 'array', items: item.json ?? {}, ...(Number.isFinite(max) ? { maxItems: max } : {}) },
   };
 }
 
@@ -141,8 +130,6 @@ export function list<T extends string>(item: Schema<T, T>, tooFew: string | unde
       const out = [...new Set(parts.map((s) => item.parse(s, path)))];
       return out.length > max ? fail(path, tooMany) : out;
     },
-    // One value, a comma-joined list, or an array of them.
-    json: { anyOf: [{ type: 'string' }, { type: 'array', items: item.json ?? {} }] },
   };
 }
 
@@ -182,12 +169,6 @@ export function object<S extends Shape>(shape: S, strict = true): Schema<ObjectO
         throw new BlogError({ code: 400, reason: 'invalid', message, location: [...path, unknownKeys[0]].join('.'), locationType: 'parameter' });
       }
       return out as ObjectOf<S, 'out'>;
-    },
-    json: {
-      type: 'object',
-      properties: Object.fromEntries(entries.map(([k, schema]) => [k, schema.json ?? {}])),
-      required: entries.filter(([, schema]) => !schema.optional).map(([k]) => k),
-      ...(strict ? { additionalProperties: false } : {}),
     },
   };
 }

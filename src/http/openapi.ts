@@ -2,16 +2,78 @@
  * The OpenAPI 3.1 document of every route, generated from the route table (paths, methods, wire parameters,
  * bodies, ETag and If-Match) and the parameter schemas (types, bounds, enums), so it cannot drift from what
  * the helper serves. Served at `{basePath}/openapi.json`. Operations that are not Blogger v3 methods carry
- * `x-blogcore-extension: true`.
+ * `x-blogcore-extension: true`. Each answer names its wire resource (components.schemas, by `kind`).
  */
-import { params } from '../schemas.js';
-import type { JsonSchema } from '../validate.js';
+import { defineParams } from '../schemas.js';
+import { jsonKit, type JsonSchema } from './json-schema.js';
 import { UNSPECIFIED } from './override.js';
 import { ROUTES, type ParamKind, type Route } from './routes.js';
 
 type Doc = Record<string, unknown>;
 
-const schemas = params as unknown as Record<string, { json?: JsonSchema }>;
+/** The wire resources (src/wire.ts) by component name: their `kind`, and for lists the component of an item. */
+const RESOURCES: Record<string, { kind: string; item?: string }> = {
+  Blog: { kind: 'blogger#blog' },
+  BlogList: { kind: 'blogger#blogList', item: 'Blog' },
+  User: { kind: 'blogger#user' },
+  Post: { kind: 'blogger#post' },
+  PostList: { kind: 'blogger#postList', item: 'Post' },
+  Page: { kind: 'blogger#page' },
+  PageList: { kind: 'blogger#pageList', item: 'Page' },
+  Comment: { kind: 'blogger#comment' },
+  CommentList: { kind: 'blogger#commentList', item: 'Comment' },
+  BlogUserInfo: { kind: 'blogger#blogUserInfo' },
+  PostUserInfo: { kind: 'blogger#postUserInfo' },
+  PostUserInfosList: { kind: 'blogger#postList', item: 'PostUserInfo' },
+  PageViews: { kind: 'blogger#page_views' },
+  LabelList: { kind: 'blogcore#labelList', item: 'Label' },
+  Label: { kind: 'blogcore#label' },
+  Revision: { kind: 'blogcore#revision' },
+  RevisionList: { kind: 'blogcore#revisionList', item: 'Revision' },
+  ChangeList: { kind: 'blogcore#changeList' },
+};
+
+/** The component a route answers: by namespace, `…List` for lists, the rest by their method. */
+function resourceOf([ns, method]: Route['op']): string {
+  const special: Record<string, string> = {
+    'blogs.listByUser': 'BlogList',
+    'postUserInfos.list': 'PostUserInfosList',
+    'postUserInfos.get': 'PostUserInfo',
+    'blogUserInfos.get': 'BlogUserInfo',
+    'pageViews.get': 'PageViews',
+    'labels.list': 'LabelList',
+    'changes.list': 'ChangeList',
+    'comments.listByBlog': 'CommentList',
+    'posts.search': 'PostList',
+    'posts.revisions.restore': 'Post',
+    'pages.revisions.restore': 'Page',
+  };
+  const base = {
+    blogs: 'Blog',
+    users: 'User',
+    posts: 'Post',
+    pages: 'Page',
+    comments: 'Comment',
+    'posts.revisions': 'Revision',
+    'pages.revisions': 'Revision',
+  }[ns];
+  const name = special[`${ns}.${method}`] ?? (base && (method === 'list' ? `${base}List` : base));
+  if (!name || !RESOURCES[name]) throw new Error(`openapi: no resource for ${ns}.${method}`);
+  return name;
+}
+
+function resourceSchema({ kind, item }: { kind: string; item?: string }): JsonSchema {
+  return {
+    type: 'object',
+    required: ['kind'],
+    properties: {
+      kind: { const: kind },
+      ...(item ? { items: { type: 'array', items: { $ref: `#/components/schemas/${item}` } }, nextPageToken: { type: 'string' } } : {}),
+    },
+  };
+}
+
+const schemas = defineParams(jsonKit) as unknown as Record<string, { json?: JsonSchema }>;
 const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 
 /** The parameter schema of a route's operation: `postsList` for posts.list; patch shares update's, actions share one. */
@@ -70,7 +132,7 @@ function operation(route: Route): Doc {
         '200': {
           description: 'The resource',
           ...(route.etag ? { headers: { ETag: { schema: { type: 'string' } } } } : {}),
-          content: { 'application/json': { schema: { type: 'object' } } },
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${resourceOf(route.op)}` } } },
         },
         ...(route.method === 'GET' && route.etag ? { '304': { description: 'Not modified (If-None-Match)' } } : {}),
       };
@@ -102,6 +164,7 @@ export function openApiDocument(basePath = '/v3'): Doc {
     paths,
     components: {
       schemas: {
+        ...Object.fromEntries(Object.entries(RESOURCES).map(([name, r]) => [name, resourceSchema(r)])),
         Error: {
           type: 'object',
           required: ['error'],

@@ -78,6 +78,47 @@ describe('OpenAPI document', () => {
     expect(ops.filter((o) => !o['x-blogcore-extension'])).toHaveLength(33);
   });
 
+  it('names the resource each route answers: every GET answers the kind its document names', async () => {
+    const service = createBlogService({ driver: memoryDriver() });
+    const user = await service.users.insert({ body: { id: 'ann', displayName: 'Ann' } });
+    const blog = await service.blogs.insert({ body: { name: 'B', url: 'https://b.example/' }, ownerId: user.id });
+    const post = await service.posts.insert({ blogId: blog.id, body: { title: 'one', content: 'x', labels: ['tag'] } });
+    await service.posts.patch({ blogId: blog.id, postId: post.id, body: { title: 'two' } });
+    const page = await service.pages.insert({ blogId: blog.id, body: { title: 'p', content: 'x' } });
+    await service.pages.patch({ blogId: blog.id, pageId: page.id, body: { title: 'q' } });
+    const comment = await service.comments.insert({ blogId: blog.id, postId: post.id, body: { content: 'hi' } });
+    const postRevision = (await service.posts.revisions.list({ blogId: blog.id, postId: post.id })).items[0]!;
+    const pageRevision = (await service.pages.revisions.list({ blogId: blog.id, pageId: page.id })).items[0]!;
+    const ids: Record<string, string> = {
+      blogId: blog.id,
+      postId: post.id,
+      pageId: page.id,
+      commentId: comment.id,
+      userId: user.id,
+      revisionId: '',
+    };
+    const query: Record<string, string> = {
+      getByUrl: `?url=${encodeURIComponent(blog.url)}`,
+      getByPath: `?path=${encodeURIComponent(new URL(post.url!).pathname)}`,
+      search: '?q=two',
+    };
+    const handler = createHttpHandler(service, { authenticate: () => ({ userId: user.id }) });
+    const components = (doc as unknown as { components: { schemas: Record<string, { properties: { kind: { const: string } } }> } }).components.schemas;
+    const gets = ROUTES.filter((r) => r.method === 'GET');
+    expect(gets.length).toBeGreaterThan(20);
+    for (const r of gets) {
+      ids.revisionId = r.op[0] === 'pages.revisions' ? pageRevision.id : postRevision.id;
+      const url = r.path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name]!) + (query[r.op[1]] ?? '');
+      const res = await handler(new Request(`http://x.test/v3${url}`));
+      expect(res.status, `${r.op.join('.')} ${url}`).toBe(200);
+      const ref = (doc.paths[r.path]!.get as unknown as { responses: { 200: { content: { 'application/json': { schema: { $ref: string } } } } } })
+        .responses[200].content['application/json'].schema.$ref;
+      const kind = components[ref.replace('#/components/schemas/', '')]!.properties.kind.const;
+      expect(((await res.json()) as { kind: string }).kind, r.op.join('.')).toBe(kind);
+    }
+    await service.close();
+  });
+
   it('is served at {basePath}/openapi.json', async () => {
     const service = createBlogService({ driver: memoryDriver() });
     for (const basePath of ['/v3', '/api/v3']) {
