@@ -16,6 +16,8 @@ let makeDriver: () => Driver = () => memoryDriver();
 export function useDriver(factory: () => Driver): void {
   makeDriver = factory;
 }
+/** A new empty store on the driver useDriver() chose. */
+export const freshDriver = (): Driver => makeDriver();
 export type ServiceOptions = Parameters<typeof createBlogService>[0];
 // Loose shapes for what the tests read back; the service's own types are checked by the calls themselves.
 export type Wire = Record<string, any>;

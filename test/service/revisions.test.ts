@@ -1,11 +1,11 @@
 /**
  * Revisions of posts and pages (extension): what a change keeps, restore as a change with ifMatch,
- * retention, access at AUTHOR view under the item's rules, and the HTTP routes.
+ * retention, access at AUTHOR view under the item's rules, and the HTTP routes. On memory here; on SQLite,
+ * IndexedDB and PostgreSQL through test/sqlite-lifecycle, idb-lifecycle-service and pg-service.
  */
 import { describe, expect, it } from 'vitest';
-import { memoryDriver } from '../../drivers/memory/index.js';
 import { createHttpHandler } from '../../src/http/index.js';
-import { expectError, expectNoWrite, makePage, makePost, newService, makeClock, world, MINUTE, type Wire } from './helpers.js';
+import { expectError, expectNoWrite, freshDriver, makePage, makePost, newService, makeClock, world, MINUTE, type Wire } from './helpers.js';
 
 const contents = (list: Wire) => (list.items as Wire[]).map((r) => r.content);
 
@@ -54,9 +54,9 @@ describe('posts.revisions', () => {
 
   it('keeps the last 50 by default, or as configured, oldest dropped in the same commit', async () => {
     const clock = makeClock();
-    const service = newService(memoryDriver(), clock);
+    const service = newService(freshDriver(), clock);
     const kept = await import('../../src/index.js').then(({ createBlogService }) =>
-      createBlogService({ driver: memoryDriver(), revisionsKept: 3, now: () => new Date(clock.ms) }),
+      createBlogService({ driver: freshDriver(), revisionsKept: 3, now: () => new Date(clock.ms) }),
     );
     for (const s of [service, kept]) {
       await s.users.insert({ body: { id: 'u', displayName: 'U' } });
