@@ -50,8 +50,8 @@ export class Core {
   /** Events shared with other app servers on the same store (drivers that can `watch` it). */
   readonly share: EventShare | undefined;
   private opening: Promise<void> | undefined;
-  // Users and blogs change (users.update, blogs.update/delete): writes here drop what they changed.
-  private readonly cache: RecordCache<UserRecord | BlogRecord>;
+  /** Users and blogs, kept right across processes through the change log (src/record-cache.ts). */
+  private readonly cache: RecordCache;
   /** Called after every commit this process makes (long polls wait on it). */
   readonly commitListeners = new Set<() => void>();
   private readonly retention: { ms: number; commits: number | undefined };
@@ -61,7 +61,7 @@ export class Core {
 
   constructor(options: CoreOptions) {
     this.driver = options.driver;
-    this.cache = new RecordCache(['users', 'blogs']);
+    this.cache = new RecordCache(this.driver);
     const r = options.changeRetention ?? {};
     this.retention = { ms: (r.days ?? 30) * DAY_MS, commits: r.commits };
     this.now = options.now ?? (() => new Date());
@@ -85,8 +85,12 @@ export class Core {
     return newId(this.now());
   }
 
-  /** Checks a method's parameters (src/schemas.ts): the parsed values, or a 400 BlogError naming the field at fault. */
+  /**
+   * Checks a method's parameters (src/schemas.ts): the parsed values, or a 400 BlogError naming the field at
+   * fault. Every call starts here, so this is also where the cache learns that a call began.
+   */
   parse<S extends Schema<unknown, unknown>>(schema: S, input: unknown): Out<S> {
+    this.cache.begin();
     return parse(schema, input);
   }
 
@@ -97,20 +101,15 @@ export class Core {
 
   async user(id: string): Promise<UserRecord | undefined> {
     await this.ready();
-    return (await this.cache.get('users', id, async () => (await this.get<UserRecord>('users', id))?.doc)) as UserRecord | undefined;
+    return this.cache.get('users', id, async () => (await this.get<UserRecord>('users', id))?.doc);
   }
 
   /** A blog that exists and is not being deleted (a blog being deleted reads as gone, never half there). */
   async blog(blogId: string): Promise<BlogRecord> {
     await this.ready();
-    const found = (await this.cache.get('blogs', blogId, async () => (await this.get<BlogRecord>('blogs', blogId))?.doc)) as BlogRecord | undefined;
+    const found = await this.cache.get('blogs', blogId, async () => (await this.get<BlogRecord>('blogs', blogId))?.doc);
     if (!found || found.deleting) throw notFound('Blog');
     return found;
-  }
-
-  /** Drops a user or blog this process just changed from the cache. */
-  forget(collection: 'users' | 'blogs', id: string): void {
-    this.cache.forget(collection, id);
   }
 
   /** The caller's role in a blog (host code: ADMIN) and the view the operation answers at. */
@@ -163,6 +162,8 @@ export class Core {
   /** Every write of the core goes here: the commit time from the core's clock, then waiters, the scheduler, pruning. */
   async commit(ops: readonly WriteOp[]): Promise<CommitResult> {
     const result = await this.driver.commit(ops, { time: this.now().getTime() });
+    for (const op of ops) if (op.collection === 'users' || op.collection === 'blogs') this.cache.forget(op.collection, op.id);
+    this.cache.committed(result.seq);
     for (const listener of this.commitListeners) listener();
     if (this.scheduler) {
       for (const op of ops) if (op.type === 'put' && op.collection === 'posts') this.scheduled(op.doc);

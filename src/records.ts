@@ -208,8 +208,8 @@ export function put<R extends { id: string }>(collection: Collection, record: R,
   // Optional fields are left out rather than stored as undefined (JSON has no undefined).
   for (const [k, v] of Object.entries(record)) if (v === undefined) delete (record as Record<string, unknown>)[k];
   const op: PutOp = { type: 'put', collection, id: record.id, expect, doc: record as unknown as JsonObject, keys: keysOf(collection, record) };
-  // Posts, pages and comments are logged in their blog's change stream (the pull of changes.ts walks it).
-  if (collection === 'posts' || collection === 'pages' || collection === 'comments') op.stream = (record as unknown as { blogId: string }).blogId;
+  const stream = streamOf(collection, (record as { blogId?: string }).blogId);
+  if (stream) op.stream = stream;
   if (collection === 'posts') {
     const p = record as unknown as PostRecord;
     op.terms = { scope: p.blogId, tokens: distinctWords(postWordFields(p)) };
@@ -219,5 +219,17 @@ export function put<R extends { id: string }>(collection: Collection, record: R,
 
 /** A delete; `blogId` names the change stream of posts, pages and comments (a delete is a change too). */
 export function del(collection: Collection, id: string, expect: number, blogId?: string): WriteOp {
-  return { type: 'delete', collection, id, expect, ...(blogId !== undefined ? { stream: blogId } : {}) };
+  const stream = streamOf(collection, blogId);
+  return { type: 'delete', collection, id, expect, ...(stream ? { stream } : {}) };
 }
+
+/** The change stream of users' and blogs' changes: other processes' caches follow it (record-cache.ts). Never a blog id. */
+export const RECORDS_STREAM = '~records';
+
+/** Posts, pages and comments are logged in their blog's change stream (the pull of changes.ts walks it). */
+const streamOf = (collection: Collection, blogId: string | undefined) =>
+  collection === 'users' || collection === 'blogs'
+    ? RECORDS_STREAM
+    : collection === 'posts' || collection === 'pages' || collection === 'comments'
+      ? blogId
+      : undefined;

@@ -1,7 +1,7 @@
 /**
  * Blogs and users become mutable: blogs.update/patch (name, description, url, locale; an old url keeps
  * answering getByUrl), blogs.delete (ADMIN; in bounded batches that a crash can resume), users.update.
- * The core's caches of blogs and users follow the change log (src/record-cache.ts).
+ * The core's caches of blogs and users follow every commit and the change log (src/record-cache.ts).
  */
 import { actorUserId, authError, requireRole, type Actor } from '../access.js';
 import type { Core } from '../core.js';
@@ -58,7 +58,6 @@ export function blogAdminApi(core: Core, actor: Actor) {
       }
       return { ops: [put('blogs', changed, stored.version)], result: changed };
     });
-    core.forget('blogs', blogId);
     const out = await blogResource(core, next, s.view, undefined);
     if (core.events.has('blog.updated')) core.emit({ type: 'blog.updated', blogId, id: blogId, actorId, resource: out });
     return out;
@@ -113,7 +112,6 @@ export function blogAdminApi(core: Core, actor: Actor) {
             if (!now) throw notFound('Blog');
             return { ops: now.doc.deleting ? [] : [put('blogs', { ...now.doc, deleting: true }, now.version)], result: undefined };
           });
-          core.forget('blogs', blogId);
         }
         while (await purge('comments', 'post', [blogId]));
         while (await purge('posts', 'published', [blogId], revisionsOf));
@@ -137,7 +135,6 @@ export function blogAdminApi(core: Core, actor: Actor) {
           }
           if (members.length < BATCH) break;
         }
-        core.forget('blogs', blogId);
         if (core.events.has('blog.deleted')) core.emit({ type: 'blog.deleted', blogId, id: blogId, actorId });
       },
     },
@@ -162,7 +159,6 @@ export function blogAdminApi(core: Core, actor: Actor) {
           };
           return { ops: [put('users', u, stored.version)], result: u };
         });
-        core.forget('users', userId);
         const out = userWire(next, core.links);
         if (core.events.has('user.updated')) core.emit({ type: 'user.updated', id: userId, actorId, resource: out });
         return out;
