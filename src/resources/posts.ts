@@ -14,6 +14,9 @@ import type {
   PostsListParams,
   PostsPublishParams,
   PostsRevertParams,
+  PostsRevisionsGetParams,
+  PostsRevisionsListParams,
+  PostsRevisionsRestoreParams,
   PostsSearchParams,
   PostsUpdateParams,
 } from '../params.js';
@@ -21,7 +24,7 @@ import { labelCounterOps } from '../label-counts.js';
 import { hasPhrase, parseQuery, postWordFields } from '../text.js';
 import { authorOf, listEtag, postWire, type Post, type PostList } from '../wire.js';
 import { inlineComments } from './comments.js';
-import { postRevisionsApi } from './revisions.js';
+import { revisionsApi } from './revisions.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPost, revertTo, trash, withPath } from './content.js';
 
 type Body = Parsed<'postsInsert'>['body'];
@@ -135,9 +138,15 @@ export function postsApi(core: Core, actor: Actor) {
 
   return {
     /** Earlier versions of a post (an extension): list, get, restore. */
-    revisions: postRevisionsApi<Post>(core, actor, async (blogId, postId, ifMatch, fn) => {
-      const { after, view } = await change(blogId, postId, ifMatch, fn, true);
-      return postOut(core, after, view, {});
+    revisions: revisionsApi<PostRecord, Post, PostsRevisionsListParams, PostsRevisionsGetParams, PostsRevisionsRestoreParams>(core, actor, {
+      kind: 'post',
+      list: params.postsRevisionsList,
+      get: params.postsRevisionsGet,
+      restore: params.postsRevisionsRestore,
+      change: async (blogId, postId, ifMatch, fn) => {
+        const { after, view } = await change(blogId, postId, ifMatch, fn, true);
+        return postOut(core, after, view, {});
+      },
     }),
 
     async get(input: PostsGetParams): Promise<Post> {

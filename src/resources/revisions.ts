@@ -10,15 +10,7 @@ import { del, put, type PageRecord, type PostRecord, type RevisionRecord } from 
 import { conflict, forbidden, notFound } from '../errors.js';
 import { shortHash } from '../ids.js';
 import { listOf, page } from '../paging.js';
-import type {
-  PagesRevisionsGetParams,
-  PagesRevisionsListParams,
-  PagesRevisionsRestoreParams,
-  PostsRevisionsGetParams,
-  PostsRevisionsListParams,
-  PostsRevisionsRestoreParams,
-} from '../params.js';
-import { params } from '../schemas.js';
+import type { Schema } from '../validate.js';
 import type { Revision, RevisionList } from '../wire.js';
 import type { WriteOp } from '../driver.js';
 import { loadVisible } from './content.js';
@@ -89,30 +81,43 @@ function revisionWire(core: Core, r: RevisionRecord): Revision {
 
 type Change<R extends Item, T> = (blogId: string, id: string, ifMatch: string | undefined, fn: (r: R) => R) => Promise<T>;
 
-function revisionsOf<R extends Item, T>(core: Core, actor: Actor, kind: Kind, change: Change<R, T>) {
+/** What the posts and pages APIs pass in: their item's kind, its parameter schemas and their write path. */
+interface Binding<R extends Item, T> {
+  kind: Kind;
+  list: Schema<unknown, { blogId: string; maxResults?: number | undefined; pageToken?: string | undefined }>;
+  get: Schema<unknown, { blogId: string; revisionId: string }>;
+  restore: Schema<unknown, { blogId: string; revisionId: string; ifMatch?: string | undefined }>;
+  /** The item's own change (update events, editor rules). */
+  change: Change<R, T>;
+}
+
+/** `posts.revisions` / `pages.revisions`; the item id is `postId` or `pageId`. */
+export function revisionsApi<R extends Item, T, L, G, S>(core: Core, actor: Actor, b: Binding<R, T>) {
+  const { kind } = b;
+  const itemOf = (p: object) => (p as Record<string, string>)[`${kind}Id`]!;
   /** The item as an AUTHOR-view caller may see it: 403 below AUTHOR view, 404 where the item is. */
   async function reader(blogId: string, itemId: string) {
     const s = await core.reader(actor, blogId);
     if (!atLeast(s.view, 'AUTHOR')) throw forbidden('Revisions need the AUTHOR view');
     await loadVisible(core, kind, blogId, itemId, s);
   }
-  async function load(blogId: string, itemId: string, revisionId: string): Promise<RevisionRecord> {
-    const r = (await core.get<RevisionRecord>('revisions', revisionId))?.doc;
-    if (!r || r.itemId !== itemId || r.blogId !== blogId) throw notFound('Revision');
+  async function load(p: { blogId: string; revisionId: string }): Promise<RevisionRecord> {
+    const itemId = itemOf(p);
+    await reader(p.blogId, itemId);
+    const r = (await core.get<RevisionRecord>('revisions', p.revisionId))?.doc;
+    if (!r || r.itemId !== itemId || r.blogId !== p.blogId) throw notFound('Revision');
     return r;
   }
-  const apply = (r: R, rev: RevisionRecord): R => {
-    if (r.status === 'SOFT_TRASHED') throw conflict(`Cannot restore into this ${kind}: it is SOFT_TRASHED (revert it first)`);
-    return { ...r, title: rev.title, content: rev.content, ...('labels' in r ? { labels: [...(rev.labels ?? [])] } : {}) };
-  };
   return {
-    async list(blogId: string, itemId: string, maxResults: number | undefined, pageToken: string | undefined): Promise<RevisionList> {
-      await reader(blogId, itemId);
+    async list(input: L): Promise<RevisionList> {
+      const p = core.parse(b.list, input);
+      const itemId = itemOf(p);
+      await reader(p.blogId, itemId);
       const pg = await page(
         core.driver,
         { collection: 'revisions', index: 'item', prefixes: [[itemId]], direction: 'desc', fingerprint: shortHash(JSON.stringify(['revisions', itemId])) },
-        maxResults ?? 10,
-        pageToken,
+        p.maxResults ?? 10,
+        p.pageToken,
       );
       const items = pg.items.map((h) => revisionWire(core, h.doc as unknown as RevisionRecord));
       return listOf(
@@ -122,51 +127,16 @@ function revisionsOf<R extends Item, T>(core: Core, actor: Actor, kind: Kind, ch
         items.map((i) => i.id),
       );
     },
-    async get(blogId: string, itemId: string, revisionId: string): Promise<Revision> {
-      await reader(blogId, itemId);
-      return revisionWire(core, await load(blogId, itemId, revisionId));
+    async get(input: G): Promise<Revision> {
+      return revisionWire(core, await load(core.parse(b.get, input)));
     },
-    async restore(blogId: string, itemId: string, revisionId: string, ifMatch: string | undefined): Promise<T> {
-      await reader(blogId, itemId);
-      const rev = await load(blogId, itemId, revisionId);
-      return change(blogId, itemId, ifMatch, (r) => apply(r, rev));
-    },
-  };
-}
-
-/** `posts.revisions`: `change` is the posts API's own write path (update events, editor rules). */
-export function postRevisionsApi<T>(core: Core, actor: Actor, change: Change<PostRecord, T>) {
-  const r = revisionsOf(core, actor, 'post', change);
-  return {
-    async list(input: PostsRevisionsListParams): Promise<RevisionList> {
-      const p = core.parse(params.postsRevisionsList, input);
-      return r.list(p.blogId, p.postId, p.maxResults, p.pageToken);
-    },
-    async get(input: PostsRevisionsGetParams): Promise<Revision> {
-      const p = core.parse(params.postsRevisionsGet, input);
-      return r.get(p.blogId, p.postId, p.revisionId);
-    },
-    async restore(input: PostsRevisionsRestoreParams): Promise<T> {
-      const p = core.parse(params.postsRevisionsRestore, input);
-      return r.restore(p.blogId, p.postId, p.revisionId, p.ifMatch);
-    },
-  };
-}
-
-export function pageRevisionsApi<T>(core: Core, actor: Actor, change: Change<PageRecord, T>) {
-  const r = revisionsOf(core, actor, 'page', change);
-  return {
-    async list(input: PagesRevisionsListParams): Promise<RevisionList> {
-      const p = core.parse(params.pagesRevisionsList, input);
-      return r.list(p.blogId, p.pageId, p.maxResults, p.pageToken);
-    },
-    async get(input: PagesRevisionsGetParams): Promise<Revision> {
-      const p = core.parse(params.pagesRevisionsGet, input);
-      return r.get(p.blogId, p.pageId, p.revisionId);
-    },
-    async restore(input: PagesRevisionsRestoreParams): Promise<T> {
-      const p = core.parse(params.pagesRevisionsRestore, input);
-      return r.restore(p.blogId, p.pageId, p.revisionId, p.ifMatch);
+    async restore(input: S): Promise<T> {
+      const p = core.parse(b.restore, input);
+      const rev = await load(p);
+      return b.change(p.blogId, itemOf(p), p.ifMatch, (r) => {
+        if (r.status === 'SOFT_TRASHED') throw conflict(`Cannot restore into this ${kind}: it is SOFT_TRASHED (revert it first)`);
+        return { ...r, title: rev.title, content: rev.content, ...('labels' in r ? { labels: [...(rev.labels ?? [])] } : {}) };
+      });
     },
   };
 }
