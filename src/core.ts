@@ -47,6 +47,8 @@ export class Core {
   readonly events = new Emitter();
   readonly revisionsKept: number;
   private scheduler: Scheduler | undefined;
+  /** Promotions this process has committed: a list read beside promoteDue re-reads if one landed meanwhile. */
+  promotions = 0;
   /** Events shared with other app servers on the same store (drivers that can `watch` it). */
   readonly share: EventShare | undefined;
   private opening: Promise<void> | undefined;
@@ -258,6 +260,7 @@ export class Core {
     const next: PostRecord = { ...p, status: 'LIVE', rev: p.rev + 1 };
     try {
       await this.commit([put('posts', next, stored.version), ...(await labelCounterOps(this.driver, p, next))]);
+      this.promotions++;
     } catch (error) {
       if (!DriverConflict.is(error)) throw error;
       // Someone else changed it first (another process promoted it, or an author edited it): read what is there.

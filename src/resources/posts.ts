@@ -120,8 +120,10 @@ export function postsApi(core: Core, actor: Actor) {
     // Due scheduled posts are looked for beside the page, not before it: almost always none are due; when
     // some were made LIVE, the page is read again so it shows them.
     const read = () => page(core.driver, query, p.maxResults ?? 10, p.pageToken);
+    // A promotion by a concurrent call of this process may land between the read and promoteDue's look.
+    const seen = core.promotions;
     const [promoted, first] = await Promise.all([core.promoteDue(), read()]);
-    const pg = promoted ? await read() : first;
+    const pg = promoted || core.promotions !== seen ? await read() : first;
     const items = await Promise.all(
       pg.items.map((h) =>
         postOut(core, h.doc as unknown as PostRecord, s.view, { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments }),
