@@ -61,21 +61,11 @@ async function countLabels(driver: StorageDriver, time: () => number): Promise<v
       }
     }
   });
-  const all = [...counts.values()];
-  for (let i = 0; i < all.length; i += BATCH) {
-    const batch = all.slice(i, i + BATCH);
-    try {
-      await driver.commit(
-        batch.map((c) => put('labels', c, 0)),
-        { time: time() },
-      );
-    } catch (error) {
-      if (!DriverConflict.is(error)) throw error;
-      for (const c of batch)
-        await driver.commit([put('labels', c, 0)], { time: time() }).catch((e: unknown) => {
-          if (!DriverConflict.is(e)) throw e;
-        });
-    }
+  // One commit per counter: one another process already keeps (a conflict) is left alone.
+  for (const c of counts.values()) {
+    await driver.commit([put('labels', c, 0)], { time: time() }).catch((e: unknown) => {
+      if (!DriverConflict.is(e)) throw e;
+    });
   }
 }
 
