@@ -1,5 +1,5 @@
 /**
- * The state every operation shares: the driver, the clock, caches of immutable records, and the
+ * The state every operation shares: the driver, the clock, caches of users and blogs, and the
  * checks that recur (validation, the caller's standing in a blog, compare-and-set retries, scheduled
  * posts going LIVE). Resources (src/resources/*) build the public methods on top of this.
  */
@@ -8,6 +8,9 @@ import { authError, resolveView, type Actor, type Standing } from './access.js';
 import { conditionNotMet, notFound } from './errors.js';
 import { Emitter, EventShare, type BlogEvent } from './events.js';
 import { newId } from './ids.js';
+import { labelCounterOps } from './label-counts.js';
+import { dueTime, Scheduler, type SchedulerOptions } from './scheduler.js';
+import { RecordCache } from './record-cache.js';
 import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from './records.js';
 import type { Role } from './schemas.js';
 import { STORE_SCHEMA } from './store-schema.js';
@@ -17,6 +20,8 @@ import { authorOf, etagOf, links, postWire, type Links, type Post } from './wire
 
 export interface CoreOptions {
   driver: StorageDriver;
+  /** Earlier versions kept per post or page (default 50; 0 keeps none). */
+  revisionsKept?: number;
   apiBaseUrl?: string;
   now?: () => Date;
   /**
@@ -33,7 +38,6 @@ const PRUNE_BATCH = 500;
 const PRUNE_EVERY = 64;
 const PRUNE_PAUSE_MS = 60_000;
 
-const CACHE_LIMIT = 2_000;
 const MAX_RETRIES = 20;
 
 export class Core {
@@ -41,12 +45,15 @@ export class Core {
   readonly now: () => Date;
   readonly links: Links;
   readonly events = new Emitter();
+  readonly revisionsKept: number;
+  private scheduler: Scheduler | undefined;
+  /** Promotions this process has committed: a list read beside promoteDue re-reads if one landed meanwhile. */
+  promotions = 0;
   /** Events shared with other app servers on the same store (drivers that can `watch` it). */
   readonly share: EventShare | undefined;
   private opening: Promise<void> | undefined;
-  // Users and blogs are never changed after insert (there is no update call), so caching them is safe.
-  private users = new Map<string, UserRecord>();
-  private blogs = new Map<string, BlogRecord>();
+  /** Users and blogs, kept right across processes through the change log (src/record-cache.ts). */
+  private readonly cache: RecordCache;
   /** Called after every commit this process makes (long polls wait on it). */
   readonly commitListeners = new Set<() => void>();
   private readonly retention: { ms: number; commits: number | undefined };
@@ -56,9 +63,11 @@ export class Core {
 
   constructor(options: CoreOptions) {
     this.driver = options.driver;
+    this.cache = new RecordCache(this.driver);
     const r = options.changeRetention ?? {};
     this.retention = { ms: (r.days ?? 30) * DAY_MS, commits: r.commits };
     this.now = options.now ?? (() => new Date());
+    this.revisionsKept = Math.max(0, Math.floor(options.revisionsKept ?? 50));
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
     if (typeof this.driver.watch === 'function') {
       this.share = new EventShare(this.driver, this.events, () => this.now().getTime());
@@ -78,8 +87,12 @@ export class Core {
     return newId(this.now());
   }
 
-  /** Checks a method's parameters (src/schemas.ts): the parsed values, or a 400 BlogError naming the field at fault. */
+  /**
+   * Checks a method's parameters (src/schemas.ts): the parsed values, or a 400 BlogError naming the field at
+   * fault. Every call starts here, so this is also where the cache learns that a call began.
+   */
   parse<S extends Schema<unknown, unknown>>(schema: S, input: unknown): Out<S> {
+    this.cache.begin();
     return parse(schema, input);
   }
 
@@ -89,25 +102,16 @@ export class Core {
   }
 
   async user(id: string): Promise<UserRecord | undefined> {
-    const hit = this.users.get(id);
-    if (hit) return hit;
-    const found = (await this.get<UserRecord>('users', id))?.doc;
-    if (found) this.remember(this.users, id, found);
-    return found;
+    await this.ready();
+    return this.cache.get('users', id, async () => (await this.get<UserRecord>('users', id))?.doc);
   }
 
+  /** A blog that exists and is not being deleted (a blog being deleted reads as gone, never half there). */
   async blog(blogId: string): Promise<BlogRecord> {
-    const hit = this.blogs.get(blogId);
-    if (hit) return hit;
-    const found = (await this.get<BlogRecord>('blogs', blogId))?.doc;
-    if (!found) throw notFound('Blog');
-    this.remember(this.blogs, blogId, found);
+    await this.ready();
+    const found = await this.cache.get('blogs', blogId, async () => (await this.get<BlogRecord>('blogs', blogId))?.doc);
+    if (!found || found.deleting) throw notFound('Blog');
     return found;
-  }
-
-  private remember<T>(map: Map<string, T>, id: string, value: T): void {
-    if (map.size >= CACHE_LIMIT) map.clear();
-    map.set(id, value);
   }
 
   /** The caller's role in a blog (host code: ADMIN) and the view the operation answers at. */
@@ -157,10 +161,15 @@ export class Core {
     }
   }
 
-  /** Every write of the core goes here: the commit time from the core's clock, then waiters, then pruning. */
+  /** Every write of the core goes here: the commit time from the core's clock, then waiters, the scheduler, pruning. */
   async commit(ops: readonly WriteOp[]): Promise<CommitResult> {
     const result = await this.driver.commit(ops, { time: this.now().getTime() });
+    for (const op of ops) if (op.collection === 'users' || op.collection === 'blogs') this.cache.forget(op.collection, op.id);
+    this.cache.committed(result.seq);
     for (const listener of this.commitListeners) listener();
+    if (this.scheduler) {
+      for (const op of ops) if (op.type === 'put' && op.collection === 'posts') this.scheduled(op.doc);
+    }
     await this.prune(result.seq);
     return result;
   }
@@ -185,6 +194,41 @@ export class Core {
     } finally {
       this.pruning = false;
     }
+  }
+
+  /** Starts publishing on time (src/scheduler.ts); answers the function that stops it. Idempotent. */
+  startScheduler(options?: SchedulerOptions): () => void {
+    if (!this.scheduler) {
+      const scheduler = new Scheduler(
+        {
+          now: this.now,
+          promoteDue: () => this.promoteDue(),
+          nextDue: async () => {
+            await this.ready();
+            const [first] = await this.driver.list({ collection: 'posts', index: 'due', prefix: [], direction: 'asc', limit: 1 });
+            return first ? dueTime(first.doc) : undefined;
+          },
+        },
+        options,
+      );
+      this.scheduler = scheduler;
+      scheduler.start();
+    }
+    const scheduler = this.scheduler;
+    return () => {
+      scheduler.stop();
+      if (this.scheduler === scheduler) this.scheduler = undefined;
+    };
+  }
+
+  stopScheduler(): void {
+    this.scheduler?.stop();
+    this.scheduler = undefined;
+  }
+
+  private scheduled(doc: unknown): void {
+    const at = dueTime(doc);
+    if (at !== undefined) this.scheduler?.scheduled(at);
   }
 
   emit(event: BlogEvent): void {
@@ -215,7 +259,8 @@ export class Core {
     if (p.status !== 'SCHEDULED' || !p.published || p.published > this.nowIso()) return p;
     const next: PostRecord = { ...p, status: 'LIVE', rev: p.rev + 1 };
     try {
-      await this.commit([put('posts', next, stored.version)]);
+      await this.commit([put('posts', next, stored.version), ...(await labelCounterOps(this.driver, p, next))]);
+      this.promotions++;
     } catch (error) {
       if (!DriverConflict.is(error)) throw error;
       // Someone else changed it first (another process promoted it, or an author edited it): read what is there.

@@ -3,7 +3,10 @@ import { DriverConflict, type JsonObject, type StorageDriver, type WriteOp } fro
 /** Events after successful writes, in process. Listeners run after the write is stored; their errors never undo it. */
 export type EventType =
   | 'user.inserted'
+  | 'user.updated'
   | 'blog.inserted'
+  | 'blog.updated'
+  | 'blog.deleted'
   | 'member.set'
   | 'member.removed'
   | 'post.inserted'

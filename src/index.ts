@@ -2,9 +2,29 @@ export { createBlogService, type BlogService, type BlogServiceOptions, type Acto
 export { BlogError, type BlogErrorInit, type ErrorReason, type GoogleErrorBody } from './errors.js';
 export type { BlogEvent, EventType, Listener } from './events.js';
 export type { ChangeItem, ChangeKind, ChangeList } from './changes.js';
+export type { SchedulerOptions } from './scheduler.js';
 export type * from './params.js';
-export { POST_STATUSES, PAGE_STATUSES, COMMENT_STATUSES, ROLES, READER_COMMENTS, LIMITS } from './schemas.js';
-export type { Blog, BlogList, Post, PostList, Page, PageList, Comment, CommentList, User, Author } from './wire.js';
+export { POST_STATUSES, PAGE_STATUSES, COMMENT_STATUSES, ROLES, READER_COMMENTS, LIMITS, PAGE_VIEWS_RANGES } from './schemas.js';
+export type {
+  Blog,
+  BlogList,
+  Post,
+  PostList,
+  Page,
+  PageList,
+  Comment,
+  CommentList,
+  User,
+  Author,
+  BlogUserInfo,
+  BlogPerUserInfo,
+  PostUserInfo,
+  PostPerUserInfo,
+  PostUserInfosList,
+  PageViews,
+  Label,
+  LabelList,
+} from './wire.js';
 export {
   DriverConflict,
   compareKeys,

@@ -58,6 +58,8 @@ export interface BlogsListByUserParams {
   maxPosts?: number;
   role?: OneOrMore<Role>;
   status?: OneOrMore<BlogStatus>;
+  /** Also answer `blogUserInfos`: the user's standing in each blog listed. */
+  fetchUserInfo?: boolean;
 }
 export interface BlogsInsertParams {
   body: BlogBody;
@@ -227,4 +229,125 @@ export interface ChangesListParams {
   /** Seconds (0 to 60) to hold the answer open until something changes, when nothing has. */
   wait?: number;
   view?: View;
+}
+export interface BlogUserInfosGetParams {
+  /** A user id, or `self` for the scoped actor. Only that user and the blog's ADMINs may ask. */
+  userId: string;
+  blogId: string;
+  maxPosts?: number;
+}
+export interface PostUserInfosGetParams {
+  /** A user id, or `self`. Only that user and the blog's ADMINs may ask. */
+  userId: string;
+  blogId: string;
+  postId: string;
+  maxComments?: number;
+}
+export interface PostUserInfosListParams {
+  /** A user id, or `self`. Only that user and the blog's ADMINs may ask. */
+  userId: string;
+  blogId: string;
+  maxResults?: number;
+  pageToken?: string;
+  view?: View;
+  /** Inclusive, on the `orderBy` field. */
+  startDate?: Timestamp;
+  /** Exclusive, on the `orderBy` field. */
+  endDate?: Timestamp;
+  /** Default LIVE. */
+  status?: OneOrMore<PostStatus>;
+  /** Posts with any of these labels (at most 20); a string may join several with commas. */
+  labels?: string | readonly string[];
+  orderBy?: OrderBy;
+  /** Default false (as the discovery document gives it). */
+  fetchBodies?: boolean;
+}
+
+/** A time range of `pageViews.get`. */
+export type PageViewsRange = 'all' | '30DAYS' | '7DAYS';
+export interface PageViewsGetParams {
+  blogId: string;
+  /** One range or several; default all three. */
+  range?: OneOrMore<PageViewsRange>;
+}
+export interface PageViewsRecordParams {
+  blogId: string;
+  /** The post that was viewed, if the page was a post. */
+  postId?: string;
+}
+
+export interface LabelsListParams {
+  blogId: string;
+  /** 1 to 500; default 100. */
+  maxResults?: number;
+  pageToken?: string;
+  view?: View;
+}
+
+export interface PostsRevisionsListParams {
+  blogId: string;
+  postId: string;
+  /** 1 to 500; default 10. Newest first. */
+  maxResults?: number;
+  pageToken?: string;
+}
+export interface PostsRevisionsGetParams {
+  blogId: string;
+  postId: string;
+  revisionId: string;
+}
+export interface PostsRevisionsRestoreParams extends IfMatch {
+  blogId: string;
+  postId: string;
+  revisionId: string;
+}
+export interface PagesRevisionsListParams {
+  blogId: string;
+  pageId: string;
+  /** 1 to 500; default 10. Newest first. */
+  maxResults?: number;
+  pageToken?: string;
+}
+export interface PagesRevisionsGetParams {
+  blogId: string;
+  pageId: string;
+  revisionId: string;
+}
+export interface PagesRevisionsRestoreParams extends IfMatch {
+  blogId: string;
+  pageId: string;
+  revisionId: string;
+}
+
+/** blogs.patch: the fields of a blog body, all optional. */
+export type BlogPatchBody = Partial<BlogBody>;
+/** users.update: the fields a user may change; absent ones stay. */
+export interface UserPatchBody {
+  kind?: unknown;
+  selfLink?: unknown;
+  created?: unknown;
+  blogs?: unknown;
+  /** Ignored: a user's id is theirs for good. */
+  id?: unknown;
+  displayName?: string;
+  /** An absolute http(s) URL. */
+  url?: string;
+  about?: string;
+}
+export interface UsersUpdateParams {
+  /** A user id, or `self`. Only that user (and host code) may change it. */
+  userId: string;
+  body: UserPatchBody;
+}
+export interface BlogsUpdateParams {
+  blogId: string;
+  /** Every writable field: absent optional ones are cleared. */
+  body: BlogBody;
+}
+export interface BlogsPatchParams {
+  blogId: string;
+  body: BlogPatchBody;
+}
+export interface BlogsDeleteParams {
+  blogId: string;
 }

@@ -24,6 +24,10 @@ export interface BlogRecord {
   customMetaData?: string;
   /** The user who created it: the author of posts and pages that host code writes. */
   ownerId: string;
+  /** Earlier urls (newest last, at most 20): `getByUrl` still finds the blog by them. */
+  oldUrls?: string[];
+  /** Set by blogs.delete: the blog reads as gone while its records are removed in batches. */
+  deleting?: true;
   published: string;
   updated: string;
 }
@@ -87,6 +91,47 @@ export interface CommentRecord {
   vis?: CommentVis;
 }
 
+/**
+ * A page-view counter: a blog's views on one UTC day (`day`), a post's views on one day (`postId` and
+ * `day`), or a blog's views of all time (neither). Recording a view bumps its counters in one commit.
+ */
+export interface PageViewRecord {
+  id: string;
+  blogId: string;
+  postId?: string;
+  /** YYYY-MM-DD (UTC). */
+  day?: string;
+  count: number;
+}
+
+/** How many posts of a blog carry a label: LIVE ones and all of them. Changed in the commit that changes a post. */
+export interface LabelRecord {
+  id: string;
+  blogId: string;
+  label: string;
+  live: number;
+  all: number;
+}
+
+export const labelId = (blogId: string, label: string) => `${blogId}:${label}`;
+
+/** A version of a post's or page's title, content and labels that a later change replaced. */
+export interface RevisionRecord {
+  id: string;
+  blogId: string;
+  kind: 'post' | 'page';
+  itemId: string;
+  /** The item's revision number (`rev`) this version had. */
+  rev: number;
+  title: string;
+  content: string;
+  labels?: string[];
+  /** When this version was current from (the item's `updated` then). */
+  updated: string;
+  /** When a change replaced it. */
+  replaced: string;
+}
+
 /** Who may see a post's comments: everyone ('open'), the AUTHOR view and up ('draft': the post is not LIVE), the ADMIN view only ('hidden'). */
 export type CommentVis = 'open' | 'draft' | 'hidden';
 export const COMMENT_VIS: readonly CommentVis[] = ['open', 'draft', 'hidden'];
@@ -95,7 +140,7 @@ export const commentVisOf = (p: { status: PostStatus; readerComments: ReaderComm
 /** A post whose comments are (partly) filed under a class other than its own. */
 export const commentsMoving = (p: PostRecord) => p.allComments > 0 && (p.commentsVis ?? 'open') !== commentVisOf(p);
 
-export type Collection = 'users' | 'blogs' | 'members' | 'posts' | 'pages' | 'comments' | 'settings' | 'idempotency';
+export type Collection = 'users' | 'blogs' | 'members' | 'posts' | 'pages' | 'comments' | 'settings' | 'idempotency' | 'pageviews' | 'labels' | 'revisions';
 
 /** Posts and pages sort by their publish time, drafts never published by their last update. */
 export const sortTime = (r: { published?: string; updated: string }) => r.published ?? r.updated;
@@ -132,11 +177,26 @@ function keysOf(collection: Collection, r: object): Record<string, Key[]> {
         move: [[c.postId, vis, c.id]],
       };
     }
-    case 'blogs':
-      return { url: [[(r as BlogRecord).url.toLowerCase()]] };
+    case 'blogs': {
+      const b = r as BlogRecord;
+      return { url: [...new Set([b.url, ...(b.oldUrls ?? [])].map((u) => u.toLowerCase()))].map((u) => [u]) };
+    }
     case 'members': {
       const m = r as MemberRecord;
       return { blog: [[m.blogId, m.userId]], user: [[m.userId, m.blogId]] };
+    }
+    case 'revisions': {
+      const v = r as RevisionRecord;
+      return { item: [[v.itemId, v.replaced, v.id]] };
+    }
+    case 'labels': {
+      // Readers walk `live`, which holds only labels a LIVE post carries: a draft's label is never visited.
+      const l = r as LabelRecord;
+      return { blog: [[l.blogId, l.label, l.id]], live: l.live > 0 ? [[l.blogId, l.label, l.id]] : [] };
+    }
+    case 'pageviews': {
+      const v = r as PageViewRecord;
+      return { blog: v.day && !v.postId ? [[v.blogId, v.day, v.id]] : [], owner: [[v.blogId, v.id]] };
     }
     default:
       return {};
@@ -148,8 +208,8 @@ export function put<R extends { id: string }>(collection: Collection, record: R,
   // Optional fields are left out rather than stored as undefined (JSON has no undefined).
   for (const [k, v] of Object.entries(record)) if (v === undefined) delete (record as Record<string, unknown>)[k];
   const op: PutOp = { type: 'put', collection, id: record.id, expect, doc: record as unknown as JsonObject, keys: keysOf(collection, record) };
-  // Posts, pages and comments are logged in their blog's change stream (the pull of changes.ts walks it).
-  if (collection === 'posts' || collection === 'pages' || collection === 'comments') op.stream = (record as unknown as { blogId: string }).blogId;
+  const stream = streamOf(collection, (record as { blogId?: string }).blogId);
+  if (stream) op.stream = stream;
   if (collection === 'posts') {
     const p = record as unknown as PostRecord;
     op.terms = { scope: p.blogId, tokens: distinctWords(postWordFields(p)) };
@@ -159,5 +219,17 @@ export function put<R extends { id: string }>(collection: Collection, record: R,
 
 /** A delete; `blogId` names the change stream of posts, pages and comments (a delete is a change too). */
 export function del(collection: Collection, id: string, expect: number, blogId?: string): WriteOp {
-  return { type: 'delete', collection, id, expect, ...(blogId !== undefined ? { stream: blogId } : {}) };
+  const stream = streamOf(collection, blogId);
+  return { type: 'delete', collection, id, expect, ...(stream ? { stream } : {}) };
 }
+
+/** The change stream of users' and blogs' changes: other processes' caches follow it (record-cache.ts). Never a blog id. */
+export const RECORDS_STREAM = '~records';
+
+/** Posts, pages and comments are logged in their blog's change stream (the pull of changes.ts walks it). */
+const streamOf = (collection: Collection, blogId: string | undefined) =>
+  collection === 'users' || collection === 'blogs'
+    ? RECORDS_STREAM
+    : collection === 'posts' || collection === 'pages' || collection === 'comments'
+      ? blogId
+      : undefined;

@@ -4,10 +4,15 @@ import { Core, type CoreOptions } from './core.js';
 import type { EventType, Listener } from './events.js';
 import { changesApi } from './changes.js';
 import { INTERNALS } from './internals.js';
+import type { SchedulerOptions } from './scheduler.js';
+import { blogAdminApi } from './resources/blog-admin.js';
 import { blogsApi } from './resources/blogs.js';
 import { commentsApi } from './resources/comments.js';
 import { pagesApi } from './resources/pages.js';
+import { labelsApi } from './resources/labels.js';
+import { pageViewsApi } from './resources/pageviews.js';
 import { postsApi } from './resources/posts.js';
+import { userInfosApi } from './resources/userinfos.js';
 
 export type BlogServiceOptions = CoreOptions;
 
@@ -15,14 +20,20 @@ export type BlogServiceOptions = CoreOptions;
 export type ActorInput = { userId: string } | null;
 
 function apis(core: Core, actor: Actor) {
-  const { blogs, users, members } = blogsApi(core, actor);
+  const base = blogsApi(core, actor);
+  const admin = blogAdminApi(core, actor);
+  const { blogUserInfos, postUserInfos } = userInfosApi(core, actor);
   const all = {
-    blogs,
-    users,
-    members,
+    blogs: { ...base.blogs, ...admin.blogs },
+    users: { ...base.users, ...admin.users },
+    members: base.members,
     posts: postsApi(core, actor),
     pages: pagesApi(core, actor),
     comments: commentsApi(core, actor),
+    blogUserInfos,
+    postUserInfos,
+    pageViews: pageViewsApi(core, actor),
+    labels: labelsApi(core, actor),
     changes: changesApi(core, actor),
   };
   return core.share ? settled(all, core.share) : all;
@@ -30,19 +41,20 @@ function apis(core: Core, actor: Actor) {
 
 /**
  * With events shared across app servers, a call resolves once the events it caused are stored for the other
- * servers too, so "the write returned" means every server will hear of it.
+ * servers too, so "the write returned" means every server will hear of it. Nested namespaces (posts.revisions)
+ * are wrapped the same way.
  */
-function settled<T extends Record<string, Record<string, unknown>>>(all: T, share: { flush(): Promise<void> }): T {
-  const out: Record<string, Record<string, unknown>> = {};
-  for (const [ns, methods] of Object.entries(all)) {
-    out[ns] = {};
-    for (const [name, fn] of Object.entries(methods)) {
-      out[ns][name] = async (...args: unknown[]) => {
-        const result = await (fn as (...a: unknown[]) => Promise<unknown>)(...args);
-        await share.flush();
-        return result;
-      };
-    }
+function settled<T extends Record<string, unknown>>(all: T, share: { flush(): Promise<void> }): T {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(all)) {
+    out[name] =
+      typeof value === 'function'
+        ? async (...args: unknown[]) => {
+            const result = await (value as (...a: unknown[]) => Promise<unknown>)(...args);
+            await share.flush();
+            return result;
+          }
+        : settled(value as Record<string, unknown>, share);
   }
   return out as T;
 }
@@ -54,7 +66,12 @@ export interface BlogService extends ReturnType<typeof apis> {
   on(type: EventType | '*', listener: Listener): () => void;
   /** Opens the store (creating or upgrading it). Every call does this itself; await it to fail early. */
   ready(): Promise<void>;
-  /** Closes the store. */
+  /**
+   * Publishes scheduled posts at their time (a timer set to the next one, re-armed by writes), emitting
+   * `post.published` then rather than at the next read. Answers the function that stops it.
+   */
+  startScheduler(options?: SchedulerOptions): () => void;
+  /** Closes the store (and stops the scheduler). */
   close(): Promise<void>;
 }
 
@@ -78,7 +95,12 @@ function scoped(core: Core, actor: Actor): BlogService {
       await core.ready();
       await core.share?.started;
     },
+    startScheduler(options?: SchedulerOptions): () => void {
+      if (actor.kind !== 'host') throw forbidden('Only the host service runs the scheduler');
+      return core.startScheduler(options);
+    },
     async close(): Promise<void> {
+      core.stopScheduler();
       await core.ready().catch(() => undefined);
       await core.share?.close();
       await core.driver.close();

@@ -21,11 +21,17 @@ import type { StoreSchema } from './driver.js';
  * members.blog          [blogId, userId]
  * members.user          [userId, blogId]
  * settings              host-level values (e.g. the CLI's hashed admin token), no indexes
+ * pageviews.blog        [blogId, day, id]                       a blog's daily view counters (v3)
+ * pageviews.owner       [blogId, id]                            every counter of a blog, for blogs.delete (v3)
+ * blogs.url             also holds a blog's old urls (oldUrls), so getByUrl finds it by them
+ * labels.blog           [blogId, label, id]                     every label of a blog with its post counts (v3)
+ * labels.live           [blogId, label, id]                     only labels that LIVE posts carry (v3)
+ * revisions.item        [itemId, replaced, id]                  earlier versions of a post or page, oldest first (v3)
  * events                events shared between app servers on one store (src/events.ts), no indexes
  * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
  */
 export const STORE_SCHEMA: StoreSchema = {
-  version: 3,
+  version: 4,
   collections: [
     { name: 'users', indexes: [] },
     { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
@@ -46,6 +52,9 @@ export const STORE_SCHEMA: StoreSchema = {
     { name: 'pages', indexes: [{ name: 'published' }, { name: 'path', unique: true }] },
     { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }, { name: 'move' }] },
     { name: 'settings', indexes: [] },
+    { name: 'pageviews', indexes: [{ name: 'blog' }, { name: 'owner' }] },
+    { name: 'labels', indexes: [{ name: 'blog' }, { name: 'live' }] },
+    { name: 'revisions', indexes: [{ name: 'item' }] },
     { name: 'events', indexes: [] },
     { name: 'idempotency', indexes: [{ name: 'created' }] },
   ],

@@ -3,13 +3,14 @@
  * driver upgrades its storage for the new StoreSchema (new indexes start empty); the keys are the core's,
  * so the core rewrites the records whose keys changed. Layout 2 (store-schema version 2): comments filed
  * by their post's visibility class (comment-visibility.ts) and posts' search tokens re-given (the SQLite
- * driver rebuilt its token tables). A marker in `settings` records the layout, so this runs once per store.
+ * driver rebuilt its token tables). Layout 3: label counters (label-counts.ts) counted from the posts there.
+ * A marker in `settings` records the layout, so this runs once per store.
  */
 import { DriverConflict, type Key, type StorageDriver, type WriteOp } from './driver.js';
-import { commentVisOf, put, type CommentRecord, type PostRecord } from './records.js';
+import { commentVisOf, labelId, put, type CommentRecord, type LabelRecord, type PostRecord } from './records.js';
 
 const MARKER = 'storeLayout';
-const LAYOUT = 2;
+const LAYOUT = 3;
 const BATCH = 500;
 
 /** Every record of a collection, through an index walked from its start, a batch at a time. */
@@ -31,7 +32,44 @@ async function eachBatch(
 /** `time` is the core's clock (ms), logged with the commits this makes. */
 export async function upgradeStore(driver: StorageDriver, time: () => number = Date.now): Promise<void> {
   const mark = await driver.get('settings', MARKER);
-  if (mark && Number(mark.doc.layout) >= LAYOUT) return;
+  const layout = mark ? Number(mark.doc.layout) : 0;
+  if (layout >= LAYOUT) return;
+  if (layout < 2) await layout2(driver, time);
+  await countLabels(driver, time);
+  try {
+    await driver.commit([{ type: 'put', collection: 'settings', id: MARKER, expect: mark?.version ?? 0, doc: { id: MARKER, layout: LAYOUT }, keys: {} }], {
+      time: time(),
+    });
+  } catch (error) {
+    if (!DriverConflict.is(error)) throw error; // another process opening the same store marked it
+  }
+}
+
+/** Layout 3: a counter per blog and label, from every post stored. A counter already there is left alone
+ * (another process, upgraded first, has been keeping it). */
+async function countLabels(driver: StorageDriver, time: () => number): Promise<void> {
+  const counts = new Map<string, LabelRecord>();
+  await eachBatch(driver, 'posts', 'published', async (posts) => {
+    for (const p of posts) {
+      const post = p.doc as PostRecord;
+      for (const label of post.labels ?? []) {
+        const id = labelId(post.blogId, label);
+        const c = counts.get(id) ?? { id, blogId: post.blogId, label, live: 0, all: 0 };
+        c.all++;
+        if (post.status === 'LIVE') c.live++;
+        counts.set(id, c);
+      }
+    }
+  });
+  // One commit per counter: one another process already keeps (a conflict) is left alone.
+  for (const c of counts.values()) {
+    await driver.commit([put('labels', c, 0)], { time: time() }).catch((e: unknown) => {
+      if (!DriverConflict.is(e)) throw e;
+    });
+  }
+}
+
+async function layout2(driver: StorageDriver, time: () => number): Promise<void> {
   await eachBatch(driver, 'posts', 'published', async (posts) => {
     await driver.commit(
       posts.map((p) => put('posts', { ...(p.doc as PostRecord), commentsVis: commentVisOf(p.doc as PostRecord) }, p.version)),
@@ -48,11 +86,4 @@ export async function upgradeStore(driver: StorageDriver, time: () => number = D
     }
     await driver.commit(ops, { time: time() });
   });
-  try {
-    await driver.commit([{ type: 'put', collection: 'settings', id: MARKER, expect: mark?.version ?? 0, doc: { id: MARKER, layout: LAYOUT }, keys: {} }], {
-      time: time(),
-    });
-  } catch (error) {
-    if (!DriverConflict.is(error)) throw error; // another process opening the same store marked it
-  }
 }

@@ -91,17 +91,19 @@ export function map<I, O, R>(schema: Schema<I, O>, fn: (value: O, path: Path) =>
   return { parse: (v, path) => fn(schema.parse(v, path), path) };
 }
 
-/** An enum matched case-insensitively, always returned upper-case. */
+/** An enum matched case-insensitively, returned as `values` spells it (upper-case but for pageViews' `all`). */
 export function upperEnum<T extends string>(values: readonly T[]): Schema<T> {
-  const allowed = new Set<string>(values);
   return {
     parse(v, path) {
       if (typeof v !== 'string') return expected('string', v, path);
       const up = v.toUpperCase();
-      return allowed.has(up) ? (up as T) : fail(path, `must be one of ${values.join(', ')}`);
+      return values.find((x) => x.toUpperCase() === up) ?? fail(path, `must be one of ${values.join(', ')}`);
     },
   };
 }
+
+/** Extra JSON Schema words for the OpenAPI document (e.g. a date-time format); no change to the check. */
+export const describe = <S>(schema: S, _json: Record<string, unknown>): S => schema;
 
 /** An array (read-only ones too) of at most `max` items; an item's problem is reported at the array's path. */
 export function array<I, O>(item: Schema<I, O>, max: number, tooMany: string): Schema<readonly I[], O[]> {

@@ -116,6 +116,88 @@ export interface CommentList {
 export interface BlogList {
   kind: 'blogger#blogList';
   items: Blog[];
+  /** With `fetchUserInfo: true`: the user's standing in each blog of `items`, in the same order. */
+  blogUserInfos?: BlogUserInfo[];
+}
+
+/** A user's standing in one blog (names as the discovery document gives them, snake_case included). */
+export interface BlogPerUserInfo {
+  kind: 'blogger#blogPerUserInfo';
+  userId: string;
+  blogId: string;
+  hasAdminAccess: boolean;
+  /** READER for a signed-in user without a role: blogs are public. */
+  role: Role;
+}
+export interface BlogUserInfo {
+  kind: 'blogger#blogUserInfo';
+  blog: Blog;
+  blog_user_info: BlogPerUserInfo;
+}
+export interface PostPerUserInfo {
+  kind: 'blogger#postPerUserInfo';
+  userId: string;
+  blogId: string;
+  postId: string;
+  /** The user may change the post: the blog's ADMIN, or its AUTHOR who wrote it. */
+  hasEditAccess: boolean;
+}
+export interface PostUserInfo {
+  kind: 'blogger#postUserInfo';
+  post: Post;
+  post_user_info: PostPerUserInfo;
+}
+/** The discovery document documents this list's kind as `blogger#postList`. */
+export interface PostUserInfosList {
+  kind: 'blogger#postList';
+  items: PostUserInfo[];
+  nextPageToken?: string;
+}
+/** An extension (not in Blogger v3): a blog's labels, in label order. */
+export interface Label {
+  kind: 'blogcore#label';
+  name: string;
+  /** LIVE posts carrying the label. */
+  livePosts: number;
+  /** Posts in any state carrying it: at AUTHOR view and above. */
+  allPosts?: number;
+}
+export interface LabelList {
+  kind: 'blogcore#labelList';
+  items: Label[];
+  nextPageToken?: string;
+  prevPageToken?: string;
+  etag: string;
+}
+
+/** An extension: an earlier version of a post (with `post`) or page (with `page`). */
+export interface Revision {
+  kind: 'blogcore#revision';
+  id: string;
+  blog: { id: string };
+  post?: { id: string };
+  page?: { id: string };
+  title: string;
+  content: string;
+  labels?: string[];
+  /** When this version was current from. */
+  updated: string;
+  /** When a change replaced it. */
+  replaced: string;
+  selfLink: string;
+}
+export interface RevisionList {
+  kind: 'blogcore#revisionList';
+  items: Revision[];
+  nextPageToken?: string;
+  prevPageToken?: string;
+  etag: string;
+}
+
+export interface PageViews {
+  kind: 'blogger#page_views';
+  blogId: string;
+  counts: Array<{ timeRange: 'ALL_TIME' | 'THIRTY_DAYS' | 'SEVEN_DAYS'; count: string }>;
 }
 
 /** Changes whenever the stored resource changes (its own revision), never for comment counts. */
@@ -229,6 +311,14 @@ export function blogWire(b: BlogRecord, counts: { posts: number; pages: number }
     locale: { ...b.locale },
     ...(b.customMetaData !== undefined ? { customMetaData: b.customMetaData } : {}),
     status: 'LIVE',
+  };
+}
+
+export function blogUserInfoWire(blog: Blog, userId: string, role: Role): BlogUserInfo {
+  return {
+    kind: 'blogger#blogUserInfo',
+    blog,
+    blog_user_info: { kind: 'blogger#blogPerUserInfo', userId, blogId: blog.id, hasAdminAccess: role === 'ADMIN', role },
   };
 }
 

@@ -18,3 +18,5 @@ await import('./service/events.test.js');
 await import('./service/operations.test.js');
 await import('./service/paging.test.js');
 await import('./service/states.test.js');
+await import('./service/userinfos.test.js');
+await import('./service/revisions.test.js');

@@ -11,6 +11,8 @@ import { feedsBase, serveFeed } from './feeds.js';
 import { applyFields, parseFields } from './fields.js';
 import type { RequestHead } from './head.js';
 import { ClientGone, dispatchers, type IncomingLike, type Outgoing } from './internal.js';
+import { openApiDocument } from './openapi.js';
+import { effectiveMethod, overriddenQuery } from './override.js';
 import { parseQuery } from './params.js';
 import { allowed, corsFor, errorOut, etagMatches, JSON_TYPE, preflight, PRIVATE, type CorsOptions } from './respond.js';
 import { ROUTES, Router } from './routes.js';
@@ -18,6 +20,7 @@ import { pathSegments, splitTarget } from './target.js';
 
 export { toNodeHandler, type NodeRequestLike, type NodeResponseLike } from './node.js';
 export { ROUTES, type Route } from './routes.js';
+export { openApiDocument } from './openapi.js';
 export type { RequestHead } from './head.js';
 export type { CorsOptions } from './respond.js';
 
@@ -71,6 +74,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
   const cors = options.cors === true ? {} : options.cors || undefined;
   const { authenticate, onError } = options;
   let anonymous: object | undefined;
+  let openApiText: string | undefined;
   const users = new Map<string, object>();
 
   const run = async (incoming: IncomingLike): Promise<Outgoing> => {
@@ -114,16 +118,31 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     return scoped as Record<string, Record<string, (p: unknown) => Promise<unknown>>>;
   }
 
+  /** `{basePath}/openapi.json`: the document of these routes (src/http/openapi.ts), built once. */
+  function serveOpenApi(incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Outgoing {
+    if (incoming.method !== 'GET' && incoming.method !== 'HEAD') {
+      throw Object.assign(new BlogError({ code: 405, reason: 'methodNotAllowed', message: `Method ${incoming.method} not allowed here; allowed: GET, HEAD` }), {
+        allow: 'GET, HEAD',
+      });
+    }
+    openApiText ??= JSON.stringify(openApiDocument(basePath));
+    const headers = { 'content-type': JSON_TYPE, 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff', ...corsHeaders };
+    return { status: 200, headers, text: incoming.method === 'HEAD' ? null : openApiText };
+  }
+
   async function dispatch(incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Promise<Outgoing> {
     const target = splitTarget(incoming.target);
     const feed = target && pathSegments(target.path, feeds);
     if (feed) return serveFeed(scope(null), incoming.method, feed, target.query, incoming.header('if-none-match'), corsHeaders);
     const segments = target && pathSegments(target.path, basePath);
     if (!target || !segments) return { ...errorOut(routeNotFound(), corsHeaders), notMine: true };
+    if (segments.length === 1 && segments[0] === 'openapi.json') return serveOpenApi(incoming, corsHeaders);
     const match = router.match(segments);
     if (!match) throw routeNotFound();
 
-    const method = incoming.method;
+    // POST + X-HTTP-Method-Override: GET is served as that GET (src/http/override.ts).
+    const method = effectiveMethod(incoming);
+    const overridden = method !== incoming.method;
     // A CORS preflight (an OPTIONS without Origin is an ordinary request, and gets a 405).
     if (method === 'OPTIONS' && cors && incoming.header('origin') !== null && incoming.header('access-control-request-method') !== null) {
       return preflight(cors, match.methods, incoming, corsHeaders);
@@ -140,12 +159,18 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
       throw new TypeError('authenticate() must return { userId: string } or null');
     }
 
-    const { params, global } = parseQuery(target.query === '' ? NO_QUERY : new URLSearchParams(target.query), route.query);
+    const search = overridden
+      ? await overriddenQuery(incoming, target.query, maxBodyBytes)
+      : target.query === ''
+        ? NO_QUERY
+        : new URLSearchParams(target.query);
+    const { params, global } = parseQuery(search, route.query);
     const mask = global.fields === undefined ? undefined : parseFields(global.fields);
     Object.assign(params, match.params);
     // The whole request is read before anything runs, on every route: a DELETE whose body breaks off
     // midway must not have deleted anything.
-    const body = await readRequestBody(incoming, maxBodyBytes, route.body === true);
+    // (An overridden GET's body was its query, read above.)
+    const body = overridden ? undefined : await readRequestBody(incoming, maxBodyBytes, route.body === true);
     if (route.body) {
       if (body === undefined) {
         throw new BlogError({ code: 400, reason: 'required', message: 'Required: a JSON request body', location: 'body', locationType: 'body' });
@@ -158,7 +183,10 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     }
 
     const scoped = scope(actor ?? null);
-    const call = () => scoped[route.op[0]]![route.op[1]]!(params);
+    // A namespace may be nested (`posts.revisions`).
+    let api: Record<string, unknown> = scoped;
+    for (const part of route.op[0].split('.')) api = api[part] as Record<string, unknown>;
+    const call = () => (api[route.op[1]] as (p: unknown) => Promise<unknown>)(params);
     const key = route.idempotent ? incoming.header('idempotency-key') : null;
     const inner = key !== null ? internalsOf(scoped) : undefined;
     const result = inner ? await once(inner.core, inner.actor, key!.trim(), { op: route.op, params }, call) : await call();

@@ -1,5 +1,6 @@
 /** Query strings as the wire sends them → the typed params of the in-process methods. */
 import { BlogError } from '../errors.js';
+import { isUnspecified } from './override.js';
 import type { ParamKind } from './routes.js';
 
 /** Google's global ("system") parameters: accepted on every route. */
@@ -64,7 +65,7 @@ export function parseQuery(search: URLSearchParams, spec: Readonly<Record<string
       const items = values
         .flatMap((v) => v.split(','))
         .map((v) => v.trim())
-        .filter((v) => v !== '');
+        .filter((v) => v !== '' && !isUnspecified(name, v));
       if (items.length > 0) params[name] = items;
       continue;
     }
@@ -80,7 +81,7 @@ export function parseQuery(search: URLSearchParams, spec: Readonly<Record<string
       params[name] = parseBool(name, value);
       continue;
     }
-    if (value === '') continue;
+    if (value === '' || isUnspecified(name, value)) continue;
     params[name] = kind === 'int' ? parseUint(name, value) : value;
   }
   return { params, global };

@@ -28,6 +28,8 @@ export interface Route {
   noContent?: boolean;
   /** A create: an `Idempotency-Key` header makes a retry answer the first result (src/idempotency.ts). */
   idempotent?: boolean;
+  /** Not a Blogger v3 method: blogcore's own (marked so in the OpenAPI document). */
+  extension?: true;
 }
 
 const postRead = { fetchBody: 'bool', fetchImages: 'bool', maxComments: 'int', view: 'string' } as const;
@@ -65,14 +67,47 @@ export const ROUTES: readonly Route[] = [
   // blogs
   { method: 'GET', path: '/blogs/byurl', op: ['blogs', 'getByUrl'], query: { url: 'string', view: 'string', maxPosts: 'int' } },
   { method: 'GET', path: B, op: ['blogs', 'get'], query: { view: 'string', maxPosts: 'int' } },
+  // blog management (extensions)
+  { method: 'PUT', path: B, op: ['blogs', 'update'], query: {}, body: true, extension: true },
+  { method: 'PATCH', path: B, op: ['blogs', 'patch'], query: {}, body: true, extension: true },
+  { method: 'DELETE', path: B, op: ['blogs', 'delete'], query: {}, noContent: true, extension: true },
   {
     method: 'GET',
     path: '/users/{userId}/blogs',
     op: ['blogs', 'listByUser'],
-    // fetchUserInfo: Google's client may send it; per-user info is not part of this interface.
-    query: { view: 'string', maxPosts: 'int', role: 'list', status: 'list', fetchUserInfo: 'ignore' },
+    query: { view: 'string', maxPosts: 'int', role: 'list', status: 'list', fetchUserInfo: 'bool' },
   },
+  // user infos and page views
+  { method: 'GET', path: '/users/{userId}/blogs/{blogId}', op: ['blogUserInfos', 'get'], query: { maxPosts: 'int' } },
+  {
+    method: 'GET',
+    path: '/users/{userId}/blogs/{blogId}/posts',
+    op: ['postUserInfos', 'list'],
+    query: {
+      view: 'string',
+      status: 'list',
+      labels: 'csv',
+      startDate: 'string',
+      endDate: 'string',
+      orderBy: 'string',
+      maxResults: 'int',
+      pageToken: 'string',
+      fetchBodies: 'bool',
+    },
+  },
+  { method: 'GET', path: '/users/{userId}/blogs/{blogId}/posts/{postId}', op: ['postUserInfos', 'get'], query: { maxComments: 'int' } },
+  { method: 'GET', path: `${B}/pageviews`, op: ['pageViews', 'get'], query: { range: 'list' } },
   { method: 'GET', path: '/users/{userId}', op: ['users', 'get'], query: {} },
+  { method: 'PATCH', path: '/users/{userId}', op: ['users', 'update'], query: {}, body: true, extension: true },
+  // labels (an extension: not in Blogger v3)
+  {
+    method: 'GET',
+    path: `${B}/labels`,
+    op: ['labels', 'list'],
+    query: { view: 'string', maxResults: 'int', pageToken: 'string' },
+    etag: true,
+    extension: true,
+  },
   // posts
   { method: 'GET', path: `${B}/posts`, op: ['posts', 'list'], query: postList, etag: true },
   { method: 'GET', path: `${B}/posts/search`, op: ['posts', 'search'], query: { ...postList, q: 'string' }, etag: true },
@@ -98,9 +133,13 @@ export const ROUTES: readonly Route[] = [
   { method: 'DELETE', path: P, op: ['posts', 'delete'], query: { useTrash: 'bool' }, ifMatch: true, noContent: true },
   { method: 'POST', path: `${P}/publish`, op: ['posts', 'publish'], query: { publishDate: 'string' }, ifMatch: true, etag: true },
   { method: 'POST', path: `${P}/revert`, op: ['posts', 'revert'], query: {}, ifMatch: true, etag: true },
+  // revisions (an extension)
+  { method: 'GET', path: `${P}/revisions`, op: ['posts.revisions', 'list'], query: { maxResults: 'int', pageToken: 'string' }, etag: true, extension: true },
+  { method: 'GET', path: `${P}/revisions/{revisionId}`, op: ['posts.revisions', 'get'], query: {}, extension: true },
+  { method: 'POST', path: `${P}/revisions/{revisionId}/restore`, op: ['posts.revisions', 'restore'], query: {}, ifMatch: true, etag: true, extension: true },
   // comments
   { method: 'GET', path: `${P}/comments`, op: ['comments', 'list'], query: commentList, etag: true },
-  { method: 'POST', path: `${P}/comments`, op: ['comments', 'insert'], query: {}, body: true, idempotent: true },
+  { method: 'POST', path: `${P}/comments`, op: ['comments', 'insert'], query: {}, body: true, idempotent: true, extension: true },
   { method: 'GET', path: `${B}/comments`, op: ['comments', 'listByBlog'], query: { ...commentList, post: 'string' }, etag: true },
   { method: 'GET', path: C, op: ['comments', 'get'], query: { view: 'string' } },
   { method: 'DELETE', path: C, op: ['comments', 'delete'], query: {}, noContent: true },
@@ -122,12 +161,16 @@ export const ROUTES: readonly Route[] = [
   { method: 'DELETE', path: G, op: ['pages', 'delete'], query: { useTrash: 'bool' }, ifMatch: true, noContent: true },
   { method: 'POST', path: `${G}/publish`, op: ['pages', 'publish'], query: {}, ifMatch: true, etag: true },
   { method: 'POST', path: `${G}/revert`, op: ['pages', 'revert'], query: {}, ifMatch: true, etag: true },
+  { method: 'GET', path: `${G}/revisions`, op: ['pages.revisions', 'list'], query: { maxResults: 'int', pageToken: 'string' }, etag: true, extension: true },
+  { method: 'GET', path: `${G}/revisions/{revisionId}`, op: ['pages.revisions', 'get'], query: {}, extension: true },
+  { method: 'POST', path: `${G}/revisions/{revisionId}/restore`, op: ['pages.revisions', 'restore'], query: {}, ifMatch: true, etag: true, extension: true },
   // blogcore extension (DESIGN §11): a replica's pull
   {
     method: 'GET',
     path: `${B}/changes`,
     op: ['changes', 'list'],
     query: { since: 'string', pageToken: 'string', maxResults: 'int', wait: 'int', view: 'string' },
+    extension: true,
   },
 ];
 

@@ -28,6 +28,7 @@ import type { BlogService } from '../service.js';
 import { publicUrl } from '../wire.js';
 import { own } from './keys.js';
 import type { ImportFormat, ImportOptions, ImportReport } from './types.js';
+import { labelCounterOps } from '../label-counts.js';
 
 export function coreOf(service: BlogService): Core {
   const internals = service ? internalsOf(service) : undefined;
@@ -238,7 +239,9 @@ export class Restorer {
       }
       if (!record.path) record = await withPath(this.core, kind, record, true);
       try {
-        await this.core.commit([put(collection, record, 0), ...ready.map((i) => put('comments', { ...i.record, postId: r.id, vis }, 0))]);
+        // An imported post moves its labels' counters in the same commit (src/label-counts.ts).
+        const counters = collection === 'posts' ? await labelCounterOps(this.core.driver, undefined, record as PostRecord) : [];
+        await this.core.commit([put(collection, record, 0), ...counters, ...ready.map((i) => put('comments', { ...i.record, postId: r.id, vis }, 0))]);
         break;
       } catch (error) {
         if (!DriverConflict.is(error) || attempt > 3) throw error;

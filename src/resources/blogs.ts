@@ -15,7 +15,7 @@ import type {
   UsersGetParams,
   UsersInsertParams,
 } from '../params.js';
-import { blogWire, userWire, type Blog, type BlogList, type Post, type User } from '../wire.js';
+import { blogUserInfoWire, blogWire, userWire, type Blog, type BlogList, type BlogUserInfo, type Post, type User } from '../wire.js';
 import { postOut } from './posts.js';
 
 /** Blog urls compare without case in scheme and host, with one trailing slash. */
@@ -26,21 +26,24 @@ export function normalizeBlogUrl(url: string): string {
   return `${u.protocol}//${u.host}${path}`;
 }
 
+/** A blog as the caller sees it at `view`, with its `maxPosts` newest LIVE posts. */
+export async function blogResource(core: Core, b: BlogRecord, view: Role, maxPosts: number | undefined): Promise<Blog> {
+  const [posts, pages] = await Promise.all([
+    core.driver.count({ collection: 'posts', index: 'published', prefix: [b.id, 'LIVE'] }),
+    core.driver.count({ collection: 'pages', index: 'published', prefix: [b.id, 'LIVE'] }),
+  ]);
+  let items: Post[] | undefined;
+  if (maxPosts) {
+    const hits = await core.driver.list({ collection: 'posts', index: 'published', prefix: [b.id, 'LIVE'], direction: 'desc', limit: maxPosts });
+    items = await Promise.all(hits.map((h) => postOut(core, h.doc as unknown as PostRecord, view, {})));
+  }
+  return blogWire(b, { posts, pages }, items, core.links);
+}
+
 export function blogsApi(core: Core, actor: Actor) {
   const actorId = actorUserId(actor);
 
-  async function blogOut(b: BlogRecord, view: Role, maxPosts: number | undefined): Promise<Blog> {
-    const [posts, pages] = await Promise.all([
-      core.driver.count({ collection: 'posts', index: 'published', prefix: [b.id, 'LIVE'] }),
-      core.driver.count({ collection: 'pages', index: 'published', prefix: [b.id, 'LIVE'] }),
-    ]);
-    let items: Post[] | undefined;
-    if (maxPosts) {
-      const hits = await core.driver.list({ collection: 'posts', index: 'published', prefix: [b.id, 'LIVE'], direction: 'desc', limit: maxPosts });
-      items = await Promise.all(hits.map((h) => postOut(core, h.doc as unknown as PostRecord, view, {})));
-    }
-    return blogWire(b, { posts, pages }, items, core.links);
-  }
+  const blogOut = (b: BlogRecord, view: Role, maxPosts: number | undefined) => blogResource(core, b, view, maxPosts);
 
   async function read(b: BlogRecord, view: Role | undefined, maxPosts: number | undefined): Promise<Blog> {
     await core.promoteDue();
@@ -110,7 +113,8 @@ export function blogsApi(core: Core, actor: Actor) {
         await core.ready();
         const hit = await core.driver.getByIndex('blogs', 'url', [url.toLowerCase()]);
         if (!hit) throw notFound('Blog');
-        return read(hit.doc as unknown as BlogRecord, p.view, p.maxPosts);
+        // Through the cache (a blog being deleted reads as gone); an old url finds the blog too.
+        return read(await core.blog(hit.id), p.view, p.maxPosts);
       },
 
       async listByUser(input: BlogsListByUserParams): Promise<BlogList> {
@@ -126,14 +130,23 @@ export function blogsApi(core: Core, actor: Actor) {
         if (!(p.status ?? ['LIVE']).includes('LIVE')) return { kind: 'blogger#blogList', items: [] };
         const memberships = await core.driver.list({ collection: 'members', index: 'user', prefix: [userId], direction: 'asc', limit: 10_000 });
         const items: Blog[] = [];
+        const infos: BlogUserInfo[] = [];
         for (const m of memberships) {
           const member = m.doc as unknown as MemberRecord;
           if (!roles.includes(member.role)) continue;
           // A view above the user's role on a blog leaves that blog out instead of failing the whole list.
           if (p.view && !atLeast(member.role, p.view)) continue;
-          items.push(await blogOut(await core.blog(member.blogId), p.view ?? member.role, p.maxPosts));
+          // A blog being deleted is left out (its memberships go last).
+          const record = await core.blog(member.blogId).catch((e: unknown) => {
+            if (BlogError.is(e) && e.code === 404) return undefined;
+            throw e;
+          });
+          if (!record) continue;
+          const blog = await blogOut(record, p.view ?? member.role, p.maxPosts);
+          items.push(blog);
+          if (p.fetchUserInfo) infos.push(blogUserInfoWire(blog, userId, member.role));
         }
-        return { kind: 'blogger#blogList', items };
+        return { kind: 'blogger#blogList', items, ...(p.fetchUserInfo ? { blogUserInfos: infos } : {}) };
       },
 
       async insert(input: BlogsInsertParams): Promise<Blog> {

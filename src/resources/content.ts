@@ -6,6 +6,8 @@ import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import type { EventType } from '../events.js';
 import { del, put, type PageRecord, type PostRecord } from '../records.js';
 import type { Role } from '../schemas.js';
+import { labelCounterOps } from '../label-counts.js';
+import { revisionDeletes, revisionOps } from './revisions.js';
 import { slugify } from '../text.js';
 
 type Kind = 'post' | 'page';
@@ -36,10 +38,13 @@ async function loadEditable<R extends PostRecord | PageRecord>(core: Core, kind:
 }
 
 /** ADMINs change anything in their blog; AUTHORs change their own posts; pages are for ADMINs only. */
+export function mayEdit(role: Role | null, userId: string | undefined, kind: Kind, record: { authorId: string }): boolean {
+  if (role === 'ADMIN') return true;
+  return kind === 'post' && role === 'AUTHOR' && userId !== undefined && record.authorId === userId;
+}
+
 function requireEditor(s: Standing, kind: Kind, record: PostRecord | PageRecord): void {
-  if (s.role === 'ADMIN') return;
-  const own = s.actor.kind === 'user' && record.authorId === s.actor.userId;
-  if (kind === 'post' && s.role === 'AUTHOR' && own) return;
+  if (mayEdit(s.role, s.actor.kind === 'user' ? s.actor.userId : undefined, kind, record)) return;
   throw forbidden(kind === 'post' ? 'Authors may change only their own posts' : 'Only blog admins may change pages');
 }
 
@@ -147,7 +152,9 @@ export async function changeContent<R extends PostRecord | PageRecord>(
     const changed = fn(stored.doc, now);
     if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
     const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 }, retry > 0);
-    return { ops: [put(COLLECTION[kind], next, stored.version)], result: { before: stored.doc, after: next } };
+    const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc as PostRecord, next as PostRecord) : [];
+    const kept = await revisionOps(core, kind, stored.doc, next, now);
+    return { ops: [put(COLLECTION[kind], next, stored.version), ...counters, ...kept], result: { before: stored.doc, after: next } };
   });
   return { before, after, view: s.view };
 }
@@ -165,6 +172,8 @@ export async function deleteContent<R extends PostRecord | PageRecord>(
   const s = await core.writer(actor, blogId);
   await core.transact(async () => {
     const stored = await loadEditable<R>(core, kind, blogId, id, s, ifMatch);
-    return { ops: [del(COLLECTION[kind], id, stored.version, blogId), ...(await dependents(stored))], result: undefined };
+    const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc as PostRecord, undefined) : [];
+    const revisions = await revisionDeletes(core, id);
+    return { ops: [del(COLLECTION[kind], id, stored.version, blogId), ...counters, ...revisions, ...(await dependents(stored))], result: undefined };
   });
 }

@@ -5,8 +5,19 @@ import { shortHash } from '../ids.js';
 import { listOf, page } from '../paging.js';
 import { put, type PageRecord } from '../records.js';
 import { params, type Parsed, type Role } from '../schemas.js';
-import type { PagesActionParams, PagesDeleteParams, PagesGetParams, PagesInsertParams, PagesListParams, PagesUpdateParams } from '../params.js';
+import type {
+  PagesActionParams,
+  PagesDeleteParams,
+  PagesGetParams,
+  PagesInsertParams,
+  PagesListParams,
+  PagesRevisionsGetParams,
+  PagesRevisionsListParams,
+  PagesRevisionsRestoreParams,
+  PagesUpdateParams,
+} from '../params.js';
 import { authorOf, pageWire, type Page, type PageList } from '../wire.js';
+import { revisionsApi } from './revisions.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPage, revertTo, trash, withPath } from './content.js';
 
 type Body = Parsed<'pagesInsert'>['body'];
@@ -52,6 +63,17 @@ export function pagesApi(core: Core, actor: Actor) {
   }
 
   return {
+    /** Earlier versions of a page (an extension): list, get, restore. */
+    revisions: revisionsApi<PageRecord, Page, PagesRevisionsListParams, PagesRevisionsGetParams, PagesRevisionsRestoreParams>(core, actor, {
+      kind: 'page',
+      list: params.pagesRevisionsList,
+      get: params.pagesRevisionsGet,
+      restore: params.pagesRevisionsRestore,
+      change: async (blogId, pageId, ifMatch, fn) => {
+        const { after, view } = await change(blogId, pageId, ifMatch, fn, true);
+        return pageOut(core, after, view);
+      },
+    }),
     async get(input: PagesGetParams): Promise<Page> {
       const p = core.parse(params.pagesGet, input);
       const s = await core.reader(actor, p.blogId, p.view);

@@ -14,12 +14,17 @@ import type {
   PostsListParams,
   PostsPublishParams,
   PostsRevertParams,
+  PostsRevisionsGetParams,
+  PostsRevisionsListParams,
+  PostsRevisionsRestoreParams,
   PostsSearchParams,
   PostsUpdateParams,
 } from '../params.js';
+import { labelCounterOps } from '../label-counts.js';
 import { hasPhrase, parseQuery, postWordFields } from '../text.js';
 import { authorOf, listEtag, postWire, type Post, type PostList } from '../wire.js';
 import { inlineComments } from './comments.js';
+import { revisionsApi } from './revisions.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPost, revertTo, trash, withPath } from './content.js';
 
 type Body = Parsed<'postsInsert'>['body'];
@@ -115,8 +120,10 @@ export function postsApi(core: Core, actor: Actor) {
     // Due scheduled posts are looked for beside the page, not before it: almost always none are due; when
     // some were made LIVE, the page is read again so it shows them.
     const read = () => page(core.driver, query, p.maxResults ?? 10, p.pageToken);
+    // A promotion by a concurrent call of this process may land between the read and promoteDue's look.
+    const seen = core.promotions;
     const [promoted, first] = await Promise.all([core.promoteDue(), read()]);
-    const pg = promoted ? await read() : first;
+    const pg = promoted || core.promotions !== seen ? await read() : first;
     const items = await Promise.all(
       pg.items.map((h) =>
         postOut(core, h.doc as unknown as PostRecord, s.view, { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments }),
@@ -132,6 +139,18 @@ export function postsApi(core: Core, actor: Actor) {
   }
 
   return {
+    /** Earlier versions of a post (an extension): list, get, restore. */
+    revisions: revisionsApi<PostRecord, Post, PostsRevisionsListParams, PostsRevisionsGetParams, PostsRevisionsRestoreParams>(core, actor, {
+      kind: 'post',
+      list: params.postsRevisionsList,
+      get: params.postsRevisionsGet,
+      restore: params.postsRevisionsRestore,
+      change: async (blogId, postId, ifMatch, fn) => {
+        const { after, view } = await change(blogId, postId, ifMatch, fn, true);
+        return postOut(core, after, view, {});
+      },
+    }),
+
     async get(input: PostsGetParams): Promise<Post> {
       const p = core.parse(params.postsGet, input);
       const s = await core.reader(actor, p.blogId, p.view);
@@ -195,7 +214,7 @@ export function postsApi(core: Core, actor: Actor) {
       if (status !== 'DRAFT') draft.published = published!;
       const r = await core.transact(async (retry) => {
         const withUrl = await withPath(core, 'post', draft, retry > 0);
-        return { ops: [put('posts', withUrl, 0)], result: withUrl };
+        return { ops: [put('posts', withUrl, 0), ...(await labelCounterOps(core.driver, undefined, withUrl))], result: withUrl };
       });
       await emitChange(undefined, r, false);
       return postOut(core, r, s.view, p);

@@ -43,13 +43,13 @@ async function failure(res: Response) {
 
 describe('routing', () => {
   it('404 notFound for unknown routes, inside and outside /v3', async () => {
-    expect(await failure(await fetch(`${f.api}/blogs/${f.blogId}/pageviews`))).toMatchObject({ status: 404, reason: 'notFound' });
+    expect(await failure(await fetch(`${f.api}/blogs/${f.blogId}/stats`))).toMatchObject({ status: 404, reason: 'notFound' });
     expect(await failure(await fetch(`${f.base}/elsewhere`))).toMatchObject({ status: 404, reason: 'notFound' });
     expect(await failure(await fetch(`${f.api}/blogs`))).toMatchObject({ status: 404 });
   });
 
   it('405 with Allow for a known path and the wrong method', async () => {
-    const res = await fetch(`${f.api}/blogs/${f.blogId}`, { method: 'DELETE' });
+    const res = await fetch(`${f.api}/blogs/${f.blogId}/pageviews`, { method: 'DELETE' });
     expect(res.headers.get('allow')).toBe('GET, HEAD');
     expect(await failure(res)).toMatchObject({ status: 405, reason: 'methodNotAllowed' });
     const search = await fetch(`${postsUrl}/search`, { method: 'POST', headers: jsonHeaders(ADMIN_TOKEN), body: '{}' });
@@ -327,7 +327,7 @@ describe('a rejected request changes nothing', () => {
       [post, { method: 'DELETE', headers: bearer(READER_TOKEN) }], // not a member
       [`${post}/publish?publishDate=soon`, { method: 'POST', headers: bearer(ADMIN_TOKEN) }], // 400 invalid date
       [`${f.api}/blogs/${f.blogId}/posts/nope`, { method: 'PUT', headers: jsonHeaders(ADMIN_TOKEN), body: '{"title":"t","content":"c"}' }], // 404
-      [`${f.api}/blogs/${f.blogId}`, { method: 'DELETE', headers: bearer(ADMIN_TOKEN) }], // 405
+      [`${f.api}/blogs/${f.blogId}/pageviews`, { method: 'DELETE', headers: bearer(ADMIN_TOKEN) }], // 405
     ];
     for (const [url, init] of attempts) {
       const res = await fetch(url, init);

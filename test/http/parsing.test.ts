@@ -22,9 +22,9 @@ function caught(fn: () => unknown): BlogError {
 }
 
 describe('router', () => {
-  it('has the 28 interface operations plus comments.insert, users.get and the changes.list extension', () => {
+  it('has the 33 Blogger v3 methods plus the extensions (comments.insert, labels.list, revisions, blog and user changes, changes.list)', () => {
     const ops = new Set(ROUTES.map((r) => r.op.join('.')));
-    expect(ops.size).toBe(31);
+    expect(ops.size).toBe(46);
     for (const op of [
       'blogs.get',
       'blogs.getByUrl',
@@ -34,6 +34,10 @@ describe('router', () => {
       'comments.removeContent',
       'comments.insert',
       'users.get',
+      'blogUserInfos.get',
+      'postUserInfos.get',
+      'postUserInfos.list',
+      'pageViews.get',
       'changes.list',
     ]) {
       expect(ops.has(op)).toBe(true);
@@ -42,7 +46,7 @@ describe('router', () => {
 
   it('matches literal segments before ids', () => {
     expect(route('GET', '/blogs/byurl')?.op).toBe('blogs.getByUrl');
-    expect(route('GET', '/blogs/b1')).toEqual({ op: 'blogs.get', params: { blogId: 'b1' }, methods: ['GET'] });
+    expect(route('GET', '/blogs/b1')).toEqual({ op: 'blogs.get', params: { blogId: 'b1' }, methods: ['GET', 'PUT', 'PATCH', 'DELETE'] });
     expect(route('GET', '/blogs/b1/posts/search')?.op).toBe('posts.search');
     expect(route('GET', '/blogs/b1/posts/bypath')?.op).toBe('posts.getByPath');
     expect(route('GET', '/blogs/b1/posts/p1')).toMatchObject({ op: 'posts.get', params: { blogId: 'b1', postId: 'p1' } });
@@ -54,6 +58,10 @@ describe('router', () => {
     expect(route('POST', '/blogs/b1/pages/g1/publish')?.op).toBe('pages.publish');
     expect(route('GET', '/users/self/blogs')).toMatchObject({ op: 'blogs.listByUser', params: { userId: 'self' } });
     expect(route('GET', '/users/u1')).toMatchObject({ op: 'users.get', params: { userId: 'u1' } });
+    expect(route('GET', '/users/u1/blogs/b1')).toMatchObject({ op: 'blogUserInfos.get', params: { userId: 'u1', blogId: 'b1' } });
+    expect(route('GET', '/users/u1/blogs/b1/posts')).toMatchObject({ op: 'postUserInfos.list', params: { userId: 'u1', blogId: 'b1' } });
+    expect(route('GET', '/users/u1/blogs/b1/posts/p1')).toMatchObject({ op: 'postUserInfos.get', params: { userId: 'u1', blogId: 'b1', postId: 'p1' } });
+    expect(route('GET', '/blogs/b1/pageviews')).toMatchObject({ op: 'pageViews.get', params: { blogId: 'b1' } });
   });
 
   it('keeps a literal path that exists with another method (so it is a 405, not an id)', () => {
@@ -64,7 +72,7 @@ describe('router', () => {
 
   it('finds no route for unknown or malformed paths', () => {
     expect(route('GET', '/blogs')).toBeUndefined();
-    expect(route('GET', '/blogs/b1/pageviews')).toBeUndefined();
+    expect(route('GET', '/blogs/b1/stats')).toBeUndefined();
     expect(route('GET', '/blogs//posts')).toBeUndefined();
     expect(route('GET', '/blogs/b1/posts/p1/comments/c1/approve/x')).toBeUndefined();
   });

@@ -6,15 +6,18 @@
 import { expect } from 'vitest';
 import { BlogError, createBlogService } from '../../src/index.js';
 import { memoryDriver } from '../../drivers/memory/index.js';
+import type { StorageDriver } from '../../src/driver.js';
 
 export type Service = ReturnType<typeof createBlogService>;
-export type Driver = ReturnType<typeof memoryDriver>;
+export type Driver = StorageDriver;
 
 /** The driver the behaviour tests run on: memory, unless the file running them picks another (test/pg-service.test.ts). */
 let makeDriver: () => Driver = () => memoryDriver();
 export function useDriver(factory: () => Driver): void {
   makeDriver = factory;
 }
+/** A new empty store on the driver useDriver() chose. */
+export const freshDriver = (): Driver => makeDriver();
 export type ServiceOptions = Parameters<typeof createBlogService>[0];
 // Loose shapes for what the tests read back; the service's own types are checked by the calls themselves.
 export type Wire = Record<string, any>;
@@ -89,10 +92,13 @@ export function newService(driver: Driver = makeDriver(), clock: Clock = makeClo
   return createBlogService({ driver, now: () => new Date(clock.ms), apiBaseUrl: API });
 }
 
-/** A blog with an admin, two authors, a reader and an outsider; the clock at T0; events recorded. */
-export async function world(): Promise<World> {
+/**
+ * A blog with an admin, two authors, a reader and an outsider; the clock at T0; events recorded. On the
+ * driver useDriver() chose (memory by default) unless another (empty) driver is given: tests that must hold
+ * on every driver pass one.
+ */
+export async function world(driver: Driver = makeDriver()): Promise<World> {
   const clock = makeClock();
-  const driver = makeDriver();
   const service = newService(driver, clock);
   await service.ready();
   const events: Wire[] = [];

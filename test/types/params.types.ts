@@ -36,6 +36,8 @@ void service.members.set({ blogId, userId: 'u', role: 'OWNER' });
 void service.posts.search({ blogId, q: 'x', orderBy: 'TITLE' });
 // @ts-expect-error sortOption is DESCENDING or ASCENDING
 void service.posts.list({ blogId, sortOption: 'SIDEWAYS' });
+// @ts-expect-error page views ranges are all, 30DAYS and 7DAYS
+void service.pageViews.get({ blogId, range: ['90DAYS'] });
 // @ts-expect-error readerComments has three values
 void service.posts.patch({ blogId, postId, body: { readerComments: 'SOMETIMES' } });
 
@@ -133,6 +135,22 @@ agree<Check<'commentsListByBlog', P.CommentsListByBlogParams>>();
 agree<Check<'commentsAction', P.CommentsActionParams>>();
 agree<Check<'commentsInsert', P.CommentsInsertParams>>();
 agree<Check<'changesList', P.ChangesListParams>>();
+agree<Check<'blogUserInfosGet', P.BlogUserInfosGetParams>>();
+agree<Check<'postUserInfosGet', P.PostUserInfosGetParams>>();
+agree<Check<'postUserInfosList', P.PostUserInfosListParams>>();
+agree<Check<'pageViewsGet', P.PageViewsGetParams>>();
+agree<Check<'pageViewsRecord', P.PageViewsRecordParams>>();
+agree<Check<'labelsList', P.LabelsListParams>>();
+agree<Check<'usersUpdate', P.UsersUpdateParams>>();
+agree<Check<'blogsUpdate', P.BlogsUpdateParams>>();
+agree<Check<'blogsPatch', P.BlogsPatchParams>>();
+agree<Check<'blogsDelete', P.BlogsDeleteParams>>();
+agree<Check<'postsRevisionsList', P.PostsRevisionsListParams>>();
+agree<Check<'postsRevisionsGet', P.PostsRevisionsGetParams>>();
+agree<Check<'postsRevisionsRestore', P.PostsRevisionsRestoreParams>>();
+agree<Check<'pagesRevisionsList', P.PagesRevisionsListParams>>();
+agree<Check<'pagesRevisionsGet', P.PagesRevisionsGetParams>>();
+agree<Check<'pagesRevisionsRestore', P.PagesRevisionsRestoreParams>>();
 // Every runtime schema has its interface above: a new one without a check fails here.
 agree<Same<keyof typeof params, Checked>>();
 type Checked =
@@ -165,7 +183,23 @@ type Checked =
   | 'commentsListByBlog'
   | 'commentsAction'
   | 'commentsInsert'
-  | 'changesList';
+  | 'changesList'
+  | 'blogUserInfosGet'
+  | 'postUserInfosGet'
+  | 'postUserInfosList'
+  | 'pageViewsGet'
+  | 'pageViewsRecord'
+  | 'labelsList'
+  | 'usersUpdate'
+  | 'blogsUpdate'
+  | 'blogsPatch'
+  | 'blogsDelete'
+  | 'postsRevisionsList'
+  | 'postsRevisionsGet'
+  | 'postsRevisionsRestore'
+  | 'pagesRevisionsList'
+  | 'pagesRevisionsGet'
+  | 'pagesRevisionsRestore';
 
 // The service methods take the public interfaces (not the runtime schemas' own types).
 agree<Same<Parameters<BlogService['posts']['list']>[0], PostsListParams>>();

@@ -1,0 +1,199 @@
+/**
+ * The OpenAPI 3.1 document of every route, generated from the route table (paths, methods, wire parameters,
+ * bodies, ETag and If-Match) and the parameter schemas (types, bounds, enums), so it cannot drift from what
+ * the helper serves. Served at `{basePath}/openapi.json`. Operations that are not Blogger v3 methods carry
+ * `x-blogcore-extension: true`. Each answer names its wire resource (components.schemas, by `kind`).
+ */
+import { defineParams } from '../schemas.js';
+import { jsonKit, type JsonSchema } from './json-schema.js';
+import { UNSPECIFIED } from './override.js';
+import { ROUTES, type ParamKind, type Route } from './routes.js';
+
+type Doc = Record<string, unknown>;
+
+/** The wire resources (src/wire.ts) by component name: their `kind`, and for lists the component of an item. */
+const RESOURCES: Record<string, { kind: string; item?: string }> = {
+  Blog: { kind: 'blogger#blog' },
+  BlogList: { kind: 'blogger#blogList', item: 'Blog' },
+  User: { kind: 'blogger#user' },
+  Post: { kind: 'blogger#post' },
+  PostList: { kind: 'blogger#postList', item: 'Post' },
+  Page: { kind: 'blogger#page' },
+  PageList: { kind: 'blogger#pageList', item: 'Page' },
+  Comment: { kind: 'blogger#comment' },
+  CommentList: { kind: 'blogger#commentList', item: 'Comment' },
+  BlogUserInfo: { kind: 'blogger#blogUserInfo' },
+  PostUserInfo: { kind: 'blogger#postUserInfo' },
+  PostUserInfosList: { kind: 'blogger#postList', item: 'PostUserInfo' },
+  PageViews: { kind: 'blogger#page_views' },
+  LabelList: { kind: 'blogcore#labelList', item: 'Label' },
+  Label: { kind: 'blogcore#label' },
+  Revision: { kind: 'blogcore#revision' },
+  RevisionList: { kind: 'blogcore#revisionList', item: 'Revision' },
+  ChangeList: { kind: 'blogcore#changeList' },
+};
+
+/** The component a route answers: by namespace, `…List` for lists, the rest by their method. */
+function resourceOf([ns, method]: Route['op']): string {
+  const special: Record<string, string> = {
+    'blogs.listByUser': 'BlogList',
+    'postUserInfos.list': 'PostUserInfosList',
+    'postUserInfos.get': 'PostUserInfo',
+    'blogUserInfos.get': 'BlogUserInfo',
+    'pageViews.get': 'PageViews',
+    'labels.list': 'LabelList',
+    'changes.list': 'ChangeList',
+    'comments.listByBlog': 'CommentList',
+    'posts.search': 'PostList',
+    'posts.revisions.restore': 'Post',
+    'pages.revisions.restore': 'Page',
+  };
+  const base = {
+    blogs: 'Blog',
+    users: 'User',
+    posts: 'Post',
+    pages: 'Page',
+    comments: 'Comment',
+    'posts.revisions': 'Revision',
+    'pages.revisions': 'Revision',
+  }[ns];
+  const name = special[`${ns}.${method}`] ?? (base && (method === 'list' ? `${base}List` : base));
+  if (!name || !RESOURCES[name]) throw new Error(`openapi: no resource for ${ns}.${method}`);
+  return name;
+}
+
+function resourceSchema({ kind, item }: { kind: string; item?: string }): JsonSchema {
+  return {
+    type: 'object',
+    required: ['kind'],
+    properties: {
+      kind: { const: kind },
+      ...(item ? { items: { type: 'array', items: { $ref: `#/components/schemas/${item}` } }, nextPageToken: { type: 'string' } } : {}),
+    },
+  };
+}
+
+const schemas = defineParams(jsonKit) as unknown as Record<string, { json?: JsonSchema }>;
+const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1);
+
+/** The parameter schema of a route's operation: `postsList` for posts.list; patch shares update's, actions share one. */
+function operationSchema(route: Route): JsonSchema {
+  const [dotted, method] = route.op;
+  const ns = dotted
+    .split('.')
+    .map((part, i) => (i === 0 ? part : cap(part)))
+    .join('');
+  const found = schemas[ns + cap(method)] ?? (method === 'patch' ? schemas[`${ns}Update`] : undefined) ?? schemas[`${ns}Action`];
+  if (!found?.json) throw new Error(`openapi: no parameter schema for ${ns}.${method}`);
+  return found.json;
+}
+
+const propertiesOf = (json: JsonSchema) => (json.properties ?? {}) as Record<string, JsonSchema>;
+
+/** A query parameter's schema as the wire carries it (integers and booleans as their types, lists repeated). */
+function querySchema(name: string, kind: ParamKind, json: JsonSchema | undefined): JsonSchema {
+  const withUnspecified = (s: JsonSchema): JsonSchema =>
+    Array.isArray(s.enum) && UNSPECIFIED[name] ? { ...s, enum: [...(s.enum as string[]), UNSPECIFIED[name]] } : s;
+  switch (kind) {
+    case 'int':
+      return json?.type === 'integer' ? json : { type: 'integer', minimum: 0 };
+    case 'bool':
+      return { type: 'boolean' };
+    case 'list': {
+      const item = ((json?.anyOf as JsonSchema[] | undefined)?.[1]?.items as JsonSchema | undefined) ?? { type: 'string' };
+      return { type: 'array', items: withUnspecified(item) };
+    }
+    case 'csv':
+      return { type: 'string', description: 'Comma-joined values; the parameter may also repeat.' };
+    default:
+      return withUnspecified(json && json.type === 'string' ? json : { type: 'string' });
+  }
+}
+
+function operation(route: Route): Doc {
+  const json = operationSchema(route);
+  const props = propertiesOf(json);
+  const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1]!, in: 'path', required: true, schema: { type: 'string' } }));
+  const query = Object.entries(route.query)
+    .filter(([, kind]) => kind !== 'ignore')
+    .map(([name, kind]) => ({
+      name,
+      in: 'query',
+      ...((json.required as string[] | undefined)?.includes(name) ? { required: true } : {}),
+      schema: querySchema(name, kind, props[name]),
+      ...(kind === 'list' ? { style: 'form', explode: true } : {}),
+    }));
+  const headers = route.ifMatch
+    ? [{ name: 'If-Match', in: 'header', schema: { type: 'string' }, description: 'The etag the change is based on (412 if stale).' }]
+    : [];
+  const ok = route.noContent
+    ? { '204': { description: 'Done' } }
+    : {
+        '200': {
+          description: 'The resource',
+          ...(route.etag ? { headers: { ETag: { schema: { type: 'string' } } } } : {}),
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${resourceOf(route.op)}` } } },
+        },
+        ...(route.method === 'GET' && route.etag ? { '304': { description: 'Not modified (If-None-Match)' } } : {}),
+      };
+  return {
+    operationId: route.op.join('.'),
+    tags: [route.op[0]],
+    parameters: [...pathParams, ...query, ...headers],
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: props.body ?? { type: 'object' } } } } } : {}),
+    responses: {
+      ...ok,
+      default: { description: "An error in Google's shape", content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    },
+    ...(route.extension ? { 'x-blogcore-extension': true } : {}),
+  };
+}
+
+/** The OpenAPI 3.1 document of the routes under `basePath` (e.g. `/v3`). */
+export function openApiDocument(basePath = '/v3'): Doc {
+  const paths: Record<string, Record<string, Doc>> = {};
+  for (const route of ROUTES) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'blogcore',
+      version: 'v3',
+      description: 'The Blogger v3 interface served by blogcore, with its extensions marked x-blogcore-extension.',
+    },
+    servers: [{ url: basePath === '' ? '/' : basePath }],
+    paths,
+    components: {
+      schemas: {
+        ...Object.fromEntries(Object.entries(RESOURCES).map(([name, r]) => [name, resourceSchema(r)])),
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code', 'message', 'errors'],
+              properties: {
+                code: { type: 'integer' },
+                message: { type: 'string' },
+                status: { type: 'string' },
+                errors: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      domain: { type: 'string' },
+                      reason: { type: 'string' },
+                      message: { type: 'string' },
+                      location: { type: 'string' },
+                      locationType: { type: 'string' },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,168 @@
+/**
+ * Blogs and users become mutable: blogs.update/patch (name, description, url, locale; an old url keeps
+ * answering getByUrl), blogs.delete (ADMIN; in bounded batches that a crash can resume), users.update.
+ * The core's caches of blogs and users follow every commit and the change log (src/record-cache.ts).
+ */
+import { actorUserId, authError, requireRole, type Actor } from '../access.js';
+import type { Core } from '../core.js';
+import { DriverConflict, type Key, type WriteOp } from '../driver.js';
+import { conflict, forbidden, invalid, notFound } from '../errors.js';
+import type { BlogsDeleteParams, BlogsPatchParams, BlogsUpdateParams, UsersUpdateParams } from '../params.js';
+import { del, put, type BlogRecord, type UserRecord } from '../records.js';
+import { params, type Parsed } from '../schemas.js';
+import { userWire, type Blog, type User } from '../wire.js';
+import { blogResource, normalizeBlogUrl } from './blogs.js';
+import { revisionDeletes } from './revisions.js';
+
+/** Records removed per commit by blogs.delete. */
+const BATCH = 100;
+/** Old urls a blog keeps answering to; older ones are freed for other blogs. */
+const OLD_URLS = 20;
+
+type BlogPatch = Parsed<'blogsPatch'>['body'];
+
+function applyBlog(b: BlogRecord, body: BlogPatch, replace: boolean, now: string): BlogRecord {
+  const url = body.url !== undefined ? normalizeBlogUrl(body.url) : b.url;
+  const next: BlogRecord = {
+    ...b,
+    name: body.name?.trim() ?? b.name,
+    description: body.description ?? (replace ? '' : b.description),
+    url,
+    locale: body.locale
+      ? { language: body.locale.language ?? 'en', country: body.locale.country ?? '', variant: body.locale.variant ?? '' }
+      : replace
+        ? { language: 'en', country: '', variant: '' }
+        : b.locale,
+    updated: now,
+  };
+  const meta = body.customMetaData ?? (replace ? undefined : b.customMetaData);
+  if (meta === undefined) delete next.customMetaData;
+  else next.customMetaData = meta;
+  if (url !== b.url) next.oldUrls = [...(b.oldUrls ?? []).filter((u) => u !== url && u !== b.url), b.url].slice(-OLD_URLS);
+  return next;
+}
+
+export function blogAdminApi(core: Core, actor: Actor) {
+  const actorId = actorUserId(actor);
+
+  async function changeBlog(blogId: string, body: BlogPatch, replace: boolean): Promise<Blog> {
+    const s = await core.writer(actor, blogId);
+    requireRole(s, 'ADMIN', 'change the blog');
+    const next = await core.transact(async () => {
+      const stored = await core.get<BlogRecord>('blogs', blogId);
+      if (!stored || stored.doc.deleting) throw notFound('Blog');
+      const changed = applyBlog(stored.doc, body, replace, core.nowIso());
+      if (changed.url !== stored.doc.url) {
+        const holder = await core.driver.getByIndex('blogs', 'url', [changed.url.toLowerCase()]);
+        if (holder && holder.id !== blogId) throw conflict(`A blog with the url ${changed.url} exists`);
+      }
+      return { ops: [put('blogs', changed, stored.version)], result: changed };
+    });
+    const out = await blogResource(core, next, s.view, undefined);
+    if (core.events.has('blog.updated')) core.emit({ type: 'blog.updated', blogId, id: blogId, actorId, resource: out });
+    return out;
+  }
+
+  /** Deletes up to BATCH records found through one index under the blog; answers how many went. */
+  async function purge(collection: string, index: string, prefix: Key, extra?: (ids: string[]) => Promise<WriteOp[]>): Promise<number> {
+    for (;;) {
+      const batch = await core.driver.list({ collection, index, prefix, direction: 'asc', limit: BATCH });
+      if (batch.length === 0) return 0;
+      const ops: WriteOp[] = batch.map((r) => ({ type: 'delete', collection, id: r.id, expect: r.version }));
+      if (extra) ops.push(...(await extra(batch.map((r) => r.id))));
+      try {
+        await core.commit(ops);
+        return batch.length;
+      } catch (error) {
+        if (!DriverConflict.is(error)) throw error;
+        // Something moved under the batch (a late comment): read it again.
+      }
+    }
+  }
+
+  const revisionsOf = async (ids: string[]) => (await Promise.all(ids.map((id) => revisionDeletes(core, id)))).flat();
+
+  return {
+    blogs: {
+      async update(input: BlogsUpdateParams): Promise<Blog> {
+        const p = core.parse(params.blogsUpdate, input);
+        return changeBlog(p.blogId, p.body, true);
+      },
+
+      async patch(input: BlogsPatchParams): Promise<Blog> {
+        const p = core.parse(params.blogsPatch, input);
+        return changeBlog(p.blogId, p.body, false);
+      },
+
+      /**
+       * Marks the blog as being deleted (from that commit on it reads as gone, everywhere), then removes its
+       * comments, posts (with revisions), pages, label counters, page views, members and itself, each commit
+       * at most BATCH records. Calling it again on a blog a crash left half-deleted finishes the work.
+       */
+      async delete(input: BlogsDeleteParams): Promise<void> {
+        const p = core.parse(params.blogsDelete, input);
+        await core.requireWriter(actor);
+        const blogId = p.blogId;
+        const stored = await core.get<BlogRecord>('blogs', blogId);
+        if (!stored) throw notFound('Blog');
+        requireRole(await core.standing(actor, blogId), 'ADMIN', 'delete the blog');
+        if (!stored.doc.deleting) {
+          await core.transact(async () => {
+            const now = await core.get<BlogRecord>('blogs', blogId);
+            if (!now) throw notFound('Blog');
+            return { ops: now.doc.deleting ? [] : [put('blogs', { ...now.doc, deleting: true }, now.version)], result: undefined };
+          });
+        }
+        while (await purge('comments', 'post', [blogId]));
+        while (await purge('posts', 'published', [blogId], revisionsOf));
+        while (await purge('pages', 'published', [blogId], revisionsOf));
+        while (await purge('labels', 'blog', [blogId]));
+        while (await purge('pageviews', 'owner', [blogId]));
+        // Members go last, so the admin who started can resume; the blog record goes with the last of them.
+        for (;;) {
+          const members = await core.driver.list({ collection: 'members', index: 'blog', prefix: [blogId], direction: 'asc', limit: BATCH });
+          const ops: WriteOp[] = members.map((m) => del('members', m.id, m.version));
+          if (members.length < BATCH) {
+            const blog = await core.get<BlogRecord>('blogs', blogId);
+            if (blog) ops.push(del('blogs', blogId, blog.version));
+          }
+          if (ops.length === 0) break;
+          try {
+            await core.commit(ops);
+          } catch (error) {
+            if (!DriverConflict.is(error)) throw error;
+            continue;
+          }
+          if (members.length < BATCH) break;
+        }
+        if (core.events.has('blog.deleted')) core.emit({ type: 'blog.deleted', blogId, id: blogId, actorId });
+      },
+    },
+
+    users: {
+      /** Changes the given fields of a user (absent ones stay). The user themselves, or host code. */
+      async update(input: UsersUpdateParams): Promise<User> {
+        const p = core.parse(params.usersUpdate, input);
+        if (actor.kind === 'anonymous') throw authError('Sign in to change a user');
+        const userId = p.userId === 'self' ? actorId : p.userId;
+        if (!userId) throw invalid('userId', "The host service has no 'self': name a user");
+        if (actor.kind === 'user' && actor.userId !== userId) throw forbidden('Users may change only themselves');
+        const b = p.body;
+        const next = await core.transact(async () => {
+          const stored = await core.get<UserRecord>('users', userId);
+          if (!stored) throw notFound('User');
+          const u: UserRecord = {
+            ...stored.doc,
+            ...(b.displayName !== undefined ? { displayName: b.displayName.trim() } : {}),
+            ...(b.url !== undefined ? { url: b.url } : {}),
+            ...(b.about !== undefined ? { about: b.about } : {}),
+          };
+          return { ops: [put('users', u, stored.version)], result: u };
+        });
+        const out = userWire(next, core.links);
+        if (core.events.has('user.updated')) core.emit({ type: 'user.updated', id: userId, actorId, resource: out });
+        return out;
+      },
+    },
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * labels.list (an extension): a blog's labels with their post counts, read from the counters that post
+ * writes keep (src/label-counts.ts), keyset-paged by label. Below AUTHOR view the walk is over the `live`
+ * index, so a label only drafts or trashed posts carry is never visited, let alone shown.
+ */
+import { atLeast, type Actor } from '../access.js';
+import type { Core } from '../core.js';
+import { shortHash } from '../ids.js';
+import { listOf, page } from '../paging.js';
+import type { LabelsListParams } from '../params.js';
+import type { LabelRecord } from '../records.js';
+import { params } from '../schemas.js';
+import type { Label, LabelList } from '../wire.js';
+
+export function labelsApi(core: Core, actor: Actor) {
+  return {
+    async list(input: LabelsListParams): Promise<LabelList> {
+      const p = core.parse(params.labelsList, input);
+      const s = await core.reader(actor, p.blogId, p.view);
+      const all = atLeast(s.view, 'AUTHOR');
+      // Due scheduled posts go LIVE first, so their labels count.
+      await core.promoteDue();
+      const pg = await page(
+        core.driver,
+        {
+          collection: 'labels',
+          index: all ? 'blog' : 'live',
+          prefixes: [[p.blogId]],
+          direction: 'asc',
+          fingerprint: shortHash(JSON.stringify(['labels', p.blogId, all])),
+        },
+        p.maxResults ?? 100,
+        p.pageToken,
+      );
+      const items: Label[] = pg.items.map((h) => {
+        const l = h.doc as unknown as LabelRecord;
+        return { kind: 'blogcore#label', name: l.label, livePosts: l.live, ...(all ? { allPosts: l.all } : {}) };
+      });
+      return listOf('blogcore#labelList', items, pg, [...items.map((i) => `${i.name}:${i.livePosts}:${i.allPosts ?? ''}`), s.view]);
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * pageViews (Blogger v3): views the host reports (`record`, e.g. from its page renderer), kept in UTC day
+ * buckets plus an all-time counter per blog, so recording is one small commit and reading a range walks at
+ * most 30 buckets, however old the blog.
+ */
+import { requireRole, type Actor } from '../access.js';
+import type { Core } from '../core.js';
+import type { StoredDoc } from '../driver.js';
+import { forbidden } from '../errors.js';
+import type { PageViewsGetParams, PageViewsRange, PageViewsRecordParams } from '../params.js';
+import { put, type PageViewRecord } from '../records.js';
+import { params } from '../schemas.js';
+import type { PageViews } from '../wire.js';
+
+const DAY_MS = 86_400_000;
+const RANGES: Record<PageViewsRange, { timeRange: PageViews['counts'][number]['timeRange']; days?: number }> = {
+  all: { timeRange: 'ALL_TIME' },
+  '30DAYS': { timeRange: 'THIRTY_DAYS', days: 30 },
+  '7DAYS': { timeRange: 'SEVEN_DAYS', days: 7 },
+};
+
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+export function pageViewsApi(core: Core, actor: Actor) {
+  return {
+    /** Views of the blog for each range asked (default all three); `NDAYS` counts today and the N-1 days before. */
+    async get(input: PageViewsGetParams): Promise<PageViews> {
+      const p = core.parse(params.pageViewsGet, input);
+      const s = await core.reader(actor, p.blogId);
+      requireRole(s, 'ADMIN', 'read page views');
+      const ranges = p.range ?? (['all', '30DAYS', '7DAYS'] as const);
+      const today = core.now().getTime();
+      const days = await core.driver.list({
+        collection: 'pageviews',
+        index: 'blog',
+        prefix: [p.blogId],
+        lower: { key: [dayOf(today - 29 * DAY_MS)] },
+        direction: 'desc',
+        limit: 31,
+      });
+      const total = (await core.get<PageViewRecord>('pageviews', `${p.blogId}:all`))?.doc.count ?? 0;
+      const counts = ranges.map((r) => {
+        const { timeRange, days: n } = RANGES[r];
+        if (n === undefined) return { timeRange, count: String(total) };
+        const from = dayOf(today - (n - 1) * DAY_MS);
+        const sum = days.reduce((acc, d) => acc + ((d.doc as unknown as PageViewRecord).day! >= from ? (d.doc as unknown as PageViewRecord).count : 0), 0);
+        return { timeRange, count: String(sum) };
+      });
+      return { kind: 'blogger#page_views', blogId: p.blogId, counts };
+    },
+
+    /** Counts one view of the blog (and of `postId`, if given) today. Host code only: readers must not inflate counts. */
+    async record(input: PageViewsRecordParams): Promise<void> {
+      const p = core.parse(params.pageViewsRecord, input);
+      if (actor.kind !== 'host') throw forbidden('Only host code records page views');
+      await core.blog(p.blogId);
+      const day = dayOf(core.now().getTime());
+      const counters: PageViewRecord[] = [
+        { id: `${p.blogId}:${day}`, blogId: p.blogId, day, count: 0 },
+        { id: `${p.blogId}:all`, blogId: p.blogId, count: 0 },
+        ...(p.postId ? [{ id: `${p.blogId}:${p.postId}:${day}`, blogId: p.blogId, postId: p.postId, day, count: 0 }] : []),
+      ];
+      await core.transact(async () => {
+        const stored = (await core.driver.getMany(
+          'pageviews',
+          counters.map((c) => c.id),
+        )) as Array<StoredDoc<PageViewRecord> | undefined>;
+        const ops = counters.map((c, i) => put('pageviews', { ...c, count: (stored[i]?.doc.count ?? 0) + 1 }, stored[i]?.version ?? 0));
+        return { ops, result: undefined };
+      });
+    },
+  };
+}
