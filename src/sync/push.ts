@@ -25,28 +25,31 @@ export async function scan(ctx: Ctx): Promise<void> {
   const dirty = new Set(st.dirty);
   const { pruned } = await core.driver.logBounds();
   // The local log was pruned past the last look: every local record of the blog against its base.
-  if (pruned > st.scanned.seq)
-    await eachRecord(ctx, async (_, collection, id, version, base) => void (isDirty(version, base) && dirty.add(keyOf(collection, id))));
+  let moved = pruned > st.scanned.seq;
+  if (moved) await eachRecord(ctx, async (_, collection, id, version, base) => void (isDirty(version, base) && dirty.add(keyOf(collection, id))));
+  // The blog's stream holds its posts, pages and comments only (the replica's own documents have none).
   for (;;) {
     const changes = await core.driver.streamChanges(blogId, st.scanned, SCAN);
-    const mine = changes.filter((c) => (synced as readonly string[]).includes(c.collection));
+    const last = changes[changes.length - 1];
+    if (!last) break;
     const bases = await core.driver.getMany(
       'settings',
-      mine.map((c) => baseId(blogId, c.collection as Synced, c.id)),
+      changes.map((c) => baseId(blogId, c.collection as Synced, c.id)),
     );
-    mine.forEach((c, i) => {
+    changes.forEach((c, i) => {
       const base = bases[i]?.doc as Base | undefined;
       // The replica's own writes: a put of the version its base names (or an older one it has written over since),
       // a delete that removed the base too.
       if (c.type === 'put' ? base && base.v >= c.version : !base) return;
       dirty.add(keyOf(c.collection as Synced, c.id));
     });
-    if (changes.length) st.scanned = { seq: changes[changes.length - 1]!.seq, pos: changes[changes.length - 1]!.pos };
+    st.scanned = { seq: last.seq, pos: last.pos };
+    moved = true;
     if (changes.length < SCAN) break;
   }
   // A record that turns out equal to its base again (or made and dropped here) is taken off when pushed.
   st.dirty = [...dirty];
-  await saveState(ctx);
+  if (moved) await saveState(ctx);
 }
 
 const pathOf = (blogId: string, collection: Synced, id: string, postId?: string) =>
@@ -139,7 +142,8 @@ interface Move {
 /** The calls that take the server's status to the local one (DESIGN §5). */
 function moves(collection: Synced, from: string, doc: AnyRecord): Move[] {
   const to: string = doc.status;
-  if (from === to) return [];
+  // A scheduled post that went LIVE here went LIVE on the server too, when its time came.
+  if (from === to || (from === 'SCHEDULED' && to === 'LIVE')) return [];
   if (collection === 'comments') {
     const call = { LIVE: '/approve', SPAM: '/spam', EMPTIED: '/removecontent' }[to as 'LIVE'];
     return call ? [{ method: 'POST', suffix: call }] : [];
