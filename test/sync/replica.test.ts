@@ -195,6 +195,41 @@ describe.each(LOCALS)('local store on %s', (kind) => {
     expect(await replica.pending()).toEqual([]);
   });
 
+  it("a write the user's role does not allow comes back as a 'rejected' conflict; 'theirs' drops it", async () => {
+    const { replica, local } = open('reader');
+    await replica.sync();
+    const made = await local.posts.insert({ blogId: s.blogId, body: { title: 'Not mine to write', content: 'x' } });
+    expect(await replica.sync()).toMatchObject({ pushed: 0, conflicts: 1 });
+    expect(await replica.conflicts()).toEqual([
+      expect.objectContaining({
+        kind: 'post',
+        id: made.id,
+        reason: 'rejected',
+        message: expect.any(String),
+        mine: expect.objectContaining({ title: 'Not mine to write' }),
+        theirs: null,
+      }),
+    ]);
+    expect((await s.service.posts.list({ blogId: s.blogId })).items).toEqual([]);
+    await replica.resolve(made.id!, 'theirs');
+    expect(await replica.conflicts()).toEqual([]);
+    expect(await replica.pending()).toEqual([]);
+    expect((await local.posts.list({ blogId: s.blogId })).items).toEqual([]);
+  });
+
+  it('a post deleted here goes with its comments, which are not sent one by one', async () => {
+    const post = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'Short-lived', content: 'x' } });
+    await s.as('admin').comments.insert({ blogId: s.blogId, postId: post.id!, body: { content: 'nice' } });
+    const { replica, local, net } = open('author');
+    await replica.sync();
+    await local.posts.delete({ blogId: s.blogId, postId: post.id! });
+    net.log.length = 0;
+    expect(await replica.sync()).toMatchObject({ conflicts: 0 });
+    expect(net.log.filter((l) => !l.startsWith('GET '))).toEqual([`DELETE /blogs/${s.blogId}/posts/${post.id}`]);
+    expect(await caught(serverPost(post.id!))).toMatchObject({ code: 404 });
+    expect(await replica.pending()).toEqual([]);
+  });
+
   it("a reader's replica never holds a draft, and loses a post reverted to draft", async () => {
     const live = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'Public', content: 'x' } });
     await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'Secret', content: 'x' }, isDraft: true });
