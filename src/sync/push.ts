@@ -243,13 +243,9 @@ async function adopt(ctx: Ctx, collection: Synced, localId: string, server: Reso
     await batch.put('settings', { ...(await batch.get<Base>('settings', bId))!.doc, v: -1 });
     st.dirty.push(keyOf(collection, serverId));
   }
-  if (collection === 'posts') {
-    for (const c of await commentsOf(ctx, localId)) await batch.put('comments', { ...c, postId: serverId });
-  } else if (collection === 'comments') {
-    for (const c of await commentsOf(ctx, local?.doc.postId ?? (server as Comment).post.id)) {
-      if (c.inReplyTo === localId) await batch.put('comments', { ...c, inReplyTo: serverId });
-    }
-  }
+  // A post's comments move with it. (A reply keeps naming its parent's local id until it is sent itself:
+  // its create maps the id through `ids`.)
+  if (collection === 'posts') for (const c of await commentsOf(ctx, localId)) await batch.put('comments', { ...c, postId: serverId });
   st.ids[localId] = serverId;
   delete st.creates[localId];
   settled(st, collection, localId);
