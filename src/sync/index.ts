@@ -23,7 +23,7 @@ export type * from './types.js';
 
 export function createReplica(options: ReplicaOptions): Replica {
   const internals = options?.local ? internalsOf(options.local) : undefined;
-  if (internals?.actor.kind !== 'host' || !options.blogId) throw new TypeError('createReplica needs { local: a host BlogService, blogId }');
+  if (internals?.actor.kind !== 'host' || !options.blogId) throw new TypeError('createReplica needs { local (a host service), blogId }');
   const core: Core = internals.core;
   const blogId = options.blogId;
   const remote = createRemote(options.remote);

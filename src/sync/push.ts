@@ -24,6 +24,7 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
   let conflicts = 0;
   const order = (k: string) => synced.indexOf(splitKey(k).collection);
   // Posts and pages first; within a collection by id (local ids are ULIDs: a comment's parent comes first).
+  // What a push itself leaves waiting (an edit made while its create was on the way) goes in the next round.
   const queue = [...ctx.state.dirty].sort((a, b) => order(a) - order(b) || (a < b ? -1 : 1));
   for (const key of queue) {
     const { collection, id } = splitKey(key);
@@ -31,7 +32,7 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
     try {
       if (await pushOne(ctx, remote, collection, id)) pushed++;
     } catch (error) {
-      if (!(error instanceof RemoteError) || error.status === 0 || error.status >= 500 || error.status === 401) throw error;
+      if (!(error instanceof RemoteError) || !error.status || error.status >= 500 || error.status === 401) throw error;
       await conflict(ctx, remote, collection, id, error);
       conflicts++;
     }
