@@ -1,0 +1,152 @@
+/**
+ * blogcore/sync (DESIGN §11): a replica keeps one blog of a blogcore server in a local BlogService (usually on
+ * IndexedDB) as the signed-in user sees it. The app reads and writes the local service as usual, online or
+ * not; `sync()` pulls what changed on the server and pushes what was written here, `live()` keeps doing it
+ * while online. A write the server refuses (someone else changed the post first, or deleted it) becomes a
+ * conflict that keeps both versions until `resolve` picks one: nothing anyone typed is lost.
+ */
+import type { Core } from '../core.js';
+import { internalsOf } from '../internals.js';
+import type { UserRecord } from '../records.js';
+import type { Blog, User } from '../wire.js';
+import { publicConflict, resolveConflict } from './conflicts.js';
+import { pull } from './pull.js';
+import { blogRecord, kindOf } from './records.js';
+import { push } from './push.js';
+import { createRemote, type RemoteError } from './remote.js';
+import { scan } from './scan.js';
+import { Batch, baseId, loadState, splitKey, type Base, type Ctx } from './state.js';
+import type { ConflictChoice, PendingChange, Replica, ReplicaOptions } from './types.js';
+
+export { RemoteError, type RemoteOptions } from './remote.js';
+export type * from './types.js';
+
+export function createReplica(options: ReplicaOptions): Replica {
+  const internals = options?.local ? internalsOf(options.local) : undefined;
+  if (internals?.actor.kind !== 'host' || !options.blogId) throw new TypeError('createReplica needs { local (a host service), blogId }');
+  const core: Core = internals.core;
+  const blogId = options.blogId;
+  const remote = createRemote(options.remote);
+  const maxResults = options.maxResults ?? 500;
+  let ctx: Ctx | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+  let stopLive: (() => void) | undefined;
+  let closed = false;
+
+  /** One replica operation at a time; each starts from the state as stored (a failed one left nothing half-done). */
+  function run<T>(task: (ctx: Ctx) => Promise<T>): Promise<T> {
+    const next = queue.then(async () => {
+      if (closed) throw new Error('Replica closed');
+      ctx ??= { core, blogId, state: await loadState(core, blogId) };
+      try {
+        return await task(ctx);
+      } catch (error) {
+        ctx = undefined;
+        throw error;
+      }
+    });
+    queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** The blog (and the signed-in user, who writes what the app creates locally), fetched once. */
+  async function blog(c: Ctx): Promise<void> {
+    if (await core.get('blogs', blogId)) return;
+    const b = await remote.call<Blog>('GET', `/blogs/${blogId}`);
+    // Signed out (401) there is no self; offline or a server fault fails this sync.
+    const self = await remote.call<User>('GET', '/users/self').catch((error: RemoteError) => {
+      if (!error.status || error.status >= 500) throw error;
+    });
+    const batch = new Batch(core);
+    if (self) await batch.put('users', { id: self.id, displayName: self.displayName, url: self.url, created: self.created } satisfies UserRecord);
+    await batch.put('blogs', blogRecord(b, self?.id ?? ''));
+    await batch.commit(c.state);
+  }
+
+  const sync = () =>
+    run(async (c) => {
+      await blog(c);
+      const pulled = await pull(c, remote, maxResults);
+      const { pushed, conflicts } = await push(c, remote);
+      const result = { pulled, pushed, conflicts };
+      if (pulled || pushed || conflicts) options.onSync?.(result);
+      return result;
+    });
+
+  const pending = () =>
+    run(async (c) => {
+      await scan(c);
+      const out: PendingChange[] = [];
+      for (const key of c.state.dirty) {
+        const { collection, id } = splitKey(key);
+        const [rec, base] = await Promise.all([core.get<{ title?: string }>(collection, id), core.get<Base>('settings', baseId(blogId, collection, id))]);
+        // Made and dropped here, never sent: nothing waits.
+        if (rec || base || c.state.creates[id])
+          out.push({ kind: kindOf(collection), id, action: !base ? 'create' : rec ? 'update' : 'delete', title: rec?.doc.title });
+      }
+      return out;
+    });
+
+  const conflicts = () => run(async (c) => c.state.conflicts.map(publicConflict));
+
+  const resolve = (id: string, choice: ConflictChoice) => run((c) => resolveConflict(c, id, choice));
+
+  function live(): () => void {
+    if (stopLive) return stopLive;
+    let stopped = false;
+    let wake: (() => void) | undefined;
+    let abort: AbortController | undefined;
+    const kick = () => {
+      abort?.abort();
+      wake?.();
+    };
+    // Local writes (the app's, through the local service) are sent soon; the replica's own writes emit nothing.
+    const off = options.local.on('*', (event) => {
+      if (event.blogId === blogId) kick();
+    });
+    const waitSeconds = Math.min(60, options.wait ?? 30);
+    void (async () => {
+      let pause = 1_000;
+      while (!stopped) {
+        try {
+          // Made before the sync, so a local write during it wakes the wait at once.
+          const woken = new Promise<void>((r) => (wake = r));
+          await sync();
+          pause = 1_000;
+          abort = new AbortController();
+          const since = ctx?.state.checkpoint;
+          await Promise.race([remote.pull(blogId, { since, maxResults: 1, wait: waitSeconds, signal: abort.signal }).catch(() => undefined), woken]);
+          abort.abort();
+        } catch (error) {
+          if (stopped) break;
+          options.onError?.(error);
+          await new Promise<void>((r) => {
+            wake = r;
+            setTimeout(r, pause);
+          });
+          pause = Math.min(pause * 2, 30_000);
+        }
+      }
+    })();
+    stopLive = () => {
+      stopped = true;
+      off();
+      kick();
+      stopLive = undefined;
+    };
+    return stopLive;
+  }
+
+  return {
+    sync,
+    live,
+    pending,
+    conflicts,
+    resolve,
+    async close() {
+      stopLive?.();
+      await queue;
+      closed = true;
+    },
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * The replica's pull (DESIGN §11): every page of `GET …/changes` is applied to the local store in one commit
+ * with the replica's state (where the pull stands), so a reload mid-pull continues from the next page. Items
+ * are stored as the server sent them; a record with local edits not yet sent is left alone (its push meets
+ * the server's copy and becomes a conflict). A 410 pulls afresh; once a fresh pull is complete, records it did
+ * not bring (and that wait for nothing) are dropped, since their tombstones are gone from the server's log.
+ */
+import type { ChangeItem, ChangeList } from '../changes.js';
+import type { IndexedDoc, Key } from '../driver.js';
+import type { CommentRecord, PageRecord, PostRecord, UserRecord } from '../records.js';
+import type { Comment, Page, Post } from '../wire.js';
+import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord, type Synced } from './records.js';
+import { RemoteError, type Remote } from './remote.js';
+import { Batch, baseId, saveState, synced, type Base, type Ctx } from './state.js';
+
+/** Whether a local record has edits the server has not seen: no base (made here) or changed since its base. */
+export const isDirty = (stored: number | undefined, base: Base | undefined) => stored !== undefined && (!base || base.v !== stored);
+
+/**
+ * Writes a server resource as the local record with its base; answers false when local edits keep it
+ * (unless `force`: the push writes the server's answer over what it sent).
+ */
+export async function store(ctx: Ctx, batch: Batch, collection: Synced, resource: Post | Page | Comment, force = false): Promise<boolean> {
+  const bId = baseId(ctx.blogId, collection, resource.id);
+  const base = (await batch.get<Base>('settings', bId))?.doc;
+  const local = await batch.get<PostRecord & PageRecord & CommentRecord>(collection, resource.id);
+  if (!force && local && isDirty(local.stored, base)) return false;
+  // Authors become local users (the local service shows their names).
+  const { id, displayName, url } = resource.author;
+  if (id && !(await batch.get('users', id))) await batch.put('users', { id, displayName, url: url || undefined, created: '' } satisfies UserRecord);
+  const blog = await ctx.core.blog(ctx.blogId);
+  let record: PostRecord | PageRecord | CommentRecord;
+  if (collection === 'posts') record = postRecord(resource as Post, blog, local?.doc);
+  else if (collection === 'pages') record = pageRecord(resource as Page, blog, local?.doc);
+  else record = commentRecord(resource as Comment, (await batch.get<PostRecord>('posts', (resource as Comment).post.id))?.doc);
+  const v = await batch.put(collection, record);
+  const status = (record as { status: string }).status;
+  const etag = (resource as { etag?: string }).etag;
+  await batch.put('settings', {
+    id: bId,
+    v,
+    etag,
+    s: status,
+    h: fingerprint(collection, record),
+    g: ctx.state.gen,
+    p: (record as CommentRecord).postId,
+  } satisfies Base);
+  return true;
+}
+
+/**
+ * Removes a local record the server no longer shows; answers false when local edits keep it (unless `force`).
+ * A post's comments go by their own tombstones (the server logs them), so comments written here and not yet
+ * sent stay, to meet the server as conflicts rather than vanish.
+ */
+export async function remove(ctx: Ctx, batch: Batch, collection: Synced, id: string, force = false): Promise<boolean> {
+  const bId = baseId(ctx.blogId, collection, id);
+  const base = (await batch.get<Base>('settings', bId))?.doc;
+  const local = await batch.get<PostRecord & CommentRecord>(collection, id);
+  if (!force && local && isDirty(local.stored, base)) return false;
+  if (base) await batch.delete('settings', bId);
+  if (!local) return true;
+  await batch.delete(collection, id);
+  return true;
+}
+
+/** The local records of one collection under an index prefix (the blog, or one post's comments), a page at a time. */
+export async function* walk(ctx: Ctx, collection: Synced, prefix: string[]): AsyncGenerator<IndexedDoc[]> {
+  let after: Key | undefined;
+  for (;;) {
+    const page = await ctx.core.driver.list({
+      collection,
+      index: collection === 'comments' ? 'post' : 'published',
+      prefix,
+      ...(after ? { lower: { key: after, open: true } } : {}),
+      direction: 'asc',
+      limit: 200,
+    });
+    yield page;
+    if (page.length < 200) return;
+    after = page[page.length - 1]!.key.slice(prefix.length);
+  }
+}
+
+/** Every local comment of a post. */
+export async function commentsOf(ctx: Ctx, postId: string): Promise<CommentRecord[]> {
+  const out: CommentRecord[] = [];
+  for await (const page of walk(ctx, 'comments', [ctx.blogId, postId])) out.push(...page.map((d) => d.doc as unknown as CommentRecord));
+  return out;
+}
+
+/** Every local record of the blog with its base, a page (and one batch) at a time: for the rare full passes. */
+export async function eachRecord(
+  ctx: Ctx,
+  visit: (batch: Batch, collection: Synced, id: string, version: number, base: Base | undefined) => Promise<void>,
+): Promise<void> {
+  for (const collection of synced) {
+    for await (const page of walk(ctx, collection, [ctx.blogId])) {
+      const bases = await ctx.core.driver.getMany(
+        'settings',
+        page.map((d) => baseId(ctx.blogId, collection, d.id)),
+      );
+      const batch = new Batch(ctx.core);
+      for (let i = 0; i < page.length; i++) await visit(batch, collection, page[i]!.id, page[i]!.version, bases[i]?.doc as Base | undefined);
+      await batch.commit();
+    }
+  }
+}
+
+async function applyItem(ctx: Ctx, batch: Batch, item: ChangeItem): Promise<boolean> {
+  const collection = collectionOf(item.kind);
+  if (item.deleted || !item.resource) return remove(ctx, batch, collection, item.id);
+  return store(ctx, batch, collection, item.resource);
+}
+
+/** Pulls until the server has nothing newer; answers how many items were applied. */
+export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promise<number> {
+  let applied = 0;
+  const st = ctx.state;
+  for (;;) {
+    const at = st.pull ?? { since: st.checkpoint, pageToken: '', fresh: !st.checkpoint };
+    let page: ChangeList;
+    try {
+      page = await remote.pull(ctx.blogId, { since: at.since, pageToken: at.pageToken || undefined, maxResults });
+    } catch (error) {
+      // The log no longer reaches back to our checkpoint: pull afresh.
+      if (error instanceof RemoteError && error.status === 410) {
+        st.pull = { pageToken: '', fresh: true };
+        st.gen++;
+        continue;
+      }
+      throw error;
+    }
+    const batch = new Batch(ctx.core);
+    // What the page's items will read, in a few driver calls rather than one per item.
+    const ids = page.items.map((i) => [collectionOf(i.kind), i.id] as const);
+    await Promise.all([
+      ...synced.map((c) =>
+        batch.load(
+          c,
+          ids.filter((x) => x[0] === c).map((x) => x[1]),
+        ),
+      ),
+      batch.load(
+        'settings',
+        ids.map(([c, id]) => baseId(ctx.blogId, c, id)),
+      ),
+      batch.load(
+        'users',
+        page.items.map((i) => i.resource?.author.id ?? ''),
+      ),
+    ]);
+    for (const item of page.items) if (await applyItem(ctx, batch, item)) applied++;
+    if (page.nextPageToken) st.pull = { ...at, pageToken: page.nextPageToken };
+    else {
+      delete st.pull;
+      st.checkpoint = page.checkpoint;
+      if (at.fresh && st.gen > 0) st.sweep = st.gen;
+    }
+    await batch.commit(st);
+    if (!page.nextPageToken) break;
+  }
+  if (st.sweep !== undefined) await sweep(ctx);
+  return applied;
+}
+
+/**
+ * After a fresh pull that replaced an older one: local records it did not bring are gone from the server
+ * (or from the caller's sight) unless they wait to be sent.
+ */
+async function sweep(ctx: Ctx): Promise<void> {
+  const gen = ctx.state.sweep!;
+  await eachRecord(ctx, async (batch, collection, id, version, base) => {
+    if (base && base.v === version && base.g < gen) await remove(ctx, batch, collection, id);
+  });
+  delete ctx.state.sweep;
+  await saveState(ctx);
+}

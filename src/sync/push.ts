@@ -1,0 +1,216 @@
+/**
+ * The replica's push (DESIGN §11): each record that waits (scan.ts) is brought to the server with ordinary
+ * `/v3` calls: a create (its request and Idempotency-Key stored before it is sent), a patch of the edited
+ * fields and the status moves, or a delete, each with `If-Match` of the base etag. A refusal (412, 404, or a
+ * 4xx the server gives for the write) becomes a conflict (conflicts.ts).
+ */
+import type { JsonObject } from '../driver.js';
+import type { CommentRecord, PageRecord, PostRecord } from '../records.js';
+import type { Comment, Page, Post } from '../wire.js';
+import { conflict, pathOf } from './conflicts.js';
+import { commentsOf, store } from './pull.js';
+import { editable, fingerprint, type Synced } from './records.js';
+import { RemoteError, type Remote } from './remote.js';
+import { scan } from './scan.js';
+import { Batch, baseId, keyOf, saveState, settled, splitKey, synced, type Base, type CreateInFlight, type Ctx } from './state.js';
+
+type AnyRecord = PostRecord & PageRecord & CommentRecord;
+type Resource = Post | Page | Comment;
+
+/** Sends every record that waits (posts and pages first, so comments on new posts know their post's id). */
+export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; conflicts: number }> {
+  await scan(ctx);
+  let pushed = 0;
+  let conflicts = 0;
+  const order = (k: string) => synced.indexOf(splitKey(k).collection);
+  // Posts and pages first; within a collection by id (local ids are ULIDs: a comment's parent comes first).
+  // What a push itself leaves waiting (an edit made while its create was on the way) goes in the next round.
+  const queue = [...ctx.state.dirty].sort((a, b) => order(a) - order(b) || (a < b ? -1 : 1));
+  for (const key of queue) {
+    const { collection, id } = splitKey(key);
+    if (ctx.state.conflicts.some((c) => c.id === id)) continue;
+    try {
+      if (await pushOne(ctx, remote, collection, id)) pushed++;
+    } catch (error) {
+      if (!(error instanceof RemoteError) || !error.status || error.status >= 500 || error.status === 401) throw error;
+      await conflict(ctx, remote, collection, id, error);
+      conflicts++;
+    }
+  }
+  return { pushed, conflicts };
+}
+
+/** Brings one record to the server; answers false when it must wait (a comment whose post is not there yet). */
+async function pushOne(ctx: Ctx, remote: Remote, collection: Synced, id: string): Promise<boolean> {
+  const { core, blogId, state: st } = ctx;
+  const rec = await core.driver.get(collection, id);
+  const doc = rec?.doc as AnyRecord | undefined;
+  const base = (await core.get<Base>('settings', baseId(blogId, collection, id)))?.doc;
+  if (!base) {
+    let req = st.creates[id];
+    if (!req) {
+      // Made and dropped here before it was ever sent: nothing to do.
+      if (!doc) {
+        settled(st, collection, id);
+        await saveState(ctx);
+        return false;
+      }
+      const made = await createRequest(ctx, collection, doc);
+      if (!made) return false;
+      req = st.creates[id] = made;
+      await saveState(ctx);
+    }
+    const created = await remote.call<Resource>('POST', req.path, { body: req.body, query: req.query, idempotencyKey: req.key });
+    await adopt(ctx, collection, id, created, rec?.version);
+    return true;
+  }
+  const path = pathOf(blogId, collection, id, base.p);
+  if (!doc) {
+    // A comment whose post went too: the post's delete takes it on the server.
+    const postGone = collection === 'comments' && !(await core.driver.get('posts', base.p!));
+    if (!postGone) {
+      await remote.call('DELETE', path, { ifMatch: base.etag }).catch((error: unknown) => {
+        if (!(error instanceof RemoteError && error.status === 404)) throw error;
+      });
+    }
+    const batch = new Batch(core);
+    await batch.delete('settings', baseId(blogId, collection, id));
+    settled(st, collection, id);
+    await batch.commit(st);
+    return !postGone;
+  }
+  let server: Resource | undefined;
+  let etag = base.etag;
+  if (collection !== 'comments' && fingerprint(collection, doc) !== base.h) {
+    server = await remote.call<Resource>('PATCH', path, { body: editable(collection, doc), ifMatch: etag });
+    etag = (server as Post).etag;
+  }
+  let status = (server as Post | undefined)?.status ?? base.s;
+  for (const step of moves(collection, status, doc)) {
+    const answer = await remote.call<Resource | undefined>(step.method, path + step.suffix, { query: step.query, ifMatch: etag });
+    server = answer ?? (await remote.call<Resource>('GET', path));
+    etag = (server as Post).etag;
+    status = (server as Post).status ?? status;
+  }
+  await settle(ctx, collection, id, server, rec!.version);
+  return !!server;
+}
+
+interface Move {
+  method: 'POST' | 'DELETE';
+  suffix: string;
+  query?: Record<string, string | boolean>;
+}
+
+/** The calls that take the server's status to the local one (DESIGN §5). */
+function moves(collection: Synced, from: string, doc: AnyRecord): Move[] {
+  const to: string = doc.status;
+  // A scheduled post that went LIVE here went LIVE on the server too, when its time came.
+  if (from === to || (from === 'SCHEDULED' && to === 'LIVE')) return [];
+  if (collection === 'comments') {
+    const call = { LIVE: '/approve', SPAM: '/spam', EMPTIED: '/removecontent' }[to as 'LIVE'];
+    return call ? [{ method: 'POST', suffix: call }] : [];
+  }
+  const out: Move[] = [];
+  let at: string = from;
+  const revert = () => {
+    out.push({ method: 'POST', suffix: '/revert' });
+    at = 'DRAFT';
+  };
+  if (at === 'SOFT_TRASHED') revert();
+  if (to === 'SOFT_TRASHED') return [...out, { method: 'DELETE', suffix: '', query: { useTrash: true } }];
+  if (to === 'DRAFT' && at !== 'DRAFT') revert();
+  if (to === 'SCHEDULED' && at === 'LIVE') revert();
+  if ((to === 'LIVE' || to === 'SCHEDULED') && at !== to) {
+    out.push({ method: 'POST', suffix: '/publish', query: collection === 'posts' ? { publishDate: doc.published } : undefined });
+  }
+  return out;
+}
+
+/** The create request of a record made here (a comment waits until its post and parent have server ids). */
+async function createRequest(ctx: Ctx, collection: Synced, doc: AnyRecord): Promise<CreateInFlight | undefined> {
+  const { blogId, state: st } = ctx;
+  const key = `replica-${doc.id}-${ctx.core.newId()}`;
+  if (collection === 'comments') {
+    const postId = st.ids[doc.postId] ?? doc.postId;
+    const parent = doc.inReplyTo ? (st.ids[doc.inReplyTo] ?? doc.inReplyTo) : undefined;
+    const known = await ctx.core.driver.getMany('settings', [baseId(blogId, 'posts', postId), ...(parent ? [baseId(blogId, 'comments', parent)] : [])]);
+    if (known.some((k) => !k)) return undefined;
+    return {
+      key,
+      path: `/blogs/${blogId}/posts/${postId}/comments`,
+      body: { content: doc.content, inReplyTo: parent && { id: parent } } as JsonObject,
+      query: {},
+    };
+  }
+  const body = editable(collection, doc);
+  const status: string = doc.status;
+  const scheduled = status === 'SCHEDULED' && doc.published !== undefined;
+  if (scheduled) body.published = doc.published!;
+  return { key, path: `/blogs/${blogId}/${collection}`, body, query: { isDraft: status !== 'LIVE' && !scheduled } };
+}
+
+/**
+ * The server answered a write: its copy becomes the local record and base, unless the record was written
+ * again meanwhile (then the local edit stays, to be sent against the new base).
+ */
+async function settle(ctx: Ctx, collection: Synced, id: string, server: Resource | undefined, version: number): Promise<void> {
+  const { core, blogId, state: st } = ctx;
+  const batch = new Batch(core);
+  const same = (await batch.get<AnyRecord>(collection, id))?.stored === version;
+  const bId = baseId(blogId, collection, id);
+  const base = (await batch.get<Base>('settings', bId))!.doc;
+  if (same) {
+    settled(st, collection, id);
+    // With nothing sent (a local write that changed no field the server keeps), the record is as its base.
+    if (server) await store(ctx, batch, collection, server, true);
+    else await batch.put('settings', { ...base, v: version });
+  } else if (server) await batch.put('settings', { ...base, v: -1, etag: (server as Post).etag, s: (server as Post).status ?? base.s });
+  await batch.commit(st);
+}
+
+/**
+ * A record made here got its server id: the local record moves to it (a post's comments follow), the id map
+ * keeps the old one for writes still naming it, and edits made while the create was on its way stay.
+ */
+async function adopt(ctx: Ctx, collection: Synced, localId: string, server: Resource, version: number | undefined): Promise<void> {
+  const { core, blogId, state: st } = ctx;
+  const batch = new Batch(core);
+  const local = await batch.get<AnyRecord>(collection, localId);
+  if (local) await batch.delete(collection, localId);
+  await store(ctx, batch, collection, server);
+  const serverId = server.id;
+  const bId = baseId(blogId, collection, serverId);
+  let after = (await batch.get<AnyRecord>(collection, serverId))!;
+  if (local && collection === 'posts') {
+    // The post's comments move with it: its comment bookkeeping is the local record's.
+    after = { ...after, doc: { ...after.doc, allComments: local.doc.allComments, commentsVis: local.doc.commentsVis } };
+    await batch.put(collection, after.doc);
+  }
+  if (!local) {
+    // Dropped here while the create was on its way: the server's copy is to be deleted next.
+    await batch.delete(collection, serverId);
+    st.dirty.push(keyOf(collection, serverId));
+  } else if (
+    // Comments are not edited after their create. A post or page edited (or moved) meanwhile keeps the local
+    // fields and status on the server's record, to be sent as an update.
+    collection !== 'comments' &&
+    (local.stored !== version || fingerprint(collection, local.doc) !== fingerprint(collection, after.doc) || local.doc.status !== after.doc.status)
+  ) {
+    await batch.put(collection, {
+      ...after.doc,
+      ...editable(collection, local.doc),
+      status: local.doc.status,
+      published: local.doc.published ?? after.doc.published,
+    });
+    await batch.put('settings', { ...(await batch.get<Base>('settings', bId))!.doc, v: -1 });
+    st.dirty.push(keyOf(collection, serverId));
+  }
+  // A post's comments move with it. (A reply keeps naming its parent's local id until it is sent itself:
+  // its create maps the id through `ids`.)
+  if (collection === 'posts') for (const c of await commentsOf(ctx, localId)) await batch.put('comments', { ...c, postId: serverId });
+  st.ids[localId] = serverId;
+  delete st.creates[localId];
+  settled(st, collection, localId);
+  await batch.commit(st);
+}
