@@ -54,6 +54,7 @@ function start(service: BlogService, blog: Blog, server: Server | null, userId: 
     blog,
     owner: service.as({ userId }),
     reader: service.as(null),
+    server: server ? new URL(server.connection.api).origin : null,
     notify(message) {
       status.textContent = message;
       status.classList.add('shown');
