@@ -10,6 +10,7 @@ export const ENTRIES = {
   postgres: 'drivers/postgres/index.ts',
   http: 'src/http/index.ts',
   io: 'src/io/index.ts',
+  sync: 'src/sync/index.ts',
 } as const satisfies Record<string, string>;
 
 /** The dist/ file name of a subpath ('.' is dist/index). */

@@ -1,0 +1,198 @@
+/**
+ * The replica's pull (DESIGN §11): every page of `GET …/changes` is applied to the local store in one commit
+ * with the replica's state (where the pull stands), so a reload mid-pull continues from the next page. Items
+ * are stored as the server sent them; a record with local edits not yet sent is left alone (its push meets
+ * the server's copy and becomes a conflict). A 410 pulls afresh; once a fresh pull is complete, records it did
+ * not bring (and that wait for nothing) are dropped, since their tombstones are gone from the server's log.
+ */
+import type { ChangeItem, ChangeList } from '../changes.js';
+import type { Key } from '../driver.js';
+import type { BlogRecord, CommentRecord, PageRecord, PostRecord, UserRecord } from '../records.js';
+import type { Comment, Page, Post } from '../wire.js';
+import { commentRecord, COLLECTION_OF, fingerprint, pageRecord, postRecord, type Synced } from './records.js';
+import { RemoteError, type Remote } from './remote.js';
+import { Batch, baseId, keyOf, synced, type Base, type Ctx } from './state.js';
+
+/** The local blog record (the replica writes it from the server's on its first pull). */
+export async function localBlog(ctx: Ctx): Promise<BlogRecord | undefined> {
+  return (await ctx.core.get<BlogRecord>('blogs', ctx.blogId))?.doc;
+}
+
+/** Whether a local record has edits the server has not seen: no base (made here) or changed since its base. */
+export const isDirty = (stored: number | undefined, base: Base | undefined) => stored !== undefined && (!base || base.v !== stored);
+
+/**
+ * Writes a server resource as the local record with its base; answers false when local edits keep it
+ * (unless `force`: the push writes the server's answer over what it sent).
+ */
+export async function store(ctx: Ctx, batch: Batch, collection: Synced, resource: Post | Page | Comment, blog: BlogRecord, force = false): Promise<boolean> {
+  const bId = baseId(ctx.blogId, collection, resource.id);
+  const base = (await batch.get<Base>('settings', bId))?.doc;
+  const local = await batch.get<PostRecord & PageRecord & CommentRecord>(collection, resource.id);
+  if (!force && local && isDirty(local.stored, base)) return false;
+  await knowUser(batch, resource.author);
+  let record: PostRecord | PageRecord | CommentRecord;
+  if (collection === 'posts') record = postRecord(resource as Post, blog, local?.doc);
+  else if (collection === 'pages') record = pageRecord(resource as Page, blog, local?.doc);
+  else {
+    const w = resource as Comment;
+    const post = await batch.get<PostRecord>('posts', w.post.id);
+    const c = commentRecord(w, post?.doc);
+    if (local) c.vis = local.doc.vis ?? 'open';
+    else if (post) await recount(ctx, batch, post.doc, 1);
+    record = c;
+  }
+  const v = await batch.put(collection, record);
+  const status = (record as { status: string }).status;
+  const etag = (resource as { etag?: string }).etag;
+  await batch.put('settings', {
+    id: bId,
+    v,
+    ...(etag ? { etag } : {}),
+    s: status,
+    h: fingerprint(collection, record),
+    g: ctx.state.gen,
+    ...(collection === 'comments' ? { p: (record as CommentRecord).postId } : {}),
+  } satisfies Base);
+  return true;
+}
+
+/** A post's count of all its comments moves with the comments the replica adds or removes (posts.delete relies on it). */
+async function recount(ctx: Ctx, batch: Batch, post: PostRecord, by: number): Promise<void> {
+  const bId = baseId(ctx.blogId, 'posts', post.id);
+  const base = (await batch.get<Base>('settings', bId))?.doc;
+  const stored = (await batch.get<PostRecord>('posts', post.id))!.stored;
+  const clean = base && base.v === stored;
+  const settled = post.allComments === 0 && by > 0 ? { commentsVis: post.commentsVis ?? 'open' } : {};
+  const v = await batch.put('posts', { ...post, ...settled, allComments: Math.max(0, post.allComments + by) });
+  if (clean) await batch.put('settings', { ...base, v });
+}
+
+async function knowUser(batch: Batch, author: { id?: string; displayName: string; url: string }): Promise<void> {
+  if (!author.id || (await batch.get('users', author.id))) return;
+  await batch.put('users', { id: author.id, displayName: author.displayName, ...(author.url ? { url: author.url } : {}), created: '' } satisfies UserRecord);
+}
+
+/** Removes a local record the server no longer shows (with a post, its comments); answers false when local edits keep it. */
+export async function remove(ctx: Ctx, batch: Batch, collection: Synced, id: string): Promise<boolean> {
+  const bId = baseId(ctx.blogId, collection, id);
+  const base = (await batch.get<Base>('settings', bId))?.doc;
+  const local = await batch.get<PostRecord & CommentRecord>(collection, id);
+  if (local && isDirty(local.stored, base)) return false;
+  if (base) await batch.delete('settings', bId);
+  if (!local) return true;
+  await batch.delete(collection, id);
+  if (collection === 'comments') {
+    const post = await batch.get<PostRecord>('posts', local.doc.postId);
+    if (post) await recount(ctx, batch, post.doc, -1);
+  } else if (collection === 'posts') {
+    for (const c of await commentsOf(ctx, id)) {
+      await batch.delete('comments', c.id);
+      await batch.delete('settings', baseId(ctx.blogId, 'comments', c.id));
+    }
+  }
+  return true;
+}
+
+/** Every local comment of a post (read page by page through the post's index). */
+export async function commentsOf(ctx: Ctx, postId: string): Promise<CommentRecord[]> {
+  const out: CommentRecord[] = [];
+  let after: Key | undefined;
+  for (;;) {
+    const batch = await ctx.core.driver.list({
+      collection: 'comments',
+      index: 'post',
+      prefix: [ctx.blogId, postId],
+      ...(after ? { lower: { key: after, open: true } } : {}),
+      direction: 'asc',
+      limit: 500,
+    });
+    out.push(...batch.map((d) => d.doc as unknown as CommentRecord));
+    if (batch.length < 500) return out;
+    after = batch[batch.length - 1]!.key.slice(2);
+  }
+}
+
+async function applyItem(ctx: Ctx, batch: Batch, item: ChangeItem, blog: BlogRecord): Promise<boolean> {
+  const collection = COLLECTION_OF[item.kind];
+  if (item.deleted || !item.resource) return remove(ctx, batch, collection, item.id);
+  return store(ctx, batch, collection, item.resource, blog);
+}
+
+/** Pulls until the server has nothing newer; answers how many items were applied. */
+export async function pull(ctx: Ctx, remote: Remote, blog: BlogRecord, maxResults: number): Promise<number> {
+  let applied = 0;
+  const st = ctx.state;
+  for (;;) {
+    const at = st.pull ?? { ...(st.checkpoint !== undefined ? { since: st.checkpoint } : {}), pageToken: '', fresh: st.checkpoint === undefined };
+    let page: ChangeList;
+    try {
+      page = await remote.pull(ctx.blogId, {
+        ...(at.since !== undefined ? { since: at.since } : {}),
+        ...(at.pageToken ? { pageToken: at.pageToken } : {}),
+        maxResults,
+      });
+    } catch (error) {
+      // The log no longer reaches back to our checkpoint (or a stored page token is refused): pull afresh.
+      if (error instanceof RemoteError && (error.status === 410 || (error.status === 400 && at.pageToken))) {
+        st.pull = { pageToken: '', fresh: true };
+        st.gen++;
+        continue;
+      }
+      throw error;
+    }
+    const batch = new Batch(ctx.core);
+    for (const item of page.items) if (await applyItem(ctx, batch, item, blog)) applied++;
+    if (page.nextPageToken) st.pull = { ...(at.since !== undefined ? { since: at.since } : {}), pageToken: page.nextPageToken, fresh: at.fresh };
+    else {
+      delete st.pull;
+      st.checkpoint = page.checkpoint;
+      if (at.fresh && st.gen > 0) st.sweep = st.gen;
+    }
+    await batch.put('settings', st);
+    await batch.commit();
+    if (!page.nextPageToken) break;
+  }
+  if (st.sweep !== undefined) await sweep(ctx);
+  return applied;
+}
+
+/**
+ * After a fresh pull that replaced an older one: local records it did not bring are gone from the server
+ * (or from the caller's sight) unless they wait to be sent. Walks the blog's records a page at a time.
+ */
+async function sweep(ctx: Ctx): Promise<void> {
+  const gen = ctx.state.sweep!;
+  const index = { posts: 'published', pages: 'published', comments: 'post' } as const;
+  for (const collection of synced) {
+    let after: Key | undefined;
+    for (;;) {
+      const page = await ctx.core.driver.list({
+        collection,
+        index: index[collection],
+        prefix: [ctx.blogId],
+        ...(after ? { lower: { key: after, open: true } } : {}),
+        direction: 'asc',
+        limit: 200,
+      });
+      const bases = await ctx.core.driver.getMany(
+        'settings',
+        page.map((d) => baseId(ctx.blogId, collection, d.id)),
+      );
+      const batch = new Batch(ctx.core);
+      for (let i = 0; i < page.length; i++) {
+        const base = bases[i]?.doc as Base | undefined;
+        if (base && base.v === page[i]!.version && base.g < gen && !ctx.state.dirty.includes(keyOf(collection, page[i]!.id))) {
+          await remove(ctx, batch, collection, page[i]!.id);
+        }
+      }
+      await batch.commit();
+      if (page.length < 200) break;
+      after = page[page.length - 1]!.key.slice(1);
+    }
+  }
+  const batch = new Batch(ctx.core);
+  delete ctx.state.sweep;
+  await batch.put('settings', ctx.state);
+  await batch.commit();
+}

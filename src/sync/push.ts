@@ -1,0 +1,364 @@
+/**
+ * The replica's push (DESIGN §11). What waits to be sent is found by comparing local records with their
+ * bases: the local change stream of the blog names what was written since the last look, and a write whose
+ * version is the one the replica stored itself is skipped (pull-applied writes never go back). Each record
+ * is then brought to the server with ordinary `/v3` calls: a create (its request and Idempotency-Key stored
+ * before it is sent), a patch of the edited fields and the status moves, or a delete, each with `If-Match`
+ * of the base etag. A refusal (412, 404, or a 4xx the server gives for the write) becomes a conflict.
+ */
+import type { JsonObject } from '../driver.js';
+import type { CommentRecord, PageRecord, PostRecord } from '../records.js';
+import type { Comment, Page, Post } from '../wire.js';
+import { commentsOf, isDirty, localBlog, store } from './pull.js';
+import { editable, fingerprint, type Synced } from './records.js';
+import { RemoteError, type Remote } from './remote.js';
+import { Batch, baseId, keyOf, splitKey, synced, type Base, type CreateInFlight, type Ctx, type StoredConflict, type Version } from './state.js';
+
+type AnyRecord = PostRecord & PageRecord & CommentRecord;
+type Resource = Post | Page | Comment;
+const SCAN = 500;
+
+/** Looks at the local writes since the last look and keeps in `state.dirty` the records that differ from their bases. */
+export async function scan(ctx: Ctx): Promise<void> {
+  const { core, blogId, state: st } = ctx;
+  await core.ready();
+  const dirty = new Set(st.dirty);
+  const { pruned } = await core.driver.logBounds();
+  if (pruned > st.scanned.seq) await scanAll(ctx, dirty);
+  for (;;) {
+    const changes = await core.driver.streamChanges(blogId, st.scanned, SCAN);
+    const mine = changes.filter((c) => (synced as readonly string[]).includes(c.collection));
+    const bases = await core.driver.getMany(
+      'settings',
+      mine.map((c) => baseId(blogId, c.collection as Synced, c.id)),
+    );
+    mine.forEach((c, i) => {
+      const base = bases[i]?.doc as Base | undefined;
+      // The replica's own writes: a put of the version its base names, a delete that removed the base too.
+      if (c.type === 'put' ? base?.v === c.version : !base) return;
+      dirty.add(keyOf(c.collection as Synced, c.id));
+    });
+    if (changes.length) st.scanned = { seq: changes[changes.length - 1]!.seq, pos: changes[changes.length - 1]!.pos };
+    if (changes.length < SCAN) break;
+  }
+  // What turned out equal to its base again (or was made and dropped here) waits for nothing.
+  const keys = [...dirty].map(splitKey);
+  for (const collection of synced) {
+    const ids = keys.filter((k) => k.collection === collection).map((k) => k.id);
+    if (!ids.length) continue;
+    const [records, bases] = await Promise.all([
+      core.driver.getMany(collection, ids),
+      core.driver.getMany(
+        'settings',
+        ids.map((id) => baseId(blogId, collection, id)),
+      ),
+    ]);
+    ids.forEach((id, i) => {
+      const base = bases[i]?.doc as Base | undefined;
+      if (records[i] ? !isDirty(records[i]!.version, base) : !base && !st.creates[id]) dirty.delete(keyOf(collection, id));
+    });
+  }
+  st.dirty = [...dirty];
+  const batch = new Batch(core);
+  await batch.put('settings', st);
+  await batch.commit();
+}
+
+/** When the local log was pruned past the last look: every local record of the blog against its base. */
+async function scanAll(ctx: Ctx, dirty: Set<string>): Promise<void> {
+  const index = { posts: 'published', pages: 'published', comments: 'post' } as const;
+  for (const collection of synced) {
+    let after: readonly string[] | undefined;
+    for (;;) {
+      const page = await ctx.core.driver.list({
+        collection,
+        index: index[collection],
+        prefix: [ctx.blogId],
+        ...(after ? { lower: { key: after, open: true } } : {}),
+        direction: 'asc',
+        limit: 200,
+      });
+      const bases = await ctx.core.driver.getMany(
+        'settings',
+        page.map((d) => baseId(ctx.blogId, collection, d.id)),
+      );
+      page.forEach((d, i) => {
+        if (isDirty(d.version, bases[i]?.doc as Base | undefined)) dirty.add(keyOf(collection, d.id));
+      });
+      if (page.length < 200) break;
+      after = page[page.length - 1]!.key.slice(1);
+    }
+  }
+}
+
+const pathOf = (blogId: string, collection: Synced, id: string, postId?: string) =>
+  collection === 'comments' ? `/blogs/${blogId}/posts/${postId}/comments/${id}` : `/blogs/${blogId}/${collection}/${id}`;
+
+/** Sends every record that waits (posts and pages first, so comments on new posts know their post's id). */
+export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; conflicts: number }> {
+  await scan(ctx);
+  let pushed = 0;
+  let conflicts = 0;
+  const order = (k: string) => synced.indexOf(splitKey(k).collection);
+  const queue = [...ctx.state.dirty].sort((a, b) => order(a) - order(b) || (a < b ? -1 : a > b ? 1 : 0));
+  for (const key of queue) {
+    const { collection, id } = splitKey(key);
+    if (ctx.state.conflicts.some((c) => c.id === id)) continue;
+    try {
+      if (await pushOne(ctx, remote, collection, id)) pushed++;
+    } catch (error) {
+      if (!(error instanceof RemoteError) || error.status === 0 || error.status >= 500 || error.status === 401) throw error;
+      await conflict(ctx, remote, collection, id, error);
+      conflicts++;
+    }
+  }
+  return { pushed, conflicts };
+}
+
+/** Brings one record to the server; answers false when it must wait (a comment whose post is not there yet). */
+async function pushOne(ctx: Ctx, remote: Remote, collection: Synced, id: string): Promise<boolean> {
+  const { core, blogId, state: st } = ctx;
+  const rec = await core.driver.get(collection, id);
+  const doc = rec?.doc as AnyRecord | undefined;
+  const base = (await core.get<Base>('settings', baseId(blogId, collection, id)))?.doc;
+  if (!base) {
+    let req = st.creates[id];
+    if (!req) {
+      if (!doc) return settleDropped(ctx, collection, id);
+      const made = await createRequest(ctx, collection, doc);
+      if (!made) return false;
+      req = st.creates[id] = made;
+      await saveState(ctx);
+    }
+    const created = await remote.call<Resource>('POST', req.path, { body: req.body, query: req.query, idempotencyKey: req.key });
+    await adopt(ctx, collection, id, created, rec?.version);
+    return true;
+  }
+  const path = pathOf(blogId, collection, id, base.p);
+  if (!doc) {
+    // A comment whose post went too: the post's delete takes it on the server.
+    const postGone = collection === 'comments' && !(await core.driver.get('posts', base.p!));
+    if (!postGone) {
+      await remote.call('DELETE', path, base.etag ? { ifMatch: base.etag } : {}).catch((error: unknown) => {
+        if (!(error instanceof RemoteError && error.status === 404)) throw error;
+      });
+    }
+    const batch = new Batch(core);
+    await batch.delete('settings', baseId(blogId, collection, id));
+    st.dirty = st.dirty.filter((k) => k !== keyOf(collection, id));
+    await batch.put('settings', st);
+    await batch.commit();
+    return true;
+  }
+  let server: Resource | undefined;
+  let etag = base.etag;
+  if (collection !== 'comments' && fingerprint(collection, doc) !== base.h) {
+    server = await remote.call<Resource>('PATCH', path, { body: editable(collection, doc), ...(etag ? { ifMatch: etag } : {}) });
+    etag = (server as Post).etag;
+  }
+  let status = (server as Post | undefined)?.status ?? base.s;
+  for (const step of moves(collection, status, doc)) {
+    const answer = await remote.call<Resource | undefined>(step.method, path + step.suffix, {
+      ...(step.query ? { query: step.query } : {}),
+      ...(etag ? { ifMatch: etag } : {}),
+    });
+    server = answer ?? (await remote.call<Resource>('GET', path));
+    etag = (server as Post).etag;
+    status = (server as Post).status ?? status;
+  }
+  await settle(ctx, collection, id, server, rec!.version);
+  return true;
+}
+
+interface Move {
+  method: 'POST' | 'DELETE';
+  suffix: string;
+  query?: Record<string, string | boolean>;
+}
+
+/** The calls that take the server's status to the local one (DESIGN §5). */
+function moves(collection: Synced, from: string, doc: AnyRecord): Move[] {
+  const to: string = doc.status;
+  if (from === to) return [];
+  if (collection === 'comments') {
+    const call = { LIVE: '/approve', SPAM: '/spam', EMPTIED: '/removecontent' }[to as 'LIVE'];
+    return call ? [{ method: 'POST', suffix: call }] : [];
+  }
+  const out: Move[] = [];
+  let at: string = from;
+  const revert = () => {
+    out.push({ method: 'POST', suffix: '/revert' });
+    at = 'DRAFT';
+  };
+  if (at === 'SOFT_TRASHED') revert();
+  if (to === 'SOFT_TRASHED') return [...out, { method: 'DELETE', suffix: '', query: { useTrash: true } }];
+  if (to === 'DRAFT' && at !== 'DRAFT') revert();
+  if (to === 'SCHEDULED' && at === 'LIVE') revert();
+  if ((to === 'LIVE' || to === 'SCHEDULED') && at !== to) {
+    const date = collection === 'posts' && doc.published ? { publishDate: doc.published } : undefined;
+    out.push({ method: 'POST', suffix: '/publish', ...(date ? { query: date } : {}) });
+  }
+  return out;
+}
+
+/** The create request of a record made here (a comment waits until its post and parent have server ids). */
+async function createRequest(ctx: Ctx, collection: Synced, doc: AnyRecord): Promise<CreateInFlight | undefined> {
+  const { blogId, state: st } = ctx;
+  const key = `replica-${doc.id}-${ctx.core.newId()}`;
+  if (collection === 'comments') {
+    const postId = st.ids[doc.postId] ?? doc.postId;
+    const parent = doc.inReplyTo ? (st.ids[doc.inReplyTo] ?? doc.inReplyTo) : undefined;
+    const known = await ctx.core.driver.getMany('settings', [baseId(blogId, 'posts', postId), ...(parent ? [baseId(blogId, 'comments', parent)] : [])]);
+    if (known.some((k) => !k)) return undefined;
+    return {
+      key,
+      method: 'POST',
+      path: `/blogs/${blogId}/posts/${postId}/comments`,
+      body: { content: doc.content, ...(parent ? { inReplyTo: { id: parent } } : {}) },
+      query: {},
+    };
+  }
+  const body = editable(collection, doc);
+  const status: string = doc.status;
+  const scheduled = status === 'SCHEDULED' && doc.published !== undefined;
+  if (scheduled) body.published = doc.published!;
+  return { key, method: 'POST', path: `/blogs/${blogId}/${collection}`, body, query: { isDraft: status !== 'LIVE' && !scheduled } };
+}
+
+/** A record made and dropped here before it was ever sent: nothing to do. */
+async function settleDropped(ctx: Ctx, collection: Synced, id: string): Promise<false> {
+  ctx.state.dirty = ctx.state.dirty.filter((k) => k !== keyOf(collection, id));
+  await saveState(ctx);
+  return false;
+}
+
+export async function saveState(ctx: Ctx): Promise<void> {
+  const batch = new Batch(ctx.core);
+  await batch.put('settings', ctx.state);
+  await batch.commit();
+}
+
+/**
+ * The server answered a write: its copy becomes the local record and base, unless the record was written
+ * again meanwhile (then the local edit stays, to be sent against the new base).
+ */
+async function settle(ctx: Ctx, collection: Synced, id: string, server: Resource | undefined, version: number): Promise<void> {
+  const { core, blogId, state: st } = ctx;
+  const batch = new Batch(core);
+  const local = await batch.get<AnyRecord>(collection, id);
+  if (server) {
+    const bId = baseId(blogId, collection, id);
+    const base = (await batch.get<Base>('settings', bId))!.doc;
+    if (local && local.stored === version) {
+      await store(ctx, batch, collection, server, (await localBlog(ctx))!, true);
+    } else {
+      const etag = (server as Post).etag;
+      const fresh = { ...base, v: -1, ...(etag ? { etag } : {}), s: (server as Post).status ?? base.s };
+      await batch.put('settings', fresh);
+    }
+  }
+  if (local?.stored === version) st.dirty = st.dirty.filter((k) => k !== keyOf(collection, id));
+  await batch.put('settings', st);
+  await batch.commit();
+}
+
+/**
+ * A record made here got its server id: the local record moves to it (a post's comments follow), the id map
+ * keeps the old one for writes still naming it, and edits made while the create was on its way stay.
+ */
+async function adopt(ctx: Ctx, collection: Synced, localId: string, server: Resource, version: number | undefined): Promise<void> {
+  const { core, blogId, state: st } = ctx;
+  const batch = new Batch(core);
+  const local = await batch.get<AnyRecord>(collection, localId);
+  if (local) await batch.delete(collection, localId);
+  const sent = st.creates[localId];
+  await store(ctx, batch, collection, server, (await localBlog(ctx))!);
+  const serverId = server.id;
+  const bId = baseId(blogId, collection, serverId);
+  let after = (await batch.get<AnyRecord>(collection, serverId))!;
+  if (local && collection === 'posts') {
+    // The post's comments move with it: its comment bookkeeping is the local record's.
+    after = { ...after, doc: { ...after.doc, allComments: local.doc.allComments, commentsVis: local.doc.commentsVis } };
+    await batch.put(collection, after.doc);
+  }
+  const edited = async (doc: AnyRecord) => {
+    await batch.put(collection, doc);
+    await batch.put('settings', { ...(await batch.get<Base>('settings', bId))!.doc, v: -1 });
+    st.dirty.push(keyOf(collection, serverId));
+  };
+  if (!local) {
+    // Dropped here while the create was on its way: the server's copy is to be deleted next.
+    await batch.delete(collection, serverId);
+    st.dirty.push(keyOf(collection, serverId));
+  } else if (collection === 'comments') {
+    // Comments are not edited after their create; the server's copy (sanitized, moderated) is the one.
+  } else if (local.stored !== version || (sent && fingerprint(collection, local.doc) !== fingerprint(collection, after.doc))) {
+    // Edited meanwhile: keep the local fields and status on the server's record, to be sent as an update.
+    await edited({ ...after.doc, ...(editable(collection, local.doc) as Partial<AnyRecord>), status: local.doc.status });
+  } else if (local.doc.status !== after.doc.status) {
+    await edited({ ...after.doc, status: local.doc.status, ...(local.doc.published ? { published: local.doc.published } : {}) });
+  }
+  if (collection === 'posts') {
+    for (const c of await commentsOf(ctx, localId)) await batch.put('comments', { ...c, postId: serverId });
+  } else if (collection === 'comments') {
+    for (const c of await commentsOf(ctx, local?.doc.postId ?? (server as Comment).post.id)) {
+      if (c.inReplyTo === localId) await batch.put('comments', { ...c, inReplyTo: serverId });
+    }
+  }
+  st.ids[localId] = serverId;
+  delete st.creates[localId];
+  st.dirty = st.dirty.filter((k) => k !== keyOf(collection, localId));
+  await batch.put('settings', st);
+  await batch.commit();
+}
+
+export function versionOf(collection: Synced, doc: AnyRecord, etag?: string): Version {
+  return {
+    title: collection === 'comments' ? '' : doc.title,
+    content: doc.content,
+    labels: collection === 'posts' ? [...doc.labels] : [],
+    status: doc.status,
+    ...(etag ? { etag } : {}),
+    record: doc as unknown as JsonObject,
+  };
+}
+
+/**
+ * The server refused a write: its copy (or its absence) is stored locally and the local version is kept
+ * beside it in a conflict, until `resolve` picks one. A write that was a create has no server copy.
+ */
+async function conflict(ctx: Ctx, remote: Remote, collection: Synced, id: string, error: RemoteError): Promise<void> {
+  const { core, blogId, state: st } = ctx;
+  const base = (await core.get<Base>('settings', baseId(blogId, collection, id)))?.doc;
+  const local = (await core.driver.get(collection, id))?.doc as AnyRecord | undefined;
+  let server: Resource | undefined;
+  if (base) {
+    const postId = base.p;
+    server = await remote.call<Resource>('GET', pathOf(blogId, collection, id, postId)).catch((e: unknown) => {
+      if (e instanceof RemoteError && (e.status === 404 || e.status === 403)) return undefined;
+      throw e;
+    });
+  }
+  const batch = new Batch(core);
+  if (server) await store(ctx, batch, collection, server, (await localBlog(ctx))!, true);
+  else {
+    if (local) await batch.delete(collection, id);
+    if (local && collection === 'posts') for (const c of await commentsOf(ctx, id)) await batch.delete('comments', c.id);
+    await batch.delete('settings', baseId(blogId, collection, id));
+  }
+  const theirs = server ? (await batch.get<AnyRecord>(collection, id))!.doc : undefined;
+  const record: StoredConflict = {
+    id,
+    collection,
+    reason: error.status === 412 ? 'changed' : error.status === 404 ? 'deleted' : 'rejected',
+    ...(error.status !== 412 && error.status !== 404 ? { message: error.message } : {}),
+    mine: local ? versionOf(collection, local) : null,
+    theirs: theirs ? versionOf(collection, theirs, (server as Post).etag) : null,
+    detected: core.nowIso(),
+  };
+  st.conflicts = [...st.conflicts.filter((c) => c.id !== id), record];
+  st.dirty = st.dirty.filter((k) => k !== keyOf(collection, id));
+  delete st.creates[id];
+  await batch.put('settings', st);
+  await batch.commit();
+}

@@ -1,0 +1,171 @@
+/**
+ * What a replica keeps in the local store beside the records, in the `settings` collection (no indexes, so
+ * no store upgrade): one state document per blog (checkpoint, a pull in progress, the local log position
+ * looked at, what waits to be sent, creates in flight with their Idempotency-Keys, the id map, conflicts),
+ * and one small *base* document per synced record (the server's etag and status, a fingerprint of its
+ * fields, and the local version the replica wrote). Records, bases and state move in one commit each time,
+ * so a reload or a crash at any point finds them consistent.
+ */
+import type { Core } from '../core.js';
+import type { JsonObject, LogPosition, WriteOp } from '../driver.js';
+import { del, put, type Collection } from '../records.js';
+import type { Synced } from './records.js';
+
+/** The server copy a local record was last equal to. */
+export interface Base {
+  id: string;
+  /** The local store's version of the record when it equalled the server's copy (-1: edited since). */
+  v: number;
+  etag?: string;
+  /** The server's status. */
+  s: string;
+  /** Fingerprint of the server copy's editable fields (records.ts). */
+  h: string;
+  /** The generation of full pulls that last saw it (a resync drops what the new one did not see). */
+  g: number;
+  /** A comment's post (its calls name it, even after the local copy is gone). */
+  p?: string;
+}
+
+/** A create whose request is stored before it is sent, so a retry sends the same request with the same key. */
+export interface CreateInFlight {
+  key: string;
+  method: 'POST';
+  path: string;
+  body: JsonObject;
+  query: Record<string, string | boolean>;
+}
+
+export interface Version {
+  title: string;
+  content: string;
+  labels: string[];
+  status: string;
+  etag?: string;
+  /** The whole record, for resolving ('mine' writes it back). */
+  record: JsonObject;
+}
+
+export interface StoredConflict {
+  id: string;
+  collection: Synced;
+  reason: 'changed' | 'deleted' | 'rejected';
+  message?: string;
+  mine: Version | null;
+  theirs: Version | null;
+  detected: string;
+}
+
+export interface State {
+  id: string;
+  checkpoint?: string;
+  /** A pull in progress: where its next page starts. */
+  pull?: { since?: string; pageToken: string; fresh: boolean };
+  gen: number;
+  /** A fresh pull of this generation completed: records older generations saw are to be dropped. */
+  sweep?: number;
+  /** How far the local change stream of the blog has been looked at for local writes. */
+  scanned: LogPosition;
+  /** `collection/id` of records that may have local writes to send. */
+  dirty: string[];
+  creates: Record<string, CreateInFlight>;
+  /** Local id → server id of records created offline and pushed. */
+  ids: Record<string, string>;
+  conflicts: StoredConflict[];
+  /** The remote user, when signed in. */
+  self?: string;
+}
+
+export const stateId = (blogId: string) => `sync:${blogId}`;
+export const baseId = (blogId: string, collection: Synced, id: string) => `sync:${blogId}:${collection}:${id}`;
+
+export const newState = (blogId: string): State => ({
+  id: stateId(blogId),
+  gen: 0,
+  scanned: { seq: 0, pos: -1 },
+  dirty: [],
+  creates: {},
+  ids: {},
+  conflicts: [],
+});
+
+interface Slot {
+  collection: Collection;
+  id: string;
+  /** The version in the store before this batch (0: absent). */
+  stored: number;
+  was: JsonObject | undefined;
+  doc: JsonObject | undefined;
+  touched?: boolean;
+}
+
+/**
+ * The writes of one step, coalesced per record and committed at once: reads see the batch's own writes, and
+ * each record is written once with the version it had, so the commit fails whole if anything moved.
+ */
+export class Batch {
+  private slots = new Map<string, Slot>();
+  constructor(private readonly core: Core) {}
+
+  private async slot(collection: Collection, id: string): Promise<Slot> {
+    const k = `${collection}/${id}`;
+    let s = this.slots.get(k);
+    if (!s) {
+      const found = await this.core.driver.get(collection, id);
+      s = { collection, id, stored: found?.version ?? 0, was: found?.doc, doc: found?.doc };
+      this.slots.set(k, s);
+    }
+    return s;
+  }
+
+  async get<T>(collection: Collection, id: string): Promise<{ doc: T; stored: number } | undefined> {
+    const s = await this.slot(collection, id);
+    return s.doc ? { doc: s.doc as unknown as T, stored: s.stored } : undefined;
+  }
+
+  /** Writes a record; answers the version it will have after the commit. */
+  async put<T extends { id: string }>(collection: Collection, doc: T): Promise<number> {
+    const s = await this.slot(collection, doc.id);
+    s.doc = doc as unknown as JsonObject;
+    s.touched = true;
+    return s.stored + 1;
+  }
+
+  async delete(collection: Collection, id: string): Promise<void> {
+    const s = await this.slot(collection, id);
+    s.doc = undefined;
+    s.touched = true;
+  }
+
+  async commit(): Promise<void> {
+    const ops: WriteOp[] = [];
+    for (const s of this.slots.values()) {
+      if (!s.touched) continue;
+      if (s.doc) ops.push(put(s.collection, s.doc as { id: string }, s.stored));
+      else if (s.stored) ops.push(del(s.collection, s.id, s.stored, s.was?.blogId as string | undefined));
+    }
+    this.slots.clear();
+    if (ops.length) await this.core.commit(ops);
+  }
+}
+
+/** What the pull and the push of one replica share. */
+export interface Ctx {
+  core: Core;
+  blogId: string;
+  state: State;
+}
+
+/** Reads the replica's state of a blog from the local store (a new one when there is none). */
+export async function loadState(core: Core, blogId: string): Promise<State> {
+  const found = await core.get<State>('settings', stateId(blogId));
+  // A copy: the replica changes its state in place, and drivers may hand out frozen documents.
+  return found ? (JSON.parse(JSON.stringify(found.doc)) as State) : newState(blogId);
+}
+
+export const synced = ['posts', 'pages', 'comments'] as const;
+export const keyOf = (collection: Synced, id: string) => `${collection}/${id}`;
+export const splitKey = (key: string) => {
+  const i = key.indexOf('/');
+  return { collection: key.slice(0, i) as Synced, id: key.slice(i + 1) };
+};

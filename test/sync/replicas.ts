@@ -1,0 +1,48 @@
+/**
+ * Replicas for the tests: a local service on the memory driver or on IndexedDB (fake-indexeddb in Node),
+ * a replica of the sync server's blog as one of its users, and a switchable network (net.ts).
+ */
+import 'fake-indexeddb/auto';
+import { IDBFactory } from 'fake-indexeddb';
+import { idbDriver } from '../../drivers/idb/index.js';
+import { memoryDriver } from '../../drivers/memory/index.js';
+import { createBlogService, type BlogService } from '../../src/index.js';
+import { createReplica, type Replica, type ReplicaOptions } from '../../src/sync/index.js';
+import { net, type Net } from './net.js';
+import type { SyncServer } from './server.js';
+
+export const LOCALS = ['memory', 'idb'] as const;
+export type LocalKind = (typeof LOCALS)[number];
+
+/** A local store that can be opened again (a tab reload): the same IndexedDB database, or the same memory service. */
+export function localStore(kind: LocalKind): { open(): BlogService } {
+  if (kind === 'memory') {
+    const service = createBlogService({ driver: memoryDriver() });
+    return { open: () => service };
+  }
+  const indexedDB = new IDBFactory();
+  return { open: () => createBlogService({ driver: idbDriver({ name: 'replica', indexedDB }) }) };
+}
+
+export interface TestReplica {
+  replica: Replica;
+  local: BlogService;
+  net: Net;
+}
+
+export function replicaOf(
+  s: SyncServer,
+  who: 'admin' | 'author' | 'reader',
+  local: BlogService,
+  n: Net = net(),
+  extra: Partial<ReplicaOptions> = {},
+): TestReplica {
+  const replica = createReplica({ local, remote: { baseUrl: s.api, headers: { authorization: `Bearer ${who}` }, fetch: n.fetch }, blogId: s.blogId, ...extra });
+  return { replica, local, net: n };
+}
+
+export const caught = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
