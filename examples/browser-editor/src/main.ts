@@ -9,7 +9,6 @@ import { parseRoute, type App, type RemoteChange } from './app.js';
 import { findBlog, openService, OWNER_ID } from './blog.js';
 import { forgetConnection, replicaDatabase, savedConnection, type Connection } from './connection.js';
 import { h, mount } from './dom.js';
-import { createReplica } from './replica.js';
 import { fatal, problemBox, root } from './shell.js';
 import { startSync, type Syncer } from './sync.js';
 import { commentsView } from './views/comments.js';
@@ -213,12 +212,7 @@ offline.catch(() => undefined);
 /** Signed in: open the replica's store; on the first visit the blog arrives with the first sync. */
 async function bootConnected(connection: Connection): Promise<void> {
   const service = await openService(replicaDatabase(connection));
-  const replica = createReplica({
-    local: service,
-    remote: { baseUrl: connection.api, headers: { authorization: `Bearer ${connection.token}` } },
-    blogId: connection.blogId,
-  });
-  const syncer = startSync(replica, service);
+  const syncer = startSync(connection, service);
   const local = () =>
     service.blogs.get({ blogId: connection.blogId }).catch((e: unknown) => {
       if (BlogError.is(e) && e.code === 404) return null;

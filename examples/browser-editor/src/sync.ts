@@ -1,17 +1,18 @@
 /**
- * Keeps the replica in step with the server: a sync when the editor opens and whenever the browser comes
- * back online, the replica's live mode while online, and a sync shortly after each local write (so a change
- * leaves as soon as it can). Views read the status here and are told when it changes.
+ * Keeps the replica in step with the server: a sync when the editor opens, the replica's live mode while the
+ * browser is online (it pulls what the server changes and pushes what is written here), and a fresh sync
+ * when the browser comes back online. Views read the status here and are told when it changes.
  */
 import type { BlogService } from 'blogcore';
-import type { Replica } from './replica.js';
+import type { Connection } from './connection.js';
+import { createReplica, type ConflictChoice, type Replica, type SyncResult } from './replica.js';
 
 export interface SyncStatus {
   /** offline: no network; syncing: a sync runs; synced: the last one worked; failed: it did not (see `error`). */
   state: 'offline' | 'syncing' | 'synced' | 'failed';
   /** Local writes not yet confirmed by the server. */
   pending: number;
-  /** Edits the server refused because its copy moved; each waits for a choice. */
+  /** Edits the server refused because its copy moved (or went); each waits for a choice. */
   conflicts: number;
   lastSynced: Date | null;
   error: unknown;
@@ -20,24 +21,18 @@ export interface SyncStatus {
 export interface Syncer {
   readonly replica: Replica;
   status(): SyncStatus;
-  /** Calls `listener` on every change of the status; returns the unsubscribe. */
+  /** Calls `listener` on every change of the status (with how many items the last round pulled); returns the unsubscribe. */
   subscribe(listener: (status: SyncStatus, pulled: number) => void): () => void;
-  /** Syncs now (or once more after the running sync). */
+  /** Syncs now; resolves when done (failures end in the status, not here). */
   now(): Promise<void>;
-  resolve(id: string, choice: 'mine' | 'theirs'): Promise<void>;
+  resolve(id: string, choice: ConflictChoice): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** How long after a local write the editor syncs (a burst of typing-and-saving goes out as one sync). */
-const AFTER_WRITE_MS = 300;
-
-export function startSync(replica: Replica, local: BlogService): Syncer {
+export function startSync(connection: Connection, local: BlogService): Syncer {
   const listeners = new Set<(status: SyncStatus, pulled: number) => void>();
   let status: SyncStatus = { state: navigator.onLine ? 'syncing' : 'offline', pending: 0, conflicts: 0, lastSynced: null, error: null };
-  let running: Promise<void> | null = null;
-  let again = false;
   let stopLive: (() => void) | null = null;
-  let writeTimer: number | undefined;
   let stopped = false;
 
   const set = (next: Partial<SyncStatus>, pulled = 0) => {
@@ -45,37 +40,27 @@ export function startSync(replica: Replica, local: BlogService): Syncer {
     for (const l of listeners) l(status, pulled);
   };
   const count = async () => set({ pending: (await replica.pending()).length, conflicts: (await replica.conflicts()).length });
+  const synced = (result: SyncResult) =>
+    count().then(() => set({ state: navigator.onLine ? 'synced' : 'offline', lastSynced: new Date(), error: null }, result.pulled));
+  const failed = (error: unknown) => count().finally(() => set({ state: navigator.onLine ? 'failed' : 'offline', error }));
 
-  async function once(): Promise<void> {
-    if (!navigator.onLine) {
-      set({ state: 'offline' });
-      return count();
-    }
+  const replica = createReplica({
+    local,
+    remote: { baseUrl: connection.api, headers: { authorization: `Bearer ${connection.token}` } },
+    blogId: connection.blogId,
+    onSync: (result) => void synced(result),
+    onError: (error) => void failed(error),
+  });
+
+  async function now(): Promise<void> {
+    if (stopped) return;
+    if (!navigator.onLine) return void (await count().finally(() => set({ state: 'offline' })));
     set({ state: 'syncing' });
     try {
-      const result = await replica.sync();
-      await count();
-      set({ state: 'synced', lastSynced: new Date(), error: null }, result.pulled);
+      await synced(await replica.sync());
     } catch (error) {
-      await count().catch(() => undefined);
-      set({ state: navigator.onLine ? 'failed' : 'offline', error });
+      await failed(error);
     }
-  }
-
-  function now(): Promise<void> {
-    if (stopped) return Promise.resolve();
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await once();
-      } while (again && !stopped);
-      running = null;
-    })();
-    return running;
   }
 
   const online = () => {
@@ -90,13 +75,8 @@ export function startSync(replica: Replica, local: BlogService): Syncer {
   };
   window.addEventListener('online', online);
   window.addEventListener('offline', offline);
-  // A write of the person queues a change (what the replica stores from a pull queues none): send it soon.
-  const unwatch = local.on('*', () => {
-    void count().then(() => {
-      clearTimeout(writeTimer);
-      if (status.pending > 0 && navigator.onLine && !stopped) writeTimer = window.setTimeout(() => void now(), AFTER_WRITE_MS);
-    });
-  });
+  // A write here changes what waits to be sent (live mode sends it while online).
+  const unwatch = local.on('*', () => void count());
   if (navigator.onLine) online();
   else void count();
 
@@ -115,13 +95,12 @@ export function startSync(replica: Replica, local: BlogService): Syncer {
     },
     async stop() {
       stopped = true;
-      clearTimeout(writeTimer);
       window.removeEventListener('online', online);
       window.removeEventListener('offline', offline);
       unwatch();
       stopLive?.();
-      await running;
       await replica.close();
+      await local.close();
     },
   };
 }

@@ -5,7 +5,7 @@
 import type { App } from '../app.js';
 import { forgetConnection, replicaDatabase, type Connection } from '../connection.js';
 import { h, mount, when } from '../dom.js';
-import type { Conflict, Pending, Version } from '../replica.js';
+import type { Conflict, ConflictVersion, PendingChange } from '../replica.js';
 import type { Syncer, SyncStatus } from '../sync.js';
 import { pageHead } from './common.js';
 
@@ -87,13 +87,15 @@ export async function syncView(app: App, syncer: Syncer, connection: Connection)
   return root;
 }
 
-function pendingRow(p: Pending): HTMLElement {
-  return h('li', { class: 'row', dataset: { id: p.id } }, `${p.collection.replace(/s$/, '')} ${p.id}`);
+const ACTION_WORDS = { create: 'New', update: 'Changed', delete: 'Deleted' } as const;
+
+function pendingRow(p: PendingChange): HTMLElement {
+  return h('li', { class: 'row', dataset: { id: p.id } }, `${ACTION_WORDS[p.action]} ${p.kind}: `, h('strong', null, p.title || '(untitled)'));
 }
 
 /** One conflict: both versions side by side (as text: nothing in them runs), and the two choices. */
 function conflictCard(app: App, syncer: Syncer, c: Conflict): HTMLElement {
-  const version = (heading: string, v: Version | null, gone: string) =>
+  const version = (heading: string, v: ConflictVersion | null, gone: string) =>
     h(
       'div',
       { class: 'version' },
@@ -106,7 +108,7 @@ function conflictCard(app: App, syncer: Syncer, c: Conflict): HTMLElement {
           ]
         : h('p', { class: 'hint' }, gone),
     );
-  const noun = c.collection === 'pages' ? 'page' : c.collection === 'comments' ? 'comment' : 'post';
+  const noun = c.kind;
   const title = c.theirs?.title || c.mine?.title || 'untitled';
   const choose = (choice: 'mine' | 'theirs', done: string) => async (e: Event) => {
     for (const b of card.querySelectorAll('button')) b.disabled = true;
@@ -123,8 +125,9 @@ function conflictCard(app: App, syncer: Syncer, c: Conflict): HTMLElement {
     'article',
     { class: 'conflict', dataset: { id: c.id } },
     h('h3', null, `“${title}” was ${c.reason === 'deleted' ? 'deleted' : 'changed'} on the server while you edited it`),
-    h('p', null, `Your edit of this ${noun} was not sent over the other one. Choose which version to keep; the other text is not lost until you choose.`),
+    h('p', null, `Your edit of this ${noun} was not sent over the other one. Choose which version to keep; neither text is lost until you choose.`),
     c.message ? h('p', { class: 'hint' }, c.message) : null,
+    c.fields.length ? h('p', { class: 'hint' }, `They differ in: ${c.fields.join(', ')}.`) : null,
     h(
       'div',
       { class: 'versions' },
