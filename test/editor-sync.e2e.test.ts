@@ -178,6 +178,11 @@ describe('the browser editor synced with blogcore serve', () => {
       await expect.poll(() => syncLine(page).textContent()).toBe('Synced — nothing waits to be sent');
       expect(await page.locator('.brand').textContent()).toContain('blogcore demo');
     }
+    // A second tab on the same store leaves the syncing to the first (one replica sends a store's writes).
+    const second = await tabs.a.context.newPage();
+    await second.goto(editorUrl);
+    await expect.poll(() => syncLine(second).textContent()).toBe('Synced by another tab of this editor — nothing waits to be sent');
+    await second.close();
     const ids = (await serverPosts()).map((p) => p.id);
     expect(ids.length).toBeGreaterThanOrEqual(3);
     await expectAllAgree(ids);

@@ -86,6 +86,7 @@ function start(service: BlogService, blog: Blog, server: Server | null, userId: 
     const channel = new BroadcastChannel(server ? replicaDatabase(server.connection) : 'blogcore-editor');
     service.on('*', (event) => channel.postMessage({ type: event.type, id: event.id } satisfies RemoteChange));
     channel.addEventListener('message', (e: MessageEvent<RemoteChange>) => {
+      void server?.syncer.now(); // a write in another tab: the tab that syncs sends it
       if (app.onRemoteChange?.(e.data)) return;
       mount(
         remote,

@@ -8,8 +8,11 @@ import type { Connection } from './connection.js';
 import { createReplica, type ConflictChoice, type Replica, type SyncResult } from './replica.js';
 
 export interface SyncStatus {
-  /** offline: no network; syncing: a sync runs; synced: the last one worked; failed: it did not (see `error`). */
-  state: 'offline' | 'syncing' | 'synced' | 'failed';
+  /**
+   * offline: no network; syncing: a sync runs; synced: the last one worked; failed: it did not (see `error`);
+   * elsewhere: another tab of this editor syncs this store (this one takes over when it closes).
+   */
+  state: 'offline' | 'syncing' | 'synced' | 'failed' | 'elsewhere';
   /** Local writes not yet confirmed by the server. */
   pending: number;
   /** Edits the server refused because its copy moved (or went); each waits for a choice. */
@@ -23,7 +26,7 @@ export interface Syncer {
   status(): SyncStatus;
   /** Calls `listener` on every change of the status (with how many items the last round pulled); returns the unsubscribe. */
   subscribe(listener: (status: SyncStatus, pulled: number) => void): () => void;
-  /** Syncs now; resolves when done (failures end in the status, not here). */
+  /** Syncs now (in the tab that syncs; elsewhere a no-op); resolves when done (failures end in the status, not here). */
   now(): Promise<void>;
   resolve(id: string, choice: ConflictChoice): Promise<void>;
   stop(): Promise<void>;
@@ -34,6 +37,8 @@ export function startSync(connection: Connection, local: BlogService): Syncer {
   let status: SyncStatus = { state: navigator.onLine ? 'syncing' : 'offline', pending: 0, conflicts: 0, lastSynced: null, error: null };
   let stopLive: (() => void) | null = null;
   let stopped = false;
+  let leader = false;
+  let release: () => void = () => undefined;
 
   const set = (next: Partial<SyncStatus>, pulled = 0) => {
     status = { ...status, ...next };
@@ -54,6 +59,7 @@ export function startSync(connection: Connection, local: BlogService): Syncer {
 
   async function now(): Promise<void> {
     if (stopped) return;
+    if (!leader) return void (await count()); // the syncing tab does it; this one shows the outcome
     if (!navigator.onLine) return void (await count().finally(() => set({ state: 'offline' })));
     set({ state: 'syncing' });
     try {
@@ -64,6 +70,7 @@ export function startSync(connection: Connection, local: BlogService): Syncer {
   }
 
   const online = () => {
+    if (!leader) return;
     void now().then(() => {
       if (!stopped && navigator.onLine && !stopLive) stopLive = replica.live();
     });
@@ -71,14 +78,27 @@ export function startSync(connection: Connection, local: BlogService): Syncer {
   const offline = () => {
     stopLive?.();
     stopLive = null;
-    set({ state: 'offline' });
+    if (leader) set({ state: 'offline' });
   };
   window.addEventListener('online', online);
   window.addEventListener('offline', offline);
   // A write here changes what waits to be sent (live mode sends it while online).
   const unwatch = local.on('*', () => void count());
-  if (navigator.onLine) online();
-  else void count();
+  // One tab syncs a store (two replicas on one store would send the same writes twice): the first tab holds
+  // a Web Lock named after it; the others show what waits, and the next in line takes over when it closes.
+  const lead = () => {
+    leader = true;
+    if (navigator.onLine) online();
+    else void count().then(() => set({ state: 'offline' }));
+  };
+  if (navigator.locks) {
+    void count().then(() => !leader && set({ state: 'elsewhere' }));
+    void navigator.locks.request(`blogcore-editor-sync:${connection.api}:${connection.blogId}`, () => {
+      if (stopped) return;
+      lead();
+      return new Promise<void>((resolve) => (release = resolve));
+    });
+  } else lead();
 
   return {
     replica,
@@ -99,6 +119,7 @@ export function startSync(connection: Connection, local: BlogService): Syncer {
       window.removeEventListener('offline', offline);
       unwatch();
       stopLive?.();
+      release();
       await replica.close();
       await local.close();
     },

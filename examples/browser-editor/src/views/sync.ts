@@ -20,6 +20,8 @@ function statusWords(s: SyncStatus): string {
       return 'Syncing with the server…';
     case 'failed':
       return `Sync failed — ${waiting}`;
+    case 'elsewhere':
+      return `Synced by another tab of this editor — ${waiting}`;
     default:
       return `Synced — ${waiting}`;
   }
@@ -30,6 +32,7 @@ export function syncBadge(syncer: Syncer): HTMLElement {
   const el = h('p', { class: 'net sync-status', role: 'status' });
   const show = (s: SyncStatus) => {
     el.classList.toggle('offline', s.state === 'offline' || s.state === 'failed');
+    el.classList.toggle('elsewhere', s.state === 'elsewhere');
     el.dataset.state = s.state;
     mount(
       el,
@@ -66,7 +69,7 @@ export async function syncView(app: App, syncer: Syncer, connection: Connection)
   let shown = '';
   async function render(s: SyncStatus) {
     mount(status, statusWords(s), s.lastSynced ? [' · last synced ', when(s.lastSynced.toISOString())] : null);
-    syncNow.disabled = s.state === 'offline' || s.state === 'syncing';
+    syncNow.disabled = s.state === 'offline' || s.state === 'syncing' || s.state === 'elsewhere';
     const [c, p] = await Promise.all([syncer.replica.conflicts(), syncer.replica.pending()]);
     // Re-render the lists only when they changed (a click in progress keeps its button).
     const key = JSON.stringify([c.map((x) => x.id), p.map((x) => x.id)]);
