@@ -6,6 +6,7 @@
  * conflict that keeps both versions until `resolve` picks one: nothing anyone typed is lost.
  */
 import type { Core } from '../core.js';
+import type { JsonObject } from '../driver.js';
 import { internalsOf } from '../internals.js';
 import type { BlogRecord, UserRecord } from '../records.js';
 import type { BlogService } from '../service.js';
@@ -14,7 +15,7 @@ import { commentsOf, localBlog, pull } from './pull.js';
 import { blogRecord, editable, KIND_OF } from './records.js';
 import { push, scan } from './push.js';
 import { createRemote, RemoteError, type RemoteOptions } from './remote.js';
-import { Batch, baseId, keyOf, loadState, splitKey, type Base, type Ctx, type StoredConflict, type Version } from './state.js';
+import { Batch, baseId, keyOf, loadState, settled, splitKey, type Base, type Ctx, type StoredConflict } from './state.js';
 
 export { RemoteError, type RemoteOptions } from './remote.js';
 
@@ -106,15 +107,18 @@ export interface Replica {
 
 const FIELDS: readonly ConflictField[] = ['title', 'content', 'labels', 'status'];
 
-function side(v: Version | null): ConflictVersion | null {
-  return v && { title: v.title, content: v.content, labels: [...v.labels], status: v.status, ...(v.etag ? { etag: v.etag } : {}) };
+type Fields = { title?: string; content: string; labels?: string[]; status: string; published?: string };
+
+function side(record: JsonObject | null, etag?: string): ConflictVersion | null {
+  const r = record as Fields | null;
+  return r && { title: r.title ?? '', content: r.content, labels: r.labels ?? [], status: r.status, etag };
 }
 
 function publicConflict(c: StoredConflict): Conflict {
   const mine = side(c.mine);
-  const theirs = side(c.theirs);
-  const fields = FIELDS.filter((f) => JSON.stringify(mine?.[f] ?? null) !== JSON.stringify(theirs?.[f] ?? null));
-  return { kind: KIND_OF[c.collection], id: c.id, reason: c.reason, ...(c.message ? { message: c.message } : {}), mine, theirs, fields, detected: c.detected };
+  const theirs = side(c.theirs, c.etag);
+  const fields = FIELDS.filter((f) => JSON.stringify(mine?.[f]) !== JSON.stringify(theirs?.[f]));
+  return { kind: KIND_OF[c.collection], id: c.id, reason: c.reason, message: c.message, mine, theirs, fields, detected: c.detected };
 }
 
 export function createReplica(options: ReplicaOptions): Replica {
@@ -157,18 +161,11 @@ export function createReplica(options: ReplicaOptions): Replica {
     });
     const batch = new Batch(core);
     if (self) {
-      c.state.self = self.id;
-      await batch.put('users', {
-        id: self.id,
-        displayName: self.displayName,
-        ...(self.url ? { url: self.url } : {}),
-        created: self.created,
-      } satisfies UserRecord);
+      await batch.put('users', { id: self.id, displayName: self.displayName, url: self.url, created: self.created } satisfies UserRecord);
     }
     const record = blogRecord(b, self?.id ?? '');
     await batch.put('blogs', record);
-    await batch.put('settings', c.state);
-    await batch.commit();
+    await batch.commit(c.state);
     return record;
   }
 
@@ -204,34 +201,34 @@ export function createReplica(options: ReplicaOptions): Replica {
       const { collection, mine } = found;
       const batch = new Batch(core);
       if (choice === 'mine') {
-        const current = await batch.get<Record<string, unknown>>(collection, id);
+        const current = (await batch.get<Fields>(collection, id))?.doc;
+        const bId = baseId(blogId, collection, id);
+        const base = (await batch.get<Base>('settings', bId))?.doc;
         if (!mine) {
           // Mine was a delete: the server's copy goes (the base stays, so the delete is sent).
           if (current) await batch.delete(collection, id);
           if (current && collection === 'posts') for (const cm of await commentsOf(c, id)) await batch.delete('comments', cm.id);
         } else if (current) {
-          const record = mine.record as Record<string, unknown>;
+          // Mine on top of the server's version: sent as an update against its etag.
+          const m = mine as Fields;
           await batch.put(collection, {
-            ...current.doc,
-            ...editable(collection, mine.record as never),
-            status: mine.status,
-            ...(record.published !== undefined && current.doc.status !== 'LIVE' ? { published: record.published } : {}),
+            ...current,
+            ...editable(collection, mine as never),
+            status: m.status,
+            published: m.published ?? current.published,
             id,
           });
-          const bId = baseId(blogId, collection, id);
-          const base = (await batch.get<Base>('settings', bId))?.doc;
           if (base) await batch.put('settings', { ...base, v: -1 });
         } else {
           // The server has none: mine comes back as a record made here, created by the next push.
-          const { path: _path, commentsVis: _vis, ...record } = mine.record as Record<string, unknown>;
-          await batch.put(collection, { ...record, id, ...(collection === 'posts' ? { liveComments: 0, allComments: 0 } : {}) });
-          await batch.delete('settings', baseId(blogId, collection, id));
+          await batch.put(collection, { ...mine, id, path: undefined, commentsVis: undefined, liveComments: 0, allComments: 0 });
+          await batch.delete('settings', bId);
         }
-        c.state.dirty = [...c.state.dirty.filter((k) => k !== keyOf(collection, id)), keyOf(collection, id)];
+        settled(c.state, collection, id);
+        c.state.dirty.push(keyOf(collection, id));
       }
       c.state.conflicts = c.state.conflicts.filter((x) => x !== found);
-      await batch.put('settings', c.state);
-      await batch.commit();
+      await batch.commit(c.state);
     });
 
   function live(): () => void {

@@ -6,12 +6,12 @@
  * not bring (and that wait for nothing) are dropped, since their tombstones are gone from the server's log.
  */
 import type { ChangeItem, ChangeList } from '../changes.js';
-import type { Key } from '../driver.js';
+import type { IndexedDoc, Key } from '../driver.js';
 import type { BlogRecord, CommentRecord, PageRecord, PostRecord, UserRecord } from '../records.js';
 import type { Comment, Page, Post } from '../wire.js';
 import { commentRecord, COLLECTION_OF, fingerprint, pageRecord, postRecord, type Synced } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
-import { Batch, baseId, keyOf, synced, type Base, type Ctx } from './state.js';
+import { Batch, baseId, saveState, synced, type Base, type Ctx } from './state.js';
 
 /** The local blog record (the replica writes it from the server's on its first pull). */
 export async function localBlog(ctx: Ctx): Promise<BlogRecord | undefined> {
@@ -73,12 +73,12 @@ async function knowUser(batch: Batch, author: { id?: string; displayName: string
   await batch.put('users', { id: author.id, displayName: author.displayName, ...(author.url ? { url: author.url } : {}), created: '' } satisfies UserRecord);
 }
 
-/** Removes a local record the server no longer shows (with a post, its comments); answers false when local edits keep it. */
-export async function remove(ctx: Ctx, batch: Batch, collection: Synced, id: string): Promise<boolean> {
+/** Removes a local record the server no longer shows (with a post, its comments); answers false when local edits keep it (unless `force`). */
+export async function remove(ctx: Ctx, batch: Batch, collection: Synced, id: string, force = false): Promise<boolean> {
   const bId = baseId(ctx.blogId, collection, id);
   const base = (await batch.get<Base>('settings', bId))?.doc;
   const local = await batch.get<PostRecord & CommentRecord>(collection, id);
-  if (local && isDirty(local.stored, base)) return false;
+  if (!force && local && isDirty(local.stored, base)) return false;
   if (base) await batch.delete('settings', bId);
   if (!local) return true;
   await batch.delete(collection, id);
@@ -94,22 +94,46 @@ export async function remove(ctx: Ctx, batch: Batch, collection: Synced, id: str
   return true;
 }
 
-/** Every local comment of a post (read page by page through the post's index). */
-export async function commentsOf(ctx: Ctx, postId: string): Promise<CommentRecord[]> {
-  const out: CommentRecord[] = [];
+/** The local records of one collection under an index prefix (the blog, or one post's comments), a page at a time. */
+export async function* walk(ctx: Ctx, collection: Synced, prefix: string[]): AsyncGenerator<IndexedDoc[]> {
   let after: Key | undefined;
   for (;;) {
-    const batch = await ctx.core.driver.list({
-      collection: 'comments',
-      index: 'post',
-      prefix: [ctx.blogId, postId],
+    const page = await ctx.core.driver.list({
+      collection,
+      index: collection === 'comments' ? 'post' : 'published',
+      prefix,
       ...(after ? { lower: { key: after, open: true } } : {}),
       direction: 'asc',
-      limit: 500,
+      limit: 200,
     });
-    out.push(...batch.map((d) => d.doc as unknown as CommentRecord));
-    if (batch.length < 500) return out;
-    after = batch[batch.length - 1]!.key.slice(2);
+    yield page;
+    if (page.length < 200) return;
+    after = page[page.length - 1]!.key.slice(prefix.length);
+  }
+}
+
+/** Every local comment of a post. */
+export async function commentsOf(ctx: Ctx, postId: string): Promise<CommentRecord[]> {
+  const out: CommentRecord[] = [];
+  for await (const page of walk(ctx, 'comments', [ctx.blogId, postId])) out.push(...page.map((d) => d.doc as unknown as CommentRecord));
+  return out;
+}
+
+/** Every local record of the blog with its base, a page (and one batch) at a time: for the rare full passes. */
+export async function eachRecord(
+  ctx: Ctx,
+  visit: (batch: Batch, collection: Synced, id: string, version: number, base: Base | undefined) => Promise<void>,
+): Promise<void> {
+  for (const collection of synced) {
+    for await (const page of walk(ctx, collection, [ctx.blogId])) {
+      const bases = await ctx.core.driver.getMany(
+        'settings',
+        page.map((d) => baseId(ctx.blogId, collection, d.id)),
+      );
+      const batch = new Batch(ctx.core);
+      for (let i = 0; i < page.length; i++) await visit(batch, collection, page[i]!.id, page[i]!.version, bases[i]?.doc as Base | undefined);
+      await batch.commit();
+    }
   }
 }
 
@@ -149,8 +173,7 @@ export async function pull(ctx: Ctx, remote: Remote, blog: BlogRecord, maxResult
       st.checkpoint = page.checkpoint;
       if (at.fresh && st.gen > 0) st.sweep = st.gen;
     }
-    await batch.put('settings', st);
-    await batch.commit();
+    await batch.commit(st);
     if (!page.nextPageToken) break;
   }
   if (st.sweep !== undefined) await sweep(ctx);
@@ -159,40 +182,13 @@ export async function pull(ctx: Ctx, remote: Remote, blog: BlogRecord, maxResult
 
 /**
  * After a fresh pull that replaced an older one: local records it did not bring are gone from the server
- * (or from the caller's sight) unless they wait to be sent. Walks the blog's records a page at a time.
+ * (or from the caller's sight) unless they wait to be sent.
  */
 async function sweep(ctx: Ctx): Promise<void> {
   const gen = ctx.state.sweep!;
-  const index = { posts: 'published', pages: 'published', comments: 'post' } as const;
-  for (const collection of synced) {
-    let after: Key | undefined;
-    for (;;) {
-      const page = await ctx.core.driver.list({
-        collection,
-        index: index[collection],
-        prefix: [ctx.blogId],
-        ...(after ? { lower: { key: after, open: true } } : {}),
-        direction: 'asc',
-        limit: 200,
-      });
-      const bases = await ctx.core.driver.getMany(
-        'settings',
-        page.map((d) => baseId(ctx.blogId, collection, d.id)),
-      );
-      const batch = new Batch(ctx.core);
-      for (let i = 0; i < page.length; i++) {
-        const base = bases[i]?.doc as Base | undefined;
-        if (base && base.v === page[i]!.version && base.g < gen && !ctx.state.dirty.includes(keyOf(collection, page[i]!.id))) {
-          await remove(ctx, batch, collection, page[i]!.id);
-        }
-      }
-      await batch.commit();
-      if (page.length < 200) break;
-      after = page[page.length - 1]!.key.slice(1);
-    }
-  }
-  const batch = new Batch(ctx.core);
+  await eachRecord(ctx, async (batch, collection, id, version, base) => {
+    if (base && base.v === version && base.g < gen) await remove(ctx, batch, collection, id);
+  });
   delete ctx.state.sweep;
-  await batch.put('settings', ctx.state);
-  await batch.commit();
+  await saveState(ctx);
 }

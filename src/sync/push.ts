@@ -9,10 +9,10 @@
 import type { JsonObject } from '../driver.js';
 import type { CommentRecord, PageRecord, PostRecord } from '../records.js';
 import type { Comment, Page, Post } from '../wire.js';
-import { commentsOf, isDirty, localBlog, store } from './pull.js';
+import { commentsOf, eachRecord, isDirty, localBlog, remove, store } from './pull.js';
 import { editable, fingerprint, type Synced } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
-import { Batch, baseId, keyOf, splitKey, synced, type Base, type CreateInFlight, type Ctx, type StoredConflict, type Version } from './state.js';
+import { Batch, baseId, keyOf, saveState, settled, splitKey, synced, type Base, type CreateInFlight, type Ctx, type StoredConflict } from './state.js';
 
 type AnyRecord = PostRecord & PageRecord & CommentRecord;
 type Resource = Post | Page | Comment;
@@ -24,7 +24,9 @@ export async function scan(ctx: Ctx): Promise<void> {
   await core.ready();
   const dirty = new Set(st.dirty);
   const { pruned } = await core.driver.logBounds();
-  if (pruned > st.scanned.seq) await scanAll(ctx, dirty);
+  // The local log was pruned past the last look: every local record of the blog against its base.
+  if (pruned > st.scanned.seq)
+    await eachRecord(ctx, async (_, collection, id, version, base) => void (isDirty(version, base) && dirty.add(keyOf(collection, id))));
   for (;;) {
     const changes = await core.driver.streamChanges(blogId, st.scanned, SCAN);
     const mine = changes.filter((c) => (synced as readonly string[]).includes(c.collection));
@@ -60,35 +62,7 @@ export async function scan(ctx: Ctx): Promise<void> {
   }
   st.dirty = [...dirty];
   const batch = new Batch(core);
-  await batch.put('settings', st);
-  await batch.commit();
-}
-
-/** When the local log was pruned past the last look: every local record of the blog against its base. */
-async function scanAll(ctx: Ctx, dirty: Set<string>): Promise<void> {
-  const index = { posts: 'published', pages: 'published', comments: 'post' } as const;
-  for (const collection of synced) {
-    let after: readonly string[] | undefined;
-    for (;;) {
-      const page = await ctx.core.driver.list({
-        collection,
-        index: index[collection],
-        prefix: [ctx.blogId],
-        ...(after ? { lower: { key: after, open: true } } : {}),
-        direction: 'asc',
-        limit: 200,
-      });
-      const bases = await ctx.core.driver.getMany(
-        'settings',
-        page.map((d) => baseId(ctx.blogId, collection, d.id)),
-      );
-      page.forEach((d, i) => {
-        if (isDirty(d.version, bases[i]?.doc as Base | undefined)) dirty.add(keyOf(collection, d.id));
-      });
-      if (page.length < 200) break;
-      after = page[page.length - 1]!.key.slice(1);
-    }
-  }
+  await batch.commit(st);
 }
 
 const pathOf = (blogId: string, collection: Synced, id: string, postId?: string) =>
@@ -124,7 +98,12 @@ async function pushOne(ctx: Ctx, remote: Remote, collection: Synced, id: string)
   if (!base) {
     let req = st.creates[id];
     if (!req) {
-      if (!doc) return settleDropped(ctx, collection, id);
+      // Made and dropped here before it was ever sent: nothing to do.
+      if (!doc) {
+        settled(st, collection, id);
+        await saveState(ctx);
+        return false;
+      }
       const made = await createRequest(ctx, collection, doc);
       if (!made) return false;
       req = st.creates[id] = made;
@@ -139,29 +118,25 @@ async function pushOne(ctx: Ctx, remote: Remote, collection: Synced, id: string)
     // A comment whose post went too: the post's delete takes it on the server.
     const postGone = collection === 'comments' && !(await core.driver.get('posts', base.p!));
     if (!postGone) {
-      await remote.call('DELETE', path, base.etag ? { ifMatch: base.etag } : {}).catch((error: unknown) => {
+      await remote.call('DELETE', path, { ifMatch: base.etag }).catch((error: unknown) => {
         if (!(error instanceof RemoteError && error.status === 404)) throw error;
       });
     }
     const batch = new Batch(core);
     await batch.delete('settings', baseId(blogId, collection, id));
-    st.dirty = st.dirty.filter((k) => k !== keyOf(collection, id));
-    await batch.put('settings', st);
-    await batch.commit();
+    settled(st, collection, id);
+    await batch.commit(st);
     return true;
   }
   let server: Resource | undefined;
   let etag = base.etag;
   if (collection !== 'comments' && fingerprint(collection, doc) !== base.h) {
-    server = await remote.call<Resource>('PATCH', path, { body: editable(collection, doc), ...(etag ? { ifMatch: etag } : {}) });
+    server = await remote.call<Resource>('PATCH', path, { body: editable(collection, doc), ifMatch: etag });
     etag = (server as Post).etag;
   }
   let status = (server as Post | undefined)?.status ?? base.s;
   for (const step of moves(collection, status, doc)) {
-    const answer = await remote.call<Resource | undefined>(step.method, path + step.suffix, {
-      ...(step.query ? { query: step.query } : {}),
-      ...(etag ? { ifMatch: etag } : {}),
-    });
+    const answer = await remote.call<Resource | undefined>(step.method, path + step.suffix, { query: step.query, ifMatch: etag });
     server = answer ?? (await remote.call<Resource>('GET', path));
     etag = (server as Post).etag;
     status = (server as Post).status ?? status;
@@ -225,19 +200,6 @@ async function createRequest(ctx: Ctx, collection: Synced, doc: AnyRecord): Prom
   return { key, method: 'POST', path: `/blogs/${blogId}/${collection}`, body, query: { isDraft: status !== 'LIVE' && !scheduled } };
 }
 
-/** A record made and dropped here before it was ever sent: nothing to do. */
-async function settleDropped(ctx: Ctx, collection: Synced, id: string): Promise<false> {
-  ctx.state.dirty = ctx.state.dirty.filter((k) => k !== keyOf(collection, id));
-  await saveState(ctx);
-  return false;
-}
-
-export async function saveState(ctx: Ctx): Promise<void> {
-  const batch = new Batch(ctx.core);
-  await batch.put('settings', ctx.state);
-  await batch.commit();
-}
-
 /**
  * The server answered a write: its copy becomes the local record and base, unless the record was written
  * again meanwhile (then the local edit stays, to be sent against the new base).
@@ -249,17 +211,11 @@ async function settle(ctx: Ctx, collection: Synced, id: string, server: Resource
   if (server) {
     const bId = baseId(blogId, collection, id);
     const base = (await batch.get<Base>('settings', bId))!.doc;
-    if (local && local.stored === version) {
-      await store(ctx, batch, collection, server, (await localBlog(ctx))!, true);
-    } else {
-      const etag = (server as Post).etag;
-      const fresh = { ...base, v: -1, ...(etag ? { etag } : {}), s: (server as Post).status ?? base.s };
-      await batch.put('settings', fresh);
-    }
+    if (local?.stored === version) await store(ctx, batch, collection, server, (await localBlog(ctx))!, true);
+    else await batch.put('settings', { ...base, v: -1, etag: (server as Post).etag, s: (server as Post).status ?? base.s });
   }
-  if (local?.stored === version) st.dirty = st.dirty.filter((k) => k !== keyOf(collection, id));
-  await batch.put('settings', st);
-  await batch.commit();
+  if (local?.stored === version) settled(st, collection, id);
+  await batch.commit(st);
 }
 
 /**
@@ -271,7 +227,6 @@ async function adopt(ctx: Ctx, collection: Synced, localId: string, server: Reso
   const batch = new Batch(core);
   const local = await batch.get<AnyRecord>(collection, localId);
   if (local) await batch.delete(collection, localId);
-  const sent = st.creates[localId];
   await store(ctx, batch, collection, server, (await localBlog(ctx))!);
   const serverId = server.id;
   const bId = baseId(blogId, collection, serverId);
@@ -281,22 +236,24 @@ async function adopt(ctx: Ctx, collection: Synced, localId: string, server: Reso
     after = { ...after, doc: { ...after.doc, allComments: local.doc.allComments, commentsVis: local.doc.commentsVis } };
     await batch.put(collection, after.doc);
   }
-  const edited = async (doc: AnyRecord) => {
-    await batch.put(collection, doc);
-    await batch.put('settings', { ...(await batch.get<Base>('settings', bId))!.doc, v: -1 });
-    st.dirty.push(keyOf(collection, serverId));
-  };
   if (!local) {
     // Dropped here while the create was on its way: the server's copy is to be deleted next.
     await batch.delete(collection, serverId);
     st.dirty.push(keyOf(collection, serverId));
-  } else if (collection === 'comments') {
-    // Comments are not edited after their create; the server's copy (sanitized, moderated) is the one.
-  } else if (local.stored !== version || (sent && fingerprint(collection, local.doc) !== fingerprint(collection, after.doc))) {
-    // Edited meanwhile: keep the local fields and status on the server's record, to be sent as an update.
-    await edited({ ...after.doc, ...(editable(collection, local.doc) as Partial<AnyRecord>), status: local.doc.status });
-  } else if (local.doc.status !== after.doc.status) {
-    await edited({ ...after.doc, status: local.doc.status, ...(local.doc.published ? { published: local.doc.published } : {}) });
+  } else if (
+    // Comments are not edited after their create. A post or page edited (or moved) meanwhile keeps the local
+    // fields and status on the server's record, to be sent as an update.
+    collection !== 'comments' &&
+    (local.stored !== version || fingerprint(collection, local.doc) !== fingerprint(collection, after.doc) || local.doc.status !== after.doc.status)
+  ) {
+    await batch.put(collection, {
+      ...after.doc,
+      ...editable(collection, local.doc),
+      status: local.doc.status,
+      published: local.doc.published ?? after.doc.published,
+    });
+    await batch.put('settings', { ...(await batch.get<Base>('settings', bId))!.doc, v: -1 });
+    st.dirty.push(keyOf(collection, serverId));
   }
   if (collection === 'posts') {
     for (const c of await commentsOf(ctx, localId)) await batch.put('comments', { ...c, postId: serverId });
@@ -307,20 +264,8 @@ async function adopt(ctx: Ctx, collection: Synced, localId: string, server: Reso
   }
   st.ids[localId] = serverId;
   delete st.creates[localId];
-  st.dirty = st.dirty.filter((k) => k !== keyOf(collection, localId));
-  await batch.put('settings', st);
-  await batch.commit();
-}
-
-export function versionOf(collection: Synced, doc: AnyRecord, etag?: string): Version {
-  return {
-    title: collection === 'comments' ? '' : doc.title,
-    content: doc.content,
-    labels: collection === 'posts' ? [...doc.labels] : [],
-    status: doc.status,
-    ...(etag ? { etag } : {}),
-    record: doc as unknown as JsonObject,
-  };
+  settled(st, collection, localId);
+  await batch.commit(st);
 }
 
 /**
@@ -330,7 +275,7 @@ export function versionOf(collection: Synced, doc: AnyRecord, etag?: string): Ve
 async function conflict(ctx: Ctx, remote: Remote, collection: Synced, id: string, error: RemoteError): Promise<void> {
   const { core, blogId, state: st } = ctx;
   const base = (await core.get<Base>('settings', baseId(blogId, collection, id)))?.doc;
-  const local = (await core.driver.get(collection, id))?.doc as AnyRecord | undefined;
+  const local = (await core.driver.get(collection, id))?.doc;
   let server: Resource | undefined;
   if (base) {
     const postId = base.p;
@@ -341,24 +286,20 @@ async function conflict(ctx: Ctx, remote: Remote, collection: Synced, id: string
   }
   const batch = new Batch(core);
   if (server) await store(ctx, batch, collection, server, (await localBlog(ctx))!, true);
-  else {
-    if (local) await batch.delete(collection, id);
-    if (local && collection === 'posts') for (const c of await commentsOf(ctx, id)) await batch.delete('comments', c.id);
-    await batch.delete('settings', baseId(blogId, collection, id));
-  }
-  const theirs = server ? (await batch.get<AnyRecord>(collection, id))!.doc : undefined;
+  else await remove(ctx, batch, collection, id, true);
+  const { status, message } = error;
   const record: StoredConflict = {
     id,
     collection,
-    reason: error.status === 412 ? 'changed' : error.status === 404 ? 'deleted' : 'rejected',
-    ...(error.status !== 412 && error.status !== 404 ? { message: error.message } : {}),
-    mine: local ? versionOf(collection, local) : null,
-    theirs: theirs ? versionOf(collection, theirs, (server as Post).etag) : null,
+    reason: status === 412 ? 'changed' : status === 404 ? 'deleted' : 'rejected',
+    message: status === 412 || status === 404 ? undefined : message,
+    mine: local ?? null,
+    theirs: server ? (await batch.get<JsonObject>(collection, id))!.doc : null,
+    etag: (server as Post | undefined)?.etag,
     detected: core.nowIso(),
   };
   st.conflicts = [...st.conflicts.filter((c) => c.id !== id), record];
-  st.dirty = st.dirty.filter((k) => k !== keyOf(collection, id));
+  settled(st, collection, id);
   delete st.creates[id];
-  await batch.put('settings', st);
-  await batch.commit();
+  await batch.commit(st);
 }

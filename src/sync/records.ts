@@ -5,7 +5,6 @@
 import type { JsonObject } from '../driver.js';
 import { shortHash } from '../ids.js';
 import { commentVisOf, type BlogRecord, type CommentRecord, type PageRecord, type PostRecord } from '../records.js';
-import type { CommentStatus } from '../schemas.js';
 import { etagOf, type Blog, type Comment, type Page, type Post } from '../wire.js';
 
 export type Synced = 'posts' | 'pages' | 'comments';
@@ -21,102 +20,90 @@ export function revOf(id: string, etag: string): number {
   return 1;
 }
 
-const pathOf = (blog: BlogRecord, url: string | undefined) => {
-  const base = blog.url.replace(/\/$/, '');
-  return url?.startsWith(`${base}/`) ? url.slice(base.length) : undefined;
-};
+/*
+ * Optional fields are copied as they come, undefined included: `put` (records.ts) leaves undefined out of
+ * what it stores, and JSON.stringify out of what is sent and fingerprinted.
+ */
 
-export function blogRecord(b: Blog, ownerId: string): BlogRecord {
+export const blogRecord = (b: Blog, ownerId: string): BlogRecord => ({
+  id: b.id,
+  name: b.name,
+  description: b.description,
+  url: b.url,
+  locale: b.locale,
+  customMetaData: b.customMetaData,
+  ownerId,
+  published: b.published,
+  updated: b.updated,
+});
+
+/** What posts and pages share; a body the server left out (fetchBody false) keeps the local one. */
+export function pageRecord(w: Post | Page, blog: BlogRecord, old: PageRecord | PostRecord | undefined): PageRecord {
+  const base = blog.url.replace(/\/$/, '');
   return {
-    id: b.id,
-    name: b.name,
-    description: b.description,
-    url: b.url,
-    locale: { ...b.locale },
-    ...(b.customMetaData !== undefined ? { customMetaData: b.customMetaData } : {}),
-    ownerId,
-    published: b.published,
-    updated: b.updated,
+    id: w.id,
+    blogId: w.blog.id,
+    authorId: w.author.id ?? '',
+    title: w.title,
+    content: w.content ?? old?.content ?? '',
+    published: w.published,
+    updated: w.updated,
+    trashed: w.trashed,
+    path: w.url?.startsWith(`${base}/`) ? w.url.slice(base.length) : undefined,
+    rev: revOf(w.id, w.etag),
+    status: (w.status ?? 'LIVE') as PageRecord['status'],
   };
 }
 
 /** A post as the server sent it; comment bookkeeping (allComments, commentsVis) stays the local store's own. */
 export function postRecord(w: Post, blog: BlogRecord, old: PostRecord | undefined): PostRecord {
-  const status = w.status ?? 'LIVE';
+  const p = pageRecord(w, blog, old) as unknown as PostRecord;
   const readerComments = w.readerComments ?? 'ALLOW';
   return {
-    id: w.id,
-    blogId: w.blog.id,
-    authorId: w.author.id ?? '',
-    title: w.title,
-    content: w.content ?? old?.content ?? '',
-    ...(w.published !== undefined ? { published: w.published } : {}),
-    updated: w.updated,
-    ...(w.trashed !== undefined ? { trashed: w.trashed } : {}),
-    ...(pathOf(blog, w.url) !== undefined ? { path: pathOf(blog, w.url)! } : {}),
-    rev: revOf(w.id, w.etag),
-    status,
-    labels: [...(w.labels ?? [])],
-    ...(w.titleLink !== undefined ? { titleLink: w.titleLink } : {}),
-    ...(w.customMetaData !== undefined ? { customMetaData: w.customMetaData } : {}),
-    ...(w.location !== undefined ? { location: { ...w.location } } : {}),
-    readerComments,
-    liveComments: Number(w.replies?.totalItems ?? 0) || 0,
-    allComments: old?.allComments ?? 0,
-    commentsVis: old?.allComments ? old.commentsVis : commentVisOf({ status, readerComments }),
-  };
-}
-
-export function pageRecord(w: Page, blog: BlogRecord, old: PageRecord | undefined): PageRecord {
-  return {
-    id: w.id,
-    blogId: w.blog.id,
-    authorId: w.author.id ?? '',
-    title: w.title,
-    content: w.content ?? old?.content ?? '',
-    ...(w.published !== undefined ? { published: w.published } : {}),
-    updated: w.updated,
-    ...(w.trashed !== undefined ? { trashed: w.trashed } : {}),
-    ...(pathOf(blog, w.url) !== undefined ? { path: pathOf(blog, w.url)! } : {}),
-    rev: revOf(w.id, w.etag),
+    ...p,
     status: w.status ?? 'LIVE',
+    labels: w.labels ?? [],
+    titleLink: w.titleLink,
+    customMetaData: w.customMetaData,
+    location: w.location,
+    readerComments,
+    liveComments: Number(w.replies?.totalItems) || 0,
+    allComments: old?.allComments ?? 0,
+    commentsVis: old?.allComments ? old.commentsVis : commentVisOf({ status: p.status, readerComments }),
   };
 }
 
 /** Below ADMIN view a comment has no status: readers see LIVE ones, and EMPTIED ones with empty content. */
-export function commentRecord(w: Comment, post: PostRecord | undefined): CommentRecord {
-  const status: CommentStatus = w.status ?? (w.content === '' ? 'EMPTIED' : 'LIVE');
-  return {
-    id: w.id,
-    blogId: w.blog.id,
-    postId: w.post.id,
-    status,
-    content: w.content ?? '',
-    published: w.published,
-    updated: w.updated,
-    ...(w.inReplyTo ? { inReplyTo: w.inReplyTo.id } : {}),
-    ...(w.author.id ? { authorId: w.author.id } : { authorName: w.author.displayName, ...(w.author.url ? { authorUrl: w.author.url } : {}) }),
-    vis: post ? commentVisOf(post) : 'open',
-  };
-}
+export const commentRecord = (w: Comment, post: PostRecord | undefined): CommentRecord => ({
+  id: w.id,
+  blogId: w.blog.id,
+  postId: w.post.id,
+  status: w.status ?? (w.content === '' ? 'EMPTIED' : 'LIVE'),
+  content: w.content ?? '',
+  published: w.published,
+  updated: w.updated,
+  inReplyTo: w.inReplyTo?.id,
+  authorId: w.author.id,
+  authorName: w.author.id ? undefined : w.author.displayName,
+  authorUrl: w.author.id ? undefined : w.author.url || undefined,
+  vis: post ? commentVisOf(post) : 'open',
+});
 
 /** The fields a replica sends in a create or patch: what an author edits (status moves by publish/revert/delete). */
 export function editable(collection: Synced, r: PostRecord | PageRecord | CommentRecord): JsonObject {
-  if (collection === 'comments') {
-    const c = r as CommentRecord;
-    return { content: c.content, ...(c.inReplyTo ? { inReplyTo: { id: c.inReplyTo } } : {}) };
-  }
-  if (collection === 'pages') return { title: (r as PageRecord).title, content: r.content };
+  if (collection === 'comments') return { content: r.content };
+  const { title, content } = r as PostRecord;
+  if (collection === 'pages') return { title, content };
   const p = r as PostRecord;
   return {
-    title: p.title,
-    content: p.content,
-    labels: [...p.labels],
+    title,
+    content,
+    labels: p.labels,
     readerComments: p.readerComments,
-    ...(p.titleLink !== undefined ? { titleLink: p.titleLink } : {}),
-    ...(p.customMetaData !== undefined ? { customMetaData: p.customMetaData } : {}),
-    ...(p.location !== undefined ? { location: { ...p.location } as JsonObject } : {}),
-  };
+    titleLink: p.titleLink,
+    customMetaData: p.customMetaData,
+    location: p.location,
+  } as JsonObject;
 }
 
 /** A fingerprint of the editable fields: a record whose fingerprint left its base's has edits to send. */

@@ -50,8 +50,6 @@ export interface WriteOptions {
 export interface Remote {
   /** One page of a pull. */
   pull(blogId: string, options?: PullOptions): Promise<ChangeList>;
-  /** Every page of one pull, in order; the last page's `checkpoint` is where the next pull starts. */
-  pages(blogId: string, options?: Omit<PullOptions, 'pageToken'>): AsyncGenerator<ChangeList>;
   /** One `/v3` call (path after `baseUrl`): the JSON answer (undefined for 204). */
   call<T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, options?: WriteOptions): Promise<T>;
 }
@@ -70,12 +68,7 @@ export function createRemote(options: RemoteOptions): Remote {
     if (o.idempotencyKey !== undefined) headers['idempotency-key'] = o.idempotencyKey;
     let res: Response;
     try {
-      res = await doFetch(url, {
-        method,
-        headers,
-        ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}),
-        ...(o.signal ? { signal: o.signal } : {}),
-      });
+      res = await doFetch(url, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal: o.signal });
     } catch (error) {
       if (o.signal?.aborted) throw error;
       throw new RemoteError(0, 'offline', `Could not reach ${url.origin}: ${String(error)}`);
@@ -94,22 +87,12 @@ export function createRemote(options: RemoteOptions): Remote {
     return json as T;
   }
 
-  const pull = (blogId: string, o: PullOptions = {}) =>
-    call<ChangeList>('GET', `/blogs/${encodeURIComponent(blogId)}/changes`, {
-      query: { since: o.since, pageToken: o.pageToken, maxResults: o.maxResults, wait: o.wait },
-      ...(o.signal ? { signal: o.signal } : {}),
-    });
-
   return {
-    pull,
-    async *pages(blogId, o = {}) {
-      let pageToken: string | undefined;
-      do {
-        const page = await pull(blogId, { ...o, ...(pageToken !== undefined ? { pageToken } : {}) });
-        yield page;
-        pageToken = page.nextPageToken;
-      } while (pageToken !== undefined);
-    },
-    call: (method, path, o) => call(method, path, o),
+    pull: (blogId, o = {}) =>
+      call<ChangeList>('GET', `/blogs/${encodeURIComponent(blogId)}/changes`, {
+        query: { since: o.since, pageToken: o.pageToken, maxResults: o.maxResults, wait: o.wait },
+        signal: o.signal,
+      }),
+    call,
   };
 }

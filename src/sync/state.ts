@@ -36,23 +36,16 @@ export interface CreateInFlight {
   query: Record<string, string | boolean>;
 }
 
-export interface Version {
-  title: string;
-  content: string;
-  labels: string[];
-  status: string;
-  etag?: string;
-  /** The whole record, for resolving ('mine' writes it back). */
-  record: JsonObject;
-}
-
 export interface StoredConflict {
   id: string;
   collection: Synced;
   reason: 'changed' | 'deleted' | 'rejected';
   message?: string;
-  mine: Version | null;
-  theirs: Version | null;
+  /** The local record (null: the local write was a delete), and the server's as stored here (null: it has none). */
+  mine: JsonObject | null;
+  theirs: JsonObject | null;
+  /** The server's etag. */
+  etag?: string;
   detected: string;
 }
 
@@ -72,8 +65,6 @@ export interface State {
   /** Local id → server id of records created offline and pushed. */
   ids: Record<string, string>;
   conflicts: StoredConflict[];
-  /** The remote user, when signed in. */
-  self?: string;
 }
 
 export const stateId = (blogId: string) => `sync:${blogId}`;
@@ -137,7 +128,9 @@ export class Batch {
     s.touched = true;
   }
 
-  async commit(): Promise<void> {
+  /** Commits the batch, with the replica's state when given. */
+  async commit(state?: State): Promise<void> {
+    if (state) await this.put('settings', state);
     const ops: WriteOp[] = [];
     for (const s of this.slots.values()) {
       if (!s.touched) continue;
@@ -169,3 +162,10 @@ export const splitKey = (key: string) => {
   const i = key.indexOf('/');
   return { collection: key.slice(0, i) as Synced, id: key.slice(i + 1) };
 };
+
+/** Takes a record off what waits to be sent. */
+export function settled(st: State, collection: Synced, id: string): void {
+  st.dirty = st.dirty.filter((k) => k !== keyOf(collection, id));
+}
+
+export const saveState = (ctx: Ctx) => new Batch(ctx.core).commit(ctx.state);

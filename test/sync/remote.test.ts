@@ -24,10 +24,13 @@ it('follows a pull page by page and continues from its checkpoint', async () => 
   for (let i = 0; i < 7; i++) await s.as('author').posts.insert({ blogId: s.blogId, body: { title: `p${i}`, content: 'c' } });
   const ids: string[] = [];
   let checkpoint = '';
-  for await (const page of remote.pages(s.blogId, { maxResults: 3 })) {
+  let pageToken: string | undefined;
+  do {
+    const page = await remote.pull(s.blogId, { maxResults: 3, pageToken });
     ids.push(...page.items.map((i) => i.id));
     checkpoint = page.checkpoint;
-  }
+    pageToken = page.nextPageToken;
+  } while (pageToken);
   expect(ids).toHaveLength(7);
   const created = await remote.call<Post>('POST', `/blogs/${s.blogId}/posts`, {
     body: { title: 'mine', content: 'x' },
