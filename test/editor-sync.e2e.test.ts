@@ -262,4 +262,35 @@ describe('the browser editor synced with blogcore serve', () => {
     await expectAllAgree([target.id]);
     await expectNoProblems();
   });
+
+  it('says when the server is down, keeps the edit, and sends it once the server is back', async () => {
+    const { a } = tabs;
+    const target = (await serverPosts()).find((p) => p.title === 'Written on a train')!;
+    const port = new URL(api).port;
+    await server!.stop('SIGKILL');
+    await edit(a.page, target.id, { title: 'Saved while the server was down' });
+    await expect.poll(() => syncLine(a.page).textContent()).toBe('Sync failed — 1 change waits to be sent');
+    await a.page.goto(`${editorUrl}#/sync`);
+    await a.page.locator('.problem-title').getByText('The server cannot be reached right now.').waitFor();
+
+    server = start([
+      'dist/cli.js',
+      'serve',
+      '--db',
+      join(dir, 'blog.db'),
+      '--port',
+      port,
+      '--host',
+      '127.0.0.1',
+      '--quiet',
+      '--cors',
+      new URL(editorUrl).origin,
+    ]);
+    await server.waitFor(/Ctrl\+C stops the server/);
+    await a.page.getByRole('button', { name: 'Sync now' }).click();
+    await expect.poll(() => syncLine(a.page).textContent()).toBe('Synced — nothing waits to be sent');
+    expect((await serverPost(target.id)).title).toBe('Saved while the server was down');
+    await expectAllAgree([target.id]);
+    await expectNoProblems();
+  });
 });

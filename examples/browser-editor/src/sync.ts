@@ -32,6 +32,9 @@ export interface Syncer {
   stop(): Promise<void>;
 }
 
+/** How soon a failed sync is tried again (live mode also retries, with a growing pause). */
+const RETRY_MS = 15_000;
+
 export function startSync(connection: Connection, local: BlogService): Syncer {
   const listeners = new Set<(status: SyncStatus, pulled: number) => void>();
   let status: SyncStatus = { state: navigator.onLine ? 'syncing' : 'offline', pending: 0, conflicts: 0, lastSynced: null, error: null };
@@ -47,7 +50,14 @@ export function startSync(connection: Connection, local: BlogService): Syncer {
   const count = async () => set({ pending: (await replica.pending()).length, conflicts: (await replica.conflicts()).length });
   const synced = (result: SyncResult) =>
     count().then(() => set({ state: navigator.onLine ? 'synced' : 'offline', lastSynced: new Date(), error: null }, result.pulled));
-  const failed = (error: unknown) => count().finally(() => set({ state: navigator.onLine ? 'failed' : 'offline', error }));
+  // Live mode retries by itself but reports only rounds that moved something: a failed status is rechecked.
+  let retry: number | undefined;
+  const failed = (error: unknown) =>
+    count().finally(() => {
+      set({ state: navigator.onLine ? 'failed' : 'offline', error });
+      clearTimeout(retry);
+      retry = window.setTimeout(() => status.state === 'failed' && void now(), RETRY_MS);
+    });
 
   const replica = createReplica({
     local,
@@ -115,6 +125,7 @@ export function startSync(connection: Connection, local: BlogService): Syncer {
     },
     async stop() {
       stopped = true;
+      clearTimeout(retry);
       window.removeEventListener('online', online);
       window.removeEventListener('offline', offline);
       unwatch();

@@ -6,6 +6,7 @@ import type { App } from '../app.js';
 import { forgetConnection, replicaDatabase, type Connection } from '../connection.js';
 import { h, mount, when } from '../dom.js';
 import type { Conflict, ConflictVersion, PendingChange } from '../replica.js';
+import { problemBox } from '../shell.js';
 import type { Syncer, SyncStatus } from '../sync.js';
 import { pageHead } from './common.js';
 
@@ -47,6 +48,7 @@ export function syncBadge(syncer: Syncer): HTMLElement {
 
 export async function syncView(app: App, syncer: Syncer, connection: Connection): Promise<HTMLElement> {
   const status = h('p', { class: 'sync-line' });
+  const failure = h('div', { role: 'alert' });
   const conflicts = h('div', { class: 'conflicts' });
   const pending = h('div', { class: 'pending' });
   const syncNow = h('button', { type: 'button', class: 'primary', onclick: () => void syncer.now() }, 'Sync now');
@@ -56,6 +58,7 @@ export async function syncView(app: App, syncer: Syncer, connection: Connection)
     pageHead('Sync', syncNow),
     h('p', { class: 'hint' }, `Replicating “${connection.blogName}” from ${new URL(connection.api).origin}.`),
     status,
+    failure,
     conflicts,
     pending,
     h(
@@ -69,6 +72,7 @@ export async function syncView(app: App, syncer: Syncer, connection: Connection)
   let shown = '';
   async function render(s: SyncStatus) {
     mount(status, statusWords(s), s.lastSynced ? [' · last synced ', when(s.lastSynced.toISOString())] : null);
+    mount(failure, s.state === 'failed' && s.error ? problemBox(s.error) : null);
     syncNow.disabled = s.state === 'offline' || s.state === 'syncing' || s.state === 'elsewhere';
     const [c, p] = await Promise.all([syncer.replica.conflicts(), syncer.replica.pending()]);
     // Re-render the lists only when they changed (a click in progress keeps its button).
