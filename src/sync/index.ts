@@ -123,8 +123,7 @@ function publicConflict(c: StoredConflict): Conflict {
 
 export function createReplica(options: ReplicaOptions): Replica {
   const internals = options?.local ? internalsOf(options.local) : undefined;
-  if (internals?.actor.kind !== 'host') throw new TypeError('createReplica needs { local }: the host BlogService (createBlogService), not one from as()');
-  if (typeof options.blogId !== 'string' || !options.blogId) throw new TypeError('createReplica needs { blogId }');
+  if (internals?.actor.kind !== 'host' || !options.blogId) throw new TypeError('createReplica needs { local: a host BlogService, blogId }');
   const core: Core = internals.core;
   const blogId = options.blogId;
   const remote = createRemote(options.remote);
@@ -185,8 +184,9 @@ export function createReplica(options: ReplicaOptions): Replica {
       for (const key of c.state.dirty) {
         const { collection, id } = splitKey(key);
         const [rec, base] = await Promise.all([core.get<{ title?: string }>(collection, id), core.get<Base>('settings', baseId(blogId, collection, id))]);
-        const action = !base ? 'create' : rec ? 'update' : 'delete';
-        out.push({ kind: KIND_OF[collection], id, action, ...(rec?.doc.title !== undefined ? { title: rec.doc.title } : {}) });
+        // Made and dropped here, never sent: nothing waits.
+        if (rec || base || c.state.creates[id])
+          out.push({ kind: KIND_OF[collection], id, action: !base ? 'create' : rec ? 'update' : 'delete', title: rec?.doc.title });
       }
       return out;
     });

@@ -148,14 +148,10 @@ export async function pull(ctx: Ctx, remote: Remote, blog: BlogRecord, maxResult
   let applied = 0;
   const st = ctx.state;
   for (;;) {
-    const at = st.pull ?? { ...(st.checkpoint !== undefined ? { since: st.checkpoint } : {}), pageToken: '', fresh: st.checkpoint === undefined };
+    const at = st.pull ?? { since: st.checkpoint, pageToken: '', fresh: !st.checkpoint };
     let page: ChangeList;
     try {
-      page = await remote.pull(ctx.blogId, {
-        ...(at.since !== undefined ? { since: at.since } : {}),
-        ...(at.pageToken ? { pageToken: at.pageToken } : {}),
-        maxResults,
-      });
+      page = await remote.pull(ctx.blogId, { since: at.since, pageToken: at.pageToken || undefined, maxResults });
     } catch (error) {
       // The log no longer reaches back to our checkpoint (or a stored page token is refused): pull afresh.
       if (error instanceof RemoteError && (error.status === 410 || (error.status === 400 && at.pageToken))) {
@@ -167,7 +163,7 @@ export async function pull(ctx: Ctx, remote: Remote, blog: BlogRecord, maxResult
     }
     const batch = new Batch(ctx.core);
     for (const item of page.items) if (await applyItem(ctx, batch, item, blog)) applied++;
-    if (page.nextPageToken) st.pull = { ...(at.since !== undefined ? { since: at.since } : {}), pageToken: page.nextPageToken, fresh: at.fresh };
+    if (page.nextPageToken) st.pull = { ...at, pageToken: page.nextPageToken };
     else {
       delete st.pull;
       st.checkpoint = page.checkpoint;

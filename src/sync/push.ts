@@ -36,33 +36,17 @@ export async function scan(ctx: Ctx): Promise<void> {
     );
     mine.forEach((c, i) => {
       const base = bases[i]?.doc as Base | undefined;
-      // The replica's own writes: a put of the version its base names, a delete that removed the base too.
-      if (c.type === 'put' ? base?.v === c.version : !base) return;
+      // The replica's own writes: a put of the version its base names (or an older one it has written over since),
+      // a delete that removed the base too.
+      if (c.type === 'put' ? base && base.v >= c.version : !base) return;
       dirty.add(keyOf(c.collection as Synced, c.id));
     });
     if (changes.length) st.scanned = { seq: changes[changes.length - 1]!.seq, pos: changes[changes.length - 1]!.pos };
     if (changes.length < SCAN) break;
   }
-  // What turned out equal to its base again (or was made and dropped here) waits for nothing.
-  const keys = [...dirty].map(splitKey);
-  for (const collection of synced) {
-    const ids = keys.filter((k) => k.collection === collection).map((k) => k.id);
-    if (!ids.length) continue;
-    const [records, bases] = await Promise.all([
-      core.driver.getMany(collection, ids),
-      core.driver.getMany(
-        'settings',
-        ids.map((id) => baseId(blogId, collection, id)),
-      ),
-    ]);
-    ids.forEach((id, i) => {
-      const base = bases[i]?.doc as Base | undefined;
-      if (records[i] ? !isDirty(records[i]!.version, base) : !base && !st.creates[id]) dirty.delete(keyOf(collection, id));
-    });
-  }
+  // A record that turns out equal to its base again (or made and dropped here) is taken off when pushed.
   st.dirty = [...dirty];
-  const batch = new Batch(core);
-  await batch.commit(st);
+  await saveState(ctx);
 }
 
 const pathOf = (blogId: string, collection: Synced, id: string, postId?: string) =>
@@ -213,6 +197,10 @@ async function settle(ctx: Ctx, collection: Synced, id: string, server: Resource
     const base = (await batch.get<Base>('settings', bId))!.doc;
     if (local?.stored === version) await store(ctx, batch, collection, server, (await localBlog(ctx))!, true);
     else await batch.put('settings', { ...base, v: -1, etag: (server as Post).etag, s: (server as Post).status ?? base.s });
+  } else if (local?.stored === version) {
+    // Nothing to send after all (a local write that changed no field the server keeps): the record is as its base.
+    const bId = baseId(blogId, collection, id);
+    await batch.put('settings', { ...(await batch.get<Base>('settings', bId))!.doc, v: version });
   }
   if (local?.stored === version) settled(st, collection, id);
   await batch.commit(st);

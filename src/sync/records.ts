@@ -25,49 +25,35 @@ export function revOf(id: string, etag: string): number {
  * what it stores, and JSON.stringify out of what is sent and fingerprinted.
  */
 
-export const blogRecord = (b: Blog, ownerId: string): BlogRecord => ({
-  id: b.id,
-  name: b.name,
-  description: b.description,
-  url: b.url,
-  locale: b.locale,
-  customMetaData: b.customMetaData,
-  ownerId,
-  published: b.published,
-  updated: b.updated,
-});
+export function blogRecord(b: Blog, ownerId: string): BlogRecord {
+  const { kind: _k, selfLink: _s, posts: _p, pages: _g, status: _t, ...rest } = b;
+  return { ...rest, ownerId };
+}
 
 /** What posts and pages share; a body the server left out (fetchBody false) keeps the local one. */
 export function pageRecord(w: Post | Page, blog: BlogRecord, old: PageRecord | PostRecord | undefined): PageRecord {
+  const { kind: _k, blog: _b, author, selfLink: _s, url, etag, ...rest } = w;
   const base = blog.url.replace(/\/$/, '');
   return {
-    id: w.id,
+    ...(rest as Omit<Page, 'kind' | 'blog' | 'author' | 'selfLink' | 'url' | 'etag'>),
     blogId: w.blog.id,
-    authorId: w.author.id ?? '',
-    title: w.title,
+    authorId: author.id ?? '',
     content: w.content ?? old?.content ?? '',
-    published: w.published,
-    updated: w.updated,
-    trashed: w.trashed,
-    path: w.url?.startsWith(`${base}/`) ? w.url.slice(base.length) : undefined,
-    rev: revOf(w.id, w.etag),
+    path: url?.startsWith(`${base}/`) ? url.slice(base.length) : undefined,
+    rev: revOf(w.id, etag),
     status: (w.status ?? 'LIVE') as PageRecord['status'],
   };
 }
 
 /** A post as the server sent it; comment bookkeeping (allComments, commentsVis) stays the local store's own. */
 export function postRecord(w: Post, blog: BlogRecord, old: PostRecord | undefined): PostRecord {
-  const p = pageRecord(w, blog, old) as unknown as PostRecord;
+  const { replies, images: _i, ...p } = pageRecord(w, blog, old) as unknown as PostRecord & Post;
   const readerComments = w.readerComments ?? 'ALLOW';
   return {
     ...p,
-    status: w.status ?? 'LIVE',
     labels: w.labels ?? [],
-    titleLink: w.titleLink,
-    customMetaData: w.customMetaData,
-    location: w.location,
     readerComments,
-    liveComments: Number(w.replies?.totalItems) || 0,
+    liveComments: Number(replies?.totalItems) || 0,
     allComments: old?.allComments ?? 0,
     commentsVis: old?.allComments ? old.commentsVis : commentVisOf({ status: p.status, readerComments }),
   };
