@@ -222,9 +222,10 @@ async function bootConnected(connection: Connection): Promise<void> {
   let blog = await local();
   if (!blog) {
     mount(root(), h('p', { class: 'boot', role: 'status' }, `Copying “${connection.blogName}” from the server…`));
-    await syncer.now();
+    // Directly, not through the syncing tab's turn (which may not have started yet): fails in words if offline.
+    await syncer.replica.sync();
     blog = await local();
-    if (!blog) throw syncer.status().error ?? new Error('The server sent no blog. Check that you are online, then try again.');
+    if (!blog) throw new Error('The server sent no blog. Check that you are online, then try again.');
   }
   start(service, blog, { connection, syncer }, connection.userId);
 }
