@@ -165,6 +165,9 @@ describe('the browser editor synced with blogcore serve', () => {
     expect(allowed.headers.get('access-control-allow-origin')).toBe(new URL(editorUrl).origin);
     const other = await preflight('http://127.0.0.1:1');
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    const wrong = start(['dist/cli.js', 'serve', '--db', join(dir, 'unused.db'), '--port', '0', '--cors', '127.0.0.1:5173']);
+    expect(await wrong.exited).toBe(2); // a usage error
+    expect(wrong.output()).toContain('--cors: an origin such as http://127.0.0.1:5173');
   });
 
   it('signs in with the admin token and replicates the blog into each browser', async () => {
