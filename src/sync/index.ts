@@ -8,13 +8,13 @@
 import type { Core } from '../core.js';
 import type { JsonObject } from '../driver.js';
 import { internalsOf } from '../internals.js';
-import type { BlogRecord, UserRecord } from '../records.js';
+import type { UserRecord } from '../records.js';
 import type { BlogService } from '../service.js';
 import type { Blog, User } from '../wire.js';
-import { commentsOf, localBlog, pull } from './pull.js';
-import { blogRecord, editable, KIND_OF } from './records.js';
+import { commentsOf, pull } from './pull.js';
+import { blogRecord, editable, kindOf } from './records.js';
 import { push, scan } from './push.js';
-import { createRemote, RemoteError, type RemoteOptions } from './remote.js';
+import { createRemote, type RemoteError, type RemoteOptions } from './remote.js';
 import { Batch, baseId, keyOf, loadState, settled, splitKey, type Base, type Ctx, type StoredConflict } from './state.js';
 
 export { RemoteError, type RemoteOptions } from './remote.js';
@@ -118,7 +118,7 @@ function publicConflict(c: StoredConflict): Conflict {
   const mine = side(c.mine);
   const theirs = side(c.theirs, c.etag);
   const fields = FIELDS.filter((f) => JSON.stringify(mine?.[f]) !== JSON.stringify(theirs?.[f]));
-  return { kind: KIND_OF[c.collection], id: c.id, reason: c.reason, message: c.message, mine, theirs, fields, detected: c.detected };
+  return { kind: kindOf(c.collection), id: c.id, reason: c.reason, message: c.message, mine, theirs, fields, detected: c.detected };
 }
 
 export function createReplica(options: ReplicaOptions): Replica {
@@ -150,27 +150,23 @@ export function createReplica(options: ReplicaOptions): Replica {
   }
 
   /** The blog (and the signed-in user, who writes what the app creates locally), fetched once. */
-  async function blog(c: Ctx): Promise<BlogRecord> {
-    const known = await localBlog(c);
-    if (known) return known;
-    const b = await remote.call<Blog>('GET', `/blogs/${encodeURIComponent(blogId)}`);
-    const self = await remote.call<User>('GET', '/users/self').catch((error: unknown) => {
-      if (error instanceof RemoteError && error.status !== 0 && error.status < 500) return undefined;
-      throw error;
+  async function blog(c: Ctx): Promise<void> {
+    if (await core.get('blogs', blogId)) return;
+    const b = await remote.call<Blog>('GET', `/blogs/${blogId}`);
+    // Signed out (401) there is no self; offline or a server fault fails this sync.
+    const self = await remote.call<User>('GET', '/users/self').catch((error: RemoteError) => {
+      if (!error.status || error.status >= 500) throw error;
     });
     const batch = new Batch(core);
-    if (self) {
-      await batch.put('users', { id: self.id, displayName: self.displayName, url: self.url, created: self.created } satisfies UserRecord);
-    }
-    const record = blogRecord(b, self?.id ?? '');
-    await batch.put('blogs', record);
+    if (self) await batch.put('users', { id: self.id, displayName: self.displayName, url: self.url, created: self.created } satisfies UserRecord);
+    await batch.put('blogs', blogRecord(b, self?.id ?? ''));
     await batch.commit(c.state);
-    return record;
   }
 
   const sync = () =>
     run(async (c) => {
-      const pulled = await pull(c, remote, await blog(c), maxResults);
+      await blog(c);
+      const pulled = await pull(c, remote, maxResults);
       const { pushed, conflicts } = await push(c, remote);
       const result = { pulled, pushed, conflicts };
       if (pulled || pushed || conflicts) options.onSync?.(result);
@@ -186,7 +182,7 @@ export function createReplica(options: ReplicaOptions): Replica {
         const [rec, base] = await Promise.all([core.get<{ title?: string }>(collection, id), core.get<Base>('settings', baseId(blogId, collection, id))]);
         // Made and dropped here, never sent: nothing waits.
         if (rec || base || c.state.creates[id])
-          out.push({ kind: KIND_OF[collection], id, action: !base ? 'create' : rec ? 'update' : 'delete', title: rec?.doc.title });
+          out.push({ kind: kindOf(collection), id, action: !base ? 'create' : rec ? 'update' : 'delete', title: rec?.doc.title });
       }
       return out;
     });
@@ -244,7 +240,7 @@ export function createReplica(options: ReplicaOptions): Replica {
     const off = options.local.on('*', (event) => {
       if (event.blogId === blogId) kick();
     });
-    const waitSeconds = Math.min(60, Math.max(0, options.wait ?? 30));
+    const waitSeconds = Math.min(60, options.wait ?? 30);
     void (async () => {
       let pause = 1_000;
       while (!stopped) {
@@ -254,10 +250,7 @@ export function createReplica(options: ReplicaOptions): Replica {
           abort = new AbortController();
           const since = ctx?.state.checkpoint;
           const woken = new Promise<void>((r) => (wake = r));
-          await Promise.race([
-            remote.pull(blogId, { ...(since ? { since } : {}), maxResults: 1, wait: waitSeconds, signal: abort.signal }).catch(() => undefined),
-            woken,
-          ]);
+          await Promise.race([remote.pull(blogId, { since, maxResults: 1, wait: waitSeconds, signal: abort.signal }).catch(() => undefined), woken]);
         } catch (error) {
           if (stopped) break;
           options.onError?.(error);

@@ -7,16 +7,11 @@
  */
 import type { ChangeItem, ChangeList } from '../changes.js';
 import type { IndexedDoc, Key } from '../driver.js';
-import type { BlogRecord, CommentRecord, PageRecord, PostRecord, UserRecord } from '../records.js';
+import type { CommentRecord, PageRecord, PostRecord, UserRecord } from '../records.js';
 import type { Comment, Page, Post } from '../wire.js';
-import { commentRecord, COLLECTION_OF, fingerprint, pageRecord, postRecord, type Synced } from './records.js';
+import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord, type Synced } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
 import { Batch, baseId, saveState, synced, type Base, type Ctx } from './state.js';
-
-/** The local blog record (the replica writes it from the server's on its first pull). */
-export async function localBlog(ctx: Ctx): Promise<BlogRecord | undefined> {
-  return (await ctx.core.get<BlogRecord>('blogs', ctx.blogId))?.doc;
-}
 
 /** Whether a local record has edits the server has not seen: no base (made here) or changed since its base. */
 export const isDirty = (stored: number | undefined, base: Base | undefined) => stored !== undefined && (!base || base.v !== stored);
@@ -25,52 +20,35 @@ export const isDirty = (stored: number | undefined, base: Base | undefined) => s
  * Writes a server resource as the local record with its base; answers false when local edits keep it
  * (unless `force`: the push writes the server's answer over what it sent).
  */
-export async function store(ctx: Ctx, batch: Batch, collection: Synced, resource: Post | Page | Comment, blog: BlogRecord, force = false): Promise<boolean> {
+export async function store(ctx: Ctx, batch: Batch, collection: Synced, resource: Post | Page | Comment, force = false): Promise<boolean> {
   const bId = baseId(ctx.blogId, collection, resource.id);
   const base = (await batch.get<Base>('settings', bId))?.doc;
   const local = await batch.get<PostRecord & PageRecord & CommentRecord>(collection, resource.id);
   if (!force && local && isDirty(local.stored, base)) return false;
   await knowUser(batch, resource.author);
+  const blog = await ctx.core.blog(ctx.blogId);
   let record: PostRecord | PageRecord | CommentRecord;
   if (collection === 'posts') record = postRecord(resource as Post, blog, local?.doc);
   else if (collection === 'pages') record = pageRecord(resource as Page, blog, local?.doc);
-  else {
-    const w = resource as Comment;
-    const post = await batch.get<PostRecord>('posts', w.post.id);
-    const c = commentRecord(w, post?.doc);
-    if (local) c.vis = local.doc.vis ?? 'open';
-    else if (post) await recount(ctx, batch, post.doc, 1);
-    record = c;
-  }
+  else record = commentRecord(resource as Comment, (await batch.get<PostRecord>('posts', (resource as Comment).post.id))?.doc);
   const v = await batch.put(collection, record);
   const status = (record as { status: string }).status;
   const etag = (resource as { etag?: string }).etag;
   await batch.put('settings', {
     id: bId,
     v,
-    ...(etag ? { etag } : {}),
+    etag,
     s: status,
     h: fingerprint(collection, record),
     g: ctx.state.gen,
-    ...(collection === 'comments' ? { p: (record as CommentRecord).postId } : {}),
+    p: (record as CommentRecord).postId,
   } satisfies Base);
   return true;
 }
 
-/** A post's count of all its comments moves with the comments the replica adds or removes (posts.delete relies on it). */
-async function recount(ctx: Ctx, batch: Batch, post: PostRecord, by: number): Promise<void> {
-  const bId = baseId(ctx.blogId, 'posts', post.id);
-  const base = (await batch.get<Base>('settings', bId))?.doc;
-  const stored = (await batch.get<PostRecord>('posts', post.id))!.stored;
-  const clean = base && base.v === stored;
-  const settled = post.allComments === 0 && by > 0 ? { commentsVis: post.commentsVis ?? 'open' } : {};
-  const v = await batch.put('posts', { ...post, ...settled, allComments: Math.max(0, post.allComments + by) });
-  if (clean) await batch.put('settings', { ...base, v });
-}
-
 async function knowUser(batch: Batch, author: { id?: string; displayName: string; url: string }): Promise<void> {
   if (!author.id || (await batch.get('users', author.id))) return;
-  await batch.put('users', { id: author.id, displayName: author.displayName, ...(author.url ? { url: author.url } : {}), created: '' } satisfies UserRecord);
+  await batch.put('users', { id: author.id, displayName: author.displayName, url: author.url || undefined, created: '' } satisfies UserRecord);
 }
 
 /** Removes a local record the server no longer shows (with a post, its comments); answers false when local edits keep it (unless `force`). */
@@ -82,10 +60,7 @@ export async function remove(ctx: Ctx, batch: Batch, collection: Synced, id: str
   if (base) await batch.delete('settings', bId);
   if (!local) return true;
   await batch.delete(collection, id);
-  if (collection === 'comments') {
-    const post = await batch.get<PostRecord>('posts', local.doc.postId);
-    if (post) await recount(ctx, batch, post.doc, -1);
-  } else if (collection === 'posts') {
+  if (collection === 'posts') {
     for (const c of await commentsOf(ctx, id)) {
       await batch.delete('comments', c.id);
       await batch.delete('settings', baseId(ctx.blogId, 'comments', c.id));
@@ -137,14 +112,14 @@ export async function eachRecord(
   }
 }
 
-async function applyItem(ctx: Ctx, batch: Batch, item: ChangeItem, blog: BlogRecord): Promise<boolean> {
-  const collection = COLLECTION_OF[item.kind];
+async function applyItem(ctx: Ctx, batch: Batch, item: ChangeItem): Promise<boolean> {
+  const collection = collectionOf(item.kind);
   if (item.deleted || !item.resource) return remove(ctx, batch, collection, item.id);
-  return store(ctx, batch, collection, item.resource, blog);
+  return store(ctx, batch, collection, item.resource);
 }
 
 /** Pulls until the server has nothing newer; answers how many items were applied. */
-export async function pull(ctx: Ctx, remote: Remote, blog: BlogRecord, maxResults: number): Promise<number> {
+export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promise<number> {
   let applied = 0;
   const st = ctx.state;
   for (;;) {
@@ -162,7 +137,7 @@ export async function pull(ctx: Ctx, remote: Remote, blog: BlogRecord, maxResult
       throw error;
     }
     const batch = new Batch(ctx.core);
-    for (const item of page.items) if (await applyItem(ctx, batch, item, blog)) applied++;
+    for (const item of page.items) if (await applyItem(ctx, batch, item)) applied++;
     if (page.nextPageToken) st.pull = { ...at, pageToken: page.nextPageToken };
     else {
       delete st.pull;

@@ -9,7 +9,7 @@
 import type { JsonObject } from '../driver.js';
 import type { CommentRecord, PageRecord, PostRecord } from '../records.js';
 import type { Comment, Page, Post } from '../wire.js';
-import { commentsOf, eachRecord, isDirty, localBlog, remove, store } from './pull.js';
+import { commentsOf, eachRecord, isDirty, remove, store } from './pull.js';
 import { editable, fingerprint, type Synced } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
 import { Batch, baseId, keyOf, saveState, settled, splitKey, synced, type Base, type CreateInFlight, type Ctx, type StoredConflict } from './state.js';
@@ -58,7 +58,8 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
   let pushed = 0;
   let conflicts = 0;
   const order = (k: string) => synced.indexOf(splitKey(k).collection);
-  const queue = [...ctx.state.dirty].sort((a, b) => order(a) - order(b) || (a < b ? -1 : a > b ? 1 : 0));
+  // Posts and pages first; within a collection by id (local ids are ULIDs: a comment's parent comes first).
+  const queue = [...ctx.state.dirty].sort((a, b) => order(a) - order(b) || (a < b ? -1 : 1));
   for (const key of queue) {
     const { collection, id } = splitKey(key);
     if (ctx.state.conflicts.some((c) => c.id === id)) continue;
@@ -126,7 +127,7 @@ async function pushOne(ctx: Ctx, remote: Remote, collection: Synced, id: string)
     status = (server as Post).status ?? status;
   }
   await settle(ctx, collection, id, server, rec!.version);
-  return true;
+  return !!server;
 }
 
 interface Move {
@@ -154,8 +155,7 @@ function moves(collection: Synced, from: string, doc: AnyRecord): Move[] {
   if (to === 'DRAFT' && at !== 'DRAFT') revert();
   if (to === 'SCHEDULED' && at === 'LIVE') revert();
   if ((to === 'LIVE' || to === 'SCHEDULED') && at !== to) {
-    const date = collection === 'posts' && doc.published ? { publishDate: doc.published } : undefined;
-    out.push({ method: 'POST', suffix: '/publish', ...(date ? { query: date } : {}) });
+    out.push({ method: 'POST', suffix: '/publish', query: collection === 'posts' ? { publishDate: doc.published } : undefined });
   }
   return out;
 }
@@ -171,9 +171,8 @@ async function createRequest(ctx: Ctx, collection: Synced, doc: AnyRecord): Prom
     if (known.some((k) => !k)) return undefined;
     return {
       key,
-      method: 'POST',
       path: `/blogs/${blogId}/posts/${postId}/comments`,
-      body: { content: doc.content, ...(parent ? { inReplyTo: { id: parent } } : {}) },
+      body: { content: doc.content, inReplyTo: parent && { id: parent } } as JsonObject,
       query: {},
     };
   }
@@ -181,7 +180,7 @@ async function createRequest(ctx: Ctx, collection: Synced, doc: AnyRecord): Prom
   const status: string = doc.status;
   const scheduled = status === 'SCHEDULED' && doc.published !== undefined;
   if (scheduled) body.published = doc.published!;
-  return { key, method: 'POST', path: `/blogs/${blogId}/${collection}`, body, query: { isDraft: status !== 'LIVE' && !scheduled } };
+  return { key, path: `/blogs/${blogId}/${collection}`, body, query: { isDraft: status !== 'LIVE' && !scheduled } };
 }
 
 /**
@@ -191,18 +190,15 @@ async function createRequest(ctx: Ctx, collection: Synced, doc: AnyRecord): Prom
 async function settle(ctx: Ctx, collection: Synced, id: string, server: Resource | undefined, version: number): Promise<void> {
   const { core, blogId, state: st } = ctx;
   const batch = new Batch(core);
-  const local = await batch.get<AnyRecord>(collection, id);
-  if (server) {
-    const bId = baseId(blogId, collection, id);
-    const base = (await batch.get<Base>('settings', bId))!.doc;
-    if (local?.stored === version) await store(ctx, batch, collection, server, (await localBlog(ctx))!, true);
-    else await batch.put('settings', { ...base, v: -1, etag: (server as Post).etag, s: (server as Post).status ?? base.s });
-  } else if (local?.stored === version) {
-    // Nothing to send after all (a local write that changed no field the server keeps): the record is as its base.
-    const bId = baseId(blogId, collection, id);
-    await batch.put('settings', { ...(await batch.get<Base>('settings', bId))!.doc, v: version });
-  }
-  if (local?.stored === version) settled(st, collection, id);
+  const same = (await batch.get<AnyRecord>(collection, id))?.stored === version;
+  const bId = baseId(blogId, collection, id);
+  const base = (await batch.get<Base>('settings', bId))!.doc;
+  if (same) {
+    settled(st, collection, id);
+    // With nothing sent (a local write that changed no field the server keeps), the record is as its base.
+    if (server) await store(ctx, batch, collection, server, true);
+    else await batch.put('settings', { ...base, v: version });
+  } else if (server) await batch.put('settings', { ...base, v: -1, etag: (server as Post).etag, s: (server as Post).status ?? base.s });
   await batch.commit(st);
 }
 
@@ -215,7 +211,7 @@ async function adopt(ctx: Ctx, collection: Synced, localId: string, server: Reso
   const batch = new Batch(core);
   const local = await batch.get<AnyRecord>(collection, localId);
   if (local) await batch.delete(collection, localId);
-  await store(ctx, batch, collection, server, (await localBlog(ctx))!);
+  await store(ctx, batch, collection, server);
   const serverId = server.id;
   const bId = baseId(blogId, collection, serverId);
   let after = (await batch.get<AnyRecord>(collection, serverId))!;
@@ -273,7 +269,7 @@ async function conflict(ctx: Ctx, remote: Remote, collection: Synced, id: string
     });
   }
   const batch = new Batch(core);
-  if (server) await store(ctx, batch, collection, server, (await localBlog(ctx))!, true);
+  if (server) await store(ctx, batch, collection, server, true);
   else await remove(ctx, batch, collection, id, true);
   const { status, message } = error;
   const record: StoredConflict = {

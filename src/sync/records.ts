@@ -8,12 +8,13 @@ import { commentVisOf, type BlogRecord, type CommentRecord, type PageRecord, typ
 import { etagOf, type Blog, type Comment, type Page, type Post } from '../wire.js';
 
 export type Synced = 'posts' | 'pages' | 'comments';
-export const COLLECTION_OF = { 'blogger#post': 'posts', 'blogger#page': 'pages', 'blogger#comment': 'comments' } as const;
-export const KIND_OF = { posts: 'post', pages: 'page', comments: 'comment' } as const;
+/** `blogger#post` → `posts`, and `posts` → `post`. */
+export const collectionOf = (kind: string) => `${kind.slice(8)}s` as Synced;
+export const kindOf = (collection: Synced) => collection.slice(0, -1) as 'post' | 'page' | 'comment';
 
 /** The revision behind an etag (`"<hash><rev base 36>"`, wire.ts): the local record keeps it, so the local etag is the server's. */
 export function revOf(id: string, etag: string): number {
-  for (let n = 1; n <= 8 && n < etag.length - 2; n++) {
+  for (let n = 1; n < 9; n++) {
     const rev = Number.parseInt(etag.slice(-1 - n, -1), 36);
     if (Number.isSafeInteger(rev) && etagOf(id, rev) === etag) return rev;
   }
@@ -45,7 +46,11 @@ export function pageRecord(w: Post | Page, blog: BlogRecord, old: PageRecord | P
   };
 }
 
-/** A post as the server sent it; comment bookkeeping (allComments, commentsVis) stays the local store's own. */
+/**
+ * A post as the server sent it. Its comment bookkeeping stays the local store's own: comments the replica
+ * stores are filed under the post's visibility class as it is (the server refiles them when it changes, and
+ * they come again), so they never count in `allComments`, which only makes the local core refile comments.
+ */
 export function postRecord(w: Post, blog: BlogRecord, old: PostRecord | undefined): PostRecord {
   const { replies, images: _i, ...p } = pageRecord(w, blog, old) as unknown as PostRecord & Post;
   const readerComments = w.readerComments ?? 'ALLOW';

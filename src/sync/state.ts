@@ -30,7 +30,6 @@ export interface Base {
 /** A create whose request is stored before it is sent, so a retry sends the same request with the same key. */
 export interface CreateInFlight {
   key: string;
-  method: 'POST';
   path: string;
   body: JsonObject;
   query: Record<string, string | boolean>;
