@@ -100,7 +100,6 @@ export default async function syncBench(ctx: BenchContext): Promise<void> {
       baseUrl,
       token: TOKEN,
       blogId: blog.id,
-      userId: user.id,
       mine: ids.slice(0, edits),
       raw: ids.slice(edits, 2 * edits),
       pageSize: PAGE_SIZE,

@@ -15,7 +15,6 @@ export interface SyncBenchInput {
   baseUrl: string;
   token: string;
   blogId: string;
-  userId: string;
   /** Posts the replica edits offline, then pushes. */
   mine: string[];
   /** Other posts the raw baseline PATCHes. */
@@ -105,7 +104,7 @@ async function runSyncBench(input: SyncBenchInput): Promise<SyncBenchPhase[]> {
   });
 
   // --- push: edits made offline (queued in the replica), then one sync sends and confirms them
-  const as = local.as({ userId: input.userId });
+  const as = local; // the app writes through the local service itself
   for (const postId of input.mine) {
     const post = await as.posts.get({ blogId, postId, view: 'ADMIN' });
     await as.posts.patch({ blogId, postId, ifMatch: post.etag, body: { title: `${post.title} (edited offline)` } });

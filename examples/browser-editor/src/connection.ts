@@ -1,6 +1,5 @@
 /**
- * The server this editor replicates with, if any: its API root, the bearer token, the blog and the signed-in
- * user, kept in localStorage (this example's choice: the token lives in this browser profile, like a saved
+ * The server this editor replicates with, if any: its API root, the bearer token and the blog, kept in localStorage (this example's choice: the token lives in this browser profile, like a saved
  * password). No connection means the editor is local-only, as it always was.
  */
 export interface Connection {
@@ -9,7 +8,6 @@ export interface Connection {
   token: string;
   blogId: string;
   blogName: string;
-  userId: string;
 }
 
 const KEY = 'blogcore-editor:connection';
@@ -17,9 +15,7 @@ const KEY = 'blogcore-editor:connection';
 export function savedConnection(): Connection | null {
   try {
     const c = JSON.parse(localStorage.getItem(KEY) ?? 'null') as Partial<Connection> | null;
-    return c && typeof c.api === 'string' && typeof c.token === 'string' && typeof c.blogId === 'string' && typeof c.userId === 'string'
-      ? (c as Connection)
-      : null;
+    return c && typeof c.api === 'string' && typeof c.token === 'string' && typeof c.blogId === 'string' ? (c as Connection) : null;
   } catch {
     return null;
   }
@@ -54,12 +50,10 @@ function signInError(message: string): Error {
 }
 
 export interface Account {
-  userId: string;
-  displayName: string;
   blogs: Array<{ id: string; name: string }>;
 }
 
-/** Asks the server who the token belongs to and which blogs they have. */
+/** Asks the server which blogs the token's user has (a token it does not know is refused here). */
 export async function signIn(api: string, token: string): Promise<Account> {
   const get = async (path: string) => {
     let res: Response;
@@ -78,7 +72,6 @@ export async function signIn(api: string, token: string): Promise<Account> {
     }
     return json ?? {};
   };
-  const user = (await get('/users/self')) as { id: string; displayName?: string };
   const list = (await get('/users/self/blogs')) as { items?: Array<{ id: string; name: string }> };
-  return { userId: user.id, displayName: user.displayName ?? '', blogs: (list.items ?? []).map(({ id, name }) => ({ id, name })) };
+  return { blogs: (list.items ?? []).map(({ id, name }) => ({ id, name })) };
 }

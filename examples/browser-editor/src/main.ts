@@ -26,7 +26,7 @@ interface Server {
   syncer: Syncer;
 }
 
-function start(service: BlogService, blog: Blog, server: Server | null, userId: string): void {
+function start(service: BlogService, blog: Blog, server: Server | null, owner: BlogService): void {
   const problems = h('div', { class: 'problems', role: 'alert' });
   const status = h('div', { class: 'toast', role: 'status', 'aria-live': 'polite' });
   const view = h('div', { class: 'view-slot' });
@@ -51,7 +51,7 @@ function start(service: BlogService, blog: Blog, server: Server | null, userId: 
 
   const app: App = {
     blog,
-    owner: service.as({ userId }),
+    owner,
     reader: service.as(null),
     server: server ? new URL(server.connection.api).origin : null,
     notify(message) {
@@ -227,7 +227,9 @@ async function bootConnected(connection: Connection): Promise<void> {
     blog = await local();
     if (!blog) throw new Error('The server sent no blog. Check that you are online, then try again.');
   }
-  start(service, blog, { connection, syncer }, connection.userId);
+  // The replica's writes come from the local host service (it holds the blog as the signed-in user sees it;
+  // the server decides what that user may do, and a refusal comes back as a conflict).
+  start(service, blog, { connection, syncer }, service);
 }
 
 async function boot(): Promise<void> {
@@ -236,7 +238,7 @@ async function boot(): Promise<void> {
     if (connection) return await bootConnected(connection);
     const service = await openService();
     const blog = await findBlog(service);
-    const open = (b: Blog) => start(service, b, null, OWNER_ID);
+    const open = (b: Blog) => start(service, b, null, service.as({ userId: OWNER_ID }));
     if (blog) open(blog);
     else welcome(service, open);
   } catch (error) {

@@ -33,7 +33,7 @@ export function signInForm(): HTMLElement {
           }
           const picked =
             account.blogs.length === 1 ? account.blogs[0]! : account.blogs.find((b) => b.id === (form.elements.namedItem('blog') as HTMLSelectElement).value)!;
-          saveConnection({ api, token: token.value.trim(), blogId: picked.id, blogName: picked.name, userId: account.userId });
+          saveConnection({ api, token: token.value.trim(), blogId: picked.id, blogName: picked.name });
           location.hash = '#/posts';
           location.reload();
         } catch (error) {
