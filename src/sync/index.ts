@@ -6,120 +6,20 @@
  * conflict that keeps both versions until `resolve` picks one: nothing anyone typed is lost.
  */
 import type { Core } from '../core.js';
-import type { JsonObject } from '../driver.js';
 import { internalsOf } from '../internals.js';
 import type { UserRecord } from '../records.js';
-import type { BlogService } from '../service.js';
 import type { Blog, User } from '../wire.js';
-import { commentsOf, pull } from './pull.js';
-import { blogRecord, editable, kindOf } from './records.js';
-import { push, scan } from './push.js';
-import { createRemote, type RemoteError, type RemoteOptions } from './remote.js';
-import { Batch, baseId, keyOf, loadState, settled, splitKey, type Base, type Ctx, type StoredConflict } from './state.js';
+import { publicConflict, resolveConflict } from './conflicts.js';
+import { pull } from './pull.js';
+import { blogRecord, kindOf } from './records.js';
+import { push } from './push.js';
+import { createRemote, type RemoteError } from './remote.js';
+import { scan } from './scan.js';
+import { Batch, baseId, loadState, splitKey, type Base, type Ctx } from './state.js';
+import type { ConflictChoice, PendingChange, Replica, ReplicaOptions } from './types.js';
 
 export { RemoteError, type RemoteOptions } from './remote.js';
-
-export interface ReplicaOptions {
-  /** The local service the app reads and writes (any driver; usually `idbDriver`). Use the host service, not one from `as()`. */
-  local: BlogService;
-  /** The server: its API root (e.g. `https://blog.example/v3`), headers sent with every request (a function is asked each time), and a `fetch`. */
-  remote: RemoteOptions;
-  blogId: string;
-  /** Items per pull page (default 100). */
-  maxResults?: number;
-  /** Seconds a `live()` pull waits on the server for a change (default 30, at most 60). */
-  wait?: number;
-  /** Called after every round of `live()` (and every `sync()`) that pulled, pushed or found conflicts. */
-  onSync?: (result: SyncResult) => void;
-  /** Called when a round of `live()` fails (offline, server down); `live()` tries again with a growing pause. */
-  onError?: (error: unknown) => void;
-}
-
-export interface SyncResult {
-  /** Items of the server applied locally (created, changed or removed). */
-  pulled: number;
-  /** Local records sent to the server. */
-  pushed: number;
-  /** Conflicts this round found (see `conflicts()` for all that are open). */
-  conflicts: number;
-}
-
-export type SyncKind = 'post' | 'page' | 'comment';
-
-/** A local write waiting to be sent. */
-export interface PendingChange {
-  readonly kind: SyncKind;
-  /** The local id (a record made here keeps its local id until its create is answered). */
-  readonly id: string;
-  readonly action: 'create' | 'update' | 'delete';
-  /** The post's or page's title, when it still exists locally. */
-  readonly title?: string;
-}
-
-/** One side of a conflict. */
-export interface ConflictVersion {
-  readonly title: string;
-  readonly content: string;
-  readonly labels: readonly string[];
-  readonly status: string;
-  /** The server's etag (for the server's side). */
-  readonly etag?: string;
-}
-
-export type ConflictField = 'title' | 'content' | 'labels' | 'status';
-
-/**
- * A write the server refused, with both versions. `changed`: the server's copy moved since this one was
- * based on it (412). `deleted`: it is gone from the server, or from the user's sight (404). `rejected`: the
- * server refused the write itself (`message` says why, e.g. 403 for a role that may not make it).
- * `mine` is null when the local write was a delete; `theirs` is null when the server has no copy.
- */
-export interface Conflict {
-  readonly kind: SyncKind;
-  readonly id: string;
-  readonly reason: 'changed' | 'deleted' | 'rejected';
-  readonly message?: string;
-  readonly mine: ConflictVersion | null;
-  readonly theirs: ConflictVersion | null;
-  /** The fields in which the two versions differ. */
-  readonly fields: readonly ConflictField[];
-  /** When the replica met it (the local clock, RFC 3339). */
-  readonly detected: string;
-}
-
-/** `'mine'`: the local version is applied on top of the server's (re-created if the server has none) and sent; `'theirs'`: the server's stays. */
-export type ConflictChoice = 'mine' | 'theirs';
-
-export interface Replica {
-  /** Pulls what changed on the server, then pushes what waits here. Rejects when the server cannot be reached (status 0). */
-  sync(): Promise<SyncResult>;
-  /** Syncs now, then again whenever the server has a change (long poll) or the local service is written; returns the stop function. */
-  live(): () => void;
-  /** What waits to be sent. */
-  pending(): Promise<readonly PendingChange[]>;
-  /** The open conflicts, oldest first. */
-  conflicts(): Promise<readonly Conflict[]>;
-  /** Settles a conflict locally; a `'mine'` choice is sent by the next sync. */
-  resolve(id: string, choice: ConflictChoice): Promise<void>;
-  /** Stops `live()` and waits for a running sync; the local service stays open (the app closes it). */
-  close(): Promise<void>;
-}
-
-const FIELDS: readonly ConflictField[] = ['title', 'content', 'labels', 'status'];
-
-type Fields = { title?: string; content: string; labels?: string[]; status: string; published?: string };
-
-function side(record: JsonObject | null, etag?: string): ConflictVersion | null {
-  const r = record as Fields | null;
-  return r && { title: r.title ?? '', content: r.content, labels: r.labels ?? [], status: r.status, etag };
-}
-
-function publicConflict(c: StoredConflict): Conflict {
-  const mine = side(c.mine);
-  const theirs = side(c.theirs, c.etag);
-  const fields = FIELDS.filter((f) => JSON.stringify(mine?.[f]) !== JSON.stringify(theirs?.[f]));
-  return { kind: kindOf(c.collection), id: c.id, reason: c.reason, message: c.message, mine, theirs, fields, detected: c.detected };
-}
+export type * from './types.js';
 
 export function createReplica(options: ReplicaOptions): Replica {
   const internals = options?.local ? internalsOf(options.local) : undefined;
@@ -189,43 +89,7 @@ export function createReplica(options: ReplicaOptions): Replica {
 
   const conflicts = () => run(async (c) => c.state.conflicts.map(publicConflict));
 
-  const resolve = (id: string, choice: ConflictChoice) =>
-    run(async (c) => {
-      const found = c.state.conflicts.find((x) => x.id === id);
-      if (!found) throw new Error(`No open conflict on ${id}`);
-      if (choice !== 'mine' && choice !== 'theirs') throw new TypeError("resolve takes 'mine' or 'theirs'");
-      const { collection, mine } = found;
-      const batch = new Batch(core);
-      if (choice === 'mine') {
-        const current = (await batch.get<Fields>(collection, id))?.doc;
-        const bId = baseId(blogId, collection, id);
-        const base = (await batch.get<Base>('settings', bId))?.doc;
-        if (!mine) {
-          // Mine was a delete: the server's copy goes (the base stays, so the delete is sent).
-          if (current) await batch.delete(collection, id);
-          if (current && collection === 'posts') for (const cm of await commentsOf(c, id)) await batch.delete('comments', cm.id);
-        } else if (current) {
-          // Mine on top of the server's version: sent as an update against its etag.
-          const m = mine as Fields;
-          await batch.put(collection, {
-            ...current,
-            ...editable(collection, mine as never),
-            status: m.status,
-            published: m.published ?? current.published,
-            id,
-          });
-          if (base) await batch.put('settings', { ...base, v: -1 });
-        } else {
-          // The server has none: mine comes back as a record made here, created by the next push.
-          await batch.put(collection, { ...mine, id, path: undefined, commentsVis: undefined, liveComments: 0, allComments: 0 });
-          await batch.delete('settings', bId);
-        }
-        settled(c.state, collection, id);
-        c.state.dirty.push(keyOf(collection, id));
-      }
-      c.state.conflicts = c.state.conflicts.filter((x) => x !== found);
-      await batch.commit(c.state);
-    });
+  const resolve = (id: string, choice: ConflictChoice) => run((c) => resolveConflict(c, id, choice));
 
   function live(): () => void {
     if (stopLive) return stopLive;

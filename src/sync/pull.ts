@@ -128,8 +128,8 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
     try {
       page = await remote.pull(ctx.blogId, { since: at.since, pageToken: at.pageToken || undefined, maxResults });
     } catch (error) {
-      // The log no longer reaches back to our checkpoint (or a stored page token is refused): pull afresh.
-      if (error instanceof RemoteError && (error.status === 410 || (error.status === 400 && at.pageToken))) {
+      // The log no longer reaches back to our checkpoint: pull afresh.
+      if (error instanceof RemoteError && error.status === 410) {
         st.pull = { pageToken: '', fresh: true };
         st.gen++;
         continue;

@@ -1,56 +1,21 @@
 /**
- * The replica's push (DESIGN §11). What waits to be sent is found by comparing local records with their
- * bases: the local change stream of the blog names what was written since the last look, and a write whose
- * version is the one the replica stored itself is skipped (pull-applied writes never go back). Each record
- * is then brought to the server with ordinary `/v3` calls: a create (its request and Idempotency-Key stored
- * before it is sent), a patch of the edited fields and the status moves, or a delete, each with `If-Match`
- * of the base etag. A refusal (412, 404, or a 4xx the server gives for the write) becomes a conflict.
+ * The replica's push (DESIGN §11): each record that waits (scan.ts) is brought to the server with ordinary
+ * `/v3` calls: a create (its request and Idempotency-Key stored before it is sent), a patch of the edited
+ * fields and the status moves, or a delete, each with `If-Match` of the base etag. A refusal (412, 404, or a
+ * 4xx the server gives for the write) becomes a conflict (conflicts.ts).
  */
 import type { JsonObject } from '../driver.js';
 import type { CommentRecord, PageRecord, PostRecord } from '../records.js';
 import type { Comment, Page, Post } from '../wire.js';
-import { commentsOf, eachRecord, isDirty, remove, store } from './pull.js';
+import { conflict, pathOf } from './conflicts.js';
+import { commentsOf, store } from './pull.js';
 import { editable, fingerprint, type Synced } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
-import { Batch, baseId, keyOf, saveState, settled, splitKey, synced, type Base, type CreateInFlight, type Ctx, type StoredConflict } from './state.js';
+import { scan } from './scan.js';
+import { Batch, baseId, keyOf, saveState, settled, splitKey, synced, type Base, type CreateInFlight, type Ctx } from './state.js';
 
 type AnyRecord = PostRecord & PageRecord & CommentRecord;
 type Resource = Post | Page | Comment;
-const SCAN = 500;
-
-/** Looks at the local writes since the last look and keeps in `state.dirty` the records that differ from their bases. */
-export async function scan(ctx: Ctx): Promise<void> {
-  const { core, blogId, state: st } = ctx;
-  await core.ready();
-  const dirty = new Set(st.dirty);
-  const { pruned } = await core.driver.logBounds();
-  // The local log was pruned past the last look: every local record of the blog against its base.
-  if (pruned > st.scanned.seq)
-    await eachRecord(ctx, async (_, collection, id, version, base) => void (isDirty(version, base) && dirty.add(keyOf(collection, id))));
-  for (;;) {
-    const changes = await core.driver.streamChanges(blogId, st.scanned, SCAN);
-    const mine = changes.filter((c) => (synced as readonly string[]).includes(c.collection));
-    const bases = await core.driver.getMany(
-      'settings',
-      mine.map((c) => baseId(blogId, c.collection as Synced, c.id)),
-    );
-    mine.forEach((c, i) => {
-      const base = bases[i]?.doc as Base | undefined;
-      // The replica's own writes: a put of the version its base names (or an older one it has written over since),
-      // a delete that removed the base too.
-      if (c.type === 'put' ? base && base.v >= c.version : !base) return;
-      dirty.add(keyOf(c.collection as Synced, c.id));
-    });
-    if (changes.length) st.scanned = { seq: changes[changes.length - 1]!.seq, pos: changes[changes.length - 1]!.pos };
-    if (changes.length < SCAN) break;
-  }
-  // A record that turns out equal to its base again (or made and dropped here) is taken off when pushed.
-  st.dirty = [...dirty];
-  await saveState(ctx);
-}
-
-const pathOf = (blogId: string, collection: Synced, id: string, postId?: string) =>
-  collection === 'comments' ? `/blogs/${blogId}/posts/${postId}/comments/${id}` : `/blogs/${blogId}/${collection}/${id}`;
 
 /** Sends every record that waits (posts and pages first, so comments on new posts know their post's id). */
 export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; conflicts: number }> {
@@ -111,7 +76,7 @@ async function pushOne(ctx: Ctx, remote: Remote, collection: Synced, id: string)
     await batch.delete('settings', baseId(blogId, collection, id));
     settled(st, collection, id);
     await batch.commit(st);
-    return true;
+    return !postGone;
   }
   let server: Resource | undefined;
   let etag = base.etag;
@@ -139,7 +104,8 @@ interface Move {
 /** The calls that take the server's status to the local one (DESIGN §5). */
 function moves(collection: Synced, from: string, doc: AnyRecord): Move[] {
   const to: string = doc.status;
-  if (from === to) return [];
+  // A scheduled post that went LIVE here went LIVE on the server too, when its time came.
+  if (from === to || (from === 'SCHEDULED' && to === 'LIVE')) return [];
   if (collection === 'comments') {
     const call = { LIVE: '/approve', SPAM: '/spam', EMPTIED: '/removecontent' }[to as 'LIVE'];
     return call ? [{ method: 'POST', suffix: call }] : [];
@@ -239,51 +205,11 @@ async function adopt(ctx: Ctx, collection: Synced, localId: string, server: Reso
     await batch.put('settings', { ...(await batch.get<Base>('settings', bId))!.doc, v: -1 });
     st.dirty.push(keyOf(collection, serverId));
   }
-  if (collection === 'posts') {
-    for (const c of await commentsOf(ctx, localId)) await batch.put('comments', { ...c, postId: serverId });
-  } else if (collection === 'comments') {
-    for (const c of await commentsOf(ctx, local?.doc.postId ?? (server as Comment).post.id)) {
-      if (c.inReplyTo === localId) await batch.put('comments', { ...c, inReplyTo: serverId });
-    }
-  }
+  // A post's comments move with it. (A reply keeps naming its parent's local id until it is sent itself:
+  // its create maps the id through `ids`.)
+  if (collection === 'posts') for (const c of await commentsOf(ctx, localId)) await batch.put('comments', { ...c, postId: serverId });
   st.ids[localId] = serverId;
   delete st.creates[localId];
   settled(st, collection, localId);
-  await batch.commit(st);
-}
-
-/**
- * The server refused a write: its copy (or its absence) is stored locally and the local version is kept
- * beside it in a conflict, until `resolve` picks one. A write that was a create has no server copy.
- */
-async function conflict(ctx: Ctx, remote: Remote, collection: Synced, id: string, error: RemoteError): Promise<void> {
-  const { core, blogId, state: st } = ctx;
-  const base = (await core.get<Base>('settings', baseId(blogId, collection, id)))?.doc;
-  const local = (await core.driver.get(collection, id))?.doc;
-  let server: Resource | undefined;
-  if (base) {
-    const postId = base.p;
-    server = await remote.call<Resource>('GET', pathOf(blogId, collection, id, postId)).catch((e: unknown) => {
-      if (e instanceof RemoteError && (e.status === 404 || e.status === 403)) return undefined;
-      throw e;
-    });
-  }
-  const batch = new Batch(core);
-  if (server) await store(ctx, batch, collection, server, true);
-  else await remove(ctx, batch, collection, id, true);
-  const { status, message } = error;
-  const record: StoredConflict = {
-    id,
-    collection,
-    reason: status === 412 ? 'changed' : status === 404 ? 'deleted' : 'rejected',
-    message: status === 412 || status === 404 ? undefined : message,
-    mine: local ?? null,
-    theirs: server ? (await batch.get<JsonObject>(collection, id))!.doc : null,
-    etag: (server as Post | undefined)?.etag,
-    detected: core.nowIso(),
-  };
-  st.conflicts = [...st.conflicts.filter((c) => c.id !== id), record];
-  settled(st, collection, id);
-  delete st.creates[id];
   await batch.commit(st);
 }

@@ -172,7 +172,7 @@ describe.each(LOCALS)('local store on %s', (kind) => {
     expect(await replica.conflicts()).toEqual([]);
   });
 
-  it('comments on a post made offline follow its server id, replies their parent', async () => {
+  it('comments on a post made offline follow its server id, replies their parent, each created once', async () => {
     const { replica, local, net } = open('author');
     await replica.sync();
     net.offline = true;
@@ -185,13 +185,59 @@ describe.each(LOCALS)('local store on %s', (kind) => {
       ['comment', 'create'],
     ]);
     net.offline = false;
-    expect(await replica.sync()).toMatchObject({ pushed: 3, conflicts: 0 });
+    // The post is created; the first comment's answer is lost on the way back.
+    net.lose = (line) => line.endsWith('/comments');
+    expect(await caught(replica.sync())).toMatchObject({ status: 0 });
     const serverPostId = (await s.service.posts.list({ blogId: s.blogId })).items[0]!.id;
+    expect(serverPostId).not.toBe(post.id);
+    // Here the comments already sit under the post's server id, still waiting.
+    expect((await local.comments.list({ blogId: s.blogId, postId: serverPostId })).items.map((c) => c.content)).toEqual(['first', 'reply']);
+    expect((await replica.pending()).map((p) => [p.kind, p.action])).toEqual([
+      ['comment', 'create'],
+      ['comment', 'create'],
+    ]);
+    net.lose = undefined;
+    expect(await replica.sync()).toMatchObject({ pushed: 2, conflicts: 0 });
     const there = (await s.service.comments.list({ blogId: s.blogId, postId: serverPostId })).items;
     expect(there.map((c) => c.content)).toEqual(['first', 'reply']);
     expect(there[1]!.inReplyTo).toEqual({ id: there[0]!.id });
     const here = (await local.comments.list({ blogId: s.blogId, postId: serverPostId })).items;
     expect(here.map((c) => [c.id, c.content, c.inReplyTo?.id])).toEqual(there.map((c) => [c.id, c.content, c.inReplyTo?.id]));
+    expect(await replica.pending()).toEqual([]);
+  });
+
+  it("a write the user's role does not allow comes back as a 'rejected' conflict; 'theirs' drops it", async () => {
+    const { replica, local } = open('reader');
+    await replica.sync();
+    const made = await local.posts.insert({ blogId: s.blogId, body: { title: 'Not mine to write', content: 'x' } });
+    expect(await replica.sync()).toMatchObject({ pushed: 0, conflicts: 1 });
+    expect(await replica.conflicts()).toEqual([
+      expect.objectContaining({
+        kind: 'post',
+        id: made.id,
+        reason: 'rejected',
+        message: expect.any(String),
+        mine: expect.objectContaining({ title: 'Not mine to write' }),
+        theirs: null,
+      }),
+    ]);
+    expect((await s.service.posts.list({ blogId: s.blogId })).items).toEqual([]);
+    await replica.resolve(made.id!, 'theirs');
+    expect(await replica.conflicts()).toEqual([]);
+    expect(await replica.pending()).toEqual([]);
+    expect((await local.posts.list({ blogId: s.blogId })).items).toEqual([]);
+  });
+
+  it('a post deleted here goes with its comments, which are not sent one by one', async () => {
+    const post = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'Short-lived', content: 'x' } });
+    await s.as('admin').comments.insert({ blogId: s.blogId, postId: post.id!, body: { content: 'nice' } });
+    const { replica, local, net } = open('author');
+    await replica.sync();
+    await local.posts.delete({ blogId: s.blogId, postId: post.id! });
+    net.log.length = 0;
+    expect(await replica.sync()).toMatchObject({ conflicts: 0 });
+    expect(net.log.filter((l) => !l.startsWith('GET '))).toEqual([`DELETE /blogs/${s.blogId}/posts/${post.id}`]);
+    expect(await caught(serverPost(post.id!))).toMatchObject({ code: 404 });
     expect(await replica.pending()).toEqual([]);
   });
 

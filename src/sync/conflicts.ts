@@ -1,0 +1,106 @@
+/**
+ * Conflicts (DESIGN §11): a write the server refuses stores the server's version locally and keeps the local
+ * one beside it, whole, in the replica's state, until `resolve` picks one. Nothing is sent from here: a
+ * `'mine'` choice makes the local record wait to be sent again, on top of the server's version.
+ */
+import type { JsonObject } from '../driver.js';
+import type { Comment, Page, Post } from '../wire.js';
+import { commentsOf, remove, store } from './pull.js';
+import { editable, kindOf, type Synced } from './records.js';
+import { RemoteError, type Remote } from './remote.js';
+import { Batch, baseId, keyOf, settled, type Base, type Ctx, type StoredConflict } from './state.js';
+import type { Conflict, ConflictChoice, ConflictField, ConflictVersion } from './types.js';
+
+type Resource = Post | Page | Comment;
+
+export const pathOf = (blogId: string, collection: Synced, id: string, postId?: string) =>
+  collection === 'comments' ? `/blogs/${blogId}/posts/${postId}/comments/${id}` : `/blogs/${blogId}/${collection}/${id}`;
+
+/**
+ * The server refused a write: its copy (or its absence) is stored locally and the local version is kept
+ * beside it in a conflict, until `resolve` picks one. A write that was a create has no server copy.
+ */
+export async function conflict(ctx: Ctx, remote: Remote, collection: Synced, id: string, error: RemoteError): Promise<void> {
+  const { core, blogId, state: st } = ctx;
+  const base = (await core.get<Base>('settings', baseId(blogId, collection, id)))?.doc;
+  const local = (await core.driver.get(collection, id))?.doc;
+  let server: Resource | undefined;
+  if (base) {
+    const postId = base.p;
+    server = await remote.call<Resource>('GET', pathOf(blogId, collection, id, postId)).catch((e: unknown) => {
+      if (e instanceof RemoteError && (e.status === 404 || e.status === 403)) return undefined;
+      throw e;
+    });
+  }
+  const batch = new Batch(core);
+  if (server) await store(ctx, batch, collection, server, true);
+  else await remove(ctx, batch, collection, id, true);
+  const { status, message } = error;
+  const record: StoredConflict = {
+    id,
+    collection,
+    reason: status === 412 ? 'changed' : status === 404 ? 'deleted' : 'rejected',
+    message: status === 412 || status === 404 ? undefined : message,
+    mine: local ?? null,
+    theirs: server ? (await batch.get<JsonObject>(collection, id))!.doc : null,
+    etag: (server as Post | undefined)?.etag,
+    detected: core.nowIso(),
+  };
+  st.conflicts = [...st.conflicts.filter((c) => c.id !== id), record];
+  settled(st, collection, id);
+  delete st.creates[id];
+  await batch.commit(st);
+}
+
+const FIELDS: readonly ConflictField[] = ['title', 'content', 'labels', 'status'];
+
+type Fields = { title?: string; content: string; labels?: string[]; status: string; published?: string };
+
+function side(record: JsonObject | null, etag?: string): ConflictVersion | null {
+  const r = record as Fields | null;
+  return r && { title: r.title ?? '', content: r.content, labels: r.labels ?? [], status: r.status, etag };
+}
+
+export function publicConflict(c: StoredConflict): Conflict {
+  const mine = side(c.mine);
+  const theirs = side(c.theirs, c.etag);
+  const fields = FIELDS.filter((f) => JSON.stringify(mine?.[f]) !== JSON.stringify(theirs?.[f]));
+  return { kind: kindOf(c.collection), id: c.id, reason: c.reason, message: c.message, mine, theirs, fields, detected: c.detected };
+}
+
+export async function resolveConflict(c: Ctx, id: string, choice: ConflictChoice): Promise<void> {
+  const found = c.state.conflicts.find((x) => x.id === id);
+  if (!found) throw new Error(`No open conflict on ${id}`);
+  if (choice !== 'mine' && choice !== 'theirs') throw new TypeError("resolve takes 'mine' or 'theirs'");
+  const { collection, mine } = found;
+  const batch = new Batch(c.core);
+  if (choice === 'mine') {
+    const current = (await batch.get<Fields>(collection, id))?.doc;
+    const bId = baseId(c.blogId, collection, id);
+    const base = (await batch.get<Base>('settings', bId))?.doc;
+    if (!mine) {
+      // Mine was a delete: the server's copy goes (the base stays, so the delete is sent).
+      if (current) await batch.delete(collection, id);
+      if (current && collection === 'posts') for (const cm of await commentsOf(c, id)) await batch.delete('comments', cm.id);
+    } else if (current) {
+      // Mine on top of the server's version: sent as an update against its etag.
+      const m = mine as Fields;
+      await batch.put(collection, {
+        ...current,
+        ...editable(collection, mine as never),
+        status: m.status,
+        published: m.published ?? current.published,
+        id,
+      });
+      if (base) await batch.put('settings', { ...base, v: -1 });
+    } else {
+      // The server has none: mine comes back as a record made here, created by the next push.
+      await batch.put(collection, { ...mine, id, path: undefined, commentsVis: undefined, liveComments: 0, allComments: 0 });
+      await batch.delete('settings', bId);
+    }
+    settled(c.state, collection, id);
+    c.state.dirty.push(keyOf(collection, id));
+  }
+  c.state.conflicts = c.state.conflicts.filter((x) => x !== found);
+  await batch.commit(c.state);
+}

@@ -1,0 +1,44 @@
+/**
+ * What waits to be sent is found by comparing local records with their bases (state.ts): the local change
+ * stream of the blog names what was written since the last look, and a write whose version is one the replica
+ * stored itself is skipped, so pull-applied writes never go back.
+ */
+import { eachRecord, isDirty } from './pull.js';
+import type { Synced } from './records.js';
+import { baseId, keyOf, saveState, type Base, type Ctx } from './state.js';
+
+const SCAN = 500;
+
+/** Looks at the local writes since the last look and keeps in `state.dirty` the records that differ from their bases. */
+export async function scan(ctx: Ctx): Promise<void> {
+  const { core, blogId, state: st } = ctx;
+  await core.ready();
+  const dirty = new Set(st.dirty);
+  const { pruned } = await core.driver.logBounds();
+  // The local log was pruned past the last look: every local record of the blog against its base.
+  let moved = pruned > st.scanned.seq;
+  if (moved) await eachRecord(ctx, async (_, collection, id, version, base) => void (isDirty(version, base) && dirty.add(keyOf(collection, id))));
+  // The blog's stream holds its posts, pages and comments only (the replica's own documents have none).
+  for (;;) {
+    const changes = await core.driver.streamChanges(blogId, st.scanned, SCAN);
+    const last = changes[changes.length - 1];
+    if (!last) break;
+    const bases = await core.driver.getMany(
+      'settings',
+      changes.map((c) => baseId(blogId, c.collection as Synced, c.id)),
+    );
+    changes.forEach((c, i) => {
+      const base = bases[i]?.doc as Base | undefined;
+      // The replica's own writes: a put of the version its base names (or an older one it has written over since),
+      // a delete that removed the base too.
+      if (c.type === 'put' ? base && base.v >= c.version : !base) return;
+      dirty.add(keyOf(c.collection as Synced, c.id));
+    });
+    st.scanned = { seq: last.seq, pos: last.pos };
+    moved = true;
+    if (changes.length < SCAN) break;
+  }
+  // A record that turns out equal to its base again (or made and dropped here) is taken off when pushed.
+  st.dirty = [...dirty];
+  if (moved) await saveState(ctx);
+}
