@@ -62,6 +62,9 @@ const serverPosts = async () =>
   (await http<{ items?: WirePost[] }>('GET', `/blogs/${blogId}/posts?status=live,draft,scheduled&view=ADMIN&maxResults=50`)).items ?? [];
 const serverPost = (id: string) => http<WirePost>('GET', `/blogs/${blogId}/posts/${id}?view=ADMIN`);
 
+/** Polls until it holds (a sync crosses processes and the network: seconds on a busy machine, not vitest's 1 s). */
+const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 10_000 });
+
 /** The status line in the top bar (state and what waits). */
 const syncLine = (page: Page) => page.locator('.sync-status');
 
@@ -95,7 +98,7 @@ async function expectAllAgree(ids: string[]) {
   const onServer = await serverPosts();
   const titles = onServer.map((p) => p.title).sort();
   for (const { page } of Object.values(tabs)) {
-    await expect.poll(() => replicaTitles(page), { timeout: 10_000 }).toEqual(titles);
+    await eventually(() => replicaTitles(page)).toEqual(titles);
     for (const id of ids) expect(await replicaPost(page, id)).toEqual(wireFields(await serverPost(id)));
   }
 }
@@ -107,7 +110,7 @@ async function edit(page: Page, id: string, fields: { title?: string; content?: 
   if (fields.title !== undefined) await page.getByLabel('Title').fill(fields.title);
   if (fields.content !== undefined) await page.getByLabel('Content (HTML)').fill(fields.content);
   await page.getByRole('button', { name: /^(Update|Save draft|Save)$/ }).click();
-  await expect.poll(() => page.locator('.save-state').textContent()).toBe('All changes saved');
+  await eventually(() => page.locator('.save-state').textContent()).toBe('All changes saved');
 }
 
 async function expectNoProblems() {
@@ -178,13 +181,13 @@ describe('the browser editor synced with blogcore serve', () => {
       await page.getByLabel('Token').fill(token);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { name: 'Posts', level: 1 }).waitFor();
-      await expect.poll(() => syncLine(page).textContent()).toBe('Synced — nothing waits to be sent');
+      await eventually(() => syncLine(page).textContent()).toBe('Synced — nothing waits to be sent');
       expect(await page.locator('.brand').textContent()).toContain('blogcore demo');
     }
     // A second tab on the same store leaves the syncing to the first (one replica sends a store's writes).
     const second = await tabs.a.context.newPage();
     await second.goto(editorUrl);
-    await expect.poll(() => syncLine(second).textContent()).toBe('Synced by another tab of this editor — nothing waits to be sent');
+    await eventually(() => syncLine(second).textContent()).toBe('Synced by another tab of this editor — nothing waits to be sent');
     await second.close();
     const ids = (await serverPosts()).map((p) => p.id);
     expect(ids.length).toBeGreaterThanOrEqual(3);
@@ -197,7 +200,7 @@ describe('the browser editor synced with blogcore serve', () => {
     const target = (await serverPosts()).find((p) => p.status === 'LIVE')!;
     await a.context.setOffline(true);
     await b.context.setOffline(true);
-    for (const { page } of [a, b]) await expect.poll(() => syncLine(page).textContent()).toMatch(/^Offline/);
+    for (const { page } of [a, b]) await eventually(() => syncLine(page).textContent()).toMatch(/^Offline/);
 
     // A writes a new post and retitles the shared one; B rewrites the shared one's text (with hostile HTML).
     await a.page.goto(`${editorUrl}#/posts/new`);
@@ -205,26 +208,26 @@ describe('the browser editor synced with blogcore serve', () => {
     await a.page.getByLabel('Labels').fill('travel');
     await a.page.getByLabel('Content (HTML)').fill('<p>No signal since Lyon.</p>');
     await a.page.getByRole('button', { name: 'Publish now' }).click();
-    await expect.poll(() => a.page.locator('.page-head .badge').textContent()).toBe('Published');
+    await eventually(() => a.page.locator('.page-head .badge').textContent()).toBe('Published');
     await edit(a.page, target.id, { title: 'Retitled in A' });
     const hostile = '<p>B’s paragraph.</p><img src=x onerror="window.__owned=1">';
     await edit(b.page, target.id, { title: 'Retitled in B', content: hostile });
-    await expect.poll(() => syncLine(a.page).textContent()).toBe('Offline — 2 changes wait to be sent when you are back online');
-    await expect.poll(() => syncLine(b.page).textContent()).toBe('Offline — 1 change waits to be sent when you are back online');
+    await eventually(() => syncLine(a.page).textContent()).toBe('Offline — 2 changes wait to be sent when you are back online');
+    await eventually(() => syncLine(b.page).textContent()).toBe('Offline — 1 change waits to be sent when you are back online');
     await b.page.goto(`${editorUrl}#/sync`);
-    await expect.poll(() => b.page.locator('.pending-list li').allTextContents()).toEqual([`Changed post: Retitled in B`]);
+    await eventually(() => b.page.locator('.pending-list li').allTextContents()).toEqual([`Changed post: Retitled in B`]);
     expect((await serverPost(target.id)).title).toBe(target.title); // nothing left the browsers
 
     // A comes back first: its create and its edit reach the server.
     await a.context.setOffline(false);
-    await expect.poll(() => syncLine(a.page).textContent()).toBe('Synced — nothing waits to be sent');
+    await eventually(() => syncLine(a.page).textContent()).toBe('Synced — nothing waits to be sent');
     expect((await serverPost(target.id)).title).toBe('Retitled in A');
     const created = (await serverPosts()).find((p) => p.title === 'Written on a train')!;
     expect(wireFields(created)).toEqual({ title: 'Written on a train', content: '<p>No signal since Lyon.</p>', labels: ['travel'], status: 'LIVE' });
 
     // B comes back: its edit is refused (the server's copy moved), shown as a conflict with both texts.
     await b.context.setOffline(false);
-    await expect.poll(() => syncLine(b.page).textContent()).toContain('1 conflict needs your choice');
+    await eventually(() => syncLine(b.page).textContent()).toContain('1 conflict needs your choice');
     await b.page.getByRole('link', { name: '1 conflict needs your choice' }).click();
     const card = b.page.locator('.conflict').filter({ hasText: 'Retitled in A' });
     await card.waitFor();
@@ -237,8 +240,8 @@ describe('the browser editor synced with blogcore serve', () => {
 
     // "Keep my version": B's text goes to the server, and A (live) follows.
     await card.getByRole('button', { name: 'Keep my version' }).click();
-    await expect.poll(() => syncLine(b.page).textContent()).toBe('Synced — nothing waits to be sent');
-    await expect.poll(async () => (await serverPost(target.id)).title).toBe('Retitled in B');
+    await eventually(() => syncLine(b.page).textContent()).toBe('Synced — nothing waits to be sent');
+    await eventually(async () => (await serverPost(target.id)).title).toBe('Retitled in B');
     expect((await serverPost(target.id)).content).toBe(hostile);
     await expectAllAgree([target.id, created.id]);
     await expectNoProblems();
@@ -252,15 +255,15 @@ describe('the browser editor synced with blogcore serve', () => {
     await edit(a.page, target.id, { content: '<p>A: arrived in Turin.</p>' });
     await edit(b.page, target.id, { content: '<p>B: still somewhere near Lyon.</p>' });
     await b.context.setOffline(false);
-    await expect.poll(() => syncLine(b.page).textContent()).toBe('Synced — nothing waits to be sent');
+    await eventually(() => syncLine(b.page).textContent()).toBe('Synced — nothing waits to be sent');
     await a.context.setOffline(false);
-    await expect.poll(() => syncLine(a.page).textContent()).toContain('1 conflict needs your choice');
+    await eventually(() => syncLine(a.page).textContent()).toContain('1 conflict needs your choice');
     await a.page.goto(`${editorUrl}#/sync`);
     const card = a.page.locator('.conflict').filter({ hasText: 'Written on a train' });
     expect(await card.locator('.version').first().locator('pre').textContent()).toBe('<p>A: arrived in Turin.</p>');
     expect(await card.locator('.version').nth(1).locator('pre').textContent()).toBe('<p>B: still somewhere near Lyon.</p>');
     await card.getByRole('button', { name: 'Use the server’s version' }).click();
-    await expect.poll(() => syncLine(a.page).textContent()).toBe('Synced — nothing waits to be sent');
+    await eventually(() => syncLine(a.page).textContent()).toBe('Synced — nothing waits to be sent');
     expect((await serverPost(target.id)).content).toBe('<p>B: still somewhere near Lyon.</p>');
     await expectAllAgree([target.id]);
     await expectNoProblems();
@@ -272,7 +275,7 @@ describe('the browser editor synced with blogcore serve', () => {
     const port = new URL(api).port;
     await server!.stop('SIGKILL');
     await edit(a.page, target.id, { title: 'Saved while the server was down' });
-    await expect.poll(() => syncLine(a.page).textContent()).toBe('Sync failed — 1 change waits to be sent');
+    await eventually(() => syncLine(a.page).textContent()).toBe('Sync failed — 1 change waits to be sent');
     await a.page.goto(`${editorUrl}#/sync`);
     await a.page.locator('.problem-title').getByText('The server cannot be reached right now.').waitFor();
 
@@ -291,7 +294,7 @@ describe('the browser editor synced with blogcore serve', () => {
     ]);
     await server.waitFor(/Ctrl\+C stops the server/);
     await a.page.getByRole('button', { name: 'Sync now' }).click();
-    await expect.poll(() => syncLine(a.page).textContent()).toBe('Synced — nothing waits to be sent');
+    await eventually(() => syncLine(a.page).textContent()).toBe('Synced — nothing waits to be sent');
     expect((await serverPost(target.id)).title).toBe('Saved while the server was down');
     await expectAllAgree([target.id]);
     await expectNoProblems();
