@@ -216,6 +216,7 @@ describe('the browser editor synced with blogcore serve', () => {
     await eventually(() => syncLine(b.page).textContent()).toBe('Offline — 1 change waits to be sent when you are back online');
     await b.page.goto(`${editorUrl}#/sync`);
     await eventually(() => b.page.locator('.pending-list li').allTextContents()).toEqual([`Changed post: Retitled in B`]);
+    await b.page.screenshot({ path: join(shots, 'editor-sync-offline.png'), fullPage: true });
     expect((await serverPost(target.id)).title).toBe(target.title); // nothing left the browsers
 
     // A comes back first: its create and its edit reach the server.

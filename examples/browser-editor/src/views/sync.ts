@@ -97,7 +97,14 @@ export async function syncView(app: App, syncer: Syncer, connection: Connection)
 const ACTION_WORDS = { create: 'New', update: 'Changed', delete: 'Deleted' } as const;
 
 function pendingRow(p: PendingChange): HTMLElement {
-  return h('li', { class: 'row', dataset: { id: p.id } }, `${ACTION_WORDS[p.action]} ${p.kind}: `, h('strong', null, p.title || '(untitled)'));
+  const title = p.title || '(untitled)';
+  const open = p.kind !== 'comment' && p.action !== 'delete';
+  return h(
+    'li',
+    { class: 'row pending-row', dataset: { id: p.id } },
+    `${ACTION_WORDS[p.action]} ${p.kind}: `,
+    open ? h('a', { href: `#/${p.kind}s/edit/${encodeURIComponent(p.id)}` }, title) : h('strong', null, title),
+  );
 }
 
 /** One conflict: both versions side by side (as text: nothing in them runs), and the two choices. */
