@@ -5,7 +5,7 @@
  */
 import type { JsonObject } from '../driver.js';
 import type { Comment, Page, Post } from '../wire.js';
-import { commentsOf, remove, store } from './pull.js';
+import { remove, store } from './pull.js';
 import { editable, kindOf, type Synced } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
 import { Batch, baseId, keyOf, settled, type Base, type Ctx, type StoredConflict } from './state.js';
@@ -70,8 +70,7 @@ export function publicConflict(c: StoredConflict): Conflict {
 
 export async function resolveConflict(c: Ctx, id: string, choice: ConflictChoice): Promise<void> {
   const found = c.state.conflicts.find((x) => x.id === id);
-  if (!found) throw new Error(`No open conflict on ${id}`);
-  if (choice !== 'mine' && choice !== 'theirs') throw new TypeError("resolve takes 'mine' or 'theirs'");
+  if (!found || (choice !== 'mine' && choice !== 'theirs')) throw new TypeError("resolve: no open conflict, or not 'mine' | 'theirs'");
   const { collection, mine } = found;
   const batch = new Batch(c.core);
   if (choice === 'mine') {
@@ -81,7 +80,6 @@ export async function resolveConflict(c: Ctx, id: string, choice: ConflictChoice
     if (!mine) {
       // Mine was a delete: the server's copy goes (the base stays, so the delete is sent).
       if (current) await batch.delete(collection, id);
-      if (current && collection === 'posts') for (const cm of await commentsOf(c, id)) await batch.delete('comments', cm.id);
     } else if (current) {
       // Mine on top of the server's version: sent as an update against its etag.
       const m = mine as Fields;

@@ -27,7 +27,7 @@ export function createReplica(options: ReplicaOptions): Replica {
   const core: Core = internals.core;
   const blogId = options.blogId;
   const remote = createRemote(options.remote);
-  const maxResults = options.maxResults ?? 100;
+  const maxResults = options.maxResults ?? 500;
   let ctx: Ctx | undefined;
   let queue: Promise<unknown> = Promise.resolve();
   let stopLive: (() => void) | undefined;
@@ -36,7 +36,7 @@ export function createReplica(options: ReplicaOptions): Replica {
   /** One replica operation at a time; each starts from the state as stored (a failed one left nothing half-done). */
   function run<T>(task: (ctx: Ctx) => Promise<T>): Promise<T> {
     const next = queue.then(async () => {
-      if (closed) throw new Error('This replica is closed');
+      if (closed) throw new Error('Replica closed');
       ctx ??= { core, blogId, state: await loadState(core, blogId) };
       try {
         return await task(ctx);

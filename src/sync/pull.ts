@@ -25,7 +25,9 @@ export async function store(ctx: Ctx, batch: Batch, collection: Synced, resource
   const base = (await batch.get<Base>('settings', bId))?.doc;
   const local = await batch.get<PostRecord & PageRecord & CommentRecord>(collection, resource.id);
   if (!force && local && isDirty(local.stored, base)) return false;
-  await knowUser(batch, resource.author);
+  // Authors become local users (the local service shows their names).
+  const { id, displayName, url } = resource.author;
+  if (id && !(await batch.get('users', id))) await batch.put('users', { id, displayName, url: url || undefined, created: '' } satisfies UserRecord);
   const blog = await ctx.core.blog(ctx.blogId);
   let record: PostRecord | PageRecord | CommentRecord;
   if (collection === 'posts') record = postRecord(resource as Post, blog, local?.doc);
@@ -46,12 +48,11 @@ export async function store(ctx: Ctx, batch: Batch, collection: Synced, resource
   return true;
 }
 
-async function knowUser(batch: Batch, author: { id?: string; displayName: string; url: string }): Promise<void> {
-  if (!author.id || (await batch.get('users', author.id))) return;
-  await batch.put('users', { id: author.id, displayName: author.displayName, url: author.url || undefined, created: '' } satisfies UserRecord);
-}
-
-/** Removes a local record the server no longer shows (with a post, its comments); answers false when local edits keep it (unless `force`). */
+/**
+ * Removes a local record the server no longer shows; answers false when local edits keep it (unless `force`).
+ * A post's comments go by their own tombstones (the server logs them), so comments written here and not yet
+ * sent stay, to meet the server as conflicts rather than vanish.
+ */
 export async function remove(ctx: Ctx, batch: Batch, collection: Synced, id: string, force = false): Promise<boolean> {
   const bId = baseId(ctx.blogId, collection, id);
   const base = (await batch.get<Base>('settings', bId))?.doc;
@@ -60,12 +61,6 @@ export async function remove(ctx: Ctx, batch: Batch, collection: Synced, id: str
   if (base) await batch.delete('settings', bId);
   if (!local) return true;
   await batch.delete(collection, id);
-  if (collection === 'posts') {
-    for (const c of await commentsOf(ctx, id)) {
-      await batch.delete('comments', c.id);
-      await batch.delete('settings', baseId(ctx.blogId, 'comments', c.id));
-    }
-  }
   return true;
 }
 
@@ -137,6 +132,24 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
       throw error;
     }
     const batch = new Batch(ctx.core);
+    // What the page's items will read, in a few driver calls rather than one per item.
+    const ids = page.items.map((i) => [collectionOf(i.kind), i.id] as const);
+    await Promise.all([
+      ...synced.map((c) =>
+        batch.load(
+          c,
+          ids.filter((x) => x[0] === c).map((x) => x[1]),
+        ),
+      ),
+      batch.load(
+        'settings',
+        ids.map(([c, id]) => baseId(ctx.blogId, c, id)),
+      ),
+      batch.load(
+        'users',
+        page.items.map((i) => i.resource?.author.id ?? ''),
+      ),
+    ]);
     for (const item of page.items) if (await applyItem(ctx, batch, item)) applied++;
     if (page.nextPageToken) st.pull = { ...at, pageToken: page.nextPageToken };
     else {

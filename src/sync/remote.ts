@@ -62,7 +62,7 @@ export function createRemote(options: RemoteOptions): Remote {
     const url = new URL(base + path);
     for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const extra = typeof options.headers === 'function' ? await options.headers() : (options.headers ?? {});
-    const headers: Record<string, string> = { ...extra, accept: 'application/json' };
+    const headers: Record<string, string> = { ...extra };
     if (o.body !== undefined) headers['content-type'] = 'application/json';
     if (o.ifMatch !== undefined) headers['if-match'] = o.ifMatch;
     if (o.idempotencyKey !== undefined) headers['idempotency-key'] = o.idempotencyKey;
@@ -71,15 +71,10 @@ export function createRemote(options: RemoteOptions): Remote {
       res = await doFetch(url, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal: o.signal });
     } catch (error) {
       if (o.signal?.aborted) throw error;
-      throw new RemoteError(0, 'offline', `Could not reach ${url.origin}: ${String(error)}`);
+      throw new RemoteError(0, 'offline', `Could not reach ${url.origin}`);
     }
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
+    // 204 and non-JSON answers read as undefined.
+    const json: unknown = await res.json().catch(() => undefined);
     if (!res.ok) {
       const err = (json as { error?: { message?: string; errors?: Array<{ reason?: string }> } } | undefined)?.error;
       throw new RemoteError(res.status, err?.errors?.[0]?.reason ?? 'unknown', err?.message ?? `HTTP ${res.status}`, json);
@@ -89,7 +84,7 @@ export function createRemote(options: RemoteOptions): Remote {
 
   return {
     pull: (blogId, o = {}) =>
-      call<ChangeList>('GET', `/blogs/${encodeURIComponent(blogId)}/changes`, {
+      call<ChangeList>('GET', `/blogs/${blogId}/changes`, {
         query: { since: o.since, pageToken: o.pageToken, maxResults: o.maxResults, wait: o.wait },
         signal: o.signal,
       }),

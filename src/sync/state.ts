@@ -7,7 +7,7 @@
  * so a reload or a crash at any point finds them consistent.
  */
 import type { Core } from '../core.js';
-import type { JsonObject, LogPosition, WriteOp } from '../driver.js';
+import type { JsonObject, LogPosition, StoredDoc, WriteOp } from '../driver.js';
 import { del, put, type Collection } from '../records.js';
 import type { Synced } from './records.js';
 
@@ -97,15 +97,21 @@ export class Batch {
   private slots = new Map<string, Slot>();
   constructor(private readonly core: Core) {}
 
-  private async slot(collection: Collection, id: string): Promise<Slot> {
+  private fill(collection: Collection, id: string, found: StoredDoc | undefined): Slot {
     const k = `${collection}/${id}`;
     let s = this.slots.get(k);
-    if (!s) {
-      const found = await this.core.driver.get(collection, id);
-      s = { collection, id, stored: found?.version ?? 0, was: found?.doc, doc: found?.doc };
-      this.slots.set(k, s);
-    }
+    if (!s) this.slots.set(k, (s = { collection, id, stored: found?.version ?? 0, was: found?.doc, doc: found?.doc }));
     return s;
+  }
+
+  private async slot(collection: Collection, id: string): Promise<Slot> {
+    return this.slots.get(`${collection}/${id}`) ?? this.fill(collection, id, await this.core.driver.get(collection, id));
+  }
+
+  /** Reads many records at once (one driver call) ahead of the gets that will want them. */
+  async load(collection: Collection, ids: readonly string[]): Promise<void> {
+    const docs = await this.core.driver.getMany(collection, ids);
+    for (let i = 0; i < ids.length; i++) this.fill(collection, ids[i]!, docs[i]);
   }
 
   async get<T>(collection: Collection, id: string): Promise<{ doc: T; stored: number } | undefined> {

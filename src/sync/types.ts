@@ -8,7 +8,7 @@ export interface ReplicaOptions {
   /** The server: its API root (e.g. `https://blog.example/v3`), headers sent with every request (a function is asked each time), and a `fetch`. */
   remote: RemoteOptions;
   blogId: string;
-  /** Items per pull page (default 100). */
+  /** Items per pull page (default 500, the most the server gives). */
   maxResults?: number;
   /** Seconds a `live()` pull waits on the server for a change (default 30, at most 60). */
   wait?: number;
