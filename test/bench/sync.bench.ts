@@ -24,7 +24,7 @@ import type { BenchContext } from './harness.js';
 
 const TOKEN = 'bench';
 /** The replica's default pull page (ReplicaOptions.maxResults); the raw pull fetches the same pages. */
-const PAGE_SIZE = 100;
+const PAGE_SIZE = 500;
 
 /** Counts every byte read and written on the server's sockets. */
 function byteMeter(server: Server) {
