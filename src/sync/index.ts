@@ -109,12 +109,14 @@ export function createReplica(options: ReplicaOptions): Replica {
       let pause = 1_000;
       while (!stopped) {
         try {
+          // Made before the sync, so a local write during it wakes the wait at once.
+          const woken = new Promise<void>((r) => (wake = r));
           await sync();
           pause = 1_000;
           abort = new AbortController();
           const since = ctx?.state.checkpoint;
-          const woken = new Promise<void>((r) => (wake = r));
           await Promise.race([remote.pull(blogId, { since, maxResults: 1, wait: waitSeconds, signal: abort.signal }).catch(() => undefined), woken]);
+          abort.abort();
         } catch (error) {
           if (stopped) break;
           options.onError?.(error);

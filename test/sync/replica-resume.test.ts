@@ -82,6 +82,26 @@ it('the server restarted mid-push, the tab reloaded: the create is resent with i
   expect(await second.replica.pending()).toEqual([]);
 });
 
+it('an edit made while a create was on its way (its answer lost) is kept and sent after the create', async () => {
+  const r = open(localStore('idb'));
+  await r.replica.sync();
+  r.net.offline = true;
+  const made = await r.local.posts.insert({ blogId: s.blogId, body: { title: 'First words', content: 'one' } });
+  r.net.offline = false;
+  r.net.lose = (line) => line.startsWith('POST ');
+  expect(await caught(r.replica.sync())).toMatchObject({ status: 0 });
+  r.net.lose = undefined;
+  // Still under its local id here; edited again before the create is answered.
+  await r.local.posts.patch({ blogId: s.blogId, postId: made.id!, body: { content: 'two', labels: ['later'] } });
+  await r.replica.sync();
+  await r.replica.sync();
+  const there = (await s.service.posts.list({ blogId: s.blogId })).items;
+  expect(there.map((p) => [p.title, p.content, p.labels])).toEqual([['First words', 'two', ['later']]]);
+  const here = (await r.local.posts.list({ blogId: s.blogId })).items;
+  expect(here.map((p) => [p.id, p.content, p.etag])).toEqual([[there[0]!.id, 'two', there[0]!.etag]]);
+  expect(await r.replica.pending()).toEqual([]);
+});
+
 it('410: a checkpoint older than the log pulls afresh, drops what the server lost and keeps local edits', async () => {
   const ids: string[] = [];
   for (const title of ['keep', 'gone', 'changed']) ids.push((await s.as('author').posts.insert({ blogId: s.blogId, body: { title, content: 'v1' } })).id!);
