@@ -13,7 +13,7 @@ import { rotateToken } from './token.js';
 const VERSION = (createRequire(import.meta.url)('blogcore/package.json') as { version: string }).version;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
-type Values = Record<string, string | boolean | undefined>;
+type Values = Record<string, string | boolean | string[] | undefined>;
 
 interface Command {
   usage: string;
@@ -27,13 +27,15 @@ const DB_HELP = '--db <file|url>   the SQLite file (default ./data/blog.db), or 
 
 const COMMANDS: Record<string, Command> = {
   serve: {
-    usage: `blogcore serve [--db <file>] [--port <n>] [--host <addr>] [--api-base-url <url>] [--quiet] [--max-connections <n>]
+    usage: `blogcore serve [--db <file>] [--port <n>] [--host <addr>] [--api-base-url <url>] [--quiet] [--max-connections <n>] [--cors <origin>]
       Serves the Blogger v3 API under /v3 (default 127.0.0.1:8080). The first run on a new database creates
       a demo blog and prints an admin bearer token.
       ${DB_HELP}
       --api-base-url    the public URL clients use, when behind a proxy (links and selfLinks start with it)
       --quiet           no log line per request
-      --max-connections connections served at once (default ${SERVER_LIMITS.maxConnections})`,
+      --max-connections connections served at once (default ${SERVER_LIMITS.maxConnections})
+      --cors <origin>   let web pages from this origin call the API (e.g. http://127.0.0.1:5173 for the
+                        browser editor); repeat for more origins, * for any`,
     options: {
       db: { type: 'string', default: './data/blog.db' },
       port: { type: 'string', default: '8080' },
@@ -41,6 +43,7 @@ const COMMANDS: Record<string, Command> = {
       'api-base-url': { type: 'string' },
       quiet: { type: 'boolean', short: 'q', default: false },
       'max-connections': { type: 'string', default: String(SERVER_LIMITS.maxConnections) },
+      cors: { type: 'string', multiple: true },
     },
     run(values) {
       const port = integer('--port', values.port, 0, 65535);
@@ -49,8 +52,14 @@ const COMMANDS: Record<string, Command> = {
       if (apiBaseUrl !== undefined && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(apiBaseUrl)) {
         throw new UsageError(`--api-base-url: an http(s) URL such as https://blog.example.com, not ${values['api-base-url']}`);
       }
+      const cors = (values.cors as string[] | undefined) ?? [];
+      for (const origin of cors) {
+        if (origin !== '*' && !/^https?:\/\/[^/?#\s]+$/.test(origin))
+          throw new UsageError(`--cors: an origin such as http://127.0.0.1:5173 (scheme, host, port; no path), or *, not ${origin}`);
+      }
       return serve({
         db: values.db as string,
+        cors,
         port,
         host: values.host as string,
         quiet: values.quiet === true,

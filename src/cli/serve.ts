@@ -31,6 +31,8 @@ export interface ServeOptions {
   apiBaseUrl?: string;
   quiet: boolean;
   maxConnections: number;
+  /** Origins whose pages may call the API (CORS); `*` for any. Empty: none. */
+  cors?: readonly string[];
   version: string;
 }
 
@@ -124,6 +126,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
   const handle = toNodeHandler(
     createHttpHandler(service, {
       authenticate: bearerAuth(driver),
+      ...(opts.cors?.length ? { cors: { origin: opts.cors.includes('*') ? '*' : opts.cors } } : {}),
       onError: (error) => console.error('blogcore: unexpected error:', error),
     }),
   );

@@ -7,6 +7,8 @@ export interface App {
   owner: BlogService;
   /** A signed-out visitor: what the public sees, and anonymous comments. */
   reader: BlogService;
+  /** The server this blog is replicated with (its origin), or null for a local-only blog. */
+  server: string | null;
   /** Says that something worked (a polite live region). */
   notify(message: string): void;
   /** Shows what went wrong, in words. Every failed call ends here or in a view's own message. */

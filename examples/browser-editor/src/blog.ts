@@ -8,8 +8,9 @@ const DATABASE = 'blogcore-editor';
 /** Blogs need a public address; this one only shapes post URLs (`…/2026/11/slug.html`). */
 const BLOG_URL = 'https://my-offline-blog.example/';
 
-export async function openService(): Promise<BlogService> {
-  const service = createBlogService({ driver: idbDriver({ name: DATABASE }) });
+/** The local-only blog's store, or (named) a replica's. */
+export async function openService(name = DATABASE): Promise<BlogService> {
+  const service = createBlogService({ driver: idbDriver({ name }) });
   await service.ready();
   return service;
 }

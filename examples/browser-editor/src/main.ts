@@ -1,90 +1,32 @@
 /**
- * The offline blog editor: blogcore's BlogService on IndexedDB, entirely in this page. No server holds
- * the data; a service worker keeps the app's own files so it also opens without a network.
+ * The offline blog editor: blogcore's BlogService on IndexedDB, entirely in this page. Local-only, no server
+ * holds the data; signed in to a blogcore server, the store is a replica of one of its blogs (sync.ts). A
+ * service worker keeps the app's own files so it also opens without a network.
  */
 import './style.css';
-import type { Blog, BlogService } from 'blogcore';
+import { BlogError, type Blog, type BlogService } from 'blogcore';
 import { parseRoute, type App, type RemoteChange } from './app.js';
-import { createBlog, findBlog, openService, OWNER_ID } from './blog.js';
+import { findBlog, openService, OWNER_ID } from './blog.js';
+import { forgetConnection, replicaDatabase, savedConnection, type Connection } from './connection.js';
 import { h, mount } from './dom.js';
-import { describe } from './errors.js';
+import { fatal, problemBox, root } from './shell.js';
+import { startSync, type Syncer } from './sync.js';
 import { commentsView } from './views/comments.js';
 import { editorView, pageKind, postKind } from './views/editor.js';
 import { pagesView } from './views/pages.js';
 import { postsView } from './views/posts.js';
 import { readerView } from './views/reader.js';
+import { connectView } from './views/signin.js';
+import { syncBadge, syncView } from './views/sync.js';
+import { welcome } from './views/welcome.js';
 
-const root = document.getElementById('app')!;
-
-function problemBox(error: unknown, onDismiss?: () => void): HTMLElement {
-  const p = describe(error);
-  const box = h(
-    'div',
-    { class: 'problem' },
-    h('p', { class: 'problem-title' }, p.title),
-    h('p', { class: 'problem-detail' }, p.detail, p.code ? h('span', { class: 'problem-code' }, ` (${p.code})`) : null),
-  );
-  if (onDismiss) box.append(h('button', { type: 'button', class: 'quiet dismiss', 'aria-label': 'Dismiss this message', onclick: onDismiss }, '×'));
-  return box;
+/** Signed in to a server: the replica's status and choices; local-only: nothing. */
+interface Server {
+  connection: Connection;
+  syncer: Syncer;
 }
 
-/** Nothing works without the store: say why, offer to retry. */
-function fatal(error: unknown): void {
-  console.error(error);
-  mount(
-    root,
-    h(
-      'main',
-      { class: 'centered', role: 'alert' },
-      h('h1', null, 'Your blog could not be opened'),
-      problemBox(error),
-      h('button', { type: 'button', class: 'primary', onclick: () => location.reload() }, 'Try again'),
-    ),
-  );
-}
-
-function welcome(service: BlogService): void {
-  const you = h('input', { id: 'you', name: 'you', required: true, autocomplete: 'name', value: '' });
-  const name = h('input', { id: 'blog-name', name: 'name', required: true, maxLength: 200, value: 'My offline blog' });
-  const description = h('textarea', { id: 'blog-description', name: 'description', rows: 2, maxLength: 2000 });
-  const problems = h('div', { role: 'alert' });
-  const submit = h('button', { type: 'submit', class: 'primary' }, 'Create my blog');
-  mount(
-    root,
-    h(
-      'main',
-      { class: 'centered welcome' },
-      h('h1', null, 'Start a blog in this browser'),
-      h('p', null, 'Everything you write is kept on this device, in the browser’s own storage. It works offline and nothing is sent anywhere.'),
-      h(
-        'form',
-        {
-          onsubmit: async (e: Event) => {
-            e.preventDefault();
-            if (!(e.currentTarget as HTMLFormElement).reportValidity()) return;
-            submit.disabled = true;
-            problems.replaceChildren();
-            try {
-              const blog = await createBlog(service, { displayName: you.value.trim(), name: name.value.trim(), description: description.value.trim() });
-              start(service, blog);
-            } catch (error) {
-              problems.append(problemBox(error));
-              submit.disabled = false;
-            }
-          },
-        },
-        h('div', { class: 'field' }, h('label', { for: 'you' }, 'Your name'), you),
-        h('div', { class: 'field' }, h('label', { for: 'blog-name' }, 'Blog name'), name),
-        h('div', { class: 'field' }, h('label', { for: 'blog-description' }, 'Description (optional)'), description),
-        problems,
-        submit,
-      ),
-    ),
-  );
-  you.focus();
-}
-
-function start(service: BlogService, blog: Blog): void {
+function start(service: BlogService, blog: Blog, server: Server | null, owner: BlogService): void {
   const problems = h('div', { class: 'problems', role: 'alert' });
   const status = h('div', { class: 'toast', role: 'status', 'aria-live': 'polite' });
   const view = h('div', { class: 'view-slot' });
@@ -95,6 +37,7 @@ function start(service: BlogService, blog: Blog): void {
     ['pages', 'Pages'],
     ['comments', 'Comments'],
     ['read', 'Reader view'],
+    ['sync', server ? 'Sync' : 'Sync with a server'],
   ] as const;
   const nav = h(
     'nav',
@@ -108,8 +51,9 @@ function start(service: BlogService, blog: Blog): void {
 
   const app: App = {
     blog,
-    owner: service.as({ userId: OWNER_ID }),
+    owner,
     reader: service.as(null),
+    server: server ? new URL(server.connection.api).origin : null,
     notify(message) {
       status.textContent = message;
       status.classList.add('shown');
@@ -139,9 +83,10 @@ function start(service: BlogService, blog: Blog): void {
   // Tabs of this editor share one database but each has its own service: pass each write on, so the
   // others can show it (a conflicting save would still be refused with 412; this only says so earlier).
   if ('BroadcastChannel' in window) {
-    const channel = new BroadcastChannel('blogcore-editor');
+    const channel = new BroadcastChannel(server ? replicaDatabase(server.connection) : 'blogcore-editor');
     service.on('*', (event) => channel.postMessage({ type: event.type, id: event.id } satisfies RemoteChange));
     channel.addEventListener('message', (e: MessageEvent<RemoteChange>) => {
+      void server?.syncer.now(); // a write in another tab: the tab that syncs sends it
       if (app.onRemoteChange?.(e.data)) return;
       mount(
         remote,
@@ -177,7 +122,11 @@ function start(service: BlogService, blog: Blog): void {
               ? await commentsView(app, route)
               : section === 'read'
                 ? await readerView(app, route)
-                : h('section', { class: 'view' }, h('h1', { tabIndex: -1 }, 'Nothing here'), h('p', null, h('a', { href: '#/posts' }, 'Go to your posts')));
+                : section === 'sync'
+                  ? server
+                    ? await syncView(app, server.syncer, server.connection)
+                    : connectView()
+                  : h('section', { class: 'view' }, h('h1', { tabIndex: -1 }, 'Nothing here'), h('p', null, h('a', { href: '#/posts' }, 'Go to your posts')));
       if (mine !== renders) return; // a newer navigation already took over
       mount(view, el);
       view.querySelector<HTMLElement>('h1')?.focus({ preventScroll: true });
@@ -217,13 +166,30 @@ function start(service: BlogService, blog: Blog): void {
     net.textContent = navigator.onLine ? 'Saved in this browser · works offline' : 'Offline — everything still works and is saved in this browser';
     net.classList.toggle('offline', !navigator.onLine);
   };
-  window.addEventListener('online', showNet);
-  window.addEventListener('offline', showNet);
-  showNet();
+  if (!server) {
+    window.addEventListener('online', showNet);
+    window.addEventListener('offline', showNet);
+    showNet();
+  }
+  // What a sync brought in shows at once where nothing is unsaved; otherwise the person is told and chooses.
+  server?.syncer.subscribe((_status, pulled) => {
+    if (!pulled) return;
+    if (!app.unsaved?.()) void show();
+    else
+      mount(
+        remote,
+        h('p', null, 'Changes arrived from the server. ', h('button', { type: 'button', class: 'link', onclick: () => void show() }, 'Show the latest')),
+      );
+  });
 
   mount(
-    root,
-    h('header', { class: 'topbar' }, h('a', { class: 'brand', href: '#/posts' }, h('span', { class: 'logo', 'aria-hidden': 'true' }, '✎'), blog.name), net),
+    root(),
+    h(
+      'header',
+      { class: 'topbar' },
+      h('a', { class: 'brand', href: '#/posts' }, h('span', { class: 'logo', 'aria-hidden': 'true' }, '✎'), blog.name),
+      server ? syncBadge(server.syncer) : net,
+    ),
     h('div', { class: 'layout' }, nav, h('main', { id: 'main', tabIndex: -1 }, problems, remote, view)),
     status,
   );
@@ -244,14 +210,47 @@ const offline: Promise<unknown> =
 // Handled once the editor shows (above); this only keeps the browser from reporting it as unhandled first.
 offline.catch(() => undefined);
 
+/** Signed in: open the replica's store; on the first visit the blog arrives with the first sync. */
+async function bootConnected(connection: Connection): Promise<void> {
+  const service = await openService(replicaDatabase(connection));
+  const syncer = startSync(connection, service);
+  const local = () =>
+    service.blogs.get({ blogId: connection.blogId }).catch((e: unknown) => {
+      if (BlogError.is(e) && e.code === 404) return null;
+      throw e;
+    });
+  let blog = await local();
+  if (!blog) {
+    mount(root(), h('p', { class: 'boot', role: 'status' }, `Copying “${connection.blogName}” from the server…`));
+    // Directly, not through the syncing tab's turn (which may not have started yet): fails in words if offline.
+    await syncer.replica.sync();
+    blog = await local();
+    if (!blog) throw new Error('The server sent no blog. Check that you are online, then try again.');
+  }
+  // The replica's writes come from the local host service (it holds the blog as the signed-in user sees it;
+  // the server decides what that user may do, and a refusal comes back as a conflict).
+  start(service, blog, { connection, syncer }, service);
+}
+
 async function boot(): Promise<void> {
+  const connection = savedConnection();
   try {
+    if (connection) return await bootConnected(connection);
     const service = await openService();
     const blog = await findBlog(service);
-    if (blog) start(service, blog);
-    else welcome(service);
+    const open = (b: Blog) => start(service, b, null, service.as({ userId: OWNER_ID }));
+    if (blog) open(blog);
+    else welcome(service, open);
   } catch (error) {
-    fatal(error);
+    fatal(
+      error,
+      connection
+        ? () => {
+            forgetConnection();
+            location.reload();
+          }
+        : undefined,
+    );
   }
 }
 

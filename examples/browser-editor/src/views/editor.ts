@@ -280,7 +280,15 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
               : null,
             status === 'LIVE' ? [h('dt', null, 'Readers'), h('dd', null, h('a', { href: `#/read/${kind.noun}/${doc.id}` }, 'See it as a reader'))] : null,
           ]
-        : [h('dd', { class: 'hint' }, `A new ${kind.noun} is saved in this browser only. Nothing leaves this device.`)]),
+        : [
+            h(
+              'dd',
+              { class: 'hint' },
+              app.server
+                ? `A new ${kind.noun} is saved in this browser first, and sent to ${app.server} when you are online.`
+                : `A new ${kind.noun} is saved in this browser only. Nothing leaves this device.`,
+            ),
+          ]),
     );
     showDirty();
   }

@@ -1,0 +1,165 @@
+/**
+ * The page behind `test/bench/sync.bench.ts`. In one Chromium page, against one blogcore server on
+ * 127.0.0.1, it times the replica (createReplica over a service on idbDriver) and a raw baseline doing the
+ * same transfer by hand: plain `fetch` of the same change pages with raw `idb` puts of the items, and plain
+ * `fetch` PATCHes with If-Match for the push. Node counts the bytes on the wire (`meter`, exposed by the
+ * bench) and seeds the server; the timings are taken here.
+ */
+import { openDB } from 'idb';
+import { idbDriver } from '../../drivers/idb/index.js';
+import { createBlogService } from '../../src/index.js';
+import { createReplica } from '../../src/sync/index.js';
+import type { Timing } from '../bench/harness.js';
+
+export interface SyncBenchInput {
+  baseUrl: string;
+  token: string;
+  blogId: string;
+  /** Posts the replica edits offline, then pushes. */
+  mine: string[];
+  /** Other posts the raw baseline PATCHes. */
+  raw: string[];
+  /** The page size of the raw pull (the replica's own). */
+  pageSize: number;
+}
+
+export interface SyncBenchPhase {
+  op: string;
+  size: number;
+  ours: Timing;
+  raw: Timing;
+  /** Bytes on the wire (requests and responses, headers included). */
+  oursBytes: number;
+  rawBytes: number;
+  /** The most the replica may take, in ms: issue 13's target (3 s per 10k posts pulled, 1 s per 100 edits pushed) at this size. */
+  targetMs?: number;
+}
+
+declare global {
+  /** Bytes on the wire so far (the bench's server counts them); exposed by playwright. */
+  function meter(): Promise<number>;
+  /** Lets Node change posts on the server between phases. */
+  function serverStep(name: string): Promise<void>;
+}
+
+const single = (ms: number): Timing => ({ mean: ms * 1000, p50: ms * 1000, p99: ms * 1000, ops: 1 });
+
+/** Runs `fn` once; its time (ms) and the bytes it moved. */
+async function measure(fn: () => Promise<unknown>): Promise<{ ms: number; bytes: number }> {
+  const b0 = await meter();
+  const t0 = performance.now();
+  await fn();
+  const ms = performance.now() - t0;
+  return { ms, bytes: (await meter()) - b0 };
+}
+
+async function runSyncBench(input: SyncBenchInput): Promise<SyncBenchPhase[]> {
+  const { baseUrl, token, blogId } = input;
+  const headers = { authorization: `Bearer ${token}` };
+  const phases: SyncBenchPhase[] = [];
+
+  // --- raw: the same change pages by fetch, items put into one object store, one transaction per page
+  const rawDb = await openDB('raw-sync', 1, { upgrade: (db) => void db.createObjectStore('items', { keyPath: 'id' }) });
+  let rawCheckpoint = '';
+  const rawPull = async (since?: string) => {
+    let pageToken: string | undefined;
+    let count = 0;
+    do {
+      const url = new URL(`${baseUrl}/blogs/${blogId}/changes`);
+      url.searchParams.set('maxResults', String(input.pageSize));
+      if (since) url.searchParams.set('since', since);
+      if (pageToken) url.searchParams.set('pageToken', pageToken);
+      const page = (await (await fetch(url, { headers })).json()) as {
+        items: Array<{ id: string; deleted?: boolean }>;
+        nextPageToken?: string;
+        checkpoint: string;
+      };
+      const tx = rawDb.transaction('items', 'readwrite');
+      for (const item of page.items) void (item.deleted ? tx.store.delete(item.id) : tx.store.put(item));
+      await tx.done;
+      count += page.items.length;
+      pageToken = page.nextPageToken;
+      rawCheckpoint = page.checkpoint;
+    } while (pageToken);
+    return count;
+  };
+
+  // --- ours: a replica on a fresh IndexedDB store
+  const local = createBlogService({ driver: idbDriver({ name: 'bench-replica' }) });
+  await local.ready();
+  const replica = createReplica({ local, remote: { baseUrl, headers }, blogId });
+
+  let pulledRaw = 0;
+  let pulledOurs = 0;
+  const rawFirst = await measure(async () => void (pulledRaw = await rawPull()));
+  const oursFirst = await measure(async () => void (pulledOurs = (await replica.sync()).pulled));
+  phases.push({
+    op: `first pull (${pulledOurs} items into IndexedDB; raw ${pulledRaw})`,
+    size: pulledOurs,
+    ours: single(oursFirst.ms),
+    raw: single(rawFirst.ms),
+    oursBytes: oursFirst.bytes,
+    rawBytes: rawFirst.bytes,
+    targetMs: (3000 * pulledOurs) / 10_000,
+  });
+
+  // --- push: edits made offline (queued in the replica), then one sync sends and confirms them
+  const as = local; // the app writes through the local service itself
+  for (const postId of input.mine) {
+    const post = await as.posts.get({ blogId, postId, view: 'ADMIN' });
+    await as.posts.patch({ blogId, postId, ifMatch: post.etag, body: { title: `${post.title} (edited offline)` } });
+  }
+  const pendingBefore = (await replica.pending()).length;
+  const etags = new Map<string, string>();
+  for (const postId of input.raw) {
+    const res = await fetch(`${baseUrl}/blogs/${blogId}/posts/${postId}?view=ADMIN`, { headers });
+    etags.set(postId, res.headers.get('etag') ?? ((await res.json()) as { etag: string }).etag);
+  }
+  let pushed = 0;
+  const oursPush = await measure(async () => void (pushed = (await replica.sync()).pushed));
+  const rawPush = await measure(async () => {
+    for (const postId of input.raw) {
+      const res = await fetch(`${baseUrl}/blogs/${blogId}/posts/${postId}`, {
+        method: 'PATCH',
+        headers: { ...headers, 'content-type': 'application/json', 'if-match': etags.get(postId)! },
+        body: JSON.stringify({ title: `Raw edit ${postId}` }),
+      });
+      if (!res.ok) throw new Error(`raw PATCH ${res.status}`);
+      await res.json();
+    }
+  });
+  if ((await replica.pending()).length !== 0) throw new Error('the replica still has writes to send');
+  phases.push({
+    op: `push ${pendingBefore} queued offline edits (pushed ${pushed})`,
+    size: input.mine.length,
+    ours: single(oursPush.ms),
+    raw: single(rawPush.ms),
+    oursBytes: oursPush.bytes,
+    rawBytes: rawPush.bytes,
+    targetMs: (1000 * input.mine.length) / 100,
+  });
+
+  // --- an incremental pull of posts changed on the server (Node edits them between the phases)
+  // Both catch up (the raw store with the replica's pushes, the replica with the raw PATCHes), untimed.
+  await rawPull(rawCheckpoint);
+  await replica.sync();
+  await serverStep('edit');
+  let pulledNext = 0;
+  const oursNext = await measure(async () => void (pulledNext = (await replica.sync()).pulled));
+  const rawNext = await measure(() => rawPull(rawCheckpoint));
+  phases.push({
+    op: `next pull (${pulledNext} changed on the server)`,
+    size: pulledNext,
+    ours: single(oursNext.ms),
+    raw: single(rawNext.ms),
+    oursBytes: oursNext.bytes,
+    rawBytes: rawNext.bytes,
+  });
+
+  await replica.close();
+  await local.close();
+  rawDb.close();
+  return phases;
+}
+
+(globalThis as unknown as { runSyncBench: typeof runSyncBench }).runSyncBench = runSyncBench;
