@@ -11,7 +11,7 @@ import type { UserRecord } from '../records.js';
 import type { Blog, User } from '../wire.js';
 import { publicConflict, resolveConflict } from './conflicts.js';
 import { pull } from './pull.js';
-import { blogRecord, kindOf } from './records.js';
+import { blogRecord, differs, kindOf, type Local } from './records.js';
 import { push } from './push.js';
 import { createRemote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';
@@ -79,10 +79,15 @@ export function createReplica(options: ReplicaOptions): Replica {
       const out: PendingChange[] = [];
       for (const key of c.state.dirty) {
         const { collection, id } = splitKey(key);
-        const [rec, base] = await Promise.all([core.get<{ title?: string }>(collection, id), core.get<Base>('settings', baseId(blogId, collection, id))]);
-        // Made and dropped here, never sent: nothing waits.
-        if (rec || base || c.state.creates[id])
-          out.push({ kind: kindOf(collection), id, action: !base ? 'create' : rec ? 'update' : 'delete', title: rec?.doc.title });
+        const [rec, base] = await Promise.all([core.get<Local>(collection, id), core.get<Base>('settings', baseId(blogId, collection, id))]);
+        // Made and dropped here, never sent, or written with nothing a push sends (a post's comment counts): nothing waits.
+        if (rec ? !base || differs(collection, rec.doc, base.doc) : base || c.state.creates[id])
+          out.push({
+            kind: kindOf(collection),
+            id,
+            action: !base ? 'create' : rec ? 'update' : 'delete',
+            title: (rec?.doc as { title?: string } | undefined)?.title,
+          });
       }
       return out;
     });

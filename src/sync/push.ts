@@ -60,7 +60,14 @@ async function pushOne(ctx: Ctx, remote: Remote, collection: Synced, id: string)
       req = st.creates[id] = made;
       await saveState(ctx);
     }
-    const created = await remote.call<Resource>('POST', req.path, { body: req.body, query: req.query, idempotencyKey: req.key });
+    let created = await remote.call<Resource>('POST', req.path, { body: req.body, query: req.query, idempotencyKey: req.key });
+    // Below ADMIN view a comment comes without its status: one the writer cannot read back waits for moderation.
+    if (collection === 'comments' && !(created as Comment).status) {
+      created = await remote.call<Resource>('GET', `${req.path}/${created.id}`).catch((error: unknown) => {
+        if (error instanceof RemoteError && error.status === 404) return { ...(created as Comment), status: 'PENDING' as const };
+        throw error;
+      });
+    }
     await adopt(ctx, collection, id, created, rec?.version);
     return true;
   }

@@ -5,6 +5,7 @@
 import type { JsonObject } from '../driver.js';
 import { shortHash } from '../ids.js';
 import { commentVisOf, type BlogRecord, type CommentRecord, type PageRecord, type PostRecord } from '../records.js';
+import type { Base } from './state.js';
 import { etagOf, type Blog, type Comment, type Page, type Post } from '../wire.js';
 
 export type Synced = 'posts' | 'pages' | 'comments';
@@ -97,5 +98,10 @@ export function editable(collection: Synced, r: PostRecord | PageRecord | Commen
   } as JsonObject;
 }
 
+export type Local = PostRecord | PageRecord | CommentRecord;
+
 /** A fingerprint of the editable fields: a record whose fingerprint left its base's has edits to send. */
-export const fingerprint = (collection: Synced, r: PostRecord | PageRecord | CommentRecord) => shortHash(JSON.stringify(editable(collection, r)));
+export const fingerprint = (collection: Synced, r: Local) => shortHash(JSON.stringify(editable(collection, r)));
+
+/** Whether a local record differs from its base in what a push sends: its editable fields or its status. */
+export const differs = (collection: Synced, r: Local, base: Base) => fingerprint(collection, r) !== base.h || r.status !== base.s;
