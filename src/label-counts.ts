@@ -9,34 +9,34 @@ import { del, labelId, put, type LabelRecord, type PostRecord } from './records.
 type Counted = Pick<PostRecord, 'blogId' | 'labels' | 'status'>;
 
 /** The counter ops for a post going from `before` to `after` (undefined: not there). Empty when nothing moves. */
-export async function labelCounterOps(driver: StorageDriver, before: Counted | undefined, after: Counted | undefined): Promise<WriteOp[]> {
-  const blogId = (after ?? before)!.blogId;
-  const deltas = new Map<string, { live: number; all: number }>();
+export const labelCounterOps = (driver: StorageDriver, before: Counted | undefined, after: Counted | undefined): Promise<WriteOp[]> =>
+  labelCountsOps(driver, [[before, after]]);
+
+/** The same for several posts written in one commit (each counter moves once, by the sum). */
+export async function labelCountsOps(driver: StorageDriver, moves: ReadonlyArray<readonly [Counted | undefined, Counted | undefined]>): Promise<WriteOp[]> {
+  const deltas = new Map<string, { blogId: string; label: string; live: number; all: number }>();
   const add = (p: Counted | undefined, sign: 1 | -1) => {
     for (const label of p?.labels ?? []) {
-      const d = deltas.get(label) ?? { live: 0, all: 0 };
+      const id = labelId(p!.blogId, label);
+      const d = deltas.get(id) ?? { blogId: p!.blogId, label, live: 0, all: 0 };
       d.all += sign;
       if (p!.status === 'LIVE') d.live += sign;
-      deltas.set(label, d);
+      deltas.set(id, d);
     }
   };
-  add(before, -1);
-  add(after, 1);
+  for (const [before, after] of moves) {
+    add(before, -1);
+    add(after, 1);
+  }
   const moved = [...deltas].filter(([, d]) => d.live !== 0 || d.all !== 0);
   if (moved.length === 0) return [];
   const stored = (await driver.getMany(
     'labels',
-    moved.map(([label]) => labelId(blogId, label)),
+    moved.map(([id]) => id),
   )) as Array<StoredDoc<LabelRecord> | undefined>;
-  return moved.map(([label, d], i) => {
+  return moved.map(([id, { blogId, label, live, all }], i) => {
     const current = stored[i];
-    const next: LabelRecord = {
-      id: labelId(blogId, label),
-      blogId,
-      label,
-      live: (current?.doc.live ?? 0) + d.live,
-      all: (current?.doc.all ?? 0) + d.all,
-    };
-    return next.all <= 0 && current ? del('labels', next.id, current.version) : put('labels', next, current?.version ?? 0);
+    const next: LabelRecord = { id, blogId, label, live: (current?.doc.live ?? 0) + live, all: (current?.doc.all ?? 0) + all };
+    return next.all <= 0 && current ? del('labels', id, current.version) : put('labels', next, current?.version ?? 0);
   });
 }

@@ -54,7 +54,21 @@ export async function conflict(ctx: Ctx, remote: Remote, collection: Synced, id:
 
 const FIELDS: readonly ConflictField[] = ['title', 'content', 'labels', 'status'];
 
-type Fields = { title?: string; content: string; labels?: string[]; status: string; published?: string };
+type Fields = { id: string; title?: string; content: string; labels?: string[]; status: string; published?: string };
+
+/**
+ * Keeps `before` as a revision of a post or page now at `after`, by the revisions module's own rule (which
+ * fields count, how many are kept), loaded only when a conflict is resolved.
+ */
+async function keep(c: Ctx, batch: Batch, collection: Synced, before: Fields, after: Fields): Promise<void> {
+  if (collection === 'comments') return;
+  const { revisionOps } = await import('../resources/revisions.js');
+  const kind = kindOf(collection) as 'post' | 'page';
+  for (const op of await revisionOps(c.core, kind, before as never, after as never, c.core.nowIso())) {
+    if (op.type === 'put') await batch.put('revisions', op.doc as { id: string });
+    else await batch.delete('revisions', op.id);
+  }
+}
 
 function side(record: JsonObject | null, etag?: string): ConflictVersion | null {
   const r = record as Fields | null;
@@ -73,8 +87,11 @@ export async function resolveConflict(c: Ctx, id: string, choice: ConflictChoice
   if (!found || (choice !== 'mine' && choice !== 'theirs')) throw new TypeError("resolve: no open conflict, or not 'mine' | 'theirs'");
   const { collection, mine } = found;
   const batch = new Batch(c.core);
-  if (choice === 'mine') {
-    const current = (await batch.get<Fields>(collection, id))?.doc;
+  const current = (await batch.get<Fields>(collection, id))?.doc;
+  if (choice === 'theirs') {
+    // The local edit loses: it stays as a revision of the server's version.
+    if (mine && current) await keep(c, batch, collection, mine as Fields, current);
+  } else {
     const bId = baseId(c.blogId, collection, id);
     const base = (await batch.get<Base>('settings', bId))?.doc;
     if (!mine) {
@@ -83,13 +100,10 @@ export async function resolveConflict(c: Ctx, id: string, choice: ConflictChoice
     } else if (current) {
       // Mine on top of the server's version: sent as an update against its etag.
       const m = mine as Fields;
-      await batch.put(collection, {
-        ...current,
-        ...editable(collection, mine as never),
-        status: m.status,
-        published: m.published ?? current.published,
-        id,
-      });
+      const next = { ...current, ...editable(collection, mine as never), status: m.status, published: m.published ?? current.published, id };
+      // The server's version loses here (and there, when the update lands): it stays as a revision.
+      await keep(c, batch, collection, current, next);
+      await batch.put(collection, next);
       if (base) await batch.put('settings', { ...base, v: -1 });
     } else {
       // The server has none: mine comes back as a record made here, created by the next push.

@@ -8,7 +8,8 @@
  */
 import type { Core } from '../core.js';
 import type { JsonObject, LogPosition, StoredDoc, WriteOp } from '../driver.js';
-import { del, put, type Collection } from '../records.js';
+import { labelCountsOps } from '../label-counts.js';
+import { del, put, type Collection, type PostRecord } from '../records.js';
 import type { Synced } from './records.js';
 
 /** The server copy a local record was last equal to. */
@@ -137,11 +138,15 @@ export class Batch {
   async commit(state?: State): Promise<void> {
     if (state) await this.put('settings', state);
     const ops: WriteOp[] = [];
+    const posts: Array<[PostRecord | undefined, PostRecord | undefined]> = [];
     for (const s of this.slots.values()) {
       if (!s.touched) continue;
       if (s.doc) ops.push(put(s.collection, s.doc as { id: string }, s.stored));
       else if (s.stored) ops.push(del(s.collection, s.id, s.stored, s.was?.blogId as string | undefined));
+      if (s.collection === 'posts') posts.push([s.was as PostRecord | undefined, s.doc as PostRecord | undefined]);
     }
+    // Label counters move with the posts, as on every write of the core (label-counts.ts).
+    if (posts.length) ops.push(...(await labelCountsOps(this.core.driver, posts)));
     this.slots.clear();
     if (ops.length) await this.core.commit(ops);
   }

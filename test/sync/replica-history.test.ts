@@ -1,0 +1,127 @@
+/**
+ * What a replica's writes keep beside the records: the losing side of a resolved conflict stays as a revision
+ * of the post or page (locally, and on the server where its update replaced it), and the local `labels.list`
+ * counts stay right through pulled, re-keyed and resolved posts.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { BlogService } from '../../src/index.js';
+import { LOCALS, localStore, replicaOf, type TestReplica } from './replicas.js';
+import { startSyncServer, type SyncServer } from './server.js';
+
+let s: SyncServer;
+const opened: TestReplica[] = [];
+beforeEach(async () => {
+  s = await startSyncServer();
+});
+afterEach(async () => {
+  for (const { replica, local } of opened.splice(0)) {
+    await replica.close();
+    await local.close();
+  }
+  await s.close();
+});
+
+describe.each(LOCALS)('local store on %s', (kind) => {
+  const open = (who: 'admin' | 'author' | 'reader') => {
+    const r = replicaOf(s, who, localStore(kind).open());
+    opened.push(r);
+    return r;
+  };
+  const postRevisions = async (service: BlogService, postId: string) =>
+    (await service.posts.revisions.list({ blogId: s.blogId, postId, maxResults: 50 })).items.map((r) => [r.title, r.content, r.labels]);
+
+  /** A post the author edits offline while the admin changes it on the server: a 'changed' conflict. */
+  async function conflicted() {
+    const post = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'Base', content: 'base text', labels: ['one'] } });
+    const r = open('author');
+    await r.replica.sync();
+    r.net.offline = true;
+    await r.local.posts.patch({ blogId: s.blogId, postId: post.id!, body: { title: 'Mine', content: 'my text', labels: ['one', 'mine'] } });
+    await s.as('admin').posts.patch({ blogId: s.blogId, postId: post.id!, body: { title: 'Theirs', content: 'their text' } });
+    r.net.offline = false;
+    expect(await r.replica.sync()).toMatchObject({ conflicts: 1 });
+    return { ...r, postId: post.id! };
+  }
+
+  it('"theirs": the local edit stays as the newest revision of the post here, readable through posts.revisions', async () => {
+    const { replica, local, postId } = await conflicted();
+    await replica.resolve(postId, 'theirs');
+    expect(await local.posts.get({ blogId: s.blogId, postId })).toMatchObject({ title: 'Theirs', content: 'their text', labels: ['one'] });
+    const [newest] = (await local.posts.revisions.list({ blogId: s.blogId, postId })).items;
+    expect(newest).toMatchObject({ post: { id: postId }, title: 'Mine', content: 'my text', labels: ['one', 'mine'] });
+    expect(await local.posts.revisions.get({ blogId: s.blogId, postId, revisionId: newest!.id })).toEqual(newest);
+    // Nothing is sent, and the revision outlives the next pulls.
+    expect(await replica.sync()).toMatchObject({ pushed: 0, conflicts: 0 });
+    await s.as('admin').posts.patch({ blogId: s.blogId, postId, body: { content: 'their second text' } });
+    await replica.sync();
+    expect(await postRevisions(local, postId)).toContainEqual(['Mine', 'my text', ['one', 'mine']]);
+    expect(await postRevisions(s.service, postId)).not.toContainEqual(['Mine', 'my text', ['one', 'mine']]);
+  });
+
+  it('"mine": the server\'s version stays as a revision, on the server (its update keeps it) and here', async () => {
+    const { replica, local, postId } = await conflicted();
+    await replica.resolve(postId, 'mine');
+    const theirs = ['Theirs', 'their text', ['one']];
+    expect((await postRevisions(local, postId))[0]).toEqual(theirs);
+    expect(await replica.sync()).toMatchObject({ pushed: 1, conflicts: 0 });
+    expect(await s.service.posts.get({ blogId: s.blogId, postId })).toMatchObject({ title: 'Mine', content: 'my text', labels: ['one', 'mine'] });
+    expect((await postRevisions(s.service, postId))[0]).toEqual(theirs);
+    expect(await postRevisions(local, postId)).toContainEqual(theirs);
+  });
+
+  it('"theirs" on a page: the local edit stays as a revision of the page', async () => {
+    const page = await s.service.pages.insert({ blogId: s.blogId, body: { title: 'About', content: 'v1' } });
+    const { replica, local, net } = open('admin');
+    await replica.sync();
+    net.offline = true;
+    await local.pages.patch({ blogId: s.blogId, pageId: page.id!, body: { content: 'offline v2' } });
+    await s.service.pages.patch({ blogId: s.blogId, pageId: page.id!, body: { content: 'online v2' } });
+    net.offline = false;
+    expect(await replica.sync()).toMatchObject({ conflicts: 1 });
+    await replica.resolve(page.id!, 'theirs');
+    expect((await local.pages.get({ blogId: s.blogId, pageId: page.id! })).content).toBe('online v2');
+    const [newest] = (await local.pages.revisions.list({ blogId: s.blogId, pageId: page.id! })).items;
+    expect(newest).toMatchObject({ page: { id: page.id }, title: 'About', content: 'offline v2' });
+  });
+
+  it('labels.list here counts what the server counts, through pulls, offline creates and resolved conflicts', async () => {
+    const labels = async (service: BlogService) => (await service.labels.list({ blogId: s.blogId, view: 'ADMIN' })).items;
+    const a = await s.service.posts.insert({ blogId: s.blogId, body: { title: 'A', content: 'a', labels: ['travel', 'food'] } });
+    const b = await s.service.posts.insert({ blogId: s.blogId, body: { title: 'B', content: 'b', labels: ['travel'] }, isDraft: true });
+    const c = await s.service.posts.insert({ blogId: s.blogId, body: { title: 'C', content: 'c', labels: ['gone'] } });
+    const { replica, local, net } = open('admin');
+    await replica.sync();
+    expect(await labels(local)).toEqual(await labels(s.service));
+    expect((await labels(local)).map((l) => [l.name, l.livePosts, l.allPosts])).toEqual([
+      ['food', 1, 1],
+      ['gone', 1, 1],
+      ['travel', 1, 2],
+    ]);
+    // Server changes pulled: labels edited, a post published, one reverted, one deleted.
+    await s.service.posts.patch({ blogId: s.blogId, postId: a.id!, body: { labels: ['food', 'wine'] } });
+    await s.service.posts.publish({ blogId: s.blogId, postId: b.id! });
+    await s.service.posts.delete({ blogId: s.blogId, postId: c.id! });
+    await replica.sync();
+    expect(await labels(local)).toEqual(await labels(s.service));
+    // A post made offline and re-keyed to its server id on push.
+    net.offline = true;
+    await local.posts.insert({ blogId: s.blogId, body: { title: 'D', content: 'd', labels: ['travel', 'new'] } });
+    net.offline = false;
+    expect(await replica.sync()).toMatchObject({ pushed: 1 });
+    expect(await labels(local)).toEqual(await labels(s.service));
+    // Conflicts: the server's labels stored over the local edit, then each choice.
+    net.offline = true;
+    await local.posts.patch({ blogId: s.blogId, postId: a.id!, body: { labels: ['mine-a'] } });
+    await local.posts.patch({ blogId: s.blogId, postId: b.id!, body: { labels: ['mine-b'] } });
+    await s.service.posts.patch({ blogId: s.blogId, postId: a.id!, body: { labels: ['theirs-a'] } });
+    await s.service.posts.patch({ blogId: s.blogId, postId: b.id!, body: { labels: ['theirs-b'] } });
+    net.offline = false;
+    expect(await replica.sync()).toMatchObject({ conflicts: 2 });
+    expect(await labels(local)).toEqual(await labels(s.service));
+    await replica.resolve(a.id!, 'theirs');
+    await replica.resolve(b.id!, 'mine');
+    await replica.sync();
+    expect(await labels(local)).toEqual(await labels(s.service));
+    expect((await labels(local)).map((l) => l.name)).toEqual(['mine-b', 'new', 'theirs-a', 'travel']);
+  });
+});
