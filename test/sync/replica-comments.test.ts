@@ -3,16 +3,14 @@
  * LIVE), and follows the server when it is approved or marked as spam; an admin's moderation done offline
  * (approve, spam, remove content, delete) reaches the server on reconnect and nothing is left waiting.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BlogService } from '../../src/index.js';
-import { caught, LOCALS, localStore, replicaOf, type TestReplica } from './replicas.js';
-import { startSyncServer, type SyncServer } from './server.js';
+import { dropOwnSchemas } from '../postgres/env.js';
+import { caught, localStore, replicaOf, serverFor, SETUPS, type TestReplica } from './replicas.js';
+import type { SyncServer } from './server.js';
 
 let s: SyncServer;
 const opened: TestReplica[] = [];
-beforeEach(async () => {
-  s = await startSyncServer();
-});
 afterEach(async () => {
   for (const { replica, local } of opened.splice(0)) {
     await replica.close();
@@ -20,10 +18,14 @@ afterEach(async () => {
   }
   await s.close();
 });
+afterAll(() => dropOwnSchemas());
 
 const ALL = ['LIVE', 'EMPTIED', 'PENDING', 'SPAM'] as const;
 
-describe.each(LOCALS)('local store on %s', (kind) => {
+describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind, store }) => {
+  beforeEach(async () => {
+    s = await serverFor(store);
+  });
   const open = (who: 'admin' | 'author' | 'reader') => {
     const r = replicaOf(s, who, localStore(kind).open());
     opened.push(r);

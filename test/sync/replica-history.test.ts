@@ -3,16 +3,14 @@
  * of the post or page (locally, and on the server where its update replaced it), and the local `labels.list`
  * counts stay right through pulled, re-keyed and resolved posts.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BlogService } from '../../src/index.js';
-import { LOCALS, localStore, replicaOf, type TestReplica } from './replicas.js';
-import { startSyncServer, type SyncServer } from './server.js';
+import { dropOwnSchemas } from '../postgres/env.js';
+import { localStore, replicaOf, serverFor, SETUPS, type TestReplica } from './replicas.js';
+import type { SyncServer } from './server.js';
 
 let s: SyncServer;
 const opened: TestReplica[] = [];
-beforeEach(async () => {
-  s = await startSyncServer();
-});
 afterEach(async () => {
   for (const { replica, local } of opened.splice(0)) {
     await replica.close();
@@ -20,8 +18,12 @@ afterEach(async () => {
   }
   await s.close();
 });
+afterAll(() => dropOwnSchemas());
 
-describe.each(LOCALS)('local store on %s', (kind) => {
+describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind, store }) => {
+  beforeEach(async () => {
+    s = await serverFor(store);
+  });
   const open = (who: 'admin' | 'author' | 'reader') => {
     const r = replicaOf(s, who, localStore(kind).open());
     opened.push(r);

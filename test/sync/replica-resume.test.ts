@@ -4,15 +4,13 @@
  * a server restarted mid-push creates one post; a checkpoint older than the server's log (410) pulls afresh
  * and keeps the edits that wait to be sent.
  */
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { caught, localStore, replicaOf, type TestReplica } from './replicas.js';
-import { DAY, startSyncServer, type SyncServer } from './server.js';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dropOwnSchemas } from '../postgres/env.js';
+import { caught, localStore, replicaOf, serverFor, type TestReplica } from './replicas.js';
+import { DAY, startSyncServer, STORES, type SyncServer } from './server.js';
 
 let s: SyncServer;
 const opened: TestReplica[] = [];
-beforeEach(async () => {
-  s = await startSyncServer({ retentionDays: 1 });
-});
 afterEach(async () => {
   for (const { replica, local } of opened.splice(0)) {
     await replica.close();
@@ -20,107 +18,114 @@ afterEach(async () => {
   }
   await s.close();
 });
+afterAll(() => dropOwnSchemas());
 
-function open(store: ReturnType<typeof localStore>, maxResults?: number) {
-  const r = replicaOf(s, 'author', store.open(), undefined, maxResults ? { maxResults } : {});
-  opened.push(r);
-  return r;
-}
+describe.each(STORES)('server on %s', (kind) => {
+  beforeEach(async () => {
+    s = await serverFor(kind, { retentionDays: 1 });
+  });
 
-async function reload(r: TestReplica): Promise<void> {
-  opened.splice(opened.indexOf(r), 1);
-  await r.replica.close();
-  await r.local.close();
-}
+  function open(store: ReturnType<typeof localStore>, maxResults?: number) {
+    const r = replicaOf(s, 'author', store.open(), undefined, maxResults ? { maxResults } : {});
+    opened.push(r);
+    return r;
+  }
 
-it('a tab reloaded mid-pull resumes from the page it stopped at, and ends with every post once', async () => {
-  for (let i = 0; i < 30; i++) await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: `p${i}`, content: 'x' } });
-  const store = localStore('idb');
-  const first = open(store, 5);
-  let pages = 0;
-  first.net.lose = (line) => line.includes('/changes') && ++pages === 4;
-  expect(await caught(first.replica.sync())).toMatchObject({ status: 0 });
-  await reload(first);
+  async function reload(r: TestReplica): Promise<void> {
+    opened.splice(opened.indexOf(r), 1);
+    await r.replica.close();
+    await r.local.close();
+  }
 
-  const second = open(store, 5);
-  const result = await second.replica.sync();
-  expect(result.pulled).toBe(15);
-  const pulls = second.net.log.filter((l) => l.includes('/changes'));
-  // The first request after the reload is the page whose answer was lost.
-  expect(pulls[0]).toBe(first.net.log.filter((l) => l.includes('/changes'))[3]);
-  expect(pulls[0]).toContain('pageToken=');
-  const titles = (await second.local.posts.list({ blogId: s.blogId, maxResults: 50 })).items.map((p) => p.title);
-  expect(titles.sort()).toEqual(Array.from({ length: 30 }, (_, i) => `p${i}`).sort());
-});
+  it('a tab reloaded mid-pull resumes from the page it stopped at, and ends with every post once', async () => {
+    for (let i = 0; i < 30; i++) await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: `p${i}`, content: 'x' } });
+    const store = localStore('idb');
+    const first = open(store, 5);
+    let pages = 0;
+    first.net.lose = (line) => line.includes('/changes') && ++pages === 4;
+    expect(await caught(first.replica.sync())).toMatchObject({ status: 0 });
+    await reload(first);
 
-it('the server restarted mid-push, the tab reloaded: the create is resent with its key and makes one post', async () => {
-  const store = localStore('idb');
-  const first = open(store);
-  await first.replica.sync();
-  first.net.offline = true;
-  await first.local.posts.insert({ blogId: s.blogId, body: { title: 'Only once', content: 'x' } });
-  first.net.offline = false;
-  // The server stores the post, then goes down before its answer arrives.
-  first.net.lose = async (line) => {
-    if (!line.startsWith('POST ')) return false;
-    await s.close(true);
-    return true;
-  };
-  expect(await caught(first.replica.sync())).toMatchObject({ status: 0 });
-  expect(first.net.log.filter((l) => l.startsWith('POST '))).toHaveLength(1);
-  await reload(first);
-  s = await startSyncServer({ restart: s });
+    const second = open(store, 5);
+    const result = await second.replica.sync();
+    expect(result.pulled).toBe(15);
+    const pulls = second.net.log.filter((l) => l.includes('/changes'));
+    // The first request after the reload is the page whose answer was lost.
+    expect(pulls[0]).toBe(first.net.log.filter((l) => l.includes('/changes'))[3]);
+    expect(pulls[0]).toContain('pageToken=');
+    const titles = (await second.local.posts.list({ blogId: s.blogId, maxResults: 50 })).items.map((p) => p.title);
+    expect(titles.sort()).toEqual(Array.from({ length: 30 }, (_, i) => `p${i}`).sort());
+  });
 
-  const second = open(store);
-  second.net.target = s.api;
-  expect(await second.replica.sync()).toMatchObject({ pushed: 1, conflicts: 0 });
-  expect(second.net.log.filter((l) => l.startsWith('POST '))).toHaveLength(1);
-  const there = (await s.service.posts.list({ blogId: s.blogId })).items;
-  expect(there.map((p) => p.title)).toEqual(['Only once']);
-  const here = (await second.local.posts.list({ blogId: s.blogId })).items;
-  expect(here.map((p) => [p.id, p.title])).toEqual([[there[0]!.id, 'Only once']]);
-  expect(await second.replica.pending()).toEqual([]);
-});
+  it('the server restarted mid-push, the tab reloaded: the create is resent with its key and makes one post', async () => {
+    const store = localStore('idb');
+    const first = open(store);
+    await first.replica.sync();
+    first.net.offline = true;
+    await first.local.posts.insert({ blogId: s.blogId, body: { title: 'Only once', content: 'x' } });
+    first.net.offline = false;
+    // The server stores the post, then goes down before its answer arrives.
+    first.net.lose = async (line) => {
+      if (!line.startsWith('POST ')) return false;
+      await s.close(true);
+      return true;
+    };
+    expect(await caught(first.replica.sync())).toMatchObject({ status: 0 });
+    expect(first.net.log.filter((l) => l.startsWith('POST '))).toHaveLength(1);
+    await reload(first);
+    s = await startSyncServer({ restart: s });
 
-it('an edit made while a create was on its way (its answer lost) is kept and sent after the create', async () => {
-  const r = open(localStore('idb'));
-  await r.replica.sync();
-  r.net.offline = true;
-  const made = await r.local.posts.insert({ blogId: s.blogId, body: { title: 'First words', content: 'one' } });
-  r.net.offline = false;
-  r.net.lose = (line) => line.startsWith('POST ');
-  expect(await caught(r.replica.sync())).toMatchObject({ status: 0 });
-  r.net.lose = undefined;
-  // Still under its local id here; edited again before the create is answered.
-  await r.local.posts.patch({ blogId: s.blogId, postId: made.id!, body: { content: 'two', labels: ['later'] } });
-  await r.replica.sync();
-  await r.replica.sync();
-  const there = (await s.service.posts.list({ blogId: s.blogId })).items;
-  expect(there.map((p) => [p.title, p.content, p.labels])).toEqual([['First words', 'two', ['later']]]);
-  const here = (await r.local.posts.list({ blogId: s.blogId })).items;
-  expect(here.map((p) => [p.id, p.content, p.etag])).toEqual([[there[0]!.id, 'two', there[0]!.etag]]);
-  expect(await r.replica.pending()).toEqual([]);
-});
+    const second = open(store);
+    second.net.target = s.api;
+    expect(await second.replica.sync()).toMatchObject({ pushed: 1, conflicts: 0 });
+    expect(second.net.log.filter((l) => l.startsWith('POST '))).toHaveLength(1);
+    const there = (await s.service.posts.list({ blogId: s.blogId })).items;
+    expect(there.map((p) => p.title)).toEqual(['Only once']);
+    const here = (await second.local.posts.list({ blogId: s.blogId })).items;
+    expect(here.map((p) => [p.id, p.title])).toEqual([[there[0]!.id, 'Only once']]);
+    expect(await second.replica.pending()).toEqual([]);
+  });
 
-it('410: a checkpoint older than the log pulls afresh, drops what the server lost and keeps local edits', async () => {
-  const ids: string[] = [];
-  for (const title of ['keep', 'gone', 'changed']) ids.push((await s.as('author').posts.insert({ blogId: s.blogId, body: { title, content: 'v1' } })).id!);
-  const store = localStore('idb');
-  const r = open(store);
-  await r.replica.sync();
-  r.net.offline = true;
-  await r.local.posts.patch({ blogId: s.blogId, postId: ids[0]!, body: { content: 'edited offline' } });
-  await s.as('admin').posts.delete({ blogId: s.blogId, postId: ids[1]! });
-  await s.as('admin').posts.patch({ blogId: s.blogId, postId: ids[2]!, body: { content: 'v2' } });
-  s.clock.advance(2 * DAY);
-  await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'new', content: 'v1' } });
-  r.net.offline = false;
-  r.net.log.length = 0;
-  expect(await r.replica.sync()).toMatchObject({ pushed: 1, conflicts: 0 });
-  const pulls = r.net.log.filter((l) => l.includes('/changes'));
-  expect(pulls[0]).toContain('since=');
-  expect(pulls[1]).not.toContain('since=');
-  const here = (await r.local.posts.list({ blogId: s.blogId })).items;
-  expect(here.map((p) => `${p.title}:${p.content}`).sort()).toEqual(['changed:v2', 'keep:edited offline', 'new:v1']);
-  expect((await s.service.posts.get({ blogId: s.blogId, postId: ids[0]! })).content).toBe('edited offline');
+  it('an edit made while a create was on its way (its answer lost) is kept and sent after the create', async () => {
+    const r = open(localStore('idb'));
+    await r.replica.sync();
+    r.net.offline = true;
+    const made = await r.local.posts.insert({ blogId: s.blogId, body: { title: 'First words', content: 'one' } });
+    r.net.offline = false;
+    r.net.lose = (line) => line.startsWith('POST ');
+    expect(await caught(r.replica.sync())).toMatchObject({ status: 0 });
+    r.net.lose = undefined;
+    // Still under its local id here; edited again before the create is answered.
+    await r.local.posts.patch({ blogId: s.blogId, postId: made.id!, body: { content: 'two', labels: ['later'] } });
+    await r.replica.sync();
+    await r.replica.sync();
+    const there = (await s.service.posts.list({ blogId: s.blogId })).items;
+    expect(there.map((p) => [p.title, p.content, p.labels])).toEqual([['First words', 'two', ['later']]]);
+    const here = (await r.local.posts.list({ blogId: s.blogId })).items;
+    expect(here.map((p) => [p.id, p.content, p.etag])).toEqual([[there[0]!.id, 'two', there[0]!.etag]]);
+    expect(await r.replica.pending()).toEqual([]);
+  });
+
+  it('410: a checkpoint older than the log pulls afresh, drops what the server lost and keeps local edits', async () => {
+    const ids: string[] = [];
+    for (const title of ['keep', 'gone', 'changed']) ids.push((await s.as('author').posts.insert({ blogId: s.blogId, body: { title, content: 'v1' } })).id!);
+    const store = localStore('idb');
+    const r = open(store);
+    await r.replica.sync();
+    r.net.offline = true;
+    await r.local.posts.patch({ blogId: s.blogId, postId: ids[0]!, body: { content: 'edited offline' } });
+    await s.as('admin').posts.delete({ blogId: s.blogId, postId: ids[1]! });
+    await s.as('admin').posts.patch({ blogId: s.blogId, postId: ids[2]!, body: { content: 'v2' } });
+    s.clock.advance(2 * DAY);
+    await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'new', content: 'v1' } });
+    r.net.offline = false;
+    r.net.log.length = 0;
+    expect(await r.replica.sync()).toMatchObject({ pushed: 1, conflicts: 0 });
+    const pulls = r.net.log.filter((l) => l.includes('/changes'));
+    expect(pulls[0]).toContain('since=');
+    expect(pulls[1]).not.toContain('since=');
+    const here = (await r.local.posts.list({ blogId: s.blogId })).items;
+    expect(here.map((p) => `${p.title}:${p.content}`).sort()).toEqual(['changed:v2', 'keep:edited offline', 'new:v1']);
+    expect((await s.service.posts.get({ blogId: s.blogId, postId: ids[0]! })).content).toBe('edited offline');
+  });
 });

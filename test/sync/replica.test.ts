@@ -1,19 +1,17 @@
 /**
- * Replicas (blogcore/sync) against a real server: SQLite behind the HTTP helper on node:http, the replica's
- * local service on the memory driver and on IndexedDB (fake-indexeddb). "Offline" is a fetch that fails the
- * way a browser's does without a network.
+ * Replicas (blogcore/sync) against a real server: SQLite or PostgreSQL behind the HTTP helper on node:http,
+ * the replica's local service on the memory driver and on IndexedDB (fake-indexeddb). "Offline" is a fetch
+ * that fails the way a browser's does without a network.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BlogService, Post } from '../../src/index.js';
 import { RemoteError } from '../../src/sync/index.js';
-import { caught, LOCALS, localStore, replicaOf, type TestReplica } from './replicas.js';
-import { startSyncServer, type SyncServer } from './server.js';
+import { dropOwnSchemas } from '../postgres/env.js';
+import { caught, localStore, replicaOf, serverFor, SETUPS, type TestReplica } from './replicas.js';
+import type { SyncServer } from './server.js';
 
 let s: SyncServer;
 const opened: TestReplica[] = [];
-beforeEach(async () => {
-  s = await startSyncServer();
-});
 afterEach(async () => {
   for (const { replica, local } of opened.splice(0)) {
     await replica.close();
@@ -21,8 +19,12 @@ afterEach(async () => {
   }
   await s.close();
 });
+afterAll(() => dropOwnSchemas());
 
-describe.each(LOCALS)('local store on %s', (kind) => {
+describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind, store }) => {
+  beforeEach(async () => {
+    s = await serverFor(store);
+  });
   const open = (who: 'admin' | 'author' | 'reader') => {
     const r = replicaOf(s, who, localStore(kind).open());
     opened.push(r);

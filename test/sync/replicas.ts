@@ -1,6 +1,7 @@
 /**
  * Replicas for the tests: a local service on the memory driver or on IndexedDB (fake-indexeddb in Node),
- * a replica of the sync server's blog as one of its users, and a switchable network (net.ts).
+ * a replica of the sync server's blog (on SQLite or PostgreSQL) as one of its users, and a switchable
+ * network (net.ts).
  */
 import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
@@ -9,10 +10,23 @@ import { memoryDriver } from '../../drivers/memory/index.js';
 import { createBlogService, type BlogService } from '../../src/index.js';
 import { createReplica, type Replica, type ReplicaOptions } from '../../src/sync/index.js';
 import { net, type Net } from './net.js';
-import type { SyncServer } from './server.js';
+import { startSyncServer, type Store, type SyncServer, type SyncServerOptions } from './server.js';
 
 export const LOCALS = ['memory', 'idb'] as const;
 export type LocalKind = (typeof LOCALS)[number];
+
+/**
+ * Where the replica suites run: each local store against a SQLite server, and the memory store against a
+ * PostgreSQL server (the protocol is the server's; the local side is the same whatever serves it).
+ */
+export const SETUPS: ReadonlyArray<{ local: LocalKind; store: Store }> = [
+  { local: 'memory', store: 'sqlite' },
+  { local: 'idb', store: 'sqlite' },
+  { local: 'memory', store: 'postgres' },
+];
+
+/** The sync server of one setup (PostgreSQL schemas are dropped by `dropOwnSchemas` after the file). */
+export const serverFor = (store: Store, options: Omit<SyncServerOptions, 'store'> = {}): Promise<SyncServer> => startSyncServer({ ...options, store });
 
 /** A local store that can be opened again (a tab reload): the same IndexedDB database, or the same memory service. */
 export function localStore(kind: LocalKind): { open(): BlogService } {
