@@ -58,6 +58,10 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     await replica.sync();
     expect(await postRevisions(local, postId)).toContainEqual(['Mine', 'my text', ['one', 'mine']]);
     expect(await postRevisions(s.service, postId)).not.toContainEqual(['Mine', 'my text', ['one', 'mine']]);
+    // Restored, it is an ordinary local edit: the next sync sends it.
+    await local.posts.revisions.restore({ blogId: s.blogId, postId, revisionId: newest!.id });
+    expect(await replica.sync()).toMatchObject({ pushed: 1, conflicts: 0 });
+    expect(await s.service.posts.get({ blogId: s.blogId, postId })).toMatchObject({ title: 'Mine', content: 'my text', labels: ['one', 'mine'] });
   });
 
   it('"mine": the server\'s version stays as a revision, on the server (its update keeps it) and here', async () => {
