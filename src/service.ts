@@ -2,17 +2,13 @@ import { BlogError, forbidden } from './errors.js';
 import type { Actor } from './access.js';
 import { Core, type CoreOptions } from './core.js';
 import type { EventType, Listener } from './events.js';
-import { changesApi } from './changes.js';
 import { INTERNALS } from './internals.js';
+import { lazy } from './lazy.js';
 import type { SchedulerOptions } from './scheduler.js';
-import { blogAdminApi } from './resources/blog-admin.js';
 import { blogsApi } from './resources/blogs.js';
 import { commentsApi } from './resources/comments.js';
 import { pagesApi } from './resources/pages.js';
-import { labelsApi } from './resources/labels.js';
-import { pageViewsApi } from './resources/pageviews.js';
 import { postsApi } from './resources/posts.js';
-import { userInfosApi } from './resources/userinfos.js';
 
 export type BlogServiceOptions = CoreOptions;
 
@@ -21,20 +17,21 @@ export type ActorInput = { userId: string } | null;
 
 function apis(core: Core, actor: Actor) {
   const base = blogsApi(core, actor);
-  const admin = blogAdminApi(core, actor);
-  const { blogUserInfos, postUserInfos } = userInfosApi(core, actor);
+  // Loaded on first call (src/lazy.ts): blog management, user infos, page views, labels, the pull.
+  const admin = async () => (await import('./resources/blog-admin.js')).blogAdminApi(core, actor);
+  const infos = async () => (await import('./resources/userinfos.js')).userInfosApi(core, actor);
   const all = {
-    blogs: { ...base.blogs, ...admin.blogs },
-    users: { ...base.users, ...admin.users },
+    blogs: { ...base.blogs, ...lazy(async () => (await admin()).blogs, { update: 1, patch: 1, delete: 1 }) },
+    users: { ...base.users, ...lazy(async () => (await admin()).users, { update: 1 }) },
     members: base.members,
     posts: postsApi(core, actor),
     pages: pagesApi(core, actor),
     comments: commentsApi(core, actor),
-    blogUserInfos,
-    postUserInfos,
-    pageViews: pageViewsApi(core, actor),
-    labels: labelsApi(core, actor),
-    changes: changesApi(core, actor),
+    blogUserInfos: lazy(async () => (await infos()).blogUserInfos, { get: 1 }),
+    postUserInfos: lazy(async () => (await infos()).postUserInfos, { get: 1, list: 1 }),
+    pageViews: lazy(async () => (await import('./resources/pageviews.js')).pageViewsApi(core, actor), { get: 1, record: 1 }),
+    labels: lazy(async () => (await import('./resources/labels.js')).labelsApi(core, actor), { list: 1 }),
+    changes: lazy(async () => (await import('./changes.js')).changesApi(core, actor), { list: 1 }),
   };
   return core.share ? settled(all, core.share) : all;
 }

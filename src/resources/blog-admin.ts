@@ -12,7 +12,7 @@ import { del, put, type BlogRecord, type UserRecord } from '../records.js';
 import { params, type Parsed } from '../schemas.js';
 import { userWire, type Blog, type User } from '../wire.js';
 import { blogResource, normalizeBlogUrl } from './blogs.js';
-import { revisionDeletes } from './revisions.js';
+import { revisionDeletes } from './revision-capture.js';
 
 /** Records removed per commit by blogs.delete. */
 const BATCH = 100;

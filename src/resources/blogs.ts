@@ -15,7 +15,7 @@ import type {
   UsersGetParams,
   UsersInsertParams,
 } from '../params.js';
-import { blogUserInfoWire, blogWire, userWire, type Blog, type BlogList, type BlogUserInfo, type Post, type User } from '../wire.js';
+import { blogWire, userWire, type Blog, type BlogList, type BlogUserInfo, type Post, type User } from '../wire.js';
 import { postOut } from './posts.js';
 
 /** Blog urls compare without case in scheme and host, with one trailing slash. */
@@ -131,6 +131,8 @@ export function blogsApi(core: Core, actor: Actor) {
         const memberships = await core.driver.list({ collection: 'members', index: 'user', prefix: [userId], direction: 'asc', limit: 10_000 });
         const items: Blog[] = [];
         const infos: BlogUserInfo[] = [];
+        // User infos are loaded on first use, with blogUserInfos.get.
+        const infoOf = p.fetchUserInfo ? (await import('./userinfos.js')).blogUserInfoWire : undefined;
         for (const m of memberships) {
           const member = m.doc as unknown as MemberRecord;
           if (!roles.includes(member.role)) continue;
@@ -144,7 +146,7 @@ export function blogsApi(core: Core, actor: Actor) {
           if (!record) continue;
           const blog = await blogOut(record, p.view ?? member.role, p.maxPosts);
           items.push(blog);
-          if (p.fetchUserInfo) infos.push(blogUserInfoWire(blog, userId, member.role));
+          if (infoOf) infos.push(infoOf(blog, userId, member.role));
         }
         return { kind: 'blogger#blogList', items, ...(p.fetchUserInfo ? { blogUserInfos: infos } : {}) };
       },
