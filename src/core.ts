@@ -6,7 +6,8 @@
 import { DriverConflict, type CommitResult, type StorageDriver, type StoredDoc, type WriteOp } from './driver.js';
 import { authError, resolveView, type Actor, type Standing } from './access.js';
 import { conditionNotMet, notFound } from './errors.js';
-import { Emitter, EventShare, type BlogEvent } from './events.js';
+import type { EventShare } from './event-share.js';
+import { Emitter, type BlogEvent } from './events.js';
 import { newId } from './ids.js';
 import { labelCounterOps } from './label-counts.js';
 import type { Scheduler, SchedulerOptions } from './scheduler.js';
@@ -48,8 +49,8 @@ export class Core {
   private scheduler: Pick<Scheduler, 'scheduled' | 'stop'> | undefined;
   /** Promotions this process has committed: a list read beside promoteDue re-reads if one landed meanwhile. */
   promotions = 0;
-  /** Events shared with other app servers on the same store (drivers that can `watch` it). */
-  readonly share: EventShare | undefined;
+  /** Events shared with other app servers on the same store (drivers that can `watch` it; the code loads then). */
+  readonly share: Promise<EventShare> | undefined;
   private opening: Promise<void> | undefined;
   /** Users and blogs, kept right across processes through the change log (src/record-cache.ts). */
   private readonly cache: RecordCache;
@@ -69,7 +70,7 @@ export class Core {
     this.revisionsKept = Math.max(0, Math.floor(options.revisionsKept ?? 50));
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
     if (typeof this.driver.watch === 'function') {
-      this.share = new EventShare(this.driver, this.events, () => this.now().getTime());
+      this.share = import('./event-share.js').then(({ EventShare }) => new EventShare(this.driver, this.events, () => this.now().getTime()));
       this.events.shared = true;
     }
   }
@@ -267,7 +268,8 @@ export class Core {
 
   emit(event: BlogEvent): void {
     this.events.emit(event);
-    this.share?.publish(event);
+    // In order: each event's publish is queued on the share before any later call waits on it.
+    void this.share?.then((share) => share.publish(event));
   }
 
   /**

@@ -33,7 +33,8 @@ function apis(core: Core, actor: Actor) {
     labels: lazy(async () => (await import('./resources/labels.js')).labelsApi(core, actor), { list: 1 }),
     changes: lazy(async () => (await import('./changes.js')).changesApi(core, actor), { list: 1 }),
   };
-  return core.share ? settled(all, core.share) : all;
+  const share = core.share;
+  return share ? settled(all, { flush: async () => (await share).flush() }) : all;
 }
 
 /**
@@ -85,12 +86,12 @@ function scoped(core: Core, actor: Actor): BlogService {
     },
     on(type: EventType | '*', listener: Listener): () => void {
       // Listening also hears the writes of other app servers on the same store, from now on.
-      core.share?.follow(core.ready()).catch(() => undefined);
+      core.share?.then((share) => share.follow(core.ready())).catch(() => undefined);
       return core.events.on(type, listener);
     },
     async ready(): Promise<void> {
       await core.ready();
-      await core.share?.started;
+      await (await core.share)?.started;
     },
     startScheduler(options?: SchedulerOptions): () => void {
       if (actor.kind !== 'host') throw forbidden('Only the host service runs the scheduler');
@@ -99,7 +100,7 @@ function scoped(core: Core, actor: Actor): BlogService {
     async close(): Promise<void> {
       core.stopScheduler();
       await core.ready().catch(() => undefined);
-      await core.share?.close();
+      await (await core.share)?.close();
       await core.driver.close();
     },
   };
