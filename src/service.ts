@@ -17,13 +17,13 @@ export type ActorInput = { userId: string } | null;
 
 function apis(core: Core, actor: Actor) {
   const base = blogsApi(core, actor);
-  // Loaded on first call (src/lazy.ts): blog management, user infos, page views, labels, the pull.
+  // Loaded on first call (src/lazy.ts): blog management and members, user infos, page views, labels, the pull.
   const admin = async () => (await import('./resources/blog-admin.js')).blogAdminApi(core, actor);
   const infos = async () => (await import('./resources/userinfos.js')).userInfosApi(core, actor);
   const all = {
     blogs: { ...base.blogs, ...lazy(async () => (await admin()).blogs, { update: 1, patch: 1, delete: 1 }) },
     users: { ...base.users, ...lazy(async () => (await admin()).users, { update: 1 }) },
-    members: base.members,
+    members: lazy(async () => (await import('./resources/members.js')).membersApi(core, actor), { set: 1, remove: 1, list: 1 }),
     posts: postsApi(core, actor),
     pages: pagesApi(core, actor),
     comments: commentsApi(core, actor),

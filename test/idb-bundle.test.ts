@@ -14,11 +14,13 @@ it('bundles src/index.ts + drivers/idb for the browser platform without Node bui
   expect(inputs.filter((path) => NODE_BUILTIN.test(path))).toEqual([]);
 });
 
-/** Modules loaded on first use of their calls. */
+/** Modules loaded on first use of their calls (event sharing: only for drivers that can watch a store, not IndexedDB). */
 const LAZY = [
   'src/changes.ts',
+  'src/event-share.ts',
   'src/resources/blog-admin.ts',
   'src/resources/labels.ts',
+  'src/resources/members.ts',
   'src/resources/pageviews.ts',
   'src/resources/revisions.ts',
   'src/resources/userinfos.ts',
