@@ -21,8 +21,8 @@ function apis(core: Core, actor: Actor) {
   const admin = async () => (await import('./resources/blog-admin.js')).blogAdminApi(core, actor);
   const infos = async () => (await import('./resources/userinfos.js')).userInfosApi(core, actor);
   const all = {
-    blogs: { ...base.blogs, ...lazy(async () => (await admin()).blogs, { update: 1, patch: 1, delete: 1 }) },
-    users: { ...base.users, ...lazy(async () => (await admin()).users, { update: 1 }) },
+    blogs: { ...base.blogs, ...lazy(async () => (await admin()).blogs, { insert: 1, update: 1, patch: 1, delete: 1 }) },
+    users: { ...base.users, ...lazy(async () => (await admin()).users, { insert: 1, update: 1 }) },
     members: lazy(async () => (await import('./resources/members.js')).membersApi(core, actor), { set: 1, remove: 1, list: 1 }),
     posts: postsApi(core, actor),
     pages: pagesApi(core, actor),

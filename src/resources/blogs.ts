@@ -1,10 +1,9 @@
 import { actorUserId, atLeast, authError, type Actor } from '../access.js';
 import type { Core } from '../core.js';
-import { DriverConflict } from '../driver.js';
-import { BlogError, conflict, forbidden, invalid, notFound } from '../errors.js';
-import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from '../records.js';
+import { BlogError, forbidden, invalid, notFound } from '../errors.js';
+import type { BlogRecord, MemberRecord, PostRecord } from '../records.js';
 import { params, type Role } from '../schemas.js';
-import type { BlogsGetByUrlParams, BlogsGetParams, BlogsInsertParams, BlogsListByUserParams, UsersGetParams, UsersInsertParams } from '../params.js';
+import type { BlogsGetByUrlParams, BlogsGetParams, BlogsListByUserParams, UsersGetParams } from '../params.js';
 import { blogWire, userWire, type Blog, type BlogList, type BlogUserInfo, type Post, type User } from '../wire.js';
 import { postOut } from './posts.js';
 
@@ -96,74 +95,9 @@ export function blogsApi(core: Core, actor: Actor) {
         }
         return { kind: 'blogger#blogList', items, ...(p.fetchUserInfo ? { blogUserInfos: infos } : {}) };
       },
-
-      async insert(input: BlogsInsertParams): Promise<Blog> {
-        const p = core.parse(params.blogsInsert, input);
-        if (actor.kind === 'anonymous') throw forbidden('Sign in to create a blog');
-        await core.requireWriter(actor);
-        const ownerId = actor.kind === 'user' ? actor.userId : p.ownerId;
-        if (!ownerId)
-          throw new BlogError({
-            code: 400,
-            reason: 'required',
-            message: 'Required: ownerId (the user who will be ADMIN)',
-            location: 'ownerId',
-            locationType: 'parameter',
-          });
-        if (actor.kind === 'user' && p.ownerId && p.ownerId !== actor.userId) throw forbidden('You may create blogs only for yourself');
-        if (!(await core.user(ownerId))) throw invalid('ownerId', `No user ${ownerId}: create it with users.insert first`);
-        const now = core.nowIso();
-        const b = p.body;
-        const record: BlogRecord = {
-          id: core.newId(),
-          name: b.name.trim(),
-          description: b.description ?? '',
-          url: normalizeBlogUrl(b.url),
-          locale: { language: b.locale?.language ?? 'en', country: b.locale?.country ?? '', variant: b.locale?.variant ?? '' },
-          ...(b.customMetaData !== undefined ? { customMetaData: b.customMetaData } : {}),
-          ownerId,
-          published: now,
-          updated: now,
-        };
-        await core.ready();
-        if (await core.driver.getByIndex('blogs', 'url', [record.url.toLowerCase()])) throw conflict(`A blog with the url ${record.url} exists`);
-        try {
-          await core.commit([
-            put('blogs', record, 0),
-            put('members', { id: memberId(record.id, ownerId), blogId: record.id, userId: ownerId, role: 'ADMIN' }, 0),
-          ]);
-        } catch (error) {
-          if (DriverConflict.is(error)) throw conflict(`A blog with the url ${record.url} exists`);
-          throw error;
-        }
-        const out = await blogOut(record, 'ADMIN', undefined);
-        if (core.events.has('blog.inserted')) core.emit({ type: 'blog.inserted', blogId: record.id, id: record.id, actorId, resource: out });
-        return out;
-      },
     },
 
     users: {
-      async insert(input: UsersInsertParams): Promise<User> {
-        const p = core.parse(params.usersInsert, input);
-        if (actor.kind !== 'host') throw forbidden('Only host code creates users');
-        const b = p.body;
-        const record: UserRecord = {
-          id: b.id ?? core.newId(),
-          displayName: b.displayName.trim(),
-          ...(b.url !== undefined ? { url: b.url } : {}),
-          ...(b.about !== undefined ? { about: b.about } : {}),
-          created: core.nowIso(),
-        };
-        if (record.id === 'self') throw invalid('body.id', "'self' is reserved");
-        await core.transact(async () => {
-          if (await core.get('users', record.id)) throw conflict(`User ${record.id} exists`);
-          return { ops: [put('users', record, 0)], result: undefined };
-        });
-        const out = userWire(record, core.links);
-        if (core.events.has('user.inserted')) core.emit({ type: 'user.inserted', id: record.id, actorId, resource: out });
-        return out;
-      },
-
       async get(input: UsersGetParams): Promise<User> {
         const p = core.parse(params.usersGet, input);
         const userId = p.userId === 'self' ? actorId : p.userId;
