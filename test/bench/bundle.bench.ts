@@ -29,7 +29,7 @@ export default async function bundleBench(_ctx: BenchContext): Promise<void> {
     '\n## Browser bundle: blogcore + blogcore/idb (esbuild with code splitting, minified, ESM, gzip -9)',
     '',
     `first download (entry chunk + ${first.length - 1} chunks it imports): minified ${kb(size(first))}; minified + gzip as one file **${kb(firstGzip)}** (${firstGzip} bytes) — target ≤ ${TARGET_KB} KB: **${verdict}**`,
-    `the same, as esbuild's ${first.length} files gzipped one by one: ${kb(servedGzip(first))} (a bundler that merges a first load's shared chunks into its entry chunk, e.g. Rollup, serves the one-file figure)`,
+    `the same, as esbuild's ${first.length} files gzipped one by one: ${kb(servedGzip(first))} (a bundler that puts all a first load needs in one chunk serves the one-file figure)`,
     `all chunks, first download and loaded on first use: minified ${kb(size(all))}; gzip as one file ${kb(gzip(concat(all)))}, one by one ${kb(servedGzip(all))}`,
     '',
     '| loaded on first use | holds | minified | gzip |',
