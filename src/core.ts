@@ -6,15 +6,15 @@
 import { DriverConflict, type CommitResult, type StorageDriver, type StoredDoc, type WriteOp } from './driver.js';
 import { authError, resolveView, type Actor, type Standing } from './access.js';
 import { conditionNotMet, notFound } from './errors.js';
-import { Emitter, EventShare, type BlogEvent } from './events.js';
+import type { EventShare } from './event-share.js';
+import { Emitter, type BlogEvent } from './events.js';
 import { newId } from './ids.js';
 import { labelCounterOps } from './label-counts.js';
-import { dueTime, Scheduler, type SchedulerOptions } from './scheduler.js';
+import type { Scheduler, SchedulerOptions } from './scheduler.js';
 import { RecordCache } from './record-cache.js';
 import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from './records.js';
 import type { Role } from './schemas.js';
-import { STORE_SCHEMA } from './store-schema.js';
-import { upgradeStore } from './store-upgrade.js';
+import { LAYOUT_MARKER, STORE_LAYOUT, STORE_SCHEMA } from './store-schema.js';
 import { parse, type Out, type Schema } from './validate.js';
 import { authorOf, etagOf, links, postWire, type Links, type Post } from './wire.js';
 
@@ -46,11 +46,11 @@ export class Core {
   readonly links: Links;
   readonly events = new Emitter();
   readonly revisionsKept: number;
-  private scheduler: Scheduler | undefined;
+  private scheduler: Pick<Scheduler, 'scheduled' | 'stop'> | undefined;
   /** Promotions this process has committed: a list read beside promoteDue re-reads if one landed meanwhile. */
   promotions = 0;
-  /** Events shared with other app servers on the same store (drivers that can `watch` it). */
-  readonly share: EventShare | undefined;
+  /** Events shared with other app servers on the same store (drivers that can `watch` it; the code loads then). */
+  readonly share: Promise<EventShare> | undefined;
   private opening: Promise<void> | undefined;
   /** Users and blogs, kept right across processes through the change log (src/record-cache.ts). */
   private readonly cache: RecordCache;
@@ -70,13 +70,22 @@ export class Core {
     this.revisionsKept = Math.max(0, Math.floor(options.revisionsKept ?? 50));
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
     if (typeof this.driver.watch === 'function') {
-      this.share = new EventShare(this.driver, this.events, () => this.now().getTime());
+      this.share = import('./event-share.js').then(({ EventShare }) => new EventShare(this.driver, this.events, () => this.now().getTime()));
       this.events.shared = true;
     }
   }
 
   ready(): Promise<void> {
-    return (this.opening ??= this.driver.open(STORE_SCHEMA).then(() => upgradeStore(this.driver, () => this.now().getTime())));
+    return (this.opening ??= this.open());
+  }
+
+  private async open(): Promise<void> {
+    await this.driver.open(STORE_SCHEMA);
+    const mark = await this.driver.get('settings', LAYOUT_MARKER);
+    // Only a store behind the current layout (or a new one) loads the upgrade's code.
+    if (!(Number(mark?.doc.layout) >= STORE_LAYOUT)) {
+      await (await import('./store-upgrade.js')).upgradeStore(this.driver, mark, () => this.now().getTime());
+    }
   }
 
   nowIso(): string {
@@ -196,23 +205,49 @@ export class Core {
     }
   }
 
-  /** Starts publishing on time (src/scheduler.ts); answers the function that stops it. Idempotent. */
-  startScheduler(options?: SchedulerOptions): () => void {
+  /**
+   * Starts publishing on time (src/scheduler.ts, whose code loads now: its first look at the store comes after
+   * that, so a post scheduled meanwhile is found by it); answers the function that stops it. Idempotent.
+   */
+  startScheduler(options: SchedulerOptions = {}): () => void {
     if (!this.scheduler) {
-      const scheduler = new Scheduler(
-        {
-          now: this.now,
-          promoteDue: () => this.promoteDue(),
-          nextDue: async () => {
-            await this.ready();
-            const [first] = await this.driver.list({ collection: 'posts', index: 'due', prefix: [], direction: 'asc', limit: 1 });
-            return first ? dueTime(first.doc) : undefined;
-          },
+      let running: Scheduler | undefined;
+      let stopped = false;
+      const handle = {
+        scheduled: (at: string) => running?.scheduled(at),
+        stop: () => {
+          stopped = true;
+          running?.stop();
         },
-        options,
+      };
+      this.scheduler = handle;
+      import('./scheduler.js').then(
+        ({ Scheduler }) => {
+          if (stopped) return;
+          running = new Scheduler(
+            {
+              now: this.now,
+              promoteDue: () => this.promoteDue(),
+              nextDue: async () => {
+                await this.ready();
+                const [first] = await this.driver.list({ collection: 'posts', index: 'due', prefix: [], direction: 'asc', limit: 1 });
+                return first ? dueTime(first.doc) : undefined;
+              },
+            },
+            options,
+          );
+          running.start();
+        },
+        (error: unknown) => {
+          // Its code did not load (offline?): a later startScheduler tries again.
+          if (this.scheduler === handle) this.scheduler = undefined;
+          try {
+            options.onError?.(error);
+          } catch {
+            // A failing logger changes nothing.
+          }
+        },
       );
-      this.scheduler = scheduler;
-      scheduler.start();
     }
     const scheduler = this.scheduler;
     return () => {
@@ -233,7 +268,8 @@ export class Core {
 
   emit(event: BlogEvent): void {
     this.events.emit(event);
-    this.share?.publish(event);
+    // In order: each event's publish is queued on the share before any later call waits on it.
+    void this.share?.then((share) => share.publish(event));
   }
 
   /**
@@ -281,6 +317,12 @@ export class Core {
     return postWire(p, blog, authorOf(await this.user(p.authorId), p.authorId), shape, this.links);
   }
 }
+
+/** The publish time a stored post puts on the scheduler's agenda, if it is SCHEDULED. */
+const dueTime = (doc: unknown): string | undefined => {
+  const p = doc as Partial<PostRecord> | undefined;
+  return p?.status === 'SCHEDULED' && typeof p.published === 'string' ? p.published : undefined;
+};
 
 /** Refuses a write whose `ifMatch` names another revision. `*` matches any; quotes and W/ are optional. */
 export function checkIfMatch(ifMatch: string | undefined, id: string, rev: number): void {

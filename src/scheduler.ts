@@ -5,8 +5,6 @@
  * this process that schedule a post earlier re-arm the timer. Reads keep promoting due posts too, so nothing
  * depends on the scheduler running.
  */
-import type { PostRecord } from './records.js';
-
 export interface SchedulerOptions {
   /**
    * The longest the timer sleeps before looking again, in ms (default 5 minutes): the bound on how late a post
@@ -100,9 +98,3 @@ export class Scheduler {
     return this.running;
   }
 }
-
-/** The publish time a stored post puts on the scheduler's agenda, if it is SCHEDULED. */
-export const dueTime = (doc: unknown): string | undefined => {
-  const p = doc as Partial<PostRecord> | undefined;
-  return p?.status === 'SCHEDULED' && typeof p.published === 'string' ? p.published : undefined;
-};

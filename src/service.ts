@@ -2,17 +2,13 @@ import { BlogError, forbidden } from './errors.js';
 import type { Actor } from './access.js';
 import { Core, type CoreOptions } from './core.js';
 import type { EventType, Listener } from './events.js';
-import { changesApi } from './changes.js';
 import { INTERNALS } from './internals.js';
+import { lazy } from './lazy.js';
 import type { SchedulerOptions } from './scheduler.js';
-import { blogAdminApi } from './resources/blog-admin.js';
 import { blogsApi } from './resources/blogs.js';
 import { commentsApi } from './resources/comments.js';
 import { pagesApi } from './resources/pages.js';
-import { labelsApi } from './resources/labels.js';
-import { pageViewsApi } from './resources/pageviews.js';
 import { postsApi } from './resources/posts.js';
-import { userInfosApi } from './resources/userinfos.js';
 
 export type BlogServiceOptions = CoreOptions;
 
@@ -21,22 +17,24 @@ export type ActorInput = { userId: string } | null;
 
 function apis(core: Core, actor: Actor) {
   const base = blogsApi(core, actor);
-  const admin = blogAdminApi(core, actor);
-  const { blogUserInfos, postUserInfos } = userInfosApi(core, actor);
+  // Loaded on first call (src/lazy.ts): blog management and members, user infos, page views, labels, the pull.
+  const admin = async () => (await import('./resources/blog-admin.js')).blogAdminApi(core, actor);
+  const infos = async () => (await import('./resources/userinfos.js')).userInfosApi(core, actor);
   const all = {
-    blogs: { ...base.blogs, ...admin.blogs },
-    users: { ...base.users, ...admin.users },
-    members: base.members,
+    blogs: { ...base.blogs, ...lazy(async () => (await admin()).blogs, { insert: 1, update: 1, patch: 1, delete: 1 }) },
+    users: { ...base.users, ...lazy(async () => (await admin()).users, { insert: 1, update: 1 }) },
+    members: lazy(async () => (await import('./resources/members.js')).membersApi(core, actor), { set: 1, remove: 1, list: 1 }),
     posts: postsApi(core, actor),
     pages: pagesApi(core, actor),
     comments: commentsApi(core, actor),
-    blogUserInfos,
-    postUserInfos,
-    pageViews: pageViewsApi(core, actor),
-    labels: labelsApi(core, actor),
-    changes: changesApi(core, actor),
+    blogUserInfos: lazy(async () => (await infos()).blogUserInfos, { get: 1 }),
+    postUserInfos: lazy(async () => (await infos()).postUserInfos, { get: 1, list: 1 }),
+    pageViews: lazy(async () => (await import('./resources/pageviews.js')).pageViewsApi(core, actor), { get: 1, record: 1 }),
+    labels: lazy(async () => (await import('./resources/labels.js')).labelsApi(core, actor), { list: 1 }),
+    changes: lazy(async () => (await import('./changes.js')).changesApi(core, actor), { list: 1 }),
   };
-  return core.share ? settled(all, core.share) : all;
+  const share = core.share;
+  return share ? settled(all, { flush: async () => (await share).flush() }) : all;
 }
 
 /**
@@ -88,12 +86,12 @@ function scoped(core: Core, actor: Actor): BlogService {
     },
     on(type: EventType | '*', listener: Listener): () => void {
       // Listening also hears the writes of other app servers on the same store, from now on.
-      core.share?.follow(core.ready()).catch(() => undefined);
+      core.share?.then((share) => share.follow(core.ready())).catch(() => undefined);
       return core.events.on(type, listener);
     },
     async ready(): Promise<void> {
       await core.ready();
-      await core.share?.started;
+      await (await core.share)?.started;
     },
     startScheduler(options?: SchedulerOptions): () => void {
       if (actor.kind !== 'host') throw forbidden('Only the host service runs the scheduler');
@@ -102,7 +100,7 @@ function scoped(core: Core, actor: Actor): BlogService {
     async close(): Promise<void> {
       core.stopScheduler();
       await core.ready().catch(() => undefined);
-      await core.share?.close();
+      await (await core.share)?.close();
       await core.driver.close();
     },
   };

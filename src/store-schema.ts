@@ -59,3 +59,10 @@ export const STORE_SCHEMA: StoreSchema = {
     { name: 'idempotency', indexes: [{ name: 'created' }] },
   ],
 };
+
+/**
+ * The `settings` record naming the layout the store's records are written in, and the current layout: a store
+ * without it or behind it is brought up by src/store-upgrade.ts, whose code loads only then.
+ */
+export const LAYOUT_MARKER = 'storeLayout';
+export const STORE_LAYOUT = 3;

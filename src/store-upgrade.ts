@@ -4,13 +4,13 @@
  * so the core rewrites the records whose keys changed. Layout 2 (store-schema version 2): comments filed
  * by their post's visibility class (comment-visibility.ts) and posts' search tokens re-given (the SQLite
  * driver rebuilt its token tables). Layout 3: label counters (label-counts.ts) counted from the posts there.
- * A marker in `settings` records the layout, so this runs once per store.
+ * A marker in `settings` records the layout, so this runs once per store (the core reads the marker and loads
+ * this module only for a store behind the current layout).
  */
-import { DriverConflict, type Key, type StorageDriver, type WriteOp } from './driver.js';
+import { DriverConflict, type Key, type StorageDriver, type StoredDoc, type WriteOp } from './driver.js';
 import { commentVisOf, labelId, put, type CommentRecord, type LabelRecord, type PostRecord } from './records.js';
+import { LAYOUT_MARKER, STORE_LAYOUT } from './store-schema.js';
 
-const MARKER = 'storeLayout';
-const LAYOUT = 3;
 const BATCH = 500;
 
 /** Every record of a collection, through an index walked from its start, a batch at a time. */
@@ -29,17 +29,15 @@ async function eachBatch(
   }
 }
 
-/** `time` is the core's clock (ms), logged with the commits this makes. */
-export async function upgradeStore(driver: StorageDriver, time: () => number = Date.now): Promise<void> {
-  const mark = await driver.get('settings', MARKER);
+/** `mark` is the layout marker as stored (none in a new store); `time` the core's clock (ms), logged with the commits this makes. */
+export async function upgradeStore(driver: StorageDriver, mark: StoredDoc | undefined, time: () => number): Promise<void> {
   const layout = mark ? Number(mark.doc.layout) : 0;
-  if (layout >= LAYOUT) return;
+  if (layout >= STORE_LAYOUT) return;
   if (layout < 2) await layout2(driver, time);
   await countLabels(driver, time);
   try {
-    await driver.commit([{ type: 'put', collection: 'settings', id: MARKER, expect: mark?.version ?? 0, doc: { id: MARKER, layout: LAYOUT }, keys: {} }], {
-      time: time(),
-    });
+    const doc = { id: LAYOUT_MARKER, layout: STORE_LAYOUT };
+    await driver.commit([{ type: 'put', collection: 'settings', id: LAYOUT_MARKER, expect: mark?.version ?? 0, doc, keys: {} }], { time: time() });
   } catch (error) {
     if (!DriverConflict.is(error)) throw error; // another process opening the same store marked it
   }

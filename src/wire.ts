@@ -314,14 +314,6 @@ export function blogWire(b: BlogRecord, counts: { posts: number; pages: number }
   };
 }
 
-export function blogUserInfoWire(blog: Blog, userId: string, role: Role): BlogUserInfo {
-  return {
-    kind: 'blogger#blogUserInfo',
-    blog,
-    blog_user_info: { kind: 'blogger#blogPerUserInfo', userId, blogId: blog.id, hasAdminAccess: role === 'ADMIN', role },
-  };
-}
-
 export function userWire(u: UserRecord, l: Links): User {
   const self = l.user(u.id);
   return {

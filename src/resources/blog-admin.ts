@@ -1,18 +1,19 @@
 /**
- * Blogs and users become mutable: blogs.update/patch (name, description, url, locale; an old url keeps
- * answering getByUrl), blogs.delete (ADMIN; in bounded batches that a crash can resume), users.update.
+ * Blog and user management, loaded on first use (src/lazy.ts): blogs.insert (the owner becomes its ADMIN),
+ * blogs.update/patch (name, description, url, locale; an old url keeps answering getByUrl), blogs.delete
+ * (ADMIN; in bounded batches that a crash can resume), users.insert and users.update.
  * The core's caches of blogs and users follow every commit and the change log (src/record-cache.ts).
  */
 import { actorUserId, authError, requireRole, type Actor } from '../access.js';
 import type { Core } from '../core.js';
 import { DriverConflict, type Key, type WriteOp } from '../driver.js';
-import { conflict, forbidden, invalid, notFound } from '../errors.js';
-import type { BlogsDeleteParams, BlogsPatchParams, BlogsUpdateParams, UsersUpdateParams } from '../params.js';
-import { del, put, type BlogRecord, type UserRecord } from '../records.js';
+import { BlogError, conflict, forbidden, invalid, notFound } from '../errors.js';
+import type { BlogsDeleteParams, BlogsInsertParams, BlogsPatchParams, BlogsUpdateParams, UsersInsertParams, UsersUpdateParams } from '../params.js';
+import { del, memberId, put, type BlogRecord, type UserRecord } from '../records.js';
 import { params, type Parsed } from '../schemas.js';
 import { userWire, type Blog, type User } from '../wire.js';
 import { blogResource, normalizeBlogUrl } from './blogs.js';
-import { revisionDeletes } from './revisions.js';
+import { revisionDeletes } from './revision-capture.js';
 
 /** Records removed per commit by blogs.delete. */
 const BATCH = 100;
@@ -84,6 +85,50 @@ export function blogAdminApi(core: Core, actor: Actor) {
 
   return {
     blogs: {
+      async insert(input: BlogsInsertParams): Promise<Blog> {
+        const p = core.parse(params.blogsInsert, input);
+        if (actor.kind === 'anonymous') throw forbidden('Sign in to create a blog');
+        await core.requireWriter(actor);
+        const ownerId = actor.kind === 'user' ? actor.userId : p.ownerId;
+        if (!ownerId)
+          throw new BlogError({
+            code: 400,
+            reason: 'required',
+            message: 'Required: ownerId (the user who will be ADMIN)',
+            location: 'ownerId',
+            locationType: 'parameter',
+          });
+        if (actor.kind === 'user' && p.ownerId && p.ownerId !== actor.userId) throw forbidden('You may create blogs only for yourself');
+        if (!(await core.user(ownerId))) throw invalid('ownerId', `No user ${ownerId}: create it with users.insert first`);
+        const now = core.nowIso();
+        const b = p.body;
+        const record: BlogRecord = {
+          id: core.newId(),
+          name: b.name.trim(),
+          description: b.description ?? '',
+          url: normalizeBlogUrl(b.url),
+          locale: { language: b.locale?.language ?? 'en', country: b.locale?.country ?? '', variant: b.locale?.variant ?? '' },
+          ...(b.customMetaData !== undefined ? { customMetaData: b.customMetaData } : {}),
+          ownerId,
+          published: now,
+          updated: now,
+        };
+        await core.ready();
+        if (await core.driver.getByIndex('blogs', 'url', [record.url.toLowerCase()])) throw conflict(`A blog with the url ${record.url} exists`);
+        try {
+          await core.commit([
+            put('blogs', record, 0),
+            put('members', { id: memberId(record.id, ownerId), blogId: record.id, userId: ownerId, role: 'ADMIN' }, 0),
+          ]);
+        } catch (error) {
+          if (DriverConflict.is(error)) throw conflict(`A blog with the url ${record.url} exists`);
+          throw error;
+        }
+        const out = await blogResource(core, record, 'ADMIN', undefined);
+        if (core.events.has('blog.inserted')) core.emit({ type: 'blog.inserted', blogId: record.id, id: record.id, actorId, resource: out });
+        return out;
+      },
+
       async update(input: BlogsUpdateParams): Promise<Blog> {
         const p = core.parse(params.blogsUpdate, input);
         return changeBlog(p.blogId, p.body, true);
@@ -140,6 +185,27 @@ export function blogAdminApi(core: Core, actor: Actor) {
     },
 
     users: {
+      async insert(input: UsersInsertParams): Promise<User> {
+        const p = core.parse(params.usersInsert, input);
+        if (actor.kind !== 'host') throw forbidden('Only host code creates users');
+        const b = p.body;
+        const record: UserRecord = {
+          id: b.id ?? core.newId(),
+          displayName: b.displayName.trim(),
+          ...(b.url !== undefined ? { url: b.url } : {}),
+          ...(b.about !== undefined ? { about: b.about } : {}),
+          created: core.nowIso(),
+        };
+        if (record.id === 'self') throw invalid('body.id', "'self' is reserved");
+        await core.transact(async () => {
+          if (await core.get('users', record.id)) throw conflict(`User ${record.id} exists`);
+          return { ops: [put('users', record, 0)], result: undefined };
+        });
+        const out = userWire(record, core.links);
+        if (core.events.has('user.inserted')) core.emit({ type: 'user.inserted', id: record.id, actorId, resource: out });
+        return out;
+      },
+
       /** Changes the given fields of a user (absent ones stay). The user themselves, or host code. */
       async update(input: UsersUpdateParams): Promise<User> {
         const p = core.parse(params.usersUpdate, input);

@@ -1,21 +1,10 @@
-import { actorUserId, atLeast, authError, requireRole, type Actor } from '../access.js';
+import { actorUserId, atLeast, authError, type Actor } from '../access.js';
 import type { Core } from '../core.js';
-import { DriverConflict, type StoredDoc } from '../driver.js';
-import { BlogError, conflict, forbidden, invalid, notFound } from '../errors.js';
-import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from '../records.js';
+import { BlogError, forbidden, invalid, notFound } from '../errors.js';
+import type { BlogRecord, MemberRecord, PostRecord } from '../records.js';
 import { params, type Role } from '../schemas.js';
-import type {
-  BlogsGetByUrlParams,
-  BlogsGetParams,
-  BlogsInsertParams,
-  BlogsListByUserParams,
-  MembersListParams,
-  MembersRemoveParams,
-  MembersSetParams,
-  UsersGetParams,
-  UsersInsertParams,
-} from '../params.js';
-import { blogUserInfoWire, blogWire, userWire, type Blog, type BlogList, type BlogUserInfo, type Post, type User } from '../wire.js';
+import type { BlogsGetByUrlParams, BlogsGetParams, BlogsListByUserParams, UsersGetParams } from '../params.js';
+import { blogWire, userWire, type Blog, type BlogList, type BlogUserInfo, type Post, type User } from '../wire.js';
 import { postOut } from './posts.js';
 
 /** Blog urls compare without case in scheme and host, with one trailing slash. */
@@ -49,50 +38,6 @@ export function blogsApi(core: Core, actor: Actor) {
     await core.promoteDue();
     const s = await core.standing(actor, b.id, view);
     return blogOut(b, s.view, maxPosts);
-  }
-
-  /** The members of a blog: bounded by how many people work on it, never by its content. */
-  async function members(blogId: string): Promise<StoredDoc<MemberRecord>[]> {
-    const out: StoredDoc<MemberRecord>[] = [];
-    for (;;) {
-      const last = out[out.length - 1];
-      const batch = await core.driver.list({
-        collection: 'members',
-        index: 'blog',
-        prefix: [blogId],
-        ...(last ? { lower: { key: [last.doc.userId], open: true } } : {}),
-        direction: 'asc',
-        limit: 500,
-      });
-      out.push(...(batch as unknown as StoredDoc<MemberRecord>[]));
-      if (batch.length < 500) return out;
-    }
-  }
-
-  /**
-   * Membership changes commit together with the (unchanged) blog record, so two admins changing roles at
-   * once are serialised and the "last ADMIN" rule cannot be raced past.
-   */
-  async function changeMembers(blogId: string, userId: string, role: Role | null) {
-    const s = await core.writer(actor, blogId);
-    requireRole(s, 'ADMIN', 'manage members');
-    if (role && !(await core.user(userId))) throw notFound('User');
-    return core.transact(async () => {
-      const blog = await core.get<BlogRecord>('blogs', blogId);
-      if (!blog) throw notFound('Blog');
-      const all = await members(blogId);
-      const current = all.find((m) => m.doc.userId === userId);
-      if (!role && !current) throw notFound('Member');
-      const admins = all.filter((m) => m.doc.role === 'ADMIN');
-      if (current?.doc.role === 'ADMIN' && role !== 'ADMIN' && admins.length === 1) {
-        throw conflict('A blog must keep at least one ADMIN: add another admin first');
-      }
-      const lock = put('blogs', blog.doc, blog.version);
-      const ops = role
-        ? [lock, put('members', { id: memberId(blogId, userId), blogId, userId, role }, current?.version ?? 0)]
-        : [lock, { type: 'delete' as const, collection: 'members', id: memberId(blogId, userId), expect: current!.version }];
-      return { ops, result: undefined };
-    });
   }
 
   return {
@@ -131,6 +76,8 @@ export function blogsApi(core: Core, actor: Actor) {
         const memberships = await core.driver.list({ collection: 'members', index: 'user', prefix: [userId], direction: 'asc', limit: 10_000 });
         const items: Blog[] = [];
         const infos: BlogUserInfo[] = [];
+        // User infos are loaded on first use, with blogUserInfos.get.
+        const infoOf = p.fetchUserInfo ? (await import('./userinfos.js')).blogUserInfoWire : undefined;
         for (const m of memberships) {
           const member = m.doc as unknown as MemberRecord;
           if (!roles.includes(member.role)) continue;
@@ -144,78 +91,13 @@ export function blogsApi(core: Core, actor: Actor) {
           if (!record) continue;
           const blog = await blogOut(record, p.view ?? member.role, p.maxPosts);
           items.push(blog);
-          if (p.fetchUserInfo) infos.push(blogUserInfoWire(blog, userId, member.role));
+          if (infoOf) infos.push(infoOf(blog, userId, member.role));
         }
         return { kind: 'blogger#blogList', items, ...(p.fetchUserInfo ? { blogUserInfos: infos } : {}) };
-      },
-
-      async insert(input: BlogsInsertParams): Promise<Blog> {
-        const p = core.parse(params.blogsInsert, input);
-        if (actor.kind === 'anonymous') throw forbidden('Sign in to create a blog');
-        await core.requireWriter(actor);
-        const ownerId = actor.kind === 'user' ? actor.userId : p.ownerId;
-        if (!ownerId)
-          throw new BlogError({
-            code: 400,
-            reason: 'required',
-            message: 'Required: ownerId (the user who will be ADMIN)',
-            location: 'ownerId',
-            locationType: 'parameter',
-          });
-        if (actor.kind === 'user' && p.ownerId && p.ownerId !== actor.userId) throw forbidden('You may create blogs only for yourself');
-        if (!(await core.user(ownerId))) throw invalid('ownerId', `No user ${ownerId}: create it with users.insert first`);
-        const now = core.nowIso();
-        const b = p.body;
-        const record: BlogRecord = {
-          id: core.newId(),
-          name: b.name.trim(),
-          description: b.description ?? '',
-          url: normalizeBlogUrl(b.url),
-          locale: { language: b.locale?.language ?? 'en', country: b.locale?.country ?? '', variant: b.locale?.variant ?? '' },
-          ...(b.customMetaData !== undefined ? { customMetaData: b.customMetaData } : {}),
-          ownerId,
-          published: now,
-          updated: now,
-        };
-        await core.ready();
-        if (await core.driver.getByIndex('blogs', 'url', [record.url.toLowerCase()])) throw conflict(`A blog with the url ${record.url} exists`);
-        try {
-          await core.commit([
-            put('blogs', record, 0),
-            put('members', { id: memberId(record.id, ownerId), blogId: record.id, userId: ownerId, role: 'ADMIN' }, 0),
-          ]);
-        } catch (error) {
-          if (DriverConflict.is(error)) throw conflict(`A blog with the url ${record.url} exists`);
-          throw error;
-        }
-        const out = await blogOut(record, 'ADMIN', undefined);
-        if (core.events.has('blog.inserted')) core.emit({ type: 'blog.inserted', blogId: record.id, id: record.id, actorId, resource: out });
-        return out;
       },
     },
 
     users: {
-      async insert(input: UsersInsertParams): Promise<User> {
-        const p = core.parse(params.usersInsert, input);
-        if (actor.kind !== 'host') throw forbidden('Only host code creates users');
-        const b = p.body;
-        const record: UserRecord = {
-          id: b.id ?? core.newId(),
-          displayName: b.displayName.trim(),
-          ...(b.url !== undefined ? { url: b.url } : {}),
-          ...(b.about !== undefined ? { about: b.about } : {}),
-          created: core.nowIso(),
-        };
-        if (record.id === 'self') throw invalid('body.id', "'self' is reserved");
-        await core.transact(async () => {
-          if (await core.get('users', record.id)) throw conflict(`User ${record.id} exists`);
-          return { ops: [put('users', record, 0)], result: undefined };
-        });
-        const out = userWire(record, core.links);
-        if (core.events.has('user.inserted')) core.emit({ type: 'user.inserted', id: record.id, actorId, resource: out });
-        return out;
-      },
-
       async get(input: UsersGetParams): Promise<User> {
         const p = core.parse(params.usersGet, input);
         const userId = p.userId === 'self' ? actorId : p.userId;
@@ -226,29 +108,6 @@ export function blogsApi(core: Core, actor: Actor) {
         const u = await core.user(userId);
         if (!u) throw notFound('User');
         return userWire(u, core.links);
-      },
-    },
-
-    members: {
-      async set(input: MembersSetParams): Promise<{ userId: string; role: Role }> {
-        const p = core.parse(params.membersSet, input);
-        await changeMembers(p.blogId, p.userId, p.role);
-        if (core.events.has('member.set'))
-          core.emit({ type: 'member.set', blogId: p.blogId, id: p.userId, actorId, resource: { userId: p.userId, role: p.role } });
-        return { userId: p.userId, role: p.role };
-      },
-
-      async remove(input: MembersRemoveParams): Promise<void> {
-        const p = core.parse(params.membersRemove, input);
-        await changeMembers(p.blogId, p.userId, null);
-        if (core.events.has('member.removed')) core.emit({ type: 'member.removed', blogId: p.blogId, id: p.userId, actorId });
-      },
-
-      async list(input: MembersListParams): Promise<{ items: Array<{ userId: string; role: Role }> }> {
-        const p = core.parse(params.membersList, input);
-        const s = await core.reader(actor, p.blogId);
-        requireRole(s, 'ADMIN', 'list members');
-        return { items: (await members(p.blogId)).map((m) => ({ userId: m.doc.userId, role: m.doc.role })) };
       },
     },
   };

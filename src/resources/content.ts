@@ -7,7 +7,7 @@ import type { EventType } from '../events.js';
 import { del, put, type PageRecord, type PostRecord } from '../records.js';
 import type { Role } from '../schemas.js';
 import { labelCounterOps } from '../label-counts.js';
-import { revisionDeletes, revisionOps } from './revisions.js';
+import { revisionDeletes, revisionOps } from './revision-capture.js';
 import { slugify } from '../text.js';
 
 type Kind = 'post' | 'page';

@@ -1,5 +1,6 @@
 import { actorUserId, atLeast, requireRole, type Actor } from '../access.js';
 import type { Core } from '../core.js';
+import { lazy } from '../lazy.js';
 import { forbidden } from '../errors.js';
 import { shortHash } from '../ids.js';
 import { listOf, page } from '../paging.js';
@@ -17,7 +18,6 @@ import type {
   PagesUpdateParams,
 } from '../params.js';
 import { authorOf, pageWire, type Page, type PageList } from '../wire.js';
-import { revisionsApi } from './revisions.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPage, revertTo, trash, withPath } from './content.js';
 
 type Body = Parsed<'pagesInsert'>['body'];
@@ -64,16 +64,24 @@ export function pagesApi(core: Core, actor: Actor) {
 
   return {
     /** Earlier versions of a page (an extension): list, get, restore. */
-    revisions: revisionsApi<PageRecord, Page, PagesRevisionsListParams, PagesRevisionsGetParams, PagesRevisionsRestoreParams>(core, actor, {
-      kind: 'page',
-      list: params.pagesRevisionsList,
-      get: params.pagesRevisionsGet,
-      restore: params.pagesRevisionsRestore,
-      change: async (blogId, pageId, ifMatch, fn) => {
-        const { after, view } = await change(blogId, pageId, ifMatch, fn, true);
-        return pageOut(core, after, view);
-      },
-    }),
+    revisions: lazy(
+      async () =>
+        (await import('./revisions.js')).revisionsApi<PageRecord, Page, PagesRevisionsListParams, PagesRevisionsGetParams, PagesRevisionsRestoreParams>(
+          core,
+          actor,
+          {
+            kind: 'page',
+            list: params.pagesRevisionsList,
+            get: params.pagesRevisionsGet,
+            restore: params.pagesRevisionsRestore,
+            change: async (blogId, pageId, ifMatch, fn) => {
+              const { after, view } = await change(blogId, pageId, ifMatch, fn, true);
+              return pageOut(core, after, view);
+            },
+          },
+        ),
+      { list: 1, get: 1, restore: 1 },
+    ),
     async get(input: PagesGetParams): Promise<Page> {
       const p = core.parse(params.pagesGet, input);
       const s = await core.reader(actor, p.blogId, p.view);

@@ -1,5 +1,6 @@
 import { actorUserId, atLeast, requireRole, type Actor } from '../access.js';
 import type { Core } from '../core.js';
+import { lazy } from '../lazy.js';
 import type { IndexedDoc, Key, WriteOp } from '../driver.js';
 import { forbidden, notFound } from '../errors.js';
 import { shortHash } from '../ids.js';
@@ -24,7 +25,6 @@ import { labelCounterOps } from '../label-counts.js';
 import { hasPhrase, parseQuery, postWordFields } from '../text.js';
 import { authorOf, listEtag, postWire, type Post, type PostList } from '../wire.js';
 import { inlineComments } from './comments.js';
-import { revisionsApi } from './revisions.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPost, revertTo, trash, withPath } from './content.js';
 
 type Body = Parsed<'postsInsert'>['body'];
@@ -140,16 +140,24 @@ export function postsApi(core: Core, actor: Actor) {
 
   return {
     /** Earlier versions of a post (an extension): list, get, restore. */
-    revisions: revisionsApi<PostRecord, Post, PostsRevisionsListParams, PostsRevisionsGetParams, PostsRevisionsRestoreParams>(core, actor, {
-      kind: 'post',
-      list: params.postsRevisionsList,
-      get: params.postsRevisionsGet,
-      restore: params.postsRevisionsRestore,
-      change: async (blogId, postId, ifMatch, fn) => {
-        const { after, view } = await change(blogId, postId, ifMatch, fn, true);
-        return postOut(core, after, view, {});
-      },
-    }),
+    revisions: lazy(
+      async () =>
+        (await import('./revisions.js')).revisionsApi<PostRecord, Post, PostsRevisionsListParams, PostsRevisionsGetParams, PostsRevisionsRestoreParams>(
+          core,
+          actor,
+          {
+            kind: 'post',
+            list: params.postsRevisionsList,
+            get: params.postsRevisionsGet,
+            restore: params.postsRevisionsRestore,
+            change: async (blogId, postId, ifMatch, fn) => {
+              const { after, view } = await change(blogId, postId, ifMatch, fn, true);
+              return postOut(core, after, view, {});
+            },
+          },
+        ),
+      { list: 1, get: 1, restore: 1 },
+    ),
 
     async get(input: PostsGetParams): Promise<Post> {
       const p = core.parse(params.postsGet, input);

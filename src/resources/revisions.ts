@@ -1,67 +1,18 @@
 /**
- * Revisions (an extension): every change of a post's or page's title, content or labels keeps the version it
- * replaced, in the same commit as the change, and drops the oldest beyond `revisionsKept` (default 50) in
- * that commit too. Read at AUTHOR view under the item's own visibility; a restore is an ordinary change
- * (ifMatch, the editor rules, events, and it keeps the version it replaces).
+ * Revisions (an extension): posts.revisions and pages.revisions, loaded on first use (what each write keeps
+ * is src/resources/revision-capture.ts). Read at AUTHOR view under the item's own visibility; a restore is an
+ * ordinary change (ifMatch, the editor rules, events, and it keeps the version it replaces).
  */
 import { atLeast, type Actor } from '../access.js';
 import type { Core } from '../core.js';
-import { del, put, type PageRecord, type PostRecord, type RevisionRecord } from '../records.js';
+import type { RevisionRecord } from '../records.js';
 import { conflict, forbidden, notFound } from '../errors.js';
 import { shortHash } from '../ids.js';
 import { listOf, page } from '../paging.js';
 import type { Schema } from '../validate.js';
 import type { Revision, RevisionList } from '../wire.js';
-import type { WriteOp } from '../driver.js';
 import { loadVisible } from './content.js';
-
-type Kind = 'post' | 'page';
-type Item = PostRecord | PageRecord;
-
-const labelsOf = (r: Item) => ('labels' in r ? r.labels : undefined);
-const sameLabels = (a: string[] | undefined, b: string[] | undefined) => JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
-
-/** The ops that keep `before` as a revision when `after` changed its title, content or labels (none otherwise). */
-export async function revisionOps(core: Core, kind: Kind, before: Item, after: Item, now: string): Promise<WriteOp[]> {
-  if (core.revisionsKept === 0) return [];
-  if (before.title === after.title && before.content === after.content && sameLabels(labelsOf(before), labelsOf(after))) return [];
-  const labels = labelsOf(before);
-  const kept: RevisionRecord = {
-    id: core.newId(),
-    blogId: before.blogId,
-    kind,
-    itemId: before.id,
-    rev: before.rev,
-    title: before.title,
-    content: before.content,
-    ...(labels ? { labels: [...labels] } : {}),
-    updated: before.updated,
-    replaced: now,
-  };
-  const count = await core.driver.count({ collection: 'revisions', index: 'item', prefix: [before.id] });
-  const excess = count + 1 - core.revisionsKept;
-  const oldest = excess > 0 ? await core.driver.list({ collection: 'revisions', index: 'item', prefix: [before.id], direction: 'asc', limit: excess }) : [];
-  return [put('revisions', kept, 0), ...oldest.map((o) => del('revisions', o.id, o.version))];
-}
-
-/** Deletes of every revision of an item that is deleted for good (in its delete's commit). */
-export async function revisionDeletes(core: Core, itemId: string): Promise<WriteOp[]> {
-  const ops: WriteOp[] = [];
-  let after: readonly string[] | undefined;
-  for (;;) {
-    const batch = await core.driver.list({
-      collection: 'revisions',
-      index: 'item',
-      prefix: [itemId],
-      ...(after ? { lower: { key: after, open: true } } : {}),
-      direction: 'asc',
-      limit: 500,
-    });
-    for (const r of batch) ops.push(del('revisions', r.id, r.version));
-    if (batch.length < 500) return ops;
-    after = batch[batch.length - 1]!.key.slice(1);
-  }
-}
+import type { Item, Kind } from './revision-capture.js';
 
 function revisionWire(core: Core, r: RevisionRecord): Revision {
   const item = r.kind === 'post' ? core.links.post(r.blogId, r.itemId) : core.links.page(r.blogId, r.itemId);

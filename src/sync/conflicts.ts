@@ -4,6 +4,7 @@
  * `'mine'` choice makes the local record wait to be sent again, on top of the server's version.
  */
 import type { JsonObject } from '../driver.js';
+import { revisionOps } from '../resources/revision-capture.js';
 import type { Comment, Page, Post } from '../wire.js';
 import { remove, store } from './pull.js';
 import { editable, kindOf, type Synced } from './records.js';
@@ -58,11 +59,10 @@ type Fields = { id: string; title?: string; content: string; labels?: string[]; 
 
 /**
  * Keeps `before` as a revision of a post or page now at `after`, by the revisions module's own rule (which
- * fields count, how many are kept), loaded only when a conflict is resolved.
+ * fields count, how many are kept).
  */
 async function keep(c: Ctx, batch: Batch, collection: Synced, before: Fields, after: Fields): Promise<void> {
   if (collection === 'comments') return;
-  const { revisionOps } = await import('../resources/revisions.js');
   const kind = kindOf(collection) as 'post' | 'page';
   for (const op of await revisionOps(c.core, kind, before as never, after as never, c.core.nowIso())) {
     if (op.type === 'put') await batch.put('revisions', op.doc as { id: string });

@@ -1,0 +1,17 @@
+/**
+ * Calls browsers rarely make are loaded on first use: each method `import()`s its module when called, so an
+ * app's bundler puts that code in a chunk of its own, fetched only then, and the first download stays small
+ * (DESIGN §9). The loaded method does all the work, its parameter checks and errors included.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any method's parameters
+type Method = (...args: any[]) => Promise<unknown>;
+
+/**
+ * An API of `T`'s methods whose calls run `load()`'s (`methods` names them all, checked by the compiler).
+ * `load` runs per call: the module system loads the code once.
+ */
+export function lazy<T extends { [K in keyof T]: Method }>(load: () => Promise<T>, methods: Record<keyof T, 1>): T {
+  const api: Partial<Record<keyof T, Method>> = {};
+  for (const name of Object.keys(methods) as Array<keyof T>) api[name] = async (...args) => (await load())[name](...args);
+  return api as T;
+}

@@ -1,0 +1,82 @@
+/**
+ * A blog's members and their roles (READER, AUTHOR, ADMIN): blog ADMINs (and host code) only. Loaded on first
+ * use, like the rest of blog management (src/lazy.ts).
+ */
+import { actorUserId, requireRole, type Actor } from '../access.js';
+import type { Core } from '../core.js';
+import type { StoredDoc } from '../driver.js';
+import { conflict, notFound } from '../errors.js';
+import type { MembersListParams, MembersRemoveParams, MembersSetParams } from '../params.js';
+import { memberId, put, type BlogRecord, type MemberRecord } from '../records.js';
+import { params, type Role } from '../schemas.js';
+
+export function membersApi(core: Core, actor: Actor) {
+  const actorId = actorUserId(actor);
+
+  /** The members of a blog: bounded by how many people work on it, never by its content. */
+  async function members(blogId: string): Promise<StoredDoc<MemberRecord>[]> {
+    const out: StoredDoc<MemberRecord>[] = [];
+    for (;;) {
+      const last = out[out.length - 1];
+      const batch = await core.driver.list({
+        collection: 'members',
+        index: 'blog',
+        prefix: [blogId],
+        ...(last ? { lower: { key: [last.doc.userId], open: true } } : {}),
+        direction: 'asc',
+        limit: 500,
+      });
+      out.push(...(batch as unknown as StoredDoc<MemberRecord>[]));
+      if (batch.length < 500) return out;
+    }
+  }
+
+  /**
+   * Membership changes commit together with the (unchanged) blog record, so two admins changing roles at
+   * once are serialised and the "last ADMIN" rule cannot be raced past.
+   */
+  async function changeMembers(blogId: string, userId: string, role: Role | null) {
+    const s = await core.writer(actor, blogId);
+    requireRole(s, 'ADMIN', 'manage members');
+    if (role && !(await core.user(userId))) throw notFound('User');
+    return core.transact(async () => {
+      const blog = await core.get<BlogRecord>('blogs', blogId);
+      if (!blog) throw notFound('Blog');
+      const all = await members(blogId);
+      const current = all.find((m) => m.doc.userId === userId);
+      if (!role && !current) throw notFound('Member');
+      const admins = all.filter((m) => m.doc.role === 'ADMIN');
+      if (current?.doc.role === 'ADMIN' && role !== 'ADMIN' && admins.length === 1) {
+        throw conflict('A blog must keep at least one ADMIN: add another admin first');
+      }
+      const lock = put('blogs', blog.doc, blog.version);
+      const ops = role
+        ? [lock, put('members', { id: memberId(blogId, userId), blogId, userId, role }, current?.version ?? 0)]
+        : [lock, { type: 'delete' as const, collection: 'members', id: memberId(blogId, userId), expect: current!.version }];
+      return { ops, result: undefined };
+    });
+  }
+
+  return {
+    async set(input: MembersSetParams): Promise<{ userId: string; role: Role }> {
+      const p = core.parse(params.membersSet, input);
+      await changeMembers(p.blogId, p.userId, p.role);
+      if (core.events.has('member.set'))
+        core.emit({ type: 'member.set', blogId: p.blogId, id: p.userId, actorId, resource: { userId: p.userId, role: p.role } });
+      return { userId: p.userId, role: p.role };
+    },
+
+    async remove(input: MembersRemoveParams): Promise<void> {
+      const p = core.parse(params.membersRemove, input);
+      await changeMembers(p.blogId, p.userId, null);
+      if (core.events.has('member.removed')) core.emit({ type: 'member.removed', blogId: p.blogId, id: p.userId, actorId });
+    },
+
+    async list(input: MembersListParams): Promise<{ items: Array<{ userId: string; role: Role }> }> {
+      const p = core.parse(params.membersList, input);
+      const s = await core.reader(actor, p.blogId);
+      requireRole(s, 'ADMIN', 'list members');
+      return { items: (await members(p.blogId)).map((m) => ({ userId: m.doc.userId, role: m.doc.role })) };
+    },
+  };
+}
