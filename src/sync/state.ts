@@ -111,8 +111,10 @@ export class Batch {
 
   /** Reads many records at once (one driver call) ahead of the gets that will want them. */
   async load(collection: Collection, ids: readonly string[]): Promise<void> {
-    const docs = await this.core.driver.getMany(collection, ids);
-    for (let i = 0; i < ids.length; i++) this.fill(collection, ids[i]!, docs[i]);
+    // Each record once (a page's posts mostly share one author).
+    const distinct = [...new Set(ids)];
+    const docs = await this.core.driver.getMany(collection, distinct);
+    for (let i = 0; i < distinct.length; i++) this.fill(collection, distinct[i]!, docs[i]);
   }
 
   async get<T>(collection: Collection, id: string): Promise<{ doc: T; stored: number } | undefined> {
