@@ -5,7 +5,7 @@
  * Reading and restoring them is src/resources/revisions.ts (loaded on first use).
  */
 import type { Core } from '../core.js';
-import type { WriteOp } from '../driver.js';
+import type { IndexedDoc, WriteOp } from '../driver.js';
 import { del, put, type PageRecord, type PostRecord, type RevisionRecord } from '../records.js';
 
 export type Kind = 'post' | 'page';
@@ -37,21 +37,24 @@ export async function revisionOps(core: Core, kind: Kind, before: Item, after: I
   return [put('revisions', kept, 0), ...oldest.map((o) => del('revisions', o.id, o.version))];
 }
 
-/** Deletes of every revision of an item that is deleted for good (in its delete's commit). */
-export async function revisionDeletes(core: Core, itemId: string): Promise<WriteOp[]> {
-  const ops: WriteOp[] = [];
-  let after: readonly string[] | undefined;
+/** Every revision of an item, oldest first (a few pages of the item's index). */
+export async function revisionsOf(core: Core, itemId: string): Promise<IndexedDoc[]> {
+  const out: IndexedDoc[] = [];
   for (;;) {
-    const batch = await core.driver.list({
+    const page = await core.driver.list({
       collection: 'revisions',
       index: 'item',
       prefix: [itemId],
-      ...(after ? { lower: { key: after, open: true } } : {}),
+      ...(out.length ? { lower: { key: out[out.length - 1]!.key.slice(1), open: true } } : {}),
       direction: 'asc',
       limit: 500,
     });
-    for (const r of batch) ops.push(del('revisions', r.id, r.version));
-    if (batch.length < 500) return ops;
-    after = batch[batch.length - 1]!.key.slice(1);
+    out.push(...page);
+    if (page.length < 500) return out;
   }
+}
+
+/** Deletes of every revision of an item that is deleted for good (in its delete's commit). */
+export async function revisionDeletes(core: Core, itemId: string): Promise<WriteOp[]> {
+  return (await revisionsOf(core, itemId)).map((r) => del('revisions', r.id, r.version));
 }

@@ -8,6 +8,7 @@
 import type { ChangeItem, ChangeList } from '../changes.js';
 import type { IndexedDoc, Key } from '../driver.js';
 import type { CommentRecord, PageRecord, PostRecord, UserRecord } from '../records.js';
+import { revisionsOf } from '../resources/revision-capture.js';
 import type { Comment, Page, Post } from '../wire.js';
 import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord, type Synced } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
@@ -61,6 +62,8 @@ export async function remove(ctx: Ctx, batch: Batch, collection: Synced, id: str
   if (base) await batch.delete('settings', bId);
   if (!local) return true;
   await batch.delete(collection, id);
+  // Its local revisions go with it, as they do in the core's own delete.
+  if (collection !== 'comments') for (const r of await revisionsOf(ctx.core, id)) await batch.delete('revisions', r.id);
   return true;
 }
 

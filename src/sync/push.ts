@@ -6,6 +6,7 @@
  */
 import type { JsonObject } from '../driver.js';
 import type { CommentRecord, PageRecord, PostRecord } from '../records.js';
+import { revisionsOf } from '../resources/revision-capture.js';
 import type { Comment, Page, Post } from '../wire.js';
 import { conflict, pathOf } from './conflicts.js';
 import { commentsOf, store } from './pull.js';
@@ -216,6 +217,9 @@ async function adopt(ctx: Ctx, collection: Synced, localId: string, server: Reso
   // A post's comments move with it. (A reply keeps naming its parent's local id until it is sent itself:
   // its create maps the id through `ids`.)
   if (collection === 'posts') for (const c of await commentsOf(ctx, localId)) await batch.put('comments', { ...c, postId: serverId });
+  // So do the revisions its local edits kept.
+  if (local && collection !== 'comments')
+    for (const r of await revisionsOf(core, localId)) await batch.put('revisions', { ...r.doc, id: r.id, itemId: serverId });
   st.ids[localId] = serverId;
   delete st.creates[localId];
   settled(st, collection, localId);

@@ -4,7 +4,8 @@
  * counts stay right through pulled, re-keyed and resolved posts.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BlogService } from '../../src/index.js';
+import { memoryDriver } from '../../drivers/memory/index.js';
+import { type BlogService, createBlogService } from '../../src/index.js';
 import { dropOwnSchemas } from '../postgres/env.js';
 import { localStore, replicaOf, serverFor, SETUPS, type TestReplica } from './replicas.js';
 import type { SyncServer } from './server.js';
@@ -129,5 +130,34 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     await replica.sync();
     expect(await labels(local)).toEqual(await labels(s.service));
     expect((await labels(local)).map((l) => l.name)).toEqual(['mine-b', 'new', 'theirs-a', 'travel']);
+  });
+
+  it('a post made offline keeps the revisions of its offline edits under its server id', async () => {
+    const { replica, local, net } = open('author');
+    await replica.sync();
+    net.offline = true;
+    const made = await local.posts.insert({ blogId: s.blogId, body: { title: 'First', content: 'first words' } });
+    await local.posts.patch({ blogId: s.blogId, postId: made.id!, body: { title: 'Second', content: 'second words' } });
+    net.offline = false;
+    expect(await replica.sync()).toMatchObject({ pushed: 1 });
+    const [there] = (await s.as('author').posts.list({ blogId: s.blogId, status: ['LIVE', 'DRAFT'], view: 'AUTHOR' })).items;
+    expect(there!.id).not.toBe(made.id);
+    expect(await postRevisions(local, there!.id!)).toEqual([['First', 'first words', []]]);
+  });
+
+  it('a post the server deletes takes its local revisions along', async () => {
+    const driver = memoryDriver();
+    const r = replicaOf(s, 'author', createBlogService({ driver }));
+    opened.push(r);
+    const post = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'One', content: 'v1' } });
+    await r.replica.sync();
+    await r.local.posts.patch({ blogId: s.blogId, postId: post.id!, body: { content: 'v2' } });
+    expect(await r.replica.sync()).toMatchObject({ pushed: 1 });
+    const kept = () => driver.count({ collection: 'revisions', index: 'item', prefix: [post.id!] });
+    expect(await kept()).toBe(1);
+    await s.service.posts.delete({ blogId: s.blogId, postId: post.id! });
+    await r.replica.sync();
+    await expect(r.local.posts.get({ blogId: s.blogId, postId: post.id! })).rejects.toMatchObject({ code: 404 });
+    expect(await kept()).toBe(0);
   });
 });
