@@ -47,7 +47,14 @@ export function startSync(connection: Connection, local: BlogService): Syncer {
     status = { ...status, ...next };
     for (const l of listeners) l(status, pulled);
   };
-  const count = async () => set({ pending: (await replica.pending()).length, conflicts: (await replica.conflicts()).length });
+  // Counts overlap (every local write starts one): only the latest started may set the status, or an older,
+  // slower one would leave a stale figure behind.
+  let counts = 0;
+  const count = async () => {
+    const n = ++counts;
+    const [pending, conflicts] = await Promise.all([replica.pending(), replica.conflicts()]);
+    if (n === counts) set({ pending: pending.length, conflicts: conflicts.length });
+  };
   const synced = (result: SyncResult) =>
     count().then(() => set({ state: navigator.onLine ? 'synced' : 'offline', lastSynced: new Date(), error: null }, result.pulled));
   // Live mode retries by itself but reports only rounds that moved something: a failed status is rechecked.
