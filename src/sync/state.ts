@@ -96,7 +96,11 @@ interface Slot {
  */
 export class Batch {
   private slots = new Map<string, Slot>();
-  constructor(private readonly core: Core) {}
+  /** `known`: records read ahead (preload), used in place of a read; a commit still fails if one moved since. */
+  constructor(
+    private readonly core: Core,
+    private readonly known?: Known,
+  ) {}
 
   private fill(collection: Collection, id: string, found: StoredDoc | undefined): Slot {
     const k = `${collection}/${id}`;
@@ -106,7 +110,8 @@ export class Batch {
   }
 
   private async slot(collection: Collection, id: string): Promise<Slot> {
-    return this.slots.get(`${collection}/${id}`) ?? this.fill(collection, id, await this.core.driver.get(collection, id));
+    const k = `${collection}/${id}`;
+    return this.slots.get(k) ?? this.fill(collection, id, this.known?.has(k) ? this.known.get(k) : await this.core.driver.get(collection, id));
   }
 
   /** Reads many records at once (one driver call) ahead of the gets that will want them. */
@@ -152,6 +157,20 @@ export class Batch {
     this.slots.clear();
     if (ops.length) await this.core.commit(ops);
   }
+}
+
+/** Records read ahead, by `collection/id` (undefined: absent). */
+export type Known = Map<string, StoredDoc | undefined>;
+
+/** Reads many records of each collection at once (one driver call per collection). */
+export async function preload(core: Core, wanted: ReadonlyArray<readonly [Collection, readonly string[]]>): Promise<Known> {
+  const known: Known = new Map();
+  for (const [collection, ids] of wanted) {
+    if (!ids.length) continue;
+    const docs = await core.driver.getMany(collection, ids);
+    for (let i = 0; i < ids.length; i++) known.set(`${collection}/${ids[i]}`, docs[i]);
+  }
+  return known;
 }
 
 /** What the pull and the push of one replica share. */
