@@ -13,7 +13,7 @@ import { commentsOf, store } from './pull.js';
 import { editable, fingerprint, type Synced } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
 import { scan } from './scan.js';
-import { Batch, baseId, keyOf, preload, saveState, settled, splitKey, synced, type Base, type CreateInFlight, type Ctx, type Known } from './state.js';
+import { Batch, baseId, keyOf, preload, saveState, settled, splitKey, stateId, synced, type Base, type CreateInFlight, type Ctx, type Known } from './state.js';
 
 type AnyRecord = PostRecord & PageRecord & CommentRecord;
 type Resource = Post | Page | Comment;
@@ -34,8 +34,12 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
   // Every record and base of the round in one read each per collection.
   const known = await preload(core, [
     ...synced.map((c) => [c, queue.filter((q) => q.collection === c).map((q) => q.id)] as const),
-    ['settings', queue.map((q) => baseId(blogId, q.collection, q.id))],
+    ['settings', [stateId(blogId), ...queue.map((q) => baseId(blogId, q.collection, q.id))]],
   ]);
+  // Their authors, which each settle looks up (mostly one).
+  const authors = new Set<string>();
+  for (const d of known.values()) if (typeof d?.doc.authorId === 'string') authors.add(d.doc.authorId);
+  for (const [k, d] of await preload(core, [['users', [...authors]]])) known.set(k, d);
   // Settle commits write the state document: one at a time.
   let last: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
@@ -148,7 +152,8 @@ async function pushOne(
     // Settled from what was read ahead; a record written meanwhile fails that commit, and is settled on a fresh read.
     await settle(ctx, collection, id, server, rec!.version, known).catch((error: unknown) => {
       if (!DriverConflict.is(error)) throw error;
-      return settle(ctx, collection, id, server, rec!.version);
+      // (The failed commit took what it read from `known`.)
+      return settle(ctx, collection, id, server, rec!.version, known);
     });
   });
   return !!server;

@@ -154,8 +154,18 @@ export class Batch {
     }
     // Label counters move with the posts, as on every write of the core (label-counts.ts).
     if (posts.length) ops.push(...(await labelCountsOps(this.core.driver, posts)));
+    const slots = [...this.slots];
     this.slots.clear();
-    if (ops.length) await this.core.commit(ops);
+    if (!ops.length) return;
+    try {
+      await this.core.commit(ops);
+    } catch (error) {
+      // What moved is read afresh next time.
+      for (const [k] of slots) this.known?.delete(k);
+      throw error;
+    }
+    // The next batch on `known` starts from what this one wrote.
+    for (const [k, s] of slots) if (s.touched) this.known?.set(k, s.doc && { id: s.id, doc: s.doc, version: s.stored + 1 });
   }
 }
 
