@@ -13,7 +13,22 @@ import { commentsOf, store } from './pull.js';
 import { editable, fingerprint, type Synced } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
 import { scan } from './scan.js';
-import { Batch, baseId, keyOf, preload, saveState, settled, splitKey, stateId, synced, type Base, type CreateInFlight, type Ctx, type Known } from './state.js';
+import {
+  Batch,
+  baseId,
+  keyOf,
+  preload,
+  read,
+  saveState,
+  settled,
+  splitKey,
+  stateId,
+  synced,
+  type Base,
+  type CreateInFlight,
+  type Ctx,
+  type Known,
+} from './state.js';
 
 type AnyRecord = PostRecord & PageRecord & CommentRecord;
 type Resource = Post | Page | Comment;
@@ -67,6 +82,7 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
   const update = (q: { collection: Synced; id: string }) =>
     q.collection !== 'comments' && !!known.get(`settings/${baseId(blogId, q.collection, q.id)}`) && !!known.get(`${q.collection}/${q.id}`);
   const updates = queue.filter(update);
+  const rest = queue.filter((q) => !update(q));
   const refusals: Array<RemoteError | undefined> = [];
   let next = 0;
   let failed: { error: unknown } | undefined;
@@ -78,7 +94,7 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
   for (let i = 0; i < updates.length; i++) await refused(updates[i]!, refusals[i]);
   if (failed) throw failed.error;
-  for (const q of queue) if (!update(q)) await refused(q, await one(q));
+  for (const q of rest) await refused(q, await one(q));
   return { pushed, conflicts };
 }
 
@@ -92,9 +108,9 @@ async function pushOne(
   serial: <T>(work: () => Promise<T>) => Promise<T>,
 ): Promise<boolean> {
   const { core, blogId, state: st } = ctx;
-  const rec = known.get(`${collection}/${id}`);
+  const rec = await read(core, known, collection, id);
   const doc = rec?.doc as AnyRecord | undefined;
-  const base = known.get(`settings/${baseId(blogId, collection, id)}`)?.doc as Base | undefined;
+  const base = (await read(core, known, 'settings', baseId(blogId, collection, id)))?.doc as Base | undefined;
   if (!base) {
     let req = st.creates[id];
     if (!req) {

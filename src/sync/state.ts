@@ -110,8 +110,10 @@ export class Batch {
   }
 
   private async slot(collection: Collection, id: string): Promise<Slot> {
-    const k = `${collection}/${id}`;
-    return this.slots.get(k) ?? this.fill(collection, id, this.known?.has(k) ? this.known.get(k) : await this.core.driver.get(collection, id));
+    return (
+      this.slots.get(`${collection}/${id}`) ??
+      this.fill(collection, id, await (this.known ? read(this.core, this.known, collection, id) : this.core.driver.get(collection, id)))
+    );
   }
 
   /** Reads many records at once (one driver call) ahead of the gets that will want them. */
@@ -182,6 +184,12 @@ export async function preload(core: Core, wanted: ReadonlyArray<readonly [Collec
   }
   return known;
 }
+
+/** A record from `known` when read ahead (and not dropped since), else from the store. */
+export const read = async (core: Core, known: Known, collection: Collection, id: string): Promise<StoredDoc | undefined> => {
+  const k = `${collection}/${id}`;
+  return known.has(k) ? known.get(k) : core.driver.get(collection, id);
+};
 
 /** What the pull and the push of one replica share. */
 export interface Ctx {

@@ -106,6 +106,39 @@ describe.each(STORES)('server on %s', (kind) => {
     expect(await r.replica.pending()).toEqual([]);
   });
 
+  it('edits made while their updates were on the way stay here and go with the next sync', async () => {
+    const made = [];
+    for (const title of ['A', 'B', 'C', 'D', 'E']) made.push(await s.as('author').posts.insert({ blogId: s.blogId, body: { title, content: 'server' } }));
+    const r = open(localStore('idb'));
+    await r.replica.sync();
+    for (const p of made) await r.local.posts.patch({ blogId: s.blogId, postId: p.id!, body: { content: `first ${p.title}` } });
+    // B and D are written again here after the server took their first edit, before the replica hears back.
+    const again = new Set([made[1]!, made[3]!].map((p) => p.id!));
+    r.net.lose = async (line) => {
+      const id = /^PATCH .*\/posts\/([^/?]+)/.exec(line)?.[1];
+      if (id && again.delete(id)) await r.local.posts.patch({ blogId: s.blogId, postId: id, body: { content: 'second' } });
+      return false;
+    };
+    expect(await r.replica.sync()).toMatchObject({ pushed: 5, conflicts: 0 });
+    const contents = async () => {
+      const there = await Promise.all(made.map((p) => s.service.posts.get({ blogId: s.blogId, postId: p.id! })));
+      const here = await Promise.all(made.map((p) => r.local.posts.get({ blogId: s.blogId, postId: p.id! })));
+      return [there.map((p) => p.content), here.map((p) => p.content)];
+    };
+    expect(await contents()).toEqual([
+      ['first A', 'first B', 'first C', 'first D', 'first E'],
+      ['first A', 'second', 'first C', 'second', 'first E'],
+    ]);
+    expect((await r.replica.pending()).map((c) => [c.id, c.action])).toEqual([
+      [made[1]!.id, 'update'],
+      [made[3]!.id, 'update'],
+    ]);
+    expect(await r.replica.sync()).toMatchObject({ pushed: 2, conflicts: 0 });
+    const second = ['first A', 'second', 'first C', 'second', 'first E'];
+    expect(await contents()).toEqual([second, second]);
+    expect(await r.replica.pending()).toEqual([]);
+  });
+
   it('410: a checkpoint older than the log pulls afresh, drops what the server lost and keeps local edits', async () => {
     const ids: string[] = [];
     for (const title of ['keep', 'gone', 'changed']) ids.push((await s.as('author').posts.insert({ blogId: s.blogId, body: { title, content: 'v1' } })).id!);
