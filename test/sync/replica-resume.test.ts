@@ -5,6 +5,7 @@
  * and keeps the edits that wait to be sent.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Post } from '../../src/index.js';
 import { dropOwnSchemas } from '../postgres/env.js';
 import { caught, localStore, replicaOf, serverFor, type TestReplica } from './replicas.js';
 import { DAY, startSyncServer, STORES, type SyncServer } from './server.js';
@@ -107,7 +108,7 @@ describe.each(STORES)('server on %s', (kind) => {
   });
 
   it('edits made while their updates were on the way stay here and go with the next sync', async () => {
-    const made = [];
+    const made: Post[] = [];
     for (const title of ['A', 'B', 'C', 'D', 'E']) made.push(await s.as('author').posts.insert({ blogId: s.blogId, body: { title, content: 'server' } }));
     const r = open(localStore('idb'));
     await r.replica.sync();
