@@ -4,7 +4,7 @@
  * fields and the status moves, or a delete, each with `If-Match` of the base etag. A refusal (412, 404, or a
  * 4xx the server gives for the write) becomes a conflict (conflicts.ts).
  */
-import type { JsonObject } from '../driver.js';
+import { DriverConflict, type JsonObject } from '../driver.js';
 import type { CommentRecord, PageRecord, PostRecord } from '../records.js';
 import { revisionsOf } from '../resources/revision-capture.js';
 import type { Comment, Page, Post } from '../wire.js';
@@ -13,40 +13,104 @@ import { commentsOf, store } from './pull.js';
 import { editable, fingerprint, type Synced } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
 import { scan } from './scan.js';
-import { Batch, baseId, keyOf, saveState, settled, splitKey, synced, type Base, type CreateInFlight, type Ctx } from './state.js';
+import {
+  Batch,
+  baseId,
+  keyOf,
+  preload,
+  read,
+  saveState,
+  settled,
+  splitKey,
+  stateId,
+  synced,
+  type Base,
+  type CreateInFlight,
+  type Ctx,
+  type Known,
+} from './state.js';
 
 type AnyRecord = PostRecord & PageRecord & CommentRecord;
 type Resource = Post | Page | Comment;
 
+/** Updates of posts and pages already on the server sent at once (each still settles in its own commit). */
+const IN_FLIGHT = 4;
+
 /** Sends every record that waits (posts and pages first, so comments on new posts know their post's id). */
 export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; conflicts: number }> {
   await scan(ctx);
+  const { core, blogId, state: st } = ctx;
   let pushed = 0;
   let conflicts = 0;
   const order = (k: string) => synced.indexOf(splitKey(k).collection);
   // Posts and pages first; within a collection by id (local ids are ULIDs: a comment's parent comes first).
   // What a push itself leaves waiting (an edit made while its create was on the way) goes in the next round.
-  const queue = [...ctx.state.dirty].sort((a, b) => order(a) - order(b) || (a < b ? -1 : 1));
-  for (const key of queue) {
-    const { collection, id } = splitKey(key);
-    if (ctx.state.conflicts.some((c) => c.id === id)) continue;
+  const queue = [...st.dirty].sort((a, b) => order(a) - order(b) || (a < b ? -1 : 1)).map(splitKey);
+  // Every record and base of the round in one read each per collection.
+  const known = await preload(core, [
+    ...synced.map((c) => [c, queue.filter((q) => q.collection === c).map((q) => q.id)] as const),
+    ['settings', [stateId(blogId), ...queue.map((q) => baseId(blogId, q.collection, q.id))]],
+  ]);
+  // Their authors, which each settle looks up (mostly one).
+  const authors = new Set<string>();
+  for (const d of known.values()) if (typeof d?.doc.authorId === 'string') authors.add(d.doc.authorId);
+  for (const [k, d] of await preload(core, [['users', [...authors]]])) known.set(k, d);
+  // Settle commits write the state document: one at a time.
+  let last: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = last.then(work);
+    last = run.catch(() => undefined);
+    return run;
+  };
+  // Answers the refusal that makes a conflict of the record.
+  const one = async ({ collection, id }: { collection: Synced; id: string }): Promise<RemoteError | undefined> => {
+    if (st.conflicts.some((c) => c.id === id)) return;
     try {
-      if (await pushOne(ctx, remote, collection, id)) pushed++;
+      if (await pushOne(ctx, remote, collection, id, known, serial)) pushed++;
     } catch (error) {
       if (!(error instanceof RemoteError) || !error.status || error.status >= 500 || error.status === 401) throw error;
-      await conflict(ctx, remote, collection, id, error);
-      conflicts++;
+      return error;
     }
-  }
+  };
+  const refused = async (q: { collection: Synced; id: string }, error: RemoteError | undefined) => {
+    if (!error) return;
+    await conflict(ctx, remote, q.collection, q.id, error);
+    conflicts++;
+  };
+  // Updates of posts and pages the server has (a base, a local record) go a few at a time; creates, deletes
+  // and comments (which may wait on a create's id) go after, in order. Conflicts are stored in queue order.
+  const update = (q: { collection: Synced; id: string }) =>
+    q.collection !== 'comments' && !!known.get(`settings/${baseId(blogId, q.collection, q.id)}`) && !!known.get(`${q.collection}/${q.id}`);
+  const updates = queue.filter(update);
+  const rest = queue.filter((q) => !update(q));
+  const refusals: Array<RemoteError | undefined> = [];
+  let next = 0;
+  let failed: { error: unknown } | undefined;
+  const worker = async () => {
+    for (let i = next++; !failed && i < updates.length; i = next++) {
+      refusals[i] = await one(updates[i]!).catch((error: unknown) => void (failed ??= { error }));
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  for (let i = 0; i < updates.length; i++) await refused(updates[i]!, refusals[i]);
+  if (failed) throw failed.error;
+  for (const q of rest) await refused(q, await one(q));
   return { pushed, conflicts };
 }
 
 /** Brings one record to the server; answers false when it must wait (a comment whose post is not there yet). */
-async function pushOne(ctx: Ctx, remote: Remote, collection: Synced, id: string): Promise<boolean> {
+async function pushOne(
+  ctx: Ctx,
+  remote: Remote,
+  collection: Synced,
+  id: string,
+  known: Known,
+  serial: <T>(work: () => Promise<T>) => Promise<T>,
+): Promise<boolean> {
   const { core, blogId, state: st } = ctx;
-  const rec = await core.driver.get(collection, id);
+  const rec = await read(core, known, collection, id);
   const doc = rec?.doc as AnyRecord | undefined;
-  const base = (await core.get<Base>('settings', baseId(blogId, collection, id)))?.doc;
+  const base = (await read(core, known, 'settings', baseId(blogId, collection, id)))?.doc as Base | undefined;
   if (!base) {
     let req = st.creates[id];
     if (!req) {
@@ -100,7 +164,14 @@ async function pushOne(ctx: Ctx, remote: Remote, collection: Synced, id: string)
     etag = (server as Post).etag;
     status = (server as Post).status ?? status;
   }
-  await settle(ctx, collection, id, server, rec!.version);
+  await serial(async () => {
+    // Settled from what was read ahead; a record written meanwhile fails that commit, and is settled on a fresh read.
+    await settle(ctx, collection, id, server, rec!.version, known).catch((error: unknown) => {
+      if (!DriverConflict.is(error)) throw error;
+      // (The failed commit took what it read from `known`.)
+      return settle(ctx, collection, id, server, rec!.version, known);
+    });
+  });
   return !!server;
 }
 
@@ -162,9 +233,9 @@ async function createRequest(ctx: Ctx, collection: Synced, doc: AnyRecord): Prom
  * The server answered a write: its copy becomes the local record and base, unless the record was written
  * again meanwhile (then the local edit stays, to be sent against the new base).
  */
-async function settle(ctx: Ctx, collection: Synced, id: string, server: Resource | undefined, version: number): Promise<void> {
+async function settle(ctx: Ctx, collection: Synced, id: string, server: Resource | undefined, version: number, known?: Known): Promise<void> {
   const { core, blogId, state: st } = ctx;
-  const batch = new Batch(core);
+  const batch = new Batch(core, known);
   const same = (await batch.get<AnyRecord>(collection, id))?.stored === version;
   const bId = baseId(blogId, collection, id);
   const base = (await batch.get<Base>('settings', bId))!.doc;

@@ -96,7 +96,11 @@ interface Slot {
  */
 export class Batch {
   private slots = new Map<string, Slot>();
-  constructor(private readonly core: Core) {}
+  /** `known`: records read ahead (preload), used in place of a read; a commit still fails if one moved since. */
+  constructor(
+    private readonly core: Core,
+    private readonly known?: Known,
+  ) {}
 
   private fill(collection: Collection, id: string, found: StoredDoc | undefined): Slot {
     const k = `${collection}/${id}`;
@@ -106,7 +110,10 @@ export class Batch {
   }
 
   private async slot(collection: Collection, id: string): Promise<Slot> {
-    return this.slots.get(`${collection}/${id}`) ?? this.fill(collection, id, await this.core.driver.get(collection, id));
+    return (
+      this.slots.get(`${collection}/${id}`) ??
+      this.fill(collection, id, await (this.known ? read(this.core, this.known, collection, id) : this.core.driver.get(collection, id)))
+    );
   }
 
   /** Reads many records at once (one driver call) ahead of the gets that will want them. */
@@ -149,10 +156,40 @@ export class Batch {
     }
     // Label counters move with the posts, as on every write of the core (label-counts.ts).
     if (posts.length) ops.push(...(await labelCountsOps(this.core.driver, posts)));
+    const slots = [...this.slots];
     this.slots.clear();
-    if (ops.length) await this.core.commit(ops);
+    if (!ops.length) return;
+    try {
+      await this.core.commit(ops);
+    } catch (error) {
+      // What moved is read afresh next time.
+      for (const [k] of slots) this.known?.delete(k);
+      throw error;
+    }
+    // The next batch on `known` starts from what this one wrote.
+    for (const [k, s] of slots) if (s.touched) this.known?.set(k, s.doc && { id: s.id, doc: s.doc, version: s.stored + 1 });
   }
 }
+
+/** Records read ahead, by `collection/id` (undefined: absent). */
+export type Known = Map<string, StoredDoc | undefined>;
+
+/** Reads many records of each collection at once (one driver call per collection). */
+export async function preload(core: Core, wanted: ReadonlyArray<readonly [Collection, readonly string[]]>): Promise<Known> {
+  const known: Known = new Map();
+  for (const [collection, ids] of wanted) {
+    if (!ids.length) continue;
+    const docs = await core.driver.getMany(collection, ids);
+    for (let i = 0; i < ids.length; i++) known.set(`${collection}/${ids[i]}`, docs[i]);
+  }
+  return known;
+}
+
+/** A record from `known` when read ahead (and not dropped since), else from the store. */
+export const read = async (core: Core, known: Known, collection: Collection, id: string): Promise<StoredDoc | undefined> => {
+  const k = `${collection}/${id}`;
+  return known.has(k) ? known.get(k) : core.driver.get(collection, id);
+};
 
 /** What the pull and the push of one replica share. */
 export interface Ctx {

@@ -5,6 +5,7 @@
  * and keeps the edits that wait to be sent.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Post } from '../../src/index.js';
 import { dropOwnSchemas } from '../postgres/env.js';
 import { caught, localStore, replicaOf, serverFor, type TestReplica } from './replicas.js';
 import { DAY, startSyncServer, STORES, type SyncServer } from './server.js';
@@ -103,6 +104,39 @@ describe.each(STORES)('server on %s', (kind) => {
     expect(there.map((p) => [p.title, p.content, p.labels])).toEqual([['First words', 'two', ['later']]]);
     const here = (await r.local.posts.list({ blogId: s.blogId })).items;
     expect(here.map((p) => [p.id, p.content, p.etag])).toEqual([[there[0]!.id, 'two', there[0]!.etag]]);
+    expect(await r.replica.pending()).toEqual([]);
+  });
+
+  it('edits made while their updates were on the way stay here and go with the next sync', async () => {
+    const made: Post[] = [];
+    for (const title of ['A', 'B', 'C', 'D', 'E']) made.push(await s.as('author').posts.insert({ blogId: s.blogId, body: { title, content: 'server' } }));
+    const r = open(localStore('idb'));
+    await r.replica.sync();
+    for (const p of made) await r.local.posts.patch({ blogId: s.blogId, postId: p.id!, body: { content: `first ${p.title}` } });
+    // B and D are written again here after the server took their first edit, before the replica hears back.
+    const again = new Set([made[1]!, made[3]!].map((p) => p.id!));
+    r.net.lose = async (line) => {
+      const id = /^PATCH .*\/posts\/([^/?]+)/.exec(line)?.[1];
+      if (id && again.delete(id)) await r.local.posts.patch({ blogId: s.blogId, postId: id, body: { content: 'second' } });
+      return false;
+    };
+    expect(await r.replica.sync()).toMatchObject({ pushed: 5, conflicts: 0 });
+    const contents = async () => {
+      const there = await Promise.all(made.map((p) => s.service.posts.get({ blogId: s.blogId, postId: p.id! })));
+      const here = await Promise.all(made.map((p) => r.local.posts.get({ blogId: s.blogId, postId: p.id! })));
+      return [there.map((p) => p.content), here.map((p) => p.content)];
+    };
+    expect(await contents()).toEqual([
+      ['first A', 'first B', 'first C', 'first D', 'first E'],
+      ['first A', 'second', 'first C', 'second', 'first E'],
+    ]);
+    expect((await r.replica.pending()).map((c) => [c.id, c.action])).toEqual([
+      [made[1]!.id, 'update'],
+      [made[3]!.id, 'update'],
+    ]);
+    expect(await r.replica.sync()).toMatchObject({ pushed: 2, conflicts: 0 });
+    const second = ['first A', 'second', 'first C', 'second', 'first E'];
+    expect(await contents()).toEqual([second, second]);
     expect(await r.replica.pending()).toEqual([]);
   });
 
