@@ -3,22 +3,13 @@
  * LIVE), and follows the server when it is approved or marked as spam; an admin's moderation done offline
  * (approve, spam, remove content, delete) reaches the server on reconnect and nothing is left waiting.
  */
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { BlogService } from '../../src/index.js';
-import { dropOwnSchemas } from '../postgres/env.js';
-import { caught, localStore, replicaOf, serverFor, SETUPS, type TestReplica } from './replicas.js';
+import { caught, closedAfterEach, localStore, replicaOf, serverFor, SETUPS } from './replicas.js';
 import type { SyncServer } from './server.js';
 
 let s: SyncServer;
-const opened: TestReplica[] = [];
-afterEach(async () => {
-  for (const { replica, local } of opened.splice(0)) {
-    await replica.close();
-    await local.close();
-  }
-  await s.close();
-});
-afterAll(() => dropOwnSchemas());
+const opened = closedAfterEach(() => s);
 
 const ALL = ['LIVE', 'EMPTIED', 'PENDING', 'SPAM'] as const;
 

@@ -3,23 +3,14 @@
  * of the post or page (locally, and on the server where its update replaced it), and the local `labels.list`
  * counts stay right through pulled, re-keyed and resolved posts.
  */
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { memoryDriver } from '../../drivers/memory/index.js';
 import { type BlogService, createBlogService } from '../../src/index.js';
-import { dropOwnSchemas } from '../postgres/env.js';
-import { localStore, replicaOf, serverFor, SETUPS, type TestReplica } from './replicas.js';
+import { closedAfterEach, localStore, replicaOf, serverFor, SETUPS } from './replicas.js';
 import type { SyncServer } from './server.js';
 
 let s: SyncServer;
-const opened: TestReplica[] = [];
-afterEach(async () => {
-  for (const { replica, local } of opened.splice(0)) {
-    await replica.close();
-    await local.close();
-  }
-  await s.close();
-});
-afterAll(() => dropOwnSchemas());
+const opened = closedAfterEach(() => s);
 
 describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind, store }) => {
   beforeEach(async () => {

@@ -4,22 +4,13 @@
  * a server restarted mid-push creates one post; a checkpoint older than the server's log (410) pulls afresh
  * and keeps the edits that wait to be sent.
  */
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Post } from '../../src/index.js';
-import { dropOwnSchemas } from '../postgres/env.js';
-import { caught, localStore, replicaOf, serverFor, type TestReplica } from './replicas.js';
+import { caught, closedAfterEach, localStore, replicaOf, serverFor, type TestReplica } from './replicas.js';
 import { DAY, startSyncServer, STORES, type SyncServer } from './server.js';
 
 let s: SyncServer;
-const opened: TestReplica[] = [];
-afterEach(async () => {
-  for (const { replica, local } of opened.splice(0)) {
-    await replica.close();
-    await local.close();
-  }
-  await s.close();
-});
-afterAll(() => dropOwnSchemas());
+const opened = closedAfterEach(() => s);
 
 describe.each(STORES)('server on %s', (kind) => {
   beforeEach(async () => {

@@ -3,23 +3,14 @@
  * the replica's local service on the memory driver and on IndexedDB (fake-indexeddb). "Offline" is a fetch
  * that fails the way a browser's does without a network.
  */
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { BlogService, Post } from '../../src/index.js';
 import { RemoteError } from '../../src/sync/index.js';
-import { dropOwnSchemas } from '../postgres/env.js';
-import { caught, localStore, replicaOf, serverFor, SETUPS, type TestReplica } from './replicas.js';
+import { caught, closedAfterEach, localStore, replicaOf, serverFor, SETUPS } from './replicas.js';
 import type { SyncServer } from './server.js';
 
 let s: SyncServer;
-const opened: TestReplica[] = [];
-afterEach(async () => {
-  for (const { replica, local } of opened.splice(0)) {
-    await replica.close();
-    await local.close();
-  }
-  await s.close();
-});
-afterAll(() => dropOwnSchemas());
+const opened = closedAfterEach(() => s);
 
 describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind, store }) => {
   beforeEach(async () => {

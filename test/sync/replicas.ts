@@ -9,6 +9,8 @@ import { idbDriver } from '../../drivers/idb/index.js';
 import { memoryDriver } from '../../drivers/memory/index.js';
 import { createBlogService, type BlogService } from '../../src/index.js';
 import { createReplica, type Replica, type ReplicaOptions } from '../../src/sync/index.js';
+import { afterAll, afterEach } from 'vitest';
+import { dropOwnSchemas } from '../postgres/env.js';
 import { net, type Net } from './net.js';
 import { startSyncServer, type Store, type SyncServer, type SyncServerOptions } from './server.js';
 
@@ -60,3 +62,20 @@ export const caught = (p: Promise<unknown>) =>
     () => undefined,
     (e: unknown) => e,
   );
+
+/**
+ * The list a test file puts the replicas it opens in: after each test they are closed with their local services,
+ * then the server the test started; after all, the file's PostgreSQL schemas are dropped.
+ */
+export function closedAfterEach(server: () => SyncServer): TestReplica[] {
+  const opened: TestReplica[] = [];
+  afterEach(async () => {
+    for (const { replica, local } of opened.splice(0)) {
+      await replica.close();
+      await local.close();
+    }
+    await server().close();
+  });
+  afterAll(() => dropOwnSchemas());
+  return opened;
+}
