@@ -2,7 +2,8 @@
  * A replica in real Chromium on real IndexedDB (playwright-core, Debian's chromium): the page is served from
  * the same origin as the blog server's /v3 (a small proxy), goes offline with `context.setOffline`, its tab
  * is reloaded, and it meets the server again: edits made offline survive the reload and reach the server; a post
- * edited on both sides becomes a conflict resolved with 'mine'.
+ * edited on both sides becomes a conflict resolved with 'mine'; a post deleted on the server while edited offline is a
+ * conflict resolved with 'theirs'.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -88,5 +89,25 @@ it('in Chromium on IndexedDB: offline edits survive a reload and reach the serve
   ]);
   const here = await call<Array<{ id: string; title: string; content: string; etag: string }>>('posts');
   expect(here.map((p) => [p.id, p.content, p.etag]).sort()).toEqual(there.map((p) => [p.id, p.content, p.etag]).sort());
+  expect(await call('pending')).toEqual([]);
+}, 60_000);
+
+it('in Chromium on IndexedDB: a post deleted on the server while edited offline is a conflict; "theirs" drops the edit', async () => {
+  const doomed = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'Doomed', content: 'v1' } });
+  expect(await call('sync')).toMatchObject({ conflicts: 0 });
+  expect((await call<Array<{ id: string }>>('posts')).map((p) => p.id)).toContain(doomed.id);
+  await context.setOffline(true);
+  await call('patch', doomed.id, 'edited offline');
+  await s.as('admin').posts.delete({ blogId: s.blogId, postId: doomed.id! });
+  await context.setOffline(false);
+  expect(await call('sync')).toMatchObject({ pushed: 0, conflicts: 1 });
+  const [conflict] = await call<Array<{ id: string; reason: string; mine: { content: string }; theirs: unknown }>>('conflicts');
+  expect(conflict).toMatchObject({ id: doomed.id, reason: 'deleted', mine: { content: 'edited offline' }, theirs: null });
+  await call('resolve', doomed.id, 'theirs');
+  expect(await call('sync')).toMatchObject({ pushed: 0, conflicts: 0 });
+  const here = await call<Array<{ id: string }>>('posts');
+  expect(here.map((p) => p.id)).not.toContain(doomed.id);
+  expect((await s.service.posts.list({ blogId: s.blogId })).items.map((p) => p.id)).not.toContain(doomed.id);
+  expect(await call('conflicts')).toEqual([]);
   expect(await call('pending')).toEqual([]);
 }, 60_000);
