@@ -148,30 +148,19 @@ export function defineParams(kit: Kit) {
     ),
   });
 
-  const blogBody = object({
-    ...readOnly,
-    name: nonEmpty(LIMITS.blogName),
-    url: httpUrl,
+  /** What a blog body carries beside its name and url (blogs.insert/update and, all optional, blogs.patch). */
+  const blogFields = {
     description: optional(text(LIMITS.description)),
     customMetaData: optional(text(LIMITS.text)),
     published: optional(unknown),
     posts: optional(unknown),
     pages: optional(unknown),
     locale: optional(object({ language: optional(text(50)), country: optional(text(50)), variant: optional(text(50)) })),
-  });
+  };
+  const blogBody = object({ ...readOnly, name: nonEmpty(LIMITS.blogName), url: httpUrl, ...blogFields });
 
   /** blogs.patch: the same fields as a blog body, all optional. */
-  const blogPatchBody = object({
-    ...readOnly,
-    name: optional(nonEmpty(LIMITS.blogName)),
-    url: optional(httpUrl),
-    description: optional(text(LIMITS.description)),
-    customMetaData: optional(text(LIMITS.text)),
-    published: optional(unknown),
-    posts: optional(unknown),
-    pages: optional(unknown),
-    locale: optional(object({ language: optional(text(50)), country: optional(text(50)), variant: optional(text(50)) })),
-  });
+  const blogPatchBody = object({ ...readOnly, name: optional(nonEmpty(LIMITS.blogName)), url: optional(httpUrl), ...blogFields });
 
   /** users.update: what a user may change (the id is the user's for good). */
   const userPatchBody = object({
