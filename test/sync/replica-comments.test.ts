@@ -5,7 +5,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { BlogService } from '../../src/index.js';
-import { caught, closedAfterEach, localStore, replicaOf, serverFor, SETUPS } from './replicas.js';
+import { caught, closedAfterEach, opener, serverFor, SETUPS } from './replicas.js';
 import type { SyncServer } from './server.js';
 
 let s: SyncServer;
@@ -17,11 +17,7 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
   beforeEach(async () => {
     s = await serverFor(store);
   });
-  const open = (who: 'admin' | 'author' | 'reader') => {
-    const r = replicaOf(s, who, localStore(kind).open());
-    opened.push(r);
-    return r;
-  };
+  const open = opener(opened, () => s, kind);
   /** Every comment of a post in a service, whatever its status, as [content, status]. */
   const comments = async (service: BlogService, postId: string) =>
     (await service.comments.list({ blogId: s.blogId, postId, status: [...ALL] })).items.map((c) => [c.content, c.status]);

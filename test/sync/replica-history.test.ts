@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { memoryDriver } from '../../drivers/memory/index.js';
 import { type BlogService, createBlogService } from '../../src/index.js';
-import { closedAfterEach, localStore, replicaOf, serverFor, SETUPS } from './replicas.js';
+import { closedAfterEach, opener, replicaOf, serverFor, SETUPS } from './replicas.js';
 import type { SyncServer } from './server.js';
 
 let s: SyncServer;
@@ -16,11 +16,7 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
   beforeEach(async () => {
     s = await serverFor(store);
   });
-  const open = (who: 'admin' | 'author' | 'reader') => {
-    const r = replicaOf(s, who, localStore(kind).open());
-    opened.push(r);
-    return r;
-  };
+  const open = opener(opened, () => s, kind);
   const postRevisions = async (service: BlogService, postId: string) =>
     (await service.posts.revisions.list({ blogId: s.blogId, postId, maxResults: 50 })).items.map((r) => [r.title, r.content, r.labels]);
 

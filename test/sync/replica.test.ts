@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { BlogService, Post } from '../../src/index.js';
 import { RemoteError } from '../../src/sync/index.js';
-import { caught, closedAfterEach, localStore, replicaOf, serverFor, SETUPS } from './replicas.js';
+import { caught, closedAfterEach, opener, serverFor, SETUPS } from './replicas.js';
 import type { SyncServer } from './server.js';
 
 let s: SyncServer;
@@ -16,11 +16,7 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
   beforeEach(async () => {
     s = await serverFor(store);
   });
-  const open = (who: 'admin' | 'author' | 'reader') => {
-    const r = replicaOf(s, who, localStore(kind).open());
-    opened.push(r);
-    return r;
-  };
+  const open = opener(opened, () => s, kind);
   const serverPost = (id: string) => s.service.posts.get({ blogId: s.blogId, postId: id });
   const strip = (p: Post) => ({ ...p, selfLink: '', replies: { ...p.replies, selfLink: '' } });
 

@@ -79,3 +79,12 @@ export function closedAfterEach(server: () => SyncServer): TestReplica[] {
   afterAll(() => dropOwnSchemas());
   return opened;
 }
+
+/** Opens a replica as `who` on a fresh local store of `kind`, put in `opened` (see closedAfterEach). */
+export const opener =
+  (opened: TestReplica[], server: () => SyncServer, kind: LocalKind) =>
+  (who: 'admin' | 'author' | 'reader'): TestReplica => {
+    const r = replicaOf(server(), who, localStore(kind).open());
+    opened.push(r);
+    return r;
+  };
