@@ -13,7 +13,7 @@ export default defineConfig({
           exclude: ['**/node_modules/**', 'test/**/*.browser.test.ts'],
           environment: 'node',
           // A throwaway PostgreSQL for the PostgreSQL suites (or BLOGCORE_TEST_PG_URL's server).
-          globalSetup: ['test/postgres/global-setup.ts'],
+          globalSetup: ['test/drivers/postgres/global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

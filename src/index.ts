@@ -1,10 +1,10 @@
-export { createBlogService, type BlogService, type BlogServiceOptions, type ActorInput } from './service.js';
-export { BlogError, type BlogErrorInit, type ErrorReason, type GoogleErrorBody } from './errors.js';
-export type { BlogEvent, EventType, Listener } from './events.js';
-export type { ChangeItem, ChangeKind, ChangeList } from './changes.js';
-export type { SchedulerOptions } from './scheduler.js';
-export type * from './params.js';
-export { POST_STATUSES, PAGE_STATUSES, COMMENT_STATUSES, ROLES, READER_COMMENTS, LIMITS, PAGE_VIEWS_RANGES } from './schemas.js';
+export { createBlogService, type BlogService, type BlogServiceOptions, type ActorInput } from './service/create.js';
+export { BlogError, type BlogErrorInit, type ErrorReason, type GoogleErrorBody } from './util/errors.js';
+export type { BlogEvent, EventType, Listener } from './core/events.js';
+export type { ChangeItem, ChangeKind, ChangeList } from './resources/changes.js';
+export type { SchedulerOptions } from './core/scheduler.js';
+export type * from './schema/params.js';
+export { POST_STATUSES, PAGE_STATUSES, COMMENT_STATUSES, ROLES, READER_COMMENTS, LIMITS, PAGE_VIEWS_RANGES } from './schema/schemas.js';
 export type {
   Blog,
   BlogList,
@@ -24,7 +24,7 @@ export type {
   PageViews,
   Label,
   LabelList,
-} from './wire.js';
+} from './schema/resources.js';
 export {
   DriverConflict,
   compareKeys,
@@ -52,5 +52,5 @@ export {
   type LogPosition,
   type LogBounds,
   type PruneQuery,
-} from './driver.js';
-export { STORE_SCHEMA } from './store-schema.js';
+} from './store/driver.js';
+export { STORE_SCHEMA } from './store/schema.js';

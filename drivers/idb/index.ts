@@ -20,7 +20,7 @@
  * readwrite transaction over every store it touches, with no await of anything but IndexedDB requests in
  * between (a foreign await would let the transaction auto-commit half way).
  */
-import { shortHash } from '../../src/ids.js';
+import { shortHash } from '../../src/util/ids.js';
 import {
   compareKeys,
   DriverConflict,
@@ -45,7 +45,7 @@ import {
   type StoredDoc,
   type StoreSchema,
   type WriteOp,
-} from '../../src/driver.js';
+} from '../../src/store/driver.js';
 
 export interface IdbDriverOptions {
   /** The IndexedDB database name. Default `blogcore`. */

@@ -21,7 +21,7 @@ import {
   type StoredDoc,
   type StoreSchema,
   type WriteOp,
-} from '../../src/driver.js';
+} from '../../src/store/driver.js';
 
 /** One stored record: the frozen document plus what the driver needs to undo its index entries. */
 interface Slot {

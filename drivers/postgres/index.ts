@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL storage driver, on node-postgres (`pg`, an optional peer dependency): several app servers
  * sharing one database. It stores what the core gives it (documents, index keys, search tokens) and decides
- * nothing; see src/driver.ts and schema.ts.
+ * nothing; see src/store/driver.ts and schema.ts.
  */
 import {
   DriverConflict,
@@ -23,8 +23,8 @@ import {
   type StoredDoc,
   type StoreSchema,
   type WriteOp,
-} from '../../src/driver.js';
-import { AFTER_ALL, decodeKey, EMPTY, encodeKey, prefixEnd } from '../sqlite/keys.js';
+} from '../../src/store/driver.js';
+import { AFTER_ALL, decodeKey, EMPTY, encodeKey, prefixEnd } from '../shared/byte-keys.js';
 import { Feed } from './feed.js';
 import type { PgError, PgModule, PgPool, PgQueryConfig } from './pg-types.js';
 import { channelOf, countSql, ident, listSql, MIGRATIONS, statements } from './schema.js';

@@ -7,7 +7,7 @@
  * - docs      one row per record; `eix`/`ekey` hold the record's index entries (index numbers, key bytes)
  *             so an update removes exactly the entries it replaces; `scope`/`tokens` feed search.
  * - entries   every index entry: (index number, key bytes, doc rid). Keys are the SQLite driver's
- *             order-preserving encoding (drivers/sqlite/keys.ts), so bytea order (memcmp) equals
+ *             order-preserving encoding (drivers/shared/byte-keys.ts), so bytea order (memcmp) equals
  *             `compareKeys`, astral characters included; a list is one range walk of the primary key.
  *             Unique indexes are enforced by a partial unique index (`u`).
  * - changes   the change log, (seq, position in the commit). A commit takes its seq from the `meta` counter

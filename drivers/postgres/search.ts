@@ -14,7 +14,7 @@
  *   common in the blog but rare in this range) falls back to the first shape.
  */
 import { createHash } from 'node:crypto';
-import { decodeKey } from '../sqlite/keys.js';
+import { decodeKey } from '../shared/byte-keys.js';
 import { pgText } from './text.js';
 
 export const SPARSE = 500;

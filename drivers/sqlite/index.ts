@@ -1,6 +1,6 @@
 /**
  * The SQLite storage driver, on better-sqlite3: the embedded default. It stores what the core gives it
- * (documents, index keys, search tokens) and decides nothing; see src/driver.ts and schema.ts.
+ * (documents, index keys, search tokens) and decides nothing; see src/store/driver.ts and schema.ts.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -26,8 +26,8 @@ import {
   type StoredDoc,
   type StoreSchema,
   type WriteOp,
-} from '../../src/driver.js';
-import { AFTER_ALL, decodeKey, EMPTY, encodeKey, prefixEnd } from './keys.js';
+} from '../../src/store/driver.js';
+import { AFTER_ALL, decodeKey, EMPTY, encodeKey, prefixEnd } from '../shared/byte-keys.js';
 import { countSql, keysSql, listSql, matchCountSql, matchWalkSql, mergeSql, MIGRATIONS, searchSql, SQL } from './schema.js';
 import type { SqliteDatabase, SqliteDatabaseConstructor, SqliteStatement, SqliteTransaction } from './sqlite-types.js';
 

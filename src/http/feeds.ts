@@ -3,8 +3,8 @@
  * `?alt=rss` (RSS 2.0), `…/posts/default/-/{label}`, `max-results=`. Feeds are public: they are read as an
  * anonymous reader whoever asks, and carry an ETag (`If-None-Match` gets 304).
  */
-import { BlogError } from '../errors.js';
-import { shortHash } from '../ids.js';
+import { BlogError } from '../util/errors.js';
+import { shortHash } from '../util/ids.js';
 import { atomFeed, rssFeed, type FeedSource } from '../io/feeds.js';
 import type { Outgoing } from './internal.js';
 

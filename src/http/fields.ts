@@ -2,7 +2,7 @@
  * Google's partial-response selector (`fields=`): `items(id,title),nextPageToken`, `author/displayName`,
  * `items/replies/totalItems`, `*`. A selection applies to every element of an array.
  */
-import { BlogError } from '../errors.js';
+import { BlogError } from '../util/errors.js';
 
 /** name → sub-selection; `null` keeps the whole value. */
 export type FieldMask = Map<string, FieldMask | null>;

@@ -8,10 +8,10 @@
  * first runs. A failed create releases its claim (nothing was created, a retry runs again); a claim whose
  * process died is taken over after STALE_MS. Expired keys are swept a bounded batch per call.
  */
-import type { Actor } from '../access.js';
-import type { Core } from '../core.js';
-import { DriverConflict, type JsonObject } from '../driver.js';
-import { BlogError, conflict } from '../errors.js';
+import type { Actor } from '../rules/access.js';
+import type { Core } from '../core/core.js';
+import { DriverConflict, type JsonObject } from '../store/driver.js';
+import { BlogError, conflict } from '../util/errors.js';
 
 /** How long a key is kept (at least): a retry within it answers the first result. */
 export const KEEP_MS = 24 * 3_600_000;

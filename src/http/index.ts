@@ -3,8 +3,8 @@
  * mounts in node:http (via `toNodeHandler`), Express, Fastify, Hono, Bun, Deno, workers and route handlers.
  * No Node built-ins here: this module bundles for any runtime.
  */
-import { BlogError } from '../errors.js';
-import { internalsOf } from '../internals.js';
+import { BlogError } from '../util/errors.js';
+import { internalsOf } from '../service/internals.js';
 import { once } from './idempotency.js';
 import { readRequestBody, readStreamLimited } from './body.js';
 import { feedsBase, serveFeed } from './feeds.js';

@@ -1,9 +1,9 @@
 /**
- * The validator kit of src/validate.ts again, building JSON Schema instead of checks: src/schemas.ts's
+ * The validator kit of src/schema/validate.ts again, building JSON Schema instead of checks: src/schema/schemas.ts's
  * `defineParams` run with it gives each operation's parameters as JSON Schema for the OpenAPI document
  * (src/http/openapi.ts). It lives in the HTTP entry so the browser bundle carries none of it.
  */
-import type { Kit } from '../schemas.js';
+import type { Kit } from '../schema/schemas.js';
 
 /** The slice of JSON Schema the OpenAPI document uses. */
 export type JsonSchema = { [key: string]: unknown };

@@ -4,14 +4,14 @@
  * the helper serves. Served at `{basePath}/openapi.json`. Operations that are not Blogger v3 methods carry
  * `x-blogcore-extension: true`. Each answer names its wire resource (components.schemas, by `kind`).
  */
-import { defineParams } from '../schemas.js';
+import { defineParams } from '../schema/schemas.js';
 import { jsonKit, type JsonSchema } from './json-schema.js';
 import { UNSPECIFIED } from './override.js';
 import { ROUTES, type ParamKind, type Route } from './routes.js';
 
 type Doc = Record<string, unknown>;
 
-/** The wire resources (src/wire.ts) by component name: their `kind`, and for lists the component of an item. */
+/** The wire resources (src/core/wire.ts) by component name: their `kind`, and for lists the component of an item. */
 const RESOURCES: Record<string, { kind: string; item?: string }> = {
   Blog: { kind: 'blogger#blog' },
   BlogList: { kind: 'blogger#blogList', item: 'Blog' },

@@ -7,7 +7,7 @@
  *   `<form>` (which may POST form bodies anywhere) change data for hosts that authenticate by cookie.
  * - Enum parameters whose discovery document lists a `*_UNSPECIFIED` value: that value means "not set".
  */
-import { BlogError } from '../errors.js';
+import { BlogError } from '../util/errors.js';
 import type { IncomingLike } from './internal.js';
 
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;

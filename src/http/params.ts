@@ -1,5 +1,5 @@
 /** Query strings as the wire sends them → the typed params of the in-process methods. */
-import { BlogError } from '../errors.js';
+import { BlogError } from '../util/errors.js';
 import { isUnspecified } from './override.js';
 import type { ParamKind } from './routes.js';
 

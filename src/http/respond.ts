@@ -1,5 +1,5 @@
 /** Building the helper's answers: Google error bodies, CORS headers, preflights, conditional GETs. */
-import { BlogError } from '../errors.js';
+import { BlogError } from '../util/errors.js';
 import type { IncomingLike, Outgoing } from './internal.js';
 import type { Route } from './routes.js';
 

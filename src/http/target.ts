@@ -1,5 +1,5 @@
 /** The request target as a client may send it (RFC 9112 §3.2): origin form, absolute form, or `*`. */
-import { BlogError } from '../errors.js';
+import { BlogError } from '../util/errors.js';
 
 const badTarget = (message: string) => new BlogError({ code: 400, reason: 'invalid', message });
 

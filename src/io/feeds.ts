@@ -3,9 +3,9 @@
  * page of `posts.list` at the READER view, so it shows exactly what the public sees and its cost is that
  * page's. No Node built-ins: the HTTP helper serves these too.
  */
-import { BlogError } from '../errors.js';
-import { LIMITS } from '../schemas.js';
-import type { Blog, Post, PostList } from '../wire.js';
+import { BlogError } from '../util/errors.js';
+import { LIMITS } from '../schema/schemas.js';
+import type { Blog, Post, PostList } from '../schema/resources.js';
 import type { FeedOptions } from './types.js';
 import { esc, rfc822 } from './xml-out.js';
 

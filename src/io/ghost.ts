@@ -4,8 +4,8 @@
  * caller's `blogUrl` is required. Ghost keeps the relations (posts_tags, posts_authors) apart from the posts,
  * so this file is read whole.
  */
-import { BlogError } from '../errors.js';
-import type { PostStatus } from '../schemas.js';
+import { BlogError } from '../util/errors.js';
+import type { PostStatus } from '../schema/schemas.js';
 import { authorUser, isoTime } from './keys.js';
 import { restoreItem } from './items.js';
 import type { Restorer } from './restore.js';

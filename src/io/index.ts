@@ -4,8 +4,8 @@
  * `blogcore-json`, Blogger Atom (Takeout dialect) or WXR; `atomFeed`/`rssFeed` render a blog's LIVE posts.
  * No Node built-ins: this module bundles for browsers (reading files is the caller's, e.g. `fs.createReadStream`).
  */
-import { BlogError } from '../errors.js';
-import type { BlogService } from '../service.js';
+import { BlogError } from '../util/errors.js';
+import type { BlogService } from '../service/create.js';
 import { exportBlogger, importBlogger } from './blogger.js';
 import { importGhost } from './ghost.js';
 import { importJson } from './json.js';

@@ -12,8 +12,8 @@
  * the import counts them again as it stores the comments. A file reformatted by another tool is still read
  * (whole, as plain JSON).
  */
-import type { Core } from '../core.js';
-import type { CommentRecord, MemberRecord, PageRecord, PostRecord, UserRecord } from '../records.js';
+import type { Core } from '../core/core.js';
+import type { CommentRecord, MemberRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
 import { blogOf, commentsOf, members, pages, posts, userCache } from './walk.js';
 
 export const HEAD = '{"format":"blogcore-json"';

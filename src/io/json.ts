@@ -1,7 +1,7 @@
 /** `blogcore-json` in (the layout is described in json-out.ts). */
-import { BlogError } from '../errors.js';
-import type { BlogRecord, UserRecord } from '../records.js';
-import { COMMENT_STATUSES, PAGE_STATUSES, POST_STATUSES, READER_COMMENTS, ROLES } from '../schemas.js';
+import { BlogError } from '../util/errors.js';
+import type { BlogRecord, UserRecord } from '../store/records.js';
+import { COMMENT_STATUSES, PAGE_STATUSES, POST_STATUSES, READER_COMMENTS, ROLES } from '../schema/schemas.js';
 import { cleanLabels, isoTime } from './keys.js';
 import type { CommentIn, Restorer } from './restore.js';
 import { HEAD, type Line } from './json-out.js';

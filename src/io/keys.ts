@@ -1,6 +1,6 @@
 /** What a file's records become: stable ids, times as the core stores them, labels within the limits. */
-import type { UserRecord } from '../records.js';
-import { LIMITS } from '../schemas.js';
+import type { UserRecord } from '../store/records.js';
+import { LIMITS } from '../schema/schemas.js';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 

@@ -5,9 +5,9 @@
  * import twice, or again after an interruption, completes it without duplicates. A post's comment counters
  * move in the same commit as its comments, so they never drift.
  */
-import type { Core } from '../core.js';
-import { DriverConflict } from '../driver.js';
-import { BlogError } from '../errors.js';
+import type { Core } from '../core/core.js';
+import { DriverConflict } from '../store/driver.js';
+import { BlogError } from '../util/errors.js';
 import {
   commentVisOf,
   memberId,
@@ -18,17 +18,17 @@ import {
   type PageRecord,
   type PostRecord,
   type UserRecord,
-} from '../records.js';
+} from '../store/records.js';
 import { normalizeBlogUrl } from '../resources/blogs.js';
 import { withPath } from '../resources/content.js';
-import { sanitizeCommentHtml } from '../sanitize.js';
-import { LIMITS, type Role } from '../schemas.js';
-import { internalsOf } from '../internals.js';
-import type { BlogService } from '../service.js';
-import { publicUrl } from '../wire.js';
+import { sanitizeCommentHtml } from '../rules/sanitize.js';
+import { LIMITS, type Role } from '../schema/schemas.js';
+import { internalsOf } from '../service/internals.js';
+import type { BlogService } from '../service/create.js';
+import { publicUrl } from '../core/wire.js';
 import { own } from './keys.js';
 import type { ImportFormat, ImportOptions, ImportReport } from './types.js';
-import { labelCounterOps } from '../label-counts.js';
+import { labelCounterOps } from '../store/label-counts.js';
 
 export function coreOf(service: BlogService): Core {
   const internals = service ? internalsOf(service) : undefined;
@@ -239,7 +239,7 @@ export class Restorer {
       }
       if (!record.path) record = await withPath(this.core, kind, record, true);
       try {
-        // An imported post moves its labels' counters in the same commit (src/label-counts.ts).
+        // An imported post moves its labels' counters in the same commit (src/store/label-counts.ts).
         const counters = collection === 'posts' ? await labelCounterOps(this.core.driver, undefined, record as PostRecord) : [];
         await this.core.commit([put(collection, record, 0), ...counters, ...ready.map((i) => put('comments', { ...i.record, postId: r.id, vis }, 0))]);
         break;

@@ -1,5 +1,5 @@
 /** What `importBlog` reads: text, bytes, a web stream or any async iterable of chunks, as UTF-8 text chunks. */
-import { BlogError } from '../errors.js';
+import { BlogError } from '../util/errors.js';
 
 export type ImportSource = string | Uint8Array | ReadableStream<Uint8Array | string> | AsyncIterable<string | Uint8Array>;
 

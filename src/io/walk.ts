@@ -1,8 +1,8 @@
 /** Export reads: a blog's records in index order, in batches, so memory stays at one batch whatever the blog's size. */
-import type { Core } from '../core.js';
-import type { Key, StoredDoc } from '../driver.js';
-import type { BlogRecord, CommentRecord, MemberRecord, PageRecord, PostRecord, UserRecord } from '../records.js';
-import { PAGE_STATUSES, POST_STATUSES } from '../schemas.js';
+import type { Core } from '../core/core.js';
+import type { Key, StoredDoc } from '../store/driver.js';
+import type { BlogRecord, CommentRecord, MemberRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import { PAGE_STATUSES, POST_STATUSES } from '../schema/schemas.js';
 
 const BATCH = 200;
 

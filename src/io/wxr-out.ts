@@ -3,10 +3,10 @@
  * `post_tag` categories, `wp:status` and `wp:comment_approved` carrying states. What WordPress has no field
  * for travels as meta: `blogcore_path` keeps urls, `blogcore_status` marks an EMPTIED comment.
  */
-import type { Core } from '../core.js';
-import type { CommentRecord, PageRecord, PostRecord, UserRecord } from '../records.js';
-import { slugify } from '../text.js';
-import { publicUrl } from '../wire.js';
+import type { Core } from '../core/core.js';
+import type { CommentRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import { slugify } from '../rules/text.js';
+import { publicUrl } from '../core/wire.js';
 import { blogOf, commentsOf, members, pages, posts, userCache } from './walk.js';
 import { cdata, esc, rfc822, wpDate } from './xml-out.js';
 

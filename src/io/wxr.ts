@@ -4,7 +4,7 @@
  * blogcore urls; the report's redirect map pairs them. Everything else WordPress keeps (attachments,
  * menus, revisions, custom types) is skipped with the reason.
  */
-import type { CommentStatus, PostStatus } from '../schemas.js';
+import type { CommentStatus, PostStatus } from '../schema/schemas.js';
 import { authorUser, idFor, isoTime } from './keys.js';
 import { restoreItem } from './items.js';
 import type { CommentIn, Restorer } from './restore.js';

@@ -5,7 +5,7 @@
  * laughs), no external entities (XXE).
  */
 import { SaxesParser, type SaxesTagNS } from 'saxes';
-import { BlogError } from '../errors.js';
+import { BlogError } from '../util/errors.js';
 
 /** One element: `name` is `family:local` (`wp:post_id`, `atom:entry`, `:item` without a namespace). */
 export interface El {

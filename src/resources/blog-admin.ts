@@ -1,19 +1,20 @@
 /**
- * Blog and user management, loaded on first use (src/lazy.ts): blogs.insert (the owner becomes its ADMIN),
+ * Blog and user management, loaded on first use (src/util/lazy.ts): blogs.insert (the owner becomes its ADMIN),
  * blogs.update/patch (name, description, url, locale; an old url keeps answering getByUrl), blogs.delete
  * (ADMIN; in bounded batches that a crash can resume), users.insert and users.update.
- * The core's caches of blogs and users follow every commit and the change log (src/record-cache.ts).
+ * The core's caches of blogs and users follow every commit and the change log (src/core/record-cache.ts).
  */
-import { actorUserId, authError, requireRole, type Actor } from '../access.js';
-import type { Core } from '../core.js';
-import { DriverConflict, type Key, type WriteOp } from '../driver.js';
-import { BlogError, conflict, forbidden, invalid, notFound } from '../errors.js';
-import type { BlogsDeleteParams, BlogsInsertParams, BlogsPatchParams, BlogsUpdateParams, UsersInsertParams, UsersUpdateParams } from '../params.js';
-import { del, memberId, put, type BlogRecord, type UserRecord } from '../records.js';
-import { params, type Parsed } from '../schemas.js';
-import { userWire, type Blog, type User } from '../wire.js';
+import { actorUserId, authError, requireRole, type Actor } from '../rules/access.js';
+import type { Core } from '../core/core.js';
+import { DriverConflict, type Key, type WriteOp } from '../store/driver.js';
+import { BlogError, conflict, forbidden, invalid, notFound } from '../util/errors.js';
+import type { BlogsDeleteParams, BlogsInsertParams, BlogsPatchParams, BlogsUpdateParams, UsersInsertParams, UsersUpdateParams } from '../schema/params.js';
+import { del, memberId, put, type BlogRecord, type UserRecord } from '../store/records.js';
+import { params, type Parsed } from '../schema/schemas.js';
+import { userWire } from '../core/wire.js';
+import type { Blog, User } from '../schema/resources.js';
 import { blogResource, normalizeBlogUrl } from './blogs.js';
-import { revisionDeletes } from './revision-capture.js';
+import { revisionDeletes } from '../core/revision-capture.js';
 
 /** Records removed per commit by blogs.delete. */
 const BATCH = 100;

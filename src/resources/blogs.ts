@@ -1,10 +1,11 @@
-import { actorUserId, atLeast, authError, type Actor } from '../access.js';
-import type { Core } from '../core.js';
-import { BlogError, forbidden, invalid, notFound } from '../errors.js';
-import type { BlogRecord, MemberRecord, PostRecord } from '../records.js';
-import { params, type Role } from '../schemas.js';
-import type { BlogsGetByUrlParams, BlogsGetParams, BlogsListByUserParams, UsersGetParams } from '../params.js';
-import { blogWire, userWire, type Blog, type BlogList, type BlogUserInfo, type Post, type User } from '../wire.js';
+import { actorUserId, atLeast, authError, type Actor } from '../rules/access.js';
+import type { Core } from '../core/core.js';
+import { BlogError, forbidden, invalid, notFound } from '../util/errors.js';
+import type { BlogRecord, MemberRecord, PostRecord } from '../store/records.js';
+import { params, type Role } from '../schema/schemas.js';
+import type { BlogsGetByUrlParams, BlogsGetParams, BlogsListByUserParams, UsersGetParams } from '../schema/params.js';
+import { blogUserInfoWire, blogWire, userWire } from '../core/wire.js';
+import type { Blog, BlogList, BlogUserInfo, Post, User } from '../schema/resources.js';
 import { postOut } from './posts.js';
 
 /** Blog urls compare without case in scheme and host, with one trailing slash. */
@@ -77,7 +78,7 @@ export function blogsApi(core: Core, actor: Actor) {
         const items: Blog[] = [];
         const infos: BlogUserInfo[] = [];
         // User infos are loaded on first use, with blogUserInfos.get.
-        const infoOf = p.fetchUserInfo ? (await import('./userinfos.js')).blogUserInfoWire : undefined;
+        const infoOf = p.fetchUserInfo ? blogUserInfoWire : undefined;
         for (const m of memberships) {
           const member = m.doc as unknown as MemberRecord;
           if (!roles.includes(member.role)) continue;

@@ -1,15 +1,16 @@
-import { actorUserId, atLeast, requireRole, type Actor, type Standing } from '../access.js';
-import type { Core } from '../core.js';
-import type { IndexedDoc, Key, StoredDoc } from '../driver.js';
-import { conflict, forbidden, invalid, notFound } from '../errors.js';
-import { shortHash } from '../ids.js';
-import { listOf, page, type PageQuery } from '../paging.js';
-import { commentVisOf, del, put, type CommentRecord, type PostRecord } from '../records.js';
-import { moveCommentsStep, visibleClasses } from '../comment-visibility.js';
-import { sanitizeCommentHtml } from '../sanitize.js';
-import { params, type CommentStatus, type Role } from '../schemas.js';
-import type { CommentsActionParams, CommentsGetParams, CommentsInsertParams, CommentsListByBlogParams, CommentsListParams } from '../params.js';
-import { authorOf, commentWire, listEtag, type Comment, type CommentList } from '../wire.js';
+import { actorUserId, atLeast, requireRole, type Actor, type Standing } from '../rules/access.js';
+import type { Core } from '../core/core.js';
+import type { IndexedDoc, Key, StoredDoc } from '../store/driver.js';
+import { conflict, forbidden, invalid, notFound } from '../util/errors.js';
+import { shortHash } from '../util/ids.js';
+import { listOf, page, type PageQuery } from '../core/paging.js';
+import { commentVisOf, del, put, type CommentRecord, type PostRecord } from '../store/records.js';
+import { moveCommentsStep, visibleClasses } from '../core/comment-visibility.js';
+import { sanitizeCommentHtml } from '../rules/sanitize.js';
+import { params, type CommentStatus, type Role } from '../schema/schemas.js';
+import type { CommentsActionParams, CommentsGetParams, CommentsInsertParams, CommentsListByBlogParams, CommentsListParams } from '../schema/params.js';
+import { authorOf, commentWire, listEtag } from '../core/wire.js';
+import type { Comment, CommentList } from '../schema/resources.js';
 import { loadVisible } from './content.js';
 
 export async function commentOut(core: Core, c: CommentRecord, view: Role, fetchBody: boolean): Promise<Comment> {

@@ -1,14 +1,14 @@
 /** What posts and pages share: loading with visibility, who may edit, paths, and the state table. */
-import { atLeast, type Actor, type Standing } from '../access.js';
-import { checkIfMatch, type Core } from '../core.js';
-import type { StoredDoc, WriteOp } from '../driver.js';
-import { conflict, forbidden, invalid, notFound } from '../errors.js';
-import type { EventType } from '../events.js';
-import { del, put, type PageRecord, type PostRecord } from '../records.js';
-import type { Role } from '../schemas.js';
-import { labelCounterOps } from '../label-counts.js';
-import { revisionDeletes, revisionOps } from './revision-capture.js';
-import { slugify } from '../text.js';
+import { atLeast, type Actor, type Standing } from '../rules/access.js';
+import { checkIfMatch, type Core } from '../core/core.js';
+import type { StoredDoc, WriteOp } from '../store/driver.js';
+import { conflict, forbidden, invalid, notFound } from '../util/errors.js';
+import type { EventType } from '../core/events.js';
+import { del, put, type PageRecord, type PostRecord } from '../store/records.js';
+import type { Role } from '../schema/schemas.js';
+import { labelCounterOps } from '../store/label-counts.js';
+import { revisionDeletes, revisionOps } from '../core/revision-capture.js';
+import { slugify } from '../rules/text.js';
 
 type Kind = 'post' | 'page';
 const NOUN = { post: 'Post', page: 'Page' } as const;

@@ -1,16 +1,16 @@
 /**
  * labels.list (an extension): a blog's labels with their post counts, read from the counters that post
- * writes keep (src/label-counts.ts), keyset-paged by label. Below AUTHOR view the walk is over the `live`
+ * writes keep (src/store/label-counts.ts), keyset-paged by label. Below AUTHOR view the walk is over the `live`
  * index, so a label only drafts or trashed posts carry is never visited, let alone shown.
  */
-import { atLeast, type Actor } from '../access.js';
-import type { Core } from '../core.js';
-import { shortHash } from '../ids.js';
-import { listOf, page } from '../paging.js';
-import type { LabelsListParams } from '../params.js';
-import type { LabelRecord } from '../records.js';
-import { params } from '../schemas.js';
-import type { Label, LabelList } from '../wire.js';
+import { atLeast, type Actor } from '../rules/access.js';
+import type { Core } from '../core/core.js';
+import { shortHash } from '../util/ids.js';
+import { listOf, page } from '../core/paging.js';
+import type { LabelsListParams } from '../schema/params.js';
+import type { LabelRecord } from '../store/records.js';
+import { params } from '../schema/schemas.js';
+import type { Label, LabelList } from '../schema/resources.js';
 
 export function labelsApi(core: Core, actor: Actor) {
   return {

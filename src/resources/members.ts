@@ -1,14 +1,14 @@
 /**
  * A blog's members and their roles (READER, AUTHOR, ADMIN): blog ADMINs (and host code) only. Loaded on first
- * use, like the rest of blog management (src/lazy.ts).
+ * use, like the rest of blog management (src/util/lazy.ts).
  */
-import { actorUserId, requireRole, type Actor } from '../access.js';
-import type { Core } from '../core.js';
-import type { StoredDoc } from '../driver.js';
-import { conflict, notFound } from '../errors.js';
-import type { MembersListParams, MembersRemoveParams, MembersSetParams } from '../params.js';
-import { memberId, put, type BlogRecord, type MemberRecord } from '../records.js';
-import { params, type Role } from '../schemas.js';
+import { actorUserId, requireRole, type Actor } from '../rules/access.js';
+import type { Core } from '../core/core.js';
+import type { StoredDoc } from '../store/driver.js';
+import { conflict, notFound } from '../util/errors.js';
+import type { MembersListParams, MembersRemoveParams, MembersSetParams } from '../schema/params.js';
+import { memberId, put, type BlogRecord, type MemberRecord } from '../store/records.js';
+import { params, type Role } from '../schema/schemas.js';
 
 export function membersApi(core: Core, actor: Actor) {
   const actorId = actorUserId(actor);

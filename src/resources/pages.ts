@@ -1,11 +1,11 @@
-import { actorUserId, atLeast, requireRole, type Actor } from '../access.js';
-import type { Core } from '../core.js';
-import { lazy } from '../lazy.js';
-import { forbidden } from '../errors.js';
-import { shortHash } from '../ids.js';
-import { listOf, page } from '../paging.js';
-import { put, type PageRecord } from '../records.js';
-import { params, type Parsed, type Role } from '../schemas.js';
+import { actorUserId, atLeast, requireRole, type Actor } from '../rules/access.js';
+import type { Core } from '../core/core.js';
+import { lazy } from '../util/lazy.js';
+import { forbidden } from '../util/errors.js';
+import { shortHash } from '../util/ids.js';
+import { listOf, page } from '../core/paging.js';
+import { put, type PageRecord } from '../store/records.js';
+import { params, type Parsed, type Role } from '../schema/schemas.js';
 import type {
   PagesActionParams,
   PagesDeleteParams,
@@ -16,8 +16,9 @@ import type {
   PagesRevisionsListParams,
   PagesRevisionsRestoreParams,
   PagesUpdateParams,
-} from '../params.js';
-import { authorOf, pageWire, type Page, type PageList } from '../wire.js';
+} from '../schema/params.js';
+import { authorOf, pageWire } from '../core/wire.js';
+import type { Page, PageList } from '../schema/resources.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPage, revertTo, trash, withPath } from './content.js';
 
 type Body = Parsed<'pagesInsert'>['body'];

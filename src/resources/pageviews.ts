@@ -3,14 +3,14 @@
  * buckets plus an all-time counter per blog, so recording is one small commit and reading a range walks at
  * most 30 buckets, however old the blog.
  */
-import { requireRole, type Actor } from '../access.js';
-import type { Core } from '../core.js';
-import type { StoredDoc } from '../driver.js';
-import { forbidden } from '../errors.js';
-import type { PageViewsGetParams, PageViewsRange, PageViewsRecordParams } from '../params.js';
-import { put, type PageViewRecord } from '../records.js';
-import { params } from '../schemas.js';
-import type { PageViews } from '../wire.js';
+import { requireRole, type Actor } from '../rules/access.js';
+import type { Core } from '../core/core.js';
+import type { StoredDoc } from '../store/driver.js';
+import { forbidden } from '../util/errors.js';
+import type { PageViewsGetParams, PageViewsRange, PageViewsRecordParams } from '../schema/params.js';
+import { put, type PageViewRecord } from '../store/records.js';
+import { params } from '../schema/schemas.js';
+import type { PageViews } from '../schema/resources.js';
 
 const DAY_MS = 86_400_000;
 const RANGES: Record<PageViewsRange, { timeRange: PageViews['counts'][number]['timeRange']; days?: number }> = {

@@ -1,12 +1,12 @@
-import { actorUserId, atLeast, requireRole, type Actor } from '../access.js';
-import type { Core } from '../core.js';
-import { lazy } from '../lazy.js';
-import type { IndexedDoc, Key, WriteOp } from '../driver.js';
-import { forbidden, notFound } from '../errors.js';
-import { shortHash } from '../ids.js';
-import { listOf, page, type PageQuery } from '../paging.js';
-import { del, put, type PostRecord } from '../records.js';
-import { params, type Parsed, type Role } from '../schemas.js';
+import { actorUserId, atLeast, requireRole, type Actor } from '../rules/access.js';
+import type { Core } from '../core/core.js';
+import { lazy } from '../util/lazy.js';
+import type { IndexedDoc, Key, WriteOp } from '../store/driver.js';
+import { forbidden, notFound } from '../util/errors.js';
+import { shortHash } from '../util/ids.js';
+import { listOf, page, type PageQuery } from '../core/paging.js';
+import { del, put, type PostRecord } from '../store/records.js';
+import { params, type Parsed, type Role } from '../schema/schemas.js';
 import type {
   PostsDeleteParams,
   PostsGetByPathParams,
@@ -20,10 +20,11 @@ import type {
   PostsRevisionsRestoreParams,
   PostsSearchParams,
   PostsUpdateParams,
-} from '../params.js';
-import { labelCounterOps } from '../label-counts.js';
-import { hasPhrase, parseQuery, postWordFields } from '../text.js';
-import { authorOf, listEtag, postWire, type Post, type PostList } from '../wire.js';
+} from '../schema/params.js';
+import { labelCounterOps } from '../store/label-counts.js';
+import { hasPhrase, parseQuery, postWordFields } from '../rules/text.js';
+import { authorOf, listEtag, postWire } from '../core/wire.js';
+import type { Post, PostList } from '../schema/resources.js';
 import { inlineComments } from './comments.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPost, revertTo, trash, withPath } from './content.js';
 

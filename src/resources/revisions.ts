@@ -1,18 +1,18 @@
 /**
  * Revisions (an extension): posts.revisions and pages.revisions, loaded on first use (what each write keeps
- * is src/resources/revision-capture.ts). Read at AUTHOR view under the item's own visibility; a restore is an
+ * is src/core/revision-capture.ts). Read at AUTHOR view under the item's own visibility; a restore is an
  * ordinary change (ifMatch, the editor rules, events, and it keeps the version it replaces).
  */
-import { atLeast, type Actor } from '../access.js';
-import type { Core } from '../core.js';
-import type { RevisionRecord } from '../records.js';
-import { conflict, forbidden, notFound } from '../errors.js';
-import { shortHash } from '../ids.js';
-import { listOf, page } from '../paging.js';
-import type { Schema } from '../validate.js';
-import type { Revision, RevisionList } from '../wire.js';
+import { atLeast, type Actor } from '../rules/access.js';
+import type { Core } from '../core/core.js';
+import type { RevisionRecord } from '../store/records.js';
+import { conflict, forbidden, notFound } from '../util/errors.js';
+import { shortHash } from '../util/ids.js';
+import { listOf, page } from '../core/paging.js';
+import type { Schema } from '../schema/validate.js';
+import type { Revision, RevisionList } from '../schema/resources.js';
 import { loadVisible } from './content.js';
-import type { Item, Kind } from './revision-capture.js';
+import type { Item, Kind } from '../core/revision-capture.js';
 
 function revisionWire(core: Core, r: RevisionRecord): Revision {
   const item = r.kind === 'post' ? core.links.post(r.blogId, r.itemId) : core.links.page(r.blogId, r.itemId);

@@ -2,12 +2,13 @@
  * blogUserInfos and postUserInfos (Blogger v3): a blog or post together with one user's standing in it.
  * A user's info is theirs and their blog's ADMINs' (DESIGN §4): anyone else is refused. Loaded on first use.
  */
-import { actorUserId, authError, type Actor } from '../access.js';
-import type { Core } from '../core.js';
-import { forbidden, invalid, notFound } from '../errors.js';
-import type { BlogUserInfosGetParams, PostUserInfosGetParams, PostUserInfosListParams } from '../params.js';
-import { params, type Role } from '../schemas.js';
-import type { Blog, BlogUserInfo, Post, PostUserInfo, PostUserInfosList } from '../wire.js';
+import { actorUserId, authError, type Actor } from '../rules/access.js';
+import type { Core } from '../core/core.js';
+import { forbidden, invalid, notFound } from '../util/errors.js';
+import type { BlogUserInfosGetParams, PostUserInfosGetParams, PostUserInfosListParams } from '../schema/params.js';
+import { params, type Role } from '../schema/schemas.js';
+import { blogUserInfoWire } from '../core/wire.js';
+import type { BlogUserInfo, Post, PostUserInfo, PostUserInfosList } from '../schema/resources.js';
 import { blogResource } from './blogs.js';
 import { mayEdit } from './content.js';
 import { postsApi } from './posts.js';
@@ -31,14 +32,6 @@ async function subject(core: Core, actor: Actor, userIdParam: string, blogId: st
 }
 
 /** A blog with one user's standing in it (also `blogs.listByUser`'s `blogUserInfos`). */
-export function blogUserInfoWire(blog: Blog, userId: string, role: Role): BlogUserInfo {
-  return {
-    kind: 'blogger#blogUserInfo',
-    blog,
-    blog_user_info: { kind: 'blogger#blogPerUserInfo', userId, blogId: blog.id, hasAdminAccess: role === 'ADMIN', role },
-  };
-}
-
 function postUserInfo(post: Post, userId: string, role: Role): PostUserInfo {
   return {
     kind: 'blogger#postUserInfo',

@@ -3,14 +3,15 @@
  * one beside it, whole, in the replica's state, until `resolve` picks one. Nothing is sent from here: a
  * `'mine'` choice makes the local record wait to be sent again, on top of the server's version.
  */
-import type { JsonObject } from '../driver.js';
-import { revisionOps } from '../resources/revision-capture.js';
-import type { Comment, Page, Post } from '../wire.js';
+import type { JsonObject } from '../store/driver.js';
+import { revisionOps } from '../core/revision-capture.js';
+import type { Comment, Page, Post } from '../schema/resources.js';
 import { remove, store } from './pull.js';
-import { editable, kindOf, type Synced } from './records.js';
+import { editable, kindOf } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
-import { Batch, baseId, keyOf, settled, type Base, type Ctx, type StoredConflict } from './state.js';
+import { Batch, baseId, keyOf, settled, type Ctx, type StoredConflict } from './state.js';
 import type { Conflict, ConflictChoice, ConflictField, ConflictVersion } from './types.js';
+import type { Base, Synced } from './model.js';
 
 type Resource = Post | Page | Comment;
 

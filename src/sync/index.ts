@@ -5,18 +5,19 @@
  * while online. A write the server refuses (someone else changed the post first, or deleted it) becomes a
  * conflict that keeps both versions until `resolve` picks one: nothing anyone typed is lost.
  */
-import type { Core } from '../core.js';
-import { internalsOf } from '../internals.js';
-import type { UserRecord } from '../records.js';
-import type { Blog, User } from '../wire.js';
+import type { Core } from '../core/core.js';
+import { internalsOf } from '../service/internals.js';
+import type { UserRecord } from '../store/records.js';
+import type { Blog, User } from '../schema/resources.js';
 import { publicConflict, resolveConflict } from './conflicts.js';
 import { pull } from './pull.js';
 import { blogRecord, differs, kindOf, type Local } from './records.js';
 import { push } from './push.js';
 import { createRemote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';
-import { Batch, baseId, loadState, splitKey, type Base, type Ctx } from './state.js';
+import { Batch, baseId, loadState, splitKey, type Ctx } from './state.js';
 import type { ConflictChoice, PendingChange, Replica, ReplicaOptions } from './types.js';
+import type { Base } from './model.js';
 
 export { RemoteError, type RemoteOptions } from './remote.js';
 export type * from './types.js';

@@ -5,14 +5,15 @@
  * the server's copy and becomes a conflict). A 410 pulls afresh; once a fresh pull is complete, records it did
  * not bring (and that wait for nothing) are dropped, since their tombstones are gone from the server's log.
  */
-import type { ChangeItem, ChangeList } from '../changes.js';
-import type { IndexedDoc, Key } from '../driver.js';
-import type { CommentRecord, PageRecord, PostRecord, UserRecord } from '../records.js';
-import { revisionsOf } from '../resources/revision-capture.js';
-import type { Comment, Page, Post } from '../wire.js';
-import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord, type Synced } from './records.js';
+import type { ChangeItem, ChangeList } from '../resources/changes.js';
+import type { IndexedDoc, Key } from '../store/driver.js';
+import type { CommentRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import { revisionsOf } from '../core/revision-capture.js';
+import type { Comment, Page, Post } from '../schema/resources.js';
+import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
-import { Batch, baseId, saveState, synced, type Base, type Ctx } from './state.js';
+import { Batch, baseId, saveState, synced, type Ctx } from './state.js';
+import type { Base, Synced } from './model.js';
 
 /** Whether a local record has edits the server has not seen: no base (made here) or changed since its base. */
 export const isDirty = (stored: number | undefined, base: Base | undefined) => stored !== undefined && (!base || base.v !== stored);

@@ -4,31 +4,17 @@
  * fields and the status moves, or a delete, each with `If-Match` of the base etag. A refusal (412, 404, or a
  * 4xx the server gives for the write) becomes a conflict (conflicts.ts).
  */
-import { DriverConflict, type JsonObject } from '../driver.js';
-import type { CommentRecord, PageRecord, PostRecord } from '../records.js';
-import { revisionsOf } from '../resources/revision-capture.js';
-import type { Comment, Page, Post } from '../wire.js';
+import { DriverConflict, type JsonObject } from '../store/driver.js';
+import type { CommentRecord, PageRecord, PostRecord } from '../store/records.js';
+import { revisionsOf } from '../core/revision-capture.js';
+import type { Comment, Page, Post } from '../schema/resources.js';
 import { conflict, pathOf } from './conflicts.js';
 import { commentsOf, store } from './pull.js';
-import { editable, fingerprint, type Synced } from './records.js';
+import { editable, fingerprint } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
 import { scan } from './scan.js';
-import {
-  Batch,
-  baseId,
-  keyOf,
-  preload,
-  read,
-  saveState,
-  settled,
-  splitKey,
-  stateId,
-  synced,
-  type Base,
-  type CreateInFlight,
-  type Ctx,
-  type Known,
-} from './state.js';
+import { Batch, baseId, keyOf, preload, read, saveState, settled, splitKey, stateId, synced, type CreateInFlight, type Ctx, type Known } from './state.js';
+import type { Base, Synced } from './model.js';
 
 type AnyRecord = PostRecord & PageRecord & CommentRecord;
 type Resource = Post | Page | Comment;

@@ -2,13 +2,13 @@
  * Wire resources (what the server sends at the caller's view) turned back into the core's records, so the
  * local service answers with the server's ids, etags and fields; and the fields a replica pushes.
  */
-import type { JsonObject } from '../driver.js';
-import { shortHash } from '../ids.js';
-import { commentVisOf, type BlogRecord, type CommentRecord, type PageRecord, type PostRecord } from '../records.js';
-import type { Base } from './state.js';
-import { etagOf, type Blog, type Comment, type Page, type Post } from '../wire.js';
+import type { JsonObject } from '../store/driver.js';
+import { shortHash } from '../util/ids.js';
+import { commentVisOf, type BlogRecord, type CommentRecord, type PageRecord, type PostRecord } from '../store/records.js';
+import type { Base, Synced } from './model.js';
+import { etagOf } from '../core/wire.js';
+import type { Blog, Comment, Page, Post } from '../schema/resources.js';
 
-export type Synced = 'posts' | 'pages' | 'comments';
 /** `blogger#post` → `posts`, and `posts` → `post`. */
 export const collectionOf = (kind: string) => `${kind.slice(8)}s` as Synced;
 export const kindOf = (collection: Synced) => collection.slice(0, -1) as 'post' | 'page' | 'comment';

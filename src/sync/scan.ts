@@ -4,8 +4,9 @@
  * stored itself is skipped, so pull-applied writes never go back.
  */
 import { eachRecord, isDirty } from './pull.js';
-import type { Synced } from './records.js';
-import { baseId, keyOf, saveState, type Base, type Ctx } from './state.js';
+
+import { baseId, keyOf, saveState, type Ctx } from './state.js';
+import type { Base, Synced } from './model.js';
 
 const SCAN = 500;
 

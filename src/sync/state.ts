@@ -6,27 +6,11 @@
  * fields, and the local version the replica wrote). Records, bases and state move in one commit each time,
  * so a reload or a crash at any point finds them consistent.
  */
-import type { Core } from '../core.js';
-import type { JsonObject, LogPosition, StoredDoc, WriteOp } from '../driver.js';
-import { labelCountsOps } from '../label-counts.js';
-import { del, put, type Collection, type PostRecord } from '../records.js';
-import type { Synced } from './records.js';
-
-/** The server copy a local record was last equal to. */
-export interface Base {
-  id: string;
-  /** The local store's version of the record when it equalled the server's copy (-1: edited since). */
-  v: number;
-  etag?: string;
-  /** The server's status. */
-  s: string;
-  /** Fingerprint of the server copy's editable fields (records.ts). */
-  h: string;
-  /** The generation of full pulls that last saw it (a resync drops what the new one did not see). */
-  g: number;
-  /** A comment's post (its calls name it, even after the local copy is gone). */
-  p?: string;
-}
+import type { Core } from '../core/core.js';
+import type { JsonObject, LogPosition, StoredDoc, WriteOp } from '../store/driver.js';
+import { labelCountsOps } from '../store/label-counts.js';
+import { del, put, type Collection, type PostRecord } from '../store/records.js';
+import type { Synced } from './model.js';
 
 /** A create whose request is stored before it is sent, so a retry sends the same request with the same key. */
 export interface CreateInFlight {

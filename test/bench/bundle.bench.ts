@@ -2,7 +2,7 @@
  * The browser bundle of `blogcore` + `blogcore/idb` (src/index.ts + drivers/idb/index.ts) as a browser app
  * downloads it: bundled with code splitting (esbuild, minified, ESM), the first download (the entry chunk and
  * the chunks it imports statically) against the DESIGN §9 target (≤ 25 KB gzip), then each chunk loaded on
- * first use (src/lazy.ts) and the total of all; then the same with `blogcore/sync` (the offline editor's
+ * first use (src/util/lazy.ts) and the total of all; then the same with `blogcore/sync` (the offline editor's
  * replica, ≤ 30 KB, issue 13). Bundled for the browser platform, so a Node built-in anywhere in the core, the
  * idb driver or the replica fails this bench.
  */

@@ -14,7 +14,7 @@ import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
-import { encodeKey, prefixEnd } from '../../drivers/sqlite/keys.js';
+import { encodeKey, prefixEnd } from '../../drivers/shared/byte-keys.js';
 import { createBlogService } from '../../src/index.js';
 import { createHttpHandler, toNodeHandler, type RequestHead } from '../../src/http/index.js';
 

@@ -18,9 +18,9 @@
 import pg from 'pg';
 import { postgresDriver } from '../../drivers/postgres/index.js';
 import { createBlogService, type BlogService } from '../../src/index.js';
-import { distinctWords, postWordFields } from '../../src/text.js';
-import { startPostgres } from '../postgres/server.js';
-import { generator, rng, type BenchPost, type Generator } from '../sqlite/bench-data.js';
+import { distinctWords, postWordFields } from '../../src/rules/text.js';
+import { startPostgres } from '../drivers/postgres/server.js';
+import { generator, rng, type BenchPost, type Generator } from '../drivers/sqlite/bench-data.js';
 import { printGrowth, printTable, timePair, type BenchContext, type Row, type Timing } from './harness.js';
 import { httpRows } from './postgres-http.js';
 

@@ -22,8 +22,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBlogService, type BlogService } from '../../src/index.js';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
-import { generator, rng, type BenchPost, type Generator } from '../sqlite/bench-data.js';
-import { commentVisOf, put, type CommentRecord, type PostRecord } from '../../src/records.js';
+import { generator, rng, type BenchPost, type Generator } from '../drivers/sqlite/bench-data.js';
+import { commentVisOf, put, type CommentRecord, type PostRecord } from '../../src/store/records.js';
 import { printGrowth, printTable, timePair, type BenchContext, type Row, type Timing } from './harness.js';
 
 const BLOG_URL = 'https://bench.example/';

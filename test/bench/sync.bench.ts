@@ -19,7 +19,7 @@ import { createBlogService } from '../../src/index.js';
 import { createHttpHandler, toNodeHandler } from '../../src/http/index.js';
 import { bundlePage, launchChromium, serveScript } from '../browser/serve.js';
 import type { SyncBenchInput, SyncBenchPhase } from '../browser/sync-bench-page.js';
-import { generator } from '../sqlite/bench-data.js';
+import { generator } from '../drivers/sqlite/bench-data.js';
 import type { BenchContext } from './harness.js';
 
 const TOKEN = 'bench';

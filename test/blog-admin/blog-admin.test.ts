@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { postgresDriver } from '../../drivers/postgres/index.js';
-import { dropOwnSchemas, freshSchema, pgUrl } from '../postgres/env.js';
-import type { StorageDriver } from '../../src/driver.js';
+import { dropOwnSchemas, freshSchema, pgUrl } from '../drivers/postgres/env.js';
+import type { StorageDriver } from '../../src/store/driver.js';
 import { createBlogService, type BlogService } from '../../src/index.js';
-import { runAndKill } from '../sqlite/child.js';
+import { runAndKill } from '../drivers/sqlite/child.js';
 import { BLOG_URL, USERS, expectError, makePost, world, type Wire } from '../service/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'blogcore-blog-admin-'));

@@ -7,9 +7,9 @@
 import { openDB, type IDBPDatabase } from 'idb';
 import { idbDriver } from '../../drivers/idb/index.js';
 import { createBlogService } from '../../src/index.js';
-import { put, type PostRecord } from '../../src/records.js';
+import { put, type PostRecord } from '../../src/store/records.js';
 import type { Timing } from '../bench/harness.js';
-import { rng } from '../sqlite/bench-data.js';
+import { rng } from '../drivers/sqlite/bench-data.js';
 
 export interface BenchRow {
   op: string;

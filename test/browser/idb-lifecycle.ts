@@ -1,11 +1,11 @@
 /**
  * What the IndexedDB driver promises beyond the shared suite: persistence, schema upgrades, other tabs.
- * Runs in Node on fake-indexeddb (test/idb-lifecycle.test.ts) and in Chromium (test/idb-lifecycle.browser.test.ts).
+ * Runs in Node on fake-indexeddb (test/drivers/idb/lifecycle.test.ts) and in Chromium (test/drivers/idb/lifecycle.browser.test.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StoreSchema } from '../../src/driver.js';
+import type { StoreSchema } from '../../src/store/driver.js';
 import { IdbBlockedError, idbDriver, type IdbDriverOptions } from '../../drivers/idb/index.js';
-import { itemPut, suiteSchema } from '../driver-suite.js';
+import { itemPut, suiteSchema } from '../drivers/suite.js';
 
 export interface LifecycleEnv {
   /** A factory and a database name nobody has used yet. */

@@ -1,4 +1,4 @@
-/** The page behind test/idb-tabs.test.ts: blogcore on IndexedDB, handed to the test through `globalThis.blogcore`. */
+/** The page behind test/drivers/idb/tabs.test.ts: blogcore on IndexedDB, handed to the test through `globalThis.blogcore`. */
 import { idbDriver } from '../../drivers/idb/index.js';
 import { BlogError, createBlogService } from '../../src/index.js';
 

@@ -1,7 +1,7 @@
 /**
- * Reads the code blocks out of README.md and docs/*.md for test/docs.test.ts, and checks shell command
+ * Reads the code blocks out of README.md and docs/*.md for test/docs/docs.test.ts, and checks shell command
  * lines against what the repository really has (CLI subcommands and flags, npm scripts, files).
- * The conventions are described at the top of test/docs.test.ts.
+ * The conventions are described at the top of test/docs/docs.test.ts.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';

@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { memoryDriver } from '../../drivers/memory/index.js';
-import type { StorageDriver } from '../../src/driver.js';
+import type { StorageDriver } from '../../src/store/driver.js';
 import { BlogError, createBlogService } from '../../src/index.js';
 import { createHttpHandler, toNodeHandler, type HttpHandlerOptions } from '../../src/http/index.js';
 

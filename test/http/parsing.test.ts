@@ -1,6 +1,6 @@
 // The HTTP helper's pure parts: route matching, query conversion and the `fields` selector.
 import { describe, expect, it } from 'vitest';
-import { BlogError } from '../../src/errors.js';
+import { BlogError } from '../../src/util/errors.js';
 import { applyFields, parseFields } from '../../src/http/fields.js';
 import { parseQuery } from '../../src/http/params.js';
 import { ROUTES, Router } from '../../src/http/routes.js';

@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 import { memoryDriver } from '../../drivers/memory/index.js';
 import { createBlogService } from '../../src/index.js';
 import { importBlog } from '../../src/io/index.js';
-import { countingDriver } from '../counting-driver.js';
+import { countingDriver } from '../support/counting-driver.js';
 import { clock } from './helpers.js';
 
 function takeout(draftComments: number): string {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { memoryDriver } from '../../drivers/memory/index.js';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
-import type { StorageDriver } from '../../src/driver.js';
+import type { StorageDriver } from '../../src/store/driver.js';
 import { createBlogService, type BlogEvent } from '../../src/index.js';
 
 const MINUTE = 60_000;
@@ -43,10 +43,10 @@ async function setup(driver: StorageDriver = memoryDriver()) {
 }
 
 describe('startScheduler with a fake clock', () => {
-  // The scheduler's code loads on first start (src/lazy.ts's reason); load it before the clock is faked, so
+  // The scheduler's code loads on first start (src/util/lazy.ts's reason); load it before the clock is faked, so
   // the fake clock's steps are all that time the scheduler (the module loader has timers of its own).
   beforeAll(async () => {
-    await import('../../src/scheduler.js');
+    await import('../../src/core/scheduler.js');
   });
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.parse('2026-05-01T12:00:00Z') });

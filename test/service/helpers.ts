@@ -6,12 +6,12 @@
 import { expect } from 'vitest';
 import { BlogError, createBlogService } from '../../src/index.js';
 import { memoryDriver } from '../../drivers/memory/index.js';
-import type { StorageDriver } from '../../src/driver.js';
+import type { StorageDriver } from '../../src/store/driver.js';
 
 export type Service = ReturnType<typeof createBlogService>;
 export type Driver = StorageDriver;
 
-/** The driver the behaviour tests run on: memory, unless the file running them picks another (test/pg-service.test.ts). */
+/** The driver the behaviour tests run on: memory, unless the file running them picks another (test/drivers/postgres/service.test.ts). */
 let makeDriver: () => Driver = () => memoryDriver();
 export function useDriver(factory: () => Driver): void {
   makeDriver = factory;

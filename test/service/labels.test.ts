@@ -13,7 +13,7 @@ import { memoryDriver } from '../../drivers/memory/index.js';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { idbDriver } from '../../drivers/idb/index.js';
 import { postgresDriver } from '../../drivers/postgres/index.js';
-import { pgUrl, tracked } from '../postgres/env.js';
+import { pgUrl, tracked } from '../drivers/postgres/env.js';
 import { createHttpHandler } from '../../src/http/index.js';
 import { createBlogService } from '../../src/index.js';
 import { DAY, expectError, makePost, world, type Driver, type Service, type Wire, type World } from './helpers.js';

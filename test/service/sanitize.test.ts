@@ -1,6 +1,6 @@
 /** Comment HTML is rebuilt from an allowlist: what readers see, exactly (the browser test parses it for real). */
 import { describe, expect, it } from 'vitest';
-import { HOSTILE_COMMENTS } from '../comment-html.js';
+import { HOSTILE_COMMENTS } from '../support/comment-html.js';
 import { makePost, world, type Wire } from './helpers.js';
 
 async function sanitized(contents: readonly string[]): Promise<string[]> {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { createBlogService, type BlogService, type ChangeList } from '../../src/index.js';
-import { countingDriver, type CountingDriver } from '../counting-driver.js';
+import { countingDriver, type CountingDriver } from '../support/counting-driver.js';
 
 let counter: CountingDriver;
 let service: BlogService;

@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSyncServer, STORES, type SyncServer } from './server.js';
 
-import { dropOwnSchemas } from '../postgres/env.js';
+import { dropOwnSchemas } from '../drivers/postgres/env.js';
 
 afterAll(() => dropOwnSchemas());
 

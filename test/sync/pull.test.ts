@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BlogService } from '../../src/index.js';
 import { apply, DAY, startSyncServer, STORES, type Json, type SyncServer } from './server.js';
 
-import { dropOwnSchemas } from '../postgres/env.js';
+import { dropOwnSchemas } from '../drivers/postgres/env.js';
 
 afterAll(() => dropOwnSchemas());
 

@@ -10,7 +10,7 @@ import { memoryDriver } from '../../drivers/memory/index.js';
 import { createBlogService, type BlogService } from '../../src/index.js';
 import { createReplica, type Replica, type ReplicaOptions } from '../../src/sync/index.js';
 import { afterAll, afterEach } from 'vitest';
-import { dropOwnSchemas } from '../postgres/env.js';
+import { dropOwnSchemas } from '../drivers/postgres/env.js';
 import { net, type Net } from './net.js';
 import { startSyncServer, type Store, type SyncServer, type SyncServerOptions } from './server.js';
 

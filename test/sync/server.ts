@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { postgresDriver } from '../../drivers/postgres/index.js';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
-import { freshSchema, pgUrl } from '../postgres/env.js';
+import { freshSchema, pgUrl } from '../drivers/postgres/env.js';
 import { BlogError, createBlogService, type BlogService } from '../../src/index.js';
 import { createHttpHandler, toNodeHandler } from '../../src/http/index.js';
 

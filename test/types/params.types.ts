@@ -4,9 +4,9 @@
  * becomes unused and tsc fails. Below them: the public interfaces accept exactly what the runtime checks accept.
  */
 import type { BlogService, OneOrMore, PostBody, PostStatus, PostsListParams, Role } from '../../src/index.js';
-import type * as P from '../../src/params.js';
-import type { params } from '../../src/schemas.js';
-import type { In } from '../../src/validate.js';
+import type * as P from '../../src/schema/params.js';
+import type { params } from '../../src/schema/schemas.js';
+import type { In } from '../../src/schema/validate.js';
 
 declare const service: BlogService;
 const blogId = 'b';

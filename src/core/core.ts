@@ -1,0 +1,337 @@
+/**
+ * The state every operation shares: the driver, the clock, caches of users and blogs, and the
+ * checks that recur (validation, the caller's standing in a blog, compare-and-set retries, scheduled
+ * posts going LIVE). Resources (src/resources/*) build the public methods on top of this.
+ */
+import { DriverConflict, type CommitResult, type StorageDriver, type StoredDoc, type WriteOp } from '../store/driver.js';
+import { authError, resolveView, type Actor, type Standing } from '../rules/access.js';
+import { conditionNotMet, notFound } from '../util/errors.js';
+import type { EventShare } from './event-share.js';
+import { Emitter, type BlogEvent } from './events.js';
+import { newId } from '../util/ids.js';
+import { labelCounterOps } from '../store/label-counts.js';
+import type { Scheduler, SchedulerOptions } from './scheduler.js';
+import { RecordCache } from './record-cache.js';
+import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from '../store/records.js';
+import type { Role } from '../schema/schemas.js';
+import { LAYOUT_MARKER, STORE_LAYOUT, STORE_SCHEMA } from '../store/schema.js';
+import { parse, type Out, type Schema } from '../schema/validate.js';
+import { authorOf, etagOf, links, postWire, type Links } from './wire.js';
+import type { Post } from '../schema/resources.js';
+
+export interface CoreOptions {
+  driver: StorageDriver;
+  /** Earlier versions kept per post or page (default 50; 0 keeps none). */
+  revisionsKept?: number;
+  apiBaseUrl?: string;
+  now?: () => Date;
+  /**
+   * How long the change log keeps changes (a pull's `since` older than that answers 410 resyncRequired):
+   * entries older than `days` go, and, with `commits`, any beyond the newest that many commits.
+   * Default `{ days: 30 }`. Pruning runs after writes, a bounded batch at a time.
+   */
+  changeRetention?: { days?: number; commits?: number };
+}
+
+const DAY_MS = 86_400_000;
+/** Log entries removed per pruning step, and how often a step runs (every N commits, or after a pause). */
+const PRUNE_BATCH = 500;
+const PRUNE_EVERY = 64;
+const PRUNE_PAUSE_MS = 60_000;
+
+const MAX_RETRIES = 20;
+
+export class Core {
+  readonly driver: StorageDriver;
+  readonly now: () => Date;
+  readonly links: Links;
+  readonly events = new Emitter();
+  readonly revisionsKept: number;
+  private scheduler: Pick<Scheduler, 'scheduled' | 'stop'> | undefined;
+  /** Promotions this process has committed: a list read beside promoteDue re-reads if one landed meanwhile. */
+  promotions = 0;
+  /** Events shared with other app servers on the same store (drivers that can `watch` it; the code loads then). */
+  readonly share: Promise<EventShare> | undefined;
+  private opening: Promise<void> | undefined;
+  /** Users and blogs, kept right across processes through the change log (src/core/record-cache.ts). */
+  private readonly cache: RecordCache;
+  /** Called after every commit this process makes (long polls wait on it). */
+  readonly commitListeners = new Set<() => void>();
+  private readonly retention: { ms: number; commits: number | undefined };
+  private sincePrune = 0;
+  private lastPrune = -Infinity;
+  private pruning = false;
+
+  constructor(options: CoreOptions) {
+    this.driver = options.driver;
+    this.cache = new RecordCache(this.driver);
+    const r = options.changeRetention ?? {};
+    this.retention = { ms: (r.days ?? 30) * DAY_MS, commits: r.commits };
+    this.now = options.now ?? (() => new Date());
+    this.revisionsKept = Math.max(0, Math.floor(options.revisionsKept ?? 50));
+    this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
+    if (typeof this.driver.watch === 'function') {
+      this.share = import('./event-share.js').then(({ EventShare }) => new EventShare(this.driver, this.events, () => this.now().getTime()));
+      this.events.shared = true;
+    }
+  }
+
+  ready(): Promise<void> {
+    return (this.opening ??= this.open());
+  }
+
+  private async open(): Promise<void> {
+    await this.driver.open(STORE_SCHEMA);
+    const mark = await this.driver.get('settings', LAYOUT_MARKER);
+    // Only a store behind the current layout (or a new one) loads the upgrade's code.
+    if (!(Number(mark?.doc.layout) >= STORE_LAYOUT)) {
+      await (await import('../store/upgrade.js')).upgradeStore(this.driver, mark, () => this.now().getTime());
+    }
+  }
+
+  nowIso(): string {
+    return this.now().toISOString();
+  }
+
+  newId(): string {
+    return newId(this.now());
+  }
+
+  /**
+   * Checks a method's parameters (src/schema/schemas.ts): the parsed values, or a 400 BlogError naming the field at
+   * fault. Every call starts here, so this is also where the cache learns that a call began.
+   */
+  parse<S extends Schema<unknown, unknown>>(schema: S, input: unknown): Out<S> {
+    this.cache.begin();
+    return parse(schema, input);
+  }
+
+  async get<T>(collection: string, id: string): Promise<StoredDoc<T> | undefined> {
+    await this.ready();
+    return (await this.driver.get(collection, id)) as StoredDoc<T> | undefined;
+  }
+
+  async user(id: string): Promise<UserRecord | undefined> {
+    await this.ready();
+    return this.cache.get('users', id, async () => (await this.get<UserRecord>('users', id))?.doc);
+  }
+
+  /** A blog that exists and is not being deleted (a blog being deleted reads as gone, never half there). */
+  async blog(blogId: string): Promise<BlogRecord> {
+    await this.ready();
+    const found = await this.cache.get('blogs', blogId, async () => (await this.get<BlogRecord>('blogs', blogId))?.doc);
+    if (!found || found.deleting) throw notFound('Blog');
+    return found;
+  }
+
+  /** The caller's role in a blog (host code: ADMIN) and the view the operation answers at. */
+  async standing(actor: Actor, blogId: string, view?: Role): Promise<Standing> {
+    let role: Role | null = null;
+    if (actor.kind === 'host') role = 'ADMIN';
+    else if (actor.kind === 'user') role = (await this.get<MemberRecord>('members', memberId(blogId, actor.userId)))?.doc.role ?? null;
+    return { actor, role, view: resolveView(role, view) };
+  }
+
+  /** The standing of a caller reading a blog that exists, at the view asked for. */
+  async reader(actor: Actor, blogId: string, view?: Role): Promise<Standing & { blog: BlogRecord }> {
+    const blog = await this.blog(blogId);
+    return { ...(await this.standing(actor, blogId, view)), blog };
+  }
+
+  /** The standing of a caller about to write in a blog: a known writer, in an existing blog. */
+  async writer(actor: Actor, blogId: string): Promise<Standing & { blog: BlogRecord }> {
+    await this.requireWriter(actor);
+    const blog = await this.blog(blogId);
+    return { ...(await this.standing(actor, blogId)), blog };
+  }
+
+  /** Writers must be known users (hosts create them with users.insert); host code always may write. */
+  async requireWriter(actor: Actor): Promise<void> {
+    if (actor.kind === 'user' && !(await this.user(actor.userId))) {
+      throw authError(`Unknown user ${actor.userId}: create it with users.insert before it writes`);
+    }
+  }
+
+  /**
+   * Compare-and-set with retries: `attempt` reads what it needs, decides, and returns the ops to commit.
+   * If any record moved in between, the whole attempt runs again on fresh data (so ifMatch and state
+   * checks always judge the latest version). Returns what the successful attempt returned.
+   */
+  async transact<T>(attempt: (retry: number) => Promise<{ ops: WriteOp[]; result: T }>): Promise<T> {
+    await this.ready();
+    for (let i = 0; ; i++) {
+      const { ops, result } = await attempt(i);
+      if (ops.length === 0) return result;
+      try {
+        await this.commit(ops);
+        return result;
+      } catch (error) {
+        if (!DriverConflict.is(error) || i >= MAX_RETRIES) throw error;
+      }
+    }
+  }
+
+  /** Every write of the core goes here: the commit time from the core's clock, then waiters, the scheduler, pruning. */
+  async commit(ops: readonly WriteOp[]): Promise<CommitResult> {
+    const result = await this.driver.commit(ops, { time: this.now().getTime() });
+    for (const op of ops) if (op.collection === 'users' || op.collection === 'blogs') this.cache.forget(op.collection, op.id);
+    this.cache.committed(result.seq);
+    for (const listener of this.commitListeners) listener();
+    if (this.scheduler) {
+      for (const op of ops) if (op.type === 'put' && op.collection === 'posts') this.scheduled(op.doc);
+    }
+    await this.prune(result.seq);
+    return result;
+  }
+
+  /**
+   * One bounded pruning step of the change log, every PRUNE_EVERY commits or after PRUNE_PAUSE_MS; a full
+   * batch means more is due, so the next commit steps again. A failure never fails the write it follows.
+   */
+  private async prune(seq: number): Promise<void> {
+    const now = this.now().getTime();
+    if (this.pruning || (++this.sincePrune < PRUNE_EVERY && now - this.lastPrune < PRUNE_PAUSE_MS)) return;
+    this.pruning = true;
+    try {
+      const { ms, commits } = this.retention;
+      const removed = await this.driver.pruneChanges({ before: now - ms, ...(commits !== undefined ? { through: seq - commits } : {}), limit: PRUNE_BATCH });
+      if (removed < PRUNE_BATCH) {
+        this.sincePrune = 0;
+        this.lastPrune = now;
+      }
+    } catch {
+      // Retention is housekeeping: the next step tries again.
+    } finally {
+      this.pruning = false;
+    }
+  }
+
+  /**
+   * Starts publishing on time (src/core/scheduler.ts, whose code loads now: its first look at the store comes after
+   * that, so a post scheduled meanwhile is found by it); answers the function that stops it. Idempotent.
+   */
+  startScheduler(options: SchedulerOptions = {}): () => void {
+    if (!this.scheduler) {
+      let running: Scheduler | undefined;
+      let stopped = false;
+      const handle = {
+        scheduled: (at: string) => running?.scheduled(at),
+        stop: () => {
+          stopped = true;
+          running?.stop();
+        },
+      };
+      this.scheduler = handle;
+      import('./scheduler.js').then(
+        ({ Scheduler }) => {
+          if (stopped) return;
+          running = new Scheduler(
+            {
+              now: this.now,
+              promoteDue: () => this.promoteDue(),
+              nextDue: async () => {
+                await this.ready();
+                const [first] = await this.driver.list({ collection: 'posts', index: 'due', prefix: [], direction: 'asc', limit: 1 });
+                return first ? dueTime(first.doc) : undefined;
+              },
+            },
+            options,
+          );
+          running.start();
+        },
+        (error: unknown) => {
+          // Its code did not load (offline?): a later startScheduler tries again.
+          if (this.scheduler === handle) this.scheduler = undefined;
+          try {
+            options.onError?.(error);
+          } catch {
+            // A failing logger changes nothing.
+          }
+        },
+      );
+    }
+    const scheduler = this.scheduler;
+    return () => {
+      scheduler.stop();
+      if (this.scheduler === scheduler) this.scheduler = undefined;
+    };
+  }
+
+  stopScheduler(): void {
+    this.scheduler?.stop();
+    this.scheduler = undefined;
+  }
+
+  private scheduled(doc: unknown): void {
+    const at = dueTime(doc);
+    if (at !== undefined) this.scheduler?.scheduled(at);
+  }
+
+  emit(event: BlogEvent): void {
+    this.events.emit(event);
+    // In order: each event's publish is queued on the share before any later call waits on it.
+    void this.share?.then((share) => share.publish(event));
+  }
+
+  /**
+   * Scheduled posts whose time has come go LIVE here, before any read that lists or counts posts:
+   * no timer needed, and the write is compare-and-set, so `post.published` is emitted once even with
+   * several processes on one store.
+   */
+  async promoteDue(): Promise<number> {
+    await this.ready();
+    const now = this.nowIso();
+    let count = 0;
+    for (;;) {
+      const due = await this.driver.list({ collection: 'posts', index: 'due', prefix: [], upper: { key: [now, '\uffff'] }, direction: 'asc', limit: 100 });
+      for (const d of due) await this.promote(d as StoredDoc<unknown> as StoredDoc<PostRecord>);
+      count += due.length;
+      if (due.length < 100) return count;
+    }
+  }
+
+  /** Makes one due SCHEDULED post LIVE; answers the record as stored afterwards. */
+  async promote(stored: StoredDoc<PostRecord>): Promise<PostRecord> {
+    const p = stored.doc;
+    if (p.status !== 'SCHEDULED' || !p.published || p.published > this.nowIso()) return p;
+    const next: PostRecord = { ...p, status: 'LIVE', rev: p.rev + 1 };
+    try {
+      await this.commit([put('posts', next, stored.version), ...(await labelCounterOps(this.driver, p, next))]);
+      this.promotions++;
+    } catch (error) {
+      if (!DriverConflict.is(error)) throw error;
+      // Someone else changed it first (another process promoted it, or an author edited it): read what is there.
+      const fresh = await this.get<PostRecord>('posts', p.id);
+      if (!fresh) throw notFound('Post');
+      return fresh.doc.status === 'SCHEDULED' ? this.promote(fresh) : fresh.doc;
+    }
+    if (this.events.has('post.published')) {
+      this.emit({ type: 'post.published', blogId: p.blogId, id: p.id, resource: await this.adminPost(next) });
+    }
+    return next;
+  }
+
+  /** A post as an ADMIN sees it: the payload of post events. */
+  async adminPost(p: PostRecord): Promise<Post> {
+    const blog = await this.blog(p.blogId);
+    const shape = { view: 'ADMIN' as const, fetchBody: true, fetchImages: false, hideComments: false };
+    return postWire(p, blog, authorOf(await this.user(p.authorId), p.authorId), shape, this.links);
+  }
+}
+
+/** The publish time a stored post puts on the scheduler's agenda, if it is SCHEDULED. */
+const dueTime = (doc: unknown): string | undefined => {
+  const p = doc as Partial<PostRecord> | undefined;
+  return p?.status === 'SCHEDULED' && typeof p.published === 'string' ? p.published : undefined;
+};
+
+/** Refuses a write whose `ifMatch` names another revision. `*` matches any; quotes and W/ are optional. */
+export function checkIfMatch(ifMatch: string | undefined, id: string, rev: number): void {
+  if (ifMatch === undefined) return;
+  const want = etagOf(id, rev);
+  const ok = ifMatch.split(',').some((tag) => {
+    const t = tag.trim().replace(/^W\//, '');
+    return t === '*' || t === want || `"${t}"` === want;
+  });
+  if (!ok) throw conditionNotMet();
+}

@@ -1,0 +1,75 @@
+/**
+ * The core's cache of users and blogs: read by almost every call, changed rarely (users.update,
+ * blogs.update/patch/delete). A commit of this process drops what it wrote (core.commit). Changes made by
+ * other processes on the same store come through the change log, where users and blogs have a stream of
+ * their own: when a call begins (core.parse) the next read compares the log's newest seq with the one this
+ * cache has seen and, if it moved, reads that stream since, at most FOLLOW entries, dropping what they name;
+ * with more behind, or the log pruned past what it has seen, it drops everything. So a call sees every
+ * change committed before it began, for one cheap `logBounds` and a constant number of log entries.
+ */
+import type { StorageDriver } from '../store/driver.js';
+import { RECORDS_STREAM } from '../store/records.js';
+
+const LIMIT = 2_000;
+const FOLLOW = 16;
+
+export class RecordCache {
+  private readonly map = new Map<string, unknown>();
+  /** Bumped by every drop, so a read that spans one does not store what it read before it. */
+  private epoch = 0;
+  /** The newest seq whose changes this cache reflects (-1: none read yet). */
+  private seen = -1;
+  /** Calls begun, and the number of them the last finished check covers. */
+  private asked = 0;
+  private checked = 0;
+  private checking: Promise<void> | undefined;
+
+  constructor(private readonly driver: StorageDriver) {}
+
+  /** A call begins: the next read checks the change log first. */
+  begin(): void {
+    this.asked++;
+  }
+
+  /** The record, from the cache, else from `load` (then cached). */
+  async get<T>(collection: string, id: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    while (this.checked < this.asked) {
+      const want = this.asked;
+      this.checking ??= this.follow()
+        .then(() => void (this.checked = Math.max(this.checked, want)))
+        .finally(() => void (this.checking = undefined));
+      await this.checking;
+    }
+    const key = `${collection}/${id}`;
+    if (this.map.has(key)) return this.map.get(key) as T;
+    const epoch = this.epoch;
+    const found = await load();
+    if (found !== undefined && epoch === this.epoch) {
+      if (this.map.size >= LIMIT) this.map.clear();
+      this.map.set(key, found);
+    }
+    return found;
+  }
+
+  /** Drops a record (this process wrote it, or the log says another did). */
+  forget(collection: string, id: string): void {
+    this.epoch++;
+    this.map.delete(`${collection}/${id}`);
+  }
+
+  /** This process committed `seq`: if nothing came between, the cache is still current after it. */
+  committed(seq: number): void {
+    if (this.seen === seq - 1) this.seen = seq;
+  }
+
+  private async follow(): Promise<void> {
+    const { newest, pruned } = await this.driver.logBounds();
+    if (newest === this.seen) return;
+    const behind = this.seen < 0 || pruned > this.seen ? [] : await this.driver.streamChanges(RECORDS_STREAM, { seq: this.seen + 1, pos: -1 }, FOLLOW + 1);
+    if (this.seen < 0 || behind.length > FOLLOW || pruned > this.seen) {
+      this.epoch++;
+      this.map.clear();
+    } else for (const c of behind) this.forget(c.collection, c.id);
+    this.seen = Math.max(this.seen, newest);
+  }
+}

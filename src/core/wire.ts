@@ -1,0 +1,143 @@
+/** Records -> the JSON resources of the Blogger v3 wire (DESIGN §6), shaped for a view. */
+import { shortHash } from '../util/ids.js';
+import { atLeast } from '../rules/access.js';
+import type { BlogRecord, CommentRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import type { Role } from '../schema/schemas.js';
+import type { Author, Post, Page, Comment, Blog, User, BlogUserInfo } from '../schema/resources.js';
+import { imagesOf } from '../rules/text.js';
+
+/** Changes whenever the stored resource changes (its own revision), never for comment counts. */
+export const etagOf = (id: string, rev: number) => `"${shortHash(`${id}:${rev}`)}${rev.toString(36)}"`;
+export const listEtag = (parts: string[]) => `"${shortHash(parts.join('|'))}"`;
+
+export const links = (base: string) => ({
+  blog: (blogId: string) => `${base}/v3/blogs/${blogId}`,
+  post: (blogId: string, id: string) => `${base}/v3/blogs/${blogId}/posts/${id}`,
+  page: (blogId: string, id: string) => `${base}/v3/blogs/${blogId}/pages/${id}`,
+  comment: (c: CommentRecord) => `${base}/v3/blogs/${c.blogId}/posts/${c.postId}/comments/${c.id}`,
+  user: (id: string) => `${base}/v3/users/${id}`,
+});
+
+export type Links = ReturnType<typeof links>;
+
+/** The public address of a post or page: the blog's url with the record's path. */
+export const publicUrl = (blog: BlogRecord, path: string) => blog.url.replace(/\/$/, '') + path;
+
+export function authorOf(user: UserRecord | undefined, id: string | undefined, fallbackName?: string, fallbackUrl?: string): Author {
+  if (user) return { id: user.id, displayName: user.displayName, url: user.url ?? '', image: { url: '' } };
+  return { ...(id ? { id } : {}), displayName: fallbackName ?? (id ? id : 'Anonymous'), url: fallbackUrl ?? '', image: { url: '' } };
+}
+
+export interface PostShape {
+  view: Role;
+  fetchBody: boolean;
+  fetchImages: boolean;
+  /** Comments to inline (already filtered and capped), or undefined. */
+  comments?: Comment[];
+  /** Hide the count of existing comments (DONT_ALLOW_HIDE_EXISTING below ADMIN view). */
+  hideComments: boolean;
+}
+
+export function postWire(p: PostRecord, blog: BlogRecord, author: Author, shape: PostShape, l: Links): Post {
+  const self = l.post(p.blogId, p.id);
+  const out: Post = {
+    kind: 'blogger#post',
+    id: p.id,
+    blog: { id: p.blogId },
+    ...(p.published !== undefined ? { published: p.published } : {}),
+    updated: p.updated,
+    ...(p.path ? { url: publicUrl(blog, p.path) } : {}),
+    selfLink: self,
+    title: p.title,
+    ...(p.titleLink ? { titleLink: p.titleLink } : {}),
+    ...(shape.fetchBody ? { content: p.content } : {}),
+    ...(shape.fetchImages ? { images: imagesOf(p.content) } : {}),
+    ...(p.customMetaData !== undefined ? { customMetaData: p.customMetaData } : {}),
+    author,
+    replies: {
+      totalItems: String(shape.hideComments ? 0 : p.liveComments),
+      selfLink: `${self}/comments`,
+      ...(shape.comments ? { items: shape.comments } : {}),
+    },
+    ...(p.labels.length ? { labels: [...p.labels] } : {}),
+    ...(p.location ? { location: { ...p.location } } : {}),
+    readerComments: p.readerComments,
+    ...(atLeast(shape.view, 'AUTHOR') ? { status: p.status, ...(p.trashed ? { trashed: p.trashed } : {}) } : {}),
+    etag: etagOf(p.id, p.rev),
+  };
+  return out;
+}
+
+export function pageWire(p: PageRecord, blog: BlogRecord, author: Author, view: Role, fetchBody: boolean, l: Links): Page {
+  return {
+    kind: 'blogger#page',
+    id: p.id,
+    blog: { id: p.blogId },
+    ...(p.published !== undefined ? { published: p.published } : {}),
+    updated: p.updated,
+    ...(p.path ? { url: publicUrl(blog, p.path) } : {}),
+    selfLink: l.page(p.blogId, p.id),
+    title: p.title,
+    ...(fetchBody ? { content: p.content } : {}),
+    author,
+    ...(atLeast(view, 'AUTHOR') ? { status: p.status, ...(p.trashed ? { trashed: p.trashed } : {}) } : {}),
+    etag: etagOf(p.id, p.rev),
+  };
+}
+
+export function commentWire(c: CommentRecord, author: Author, view: Role, fetchBody: boolean, l: Links): Comment {
+  return {
+    kind: 'blogger#comment',
+    id: c.id,
+    post: { id: c.postId },
+    blog: { id: c.blogId },
+    ...(c.inReplyTo ? { inReplyTo: { id: c.inReplyTo } } : {}),
+    published: c.published,
+    updated: c.updated,
+    selfLink: l.comment(c),
+    ...(fetchBody ? { content: c.content } : {}),
+    author,
+    ...(atLeast(view, 'ADMIN') ? { status: c.status } : {}),
+  };
+}
+
+export function blogWire(b: BlogRecord, counts: { posts: number; pages: number }, posts: Post[] | undefined, l: Links): Blog {
+  const self = l.blog(b.id);
+  return {
+    kind: 'blogger#blog',
+    id: b.id,
+    name: b.name,
+    description: b.description,
+    published: b.published,
+    updated: b.updated,
+    url: b.url,
+    selfLink: self,
+    posts: { totalItems: counts.posts, selfLink: `${self}/posts`, ...(posts ? { items: posts } : {}) },
+    pages: { totalItems: counts.pages, selfLink: `${self}/pages` },
+    locale: { ...b.locale },
+    ...(b.customMetaData !== undefined ? { customMetaData: b.customMetaData } : {}),
+    status: 'LIVE',
+  };
+}
+
+export function userWire(u: UserRecord, l: Links): User {
+  const self = l.user(u.id);
+  return {
+    kind: 'blogger#user',
+    id: u.id,
+    displayName: u.displayName,
+    ...(u.url !== undefined ? { url: u.url } : {}),
+    ...(u.about !== undefined ? { about: u.about } : {}),
+    created: u.created,
+    selfLink: self,
+    blogs: { selfLink: `${self}/blogs` },
+  };
+}
+
+export function blogUserInfoWire(blog: Blog, userId: string, role: Role): BlogUserInfo {
+  return {
+    kind: 'blogger#blogUserInfo',
+    blog,
+    blog_user_info: { kind: 'blogger#blogPerUserInfo', userId, blogId: blog.id, hasAdminAccess: role === 'ADMIN', role },
+  };
+}

@@ -1,0 +1,261 @@
+/**
+ * The pull of DESIGN §11: `changes.list` answers everything the caller may read in one blog, then what
+ * changed since a checkpoint, as wire resources at the caller's view.
+ *
+ * - Without `since`: a snapshot, paged by keyset over the blog's posts, then pages, then comments (the
+ *   caller's statuses and comment classes only). The checkpoint is the log's newest seq, taken before the
+ *   first page: whatever is written meanwhile is in the log after it, so the next pull brings it (an item
+ *   may arrive twice: at-least-once).
+ * - With `since`: the blog's own change stream (driver `streamChanges`) from the checkpoint up to the log's
+ *   newest seq at the first page. Each changed record is read as it is now: visible at the caller's view,
+ *   it comes as its resource; gone or out of sight, as `deleted: true` (a delete is a log entry; a post
+ *   reverted to draft changes the post; comments whose post hides them or leaves a reader's sight are
+ *   refiled by comment-visibility.ts, one batch per pull page, and each refile is a log entry).
+ * - A checkpoint names the view it was taken at: another view now (a role changed) answers 410
+ *   resyncRequired, as does a checkpoint older than what the log keeps (retention, core.ts).
+ *
+ * Bounded work: one page reads at most maxResults + 1 log entries or index entries, the records they name
+ * and the posts of the comments among them.
+ */
+import { atLeast, type Actor } from '../rules/access.js';
+import { moveCommentsStep, visibleClasses } from '../core/comment-visibility.js';
+import type { Core } from '../core/core.js';
+import type { Change, Key } from '../store/driver.js';
+import { BlogError, invalid } from '../util/errors.js';
+import { decodeJson, encodeJson } from '../core/paging.js';
+import type { ChangesListParams } from '../schema/params.js';
+import { commentVisOf, type CommentRecord, type PageRecord, type PostRecord } from '../store/records.js';
+import { commentOut } from './comments.js';
+import { pageOut } from './pages.js';
+import { postOut } from './posts.js';
+import { COMMENT_STATUSES, PAGE_STATUSES, params, POST_STATUSES, type CommentStatus, type Role } from '../schema/schemas.js';
+import type { Comment, Page, Post } from '../schema/resources.js';
+
+export type ChangeKind = 'blogger#post' | 'blogger#page' | 'blogger#comment';
+
+/** One changed item: its resource at the caller's view, or `deleted: true` when the caller can no longer see it. */
+export interface ChangeItem {
+  kind: ChangeKind;
+  id: string;
+  deleted?: true;
+  resource?: Post | Page | Comment;
+}
+
+export interface ChangeList {
+  kind: 'blogcore#changeList';
+  items: ChangeItem[];
+  /** More of this pull: pass it as `pageToken` (with the same `since`, or none). */
+  nextPageToken?: string;
+  /** Where the next pull starts (`since`), once this pull has no `nextPageToken`. */
+  checkpoint: string;
+}
+
+const DEFAULT_MAX = 100;
+/** Long polls look at the log at least this often (writes of other processes wake no listener here). */
+const POLL_MS = 1_000;
+const PUBLIC: readonly CommentStatus[] = ['LIVE', 'EMPTIED'];
+const KIND = { posts: 'blogger#post', pages: 'blogger#page', comments: 'blogger#comment' } as const;
+type Synced = keyof typeof KIND;
+/** The snapshot's phases, in order. */
+const PHASES = Object.keys(KIND) as Synced[];
+const VIEW_CODE: Record<Role, string> = { READER: 'r', AUTHOR: 'u', ADMIN: 'a' };
+
+/** Where a pull is: a snapshot phase after a suffix, or the log after (seq, pos); `e` is the seq it ends at. */
+type Token = { v: string; e: number } & ({ p: Synced; k?: [string, string] } | { p: 'log'; q: number; o: number });
+
+const isSeq = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
+const badToken = (where: string) => invalid(where, `${where} is not one this service gave out`);
+
+/** Tokens travel as [view, end, phase, suffix…] or [view, end, 'log', seq, pos]. */
+const writeToken = (t: Token) => encodeJson(t.p === 'log' ? [t.v, t.e, t.p, t.q, t.o] : [t.v, t.e, t.p, ...(t.k ?? [])]);
+
+function readToken(text: string): Token {
+  const t = decodeJson(text);
+  if (Array.isArray(t) && typeof t[0] === 'string' && isSeq(t[1])) {
+    const [v, e, p, x, y] = t as [string, number, unknown, unknown, unknown];
+    if (p === 'log' && isSeq(x) && Number.isSafeInteger(y)) return { v, e, p, q: x, o: y as number };
+    if (PHASES.includes(p as Synced) && (x === undefined || (typeof x === 'string' && typeof y === 'string'))) {
+      return { v, e, p: p as Synced, ...(x !== undefined ? { k: [x, y as string] } : {}) };
+    }
+  }
+  throw badToken('pageToken');
+}
+
+/** A checkpoint: [view, seq]. */
+function readCheckpoint(text: string): { v: string; s: number } {
+  const c = decodeJson(text);
+  if (Array.isArray(c) && c.length === 2 && typeof c[0] === 'string' && isSeq(c[1])) return { v: c[0], s: c[1] };
+  throw badToken('since');
+}
+
+/** The checkpoint cannot be followed (the log was pruned past it, another store's, another view): pull afresh. */
+const resync = () =>
+  new BlogError({ code: 410, reason: 'resyncRequired', message: 'Resync required: pull again without since', location: 'since', locationType: 'parameter' });
+
+export function changesApi(core: Core, actor: Actor) {
+  return {
+    /** One page of a pull (DESIGN §11). */
+    async list(input: ChangesListParams): Promise<ChangeList> {
+      const p = core.parse(params.changesList, input);
+      const s = await core.reader(actor, p.blogId, p.view);
+      const view = s.view;
+      const code = VIEW_CODE[view];
+      const max = p.maxResults ?? DEFAULT_MAX;
+      await core.promoteDue();
+      // Comments whose post changed class are refiled a batch per page; each refile is a change to pull.
+      await moveCommentsStep(core);
+      const bounds = await core.driver.logBounds();
+
+      let token: Token;
+      if (p.pageToken !== undefined) {
+        token = readToken(p.pageToken);
+        if (token.v !== code) throw resync();
+      } else if (p.since !== undefined) {
+        const since = readCheckpoint(p.since);
+        if (since.v !== code) throw resync();
+        token = { v: code, e: bounds.newest, p: 'log', q: since.s, o: Number.MAX_SAFE_INTEGER };
+      } else {
+        token = { v: code, e: bounds.newest, p: 'posts' };
+      }
+      if (token.p === 'log' && (token.q < bounds.pruned || token.q > bounds.newest)) throw resync();
+      const answer = (items: ChangeItem[], next: Token | undefined): ChangeList => ({
+        kind: 'blogcore#changeList',
+        items,
+        ...(next ? { nextPageToken: writeToken(next) } : {}),
+        checkpoint: encodeJson([code, token.e]),
+      });
+
+      if (token.p !== 'log') {
+        const { items, next } = await snapshotPage(p.blogId, view, token.p, token.k, max);
+        if (next) return answer(items, { ...token, k: next });
+        const after = PHASES[PHASES.indexOf(token.p) + 1];
+        return answer(items, after ? { v: code, e: token.e, p: after } : undefined);
+      }
+
+      const deadline = Date.now() + (p.wait ?? 0) * 1000;
+      for (;;) {
+        const { items, next } = await logPage(p.blogId, view, token.q, token.o, token.e, max);
+        if (items.length > 0 || next || Date.now() >= deadline) return answer(items, next && { ...token, q: next.seq, o: next.pos });
+        // Nothing changed here: a long poll waits for a commit (or the next look at the log), then reads on
+        // to the log's newest seq from the same place (a write to another blog finds nothing and waits on).
+        await waitForCommit(deadline);
+        const newest = (await core.driver.logBounds()).newest;
+        if (newest !== token.e) {
+          await moveCommentsStep(core);
+          token = { ...token, e: newest };
+        }
+      }
+    },
+  };
+
+  function waitForCommit(deadline: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        core.commitListeners.delete(done);
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, Math.min(POLL_MS, deadline - Date.now())));
+      core.commitListeners.add(done);
+    });
+  }
+
+  /** One keyset page of the snapshot over one collection, at the caller's statuses and classes. */
+  async function snapshotPage(
+    blogId: string,
+    view: Role,
+    phase: Synced,
+    after: Key | undefined,
+    max: number,
+  ): Promise<{ items: ChangeItem[]; next?: [string, string] }> {
+    const author = atLeast(view, 'AUTHOR');
+    let index: string;
+    let prefixes: Key[];
+    if (phase === 'comments') {
+      const statuses = atLeast(view, 'ADMIN') ? COMMENT_STATUSES : PUBLIC;
+      index = 'blog';
+      prefixes = visibleClasses(view).flatMap((vis) => statuses.map((st) => [blogId, vis, st]));
+    } else {
+      index = 'published';
+      prefixes = (author ? (phase === 'posts' ? POST_STATUSES : PAGE_STATUSES) : ['LIVE']).map((st) => [blogId, st]);
+    }
+    const width = prefixes[0]!.length;
+    const entries = await core.driver.keys({
+      collection: phase,
+      index,
+      prefixes,
+      ...(after ? { lower: { key: after, open: true } } : {}),
+      direction: 'asc',
+      limit: max + 1,
+    });
+    const page = entries.slice(0, max);
+    const items = await shape(
+      phase,
+      page.map((e) => e.id),
+      view,
+      true,
+    );
+    const last = page[page.length - 1];
+    return { items, ...(entries.length > max && last ? { next: last.key.slice(width) as [string, string] } : {}) };
+  }
+
+  /** One page of the blog's change stream after (seq, pos), up to seq `end`: each record as it is now. */
+  async function logPage(blogId: string, view: Role, seq: number, pos: number, end: number, max: number): Promise<{ items: ChangeItem[]; next?: Change }> {
+    const found = (await core.driver.streamChanges(blogId, { seq, pos }, max + 1)).filter((c) => c.seq <= end);
+    const page = found.slice(0, max);
+    // The last change of a record in the page stands for all of them.
+    const latest = new Map<string, Change>();
+    for (const c of page) if (c.collection in KIND) latest.set(`${c.collection}\0${c.id}`, c);
+    const items: ChangeItem[] = [];
+    for (const phase of PHASES) {
+      const ids = [...latest.values()].filter((c) => c.collection === phase).map((c) => c.id);
+      items.push(...(await shape(phase, ids, view, false)));
+    }
+    return { items, ...(found.length > max ? { next: page[page.length - 1]! } : {}) };
+  }
+
+  /**
+   * The records of `ids` as items at `view`: resources where the caller may see them, else tombstones (a
+   * snapshot leaves out what the caller may not see, rather than sending tombstones for it).
+   */
+  async function shape(phase: Synced, ids: string[], view: Role, snapshot: boolean): Promise<ChangeItem[]> {
+    if (ids.length === 0) return [];
+    const docs = await core.driver.getMany(phase, ids);
+    const recs = ids.map((id, i) => ({ id, stored: docs[i] }));
+    const author = atLeast(view, 'AUTHOR');
+    let posts = new Map<string, PostRecord>();
+    if (phase === 'comments') {
+      const postIds = [...new Set(recs.flatMap((r) => (r.stored ? [(r.stored.doc as unknown as CommentRecord).postId] : [])))];
+      const found = postIds.length ? await core.driver.getMany('posts', postIds) : [];
+      posts = new Map(found.flatMap((d) => (d ? [[d.id, d.doc as unknown as PostRecord] as const] : [])));
+    }
+    const out: ChangeItem[] = [];
+    for (const { id, stored } of recs) {
+      const kind = KIND[phase];
+      let resource: Post | Page | Comment | undefined;
+      // Whether the caller may ever have seen it: a post or page never published, a comment still PENDING
+      // (nothing returns a comment to PENDING) never reached a reader, so no tombstone tells them it exists.
+      let unseen = false;
+      if (stored && phase === 'posts') {
+        const r = stored.doc as unknown as PostRecord;
+        if (r.status === 'LIVE' || author) resource = await postOut(core, r, view, { fetchBody: true });
+        else unseen = r.path === undefined;
+      } else if (stored && phase === 'pages') {
+        const r = stored.doc as unknown as PageRecord;
+        if (r.status === 'LIVE' || author) resource = await pageOut(core, r, view);
+        else unseen = r.path === undefined;
+      } else if (stored) {
+        const c = stored.doc as unknown as CommentRecord;
+        const post = posts.get(c.postId);
+        const seen = post && visibleClasses(view).includes(commentVisOf(post)) && (PUBLIC.includes(c.status) || atLeast(view, 'ADMIN'));
+        if (seen) resource = await commentOut(core, c, view, true);
+        else unseen = c.status === 'PENDING';
+      }
+      if (resource) out.push({ kind, id, resource });
+      else if (!snapshot && !unseen) out.push({ kind, id, deleted: true });
+    }
+    return out;
+  }
+}
+
+export type ChangesApi = ReturnType<typeof changesApi>;

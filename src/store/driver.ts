@@ -1,0 +1,311 @@
+/**
+ * The storage driver contract.
+ *
+ * A driver is a small document store. It keeps JSON documents in named collections, keeps the index
+ * entries the core computes for each document, and answers a handful of typed queries. It decides
+ * nothing: every key, every token and every rule comes from the core (`src/`), so all drivers return
+ * the same answers for the same calls. `test/drivers/suite.ts` is the executable form of this file.
+ *
+ * Keys are tuples of strings compared part by part with plain string comparison; a tuple that is a
+ * prefix of a longer one sorts before it (IndexedDB's array-key order, restricted to strings).
+ */
+
+/** A JSON value as stored: what `JSON.parse(JSON.stringify(x))` gives back. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+/** One index key: a tuple of strings. The core always ends it with the record id, so it is unique. */
+export type Key = readonly string[];
+
+export interface IndexDef {
+  name: string;
+  /** At most one record may hold a given key. A commit that would break this fails with `unique`. */
+  unique?: boolean;
+}
+
+export interface CollectionDef {
+  name: string;
+  indexes: readonly IndexDef[];
+  /** The collection takes part in `search` (its puts carry `terms`). */
+  search?: boolean;
+}
+
+/** Declared once by the core and passed to `open`. A driver stores this shape and nothing else. */
+export interface StoreSchema {
+  /**
+   * Bumped by the core when collections or indexes change; drivers upgrade their storage on open. An index
+   * new to a store starts empty (keys are the core's): the core then rewrites the records it must.
+   */
+  version: number;
+  collections: readonly CollectionDef[];
+}
+
+/** A stored document with its compare-and-set version (1 after the first put, +1 per put). */
+export interface StoredDoc<T = JsonObject> {
+  id: string;
+  version: number;
+  doc: T;
+}
+
+/** A document found through an index, with the index key that found it. */
+export interface IndexedDoc<T = JsonObject> extends StoredDoc<T> {
+  key: Key;
+}
+
+export interface PutOp {
+  type: 'put';
+  collection: string;
+  id: string;
+  /** The version the record must have now; 0 means it must not exist. */
+  expect: number;
+  doc: JsonObject;
+  /** Every index entry of the document, by index name (an index may hold 0, 1 or many entries). */
+  keys: Readonly<Record<string, readonly Key[]>>;
+  /** For collections with `search`: the scope (e.g. the blog id) and the document's distinct tokens. */
+  terms?: { scope: string; tokens: readonly string[] };
+  /** The change-log stream of this change (the core's blog id), so one stream can be walked alone (`streamChanges`). */
+  stream?: string;
+}
+
+export interface DeleteOp {
+  type: 'delete';
+  collection: string;
+  id: string;
+  /** The version the record must have now. */
+  expect: number;
+  /** As on `PutOp`: the change-log stream of this change. */
+  stream?: string;
+}
+
+export type WriteOp = PutOp | DeleteOp;
+
+/** A bound on the part of the key after `prefix`. `open` excludes the bound key itself. */
+export interface KeyBound {
+  key: Key;
+  open?: boolean;
+}
+
+export interface RangeQuery {
+  collection: string;
+  index: string;
+  /** Equality on the leading key parts. */
+  prefix: Key;
+  /** Bounds compare the key parts after the prefix (so a shorter bound is a prefix of longer keys). */
+  lower?: KeyBound;
+  upper?: KeyBound;
+}
+
+export interface ListQuery extends RangeQuery {
+  direction: 'asc' | 'desc';
+  limit: number;
+}
+
+/**
+ * A merged walk over one index under one or more prefixes, returning index entries without documents.
+ * All prefixes have the same length; the part of a key after its prefix is its *suffix* (the core's
+ * suffixes end with the record id, so two entries of one record under two prefixes have equal suffixes).
+ */
+export interface KeysQuery {
+  collection: string;
+  index: string;
+  /** One to 64 prefixes, all of the same length (e.g. one per label × status). */
+  prefixes: readonly Key[];
+  /** Bounds on the suffix, as in `RangeQuery`. */
+  lower?: KeyBound;
+  upper?: KeyBound;
+  direction: 'asc' | 'desc';
+  limit: number;
+}
+
+/** `keys` restricted to the records of `scope` whose tokens include every query token. */
+export interface SearchQuery extends KeysQuery {
+  scope: string;
+  /** Every token must be among the document's tokens. Never empty, at most 64. */
+  tokens: readonly string[];
+}
+
+export interface IndexEntry {
+  id: string;
+  key: Key;
+}
+
+export interface Change {
+  seq: number;
+  /** The op's position in its commit (0, 1, …): `(seq, pos)` orders the log. */
+  pos: number;
+  collection: string;
+  id: string;
+  type: 'put' | 'delete';
+  /** The version written (for deletes, the version the record had). */
+  version: number;
+  /** The op's `stream`, when it had one. */
+  stream?: string;
+  /** The commit time given to `commit` (ms since the epoch). */
+  time: number;
+}
+
+export interface CommitOptions {
+  /** The commit time (ms since the epoch), from the core's clock; logged with every change. Default: `Date.now()`. */
+  time?: number;
+}
+
+/** A place in the change log: after `(seq, pos)`. `{ seq, pos: -1 }` is before the whole of commit `seq`. */
+export interface LogPosition {
+  seq: number;
+  pos: number;
+}
+
+export interface LogBounds {
+  /** The newest commit's sequence number (0 before the first commit). */
+  newest: number;
+  /** The highest sequence number `pruneChanges` removed entries of (0 if none): changes up to it may be gone. */
+  pruned: number;
+}
+
+/**
+ * Which old entries `pruneChanges` removes: from the oldest, in log order, each entry whose time is before
+ * `before` or whose seq is at most `through`; it stops at the first entry that is neither, or after `limit`.
+ */
+export interface PruneQuery {
+  before?: number;
+  through?: number;
+  /** The most entries one call removes (pruning runs in bounded batches). */
+  limit: number;
+}
+
+export interface CommitResult {
+  /** The sequence number of this commit; strictly increasing across commits of one store. */
+  seq: number;
+}
+
+export type ConflictKind = 'version' | 'unique';
+
+/** The one error a driver throws on purpose: a commit whose preconditions did not hold. Nothing was written. */
+export class DriverConflict extends Error {
+  override readonly name = 'DriverConflict';
+  constructor(
+    readonly kind: ConflictKind,
+    readonly collection: string,
+    readonly id: string,
+    /** For `unique`: the index whose key is taken. */
+    readonly index?: string,
+  ) {
+    super(`${kind} conflict on ${collection}/${id}${index ? ` (index ${index})` : ''}`);
+  }
+  static is(error: unknown): error is DriverConflict {
+    return error instanceof Error && error.name === 'DriverConflict' && 'kind' in error;
+  }
+}
+
+export interface StorageDriver {
+  /** Creates or upgrades storage for the schema. Called once by the core before any other call. */
+  open(schema: StoreSchema): Promise<void>;
+  get(collection: string, id: string): Promise<StoredDoc | undefined>;
+  /** In the order of `ids`; `undefined` where a record does not exist. */
+  getMany(collection: string, ids: readonly string[]): Promise<Array<StoredDoc | undefined>>;
+  /** The record holding exactly `key` in a unique index. */
+  getByIndex(collection: string, index: string, key: Key): Promise<StoredDoc | undefined>;
+  /** Walks one index prefix within the range, in key order (`desc`: reversed), returning at most `limit` documents. */
+  list(query: ListQuery): Promise<IndexedDoc[]>;
+  /** How many entries of the index lie in the range. */
+  count(query: RangeQuery): Promise<number>;
+  /**
+   * One ordered page of index entries (no documents) over several prefixes: the entries whose key starts
+   * with one of `prefixes` and whose suffix lies within the bounds, ordered by suffix (`desc`: reversed),
+   * at most `limit` of them. Entries with equal suffixes are one record: only the first (in `prefixes`
+   * order) is returned, and the repeats do not count against `limit`. The driver hands out nothing else;
+   * its own work is at most `prefixes.length × limit` index entries (a merge of per-prefix range walks).
+   * The core fetches the page's documents with `getMany`.
+   */
+  keys(query: KeysQuery): Promise<IndexEntry[]>;
+  /**
+   * `keys`, counting only the records of `scope` whose tokens include every query token: one ordered page
+   * of matches from a keyset position, never all matches. A driver may walk the rarest token's postings in
+   * index order and check the others, walk the index and check each candidate's tokens, sort the matches
+   * when they are few, or use an engine's native equivalent (FTS5 matches joined to the ordered index under
+   * a LIMIT); whichever it picks, it hands out at most `limit` entries and no documents.
+   */
+  search(query: SearchQuery): Promise<IndexEntry[]>;
+  /** All or nothing: every precondition holds and every op is written, or DriverConflict and nothing changes. */
+  commit(ops: readonly WriteOp[], options?: CommitOptions): Promise<CommitResult>;
+  /** The change log after `seq` (exclusive), oldest first, at most `limit` entries. */
+  changesSince(seq: number, limit?: number): Promise<Change[]>;
+  /**
+   * The changes of one `stream` after `after` (exclusive), in log order, at most `limit`: a walk of that
+   * stream alone (an index on stream, seq, pos), never reading other streams' entries.
+   */
+  streamChanges(stream: string, after: LogPosition, limit: number): Promise<Change[]>;
+  /** The newest sequence number and how far the log has been pruned. */
+  logBounds(): Promise<LogBounds>;
+  /** Removes old log entries (see `PruneQuery`), at most `limit`; answers how many it removed. */
+  pruneChanges(query: PruneQuery): Promise<number>;
+  /**
+   * Optional: calls `listener` soon after commits made through *other* connections to the same store (other
+   * app servers), and now and then regardless; the listener reads `changesSince` itself. A driver whose
+   * store only this instance writes leaves it out. Returns the function that stops the calls.
+   */
+  watch?(listener: () => void): () => void;
+  close(): Promise<void>;
+}
+
+/** Key order, as every driver must implement it: part by part, a prefix sorts first. */
+export function compareKeys(a: Key, b: Key): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/** Whether `key` (a full index key) lies inside the query's prefix and bounds. */
+export function keyInRange(key: Key, query: RangeQuery): boolean {
+  const { prefix } = query;
+  if (key.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (key[i] !== prefix[i]) return false;
+  const rest = key.slice(prefix.length);
+  if (query.lower) {
+    const c = compareKeys(rest, query.lower.key);
+    if (c < 0 || (c === 0 && query.lower.open)) return false;
+  }
+  if (query.upper) {
+    const c = compareKeys(rest, query.upper.key);
+    if (c > 0 || (c === 0 && query.upper.open)) return false;
+  }
+  return true;
+}
+
+/** Whether a suffix lies within the optional bounds of a query. */
+export function suffixInBounds(suffix: Key, q: { lower?: KeyBound | undefined; upper?: KeyBound | undefined }): boolean {
+  if (q.lower) {
+    const c = compareKeys(suffix, q.lower.key);
+    if (c < 0 || (c === 0 && q.lower.open)) return false;
+  }
+  if (q.upper) {
+    const c = compareKeys(suffix, q.upper.key);
+    if (c > 0 || (c === 0 && q.upper.open)) return false;
+  }
+  return true;
+}
+
+/**
+ * The reference merge of `keys`/`search`: per-prefix walks (already in key order, in the query's
+ * direction) merged by suffix, repeats of a suffix dropped, at most `limit`. Drivers that walk each
+ * prefix themselves use it to merge.
+ */
+export function mergeWalks(walks: ReadonlyArray<readonly IndexEntry[]>, width: number, direction: 'asc' | 'desc', limit: number): IndexEntry[] {
+  if (walks.length === 1) return walks[0]!.slice(0, limit);
+  const sign = direction === 'asc' ? 1 : -1;
+  const tagged: Array<{ e: IndexEntry; s: Key; w: number }> = [];
+  walks.forEach((walk, w) => {
+    for (const e of walk) tagged.push({ e, s: e.key.slice(width), w });
+  });
+  tagged.sort((a, b) => sign * compareKeys(a.s, b.s) || a.w - b.w);
+  const out: IndexEntry[] = [];
+  for (let i = 0; i < tagged.length && out.length < limit; i++) {
+    if (i > 0 && compareKeys(tagged[i]!.s, tagged[i - 1]!.s) === 0) continue;
+    out.push(tagged[i]!.e);
+  }
+  return out;
+}

@@ -1,0 +1,235 @@
+/**
+ * What the core stores, and the index keys and tokens each record gets. This is the only place that
+ * knows how records map onto the indexes of `store-schema.ts`.
+ */
+import type { JsonObject, Key, PutOp, WriteOp } from './driver.js';
+import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from '../schema/schemas.js';
+import { distinctWords, postWordFields } from '../rules/text.js';
+
+export interface UserRecord {
+  id: string;
+  displayName: string;
+  url?: string;
+  about?: string;
+  created: string;
+}
+
+export interface BlogRecord {
+  id: string;
+  name: string;
+  description: string;
+  /** Absolute, with a trailing slash. */
+  url: string;
+  locale: { language: string; country: string; variant: string };
+  customMetaData?: string;
+  /** The user who created it: the author of posts and pages that host code writes. */
+  ownerId: string;
+  /** Earlier urls (newest last, at most 20): `getByUrl` still finds the blog by them. */
+  oldUrls?: string[];
+  /** Set by blogs.delete: the blog reads as gone while its records are removed in batches. */
+  deleting?: true;
+  published: string;
+  updated: string;
+}
+
+export interface MemberRecord {
+  id: string;
+  blogId: string;
+  userId: string;
+  role: Role;
+}
+
+interface Authored {
+  id: string;
+  blogId: string;
+  authorId: string;
+  title: string;
+  content: string;
+  /** When it went (or goes) LIVE; for drafts the saved time `publish` will use, if any. */
+  published?: string;
+  updated: string;
+  trashed?: string;
+  /** `/YYYY/MM/slug.html` or `/p/slug.html`, assigned at first publish and kept for good. */
+  path?: string;
+  /** Bumped on every change of the resource itself (not of its comment counts): the etag's source. */
+  rev: number;
+}
+
+export interface PostRecord extends Authored {
+  status: PostStatus;
+  labels: string[];
+  titleLink?: string;
+  customMetaData?: string;
+  location?: { name?: string; lat?: number; lng?: number; span?: string };
+  readerComments: ReaderComments;
+  /** LIVE comments (the public `replies.totalItems`). */
+  liveComments: number;
+  /** Every comment of the post, whatever its status: any comment write touches the post, so a delete sees them all. */
+  allComments: number;
+  /** The visibility class all of its comments are filed under (absent: 'open'); see comment-visibility.ts. */
+  commentsVis?: CommentVis;
+}
+
+export interface PageRecord extends Authored {
+  status: PageStatus;
+}
+
+export interface CommentRecord {
+  id: string;
+  blogId: string;
+  postId: string;
+  status: CommentStatus;
+  content: string;
+  published: string;
+  updated: string;
+  inReplyTo?: string;
+  /** A signed-in author; otherwise the name and url an anonymous reader gave. */
+  authorId?: string;
+  authorName?: string;
+  authorUrl?: string;
+  /** The visibility class its blog-wide index entries are filed under (absent: 'open'); see comment-visibility.ts. */
+  vis?: CommentVis;
+}
+
+/**
+ * A page-view counter: a blog's views on one UTC day (`day`), a post's views on one day (`postId` and
+ * `day`), or a blog's views of all time (neither). Recording a view bumps its counters in one commit.
+ */
+export interface PageViewRecord {
+  id: string;
+  blogId: string;
+  postId?: string;
+  /** YYYY-MM-DD (UTC). */
+  day?: string;
+  count: number;
+}
+
+/** How many posts of a blog carry a label: LIVE ones and all of them. Changed in the commit that changes a post. */
+export interface LabelRecord {
+  id: string;
+  blogId: string;
+  label: string;
+  live: number;
+  all: number;
+}
+
+export const labelId = (blogId: string, label: string) => `${blogId}:${label}`;
+
+/** A version of a post's or page's title, content and labels that a later change replaced. */
+export interface RevisionRecord {
+  id: string;
+  blogId: string;
+  kind: 'post' | 'page';
+  itemId: string;
+  /** The item's revision number (`rev`) this version had. */
+  rev: number;
+  title: string;
+  content: string;
+  labels?: string[];
+  /** When this version was current from (the item's `updated` then). */
+  updated: string;
+  /** When a change replaced it. */
+  replaced: string;
+}
+
+/** Who may see a post's comments: everyone ('open'), the AUTHOR view and up ('draft': the post is not LIVE), the ADMIN view only ('hidden'). */
+export type CommentVis = 'open' | 'draft' | 'hidden';
+export const COMMENT_VIS: readonly CommentVis[] = ['open', 'draft', 'hidden'];
+export const commentVisOf = (p: { status: PostStatus; readerComments: ReaderComments }): CommentVis =>
+  p.readerComments === 'DONT_ALLOW_HIDE_EXISTING' ? 'hidden' : p.status === 'LIVE' ? 'open' : 'draft';
+/** A post whose comments are (partly) filed under a class other than its own. */
+export const commentsMoving = (p: PostRecord) => p.allComments > 0 && (p.commentsVis ?? 'open') !== commentVisOf(p);
+
+export type Collection = 'users' | 'blogs' | 'members' | 'posts' | 'pages' | 'comments' | 'settings' | 'idempotency' | 'pageviews' | 'labels' | 'revisions';
+
+/** Posts and pages sort by their publish time, drafts never published by their last update. */
+export const sortTime = (r: { published?: string; updated: string }) => r.published ?? r.updated;
+
+export const memberId = (blogId: string, userId: string) => `${blogId}:${userId}`;
+
+function postKeys(p: PostRecord): Record<string, Key[]> {
+  const t = sortTime(p);
+  return {
+    published: [[p.blogId, p.status, t, p.id]],
+    updated: [[p.blogId, p.status, p.updated, p.id]],
+    labelPublished: p.labels.map((l) => [p.blogId, l, p.status, t, p.id]),
+    labelUpdated: p.labels.map((l) => [p.blogId, l, p.status, p.updated, p.id]),
+    path: p.path ? [[p.blogId, p.path]] : [],
+    due: p.status === 'SCHEDULED' && p.published ? [[p.published, p.id]] : [],
+    moving: commentsMoving(p) ? [[p.id]] : [],
+  };
+}
+
+function keysOf(collection: Collection, r: object): Record<string, Key[]> {
+  switch (collection) {
+    case 'posts':
+      return postKeys(r as PostRecord);
+    case 'pages': {
+      const p = r as PageRecord;
+      return { published: [[p.blogId, p.status, sortTime(p), p.id]], path: p.path ? [[p.blogId, p.path]] : [] };
+    }
+    case 'comments': {
+      const c = r as CommentRecord;
+      const vis = c.vis ?? 'open';
+      return {
+        post: [[c.blogId, c.postId, c.status, c.published, c.id]],
+        blog: [[c.blogId, vis, c.status, c.published, c.id]],
+        move: [[c.postId, vis, c.id]],
+      };
+    }
+    case 'blogs': {
+      const b = r as BlogRecord;
+      return { url: [...new Set([b.url, ...(b.oldUrls ?? [])].map((u) => u.toLowerCase()))].map((u) => [u]) };
+    }
+    case 'members': {
+      const m = r as MemberRecord;
+      return { blog: [[m.blogId, m.userId]], user: [[m.userId, m.blogId]] };
+    }
+    case 'revisions': {
+      const v = r as RevisionRecord;
+      return { item: [[v.itemId, v.replaced, v.id]] };
+    }
+    case 'labels': {
+      // Readers walk `live`, which holds only labels a LIVE post carries: a draft's label is never visited.
+      const l = r as LabelRecord;
+      return { blog: [[l.blogId, l.label, l.id]], live: l.live > 0 ? [[l.blogId, l.label, l.id]] : [] };
+    }
+    case 'pageviews': {
+      const v = r as PageViewRecord;
+      return { blog: v.day && !v.postId ? [[v.blogId, v.day, v.id]] : [], owner: [[v.blogId, v.id]] };
+    }
+    default:
+      return {};
+  }
+}
+
+/** A put of a record with everything the driver must index for it. `expect` is the stored version (0: new). */
+export function put<R extends { id: string }>(collection: Collection, record: R, expect: number): PutOp {
+  // Optional fields are left out rather than stored as undefined (JSON has no undefined).
+  for (const [k, v] of Object.entries(record)) if (v === undefined) delete (record as Record<string, unknown>)[k];
+  const op: PutOp = { type: 'put', collection, id: record.id, expect, doc: record as unknown as JsonObject, keys: keysOf(collection, record) };
+  const stream = streamOf(collection, (record as { blogId?: string }).blogId);
+  if (stream) op.stream = stream;
+  if (collection === 'posts') {
+    const p = record as unknown as PostRecord;
+    op.terms = { scope: p.blogId, tokens: distinctWords(postWordFields(p)) };
+  }
+  return op;
+}
+
+/** A delete; `blogId` names the change stream of posts, pages and comments (a delete is a change too). */
+export function del(collection: Collection, id: string, expect: number, blogId?: string): WriteOp {
+  const stream = streamOf(collection, blogId);
+  return { type: 'delete', collection, id, expect, ...(stream ? { stream } : {}) };
+}
+
+/** The change stream of users' and blogs' changes: other processes' caches follow it (record-cache.ts). Never a blog id. */
+export const RECORDS_STREAM = '~records';
+
+/** Posts, pages and comments are logged in their blog's change stream (the pull of changes.ts walks it). */
+const streamOf = (collection: Collection, blogId: string | undefined) =>
+  collection === 'users' || collection === 'blogs'
+    ? RECORDS_STREAM
+    : collection === 'posts' || collection === 'pages' || collection === 'comments'
+      ? blogId
+      : undefined;

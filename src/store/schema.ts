@@ -1,0 +1,68 @@
+import type { StoreSchema } from './driver.js';
+
+/**
+ * The collections and indexes blogcore asks every driver to keep. The keys themselves are computed in
+ * `records.ts`; every key ends with the record id so ties break by id and keys are unique.
+ *
+ * posts.published       [blogId, status, sortTime, id]          lists by publish time (sortTime: published, else updated)
+ * posts.updated         [blogId, status, updated, id]           lists by update time
+ * posts.labelPublished  [blogId, label, status, sortTime, id]   label filters (one entry per label)
+ * posts.labelUpdated    [blogId, label, status, updated, id]
+ * posts.path            [blogId, path]  unique                  getByPath, url collisions
+ * posts.due             [published, id]                         SCHEDULED posts only: what must go LIVE
+ * posts.moving          [id]                                    posts whose comments are being refiled (comment-visibility.ts)
+ * pages.published       [blogId, status, sortTime, id]
+ * pages.path            [blogId, path]  unique
+ * comments.post         [blogId, postId, status, published, id]
+ * comments.blog         [blogId, vis, status, published, id]    blog-wide lists; vis = the post's visibility class,
+ *                                                               so a reader's walk never meets hidden comments
+ * comments.move         [postId, vis, id]                       what is left to refile when a post's class changes
+ * blogs.url             [url]  unique
+ * members.blog          [blogId, userId]
+ * members.user          [userId, blogId]
+ * settings              host-level values (e.g. the CLI's hashed admin token), no indexes
+ * pageviews.blog        [blogId, day, id]                       a blog's daily view counters (v3)
+ * pageviews.owner       [blogId, id]                            every counter of a blog, for blogs.delete (v3)
+ * blogs.url             also holds a blog's old urls (oldUrls), so getByUrl finds it by them
+ * labels.blog           [blogId, label, id]                     every label of a blog with its post counts (v3)
+ * labels.live           [blogId, label, id]                     only labels that LIVE posts carry (v3)
+ * revisions.item        [itemId, replaced, id]                  earlier versions of a post or page, oldest first (v3)
+ * events                events shared between app servers on one store (src/core/events.ts), no indexes
+ * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
+ */
+export const STORE_SCHEMA: StoreSchema = {
+  version: 4,
+  collections: [
+    { name: 'users', indexes: [] },
+    { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
+    { name: 'members', indexes: [{ name: 'blog' }, { name: 'user' }] },
+    {
+      name: 'posts',
+      search: true,
+      indexes: [
+        { name: 'published' },
+        { name: 'updated' },
+        { name: 'labelPublished' },
+        { name: 'labelUpdated' },
+        { name: 'path', unique: true },
+        { name: 'due' },
+        { name: 'moving' },
+      ],
+    },
+    { name: 'pages', indexes: [{ name: 'published' }, { name: 'path', unique: true }] },
+    { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }, { name: 'move' }] },
+    { name: 'settings', indexes: [] },
+    { name: 'pageviews', indexes: [{ name: 'blog' }, { name: 'owner' }] },
+    { name: 'labels', indexes: [{ name: 'blog' }, { name: 'live' }] },
+    { name: 'revisions', indexes: [{ name: 'item' }] },
+    { name: 'events', indexes: [] },
+    { name: 'idempotency', indexes: [{ name: 'created' }] },
+  ],
+};
+
+/**
+ * The `settings` record naming the layout the store's records are written in, and the current layout: a store
+ * without it or behind it is brought up by src/store/upgrade.ts, whose code loads only then.
+ */
+export const LAYOUT_MARKER = 'storeLayout';
+export const STORE_LAYOUT = 3;

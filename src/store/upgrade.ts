@@ -1,0 +1,87 @@
+/**
+ * Brings records written under an older store layout to the current one, once, when a store opens. The
+ * driver upgrades its storage for the new StoreSchema (new indexes start empty); the keys are the core's,
+ * so the core rewrites the records whose keys changed. Layout 2 (store-schema version 2): comments filed
+ * by their post's visibility class (comment-visibility.ts) and posts' search tokens re-given (the SQLite
+ * driver rebuilt its token tables). Layout 3: label counters (label-counts.ts) counted from the posts there.
+ * A marker in `settings` records the layout, so this runs once per store (the core reads the marker and loads
+ * this module only for a store behind the current layout).
+ */
+import { DriverConflict, type Key, type StorageDriver, type StoredDoc, type WriteOp } from './driver.js';
+import { commentVisOf, labelId, put, type CommentRecord, type LabelRecord, type PostRecord } from './records.js';
+import { LAYOUT_MARKER, STORE_LAYOUT } from './schema.js';
+
+const BATCH = 500;
+
+/** Every record of a collection, through an index walked from its start, a batch at a time. */
+async function eachBatch(
+  driver: StorageDriver,
+  collection: string,
+  index: string,
+  fn: (docs: Array<{ id: string; version: number; doc: unknown }>) => Promise<void>,
+) {
+  let after: Key | undefined;
+  for (;;) {
+    const batch = await driver.list({ collection, index, prefix: [], ...(after ? { lower: { key: after, open: true } } : {}), direction: 'asc', limit: BATCH });
+    if (batch.length) await fn(batch);
+    if (batch.length < BATCH) return;
+    after = batch[batch.length - 1]!.key;
+  }
+}
+
+/** `mark` is the layout marker as stored (none in a new store); `time` the core's clock (ms), logged with the commits this makes. */
+export async function upgradeStore(driver: StorageDriver, mark: StoredDoc | undefined, time: () => number): Promise<void> {
+  const layout = mark ? Number(mark.doc.layout) : 0;
+  if (layout >= STORE_LAYOUT) return;
+  if (layout < 2) await layout2(driver, time);
+  await countLabels(driver, time);
+  try {
+    const doc = { id: LAYOUT_MARKER, layout: STORE_LAYOUT };
+    await driver.commit([{ type: 'put', collection: 'settings', id: LAYOUT_MARKER, expect: mark?.version ?? 0, doc, keys: {} }], { time: time() });
+  } catch (error) {
+    if (!DriverConflict.is(error)) throw error; // another process opening the same store marked it
+  }
+}
+
+/** Layout 3: a counter per blog and label, from every post stored. A counter already there is left alone
+ * (another process, upgraded first, has been keeping it). */
+async function countLabels(driver: StorageDriver, time: () => number): Promise<void> {
+  const counts = new Map<string, LabelRecord>();
+  await eachBatch(driver, 'posts', 'published', async (posts) => {
+    for (const p of posts) {
+      const post = p.doc as PostRecord;
+      for (const label of post.labels ?? []) {
+        const id = labelId(post.blogId, label);
+        const c = counts.get(id) ?? { id, blogId: post.blogId, label, live: 0, all: 0 };
+        c.all++;
+        if (post.status === 'LIVE') c.live++;
+        counts.set(id, c);
+      }
+    }
+  });
+  // One commit per counter: one another process already keeps (a conflict) is left alone.
+  for (const c of counts.values()) {
+    await driver.commit([put('labels', c, 0)], { time: time() }).catch((e: unknown) => {
+      if (!DriverConflict.is(e)) throw e;
+    });
+  }
+}
+
+async function layout2(driver: StorageDriver, time: () => number): Promise<void> {
+  await eachBatch(driver, 'posts', 'published', async (posts) => {
+    await driver.commit(
+      posts.map((p) => put('posts', { ...(p.doc as PostRecord), commentsVis: commentVisOf(p.doc as PostRecord) }, p.version)),
+      { time: time() },
+    );
+  });
+  await eachBatch(driver, 'comments', 'post', async (comments) => {
+    const postIds = [...new Set(comments.map((c) => (c.doc as CommentRecord).postId))];
+    const posts = new Map((await driver.getMany('posts', postIds)).flatMap((p) => (p ? [[p.id, p.doc as unknown as PostRecord] as const] : [])));
+    const ops: WriteOp[] = [];
+    for (const c of comments) {
+      const post = posts.get((c.doc as CommentRecord).postId);
+      ops.push(put('comments', { ...(c.doc as CommentRecord), vis: post ? commentVisOf(post) : 'hidden' }, c.version));
+    }
+    await driver.commit(ops, { time: time() });
+  });
+}

@@ -1,0 +1,18 @@
+/** The two shapes the replica's modules share: which collections sync, and the server copy a record was based on. */
+export type Synced = 'posts' | 'pages' | 'comments';
+
+/** The server copy a local record was last equal to. */
+export interface Base {
+  id: string;
+  /** The local store's version of the record when it equalled the server's copy (-1: edited since). */
+  v: number;
+  etag?: string;
+  /** The server's status. */
+  s: string;
+  /** Fingerprint of the server copy's editable fields (records.ts). */
+  h: string;
+  /** The generation of full pulls that last saw it (a resync drops what the new one did not see). */
+  g: number;
+  /** A comment's post (its calls name it, even after the local copy is gone). */
+  p?: string;
+}

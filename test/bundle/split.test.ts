@@ -1,0 +1,39 @@
+/**
+ * `blogcore` + `blogcore/idb` as a browser app bundles them: no Node built-ins anywhere in the core or the
+ * driver, and the calls browsers rarely make kept out of the first download (src/util/lazy.ts).
+ */
+import { expect, it } from 'vitest';
+import { browserBundleInputs, NODE_BUILTIN, splitBrowserBundle } from '../browser/bundle.js';
+
+const APP = "export * from './src/index.ts';\nexport * from './drivers/idb/index.ts';\n";
+
+it('bundles src/index.ts + drivers/idb for the browser platform without Node built-ins', async () => {
+  const { errors, inputs } = await browserBundleInputs(APP);
+  expect(errors).toEqual([]);
+  expect(inputs).toContain('drivers/idb/index.ts');
+  expect(inputs.filter((path) => NODE_BUILTIN.test(path))).toEqual([]);
+});
+
+/** Modules loaded on first use of their calls (event sharing: only for drivers that can watch a store, not IndexedDB). */
+const LAZY = [
+  'src/core/event-share.ts',
+  'src/core/scheduler.ts',
+  'src/resources/blog-admin.ts',
+  'src/resources/changes.ts',
+  'src/resources/labels.ts',
+  'src/resources/members.ts',
+  'src/resources/pageviews.ts',
+  'src/resources/revisions.ts',
+  'src/resources/userinfos.ts',
+  'src/store/upgrade.ts',
+];
+
+it('keeps the rarely used calls out of the first download, each in a chunk loaded on first use', async () => {
+  const { first, lazy } = await splitBrowserBundle(APP);
+  const firstInputs = first.flatMap((c) => Object.keys(c.inputs));
+  expect(firstInputs).toContain('drivers/idb/index.ts');
+  expect(LAZY.filter((path) => firstInputs.includes(path))).toEqual([]);
+  expect(lazy.flatMap((c) => (c.loads ? [c.loads] : [])).sort()).toEqual(LAZY);
+  // What every write needs stays in the first download: label counters, revision capture, the record cache.
+  for (const path of ['src/store/label-counts.ts', 'src/core/revision-capture.ts', 'src/core/record-cache.ts']) expect(firstInputs).toContain(path);
+});

@@ -1,0 +1,177 @@
+/**
+ * Every code block of README.md and docs/*.md is checked here, so a snippet that breaks fails CI.
+ *
+ * Conventions for writers of the docs:
+ * - ```ts blocks are self-contained programs a reader can paste: their own imports and definitions, top-level
+ *   await allowed. `blogcore` and `blogcore/<subpath>` resolve to this checkout's sources (the entries of
+ *   scripts/entries.ts); other packages to the repository's node_modules.
+ *   All ts blocks are type-checked together in one TypeScript program with the project's strict options, then
+ *   each is run with tsx in a child process whose working directory is a fresh temporary folder (so
+ *   `sqliteDriver({ filename: 'blog.db' })` writes a throwaway file) and with `PORT=0` in its environment.
+ *   A block passes when it exits with code 0 within 60 s (generous, for busy machines). A block that starts a
+ *   server must print a line containing `listening on <url>`: the runner then requests that url, expects an
+ *   answer below 500, and stops the child with SIGTERM (a server block passes once it has answered).
+ * - Relative links (anchors included) must resolve inside the repository, and the docs may not name DESIGN.md or
+ *   the package's old name.
+ * - `<!-- snippet: browser -->` on the line before a ts block: code for a browser; it runs in Node with
+ *   fake-indexeddb providing the IndexedDB globals.
+ * - `<!-- snippet: typecheck-only <why> -->`: type-checked but not run (a Next.js route file, Bun or Deno
+ *   code); say why after the marker.
+ * - ```sh blocks are not run; each `npx blogcore …`/`blogcore …`/`node dist/cli.js …` line must name a
+ *   subcommand and flags that `blogcore --help` lists, each `npm run X`/`npm start`/`npm test` a script of
+ *   package.json (and `npm run bench -- --only=X` a benchmark), each path given to `npx vitest run`/`npx tsx`
+ *   a file of the repository. Other commands (curl, git, cd) are not checked.
+ * - ```json blocks must parse; ```text blocks (output, file trees) are not checked. No other languages.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { type Block, blocksOf, brokenLinks, checkCommand, commandsOf, markdownFiles, parseUsage, ROOT, type ShellContext } from './snippets.js';
+import { ENTRIES } from '../../scripts/entries.js';
+
+const files = markdownFiles();
+const blocks = files.flatMap(blocksOf);
+const tsBlocks = blocks.filter((b) => b.lang === 'ts');
+const runnable = tsBlocks.filter((b) => b.mode !== 'typecheck-only');
+const shBlocks = blocks.filter((b) => b.lang === 'sh');
+const name = (b: Block) => `${b.file}:${b.line}`;
+
+const TMP = mkdtempSync(join(tmpdir(), 'blogcore-docs-'));
+const dirOf = (b: Block) => join(TMP, `${b.file.replace(/[/.]/g, '_')}_${b.line}`);
+
+/** `blogcore/<subpath>` → its source file, from the package's one list of entry points. */
+function sourcePaths(): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(ENTRIES).map(([subpath, source]) => [subpath === '.' ? 'blogcore' : `blogcore/${subpath}`, [join(ROOT, source)]]));
+}
+
+beforeAll(() => {
+  const project = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile).config as { compilerOptions: Record<string, unknown> };
+  const compilerOptions = { ...project.compilerOptions, moduleDetection: 'force', paths: sourcePaths() };
+  writeFileSync(join(TMP, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*/snippet.ts'] }, null, 2));
+  writeFileSync(join(TMP, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+  symlinkSync(join(ROOT, 'node_modules'), join(TMP, 'node_modules'), 'dir');
+  for (const b of tsBlocks) {
+    mkdirSync(dirOf(b));
+    writeFileSync(join(dirOf(b), 'snippet.ts'), b.code);
+  }
+});
+
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+
+test('the docs use only the documented block languages and markers', () => {
+  expect(blocks.length).toBeGreaterThan(0);
+  for (const b of blocks) {
+    expect(['ts', 'sh', 'json', 'text'], `${name(b)}: language "${b.lang}"`).toContain(b.lang);
+    if (b.mode !== 'run') expect(b.lang, `${name(b)}: a snippet marker on a non-ts block`).toBe('ts');
+  }
+});
+
+test('links stay inside the repository and the docs name no file outside it', () => {
+  for (const file of files) {
+    expect(brokenLinks(file), `${file}: links to missing or outside files`).toEqual([]);
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    expect(text, `${file} points at DESIGN.md, which is not in the repository`).not.toMatch(/\bDESIGN\.md\b/);
+    expect(text, `${file} uses the old package name`).not.toMatch(/blogkit/i);
+  }
+});
+
+test("every ts block type-checks (one program, the project's strict options)", () => {
+  const config = ts.getParsedCommandLineOfConfigFile(join(TMP, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  if (!config) throw new Error('could not read the snippets tsconfig');
+  const program = ts.createProgram(config.fileNames, config.options);
+  const problems = ts.getPreEmitDiagnostics(program).map((d) => {
+    const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');
+    if (!d.file || d.start === undefined) return message;
+    const { line } = d.file.getLineAndCharacterOfPosition(d.start);
+    const block = tsBlocks.find((b) => join(dirOf(b), 'snippet.ts') === d.file!.fileName);
+    return block ? `${block.file}:${block.line + 1 + line}: ${message}` : `${relative(ROOT, d.file.fileName)}:${line + 1}: ${message}`;
+  });
+  expect(problems).toEqual([]);
+}, 120_000);
+
+interface RunResult {
+  code: number | null;
+  output: string;
+  answered?: number;
+}
+
+/** Runs one block with tsx in its own folder; see the conventions above for when it passes. */
+function runBlock(b: Block): Promise<RunResult> {
+  const preload = b.mode === 'browser' ? ['--import', 'fake-indexeddb/auto'] : [];
+  const child = spawn(process.execPath, [...preload, '--import', 'tsx', 'snippet.ts'], {
+    cwd: dirOf(b),
+    // DATABASE_URL: the tests' throwaway PostgreSQL (docs/postgres.md's blocks read it).
+    env: { ...process.env, PORT: '0', NODE_OPTIONS: '', DATABASE_URL: inject('pgUrl') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let answered: number | undefined;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      output += '\n[docs test: no exit within 60 s]';
+      child.kill('SIGKILL');
+    }, 60_000);
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.stdout.on('data', (d: Buffer) => {
+      const before = output;
+      output += d.toString();
+      const m = /listening on (https?:\/\/\S+)/.exec(output);
+      if (m && !/listening on https?:\/\/\S+/.test(before)) {
+        fetch(m[1]!)
+          .then(async (r) => {
+            answered = r.status;
+            await r.arrayBuffer();
+          })
+          .catch((e: unknown) => (output += `\n[docs test: request to ${m[1]} failed: ${String(e)}]`))
+          .finally(() => child.kill('SIGTERM'));
+      }
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output, ...(answered !== undefined ? { answered } : {}) });
+    });
+  });
+}
+
+describe.concurrent('every ts block runs', () => {
+  test.each(runnable.map((b) => [name(b), b] as const))(
+    '%s',
+    async (_, b) => {
+      const r = await runBlock(b);
+      if (r.answered !== undefined) expect(r.answered, `${name(b)} answered ${r.answered}\n${r.output}`).toBeLessThan(500);
+      else expect(r.code, `${name(b)} failed:\n${r.output}`).toBe(0);
+    },
+    90_000,
+  );
+});
+
+describe('sh blocks name real commands', () => {
+  let ctx: ShellContext;
+  beforeAll(() => {
+    // The built command, as the other CLI tests run it (CI builds before testing).
+    const help = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), '--help'], { cwd: TMP, encoding: 'utf8' });
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const names = readdirSync(join(ROOT, 'test', 'bench'))
+      .filter((f) => f.endsWith('.bench.ts'))
+      .map((f) => f.replace('.bench.ts', ''));
+    ctx = { usage: parseUsage(`${help.stdout}${help.stderr}`), scripts: pkg.scripts, bench: { names } };
+    expect(ctx.usage.commands.has('serve'), `blogcore --help printed:\n${help.stdout}${help.stderr}`).toBe(true);
+  });
+
+  test.each(shBlocks.map((b) => [name(b), b] as const))('%s', (_, b) => {
+    expect(commandsOf(b.code).flatMap((c) => checkCommand(c, ctx).map((p) => `${c}: ${p}`))).toEqual([]);
+  });
+
+  test('the checker itself refuses a wrong subcommand, flag, script and path', () => {
+    for (const bad of ['npx blogcore srve', 'npx blogcore serve --prot 1', 'npm run nope', 'npx vitest run test/nope', 'npm run bench -- --only=nope']) {
+      expect(checkCommand(bad, ctx), bad).not.toEqual([]);
+    }
+  });
+});
+
+test.each(blocks.filter((b) => b.lang === 'json').map((b) => [name(b), b] as const))('json block %s parses', (_, b) => {
+  expect(() => JSON.parse(b.code)).not.toThrow();
+});

@@ -1,0 +1,6 @@
+import { runIdbLifecycle } from '../../browser/idb-lifecycle.js';
+
+const run = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+let n = 0;
+
+runIdbLifecycle('Chromium IndexedDB', { fresh: () => ({ factory: indexedDB, name: `lifecycle-${run}-${n++}` }) });

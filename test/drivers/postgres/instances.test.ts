@@ -1,0 +1,153 @@
+/**
+ * Several app servers on one PostgreSQL store, in one process: two services on two pools (as two servers
+ * would have), each listener seeing every write once, also after its LISTEN connection is killed; a lost
+ * connection surfaces as a clear error or a retry, never a wrong answer.
+ */
+import pg from 'pg';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { postgresDriver } from '../../../drivers/postgres/index.js';
+import { createBlogService, type BlogEvent, type BlogService } from '../../../src/index.js';
+import { dropOwnSchemas, freshSchema, pgUrl } from './env.js';
+
+const admin = new pg.Pool({ connectionString: pgUrl(), max: 2 });
+const services: BlogService[] = [];
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((s) => s.close()));
+});
+afterAll(async () => {
+  await admin.end();
+  await dropOwnSchemas();
+});
+
+function instance(schema: string, max = 4): BlogService {
+  const s = createBlogService({ driver: postgresDriver({ connectionString: pgUrl(), schema, max }) });
+  services.push(s);
+  return s;
+}
+
+/** Waits until `check` holds (the other instance's events arrive on a NOTIFY or the driver's poll). */
+async function until(check: () => boolean, what: string, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function setup(a: BlogService) {
+  const owner = await a.users.insert({ body: { displayName: 'Owner' } });
+  const blog = await a.blogs.insert({ body: { name: 'Shared', url: `https://shared-${Math.random()}.example/` }, ownerId: owner.id });
+  return { blogId: blog.id! };
+}
+
+describe('postgres: events across app servers', () => {
+  it("each instance's listeners see every write of every instance exactly once", async () => {
+    const schema = freshSchema('inst');
+    const a = instance(schema);
+    const b = instance(schema);
+    const seenA: BlogEvent[] = [];
+    const seenB: BlogEvent[] = [];
+    a.on('*', (e) => void seenA.push(e));
+    b.on('*', (e) => void seenB.push(e));
+    await Promise.all([a.ready(), b.ready()]);
+    const { blogId } = await setup(a);
+    const written: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const by = i % 2 ? b : a;
+      const p = await by.posts.insert({ blogId, body: { title: `P${i}`, content: '<p>x</p>' } });
+      written.push(p.id!);
+      await by.posts.patch({ blogId, postId: p.id!, body: { title: `P${i} edited` } });
+    }
+    const expected = ['user.inserted', 'blog.inserted', ...written.flatMap(() => ['post.inserted', 'post.published', 'post.updated'])].sort();
+    for (const [name, seen] of [
+      ['a', seenA],
+      ['b', seenB],
+    ] as const) {
+      await until(() => seen.length >= expected.length, `instance ${name}'s events`);
+      await new Promise((r) => setTimeout(r, 100)); // nothing extra arrives late
+      expect(seen.map((e) => e.type).sort(), name).toEqual(expected);
+      const updated = seen.filter((e) => e.type === 'post.updated').map((e) => (e.resource as { title: string }).title);
+      expect(new Set(updated).size, `${name}: each post.updated once`).toBe(10);
+    }
+  });
+
+  it('a listener catches up after its LISTEN connection is killed (missed notifications)', async () => {
+    const schema = freshSchema('inst');
+    const a = instance(schema);
+    const b = instance(schema);
+    const seen: BlogEvent[] = [];
+    b.on('post.inserted', (e) => void seen.push(e));
+    await b.ready();
+    const { blogId } = await setup(a);
+    await a.posts.insert({ blogId, body: { title: 'before', content: 'x' } });
+    await until(() => seen.length === 1, 'the first event');
+    // Kill every connection LISTENing on this store's channel, then write while it is gone.
+    const killed = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND query LIKE $1`, [`%${schema}%`]);
+    expect(killed.rowCount).toBeGreaterThan(0);
+    for (let i = 0; i < 5; i++) await a.posts.insert({ blogId, body: { title: `during ${i}`, content: 'x' } });
+    await until(() => seen.length === 6, 'the events written while the listener was gone');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen.map((e) => (e.resource as { title: string }).title)).toEqual(['before', ...[0, 1, 2, 3, 4].map((i) => `during ${i}`)]);
+  });
+
+  it('scheduled posts go LIVE once across instances', async () => {
+    const schema = freshSchema('inst');
+    let now = Date.parse('2026-03-01T00:00:00Z');
+    const make = () => {
+      const s = createBlogService({ driver: postgresDriver({ connectionString: pgUrl(), schema, max: 4 }), now: () => new Date(now) });
+      services.push(s);
+      return s;
+    };
+    const a = make();
+    const b = make();
+    const published: string[] = [];
+    b.on('post.published', (e) => void published.push(e.id));
+    a.on('post.published', (e) => void published.push(e.id));
+    await Promise.all([a.ready(), b.ready()]);
+    const { blogId } = await setup(a);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push((await a.posts.insert({ blogId, body: { title: `S${i}`, content: 'x', published: new Date(now + 60_000).toISOString() } })).id!);
+    }
+    now += 120_000;
+    // Both instances read at once: each finds the due posts; compare-and-set lets one promote each.
+    await Promise.all([a.posts.list({ blogId }), b.posts.list({ blogId })]);
+    for (const s of [a, b]) expect((await s.posts.list({ blogId })).items?.map((p) => p.id).sort()).toEqual([...ids].sort());
+    // Each instance hears each post.published once: 5 ids × 2 instances.
+    await until(() => published.length >= 10, 'post.published on both instances');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(published.sort(), JSON.stringify(published)).toEqual([...ids, ...ids].sort());
+  });
+});
+
+describe('postgres: connection loss', () => {
+  it('a terminated backend gives a clear error or a retried answer, never a wrong one', async () => {
+    const schema = freshSchema('inst');
+    const a = instance(schema, 2);
+    const { blogId } = await setup(a);
+    const post = await a.posts.insert({ blogId, body: { title: 'Stable', content: '<p>stable</p>' } });
+    let errors = 0;
+    let answers = 0;
+    for (let round = 0; round < 10; round++) {
+      const reading = Promise.allSettled(Array.from({ length: 4 }, () => a.posts.get({ blogId, postId: post.id! })));
+      // Every connection of this store's pool, busy or idle.
+      await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE pid <> pg_backend_pid() AND backend_type = 'client backend' AND query LIKE $1`,
+        [`%${schema}%`],
+      );
+      for (const r of await reading) {
+        if (r.status === 'fulfilled') {
+          answers++;
+          expect(r.value.title).toBe('Stable');
+        } else {
+          errors++;
+          expect(String(r.reason)).toMatch(/database connection was lost|terminat/i);
+        }
+      }
+    }
+    expect(answers + errors).toBe(40);
+    // And the store answers normally afterwards.
+    expect((await a.posts.get({ blogId, postId: post.id! })).title).toBe('Stable');
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * PostgreSQL stores keys as bytes and ids/tokens as text: key order must equal `compareKeys` (JavaScript's
+ * UTF-16 code-unit order, where U+FFFF sorts after an astral character's surrogates, unlike UTF-8), and
+ * strings PostgreSQL text cannot hold (U+0000, lone surrogates) must come back exactly.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { postgresDriver } from '../../../drivers/postgres/index.js';
+import { compareKeys, type Key, type StoreSchema } from '../../../src/store/driver.js';
+import { pgUrl, tracked } from './env.js';
+
+const stores = tracked((schema) => postgresDriver({ connectionString: pgUrl(), schema, max: 2, shareEvents: false }), 'keys');
+afterAll(async () => {
+  await stores.closeAll();
+  await stores.dropAll();
+});
+
+const schema: StoreSchema = { version: 1, collections: [{ name: 'c', search: true, indexes: [{ name: 'k' }, { name: 'u', unique: true }] }] };
+
+const PARTS = [
+  '',
+  'a',
+  'a\0',
+  'a\x01',
+  'a\x02',
+  'ab',
+  'é',
+  '\ud7ff',
+  '\ue000',
+  '\uffff',
+  '\u{10000}',
+  '\u{1F642}',
+  '\ud800',
+  '\udfff',
+  'z\ud83d',
+  '\0',
+  '\x01',
+];
+
+describe('postgres keys, ids and tokens', () => {
+  it('walks keys in compareKeys order, astral characters, U+0000 and lone surrogates included', async () => {
+    const d = stores.make();
+    await d.open(schema);
+    const keys: Key[] = [];
+    for (const [i, a] of PARTS.entries()) for (const [j, b] of PARTS.entries()) keys.push(['g', a, b, `id${i}-${j}`]);
+    await d.commit(keys.map((k) => ({ type: 'put', collection: 'c', id: k[3]!, expect: 0, doc: { k: [...k] }, keys: { k: [k] } })));
+    const sorted = [...keys].sort(compareKeys);
+    const asc = await d.list({ collection: 'c', index: 'k', prefix: ['g'], direction: 'asc', limit: 1000 });
+    expect(asc.map((e) => e.key)).toEqual(sorted);
+    const desc = await d.keys({ collection: 'c', index: 'k', prefixes: [['g']], direction: 'desc', limit: 1000 });
+    expect(desc.map((e) => e.key)).toEqual([...sorted].reverse());
+    // Bounds in the middle of the astral/BMP boundary.
+    const after = await d.list({ collection: 'c', index: 'k', prefix: ['g'], lower: { key: ['\uffff'], open: false }, direction: 'asc', limit: 1000 });
+    expect(after.map((e) => e.key)).toEqual(sorted.filter((k) => compareKeys(k.slice(1), ['\uffff']) >= 0));
+  });
+
+  it('keeps ids, unique keys and search tokens PostgreSQL text cannot hold exactly', async () => {
+    const d = stores.make();
+    await d.open(schema);
+    const odd = ['a\0b', '\ud800', '\x01x', '\x02y', 'é\u{1F642}', 'x'.repeat(5000)];
+    await d.commit(
+      odd.map((id, i) => ({
+        type: 'put' as const,
+        collection: 'c',
+        id,
+        expect: 0,
+        doc: { id, text: `${id}\0` },
+        keys: { k: [['s', id]], u: [[id]] },
+        terms: { scope: 's\0', tokens: [id, `t${i}`] },
+      })),
+    );
+    for (const id of odd) {
+      expect((await d.get('c', id))?.doc).toEqual({ id, text: `${id}\0` });
+      expect((await d.getByIndex('c', 'u', [id]))?.id).toBe(id);
+      const hits = await d.search({ collection: 'c', index: 'k', scope: 's\0', tokens: [id], prefixes: [['s']], direction: 'asc', limit: 10 });
+      expect(hits.map((h) => h.id)).toEqual([id]);
+    }
+    expect((await d.getMany('c', [...odd].reverse())).map((x) => x?.id)).toEqual([...odd].reverse());
+    expect((await d.changesSince(0)).map((c) => c.id)).toEqual(odd);
+    expect(await d.get('c', '\ud801')).toBeUndefined();
+  });
+});

@@ -1,7 +1,0 @@
-import 'fake-indexeddb/auto';
-import { IDBFactory } from 'fake-indexeddb';
-import { idbDriver } from '../drivers/idb/index.js';
-import { runDriverSuite } from './driver-suite.js';
-
-// A fresh factory per test: every test starts from an empty IndexedDB.
-runDriverSuite('idb (fake-indexeddb)', () => idbDriver({ name: 'suite', indexedDB: new IDBFactory() }));

@@ -1,8 +1,0 @@
-import { afterAll } from 'vitest';
-import { postgresDriver } from '../drivers/postgres/index.js';
-import { runDriverSuite } from './driver-suite.js';
-import { dropOwnSchemas, freshSchema, pgUrl } from './postgres/env.js';
-
-afterAll(() => dropOwnSchemas());
-
-runDriverSuite('postgres', () => postgresDriver({ connectionString: pgUrl(), schema: freshSchema('suite'), max: 4 }));
