@@ -22,7 +22,7 @@ import {
 import { normalizeBlogUrl } from '../resources/blogs.js';
 import { withPath } from '../resources/content.js';
 import { sanitizeCommentHtml } from '../rules/sanitize.js';
-import { LIMITS, type Role } from '../schema/schemas.js';
+import { isHttpUrl, LIMITS, type Role } from '../schema/schemas.js';
 import { internalsOf } from '../service/internals.js';
 import type { BlogService } from '../service/create.js';
 import { publicUrl } from '../core/wire.js';
@@ -288,7 +288,7 @@ export class Restorer {
       if (content.length > LIMITS.commentContent) this.skip(item.source, `Comment longer than ${LIMITS.commentContent} characters`);
       else if (c.status !== 'EMPTIED' && !content.trim()) this.skip(item.source, 'Empty comment');
       else {
-        const authorUrl = c.authorUrl && /^https?:\/\//i.test(c.authorUrl) && c.authorUrl.length <= LIMITS.url ? c.authorUrl : undefined;
+        const authorUrl = c.authorUrl && isHttpUrl(c.authorUrl) ? c.authorUrl : undefined;
         const authorName = c.authorName?.trim().slice(0, LIMITS.displayName);
         ready.push({ ...item, record: { ...c, blogId, content, authorUrl, authorName: c.authorId ? undefined : authorName || 'Anonymous' } });
       }

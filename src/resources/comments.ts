@@ -174,7 +174,6 @@ export function commentsApi(core: Core, actor: Actor) {
       const trusted = s.role === 'AUTHOR' || s.role === 'ADMIN';
       const b = p.body;
       const authorUrl = b.author?.url;
-      if (authorUrl !== undefined && authorUrl !== '' && !/^https?:\/\//i.test(authorUrl)) throw invalid('body.author.url', 'must be an http(s) URL');
       const content = sanitizeCommentHtml(b.content);
       const c = await core.transact(async () => {
         const post = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);

@@ -391,6 +391,10 @@ describe('links a page renders → 400 invalid unless an http(s) URL that parses
     '//ok.example/',
     '/relative/path',
     'not a url',
+    // Control characters a URL parser would keep (percent-encoded) or drop: refused, never stored as sent.
+    'https://ok.example/a\u0000b',
+    'https://ok.example/\u001b[31m',
+    'https://ok.example/\u007f',
   ];
 
   it('post titleLink, comment author.url, user url', async () => {
