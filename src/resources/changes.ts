@@ -6,7 +6,7 @@
  *   caller's statuses and comment classes only). The checkpoint is the log's newest seq, taken before the
  *   first page: whatever is written meanwhile is in the log after it, so the next pull brings it (an item
  *   may arrive twice: at-least-once).
- * - With `since`: the blog's own change stream (driver `streamChanges`) from the checkpoint up to the log's
+ * - With `since`: the blog's change streams (store/streams.ts; a reader's only the shown one) from the checkpoint up to the log's
  *   newest seq at the first page. Each changed record is read as it is now: visible at the caller's view,
  *   it comes as its resource; gone or out of sight, as `deleted: true` (a delete is a log entry; a post
  *   reverted to draft changes the post; comments whose post hides them or leaves a reader's sight are
@@ -17,10 +17,11 @@
  * Bounded work: one page reads at most maxResults + 1 log entries or index entries, the records they name
  * and the posts of the comments among them.
  */
-import { atLeast, type Actor } from '../rules/access.js';
+import { actorUserId, atLeast, type Actor } from '../rules/access.js';
 import { moveCommentsStep, visibleClasses } from '../core/comment-visibility.js';
 import type { Core } from '../core/core.js';
 import type { Change, Key } from '../store/driver.js';
+import { blogChanges } from '../store/streams.js';
 import { BlogError, invalid } from '../util/errors.js';
 import { decodeJson, encodeJson } from '../core/paging.js';
 import type { ChangesListParams } from '../schema/params.js';
@@ -201,7 +202,8 @@ export function changesApi(core: Core, actor: Actor) {
 
   /** One page of the blog's change stream after (seq, pos), up to seq `end`: each record as it is now. */
   async function logPage(blogId: string, view: Role, seq: number, pos: number, end: number, max: number): Promise<{ items: ChangeItem[]; next?: Change }> {
-    const found = (await core.driver.streamChanges(blogId, { seq, pos }, max + 1)).filter((c) => c.seq <= end);
+    // A reader's pull walks only what readers see or once saw: nothing created out of their sight is mentioned.
+    const found = (await blogChanges(core.driver, blogId, { seq, pos }, max + 1, atLeast(view, 'AUTHOR'))).filter((c) => c.seq <= end);
     const page = found.slice(0, max);
     // The last change of a record in the page stands for all of them.
     const latest = new Map<string, Change>();
@@ -249,7 +251,8 @@ export function changesApi(core: Core, actor: Actor) {
         const post = posts.get(c.postId);
         const seen = post && visibleClasses(view).includes(commentVisOf(post)) && (PUBLIC.includes(c.status) || atLeast(view, 'ADMIN'));
         if (seen) resource = await commentOut(core, c, view, true);
-        else unseen = c.status === 'PENDING';
+        // Held or refused before any reader saw it: only its writer (who saw it) hears that it went.
+        else unseen = c.status === 'PENDING' || (c.unseen === true && (c.authorId === undefined || c.authorId !== actorUserId(actor)));
       }
       if (resource) out.push({ kind, id, resource });
       else if (!snapshot && !unseen) out.push({ kind, id, deleted: true });

@@ -217,7 +217,7 @@ export function commentsApi(core: Core, actor: Actor) {
       await core.transact(async () => {
         const { post, comment } = await loadPair(p.blogId, p.postId, p.commentId);
         // Replies keep their inReplyTo: the thread shows the gap rather than losing the replies.
-        return { ops: [del('comments', comment.id, comment.version, p.blogId), ...recount(post, comment.doc.status, undefined)], result: undefined };
+        return { ops: [del('comments', comment.id, comment.version, comment.doc), ...recount(post, comment.doc.status, undefined)], result: undefined };
       });
       if (core.events.has('comment.deleted')) core.emit({ type: 'comment.deleted', blogId: p.blogId, id: p.commentId, actorId });
     },

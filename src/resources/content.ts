@@ -174,6 +174,6 @@ export async function deleteContent<R extends PostRecord | PageRecord>(
     const stored = await loadEditable<R>(core, kind, blogId, id, s, ifMatch);
     const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc as PostRecord, undefined) : [];
     const revisions = await revisionDeletes(core, id);
-    return { ops: [del(COLLECTION[kind], id, stored.version, blogId), ...counters, ...revisions, ...(await dependents(stored))], result: undefined };
+    return { ops: [del(COLLECTION[kind], id, stored.version, stored.doc), ...counters, ...revisions, ...(await dependents(stored))], result: undefined };
   });
 }
