@@ -102,23 +102,21 @@ export function changesApi(core: Core, actor: Actor) {
       const view = s.view;
       const code = VIEW_CODE[view];
       const max = p.maxResults ?? DEFAULT_MAX;
+      // Every reason to refuse the request is checked before the steps below write anything.
+      const given = p.pageToken !== undefined ? readToken(p.pageToken) : undefined;
+      const since = p.pageToken === undefined && p.since !== undefined ? readCheckpoint(p.since) : undefined;
+      if ((given?.v ?? since?.v ?? code) !== code) throw resync();
+      const from = given?.p === 'log' ? given.q : since?.s;
+      if (from !== undefined) {
+        const { pruned, newest } = await core.driver.logBounds();
+        if (from < pruned || from > newest) throw resync();
+      }
       await core.promoteDue();
       // Comments whose post changed class are refiled a batch per page; each refile is a change to pull.
       await moveCommentsStep(core);
       const bounds = await core.driver.logBounds();
-
-      let token: Token;
-      if (p.pageToken !== undefined) {
-        token = readToken(p.pageToken);
-        if (token.v !== code) throw resync();
-      } else if (p.since !== undefined) {
-        const since = readCheckpoint(p.since);
-        if (since.v !== code) throw resync();
-        token = { v: code, e: bounds.newest, p: 'log', q: since.s, o: Number.MAX_SAFE_INTEGER };
-      } else {
-        token = { v: code, e: bounds.newest, p: 'posts' };
-      }
-      if (token.p === 'log' && (token.q < bounds.pruned || token.q > bounds.newest)) throw resync();
+      let token: Token =
+        given ?? (since ? { v: code, e: bounds.newest, p: 'log', q: since.s, o: Number.MAX_SAFE_INTEGER } : { v: code, e: bounds.newest, p: 'posts' });
       const answer = (items: ChangeItem[], next: Token | undefined): ChangeList => ({
         kind: 'blogcore#changeList',
         items,

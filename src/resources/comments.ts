@@ -3,7 +3,7 @@ import type { Core } from '../core/core.js';
 import type { IndexedDoc, Key, StoredDoc } from '../store/driver.js';
 import { conflict, forbidden, invalid, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
-import { listOf, page, type PageQuery } from '../core/paging.js';
+import { checkPageToken, listOf, page, type PageQuery } from '../core/paging.js';
 import { commentVisOf, del, put, type CommentRecord, type PostRecord } from '../store/records.js';
 import { moveCommentsStep, visibleClasses } from '../core/comment-visibility.js';
 import { sanitizeCommentHtml } from '../rules/sanitize.js';
@@ -142,8 +142,6 @@ export function commentsApi(core: Core, actor: Actor) {
         if (hidden(post.doc, s.view)) return empty();
         prefixes = statuses.map((st) => [p.blogId, p.post!, st]);
       } else {
-        // One bounded step of refiling the comments of a post whose visibility changed (comment-visibility.ts).
-        await moveCommentsStep(core);
         prefixes = visibleClasses(s.view).flatMap((vis) => statuses.map((st) => [p.blogId, vis, st]));
       }
       const q: PageQuery = {
@@ -155,6 +153,12 @@ export function commentsApi(core: Core, actor: Actor) {
         end: p.endDate,
         fingerprint: shortHash(JSON.stringify(['blogComments', p.blogId, p.post, [...statuses].sort(), p.startDate, p.endDate])),
       };
+      if (!p.post) {
+        // A refused request writes nothing: the page token is checked before the refiling step.
+        if (p.pageToken !== undefined) checkPageToken(p.pageToken, q.fingerprint);
+        // One bounded step of refiling the comments of a post whose visibility changed (comment-visibility.ts).
+        await moveCommentsStep(core);
+      }
       if (!p.post && !atLeast(s.view, 'ADMIN')) {
         // The index keeps hidden comments out of the walk; this drops only those of a post whose class changed
         // and whose comments are not yet refiled.
