@@ -89,7 +89,16 @@ function logRequest(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
+/**
+ * A server never dies of its own logging: when whatever reads its output goes away (`blogcore serve | head`, a
+ * log shipper that dies), writes fail with EPIPE, which would be an unhandled 'error' event. Logging stops instead.
+ */
+function surviveLogReaders(): void {
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => stream.destroy());
+}
+
 export async function serve(opts: ServeOptions): Promise<void> {
+  surviveLogReaders();
   let ready: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const pending: Array<() => void> = [];
   // Checks the timeouts every second (Node's default is every 30 s).
