@@ -70,8 +70,14 @@ export class Restorer {
       created: { posts: 0, pages: 0, comments: 0, users: 0 },
       unchanged: { posts: 0, pages: 0, comments: 0 },
       skipped: [],
+      drafted: [],
       redirects: [],
     };
+  }
+
+  /** An item the source keeps from the public, imported as a DRAFT (reported on every run, as skips are). */
+  drafted(source: string, reason: string): void {
+    this.report.drafted.push({ source: own(source), reason: own(reason) });
   }
 
   skip(source: string, reason: string): void {
@@ -135,7 +141,7 @@ export class Restorer {
       await this.user(fileOwner);
       ownerId = fileOwner.id;
     } else {
-      throw invalidOption('ownerId', 'The file declares no author to own the blog: pass { ownerId }');
+      throw invalidOption('ownerId', "The file declares no author to own the blog: give the owner's user id (ownerId, or --owner on the command line)");
     }
     const now = this.core.nowIso();
     const record: BlogRecord = {

@@ -28,6 +28,11 @@ export interface ImportReport {
   unchanged: { posts: number; pages: number; comments: number };
   /** What could not be imported, and why (`source` names the record in the file). */
   skipped: Array<{ source: string; reason: string }>;
+  /**
+   * Posts and pages the source keeps from the public (a WordPress password or private status, a Ghost
+   * members-only post, …), imported as DRAFT rather than LIVE, and why.
+   */
+  drafted: Array<{ source: string; reason: string }>;
   /** Old permalinks and the blogcore urls that replace them. */
   redirects: Array<{ from: string; to: string }>;
 }
