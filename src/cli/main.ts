@@ -8,6 +8,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { CliError, UsageError } from './errors.js';
 import { IO_COMMANDS } from './io.js';
 import { SERVER_LIMITS, serve } from './serve.js';
+import { redactSecrets } from './store.js';
 import { token } from './token.js';
 import { usersList } from './users.js';
 
@@ -148,9 +149,9 @@ async function main(argv: readonly string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) {
-    console.error(`blogcore: ${error.message}\n\n${USAGE}`);
+    console.error(redactSecrets(`blogcore: ${error.message}\n\n${USAGE}`));
     process.exit(2);
   }
-  console.error(`blogcore: ${error instanceof CliError || error instanceof Error ? error.message : String(error)}`);
+  console.error(redactSecrets(`blogcore: ${error instanceof CliError || error instanceof Error ? error.message : String(error)}`));
   process.exit(1);
 });

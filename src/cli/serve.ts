@@ -6,11 +6,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { isAbsolute, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { inspect } from 'node:util';
 import { type BlogService, createBlogService } from 'blogcore';
 import { createHttpHandler, toNodeHandler } from 'blogcore/http';
 import { seedDemo } from './demo.js';
 import { bearerAuth, mintToken, readSettings, writeSettings } from './settings.js';
-import { describeSqliteError, openDriver, shownDb } from './store.js';
+import { describeSqliteError, openDriver, redactSecrets, shownDb } from './store.js';
 import { blogLabel, blogsAndAdmins, userLabel } from './users.js';
 
 /**
@@ -145,7 +146,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
     createHttpHandler(service, {
       authenticate: bearerAuth(driver),
       ...(opts.cors?.length ? { cors: { origin: opts.cors.includes('*') ? '*' : opts.cors } } : {}),
-      onError: (error) => console.error('blogcore: unexpected error:', error),
+      onError: (error) => console.error(redactSecrets(`blogcore: unexpected error: ${inspect(error)}`)),
     }),
   );
   ready = (req, res) => {
