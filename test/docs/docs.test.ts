@@ -105,18 +105,52 @@ test('links work inside the published package too: every target is a file npm pa
   }
 }, 60_000);
 
-test("every ts block type-checks (one program, the project's strict options)", () => {
+/** The snippets as one program: with the repository's @types/node, or with `nodeTypes` read in its place. */
+function snippetProblems(nodeTypes?: string): string[] {
   const config = ts.getParsedCommandLineOfConfigFile(join(TMP, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
   if (!config) throw new Error('could not read the snippets tsconfig');
-  const program = ts.createProgram(config.fileNames, config.options);
-  const problems = ts.getPreEmitDiagnostics(program).map((d) => {
+  const host = ts.createCompilerHost(config.options);
+  if (nodeTypes) {
+    // Every file under node_modules/@types/node (its own node_modules included) is read from `nodeTypes`, so the
+    // snippets and every package's `/// <reference types="node" />` see that version alone, as in a user's project.
+    // (Found through the snippets' folder, whose node_modules links to the repository's, or the repository's.)
+    const places = [TMP, ROOT].map((dir) => join(dir, 'node_modules', '@types', 'node'));
+    const to = (p: string) => {
+      const from = places.find((c) => p === c || p.startsWith(`${c}/`));
+      return from ? nodeTypes + p.slice(from.length) : p;
+    };
+    const { fileExists, readFile, directoryExists, getDirectories } = host;
+    host.fileExists = (p) => fileExists.call(host, to(p));
+    host.readFile = (p) => readFile.call(host, to(p));
+    host.directoryExists = (p) => directoryExists?.call(host, to(p)) ?? ts.sys.directoryExists(to(p));
+    host.getDirectories = (p) => getDirectories?.call(host, to(p)) ?? [];
+    host.realpath = (p) => p;
+    host.getSourceFile = (fileName, language) => {
+      const text = host.readFile(fileName);
+      return text === undefined ? undefined : ts.createSourceFile(fileName, text, language);
+    };
+  }
+  const program = ts.createProgram(config.fileNames, config.options, host);
+  return ts.getPreEmitDiagnostics(program).map((d) => {
     const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');
     if (!d.file || d.start === undefined) return message;
     const { line } = d.file.getLineAndCharacterOfPosition(d.start);
     const block = tsBlocks.find((b) => join(dirOf(b), 'snippet.ts') === d.file!.fileName);
     return block ? `${block.file}:${block.line + 1 + line}: ${message}` : `${relative(ROOT, d.file.fileName)}:${line + 1}: ${message}`;
   });
-  expect(problems).toEqual([]);
+}
+
+test("every ts block type-checks (one program, the project's strict options)", () => {
+  expect(snippetProblems()).toEqual([]);
+}, 120_000);
+
+test('every ts block type-checks with the newest @types/node too (the one a fresh `npm install` of @types/* pulls in)', () => {
+  const latest = join(ROOT, 'node_modules', '@types', 'node-latest');
+  const version = (dir: string) => (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+  expect(Number(version(latest).split('.')[0]), 'devDependency @types/node-latest').toBeGreaterThan(
+    Number(version(join(ROOT, 'node_modules', '@types', 'node')).split('.')[0]),
+  );
+  expect(snippetProblems(latest)).toEqual([]);
 }, 120_000);
 
 interface RunResult {
