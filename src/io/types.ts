@@ -47,4 +47,10 @@ export interface FeedOptions {
   label?: string;
   /** Newest first; default 25, at most 500. */
   maxResults?: number;
+  /**
+   * The feed's own address, for its `rel="self"` link (feed readers and validators want it). The HTTP helper
+   * passes the URL it was asked for. Default: the feed's path beside the service's `apiBaseUrl` when that is an
+   * absolute URL (`https://blog.example.com/feeds/{blogId}/posts/default`), else no self link.
+   */
+  selfUrl?: string;
 }
