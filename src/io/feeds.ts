@@ -62,8 +62,7 @@ function defaultSelf(blog: Blog, options: FeedOptions): string | undefined {
   return `${blog.selfLink.slice(0, at)}/feeds/${encodeURIComponent(blog.id)}/posts/default${label}`;
 }
 
-const selfLink = (self: string | undefined, type: string, tag = 'link') =>
-  self ? `<${tag} rel="self" type="${type}" href="${esc(self)}"/>\n` : '';
+const selfLink = (self: string | undefined, type: string, tag = 'link') => (self ? `<${tag} rel="self" type="${type}" href="${esc(self)}"/>\n` : '');
 
 const postUrl = (p: Post) => p.url ?? p.selfLink;
 
