@@ -160,8 +160,10 @@ export async function serve(opts: ServeOptions): Promise<void> {
   };
   for (const run of pending.splice(0)) run();
 
-  printBanner(opts, `${origin}/v3`, setup, await whoAdministers(setup));
+  // Signals are handled before the banner says Ctrl+C stops the server: a signal sent the moment it is read
+  // (a supervisor, a test) must find the handler, not Node's default of dying at once.
   stopOnSignals(server, service);
+  printBanner(opts, `${origin}/v3`, setup, await whoAdministers(setup));
 }
 
 /** The token's user and blog on a first run; else up to three blogs of the store with their admins, and the first admin. */
