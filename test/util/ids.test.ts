@@ -46,6 +46,14 @@ it('sorts ids of a later millisecond after every id of an earlier one, and stays
   expect(newId(new Date(t + 2)) > back).toBe(true);
 });
 
+it('reads back as the time it was made at, by the ulid package', async () => {
+  const { decodeTime, isValid } = await import('ulid');
+  const t = Date.UTC(2026, 2, 15, 10, 30, 1, 234);
+  const id = newId(new Date(t));
+  expect(isValid(id)).toBe(true);
+  expect(decodeTime(id)).toBe(t);
+});
+
 it('draws a fresh random part each new millisecond', () => {
   const t = Date.UTC(2026, 2, 15, 10);
   const randoms = new Set(Array.from({ length: 200 }, (_, i) => newId(new Date(t + i)).slice(10)));
