@@ -16,6 +16,39 @@ export class IdbBlockedError extends Error {
   override readonly name = 'IdbBlockedError';
 }
 
+export interface IdbDriverOptions {
+  /** The IndexedDB database name. Default `blogcore`. */
+  name?: string;
+  /**
+   * The IDBFactory to use. Default: the global `indexedDB`. IndexedDB's classes must be globals either way (idb
+   * checks results against them): in Node, `import 'fake-indexeddb/auto'` first, then pass a fresh
+   * `new IDBFactory()` from 'fake-indexeddb' here to give a store a database world of its own.
+   */
+  indexedDB?: IDBFactory;
+  /** The IDBKeyRange class belonging to that factory. Default: the global `IDBKeyRange`. */
+  IDBKeyRange?: typeof IDBKeyRange;
+  /**
+   * How long `open` waits when another connection (usually another tab on an older version of the app)
+   * holds the database open and does not close it for the upgrade. Then `open` fails with
+   * `IdbBlockedError` instead of hanging. Default 3000 ms.
+   */
+  blockedTimeoutMs?: number;
+}
+
+/** The options with their defaults, or a clear error where there is no IndexedDB. */
+export function settings(options: IdbDriverOptions): Omit<OpenOptions, 'lost'> & { KeyRange: typeof IDBKeyRange } {
+  const g = globalThis as { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange; IDBRequest?: unknown };
+  const factory = options.indexedDB ?? g.indexedDB;
+  const KeyRange = options.IDBKeyRange ?? g.IDBKeyRange;
+  if (!factory || !KeyRange || !g.IDBRequest) {
+    throw new Error(
+      "idbDriver: no IndexedDB here. In Node, add import 'fake-indexeddb/auto' (npm install -D fake-indexeddb) before creating the driver " +
+        "(then { indexedDB: new IDBFactory() } from 'fake-indexeddb' gives a store a database world of its own).",
+    );
+  }
+  return { factory, KeyRange, name: options.name ?? 'blogcore', blockedTimeoutMs: options.blockedTimeoutMs ?? 3000 };
+}
+
 export interface OpenOptions {
   factory: IDBFactory;
   name: string;
