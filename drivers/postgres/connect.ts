@@ -1,11 +1,10 @@
 /**
  * Connecting through node-postgres (`pg`, an optional peer loaded on first open), and the Connection every
- * read and write starts from: the pool, one statement per round trip (named prepared statements), the
- * collection catalog (schema.ts) and key ranges as bytes.
+ * read and write starts from: the pool, one statement per round trip (named prepared statements) and the
+ * collection catalog (drivers/shared/catalog.ts, filled by schema.ts).
  */
-import type { RangeQuery } from '../../src/store/driver.js';
 import { shortHash } from '../../src/util/ids.js';
-import { byteRange, type ByteRange } from '../shared/byte-keys.js';
+import { Catalog } from '../shared/catalog.js';
 import type { PgError, PgModule, PgPool, PgQueryConfig } from './native.js';
 
 interface Common {
@@ -52,18 +51,7 @@ export async function openPool(options: PostgresConnectionOptions): Promise<PgPo
 /** A double-quoted identifier. */
 export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
-/** What the catalog (schema.ts) says of an index: its number in the store. */
-export interface IndexInfo {
-  no: number;
-  name: string;
-  unique: boolean;
-}
-
-export interface CollectionInfo {
-  no: number;
-  name: string;
-  indexes: Map<string, IndexInfo>;
-}
+export type { CollectionInfo, IndexInfo } from '../shared/catalog.js';
 
 /** SQLSTATEs of a connection that went away: the call failed, and whether it ran is unknown. */
 const CONNECTION_LOST = /^(08|57P0)/;
@@ -83,13 +71,9 @@ export function clearError(error: unknown): unknown {
 }
 
 /** A pool on one store's schema, and what the driver learned of the store. */
-export class Connection {
+export class Connection extends Catalog {
   /** The schema name as a quoted identifier, for statements. */
   readonly s: string;
-  /** The declared collections by name (schema.ts `declare`). */
-  byName = new Map<string, CollectionInfo>();
-  /** Every collection ever declared, by number (the change log names them by number). */
-  namesByNo = new Map<number, string>();
   /** Index names by number (a unique violation names the index by number). */
   indexByNo = new Map<number, string>();
   readonly #names = new Map<string, string>();
@@ -102,6 +86,7 @@ export class Connection {
     readonly schema: string,
     private readonly prepared: boolean,
   ) {
+    super();
     this.s = ident(schema);
     this.#prefix = `bc${shortHash(schema)}_`;
   }
@@ -136,22 +121,5 @@ export class Connection {
       }
       throw clearError(error);
     }
-  }
-
-  collection(name: string): CollectionInfo {
-    const c = this.byName.get(name);
-    if (!c) throw new Error(`unknown collection ${name}`);
-    return c;
-  }
-
-  index(c: CollectionInfo, name: string): IndexInfo {
-    const i = c.indexes.get(name);
-    if (!i) throw new Error(`unknown index ${name}`);
-    return i;
-  }
-
-  /** The byte range of a query on its index. */
-  range(q: RangeQuery): ByteRange & { ix: number } {
-    return { ix: this.index(this.collection(q.collection), q.index).no, ...byteRange(q) };
   }
 }

@@ -1,10 +1,10 @@
 /**
  * Opening a SQLite file through better-sqlite3 (an optional peer, loaded on first open), and the open
- * Connection every read and write starts from: prepared statements, the collection catalog (schema.ts), key
- * ranges as bytes and the search scopes known so far.
+ * Connection every read and write starts from: prepared statements, the collection catalog
+ * (drivers/shared/catalog.ts, filled by schema.ts) and the search scopes known so far.
  */
-import type { CommitResult, RangeQuery, StoredDoc, WriteOp } from '../../src/store/driver.js';
-import { byteRange, type ByteRange } from '../shared/byte-keys.js';
+import type { CommitResult, StoredDoc, WriteOp } from '../../src/store/driver.js';
+import { Catalog, type CollectionInfo as Collection, type IndexInfo as Index } from '../shared/catalog.js';
 import type { SqliteDatabase, SqliteDatabaseConstructor, SqliteStatement, SqliteTransaction } from './native.js';
 
 export interface SqliteFileOptions {
@@ -62,27 +62,15 @@ function loadError(error: unknown): Error {
   );
 }
 
-/** What the catalog (schema.ts) says of an index: its number in the store. */
-export interface IndexInfo {
-  no: number;
-  name: string;
-  unique: boolean;
+export interface IndexInfo extends Index {
   /** JSON path of this index's keys inside docs.keys. */
   path: string;
 }
 
-export interface CollectionInfo {
-  no: number;
-  name: string;
-  indexes: Map<string, IndexInfo>;
-}
+export type CollectionInfo = Collection<IndexInfo>;
 
 /** An open database and what the driver learned of it. */
-export class Connection {
-  /** The declared collections by name (schema.ts `declare`). */
-  byName = new Map<string, CollectionInfo>();
-  /** Every collection ever declared, by number (the change log names them by number). */
-  namesByNo = new Map<number, string>();
+export class Connection extends Catalog<IndexInfo> {
   /** Search scope numbers committed so far (search.ts `scopeNo`). */
   readonly scopes = new Map<string, number>();
   readTx: SqliteTransaction<[CollectionInfo, readonly string[]], Array<StoredDoc | undefined>> | undefined;
@@ -91,7 +79,9 @@ export class Connection {
   hostTransaction = false;
   readonly #statements = new Map<string, SqliteStatement>();
 
-  constructor(readonly db: SqliteDatabase) {}
+  constructor(readonly db: SqliteDatabase) {
+    super();
+  }
 
   /** Prepared statements, kept for the life of the connection. */
   stmt(sql: string): SqliteStatement {
@@ -101,23 +91,6 @@ export class Connection {
       this.#statements.set(sql, s);
     }
     return s;
-  }
-
-  collection(name: string): CollectionInfo {
-    const c = this.byName.get(name);
-    if (!c) throw new Error(`unknown collection ${name}`);
-    return c;
-  }
-
-  index(c: CollectionInfo, name: string): IndexInfo {
-    const i = c.indexes.get(name);
-    if (!i) throw new Error(`unknown index ${name}`);
-    return i;
-  }
-
-  /** The byte range of a query on its index. */
-  range(q: RangeQuery): ByteRange & { ix: number } {
-    return { ix: this.index(this.collection(q.collection), q.index).no, ...byteRange(q) };
   }
 
   /** Forgets the prepared statements (they belong to the database going away). */
