@@ -59,3 +59,17 @@ it('draws a fresh random part each new millisecond', () => {
   const randoms = new Set(Array.from({ length: 200 }, (_, i) => newId(new Date(t + i)).slice(10)));
   expect(randoms.size).toBe(200);
 });
+
+it("takes its time from the service's injected clock", async () => {
+  const { decodeTime } = await import('ulid');
+  const { createBlogService } = await import('../../src/index.js');
+  const { memoryDriver } = await import('../../drivers/memory/index.js');
+  const t = Date.UTC(2031, 4, 6, 7, 8, 9, 10);
+  const service = createBlogService({ driver: memoryDriver(), now: () => new Date(t) });
+  await service.users.insert({ body: { id: 'u', displayName: 'U' } });
+  const blog = await service.blogs.insert({ ownerId: 'u', body: { name: 'B', url: 'https://b.example/' } });
+  const post = await service.posts.insert({ blogId: blog.id!, body: { title: 't', content: 'c' } });
+  expect([decodeTime(blog.id!), decodeTime(post.id!)]).toEqual([t, t]);
+  expect(post.id! > blog.id!).toBe(true);
+  await service.close();
+});
