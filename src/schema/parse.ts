@@ -1,0 +1,36 @@
+/**
+ * Runs a schema of src/schema/schemas.ts over a method's parameters: the parsed value, or the first problem as a
+ * 400 BlogError naming the parameter or body field at fault (Google's error shape: `reason` and `location`).
+ */
+import { safeParse, type core, type output, type ZodMiniType } from 'zod/mini';
+import { BlogError } from '../util/errors.js';
+
+/** A schema whose parsed value is `Out` (what `parse` returns). */
+export type Schema<Out = unknown> = ZodMiniType<Out, unknown>;
+
+/** Checks the whole parameter object; what the service methods call first. */
+export function parse<S extends ZodMiniType>(schema: S, input: unknown): output<S> {
+  if (input === null || typeof input !== 'object') {
+    throw new BlogError({ code: 400, reason: 'invalid', message: 'Parameters must be an object', location: 'request', locationType: 'parameter' });
+  }
+  const result = safeParse(schema, input, { reportInput: true });
+  if (result.success) return result.data;
+  throw blogError(result.error.issues[0]!);
+}
+
+/**
+ * The BlogError of a zod issue. An array item's problem is reported at the array (its index left out); a key
+ * left out (or undefined) is `required`; unknown keys are listed, the first one the location.
+ */
+function blogError(issue: core.$ZodIssue): BlogError {
+  const path = issue.path.filter((p): p is string => typeof p === 'string');
+  const location = path.join('.') || 'request';
+  const error = (reason: 'invalid' | 'required', message: string, at = location) =>
+    new BlogError({ code: 400, reason, message, location: at, locationType: 'parameter' });
+  if (issue.code === 'unrecognized_keys') {
+    const inside = path.length ? ` in ${path.join('.')}` : '';
+    return error('invalid', `Unknown field${issue.keys.length > 1 ? 's' : ''}${inside}: ${issue.keys.join(', ')}`, [...path, issue.keys[0]].join('.'));
+  }
+  if (issue.code === 'invalid_type' && issue.input === undefined && typeof issue.path.at(-1) === 'string') return error('required', `Required: ${location}`);
+  return error('invalid', `Invalid value for ${location}: ${issue.message}`);
+}
