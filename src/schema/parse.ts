@@ -8,7 +8,10 @@ import { BlogError } from '../util/errors.js';
 /** A schema whose parsed value is `Out` (what `parse` returns). */
 export type Schema<Out = unknown> = ZodMiniType<Out, unknown>;
 
-/** Checks the whole parameter object; what the service methods call first. */
+/**
+ * Checks `input` with `schema` as the service does (every method calls this first): the parsed value, or a 400
+ * BlogError naming the field at fault. `parse(postBody, fields)` checks an editor's form by the rules of a write.
+ */
 export function parse<S extends ZodMiniType>(schema: S, input: unknown): output<S> {
   if (input === null || typeof input !== 'object') {
     throw new BlogError({ code: 400, reason: 'invalid', message: 'Parameters must be an object', location: 'request', locationType: 'parameter' });
