@@ -55,6 +55,8 @@ const CASES: Array<[keyof typeof params, unknown, 'invalid' | 'required', string
   ['postsList', { blogId: b, stauts: 'LIVE', titel: 'x' }, 'invalid', 'stauts', 'Unknown fields: stauts, titel'],
   ['postsSearch', { blogId: b }, 'required', 'q', 'Required: q'],
   ['postsInsert', { blogId: b, body: { title: 'x'.repeat(1001) } }, 'invalid', 'body.title', 'Invalid value for body.title: must be at most 1000 characters'],
+  // Limits count UTF-16 units, as import and the stores do: 501 emoji are 1,002 units.
+  ['postsInsert', { blogId: b, body: { title: '😀'.repeat(501) } }, 'invalid', 'body.title', 'Invalid value for body.title: must be at most 1000 characters'],
   [
     'postsInsert',
     { blogId: b, body: { labels: ['a', 7] } },
