@@ -9,7 +9,7 @@ import type { RevisionRecord } from '../store/records.js';
 import { conflict, forbidden, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page } from '../core/paging.js';
-import type { Schema } from '../schema/parse.js';
+import type { Schema } from '../schema/standard.js';
 import type { Revision, RevisionList } from '../schema/resources.js';
 import { loadVisible } from './content.js';
 import type { Item, Kind } from '../core/revision-capture.js';

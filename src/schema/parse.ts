@@ -5,9 +5,6 @@
 import { safeParse, type core, type output, type ZodMiniType } from 'zod/mini';
 import { BlogError } from '../util/errors.js';
 
-/** A schema whose parsed value is `Out` (what `parse` returns). */
-export type Schema<Out = unknown> = ZodMiniType<Out, unknown>;
-
 /**
  * Checks `input` with `schema` as the service does (every method calls this first): the parsed value, or a 400
  * BlogError naming the field at fault. `parse(postBody, fields)` checks an editor's form by the rules of a write.
