@@ -44,5 +44,5 @@ export interface Outgoing {
 
 export type Dispatch = (incoming: IncomingLike) => Promise<Outgoing>;
 
-/** The dispatcher behind each handler `createHttpHandler` returned, found by `toNodeHandler`. */
-export const dispatchers = new WeakMap<(request: Request) => Promise<Response>, Dispatch>();
+/** The dispatcher behind each handler `createHttpHandler` (or blogcore/site's `createSite`) returned, found by `toNodeHandler`. */
+export const dispatchers = new WeakMap<(request: Request) => Promise<Response | null>, Dispatch>();
