@@ -101,37 +101,45 @@ function fetchIncoming(request: Request): IncomingLike {
 export function createSite(service: BlogService, options: SiteOptions = {}): SiteHandler {
   const parts = siteParts(service, options);
   const cacheControl = options.cacheControl ?? PAGE_CACHE;
-  const hosts = new Map<string, { blogId: string | undefined; until: number }>();
+  const hosts = new Map<string, { found: { blogId: string; base: string } | undefined; until: number }>();
 
-  /** The blog a host serves (its url's host, http or https, at the root or under one path segment). */
-  async function blogOfHost(host: string, path: string): Promise<string | undefined> {
+  /**
+   * The blog a host serves (its url's host, http or https, at the root or under one path segment), and the
+   * path that url starts with: `blogs.getByUrl` also finds a blog by an old url, which then redirects.
+   */
+  async function blogOfHost(host: string, path: string): Promise<{ blogId: string; base: string } | undefined> {
     const first = /^\/([^/?#]+)\//.exec(path)?.[1];
     const key = `${host}\0${first ?? ''}`;
     const cached = hosts.get(key);
-    if (cached && cached.until > Date.now()) return cached.blogId;
-    let blogId: string | undefined;
-    for (const candidate of [`https://${host}/`, `http://${host}/`, ...(first ? [`https://${host}/${first}/`, `http://${host}/${first}/`] : [])].reverse()) {
-      const found = await parts.reader.blogs.getByUrl({ url: candidate }).catch((e: unknown) => {
-        if (BlogError.is(e) && (e.code === 404 || e.code === 400)) return undefined;
-        throw e;
-      });
-      if (found) {
-        blogId = found.id;
-        break;
+    if (cached && cached.until > Date.now()) return cached.found;
+    let found: { blogId: string; base: string } | undefined;
+    for (const base of [...(first ? [`/${first}/`] : []), '/']) {
+      for (const scheme of ['https', 'http']) {
+        const blog = await parts.reader.blogs.getByUrl({ url: `${scheme}://${host}${base}` }).catch((e: unknown) => {
+          if (BlogError.is(e) && (e.code === 404 || e.code === 400)) return undefined;
+          throw e;
+        });
+        if (blog) {
+          found = { blogId: blog.id, base };
+          break;
+        }
       }
+      if (found) break;
     }
     if (hosts.size >= HOST_CACHE_SIZE) hosts.delete(hosts.keys().next().value!);
-    hosts.set(key, { blogId, until: Date.now() + HOST_TTL_MS });
-    return blogId;
+    hosts.set(key, { found, until: Date.now() + HOST_TTL_MS });
+    return found;
   }
 
-  async function blogFor(incoming: IncomingLike, path: string): Promise<BlogInfo | undefined> {
-    const blogId = options.blogId ?? (await blogOfHost((incoming.header('host') ?? '').toLowerCase(), path));
-    if (blogId === undefined) return undefined;
-    return parts.store.blog(blogId).catch((e: unknown) => {
+  /** The blog a request is for, and (found by host) the path its url there starts with. */
+  async function blogFor(host: string, path: string): Promise<{ blog: BlogInfo; base?: string } | undefined> {
+    const found = options.blogId !== undefined ? { blogId: options.blogId } : await blogOfHost(host, path);
+    if (!found) return undefined;
+    const blog = await parts.store.blog(found.blogId).catch((e: unknown) => {
       if (BlogError.is(e) && e.code === 404) return undefined;
       throw e;
     });
+    return blog && { blog, ...('base' in found ? { base: found.base } : {}) };
   }
 
   const answer = (incoming: IncomingLike, status: number, type: string, text: string, cache: string, extra?: Record<string, string>): Outgoing => {
@@ -192,14 +200,22 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
     }
     if (!target) return NOT_MINE;
     try {
-      const blog = await blogFor(incoming, target.path);
-      if (!blog) return NOT_MINE;
-      const scope = scopeOf(blog, true);
+      const host = (incoming.header('host') ?? '').toLowerCase();
+      const found = await blogFor(host, target.path);
+      if (!found) return NOT_MINE;
+      const scope = scopeOf(found.blog, true);
+      const method = incoming.method;
+      // Found by an old url of the blog (blogs.update keeps them): the same page at its address now.
+      const home = new URL(found.blog.url);
+      if (found.base !== undefined && (home.host !== host || home.pathname !== found.base)) {
+        if (method !== 'GET' && method !== 'HEAD') return NOT_MINE;
+        const location = found.blog.url + target.path.slice(found.base.length) + (target.query ? `?${target.query}` : '');
+        return { status: 301, headers: { location, 'cache-control': FILE_CACHE }, text: null };
+      }
       if (!target.path.startsWith(scope.base)) return NOT_MINE;
       const query = new URLSearchParams(target.query);
       const route = parseRoute(target.path.slice(scope.base.length), query);
       if (!route) return NOT_MINE;
-      const method = incoming.method;
       if (method === 'POST' && route.kind === 'post') {
         const r = await addComment(parts, scope, route.path, incoming, MAX_FORM_BYTES);
         // Post/redirect/get: the reader lands on the post again, with a note that the comment awaits moderation.
