@@ -103,7 +103,7 @@ ${
     ? html`<form method="post" action="${form.action}" class="comment-form">
 <h3>Leave a comment</h3>
 ${form.error ? html`<p class="error" role="alert">${form.error}</p>` : ''}
-<p><label for="comment-name">Name (optional)</label><br><input id="comment-name" name="name" maxlength="100" autocomplete="name" value="${form.values.name}"></p>
+<p><label for="comment-name">Name (optional)</label><br><input id="comment-name" type="text" name="name" maxlength="100" autocomplete="name" value="${form.values.name}"></p>
 <p><label for="comment-content">Comment</label><br><textarea id="comment-content" name="content" rows="6" maxlength="4096" required>${form.values.content}</textarea></p>
 <p><button type="submit">Send comment</button></p>
 <p class="note">Comments appear once the blog's author approves them.</p>
@@ -113,7 +113,7 @@ ${form.error ? html`<p class="error" role="alert">${form.error}</p>` : ''}
 }
 
 export const defaultTheme: Theme = {
-  layout: ({ blog, title, head, body, feeds }) => html`<!doctype html>
+  layout: ({ blog, title, head, body, feeds }) => html`<!DOCTYPE html>
 <html lang="${blog.lang}">
 <head>
 <meta charset="utf-8">
