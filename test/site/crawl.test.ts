@@ -88,7 +88,11 @@ describe('the live site', () => {
     expectComplete(c);
     // Lists, labels, months, feeds and the search page were crawled too.
     const paths = [...c.pages.keys()].map((u) => new URL(u).pathname);
-    for (const p of ['/page/', '/search/label/', '/2026/08/', '/feeds/posts/default', '/search']) expect(paths.some((x) => x.startsWith(p)), p).toBe(true);
+    for (const p of ['/page/', '/search/label/', '/2026/08/', '/feeds/posts/default', '/search'])
+      expect(
+        paths.some((x) => x.startsWith(p)),
+        p,
+      ).toBe(true);
     expect(srv.errors).toEqual([]);
   });
 
@@ -126,7 +130,10 @@ test('past 2,000 urls the sitemap is an index of parts of at most 2,000, togethe
   const expected: string[] = [];
   // 2,150 posts in one year (so the year is split into months), a draft, and a page.
   for (let i = 0; i < 2150; i++) {
-    const p = await service.posts.insert({ blogId: blog.id, body: { title: `P${i}`, published: new Date(Date.UTC(2025, 0, 1) + i * 3_600_000 * 4).toISOString() } });
+    const p = await service.posts.insert({
+      blogId: blog.id,
+      body: { title: `P${i}`, published: new Date(Date.UTC(2025, 0, 1) + i * 3_600_000 * 4).toISOString() },
+    });
     expected.push(p.url!);
   }
   await service.posts.insert({ blogId: blog.id, isDraft: true, body: { title: 'Draft' } });

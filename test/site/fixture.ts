@@ -50,11 +50,17 @@ export async function seed(service: BlogService, url: string): Promise<Seeded> {
   }
   const hostile = await service.posts.insert({
     blogId,
-    body: { title: HOSTILE_TITLE, content: '<p>Hostile words stay text.</p>', labels: [HOSTILE_LABEL, 'rivers'], published: new Date(start + 81 * DAY).toISOString() },
+    body: {
+      title: HOSTILE_TITLE,
+      content: '<p>Hostile words stay text.</p>',
+      labels: [HOSTILE_LABEL, 'rivers'],
+      published: new Date(start + 81 * DAY).toISOString(),
+    },
   });
   posts.push(hostile);
   const chatty = posts[38]!;
-  for (let i = 0; i < 55; i++) await service.comments.insert({ blogId, postId: chatty.id, body: { content: `Comment number ${i}`, author: { displayName: `Reader ${i}` } } });
+  for (let i = 0; i < 55; i++)
+    await service.comments.insert({ blogId, postId: chatty.id, body: { content: `Comment number ${i}`, author: { displayName: `Reader ${i}` } } });
   const withComments = posts[37]!;
   const first = await service.comments.insert({ blogId, postId: withComments.id, body: { content: 'A <b>kept</b> comment', author: { displayName: 'Kim' } } });
   const anon = service.as(null);
@@ -67,10 +73,19 @@ export async function seed(service: BlogService, url: string): Promise<Seeded> {
 
   // What a reader never sees: a draft (with its own label), a scheduled post, a trashed and a reverted one, a draft and a trashed page.
   const draft = await service.posts.insert({ blogId, isDraft: true, body: { title: 'SECRET DRAFT', content: '<p>x</p>', labels: ['secret-label'] } });
-  const scheduled = await service.posts.insert({ blogId, body: { title: 'SECRET SCHEDULED', content: '<p>x</p>', published: new Date(Date.now() + 30 * DAY).toISOString() } });
-  const trashed = await service.posts.insert({ blogId, body: { title: 'SECRET TRASHED', content: '<p>x</p>', published: new Date(start + 5 * DAY).toISOString() } });
+  const scheduled = await service.posts.insert({
+    blogId,
+    body: { title: 'SECRET SCHEDULED', content: '<p>x</p>', published: new Date(Date.now() + 30 * DAY).toISOString() },
+  });
+  const trashed = await service.posts.insert({
+    blogId,
+    body: { title: 'SECRET TRASHED', content: '<p>x</p>', published: new Date(start + 5 * DAY).toISOString() },
+  });
   await service.posts.delete({ blogId, postId: trashed.id, useTrash: true });
-  const reverted = await service.posts.insert({ blogId, body: { title: 'SECRET REVERTED', content: '<p>x</p>', published: new Date(start + 7 * DAY).toISOString() } });
+  const reverted = await service.posts.insert({
+    blogId,
+    body: { title: 'SECRET REVERTED', content: '<p>x</p>', published: new Date(start + 7 * DAY).toISOString() },
+  });
   await service.posts.revert({ blogId, postId: reverted.id });
   const pages = [
     await service.pages.insert({ blogId, body: { title: 'About', content: '<p>About these notes.</p>' } }),
@@ -87,7 +102,10 @@ export async function seed(service: BlogService, url: string): Promise<Seeded> {
     blogId,
     posts: live,
     pages,
-    hidden: { titles: ['SECRET DRAFT', 'SECRET SCHEDULED', 'SECRET TRASHED', 'SECRET REVERTED', 'SECRET PAGE', 'SECRET TRASHED PAGE', 'secret-label'], urls: hiddenUrls },
+    hidden: {
+      titles: ['SECRET DRAFT', 'SECRET SCHEDULED', 'SECRET TRASHED', 'SECRET REVERTED', 'SECRET PAGE', 'SECRET TRASHED PAGE', 'secret-label'],
+      urls: hiddenUrls,
+    },
     chatty: (await service.posts.get({ blogId, postId: chatty.id })) as Post,
     hostile,
   };

@@ -54,7 +54,16 @@ describe('html-validate finds nothing on each kind of page', () => {
     await exportSite(service, { blogId: seeded.blogId, files: { write: async (p, t) => void files.set(p, t), remove: async () => {} } });
     expect([...files.keys()].filter((p) => p.endsWith('.html')).length).toBeGreaterThan(seeded.posts.length);
     // One file of each kind: home, a later home page, a post, its comments page, a page, a label, a month, the 404.
-    const kinds = [/^index\.html$/, /^page\//, /^\d{4}\/\d{2}\/[^/]+\.html$/, /\/comments\//, /^p\//, /^search\/label\/[^/]+\.html$/, /^\d{4}\/\d{2}\/index\.html$/, /^404\.html$/];
+    const kinds = [
+      /^index\.html$/,
+      /^page\//,
+      /^\d{4}\/\d{2}\/[^/]+\.html$/,
+      /\/comments\//,
+      /^p\//,
+      /^search\/label\/[^/]+\.html$/,
+      /^\d{4}\/\d{2}\/index\.html$/,
+      /^404\.html$/,
+    ];
     for (const kind of kinds) {
       const found = [...files].find(([p]) => kind.test(p));
       expect(found, `a file matching ${kind}`).toBeDefined();
@@ -82,6 +91,8 @@ describe('hostile titles and labels are text', () => {
     const posting = JSON.parse(ld) as { headline: string; keywords: string };
     expect(posting.headline).toBe(HOSTILE_TITLE);
     expect(posting.keywords).toContain(HOSTILE_LABEL);
-    expect(html).toContain(`<meta property="og:title" content="&lt;script&gt;alert(&quot;t&quot;)&lt;/script&gt; &amp; &quot;Tom&#39;s&quot; &lt;b&gt;bold&lt;/b&gt;">`);
+    expect(html).toContain(
+      `<meta property="og:title" content="&lt;script&gt;alert(&quot;t&quot;)&lt;/script&gt; &amp; &quot;Tom&#39;s&quot; &lt;b&gt;bold&lt;/b&gt;">`,
+    );
   });
 });

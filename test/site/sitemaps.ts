@@ -34,7 +34,8 @@ export async function validIndex(xml: string): Promise<string[]> {
       .on('end', () => resolve());
   });
   const expected = locs(xml);
-  if (items.length === 0 || items.length > 50_000 || items.map((i) => i.url).join('\n') !== expected.join('\n')) throw new Error('the sitemap index does not read back');
+  if (items.length === 0 || items.length > 50_000 || items.map((i) => i.url).join('\n') !== expected.join('\n'))
+    throw new Error('the sitemap index does not read back');
   return expected;
 }
 
