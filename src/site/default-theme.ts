@@ -43,19 +43,23 @@ footer.site{border-top:1px solid var(--line);padding:1rem 0;color:var(--muted);f
   .trim()
   .replace(/\n/g, '');
 
-const formats = new Map<string, Intl.DateTimeFormat>();
-/** A date as people read it in the blog's language (UTC, as post paths are). */
+/** A date as people read it in the blog's language (UTC, as post paths are), kept per language and day. */
+const dates = new Map<string, string>();
 export function readableDate(iso: string, lang: string): string {
-  let f = formats.get(lang);
-  if (!f) {
+  const key = `${lang} ${iso.slice(0, 10)}`;
+  let text = dates.get(key);
+  if (text === undefined) {
+    let format: Intl.DateTimeFormat;
     try {
-      f = new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeZone: 'UTC' });
+      format = new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeZone: 'UTC' });
     } catch {
-      f = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' });
+      format = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' });
     }
-    formats.set(lang, f);
+    text = format.format(new Date(iso));
+    if (dates.size >= 10_000) dates.clear();
+    dates.set(key, text);
   }
-  return f.format(new Date(iso));
+  return text;
 }
 
 const time = (iso: string, blog: SiteBlog) => html`<time datetime="${iso}">${readableDate(iso, blog.lang)}</time>`;

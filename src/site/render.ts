@@ -143,9 +143,13 @@ async function commentsOf(
   token: string | undefined,
   state: PostState,
 ): Promise<PostView['comments'] | undefined> {
-  const list = await orMissing(
-    parts.reader.comments.list({ blogId: scope.blog.id, postId: post.id, maxResults: COMMENTS_PER_PAGE, ...(token ? { pageToken: token } : {}) }),
-  );
+  // A post without LIVE comments shows none (an emptied comment keeps a place only in a thread): no list to read.
+  const none = token === undefined && post.replies.totalItems === '0';
+  const list = none
+    ? { items: [] }
+    : await orMissing(
+        parts.reader.comments.list({ blogId: scope.blog.id, postId: post.id, maxResults: COMMENTS_PER_PAGE, ...(token ? { pageToken: token } : {}) }),
+      );
   if (!list) return undefined;
   const closed = post.readerComments !== undefined && post.readerComments !== 'ALLOW';
   const path = new URL(post.url!).pathname;
@@ -153,7 +157,7 @@ async function commentsOf(
     scope.live && !closed && token === undefined ? (state.form ?? { action: `${path}#comments`, values: { name: '', content: '' }, error: null }) : null;
   return {
     items: list.items.map(commentViewOf),
-    more: list.nextPageToken ? href(scope, commentsPath(relOf(scope, path), list.nextPageToken)) : null,
+    more: 'nextPageToken' in list && list.nextPageToken ? href(scope, commentsPath(relOf(scope, path), list.nextPageToken)) : null,
     form,
     pending: state.pending === true,
     closed,

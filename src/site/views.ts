@@ -44,25 +44,32 @@ export function scopeOf(blog: Pick<Blog, 'id' | 'name' | 'description' | 'url' |
 /** A root-relative link to a path relative to the blog url. */
 export const href = (scope: BlogScope, rel: string) => scope.base + rel;
 
-const monthFormats = new Map<string, Intl.DateTimeFormat>();
+/** "November 2026" in the blog's language, kept per language and month (there are few of either). */
+const monthNames = new Map<string, string>();
 function monthName(iso: string, lang: string): string {
-  let f = monthFormats.get(lang);
-  if (!f) {
+  const key = `${lang} ${iso.slice(0, 7)}`;
+  let name = monthNames.get(key);
+  if (name === undefined) {
+    const options = { month: 'long', year: 'numeric', timeZone: 'UTC' } as const;
+    let format: Intl.DateTimeFormat;
     try {
-      f = new Intl.DateTimeFormat(lang, { month: 'long', year: 'numeric', timeZone: 'UTC' });
+      format = new Intl.DateTimeFormat(lang, options);
     } catch {
-      f = new Intl.DateTimeFormat('en', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+      format = new Intl.DateTimeFormat('en', options);
     }
-    monthFormats.set(lang, f);
+    name = format.format(new Date(iso));
+    if (monthNames.size >= 10_000) monthNames.clear();
+    monthNames.set(key, name);
   }
-  return f.format(new Date(iso));
+  return name;
 }
 
 export const monthLink = (scope: BlogScope, iso: string): Link => ({ path: href(scope, listPath(monthOf(iso))), text: monthName(iso, scope.blog.lang) });
 
 /** Up to about `max` characters of a post's text, cut at a word. */
 export function excerptOf(content: string | undefined, max = 300): string {
-  const text = htmlToText(content ?? '')
+  // The opening of the post is enough (a post may hold a megabyte: reading it all per page would not be bounded).
+  const text = htmlToText((content ?? '').slice(0, 50 * max))
     .replace(/\s+/g, ' ')
     .trim();
   if (text.length <= max) return text;
