@@ -11,7 +11,7 @@ import { shortHash } from '../util/ids.js';
 import { atomFeed, rssFeed } from '../io/feeds.js';
 import { defaultTheme } from './default-theme.js';
 import { type ChunkState, keyOf, listKey, listOfKey, updateList } from './export-lists.js';
-import { siteParts } from './handler.js';
+import { siteParts } from './parts.js';
 import { COMMENTS_PER_PAGE, renderComments, renderNotFound, renderPage, renderPostResource, type SiteParts } from './render.js';
 import { commentsPath, feedPaths, fileOf, type ListRef, monthOf, relative } from './routes.js';
 import { robotsTxt, sitemapPart, sitemapRoot } from './sitemap.js';

@@ -15,11 +15,13 @@ import { etagMatches } from '../http/respond.js';
 import { splitTarget } from '../http/target.js';
 import type { RequestHead } from '../http/head.js';
 import { atomFeed, rssFeed } from '../io/feeds.js';
-import { defaultTheme } from './default-theme.js';
-import { type Rendered, renderComments, renderList, renderNotFound, renderPage, renderPost, renderSearch, type SiteParts } from './render.js';
+import { type Rendered, renderComments, renderList, renderNotFound, renderPage, renderPost, renderSearch } from './render.js';
 import { parseRoute, type Route } from './routes.js';
 import { robotsTxt, sitemapPart, sitemapRoot } from './sitemap.js';
-import { type BlogInfo, storeOf } from './store.js';
+import { siteParts } from './parts.js';
+import { hostResolver } from './hosts.js';
+import { type CachedPage, pageCache } from './page-cache.js';
+import { viewCounter } from './view-counts.js';
 import type { Theme } from './theme.js';
 import { type BlogScope, scopeOf } from './views.js';
 import { addComment } from './comment-form.js';
@@ -33,8 +35,10 @@ export interface SiteOptions {
   pageSize?: number;
   /** Cache-Control of pages (default `public, max-age=60, stale-while-revalidate=600, stale-if-error=86400`). */
   cacheControl?: string;
+  /** Rendered pages kept in memory until the service reports a write, 2 s at most (default 1,000; 0 keeps none). */
+  cachePages?: number;
   /** Called with every unexpected failure (the reader gets a plain 500), and failed page-view counts. */
-  onError?: (error: unknown, request: RequestHead) => void;
+  onError?: (error: unknown, request?: RequestHead) => void;
 }
 
 export type SiteHandler = (request: Request) => Promise<Response | null>;
@@ -50,31 +54,22 @@ const TYPES = {
 };
 /** A form post is a comment of at most 4,096 characters plus a name: 64 KiB is ample, even percent-encoded. */
 const MAX_FORM_BYTES = 64 * 1024;
-/** How long a host → blog answer is kept (blog urls rarely change; an old url keeps finding its blog). */
-const HOST_TTL_MS = 30_000;
-const HOST_CACHE_SIZE = 1000;
 
 const NOT_MINE: Outgoing = { status: 404, headers: { 'content-type': TYPES.text }, text: 'Not Found', notMine: true };
+const plain = (status: number, text: string, extra?: Record<string, string>): Outgoing => ({
+  status,
+  headers: { 'content-type': TYPES.text, 'cache-control': 'no-store', ...extra },
+  text,
+});
+const encoder = new TextEncoder();
 
-/** The whole theme: the default's parts with the given ones over them. */
-export function themeOf(theme: Partial<Theme> | undefined): Theme {
-  const out = { ...defaultTheme };
-  for (const [k, v] of Object.entries(theme ?? {})) if (typeof v === 'function') (out as Record<string, unknown>)[k] = v;
-  return out;
-}
-
-/** The parts every page needs: the anonymous reader, the store reads, the theme and the page size. */
-export function siteParts(service: BlogService, options: { theme?: Partial<Theme> | undefined; pageSize?: number | undefined }): SiteParts {
-  if (typeof service?.as !== 'function') throw new TypeError('createSite needs a BlogService (from createBlogService)');
-  let reader: BlogService;
-  try {
-    reader = service.as(null);
-  } catch {
-    throw new TypeError('createSite needs the host service (createBlogService(…)), not one scoped with as()');
-  }
-  const pageSize = options.pageSize ?? 10;
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 50) throw new TypeError('pageSize must be an integer from 1 to 50');
-  return { reader, store: storeOf(service), theme: themeOf(options.theme), pageSize };
+/** A response of the site before it meets a request: its status, type, caching and text. */
+interface Answer {
+  status: number;
+  type: string;
+  cache: string;
+  text: string;
+  postId?: string;
 }
 
 /** A Fetch Request as the dispatcher reads it (the host from its URL when no Host header came with it). */
@@ -90,6 +85,28 @@ function fetchIncoming(request: Request): IncomingLike {
   };
 }
 
+/** The kept form of an answer: its bytes encoded once, its headers (with an ETag over the bytes) made once. */
+function pageOf(a: Answer): CachedPage {
+  const body = encoder.encode(a.text);
+  const etag = `"${shortHash(a.text)}${a.text.length.toString(36)}"`;
+  const headers = {
+    'cache-control': a.cache,
+    'content-type': a.type,
+    'x-content-type-options': 'nosniff',
+    etag,
+    'content-length': String(body.byteLength),
+  };
+  return { status: a.status, headers, body, etag, ...(a.postId ? { postId: a.postId } : {}) };
+}
+
+/** A page as this request gets it: 304 when its ETag matches, no body for HEAD. */
+function send(incoming: IncomingLike, page: CachedPage): Outgoing {
+  if ((page.status === 200 || page.status === 404) && etagMatches(incoming.header('if-none-match'), page.etag)) {
+    return { status: 304, headers: { 'cache-control': page.headers['cache-control']!, etag: page.etag }, text: null };
+  }
+  return { status: page.status, headers: page.headers, text: incoming.method === 'HEAD' ? null : page.body };
+}
+
 /**
  * The reading site of the blogs in a service's store.
  *
@@ -101,83 +118,46 @@ function fetchIncoming(request: Request): IncomingLike {
 export function createSite(service: BlogService, options: SiteOptions = {}): SiteHandler {
   const parts = siteParts(service, options);
   const cacheControl = options.cacheControl ?? PAGE_CACHE;
-  const hosts = new Map<string, { found: { blogId: string; base: string } | undefined; until: number }>();
-
-  /**
-   * The blog a host serves (its url's host, http or https, at the root or under one path segment), and the
-   * path that url starts with: `blogs.getByUrl` also finds a blog by an old url, which then redirects.
-   */
-  async function blogOfHost(host: string, path: string): Promise<{ blogId: string; base: string } | undefined> {
-    const first = /^\/([^/?#]+)\//.exec(path)?.[1];
-    const key = `${host}\0${first ?? ''}`;
-    const cached = hosts.get(key);
-    if (cached && cached.until > Date.now()) return cached.found;
-    let found: { blogId: string; base: string } | undefined;
-    for (const base of [...(first ? [`/${first}/`] : []), '/']) {
-      for (const scheme of ['https', 'http']) {
-        const blog = await parts.reader.blogs.getByUrl({ url: `${scheme}://${host}${base}` }).catch((e: unknown) => {
-          if (BlogError.is(e) && (e.code === 404 || e.code === 400)) return undefined;
-          throw e;
-        });
-        if (blog) {
-          found = { blogId: blog.id, base };
-          break;
-        }
-      }
-      if (found) break;
+  const blogOfHost = hostResolver(parts.reader);
+  const cache = pageCache(options.cachePages ?? 1000, service);
+  const report = (error: unknown, request?: RequestHead) => {
+    try {
+      options.onError?.(error, request);
+    } catch {
+      // A failing logger must not turn a 500 into a dropped connection.
     }
-    if (hosts.size >= HOST_CACHE_SIZE) hosts.delete(hosts.keys().next().value!);
-    hosts.set(key, { found, until: Date.now() + HOST_TTL_MS });
-    return found;
-  }
-
-  /** The blog a request is for, and (found by host) the path its url there starts with. */
-  async function blogFor(host: string, path: string): Promise<{ blog: BlogInfo; base?: string } | undefined> {
-    const found = options.blogId !== undefined ? { blogId: options.blogId } : await blogOfHost(host, path);
-    if (!found) return undefined;
-    const blog = await parts.store.blog(found.blogId).catch((e: unknown) => {
-      if (BlogError.is(e) && e.code === 404) return undefined;
-      throw e;
-    });
-    return blog && { blog, ...('base' in found ? { base: found.base } : {}) };
-  }
-
-  const answer = (incoming: IncomingLike, status: number, type: string, text: string, cache: string, extra?: Record<string, string>): Outgoing => {
-    const etag = `"${shortHash(text)}${text.length.toString(36)}"`;
-    const headers: Record<string, string> = { 'cache-control': cache, etag, ...extra };
-    if ((status === 200 || status === 404) && etagMatches(incoming.header('if-none-match'), etag)) return { status: 304, headers, text: null };
-    headers['content-type'] = type;
-    headers['x-content-type-options'] = 'nosniff';
-    return { status, headers, text: incoming.method === 'HEAD' ? null : text };
   };
-  const page = (incoming: IncomingLike, r: Rendered) =>
-    answer(incoming, r.status, HTML, r.body, r.status === 200 || r.status === 404 ? cacheControl : 'no-store');
+  const views = viewCounter(service, report);
 
-  async function serve(incoming: IncomingLike, scope: BlogScope, route: Route): Promise<Outgoing | undefined> {
+  const html = (r: Rendered & { post?: { id: string } }): Answer => ({
+    status: r.status,
+    type: HTML,
+    cache: r.status === 200 || r.status === 404 ? cacheControl : 'no-store',
+    text: r.body,
+    ...(r.post && r.status === 200 ? { postId: r.post.id } : {}),
+  });
+  const file = (type: string, text: string): Answer => ({ status: 200, type, cache: FILE_CACHE, text });
+
+  /** A GET's answer for a route (undefined: no page of that shape here after all). */
+  async function answer(incoming: IncomingLike, scope: BlogScope, route: Route): Promise<Answer | undefined> {
     switch (route.kind) {
       case 'list':
-        return page(incoming, await renderList(parts, scope, route.list, route.token));
+        return html(await renderList(parts, scope, route.list, route.token));
       case 'post': {
-        const r = await renderPost(parts, scope, route.path, {
-          pending: new URLSearchParams(splitTarget(incoming.target)?.query).get('comment') === 'pending',
-        });
-        if (r.post && incoming.method === 'GET') {
-          const onError = options.onError;
-          service.pageViews.record({ blogId: scope.blog.id, postId: r.post.id }).catch((e: unknown) => onError?.(e, incoming.head()));
-        }
-        return page(incoming, r);
+        const pending = new URLSearchParams(splitTarget(incoming.target)?.query).get('comment') === 'pending';
+        return html(await renderPost(parts, scope, route.path, { pending }));
       }
       case 'page':
-        return page(incoming, await renderPage(parts, scope, route.path));
+        return html(await renderPage(parts, scope, route.path));
       case 'comments':
-        return page(incoming, await renderComments(parts, scope, route.path, route.token));
+        return html(await renderComments(parts, scope, route.path, route.token));
       case 'search':
-        return page(incoming, await renderSearch(parts, scope, route.q, route.token));
+        return html(await renderSearch(parts, scope, route.q, route.token));
       case 'robots':
-        return scope.base === '/' ? answer(incoming, 200, TYPES.text, robotsTxt(scope), FILE_CACHE) : undefined;
+        return scope.base === '/' ? file(TYPES.text, robotsTxt(scope)) : undefined;
       case 'sitemap': {
         const text = route.part === undefined ? (await sitemapRoot(parts, scope)).text : await sitemapPart(parts, scope, route.part);
-        return text === undefined ? page(incoming, renderNotFound(parts, scope)) : answer(incoming, 200, TYPES.xml, text, FILE_CACHE);
+        return text === undefined ? html(renderNotFound(parts, scope)) : file(TYPES.xml, text);
       }
       case 'feed': {
         const options = { blogId: scope.blog.id, ...(route.label !== undefined ? { label: route.label } : {}) };
@@ -185,8 +165,7 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
           if (BlogError.is(e) && e.code === 400) return undefined;
           throw e;
         });
-        if (text === undefined) return page(incoming, renderNotFound(parts, scope));
-        return answer(incoming, 200, route.rss ? TYPES.rss : TYPES.atom, text, FILE_CACHE);
+        return text === undefined ? html(renderNotFound(parts, scope)) : file(route.rss ? TYPES.rss : TYPES.atom, text);
       }
     }
   }
@@ -199,46 +178,60 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
       return NOT_MINE;
     }
     if (!target) return NOT_MINE;
+    const method = incoming.method;
     try {
       const host = (incoming.header('host') ?? '').toLowerCase();
-      const found = await blogFor(host, target.path);
-      if (!found) return NOT_MINE;
-      const scope = scopeOf(found.blog, true);
-      const method = incoming.method;
+      const match = options.blogId !== undefined ? { blogId: options.blogId } : await blogOfHost(host, target.path);
+      if (!match) return NOT_MINE;
+      const read = method === 'GET' || method === 'HEAD';
+      // A page read again since the last write is sent as it was rendered.
+      const key = `${match.blogId}\0${target.path}?${target.query}`;
+      const kept = read ? cache.get(key) : undefined;
+      if (kept) {
+        if (kept.postId && method === 'GET') views.count(match.blogId, kept.postId);
+        return send(incoming, kept);
+      }
+
+      const since = cache.now();
+      const blog = await parts.store.blog(match.blogId).catch((e: unknown) => {
+        if (BlogError.is(e) && e.code === 404) return undefined;
+        throw e;
+      });
+      if (!blog) return NOT_MINE;
+      const scope = scopeOf(blog, true);
       // Found by an old url of the blog (blogs.update keeps them): the same page at its address now.
-      const home = new URL(found.blog.url);
-      if (found.base !== undefined && (home.host !== host || home.pathname !== found.base)) {
-        if (method !== 'GET' && method !== 'HEAD') return NOT_MINE;
-        const location = found.blog.url + target.path.slice(found.base.length) + (target.query ? `?${target.query}` : '');
-        return { status: 301, headers: { location, 'cache-control': FILE_CACHE }, text: null };
+      const home = new URL(blog.url);
+      if ('base' in match && (home.host !== host || home.pathname !== match.base)) {
+        if (!read) return NOT_MINE;
+        return {
+          status: 301,
+          headers: { location: blog.url + target.path.slice(match.base.length) + (target.query ? `?${target.query}` : ''), 'cache-control': FILE_CACHE },
+          text: null,
+        };
       }
       if (!target.path.startsWith(scope.base)) return NOT_MINE;
-      const query = new URLSearchParams(target.query);
-      const route = parseRoute(target.path.slice(scope.base.length), query);
+      const route = parseRoute(target.path.slice(scope.base.length), new URLSearchParams(target.query));
       if (!route) return NOT_MINE;
       if (method === 'POST' && route.kind === 'post') {
         const r = await addComment(parts, scope, route.path, incoming, MAX_FORM_BYTES);
         // Post/redirect/get: the reader lands on the post again, with a note that the comment awaits moderation.
-        return 'location' in r ? { status: 303, headers: { location: r.location, 'cache-control': 'no-store' }, text: null } : page(incoming, r);
+        return 'location' in r ? { status: 303, headers: { location: r.location, 'cache-control': 'no-store' }, text: null } : send(incoming, pageOf(html(r)));
       }
-      if (method !== 'GET' && method !== 'HEAD') {
+      if (!read) {
         const allow = route.kind === 'post' ? 'GET, HEAD, POST' : 'GET, HEAD';
-        return {
-          status: 405,
-          headers: { allow, 'content-type': TYPES.text, 'cache-control': 'no-store' },
-          text: `Method ${method} not allowed here; allowed: ${allow}`,
-        };
+        return plain(405, `Method ${method} not allowed here; allowed: ${allow}`, { allow });
       }
-      return (await serve(incoming, scope, route)) ?? NOT_MINE;
+      const a = await answer(incoming, scope, route);
+      if (!a) return NOT_MINE;
+      const page = pageOf(a);
+      // Search results are many and rarely read twice: only the site's own pages are kept.
+      if (route.kind !== 'search' && (a.status === 200 || a.status === 404)) cache.set(key, page, since);
+      if (page.postId && method === 'GET') views.count(match.blogId, page.postId);
+      return send(incoming, page);
     } catch (error) {
-      if (BlogError.is(error) && error.code === 413)
-        return { status: 413, headers: { 'content-type': TYPES.text, 'cache-control': 'no-store' }, text: 'Request too large' };
-      try {
-        options.onError?.(error, incoming.head());
-      } catch {
-        // A failing logger must not turn a 500 into a dropped connection.
-      }
-      return { status: 500, headers: { 'content-type': TYPES.text, 'cache-control': 'no-store' }, text: 'Internal Server Error' };
+      if (BlogError.is(error) && error.code === 413) return plain(413, 'Request too large');
+      report(error, incoming.head());
+      return plain(500, 'Internal Server Error');
     }
   }
 

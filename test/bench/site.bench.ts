@@ -73,18 +73,22 @@ async function inProcess(ctx: BenchContext, dir: string, n: number) {
   if (!post.url) throw new Error('the measured post is a draft');
   for (let i = 0; i < 5; i++)
     await service.comments.insert({ blogId, postId: post.id, body: { content: `<p>Comment ${i}</p>`, author: { displayName: `Reader ${i}` } } });
-  const site = createSite(service, { blogId });
+  // Rendered on every request (no page kept), as the first reader after a write gets it; then as kept.
+  const site = createSite(service, { blogId, cachePages: 0 });
+  const kept = createSite(service, { blogId });
   const url = post.url;
   const path = new URL(url).pathname;
   const raw = rawSite(join(dir, 'raw.db'), [{ path, title: post.title, content: post.content ?? '', labels: post.labels ?? [], published: post.published! }]);
-  const ours = async () => (await (await site(new Request(url)))!.text()).length;
-  const [a, b] = await timePair(ours, () => raw.page(path).length, ctx.budgetMs);
+  const rawPage = () => raw.page(path).length;
+  const [a, b] = await timePair(async () => (await (await site(new Request(url)))!.text()).length, rawPage, ctx.budgetMs);
+  const [c, d] = await timePair(async () => (await (await kept(new Request(url)))!.text()).length, rawPage, ctx.budgetMs);
   const response = (await site(new Request(url)))!;
   const text = await response.text();
   printTable(`Reading site: a post page in process (SQLite, ${n} posts; page ${text.length} bytes, raw template ${raw.page(path).length})`, [
-    { op: 'post page (target ≤ 1 ms)', size: n, ours: a, raw: b },
+    { op: 'post page, rendered (target ≤ 1 ms)', size: n, ours: a, raw: b },
+    { op: 'post page, kept since the last write', size: n, ours: c, raw: d },
   ]);
-  console.log(`post page p50 ${(a.p50 / 1000).toFixed(3)} ms, mean ${(a.mean / 1000).toFixed(3)} ms: ${a.mean <= 1000 ? '≤ 1 ms ✓' : '> 1 ms ✗'}`);
+  console.log(`rendered post page p50 ${(a.p50 / 1000).toFixed(3)} ms, mean ${(a.mean / 1000).toFixed(3)} ms: ${a.mean <= 1000 ? '≤ 1 ms ✓' : '> 1 ms ✗'}`);
   const headers = Object.fromEntries([...response.headers].filter(([k]) => k !== 'content-length'));
   await service.close();
   raw.db.close();

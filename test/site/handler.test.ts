@@ -190,14 +190,23 @@ describe('which requests are the site’s', () => {
   });
 });
 
-test('each post page served live counts a page view', async () => {
-  const post = postTitled('Field note 3');
-  const views = async () => Number((await srv.service.pageViews.get({ blogId: seeded.blogId, range: ['all'] })).counts[0]!.count);
-  const before = await views();
-  for (let i = 0; i < 3; i++) await (await fetch(at(post.url!))).text();
-  await (await fetch(at(post.url!), { method: 'HEAD' })).text();
-  await (await fetch(`${srv.origin}/`)).text();
-  await expect.poll(views).toBe(before + 3);
+test('each post page served live counts a page view, gathered into one write a second', async () => {
+  const driver = memoryDriver();
+  const service = createBlogService({ driver });
+  await service.users.insert({ body: { id: 'u', displayName: 'U' } });
+  const blog = await service.blogs.insert({ body: { name: 'Views', url: 'https://views.example/' }, ownerId: 'u' });
+  const post = await service.posts.insert({ blogId: blog.id, body: { title: 'Read me' } });
+  const site = createSite(service);
+  const views = async () => Number((await service.pageViews.get({ blogId: blog.id, range: ['all'] })).counts[0]!.count);
+  const seq = async () => (await driver.logBounds()).newest;
+  const before = await seq();
+  // Three reads of the post (the second and third from the kept page), a HEAD and the home page.
+  for (let i = 0; i < 3; i++) await (await site(new Request(post.url!)))!.text();
+  await site(new Request(post.url!, { method: 'HEAD' }));
+  await (await site(new Request('https://views.example/')))!.text();
+  await expect.poll(views).toBe(3);
+  expect((await seq()) - before).toBe(1);
+  await service.close();
 });
 
 test('a theme part replaces only its pages; the layout wraps every page', async () => {
@@ -249,5 +258,11 @@ test('bounded work: a page reads what it shows, however many posts and comments 
     if (kind === 'sitemap') continue; // a sitemap lists every post up to 2,000: its page is the whole list
     expect(large, `${kind}: ${small} records at 150 posts, ${large} at 900`).toBeLessThanOrEqual(120);
   }
+  // A page read again before any write is sent as it was rendered: nothing is read.
+  driver.reset();
+  await (await site(new Request('https://big.example/')))!.text();
+  expect(driver.handedOut).toBe(0);
+  await service.posts.insert({ blogId: blog.id, body: { title: 'Newest of all' } });
+  expect(await (await site(new Request('https://big.example/')))!.text()).toContain('Newest of all');
   await service.close();
 }, 60_000);
