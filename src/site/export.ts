@@ -5,18 +5,19 @@
  * when its bytes differ from what the last run wrote, and the report lists every file written and removed.
  */
 import type { BlogService } from '../service/create.js';
-import type { Comment, Page, Post } from '../schema/resources.js';
 import { BlogError } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { atomFeed, rssFeed } from '../io/feeds.js';
 import { defaultTheme } from './default-theme.js';
-import { type ChunkState, keyOf, listKey, listOfKey, updateList } from './export-lists.js';
+import { listKey, listOfKey, updateList } from './export-lists.js';
+import { applyChanges, pull } from './export-changes.js';
+import { type Output, PostWriter, type SiteManifest } from './manifest.js';
 import { siteParts } from './parts.js';
-import { COMMENTS_PER_PAGE, renderComments, renderNotFound, renderPage, renderPostResource, type SiteParts } from './render.js';
-import { commentsPath, feedPaths, fileOf, type ListRef, monthOf, relative } from './routes.js';
+import { renderNotFound, renderPage, type SiteParts } from './render.js';
+import { feedPaths, fileOf, monthOf, relative } from './routes.js';
 import { robotsTxt, sitemapPart, sitemapRoot } from './sitemap.js';
 import type { Theme } from './theme.js';
-import { type BlogScope, relOf, scopeOf } from './views.js';
+import { type BlogScope, scopeOf } from './views.js';
 
 /** Where the files go: paths are relative to the export's folder, with `/` between folders. */
 export interface SiteFiles {
@@ -24,24 +25,7 @@ export interface SiteFiles {
   remove(path: string): Promise<void>;
 }
 
-export interface SiteManifest {
-  version: 1;
-  blogId: string;
-  /** The change feed's checkpoint this export is current to. */
-  checkpoint: string;
-  /** Blog settings, page size and theme: when they change, everything is rewritten. */
-  signature: string;
-  /** Every file written, with a hash of its bytes. */
-  files: Record<string, string>;
-  /** Each exported post: its path, list key (published|id), labels, and its extra comment pages. */
-  posts: Record<string, { path: string; key: string; labels: string[]; commentFiles: string[] }>;
-  /** Each exported page's path. */
-  pages: Record<string, string>;
-  /** Each shown comment's post. */
-  comments: Record<string, string>;
-  /** Each list's pages (key: `home`, `label:<label>`, `month:<yyyy-mm>`). */
-  lists: Record<string, ChunkState[]>;
-}
+export type { SiteManifest } from './manifest.js';
 
 export interface SiteExportOptions {
   blogId: string;
@@ -70,24 +54,6 @@ const FORMAT = 1;
 function signatureOf(scope: BlogScope, pageSize: number, theme: Partial<Theme> | undefined): string {
   const parts = Object.entries({ ...defaultTheme, ...theme }).map(([k, f]) => `${k}:${String(f)}`);
   return shortHash(JSON.stringify([FORMAT, scope.blog, pageSize, parts]));
-}
-
-/** The checkpoint now, and what changed since `since` (every page of the pull). */
-async function pull(reader: BlogService, blogId: string, since?: string) {
-  const items: Array<{ kind: string; id: string; resource?: Post | Page | Comment }> = [];
-  let pageToken: string | undefined;
-  for (;;) {
-    const page = await reader.changes.list({
-      blogId,
-      maxResults: since === undefined ? 1 : 500,
-      ...(since ? { since } : {}),
-      ...(pageToken ? { pageToken } : {}),
-    });
-    if (since === undefined) return { checkpoint: page.checkpoint, items };
-    items.push(...page.items);
-    if (!page.nextPageToken) return { checkpoint: page.checkpoint, items };
-    pageToken = page.nextPageToken;
-  }
 }
 
 export async function exportSite(service: BlogService, options: SiteExportOptions): Promise<SiteExportReport> {
@@ -200,126 +166,4 @@ async function exportPages(parts: SiteParts, scope: BlogScope, put: (file: strin
     pageToken = list.nextPageToken;
   } while (pageToken);
   return out;
-}
-
-/** The files of this run: `put` one, or `forget` one the last run wrote (removed unless put again). */
-interface Output {
-  put(file: string | undefined, text: string): void;
-  forget(file: string | undefined): void;
-}
-
-/** Renders a post's page and its further comment pages, keeping the manifest's record of them. */
-class PostWriter {
-  constructor(
-    private readonly parts: SiteParts,
-    private readonly scope: BlogScope,
-    private readonly manifest: SiteManifest,
-    private readonly out: Output,
-  ) {}
-
-  async render(post: Post): Promise<void> {
-    const { parts, scope, manifest } = this;
-    const path = new URL(post.url!).pathname.slice(scope.base.length - 1);
-    const old = manifest.posts[post.id];
-    if (old && old.path !== path) this.out.forget(fileOf(relative(old.path)));
-    this.out.put(fileOf(relative(path)), (await renderPostResource(parts, scope, post)).body);
-    // The comments shown, for a later run to find the post of a comment that disappears.
-    const commentFiles: string[] = [];
-    let token: string | undefined;
-    do {
-      const list = await parts.reader.comments.list({
-        blogId: scope.blog.id,
-        postId: post.id,
-        maxResults: COMMENTS_PER_PAGE,
-        fetchBodies: false,
-        ...(token ? { pageToken: token } : {}),
-      });
-      for (const c of list.items) manifest.comments[c.id] = post.id;
-      if (token) {
-        const file = fileOf(commentsPath(relOf(scope, path), token))!;
-        commentFiles.push(file);
-        this.out.put(file, (await renderComments(parts, scope, path, token, post)).body);
-      }
-      token = list.nextPageToken;
-    } while (token);
-    for (const f of old?.commentFiles ?? []) if (!commentFiles.includes(f)) this.out.forget(f);
-    manifest.posts[post.id] = { path, key: keyOf(post), labels: [...(post.labels ?? [])], commentFiles };
-  }
-
-  remove(id: string): void {
-    const old = this.manifest.posts[id];
-    if (!old) return;
-    this.out.forget(fileOf(relative(old.path)));
-    for (const f of old.commentFiles) this.out.forget(f);
-    delete this.manifest.posts[id];
-  }
-}
-
-/** An incremental run: the changed posts' and pages' own files, then the stretches of the lists around them. */
-async function applyChanges(
-  parts: SiteParts,
-  scope: BlogScope,
-  manifest: SiteManifest,
-  items: Awaited<ReturnType<typeof pull>>['items'],
-  writer: PostWriter,
-  out: Output,
-) {
-  const blogId = scope.blog.id;
-  const posts = new Map<string, Post | null>();
-  const touched = new Set<string>();
-  let pagesChanged = false;
-  for (const item of items) {
-    if (item.kind === 'blogger#post') posts.set(item.id, (item.resource as Post | undefined) ?? null);
-    else if (item.kind === 'blogger#comment') {
-      const postId = (item.resource as Comment | undefined)?.post.id ?? manifest.comments[item.id];
-      if (!item.resource) delete manifest.comments[item.id];
-      if (postId) touched.add(postId);
-    } else {
-      pagesChanged = true;
-      const old = manifest.pages[item.id];
-      const page = item.resource as Page | undefined;
-      const path = page?.url ? new URL(page.url).pathname.slice(scope.base.length - 1) : undefined;
-      if (old && old !== path) out.forget(fileOf(relative(old)));
-      if (path) {
-        manifest.pages[item.id] = path;
-        out.put(fileOf(relative(path)), (await renderPage(parts, scope, path)).body);
-      } else delete manifest.pages[item.id];
-    }
-  }
-  // Which list positions moved: old and new places of every changed post, per list.
-  const dirty = new Map<string, Set<string>>();
-  const mark = (list: ListRef, key: string) => {
-    const k = listKey(list);
-    if (!dirty.has(k)) dirty.set(k, new Set());
-    dirty.get(k)!.add(key);
-  };
-  const place = (key: string, labels: readonly string[], published: string) => {
-    mark({ kind: 'home' }, key);
-    mark(monthOf(published), key);
-    for (const label of labels) mark({ kind: 'label', label }, key);
-  };
-  for (const [id, post] of posts) {
-    const old = manifest.posts[id];
-    if (old) place(old.key, old.labels, old.key.split('|')[0]!);
-    if (post?.url) {
-      place(keyOf(post), post.labels ?? [], post.published ?? post.updated);
-      await writer.render(post);
-    } else writer.remove(id);
-  }
-  for (const id of touched) {
-    if (posts.has(id)) continue;
-    const post = await parts.reader.posts.get({ blogId, postId: id }).catch((e: unknown) => {
-      if (BlogError.is(e) && e.code === 404) return undefined;
-      throw e;
-    });
-    if (post?.url) await writer.render(post);
-  }
-  if (pagesChanged) dirty.set('home', dirty.get('home') ?? new Set());
-  for (const [key, keys] of dirty) {
-    const old = manifest.lists[key];
-    const chain = await updateList(parts, scope, listOfKey(key), old, [...keys], key === 'home' && pagesChanged, { write: out.put });
-    for (const c of old ?? []) if (!chain.some((n) => n.file === c.file)) out.forget(c.file);
-    if (chain.length) manifest.lists[key] = chain;
-    else delete manifest.lists[key];
-  }
 }
