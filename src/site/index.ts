@@ -13,6 +13,7 @@ export type {
   SiteBlog,
   Link,
   Person,
+  Published,
   PostSummary,
   PostView,
   PageView,

@@ -32,8 +32,8 @@ export interface Person {
   url: string | null;
 }
 
-/** A post as a list shows it. */
-export interface PostSummary {
+/** What posts and pages have alike. */
+export interface Published {
   id: string;
   title: string;
   path: string;
@@ -42,6 +42,10 @@ export interface PostSummary {
   published: string;
   updated: string;
   author: Person;
+}
+
+/** A post as a list shows it. */
+export interface PostSummary extends Published {
   labels: readonly Link[];
   /** The post's text without markup, cut near 300 characters. */
   excerpt: string;
@@ -83,14 +87,7 @@ export interface PostView extends PostSummary {
   };
 }
 
-export interface PageView {
-  id: string;
-  title: string;
-  path: string;
-  url: string;
-  published: string;
-  updated: string;
-  author: Person;
+export interface PageView extends Published {
   content: Html;
 }
 
