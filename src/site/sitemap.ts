@@ -6,7 +6,6 @@
  * Bounded work: the index finds its windows by hops (the newest post before a window: one post read) and
  * counts (an index range count), one of each per window; a window's sitemap reads its own posts only.
  */
-import type { Page, Post } from '../schema/resources.js';
 import type { SiteParts } from './render.js';
 import type { BlogScope } from './views.js';
 
@@ -77,10 +76,10 @@ async function allOf<T>(read: (pageToken: string | undefined) => Promise<{ items
   return out.slice(0, FILE_LIMIT);
 }
 
-const urlset = (items: ReadonlyArray<Post | Page>) =>
+const urlset = (items: ReadonlyArray<{ url?: string | undefined; updated?: string }>) =>
   `${HEAD}<urlset xmlns="${NS}">\n${items
     .filter((i) => i.url)
-    .map((i) => `<url><loc>${esc(i.url!)}</loc><lastmod>${i.updated}</lastmod></url>\n`)
+    .map((i) => `<url><loc>${esc(i.url!)}</loc>${i.updated ? `<lastmod>${i.updated}</lastmod>` : ''}</url>\n`)
     .join('')}</urlset>\n`;
 
 const postsIn = (parts: SiteParts, blogId: string, range?: { start: string; end: string }) =>
@@ -108,7 +107,9 @@ export async function sitemapRoot(parts: SiteParts, scope: BlogScope): Promise<{
   const [posts, pages] = await Promise.all([parts.store.countPosts(blogId), parts.store.countPages(blogId)]);
   if (posts + pages <= MAX_URLS) {
     const [p, g] = await Promise.all([postsIn(parts, blogId), pagesOf(parts, blogId)]);
-    return { text: urlset([...p, ...g]), files: [] };
+    // A urlset needs one url at least: a blog with nothing published yet lists its home page.
+    const items = p.length + g.length ? [...p, ...g] : [{ url: scope.blog.url }];
+    return { text: urlset(items), files: [] };
   }
   const files = [...(pages ? ['sitemap-pages.xml'] : []), ...(await postWindows(parts, blogId)).map((w) => `sitemap-posts-${w}.xml`)];
   const text = `${HEAD}<sitemapindex xmlns="${NS}">\n${files.map((f) => `<sitemap><loc>${esc(scope.blog.url + f)}</loc></sitemap>\n`).join('')}</sitemapindex>\n`;
@@ -118,9 +119,13 @@ export async function sitemapRoot(parts: SiteParts, scope: BlogScope): Promise<{
 /** One file the index names (`pages`, or `posts-<window>`); undefined for a name that is not one. */
 export async function sitemapPart(parts: SiteParts, scope: BlogScope, part: string): Promise<string | undefined> {
   const blogId = scope.blog.id;
-  if (part === 'pages') return urlset(await pagesOf(parts, blogId));
+  if (part === 'pages') {
+    const pages = await pagesOf(parts, blogId);
+    return pages.length ? urlset(pages) : undefined;
+  }
   const range = part.startsWith('posts-') ? windowRange(part.slice(6)) : undefined;
-  return range && urlset(await postsIn(parts, blogId, range));
+  const posts = range ? await postsIn(parts, blogId, range) : [];
+  return posts.length ? urlset(posts) : undefined;
 }
 
 /** `/robots.txt`: everything may be crawled but search results; where the sitemap is. */

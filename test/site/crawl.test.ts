@@ -148,3 +148,15 @@ test('past 2,000 urls the sitemap is an index of parts of at most 2,000, togethe
   expect((await sitemapUrls(fetchUrl, 'https://big.example')).sort()).toEqual(expected.sort());
   await service.close();
 }, 60_000);
+
+test('a blog with nothing published yet has a valid sitemap naming its home page; an empty part is a 404', async () => {
+  const service = createBlogService({ driver: memoryDriver() });
+  await service.users.insert({ body: { id: 'ada', displayName: 'Ada' } });
+  await service.blogs.insert({ body: { name: 'New', url: 'https://new.example/' }, ownerId: 'ada' });
+  const site = createSite(service);
+  const root = await site(new Request('https://new.example/sitemap.xml'));
+  expect(await validUrlset(await root!.text())).toEqual(['https://new.example/']);
+  expect((await site(new Request('https://new.example/sitemap-posts-2020.xml')))!.status).toBe(404);
+  expect((await site(new Request('https://new.example/sitemap-pages.xml')))!.status).toBe(404);
+  await service.close();
+});
