@@ -62,7 +62,9 @@ export async function applyChanges(parts: SiteParts, scope: BlogScope, manifest:
     if (!dirty.has(k)) dirty.set(k, new Set());
     dirty.get(k)!.add(key);
   };
+  const times: string[] = [];
   const place = (key: string, labels: readonly string[], published: string) => {
+    times.push(published);
     mark({ kind: 'home' }, key);
     mark(monthOf(published), key);
     for (const label of labels) mark({ kind: 'label', label }, key);
@@ -91,4 +93,5 @@ export async function applyChanges(parts: SiteParts, scope: BlogScope, manifest:
     if (chain.length) manifest.lists[key] = chain;
     else delete manifest.lists[key];
   }
+  return { times, pages: pagesChanged };
 }

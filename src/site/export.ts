@@ -15,7 +15,7 @@ import { type Output, PostWriter, type SiteManifest } from './manifest.js';
 import { siteParts } from './parts.js';
 import { renderNotFound, renderPage, type SiteParts } from './render.js';
 import { feedPaths, fileOf, monthOf, relative } from './routes.js';
-import { robotsTxt, sitemapPart, sitemapRoot } from './sitemap.js';
+import { robotsTxt, sitemapPart, sitemapRoot, windowRange } from './sitemap.js';
 import type { Theme } from './theme.js';
 import { type BlogScope, scopeOf } from './views.js';
 
@@ -92,7 +92,8 @@ export async function exportSite(service: BlogService, options: SiteExportOption
   const put = out.put;
   const writer = new PostWriter(parts, scope, manifest, out);
 
-  if (incremental) await applyChanges(parts, scope, manifest, changes!.items, writer, out);
+  let changed: Awaited<ReturnType<typeof applyChanges>> | undefined;
+  if (incremental) changed = await applyChanges(parts, scope, manifest, changes!.items, writer, out);
   else {
     for (const [id, path] of Object.entries(await exportPages(parts, scope, put))) manifest.pages[id] = path;
     const seen = { labels: new Set<string>(), months: new Set<string>() };
@@ -111,7 +112,7 @@ export async function exportSite(service: BlogService, options: SiteExportOption
     put('404.html', renderNotFound(parts, scope).body);
     if (scope.base === '/') put('robots.txt', robotsTxt(scope));
   }
-  if (!incremental || changes!.items.length > 0) await exportAround(parts, scope, put);
+  if (!incremental || changes!.items.length > 0) await exportAround(parts, scope, out, changed && { ...changed, had: manifest.files });
 
   // Write what changed; remove what the last export had and this one has not.
   const before = manifest.files;
@@ -139,17 +140,31 @@ export async function exportSite(service: BlogService, options: SiteExportOption
   return report;
 }
 
-/** The files around the posts: the sitemap (and the parts its index names), the feeds. */
-async function exportAround(parts: SiteParts, scope: BlogScope, put: (file: string | undefined, text: string) => void) {
+/**
+ * The files around the posts: the sitemap (and the parts its index names), the feeds. After changes, only the
+ * sitemap parts whose time window holds a changed post (or new parts) are read again; parts the index no longer
+ * names go.
+ */
+async function exportAround(
+  parts: SiteParts,
+  scope: BlogScope,
+  out: Output,
+  changed?: { times: readonly string[]; pages: boolean; had: Record<string, string> },
+) {
   const root = await sitemapRoot(parts, scope);
-  put('sitemap.xml', root.text);
+  out.put('sitemap.xml', root.text);
   for (const file of root.files) {
-    const text = await sitemapPart(parts, scope, file.replace(/^sitemap-|\.xml$/g, ''));
-    if (text !== undefined) put(file, text);
+    const part = file.replace(/^sitemap-|\.xml$/g, '');
+    const range = part.startsWith('posts-') ? windowRange(part.slice(6)) : undefined;
+    const stale = !changed || !(file in changed.had) || (range ? changed.times.some((t) => t >= range.start && t < range.end) : changed.pages);
+    if (!stale) continue;
+    const text = await sitemapPart(parts, scope, part);
+    if (text !== undefined) out.put(file, text);
   }
+  for (const file of Object.keys(changed?.had ?? {})) if (/^sitemap-.+\.xml$/.test(file) && !root.files.includes(file)) out.forget(file);
   const feeds = feedPaths(false);
-  put(feeds.atom, await atomFeed(parts.reader, { blogId: scope.blog.id }));
-  put(feeds.rss, await rssFeed(parts.reader, { blogId: scope.blog.id }));
+  out.put(feeds.atom, await atomFeed(parts.reader, { blogId: scope.blog.id }));
+  out.put(feeds.rss, await rssFeed(parts.reader, { blogId: scope.blog.id }));
 }
 
 /** Every LIVE page as a file; answers id → path. */

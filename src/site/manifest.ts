@@ -51,22 +51,24 @@ export class PostWriter {
     // The comments shown, for a later run to find the post of a comment that disappears.
     const commentFiles: string[] = [];
     let token: string | undefined;
-    do {
-      const list = await parts.reader.comments.list({
-        blogId: scope.blog.id,
-        postId: post.id,
-        maxResults: COMMENTS_PER_PAGE,
-        fetchBodies: false,
-        ...(token ? { pageToken: token } : {}),
-      });
-      for (const c of list.items) manifest.comments[c.id] = post.id;
-      if (token) {
-        const file = fileOf(commentsPath(relOf(scope, path), token))!;
-        commentFiles.push(file);
-        this.out.put(file, (await renderComments(parts, scope, path, token, post)).body);
-      }
-      token = list.nextPageToken;
-    } while (token);
+    // A post without LIVE comments shows none (render.ts): nothing to note.
+    if (post.replies.totalItems !== '0')
+      do {
+        const list = await parts.reader.comments.list({
+          blogId: scope.blog.id,
+          postId: post.id,
+          maxResults: COMMENTS_PER_PAGE,
+          fetchBodies: false,
+          ...(token ? { pageToken: token } : {}),
+        });
+        for (const c of list.items) manifest.comments[c.id] = post.id;
+        if (token) {
+          const file = fileOf(commentsPath(relOf(scope, path), token))!;
+          commentFiles.push(file);
+          this.out.put(file, (await renderComments(parts, scope, path, token, post)).body);
+        }
+        token = list.nextPageToken;
+      } while (token);
     for (const f of old?.commentFiles ?? []) if (!commentFiles.includes(f)) this.out.forget(f);
     manifest.posts[post.id] = { path, key: keyOf(post), labels: [...(post.labels ?? [])], commentFiles };
   }

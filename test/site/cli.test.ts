@@ -73,9 +73,11 @@ test('a second export rewrites only what changed: the edited and deleted posts a
       !mayEnd(p.id, 10) &&
       [...before]
         .filter(([f, v]) => isList(f) && v.text.includes(`href="${pathOf(p)}"`))
-        .every(([, v]) => {
+        .every(([f, v]) => {
+          // A first page keeps at least 10 posts, a later one 5: without this one, each still holds more, so
+          // where the page ends does not move (lists are cut at posts chosen by id, once a page holds enough).
           const shown = articles(v.text);
-          return shown.length > 7 && shown[shown.length - 1] !== pathOf(p);
+          return shown.length > (f.includes('page/') ? 7 : 11) && shown[shown.length - 1] !== pathOf(p);
         }),
   )!;
   expect(deleted).toBeDefined();
