@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { inspect } from 'node:util';
 import { type BlogService, createBlogService } from 'blogcore';
 import { createHttpHandler, toNodeHandler } from 'blogcore/http';
+import { createSite } from 'blogcore/site';
 import { seedDemo } from './demo.js';
 import { bearerAuth, mintToken, readSettings, writeSettings } from './settings.js';
 import { describeSqliteError, openDriver, redactSecrets, shownDb } from './store.js';
@@ -35,6 +36,8 @@ export interface ServeOptions {
   maxConnections: number;
   /** Origins whose pages may call the API (CORS); `*` for any. Empty: none. */
   cors?: readonly string[];
+  /** Serve the blog's reading site at `/` (blogcore/site), beside the API. */
+  site?: boolean;
   version: string;
 }
 
@@ -141,16 +144,23 @@ export async function serve(opts: ServeOptions): Promise<void> {
   const { driver, service, blogId } = setup;
 
   const api = `${opts.apiBaseUrl ?? origin}/v3`;
+  const logError = (error: unknown) => console.error(redactSecrets(`blogcore: unexpected error: ${inspect(error)}`));
   const root = JSON.stringify(rootDocument(api, blogId, opts.version), null, 2);
   const handle = toNodeHandler(
     createHttpHandler(service, {
       authenticate: bearerAuth(driver),
       ...(opts.cors?.length ? { cors: { origin: opts.cors.includes('*') ? '*' : opts.cors } } : {}),
-      onError: (error) => console.error(redactSecrets(`blogcore: unexpected error: ${inspect(error)}`)),
+      onError: logError,
     }),
   );
+  // The site answers its own pages (whatever the Host: the store's blog); everything else goes to the API.
+  const site = opts.site ? toNodeHandler(createSite(service, { ...(blogId ? { blogId } : {}), onError: logError })) : undefined;
   ready = (req, res) => {
-    const path = (req.url ?? '').split('?')[0];
+    const path = (req.url ?? '').split('?')[0]!;
+    if (site && !path.startsWith('/v3')) {
+      void site(req, res, () => void handle(req, res));
+      return;
+    }
     if ((req.method === 'GET' || req.method === 'HEAD') && (path === '/' || path === '/v3' || path === '/v3/')) {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(root) });
       res.end(req.method === 'HEAD' ? undefined : root);
@@ -163,7 +173,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
   // Signals are handled before the banner says Ctrl+C stops the server: a signal sent the moment it is read
   // (a supervisor, a test) must find the handler, not Node's default of dying at once.
   stopOnSignals(server, service);
-  printBanner(opts, `${origin}/v3`, setup, await whoAdministers(setup));
+  printBanner(opts, `${origin}/v3`, setup, await whoAdministers(setup), opts.site ? `${origin}/` : undefined);
 }
 
 /** The token's user and blog on a first run; else up to three blogs of the store with their admins, and the first admin. */
@@ -177,9 +187,21 @@ async function whoAdministers({ driver, service, token }: Awaited<ReturnType<typ
   return { lines, ...(first ? { first } : {}) };
 }
 
-function printBanner(opts: ServeOptions, api: string, setup: Awaited<ReturnType<typeof setUp>>, admins: { lines: string[]; first?: string }): void {
+function printBanner(
+  opts: ServeOptions,
+  api: string,
+  setup: Awaited<ReturnType<typeof setUp>>,
+  admins: { lines: string[]; first?: string },
+  site: string | undefined,
+): void {
   const { blogId, token } = setup;
-  const lines = [`blogcore ${opts.version} is serving ${shownDb(opts.db)}`, `  API:  ${api}/`, ...(blogId ? [`  Blog: ${api}/blogs/${blogId}`] : []), ''];
+  const lines = [
+    `blogcore ${opts.version} is serving ${shownDb(opts.db)}`,
+    ...(site ? [`  Site: ${site}`] : []),
+    `  API:  ${api}/`,
+    ...(blogId ? [`  Blog: ${api}/blogs/${blogId}`] : []),
+    '',
+  ];
   if (token) {
     lines.push(
       'First run on an empty store: created a demo user, a blog, posts (live, draft, scheduled), pages and comments (one pending).',
