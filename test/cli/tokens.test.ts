@@ -109,6 +109,8 @@ describe('import, then token, then serve', () => {
     expect(out).toContain('Notes (https://notes.example.com/): admins user ada (Ada Lovelace)');
     expect(out).toContain(`token --db ${db} --user ada`);
     expect((await fetch(`${api}/blogs/byurl?url=${DEMO}`)).status).toBe(404);
+    // The README's next steps, the server still running: Notes by its url, a token for Ada that works at once.
+    expect((await fetch(`${api}/blogs/byurl?url=https://notes.example.com/`)).status).toBe(200);
     const token = cli('token', '--db', db, '--user', 'ada').stdout.trim();
     expect((await fetch(`${api}/users/self/blogs`, { headers: bearer(token) }).then((r) => r.json())) as { items: Array<{ id: string }> }).toMatchObject({
       items: [{ id: blog.id }],
