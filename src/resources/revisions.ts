@@ -42,6 +42,9 @@ interface Binding<R extends Item, T> {
   change: Change<R, T>;
 }
 
+/** How posts.ts and pages.ts get this module: loaded on first use, with the other rarely used calls (rarely-used.ts). */
+export type LoadRevisions = () => Promise<{ revisionsApi: typeof revisionsApi }>;
+
 /** `posts.revisions` / `pages.revisions`; the item id is `postId` or `pageId`. */
 export function revisionsApi<R extends Item, T, L, G, S>(core: Core, actor: Actor, b: Binding<R, T>) {
   const { kind } = b;

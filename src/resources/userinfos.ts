@@ -11,7 +11,7 @@ import { blogUserInfoWire } from '../core/wire.js';
 import type { BlogUserInfo, Post, PostUserInfo, PostUserInfosList } from '../schema/resources.js';
 import { blogResource } from './blogs.js';
 import { mayEdit } from './content.js';
-import { postsApi } from './posts.js';
+import type { PostsApi } from './posts.js';
 
 /**
  * Whose info is asked for (`self`: the caller), checked against who asks: the user themselves or an ADMIN
@@ -46,8 +46,8 @@ function postUserInfo(post: Post, userId: string, role: Role): PostUserInfo {
   };
 }
 
-export function userInfosApi(core: Core, actor: Actor) {
-  const posts = postsApi(core, actor);
+/** `posts` is the same caller's posts API: a user's posts are read (and shown) as that caller reads them. */
+export function userInfosApi(core: Core, actor: Actor, posts: PostsApi) {
   return {
     blogUserInfos: {
       async get(input: BlogUserInfosGetParams): Promise<BlogUserInfo> {
