@@ -71,9 +71,6 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
       async () =>
         (await loadRevisions()).revisionsApi<PageRecord, Page, PagesRevisionsListParams, PagesRevisionsGetParams, PagesRevisionsRestoreParams>(core, actor, {
           kind: 'page',
-          list: params.pagesRevisionsList,
-          get: params.pagesRevisionsGet,
-          restore: params.pagesRevisionsRestore,
           change: async (blogId, pageId, ifMatch, fn) => {
             const { after, view } = await change(blogId, pageId, ifMatch, fn, true);
             return pageOut(core, after, view);

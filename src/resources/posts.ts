@@ -147,9 +147,6 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
       async () =>
         (await loadRevisions()).revisionsApi<PostRecord, Post, PostsRevisionsListParams, PostsRevisionsGetParams, PostsRevisionsRestoreParams>(core, actor, {
           kind: 'post',
-          list: params.postsRevisionsList,
-          get: params.postsRevisionsGet,
-          restore: params.postsRevisionsRestore,
           change: async (blogId, postId, ifMatch, fn) => {
             const { after, view } = await change(blogId, postId, ifMatch, fn, true);
             return postOut(core, after, view, {});
