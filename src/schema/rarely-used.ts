@@ -1,13 +1,13 @@
 /**
  * The parameters and bodies of the calls loaded on first use (src/resources/rarely-used.ts: blog, user and member
- * management, user infos, page views, labels.list, changes.list, revisions), as zod schemas built from the same
- * pieces as src/schema/schemas.ts. Only those calls import this file, so their schemas travel in their chunk and
+ * management, comment moderation, user infos, page views, labels.list, changes.list, revisions), as zod schemas
+ * built from the same pieces as src/schema/schemas.ts. Only those calls import this file, so their schemas travel in their chunk and
  * a browser's first download never carries them (DESIGN §9).
  */
 import type { output } from 'zod/mini';
 import { bool, integer, list, object, optional, refine, string, unknown, upperEnum } from './checks.js';
-import { blogRead, count, httpUrl, id, listing, nonEmpty, postListing, readOnly, text, view, withIfMatch } from './schemas.js';
-import { LIMITS, PAGE_VIEWS_RANGES, ROLES } from './values.js';
+import { blogRead, count, enumList, httpUrl, id, listing, nonEmpty, postListing, readOnly, text, view, withIfMatch } from './schemas.js';
+import { COMMENT_STATUSES, LIMITS, PAGE_VIEWS_RANGES, ROLES } from './values.js';
 
 /** What a blog body carries beside its name and url (blogs.insert/update and, all optional, blogs.patch). */
 const blogFields = {
@@ -86,6 +86,9 @@ export const rarelyUsedParams = {
     wait: optional(integer(0, 60)),
     view: optional(view),
   }),
+
+  commentsListByBlog: object({ blogId: id, post: optional(id), ...listing, status: optional(enumList(COMMENT_STATUSES)), fetchBodies: optional(bool) }),
+  commentsAction: object({ blogId: id, postId: id, commentId: id }),
 
   postsRevisionsList: object({ blogId: id, postId: id, maxResults: listing.maxResults, pageToken: listing.pageToken }),
   postsRevisionsGet: object({ blogId: id, postId: id, revisionId: id }),

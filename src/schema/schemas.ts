@@ -1,9 +1,10 @@
 /**
- * The parameters and bodies of the calls in a browser's first download (posts, pages, comments, blog and user
- * reads), as zod schemas built from src/schema/checks.ts, and the pieces the other calls' schemas share with
- * them; those of the calls loaded on first use are in src/schema/rarely-used.ts, so they travel in that chunk.
- * The public parameter types are the plain interfaces of src/schema/params.ts; test/types/ proves each is
- * identical to its schema's input type. `blogcore/schema` exports both files' schemas (src/schema/index.ts).
+ * The parameters and bodies of the calls in a browser's first download (posts, pages, comments.get, list and
+ * insert, blog and user reads) as zod schemas built from src/schema/checks.ts, and the pieces the other calls'
+ * schemas share with them; those of the calls loaded on first use are in src/schema/rarely-used.ts, so they
+ * travel in that chunk. The public parameter types are the plain interfaces of src/schema/params.ts;
+ * test/types/ proves each is identical to its schema's input type. `blogcore/schema` exports both files'
+ * schemas (src/schema/index.ts).
  */
 import type { output } from 'zod/mini';
 import { array, bool, describe, fail, integer, list, map, number, object, optional, refine, string, unknown, upperEnum } from './checks.js';
@@ -187,8 +188,6 @@ export const params = {
 
   commentsGet: object({ blogId: id, postId: id, commentId: id, view: optional(view) }),
   commentsList: object({ blogId: id, postId: id, ...listing, status: optional(enumList(COMMENT_STATUSES)), fetchBodies: optional(bool) }),
-  commentsListByBlog: object({ blogId: id, post: optional(id), ...listing, status: optional(enumList(COMMENT_STATUSES)), fetchBodies: optional(bool) }),
-  commentsAction: object({ blogId: id, postId: id, commentId: id }),
   commentsInsert: object({ blogId: id, postId: id, body: commentBody }),
 };
 

@@ -18,7 +18,7 @@ export type ActorInput = { userId: string } | null;
 function apis(core: Core, actor: Actor) {
   const base = blogsApi(core, actor);
   // The rarely used calls are loaded on first call (src/util/lazy.ts), all in one module: blog management and
-  // members, user infos, page views, labels, the pull, revisions.
+  // members, comment moderation, user infos, page views, labels, the pull, revisions.
   const rare = () => import('../resources/rarely-used.js');
   const posts = postsApi(core, actor, rare);
   const admin = async () => (await rare()).blogAdminApi(core, actor);
@@ -29,7 +29,10 @@ function apis(core: Core, actor: Actor) {
     members: lazy(async () => (await rare()).membersApi(core, actor), { set: 1, remove: 1, list: 1 }),
     posts,
     pages: pagesApi(core, actor, rare),
-    comments: commentsApi(core, actor),
+    comments: {
+      ...commentsApi(core, actor),
+      ...lazy(async () => (await rare()).commentModerationApi(core, actor), { listByBlog: 1, approve: 1, markAsSpam: 1, removeContent: 1, delete: 1 }),
+    },
     blogUserInfos: lazy(async () => (await infos()).blogUserInfos, { get: 1 }),
     postUserInfos: lazy(async () => (await infos()).postUserInfos, { get: 1, list: 1 }),
     pageViews: lazy(async () => (await rare()).pageViewsApi(core, actor), { get: 1, record: 1 }),

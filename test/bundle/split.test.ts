@@ -25,6 +25,9 @@ const LAZY: Record<string, string[]> = {
   'src/resources/rarely-used.ts': [
     'src/resources/blog-admin.ts',
     'src/resources/changes.ts',
+    'src/resources/comment-moderation.ts',
+    'src/core/comment-visibility.ts',
+    'src/schema/rarely-used.ts',
     'src/resources/labels.ts',
     'src/resources/members.ts',
     'src/resources/pageviews.ts',
