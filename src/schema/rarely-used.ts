@@ -76,7 +76,7 @@ export const rarelyUsedParams = {
   }),
 
   pageViewsGet: object({ blogId: id, range: optional(list(pageViewsRange, 'must name at least one value', Infinity, '')) }),
-  pageViewsRecord: object({ blogId: id, postId: optional(id) }),
+  pageViewsRecord: object({ blogId: id, postId: optional(id), count: optional(integer(1, 1_000_000)) }),
   labelsList: object({ blogId: id, maxResults: listing.maxResults, pageToken: listing.pageToken, view: listing.view }),
   changesList: object({
     blogId: id,
