@@ -2,6 +2,7 @@
 import { BlogError } from '../util/errors.js';
 import type { Core } from '../core/core.js';
 import type { BlogRecord, CommentRecord, MemberRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import { rarelyUsedParams } from '../schema/rarely-used.js';
 import { COMMENT_STATUSES, LIMITS, PAGE_STATUSES, params, POST_STATUSES, READER_COMMENTS, ROLES } from '../schema/schemas.js';
 import { cleanLabels, isoTime } from './keys.js';
 import type { CommentIn, Restorer } from './restore.js';
@@ -130,7 +131,7 @@ function recordOf(core: Core, l: Line): Line | string {
       const u = pick<UserRecord>(r, ['id', 'displayName', 'url', 'about', 'created']);
       if (!str(u.displayName)) return 'user without a displayName';
       // (An empty or over-long name is mended as the user is created: the id stands in, the rest is cut.)
-      const bad = checked(() => core.parse(params.usersUpdate, { userId: u.id, body: { url: u.url, about: u.about } }));
+      const bad = checked(() => core.parse(rarelyUsedParams.usersUpdate, { userId: u.id, body: { url: u.url, about: u.about } }));
       return bad ?? { type: 'user', record: { ...u, created: isoTime(u.created) ?? '' } };
     }
     case 'member':
