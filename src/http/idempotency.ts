@@ -54,7 +54,7 @@ export async function once<T>(core: Core, actor: Actor, key: string, request: un
   let claim: { version: number; record: KeyRecord };
   for (let attempt = 0; ; attempt++) {
     const now = core.now().getTime();
-    const stored = await core.get<KeyRecord>('idempotency', id);
+    const stored = await core.getAs<KeyRecord>('idempotency', id);
     const live = stored && Date.parse(stored.doc.created) > now - KEEP_MS ? stored.doc : undefined;
     if (live) {
       if (live.fingerprint !== fingerprint) throw headerError(422, 'This Idempotency-Key was used for another request');

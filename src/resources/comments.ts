@@ -1,6 +1,6 @@
 import { actorUserId, atLeast, requireRole, type Actor, type Standing } from '../rules/access.js';
 import type { Core } from '../core/core.js';
-import type { IndexedDoc, Key, StoredDoc } from '../store/driver.js';
+import type { Key, StoredDoc } from '../store/driver.js';
 import { conflict, forbidden, invalid, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page, type PageQuery } from '../core/paging.js';
@@ -21,7 +21,7 @@ export async function commentOut(core: Core, c: CommentRecord, view: Role, fetch
 /** `maxComments` on a post: its LIVE comments, oldest first. */
 export async function inlineComments(core: Core, post: PostRecord, view: Role, max: number): Promise<Comment[]> {
   const hits = await core.driver.list({ collection: 'comments', index: 'post', prefix: [post.blogId, post.id, 'LIVE'], direction: 'asc', limit: max });
-  return Promise.all(hits.map((h) => commentOut(core, h.doc as unknown as CommentRecord, view, true)));
+  return Promise.all(hits.map((h) => commentOut(core, h.doc, view, true)));
 }
 
 const PUBLIC: readonly CommentStatus[] = ['LIVE', 'EMPTIED'];
@@ -48,12 +48,12 @@ export function commentsApi(core: Core, actor: Actor) {
   }
 
   async function listPage(
-    q: PageQuery,
+    q: PageQuery<'comments'>,
     p: { maxResults?: number | undefined; pageToken?: string | undefined; fetchBodies?: boolean | undefined },
     view: Role,
   ): Promise<CommentList> {
     const pg = await page(core.driver, q, p.maxResults ?? 10, p.pageToken);
-    const items = await Promise.all(pg.items.map((h) => commentOut(core, h.doc as unknown as CommentRecord, view, p.fetchBodies ?? true)));
+    const items = await Promise.all(pg.items.map((h) => commentOut(core, h.doc, view, p.fetchBodies ?? true)));
     return listOf('blogger#commentList', items, pg, [...items.map((c) => `${c.id}:${c.updated}:${c.status ?? ''}`), view]);
   }
 
@@ -61,7 +61,7 @@ export function commentsApi(core: Core, actor: Actor) {
 
   /** Loads a comment of a post for moderation, with the post it belongs to. */
   async function loadPair(blogId: string, postId: string, commentId: string) {
-    const [post, comment] = await Promise.all([core.get<PostRecord>('posts', postId), core.get<CommentRecord>('comments', commentId)]);
+    const [post, comment] = await Promise.all([core.get('posts', postId), core.get('comments', commentId)]);
     if (!post || post.doc.blogId !== blogId) throw notFound('Post');
     if (!comment || comment.doc.postId !== postId || comment.doc.blogId !== blogId) throw notFound('Comment');
     return { post, comment };
@@ -103,8 +103,8 @@ export function commentsApi(core: Core, actor: Actor) {
     async get(input: CommentsGetParams): Promise<Comment> {
       const p = core.parse(params.commentsGet, input);
       const s = await core.reader(actor, p.blogId, p.view);
-      const post = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
-      const c = (await core.get<CommentRecord>('comments', p.commentId))?.doc;
+      const post = await loadVisible(core, 'post', p.blogId, p.postId, s);
+      const c = (await core.get('comments', p.commentId))?.doc;
       if (!c || c.postId !== p.postId || c.blogId !== p.blogId || !visible(c, post.doc, s.view)) throw notFound('Comment');
       return commentOut(core, c, s.view, true);
     },
@@ -114,7 +114,7 @@ export function commentsApi(core: Core, actor: Actor) {
       const s = await core.reader(actor, p.blogId, p.view);
       const statuses = p.status ?? [...PUBLIC];
       checkStatuses(statuses, s);
-      const post = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
+      const post = await loadVisible(core, 'post', p.blogId, p.postId, s);
       if (hidden(post.doc, s.view)) return empty();
       return listPage(
         {
@@ -138,7 +138,7 @@ export function commentsApi(core: Core, actor: Actor) {
       checkStatuses(statuses, s);
       let prefixes: Key[];
       if (p.post) {
-        const post = await loadVisible<PostRecord>(core, 'post', p.blogId, p.post, s);
+        const post = await loadVisible(core, 'post', p.blogId, p.post, s);
         if (hidden(post.doc, s.view)) return empty();
         prefixes = statuses.map((st) => [p.blogId, p.post!, st]);
       } else {
@@ -146,7 +146,7 @@ export function commentsApi(core: Core, actor: Actor) {
         await moveCommentsStep(core);
         prefixes = visibleClasses(s.view).flatMap((vis) => statuses.map((st) => [p.blogId, vis, st]));
       }
-      const q: PageQuery = {
+      const q: PageQuery<'comments'> = {
         collection: 'comments',
         index: p.post ? 'post' : 'blog',
         prefixes,
@@ -159,10 +159,10 @@ export function commentsApi(core: Core, actor: Actor) {
         // The index keeps hidden comments out of the walk; this drops only those of a post whose class changed
         // and whose comments are not yet refiled.
         const classes = visibleClasses(s.view);
-        q.filter = async (hits: IndexedDoc[]) => {
-          const posts = await core.driver.getMany('posts', [...new Set(hits.map((h) => (h.doc as unknown as CommentRecord).postId))]);
-          const ok = new Set(posts.flatMap((x) => (x && classes.includes(commentVisOf(x.doc as unknown as PostRecord)) ? [x.id] : [])));
-          return hits.filter((h) => ok.has((h.doc as unknown as CommentRecord).postId));
+        q.filter = async (hits) => {
+          const posts = await core.driver.getMany('posts', [...new Set(hits.map((h) => h.doc.postId))]);
+          const ok = new Set(posts.flatMap((x) => (x && classes.includes(commentVisOf(x.doc)) ? [x.id] : [])));
+          return hits.filter((h) => ok.has(h.doc.postId));
         };
       }
       return listPage(q, p, s.view);
@@ -177,11 +177,11 @@ export function commentsApi(core: Core, actor: Actor) {
       if (authorUrl !== undefined && authorUrl !== '' && !/^https?:\/\//i.test(authorUrl)) throw invalid('body.author.url', 'must be an http(s) URL');
       const content = sanitizeCommentHtml(b.content);
       const c = await core.transact(async () => {
-        const post = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
+        const post = await loadVisible(core, 'post', p.blogId, p.postId, s);
         if (post.doc.status !== 'LIVE') throw conflict(`Comments are accepted only on LIVE posts; this post is ${post.doc.status}`);
         if (post.doc.readerComments !== 'ALLOW' && !trusted) throw forbidden('This post does not accept new comments');
         if (b.inReplyTo) {
-          const parent = (await core.get<CommentRecord>('comments', b.inReplyTo.id))?.doc;
+          const parent = (await core.get('comments', b.inReplyTo.id))?.doc;
           if (!parent || parent.postId !== p.postId || !visible(parent, post.doc, s.view)) {
             throw invalid('body.inReplyTo.id', 'inReplyTo must name a comment of the same post');
           }
@@ -224,5 +224,3 @@ export function commentsApi(core: Core, actor: Actor) {
     },
   };
 }
-
-export type CommentsApi = ReturnType<typeof commentsApi>;

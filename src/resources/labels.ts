@@ -33,7 +33,7 @@ export function labelsApi(core: Core, actor: Actor) {
         p.pageToken,
       );
       const items: Label[] = pg.items.map((h) => {
-        const l = h.doc as unknown as LabelRecord;
+        const l = h.doc;
         return { kind: 'blogcore#label', name: l.label, livePosts: l.live, ...(all ? { allPosts: l.all } : {}) };
       });
       return listOf('blogcore#labelList', items, pg, [...items.map((i) => `${i.name}:${i.livePosts}:${i.allPosts ?? ''}`), s.view]);

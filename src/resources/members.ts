@@ -9,6 +9,7 @@ import { conflict, notFound } from '../util/errors.js';
 import type { MembersListParams, MembersRemoveParams, MembersSetParams } from '../schema/params.js';
 import { memberId, put, type BlogRecord, type MemberRecord } from '../store/records.js';
 import { params, type Role } from '../schema/schemas.js';
+import type { Member, MemberList } from '../schema/resources.js';
 
 export function membersApi(core: Core, actor: Actor) {
   const actorId = actorUserId(actor);
@@ -26,7 +27,7 @@ export function membersApi(core: Core, actor: Actor) {
         direction: 'asc',
         limit: 500,
       });
-      out.push(...(batch as unknown as StoredDoc<MemberRecord>[]));
+      out.push(...batch);
       if (batch.length < 500) return out;
     }
   }
@@ -40,7 +41,7 @@ export function membersApi(core: Core, actor: Actor) {
     requireRole(s, 'ADMIN', 'manage members');
     if (role && !(await core.user(userId))) throw notFound('User');
     return core.transact(async () => {
-      const blog = await core.get<BlogRecord>('blogs', blogId);
+      const blog = await core.get('blogs', blogId);
       if (!blog) throw notFound('Blog');
       const all = await members(blogId);
       const current = all.find((m) => m.doc.userId === userId);
@@ -58,7 +59,7 @@ export function membersApi(core: Core, actor: Actor) {
   }
 
   return {
-    async set(input: MembersSetParams): Promise<{ userId: string; role: Role }> {
+    async set(input: MembersSetParams): Promise<Member> {
       const p = core.parse(params.membersSet, input);
       await changeMembers(p.blogId, p.userId, p.role);
       if (core.events.has('member.set'))
@@ -72,7 +73,7 @@ export function membersApi(core: Core, actor: Actor) {
       if (core.events.has('member.removed')) core.emit({ type: 'member.removed', blogId: p.blogId, id: p.userId, actorId });
     },
 
-    async list(input: MembersListParams): Promise<{ items: Array<{ userId: string; role: Role }> }> {
+    async list(input: MembersListParams): Promise<MemberList> {
       const p = core.parse(params.membersList, input);
       const s = await core.reader(actor, p.blogId);
       requireRole(s, 'ADMIN', 'list members');

@@ -190,6 +190,15 @@ export interface RevisionList {
   etag: string;
 }
 
+/** A user's role in a blog (`members.set`, `members.list`). */
+export interface Member {
+  userId: string;
+  role: Role;
+}
+export interface MemberList {
+  items: Member[];
+}
+
 export interface PageViews {
   kind: 'blogger#page_views';
   blogId: string;

@@ -80,7 +80,7 @@ export function createReplica(options: ReplicaOptions): Replica {
       const out: PendingChange[] = [];
       for (const key of c.state.dirty) {
         const { collection, id } = splitKey(key);
-        const [rec, base] = await Promise.all([core.get<Local>(collection, id), core.get<Base>('settings', baseId(blogId, collection, id))]);
+        const [rec, base] = await Promise.all([core.get(collection, id), core.getAs<Base>('settings', baseId(blogId, collection, id))]);
         // Made and dropped here, never sent, or written with nothing a push sends (a post's comment counts): nothing waits.
         if (rec ? !base || differs(collection, rec.doc, base.doc) : base || c.state.creates[id])
           out.push({

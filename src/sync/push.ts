@@ -39,7 +39,7 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
   ]);
   // Their authors, which each settle looks up (mostly one).
   const authors = new Set<string>();
-  for (const d of known.values()) if (typeof d?.doc.authorId === 'string') authors.add(d.doc.authorId);
+  for (const d of known.values()) if (d && 'authorId' in d.doc && typeof d.doc.authorId === 'string') authors.add(d.doc.authorId);
   for (const [k, d] of await preload(core, [['users', [...authors]]])) known.set(k, d);
   // Settle commits write the state document: one at a time.
   let last: Promise<unknown> = Promise.resolve();
