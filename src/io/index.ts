@@ -5,7 +5,7 @@
  * No Node built-ins: this module bundles for browsers (reading files is the caller's, e.g. `fs.createReadStream`).
  */
 import { BlogError } from '../util/errors.js';
-import type { BlogService } from '../service/create.js';
+import type { BlogService } from '../service/types.js';
 import { exportBlogger, importBlogger } from './blogger.js';
 import { importGhost } from './ghost.js';
 import { importJson } from './json.js';

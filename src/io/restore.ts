@@ -24,7 +24,7 @@ import { withPath } from '../resources/content.js';
 import { sanitizeCommentHtml } from '../rules/sanitize.js';
 import { LIMITS, type Role } from '../schema/schemas.js';
 import { internalsOf } from '../service/internals.js';
-import type { BlogService } from '../service/create.js';
+import type { BlogService } from '../service/types.js';
 import { publicUrl } from '../core/wire.js';
 import { own } from './keys.js';
 import type { ImportFormat, ImportOptions, ImportReport } from './types.js';
