@@ -3,7 +3,7 @@
  * query that made them. Every index used here ends with [sortTime, id], the "suffix" a position is made of,
  * so a page never depends on an offset and stays stable under writes.
  *
- * Bounded work (DESIGN §2): one page reads at most `limit + 1` index entries and as many documents per
+ * Bounded work (docs/design.md §10): one page reads at most `limit + 1` index entries and as many documents per
  * round — one `list` for a single prefix, else `keys` or `search` (the driver merges prefixes and orders
  * matches) then `getMany` of the page only. A filter (phrases; comments of a post whose visibility is
  * still being moved) gets at most FILTER_ROUNDS rounds; when they run out the page is short and its

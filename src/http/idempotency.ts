@@ -1,5 +1,5 @@
 /**
- * Idempotent creates (DESIGN §3, HTTP `Idempotency-Key`): a retried create answers the first result
+ * Idempotent creates (docs/design.md §15, HTTP `Idempotency-Key`): a retried create answers the first result
  * instead of making a twin. Keys live in the store (collection `idempotency`), so they hold across restarts
  * and app servers, scoped per caller, for at least KEEP_MS.
  *

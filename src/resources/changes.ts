@@ -1,5 +1,5 @@
 /**
- * The pull of DESIGN §11: `changes.list` answers everything the caller may read in one blog, then what
+ * The pull of docs/design.md §15: `changes.list` answers everything the caller may read in one blog, then what
  * changed since a checkpoint, as wire resources at the caller's view.
  *
  * - Without `since`: a snapshot, paged by keyset over the blog's posts, then pages, then comments (the
@@ -95,7 +95,7 @@ const resync = () =>
 
 export function changesApi(core: Core, actor: Actor) {
   return {
-    /** One page of a pull (DESIGN §11). */
+    /** One page of a pull (docs/design.md §15). */
     async list(input: ChangesListParams): Promise<ChangeList> {
       const p = core.parse(params.changesList, input);
       const s = await core.reader(actor, p.blogId, p.view);

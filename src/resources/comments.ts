@@ -31,7 +31,7 @@ const hidden = (post: PostRecord, view: Role) => post.readerComments === 'DONT_A
 
 const visible = (c: CommentRecord, post: PostRecord, view: Role) => (PUBLIC.includes(c.status) || atLeast(view, 'ADMIN')) && !hidden(post, view);
 
-/** Moderation moves, per DESIGN §5: the next state, the same record for "stays", or 409. */
+/** Moderation moves, per docs/design.md §6: the next state, the same record for "stays", or 409. */
 const MODERATION = {
   approve: { to: 'LIVE', from: ['PENDING', 'SPAM'], event: 'comment.approved' },
   markAsSpam: { to: 'SPAM', from: ['LIVE', 'PENDING'], event: 'comment.spam' },

@@ -1,6 +1,6 @@
 /**
  * blogUserInfos and postUserInfos (Blogger v3): a blog or post together with one user's standing in it.
- * A user's info is theirs and their blog's ADMINs' (DESIGN §4): anyone else is refused. Loaded on first use.
+ * A user's info is theirs and their blog's ADMINs' (docs/design.md §5): anyone else is refused. Loaded on first use.
  */
 import { actorUserId, authError, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';

@@ -1,4 +1,4 @@
-/** The JSON resources of the Blogger v3 wire (DESIGN §6), as the service answers them: plain types. */
+/** The JSON resources of the Blogger v3 wire (docs/design.md §7), as the service answers them: plain types. */
 import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from './schemas.js';
 
 export interface Author {

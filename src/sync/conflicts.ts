@@ -1,5 +1,5 @@
 /**
- * Conflicts (DESIGN §11): a write the server refuses stores the server's version locally and keeps the local
+ * Conflicts (docs/design.md §16): a write the server refuses stores the server's version locally and keeps the local
  * one beside it, whole, in the replica's state, until `resolve` picks one. Nothing is sent from here: a
  * `'mine'` choice makes the local record wait to be sent again, on top of the server's version.
  */

@@ -1,5 +1,5 @@
 /**
- * blogcore/sync (DESIGN §11): a replica keeps one blog of a blogcore server in a local BlogService (usually on
+ * blogcore/sync (docs/design.md §16): a replica keeps one blog of a blogcore server in a local BlogService (usually on
  * IndexedDB) as the signed-in user sees it. The app reads and writes the local service as usual, online or
  * not; `sync()` pulls what changed on the server and pushes what was written here, `live()` keeps doing it
  * while online. A write the server refuses (someone else changed the post first, or deleted it) becomes a

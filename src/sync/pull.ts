@@ -1,5 +1,5 @@
 /**
- * The replica's pull (DESIGN §11): every page of `GET …/changes` is applied to the local store in one commit
+ * The replica's pull (docs/design.md §16): every page of `GET …/changes` is applied to the local store in one commit
  * with the replica's state (where the pull stands), so a reload mid-pull continues from the next page. Items
  * are stored as the server sent them; a record with local edits not yet sent is left alone (its push meets
  * the server's copy and becomes a conflict). A 410 pulls afresh; once a fresh pull is complete, records it did

@@ -1,5 +1,5 @@
 /**
- * The replica's push (DESIGN §11): each record that waits (scan.ts) is brought to the server with ordinary
+ * The replica's push (docs/design.md §16): each record that waits (scan.ts) is brought to the server with ordinary
  * `/v3` calls: a create (its request and Idempotency-Key stored before it is sent), a patch of the edited
  * fields and the status moves, or a delete, each with `If-Match` of the base etag. A refusal (412, 404, or a
  * 4xx the server gives for the write) becomes a conflict (conflicts.ts).
@@ -167,7 +167,7 @@ interface Move {
   query?: Record<string, string | boolean>;
 }
 
-/** The calls that take the server's status to the local one (DESIGN §5). */
+/** The calls that take the server's status to the local one (docs/design.md §6). */
 function moves(collection: Synced, from: string, doc: AnyRecord): Move[] {
   const to: string = doc.status;
   // A scheduled post that went LIVE here went LIVE on the server too, when its time came.

@@ -1,7 +1,7 @@
 /**
  * The browser bundle of `blogcore` + `blogcore/idb` (src/index.ts + drivers/idb/index.ts) as a browser app
  * downloads it: bundled with code splitting (esbuild, minified, ESM), the first download (the entry chunk and
- * the chunks it imports statically) against the DESIGN §9 target (≤ 25 KB gzip), then each chunk loaded on
+ * the chunks it imports statically) against the target of docs/benchmarks.md (≤ 25 KB gzip), then each chunk loaded on
  * first use (src/util/lazy.ts) and the total of all; then the same with `blogcore/sync` (the offline editor's
  * replica, ≤ 30 KB, issue 13). Bundled for the browser platform, so a Node built-in anywhere in the core, the
  * idb driver or the replica fails this bench.
@@ -11,7 +11,7 @@ import { splitBrowserBundle, type Chunk } from '../browser/bundle.js';
 import type { BenchContext } from './harness.js';
 
 const CORE_IDB = "export * from './src/index.ts';\nexport { idbDriver } from './drivers/idb/index.ts';\n";
-/** DESIGN §9 / issue 13: core + idb, and core + idb + sync, minified + gzip. KB here is 1024 bytes. */
+/** docs/benchmarks.md / issue 13: core + idb, and core + idb + sync, minified + gzip. KB here is 1024 bytes. */
 const BUNDLES = [
   { name: 'blogcore + blogcore/idb', targetKb: 25, contents: CORE_IDB },
   { name: 'blogcore + blogcore/idb + blogcore/sync', targetKb: 30, contents: `${CORE_IDB}export * from './src/sync/index.ts';\n` },

@@ -1,5 +1,5 @@
 /**
- * The access matrix of DESIGN §4: who may write what, who may read what that is not LIVE, views, the
+ * The access matrix of docs/design.md §5: who may write what, who may read what that is not LIVE, views, the
  * status filters that need a role, readerComments, the starting state of comments and HTML sanitizing.
  */
 import { describe, expect, it } from 'vitest';
@@ -493,7 +493,7 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const p = await makePost(w, 'LIVE');
       const old = await makeComment(w, p.id, 'LIVE', 'old');
       const patched = (await w.author.posts.patch({ blogId: w.blogId, postId: p.id, body: { readerComments: loose('dont_allow_hide_existing') } })) as Wire;
-      // Enums are matched in any case and always sent upper-case (DESIGN §7).
+      // Enums are matched in any case and always sent upper-case (docs/design.md §8).
       expect(patched.readerComments).toBe('DONT_ALLOW_HIDE_EXISTING');
       for (const who of ['anon', 'reader'] as const) {
         await expectNoWrite(w, () => expectError(actor(w, who).comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }), 403, 'forbidden'));

@@ -1,5 +1,5 @@
 /**
- * Bad input (DESIGN §8): every refused request is a BlogError with the right code, reason and location,
+ * Bad input (docs/design.md §9): every refused request is a BlogError with the right code, reason and location,
  * and changes nothing — the driver's change log does not grow and every read is the same afterwards.
  */
 import { describe, expect, it } from 'vitest';
@@ -606,7 +606,7 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
   });
 
   describe('methods reject, never throw', () => {
-    it('every method returns a promise that rejects with a BlogError on bad params (DESIGN §3)', async () => {
+    it('every method returns a promise that rejects with a BlogError on bad params (docs/design.md §4)', async () => {
       const w = await world(makeDriver());
       const threw: string[] = [];
       const notBlogError: string[] = [];

@@ -1,6 +1,6 @@
 /**
  * Every interface operation and management call through the public API, checking the wire shapes of
- * DESIGN §3 and §6 (kinds, ids, timestamps, selfLinks, urls, counts, projections).
+ * docs/design.md §4 and §7 (kinds, ids, timestamps, selfLinks, urls, counts, projections).
  */
 import { describe, expect, it } from 'vitest';
 import { BlogError, createBlogService } from '../../src/index.js';
@@ -104,7 +104,7 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
 
     it('blogs.insert refuses a url already taken by another blog', async () => {
       const w = await world(makeDriver());
-      // DESIGN §3 says the url is unique but not which code a clash gets: a 4xx BlogError, nothing written.
+      // A blog's url is unique (docs/design.md §13 answers a clash with 409): a 4xx BlogError, nothing written.
       const e = await catchError(w.service.blogs.insert({ body: { name: 'Dup', url: 'HTTPS://blog.example.test' }, ownerId: USERS.admin.id }));
       expect([400, 409]).toContain(e.code);
       expect(ids(await w.service.blogs.listByUser({ userId: USERS.admin.id }))).toEqual([w.blogId]);
@@ -454,7 +454,7 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     });
   });
 
-  describe('concurrent writes (compare-and-set, DESIGN §2)', () => {
+  describe('concurrent writes (compare-and-set, docs/design.md §3)', () => {
     it('two writes racing with the same ifMatch: exactly one wins, the other is 412, no lost update', async () => {
       const w = await world(makeDriver());
       const made = await makePost(w, 'LIVE');

@@ -1,5 +1,5 @@
 /**
- * Lists, paging and search (DESIGN §7): stable keyset pages under inserts and deletes, prevPageToken,
+ * Lists, paging and search (docs/design.md §8): stable keyset pages under inserts and deletes, prevPageToken,
  * tokens bound to their query, ordering, date bounds, labels, status lists, and the search matcher.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The state table of DESIGN §5: every operation from every state, for posts, pages and comments, with the
+ * The state table of docs/design.md §6: every operation from every state, for posts, pages and comments, with the
  * resulting state or a 409 `conflict` that names the current state and writes nothing. Scheduled posts go
  * LIVE on their own when the (test) clock passes their time.
  */
@@ -110,7 +110,7 @@ const postOps: PostOp[] = [
 ];
 
 describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
-  describe('post state table (DESIGN §5)', () => {
+  describe('post state table (docs/design.md §6)', () => {
     for (const op of postOps) {
       for (const from of POST_STATES) {
         const outcome = op.expected[from];
@@ -395,7 +395,7 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     },
   ];
 
-  describe('page state table (DESIGN §5)', () => {
+  describe('page state table (docs/design.md §6)', () => {
     for (const op of pageOps) {
       for (const from of PAGE_STATES) {
         const outcome = op.expected[from];
@@ -485,7 +485,7 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     },
   ];
 
-  describe('comment state table (DESIGN §5)', () => {
+  describe('comment state table (docs/design.md §6)', () => {
     for (const op of comments) {
       for (const from of COMMENT_STATES) {
         const outcome = op.expected[from];
