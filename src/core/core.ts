@@ -6,9 +6,10 @@
 import { DriverConflict, type CommitResult, type StorageDriver, type StoredDoc, type WriteOp } from '../store/driver.js';
 import { recordStore, type RecordStore } from '../store/record-store.js';
 import { authError, resolveView, type Actor, type Standing } from '../rules/access.js';
-import { conditionNotMet, notFound } from '../util/errors.js';
+import { BlogError, conditionNotMet, notFound } from '../util/errors.js';
 import type { EventShare } from './event-share.js';
 import { Emitter, type BlogEvent } from './events.js';
+import { Lanes, lanesOf } from './lanes.js';
 import { newId } from '../util/ids.js';
 import { labelCounterOps } from '../store/label-counts.js';
 import type { Scheduler, SchedulerOptions } from './scheduler.js';
@@ -40,7 +41,12 @@ const PRUNE_BATCH = 500;
 const PRUNE_EVERY = 64;
 const PRUNE_PAUSE_MS = 60_000;
 
-const MAX_RETRIES = 20;
+/** How long a write keeps trying while other processes keep moving its records, and the longest pause between tries. */
+const RETRY_BUDGET_MS = 30_000;
+const MAX_BACKOFF_MS = 50;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const busy = () => new BlogError({ code: 503, reason: 'backendError', message: 'The store is too busy with writes to the same records; try again' });
 
 export class Core {
   /** The driver, read through the collection map (src/store/record-store.ts): a read of 'posts' answers PostRecords. */
@@ -48,6 +54,8 @@ export class Core {
   readonly now: () => Date;
   readonly links: Links;
   readonly events = new Emitter();
+  /** Writers of this process take turns per record (lanes.ts). */
+  private readonly lanes = new Lanes();
   readonly revisionsKept: number;
   private scheduler: Pick<Scheduler, 'scheduled' | 'stop'> | undefined;
   /** Promotions this process has committed: a list read beside promoteDue re-reads if one landed meanwhile. */
@@ -163,18 +171,45 @@ export class Core {
    * Compare-and-set with retries: `attempt` reads what it needs, decides, and returns the ops to commit.
    * If any record moved in between, the whole attempt runs again on fresh data (so ifMatch and state
    * checks always judge the latest version). Returns what the successful attempt returned.
+   *
+   * Writers of this process take turns per record (lanes.ts): a write commits holding the lanes of its
+   * records, and once it found one moved it reads again still holding them. Only other processes can then
+   * move them; those retries back off with jitter. A write is never refused for being one of many.
    */
   async transact<T>(attempt: (retry: number) => Promise<{ ops: WriteOp[]; result: T }>): Promise<T> {
     await this.ready();
-    for (let i = 0; ; i++) {
-      const { ops, result } = await attempt(i);
-      if (ops.length === 0) return result;
-      try {
-        await this.commit(ops);
-        return result;
-      } catch (error) {
-        if (!DriverConflict.is(error) || i >= MAX_RETRIES) throw error;
+    let held: string[] = [];
+    const started = Date.now();
+    try {
+      for (let i = 0, moved = 0; ; i++) {
+        const { ops, result } = await attempt(i);
+        if (ops.length === 0) return result;
+        const wanted = lanesOf(ops);
+        const more = wanted.filter((l) => !held.includes(l));
+        if (!this.lanes.tryTake(more)) {
+          // Another write of this process is on one of these records: wait for it, then decide on fresh reads.
+          this.lanes.release(held);
+          held = [];
+          await this.lanes.take(wanted);
+          held = wanted;
+          continue;
+        }
+        held.push(...more);
+        try {
+          await this.commit(ops);
+          return result;
+        } catch (error) {
+          if (!DriverConflict.is(error)) throw error;
+          // The first conflict is most likely a write of this process that committed before this one held the
+          // lanes; after that only another process moves these records: give it room.
+          if (++moved > 1) {
+            if (Date.now() - started > RETRY_BUDGET_MS) throw busy();
+            await sleep(Math.random() * Math.min(MAX_BACKOFF_MS, 2 ** moved));
+          }
+        }
       }
+    } finally {
+      this.lanes.release(held);
     }
   }
 

@@ -10,6 +10,7 @@ const STATUS_NAMES: Record<number, string> = {
   413: 'OUT_OF_RANGE',
   415: 'INVALID_ARGUMENT',
   500: 'INTERNAL',
+  503: 'UNAVAILABLE',
 };
 
 /** Stable machine-readable reasons, as in Google's `errors[].reason`. */
