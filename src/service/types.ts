@@ -114,16 +114,27 @@ export type ActorInput = { userId: string } | null;
  * ```
  */
 export interface BlogService {
+  /** Blogs: create, read, change, delete. */
   blogs: BlogsApi;
+  /** Users of the host: create, read, change. */
   users: UsersApi;
+  /** Who holds which role in a blog. */
   members: MembersApi;
+  /** Posts: the states LIVE, DRAFT, SCHEDULED and SOFT_TRASHED, lists, search, revisions. */
   posts: PostsApi;
+  /** Pages: LIVE, DRAFT and SOFT_TRASHED, lists, revisions. */
   pages: PagesApi;
+  /** Comments and their moderation. */
   comments: CommentsApi;
+  /** A blog with a user's standing in it. */
   blogUserInfos: BlogUserInfosApi;
+  /** Posts with whether a user may edit them. */
   postUserInfos: PostUserInfosApi;
+  /** View counts, recorded by the host. */
   pageViews: PageViewsApi;
+  /** A blog's labels with their post counts (an extension). */
   labels: LabelsApi;
+  /** What changed in a blog, for replicas (an extension). */
   changes: ChangesApi;
   /**
    * A service acting for one user (`{ userId }`) or an anonymous reader (`null`). Only host code may choose who
