@@ -1,7 +1,7 @@
 import { actorUserId, atLeast, authError, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import { BlogError, forbidden, invalid, notFound } from '../util/errors.js';
-import type { BlogRecord, MemberRecord, PostRecord } from '../store/records.js';
+import type { BlogRecord } from '../store/records.js';
 import { params, type Role } from '../schema/schemas.js';
 import type { BlogsGetByUrlParams, BlogsGetParams, BlogsListByUserParams, UsersGetParams } from '../schema/params.js';
 import { blogUserInfoWire, blogWire, userWire } from '../core/wire.js';

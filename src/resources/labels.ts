@@ -8,7 +8,6 @@ import type { Core } from '../core/core.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page } from '../core/paging.js';
 import type { LabelsListParams } from '../schema/params.js';
-import type { LabelRecord } from '../store/records.js';
 import { params } from '../schema/schemas.js';
 import type { Label, LabelList } from '../schema/resources.js';
 

@@ -7,7 +7,7 @@ import type { Core } from '../core/core.js';
 import type { StoredDoc } from '../store/driver.js';
 import { conflict, notFound } from '../util/errors.js';
 import type { MembersListParams, MembersRemoveParams, MembersSetParams } from '../schema/params.js';
-import { memberId, put, type BlogRecord, type MemberRecord } from '../store/records.js';
+import { memberId, put, type MemberRecord } from '../store/records.js';
 import { params, type Role } from '../schema/schemas.js';
 import type { Member, MemberList } from '../schema/resources.js';
 

@@ -11,7 +11,7 @@ import type { UserRecord } from '../store/records.js';
 import type { Blog, User } from '../schema/resources.js';
 import { publicConflict, resolveConflict } from './conflicts.js';
 import { pull } from './pull.js';
-import { blogRecord, differs, kindOf, type Local } from './records.js';
+import { blogRecord, differs, kindOf } from './records.js';
 import { push } from './push.js';
 import { createRemote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';

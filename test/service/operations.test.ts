@@ -4,7 +4,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BlogError, createBlogService } from '../../src/index.js';
-import { memoryDriver } from '../../drivers/memory/index.js';
 import {
   API,
   BLOG_URL,
