@@ -28,7 +28,7 @@ import type { Collection } from './records.js';
  * labels.blog           [blogId, label, id]                     every label of a blog with its post counts (v3)
  * labels.live           [blogId, label, id]                     only labels that LIVE posts carry (v3)
  * revisions.item        [itemId, replaced, id]                  earlier versions of a post or page, oldest first (v3)
- * events                events shared between app servers on one store (src/core/events.ts), no indexes
+ * events                events shared between app servers on one store (src/core/event-share.ts), no indexes
  * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
  */
 const SCHEMA = {
