@@ -15,7 +15,7 @@ import { peek, textChunks, type ImportSource } from './source.js';
 import type { ExportFormat, ExportOptions, ImportFormat, ImportOptions, ImportReport } from './types.js';
 import { exportWxr, importWxr } from './wxr.js';
 
-export { atomFeed, rssFeed } from './feeds.js';
+export { atomFeed, rssFeed, type FeedSource } from './feeds.js';
 export type { ImportSource } from './source.js';
 export type { ExportFormat, ExportOptions, FeedOptions, ImportFormat, ImportOptions, ImportProgress, ImportReport } from './types.js';
 
