@@ -13,7 +13,13 @@ export const RECORDS_STREAM = '~records';
 export const blogStream = (blogId: string, unseen: boolean): string => (unseen ? `${blogId}~unseen` : blogId);
 
 /** The blog's changes after `after`, in log order, at most `limit`: the shown stream, and with `unseen` the other merged in. */
-export async function blogChanges(driver: StorageDriver, blogId: string, after: LogPosition, limit: number, unseen: boolean): Promise<Change[]> {
+export async function blogChanges(
+  driver: Pick<StorageDriver, 'streamChanges'>,
+  blogId: string,
+  after: LogPosition,
+  limit: number,
+  unseen: boolean,
+): Promise<Change[]> {
   const shown = await driver.streamChanges(blogId, after, limit);
   if (!unseen) return shown;
   const hidden = await driver.streamChanges(blogStream(blogId, true), after, limit);

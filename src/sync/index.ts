@@ -1,5 +1,5 @@
 /**
- * blogcore/sync (DESIGN §11): a replica keeps one blog of a blogcore server in a local BlogService (usually on
+ * blogcore/sync (docs/design.md §16): a replica keeps one blog of a blogcore server in a local BlogService (usually on
  * IndexedDB) as the signed-in user sees it. The app reads and writes the local service as usual, online or
  * not; `sync()` pulls what changed on the server and pushes what was written here, `live()` keeps doing it
  * while online. A write the server refuses (someone else changed the post first, or deleted it) becomes a
@@ -11,7 +11,7 @@ import type { UserRecord } from '../store/records.js';
 import type { Blog, User } from '../schema/resources.js';
 import { publicConflict, resolveConflict } from './conflicts.js';
 import { pull } from './pull.js';
-import { blogRecord, differs, kindOf, localBlog, type Local, type LocalBlog } from './records.js';
+import { blogRecord, differs, kindOf, localBlog, type LocalBlog } from './records.js';
 import { push } from './push.js';
 import { createRemote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';
@@ -54,8 +54,8 @@ export function createReplica(options: ReplicaOptions): Replica {
 
   /** The blog (and the signed-in user, who writes what the app creates locally), fetched once. */
   async function blog(c: Ctx): Promise<void> {
-    const here = await core.get<LocalBlog>('blogs', blogId);
-    if (here && !here.doc.placeholder) return;
+    const here = await core.get('blogs', blogId);
+    if (here && !(here.doc as LocalBlog).placeholder) return;
     const b = await remote.call<Blog>('GET', `/blogs/${blogId}`);
     // Signed out (401) there is no self; offline or a server fault fails this sync.
     const self = await remote.call<User>('GET', '/users/self').catch((error: RemoteError) => {
@@ -83,7 +83,7 @@ export function createReplica(options: ReplicaOptions): Replica {
       const out: PendingChange[] = [];
       for (const key of c.state.dirty) {
         const { collection, id } = splitKey(key);
-        const [rec, base] = await Promise.all([core.get<Local>(collection, id), core.get<Base>('settings', baseId(blogId, collection, id))]);
+        const [rec, base] = await Promise.all([core.get(collection, id), core.getAs<Base>('settings', baseId(blogId, collection, id))]);
         // Made and dropped here, never sent, or written with nothing a push sends (a post's comment counts): nothing waits.
         if (rec ? !base || differs(collection, rec.doc, base.doc) : base || c.state.creates[id])
           out.push({

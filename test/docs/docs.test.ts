@@ -1,5 +1,5 @@
 /**
- * Every code block of README.md and docs/*.md is checked here, so a snippet that breaks fails CI.
+ * Every code block of README.md, CONTRIBUTING.md and docs/*.md is checked here, so a snippet that breaks fails CI.
  *
  * Conventions for writers of the docs:
  * - ```ts blocks are self-contained programs a reader can paste: their own imports and definitions, top-level
@@ -27,6 +27,7 @@
  *   subcommand and flags that `blogcore --help` lists (walkthroughs too), each `npm run X`/`npm start`/`npm test` a script of
  *   package.json (and `npm run bench -- --only=X` a benchmark), each path given to `npx vitest run`/`npx tsx`
  *   a file of the repository. Other commands (curl, git, cd) are not checked.
+ * - Code comments cite the design record as `docs/design.md §N`, N a numbered section (`## N. …`) of it.
  * - ```json blocks must parse; ```text blocks (output, file trees) are not checked. No other languages.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -37,7 +38,19 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { type Block, blocksOf, brokenLinks, checkCommand, commandsOf, linkTargets, markdownFiles, parseUsage, ROOT, type ShellContext } from './snippets.js';
+import {
+  type Block,
+  blocksOf,
+  brokenLinks,
+  checkCommand,
+  commandsOf,
+  linkTargets,
+  markdownFiles,
+  parseUsage,
+  ROOT,
+  type ShellContext,
+  strayCitations,
+} from './snippets.js';
 import { ENTRIES } from '../../scripts/entries.js';
 
 const files = markdownFiles();
@@ -91,11 +104,13 @@ test('links work inside the published package too: every target is a file npm pa
   // --ignore-scripts: the list of files only (no build); --json: one entry per packed file.
   const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
   const files = new Set((JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path));
+  // README, CONTRIBUTING.md (README links to it) and docs/ ship; the links checked are those of README and docs/.
+  const userDocs = markdownFiles().filter((f) => f === 'README.md' || f.startsWith('docs/'));
   expect(
     markdownFiles().filter((f) => !files.has(f)),
     'docs the package leaves out',
   ).toEqual([]);
-  for (const file of markdownFiles()) {
+  for (const file of userDocs) {
     expect(
       linkTargets(file)
         .filter((l) => !files.has(l.path))
@@ -104,6 +119,10 @@ test('links work inside the published package too: every target is a file npm pa
     ).toEqual([]);
   }
 }, 60_000);
+
+test('every `docs/design.md §N` cited in the code names a numbered section of it', () => {
+  expect(strayCitations()).toEqual([]);
+});
 
 /** The snippets as one program: with the repository's @types/node, or with `nodeTypes` read in its place. */
 function snippetProblems(nodeTypes?: string): string[] {
