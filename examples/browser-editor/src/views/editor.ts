@@ -103,7 +103,9 @@ function localInput(iso: string | undefined): string {
 }
 
 export async function editorView(app: App, kind: Kind, id: string | undefined): Promise<HTMLElement> {
-  let doc: Doc | null = id ? await kind.get(id) : null;
+  // The rich text editor is a chunk of its own, loaded (or taken from the service worker's cache) on the first edit.
+  const [{ richText }, found] = await Promise.all([import('../richtext/editor.js'), id ? kind.get(id) : null]);
+  let doc: Doc | null = found;
   const Noun = kind.noun === 'post' ? 'Post' : 'Page';
   const listName = `${kind.noun}s`;
 
@@ -116,7 +118,16 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
 
   const title = h('input', { id: 'title', name: 'title', maxLength: 1000, autocomplete: 'off', placeholder: `${Noun} title` });
   const labels = h('input', { id: 'labels', name: 'labels', autocomplete: 'off', placeholder: 'e.g. travel, food' });
-  const content = h('textarea', { id: 'content', name: 'content', rows: 16, spellcheck: true, placeholder: '<p>Write in HTML…</p>' });
+  const content = richText({
+    html: '',
+    onChange: () => {
+      showDirty();
+      clearTimeout(previewTimer);
+      previewTimer = window.setTimeout(showPreview, 400);
+    },
+    pictures: app.pictures ?? undefined,
+    onError: (error) => app.fail(error),
+  });
   const preview = h('div', { class: 'preview-body' });
   const previewBox = h('details', { class: 'preview' }, h('summary', null, 'Preview'), preview);
   const at = h('input', { id: 'publish-at', type: 'datetime-local', name: 'publishAt' });
@@ -145,7 +156,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     kind.hasLabels
       ? h('div', { class: 'field' }, h('label', { for: 'labels' }, 'Labels'), labels, h('p', { class: 'hint' }, 'Separate labels with commas.'))
       : null,
-    h('div', { class: 'field' }, h('label', { for: 'content' }, 'Content (HTML)'), content),
+    h('div', { class: 'field' }, h('span', { class: 'label' }, 'Content'), content.element),
     previewBox,
     kind.canSchedule ? scheduleBox : null,
     actions,
@@ -170,7 +181,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     h('div', { class: 'editor-grid' }, form, h('aside', { class: 'side', 'aria-label': `About this ${kind.noun}` }, meta)),
   );
 
-  const values = (): Fields => ({ title: title.value, content: content.value, labels: kind.hasLabels ? splitLabels(labels.value) : [] });
+  const values = (): Fields => ({ title: title.value, content: content.html(), labels: kind.hasLabels ? splitLabels(labels.value) : [] });
   const dirty = (): boolean => {
     const v = values();
     const saved = { title: doc?.title ?? '', content: doc?.content ?? '', labels: (doc as Post | null)?.labels ?? [] };
@@ -180,7 +191,8 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     saveState.textContent = dirty() ? 'Unsaved changes' : doc ? 'All changes saved' : '';
     saveState.classList.toggle('unsaved', dirty());
   };
-  form.addEventListener('input', showDirty);
+  title.addEventListener('input', showDirty);
+  labels.addEventListener('input', showDirty);
   app.unsaved = () => (dirty() ? `This ${kind.noun} has unsaved changes. Leave without saving them?` : null);
   let busy = false;
   app.onRemoteChange = (change) => {
@@ -215,19 +227,15 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
 
   let previewTimer: number | undefined;
   const showPreview = () => {
-    if (previewBox.open) mount(preview, htmlFrame(content.value || '<p><em>Nothing to preview yet.</em></p>', `Preview of the ${kind.noun}`));
+    if (previewBox.open) mount(preview, htmlFrame(content.html() || '<p><em>Nothing to preview yet.</em></p>', `Preview of the ${kind.noun}`));
   };
   previewBox.addEventListener('toggle', showPreview);
-  content.addEventListener('input', () => {
-    clearTimeout(previewTimer);
-    previewTimer = window.setTimeout(showPreview, 400);
-  });
 
   /** Puts a stored version in the form (on open, after "reload", after a write). */
   function load(next: Doc | null) {
     doc = next;
     title.value = doc?.title ?? '';
-    content.value = doc?.content ?? '';
+    content.setHtml(doc?.content ?? '');
     labels.value = ((doc as Post | null)?.labels ?? []).join(', ');
     at.value = doc?.status === 'SCHEDULED' ? localInput(doc.published) : '';
     refresh();
@@ -241,7 +249,8 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     heading.textContent = doc ? `Edit ${kind.noun}` : `New ${kind.noun}`;
     mount(badgeSlot, badge(status));
     trashNote.hidden = !trashed;
-    for (const field of [title, labels, content]) field.readOnly = trashed;
+    for (const field of [title, labels]) field.readOnly = trashed;
+    content.setReadOnly(trashed);
     scheduleBox.hidden = !(!doc || status === 'DRAFT' || status === 'SCHEDULED');
     const button = (label: string, onclick: () => void, variant = '') =>
       h('button', { type: variant === 'primary' ? 'submit' : 'button', class: variant, onclick: variant === 'primary' ? undefined : onclick }, label);
@@ -429,6 +438,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     }, `${Noun} deleted for good.`);
   }
 
+  app.onLeave = () => content.destroy();
   load(doc);
   return root;
 }
