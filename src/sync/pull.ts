@@ -161,7 +161,7 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
       st.checkpoint = page.checkpoint;
       if (at.fresh && st.gen > 0) st.sweep = st.gen;
     }
-    await batch.commit(st);
+    await batch.commit(ctx);
     if (!page.nextPageToken) break;
   }
   if (st.sweep !== undefined) await sweep(ctx);

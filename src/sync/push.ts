@@ -134,7 +134,7 @@ async function pushOne(
     const batch = new Batch(core);
     await batch.delete('settings', baseId(blogId, collection, id));
     settled(st, collection, id);
-    await batch.commit(st);
+    await batch.commit(ctx);
     return !postGone;
   }
   let server: Resource | undefined;
@@ -231,7 +231,7 @@ async function settle(ctx: Ctx, collection: Synced, id: string, server: Resource
     if (server) await store(ctx, batch, collection, server, true);
     else await batch.put('settings', { ...base, v: version });
   } else if (server) await batch.put('settings', { ...base, v: -1, etag: (server as Post).etag, s: (server as Post).status ?? base.s });
-  await batch.commit(st);
+  await batch.commit(ctx);
 }
 
 /**
@@ -280,5 +280,5 @@ async function adopt(ctx: Ctx, collection: Synced, localId: string, server: Reso
   st.ids[localId] = serverId;
   delete st.creates[localId];
   settled(st, collection, localId);
-  await batch.commit(st);
+  await batch.commit(ctx);
 }

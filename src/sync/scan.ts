@@ -10,8 +10,12 @@ import type { Base, Synced } from './model.js';
 
 const SCAN = 500;
 
-/** Looks at the local writes since the last look and keeps in `state.dirty` the records that differ from their bases. */
-export async function scan(ctx: Ctx): Promise<void> {
+/**
+ * Looks at the local writes since the last look and keeps in `state.dirty` the records that differ from their
+ * bases; stores where it looked up to when `save` (a push does; a look at what waits, perhaps from a tab that
+ * does not sync, only reads).
+ */
+export async function scan(ctx: Ctx, save = true): Promise<void> {
   const { core, blogId, state: st } = ctx;
   await core.ready();
   const dirty = new Set(st.dirty);
@@ -41,5 +45,5 @@ export async function scan(ctx: Ctx): Promise<void> {
   }
   // A record that turns out equal to its base again (or made and dropped here) is taken off when pushed.
   st.dirty = [...dirty];
-  if (moved) await saveState(ctx);
+  if (moved && save) await saveState(ctx);
 }

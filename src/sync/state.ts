@@ -127,9 +127,15 @@ export class Batch {
     s.touched = true;
   }
 
-  /** Commits the batch, with the replica's state when given. */
-  async commit(state?: State): Promise<void> {
-    if (state) await this.put('settings', state);
+  /**
+   * Commits the batch, with the replica's state when given: written over the version it was read at, so a
+   * replica of another tab that wrote it meanwhile makes this commit fail (nothing is overwritten).
+   */
+  async commit(ctx?: Ctx): Promise<void> {
+    if (ctx) {
+      this.slots.set(`settings/${ctx.state.id}`, { collection: 'settings', id: ctx.state.id, stored: ctx.version, was: undefined, doc: undefined });
+      await this.put('settings', ctx.state);
+    }
     const ops: WriteOp[] = [];
     const posts: Array<[PostRecord | undefined, PostRecord | undefined]> = [];
     for (const s of this.slots.values()) {
@@ -152,6 +158,7 @@ export class Batch {
     }
     // The next batch on `known` starts from what this one wrote.
     for (const [k, s] of slots) if (s.touched) this.known?.set(k, s.doc && { id: s.id, doc: s.doc, version: s.stored + 1 });
+    if (ctx) ctx.version++;
   }
 }
 
@@ -180,13 +187,20 @@ export interface Ctx {
   core: Core;
   blogId: string;
   state: State;
+  /** The stored version `state` was read at (0: none stored): every write of the state expects it. */
+  version: number;
 }
 
-/** Reads the replica's state of a blog from the local store (a new one when there is none). */
-export async function loadState(core: Core, blogId: string): Promise<State> {
+/**
+ * The replica's state as stored (a new one when there is none), unless `ctx` already holds that version: the
+ * replica of another tab on the same store may have written it since.
+ */
+export async function loadState(core: Core, blogId: string, ctx: Ctx | undefined): Promise<Ctx> {
   const found = await core.get<State>('settings', stateId(blogId));
+  const version = found?.version ?? 0;
+  if (ctx?.version === version) return ctx;
   // A copy: the replica changes its state in place, and drivers may hand out frozen documents.
-  return found ? (JSON.parse(JSON.stringify(found.doc)) as State) : newState(blogId);
+  return { core, blogId, state: found ? (JSON.parse(JSON.stringify(found.doc)) as State) : newState(blogId), version };
 }
 
 export const synced = ['posts', 'pages', 'comments'] as const;
@@ -201,4 +215,4 @@ export function settled(st: State, collection: Synced, id: string): void {
   st.dirty = st.dirty.filter((k) => k !== keyOf(collection, id));
 }
 
-export const saveState = (ctx: Ctx) => new Batch(ctx.core).commit(ctx.state);
+export const saveState = (ctx: Ctx) => new Batch(ctx.core).commit(ctx);

@@ -219,6 +219,8 @@ describe('the browser editor synced with blogcore serve', { timeout: 90_000 }, (
     await edit(a.page, target.id, { title: 'Retitled in A' });
     const hostile = '<p>B’s paragraph.</p><img src=x onerror="window.__owned=1">';
     await edit(b.page, target.id, { title: 'Retitled in B', content: hostile });
+    // The top bar counts both (it once stayed at "1 change" under load), as does the Sync screen.
+    await eventually(() => syncLine(a.page).textContent()).toBe('Offline — 2 changes wait to be sent when you are back online');
     // What waits in A, as its Sync screen reads it from the replica (the two items, in the order written).
     await a.page.goto(`${editorUrl}#/sync`);
     await eventually(() => a.page.locator('.pending-list li').allTextContents()).toEqual(['New post: Written on a train', 'Changed post: Retitled in A']);
