@@ -5,8 +5,10 @@
  */
 import { DriverConflict, type CommitResult, type Key, type WriteOp } from '../../src/store/driver.js';
 import type { Connection } from './connect.js';
-import { CHANGES, LOG, TERMS, type LogChange, type Rec, type TermsRec } from './schema.js';
+import type { PostingDoc } from './postings.js';
+import { CHANGES, LOG, type LogChange, type Rec } from './schema.js';
 import { termKeys } from './search.js';
+import { addPostings, DEAD, orderKey, POST, SEG } from './segments.js';
 
 type WriteTx = ReturnType<typeof writeTx>;
 const writeTx = (c: Connection, stores: string[]) => c.transaction(stores, 'readwrite');
@@ -26,7 +28,7 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
   for (const op of ops) {
     const def = c.collection(op.collection);
     stores.add(op.collection);
-    if (def.search) stores.add(TERMS(op.collection));
+    if (def.search) for (const name of [SEG(op.collection), POST(op.collection), DEAD(op.collection)]) stores.add(name);
     if (op.type === 'put') {
       for (const name of Object.keys(op.keys)) {
         if (!def.indexes.some((i) => i.name === name)) throw new Error(`unknown index ${name}`);
@@ -47,24 +49,26 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
   // (a taken id or unique key) rejects the commit, and no rejection goes unhandled.
   const writes: Array<Promise<unknown>> = [];
   const changes: Array<Omit<LogChange, 'q'>> = [];
+  // Per searchable collection: the documents with terms (one new segment), and the versions written over.
+  const postings = new Map<string, { docs: PostingDoc[]; dead: Map<string, number> }>();
   for (const op of ops) {
     const store = tx.objectStore(op.collection);
-    const search = c.collection(op.collection).search;
-    const terms = search ? tx.objectStore(TERMS(op.collection)) : undefined;
+    const def = c.collection(op.collection);
+    let p = def.search ? postings.get(op.collection) : undefined;
+    if (def.search && !p) postings.set(op.collection, (p = { docs: [], dead: new Map() }));
+    if (op.expect > 0) p?.dead.set(op.id, op.expect);
     if (op.type === 'put') {
       const rec: Rec = {
         id: op.id,
         v: op.expect + 1,
         doc: op.doc,
         k: op.keys as Record<string, Key[]>,
-        ...(op.terms && search ? { s: op.terms.scope } : {}),
+        ...(op.terms && def.search ? { s: op.terms.scope } : {}),
       };
       writes.push(insertsOnly ? store.add(rec) : store.put(rec));
-      if (terms && op.terms) writes.push(terms.put({ id: op.id, t: termKeys(op.terms.scope, op.terms.tokens) } satisfies TermsRec));
-      else if (terms && !insertsOnly) writes.push(terms.delete(op.id));
+      if (p && op.terms) p.docs.push({ id: op.id, v: rec.v, key: orderKey(def, op.keys) ?? [], terms: termKeys(op.terms.scope, op.terms.tokens) });
     } else {
       writes.push(store.delete(op.id));
-      if (terms) writes.push(terms.delete(op.id));
     }
     changes.push({
       p: changes.length,
@@ -76,6 +80,7 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
       ...(op.stream !== undefined ? { s: op.stream } : {}),
     });
   }
+  for (const [collection, { docs, dead }] of postings) writes.push(addPostings(tx, c.KeyRange, collection, docs, dead));
   // One log record per commit; its auto-incremented key is the commit's sequence number, which the
   // changes are filed under as soon as it is known (still inside the transaction).
   const logged = tx

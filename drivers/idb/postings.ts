@@ -1,0 +1,387 @@
+/**
+ * Search postings as segments (layout 3). IndexedDB's cost is per record written, not per byte (a page of
+ * 500 posts with ~4,000 distinct words would cost thousands of records if each word had a record of its
+ * own), so terms are written the way search engines write them: a commit's searchable documents become one
+ * immutable *segment* of a few records, and segments of one size class are merged into a bigger one when
+ * eight of them pile up (8 → 64 → 512 … documents), so a store holds a few segments per size class.
+ *
+ * In a segment, documents are numbered in the order of the collection's first index (`docno`), and each term
+ * has the ascending list of the docnos holding it: a term's postings, in index order. So a search on that
+ * index walks, in each segment, the rarest term's postings from the keyset position and checks the others,
+ * and stops when the page is full. Documents written again, or deleted, leave their old entries behind until
+ * a merge drops them (`~dead` names the versions that were replaced); a search keeps an entry only if its
+ * version is the record's current one.
+ *
+ * Records (store `~seg.<collection>`: heads, keyed by segment id; store `~post.<collection>`: bodies):
+ * - a head `{ id, n, d?, t?, dc?, b?, big? }`: a segment of fewer than INLINE documents carries its docs
+ *   (`d`) and terms (`t`) inline; a bigger one names the first key of each doc chunk (`dc`), its bucket count
+ *   (`b`) and its big terms with the first docno of each of their chunks (`big`);
+ * - `[id, 0, n]`: a doc chunk `{ i: ids, v: versions, k: first-index keys }` of DOC_CHUNK documents;
+ * - `[id, 1, n]`: a bucket `{ t: terms, o: offsets, p: docnos }` of the small terms whose hash falls in it;
+ * - `[id, 2, term, n]`: a chunk of BIG docnos of a big term.
+ */
+import { compareKeys, type Key, type KeyBound } from '../../src/store/driver.js';
+
+/**
+ * A searchable document as a segment holds it: the version its terms belong to, and its key in the first index
+ * (`[]` when it has none, or several: such a segment is searched in no particular order).
+ */
+export interface PostingDoc {
+  id: string;
+  v: number;
+  key: Key;
+  terms: readonly string[];
+}
+
+export interface DocChunk {
+  i: string[];
+  v: number[];
+  k: Key[];
+}
+export interface Bucket {
+  /** Terms, sorted. */
+  t: string[];
+  /** Term `j`'s docnos are `p[o[j]] … p[o[j+1]-1]` (o has one more entry than t). */
+  o: number[];
+  p: Uint32Array;
+}
+export interface SegHead {
+  id: number;
+  n: number;
+  /** Some documents have no single key in the first index (key []): the segment cannot be walked in order. */
+  u?: true;
+  d?: DocChunk;
+  t?: Bucket;
+  dc?: Key[];
+  b?: number;
+  big?: Record<string, number[]>;
+}
+
+export const INLINE = 8;
+const DOC_CHUNK = 256;
+const BIG = 2048;
+/** Docnos per bucket record, about 16 KB. */
+const BUCKET_ENTRIES = 4096;
+
+/** A segment's size class: 1–7 documents, 8–63, 64–511, … */
+export const level = (n: number) => Math.floor(Math.log2(Math.max(1, n)) / 3);
+
+/** FNV-1a, for term buckets. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+function bucketOf(terms: Map<string, number[]>): Bucket {
+  const t = [...terms.keys()].sort();
+  const o = [0];
+  let total = 0;
+  for (const term of t) o.push((total += terms.get(term)!.length));
+  const p = new Uint32Array(total);
+  t.forEach((term, j) => {
+    p.set(terms.get(term)!, o[j]!);
+  });
+  return { t, o, p };
+}
+
+/** A segment of `docs` (any order; one entry per id) as its head and body records. */
+export function buildSegment(id: number, docs: readonly PostingDoc[]): { head: SegHead; body: Array<[IDBValidKey, unknown]> } {
+  const sorted = [...docs].sort((a, b) => compareKeys(a.key, b.key));
+  const lists = new Map<string, number[]>();
+  sorted.forEach((doc, docno) => {
+    for (const term of doc.terms) {
+      let list = lists.get(term);
+      if (!list) lists.set(term, (list = []));
+      list.push(docno);
+    }
+  });
+  const table = (from: number, to: number): DocChunk => {
+    const part = sorted.slice(from, to);
+    return { i: part.map((d) => d.id), v: part.map((d) => d.v), k: part.map((d) => [...d.key]) };
+  };
+  const n = sorted.length;
+  const u = sorted.some((d) => d.key.length === 0) ? ({ u: true } as const) : {};
+  if (n < INLINE) return { head: { id, n, ...u, d: table(0, n), t: bucketOf(lists) }, body: [] };
+  const body: Array<[IDBValidKey, unknown]> = [];
+  const dc: Key[] = [];
+  for (let c = 0; c * DOC_CHUNK < n; c++) {
+    const chunk = table(c * DOC_CHUNK, (c + 1) * DOC_CHUNK);
+    dc.push(chunk.k[0]!);
+    body.push([[id, 0, c], chunk]);
+  }
+  const big: Record<string, number[]> = {};
+  let small = 0;
+  for (const [term, list] of lists) {
+    if (list.length <= BIG) {
+      small += list.length;
+      continue;
+    }
+    big[term] = [];
+    for (let c = 0; c * BIG < list.length; c++) {
+      const part = list.slice(c * BIG, (c + 1) * BIG);
+      big[term].push(part[0]!);
+      body.push([[id, 2, term, c], Uint32Array.from(part)]);
+    }
+    lists.delete(term);
+  }
+  const b = Math.max(1, Math.ceil(small / BUCKET_ENTRIES));
+  const buckets = Array.from({ length: b }, () => new Map<string, number[]>());
+  for (const [term, list] of lists) buckets[hash(term) % b]!.set(term, list);
+  buckets.forEach((terms, j) => {
+    body.push([[id, 1, j], bucketOf(terms)]);
+  });
+  return { head: { id, n, ...u, dc, b, big }, body };
+}
+
+/** Reads body records of one transaction (a get by key, a delete of a segment's bodies). */
+export interface BodyReader {
+  get(key: IDBValidKey): Promise<unknown>;
+}
+
+/** A term's docnos in a bucket (empty when it has none). */
+function inBucket(bucket: Bucket | undefined, term: string): Uint32Array {
+  if (!bucket) return new Uint32Array(0);
+  let lo = 0;
+  let hi = bucket.t.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (bucket.t[mid]! < term) lo = mid + 1;
+    else hi = mid;
+  }
+  return bucket.t[lo] === term ? bucket.p.subarray(bucket.o[lo]!, bucket.o[lo + 1]!) : new Uint32Array(0);
+}
+
+/** One segment as a search reads it: doc chunks and term chunks loaded when first needed, once. */
+export class Segment {
+  private loads = new Map<string, Promise<unknown>>();
+  constructor(
+    readonly head: SegHead,
+    private readonly read: BodyReader,
+  ) {}
+
+  private docChunk(c: number): Promise<DocChunk> {
+    return this.head.d ? Promise.resolve(this.head.d) : this.body<DocChunk>([this.head.id, 0, c]);
+  }
+
+  /** The id, version and key of a docno. */
+  async doc(docno: number): Promise<{ id: string; v: number; key: Key }> {
+    const size = this.head.d ? this.head.n : DOC_CHUNK;
+    const chunk = await this.docChunk(Math.floor(docno / size));
+    const j = docno % size;
+    return { id: chunk.i[j]!, v: chunk.v[j]!, key: chunk.k[j]! };
+  }
+
+  /** The first docno whose key is `past` (a predicate that turns true once, in key order). */
+  async bound(past: (key: Key) => boolean): Promise<number> {
+    const firsts = this.head.d ? [this.head.d.k[0]!] : this.head.dc!;
+    // The last chunk whose first key is not past holds the answer (or it is where the next chunk starts).
+    let c = 0;
+    while (c + 1 < firsts.length && !past(firsts[c + 1]!)) c++;
+    const chunk = await this.docChunk(c);
+    let lo = 0;
+    let hi = chunk.k.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (past(chunk.k[mid]!)) hi = mid;
+      else lo = mid + 1;
+    }
+    return (this.head.d ? 0 : c * DOC_CHUNK) + lo;
+  }
+
+  /** How many docnos a term has here (big terms: an upper bound). */
+  async size(term: string): Promise<number> {
+    const big = this.head.big?.[term];
+    if (big) return big.length * BIG;
+    return (await this.small(term)).length;
+  }
+
+  /** A body record, read once per search. */
+  body<T>(key: [number, number, ...Array<string | number>]): Promise<T> {
+    const k = key.join('\0');
+    let p = this.loads.get(k);
+    if (!p) this.loads.set(k, (p = this.read.get(key)));
+    return p as Promise<T>;
+  }
+
+  private async small(term: string): Promise<Uint32Array> {
+    if (this.head.t) return inBucket(this.head.t, term);
+    return inBucket(await this.body<Bucket>([this.head.id, 1, hash(term) % this.head.b!]), term);
+  }
+
+  /** The chunk of a term's docnos that holds `docno`'s place, with the docno its chunk starts at. */
+  async chunkAt(term: string, docno: number): Promise<{ list: Uint32Array; index: number }> {
+    const big = this.head.big?.[term];
+    if (!big) return { list: await this.small(term), index: 0 };
+    let c = 0;
+    while (c + 1 < big.length && big[c + 1]! <= docno) c++;
+    return { list: await this.body<Uint32Array>([this.head.id, 2, term, c]), index: c };
+  }
+
+  /** Whether `term` holds `docno`. */
+  async has(term: string, docno: number): Promise<boolean> {
+    const { list } = await this.chunkAt(term, docno);
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]! < docno) lo = mid + 1;
+      else hi = mid;
+    }
+    return list[lo] === docno;
+  }
+
+  /** A term's docnos in [from, to), walking `up` or down, a chunk at a time. */
+  async *walk(term: string, from: number, to: number, up: boolean): AsyncGenerator<number> {
+    const big = this.head.big?.[term];
+    const chunks = big ? big.length : 1;
+    let c = big ? (await this.chunkAt(term, up ? from : to - 1)).index : 0;
+    for (; c >= 0 && c < chunks; c += up ? 1 : -1) {
+      const list = big ? (await this.chunkAt(term, big[c]!)).list : await this.small(term);
+      if (up) {
+        for (const docno of list) {
+          if (docno >= to) return;
+          if (docno >= from) yield docno;
+        }
+      } else {
+        for (let i = list.length - 1; i >= 0; i--) {
+          const docno = list[i]!;
+          if (docno < from) return;
+          if (docno < to) yield docno;
+        }
+      }
+    }
+  }
+}
+
+/** A match a segment offers: an entry of the first index, with the version its terms were written at. */
+export interface Candidate {
+  id: string;
+  v: number;
+  key: Key;
+}
+
+/**
+ * The matches of one segment under one prefix within the bounds, in index order (`up`) or reversed: the
+ * rarest term's postings from the position, each checked against the other terms.
+ */
+export async function* segmentMatches(
+  seg: Segment,
+  terms: readonly string[],
+  prefix: Key,
+  bounds: { lower?: KeyBound | undefined; upper?: KeyBound | undefined },
+  up: boolean,
+): AsyncGenerator<Candidate> {
+  const w = prefix.length;
+  const side = (key: Key) => compareKeys(key.slice(0, w), prefix);
+  const below = (suffix: Key, b: KeyBound) => {
+    const c = compareKeys(suffix, b.key);
+    return c < 0 || (c === 0 && !!b.open);
+  };
+  const above = (suffix: Key, b: KeyBound) => {
+    const c = compareKeys(suffix, b.key);
+    return c > 0 || (c === 0 && !!b.open);
+  };
+  // Docs are sorted by key: those under the prefix and within the bounds are one run [from, to).
+  const from = await seg.bound((k) => side(k) > 0 || (side(k) === 0 && !(bounds.lower && below(k.slice(w), bounds.lower))));
+  const to = await seg.bound((k) => side(k) > 0 || (side(k) === 0 && !!bounds.upper && above(k.slice(w), bounds.upper)));
+  if (from >= to) return;
+  const sizes = await Promise.all(terms.map((t) => seg.size(t)));
+  const order = terms.map((t, i) => [t, sizes[i]!] as const).sort((a, b) => a[1] - b[1]);
+  if (order[0]![1] === 0) return;
+  const [rarest, ...others] = order.map(([t]) => t);
+  for await (const docno of seg.walk(rarest!, from, to, up)) {
+    let all = true;
+    for (const t of others) if (!(all = await seg.has(t, docno))) break;
+    if (!all) continue;
+    yield await seg.doc(docno);
+  }
+}
+
+/** Every doc of a segment with its terms (for merging): the body read whole. */
+export async function readSegment(seg: Segment): Promise<Array<{ id: string; v: number; key: Key; terms: string[] }>> {
+  const { head } = seg;
+  const docs = await Promise.all(Array.from({ length: head.n }, async (_, docno) => ({ ...(await seg.doc(docno)), terms: [] as string[] })));
+  const add = (term: string, list: ArrayLike<number>) => {
+    for (let i = 0; i < list.length; i++) docs[list[i]!]!.terms.push(term);
+  };
+  const addBucket = (b: Bucket) => {
+    b.t.forEach((term, j) => {
+      add(term, b.p.subarray(b.o[j]!, b.o[j + 1]!));
+    });
+  };
+  if (head.t) addBucket(head.t);
+  else {
+    for (const b of await Promise.all(Array.from({ length: head.b! }, (_, j) => seg.body<Bucket>([head.id, 1, j])))) addBucket(b);
+    for (const [term, firsts] of Object.entries(head.big ?? {})) {
+      for (const list of await Promise.all(firsts.map((_, c) => seg.body<Uint32Array>([head.id, 2, term, c])))) add(term, list);
+    }
+  }
+  return docs;
+}
+
+/** The documents of segments being merged: each id's newest entry, unless `dead` says that version was replaced. */
+export async function mergeDocs(segs: readonly Segment[], dead: ReadonlyMap<string, number>): Promise<PostingDoc[]> {
+  const best = new Map<string, PostingDoc>();
+  for (const docs of await Promise.all(segs.map(readSegment))) {
+    for (const d of docs) {
+      if ((dead.get(d.id) ?? 0) >= d.v) continue;
+      const had = best.get(d.id);
+      if (!had || had.v < d.v) best.set(d.id, d);
+    }
+  }
+  return [...best.values()];
+}
+
+/**
+ * One ordered page of matches over every segment and prefix: the segments' walks merged by suffix (the key
+ * after the prefix), each candidate kept only if `verify` says its version is the record's current one.
+ * Candidates are verified a page's worth at a time, so the work follows the page, not the number of matches.
+ */
+export async function orderedMatches(
+  segs: readonly Segment[],
+  terms: readonly string[],
+  prefixes: readonly Key[],
+  bounds: { lower?: KeyBound | undefined; upper?: KeyBound | undefined },
+  up: boolean,
+  limit: number,
+  verify: (batch: readonly Candidate[]) => Promise<boolean[]>,
+): Promise<Candidate[]> {
+  const w = prefixes[0]!.length;
+  const sources = segs.flatMap((seg) => prefixes.map((prefix) => segmentMatches(seg, terms, prefix, bounds, up)));
+  const heads = await Promise.all(sources.map((s) => s.next()));
+  const out: Candidate[] = [];
+  const sign = up ? 1 : -1;
+  while (out.length < limit) {
+    const batch: Candidate[] = [];
+    while (batch.length < limit - out.length + 2) {
+      let best = -1;
+      heads.forEach((h, i) => {
+        if (!h.done && (best < 0 || sign * compareKeys(h.value.key.slice(w), (heads[best]!.value as Candidate).key.slice(w)) < 0)) best = i;
+      });
+      if (best < 0) break;
+      batch.push(heads[best]!.value as Candidate);
+      heads[best] = await sources[best]!.next();
+    }
+    if (!batch.length) break;
+    const ok = await verify(batch);
+    for (let i = 0; i < batch.length && out.length < limit; i++) if (ok[i]) out.push(batch[i]!);
+  }
+  for (const s of sources) void s.return(undefined);
+  return out;
+}
+
+/** Every match of a segment (any order): for searches on an index the postings do not follow. */
+export async function allMatches(seg: Segment, terms: readonly string[]): Promise<Candidate[]> {
+  const out: Candidate[] = [];
+  const sizes = await Promise.all(terms.map((t) => seg.size(t)));
+  const order = terms.map((t, i) => [t, sizes[i]!] as const).sort((a, b) => a[1] - b[1]);
+  if (!order.length || order[0]![1] === 0) return out;
+  const [rarest, ...others] = order.map(([t]) => t);
+  for await (const docno of seg.walk(rarest!, 0, seg.head.n, true)) {
+    let all = true;
+    for (const t of others) if (!(all = await seg.has(t, docno))) break;
+    if (all) out.push(await seg.doc(docno));
+  }
+  return out;
+}
