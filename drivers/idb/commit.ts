@@ -66,7 +66,9 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
         ...(op.terms && def.search ? { s: op.terms.scope } : {}),
       };
       writes.push(insertsOnly ? store.add(rec) : store.put(rec));
-      if (p && op.terms) p.docs.push({ id: op.id, v: rec.v, key: orderKey(def, op.keys) ?? [], terms: termKeys(op.terms.scope, op.terms.tokens) });
+      if (p && op.terms) {
+        p.docs.push({ id: op.id, v: rec.v, s: op.terms.scope, key: orderKey(def, op.keys) ?? [], terms: termKeys(op.terms.scope, op.terms.tokens) });
+      }
     } else {
       writes.push(store.delete(op.id));
     }

@@ -29,20 +29,41 @@ import { compareKeys, type Key, type KeyBound } from '../../src/store/driver.js'
 export interface PostingDoc {
   id: string;
   v: number;
+  /** The search scope its terms belong to. */
+  s: string;
   key: Key;
   terms: readonly string[];
 }
 
+/**
+ * Strings packed into one: item `i` is `t.slice(x[i], x[i + 1])`. IndexedDB reads one string and one typed array
+ * far faster than an array of thousands of strings, and a search decodes only the items it looks at.
+ */
+export interface Packed {
+  t: string;
+  x: Uint32Array;
+}
+function pack(items: readonly string[]): Packed {
+  const x = new Uint32Array(items.length + 1);
+  let at = 0;
+  items.forEach((item, i) => {
+    x[i + 1] = at += item.length;
+  });
+  return { t: items.join(''), x };
+}
+const item = (p: Packed, i: number) => p.t.slice(p.x[i]!, p.x[i + 1]!);
+const items = (p: Packed) => p.x.length - 1;
+
+/** Documents: `[id, scope, key]` as JSON (decoded one at a time), and their versions. */
 export interface DocChunk {
-  i: string[];
-  v: number[];
-  k: Key[];
+  d: Packed;
+  v: Uint32Array;
 }
 export interface Bucket {
   /** Terms, sorted. */
-  t: string[];
+  t: Packed;
   /** Term `j`'s docnos are `p[o[j]] … p[o[j+1]-1]` (o has one more entry than t). */
-  o: number[];
+  o: Uint32Array;
   p: Uint32Array;
 }
 export interface SegHead {
@@ -50,14 +71,24 @@ export interface SegHead {
   n: number;
   /** Some documents have no single key in the first index (key []): the segment cannot be walked in order. */
   u?: true;
+  /**
+   * Runs of documents sharing a prefix (every part of their key but the last two, e.g. [blogId, status]):
+   * `[prefix, from, to, first suffix, last suffix]`, so a walk finds its range, and where it starts, without
+   * reading a doc chunk.
+   */
+  r?: Array<[Key, number, number, Key, Key]>;
   d?: DocChunk;
   t?: Bucket;
+  /** The body is one record `[id, 3]`: `{ d, t }` as an inline head has them. */
+  w?: true;
   dc?: Key[];
   b?: number;
   big?: Record<string, number[]>;
 }
 
 export const INLINE = 8;
+/** Segments of fewer documents keep their body (docs and terms) in one record: one read opens them. */
+const WHOLE = 512;
 const DOC_CHUNK = 256;
 const BIG = 2048;
 /** Docnos per bucket record, about 16 KB. */
@@ -75,14 +106,22 @@ function hash(text: string): number {
 
 function bucketOf(terms: Map<string, number[]>): Bucket {
   const t = [...terms.keys()].sort();
-  const o = [0];
+  const o = new Uint32Array(t.length + 1);
   let total = 0;
-  for (const term of t) o.push((total += terms.get(term)!.length));
+  t.forEach((term, j) => {
+    o[j + 1] = total += terms.get(term)!.length;
+  });
   const p = new Uint32Array(total);
   t.forEach((term, j) => {
     p.set(terms.get(term)!, o[j]!);
   });
-  return { t, o, p };
+  return { t: pack(t), o, p };
+}
+
+/** A doc chunk's document `j`. */
+function docAt(chunk: DocChunk, j: number): Candidate {
+  const [id, s, key] = JSON.parse(item(chunk.d, j)) as [string, string, Key];
+  return { id, v: chunk.v[j]!, s, key };
 }
 
 /** A segment of `docs` (any order; one entry per id) as its head and body records. */
@@ -98,16 +137,29 @@ export function buildSegment(id: number, docs: readonly PostingDoc[]): { head: S
   });
   const table = (from: number, to: number): DocChunk => {
     const part = sorted.slice(from, to);
-    return { i: part.map((d) => d.id), v: part.map((d) => d.v), k: part.map((d) => [...d.key]) };
+    return { d: pack(part.map((d) => JSON.stringify([d.id, d.s, d.key]))), v: Uint32Array.from(part, (d) => d.v) };
   };
   const n = sorted.length;
   const u = sorted.some((d) => d.key.length === 0) ? ({ u: true } as const) : {};
-  if (n < INLINE) return { head: { id, n, ...u, d: table(0, n), t: bucketOf(lists) }, body: [] };
+  const r: NonNullable<SegHead['r']> = [];
+  if (sorted.every((d) => d.key.length >= 2)) {
+    sorted.forEach((d, docno) => {
+      const prefix = d.key.slice(0, -2);
+      const run = r[r.length - 1];
+      if (run && compareKeys(run[0], prefix) === 0) {
+        run[2] = docno + 1;
+        run[4] = d.key.slice(-2);
+      } else r.push([prefix, docno, docno + 1, d.key.slice(-2), d.key.slice(-2)]);
+    });
+  }
+  const runs = r.length ? { r } : {};
+  if (n < INLINE) return { head: { id, n, ...u, ...runs, d: table(0, n), t: bucketOf(lists) }, body: [] };
+  if (n < WHOLE) return { head: { id, n, ...u, ...runs, w: true }, body: [[[id, 3], { d: table(0, n), t: bucketOf(lists) }]] };
   const body: Array<[IDBValidKey, unknown]> = [];
   const dc: Key[] = [];
   for (let c = 0; c * DOC_CHUNK < n; c++) {
     const chunk = table(c * DOC_CHUNK, (c + 1) * DOC_CHUNK);
-    dc.push(chunk.k[0]!);
+    dc.push(docAt(chunk, 0).key);
     body.push([[id, 0, c], chunk]);
   }
   const big: Record<string, number[]> = {};
@@ -131,7 +183,7 @@ export function buildSegment(id: number, docs: readonly PostingDoc[]): { head: S
   buckets.forEach((terms, j) => {
     body.push([[id, 1, j], bucketOf(terms)]);
   });
-  return { head: { id, n, ...u, dc, b, big }, body };
+  return { head: { id, n, ...u, ...runs, dc, b, big }, body };
 }
 
 /** Reads body records of one transaction (a get by key, a delete of a segment's bodies). */
@@ -143,13 +195,13 @@ export interface BodyReader {
 function inBucket(bucket: Bucket | undefined, term: string): Uint32Array {
   if (!bucket) return new Uint32Array(0);
   let lo = 0;
-  let hi = bucket.t.length;
+  let hi = items(bucket.t);
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (bucket.t[mid]! < term) lo = mid + 1;
+    if (item(bucket.t, mid) < term) lo = mid + 1;
     else hi = mid;
   }
-  return bucket.t[lo] === term ? bucket.p.subarray(bucket.o[lo]!, bucket.o[lo + 1]!) : new Uint32Array(0);
+  return lo < items(bucket.t) && item(bucket.t, lo) === term ? bucket.p.subarray(bucket.o[lo]!, bucket.o[lo + 1]!) : new Uint32Array(0);
 }
 
 /** One segment as a search reads it: doc chunks and term chunks loaded when first needed, once. */
@@ -160,33 +212,51 @@ export class Segment {
     private readonly read: BodyReader,
   ) {}
 
-  private docChunk(c: number): Promise<DocChunk> {
-    return this.head.d ? Promise.resolve(this.head.d) : this.body<DocChunk>([this.head.id, 0, c]);
+  /** The inline or one-record body of a small segment. */
+  private whole(): Promise<{ d: DocChunk; t: Bucket }> | undefined {
+    const { head } = this;
+    if (head.d) return Promise.resolve({ d: head.d, t: head.t! });
+    return head.w ? this.body<{ d: DocChunk; t: Bucket }>([head.id, 3]) : undefined;
   }
 
-  /** The id, version and key of a docno. */
-  async doc(docno: number): Promise<{ id: string; v: number; key: Key }> {
-    const size = this.head.d ? this.head.n : DOC_CHUNK;
+  private docChunk(c: number): Promise<DocChunk> {
+    return this.whole()?.then((b) => b.d) ?? this.body<DocChunk>([this.head.id, 0, c]);
+  }
+
+  /**
+   * The run of documents under `prefix` (when the head has runs and the prefix is as long as theirs): null
+   * when the segment has none, undefined when the head cannot say.
+   */
+  run(prefix: Key): { from: number; to: number; first: Key; last: Key } | null | undefined {
+    const runs = this.head.r;
+    if (!runs || runs[0]![0].length !== prefix.length) return undefined;
+    const found = runs.find((x) => compareKeys(x[0], prefix) === 0);
+    return found ? { from: found[1], to: found[2], first: found[3], last: found[4] } : null;
+  }
+
+  /** The id, version, scope and key of a docno. */
+  async doc(docno: number): Promise<Candidate> {
+    const size = this.head.d || this.head.w ? this.head.n : DOC_CHUNK;
     const chunk = await this.docChunk(Math.floor(docno / size));
     const j = docno % size;
-    return { id: chunk.i[j]!, v: chunk.v[j]!, key: chunk.k[j]! };
+    return docAt(chunk, j);
   }
 
   /** The first docno whose key is `past` (a predicate that turns true once, in key order). */
   async bound(past: (key: Key) => boolean): Promise<number> {
-    const firsts = this.head.d ? [this.head.d.k[0]!] : this.head.dc!;
+    const firsts = this.head.dc ?? [docAt(await this.docChunk(0), 0).key];
     // The last chunk whose first key is not past holds the answer (or it is where the next chunk starts).
     let c = 0;
     while (c + 1 < firsts.length && !past(firsts[c + 1]!)) c++;
     const chunk = await this.docChunk(c);
     let lo = 0;
-    let hi = chunk.k.length;
+    let hi = chunk.v.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (past(chunk.k[mid]!)) hi = mid;
+      if (past(docAt(chunk, mid).key)) hi = mid;
       else lo = mid + 1;
     }
-    return (this.head.d ? 0 : c * DOC_CHUNK) + lo;
+    return (this.head.dc ? c * DOC_CHUNK : 0) + lo;
   }
 
   /** How many docnos a term has here (big terms: an upper bound). */
@@ -205,7 +275,8 @@ export class Segment {
   }
 
   private async small(term: string): Promise<Uint32Array> {
-    if (this.head.t) return inBucket(this.head.t, term);
+    const whole = this.whole();
+    if (whole) return inBucket((await whole).t, term);
     return inBucket(await this.body<Bucket>([this.head.id, 1, hash(term) % this.head.b!]), term);
   }
 
@@ -254,10 +325,11 @@ export class Segment {
   }
 }
 
-/** A match a segment offers: an entry of the first index, with the version its terms were written at. */
+/** A match a segment offers: an entry of the first index, with the version and scope its terms were written at. */
 export interface Candidate {
   id: string;
   v: number;
+  s: string;
   key: Key;
 }
 
@@ -282,9 +354,12 @@ export async function* segmentMatches(
     const c = compareKeys(suffix, b.key);
     return c > 0 || (c === 0 && !!b.open);
   };
-  // Docs are sorted by key: those under the prefix and within the bounds are one run [from, to).
-  const from = await seg.bound((k) => side(k) > 0 || (side(k) === 0 && !(bounds.lower && below(k.slice(w), bounds.lower))));
-  const to = await seg.bound((k) => side(k) > 0 || (side(k) === 0 && !!bounds.upper && above(k.slice(w), bounds.upper)));
+  // Docs are sorted by key: those under the prefix and within the bounds are one run [from, to), which the
+  // head's runs give at once unless a bound cuts it.
+  const run = seg.run(prefix);
+  if (run === null) return;
+  const from = run && !bounds.lower ? run.from : await seg.bound((k) => side(k) > 0 || (side(k) === 0 && !(bounds.lower && below(k.slice(w), bounds.lower))));
+  const to = run && !bounds.upper ? run.to : await seg.bound((k) => side(k) > 0 || (side(k) === 0 && !!bounds.upper && above(k.slice(w), bounds.upper)));
   if (from >= to) return;
   const sizes = await Promise.all(terms.map((t) => seg.size(t)));
   const order = terms.map((t, i) => [t, sizes[i]!] as const).sort((a, b) => a[1] - b[1]);
@@ -299,18 +374,17 @@ export async function* segmentMatches(
 }
 
 /** Every doc of a segment with its terms (for merging): the body read whole. */
-export async function readSegment(seg: Segment): Promise<Array<{ id: string; v: number; key: Key; terms: string[] }>> {
+export async function readSegment(seg: Segment): Promise<Array<PostingDoc & { terms: string[] }>> {
   const { head } = seg;
   const docs = await Promise.all(Array.from({ length: head.n }, async (_, docno) => ({ ...(await seg.doc(docno)), terms: [] as string[] })));
   const add = (term: string, list: ArrayLike<number>) => {
     for (let i = 0; i < list.length; i++) docs[list[i]!]!.terms.push(term);
   };
   const addBucket = (b: Bucket) => {
-    b.t.forEach((term, j) => {
-      add(term, b.p.subarray(b.o[j]!, b.o[j + 1]!));
-    });
+    for (let j = 0; j < items(b.t); j++) add(item(b.t, j), b.p.subarray(b.o[j]!, b.o[j + 1]!));
   };
-  if (head.t) addBucket(head.t);
+  const whole = head.d ? { t: head.t! } : head.w ? await seg.body<{ t: Bucket }>([head.id, 3]) : undefined;
+  if (whole) addBucket(whole.t);
   else {
     for (const b of await Promise.all(Array.from({ length: head.b! }, (_, j) => seg.body<Bucket>([head.id, 1, j])))) addBucket(b);
     for (const [term, firsts] of Object.entries(head.big ?? {})) {
@@ -333,6 +407,9 @@ export async function mergeDocs(segs: readonly Segment[], dead: ReadonlyMap<stri
   return [...best.values()];
 }
 
+/** Sources opened together when none is open yet. */
+const OPEN_AT_ONCE = 8;
+
 /**
  * One ordered page of matches over every segment and prefix: the segments' walks merged by suffix (the key
  * after the prefix), each candidate kept only if `verify` says its version is the record's current one.
@@ -348,26 +425,75 @@ export async function orderedMatches(
   verify: (batch: readonly Candidate[]) => Promise<boolean[]>,
 ): Promise<Candidate[]> {
   const w = prefixes[0]!.length;
-  const sources = segs.flatMap((seg) => prefixes.map((prefix) => segmentMatches(seg, terms, prefix, bounds, up)));
-  const heads = await Promise.all(sources.map((s) => s.next()));
-  const out: Candidate[] = [];
   const sign = up ? 1 : -1;
+  /** Whether suffix `a` comes before `b` in the walk (or equals it). */
+  const first = (a: Key, b: Key) => sign * compareKeys(a, b) <= 0;
+  // Each (segment, prefix) with the best suffix it could offer (from the head's runs; unknown: open at once).
+  // A source is opened only when its best could come before the best candidate of those already open, so a
+  // page of the newest posts reads the newest segment and leaves older ones unread.
+  interface Source {
+    edge?: Key;
+    seg: Segment;
+    prefix: Key;
+    walk?: AsyncGenerator<Candidate>;
+    next?: IteratorResult<Candidate>;
+  }
+  const closed: Source[] = [];
+  for (const seg of segs) {
+    for (const prefix of prefixes) {
+      const run = seg.run(prefix);
+      if (run === null) continue;
+      let edge = run && (up ? run.first : run.last);
+      const start = up ? bounds.lower : bounds.upper;
+      const stop = up ? bounds.upper : bounds.lower;
+      if (edge && stop && !first(edge, stop.key) && !first(up ? run!.last : run!.first, stop.key)) continue;
+      if (edge && start && first(edge, start.key)) edge = start.key;
+      closed.push({ ...(edge ? { edge } : {}), seg, prefix });
+    }
+  }
+  closed.sort((a, b) => (a.edge ? (b.edge ? sign * compareKeys(a.edge, b.edge) : 1) : b.edge ? -1 : 0)).reverse();
+  const open: Source[] = [];
+  const take = async (): Promise<Candidate | undefined> => {
+    for (;;) {
+      let best: Source | undefined;
+      for (const s of open) if (!s.next!.done && (!best || first(s.next!.value.key.slice(w), best.next!.value.key.slice(w)))) best = s;
+      // Every source that could come first is opened, together (their reads go out at once); with nothing
+      // open yet, the OPEN_AT_ONCE most promising.
+      const opening: Source[] = [];
+      for (let waiting = closed[closed.length - 1]; waiting; waiting = closed[closed.length - 1]) {
+        const could = best ? !waiting.edge || first(waiting.edge, best.next!.value.key.slice(w)) : opening.length < OPEN_AT_ONCE;
+        if (!could) break;
+        opening.push(closed.pop()!);
+      }
+      if (opening.length) {
+        await Promise.all(
+          opening.map(async (o) => {
+            o.walk = segmentMatches(o.seg, terms, o.prefix, bounds, up);
+            o.next = await o.walk.next();
+          }),
+        );
+        open.push(...opening);
+        continue;
+      }
+      if (!best) return undefined;
+      const value = best.next!.value as Candidate;
+      best.next = await best.walk!.next();
+      return value;
+    }
+  };
+  const out: Candidate[] = [];
   while (out.length < limit) {
     const batch: Candidate[] = [];
     while (batch.length < limit - out.length + 2) {
-      let best = -1;
-      heads.forEach((h, i) => {
-        if (!h.done && (best < 0 || sign * compareKeys(h.value.key.slice(w), (heads[best]!.value as Candidate).key.slice(w)) < 0)) best = i;
-      });
-      if (best < 0) break;
-      batch.push(heads[best]!.value as Candidate);
-      heads[best] = await sources[best]!.next();
+      const c = await take();
+      if (!c) break;
+      batch.push(c);
     }
     if (!batch.length) break;
     const ok = await verify(batch);
     for (let i = 0; i < batch.length && out.length < limit; i++) if (ok[i]) out.push(batch[i]!);
   }
-  for (const s of sources) void s.return(undefined);
+  for (const s of open) void s.walk!.return(undefined);
   return out;
 }
 

@@ -1,8 +1,9 @@
 /**
  * Token search over the postings segments (postings.ts, segments.ts). A search on the collection's first
  * index — the order the postings keep — walks, in every segment, the rarest token's postings from the keyset
- * position and checks the others, merges the segments' walks, and keeps a candidate only if its version is
- * the record's current one: one ordered page, its work following the page. A search on another index (e.g.
+ * position and checks the others, merges the segments' walks (opening a segment only when it could hold the
+ * next match), and keeps a candidate unless `~dead` says a later write replaced its version: one ordered page,
+ * its work following the page. A search on another index (e.g.
  * by update time) takes every match of the tokens, then either sorts the few or walks that index keeping
  * the many, as before.
  */
@@ -13,7 +14,7 @@ import type { Index3 } from './native.js';
 import { allMatches, orderedMatches, type Candidate } from './postings.js';
 import { cursorDirection, range } from './reads.js';
 import type { Rec } from './schema.js';
-import { POST, SEG, segmentsOf } from './segments.js';
+import { DEAD, POST, SEG, segmentsOf } from './segments.js';
 
 /** Ids per request when a search walks an index keeping its matches. */
 const ID_CHUNK = 256;
@@ -48,16 +49,19 @@ export async function search(c: Connection, q: SearchQuery): Promise<IndexEntry[
   const limit = Math.floor(q.limit);
   const terms = termKeys(q.scope, q.tokens);
   if (terms.length === 0 || !(limit > 0) || q.prefixes.length === 0) return [];
-  const tx = c.transaction([SEG(q.collection), POST(q.collection), q.collection]);
-  const store = tx.objectStore(q.collection);
+  const tx = c.transaction([SEG(q.collection), POST(q.collection), DEAD(q.collection), q.collection]);
+  const dead = tx.objectStore(DEAD(q.collection));
   const segs = await segmentsOf(tx, q.collection);
-  /** Whether a candidate is the record as it is now (not an entry a later write replaced), of this scope. */
-  const current = (recs: Array<Rec | undefined>, batch: readonly Candidate[]) => batch.map((cand, i) => recs[i]?.v === cand.v && recs[i]?.s === q.scope);
   // (A segment with documents that have no single key in the first index cannot be walked in its order.)
   if (q.index === def.indexes[0]?.name && !segs.some((s) => s.head.u)) {
-    const page = await orderedMatches(segs, terms, q.prefixes, q, q.direction === 'asc', limit, async (batch) =>
-      current((await Promise.all(batch.map((cand) => store.get(cand.id)))) as Array<Rec | undefined>, batch),
-    );
+    // A candidate is current unless a later write replaced or deleted that version (~dead says so): tiny
+    // records, not the documents, decide it.
+    // (None at all, the usual case between merges of a store that is mostly added to: nothing to look up.)
+    const anyDead = dead.count().then((n) => n > 0);
+    const page = await orderedMatches(segs, terms, q.prefixes, q, q.direction === 'asc', limit, async (batch) => {
+      const replaced = (await anyDead) ? ((await Promise.all(batch.map((cand) => dead.get(cand.id)))) as Array<number | undefined>) : [];
+      return batch.map((cand, i) => cand.s === q.scope && (replaced[i] ?? 0) < cand.v);
+    });
     return page.map(({ id, key }) => ({ id, key: [...key] }));
   }
   return unordered(c, tx, q, limit, (await Promise.all(segs.map((s) => allMatches(s, terms)))).flat());

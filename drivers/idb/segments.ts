@@ -93,11 +93,11 @@ async function mergeFull(tx: Tx, KeyRange: typeof IDBKeyRange, collection: strin
  */
 export async function fromLayout2(tx: IDBPTransaction<unknown, string[], 'versionchange'>, def: CollectionDef, terms: string): Promise<void> {
   const [tokens, recs] = await Promise.all([tx.objectStore(terms).getAll(), tx.objectStore(def.name).getAll()]);
-  const byId = new Map((recs as Array<{ id: string; v: number; k: Record<string, Key[]> }>).map((r) => [r.id, r]));
+  const byId = new Map((recs as Array<{ id: string; v: number; s?: string; k: Record<string, Key[]> }>).map((r) => [r.id, r]));
   const docs: PostingDoc[] = [];
   for (const t of tokens as Array<{ id: string; t: string[] }>) {
     const rec = byId.get(t.id);
-    if (rec) docs.push({ id: rec.id, v: rec.v, key: orderKey(def, rec.k) ?? [], terms: t.t });
+    if (rec) docs.push({ id: rec.id, v: rec.v, s: rec.s ?? '', key: orderKey(def, rec.k) ?? [], terms: t.t });
   }
   await addPostings(tx, IDBKeyRange, def.name, docs, new Map());
 }

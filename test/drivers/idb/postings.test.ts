@@ -30,7 +30,7 @@ function docs(n: number, seed: number, v = 1): PostingDoc[] {
     if (r() < 0.05) terms.push('rare');
     if (r() < 0.5) terms.push('half');
     const status = r() < 0.2 ? 'DRAFT' : 'LIVE';
-    return { id: `d${seed}-${pad(i)}`, v, key: ['b', status, `2026-${pad(Math.floor(r() * 1e6))}`, `d${seed}-${pad(i)}`], terms };
+    return { id: `d${seed}-${pad(i)}`, v, s: 'b', key: ['b', status, `2026-${pad(Math.floor(r() * 1e6))}`, `d${seed}-${pad(i)}`], terms };
   });
 }
 
@@ -47,8 +47,8 @@ function brute(all: PostingDoc[], terms: string[], prefixes: Key[], bounds: { lo
 describe('search postings', () => {
   it('pages like a brute-force search, in every segment shape', async () => {
     const s = store();
-    // inline (5), chunked with buckets (700), with big terms (5000)
-    const sets = [docs(5, 1), docs(700, 2), docs(5000, 3)];
+    // inline (5), one body record (300), chunked with buckets (700), with big terms (5000)
+    const sets = [docs(5, 1), docs(300, 5), docs(700, 2), docs(5000, 3)];
     const segs = sets.map((d, i) => new Segment(s.add(i + 1, d), s.reader));
     const all = sets.flat();
     const live = new Map(all.map((d) => [d.id, d.v]));
