@@ -6,6 +6,7 @@
 import { DriverConflict, type CommitResult, type Key, type WriteOp } from '../../src/store/driver.js';
 import type { Connection } from './connect.js';
 import type { PostingDoc } from './postings.js';
+import { groups } from './changes.js';
 import { CHANGES, LOG, type LogChange, type Rec } from './schema.js';
 import { termKeys } from './search.js';
 import { addPostings, DEAD, orderKey, POST, SEG } from './segments.js';
@@ -17,14 +18,13 @@ const refOf = (collection: string, id: string) => `${collection}\0${id}`;
 const uniqueRef = (collection: string, index: string, key: Key) => `${collection}\0${index}\0${JSON.stringify(key)}`;
 
 /**
- * Pure inserts of distinct records need no read: `add` refuses an existing id and IndexedDB refuses a
- * taken unique key, so the transaction does the checking; when it refuses, the batch runs again with
- * `read`, to name the precondition that failed. Anything else reads versions first.
+ * A record written with `expect: 0` (an insert) needs no read: `add` refuses an existing id and IndexedDB
+ * refuses a taken unique key, so the transaction does that checking; when it refuses, the batch runs again
+ * with `read`, to name the precondition that failed. Every other op reads its record (and the holders of the
+ * unique keys it claims) first. So a pulled page of new records is written without reading them.
  */
 export async function commit(c: Connection, ops: readonly WriteOp[], time: number, read = false): Promise<CommitResult> {
   const stores = new Set<string>([LOG, CHANGES]);
-  // (Two inserts of one id in a batch: the second `add` is refused, and the rerun names the conflict.)
-  let insertsOnly = !read;
   for (const op of ops) {
     const def = c.collection(op.collection);
     stores.add(op.collection);
@@ -34,11 +34,12 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
         if (!def.indexes.some((i) => i.name === name)) throw new Error(`unknown index ${name}`);
       }
     }
-    if (op.type !== 'put' || op.expect !== 0) insertsOnly = false;
   }
+  /** An insert trusted to the transaction's own refusal (a second one of an id in the batch is refused too). */
+  const trusted = (op: WriteOp) => !read && op.type === 'put' && op.expect === 0;
   const tx = writeTx(c, [...stores]);
-  if (!insertsOnly) {
-    const conflict = await check(c, tx, ops);
+  if (!ops.every(trusted)) {
+    const conflict = await check(c, tx, ops, trusted);
     if (conflict) {
       abort(tx);
       throw conflict;
@@ -65,7 +66,7 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
         k: op.keys as Record<string, Key[]>,
         ...(op.terms && def.search ? { s: op.terms.scope } : {}),
       };
-      writes.push(insertsOnly ? store.add(rec) : store.put(rec));
+      writes.push(trusted(op) ? store.add(rec) : store.put(rec));
       if (p && op.terms) {
         p.docs.push({ id: op.id, v: rec.v, s: op.terms.scope, key: orderKey(def, op.keys) ?? [], terms: termKeys(op.terms.scope, op.terms.tokens) });
       }
@@ -84,14 +85,14 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
   }
   for (const [collection, { docs, dead }] of postings) writes.push(addPostings(tx, c.KeyRange, collection, docs, dead));
   // One log record per commit; its auto-incremented key is the commit's sequence number, which the
-  // changes are filed under as soon as it is known (still inside the transaction).
+  // changes are filed under as soon as it is known (still inside the transaction): one record per stream.
   const logged = tx
     .objectStore(LOG)
     .add({ t: time })
     .then(async (key) => {
       const q = key as number;
       const store = tx.objectStore(CHANGES);
-      await Promise.all(changes.map((change) => store.add({ q, ...change } satisfies LogChange, [q, change.p])));
+      await Promise.all(groups(q, changes).map((group) => store.add(group, [q, group.p])));
       return q;
     });
   try {
@@ -100,7 +101,7 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
   } catch (e) {
     const error = e as Error;
     if (error?.name === 'ConstraintError') {
-      if (insertsOnly) return commit(c, ops, time, true);
+      if (!read) return commit(c, ops, time, true);
       // After reads, not expected (check saw every key this transaction claims), but never a crash.
       throw new DriverConflict('unique', ops[0]!.collection, ops[0]!.id);
     }
@@ -108,8 +109,11 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
   }
 }
 
-/** Checks every precondition in batch order, as the state will be when earlier ops apply. */
-async function check(c: Connection, tx: WriteTx, ops: readonly WriteOp[]): Promise<DriverConflict | undefined> {
+/**
+ * Checks every precondition in batch order, as the state will be when earlier ops apply. A `trusted` insert
+ * reads nothing (the transaction refuses it if its id or a unique key it claims is taken).
+ */
+async function check(c: Connection, tx: WriteTx, ops: readonly WriteOp[], trusted: (op: WriteOp) => boolean): Promise<DriverConflict | undefined> {
   // All reads at once: current records (absent: version 0, no keys), and the holders of the unique keys
   // that puts claim. (A failed read aborts the transaction.)
   const current = new Map<string, { v: number; k: Record<string, Key[]> }>();
@@ -120,9 +124,9 @@ async function check(c: Connection, tx: WriteTx, ops: readonly WriteOp[]): Promi
     const store = tx.objectStore(op.collection);
     if (!current.has(ref)) {
       current.set(ref, { v: 0, k: {} });
-      reads.push(store.get(op.id).then((rec?: Rec) => rec && current.set(ref, rec)));
+      if (!trusted(op)) reads.push(store.get(op.id).then((rec?: Rec) => rec && current.set(ref, rec)));
     }
-    if (op.type !== 'put') continue;
+    if (op.type !== 'put' || trusted(op)) continue;
     for (const index of c.collection(op.collection).indexes) {
       for (const key of index.unique ? (op.keys[index.name] ?? []) : []) {
         const u = uniqueRef(op.collection, index.name, key);

@@ -9,9 +9,10 @@
  *   entries for a 2 KB post; opening such a database builds its segments from them, once;
  * - `~log`: one record `{ t }` per commit under an auto-incremented key, which is the commit's sequence
  *   number (so no counter has to be read and written per commit); pruning keeps the newest;
- * - `~changes` (layout 2), the change log: one record per op under the key [seq, pos], with an index
- *   `stream` on [s, q, p] (stream, seq, pos) that walks one stream's changes alone; `~meta` holds
- *   `pruned`, the highest seq pruning removed.
+ * - `~changes`, the change log (changes.ts): since layout 3 one record per commit and stream, under the key
+ *   [seq, pos of its first change], its other changes in `m` (layout 2 had one record per op, the same shape
+ *   without `m`, read as it is), with an index `stream` on [s, q, p] (stream, seq, pos) that walks one
+ *   stream's changes alone; `~meta` holds `pruned`, the highest seq pruning removed.
  * The database version is the core's schema version × 1000 + this layout's version.
  */
 import type { IDBPDatabase, IDBPTransaction } from 'idb';
@@ -43,6 +44,11 @@ export interface Rec {
 }
 
 /** One change of the change log (key: [seq, pos]). */
+export interface LogGroup extends LogChange {
+  /** The commit's other changes in the same stream: [pos, collection, id, op, version]. */
+  m?: Array<[number, string, string, 'put' | 'delete', number]>;
+}
+
 export interface LogChange {
   q: number;
   p: number;
