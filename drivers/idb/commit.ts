@@ -8,7 +8,6 @@ import type { Connection } from './connect.js';
 import type { PostingDoc } from './postings.js';
 import { groups } from './changes.js';
 import { CHANGES, LOG, type LogChange, type Rec } from './schema.js';
-import { termKeys } from './search.js';
 import { addPostings, DEAD, orderKey, POST, SEG } from './segments.js';
 
 type WriteTx = ReturnType<typeof writeTx>;
@@ -68,7 +67,7 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
       };
       writes.push(trusted(op) ? store.add(rec) : store.put(rec));
       if (p && op.terms) {
-        p.docs.push({ id: op.id, v: rec.v, s: op.terms.scope, key: orderKey(def, op.keys) ?? [], terms: termKeys(op.terms.scope, op.terms.tokens) });
+        p.docs.push({ id: op.id, v: rec.v, s: op.terms.scope, key: orderKey(def, op.keys) ?? [], terms: op.terms.tokens });
       }
     } else {
       writes.push(store.delete(op.id));

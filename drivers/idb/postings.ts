@@ -129,7 +129,7 @@ export function buildSegment(id: number, docs: readonly PostingDoc[]): { head: S
   const sorted = [...docs].sort((a, b) => compareKeys(a.key, b.key));
   const lists = new Map<string, number[]>();
   sorted.forEach((doc, docno) => {
-    for (const term of doc.terms) {
+    for (const term of new Set(doc.terms)) {
       let list = lists.get(term);
       if (!list) lists.set(term, (list = []));
       list.push(docno);

@@ -7,7 +7,6 @@
  * by update time) takes every match of the tokens, then either sorts the few or walks that index keeping
  * the many, as before.
  */
-import { shortHash } from '../../src/util/ids.js';
 import { compareKeys, mergeWalks, suffixInBounds, type IndexEntry, type Key, type KeysQuery, type SearchQuery } from '../../src/store/driver.js';
 import type { Connection } from './connect.js';
 import type { Index3 } from './native.js';
@@ -18,15 +17,6 @@ import { DEAD, POST, SEG, segmentsOf } from './segments.js';
 
 /** Ids per request when a search walks an index keeping its matches. */
 const ID_CHUNK = 256;
-
-/**
- * The term keys of one scope: a short hash of the scope (FNV-1a), then the token. A hash collision only widens
- * what the postings offer: `search` keeps the records whose stored scope is the one asked for.
- */
-export const termKeys = (scope: string, tokens: Iterable<string>) => {
-  const h = shortHash(scope);
-  return [...new Set(tokens)].map((token) => `${h}:${token}`);
-};
 
 /** Index keys in a walk's direction. */
 const order =
@@ -47,7 +37,9 @@ export async function search(c: Connection, q: SearchQuery): Promise<IndexEntry[
   const def = c.collection(q.collection);
   if (!def.search) throw new Error(`collection ${q.collection} is not searchable`);
   const limit = Math.floor(q.limit);
-  const terms = termKeys(q.scope, q.tokens);
+  // Postings are by token alone: a segment's documents keep their scope, and a walk under a prefix (which
+  // starts with the scope) or a check of each match keeps the scope apart.
+  const terms = [...new Set(q.tokens)];
   if (terms.length === 0 || !(limit > 0) || q.prefixes.length === 0) return [];
   const tx = c.transaction([SEG(q.collection), POST(q.collection), DEAD(q.collection), q.collection]);
   const dead = tx.objectStore(DEAD(q.collection));
@@ -64,7 +56,14 @@ export async function search(c: Connection, q: SearchQuery): Promise<IndexEntry[
     });
     return page.map(({ id, key }) => ({ id, key: [...key] }));
   }
-  return unordered(c, tx, q, limit, (await Promise.all(segs.map((s) => allMatches(s, terms)))).flat());
+  const matches = (await Promise.all(segs.map((s) => allMatches(s, terms)))).flat();
+  return unordered(
+    c,
+    tx,
+    q,
+    limit,
+    matches.filter((m) => m.s === q.scope),
+  );
 }
 
 /** A search on an index the postings do not follow: every match, then the few sorted or the many walked. */
@@ -78,8 +77,7 @@ async function unordered(c: Connection, tx: ReadTx, q: SearchQuery, limit: numbe
   const isCurrent = (rec: Rec | undefined): rec is Rec => !!rec && rec.s === q.scope && latest.get(rec.id) === rec.v;
   const index = store.index(q.index) as unknown as Index3;
   if (latest.size > 2 * limit + 16 && c.hasGetAllRecords(index)) {
-    // Many matches: walk the ordered index and keep the matches. (An id of another scope sharing the hash
-    // could pass only under a prefix that holds it; the core's prefixes start with the scope.)
+    // Many matches: walk the ordered index and keep the matches.
     const walks = await Promise.all(q.prefixes.map((prefix) => walkIds(c, store, index, q, prefix, limit, latest)));
     return mergeWalks(walks, width, q.direction, limit);
   }

@@ -97,7 +97,8 @@ export async function fromLayout2(tx: IDBPTransaction<unknown, string[], 'versio
   const docs: PostingDoc[] = [];
   for (const t of tokens as Array<{ id: string; t: string[] }>) {
     const rec = byId.get(t.id);
-    if (rec) docs.push({ id: rec.id, v: rec.v, s: rec.s ?? '', key: orderKey(def, rec.k) ?? [], terms: t.t });
+    // (Layout 2's keys were `<scope hash>:<token>`: the token is after the first colon.)
+    if (rec) docs.push({ id: rec.id, v: rec.v, s: rec.s ?? '', key: orderKey(def, rec.k) ?? [], terms: t.t.map((k) => k.slice(k.indexOf(':') + 1)) });
   }
   await addPostings(tx, IDBKeyRange, def.name, docs, new Map());
 }
