@@ -3,6 +3,7 @@
  * writes, with no await of anything but this transaction's own requests in between (a foreign await would
  * let IndexedDB auto-commit half way). The commit's sequence number is the key `~log` gives its record.
  */
+import { unwrap } from 'idb';
 import { DriverConflict, type CommitResult, type Key, type WriteOp } from '../../src/store/driver.js';
 import type { Connection } from './connect.js';
 import type { PostingDoc } from './postings.js';
@@ -45,14 +46,22 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
     }
   }
 
-  // Write: every request's promise and the transaction's `done` are awaited together, so a refused one
-  // (a taken id or unique key) rejects the commit, and no rejection goes unhandled.
+  // Write. The records go out as plain requests (idb's `unwrap`): a page of 500 posts is 500 requests, and a
+  // promise for each costs more than the request. A refused one (a taken id or unique key) aborts the
+  // transaction, whose `done` rejects with its error; the other promises are awaited with it.
   const writes: Array<Promise<unknown>> = [];
+  const raw = new Map<string, IDBObjectStore>();
+  const plain = (name: string) => raw.get(name) ?? raw.set(name, unwrap(tx.objectStore(name))).get(name)!;
+  // Which request was refused, and why (not every IndexedDB names it in the transaction's error).
+  let refused: DOMException | null = null;
+  const noteRefusal = function (this: IDBRequest) {
+    refused ??= this.error;
+  };
   const changes: Array<Omit<LogChange, 'q'>> = [];
   // Per searchable collection: the documents with terms (one new segment), and the versions written over.
   const postings = new Map<string, { docs: PostingDoc[]; dead: Map<string, number> }>();
   for (const op of ops) {
-    const store = tx.objectStore(op.collection);
+    const store = plain(op.collection);
     const def = c.collection(op.collection);
     let p = def.search ? postings.get(op.collection) : undefined;
     if (def.search && !p) postings.set(op.collection, (p = { docs: [], dead: new Map() }));
@@ -65,12 +74,12 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
         k: op.keys as Record<string, Key[]>,
         ...(op.terms && def.search ? { s: op.terms.scope } : {}),
       };
-      writes.push(trusted(op) ? store.add(rec) : store.put(rec));
+      (trusted(op) ? store.add(rec) : store.put(rec)).onerror = noteRefusal;
       if (p && op.terms) {
         p.docs.push({ id: op.id, v: rec.v, s: op.terms.scope, key: orderKey(def, op.keys) ?? [], terms: op.terms.tokens });
       }
     } else {
-      writes.push(store.delete(op.id));
+      store.delete(op.id).onerror = noteRefusal;
     }
     changes.push({
       p: changes.length,
@@ -98,7 +107,7 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
     const [seq] = await Promise.all([logged, ...writes, tx.done]);
     return { seq };
   } catch (e) {
-    const error = e as Error;
+    const error = (refused as Error | null) ?? (e as Error);
     if (error?.name === 'ConstraintError') {
       if (!read) return commit(c, ops, time, true);
       // After reads, not expected (check saw every key this transaction claims), but never a crash.

@@ -108,6 +108,11 @@ export class Batch {
     for (let i = 0; i < distinct.length; i++) this.fill(collection, distinct[i]!, docs[i]);
   }
 
+  /** Takes records as absent without reading them (a commit fails whole if one was there after all). */
+  absent(collection: Collection, ids: readonly string[]): void {
+    for (const id of ids) this.fill(collection, id, undefined);
+  }
+
   async get<T>(collection: Collection, id: string): Promise<{ doc: T; stored: number } | undefined> {
     const s = await this.slot(collection, id);
     return s.doc ? { doc: s.doc as unknown as T, stored: s.stored } : undefined;
