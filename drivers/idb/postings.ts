@@ -87,8 +87,11 @@ export interface SegHead {
 }
 
 export const INLINE = 8;
-/** Segments of fewer documents keep their body (docs and terms) in one record: one read opens them. */
-const WHOLE = 512;
+/**
+ * Segments of fewer documents keep their body (docs and terms) in one record: one read opens them. Bigger
+ * ones are chunked so that no record passes 64 KB, where Chromium stores a value as a blob of its own.
+ */
+const WHOLE = 32;
 const DOC_CHUNK = 256;
 const BIG = 2048;
 /** Docnos per bucket record, about 16 KB. */

@@ -25,7 +25,7 @@ it.each(['memory', 'idb'] as const)('a first pull on %s that finds its posts alr
   await first.replica.sync();
   await first.replica.close();
   // The replica's state goes; its records stay. A new replica pulls from the start, as a first pull.
-  const { driver } = internalsOf(first.local).core;
+  const { driver } = internalsOf(first.local)!.core;
   const state = await driver.get('settings', `sync:${s.blogId}`);
   await driver.commit([{ type: 'delete', collection: 'settings', id: `sync:${s.blogId}`, expect: state!.version }]);
   await admin.posts.patch({ blogId: s.blogId, postId: ids[2]!, body: { title: 'changed meanwhile' } });

@@ -3,6 +3,7 @@
  * every size (inline, chunked docs, buckets, big terms), ordered pages from keyset positions in both
  * directions over several prefixes, merges that drop replaced versions.
  */
+import { serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { buildSegment, mergeDocs, orderedMatches, Segment, allMatches, type Candidate, type PostingDoc } from '../../../drivers/idb/postings.js';
 import { compareKeys, suffixInBounds, type Key, type KeyBound } from '../../../src/store/driver.js';
@@ -47,8 +48,8 @@ function brute(all: PostingDoc[], terms: string[], prefixes: Key[], bounds: { lo
 describe('search postings', () => {
   it('pages like a brute-force search, in every segment shape', async () => {
     const s = store();
-    // inline (5), one body record (300), chunked with buckets (700), with big terms (5000)
-    const sets = [docs(5, 1), docs(300, 5), docs(700, 2), docs(5000, 3)];
+    // inline (5), one body record (20), chunked with buckets (700), with big terms (5000)
+    const sets = [docs(5, 1), docs(20, 5), docs(700, 2), docs(5000, 3)];
     const segs = sets.map((d, i) => new Segment(s.add(i + 1, d), s.reader));
     const all = sets.flat();
     const live = new Map(all.map((d) => [d.id, d.v]));
@@ -92,5 +93,23 @@ describe('search postings', () => {
     expect(merged).toHaveLength(100);
     const one = [new Segment(s.add(3, merged), s.reader)];
     expect({ all: await page(one, ['all']), moved: await page(one, ['moved']) }).toEqual(before);
+  });
+
+  it('keeps every record under 64 KB, where Chromium would store the value as a blob', () => {
+    // Posts of ~160 distinct words from a vocabulary of 4,000 (the IndexedDB bench's shape).
+    const r = rng(9);
+    const post = (i: number): PostingDoc => {
+      const terms = new Set<string>();
+      while (terms.size < 160) terms.add(`w${Math.floor(4000 * r() ** 2)}`);
+      return { id: `p${pad(i)}`, v: 1, s: 'b', key: ['b', 'LIVE', `2026-${pad(i)}`, `p${pad(i)}`], terms: [...terms] };
+    };
+    for (const n of [7, 31, 32, 500, 4096]) {
+      const { head, body } = buildSegment(
+        1,
+        Array.from({ length: n }, (_, i) => post(i)),
+      );
+      const biggest = Math.max(serialize(head).length, ...body.map(([, v]) => serialize(v).length));
+      expect(biggest, `a segment of ${n}`).toBeLessThan(64 * 1024);
+    }
   });
 });
