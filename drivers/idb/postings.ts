@@ -237,6 +237,17 @@ export class Segment {
     return found ? { from: found[1], to: found[2], first: found[3], last: found[4] } : null;
   }
 
+  /**
+   * Starts the reads a walk from `docno` needs: each term's postings there and the docno's doc chunk, so an
+   * opened segment costs one round trip, not one for its postings and then one for its documents.
+   */
+  warm(terms: readonly string[], docno: number): void {
+    const size = this.head.d || this.head.w ? this.head.n : DOC_CHUNK;
+    const reads: Array<Promise<unknown>> = [this.docChunk(Math.floor(docno / size)), ...terms.map((t) => this.chunkAt(t, docno))];
+    // A failed read fails the walk that awaits it; here it is only started.
+    for (const r of reads) r.catch(() => {});
+  }
+
   /** The id, version, scope and key of a docno. */
   async doc(docno: number): Promise<Candidate> {
     const size = this.head.d || this.head.w ? this.head.n : DOC_CHUNK;
@@ -361,10 +372,15 @@ export async function* segmentMatches(
   // head's runs give at once unless a bound cuts it.
   const run = seg.run(prefix);
   if (run === null) return;
+  // Where the walk starts, when no bound moves it: its reads go out at once. Otherwise the terms' sizes are
+  // read while the bounds are found.
+  if (run && !(up ? bounds.lower : bounds.upper)) seg.warm(terms, up ? run.from : run.to - 1);
+  const sizing = Promise.all(terms.map((t) => seg.size(t)));
+  sizing.catch(() => {});
   const from = run && !bounds.lower ? run.from : await seg.bound((k) => side(k) > 0 || (side(k) === 0 && !(bounds.lower && below(k.slice(w), bounds.lower))));
   const to = run && !bounds.upper ? run.to : await seg.bound((k) => side(k) > 0 || (side(k) === 0 && !!bounds.upper && above(k.slice(w), bounds.upper)));
   if (from >= to) return;
-  const sizes = await Promise.all(terms.map((t) => seg.size(t)));
+  const sizes = await sizing;
   const order = terms.map((t, i) => [t, sizes[i]!] as const).sort((a, b) => a[1] - b[1]);
   if (order[0]![1] === 0) return;
   const [rarest, ...others] = order.map(([t]) => t);
