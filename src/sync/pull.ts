@@ -12,7 +12,7 @@ import { revisionsOf } from '../core/revision-capture.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
-import { Batch, baseId, saveState, synced, type Ctx } from './state.js';
+import { Batch, baseId, pulledCommits, saveState, synced, type Ctx } from './state.js';
 import type { Base, Synced } from './model.js';
 
 /** Whether a local record has edits the server has not seen: no base (made here) or changed since its base. */
@@ -169,7 +169,8 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
         if (at.fresh && st.gen > 0) st.sweep = st.gen;
       }
       try {
-        await batch.commit(ctx);
+        const seq = await batch.commit(ctx);
+        if (seq !== undefined) pulledCommits(ctx.core).add(seq);
         applied += stored;
         break;
       } catch (error) {

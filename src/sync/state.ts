@@ -136,7 +136,7 @@ export class Batch {
    * Commits the batch, with the replica's state when given: written over the version it was read at, so a
    * replica of another tab that wrote it meanwhile makes this commit fail (nothing is overwritten).
    */
-  async commit(ctx?: Ctx): Promise<void> {
+  async commit(ctx?: Ctx): Promise<number | undefined> {
     if (ctx) {
       this.slots.set(`settings/${ctx.state.id}`, { collection: 'settings', id: ctx.state.id, stored: ctx.version, was: undefined, doc: undefined });
       await this.put('settings', ctx.state);
@@ -153,9 +153,10 @@ export class Batch {
     if (posts.length) ops.push(...(await labelCountsOps(this.core.driver, posts)));
     const slots = [...this.slots];
     this.slots.clear();
-    if (!ops.length) return;
+    if (!ops.length) return undefined;
+    let seq: number;
     try {
-      await this.core.commit(ops);
+      ({ seq } = await this.core.commit(ops));
     } catch (error) {
       // What moved is read afresh next time.
       for (const [k] of slots) this.known?.delete(k);
@@ -164,6 +165,7 @@ export class Batch {
     // The next batch on `known` starts from what this one wrote.
     for (const [k, s] of slots) if (s.touched) this.known?.set(k, s.doc && { id: s.id, doc: s.doc, version: s.stored + 1 });
     if (ctx) ctx.version++;
+    return seq;
   }
 }
 
@@ -221,3 +223,14 @@ export function settled(st: State, collection: Synced, id: string): void {
 }
 
 export const saveState = (ctx: Ctx) => new Batch(ctx.core).commit(ctx);
+
+/**
+ * The local commits of pulled pages (their sequence numbers), per local store, in this process: each holds
+ * only records written with their bases, so the look at what waits skips them without reading the bases.
+ */
+const pulled = new WeakMap<Core, Set<number>>();
+export const pulledCommits = (core: Core): Set<number> => {
+  let seqs = pulled.get(core);
+  if (!seqs) pulled.set(core, (seqs = new Set()));
+  return seqs;
+};

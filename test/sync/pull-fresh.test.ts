@@ -1,9 +1,12 @@
 /**
  * A first pull reads none of its items locally (there should be none yet). Should some be there after all —
  * here the replica's own state was lost while its records stayed — that page's commit fails whole and the
- * page is applied again, reading what is there: every post ends up once, as the server has it.
+ * page is applied again, reading what is there: every post ends up once, as the server has it. The look at
+ * what waits that follows skips the pulled pages' commits without reading their bases.
  */
 import { beforeEach, expect, it } from 'vitest';
+import { memoryDriver } from '../../drivers/memory/index.js';
+import { createBlogService } from '../../src/index.js';
 import { internalsOf } from '../../src/service/internals.js';
 import { closedAfterEach, localStore, replicaOf, serverFor } from './replicas.js';
 import type { SyncServer } from './server.js';
@@ -36,4 +39,32 @@ it.each(['memory', 'idb'] as const)('a first pull on %s that finds its posts alr
   expect(here.items!.map((p) => p.id).sort()).toEqual([...ids].sort());
   expect(here.items!.find((p) => p.id === ids[2])?.title).toBe('changed meanwhile');
   expect(await again.replica.pending()).toEqual([]);
+});
+
+it('the look at what waits after a pull reads no base of a pulled post, and still finds a local edit', async () => {
+  const admin = s.as('admin');
+  const ids: string[] = [];
+  for (let i = 0; i < 6; i++) ids.push((await admin.posts.insert({ blogId: s.blogId, body: { title: `p${i}`, content: `<p>${i}</p>` } })).id!);
+  // The local store, counting the bases of synced records it hands out.
+  const inner = memoryDriver();
+  let basesRead = 0;
+  const driver = new Proxy(inner, {
+    get: (target, prop) =>
+      prop === 'getMany'
+        ? (collection: string, wanted: readonly string[]) => {
+            if (collection === 'settings') basesRead += wanted.filter((id) => id.startsWith(`sync:${s.blogId}:`)).length;
+            return target.getMany(collection as never, wanted);
+          }
+        : Reflect.get(target, prop),
+  });
+  const r = replicaOf(s, 'admin', createBlogService({ driver }), undefined, { maxResults: 4 });
+  opened.push(r);
+  expect(await r.replica.sync()).toMatchObject({ pulled: 6, pushed: 0 });
+  expect(basesRead).toBe(0);
+  // A local edit after the pull, and one more server page: the edit is found and sent, the pulled one is not.
+  await r.local.posts.patch({ blogId: s.blogId, postId: ids[1]!, body: { title: 'edited here' } });
+  await admin.posts.patch({ blogId: s.blogId, postId: ids[4]!, body: { title: 'edited there' } });
+  expect(await r.replica.sync()).toMatchObject({ pulled: 1, pushed: 1, conflicts: 0 });
+  expect((await admin.posts.get({ blogId: s.blogId, postId: ids[1]! })).title).toBe('edited here');
+  expect(await r.replica.pending()).toEqual([]);
 });
