@@ -132,10 +132,11 @@ export function buildSegment(id: number, docs: readonly PostingDoc[]): { head: S
   const sorted = [...docs].sort((a, b) => compareKeys(a.key, b.key));
   const lists = new Map<string, number[]>();
   sorted.forEach((doc, docno) => {
-    for (const term of new Set(doc.terms)) {
+    for (const term of doc.terms) {
       let list = lists.get(term);
       if (!list) lists.set(term, (list = []));
-      list.push(docno);
+      // (A term twice in one document is kept once, without a set per document.)
+      if (list[list.length - 1] !== docno) list.push(docno);
     }
   });
   const table = (from: number, to: number): DocChunk => {
