@@ -10,7 +10,7 @@ import { DriverConflict, type Key, type WriteOp } from '../store/driver.js';
 import { BlogError, conflict, forbidden, invalid, notFound } from '../util/errors.js';
 import type { BlogsDeleteParams, BlogsInsertParams, BlogsPatchParams, BlogsUpdateParams, UsersInsertParams, UsersUpdateParams } from '../schema/params.js';
 import { del, memberId, put, type BlogRecord, type UserRecord } from '../store/records.js';
-import { params, type Parsed } from '../schema/schemas.js';
+import { rarelyUsedParams as params, type RarelyUsedParsed as Parsed } from '../schema/rarely-used.js';
 import { userWire } from '../core/wire.js';
 import type { Blog, User } from '../schema/resources.js';
 import { blogResource, normalizeBlogUrl } from './blogs.js';

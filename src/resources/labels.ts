@@ -9,7 +9,7 @@ import { shortHash } from '../util/ids.js';
 import { listOf, page } from '../core/paging.js';
 import type { LabelsListParams } from '../schema/params.js';
 import type { LabelRecord } from '../store/records.js';
-import { params } from '../schema/schemas.js';
+import { rarelyUsedParams as params } from '../schema/rarely-used.js';
 import type { Label, LabelList } from '../schema/resources.js';
 
 export function labelsApi(core: Core, actor: Actor) {

@@ -8,7 +8,8 @@ import type { StoredDoc } from '../store/driver.js';
 import { conflict, notFound } from '../util/errors.js';
 import type { MembersListParams, MembersRemoveParams, MembersSetParams } from '../schema/params.js';
 import { memberId, put, type BlogRecord, type MemberRecord } from '../store/records.js';
-import { params, type Role } from '../schema/schemas.js';
+import type { Role } from '../schema/schemas.js';
+import { rarelyUsedParams as params } from '../schema/rarely-used.js';
 
 export function membersApi(core: Core, actor: Actor) {
   const actorId = actorUserId(actor);

@@ -20,6 +20,7 @@ import type {
 import { authorOf, pageWire } from '../core/wire.js';
 import type { Page, PageList } from '../schema/resources.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPage, revertTo, trash, withPath } from './content.js';
+import type { LoadRevisions } from './revisions.js';
 
 type Body = Parsed<'pagesInsert'>['body'];
 
@@ -41,7 +42,8 @@ function applyBody(r: PageRecord, b: Body, replace: boolean): PageRecord {
   return next;
 }
 
-export function pagesApi(core: Core, actor: Actor) {
+/** `loadRevisions` loads the revisions code on the first `pages.revisions` call (the service's rarely used calls). */
+export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions) {
   const actorId = actorUserId(actor);
 
   async function change(blogId: string, pageId: string, ifMatch: string | undefined, fn: (r: PageRecord, now: string) => PageRecord, edited: boolean) {
@@ -67,20 +69,13 @@ export function pagesApi(core: Core, actor: Actor) {
     /** Earlier versions of a page (an extension): list, get, restore. */
     revisions: lazy(
       async () =>
-        (await import('./revisions.js')).revisionsApi<PageRecord, Page, PagesRevisionsListParams, PagesRevisionsGetParams, PagesRevisionsRestoreParams>(
-          core,
-          actor,
-          {
-            kind: 'page',
-            list: params.pagesRevisionsList,
-            get: params.pagesRevisionsGet,
-            restore: params.pagesRevisionsRestore,
-            change: async (blogId, pageId, ifMatch, fn) => {
-              const { after, view } = await change(blogId, pageId, ifMatch, fn, true);
-              return pageOut(core, after, view);
-            },
+        (await loadRevisions()).revisionsApi<PageRecord, Page, PagesRevisionsListParams, PagesRevisionsGetParams, PagesRevisionsRestoreParams>(core, actor, {
+          kind: 'page',
+          change: async (blogId, pageId, ifMatch, fn) => {
+            const { after, view } = await change(blogId, pageId, ifMatch, fn, true);
+            return pageOut(core, after, view);
           },
-        ),
+        }),
       { list: 1, get: 1, restore: 1 },
     ),
     async get(input: PagesGetParams): Promise<Page> {

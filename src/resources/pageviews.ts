@@ -9,7 +9,7 @@ import type { StoredDoc } from '../store/driver.js';
 import { forbidden } from '../util/errors.js';
 import type { PageViewsGetParams, PageViewsRange, PageViewsRecordParams } from '../schema/params.js';
 import { put, type PageViewRecord } from '../store/records.js';
-import { params } from '../schema/schemas.js';
+import { rarelyUsedParams as params } from '../schema/rarely-used.js';
 import type { PageViews } from '../schema/resources.js';
 
 const DAY_MS = 86_400_000;

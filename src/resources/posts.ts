@@ -26,6 +26,7 @@ import { hasPhrase, parseQuery, postWordFields } from '../rules/text.js';
 import { authorOf, listEtag, postWire } from '../core/wire.js';
 import type { Post, PostList } from '../schema/resources.js';
 import { inlineComments } from './comments.js';
+import type { LoadRevisions } from './revisions.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPost, revertTo, trash, withPath } from './content.js';
 
 type Body = Parsed<'postsInsert'>['body'];
@@ -76,7 +77,8 @@ function applyBody(r: PostRecord, b: Body, replace: boolean): PostRecord {
   return next;
 }
 
-export function postsApi(core: Core, actor: Actor) {
+/** `loadRevisions` loads the revisions code on the first `posts.revisions` call (the service's rarely used calls). */
+export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions) {
   const actorId = actorUserId(actor);
 
   async function emitChange(before: PostRecord | undefined, after: PostRecord, edited: boolean) {
@@ -143,20 +145,13 @@ export function postsApi(core: Core, actor: Actor) {
     /** Earlier versions of a post (an extension): list, get, restore. */
     revisions: lazy(
       async () =>
-        (await import('./revisions.js')).revisionsApi<PostRecord, Post, PostsRevisionsListParams, PostsRevisionsGetParams, PostsRevisionsRestoreParams>(
-          core,
-          actor,
-          {
-            kind: 'post',
-            list: params.postsRevisionsList,
-            get: params.postsRevisionsGet,
-            restore: params.postsRevisionsRestore,
-            change: async (blogId, postId, ifMatch, fn) => {
-              const { after, view } = await change(blogId, postId, ifMatch, fn, true);
-              return postOut(core, after, view, {});
-            },
+        (await loadRevisions()).revisionsApi<PostRecord, Post, PostsRevisionsListParams, PostsRevisionsGetParams, PostsRevisionsRestoreParams>(core, actor, {
+          kind: 'post',
+          change: async (blogId, postId, ifMatch, fn) => {
+            const { after, view } = await change(blogId, postId, ifMatch, fn, true);
+            return postOut(core, after, view, {});
           },
-        ),
+        }),
       { list: 1, get: 1, restore: 1 },
     ),
 

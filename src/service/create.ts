@@ -17,21 +17,27 @@ export type ActorInput = { userId: string } | null;
 
 function apis(core: Core, actor: Actor) {
   const base = blogsApi(core, actor);
-  // Loaded on first call (src/util/lazy.ts): blog management and members, user infos, page views, labels, the pull.
-  const admin = async () => (await import('../resources/blog-admin.js')).blogAdminApi(core, actor);
-  const infos = async () => (await import('../resources/userinfos.js')).userInfosApi(core, actor);
+  // The rarely used calls are loaded on first call (src/util/lazy.ts), all in one module: blog management and
+  // members, comment moderation, user infos, page views, labels, the pull, revisions.
+  const rare = () => import('../resources/rarely-used.js');
+  const posts = postsApi(core, actor, rare);
+  const admin = async () => (await rare()).blogAdminApi(core, actor);
+  const infos = async () => (await rare()).userInfosApi(core, actor, posts);
   const all = {
     blogs: { ...base.blogs, ...lazy(async () => (await admin()).blogs, { insert: 1, update: 1, patch: 1, delete: 1 }) },
     users: { ...base.users, ...lazy(async () => (await admin()).users, { insert: 1, update: 1 }) },
-    members: lazy(async () => (await import('../resources/members.js')).membersApi(core, actor), { set: 1, remove: 1, list: 1 }),
-    posts: postsApi(core, actor),
-    pages: pagesApi(core, actor),
-    comments: commentsApi(core, actor),
+    members: lazy(async () => (await rare()).membersApi(core, actor), { set: 1, remove: 1, list: 1 }),
+    posts,
+    pages: pagesApi(core, actor, rare),
+    comments: {
+      ...commentsApi(core, actor),
+      ...lazy(async () => (await rare()).commentModerationApi(core, actor), { listByBlog: 1, approve: 1, markAsSpam: 1, removeContent: 1, delete: 1 }),
+    },
     blogUserInfos: lazy(async () => (await infos()).blogUserInfos, { get: 1 }),
     postUserInfos: lazy(async () => (await infos()).postUserInfos, { get: 1, list: 1 }),
-    pageViews: lazy(async () => (await import('../resources/pageviews.js')).pageViewsApi(core, actor), { get: 1, record: 1 }),
-    labels: lazy(async () => (await import('../resources/labels.js')).labelsApi(core, actor), { list: 1 }),
-    changes: lazy(async () => (await import('../resources/changes.js')).changesApi(core, actor), { list: 1 }),
+    pageViews: lazy(async () => (await rare()).pageViewsApi(core, actor), { get: 1, record: 1 }),
+    labels: lazy(async () => (await rare()).labelsApi(core, actor), { list: 1 }),
+    changes: lazy(async () => (await rare()).changesApi(core, actor), { list: 1 }),
   };
   const share = core.share;
   return share ? settled(all, { flush: async () => (await share).flush() }) : all;
