@@ -5,11 +5,11 @@
  */
 import { actorUserId, atLeast, requireRole, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
-import type { IndexedDoc, Key } from '../store/driver.js';
+import type { Key } from '../store/driver.js';
 import { conflict, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import type { PageQuery } from '../core/paging.js';
-import { commentVisOf, del, put, type CommentRecord, type PostRecord } from '../store/records.js';
+import { commentVisOf, del, put, type CommentRecord } from '../store/records.js';
 import { moveCommentsStep, visibleClasses } from '../core/comment-visibility.js';
 import { rarelyUsedParams as params } from '../schema/rarely-used.js';
 import type { CommentsActionParams, CommentsListByBlogParams } from '../schema/params.js';
@@ -17,7 +17,7 @@ import type { Comment, CommentList } from '../schema/resources.js';
 import { checkStatuses, commentOut, emptyList, hidden, listPage, PUBLIC, recount } from './comments.js';
 import { loadVisible } from './content.js';
 
-/** Moderation moves, per DESIGN §5: the next state, the same record for "stays", or 409. */
+/** Moderation moves, per docs/design.md §6: the next state, the same record for "stays", or 409. */
 const MODERATION = {
   approve: { to: 'LIVE', from: ['PENDING', 'SPAM'], event: 'comment.approved' },
   markAsSpam: { to: 'SPAM', from: ['LIVE', 'PENDING'], event: 'comment.spam' },
@@ -29,7 +29,7 @@ export function commentModerationApi(core: Core, actor: Actor) {
 
   /** Loads a comment of a post for moderation, with the post it belongs to. */
   async function loadPair(blogId: string, postId: string, commentId: string) {
-    const [post, comment] = await Promise.all([core.get<PostRecord>('posts', postId), core.get<CommentRecord>('comments', commentId)]);
+    const [post, comment] = await Promise.all([core.get('posts', postId), core.get('comments', commentId)]);
     if (!post || post.doc.blogId !== blogId) throw notFound('Post');
     if (!comment || comment.doc.postId !== postId || comment.doc.blogId !== blogId) throw notFound('Comment');
     return { post, comment };
@@ -64,7 +64,7 @@ export function commentModerationApi(core: Core, actor: Actor) {
       checkStatuses(statuses, s);
       let prefixes: Key[];
       if (p.post) {
-        const post = await loadVisible<PostRecord>(core, 'post', p.blogId, p.post, s);
+        const post = await loadVisible(core, 'post', p.blogId, p.post, s);
         if (hidden(post.doc, s.view)) return emptyList();
         prefixes = statuses.map((st) => [p.blogId, p.post!, st]);
       } else {
@@ -72,7 +72,7 @@ export function commentModerationApi(core: Core, actor: Actor) {
         await moveCommentsStep(core);
         prefixes = visibleClasses(s.view).flatMap((vis) => statuses.map((st) => [p.blogId, vis, st]));
       }
-      const q: PageQuery = {
+      const q: PageQuery<'comments'> = {
         collection: 'comments',
         index: p.post ? 'post' : 'blog',
         prefixes,
@@ -85,10 +85,10 @@ export function commentModerationApi(core: Core, actor: Actor) {
         // The index keeps hidden comments out of the walk; this drops only those of a post whose class changed
         // and whose comments are not yet refiled.
         const classes = visibleClasses(s.view);
-        q.filter = async (hits: IndexedDoc[]) => {
-          const posts = await core.driver.getMany('posts', [...new Set(hits.map((h) => (h.doc as unknown as CommentRecord).postId))]);
-          const ok = new Set(posts.flatMap((x) => (x && classes.includes(commentVisOf(x.doc as unknown as PostRecord)) ? [x.id] : [])));
-          return hits.filter((h) => ok.has((h.doc as unknown as CommentRecord).postId));
+        q.filter = async (hits) => {
+          const posts = await core.driver.getMany('posts', [...new Set(hits.map((h) => h.doc.postId))]);
+          const ok = new Set(posts.flatMap((x) => (x && classes.includes(commentVisOf(x.doc)) ? [x.id] : [])));
+          return hits.filter((h) => ok.has(h.doc.postId));
         };
       }
       return listPage(core, q, p, s.view);

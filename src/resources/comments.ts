@@ -19,7 +19,7 @@ export async function commentOut(core: Core, c: CommentRecord, view: Role, fetch
 /** `maxComments` on a post: its LIVE comments, oldest first. */
 export async function inlineComments(core: Core, post: PostRecord, view: Role, max: number): Promise<Comment[]> {
   const hits = await core.driver.list({ collection: 'comments', index: 'post', prefix: [post.blogId, post.id, 'LIVE'], direction: 'asc', limit: max });
-  return Promise.all(hits.map((h) => commentOut(core, h.doc as unknown as CommentRecord, view, true)));
+  return Promise.all(hits.map((h) => commentOut(core, h.doc, view, true)));
 }
 
 export const PUBLIC: readonly CommentStatus[] = ['LIVE', 'EMPTIED'];
@@ -37,12 +37,12 @@ export function checkStatuses(statuses: CommentStatus[], s: Standing) {
 
 export async function listPage(
   core: Core,
-  q: PageQuery,
+  q: PageQuery<'comments'>,
   p: { maxResults?: number | undefined; pageToken?: string | undefined; fetchBodies?: boolean | undefined },
   view: Role,
 ): Promise<CommentList> {
   const pg = await page(core.driver, q, p.maxResults ?? 10, p.pageToken);
-  const items = await Promise.all(pg.items.map((h) => commentOut(core, h.doc as unknown as CommentRecord, view, p.fetchBodies ?? true)));
+  const items = await Promise.all(pg.items.map((h) => commentOut(core, h.doc, view, p.fetchBodies ?? true)));
   return listOf('blogger#commentList', items, pg, [...items.map((c) => `${c.id}:${c.updated}:${c.status ?? ''}`), view]);
 }
 
@@ -71,8 +71,8 @@ export function commentsApi(core: Core, actor: Actor) {
     async get(input: CommentsGetParams): Promise<Comment> {
       const p = core.parse(params.commentsGet, input);
       const s = await core.reader(actor, p.blogId, p.view);
-      const post = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
-      const c = (await core.get<CommentRecord>('comments', p.commentId))?.doc;
+      const post = await loadVisible(core, 'post', p.blogId, p.postId, s);
+      const c = (await core.get('comments', p.commentId))?.doc;
       if (!c || c.postId !== p.postId || c.blogId !== p.blogId || !visible(c, post.doc, s.view)) throw notFound('Comment');
       return commentOut(core, c, s.view, true);
     },
@@ -82,7 +82,7 @@ export function commentsApi(core: Core, actor: Actor) {
       const s = await core.reader(actor, p.blogId, p.view);
       const statuses = p.status ?? [...PUBLIC];
       checkStatuses(statuses, s);
-      const post = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
+      const post = await loadVisible(core, 'post', p.blogId, p.postId, s);
       if (hidden(post.doc, s.view)) return emptyList();
       return listPage(
         core,
@@ -110,11 +110,11 @@ export function commentsApi(core: Core, actor: Actor) {
       // The sanitizer (and js-xss in it) loads on the first comment written: browsers rarely need it.
       const content = (await import('../rules/sanitize.js')).sanitizeCommentHtml(b.content);
       const c = await core.transact(async () => {
-        const post = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
+        const post = await loadVisible(core, 'post', p.blogId, p.postId, s);
         if (post.doc.status !== 'LIVE') throw conflict(`Comments are accepted only on LIVE posts; this post is ${post.doc.status}`);
         if (post.doc.readerComments !== 'ALLOW' && !trusted) throw forbidden('This post does not accept new comments');
         if (b.inReplyTo) {
-          const parent = (await core.get<CommentRecord>('comments', b.inReplyTo.id))?.doc;
+          const parent = (await core.get('comments', b.inReplyTo.id))?.doc;
           if (!parent || parent.postId !== p.postId || !visible(parent, post.doc, s.view)) {
             throw invalid('body.inReplyTo.id', 'inReplyTo must name a comment of the same post');
           }
@@ -141,5 +141,3 @@ export function commentsApi(core: Core, actor: Actor) {
     },
   };
 }
-
-export type CommentsApi = ReturnType<typeof commentsApi>;

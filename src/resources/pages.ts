@@ -47,7 +47,7 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
   const actorId = actorUserId(actor);
 
   async function change(blogId: string, pageId: string, ifMatch: string | undefined, fn: (r: PageRecord, now: string) => PageRecord, edited: boolean) {
-    const { before, after, view } = await changeContent<PageRecord>(core, actor, 'page', blogId, pageId, ifMatch, fn);
+    const { before, after, view } = await changeContent(core, actor, 'page', blogId, pageId, ifMatch, fn);
     if (after !== before) await emitChange(before, after, edited);
     return { after, view };
   }
@@ -81,7 +81,7 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     async get(input: PagesGetParams): Promise<Page> {
       const p = core.parse(params.pagesGet, input);
       const s = await core.reader(actor, p.blogId, p.view);
-      const stored = await loadVisible<PageRecord>(core, 'page', p.blogId, p.pageId, s);
+      const stored = await loadVisible(core, 'page', p.blogId, p.pageId, s);
       return pageOut(core, stored.doc, s.view);
     },
 
@@ -102,7 +102,7 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
         p.maxResults ?? 10,
         p.pageToken,
       );
-      const items = await Promise.all(pg.items.map((h) => pageOut(core, h.doc as unknown as PageRecord, s.view, p.fetchBodies ?? true)));
+      const items = await Promise.all(pg.items.map((h) => pageOut(core, h.doc, s.view, p.fetchBodies ?? true)));
       return listOf('blogger#pageList', items, pg, [...items.map((i) => i.etag), s.view]);
     },
 
@@ -136,7 +136,7 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
         await change(p.blogId, p.pageId, p.ifMatch, (r, now) => trash('page', r, now), false);
         return;
       }
-      await deleteContent<PageRecord>(core, actor, 'page', p.blogId, p.pageId, p.ifMatch);
+      await deleteContent(core, actor, 'page', p.blogId, p.pageId, p.ifMatch);
       if (core.events.has('page.deleted')) core.emit({ type: 'page.deleted', blogId: p.blogId, id: p.pageId, actorId });
     },
 
@@ -153,5 +153,3 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     },
   };
 }
-
-export type PagesApi = ReturnType<typeof pagesApi>;

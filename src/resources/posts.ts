@@ -1,7 +1,7 @@
 import { actorUserId, atLeast, requireRole, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import { lazy } from '../util/lazy.js';
-import type { IndexedDoc, Key, WriteOp } from '../store/driver.js';
+import type { Key, WriteOp } from '../store/driver.js';
 import { forbidden, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page, type PageQuery } from '../core/paging.js';
@@ -97,7 +97,7 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     const labels = p.labels?.length ? [...p.labels].sort() : undefined;
     const prefixes: Key[] = labels ? labels.flatMap((l) => statuses.map((st) => [p.blogId, l, st])) : statuses.map((st) => [p.blogId, st]);
     const parsed = q === undefined ? undefined : parseQuery(q);
-    const query: PageQuery = {
+    const query: PageQuery<'posts'> = {
       collection: 'posts',
       index: labels ? (byUpdated ? 'labelUpdated' : 'labelPublished') : byUpdated ? 'updated' : 'published',
       prefixes,
@@ -113,9 +113,9 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
       if (words.length === 0) return { kind: 'blogger#postList', items: [], etag: listEtag(['empty']) };
       query.search = { scope: p.blogId, tokens: words };
       if (phrases.length) {
-        query.filter = (hits: IndexedDoc[]) =>
+        query.filter = (hits) =>
           hits.filter((h) => {
-            const fields = postWordFields(h.doc as unknown as PostRecord);
+            const fields = postWordFields(h.doc);
             return phrases.every((ph) => hasPhrase(fields, ph));
           });
       }
@@ -128,15 +128,13 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     const [promoted, first] = await Promise.all([core.promoteDue(), read()]);
     const pg = promoted || core.promotions !== seen ? await read() : first;
     const items = await Promise.all(
-      pg.items.map((h) =>
-        postOut(core, h.doc as unknown as PostRecord, s.view, { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments }),
-      ),
+      pg.items.map((h) => postOut(core, h.doc, s.view, { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments })),
     );
     return listOf('blogger#postList', items, pg, [...items.map((i) => i.etag), s.view]);
   }
 
   async function change(blogId: string, postId: string, ifMatch: string | undefined, fn: (r: PostRecord, now: string) => PostRecord, edited: boolean) {
-    const { before, after, view } = await changeContent<PostRecord>(core, actor, 'post', blogId, postId, ifMatch, fn);
+    const { before, after, view } = await changeContent(core, actor, 'post', blogId, postId, ifMatch, fn);
     if (after !== before) await emitChange(before, after, edited);
     return { after, view };
   }
@@ -158,7 +156,7 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     async get(input: PostsGetParams): Promise<Post> {
       const p = core.parse(params.postsGet, input);
       const s = await core.reader(actor, p.blogId, p.view);
-      const stored = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
+      const stored = await loadVisible(core, 'post', p.blogId, p.postId, s);
       return postOut(core, stored.doc, s.view, p);
     },
 
@@ -181,8 +179,8 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
       path = path.split(/[?#]/)[0]!;
       const hit = await core.driver.getByIndex('posts', 'path', [p.blogId, path]);
       if (!hit) throw notFound('Post');
-      let r = hit.doc as unknown as PostRecord;
-      if (r.status === 'SCHEDULED') r = await core.promote({ ...hit, doc: r });
+      let r = hit.doc;
+      if (r.status === 'SCHEDULED') r = await core.promote(hit);
       if (r.status !== 'LIVE') throw notFound('Post');
       return postOut(core, r, s.view, { maxComments: p.maxComments });
     },
@@ -240,7 +238,7 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
       }
       // The post and every comment on it go in one commit. Comment writes also touch the post, so a
       // comment added meanwhile makes this commit fail and retry rather than leave an orphan.
-      await deleteContent<PostRecord>(core, actor, 'post', p.blogId, p.postId, p.ifMatch, async () => {
+      await deleteContent(core, actor, 'post', p.blogId, p.postId, p.ifMatch, async () => {
         const ops: WriteOp[] = [];
         let after: Key | undefined;
         for (;;) {
@@ -285,5 +283,3 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     return postOut(core, after, view, p);
   }
 }
-
-export type PostsApi = ReturnType<typeof postsApi>;

@@ -3,7 +3,7 @@
  * (src/util/lazy.ts): blog, user and member management, comment moderation (with the blog-wide comment list),
  * user infos, page views, labels.list, changes.list and the revisions of posts and pages. One module rather than
  * one per namespace: a bundler then gives the code they share with the first download one signature, so that
- * download stays a few larger chunks, which compress better than many small ones (DESIGN §9 counts each
+ * download stays a few larger chunks, which compress better than many small ones (docs/design.md §13: the budget counts each
  * start-up chunk gzipped on its own).
  */
 export { blogAdminApi } from './blog-admin.js';

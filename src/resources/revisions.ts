@@ -70,7 +70,7 @@ export function revisionsApi<R extends Item, T, L, G, S>(core: Core, actor: Acto
   async function load(p: { blogId: string; revisionId: string }): Promise<RevisionRecord> {
     const itemId = itemOf(p);
     await reader(p.blogId, itemId);
-    const r = (await core.get<RevisionRecord>('revisions', p.revisionId))?.doc;
+    const r = (await core.get('revisions', p.revisionId))?.doc;
     if (!r || r.itemId !== itemId || r.blogId !== p.blogId) throw notFound('Revision');
     return r;
   }
@@ -85,7 +85,7 @@ export function revisionsApi<R extends Item, T, L, G, S>(core: Core, actor: Acto
         p.maxResults ?? 10,
         p.pageToken,
       );
-      const items = pg.items.map((h) => revisionWire(core, h.doc as unknown as RevisionRecord));
+      const items = pg.items.map((h) => revisionWire(core, h.doc));
       return listOf(
         'blogcore#revisionList',
         items,

@@ -1,6 +1,6 @@
 /**
  * blogUserInfos and postUserInfos (Blogger v3): a blog or post together with one user's standing in it.
- * A user's info is theirs and their blog's ADMINs' (DESIGN §4): anyone else is refused. Loaded on first use.
+ * A user's info is theirs and their blog's ADMINs' (docs/design.md §5): anyone else is refused. Loaded on first use.
  */
 import { actorUserId, authError, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
@@ -12,7 +12,10 @@ import { blogUserInfoWire } from '../core/wire.js';
 import type { BlogUserInfo, Post, PostUserInfo, PostUserInfosList } from '../schema/resources.js';
 import { blogResource } from './blogs.js';
 import { mayEdit } from './content.js';
-import type { PostsApi } from './posts.js';
+import type { postsApi } from './posts.js';
+
+/** What user infos read posts through: the same caller's `posts.get` and `posts.list`. */
+type PostReads = Pick<ReturnType<typeof postsApi>, 'get' | 'list'>;
 
 /**
  * Whose info is asked for (`self`: the caller), checked against who asks: the user themselves or an ADMIN
@@ -48,7 +51,7 @@ function postUserInfo(post: Post, userId: string, role: Role): PostUserInfo {
 }
 
 /** `posts` is the same caller's posts API: a user's posts are read (and shown) as that caller reads them. */
-export function userInfosApi(core: Core, actor: Actor, posts: PostsApi) {
+export function userInfosApi(core: Core, actor: Actor, posts: PostReads) {
   return {
     blogUserInfos: {
       async get(input: BlogUserInfosGetParams): Promise<BlogUserInfo> {

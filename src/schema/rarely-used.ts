@@ -2,7 +2,7 @@
  * The parameters and bodies of the calls loaded on first use (src/resources/rarely-used.ts: blog, user and member
  * management, comment moderation, user infos, page views, labels.list, changes.list, revisions), as zod schemas
  * built from the same pieces as src/schema/schemas.ts. Only those calls import this file, so their schemas travel in their chunk and
- * a browser's first download never carries them (DESIGN §9).
+ * a browser's first download never carries them (docs/design.md §13).
  */
 import type { output } from 'zod/mini';
 import { bool, integer, list, object, optional, refine, string, unknown, upperEnum } from './checks.js';
