@@ -52,7 +52,7 @@ export async function conflict(ctx: Ctx, remote: Remote, collection: Synced, id:
   st.conflicts = [...st.conflicts.filter((c) => c.id !== id), record];
   settled(st, collection, id);
   delete st.creates[id];
-  await batch.commit(st);
+  await batch.commit(ctx);
 }
 
 const FIELDS: readonly ConflictField[] = ['title', 'content', 'labels', 'status'];
@@ -116,5 +116,5 @@ export async function resolveConflict(c: Ctx, id: string, choice: ConflictChoice
     c.state.dirty.push(keyOf(collection, id));
   }
   c.state.conflicts = c.state.conflicts.filter((x) => x !== found);
-  await batch.commit(c.state);
+  await batch.commit(c);
 }

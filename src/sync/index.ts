@@ -7,6 +7,7 @@
  */
 import type { Core } from '../core/core.js';
 import { internalsOf } from '../service/internals.js';
+import { DriverConflict } from '../store/driver.js';
 import type { UserRecord } from '../store/records.js';
 import type { Blog, User } from '../schema/resources.js';
 import { publicConflict, resolveConflict } from './conflicts.js';
@@ -36,16 +37,22 @@ export function createReplica(options: ReplicaOptions): Replica {
   let stopLive: (() => void) | undefined;
   let closed = false;
 
-  /** One replica operation at a time; each starts from the state as stored (a failed one left nothing half-done). */
+  /**
+   * One replica operation at a time; each starts from the state as stored (a failed one left nothing half-done,
+   * and the replica of another tab on the same store may have written it). When such a replica wrote it during
+   * the operation, the operation's own write of it fails whole and the operation runs again on what is stored.
+   */
   function run<T>(task: (ctx: Ctx) => Promise<T>): Promise<T> {
     const next = queue.then(async () => {
-      if (closed) throw new Error('Replica closed');
-      ctx ??= { core, blogId, state: await loadState(core, blogId) };
-      try {
-        return await task(ctx);
-      } catch (error) {
-        ctx = undefined;
-        throw error;
+      for (let attempt = 1; ; attempt++) {
+        if (closed) throw new Error('Replica closed');
+        ctx = await loadState(core, blogId, ctx);
+        try {
+          return await task(ctx);
+        } catch (error) {
+          ctx = undefined;
+          if (!DriverConflict.is(error) || attempt === 3) throw error;
+        }
       }
     });
     queue = next.catch(() => undefined);
@@ -64,7 +71,7 @@ export function createReplica(options: ReplicaOptions): Replica {
     const batch = new Batch(core);
     if (self) await batch.put('users', { id: self.id, displayName: self.displayName, url: self.url, created: self.created } satisfies UserRecord);
     await batch.put('blogs', blogRecord(b, self?.id ?? ''));
-    await batch.commit(c.state);
+    await batch.commit(c);
   }
 
   const sync = () =>
@@ -79,7 +86,7 @@ export function createReplica(options: ReplicaOptions): Replica {
 
   const pending = () =>
     run(async (c) => {
-      await scan(c);
+      await scan(c, false);
       const out: PendingChange[] = [];
       for (const key of c.state.dirty) {
         const { collection, id } = splitKey(key);

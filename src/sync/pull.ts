@@ -6,14 +6,14 @@
  * not bring (and that wait for nothing) are dropped, since their tombstones are gone from the server's log.
  */
 import type { ChangeItem, ChangeList } from '../resources/changes.js';
-import type { IndexedDoc, Key } from '../store/driver.js';
-import type { CommentRecord, PageRecord, PostRecord, Records, UserRecord } from '../store/records.js';
+import { DriverConflict, type IndexedDoc, type Key } from '../store/driver.js';
+import type { Collection, CommentRecord, PageRecord, PostRecord, Records, UserRecord } from '../store/records.js';
 import type { IndexName } from '../store/schema.js';
 import { revisionsOf } from '../core/revision-capture.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
-import { Batch, baseId, saveState, synced, type Ctx } from './state.js';
+import { Batch, baseId, pulledCommits, saveState, synced, type Ctx } from './state.js';
 import type { Base, Synced } from './model.js';
 
 /** Whether a local record has edits the server has not seen: no base (made here) or changed since its base. */
@@ -136,33 +136,48 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
       }
       throw error;
     }
-    const batch = new Batch(ctx.core);
-    // What the page's items will read, in a few driver calls rather than one per item.
-    const ids = page.items.map((i) => [collectionOf(i.kind), i.id] as const);
-    await Promise.all([
-      ...synced.map((c) =>
-        batch.load(
-          c,
-          ids.filter((x) => x[0] === c).map((x) => x[1]),
+    // A first pull (nothing pulled here before) finds none of its items here, so it reads none; should one be
+    // here after all (an item the server listed twice), the commit fails whole and the page is applied again,
+    // reading them.
+    const trusting = !st.checkpoint && st.gen === 0;
+    for (let careful = !trusting; ; careful = true) {
+      const batch = new Batch(ctx.core);
+      // What the page's items will read, in a few driver calls rather than one per item.
+      const ids = page.items.map((i) => [collectionOf(i.kind), i.id] as const);
+      const take = (c: Collection, wanted: string[]) => (careful ? batch.load(c, wanted) : batch.absent(c, wanted));
+      await Promise.all([
+        ...synced.map((c) =>
+          take(
+            c,
+            ids.filter((x) => x[0] === c).map((x) => x[1]),
+          ),
         ),
-      ),
-      batch.load(
-        'settings',
-        ids.map(([c, id]) => baseId(ctx.blogId, c, id)),
-      ),
-      batch.load(
-        'users',
-        page.items.map((i) => i.resource?.author.id ?? ''),
-      ),
-    ]);
-    for (const item of page.items) if (await applyItem(ctx, batch, item)) applied++;
-    if (page.nextPageToken) st.pull = { ...at, pageToken: page.nextPageToken };
-    else {
-      delete st.pull;
-      st.checkpoint = page.checkpoint;
-      if (at.fresh && st.gen > 0) st.sweep = st.gen;
+        take(
+          'settings',
+          ids.map(([c, id]) => baseId(ctx.blogId, c, id)),
+        ),
+        batch.load(
+          'users',
+          page.items.map((i) => i.resource?.author.id ?? ''),
+        ),
+      ]);
+      let stored = 0;
+      for (const item of page.items) if (await applyItem(ctx, batch, item)) stored++;
+      if (page.nextPageToken) st.pull = { ...at, pageToken: page.nextPageToken };
+      else {
+        delete st.pull;
+        st.checkpoint = page.checkpoint;
+        if (at.fresh && st.gen > 0) st.sweep = st.gen;
+      }
+      try {
+        const seq = await batch.commit(ctx);
+        if (seq !== undefined) pulledCommits(ctx.core).add(seq);
+        applied += stored;
+        break;
+      } catch (error) {
+        if (careful || !DriverConflict.is(error)) throw error;
+      }
     }
-    await batch.commit(st);
     if (!page.nextPageToken) break;
   }
   if (st.sweep !== undefined) await sweep(ctx);

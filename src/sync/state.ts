@@ -111,6 +111,11 @@ export class Batch {
     for (let i = 0; i < distinct.length; i++) this.fill(collection, distinct[i]!, docs[i]);
   }
 
+  /** Takes records as absent without reading them (a commit fails whole if one was there after all). */
+  absent(collection: Collection, ids: readonly string[]): void {
+    for (const id of ids) this.fill(collection, id, undefined);
+  }
+
   async get<T>(collection: Collection, id: string): Promise<{ doc: T; stored: number } | undefined> {
     const s = await this.slot(collection, id);
     return s.doc ? { doc: s.doc as unknown as T, stored: s.stored } : undefined;
@@ -130,9 +135,15 @@ export class Batch {
     s.touched = true;
   }
 
-  /** Commits the batch, with the replica's state when given. */
-  async commit(state?: State): Promise<void> {
-    if (state) await this.put('settings', state);
+  /**
+   * Commits the batch, with the replica's state when given: written over the version it was read at, so a
+   * replica of another tab that wrote it meanwhile makes this commit fail (nothing is overwritten).
+   */
+  async commit(ctx?: Ctx): Promise<number | undefined> {
+    if (ctx) {
+      this.slots.set(`settings/${ctx.state.id}`, { collection: 'settings', id: ctx.state.id, stored: ctx.version, was: undefined, doc: undefined });
+      await this.put('settings', ctx.state);
+    }
     const ops: WriteOp[] = [];
     const posts: Array<[PostRecord | undefined, PostRecord | undefined]> = [];
     for (const s of this.slots.values()) {
@@ -145,9 +156,10 @@ export class Batch {
     if (posts.length) ops.push(...(await labelCountsOps(this.core.driver, posts)));
     const slots = [...this.slots];
     this.slots.clear();
-    if (!ops.length) return;
+    if (!ops.length) return undefined;
+    let seq: number;
     try {
-      await this.core.commit(ops);
+      ({ seq } = await this.core.commit(ops));
     } catch (error) {
       // What moved is read afresh next time.
       for (const [k] of slots) this.known?.delete(k);
@@ -155,6 +167,8 @@ export class Batch {
     }
     // The next batch on `known` starts from what this one wrote.
     for (const [k, s] of slots) if (s.touched) this.known?.set(k, s.doc && { id: s.id, doc: s.doc, version: s.stored + 1 });
+    if (ctx) ctx.version++;
+    return seq;
   }
 }
 
@@ -183,13 +197,20 @@ export interface Ctx {
   core: Core;
   blogId: string;
   state: State;
+  /** The stored version `state` was read at (0: none stored): every write of the state expects it. */
+  version: number;
 }
 
-/** Reads the replica's state of a blog from the local store (a new one when there is none). */
-export async function loadState(core: Core, blogId: string): Promise<State> {
+/**
+ * The replica's state as stored (a new one when there is none), unless `ctx` already holds that version: the
+ * replica of another tab on the same store may have written it since.
+ */
+export async function loadState(core: Core, blogId: string, ctx: Ctx | undefined): Promise<Ctx> {
   const found = await core.getAs<State>('settings', stateId(blogId));
+  const version = found?.version ?? 0;
+  if (ctx?.version === version) return ctx;
   // A copy: the replica changes its state in place, and drivers may hand out frozen documents.
-  return found ? (JSON.parse(JSON.stringify(found.doc)) as State) : newState(blogId);
+  return { core, blogId, state: found ? (JSON.parse(JSON.stringify(found.doc)) as State) : newState(blogId), version };
 }
 
 export const synced = ['posts', 'pages', 'comments'] as const;
@@ -204,4 +225,15 @@ export function settled(st: State, collection: Synced, id: string): void {
   st.dirty = st.dirty.filter((k) => k !== keyOf(collection, id));
 }
 
-export const saveState = (ctx: Ctx) => new Batch(ctx.core).commit(ctx.state);
+export const saveState = (ctx: Ctx) => new Batch(ctx.core).commit(ctx);
+
+/**
+ * The local commits of pulled pages (their sequence numbers), per local store, in this process: each holds
+ * only records written with their bases, so the look at what waits skips them without reading the bases.
+ */
+const pulled = new WeakMap<Core, Set<number>>();
+export const pulledCommits = (core: Core): Set<number> => {
+  let seqs = pulled.get(core);
+  if (!seqs) pulled.set(core, (seqs = new Set()));
+  return seqs;
+};

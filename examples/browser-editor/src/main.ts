@@ -78,6 +78,8 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
     },
     unsaved: null,
     onRemoteChange: null,
+    onLeave: null,
+    pictures: null,
   };
 
   // Tabs of this editor share one database but each has its own service: pass each write on, so the
@@ -103,6 +105,8 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
     for (const a of nav.querySelectorAll('a')) a.toggleAttribute('aria-current', a.dataset.section === section);
     for (const a of nav.querySelectorAll('a[aria-current]')) a.setAttribute('aria-current', 'page');
     const mine = ++renders;
+    app.onLeave?.();
+    app.onLeave = null;
     app.unsaved = null;
     app.onRemoteChange = null;
     remote.replaceChildren();
