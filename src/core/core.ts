@@ -92,6 +92,15 @@ export class Core {
     return (this.opening ??= this.open());
   }
 
+  /**
+   * Runs `step` once the store is open and before every call that waits for it from now on (a replica's local
+   * blog, sync/index.ts, exists before the app's first write). A failing step fails nothing: what it wanted to
+   * write is then written by whoever needs it.
+   */
+  prepare(step: () => Promise<void>): void {
+    this.opening = this.ready().then(() => step().catch(() => undefined));
+  }
+
   private async open(): Promise<void> {
     await this.driver.open(STORE_SCHEMA);
     const mark = await this.driver.get('settings', LAYOUT_MARKER);

@@ -86,6 +86,11 @@ function decodeToken(token: string, fingerprint: string): Cursor {
   return { d, k: [t, id], i: i === 1, f };
 }
 
+/** Throws the 400 `page()` would for a token that is not one of this query's, before a caller writes anything. */
+export function checkPageToken(token: string, fingerprint: string): void {
+  decodeToken(token, fingerprint);
+}
+
 /** The tighter of two bounds: the higher lower bound (`sign` 1) or the lower upper bound (`sign` -1). */
 const tighter = (sign: number, a: KeyBound | undefined, b: KeyBound | undefined): KeyBound | undefined => {
   if (!a || !b) return a ?? b;

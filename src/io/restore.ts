@@ -22,7 +22,7 @@ import {
 import { normalizeBlogUrl } from '../resources/blogs.js';
 import { withPath } from '../resources/content.js';
 import { sanitizeCommentHtml } from '../rules/sanitize.js';
-import { LIMITS, type Role } from '../schema/schemas.js';
+import { isHttpUrl, LIMITS, type Role } from '../schema/schemas.js';
 import { internalsOf } from '../service/internals.js';
 import type { BlogService } from '../service/types.js';
 import { publicUrl } from '../core/wire.js';
@@ -70,8 +70,14 @@ export class Restorer {
       created: { posts: 0, pages: 0, comments: 0, users: 0 },
       unchanged: { posts: 0, pages: 0, comments: 0 },
       skipped: [],
+      drafted: [],
       redirects: [],
     };
+  }
+
+  /** An item the source keeps from the public, imported as a DRAFT (reported on every run, as skips are). */
+  drafted(source: string, reason: string): void {
+    this.report.drafted.push({ source: own(source), reason: own(reason) });
   }
 
   skip(source: string, reason: string): void {
@@ -135,7 +141,7 @@ export class Restorer {
       await this.user(fileOwner);
       ownerId = fileOwner.id;
     } else {
-      throw invalidOption('ownerId', 'The file declares no author to own the blog: pass { ownerId }');
+      throw invalidOption('ownerId', "The file declares no author to own the blog: give the owner's user id (ownerId, or --owner on the command line)");
     }
     const now = this.core.nowIso();
     const record: BlogRecord = {
@@ -288,7 +294,7 @@ export class Restorer {
       if (content.length > LIMITS.commentContent) this.skip(item.source, `Comment longer than ${LIMITS.commentContent} characters`);
       else if (c.status !== 'EMPTIED' && !content.trim()) this.skip(item.source, 'Empty comment');
       else {
-        const authorUrl = c.authorUrl && /^https?:\/\//i.test(c.authorUrl) && c.authorUrl.length <= LIMITS.url ? c.authorUrl : undefined;
+        const authorUrl = c.authorUrl && isHttpUrl(c.authorUrl) ? c.authorUrl : undefined;
         const authorName = c.authorName?.trim().slice(0, LIMITS.displayName);
         ready.push({ ...item, record: { ...c, blogId, content, authorUrl, authorName: c.authorId ? undefined : authorName || 'Anonymous' } });
       }

@@ -134,6 +134,7 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
     const keptPath = children(el, 'wp:postmeta').find((m) => textOf(m, 'wp:meta_key') === 'blogcore_path');
     const comments = children(el, 'wp:comment');
     const blogId = restorer.blog!.id;
+    const notPublic = textOf(el, 'wp:post_password') ? 'password-protected in WordPress' : wpStatus === 'private' ? 'private in WordPress' : undefined;
     const postId = idFor(blogId, 'post', wpId);
     if (type === 'page') {
       for (const c of comments)
@@ -203,6 +204,7 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
       path: keptPath ? textOf(keptPath, 'wp:meta_value') : undefined,
       oldUrl: /^https?:\/\//.test(link) && !/[?&]p(age_id)?=\d/.test(link) ? link : undefined,
       readerComments: textOf(el, 'wp:comment_status') === 'closed' ? 'DONT_ALLOW_SHOW_EXISTING' : 'ALLOW',
+      notPublic,
       comments: list,
     });
   }

@@ -6,7 +6,7 @@
  *   caller's statuses and comment classes only). The checkpoint is the log's newest seq, taken before the
  *   first page: whatever is written meanwhile is in the log after it, so the next pull brings it (an item
  *   may arrive twice: at-least-once).
- * - With `since`: the blog's own change stream (driver `streamChanges`) from the checkpoint up to the log's
+ * - With `since`: the blog's change streams (store/streams.ts; a reader's only the shown one) from the checkpoint up to the log's
  *   newest seq at the first page. Each changed record is read as it is now: visible at the caller's view,
  *   it comes as its resource; gone or out of sight, as `deleted: true` (a delete is a log entry; a post
  *   reverted to draft changes the post; comments whose post hides them or leaves a reader's sight are
@@ -17,10 +17,11 @@
  * Bounded work: one page reads at most maxResults + 1 log entries or index entries, the records they name
  * and the posts of the comments among them.
  */
-import { atLeast, type Actor } from '../rules/access.js';
+import { actorUserId, atLeast, type Actor } from '../rules/access.js';
 import { moveCommentsStep, visibleClasses } from '../core/comment-visibility.js';
 import type { Core } from '../core/core.js';
 import type { Change, Key } from '../store/driver.js';
+import { blogChanges } from '../store/streams.js';
 import { BlogError, invalid } from '../util/errors.js';
 import { decodeJson, encodeJson } from '../core/paging.js';
 import type { ChangesListParams } from '../schema/params.js';
@@ -103,23 +104,21 @@ export function changesApi(core: Core, actor: Actor) {
       const view = s.view;
       const code = VIEW_CODE[view];
       const max = p.maxResults ?? DEFAULT_MAX;
+      // Every reason to refuse the request is checked before the steps below write anything.
+      const given = p.pageToken !== undefined ? readToken(p.pageToken) : undefined;
+      const since = p.pageToken === undefined && p.since !== undefined ? readCheckpoint(p.since) : undefined;
+      if ((given?.v ?? since?.v ?? code) !== code) throw resync();
+      const from = given?.p === 'log' ? given.q : since?.s;
+      if (from !== undefined) {
+        const { pruned, newest } = await core.driver.logBounds();
+        if (from < pruned || from > newest) throw resync();
+      }
       await core.promoteDue();
       // Comments whose post changed class are refiled a batch per page; each refile is a change to pull.
       await moveCommentsStep(core);
       const bounds = await core.driver.logBounds();
-
-      let token: Token;
-      if (p.pageToken !== undefined) {
-        token = readToken(p.pageToken);
-        if (token.v !== code) throw resync();
-      } else if (p.since !== undefined) {
-        const since = readCheckpoint(p.since);
-        if (since.v !== code) throw resync();
-        token = { v: code, e: bounds.newest, p: 'log', q: since.s, o: Number.MAX_SAFE_INTEGER };
-      } else {
-        token = { v: code, e: bounds.newest, p: 'posts' };
-      }
-      if (token.p === 'log' && (token.q < bounds.pruned || token.q > bounds.newest)) throw resync();
+      let token: Token =
+        given ?? (since ? { v: code, e: bounds.newest, p: 'log', q: since.s, o: Number.MAX_SAFE_INTEGER } : { v: code, e: bounds.newest, p: 'posts' });
       const answer = (items: ChangeItem[], next: Token | undefined): ChangeList => ({
         kind: 'blogcore#changeList',
         items,
@@ -203,7 +202,8 @@ export function changesApi(core: Core, actor: Actor) {
 
   /** One page of the blog's change stream after (seq, pos), up to seq `end`: each record as it is now. */
   async function logPage(blogId: string, view: Role, seq: number, pos: number, end: number, max: number): Promise<{ items: ChangeItem[]; next?: Change }> {
-    const found = (await core.driver.streamChanges(blogId, { seq, pos }, max + 1)).filter((c) => c.seq <= end);
+    // A reader's pull walks only what readers see or once saw: nothing created out of their sight is mentioned.
+    const found = (await blogChanges(core.driver, blogId, { seq, pos }, max + 1, atLeast(view, 'AUTHOR'))).filter((c) => c.seq <= end);
     const page = found.slice(0, max);
     // The last change of a record in the page stands for all of them.
     const latest = new Map<string, Change>();
@@ -227,6 +227,7 @@ export function changesApi(core: Core, actor: Actor) {
       core,
       docs.map((d) => d?.doc),
       view,
+      actorUserId(actor),
     );
     const out: ChangeItem[] = [];
     ids.forEach((id, i) => {
@@ -251,9 +252,10 @@ async function inOrder<R>(records: ReadonlyArray<R | undefined>, fn: (r: R) => P
 /**
  * Per collection, what a caller at `view` sees of each record (none where absent): its resource, or `unseen`
  * when the caller may never have seen it — a post or page never published, a comment still PENDING (nothing
- * returns a comment to PENDING) never reached a reader, so no tombstone tells them it exists.
+ * returns a comment to PENDING) never reached a reader, so no tombstone tells them it exists; one held or refused
+ * before any reader saw it (`unseen`) is told only to its writer (`actorId`), who saw it.
  */
-const SEEN: { [P in Synced]: (core: Core, records: Array<Records[P] | undefined>, view: Role) => Promise<Seen[]> } = {
+const SEEN: { [P in Synced]: (core: Core, records: Array<Records[P] | undefined>, view: Role, actorId: string | undefined) => Promise<Seen[]> } = {
   posts: (core, records, view) =>
     inOrder(records, async (r) => {
       if (r.status === 'LIVE' || atLeast(view, 'AUTHOR')) return { resource: await postOut(core, r, view, { fetchBody: true }) };
@@ -264,7 +266,7 @@ const SEEN: { [P in Synced]: (core: Core, records: Array<Records[P] | undefined>
       if (r.status === 'LIVE' || atLeast(view, 'AUTHOR')) return { resource: await pageOut(core, r, view) };
       return { unseen: r.path === undefined };
     }),
-  comments: async (core, records, view) => {
+  comments: async (core, records, view, actorId) => {
     const postIds = [...new Set(records.flatMap((c) => (c ? [c.postId] : [])))];
     const found = postIds.length ? await core.driver.getMany('posts', postIds) : [];
     const posts = new Map(found.flatMap((d) => (d ? [[d.id, d.doc] as const] : [])));
@@ -272,7 +274,7 @@ const SEEN: { [P in Synced]: (core: Core, records: Array<Records[P] | undefined>
       const post = posts.get(c.postId);
       const seen = post && visibleClasses(view).includes(commentVisOf(post)) && (PUBLIC.includes(c.status) || atLeast(view, 'ADMIN'));
       if (seen) return { resource: await commentOut(core, c, view, true) };
-      return { unseen: c.status === 'PENDING' };
+      return { unseen: c.status === 'PENDING' || (c.unseen === true && (c.authorId === undefined || c.authorId !== actorId)) };
     });
   },
 };

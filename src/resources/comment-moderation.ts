@@ -8,7 +8,7 @@ import type { Core } from '../core/core.js';
 import type { Key } from '../store/driver.js';
 import { conflict, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
-import type { PageQuery } from '../core/paging.js';
+import { checkPageToken, type PageQuery } from '../core/paging.js';
 import { commentVisOf, del, put, type CommentRecord } from '../store/records.js';
 import { moveCommentsStep, visibleClasses } from '../core/comment-visibility.js';
 import { rarelyUsedParams as params } from '../schema/rarely-used.js';
@@ -68,8 +68,6 @@ export function commentModerationApi(core: Core, actor: Actor) {
         if (hidden(post.doc, s.view)) return emptyList();
         prefixes = statuses.map((st) => [p.blogId, p.post!, st]);
       } else {
-        // One bounded step of refiling the comments of a post whose visibility changed (comment-visibility.ts).
-        await moveCommentsStep(core);
         prefixes = visibleClasses(s.view).flatMap((vis) => statuses.map((st) => [p.blogId, vis, st]));
       }
       const q: PageQuery<'comments'> = {
@@ -81,6 +79,12 @@ export function commentModerationApi(core: Core, actor: Actor) {
         end: p.endDate,
         fingerprint: shortHash(JSON.stringify(['blogComments', p.blogId, p.post, [...statuses].sort(), p.startDate, p.endDate])),
       };
+      if (!p.post) {
+        // A refused request writes nothing: the page token is checked before the refiling step.
+        if (p.pageToken !== undefined) checkPageToken(p.pageToken, q.fingerprint);
+        // One bounded step of refiling the comments of a post whose visibility changed (comment-visibility.ts).
+        await moveCommentsStep(core);
+      }
       if (!p.post && !atLeast(s.view, 'ADMIN')) {
         // The index keeps hidden comments out of the walk; this drops only those of a post whose class changed
         // and whose comments are not yet refiled.
@@ -105,7 +109,7 @@ export function commentModerationApi(core: Core, actor: Actor) {
       await core.transact(async () => {
         const { post, comment } = await loadPair(p.blogId, p.postId, p.commentId);
         // Replies keep their inReplyTo: the thread shows the gap rather than losing the replies.
-        return { ops: [del('comments', comment.id, comment.version, p.blogId), ...recount(post, comment.doc.status, undefined)], result: undefined };
+        return { ops: [del('comments', comment.id, comment.version, comment.doc), ...recount(post, comment.doc.status, undefined)], result: undefined };
       });
       if (core.events.has('comment.deleted')) core.emit({ type: 'comment.deleted', blogId: p.blogId, id: p.commentId, actorId });
     },

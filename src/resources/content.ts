@@ -179,6 +179,6 @@ export async function deleteContent<K extends Kind>(
     const stored = await loadEditable(core, kind, blogId, id, s, ifMatch);
     const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc, undefined) : [];
     const revisions = await revisionDeletes(core, id);
-    return { ops: [del(COLLECTION[kind], id, stored.version, blogId), ...counters, ...revisions, ...(await dependents(stored))], result: undefined };
+    return { ops: [del(COLLECTION[kind], id, stored.version, stored.doc), ...counters, ...revisions, ...(await dependents(stored))], result: undefined };
   });
 }

@@ -3,7 +3,7 @@
  * buckets plus an all-time counter per blog, so recording is one small commit and reading a range walks at
  * most 30 buckets, however old the blog.
  */
-import { requireRole, type Actor } from '../rules/access.js';
+import { authError, requireRole, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import { forbidden } from '../util/errors.js';
 import type { PageViewsGetParams, PageViewsRange, PageViewsRecordParams } from '../schema/params.js';
@@ -26,6 +26,8 @@ export function pageViewsApi(core: Core, actor: Actor) {
     async get(input: PageViewsGetParams): Promise<PageViews> {
       const p = core.parse(params.pageViewsGet, input);
       const s = await core.reader(actor, p.blogId);
+      // Signing in may help an anonymous caller (401, as userinfos answer); a signed-in non-admin it cannot (403).
+      if (actor.kind === 'anonymous') throw authError('Sign in to read page views');
       requireRole(s, 'ADMIN', 'read page views');
       const ranges = p.range ?? (['all', '30DAYS', '7DAYS'] as const);
       const today = core.now().getTime();

@@ -5,7 +5,7 @@ import type { Key, WriteOp } from '../store/driver.js';
 import { forbidden, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page, type PageQuery } from '../core/paging.js';
-import { del, put, type PostRecord } from '../store/records.js';
+import { del, put, type CommentRecord, type PostRecord } from '../store/records.js';
 import { params, type Parsed, type Role } from '../schema/schemas.js';
 import type {
   PostsDeleteParams,
@@ -250,7 +250,7 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
             direction: 'asc',
             limit: 1000,
           });
-          for (const c of batch) ops.push(del('comments', c.id, c.version, p.blogId));
+          for (const c of batch) ops.push(del('comments', c.id, c.version, c.doc as unknown as CommentRecord));
           if (batch.length < 1000) return ops;
           after = batch[batch.length - 1]!.key.slice(2);
         }

@@ -25,6 +25,21 @@ function isRfc3339(s: string): boolean {
   return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 && offsetOk;
 }
 
+/**
+ * A link that pages render as `href`: an absolute http(s) URL that parses, with no quote, space, angle bracket
+ * (such a character could end the attribute it is written into) or control character (a raw NUL or escape
+ * would be stored and sent as given). The one rule for every link a client or an imported file gives.
+ */
+export function isHttpUrl(s: string): boolean {
+  if (s.length > LIMITS.url || /["'`<>\s\u0000-\u001f\u007f]/.test(s)) return false;
+  try {
+    const u = new URL(s);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 /** One or more enum values: one value, a comma-joined list or an array of them, deduplicated. */
 export const enumList = <const T extends readonly [string, ...string[]]>(values: T) => list(upperEnum(values), 'must name at least one value', Infinity, '');
 
@@ -43,23 +58,8 @@ export const text = (max: number) => string(0, max, `must be at most ${max} char
 export const view = upperEnum(ROLES);
 export const nonEmpty = (max: number) => refine(text(max), (s) => s.trim().length > 0, 'must not be empty');
 
-/**
- * A link that pages render as `href`: an absolute http(s) URL that parses, with no quote, space or angle
- * bracket (such a character could end the attribute it is written into).
- */
-export const httpUrl = refine(
-  text(LIMITS.url),
-  (s) => {
-    if (/["'`<>\s]/.test(s)) return false;
-    try {
-      const u = new URL(s);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  },
-  'must be an absolute http(s) URL',
-);
+/** A link that pages render as `href` (isHttpUrl above). */
+export const httpUrl = refine(text(LIMITS.url), isHttpUrl, 'must be an absolute http(s) URL');
 
 // ---------------------------------------------------------------- bodies
 

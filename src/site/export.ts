@@ -163,8 +163,8 @@ async function exportAround(
   }
   for (const file of Object.keys(changed?.had ?? {})) if (/^sitemap-.+\.xml$/.test(file) && !root.files.includes(file)) out.forget(file);
   const feeds = feedPaths(false);
-  out.put(feeds.atom, await atomFeed(parts.reader, { blogId: scope.blog.id }));
-  out.put(feeds.rss, await rssFeed(parts.reader, { blogId: scope.blog.id }));
+  out.put(feeds.atom, await atomFeed(parts.reader, { blogId: scope.blog.id, selfUrl: scope.blog.url + feeds.atom }));
+  out.put(feeds.rss, await rssFeed(parts.reader, { blogId: scope.blog.id, selfUrl: scope.blog.url + feeds.rss }));
 }
 
 /** Every LIVE page as a file; answers id → path. */

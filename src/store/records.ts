@@ -5,6 +5,9 @@
 import type { JsonObject, Key, PutOp, WriteOp } from './driver.js';
 import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from '../schema/schemas.js';
 import { distinctWords, postWordFields } from '../rules/text.js';
+import { blogStream, RECORDS_STREAM } from './streams.js';
+
+export { RECORDS_STREAM } from './streams.js';
 
 export interface UserRecord {
   id: string;
@@ -53,6 +56,8 @@ interface Authored {
   path?: string;
   /** Bumped on every change of the resource itself (not of its comment counts): the etag's source. */
   rev: number;
+  /** No reader has ever been able to see it (set by `put`, see `markUnseen`). */
+  unseen?: true;
 }
 
 export interface PostRecord extends Authored {
@@ -89,6 +94,8 @@ export interface CommentRecord {
   authorUrl?: string;
   /** The visibility class its blog-wide index entries are filed under (absent: 'open'); see comment-visibility.ts. */
   vis?: CommentVis;
+  /** No reader has ever been able to see it (set by `put`, see `markUnseen`). */
+  unseen?: true;
 }
 
 /**
@@ -225,6 +232,21 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
   }
 }
 
+/**
+ * Whether readers see the record now: a LIVE post or page, a LIVE or EMPTIED comment filed in the open class.
+ * A record created out of their sight is marked `unseen` until the first write that shows it to them, so the
+ * change feed never mentions to a reader what no reader could ever have seen: a post or page's writes go to the
+ * blog's unseen stream meanwhile (`streams.ts`: a post created SCHEDULED, a draft deleted); a comment stays in
+ * the shown stream, since its writer saw it (changes.ts tells only them it was marked as spam).
+ */
+function markUnseen(collection: Collection, record: { status?: string; vis?: CommentVis; unseen?: true }, expect: number): void {
+  if (collection !== 'posts' && collection !== 'pages' && collection !== 'comments') return;
+  const shown =
+    collection === 'comments' ? (record.status === 'LIVE' || record.status === 'EMPTIED') && (record.vis ?? 'open') === 'open' : record.status === 'LIVE';
+  if (shown) delete record.unseen;
+  else if (expect === 0) record.unseen = true;
+}
+
 /** A record as the JSON document it is stored as (the write side of the collection map; record-store.ts reads). */
 export const asJson = (record: Records[Collection]): JsonObject => record as unknown as JsonObject;
 
@@ -232,9 +254,10 @@ export const asJson = (record: Records[Collection]): JsonObject => record as unk
 export function put<C extends Collection>(collection: C, record: Records[C], expect: number): PutOp {
   // Optional fields are left out rather than stored as undefined (JSON has no undefined).
   for (const [k, v] of Object.entries(record)) if (v === undefined) delete (record as Record<string, unknown>)[k];
+  markUnseen(collection, record as { status?: string; vis?: CommentVis; unseen?: true }, expect);
   const doc = asJson(record);
   const op: PutOp = { type: 'put', collection, id: doc.id as string, expect, doc, keys: keysOf(collection, record) };
-  const stream = streamOf(collection, typeof doc.blogId === 'string' ? doc.blogId : undefined);
+  const stream = streamOf(collection, record as { blogId?: string; unseen?: true });
   if (stream) op.stream = stream;
   if (collection === 'posts') {
     const p = record as PostRecord;
@@ -243,19 +266,16 @@ export function put<C extends Collection>(collection: C, record: Records[C], exp
   return op;
 }
 
-/** A delete; `blogId` names the change stream of posts, pages and comments (a delete is a change too). */
-export function del(collection: Collection, id: string, expect: number, blogId?: string): WriteOp {
-  const stream = streamOf(collection, blogId);
+/** A delete; `was` (the record deleted) names the change stream of posts, pages and comments (a delete is a change too). */
+export function del(collection: Collection, id: string, expect: number, was?: { blogId?: string; unseen?: true }): WriteOp {
+  const stream = streamOf(collection, was ?? {});
   return { type: 'delete', collection, id, expect, ...(stream ? { stream } : {}) };
 }
 
-/** The change stream of users' and blogs' changes: other processes' caches follow it (record-cache.ts). Never a blog id. */
-export const RECORDS_STREAM = '~records';
-
-/** Posts, pages and comments are logged in their blog's change stream (the pull of changes.ts walks it). */
-const streamOf = (collection: Collection, blogId: string | undefined) =>
+/** Users' and blogs' changes go to RECORDS_STREAM; posts, pages and comments to their blog's streams (streams.ts). */
+const streamOf = (collection: Collection, r: { blogId?: string; unseen?: true }) =>
   collection === 'users' || collection === 'blogs'
     ? RECORDS_STREAM
-    : collection === 'posts' || collection === 'pages' || collection === 'comments'
-      ? blogId
+    : (collection === 'posts' || collection === 'pages' || collection === 'comments') && r.blogId !== undefined
+      ? blogStream(r.blogId, collection !== 'comments' && r.unseen === true)
       : undefined;

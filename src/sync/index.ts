@@ -12,7 +12,7 @@ import type { UserRecord } from '../store/records.js';
 import type { Blog, User } from '../schema/resources.js';
 import { publicConflict, resolveConflict } from './conflicts.js';
 import { pull } from './pull.js';
-import { blogRecord, differs, kindOf } from './records.js';
+import { blogRecord, differs, kindOf, localBlog, type LocalBlog } from './records.js';
 import { push } from './push.js';
 import { createRemote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';
@@ -28,6 +28,8 @@ export function createReplica(options: ReplicaOptions): Replica {
   if (internals?.actor.kind !== 'host' || !options.blogId) throw new TypeError('createReplica needs { local (a host service), blogId }');
   const core: Core = internals.core;
   const blogId = options.blogId;
+  // The local blog exists from now on, so the app may write before the first sync, even offline (records.ts).
+  core.prepare(() => localBlog(core, blogId));
   const remote = createRemote(options.remote);
   const maxResults = options.maxResults ?? 500;
   let ctx: Ctx | undefined;
@@ -59,7 +61,8 @@ export function createReplica(options: ReplicaOptions): Replica {
 
   /** The blog (and the signed-in user, who writes what the app creates locally), fetched once. */
   async function blog(c: Ctx): Promise<void> {
-    if (await core.get('blogs', blogId)) return;
+    const here = await core.get('blogs', blogId);
+    if (here && !(here.doc as LocalBlog).placeholder) return;
     const b = await remote.call<Blog>('GET', `/blogs/${blogId}`);
     // Signed out (401) there is no self; offline or a server fault fails this sync.
     const self = await remote.call<User>('GET', '/users/self').catch((error: RemoteError) => {

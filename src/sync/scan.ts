@@ -3,6 +3,7 @@
  * stream of the blog names what was written since the last look, and a write whose version is one the replica
  * stored itself is skipped, so pull-applied writes never go back.
  */
+import { blogChanges } from '../store/streams.js';
 import { eachRecord, isDirty } from './pull.js';
 
 import { baseId, keyOf, pulledCommits, saveState, type Ctx } from './state.js';
@@ -24,9 +25,9 @@ export async function scan(ctx: Ctx, save = true): Promise<void> {
   // The local log was pruned past the last look: every local record of the blog against its base.
   let moved = pruned > st.scanned.seq;
   if (moved) await eachRecord(ctx, async (_, collection, id, version, base) => void (isDirty(version, base) && dirty.add(keyOf(collection, id))));
-  // The blog's stream holds its posts, pages and comments only (the replica's own documents have none).
+  // The blog's streams hold its posts, pages and comments only (the replica's own documents have none).
   for (;;) {
-    const all = await core.driver.streamChanges(blogId, st.scanned, SCAN);
+    const all = await blogChanges(core.driver, blogId, st.scanned, SCAN, true);
     const last = all[all.length - 1];
     if (!last) break;
     // A pulled page's commit holds the replica's own writes only.

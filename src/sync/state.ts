@@ -149,7 +149,7 @@ export class Batch {
     for (const s of this.slots.values()) {
       if (!s.touched) continue;
       if (s.doc) ops.push(put(s.collection, s.doc, s.stored));
-      else if (s.stored) ops.push(del(s.collection, s.id, s.stored, s.was && 'blogId' in s.was ? String(s.was.blogId) : undefined));
+      else if (s.stored) ops.push(del(s.collection, s.id, s.stored, s.was as { blogId?: string; unseen?: true } | undefined));
       if (s.collection === 'posts') posts.push([s.was as PostRecord | undefined, s.doc as PostRecord | undefined]);
     }
     // Label counters move with the posts, as on every write of the core (label-counts.ts).

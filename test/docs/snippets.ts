@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-export type RunMode = 'run' | 'typecheck-only' | 'browser';
+export type RunMode = 'run' | 'typecheck-only' | 'browser' | 'shell';
 
 export interface Block {
   /** Markdown file, relative to the repository root. */
@@ -34,7 +34,7 @@ export function markdownFiles(): string[] {
   return ['README.md', ...(existsSync(join(ROOT, 'CONTRIBUTING.md')) ? ['CONTRIBUTING.md'] : []), ...docs];
 }
 
-const MARKER = /^<!--\s*snippet:\s*(typecheck-only|browser)\b\s*(.*?)\s*-->\s*$/;
+const MARKER = /^<!--\s*snippet:\s*(typecheck-only|browser|shell)\b\s*(.*?)\s*-->\s*$/;
 
 /** Every fenced block of a markdown file, with the `<!-- snippet: … -->` marker on the line before it. */
 export function blocksOf(file: string): Block[] {
@@ -60,6 +60,18 @@ export function blocksOf(file: string): Block[] {
     i = j;
   }
   return blocks;
+}
+
+/** The files relative links `[text](target)` of a markdown file point at, relative to the root, with their anchors. */
+export function linkTargets(file: string): Array<{ target: string; path: string; anchor?: string }> {
+  const text = readFileSync(join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+  return [...text.matchAll(/\]\(([^)\s]+)\)/g)].flatMap((m) => {
+    const target = m[1]!;
+    if (/^[a-z]+:/i.test(target)) return [];
+    const [pathPart, anchor] = target.split('#') as [string, string | undefined];
+    const path = relative(ROOT, pathPart === '' ? join(ROOT, file) : join(ROOT, file, '..', pathPart));
+    return [{ target, path, ...(anchor !== undefined ? { anchor } : {}) }];
+  });
 }
 
 /**
@@ -92,14 +104,9 @@ export function strayCitations(): string[] {
 
 /** Relative links `[text](target)` of a markdown file that do not resolve to a file inside the repository. */
 export function brokenLinks(file: string): string[] {
-  const text = readFileSync(join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
   const bad: string[] = [];
-  for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-    const target = m[1]!;
-    if (/^[a-z]+:/i.test(target)) continue;
-    const [pathPart, anchor] = target.split('#') as [string, string | undefined];
-    const path = pathPart === '' ? join(ROOT, file) : join(ROOT, file, '..', pathPart);
-    const rel = relative(ROOT, path);
+  for (const { target, path: rel, anchor } of linkTargets(file)) {
+    const path = join(ROOT, rel);
     if (rel.startsWith('..') || !existsSync(path)) bad.push(target);
     else if (anchor !== undefined && !headingSlugs(rel).includes(anchor)) bad.push(target);
   }

@@ -4,7 +4,21 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BlogError } from '../../src/index.js';
-import { catchError, expectError, expectNoWrite, getPost, ids, makeComment, makePage, makePost, world, type Call, type Wire, type World } from './helpers.js';
+import {
+  catchError,
+  changeCount,
+  expectError,
+  expectNoWrite,
+  getPost,
+  ids,
+  makeComment,
+  makePage,
+  makePost,
+  world,
+  type Call,
+  type Wire,
+  type World,
+} from './helpers.js';
 import { DRIVERS } from '../support/drivers.js';
 
 interface Fixture {
@@ -393,6 +407,10 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       '//ok.example/',
       '/relative/path',
       'not a url',
+      // Control characters a URL parser would keep (percent-encoded) or drop: refused, never stored as sent.
+      'https://ok.example/a\u0000b',
+      'https://ok.example/\u001b[31m',
+      'https://ok.example/\u007f',
     ];
 
     it('post titleLink, comment author.url, user url', async () => {
@@ -575,6 +593,29 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       expect(stored.status).toBe('PENDING');
       expect(stored.post).toEqual({ id: f.live.id });
       expect(stored.blog).toEqual({ id: w.blogId });
+    });
+  });
+
+  describe('a refused list writes nothing, even with a refiling step pending', () => {
+    it('blog-wide comment lists and change pulls check their tokens before refiling comments', async () => {
+      const f = await fixture();
+      const { w } = f;
+      const adminCheckpoint = (await w.admin.changes.list({ blogId: w.blogId })).checkpoint;
+      // Reverting a post with a comment leaves that comment to be refiled by the next blog-wide list or pull.
+      await w.admin.posts.revert({ blogId: w.blogId, postId: f.live.id });
+      const before = await changeCount(w.driver);
+      const refused = [
+        () => w.admin.comments.listByBlog({ blogId: w.blogId, pageToken: 'nonsense' }),
+        () => w.admin.comments.listByBlog({ blogId: w.blogId, pageToken: f.token }), // another query's token
+        () => w.admin.changes.list({ blogId: w.blogId, pageToken: 'nonsense' }),
+        () => w.admin.changes.list({ blogId: w.blogId, since: 'nonsense' }),
+      ];
+      for (const call of refused) await expectError(call, 400, 'invalid');
+      await expectError(() => w.reader.changes.list({ blogId: w.blogId, since: adminCheckpoint }), 410, 'resyncRequired'); // another view's
+      expect(await changeCount(w.driver), 'a refused request wrote').toBe(before);
+      // A request that is answered does refile.
+      await w.admin.comments.listByBlog({ blogId: w.blogId });
+      expect(await changeCount(w.driver)).toBeGreaterThan(before);
     });
   });
 

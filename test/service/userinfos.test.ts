@@ -172,9 +172,9 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       }
     });
 
-    it('only blog admins read them and only host code records them', async () => {
+    it('only blog admins read them (anonymous callers: 401, as docs/api.md says) and only host code records them', async () => {
       await expectError(w.author.pageViews.get({ blogId: w.blogId }), 403, 'forbidden');
-      await expectError(w.anon.pageViews.get({ blogId: w.blogId }), 403, 'forbidden');
+      await expectError(w.anon.pageViews.get({ blogId: w.blogId }), 401, 'authError');
       await expectError(w.service.pageViews.get({ blogId: 'nope' }), 404, 'notFound');
       await expectNoWrite(w, () => expectError(w.admin.pageViews.record({ blogId: w.blogId }), 403, 'forbidden'));
       await expectNoWrite(w, () => expectError(w.anon.pageViews.record({ blogId: w.blogId }), 403, 'forbidden'));
