@@ -83,19 +83,19 @@ export function commentsApi(core: Core, actor: Actor) {
     const s = await core.writer(actor, p.blogId);
     requireRole(s, 'ADMIN', 'moderate comments');
     const move = MODERATION[action];
-    const { before, after } = await core.transact(async () => {
-      const { post, comment } = await loadPair(p.blogId, p.postId, p.commentId);
-      const c = comment.doc;
-      if (c.status === move.to) return { ops: [], result: { before: c, after: c } };
-      if (!(move.from as readonly string[]).includes(c.status)) {
-        throw conflict(`Cannot ${action} this comment: it is ${c.status} (requested ${move.to})`);
-      }
-      const next: CommentRecord = { ...c, status: move.to, updated: core.nowIso(), ...(move.to === 'EMPTIED' ? { content: '' } : {}) };
-      return { ops: [put('comments', next, comment.version), ...recount(post, c.status, next.status)], result: { before: c, after: next } };
-    });
-    if (after !== before && core.events.has(move.event)) {
-      core.emit({ type: move.event, blogId: p.blogId, id: after.id, actorId, resource: await commentOut(core, after, 'ADMIN', true) });
-    }
+    const { after } = await core.transact(
+      async () => {
+        const { post, comment } = await loadPair(p.blogId, p.postId, p.commentId);
+        const c = comment.doc;
+        if (c.status === move.to) return { ops: [], result: { before: c, after: c } };
+        if (!(move.from as readonly string[]).includes(c.status)) {
+          throw conflict(`Cannot ${action} this comment: it is ${c.status} (requested ${move.to})`);
+        }
+        const next: CommentRecord = { ...c, status: move.to, updated: core.nowIso(), ...(move.to === 'EMPTIED' ? { content: '' } : {}) };
+        return { ops: [put('comments', next, comment.version), ...recount(post, c.status, next.status)], result: { before: c, after: next } };
+      },
+      (r) => core.event(move.event, { blogId: p.blogId, id: r.after.id, actorId }, () => commentOut(core, r.after, 'ADMIN', true)),
+    );
     return commentOut(core, after, s.view, true);
   }
 
@@ -176,34 +176,34 @@ export function commentsApi(core: Core, actor: Actor) {
       const authorUrl = b.author?.url;
       if (authorUrl !== undefined && authorUrl !== '' && !/^https?:\/\//i.test(authorUrl)) throw invalid('body.author.url', 'must be an http(s) URL');
       const content = sanitizeCommentHtml(b.content);
-      const c = await core.transact(async () => {
-        const post = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
-        if (post.doc.status !== 'LIVE') throw conflict(`Comments are accepted only on LIVE posts; this post is ${post.doc.status}`);
-        if (post.doc.readerComments !== 'ALLOW' && !trusted) throw forbidden('This post does not accept new comments');
-        if (b.inReplyTo) {
-          const parent = (await core.get<CommentRecord>('comments', b.inReplyTo.id))?.doc;
-          if (!parent || parent.postId !== p.postId || !visible(parent, post.doc, s.view)) {
-            throw invalid('body.inReplyTo.id', 'inReplyTo must name a comment of the same post');
+      const c = await core.transact(
+        async () => {
+          const post = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
+          if (post.doc.status !== 'LIVE') throw conflict(`Comments are accepted only on LIVE posts; this post is ${post.doc.status}`);
+          if (post.doc.readerComments !== 'ALLOW' && !trusted) throw forbidden('This post does not accept new comments');
+          if (b.inReplyTo) {
+            const parent = (await core.get<CommentRecord>('comments', b.inReplyTo.id))?.doc;
+            if (!parent || parent.postId !== p.postId || !visible(parent, post.doc, s.view)) {
+              throw invalid('body.inReplyTo.id', 'inReplyTo must name a comment of the same post');
+            }
           }
-        }
-        const now = core.nowIso();
-        const record: CommentRecord = {
-          id: core.newId(),
-          blogId: p.blogId,
-          postId: p.postId,
-          status: trusted ? 'LIVE' : 'PENDING',
-          content,
-          published: now,
-          updated: now,
-          vis: commentVisOf(post.doc),
-          ...(b.inReplyTo ? { inReplyTo: b.inReplyTo.id } : {}),
-          ...(actorId ? { authorId: actorId } : { authorName: b.author?.displayName?.trim() || 'Anonymous', ...(authorUrl ? { authorUrl } : {}) }),
-        };
-        return { ops: [put('comments', record, 0), ...recount(post, undefined, record.status)], result: record };
-      });
-      if (core.events.has('comment.inserted')) {
-        core.emit({ type: 'comment.inserted', blogId: p.blogId, id: c.id, actorId, resource: await commentOut(core, c, 'ADMIN', true) });
-      }
+          const now = core.nowIso();
+          const record: CommentRecord = {
+            id: core.newId(),
+            blogId: p.blogId,
+            postId: p.postId,
+            status: trusted ? 'LIVE' : 'PENDING',
+            content,
+            published: now,
+            updated: now,
+            vis: commentVisOf(post.doc),
+            ...(b.inReplyTo ? { inReplyTo: b.inReplyTo.id } : {}),
+            ...(actorId ? { authorId: actorId } : { authorName: b.author?.displayName?.trim() || 'Anonymous', ...(authorUrl ? { authorUrl } : {}) }),
+          };
+          return { ops: [put('comments', record, 0), ...recount(post, undefined, record.status)], result: record };
+        },
+        (record) => core.event('comment.inserted', { blogId: p.blogId, id: record.id, actorId }, () => commentOut(core, record, 'ADMIN', true)),
+      );
       return commentOut(core, c, s.view, true);
     },
 
@@ -215,12 +215,14 @@ export function commentsApi(core: Core, actor: Actor) {
       const p = core.parse(params.commentsAction, input);
       const s = await core.writer(actor, p.blogId);
       requireRole(s, 'ADMIN', 'delete comments');
-      await core.transact(async () => {
-        const { post, comment } = await loadPair(p.blogId, p.postId, p.commentId);
-        // Replies keep their inReplyTo: the thread shows the gap rather than losing the replies.
-        return { ops: [del('comments', comment.id, comment.version, p.blogId), ...recount(post, comment.doc.status, undefined)], result: undefined };
-      });
-      if (core.events.has('comment.deleted')) core.emit({ type: 'comment.deleted', blogId: p.blogId, id: p.commentId, actorId });
+      await core.transact(
+        async () => {
+          const { post, comment } = await loadPair(p.blogId, p.postId, p.commentId);
+          // Replies keep their inReplyTo: the thread shows the gap rather than losing the replies.
+          return { ops: [del('comments', comment.id, comment.version, p.blogId), ...recount(post, comment.doc.status, undefined)], result: undefined };
+        },
+        () => core.event('comment.deleted', { blogId: p.blogId, id: p.commentId, actorId }),
+      );
     },
   };
 }

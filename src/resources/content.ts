@@ -1,9 +1,9 @@
 /** What posts and pages share: loading with visibility, who may edit, paths, and the state table. */
-import { atLeast, type Actor, type Standing } from '../rules/access.js';
+import { actorUserId, atLeast, type Actor, type Standing } from '../rules/access.js';
 import { checkIfMatch, type Core } from '../core/core.js';
 import type { StoredDoc, WriteOp } from '../store/driver.js';
 import { conflict, forbidden, invalid, notFound } from '../util/errors.js';
-import type { EventType } from '../core/events.js';
+import type { BlogEvent, EventType } from '../core/events.js';
 import { del, put, type PageRecord, type PostRecord } from '../store/records.js';
 import type { Role } from '../schema/schemas.js';
 import { labelCounterOps } from '../store/label-counts.js';
@@ -144,18 +144,22 @@ export async function changeContent<R extends PostRecord | PageRecord>(
   id: string,
   ifMatch: string | undefined,
   fn: (r: R, now: string) => R,
+  events: (before: R, after: R) => Promise<BlogEvent[]>,
 ): Promise<{ before: R; after: R; view: Role }> {
   const s = await core.writer(actor, blogId);
-  const { before, after } = await core.transact(async (retry) => {
-    const stored = await loadEditable<R>(core, kind, blogId, id, s, ifMatch);
-    const now = core.nowIso();
-    const changed = fn(stored.doc, now);
-    if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
-    const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 }, retry > 0);
-    const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc as PostRecord, next as PostRecord) : [];
-    const kept = await revisionOps(core, kind, stored.doc, next, now);
-    return { ops: [put(COLLECTION[kind], next, stored.version), ...counters, ...kept], result: { before: stored.doc, after: next } };
-  });
+  const { before, after } = await core.transact(
+    async (retry) => {
+      const stored = await loadEditable<R>(core, kind, blogId, id, s, ifMatch);
+      const now = core.nowIso();
+      const changed = fn(stored.doc, now);
+      if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
+      const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 }, retry > 0);
+      const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc as PostRecord, next as PostRecord) : [];
+      const kept = await revisionOps(core, kind, stored.doc, next, now);
+      return { ops: [put(COLLECTION[kind], next, stored.version), ...counters, ...kept], result: { before: stored.doc, after: next } };
+    },
+    (r) => events(r.before, r.after),
+  );
   return { before, after, view: s.view };
 }
 
@@ -170,10 +174,13 @@ export async function deleteContent<R extends PostRecord | PageRecord>(
   dependents: (stored: StoredDoc<R>) => Promise<WriteOp[]> = async () => [],
 ): Promise<void> {
   const s = await core.writer(actor, blogId);
-  await core.transact(async () => {
-    const stored = await loadEditable<R>(core, kind, blogId, id, s, ifMatch);
-    const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc as PostRecord, undefined) : [];
-    const revisions = await revisionDeletes(core, id);
-    return { ops: [del(COLLECTION[kind], id, stored.version, blogId), ...counters, ...revisions, ...(await dependents(stored))], result: undefined };
-  });
+  await core.transact(
+    async () => {
+      const stored = await loadEditable<R>(core, kind, blogId, id, s, ifMatch);
+      const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc as PostRecord, undefined) : [];
+      const revisions = await revisionDeletes(core, id);
+      return { ops: [del(COLLECTION[kind], id, stored.version, blogId), ...counters, ...revisions, ...(await dependents(stored))], result: undefined };
+    },
+    () => core.event(`${kind}.deleted`, { blogId, id, actorId: actorUserId(actor) }),
+  );
 }

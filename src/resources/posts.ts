@@ -25,6 +25,7 @@ import { labelCounterOps } from '../store/label-counts.js';
 import { hasPhrase, parseQuery, postWordFields } from '../rules/text.js';
 import { authorOf, listEtag, postWire } from '../core/wire.js';
 import type { Post, PostList } from '../schema/resources.js';
+import type { BlogEvent } from '../core/events.js';
 import { inlineComments } from './comments.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPost, revertTo, trash, withPath } from './content.js';
 
@@ -79,10 +80,14 @@ function applyBody(r: PostRecord, b: Body, replace: boolean): PostRecord {
 export function postsApi(core: Core, actor: Actor) {
   const actorId = actorUserId(actor);
 
-  async function emitChange(before: PostRecord | undefined, after: PostRecord, edited: boolean) {
+  /** The events a stored change stands for (committed with it). */
+  async function eventsOf(before: PostRecord | undefined, after: PostRecord, edited: boolean): Promise<BlogEvent[]> {
+    const out: BlogEvent[] = [];
+    let resource: Post | undefined;
     for (const type of changeEvents('post', before, after, edited)) {
-      if (core.events.has(type)) core.emit({ type, blogId: after.blogId, id: after.id, actorId, resource: await core.adminPost(after) });
+      out.push(...(await core.event(type, { blogId: after.blogId, id: after.id, actorId }, async () => (resource ??= await core.adminPost(after)))));
     }
+    return out;
   }
 
   async function listOrSearch(p: Parsed<'postsList'>, q?: string): Promise<PostList> {
@@ -134,8 +139,7 @@ export function postsApi(core: Core, actor: Actor) {
   }
 
   async function change(blogId: string, postId: string, ifMatch: string | undefined, fn: (r: PostRecord, now: string) => PostRecord, edited: boolean) {
-    const { before, after, view } = await changeContent<PostRecord>(core, actor, 'post', blogId, postId, ifMatch, fn);
-    if (after !== before) await emitChange(before, after, edited);
+    const { after, view } = await changeContent<PostRecord>(core, actor, 'post', blogId, postId, ifMatch, fn, (b, a) => eventsOf(b, a, edited));
     return { after, view };
   }
 
@@ -221,11 +225,13 @@ export function postsApi(core: Core, actor: Actor) {
         true,
       );
       if (status !== 'DRAFT') draft.published = published!;
-      const r = await core.transact(async (retry) => {
-        const withUrl = await withPath(core, 'post', draft, retry > 0);
-        return { ops: [put('posts', withUrl, 0), ...(await labelCounterOps(core.driver, undefined, withUrl))], result: withUrl };
-      });
-      await emitChange(undefined, r, false);
+      const r = await core.transact(
+        async (retry) => {
+          const withUrl = await withPath(core, 'post', draft, retry > 0);
+          return { ops: [put('posts', withUrl, 0), ...(await labelCounterOps(core.driver, undefined, withUrl))], result: withUrl };
+        },
+        (withUrl) => eventsOf(undefined, withUrl, false),
+      );
       return postOut(core, r, s.view, p);
     },
 
@@ -262,7 +268,6 @@ export function postsApi(core: Core, actor: Actor) {
           after = batch[batch.length - 1]!.key.slice(2);
         }
       });
-      if (core.events.has('post.deleted')) core.emit({ type: 'post.deleted', blogId: p.blogId, id: p.postId, actorId });
     },
 
     async publish(input: PostsPublishParams): Promise<Post> {

@@ -33,34 +33,17 @@ function apis(core: Core, actor: Actor) {
     labels: lazy(async () => (await import('../resources/labels.js')).labelsApi(core, actor), { list: 1 }),
     changes: lazy(async () => (await import('../resources/changes.js')).changesApi(core, actor), { list: 1 }),
   };
-  const share = core.share;
-  return share ? settled(all, { flush: async () => (await share).flush() }) : all;
-}
-
-/**
- * With events shared across app servers, a call resolves once the events it caused are stored for the other
- * servers too, so "the write returned" means every server will hear of it. Nested namespaces (posts.revisions)
- * are wrapped the same way.
- */
-function settled<T extends Record<string, unknown>>(all: T, share: { flush(): Promise<void> }): T {
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(all)) {
-    out[name] =
-      typeof value === 'function'
-        ? async (...args: unknown[]) => {
-            const result = await (value as (...a: unknown[]) => Promise<unknown>)(...args);
-            await share.flush();
-            return result;
-          }
-        : settled(value as Record<string, unknown>, share);
-  }
-  return out as T;
+  return all;
 }
 
 export interface BlogService extends ReturnType<typeof apis> {
   /** A service acting for one user (or an anonymous reader). Only host code may choose who to act as. */
   as(actor: ActorInput): BlogService;
-  /** Listens to events after successful writes; returns the function that stops listening. */
+  /**
+   * Listens to events after successful writes; returns the function that stops listening. With a store
+   * shared by several app servers (PostgreSQL), the listener hears every write committed after `on()`
+   * returned on any of them, once.
+   */
   on(type: EventType | '*', listener: Listener): () => void;
   /** Opens the store (creating or upgrading it). Every call does this itself; await it to fail early. */
   ready(): Promise<void>;
@@ -85,13 +68,10 @@ function scoped(core: Core, actor: Actor): BlogService {
       return scoped(core, { kind: 'user', userId: next.userId });
     },
     on(type: EventType | '*', listener: Listener): () => void {
-      // Listening also hears the writes of other app servers on the same store, from now on.
-      core.share?.then((share) => share.follow(core.ready())).catch(() => undefined);
-      return core.events.on(type, listener);
+      return core.listen(type, listener);
     },
-    async ready(): Promise<void> {
-      await core.ready();
-      await (await core.share)?.started;
+    ready(): Promise<void> {
+      return core.ready();
     },
     startScheduler(options?: SchedulerOptions): () => void {
       if (actor.kind !== 'host') throw forbidden('Only the host service runs the scheduler');

@@ -27,11 +27,12 @@ import type { StoreSchema } from './driver.js';
  * labels.blog           [blogId, label, id]                     every label of a blog with its post counts (v3)
  * labels.live           [blogId, label, id]                     only labels that LIVE posts carry (v3)
  * revisions.item        [itemId, replaced, id]                  earlier versions of a post or page, oldest first (v3)
- * events                events shared between app servers on one store (src/core/events.ts), no indexes
+ * events.time           [time, id]                              events shared between app servers on one store by commit time
+ *                                                               (src/core/event-share.ts): found again for a listener added before the store opened
  * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
  */
 export const STORE_SCHEMA: StoreSchema = {
-  version: 4,
+  version: 5,
   collections: [
     { name: 'users', indexes: [] },
     { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
@@ -55,7 +56,7 @@ export const STORE_SCHEMA: StoreSchema = {
     { name: 'pageviews', indexes: [{ name: 'blog' }, { name: 'owner' }] },
     { name: 'labels', indexes: [{ name: 'blog' }, { name: 'live' }] },
     { name: 'revisions', indexes: [{ name: 'item' }] },
-    { name: 'events', indexes: [] },
+    { name: 'events', indexes: [{ name: 'time' }] },
     { name: 'idempotency', indexes: [{ name: 'created' }] },
   ],
 };
