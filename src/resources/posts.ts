@@ -5,7 +5,7 @@ import type { IndexedDoc, Key, WriteOp } from '../store/driver.js';
 import { forbidden, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page, type PageQuery } from '../core/paging.js';
-import { del, put, type PostRecord } from '../store/records.js';
+import { del, put, type PostRecord, type UserRecord } from '../store/records.js';
 import { params, type Parsed, type Role } from '../schema/schemas.js';
 import type {
   PostsDeleteParams,
@@ -48,6 +48,26 @@ export async function postOut(core: Core, r: PostRecord, view: Role, shape: Shap
     authorOf(await core.user(r.authorId), r.authorId),
     { view, fetchBody: shape.fetchBody ?? true, fetchImages: shape.fetchImages ?? false, hideComments, ...(comments ? { comments } : {}) },
     core.links,
+  );
+}
+
+/** Posts of one blog as the caller sees them: a list page, with the blog and each author looked up once. */
+async function postsOut(core: Core, records: PostRecord[], view: Role, shape: Shape): Promise<Post[]> {
+  if (records.length === 0 || shape.maxComments) return Promise.all(records.map((r) => postOut(core, r, view, shape)));
+  const blog = await core.blog(records[0]!.blogId);
+  const users = new Map<string, UserRecord | undefined>();
+  for (const r of records) if (!users.has(r.authorId)) users.set(r.authorId, await core.user(r.authorId));
+  const admin = atLeast(view, 'ADMIN');
+  const fetchBody = shape.fetchBody ?? true;
+  const fetchImages = shape.fetchImages ?? false;
+  return records.map((r) =>
+    postWire(
+      r,
+      blog,
+      authorOf(users.get(r.authorId), r.authorId),
+      { view, fetchBody, fetchImages, hideComments: r.readerComments === 'DONT_ALLOW_HIDE_EXISTING' && !admin },
+      core.links,
+    ),
   );
 }
 
@@ -130,10 +150,11 @@ export function postsApi(core: Core, actor: Actor) {
     const seen = core.promotions;
     const [promoted, first] = await Promise.all([core.promoteDue(), read()]);
     const pg = promoted || core.promotions !== seen ? await read() : first;
-    const items = await Promise.all(
-      pg.items.map((h) =>
-        postOut(core, h.doc as unknown as PostRecord, s.view, { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments }),
-      ),
+    const items = await postsOut(
+      core,
+      pg.items.map((h) => h.doc as unknown as PostRecord),
+      s.view,
+      { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments },
     );
     return listOf('blogger#postList', items, pg, [...items.map((i) => i.etag), s.view]);
   }
