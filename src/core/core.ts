@@ -3,7 +3,7 @@
  * checks that recur (validation, the caller's standing in a blog, compare-and-set retries, scheduled
  * posts going LIVE). Resources (src/resources/*) build the public methods on top of this.
  */
-import { DriverConflict, type CommitResult, type StorageDriver, type StoredDoc, type WriteOp } from '../store/driver.js';
+import { DriverConflict, type CommitResult, type ReadSession, type StorageDriver, type StoredDoc, type WriteOp } from '../store/driver.js';
 import { authError, resolveView, type Actor, type Standing } from '../rules/access.js';
 import { BlogError, conditionNotMet, notFound } from '../util/errors.js';
 import type { EventShare } from './event-share.js';
@@ -72,8 +72,16 @@ export class Core {
   private lastPrune = -Infinity;
   private pruning = false;
 
+  /** The core every view (`withSession`) shares. */
+  readonly root: Core = this;
+  /** A view's read session (drivers with read replicas), else none. */
+  readonly readSession: ReadSession | undefined;
+  /** Moved by every commit of this process: cached users and blogs are loaded at or past the newest. */
+  private readonly processSession: ReadSession | undefined;
+
   constructor(options: CoreOptions) {
     this.driver = options.driver;
+    this.processSession = this.driver.session?.();
     this.cache = new RecordCache(this.driver, () => this.dueUnknown());
     const r = options.changeRetention ?? {};
     this.retention = { ms: (r.days ?? 30) * DAY_MS, commits: r.commits };
@@ -98,6 +106,18 @@ export class Core {
 
   ready(): Promise<void> {
     return (this.opening ??= this.open());
+  }
+
+  /**
+   * The core as one session of callers sees the store: with a driver that reads from replicas, a view whose
+   * reads see the session's own writes (`session`, default a new one); otherwise this core. Everything but
+   * the driver is the root's.
+   */
+  withSession(session: ReadSession | undefined = this.root.driver.session?.()): Core {
+    if (!session) return this.root;
+    return new Proxy(this.root, {
+      get: (target, key, receiver) => (key === 'driver' ? session.driver : key === 'readSession' ? session : Reflect.get(target, key, receiver)),
+    });
   }
 
   private async open(): Promise<void> {
@@ -135,15 +155,21 @@ export class Core {
     return (await this.driver.get(collection, id)) as StoredDoc<T> | undefined;
   }
 
+  /** A record for the shared cache: read where every write of this process is visible (replicas that caught up). */
+  private async cached<T>(collection: string, id: string): Promise<StoredDoc<T> | undefined> {
+    await this.ready();
+    return (await (this.processSession ?? this).driver.get(collection, id)) as StoredDoc<T> | undefined;
+  }
+
   async user(id: string): Promise<UserRecord | undefined> {
     await this.ready();
-    return this.cache.get('users', id, async () => (await this.get<UserRecord>('users', id))?.doc);
+    return this.cache.get('users', id, async () => (await this.cached<UserRecord>('users', id))?.doc);
   }
 
   /** A blog that exists and is not being deleted (a blog being deleted reads as gone, never half there). */
   async blog(blogId: string): Promise<BlogRecord> {
     await this.ready();
-    const found = await this.cache.get('blogs', blogId, async () => (await this.get<BlogRecord>('blogs', blogId))?.doc);
+    const found = await this.cache.get('blogs', blogId, async () => (await this.cached<BlogRecord>('blogs', blogId))?.doc);
     if (!found || found.deleting) throw notFound('Blog');
     return found;
   }
@@ -246,6 +272,8 @@ export class Core {
       throw error;
     }
     shared?.settle();
+    const token = this.readSession?.token();
+    if (token !== undefined) this.processSession?.see(token);
     for (const op of ops) {
       if (op.collection === 'users' || op.collection === 'blogs') this.cache.forget(op.collection, op.id);
       else if (op.type === 'put' && op.collection === 'posts' && dueTime(op.doc) !== undefined) this.dueUnknown();

@@ -2,7 +2,7 @@ import { BlogError, forbidden } from '../util/errors.js';
 import type { Actor } from '../rules/access.js';
 import { Core, type CoreOptions } from '../core/core.js';
 import type { EventType, Listener } from '../core/events.js';
-import { INTERNALS } from './internals.js';
+import { INTERNALS, type Internals } from './internals.js';
 import { lazy } from '../util/lazy.js';
 import type { SchedulerOptions } from '../core/scheduler.js';
 import { blogsApi } from '../resources/blogs.js';
@@ -61,11 +61,12 @@ function scoped(core: Core, actor: Actor): BlogService {
     ...apis(core, actor),
     as(next: ActorInput): BlogService {
       if (actor.kind !== 'host') throw forbidden('Only the host service may act as another user');
-      if (next === null) return scoped(core, { kind: 'anonymous' });
+      // Each scoped service is a session of its own: with read replicas, its reads see its own writes.
+      if (next === null) return scoped(core.withSession(), { kind: 'anonymous' });
       if (typeof next !== 'object' || typeof next.userId !== 'string' || next.userId === '' || next.userId === 'self') {
         throw new BlogError({ code: 400, reason: 'invalid', message: 'as() takes { userId } or null', location: 'actor', locationType: 'parameter' });
       }
-      return scoped(core, { kind: 'user', userId: next.userId });
+      return scoped(core.withSession(), { kind: 'user', userId: next.userId });
     },
     on(type: EventType | '*', listener: Listener): () => void {
       return core.listen(type, listener);
@@ -84,7 +85,17 @@ function scoped(core: Core, actor: Actor): BlogService {
       await core.driver.close();
     },
   };
-  Object.defineProperty(service, INTERNALS, { value: { core, actor } });
+  const internals: Internals = {
+    core,
+    actor,
+    fork(token) {
+      const session = core.readSession?.child();
+      if (!session) return service;
+      session.see(token);
+      return scoped(core.withSession(session), actor);
+    },
+  };
+  Object.defineProperty(service, INTERNALS, { value: internals });
   return service;
 }
 
@@ -93,5 +104,5 @@ export function createBlogService(options: BlogServiceOptions): BlogService {
   if (!options || typeof options.driver?.commit !== 'function') {
     throw new TypeError('createBlogService needs { driver }: e.g. memoryDriver() from blogcore/memory');
   }
-  return scoped(new Core(options), { kind: 'host' });
+  return scoped(new Core(options).withSession(), { kind: 'host' });
 }

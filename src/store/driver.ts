@@ -245,7 +245,29 @@ export interface StorageDriver {
    * store only this instance writes leaves it out. Returns the function that stops the calls.
    */
   watch?(listener: () => void): () => void;
+  /**
+   * Optional (a driver reading from replicas, e.g. PostgreSQL with `replicas`): a new session, whose driver
+   * reads only where the session's own writes, and any position it was shown, are visible.
+   */
+  session?(): ReadSession;
   close(): Promise<void>;
+}
+
+/**
+ * Read-your-writes over read replicas. A session holds a position in the store's history (a consistency
+ * token, opaque text: the driver's own, e.g. a WAL position); its driver sends a read to a replica only once
+ * that replica has replayed past it (else to the primary, never waiting without bound), and its commits move
+ * the position past each write.
+ */
+export interface ReadSession {
+  /** The driver as this session reads and writes. */
+  readonly driver: StorageDriver;
+  /** The newest position this session has written or been shown, if any. */
+  token(): string | undefined;
+  /** Moves the session to `token` if that is later (a token of another session or app server); one that is not a token is ignored. */
+  see(token: string): void;
+  /** A session starting at this one's position whose commits move this one too (one request of a client, say). */
+  child(): ReadSession;
 }
 
 /** Key order, as every driver must implement it: part by part, a prefix sorts first. */
