@@ -18,8 +18,16 @@ const COLLECTION = { post: 'posts', page: 'pages' } as const;
  * A post or page of the blog as the caller may see it: not LIVE reads as 404 below AUTHOR view, so a
  * draft's existence is never revealed. Scheduled posts whose time has come are made LIVE on the way.
  */
-export async function loadVisible<R extends PostRecord | PageRecord>(core: Core, kind: Kind, blogId: string, id: string, s: Standing): Promise<StoredDoc<R>> {
-  let stored = await core.get<R>(COLLECTION[kind], id);
+export async function loadVisible<R extends PostRecord | PageRecord>(
+  core: Core,
+  kind: Kind,
+  blogId: string,
+  id: string,
+  s: Standing,
+  /** How it is read (a caller that read it beside the standing hands that over). */
+  read = () => core.get<R>(COLLECTION[kind], id),
+): Promise<StoredDoc<R>> {
+  let stored = await read();
   if (!stored || stored.doc.blogId !== blogId) throw notFound(NOUN[kind]);
   if (kind === 'post' && stored.doc.status === 'SCHEDULED') {
     const doc = await core.promote(stored as unknown as StoredDoc<PostRecord>);
