@@ -61,8 +61,13 @@ export interface PutOp {
   doc: JsonObject;
   /** Every index entry of the document, by index name (an index may hold 0, 1 or many entries). */
   keys: Readonly<Record<string, readonly Key[]>>;
-  /** For collections with `search`: the scope (e.g. the blog id) and the document's distinct tokens. */
-  terms?: { scope: string; tokens: readonly string[] };
+  /**
+   * For collections with `search`: the scope (e.g. the blog id), the document's distinct tokens, and its rank:
+   * a number that orders matches as searches mostly want them (the core's: the post's sort time in ms), so a
+   * driver may keep its search index in that order and find the newest matches first without reading the
+   * others. Results never depend on it: they are in the order of the query's index, whatever the ranks.
+   */
+  terms?: { scope: string; tokens: readonly string[]; rank?: number };
   /** The change-log stream of this change (the core's blog id), so one stream can be walked alone (`streamChanges`). */
   stream?: string;
 }

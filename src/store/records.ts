@@ -212,7 +212,8 @@ export function put<R extends { id: string }>(collection: Collection, record: R,
   if (stream) op.stream = stream;
   if (collection === 'posts') {
     const p = record as unknown as PostRecord;
-    op.terms = { scope: p.blogId, tokens: distinctWords(postWordFields(p)) };
+    const rank = Date.parse(sortTime(p));
+    op.terms = { scope: p.blogId, tokens: distinctWords(postWordFields(p)), rank: Number.isFinite(rank) ? rank : 0 };
   }
   return op;
 }

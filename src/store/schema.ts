@@ -66,4 +66,4 @@ export const STORE_SCHEMA: StoreSchema = {
  * without it or behind it is brought up by src/store/upgrade.ts, whose code loads only then.
  */
 export const LAYOUT_MARKER = 'storeLayout';
-export const STORE_LAYOUT = 3;
+export const STORE_LAYOUT = 4;

@@ -4,6 +4,7 @@
  * so the core rewrites the records whose keys changed. Layout 2 (store-schema version 2): comments filed
  * by their post's visibility class (comment-visibility.ts) and posts' search tokens re-given (the SQLite
  * driver rebuilt its token tables). Layout 3: label counters (label-counts.ts) counted from the posts there.
+ * Layout 4: posts' search ranks (rankPosts).
  * A marker in `settings` records the layout, so this runs once per store (the core reads the marker and loads
  * this module only for a store behind the current layout).
  */
@@ -34,13 +35,41 @@ export async function upgradeStore(driver: StorageDriver, mark: StoredDoc | unde
   const layout = mark ? Number(mark.doc.layout) : 0;
   if (layout >= STORE_LAYOUT) return;
   if (layout < 2) await layout2(driver, time);
-  await countLabels(driver, time);
+  else await rankPosts(driver, time);
+  if (layout < 3) await countLabels(driver, time);
   try {
     const doc = { id: LAYOUT_MARKER, layout: STORE_LAYOUT };
     await driver.commit([{ type: 'put', collection: 'settings', id: LAYOUT_MARKER, expect: mark?.version ?? 0, doc, keys: {} }], { time: time() });
   } catch (error) {
     if (!DriverConflict.is(error)) throw error; // another process opening the same store marked it
   }
+}
+
+/**
+ * Layout 4: every post written again as it is, now with its search rank (records.ts `put`: terms.rank), which
+ * a driver may keep its search index in (the SQLite driver rebuilt its full-text index in rank order). A post
+ * another process changed meanwhile is read again. (Layout 2 writes posts anew, with their rank.)
+ */
+async function rankPosts(driver: StorageDriver, time: () => number): Promise<void> {
+  await eachBatch(driver, 'posts', 'published', async (batch) => {
+    let posts: Array<StoredDoc | undefined> = batch as StoredDoc[];
+    for (;;) {
+      const found = posts.filter((p): p is StoredDoc => p !== undefined);
+      try {
+        await driver.commit(
+          found.map((p) => put('posts', p.doc as unknown as PostRecord, p.version)),
+          { time: time() },
+        );
+        return;
+      } catch (error) {
+        if (!DriverConflict.is(error)) throw error;
+        posts = await driver.getMany(
+          'posts',
+          found.map((p) => p.id),
+        );
+      }
+    }
+  });
 }
 
 /** Layout 3: a counter per blog and label, from every post stored. A counter already there is left alone
