@@ -5,7 +5,7 @@ import type { IndexedDoc, Key, WriteOp } from '../store/driver.js';
 import { forbidden, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page, type PageQuery } from '../core/paging.js';
-import { del, put, type PostRecord, type UserRecord } from '../store/records.js';
+import { del, put, searchRank, type PostRecord, type UserRecord } from '../store/records.js';
 import { params, type Parsed, type Role } from '../schema/schemas.js';
 import type {
   PostsDeleteParams,
@@ -50,6 +50,9 @@ export async function postOut(core: Core, r: PostRecord, view: Role, shape: Shap
     core.links,
   );
 }
+
+/** The rank of a suffix [sortTime, id] of the published-order indexes. */
+const rankBySortTime = (suffix: Key) => searchRank(suffix[0]!);
 
 /** Awaits every promise; a failure of an earlier one wins over a later one's (refusals keep their order). */
 async function inOrder<T extends unknown[]>(...all: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
@@ -150,7 +153,8 @@ export function postsApi(core: Core, actor: Actor) {
         await allowed();
         return { kind: 'blogger#postList', items: [], etag: listEtag(['empty']) };
       }
-      query.search = { scope: p.blogId, tokens: words };
+      // By publish time, the index's order is the search rank's (records.ts): a driver may walk its index in it.
+      query.search = { scope: p.blogId, tokens: words, ...(byUpdated ? {} : { rankOf: rankBySortTime }) };
       if (phrases.length) {
         query.filter = (hits: IndexedDoc[]) =>
           hits.filter((h) => {

@@ -127,6 +127,12 @@ export interface SearchQuery extends KeysQuery {
   scope: string;
   /** Every token must be among the document's tokens. Never empty, at most 64. */
   tokens: readonly string[];
+  /**
+   * Present when the query's order is the rank order (`PutOp.terms.rank`): a suffix sorts like its record's
+   * rank, ties by what follows. It answers the rank a suffix stands for, so a driver keeping its search index
+   * in rank order can start at a bound and stop after a page.
+   */
+  rankOf?: (suffix: Key) => number;
 }
 
 export interface IndexEntry {

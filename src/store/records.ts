@@ -145,6 +145,12 @@ export type Collection = 'users' | 'blogs' | 'members' | 'posts' | 'pages' | 'co
 /** Posts and pages sort by their publish time, drafts never published by their last update. */
 export const sortTime = (r: { published?: string; updated: string }) => r.published ?? r.updated;
 
+/** A post's search rank (PutOp.terms.rank): its sort time in ms, so searches by publish time follow it. */
+export function searchRank(time: string): number {
+  const ms = Date.parse(time);
+  return Number.isFinite(ms) ? ms : 0;
+}
+
 export const memberId = (blogId: string, userId: string) => `${blogId}:${userId}`;
 
 function postKeys(p: PostRecord): Record<string, Key[]> {
@@ -212,8 +218,7 @@ export function put<R extends { id: string }>(collection: Collection, record: R,
   if (stream) op.stream = stream;
   if (collection === 'posts') {
     const p = record as unknown as PostRecord;
-    const rank = Date.parse(sortTime(p));
-    op.terms = { scope: p.blogId, tokens: distinctWords(postWordFields(p)), rank: Number.isFinite(rank) ? rank : 0 };
+    op.terms = { scope: p.blogId, tokens: distinctWords(postWordFields(p)), rank: searchRank(sortTime(p)) };
   }
   return op;
 }
