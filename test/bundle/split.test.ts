@@ -14,7 +14,7 @@ it('bundles src/index.ts + drivers/idb for the browser platform without Node bui
   expect(inputs.filter((path) => NODE_BUILTIN.test(path))).toEqual([]);
 });
 
-/** Modules loaded on first use of their calls (event sharing: only for drivers that can watch a store, not IndexedDB). */
+/** Modules loaded on first use of their calls (event sharing: only for drivers that can watch a store, not IndexedDB; the comment sanitizer with js-xss). */
 const LAZY = [
   'src/core/event-share.ts',
   'src/core/scheduler.ts',
@@ -25,6 +25,7 @@ const LAZY = [
   'src/resources/pageviews.ts',
   'src/resources/revisions.ts',
   'src/resources/userinfos.ts',
+  'src/rules/sanitize.ts',
   'src/store/upgrade.ts',
 ];
 
