@@ -16,7 +16,9 @@ import { RecordCache } from './record-cache.js';
 import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from '../store/records.js';
 import type { Role } from '../schema/schemas.js';
 import { LAYOUT_MARKER, STORE_LAYOUT, STORE_SCHEMA } from '../store/schema.js';
-import { parse, type Out, type Schema } from '../schema/validate.js';
+import { parse } from '../schema/parse.js';
+import type { Output, Schema } from '../schema/standard.js';
+import type { ZodMiniType } from 'zod/mini';
 import { authorOf, etagOf, links, postWire, type Links } from './wire.js';
 import type { Post } from '../schema/resources.js';
 
@@ -145,9 +147,10 @@ export class Core {
    * Checks a method's parameters (src/schema/schemas.ts): the parsed values, or a 400 BlogError naming the field at
    * fault. Every call starts here, so this is also where the cache learns that a call began.
    */
-  parse<S extends Schema<unknown, unknown>>(schema: S, input: unknown): Out<S> {
+  parse<S extends Schema>(schema: S, input: unknown): Output<S> {
     this.cache.begin();
-    return parse(schema, input);
+    // Every schema the core is given is one of src/schema/schemas.ts (zod): Schema only keeps zod out of its type.
+    return parse(schema as unknown as ZodMiniType, input) as Output<S>;
   }
 
   async get<T>(collection: string, id: string): Promise<StoredDoc<T> | undefined> {

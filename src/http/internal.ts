@@ -34,8 +34,8 @@ export class ClientGone extends Error {
 export interface Outgoing {
   status: number;
   headers: Record<string, string>;
-  /** The body text; null for 204, 304 and HEAD. */
-  text: string | null;
+  /** The body (text, or bytes already encoded); null for 204, 304 and HEAD. */
+  text: string | Uint8Array<ArrayBuffer> | null;
   /** A 404 for a path outside the base path: an Express-style adapter passes it to `next()`. */
   notMine?: boolean;
   /** The client is gone: there is nobody to answer. */
@@ -44,5 +44,5 @@ export interface Outgoing {
 
 export type Dispatch = (incoming: IncomingLike) => Promise<Outgoing>;
 
-/** The dispatcher behind each handler `createHttpHandler` returned, found by `toNodeHandler`. */
-export const dispatchers = new WeakMap<(request: Request) => Promise<Response>, Dispatch>();
+/** The dispatcher behind each handler `createHttpHandler` (or blogcore/site's `createSite`) returned, found by `toNodeHandler`. */
+export const dispatchers = new WeakMap<(request: Request) => Promise<Response | null>, Dispatch>();

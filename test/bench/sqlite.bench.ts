@@ -178,7 +178,7 @@ class Raw {
 }
 
 /** Loads `n` posts through the service, 500 to a SQLite transaction (or in bulk, from `bulkFrom` posts); answers the blog id and post ids. */
-async function loadBlogcore(file: string, gen: Generator, n: number, bulkFrom: number): Promise<{ blogId: string; ids: string[] }> {
+export async function loadBlogcore(file: string, gen: Generator, n: number, bulkFrom = Number.POSITIVE_INFINITY): Promise<{ blogId: string; ids: string[] }> {
   if (n >= bulkFrom) {
     const service = createBlogService({ driver: sqliteDriver({ filename: file }) });
     const loaded = await bulkLoad(service, gen, n, 1000, (done) => done % 100_000 === 0 && console.error(`  sqlite ${n}: ${done} posts loaded`));

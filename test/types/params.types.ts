@@ -5,8 +5,9 @@
  */
 import type { BlogService, OneOrMore, PostBody, PostStatus, PostsListParams, Role } from '../../src/index.js';
 import type * as P from '../../src/schema/params.js';
-import type { params } from '../../src/schema/schemas.js';
-import type { In } from '../../src/schema/validate.js';
+import type * as S from '../../src/schema/index.js';
+import type { params } from '../../src/schema/index.js';
+import type { input as In } from 'zod/mini';
 
 declare const service: BlogService;
 const blogId = 'b';
@@ -204,3 +205,12 @@ type Checked =
 // The service methods take the public interfaces (not the runtime schemas' own types).
 agree<Same<Parameters<BlogService['posts']['list']>[0], PostsListParams>>();
 agree<Same<Parameters<BlogService['comments']['insert']>[0], P.CommentsInsertParams>>();
+
+// The body schemas `blogcore/schema` exports take exactly the body interfaces.
+agree<Same<In<typeof S.postBody>, P.PostBody>>();
+agree<Same<In<typeof S.pageBody>, P.PageBody>>();
+agree<Same<In<typeof S.commentBody>, P.CommentBody>>();
+agree<Same<In<typeof S.blogBody>, P.BlogBody>>();
+agree<Same<In<typeof S.blogPatchBody>, P.BlogPatchBody>>();
+agree<Same<In<typeof S.userBody>, P.UserBody>>();
+agree<Same<In<typeof S.userPatchBody>, P.UserPatchBody>>();
