@@ -46,8 +46,11 @@ export const SEARCH_SQL = {
   /** Matches in rank order from a place on (exclusive), with their keys of one index (`$."<index number>"`). */
   rankDesc: `SELECT s.rowid, d.id, d.keys -> ? FROM search s JOIN ranks r ON r.frid = s.rowid JOIN docs d ON d.rid = r.rid
    WHERE search MATCH ? AND s.rowid < ? ORDER BY s.rowid DESC LIMIT ?`,
-  /** Whether any match sits below the ranked places (then the rank order is not the whole answer). */
-  unranked: `SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? AND rowid < ? LIMIT 1)`,
+  /**
+   * The lowest place of a match: below the ranked places, the rank order is not the whole answer. (FTS5 reads
+   * its doclists forward from the start; a `rowid <` bound does not cut that short, the LIMIT does.)
+   */
+  lowest: `SELECT rowid FROM search WHERE search MATCH ? ORDER BY rowid ASC LIMIT 1`,
   rankAsc: `SELECT s.rowid, d.id, d.keys -> ? FROM search s JOIN ranks r ON r.frid = s.rowid JOIN docs d ON d.rid = r.rid
    WHERE search MATCH ? AND s.rowid > ? ORDER BY s.rowid ASC LIMIT ?`,
 } as const;
@@ -142,7 +145,7 @@ function rankWalk(c: Connection, q: SearchQuery, rankOf: (suffix: Key) => number
   const rankAt = (bound: KeyBound | undefined) => (bound ? Math.floor(rankOf(bound.key)) : undefined);
   const [start, stop] = desc ? [rankAt(q.upper), rankAt(q.lower)] : [rankAt(q.lower), rankAt(q.upper)];
   let cursor = start === undefined ? (desc ? Number.MAX_SAFE_INTEGER : RANKED_FLOOR - 1) : desc ? (start + 1) * SLOTS : start * SLOTS - 1;
-  if (!Number.isSafeInteger(cursor) || Number(c.stmt(SEARCH_SQL.unranked).pluck().get(match, RANKED_FLOOR)) > 0) return undefined;
+  if (!Number.isSafeInteger(cursor) || (c.stmt(SEARCH_SQL.lowest).pluck().get(match) as number) < RANKED_FLOOR) return undefined;
   const read = c.stmt(desc ? SEARCH_SQL.rankDesc : SEARCH_SQL.rankAsc).raw();
   const width = q.prefixes[0]!.length;
   const prefixOf = prefixFinder(q);
