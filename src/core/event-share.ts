@@ -1,4 +1,5 @@
-import { DriverConflict, type JsonObject, type Key, type StorageDriver, type WriteOp } from '../store/driver.js';
+import { DriverConflict, type JsonObject, type Key, type WriteOp } from '../store/driver.js';
+import type { RecordStore } from '../store/record-store.js';
 import type { BlogEvent, Emitter } from './events.js';
 
 /**
@@ -40,7 +41,7 @@ export class EventShare {
   private early = new Set<string>();
 
   constructor(
-    private readonly driver: StorageDriver,
+    private readonly driver: RecordStore,
     private readonly emitter: Emitter,
   ) {}
 

@@ -8,7 +8,7 @@
  * change committed before it began, for one cheap `logBounds` and a constant number of log entries.
  * Whenever the log moved by other hands, `moved` is told (the core's knowledge of the next due post goes).
  */
-import type { StorageDriver } from '../store/driver.js';
+import type { RecordStore } from '../store/record-store.js';
 import { RECORDS_STREAM } from '../store/records.js';
 
 const LIMIT = 2_000;
@@ -26,7 +26,7 @@ export class RecordCache {
   private checking: Promise<void> | undefined;
 
   constructor(
-    private readonly driver: StorageDriver,
+    private readonly driver: RecordStore,
     private readonly moved: () => void = () => {},
   ) {}
 

@@ -1,5 +1,5 @@
 /**
- * Idempotent creates (DESIGN §3, HTTP `Idempotency-Key`): a retried create answers the first result
+ * Idempotent creates (docs/design.md §15, HTTP `Idempotency-Key`): a retried create answers the first result
  * instead of making a twin. Keys live in the store (collection `idempotency`), so they hold across restarts
  * and app servers, scoped per caller, for at least KEEP_MS.
  *
@@ -54,7 +54,7 @@ export async function once<T>(core: Core, actor: Actor, key: string, request: un
   let claim: { version: number; record: KeyRecord };
   for (let attempt = 0; ; attempt++) {
     const now = core.now().getTime();
-    const stored = await core.get<KeyRecord>('idempotency', id);
+    const stored = await core.getAs<KeyRecord>('idempotency', id);
     const live = stored && Date.parse(stored.doc.created) > now - KEEP_MS ? stored.doc : undefined;
     if (live) {
       if (live.fingerprint !== fingerprint) throw headerError(422, 'This Idempotency-Key was used for another request');

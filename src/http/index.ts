@@ -18,8 +18,8 @@ import { allowed, CONSISTENCY_TOKEN, corsFor, errorOut, etagMatches, JSON_TYPE, 
 import { ROUTES, Router } from './routes.js';
 import { pathSegments, splitTarget } from './target.js';
 
-export { toNodeHandler, type NodeRequestLike, type NodeResponseLike } from './node.js';
-export { ROUTES, type Route } from './routes.js';
+export { toNodeHandler, type NodeHandler, type NodeRequestLike, type NodeResponseLike } from './node.js';
+export { ROUTES, type HttpMethod, type ParamKind, type Route } from './routes.js';
 export { openApiDocument } from './openapi.js';
 export type { RequestHead } from './head.js';
 export type { CorsOptions } from './respond.js';

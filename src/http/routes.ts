@@ -164,7 +164,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: `${G}/revisions`, op: ['pages.revisions', 'list'], query: { maxResults: 'int', pageToken: 'string' }, etag: true, extension: true },
   { method: 'GET', path: `${G}/revisions/{revisionId}`, op: ['pages.revisions', 'get'], query: {}, extension: true },
   { method: 'POST', path: `${G}/revisions/{revisionId}/restore`, op: ['pages.revisions', 'restore'], query: {}, ifMatch: true, etag: true, extension: true },
-  // blogcore extension (DESIGN §11): a replica's pull
+  // blogcore extension (docs/design.md §15): a replica's pull
   {
     method: 'GET',
     path: `${B}/changes`,

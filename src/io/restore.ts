@@ -24,7 +24,7 @@ import { withPath } from '../resources/content.js';
 import { sanitizeCommentHtml } from '../rules/sanitize.js';
 import { LIMITS, type Role } from '../schema/schemas.js';
 import { internalsOf } from '../service/internals.js';
-import type { BlogService } from '../service/create.js';
+import type { BlogService } from '../service/types.js';
 import { publicUrl } from '../core/wire.js';
 import { own } from './keys.js';
 import type { ImportFormat, ImportOptions, ImportReport } from './types.js';
@@ -127,7 +127,7 @@ export class Restorer {
   ): Promise<BlogRecord> {
     await this.core.ready();
     const existing = await this.core.driver.getByIndex('blogs', 'url', [b.url.toLowerCase()]);
-    if (existing) return this.use(existing.doc as unknown as BlogRecord);
+    if (existing) return this.use(existing.doc);
     let ownerId = this.options.ownerId;
     if (ownerId !== undefined) {
       if (!(await this.core.user(ownerId))) throw invalidOption('ownerId', `No user ${ownerId}: create it with users.insert first`);
@@ -155,7 +155,7 @@ export class Restorer {
     } catch (error) {
       if (!DriverConflict.is(error)) throw error;
       const raced = await this.core.driver.getByIndex('blogs', 'url', [b.url.toLowerCase()]);
-      if (raced) return this.use(raced.doc as unknown as BlogRecord);
+      if (raced) return this.use(raced.doc);
       throw new BlogError({ code: 409, reason: 'conflict', message: `Blog id ${record.id} is taken by another blog` });
     }
     return this.use(record);
@@ -214,7 +214,7 @@ export class Restorer {
     if (bad) return skipped(bad);
     if (this.seen.has(r.id)) return skipped(`Duplicate ${kind} id in the file`);
     this.seen.add(r.id);
-    const there = await this.core.get<PostRecord | PageRecord>(collection, r.id);
+    const there = await this.core.get(collection, r.id);
     if (there) {
       if (there.doc.blogId !== r.blogId) return skipped(`${noun} id ${r.id} belongs to another blog`);
       this.report.unchanged[collection]++;
@@ -240,7 +240,7 @@ export class Restorer {
       if (!record.path) record = await withPath(this.core, kind, record, true);
       try {
         // An imported post moves its labels' counters in the same commit (src/store/label-counts.ts).
-        const counters = collection === 'posts' ? await labelCounterOps(this.core.driver, undefined, record as PostRecord) : [];
+        const counters = collection === 'posts' ? await labelCounterOps(this.core.driver, undefined, record) : [];
         await this.core.commit([put(collection, record, 0), ...counters, ...ready.map((i) => put('comments', { ...i.record, postId: r.id, vis }, 0))]);
         break;
       } catch (error) {
@@ -303,7 +303,7 @@ export class Restorer {
   async comments(postId: string, list: readonly CommentIn[], deferIfPostMissing = false): Promise<boolean> {
     if (list.length === 0) return true;
     const blogId = this.blog!.id;
-    const found = await this.core.get<PostRecord>('posts', postId);
+    const found = await this.core.get('posts', postId);
     if (!found || found.doc.blogId !== blogId) {
       if (deferIfPostMissing) return false;
       for (const item of list) this.skip(item.source, 'The post this comment belongs to is not in the import');
@@ -312,7 +312,7 @@ export class Restorer {
     const ready = this.prepare(list).map((i) => ({ ...i, record: { ...i.record, postId } }));
     if (ready.length === 0) return true;
     for (let attempt = 0; ; attempt++) {
-      const post = attempt === 0 ? found : await this.core.get<PostRecord>('posts', postId);
+      const post = attempt === 0 ? found : await this.core.get('posts', postId);
       if (!post) {
         for (const item of ready) this.skip(item.source, 'The post this comment belongs to is not in the import');
         return true;
@@ -322,7 +322,7 @@ export class Restorer {
         ready.map((i) => i.record.id),
       );
       const fresh = ready.filter((_, i) => !stored[i]);
-      const taken = ready.filter((_, i) => stored[i] && (stored[i]!.doc as unknown as CommentRecord).postId !== postId);
+      const taken = ready.filter((_, i) => stored[i] && stored[i]!.doc.postId !== postId);
       let live = 0;
       for (const item of fresh) if (item.record.status === 'LIVE') live++;
       const p = post.doc;

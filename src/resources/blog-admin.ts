@@ -9,8 +9,9 @@ import type { Core } from '../core/core.js';
 import { DriverConflict, type Key, type WriteOp } from '../store/driver.js';
 import { BlogError, conflict, forbidden, invalid, notFound } from '../util/errors.js';
 import type { BlogsDeleteParams, BlogsInsertParams, BlogsPatchParams, BlogsUpdateParams, UsersInsertParams, UsersUpdateParams } from '../schema/params.js';
-import { del, memberId, put, type BlogRecord, type UserRecord } from '../store/records.js';
-import { params, type Parsed } from '../schema/schemas.js';
+import { del, memberId, put, type BlogRecord, type Collection, type UserRecord } from '../store/records.js';
+import type { IndexName } from '../store/schema.js';
+import { rarelyUsedParams as params, type RarelyUsedParsed as Parsed } from '../schema/rarely-used.js';
 import { userWire } from '../core/wire.js';
 import type { Blog, User } from '../schema/resources.js';
 import { blogResource, normalizeBlogUrl } from './blogs.js';
@@ -52,7 +53,7 @@ export function blogAdminApi(core: Core, actor: Actor) {
     requireRole(s, 'ADMIN', 'change the blog');
     const next = await core.transact(
       async () => {
-        const stored = await core.get<BlogRecord>('blogs', blogId);
+        const stored = await core.get('blogs', blogId);
         if (!stored || stored.doc.deleting) throw notFound('Blog');
         const changed = applyBlog(stored.doc, body, replace, core.nowIso());
         if (changed.url !== stored.doc.url) {
@@ -67,7 +68,7 @@ export function blogAdminApi(core: Core, actor: Actor) {
   }
 
   /** Deletes up to BATCH records found through one index under the blog; answers how many went. */
-  async function purge(collection: string, index: string, prefix: Key, extra?: (ids: string[]) => Promise<WriteOp[]>): Promise<number> {
+  async function purge<C extends Collection>(collection: C, index: IndexName<C>, prefix: Key, extra?: (ids: string[]) => Promise<WriteOp[]>): Promise<number> {
     for (;;) {
       const batch = await core.driver.list({ collection, index, prefix, direction: 'asc', limit: BATCH });
       if (batch.length === 0) return 0;
@@ -149,12 +150,12 @@ export function blogAdminApi(core: Core, actor: Actor) {
         const p = core.parse(params.blogsDelete, input);
         await core.requireWriter(actor);
         const blogId = p.blogId;
-        const stored = await core.get<BlogRecord>('blogs', blogId);
+        const stored = await core.get('blogs', blogId);
         if (!stored) throw notFound('Blog');
         requireRole(await core.standing(actor, blogId), 'ADMIN', 'delete the blog');
         if (!stored.doc.deleting) {
           await core.transact(async () => {
-            const now = await core.get<BlogRecord>('blogs', blogId);
+            const now = await core.get('blogs', blogId);
             if (!now) throw notFound('Blog');
             return { ops: now.doc.deleting ? [] : [put('blogs', { ...now.doc, deleting: true }, now.version)], result: undefined };
           });
@@ -169,7 +170,7 @@ export function blogAdminApi(core: Core, actor: Actor) {
           const members = await core.driver.list({ collection: 'members', index: 'blog', prefix: [blogId], direction: 'asc', limit: BATCH });
           const ops: WriteOp[] = members.map((m) => del('members', m.id, m.version));
           if (members.length < BATCH) {
-            const blog = await core.get<BlogRecord>('blogs', blogId);
+            const blog = await core.get('blogs', blogId);
             if (blog) ops.push(del('blogs', blogId, blog.version));
           }
           if (ops.length === 0) break;
@@ -219,7 +220,7 @@ export function blogAdminApi(core: Core, actor: Actor) {
         const b = p.body;
         const next = await core.transact(
           async () => {
-            const stored = await core.get<UserRecord>('users', userId);
+            const stored = await core.get('users', userId);
             if (!stored) throw notFound('User');
             const u: UserRecord = {
               ...stored.doc,

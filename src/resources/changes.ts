@@ -1,5 +1,5 @@
 /**
- * The pull of DESIGN §11: `changes.list` answers everything the caller may read in one blog, then what
+ * The pull of docs/design.md §15: `changes.list` answers everything the caller may read in one blog, then what
  * changed since a checkpoint, as wire resources at the caller's view.
  *
  * - Without `since`: a snapshot, paged by keyset over the blog's posts, then pages, then comments (the
@@ -24,11 +24,13 @@ import type { Change, Key } from '../store/driver.js';
 import { BlogError, invalid } from '../util/errors.js';
 import { decodeJson, encodeJson } from '../core/paging.js';
 import type { ChangesListParams } from '../schema/params.js';
-import { commentVisOf, type CommentRecord, type PageRecord, type PostRecord } from '../store/records.js';
+import { commentVisOf, type Records } from '../store/records.js';
+import type { IndexName } from '../store/schema.js';
 import { commentOut } from './comments.js';
 import { pageOut } from './pages.js';
 import { postOut } from './posts.js';
-import { COMMENT_STATUSES, PAGE_STATUSES, params, POST_STATUSES, type CommentStatus, type Role } from '../schema/schemas.js';
+import { COMMENT_STATUSES, PAGE_STATUSES, POST_STATUSES, type CommentStatus, type Role } from '../schema/schemas.js';
+import { rarelyUsedParams as params } from '../schema/rarely-used.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 
 export type ChangeKind = 'blogger#post' | 'blogger#page' | 'blogger#comment';
@@ -94,7 +96,7 @@ const resync = () =>
 
 export function changesApi(core: Core, actor: Actor) {
   return {
-    /** One page of a pull (DESIGN §11). */
+    /** One page of a pull (docs/design.md §15). */
     async list(input: ChangesListParams): Promise<ChangeList> {
       const p = core.parse(params.changesList, input);
       const s = await core.reader(actor, p.blogId, p.view);
@@ -169,7 +171,7 @@ export function changesApi(core: Core, actor: Actor) {
     max: number,
   ): Promise<{ items: ChangeItem[]; next?: [string, string] }> {
     const author = atLeast(view, 'AUTHOR');
-    let index: string;
+    let index: IndexName<Synced>;
     let prefixes: Key[];
     if (phase === 'comments') {
       const statuses = atLeast(view, 'ADMIN') ? COMMENT_STATUSES : PUBLIC;
@@ -218,44 +220,59 @@ export function changesApi(core: Core, actor: Actor) {
    * The records of `ids` as items at `view`: resources where the caller may see them, else tombstones (a
    * snapshot leaves out what the caller may not see, rather than sending tombstones for it).
    */
-  async function shape(phase: Synced, ids: string[], view: Role, snapshot: boolean): Promise<ChangeItem[]> {
+  async function shape<P extends Synced>(phase: P, ids: string[], view: Role, snapshot: boolean): Promise<ChangeItem[]> {
     if (ids.length === 0) return [];
     const docs = await core.driver.getMany(phase, ids);
-    const recs = ids.map((id, i) => ({ id, stored: docs[i] }));
-    const author = atLeast(view, 'AUTHOR');
-    let posts = new Map<string, PostRecord>();
-    if (phase === 'comments') {
-      const postIds = [...new Set(recs.flatMap((r) => (r.stored ? [(r.stored.doc as unknown as CommentRecord).postId] : [])))];
-      const found = postIds.length ? await core.driver.getMany('posts', postIds) : [];
-      posts = new Map(found.flatMap((d) => (d ? [[d.id, d.doc as unknown as PostRecord] as const] : [])));
-    }
+    const seen = await SEEN[phase](
+      core,
+      docs.map((d) => d?.doc),
+      view,
+    );
     const out: ChangeItem[] = [];
-    for (const { id, stored } of recs) {
-      const kind = KIND[phase];
-      let resource: Post | Page | Comment | undefined;
-      // Whether the caller may ever have seen it: a post or page never published, a comment still PENDING
-      // (nothing returns a comment to PENDING) never reached a reader, so no tombstone tells them it exists.
-      let unseen = false;
-      if (stored && phase === 'posts') {
-        const r = stored.doc as unknown as PostRecord;
-        if (r.status === 'LIVE' || author) resource = await postOut(core, r, view, { fetchBody: true });
-        else unseen = r.path === undefined;
-      } else if (stored && phase === 'pages') {
-        const r = stored.doc as unknown as PageRecord;
-        if (r.status === 'LIVE' || author) resource = await pageOut(core, r, view);
-        else unseen = r.path === undefined;
-      } else if (stored) {
-        const c = stored.doc as unknown as CommentRecord;
-        const post = posts.get(c.postId);
-        const seen = post && visibleClasses(view).includes(commentVisOf(post)) && (PUBLIC.includes(c.status) || atLeast(view, 'ADMIN'));
-        if (seen) resource = await commentOut(core, c, view, true);
-        else unseen = c.status === 'PENDING';
-      }
-      if (resource) out.push({ kind, id, resource });
-      else if (!snapshot && !unseen) out.push({ kind, id, deleted: true });
-    }
+    ids.forEach((id, i) => {
+      const { resource, unseen } = seen[i]!;
+      if (resource) out.push({ kind: KIND[phase], id, resource });
+      else if (!snapshot && !unseen) out.push({ kind: KIND[phase], id, deleted: true });
+    });
     return out;
   }
 }
 
-export type ChangesApi = ReturnType<typeof changesApi>;
+/** What a caller sees of a record: its resource, or whether it may never have seen it (nothing: absent). */
+type Seen = { resource?: Post | Page | Comment; unseen?: boolean };
+
+/** `fn` of each record present, one after the other. */
+async function inOrder<R>(records: ReadonlyArray<R | undefined>, fn: (r: R) => Promise<Seen>): Promise<Seen[]> {
+  const out: Seen[] = [];
+  for (const r of records) out.push(r === undefined ? {} : await fn(r));
+  return out;
+}
+
+/**
+ * Per collection, what a caller at `view` sees of each record (none where absent): its resource, or `unseen`
+ * when the caller may never have seen it — a post or page never published, a comment still PENDING (nothing
+ * returns a comment to PENDING) never reached a reader, so no tombstone tells them it exists.
+ */
+const SEEN: { [P in Synced]: (core: Core, records: Array<Records[P] | undefined>, view: Role) => Promise<Seen[]> } = {
+  posts: (core, records, view) =>
+    inOrder(records, async (r) => {
+      if (r.status === 'LIVE' || atLeast(view, 'AUTHOR')) return { resource: await postOut(core, r, view, { fetchBody: true }) };
+      return { unseen: r.path === undefined };
+    }),
+  pages: (core, records, view) =>
+    inOrder(records, async (r) => {
+      if (r.status === 'LIVE' || atLeast(view, 'AUTHOR')) return { resource: await pageOut(core, r, view) };
+      return { unseen: r.path === undefined };
+    }),
+  comments: async (core, records, view) => {
+    const postIds = [...new Set(records.flatMap((c) => (c ? [c.postId] : [])))];
+    const found = postIds.length ? await core.driver.getMany('posts', postIds) : [];
+    const posts = new Map(found.flatMap((d) => (d ? [[d.id, d.doc] as const] : [])));
+    return inOrder(records, async (c) => {
+      const post = posts.get(c.postId);
+      const seen = post && visibleClasses(view).includes(commentVisOf(post)) && (PUBLIC.includes(c.status) || atLeast(view, 'ADMIN'));
+      if (seen) return { resource: await commentOut(core, c, view, true) };
+      return { unseen: c.status === 'PENDING' };
+    });
+  },
+};

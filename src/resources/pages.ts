@@ -21,6 +21,7 @@ import { authorOf, pageWire } from '../core/wire.js';
 import type { Page, PageList } from '../schema/resources.js';
 import type { BlogEvent } from '../core/events.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPage, revertTo, trash, withPath } from './content.js';
+import type { LoadRevisions } from './revisions.js';
 
 type Body = Parsed<'pagesInsert'>['body'];
 
@@ -42,11 +43,12 @@ function applyBody(r: PageRecord, b: Body, replace: boolean): PageRecord {
   return next;
 }
 
-export function pagesApi(core: Core, actor: Actor) {
+/** `loadRevisions` loads the revisions code on the first `pages.revisions` call (the service's rarely used calls). */
+export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions) {
   const actorId = actorUserId(actor);
 
   async function change(blogId: string, pageId: string, ifMatch: string | undefined, fn: (r: PageRecord, now: string) => PageRecord, edited: boolean) {
-    const { after, view } = await changeContent<PageRecord>(core, actor, 'page', blogId, pageId, ifMatch, fn, (b, a) => eventsOf(b, a, edited));
+    const { after, view } = await changeContent(core, actor, 'page', blogId, pageId, ifMatch, fn, (b, a) => eventsOf(b, a, edited));
     return { after, view };
   }
 
@@ -71,26 +73,19 @@ export function pagesApi(core: Core, actor: Actor) {
     /** Earlier versions of a page (an extension): list, get, restore. */
     revisions: lazy(
       async () =>
-        (await import('./revisions.js')).revisionsApi<PageRecord, Page, PagesRevisionsListParams, PagesRevisionsGetParams, PagesRevisionsRestoreParams>(
-          core,
-          actor,
-          {
-            kind: 'page',
-            list: params.pagesRevisionsList,
-            get: params.pagesRevisionsGet,
-            restore: params.pagesRevisionsRestore,
-            change: async (blogId, pageId, ifMatch, fn) => {
-              const { after, view } = await change(blogId, pageId, ifMatch, fn, true);
-              return pageOut(core, after, view);
-            },
+        (await loadRevisions()).revisionsApi<PageRecord, Page, PagesRevisionsListParams, PagesRevisionsGetParams, PagesRevisionsRestoreParams>(core, actor, {
+          kind: 'page',
+          change: async (blogId, pageId, ifMatch, fn) => {
+            const { after, view } = await change(blogId, pageId, ifMatch, fn, true);
+            return pageOut(core, after, view);
           },
-        ),
+        }),
       { list: 1, get: 1, restore: 1 },
     ),
     async get(input: PagesGetParams): Promise<Page> {
       const p = core.parse(params.pagesGet, input);
       const s = await core.reader(actor, p.blogId, p.view);
-      const stored = await loadVisible<PageRecord>(core, 'page', p.blogId, p.pageId, s);
+      const stored = await loadVisible(core, 'page', p.blogId, p.pageId, s);
       return pageOut(core, stored.doc, s.view);
     },
 
@@ -111,7 +106,7 @@ export function pagesApi(core: Core, actor: Actor) {
         p.maxResults ?? 10,
         p.pageToken,
       );
-      const items = await Promise.all(pg.items.map((h) => pageOut(core, h.doc as unknown as PageRecord, s.view, p.fetchBodies ?? true)));
+      const items = await Promise.all(pg.items.map((h) => pageOut(core, h.doc, s.view, p.fetchBodies ?? true)));
       return listOf('blogger#pageList', items, pg, [...items.map((i) => i.etag), s.view]);
     },
 
@@ -147,7 +142,7 @@ export function pagesApi(core: Core, actor: Actor) {
         await change(p.blogId, p.pageId, p.ifMatch, (r, now) => trash('page', r, now), false);
         return;
       }
-      await deleteContent<PageRecord>(core, actor, 'page', p.blogId, p.pageId, p.ifMatch);
+      await deleteContent(core, actor, 'page', p.blogId, p.pageId, p.ifMatch);
     },
 
     async publish(input: PagesActionParams): Promise<Page> {
@@ -163,5 +158,3 @@ export function pagesApi(core: Core, actor: Actor) {
     },
   };
 }
-
-export type PagesApi = ReturnType<typeof pagesApi>;

@@ -1,7 +1,7 @@
 import { actorUserId, atLeast, requireRole, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import { lazy } from '../util/lazy.js';
-import type { IndexedDoc, Key, WriteOp } from '../store/driver.js';
+import type { Key, WriteOp } from '../store/driver.js';
 import { forbidden, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page, type PageQuery } from '../core/paging.js';
@@ -27,6 +27,7 @@ import { authorOf, listEtag, postWire } from '../core/wire.js';
 import type { Post, PostList } from '../schema/resources.js';
 import type { BlogEvent } from '../core/events.js';
 import { inlineComments } from './comments.js';
+import type { LoadRevisions } from './revisions.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPost, revertTo, trash, withPath } from './content.js';
 
 type Body = Parsed<'postsInsert'>['body'];
@@ -107,7 +108,8 @@ function applyBody(r: PostRecord, b: Body, replace: boolean): PostRecord {
   return next;
 }
 
-export function postsApi(core: Core, actor: Actor) {
+/** `loadRevisions` loads the revisions code on the first `posts.revisions` call (the service's rarely used calls). */
+export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions) {
   const actorId = actorUserId(actor);
 
   /** The events a stored change stands for (committed with it). */
@@ -136,7 +138,7 @@ export function postsApi(core: Core, actor: Actor) {
     const labels = p.labels?.length ? [...p.labels].sort() : undefined;
     const prefixes: Key[] = labels ? labels.flatMap((l) => statuses.map((st) => [p.blogId, l, st])) : statuses.map((st) => [p.blogId, st]);
     const parsed = q === undefined ? undefined : parseQuery(q);
-    const query: PageQuery = {
+    const query: PageQuery<'posts'> = {
       collection: 'posts',
       index: labels ? (byUpdated ? 'labelUpdated' : 'labelPublished') : byUpdated ? 'updated' : 'published',
       prefixes,
@@ -156,9 +158,9 @@ export function postsApi(core: Core, actor: Actor) {
       // By publish time, the index's order is the search rank's (records.ts): a driver may walk its index in it.
       query.search = { scope: p.blogId, tokens: words, ...(byUpdated ? {} : { rankOf: rankBySortTime }) };
       if (phrases.length) {
-        query.filter = (hits: IndexedDoc[]) =>
+        query.filter = (hits) =>
           hits.filter((h) => {
-            const fields = postWordFields(h.doc as unknown as PostRecord);
+            const fields = postWordFields(h.doc);
             return phrases.every((ph) => hasPhrase(fields, ph));
           });
       }
@@ -172,7 +174,7 @@ export function postsApi(core: Core, actor: Actor) {
     const pg = promoted || core.promotions !== seen ? await read() : first;
     const items = await postsOut(
       core,
-      pg.items.map((h) => h.doc as unknown as PostRecord),
+      pg.items.map((h) => h.doc),
       s.view,
       { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments },
     );
@@ -180,7 +182,7 @@ export function postsApi(core: Core, actor: Actor) {
   }
 
   async function change(blogId: string, postId: string, ifMatch: string | undefined, fn: (r: PostRecord, now: string) => PostRecord, edited: boolean) {
-    const { after, view } = await changeContent<PostRecord>(core, actor, 'post', blogId, postId, ifMatch, fn, (b, a) => eventsOf(b, a, edited));
+    const { after, view } = await changeContent(core, actor, 'post', blogId, postId, ifMatch, fn, (b, a) => eventsOf(b, a, edited));
     return { after, view };
   }
 
@@ -188,28 +190,21 @@ export function postsApi(core: Core, actor: Actor) {
     /** Earlier versions of a post (an extension): list, get, restore. */
     revisions: lazy(
       async () =>
-        (await import('./revisions.js')).revisionsApi<PostRecord, Post, PostsRevisionsListParams, PostsRevisionsGetParams, PostsRevisionsRestoreParams>(
-          core,
-          actor,
-          {
-            kind: 'post',
-            list: params.postsRevisionsList,
-            get: params.postsRevisionsGet,
-            restore: params.postsRevisionsRestore,
-            change: async (blogId, postId, ifMatch, fn) => {
-              const { after, view } = await change(blogId, postId, ifMatch, fn, true);
-              return postOut(core, after, view, {});
-            },
+        (await loadRevisions()).revisionsApi<PostRecord, Post, PostsRevisionsListParams, PostsRevisionsGetParams, PostsRevisionsRestoreParams>(core, actor, {
+          kind: 'post',
+          change: async (blogId, postId, ifMatch, fn) => {
+            const { after, view } = await change(blogId, postId, ifMatch, fn, true);
+            return postOut(core, after, view, {});
           },
-        ),
+        }),
       { list: 1, get: 1, restore: 1 },
     ),
 
     async get(input: PostsGetParams): Promise<Post> {
       const p = core.parse(params.postsGet, input);
       // The post is read beside the caller's standing (one round trip instead of two on a server).
-      const [s, found] = await inOrder(core.reader(actor, p.blogId, p.view), core.get<PostRecord>('posts', p.postId));
-      const stored = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s, async () => found);
+      const [s, found] = await inOrder(core.reader(actor, p.blogId, p.view), core.get('posts', p.postId));
+      const stored = await loadVisible(core, 'post', p.blogId, p.postId, s, async () => found);
       return postOut(core, stored.doc, s.view, p);
     },
 
@@ -232,8 +227,8 @@ export function postsApi(core: Core, actor: Actor) {
       path = path.split(/[?#]/)[0]!;
       const hit = await core.driver.getByIndex('posts', 'path', [p.blogId, path]);
       if (!hit) throw notFound('Post');
-      let r = hit.doc as unknown as PostRecord;
-      if (r.status === 'SCHEDULED') r = await core.promote({ ...hit, doc: r });
+      let r = hit.doc;
+      if (r.status === 'SCHEDULED') r = await core.promote(hit);
       if (r.status !== 'LIVE') throw notFound('Post');
       return postOut(core, r, s.view, { maxComments: p.maxComments });
     },
@@ -293,7 +288,7 @@ export function postsApi(core: Core, actor: Actor) {
       }
       // The post and every comment on it go in one commit. Comment writes also touch the post, so a
       // comment added meanwhile makes this commit fail and retry rather than leave an orphan.
-      await deleteContent<PostRecord>(core, actor, 'post', p.blogId, p.postId, p.ifMatch, async () => {
+      await deleteContent(core, actor, 'post', p.blogId, p.postId, p.ifMatch, async () => {
         const ops: WriteOp[] = [];
         let after: Key | undefined;
         for (;;) {
@@ -337,5 +332,3 @@ export function postsApi(core: Core, actor: Actor) {
     return postOut(core, after, view, p);
   }
 }
-
-export type PostsApi = ReturnType<typeof postsApi>;

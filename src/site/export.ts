@@ -4,7 +4,7 @@
  * pages of the posts, pages and comments that changed and the list pages that show them. A file is written only
  * when its bytes differ from what the last run wrote, and the report lists every file written and removed.
  */
-import type { BlogService } from '../service/create.js';
+import type { BlogService } from '../service/types.js';
 import { BlogError } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { atomFeed, rssFeed } from '../io/feeds.js';

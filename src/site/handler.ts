@@ -6,7 +6,7 @@
  * Pages are read as an anonymous reader; post pages count a page view (`pageViews.record`, not awaited).
  * Every answer carries an ETag over its bytes (If-None-Match → 304) and a Cache-Control a CDN can keep.
  */
-import type { BlogService } from '../service/create.js';
+import type { BlogService } from '../service/types.js';
 import { BlogError } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { readStreamLimited } from '../http/body.js';

@@ -140,7 +140,29 @@ export const commentVisOf = (p: { status: PostStatus; readerComments: ReaderComm
 /** A post whose comments are (partly) filed under a class other than its own. */
 export const commentsMoving = (p: PostRecord) => p.allComments > 0 && (p.commentsVis ?? 'open') !== commentVisOf(p);
 
-export type Collection = 'users' | 'blogs' | 'members' | 'posts' | 'pages' | 'comments' | 'settings' | 'idempotency' | 'pageviews' | 'labels' | 'revisions';
+/**
+ * What each collection holds: the collection map the core reads the store through (record-store.ts), so a
+ * read of 'posts' answers PostRecords. `settings`, `events` and `idempotency` hold documents of several
+ * shapes (their readers know which); a compile-time check in schema.ts keeps the map equal to STORE_SCHEMA.
+ */
+export interface Records {
+  users: UserRecord;
+  blogs: BlogRecord;
+  members: MemberRecord;
+  posts: PostRecord;
+  pages: PageRecord;
+  comments: CommentRecord;
+  settings: JsonObject;
+  pageviews: PageViewRecord;
+  labels: LabelRecord;
+  revisions: RevisionRecord;
+  events: JsonObject;
+  idempotency: JsonObject;
+}
+
+export type Collection = keyof Records;
+/** The collections whose documents have several shapes (the map says JsonObject). */
+export type Untyped = { [C in Collection]: Records[C] extends JsonObject ? C : never }[Collection];
 
 /** Posts and pages sort by their publish time, drafts never published by their last update. */
 export const sortTime = (r: { published?: string; updated: string }) => r.published ?? r.updated;
@@ -166,7 +188,7 @@ function postKeys(p: PostRecord): Record<string, Key[]> {
   };
 }
 
-function keysOf(collection: Collection, r: object): Record<string, Key[]> {
+function keysOf(collection: Collection, r: Records[Collection]): Record<string, Key[]> {
   switch (collection) {
     case 'posts':
       return postKeys(r as PostRecord);
@@ -209,15 +231,19 @@ function keysOf(collection: Collection, r: object): Record<string, Key[]> {
   }
 }
 
+/** A record as the JSON document it is stored as (the write side of the collection map; record-store.ts reads). */
+export const asJson = (record: Records[Collection]): JsonObject => record as unknown as JsonObject;
+
 /** A put of a record with everything the driver must index for it. `expect` is the stored version (0: new). */
-export function put<R extends { id: string }>(collection: Collection, record: R, expect: number): PutOp {
+export function put<C extends Collection>(collection: C, record: Records[C], expect: number): PutOp {
   // Optional fields are left out rather than stored as undefined (JSON has no undefined).
   for (const [k, v] of Object.entries(record)) if (v === undefined) delete (record as Record<string, unknown>)[k];
-  const op: PutOp = { type: 'put', collection, id: record.id, expect, doc: record as unknown as JsonObject, keys: keysOf(collection, record) };
-  const stream = streamOf(collection, (record as { blogId?: string }).blogId);
+  const doc = asJson(record);
+  const op: PutOp = { type: 'put', collection, id: doc.id as string, expect, doc, keys: keysOf(collection, record) };
+  const stream = streamOf(collection, typeof doc.blogId === 'string' ? doc.blogId : undefined);
   if (stream) op.stream = stream;
   if (collection === 'posts') {
-    const p = record as unknown as PostRecord;
+    const p = record as PostRecord;
     op.terms = { scope: p.blogId, tokens: distinctWords(postWordFields(p)), rank: searchRank(sortTime(p)) };
   }
   return op;

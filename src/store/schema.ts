@@ -1,4 +1,5 @@
 import type { StoreSchema } from './driver.js';
+import type { Collection } from './records.js';
 
 /**
  * The collections and indexes blogcore asks every driver to keep. The keys themselves are computed in
@@ -31,7 +32,7 @@ import type { StoreSchema } from './driver.js';
  *                                                               (src/core/event-share.ts): found again for a listener added before the store opened
  * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
  */
-export const STORE_SCHEMA: StoreSchema = {
+const SCHEMA = {
   version: 5,
   collections: [
     { name: 'users', indexes: [] },
@@ -59,7 +60,19 @@ export const STORE_SCHEMA: StoreSchema = {
     { name: 'events', indexes: [{ name: 'time' }] },
     { name: 'idempotency', indexes: [{ name: 'created' }] },
   ],
-};
+} as const satisfies StoreSchema;
+
+/** The schema drivers are opened with (typed plainly: the literal form above feeds the index names below). */
+export const STORE_SCHEMA: StoreSchema = SCHEMA;
+
+type Defs = (typeof SCHEMA)['collections'][number];
+/** The indexes a collection has, e.g. `IndexName<'posts'>` is 'published' | 'updated' | … | 'moving'. */
+export type IndexName<C extends Collection> = Extract<Defs, { name: C }>['indexes'][number]['name'];
+
+// The collection map (records.ts) names exactly the collections of the schema: this fails to compile otherwise.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _sameCollections: Same<Collection, Defs['name']> = true;
+void _sameCollections;
 
 /**
  * The `settings` record naming the layout the store's records are written in, and the current layout: a store

@@ -1,5 +1,5 @@
 /**
- * blogcore/sync (DESIGN §11): a replica keeps one blog of a blogcore server in a local BlogService (usually on
+ * blogcore/sync (docs/design.md §16): a replica keeps one blog of a blogcore server in a local BlogService (usually on
  * IndexedDB) as the signed-in user sees it. The app reads and writes the local service as usual, online or
  * not; `sync()` pulls what changed on the server and pushes what was written here, `live()` keeps doing it
  * while online. A write the server refuses (someone else changed the post first, or deleted it) becomes a
@@ -11,7 +11,7 @@ import type { UserRecord } from '../store/records.js';
 import type { Blog, User } from '../schema/resources.js';
 import { publicConflict, resolveConflict } from './conflicts.js';
 import { pull } from './pull.js';
-import { blogRecord, differs, kindOf, type Local } from './records.js';
+import { blogRecord, differs, kindOf } from './records.js';
 import { push } from './push.js';
 import { createRemote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';
@@ -80,7 +80,7 @@ export function createReplica(options: ReplicaOptions): Replica {
       const out: PendingChange[] = [];
       for (const key of c.state.dirty) {
         const { collection, id } = splitKey(key);
-        const [rec, base] = await Promise.all([core.get<Local>(collection, id), core.get<Base>('settings', baseId(blogId, collection, id))]);
+        const [rec, base] = await Promise.all([core.get(collection, id), core.getAs<Base>('settings', baseId(blogId, collection, id))]);
         // Made and dropped here, never sent, or written with nothing a push sends (a post's comment counts): nothing waits.
         if (rec ? !base || differs(collection, rec.doc, base.doc) : base || c.state.creates[id])
           out.push({

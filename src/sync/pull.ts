@@ -1,5 +1,5 @@
 /**
- * The replica's pull (DESIGN §11): every page of `GET …/changes` is applied to the local store in one commit
+ * The replica's pull (docs/design.md §16): every page of `GET …/changes` is applied to the local store in one commit
  * with the replica's state (where the pull stands), so a reload mid-pull continues from the next page. Items
  * are stored as the server sent them; a record with local edits not yet sent is left alone (its push meets
  * the server's copy and becomes a conflict). A 410 pulls afresh; once a fresh pull is complete, records it did
@@ -7,7 +7,8 @@
  */
 import type { ChangeItem, ChangeList } from '../resources/changes.js';
 import type { IndexedDoc, Key } from '../store/driver.js';
-import type { CommentRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import type { CommentRecord, PageRecord, PostRecord, Records, UserRecord } from '../store/records.js';
+import type { IndexName } from '../store/schema.js';
 import { revisionsOf } from '../core/revision-capture.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord } from './records.js';
@@ -69,12 +70,12 @@ export async function remove(ctx: Ctx, batch: Batch, collection: Synced, id: str
 }
 
 /** The local records of one collection under an index prefix (the blog, or one post's comments), a page at a time. */
-export async function* walk(ctx: Ctx, collection: Synced, prefix: string[]): AsyncGenerator<IndexedDoc[]> {
+export async function* walk<C extends Synced>(ctx: Ctx, collection: C, index: IndexName<C>, prefix: string[]): AsyncGenerator<Array<IndexedDoc<Records[C]>>> {
   let after: Key | undefined;
   for (;;) {
     const page = await ctx.core.driver.list({
       collection,
-      index: collection === 'comments' ? 'post' : 'published',
+      index,
       prefix,
       ...(after ? { lower: { key: after, open: true } } : {}),
       direction: 'asc',
@@ -89,7 +90,7 @@ export async function* walk(ctx: Ctx, collection: Synced, prefix: string[]): Asy
 /** Every local comment of a post. */
 export async function commentsOf(ctx: Ctx, postId: string): Promise<CommentRecord[]> {
   const out: CommentRecord[] = [];
-  for await (const page of walk(ctx, 'comments', [ctx.blogId, postId])) out.push(...page.map((d) => d.doc as unknown as CommentRecord));
+  for await (const page of walk(ctx, 'comments', 'post', [ctx.blogId, postId])) out.push(...page.map((d) => d.doc));
   return out;
 }
 
@@ -99,7 +100,7 @@ export async function eachRecord(
   visit: (batch: Batch, collection: Synced, id: string, version: number, base: Base | undefined) => Promise<void>,
 ): Promise<void> {
   for (const collection of synced) {
-    for await (const page of walk(ctx, collection, [ctx.blogId])) {
+    for await (const page of walk(ctx, collection, collection === 'comments' ? 'post' : 'published', [ctx.blogId])) {
       const bases = await ctx.core.driver.getMany(
         'settings',
         page.map((d) => baseId(ctx.blogId, collection, d.id)),

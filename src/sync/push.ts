@@ -1,5 +1,5 @@
 /**
- * The replica's push (DESIGN §11): each record that waits (scan.ts) is brought to the server with ordinary
+ * The replica's push (docs/design.md §16): each record that waits (scan.ts) is brought to the server with ordinary
  * `/v3` calls: a create (its request and Idempotency-Key stored before it is sent), a patch of the edited
  * fields and the status moves, or a delete, each with `If-Match` of the base etag. A refusal (412, 404, or a
  * 4xx the server gives for the write) becomes a conflict (conflicts.ts).
@@ -39,7 +39,7 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
   ]);
   // Their authors, which each settle looks up (mostly one).
   const authors = new Set<string>();
-  for (const d of known.values()) if (typeof d?.doc.authorId === 'string') authors.add(d.doc.authorId);
+  for (const d of known.values()) if (d && 'authorId' in d.doc && typeof d.doc.authorId === 'string') authors.add(d.doc.authorId);
   for (const [k, d] of await preload(core, [['users', [...authors]]])) known.set(k, d);
   // Settle commits write the state document: one at a time.
   let last: Promise<unknown> = Promise.resolve();
@@ -167,7 +167,7 @@ interface Move {
   query?: Record<string, string | boolean>;
 }
 
-/** The calls that take the server's status to the local one (DESIGN §5). */
+/** The calls that take the server's status to the local one (docs/design.md §6). */
 function moves(collection: Synced, from: string, doc: AnyRecord): Move[] {
   const to: string = doc.status;
   // A scheduled post that went LIVE here went LIVE on the server too, when its time came.

@@ -9,7 +9,7 @@
 import type { Core } from '../core/core.js';
 import type { JsonObject, LogPosition, StoredDoc, WriteOp } from '../store/driver.js';
 import { labelCountsOps } from '../store/label-counts.js';
-import { del, put, type Collection, type PostRecord } from '../store/records.js';
+import { del, put, type Collection, type PostRecord, type Records } from '../store/records.js';
 import type { Synced } from './model.js';
 
 /** A create whose request is stored before it is sent, so a retry sends the same request with the same key. */
@@ -64,13 +64,16 @@ export const newState = (blogId: string): State => ({
   conflicts: [],
 });
 
+/** A record of any collection, as the store holds it. */
+type Doc = Records[Collection];
+
 interface Slot {
   collection: Collection;
   id: string;
   /** The version in the store before this batch (0: absent). */
   stored: number;
-  was: JsonObject | undefined;
-  doc: JsonObject | undefined;
+  was: Doc | undefined;
+  doc: Doc | undefined;
   touched?: boolean;
 }
 
@@ -86,7 +89,7 @@ export class Batch {
     private readonly known?: Known,
   ) {}
 
-  private fill(collection: Collection, id: string, found: StoredDoc | undefined): Slot {
+  private fill(collection: Collection, id: string, found: StoredDoc<Doc> | undefined): Slot {
     const k = `${collection}/${id}`;
     let s = this.slots.get(k);
     if (!s) this.slots.set(k, (s = { collection, id, stored: found?.version ?? 0, was: found?.doc, doc: found?.doc }));
@@ -116,7 +119,7 @@ export class Batch {
   /** Writes a record; answers the version it will have after the commit. */
   async put<T extends { id: string }>(collection: Collection, doc: T): Promise<number> {
     const s = await this.slot(collection, doc.id);
-    s.doc = doc as unknown as JsonObject;
+    s.doc = doc as unknown as Doc;
     s.touched = true;
     return s.stored + 1;
   }
@@ -134,8 +137,8 @@ export class Batch {
     const posts: Array<[PostRecord | undefined, PostRecord | undefined]> = [];
     for (const s of this.slots.values()) {
       if (!s.touched) continue;
-      if (s.doc) ops.push(put(s.collection, s.doc as { id: string }, s.stored));
-      else if (s.stored) ops.push(del(s.collection, s.id, s.stored, s.was?.blogId as string | undefined));
+      if (s.doc) ops.push(put(s.collection, s.doc, s.stored));
+      else if (s.stored) ops.push(del(s.collection, s.id, s.stored, s.was && 'blogId' in s.was ? String(s.was.blogId) : undefined));
       if (s.collection === 'posts') posts.push([s.was as PostRecord | undefined, s.doc as PostRecord | undefined]);
     }
     // Label counters move with the posts, as on every write of the core (label-counts.ts).
@@ -156,7 +159,7 @@ export class Batch {
 }
 
 /** Records read ahead, by `collection/id` (undefined: absent). */
-export type Known = Map<string, StoredDoc | undefined>;
+export type Known = Map<string, StoredDoc<Doc> | undefined>;
 
 /** Reads many records of each collection at once (one driver call per collection). */
 export async function preload(core: Core, wanted: ReadonlyArray<readonly [Collection, readonly string[]]>): Promise<Known> {
@@ -170,7 +173,7 @@ export async function preload(core: Core, wanted: ReadonlyArray<readonly [Collec
 }
 
 /** A record from `known` when read ahead (and not dropped since), else from the store. */
-export const read = async (core: Core, known: Known, collection: Collection, id: string): Promise<StoredDoc | undefined> => {
+export const read = async (core: Core, known: Known, collection: Collection, id: string): Promise<StoredDoc<Doc> | undefined> => {
   const k = `${collection}/${id}`;
   return known.has(k) ? known.get(k) : core.driver.get(collection, id);
 };
@@ -184,7 +187,7 @@ export interface Ctx {
 
 /** Reads the replica's state of a blog from the local store (a new one when there is none). */
 export async function loadState(core: Core, blogId: string): Promise<State> {
-  const found = await core.get<State>('settings', stateId(blogId));
+  const found = await core.getAs<State>('settings', stateId(blogId));
   // A copy: the replica changes its state in place, and drivers may hand out frozen documents.
   return found ? (JSON.parse(JSON.stringify(found.doc)) as State) : newState(blogId);
 }

@@ -78,7 +78,7 @@ export function printTable(title: string, rows: Row[]): void {
   const lines = [
     `\n## ${title}`,
     '',
-    '| op | size | blogcore mean (p50) | raw mean (p50) | ratio of means | ratio of p50s | target (DESIGN §9) |',
+    '| op | size | blogcore mean (p50) | raw mean (p50) | ratio of means | ratio of p50s | target (docs/design.md §14) |',
     '|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
@@ -93,7 +93,7 @@ export function printTable(title: string, rows: Row[]): void {
 
 /**
  * Prints how a cost grows with size: the mean at each size relative to the smallest, judged against `flat`
- * (DESIGN §9's flat-cost target) for the ops it names.
+ * (docs/design.md §14's flat-cost target) for the ops it names.
  */
 export function printGrowth(title: string, series: Record<string, Array<[number, Timing]>>, flat?: { ops: readonly string[]; target: number }): void {
   const lines = [`\n### ${title}`, '', '| op | mean by size | growth (p50 growth) | target |', '|---|---|---|---|'];
@@ -111,7 +111,7 @@ export function printGrowth(title: string, series: Record<string, Array<[number,
   console.log(lines.join('\n'));
 }
 
-/** A verdict line: what was measured against a target of DESIGN §9. */
+/** A verdict line: what was measured against a target of docs/design.md §14. */
 export function verdict(what: string, measured: string, target: string, met: boolean): void {
   console.log(`- ${what}: ${measured} — target ${target}: ${met ? '✓' : '✗'}`);
 }

@@ -2,7 +2,7 @@
  * blogcore on the memory driver vs the raw in-memory baseline doing the same work: a Map of posts, sorted
  * arrays of [time, id] for the published and updated orders and per label, binary-searched for keyset
  * pages, and an inverted word index for search — the indexes blogcore keeps, written by hand.
- * DESIGN §9 sets no read target for the memory driver; its insert is held to the general ≤ 1.2×.
+ * docs/design.md §14 sets no read target for the memory driver; its insert is held to the general ≤ 1.2×.
  */
 import { createBlogService } from '../../src/index.js';
 import { memoryDriver } from '../../drivers/memory/index.js';

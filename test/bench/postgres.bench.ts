@@ -17,7 +17,7 @@
  * Writes are measured twice: with events shared across app servers (the default) and with
  * `shareEvents: false` (one server). HTTP: `--only=postgres` also runs GET one post and a 20-post list
  * through the HTTP helper with 1 and 2 app processes on the one server (autocannon, 10 connections).
- * Targets are DESIGN §9's (test/bench/targets.ts).
+ * Targets are docs/design.md §14's (test/bench/targets.ts).
  */
 import pg from 'pg';
 import { postgresDriver } from '../../drivers/postgres/index.js';

@@ -18,7 +18,7 @@
  * (test/bench/bulk-load.ts), or 1M posts would take hours to load. The measured service then reopens the
  * file with plain `sqliteDriver({ filename })`.
  *
- * Targets are DESIGN §9's (test/bench/targets.ts); `npm run bench:1m` runs this file and postgres.bench.ts at
+ * Targets are docs/design.md §14's (test/bench/targets.ts); `npm run bench:1m` runs this file and postgres.bench.ts at
  * 10k, 100k and 1M posts.
  */
 import Database from 'better-sqlite3';
@@ -34,7 +34,7 @@ import { formatMicros, printGrowth, printTable, timePair, verdict, type BenchCon
 import { TARGETS } from './targets.js';
 
 const BLOG_URL = 'https://bench.example/';
-/** DESIGN §9's flat-cost rows: within TARGETS.flat from the smallest size to the largest. */
+/** docs/design.md §14's flat-cost rows: within TARGETS.flat from the smallest size to the largest. */
 const FLAT_OPS = ['list first page (20)', 'list page 50% deep (20)', 'label filter label-30 (20)', 'search, two words (20)'];
 const LABEL = 'label-30';
 const PAGE = 20;

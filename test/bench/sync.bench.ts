@@ -1,5 +1,5 @@
 /**
- * Sync (DESIGN §11): a replica in headless Chromium (createReplica on idbDriver) against blogcore's HTTP
+ * Sync (docs/design.md §16): a replica in headless Chromium (createReplica on idbDriver) against blogcore's HTTP
  * helper on node:http + SQLite at 127.0.0.1, next to a raw baseline in the same page and run (plain fetch of
  * the same change pages with raw idb puts; plain fetch PATCHes with If-Match). Targets (issue 13): the first
  * pull of 10k posts ≤ 3 s, 100 queued offline edits pushed and confirmed ≤ 1 s; bytes on the wire per

@@ -1,5 +1,5 @@
 /**
- * DESIGN §9's targets, as the benches print and judge them: one place, so no bench states a target of its own.
+ * docs/design.md §14's targets, as the benches print and judge them: one place, so no bench states a target of its own.
  * Ratios are blogcore / raw (means) unless said otherwise.
  */
 export const TARGETS = {

@@ -1,5 +1,5 @@
 /**
- * Every code block of README.md and docs/*.md is checked here, so a snippet that breaks fails CI.
+ * Every code block of README.md, CONTRIBUTING.md and docs/*.md is checked here, so a snippet that breaks fails CI.
  *
  * Conventions for writers of the docs:
  * - ```ts blocks are self-contained programs a reader can paste: their own imports and definitions, top-level
@@ -21,6 +21,7 @@
  *   subcommand and flags that `blogcore --help` lists, each `npm run X`/`npm start`/`npm test` a script of
  *   package.json (and `npm run bench -- --only=X` a benchmark), each path given to `npx vitest run`/`npx tsx`
  *   a file of the repository. Other commands (curl, git, cd) are not checked.
+ * - Code comments cite the design record as `docs/design.md §N`, N a numbered section (`## N. …`) of it.
  * - ```json blocks must parse; ```text blocks (output, file trees) are not checked. No other languages.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -29,7 +30,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { type Block, blocksOf, brokenLinks, checkCommand, commandsOf, markdownFiles, parseUsage, ROOT, type ShellContext } from './snippets.js';
+import { type Block, blocksOf, brokenLinks, checkCommand, commandsOf, markdownFiles, parseUsage, ROOT, type ShellContext, strayCitations } from './snippets.js';
 import { ENTRIES } from '../../scripts/entries.js';
 
 const files = markdownFiles();
@@ -76,6 +77,10 @@ test('links stay inside the repository and the docs name no file outside it', ()
     expect(text, `${file} points at DESIGN.md, which is not in the repository`).not.toMatch(/\bDESIGN\.md\b/);
     expect(text, `${file} uses the old package name`).not.toMatch(/blogkit/i);
   }
+});
+
+test('every `docs/design.md §N` cited in the code names a numbered section of it', () => {
+  expect(strayCitations()).toEqual([]);
 });
 
 test("every ts block type-checks (one program, the project's strict options)", () => {

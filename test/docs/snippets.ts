@@ -23,7 +23,7 @@ export interface Block {
   note?: string;
 }
 
-/** README.md and every docs/*.md file, relative to the root. */
+/** README.md, CONTRIBUTING.md and every docs/*.md file, relative to the root. */
 export function markdownFiles(): string[] {
   const docs = existsSync(join(ROOT, 'docs'))
     ? readdirSync(join(ROOT, 'docs'))
@@ -31,7 +31,7 @@ export function markdownFiles(): string[] {
         .sort()
         .map((f) => `docs/${f}`)
     : [];
-  return ['README.md', ...docs];
+  return ['README.md', ...(existsSync(join(ROOT, 'CONTRIBUTING.md')) ? ['CONTRIBUTING.md'] : []), ...docs];
 }
 
 const MARKER = /^<!--\s*snippet:\s*(typecheck-only|browser)\b\s*(.*?)\s*-->\s*$/;
@@ -60,6 +60,34 @@ export function blocksOf(file: string): Block[] {
     i = j;
   }
   return blocks;
+}
+
+/**
+ * Citations of the design record in the code (`docs/design.md §N`) that name no numbered section of it, and
+ * citations of a bare DESIGN section (a document outside the repository).
+ */
+export function strayCitations(): string[] {
+  const design = readFileSync(join(ROOT, 'docs/design.md'), 'utf8');
+  const sections = new Set([...design.matchAll(/^## (\d+)\. /gm)].map((m) => m[1]));
+  const bad: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules' && entry.name !== 'dist') walk(path);
+      } else if (/\.(ts|tsx|mts|js|mjs)$/.test(entry.name)) {
+        readFileSync(join(ROOT, path), 'utf8')
+          .split('\n')
+          .forEach((line, i) => {
+            if (/\bDESIGN §/.test(line)) bad.push(`${path}:${i + 1}: cite docs/design.md §N`);
+            if (!/design\.md/.test(line)) return;
+            for (const m of line.matchAll(/§(\d+)/g)) if (!sections.has(m[1]!)) bad.push(`${path}:${i + 1}: docs/design.md has no §${m[1]}`);
+          });
+      }
+    }
+  };
+  for (const dir of ['src', 'drivers', 'test', 'scripts', 'examples']) if (existsSync(join(ROOT, dir))) walk(dir);
+  return bad;
 }
 
 /** Relative links `[text](target)` of a markdown file that do not resolve to a file inside the repository. */

@@ -1,4 +1,4 @@
-/** The pull over HTTP on SQLite (DESIGN §11): snapshots, tombstones, the access matrix, retention, long polls. */
+/** The pull over HTTP on SQLite (docs/design.md §15): snapshots, tombstones, the access matrix, retention, long polls. */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BlogService } from '../../src/index.js';
 import { apply, DAY, startSyncServer, STORES, type Json, type SyncServer } from './server.js';

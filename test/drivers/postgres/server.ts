@@ -9,7 +9,7 @@
  * to a readable temp dir first.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -106,6 +106,14 @@ function reachable(bin: Binaries, as: RunAs): boolean {
 function prepared() {
   if (!setup) {
     const as = runAs();
+    const closed = as.uid !== undefined ? privateFolder(tmpdir()) : undefined;
+    if (closed) {
+      // The data dirs (and, in a private checkout, a copy of the binaries) live under the temp folder.
+      throw new SetupError(
+        `As root the test PostgreSQL runs as a "postgres" user, which cannot pass through ${closed} (the temp folder is ${tmpdir()}): ` +
+          'run with TMPDIR=/tmp, or point BLOGCORE_TEST_PG_URL at a server of your own',
+      );
+    }
     setup = { bin: binaries(as), as };
   }
   return setup;
@@ -174,6 +182,14 @@ function initCluster(): { parent: string; dataDir: string } {
 export interface PgServer {
   url: string;
   stop(): Promise<void>;
+}
+
+/** The first folder from `dir` up that other users cannot pass through (none: undefined). */
+function privateFolder(dir: string): string | undefined {
+  for (let d = dir; ; d = dirname(d)) {
+    if ((statSync(d).mode & 0o001) === 0) return d;
+    if (dirname(d) === d) return undefined;
+  }
 }
 
 /** `durable: false` turns fsync off (tests); the bench keeps PostgreSQL's default durability. */
