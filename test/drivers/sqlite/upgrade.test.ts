@@ -106,6 +106,8 @@ it('upgrades a layout-1 store once: comments hidden by the index, search answeri
   await legacy.close();
   const db = new Database(f);
   db.exec('DROP TABLE terms');
+  // Nor migration 4's rank places.
+  db.exec('DROP TABLE ranks');
   // Nor layout 3's change-log columns.
   db.exec("DROP INDEX changes_by_stream; ALTER TABLE changes DROP COLUMN stream; ALTER TABLE changes DROP COLUMN time; DELETE FROM meta WHERE key = 'pruned'");
   db.pragma('user_version = 1');
