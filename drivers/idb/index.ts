@@ -14,7 +14,8 @@
  *   number (so no counter has to be read and written per commit); pruning keeps the newest;
  * - `~changes` (layout 2), the change log: one record per op under the key [seq, pos], with an index
  *   `stream` on [s, q, p] (stream, seq, pos) that walks one stream's changes alone; `~meta` holds
- *   `pruned`, the highest seq pruning removed.
+ *   `pruned`, the highest seq pruning removed;
+ * - `~blobs` (layout 3): media bytes as Blobs by key (blobs.ts).
  *
  * Every call runs in one IndexedDB transaction. `commit` reads what it must check, then writes, inside one
  * readwrite transaction over every store it touches, with no await of anything but IndexedDB requests in
@@ -45,7 +46,9 @@ import {
   type StoredDoc,
   type StoreSchema,
   type WriteOp,
+  type BlobStore,
 } from '../../src/store/driver.js';
+import { BLOBS, idbBlobs } from './blobs.js';
 
 export interface IdbDriverOptions {
   /** The IndexedDB database name. Default `blogcore`. */
@@ -71,7 +74,7 @@ export class IdbBlockedError extends Error {
 }
 
 /** Bumped when this driver's own storage layout changes; combined with the core's schema version. */
-const LAYOUT_VERSION = 2;
+const LAYOUT_VERSION = 3;
 const LOG = '~log';
 const CHANGES = '~changes';
 const META = '~meta';
@@ -203,6 +206,7 @@ class IdbDriver implements StorageDriver {
   #lost: string | undefined = 'idb driver is not open: call open(schema) first';
   /** Whether indexes have `getAllRecords`; found out on the first list. */
   #hasGetAllRecords: boolean | undefined;
+  readonly blobs: BlobStore = idbBlobs(() => this.#conn());
 
   constructor(options: IdbDriverOptions) {
     const g = globalThis as { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange };
@@ -305,7 +309,7 @@ class IdbDriver implements StorageDriver {
 
   /** Refuses a database whose stores do not match the schema (a schema changed without a version bump). */
   #checkLayout(db: IDBDatabase, schema: StoreSchema): void {
-    const missing: string[] = [];
+    const missing: string[] = db.objectStoreNames.contains(BLOBS) ? [] : [`store ${BLOBS}`];
     for (const c of schema.collections) {
       if (!db.objectStoreNames.contains(c.name)) missing.push(`store ${c.name}`);
       if (c.search && !db.objectStoreNames.contains(TERMS(c.name))) missing.push(`store ${TERMS(c.name)}`);
@@ -721,6 +725,7 @@ function upgrade(db: IDBDatabase, schema: StoreSchema, tx: IDBTransaction): void
   const has = (name: string) => db.objectStoreNames.contains(name);
   if (!has(LOG)) db.createObjectStore(LOG, { autoIncrement: true });
   if (!has(META)) db.createObjectStore(META);
+  if (!has(BLOBS)) db.createObjectStore(BLOBS);
   if (!has(CHANGES)) {
     db.createObjectStore(CHANGES).createIndex(STREAM_INDEX, ['s', 'q', 'p']);
     // Layout 1 kept each commit's changes in its ~log record. They had no reader but in-process events, so

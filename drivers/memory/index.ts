@@ -21,7 +21,9 @@ import {
   type StoredDoc,
   type StoreSchema,
   type WriteOp,
+  type BlobStore,
 } from '../../src/store/driver.js';
+import { memoryBlobs } from './blobs.js';
 
 /** One stored record: the frozen document plus what the driver needs to undo its index entries. */
 interface Slot {
@@ -114,6 +116,9 @@ class MemoryDriver implements StorageDriver {
   private seq = 0;
   private pruned = 0;
   private closed = false;
+  readonly blobs: BlobStore = memoryBlobs(() => {
+    if (this.closed) throw new Error('memory driver is closed');
+  });
 
   constructor(private readonly options: MemoryDriverOptions) {}
 

@@ -23,7 +23,9 @@ import {
   type StoredDoc,
   type StoreSchema,
   type WriteOp,
+  type BlobStore,
 } from '../../src/store/driver.js';
+import { postgresBlobs } from './blobs.js';
 import { AFTER_ALL, decodeKey, EMPTY, encodeKey, prefixEnd } from '../shared/byte-keys.js';
 import { Feed } from './feed.js';
 import type { PgError, PgModule, PgPool, PgQueryConfig } from './pg-types.js';
@@ -100,6 +102,7 @@ class PostgresDriver implements StorageDriver {
   private namesByNo = new Map<number, string>();
   private indexByNo = new Map<number, string>();
   private feed: Feed | undefined;
+  readonly blobs: BlobStore;
 
   constructor(private readonly options: PostgresDriverOptions) {
     this.owned = !('pool' in options);
@@ -108,6 +111,7 @@ class PostgresDriver implements StorageDriver {
     this.s = ident(this.schema);
     this.sql = statements(this.s);
     this.prefix = `bc${tag(this.schema)}_`;
+    this.blobs = postgresBlobs({ s: this.s, run: (text, values, read) => this.run(text, values, read) });
     if (options.shareEvents !== false) this.watch = (listener) => this.follow(listener);
   }
 

@@ -17,6 +17,8 @@
  *             and token upkeep, the change rows and a NOTIFY on the store's channel.
  */
 
+import { blobTables } from './blobs.js';
+
 /** A double-quoted identifier. */
 export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
@@ -167,6 +169,7 @@ export const MIGRATIONS: ReadonlyArray<(s: string, schema: string) => string> = 
   DROP FUNCTION ${s}.commit_ops(int[], text[], int[], boolean[], text[], text[], int[], int[], bytea[], boolean[], int[], text[]);
   ${commitOps(s, schema, true)}
   `,
+  /* 3: media bytes (blobs.ts) */ (s) => blobTables(s),
 ];
 
 /** The statements, schema-qualified. */

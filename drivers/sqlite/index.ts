@@ -26,7 +26,9 @@ import {
   type StoredDoc,
   type StoreSchema,
   type WriteOp,
+  type BlobStore,
 } from '../../src/store/driver.js';
+import { sqliteBlobs } from './blobs.js';
 import { AFTER_ALL, decodeKey, EMPTY, encodeKey, prefixEnd } from '../shared/byte-keys.js';
 import { countSql, keysSql, listSql, matchCountSql, matchWalkSql, mergeSql, MIGRATIONS, searchSql, SQL } from './schema.js';
 import type { SqliteDatabase, SqliteDatabaseConstructor, SqliteStatement, SqliteTransaction } from './sqlite-types.js';
@@ -124,6 +126,7 @@ class SqliteDriver implements StorageDriver {
   private scopes = new Map<string, number>();
   /** True while a commit runs inside a transaction the host opened on its own Database. */
   private hostTransaction = false;
+  readonly blobs: BlobStore = sqliteBlobs({ db: () => this.database(), stmt: (sql) => this.stmt(sql) });
 
   constructor(private readonly options: SqliteDriverOptions) {
     this.owned = !('database' in options);

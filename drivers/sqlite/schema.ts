@@ -22,6 +22,8 @@
  *             (migration 3; indexed by stream, seq, pos) and commit time; its last seq is the store's
  *             (meta.seq remembers empty commits and the newest pruned seq, meta.pruned how far pruning went).
  */
+import { BLOB_TABLES } from './blobs.js';
+
 export const MIGRATIONS: readonly string[] = [
   /* 1 */ `
   CREATE TABLE meta (
@@ -97,6 +99,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX changes_by_stream ON changes (stream, seq, pos) WHERE stream IS NOT NULL;
   INSERT INTO meta (key, value) VALUES ('pruned', 0);
   `,
+  /* 3: media bytes (blobs.ts) */ BLOB_TABLES,
 ];
 
 export const SQL = {

@@ -20,6 +20,7 @@ import { createBlogService, type BlogService } from '../../src/index.js';
 import { FILTER_ROUNDS } from '../../src/core/paging.js';
 import { commentVisOf, put, type CommentRecord, type PostRecord } from '../../src/store/records.js';
 import { countingDriver, type CountingDriver } from '../support/counting-driver.js';
+import { runBlobSuite } from '../blobs/suite.js';
 
 export const suiteSchema: StoreSchema = {
   version: 1,
@@ -84,6 +85,13 @@ export interface DriverSuiteOptions {
 
 export function runDriverSuite(name: string, create: () => StorageDriver | Promise<StorageDriver>, options: DriverSuiteOptions = {}): void {
   const size = options.size ?? 300;
+
+  // The driver's own blob store (media bytes beside the records) meets the blob-store contract too.
+  runBlobSuite(name, async () => {
+    const d = await create();
+    await d.open(suiteSchema);
+    return { blobs: d.blobs, close: () => d.close() };
+  });
 
   describe(`driver conformance: ${name}`, () => {
     let d: StorageDriver;

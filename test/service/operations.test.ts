@@ -711,6 +711,7 @@ describe('service lifecycle', () => {
       streamChanges: (s, a, l) => inner.streamChanges(s, a, l),
       logBounds: () => inner.logBounds(),
       pruneChanges: (q) => inner.pruneChanges(q),
+      blobs: inner.blobs,
       close: () => {
         closed++;
         return inner.close();
