@@ -4,6 +4,7 @@ export type { BlogEvent, EventType, Listener } from './core/events.js';
 export type { ChangeItem, ChangeKind, ChangeList } from './resources/changes.js';
 export type { SchedulerOptions } from './core/scheduler.js';
 export type * from './schema/params.js';
+export type * from './schema/media.js';
 export { POST_STATUSES, PAGE_STATUSES, COMMENT_STATUSES, ROLES, READER_COMMENTS, LIMITS, PAGE_VIEWS_RANGES } from './schema/schemas.js';
 export type {
   Blog,

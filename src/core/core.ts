@@ -3,7 +3,7 @@
  * checks that recur (validation, the caller's standing in a blog, compare-and-set retries, scheduled
  * posts going LIVE). Resources (src/resources/*) build the public methods on top of this.
  */
-import { DriverConflict, type CommitResult, type StorageDriver, type StoredDoc, type WriteOp } from '../store/driver.js';
+import { DriverConflict, type BlobStore, type CommitResult, type StorageDriver, type StoredDoc, type WriteOp } from '../store/driver.js';
 import { authError, resolveView, type Actor, type Standing } from '../rules/access.js';
 import { BlogError, conditionNotMet, notFound } from '../util/errors.js';
 import type { EventShare } from './event-share.js';
@@ -32,7 +32,14 @@ export interface CoreOptions {
    * Default `{ days: 30 }`. Pruning runs after writes, a bounded batch at a time.
    */
   changeRetention?: { days?: number; commits?: number };
+  /** Where media bytes live (DESIGN §14). Default: the driver's own store, beside the records. */
+  blobs?: BlobStore;
+  /** Larger pictures are refused with 413, read no further. Default 20 MiB. */
+  maxMediaBytes?: number;
 }
+
+/** Staged blob writes older than this are taken for those of a process that died (swept when a store opens). */
+const STAGED_MAX_MS = 3_600_000;
 
 const DAY_MS = 86_400_000;
 /** Log entries removed per pruning step, and how often a step runs (every N commits, or after a pause). */
@@ -55,6 +62,8 @@ export class Core {
   /** Writers of this process take turns per record (lanes.ts). */
   private readonly lanes = new Lanes();
   readonly revisionsKept: number;
+  readonly blobs: BlobStore;
+  readonly maxMediaBytes: number;
   private scheduler: Pick<Scheduler, 'scheduled' | 'stop'> | undefined;
   /** Promotions this process has committed: a list read beside promoteDue re-reads if one landed meanwhile. */
   promotions = 0;
@@ -77,6 +86,11 @@ export class Core {
     this.retention = { ms: (r.days ?? 30) * DAY_MS, commits: r.commits };
     this.now = options.now ?? (() => new Date());
     this.revisionsKept = Math.max(0, Math.floor(options.revisionsKept ?? 50));
+    this.blobs = options.blobs ?? this.driver.blobs;
+    if (typeof this.blobs?.put !== 'function') throw new TypeError('createBlogService: the driver has no blob store, and no { blobs } was given');
+    const max = options.maxMediaBytes ?? 20 * 1024 * 1024;
+    if (!(Number.isSafeInteger(max) && max > 0)) throw new TypeError('createBlogService: maxMediaBytes must be a positive whole number of bytes');
+    this.maxMediaBytes = max;
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
     if (typeof this.driver.watch === 'function') {
       this.share = import('./event-share.js').then(({ EventShare }) => new EventShare(this.driver, this.events, () => this.now().getTime()));
@@ -95,6 +109,8 @@ export class Core {
     if (!(Number(mark?.doc.layout) >= STORE_LAYOUT)) {
       await (await import('../store/upgrade.js')).upgradeStore(this.driver, mark, () => this.now().getTime());
     }
+    // What uploads cut short by a crash left staged: housekeeping, never in the way of opening.
+    this.blobs.sweep(Date.now() - STAGED_MAX_MS, 100).catch(() => undefined);
   }
 
   nowIso(): string {

@@ -6,7 +6,7 @@
  */
 import { actorUserId, authError, requireRole, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
-import { DriverConflict, type Key, type WriteOp } from '../store/driver.js';
+import { DriverConflict, type JsonObject, type Key, type WriteOp } from '../store/driver.js';
 import { BlogError, conflict, forbidden, invalid, notFound } from '../util/errors.js';
 import type { BlogsDeleteParams, BlogsInsertParams, BlogsPatchParams, BlogsUpdateParams, UsersInsertParams, UsersUpdateParams } from '../schema/params.js';
 import { del, memberId, put, type BlogRecord, type UserRecord } from '../store/records.js';
@@ -65,11 +65,21 @@ export function blogAdminApi(core: Core, actor: Actor) {
     return out;
   }
 
-  /** Deletes up to BATCH records found through one index under the blog; answers how many went. */
-  async function purge(collection: string, index: string, prefix: Key, extra?: (ids: string[]) => Promise<WriteOp[]>): Promise<number> {
+  /**
+   * Deletes up to BATCH records found through one index under the blog; answers how many went. `first` runs
+   * before their commit (a crash after it finds the records again and runs it again).
+   */
+  async function purge(
+    collection: string,
+    index: string,
+    prefix: Key,
+    extra?: (ids: string[]) => Promise<WriteOp[]>,
+    first?: (docs: readonly JsonObject[]) => Promise<void>,
+  ): Promise<number> {
     for (;;) {
       const batch = await core.driver.list({ collection, index, prefix, direction: 'asc', limit: BATCH });
       if (batch.length === 0) return 0;
+      await first?.(batch.map((r) => r.doc));
       const ops: WriteOp[] = batch.map((r) => ({ type: 'delete', collection, id: r.id, expect: r.version }));
       if (extra) ops.push(...(await extra(batch.map((r) => r.id))));
       try {
@@ -164,6 +174,8 @@ export function blogAdminApi(core: Core, actor: Actor) {
         while (await purge('pages', 'published', [blogId], revisionsOf));
         while (await purge('labels', 'blog', [blogId]));
         while (await purge('pageviews', 'owner', [blogId]));
+        // Media: the bytes of each picture go before its record.
+        while (await purge('media', 'blog', [blogId], undefined, async (docs) => void (await Promise.all(docs.map((d) => core.blobs.delete(String(d.blob)))))));
         // Members go last, so the admin who started can resume; the blog record goes with the last of them.
         for (;;) {
           const members = await core.driver.list({ collection: 'members', index: 'blog', prefix: [blogId], direction: 'asc', limit: BATCH });

@@ -24,21 +24,23 @@ import type { Change, Key } from '../store/driver.js';
 import { BlogError, invalid } from '../util/errors.js';
 import { decodeJson, encodeJson } from '../core/paging.js';
 import type { ChangesListParams } from '../schema/params.js';
-import { commentVisOf, type CommentRecord, type PageRecord, type PostRecord } from '../store/records.js';
+import { commentVisOf, type CommentRecord, type MediaRecord, type PageRecord, type PostRecord } from '../store/records.js';
+import { mediaOut } from './media.js';
+import type { Media } from '../schema/media.js';
 import { commentOut } from './comments.js';
 import { pageOut } from './pages.js';
 import { postOut } from './posts.js';
 import { COMMENT_STATUSES, PAGE_STATUSES, params, POST_STATUSES, type CommentStatus, type Role } from '../schema/schemas.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 
-export type ChangeKind = 'blogger#post' | 'blogger#page' | 'blogger#comment';
+export type ChangeKind = 'blogger#post' | 'blogger#page' | 'blogger#comment' | 'blogcore#media';
 
 /** One changed item: its resource at the caller's view, or `deleted: true` when the caller can no longer see it. */
 export interface ChangeItem {
   kind: ChangeKind;
   id: string;
   deleted?: true;
-  resource?: Post | Page | Comment;
+  resource?: Post | Page | Comment | Media;
 }
 
 export interface ChangeList {
@@ -54,7 +56,7 @@ const DEFAULT_MAX = 100;
 /** Long polls look at the log at least this often (writes of other processes wake no listener here). */
 const POLL_MS = 1_000;
 const PUBLIC: readonly CommentStatus[] = ['LIVE', 'EMPTIED'];
-const KIND = { posts: 'blogger#post', pages: 'blogger#page', comments: 'blogger#comment' } as const;
+const KIND = { posts: 'blogger#post', pages: 'blogger#page', comments: 'blogger#comment', media: 'blogcore#media' } as const;
 type Synced = keyof typeof KIND;
 /** The snapshot's phases, in order. */
 const PHASES = Object.keys(KIND) as Synced[];
@@ -175,6 +177,11 @@ export function changesApi(core: Core, actor: Actor) {
       const statuses = atLeast(view, 'ADMIN') ? COMMENT_STATUSES : PUBLIC;
       index = 'blog';
       prefixes = visibleClasses(view).flatMap((vis) => statuses.map((st) => [blogId, vis, st]));
+    } else if (phase === 'media') {
+      // Media records are for AUTHORs and ADMINs (readers load the pictures by url).
+      if (!author) return { items: [] };
+      index = 'blog';
+      prefixes = [[blogId]];
     } else {
       index = 'published';
       prefixes = (author ? (phase === 'posts' ? POST_STATUSES : PAGE_STATUSES) : ['LIVE']).map((st) => [blogId, st]);
@@ -232,7 +239,7 @@ export function changesApi(core: Core, actor: Actor) {
     const out: ChangeItem[] = [];
     for (const { id, stored } of recs) {
       const kind = KIND[phase];
-      let resource: Post | Page | Comment | undefined;
+      let resource: Post | Page | Comment | Media | undefined;
       // Whether the caller may ever have seen it: a post or page never published, a comment still PENDING
       // (nothing returns a comment to PENDING) never reached a reader, so no tombstone tells them it exists.
       let unseen = false;
@@ -244,6 +251,12 @@ export function changesApi(core: Core, actor: Actor) {
         const r = stored.doc as unknown as PageRecord;
         if (r.status === 'LIVE' || author) resource = await pageOut(core, r, view);
         else unseen = r.path === undefined;
+      } else if (phase === 'media') {
+        // Media ids on the wire are the SHA-256 (the record id is blog:sha256); readers never see them.
+        if (stored && author) resource = await mediaOut(core, stored.doc as unknown as MediaRecord);
+        else unseen = !author;
+        out.push(...(resource ? [{ kind, id: id.slice(-64), resource }] : !snapshot && !unseen ? [{ kind, id: id.slice(-64), deleted: true as const }] : []));
+        continue;
       } else if (stored) {
         const c = stored.doc as unknown as CommentRecord;
         const post = posts.get(c.postId);

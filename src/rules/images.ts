@@ -324,3 +324,31 @@ export class ImageCheck {
 }
 
 const label = (type: MediaType) => ({ 'image/jpeg': 'JPEG', 'image/png': 'PNG', 'image/gif': 'GIF', 'image/webp': 'WebP', 'image/avif': 'AVIF' })[type];
+
+const ALL_EXTENSIONS = new Set(Object.values(EXTENSIONS).flat());
+
+/**
+ * The file name a picture is kept and served under: the last part of the name given (no directories, no
+ * control or quoting characters, no leading dots), at most 200 characters, its extension made to match the
+ * type. Without a usable name: `image.<ext>`.
+ */
+export function fileName(given: string | undefined, type: MediaType): string {
+  let name = (given ?? '')
+    .split(/[/\\]/)
+    .pop()!
+    .replace(/[\u0000-\u001f\u007f"<>|*?:]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^\.+/, '');
+  const dot = name.lastIndexOf('.');
+  const ext = dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
+  if (!EXTENSIONS[type].includes(ext)) {
+    if (ALL_EXTENSIONS.has(ext)) name = name.slice(0, dot);
+    name = `${name || 'image'}.${EXTENSIONS[type][0]}`;
+  }
+  if (name.length > 200) {
+    const cut = name.lastIndexOf('.');
+    name = name.slice(0, 200 - (name.length - cut)) + name.slice(cut);
+  }
+  return name;
+}

@@ -32,6 +32,7 @@ function apis(core: Core, actor: Actor) {
     pageViews: lazy(async () => (await import('../resources/pageviews.js')).pageViewsApi(core, actor), { get: 1, record: 1 }),
     labels: lazy(async () => (await import('../resources/labels.js')).labelsApi(core, actor), { list: 1 }),
     changes: lazy(async () => (await import('../resources/changes.js')).changesApi(core, actor), { list: 1 }),
+    media: lazy(async () => (await import('../resources/media.js')).mediaApi(core, actor), { upload: 1, get: 1, list: 1, patch: 1, delete: 1, read: 1 }),
   };
   const share = core.share;
   return share ? settled(all, { flush: async () => (await share).flush() }) : all;

@@ -5,6 +5,8 @@
 import type { JsonObject, Key, PutOp, WriteOp } from './driver.js';
 import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from '../schema/schemas.js';
 import { distinctWords, postWordFields } from '../rules/text.js';
+import { mediaRefs } from '../rules/media-refs.js';
+import type { MediaType } from '../schema/media.js';
 
 export interface UserRecord {
   id: string;
@@ -132,6 +134,29 @@ export interface RevisionRecord {
   replaced: string;
 }
 
+/** A picture of a blog (DESIGN §14). Its id is `mediaId(blogId, sha256)`: one record per blog and picture. */
+export interface MediaRecord {
+  id: string;
+  blogId: string;
+  sha256: string;
+  /** Where its bytes are in the blob store: `<blogId>/<upload id>`, written once. */
+  blob: string;
+  contentType: MediaType;
+  bytes: number;
+  width: number;
+  height: number;
+  filename: string;
+  alt: string;
+  /** Who uploaded it (an AUTHOR may delete only their own). */
+  authorId: string;
+  published: string;
+  updated: string;
+  /** Bumped on every change (alt, filename): the etag's source. */
+  rev: number;
+}
+
+export const mediaId = (blogId: string, sha256: string) => `${blogId}:${sha256}`;
+
 /** Who may see a post's comments: everyone ('open'), the AUTHOR view and up ('draft': the post is not LIVE), the ADMIN view only ('hidden'). */
 export type CommentVis = 'open' | 'draft' | 'hidden';
 export const COMMENT_VIS: readonly CommentVis[] = ['open', 'draft', 'hidden'];
@@ -140,7 +165,19 @@ export const commentVisOf = (p: { status: PostStatus; readerComments: ReaderComm
 /** A post whose comments are (partly) filed under a class other than its own. */
 export const commentsMoving = (p: PostRecord) => p.allComments > 0 && (p.commentsVis ?? 'open') !== commentVisOf(p);
 
-export type Collection = 'users' | 'blogs' | 'members' | 'posts' | 'pages' | 'comments' | 'settings' | 'idempotency' | 'pageviews' | 'labels' | 'revisions';
+export type Collection =
+  | 'users'
+  | 'blogs'
+  | 'members'
+  | 'posts'
+  | 'pages'
+  | 'comments'
+  | 'settings'
+  | 'idempotency'
+  | 'pageviews'
+  | 'labels'
+  | 'revisions'
+  | 'media';
 
 /** Posts and pages sort by their publish time, drafts never published by their last update. */
 export const sortTime = (r: { published?: string; updated: string }) => r.published ?? r.updated;
@@ -157,8 +194,12 @@ function postKeys(p: PostRecord): Record<string, Key[]> {
     path: p.path ? [[p.blogId, p.path]] : [],
     due: p.status === 'SCHEDULED' && p.published ? [[p.published, p.id]] : [],
     moving: commentsMoving(p) ? [[p.id]] : [],
+    media: usesOf(p),
   };
 }
+
+/** The media a post's or page's content uses, as `media` index entries [blogId, sha256, id]. */
+const usesOf = (r: PostRecord | PageRecord): Key[] => mediaRefs(r.blogId, r.content).map((sha) => [r.blogId, sha, r.id]);
 
 function keysOf(collection: Collection, r: object): Record<string, Key[]> {
   switch (collection) {
@@ -166,7 +207,7 @@ function keysOf(collection: Collection, r: object): Record<string, Key[]> {
       return postKeys(r as PostRecord);
     case 'pages': {
       const p = r as PageRecord;
-      return { published: [[p.blogId, p.status, sortTime(p), p.id]], path: p.path ? [[p.blogId, p.path]] : [] };
+      return { published: [[p.blogId, p.status, sortTime(p), p.id]], path: p.path ? [[p.blogId, p.path]] : [], media: usesOf(p) };
     }
     case 'comments': {
       const c = r as CommentRecord;
@@ -193,6 +234,10 @@ function keysOf(collection: Collection, r: object): Record<string, Key[]> {
       // Readers walk `live`, which holds only labels a LIVE post carries: a draft's label is never visited.
       const l = r as LabelRecord;
       return { blog: [[l.blogId, l.label, l.id]], live: l.live > 0 ? [[l.blogId, l.label, l.id]] : [] };
+    }
+    case 'media': {
+      const m = r as MediaRecord;
+      return { blog: [[m.blogId, m.published, m.id]] };
     }
     case 'pageviews': {
       const v = r as PageViewRecord;
@@ -226,10 +271,10 @@ export function del(collection: Collection, id: string, expect: number, blogId?:
 /** The change stream of users' and blogs' changes: other processes' caches follow it (record-cache.ts). Never a blog id. */
 export const RECORDS_STREAM = '~records';
 
-/** Posts, pages and comments are logged in their blog's change stream (the pull of changes.ts walks it). */
+/** Posts, pages, comments and media are logged in their blog's change stream (the pull of changes.ts walks it). */
 const streamOf = (collection: Collection, blogId: string | undefined) =>
   collection === 'users' || collection === 'blogs'
     ? RECORDS_STREAM
-    : collection === 'posts' || collection === 'pages' || collection === 'comments'
+    : collection === 'posts' || collection === 'pages' || collection === 'comments' || collection === 'media'
       ? blogId
       : undefined;

@@ -28,10 +28,12 @@ import type { StoreSchema } from './driver.js';
  * labels.live           [blogId, label, id]                     only labels that LIVE posts carry (v3)
  * revisions.item        [itemId, replaced, id]                  earlier versions of a post or page, oldest first (v3)
  * events                events shared between app servers on one store (src/core/events.ts), no indexes
+ * posts.media / pages.media [blogId, sha256, id]         the media an item's content uses (rules/media-refs.ts): delete's 409
+ * media.blog            [blogId, published, id]                 a blog's pictures, newest first (v5)
  * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
  */
 export const STORE_SCHEMA: StoreSchema = {
-  version: 4,
+  version: 5,
   collections: [
     { name: 'users', indexes: [] },
     { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
@@ -47,9 +49,10 @@ export const STORE_SCHEMA: StoreSchema = {
         { name: 'path', unique: true },
         { name: 'due' },
         { name: 'moving' },
+        { name: 'media' },
       ],
     },
-    { name: 'pages', indexes: [{ name: 'published' }, { name: 'path', unique: true }] },
+    { name: 'pages', indexes: [{ name: 'published' }, { name: 'path', unique: true }, { name: 'media' }] },
     { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }, { name: 'move' }] },
     { name: 'settings', indexes: [] },
     { name: 'pageviews', indexes: [{ name: 'blog' }, { name: 'owner' }] },
@@ -57,6 +60,7 @@ export const STORE_SCHEMA: StoreSchema = {
     { name: 'revisions', indexes: [{ name: 'item' }] },
     { name: 'events', indexes: [] },
     { name: 'idempotency', indexes: [{ name: 'created' }] },
+    { name: 'media', indexes: [{ name: 'blog' }] },
   ],
 };
 
