@@ -86,3 +86,27 @@ export async function readStreamLimited(stream: ReadableStream<Uint8Array>, maxB
   }
   return concat(chunks, total);
 }
+
+/** A Fetch body a piece at a time (none: no pieces); a broken stream is the client's `ClientGone`; leaving early cancels it. */
+export async function* streamOf(stream: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
+  if (!stream) return;
+  const reader = stream.getReader();
+  let ended = false;
+  try {
+    for (;;) {
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } catch (e) {
+        throw new ClientGone(e);
+      }
+      if (next.done) {
+        ended = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    if (!ended) await reader.cancel().catch(() => undefined);
+  }
+}
