@@ -29,7 +29,8 @@ export function detectFormat(head: string): ImportFormat {
     if (/"db"\s*:\s*\[|"ghost"|"posts_tags"|"meta"\s*:\s*\{\s*"exported_on"/.test(text)) return 'ghost-json';
   } else if (text.startsWith('<')) {
     if (/<rss[\s>]/.test(text) && /wordpress\.org\/export|<wp:/.test(text)) return 'wxr';
-    if (/<feed[\s>]/.test(text) && /blogger/i.test(text)) return 'blogger-atom';
+    // Atom's feed, with or without a prefix (`<ns0:feed xmlns:ns0="http://www.w3.org/2005/Atom">`, as some converters write it).
+    if (/<(?:[\w.-]+:)?feed[\s>]/.test(text) && /blogger/i.test(text)) return 'blogger-atom';
   }
   throw new BlogError({
     code: 400,

@@ -201,7 +201,8 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
       updated: modified ?? published,
       authorId,
       path: keptPath ? textOf(keptPath, 'wp:meta_value') : undefined,
-      oldUrl: /^https?:\/\//.test(link) && !/[?&]p(age_id)?=\d/.test(link) ? link : undefined,
+      // Plain permalinks (`/?p=15`, `/?page_id=2`) are old urls too: links to them must keep working.
+      oldUrl: /^https?:\/\//.test(link) ? link : undefined,
       readerComments: textOf(el, 'wp:comment_status') === 'closed' ? 'DONT_ALLOW_SHOW_EXISTING' : 'ALLOW',
       comments: list,
     });
