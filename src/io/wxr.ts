@@ -201,8 +201,9 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
       updated: modified ?? published,
       authorId,
       path: keptPath ? textOf(keptPath, 'wp:meta_value') : undefined,
-      // Plain permalinks (`/?p=15`, `/?page_id=2`) are old urls too: links to them must keep working.
-      oldUrl: /^https?:\/\//.test(link) ? link : undefined,
+      // A plain permalink (`/?p=15`, `/?page_id=2`) is a published post's public url on a site without pretty
+      // permalinks (links to it must keep working); on a draft or a scheduled post it is only WordPress's preview.
+      oldUrl: /^https?:\/\//.test(link) && (status === 'LIVE' || !/[?&]p(age_id)?=\d/.test(link)) ? link : undefined,
       readerComments: textOf(el, 'wp:comment_status') === 'closed' ? 'DONT_ALLOW_SHOW_EXISTING' : 'ALLOW',
       comments: list,
     });
