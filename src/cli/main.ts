@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { CliError, UsageError } from './errors.js';
 import { IO_COMMANDS } from './io.js';
+import { MEDIA_COMMANDS } from './media.js';
 import { SERVER_LIMITS, serve } from './serve.js';
 import { rotateToken } from './token.js';
 
@@ -28,7 +29,8 @@ const DB_HELP = '--db <file|url>   the SQLite file (default ./data/blog.db), or 
 const COMMANDS: Record<string, Command> = {
   serve: {
     usage: `blogcore serve [--db <file>] [--port <n>] [--host <addr>] [--api-base-url <url>] [--quiet] [--max-connections <n>] [--cors <origin>]
-      Serves the Blogger v3 API under /v3 (default 127.0.0.1:8080). The first run on a new database creates
+      Serves the Blogger v3 API under /v3 and the pictures under /media (default 127.0.0.1:8080). The first
+      run on a new database creates
       a demo blog and prints an admin bearer token.
       ${DB_HELP}
       --api-base-url    the public URL clients use, when behind a proxy (links and selfLinks start with it)
@@ -77,6 +79,7 @@ const COMMANDS: Record<string, Command> = {
     run: (values) => rotateToken(values.db as string),
   },
   ...IO_COMMANDS,
+  ...MEDIA_COMMANDS,
 };
 
 const USAGE = `blogcore ${VERSION}

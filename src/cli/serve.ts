@@ -19,7 +19,8 @@ import { describeSqliteError, openDriver, shownDb } from './store.js';
  */
 export const SERVER_LIMITS = {
   headersTimeout: 10_000,
-  requestTimeout: 30_000,
+  // The whole request, body included: a picture of maxMediaBytes (20 MiB) needs about 1.5 Mbit/s to make it.
+  requestTimeout: 120_000,
   keepAliveTimeout: 5_000,
   maxConnections: 1000,
 } as const;

@@ -14,6 +14,7 @@ import { coreOf, Restorer } from './restore.js';
 import { peek, textChunks, type ImportSource } from './source.js';
 import type { ExportFormat, ExportOptions, ImportFormat, ImportOptions, ImportReport } from './types.js';
 import { exportWxr, importWxr } from './wxr.js';
+import { DEFAULT_MEDIA_TIMEOUT_MS, importMedia } from './media.js';
 
 export { atomFeed, rssFeed } from './feeds.js';
 export type { ImportSource } from './source.js';
@@ -71,6 +72,9 @@ export async function importBlog(service: BlogService, source: ImportSource, opt
     else if (format === 'wxr') await importWxr(restorer, rest);
     else if (format === 'blogger-atom') await importBlogger(restorer, rest);
     else await importGhost(restorer, rest);
+    if (options.media) {
+      await importMedia(restorer, { allowPrivateHosts: options.allowPrivateHosts, timeoutMs: options.mediaTimeoutMs ?? DEFAULT_MEDIA_TIMEOUT_MS });
+    }
   } catch (error) {
     if (BlogError.is(error) && restorer.report.blogId) Object.assign(error, { report: restorer.finish() });
     throw error;
@@ -82,7 +86,7 @@ export async function importBlog(service: BlogService, source: ImportSource, opt
 export function exportBlog(service: BlogService, blogId: string, options: ExportOptions): AsyncIterable<string> {
   const core = coreOf(service);
   const format: ExportFormat | undefined = options?.format;
-  if (format === 'blogcore-json') return exportJson(core, blogId);
+  if (format === 'blogcore-json') return exportJson(core, blogId, options.media === true);
   if (format === 'wxr') return exportWxr(core, blogId);
   if (format === 'blogger-atom') return exportBlogger(core, blogId);
   throw new BlogError({

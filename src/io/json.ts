@@ -5,6 +5,7 @@ import { COMMENT_STATUSES, PAGE_STATUSES, POST_STATUSES, READER_COMMENTS, ROLES 
 import { cleanLabels, isoTime } from './keys.js';
 import type { CommentIn, Restorer } from './restore.js';
 import { HEAD, type Line } from './json-out.js';
+import { fromBase64 } from '../util/base64.js';
 
 const str = (x: unknown): x is string => typeof x === 'string';
 const optStr = (x: unknown) => x === undefined || typeof x === 'string';
@@ -83,6 +84,7 @@ function checkBlog(b: unknown): BlogRecord {
 
 /** Shape checks of one line; a line that fails is skipped with the reason. */
 function checkLine(l: Line): string | undefined {
+  if (l.type === 'bytes') return str(l.data) ? undefined : 'bytes without data';
   const r = l.record as unknown as Record<string, unknown>;
   if (!r || typeof r !== 'object' || !str(r.id) || !r.id) return 'record without an id';
   switch (l.type) {
@@ -102,6 +104,9 @@ function checkLine(l: Line): string | undefined {
     case 'comment':
       if (!(COMMENT_STATUSES as readonly unknown[]).includes(r.status)) return `unknown comment status ${String(r.status)}`;
       return str(r.postId) && str(r.content) && isoTime(r.published as string) ? undefined : 'comment without postId, content or published';
+    case 'media':
+      if (!(str(r.sha256) && /^[0-9a-f]{64}$/.test(r.sha256))) return 'media without a sha256';
+      return str(r.authorId) && optStr(r.filename) && optStr(r.alt) && isoTime(r.published as string) ? undefined : 'media without authorId or published';
     default:
       return `unknown record type ${String((l as { type: unknown }).type)}`;
   }
@@ -135,7 +140,28 @@ export async function importJson(restorer: Restorer, chunks: AsyncIterable<strin
       users.get(b.ownerId),
     );
   };
-  for await (const item of records(chunks)) {
+  const items = records(chunks)[Symbol.asyncIterator]();
+  /** A line read past a picture's bytes, handed back to the loop. */
+  let back: Awaited<ReturnType<typeof items.next>> | undefined;
+  const next = async () => {
+    const n = back ?? (await items.next());
+    back = undefined;
+    return n;
+  };
+  /** The `bytes` lines that follow a media line, decoded as they are read. */
+  async function* bytesLines(): AsyncGenerator<Uint8Array> {
+    for (;;) {
+      const n = await next();
+      const l = !n.done && 'line' in n.value ? (n.value.line as Line | undefined) : undefined;
+      if (l?.type !== 'bytes' || !str(l.data)) {
+        back = n;
+        return;
+      }
+      yield fromBase64(l.data);
+    }
+  }
+  for (let n = await next(); !n.done; n = await next()) {
+    const item = n.value;
     if ('blog' in item) {
       fileBlog = checkBlog(item.blog);
       continue;
@@ -147,6 +173,8 @@ export async function importJson(restorer: Restorer, chunks: AsyncIterable<strin
       restorer.skip(where, bad);
       continue;
     }
+    // A picture's bytes that its media line did not take (the picture was there already, or refused).
+    if (l.type === 'bytes') continue;
     const source = `${l.type} ${l.record.id}`;
     if (l.type === 'user') {
       users.set(l.record.id, l.record);
@@ -161,6 +189,12 @@ export async function importJson(restorer: Restorer, chunks: AsyncIterable<strin
     if (l.type === 'member') {
       await authorOf(l.record.userId);
       await restorer.member(l.record.userId, l.record.role);
+      continue;
+    }
+    if (l.type === 'media') {
+      await flush();
+      await authorOf(l.record.authorId);
+      await restorer.media(l.record, bytesLines(), source);
       continue;
     }
     if (l.type === 'comment') {

@@ -1,7 +1,7 @@
 /** Export reads: a blog's records in index order, in batches, so memory stays at one batch whatever the blog's size. */
 import type { Core } from '../core/core.js';
 import type { Key, StoredDoc } from '../store/driver.js';
-import type { BlogRecord, CommentRecord, MemberRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import type { BlogRecord, CommentRecord, MediaRecord, MemberRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
 import { PAGE_STATUSES, POST_STATUSES } from '../schema/schemas.js';
 
 const BATCH = 200;
@@ -34,6 +34,9 @@ export async function* posts(core: Core, blogId: string): AsyncGenerator<PostRec
 export async function* pages(core: Core, blogId: string): AsyncGenerator<PageRecord> {
   for (const status of PAGE_STATUSES) yield* walk<PageRecord>(core, 'pages', 'published', [blogId, status]);
 }
+
+/** Every picture of the blog, oldest first. */
+export const media = (core: Core, blogId: string) => walk<MediaRecord>(core, 'media', 'blog', [blogId]);
 
 /** Every comment of a post in every state, oldest first (parents before their replies). */
 export async function* commentsOf(core: Core, post: PostRecord): AsyncGenerator<CommentRecord> {

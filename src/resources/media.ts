@@ -12,7 +12,8 @@ import { decodeJson, encodeJson, page } from '../core/paging.js';
 import { ImageCheck, fileName, type ImageInfo } from '../rules/images.js';
 import { mediaRefs } from '../rules/media-refs.js';
 import { BlogError, conflict, forbidden, invalid, notFound } from '../util/errors.js';
-import { sha256, type Sha256 } from '../util/sha256.js';
+import { sha256 } from '../util/sha256.js';
+import { piecesOfStream } from '../util/streams.js';
 import { shortHash } from '../util/ids.js';
 import { del, mediaId, put, type MediaRecord, type PageRecord, type PostRecord } from '../store/records.js';
 import { params } from '../schema/schemas.js';
@@ -38,23 +39,8 @@ async function* piecesOf(body: MediaBody): AsyncGenerator<Uint8Array> {
     return;
   }
   if (typeof Blob !== 'undefined' && body instanceof Blob) body = body.stream();
-  if (typeof ReadableStream !== 'undefined' && body instanceof ReadableStream) {
-    const reader = (body as ReadableStream<Uint8Array>).getReader();
-    let ended = false;
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) {
-          ended = true;
-          return;
-        }
-        yield piece(value);
-      }
-    } finally {
-      if (!ended) await reader.cancel().catch(() => undefined);
-    }
-  }
-  for await (const value of body as AsyncIterable<Uint8Array>) yield piece(value);
+  const pieces = typeof ReadableStream !== 'undefined' && body instanceof ReadableStream ? piecesOfStream(body) : (body as AsyncIterable<Uint8Array>);
+  for await (const value of pieces) yield piece(value);
 }
 
 const piece = (value: unknown): Uint8Array => {
@@ -62,16 +48,23 @@ const piece = (value: unknown): Uint8Array => {
   throw invalid('body', 'The picture must come as Uint8Array pieces');
 };
 
-/** The upload's pieces as they pass to the blob store: checked and hashed on the way; the check ends it. */
-async function* inspected(body: MediaBody, check: ImageCheck, hash: Sha256, done: (info: ImageInfo) => void): AsyncGenerator<Uint8Array> {
+/**
+ * The upload's pieces as they pass to the blob store: checked and hashed on the way. The check ends it, and so
+ * does a hash other than `expect`: a picture that is not whole (or not the one expected) fails inside the put,
+ * and the store keeps none of it.
+ */
+async function* inspected(body: MediaBody, check: ImageCheck, done: (info: ImageInfo, sha: string) => void, expect?: string): AsyncGenerator<Uint8Array> {
+  const hash = sha256();
   for await (const chunk of piecesOf(body)) {
     if (chunk.byteLength === 0) continue;
     check.add(chunk);
     hash.update(chunk);
     yield chunk;
   }
-  // A picture that is not whole fails here, inside the put: the store keeps none of it.
-  done(check.finish());
+  const info = check.finish();
+  const sha = hash.hex();
+  if (expect !== undefined && sha !== expect) throw invalid('body', `The bytes are not those of the picture ${expect} (their SHA-256 is ${sha})`);
+  done(info, sha);
 }
 
 /** A media record as its wire resource (every caller who may see one sees all of it). */
@@ -94,6 +87,83 @@ export async function mediaOut(core: Core, r: MediaRecord): Promise<Media> {
     updated: r.updated,
     etag: etagOf(r.id, r.rev),
   };
+}
+
+export interface StoreMediaInput {
+  blogId: string;
+  body: MediaBody;
+  authorId: string;
+  contentType?: string | undefined;
+  filename?: string | undefined;
+  alt?: string | undefined;
+  /** When it was first published and last changed, and its revision (a restore keeps the file's); default now, 1. */
+  published?: string | undefined;
+  updated?: string | undefined;
+  rev?: number | undefined;
+  /** The url it was downloaded from (an import finds it by it on a re-run). */
+  source?: string | undefined;
+  /** The SHA-256 the bytes must have (a restore from a file): others are refused. */
+  sha256?: string | undefined;
+}
+
+/**
+ * Streams a picture into the blob store while it is checked and hashed, then commits its record: the one
+ * way media enters a store (uploads and imports). A blog that already has the picture keeps its record
+ * (`fresh: false`) and the new copy of the bytes goes. Refused bytes leave nothing (the put keeps none).
+ */
+export async function storeMedia(core: Core, input: StoreMediaInput): Promise<{ record: MediaRecord; fresh: boolean }> {
+  await core.ready();
+  const check = new ImageCheck(input.contentType, core.maxMediaBytes);
+  let info: ImageInfo | undefined;
+  let sha = '';
+  const key = `${input.blogId}/${core.newId()}`;
+  await core.blobs.put(
+    key,
+    inspected(
+      input.body,
+      check,
+      (i, hex) => {
+        info = i;
+        sha = hex;
+      },
+      input.sha256,
+    ),
+  );
+  const id = mediaId(input.blogId, sha);
+  let fresh = false;
+  let record: MediaRecord;
+  try {
+    record = await core.transact(async () => {
+      const there = await core.get<MediaRecord>('media', id);
+      fresh = !there;
+      if (there) return { ops: [], result: there.doc };
+      const now = core.nowIso();
+      const r: MediaRecord = {
+        id,
+        blogId: input.blogId,
+        sha256: sha,
+        blob: key,
+        contentType: info!.contentType,
+        bytes: info!.bytes,
+        width: info!.width,
+        height: info!.height,
+        filename: fileName(input.filename, info!.contentType),
+        alt: input.alt ?? '',
+        authorId: input.authorId,
+        published: input.published ?? now,
+        updated: input.updated ?? input.published ?? now,
+        rev: input.rev ?? 1,
+        ...(input.source ? { source: input.source } : {}),
+      };
+      return { ops: [put('media', r, 0)], result: r };
+    });
+  } catch (error) {
+    await core.blobs.delete(key).catch(() => undefined);
+    throw error;
+  }
+  // The blog already had this picture: one copy of its bytes is enough.
+  if (!fresh) await core.blobs.delete(key).catch(() => undefined);
+  return { record, fresh };
 }
 
 export function mediaApi(core: Core, actor: Actor) {
@@ -128,48 +198,7 @@ export function mediaApi(core: Core, actor: Actor) {
       const p = core.parse(params.mediaUpload, input);
       const s = await core.writer(actor, p.blogId);
       requireRole(s, 'AUTHOR', 'upload media');
-      const check = new ImageCheck(p.contentType, core.maxMediaBytes);
-      const hash = sha256();
-      let info: ImageInfo | undefined;
-      const key = `${p.blogId}/${core.newId()}`;
-      await core.blobs.put(
-        key,
-        inspected(p.body, check, hash, (i) => (info = i)),
-      );
-      const sha = hash.hex();
-      const id = mediaId(p.blogId, sha);
-      let fresh = false;
-      let record: MediaRecord;
-      try {
-        record = await core.transact(async () => {
-          const there = await core.get<MediaRecord>('media', id);
-          fresh = !there;
-          if (there) return { ops: [], result: there.doc };
-          const now = core.nowIso();
-          const r: MediaRecord = {
-            id,
-            blogId: p.blogId,
-            sha256: sha,
-            blob: key,
-            contentType: info!.contentType,
-            bytes: info!.bytes,
-            width: info!.width,
-            height: info!.height,
-            filename: fileName(p.filename, info!.contentType),
-            alt: p.alt ?? '',
-            authorId: userId ?? s.blog.ownerId,
-            published: now,
-            updated: now,
-            rev: 1,
-          };
-          return { ops: [put('media', r, 0)], result: r };
-        });
-      } catch (error) {
-        await core.blobs.delete(key).catch(() => undefined);
-        throw error;
-      }
-      // The blog already had this picture: one copy of its bytes is enough.
-      if (!fresh) await core.blobs.delete(key).catch(() => undefined);
+      const { record } = await storeMedia(core, { ...p, authorId: userId ?? s.blog.ownerId });
       return out(record);
     },
 

@@ -153,6 +153,8 @@ export interface MediaRecord {
   updated: string;
   /** Bumped on every change (alt, filename): the etag's source. */
   rev: number;
+  /** The url an import downloaded it from: a re-run finds it there instead of downloading it again. */
+  source?: string;
 }
 
 export const mediaId = (blogId: string, sha256: string) => `${blogId}:${sha256}`;
@@ -237,7 +239,7 @@ function keysOf(collection: Collection, r: object): Record<string, Key[]> {
     }
     case 'media': {
       const m = r as MediaRecord;
-      return { blog: [[m.blogId, m.published, m.id]] };
+      return { blog: [[m.blogId, m.published, m.id]], source: m.source ? [[m.blogId, m.source, m.id]] : [] };
     }
     case 'pageviews': {
       const v = r as PageViewRecord;

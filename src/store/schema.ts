@@ -30,6 +30,7 @@ import type { StoreSchema } from './driver.js';
  * events                events shared between app servers on one store (src/core/events.ts), no indexes
  * posts.media / pages.media [blogId, sha256, id]         the media an item's content uses (rules/media-refs.ts): delete's 409
  * media.blog            [blogId, published, id]                 a blog's pictures, newest first (v5)
+ * media.source          [blogId, url, id]                       pictures an import downloaded, by their url (v5)
  * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
  */
 export const STORE_SCHEMA: StoreSchema = {
@@ -60,7 +61,7 @@ export const STORE_SCHEMA: StoreSchema = {
     { name: 'revisions', indexes: [{ name: 'item' }] },
     { name: 'events', indexes: [] },
     { name: 'idempotency', indexes: [{ name: 'created' }] },
-    { name: 'media', indexes: [{ name: 'blog' }] },
+    { name: 'media', indexes: [{ name: 'blog' }, { name: 'source' }] },
   ],
 };
 
