@@ -30,8 +30,7 @@ const COMMANDS: Record<string, Command> = {
   serve: {
     usage: `blogcore serve [--db <file>] [--port <n>] [--host <addr>] [--api-base-url <url>] [--quiet] [--max-connections <n>] [--cors <origin>]
       Serves the Blogger v3 API under /v3 and the pictures under /media (default 127.0.0.1:8080). The first
-      run on a new database creates
-      a demo blog and prints an admin bearer token.
+      run on a new database creates a demo blog and prints an admin bearer token.
       ${DB_HELP}
       --api-base-url    the public URL clients use, when behind a proxy (links and selfLinks start with it)
       --quiet           no log line per request

@@ -23,7 +23,7 @@ const ATTRIBUTE = /(<(img|a)\b[^>]*?\s(src|href)\s*=\s*)("([^"]*)"|'([^']*)'|([^
 const BLOGGER_HOST = /(^|\.)(googleusercontent\.com|bp\.blogspot\.com|blogger\.com)$/;
 const SIZE = /^(?:[swh]\d+)(?:-[a-z0-9]+)*$/;
 
-const unescape = (s: string) =>
+const decodeEntities = (s: string) =>
   s
     .replace(/&#0*38;|&#x0*26;/gi, '&')
     .replace(/&quot;/g, '"')
@@ -32,7 +32,7 @@ const unescape = (s: string) =>
 
 /** A picture url as it is fetched: absolute, http(s), Blogger-hosted ones at full size; undefined for anything else. */
 export function pictureUrl(raw: string): string | undefined {
-  const text = unescape(raw.trim());
+  const text = decodeEntities(raw.trim());
   let u: URL;
   try {
     u = new URL(text.startsWith('//') ? `https:${text}` : text);

@@ -18,7 +18,6 @@ import { collect, memoryService } from './helpers.js';
 let server: Server;
 let port: number;
 const hits = new Map<string, number>();
-const big = makePng(40, 40, 3);
 
 beforeAll(async () => {
   server = createServer((req, res) => {
