@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../src/http/index.js';
 import { expectError, world } from '../service/helpers.js';
-import { concatBytes, ihdr, makePng, PICTURES, PNG_SIGNATURE, pngChunk } from './pictures.js';
+import { concatBytes, ihdr, makePng, PICTURES, PNG_SIGNATURE } from './pictures.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
 
