@@ -63,7 +63,7 @@ export function postgresBlobs({ s, run }: PgBlobHooks): BlobStore {
       let size = 0;
       try {
         let n = 0;
-        for await (const chunk of fixedChunks(source, CHUNK)) {
+        for await (const chunk of fixedChunks(source, CHUNK, true)) {
           await run(sql.addChunk, [id, n++, chunk], false);
           size += chunk.byteLength;
         }

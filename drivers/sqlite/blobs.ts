@@ -61,7 +61,7 @@ export function sqliteBlobs({ db, stmt }: SqliteBlobHooks): BlobStore {
       let size = 0;
       try {
         let n = 0;
-        for await (const chunk of fixedChunks(source, CHUNK)) {
+        for await (const chunk of fixedChunks(source, CHUNK, true)) {
           stmt(SQL.addChunk).run(id, n++, Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
           size += chunk.byteLength;
         }

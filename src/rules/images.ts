@@ -260,6 +260,8 @@ export interface ImageInfo {
 /** Bytes that must arrive before the type is decided (fewer only if the whole file is shorter). */
 const SNIFF_BYTES = 32;
 
+type Size = { width?: number; height?: number; orientation?: number };
+
 /** Checks one picture as its bytes stream by: `add` each piece in order, then `finish`. */
 export class ImageCheck {
   private bytes = 0;
@@ -267,6 +269,9 @@ export class ImageCheck {
   private headLength = 0;
   private type: MediaType | undefined;
   private walker: Walker | undefined;
+  /** The size, once read from the head (the head then stops growing); and how much head the last try had. */
+  private size: Size | undefined;
+  private tried = 0;
 
   constructor(
     private readonly declared: string | undefined,
@@ -280,7 +285,7 @@ export class ImageCheck {
     if (this.bytes > this.maxBytes) {
       throw new BlogError({ code: 413, reason: 'requestTooLarge', message: `The picture is larger than ${this.maxBytes} bytes (maxMediaBytes)` });
     }
-    if (this.headLength < this.head.byteLength) {
+    if (!this.size && this.headLength < this.head.byteLength) {
       const n = Math.min(chunk.byteLength, this.head.byteLength - this.headLength);
       this.head.set(chunk.subarray(0, n), this.headLength);
       this.headLength += n;
@@ -288,6 +293,8 @@ export class ImageCheck {
     // Deciding feeds the walker everything so far (all of it is in the head); after that, each piece.
     if (this.walker) this.walker.feed(chunk);
     else if (this.headLength >= SNIFF_BYTES) this.decide();
+    // The size is read as soon as the head holds it (tries at growing lengths: a JPEG's may sit far in).
+    if (this.type && !this.size && (this.headLength >= Math.max(4096, this.tried * 8) || this.headLength === this.head.byteLength)) this.readSize();
   }
 
   /** The picture's type and size once all of it arrived; throws when it is not a whole picture we take. */
@@ -296,18 +303,25 @@ export class ImageCheck {
     if (!this.type) this.decide();
     const type = this.type!;
     if (!this.walker!.ended()) throw bad(`The ${label(type)} is cut short (its data ends before the end of the picture)`);
-    let size: { width?: number; height?: number; orientation?: number };
-    try {
-      size = SIZERS[type].calculate(this.head.subarray(0, this.headLength));
-    } catch {
-      throw bad(`The ${label(type)}'s width and height could not be read from its first ${HEAD_MAX} bytes`);
-    }
-    let { width = 0, height = 0 } = size;
+    if (!this.size) this.readSize();
+    if (!this.size) throw bad(`The ${label(type)}'s width and height could not be read from its first ${HEAD_MAX} bytes`);
+    let { width = 0, height = 0 } = this.size;
     // EXIF orientations 5-8 turn the picture a quarter: browsers show it with width and height swapped.
-    if ((size.orientation ?? 1) >= 5) [width, height] = [height, width];
+    if ((this.size.orientation ?? 1) >= 5) [width, height] = [height, width];
     if (!(width > 0 && height > 0)) throw bad(`The ${label(type)} has no width or height`);
     if (width * height > MAX_PIXELS) throw bad(`The picture is ${width}×${height}: larger than ${MAX_PIXELS / 1e6} megapixels`);
     return { contentType: type, width, height, bytes: this.bytes };
+  }
+
+  private readSize(): void {
+    if (this.tried === this.headLength) return;
+    this.tried = this.headLength;
+    try {
+      const size = SIZERS[this.type!].calculate(this.head.subarray(0, this.headLength));
+      if (size.width !== undefined && size.height !== undefined) this.size = size;
+    } catch {
+      // Not in the head yet: a later try, with more of it, may find it.
+    }
   }
 
   private decide(): void {

@@ -344,10 +344,10 @@ export function mergeWalks(walks: ReadonlyArray<readonly IndexEntry[]>, width: n
 
 /**
  * The reference chunking of blob puts: what `source` yields regrouped into chunks of exactly `size` bytes
- * (the last one shorter, none empty), each a fresh copy the caller may keep. Stores that keep fixed-size
- * chunks (so a range maps to chunk numbers) write these.
+ * (the last one shorter, none empty). Each is a fresh copy the caller may keep; with `reuse`, the same buffer
+ * comes back each time (for stores that copy a chunk away before they ask for the next: less garbage).
  */
-export async function* fixedChunks(source: AsyncIterable<Uint8Array>, size: number): AsyncGenerator<Uint8Array> {
+export async function* fixedChunks(source: AsyncIterable<Uint8Array>, size: number, reuse = false): AsyncGenerator<Uint8Array> {
   let buffer = new Uint8Array(size);
   let filled = 0;
   for await (const piece of source) {
@@ -359,7 +359,7 @@ export async function* fixedChunks(source: AsyncIterable<Uint8Array>, size: numb
       at += n;
       if (filled === size) {
         yield buffer;
-        buffer = new Uint8Array(size);
+        if (!reuse) buffer = new Uint8Array(size);
         filled = 0;
       }
     }
