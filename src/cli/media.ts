@@ -13,10 +13,9 @@ type Values = Record<string, string | boolean | string[] | undefined>;
 
 export const MEDIA_COMMANDS = {
   media: {
-    usage: `blogcore media add <file…> --db <file> --blog <url|id> [--alt <text>] [--json]
-  blogcore media list --db <file> --blog <url|id> [--post <postId>] [--json]
-      Adds pictures (JPEG, PNG, GIF, WebP, AVIF) to a blog and prints their urls; lists a blog's pictures,
-      newest first, or those a post uses. The same picture added twice is kept once.`,
+    usage: `blogcore media add <file…> | list --db <file> --blog <url|id> [--alt <text>] [--post <postId>] [--json]
+      add: adds pictures (JPEG, PNG, GIF, WebP, AVIF) to a blog and prints their urls (--alt: their text);
+      the same picture added twice is kept once. list: the blog's pictures, newest first, or those --post uses.`,
     positionals: true,
     options: {
       db: { type: 'string' },
