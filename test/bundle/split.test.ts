@@ -21,6 +21,7 @@ const LAZY = [
   'src/resources/blog-admin.ts',
   'src/resources/changes.ts',
   'src/resources/labels.ts',
+  'src/resources/media.ts',
   'src/resources/members.ts',
   'src/resources/pageviews.ts',
   'src/resources/revisions.ts',
@@ -36,4 +37,6 @@ it('keeps the rarely used calls out of the first download, each in a chunk loade
   expect(lazy.flatMap((c) => (c.loads ? [c.loads] : [])).sort()).toEqual(LAZY);
   // What every write needs stays in the first download: label counters, revision capture, the record cache.
   for (const path of ['src/store/label-counts.ts', 'src/core/revision-capture.ts', 'src/core/record-cache.ts']) expect(firstInputs).toContain(path);
+  // Media's checks and hashing (image-size, @noble/hashes) load with its calls, not before.
+  expect(firstInputs.filter((path) => /image-size|@noble|src\/rules\/images/.test(path))).toEqual([]);
 });
