@@ -6,7 +6,8 @@
  */
 import type { BlobRange, BlobStore } from '../../src/store/driver.js';
 
-export const BLOBS = '~blobs';
+/** The object store (created by the driver's upgrade in index.ts). */
+const BLOBS = '~blobs';
 
 /** A request's result as a promise. */
 function ask<T>(request: IDBRequest<T>): Promise<T> {

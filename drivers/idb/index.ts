@@ -48,7 +48,6 @@ import {
   type WriteOp,
   type BlobStore,
 } from '../../src/store/driver.js';
-import { BLOBS, idbBlobs } from './blobs.js';
 
 export interface IdbDriverOptions {
   /** The IndexedDB database name. Default `blogcore`. */
@@ -76,6 +75,8 @@ export class IdbBlockedError extends Error {
 /** Bumped when this driver's own storage layout changes; combined with the core's schema version. */
 const LAYOUT_VERSION = 3;
 const LOG = '~log';
+/** Media bytes by key (blobs.ts). */
+const BLOBS = '~blobs';
 const CHANGES = '~changes';
 const META = '~meta';
 const STREAM_INDEX = 'stream';
@@ -206,7 +207,8 @@ class IdbDriver implements StorageDriver {
   #lost: string | undefined = 'idb driver is not open: call open(schema) first';
   /** Whether indexes have `getAllRecords`; found out on the first list. */
   #hasGetAllRecords: boolean | undefined;
-  readonly blobs: BlobStore = idbBlobs(() => this.#conn());
+  /** Media bytes (blobs.ts, loaded on first use: most page loads never touch a picture's bytes). */
+  readonly blobs: BlobStore = lazyBlobs(async () => (await import('./blobs.js')).idbBlobs(() => this.#conn()));
 
   constructor(options: IdbDriverOptions) {
     const g = globalThis as { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange };
@@ -309,7 +311,7 @@ class IdbDriver implements StorageDriver {
 
   /** Refuses a database whose stores do not match the schema (a schema changed without a version bump). */
   #checkLayout(db: IDBDatabase, schema: StoreSchema): void {
-    const missing: string[] = db.objectStoreNames.contains(BLOBS) ? [] : [`store ${BLOBS}`];
+    const missing: string[] = [];
     for (const c of schema.collections) {
       if (!db.objectStoreNames.contains(c.name)) missing.push(`store ${c.name}`);
       if (c.search && !db.objectStoreNames.contains(TERMS(c.name))) missing.push(`store ${TERMS(c.name)}`);
@@ -749,6 +751,17 @@ function upgrade(db: IDBDatabase, schema: StoreSchema, tx: IDBTransaction): void
       db.deleteObjectStore(terms);
     }
   }
+}
+
+/** A blob store whose code loads on its first call. */
+function lazyBlobs(load: () => Promise<BlobStore>): BlobStore {
+  let store: Promise<BlobStore> | undefined;
+  return new Proxy({} as BlobStore, {
+    get:
+      (_, name: keyof BlobStore) =>
+      async (...args: never[]) =>
+        ((await (store ??= load()))[name] as (...a: never[]) => unknown)(...args),
+  });
 }
 
 /** An IndexedDB-backed driver for browsers (and Node with fake-indexeddb). */

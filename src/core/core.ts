@@ -38,9 +38,6 @@ export interface CoreOptions {
   maxMediaBytes?: number;
 }
 
-/** Staged blob writes older than this are taken for those of a process that died (swept when a store opens). */
-const STAGED_MAX_MS = 3_600_000;
-
 const DAY_MS = 86_400_000;
 /** Log entries removed per pruning step, and how often a step runs (every N commits, or after a pause). */
 const PRUNE_BATCH = 500;
@@ -86,11 +83,9 @@ export class Core {
     this.retention = { ms: (r.days ?? 30) * DAY_MS, commits: r.commits };
     this.now = options.now ?? (() => new Date());
     this.revisionsKept = Math.max(0, Math.floor(options.revisionsKept ?? 50));
+    // Checked where media is handled (src/resources/media.ts), which loads on first use.
     this.blobs = options.blobs ?? this.driver.blobs;
-    if (typeof this.blobs?.put !== 'function') throw new TypeError('createBlogService: the driver has no blob store, and no { blobs } was given');
-    const max = options.maxMediaBytes ?? 20 * 1024 * 1024;
-    if (!(Number.isSafeInteger(max) && max > 0)) throw new TypeError('createBlogService: maxMediaBytes must be a positive whole number of bytes');
-    this.maxMediaBytes = max;
+    this.maxMediaBytes = options.maxMediaBytes ?? 20 * 1024 * 1024;
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
     if (typeof this.driver.watch === 'function') {
       this.share = import('./event-share.js').then(({ EventShare }) => new EventShare(this.driver, this.events, () => this.now().getTime()));
@@ -109,8 +104,6 @@ export class Core {
     if (!(Number(mark?.doc.layout) >= STORE_LAYOUT)) {
       await (await import('../store/upgrade.js')).upgradeStore(this.driver, mark, () => this.now().getTime());
     }
-    // What uploads cut short by a crash left staged: housekeeping, never in the way of opening.
-    this.blobs.sweep(Date.now() - STAGED_MAX_MS, 100).catch(() => undefined);
   }
 
   nowIso(): string {

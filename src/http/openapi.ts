@@ -5,6 +5,7 @@
  * `x-blogcore-extension: true`. Each answer names its wire resource (components.schemas, by `kind`).
  */
 import { defineParams } from '../schema/schemas.js';
+import { defineMediaParams } from '../schema/media.js';
 import { jsonKit, type JsonSchema } from './json-schema.js';
 import { UNSPECIFIED } from './override.js';
 import { mediaBase } from './media.js';
@@ -77,7 +78,7 @@ function resourceSchema({ kind, item }: { kind: string; item?: string }): JsonSc
   };
 }
 
-const schemas = defineParams(jsonKit) as unknown as Record<string, { json?: JsonSchema }>;
+const schemas = { ...defineParams(jsonKit), ...defineMediaParams(jsonKit) } as unknown as Record<string, { json?: JsonSchema }>;
 const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 
 /** The parameter schema of a route's operation: `postsList` for posts.list; patch shares update's, actions share one. */

@@ -16,7 +16,7 @@ import { sha256 } from '../util/sha256.js';
 import { piecesOfStream } from '../util/streams.js';
 import { shortHash } from '../util/ids.js';
 import { del, mediaId, put, type MediaRecord, type PageRecord, type PostRecord } from '../store/records.js';
-import { params } from '../schema/schemas.js';
+import { mediaParams } from '../schema/media.js';
 import type {
   Media,
   MediaBody,
@@ -67,6 +67,23 @@ async function* inspected(body: MediaBody, check: ImageCheck, done: (info: Image
   done(info, sha);
 }
 
+/** Staged blob writes older than this are taken for those of a process that died. */
+const STAGED_MAX_MS = 3_600_000;
+const checked = new WeakSet<Core>();
+
+/**
+ * Once per service, on its first media call: the options media needs are sound, and what uploads cut short by a
+ * crash left staged is swept (housekeeping, in the background; a failure waits for the next process).
+ */
+function ready(core: Core): void {
+  if (checked.has(core)) return;
+  if (typeof core.blobs?.put !== 'function') throw new TypeError('createBlogService: the driver has no blob store, and no { blobs } was given');
+  const max = core.maxMediaBytes;
+  if (!(Number.isSafeInteger(max) && max > 0)) throw new TypeError('createBlogService: maxMediaBytes must be a positive whole number of bytes');
+  checked.add(core);
+  core.blobs.sweep(Date.now() - STAGED_MAX_MS, 100).catch(() => undefined);
+}
+
 /** A media record as its wire resource (every caller who may see one sees all of it). */
 export async function mediaOut(core: Core, r: MediaRecord): Promise<Media> {
   const author = await core.user(r.authorId);
@@ -113,6 +130,7 @@ export interface StoreMediaInput {
  */
 export async function storeMedia(core: Core, input: StoreMediaInput): Promise<{ record: MediaRecord; fresh: boolean }> {
   await core.ready();
+  ready(core);
   const check = new ImageCheck(input.contentType, core.maxMediaBytes);
   let info: ImageInfo | undefined;
   let sha = '';
@@ -167,6 +185,7 @@ export async function storeMedia(core: Core, input: StoreMediaInput): Promise<{ 
 }
 
 export function mediaApi(core: Core, actor: Actor) {
+  ready(core);
   const userId = actorUserId(actor);
 
   const out = (r: MediaRecord) => mediaOut(core, r);
@@ -195,7 +214,7 @@ export function mediaApi(core: Core, actor: Actor) {
 
   return {
     async upload(input: MediaUploadParams): Promise<Media> {
-      const p = core.parse(params.mediaUpload, input);
+      const p = core.parse(mediaParams.mediaUpload, input);
       const s = await core.writer(actor, p.blogId);
       requireRole(s, 'AUTHOR', 'upload media');
       const { record } = await storeMedia(core, { ...p, authorId: userId ?? s.blog.ownerId });
@@ -203,13 +222,13 @@ export function mediaApi(core: Core, actor: Actor) {
     },
 
     async get(input: MediaGetParams): Promise<Media> {
-      const p = core.parse(params.mediaGet, input);
+      const p = core.parse(mediaParams.mediaGet, input);
       await editor(p.blogId);
       return out((await load(p.blogId, p.mediaId)).doc);
     },
 
     async list(input: MediaListParams): Promise<MediaList> {
-      const p = core.parse(params.mediaList, input);
+      const p = core.parse(mediaParams.mediaList, input);
       await editor(p.blogId);
       const max = p.maxResults ?? DEFAULT_MAX;
       if (p.postId === undefined) {
@@ -240,7 +259,7 @@ export function mediaApi(core: Core, actor: Actor) {
     },
 
     async patch(input: MediaPatchParams): Promise<Media> {
-      const p = core.parse(params.mediaPatch, input);
+      const p = core.parse(mediaParams.mediaPatch, input);
       await core.requireWriter(actor);
       await editor(p.blogId);
       const record = await core.transact(async () => {
@@ -260,7 +279,7 @@ export function mediaApi(core: Core, actor: Actor) {
     },
 
     async delete(input: MediaDeleteParams): Promise<void> {
-      const p = core.parse(params.mediaDelete, input);
+      const p = core.parse(mediaParams.mediaDelete, input);
       const s = await core.writer(actor, p.blogId);
       requireRole(s, 'AUTHOR', 'delete media');
       const gone = await core.transact(async () => {
@@ -277,7 +296,7 @@ export function mediaApi(core: Core, actor: Actor) {
     },
 
     async read(input: MediaReadParams): Promise<MediaRead> {
-      const p = core.parse(params.mediaRead, input);
+      const p = core.parse(mediaParams.mediaRead, input);
       await core.reader(actor, p.blogId);
       const r = (await load(p.blogId, p.mediaId)).doc;
       let range: { offset: number; length: number } | undefined;

@@ -7,19 +7,12 @@
 /** Uses an item may have on file: past this, further pictures of one post are not tracked. */
 export const MAX_MEDIA_REFS = 500;
 
-const ATTRIBUTE = /\b(?:src|href|srcset)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/gi;
-const SHA = /^[0-9a-f]{64}$/;
-
 /** The media ids (SHA-256 hex) `html` uses in the blog, in the order it first uses them. */
 export function mediaRefs(blogId: string, html: string): string[] {
-  const marker = `/media/${blogId}/`;
-  if (!html.includes(marker)) return [];
   const out = new Set<string>();
-  for (const m of html.matchAll(ATTRIBUTE)) {
-    const value = m[1] ?? m[2] ?? m[3] ?? '';
-    for (let at = value.indexOf(marker); at >= 0 && out.size < MAX_MEDIA_REFS; at = value.indexOf(marker, at + marker.length)) {
-      const id = value.slice(at + marker.length, at + marker.length + 64);
-      if (SHA.test(id) && value[at + marker.length + 64] === '/') out.add(id);
+  if (html.includes(`/media/${blogId}/`)) {
+    for (const [value] of html.matchAll(/\b(?:src|href|srcset)\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+)/gi)) {
+      for (const m of value.matchAll(/\/media\/([^/"'\s]+)\/([0-9a-f]{64})\//g)) if (m[1] === blogId && out.size < MAX_MEDIA_REFS) out.add(m[2]!);
     }
   }
   return [...out];

@@ -3,8 +3,8 @@
  * same kit as src/schema/schemas.ts, which merges them into `params`).
  */
 import type { IfMatch } from './params.js';
-import type * as V from './validate.js';
-import type { Schema } from './validate.js';
+import * as V from './validate.js';
+import type { Out, Schema } from './validate.js';
 
 /** The combinators the schemas below are written with (schemas.ts's kit: checks, or JSON Schema for OpenAPI). */
 type Kit = Pick<typeof V, 'bool' | 'describe' | 'integer' | 'object' | 'optional' | 'refine' | 'string' | 'unknown'>;
@@ -106,7 +106,10 @@ const isBody = (v: unknown) =>
   (typeof ReadableStream !== 'undefined' && v instanceof ReadableStream) ||
   (typeof v === 'object' && v !== null && typeof (v as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function');
 
-/** The media operations' parameter schemas, built with `kit` (merged into schemas.ts's `defineParams`). */
+/**
+ * The media operations' parameter schemas, built with `kit`: src/schema/validate.ts's checks (`mediaParams`, in
+ * the chunk the media calls load with) or the OpenAPI document's JSON Schema.
+ */
 export function defineMediaParams(kit: Kit) {
   const { bool, describe, integer, object, optional, refine, string, unknown } = kit;
   const id = string(1, 200);
@@ -149,3 +152,7 @@ export function defineMediaParams(kit: Kit) {
     }),
   };
 }
+
+/** The checks of the media calls. */
+export const mediaParams = defineMediaParams(V);
+export type MediaParsed<K extends keyof typeof mediaParams> = Out<(typeof mediaParams)[K]>;

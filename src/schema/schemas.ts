@@ -5,7 +5,6 @@
 import type { CommentStatus, PageStatus, PageViewsRange, PostStatus, ReaderComments, Role } from './params.js';
 import * as V from './validate.js';
 import { fail, type Out } from './validate.js';
-import { defineMediaParams } from './media.js';
 
 export type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from './params.js';
 
@@ -303,7 +302,6 @@ export function defineParams(kit: Kit) {
     pagesRevisionsGet: object({ blogId: id, pageId: id, revisionId: id }),
     pagesRevisionsRestore: object({ blogId: id, pageId: id, revisionId: id, ...withIfMatch }),
     labelsList: object({ blogId: id, maxResults: listing.maxResults, pageToken: listing.pageToken, view: listing.view }),
-    ...defineMediaParams(kit),
   };
 }
 

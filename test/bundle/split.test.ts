@@ -14,8 +14,9 @@ it('bundles src/index.ts + drivers/idb for the browser platform without Node bui
   expect(inputs.filter((path) => NODE_BUILTIN.test(path))).toEqual([]);
 });
 
-/** Modules loaded on first use of their calls (event sharing: only for drivers that can watch a store, not IndexedDB). */
+/** Modules loaded on first use of their calls (event sharing: only for drivers that can watch a store, not IndexedDB; media bytes in IndexedDB). */
 const LAZY = [
+  'drivers/idb/blobs.ts',
   'src/core/event-share.ts',
   'src/core/scheduler.ts',
   'src/resources/blog-admin.ts',

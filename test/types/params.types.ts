@@ -6,6 +6,7 @@
 import type { BlogService, OneOrMore, PostBody, PostStatus, PostsListParams, Role } from '../../src/index.js';
 import type * as P from '../../src/schema/params.js';
 import type * as M from '../../src/schema/media.js';
+import type { mediaParams } from '../../src/schema/media.js';
 import type { params } from '../../src/schema/schemas.js';
 import type { In } from '../../src/schema/validate.js';
 
@@ -152,21 +153,16 @@ agree<Check<'postsRevisionsRestore', P.PostsRevisionsRestoreParams>>();
 agree<Check<'pagesRevisionsList', P.PagesRevisionsListParams>>();
 agree<Check<'pagesRevisionsGet', P.PagesRevisionsGetParams>>();
 agree<Check<'pagesRevisionsRestore', P.PagesRevisionsRestoreParams>>();
-agree<Check<'mediaUpload', M.MediaUploadParams>>();
-agree<Check<'mediaGet', M.MediaGetParams>>();
-agree<Check<'mediaList', M.MediaListParams>>();
-agree<Check<'mediaPatch', M.MediaPatchParams>>();
-agree<Check<'mediaDelete', M.MediaDeleteParams>>();
-agree<Check<'mediaRead', M.MediaReadParams>>();
+agree<Same<In<(typeof mediaParams)['mediaUpload']>, M.MediaUploadParams>>();
+agree<Same<In<(typeof mediaParams)['mediaGet']>, M.MediaGetParams>>();
+agree<Same<In<(typeof mediaParams)['mediaList']>, M.MediaListParams>>();
+agree<Same<In<(typeof mediaParams)['mediaPatch']>, M.MediaPatchParams>>();
+agree<Same<In<(typeof mediaParams)['mediaDelete']>, M.MediaDeleteParams>>();
+agree<Same<In<(typeof mediaParams)['mediaRead']>, M.MediaReadParams>>();
+agree<Same<keyof typeof mediaParams, 'mediaUpload' | 'mediaGet' | 'mediaList' | 'mediaPatch' | 'mediaDelete' | 'mediaRead'>>();
 // Every runtime schema has its interface above: a new one without a check fails here.
 agree<Same<keyof typeof params, Checked>>();
 type Checked =
-  | 'mediaUpload'
-  | 'mediaGet'
-  | 'mediaList'
-  | 'mediaPatch'
-  | 'mediaDelete'
-  | 'mediaRead'
   | 'blogsGet'
   | 'blogsGetByUrl'
   | 'blogsListByUser'
