@@ -30,13 +30,26 @@ export function fsBlobs(options: FsBlobsOptions): BlobStore {
     return join(dir, ...parts);
   };
 
+  // Folders this store made or found: a put makes each once (a folder removed meanwhile is made again).
+  const made = new Set<string>();
+  const folder = async (path: string) => {
+    if (made.has(path)) return;
+    await mkdir(path, { recursive: true });
+    made.add(path);
+  };
+
   return {
     async put(key, source) {
       const path = pathOf(key);
-      await mkdir(staging, { recursive: true });
+      await folder(staging);
       // The start time leads the name, so sweep needs no stat.
       const temp = join(staging, `${Date.now()}-${randomUUID()}`);
-      const file = await open(temp, 'wx');
+      const file = await open(temp, 'wx').catch(async (error: unknown) => {
+        if (!isMissing(error)) throw error;
+        made.clear();
+        await folder(staging);
+        return open(temp, 'wx');
+      });
       let size = 0;
       try {
         try {
@@ -48,8 +61,13 @@ export function fsBlobs(options: FsBlobsOptions): BlobStore {
         } finally {
           await file.close();
         }
-        await mkdir(dirname(path), { recursive: true });
-        await rename(temp, path);
+        await folder(dirname(path));
+        await rename(temp, path).catch(async (error: unknown) => {
+          if (!isMissing(error)) throw error;
+          made.clear();
+          await folder(dirname(path));
+          await rename(temp, path);
+        });
       } catch (error) {
         await unlink(temp).catch(() => undefined);
         throw error;
@@ -72,7 +90,8 @@ export function fsBlobs(options: FsBlobsOptions): BlobStore {
           async pull(controller) {
             try {
               const want = Math.min(READ_SIZE, end - at);
-              const { bytesRead, buffer } = want > 0 ? await file.read(new Uint8Array(want), 0, want, at) : { bytesRead: 0, buffer: undefined };
+              // allocUnsafe: every byte handed on is one just read (no zero-filling of what is overwritten anyway).
+              const { bytesRead, buffer } = want > 0 ? await file.read(Buffer.allocUnsafe(want), 0, want, at) : { bytesRead: 0, buffer: undefined };
               if (bytesRead > 0) controller.enqueue(bytesRead === want ? buffer! : buffer!.subarray(0, bytesRead));
               at += bytesRead;
               if (bytesRead === 0 || at >= end) {

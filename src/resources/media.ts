@@ -313,7 +313,8 @@ export function mediaApi(core: Core, actor: Actor) {
         }
         range = { offset, length: Math.min(p.range.length ?? r.bytes, r.bytes - offset) };
       }
-      const body = await core.blobs.read(r.blob, range);
+      // Always a range (all of it by default): the store then need not look the size up.
+      const body = await core.blobs.read(r.blob, range ?? { offset: 0, length: r.bytes });
       if (!body) throw notFound('Media bytes');
       return { contentType: r.contentType, bytes: r.bytes, etag: `"${r.sha256}"`, ...(range ? { range } : {}), body };
     },

@@ -8,10 +8,17 @@ type Method = (...args: any[]) => Promise<unknown>;
 
 /**
  * An API of `T`'s methods whose calls run `load()`'s (`methods` names them all, checked by the compiler).
- * `load` runs per call: the module system loads the code once.
+ * `load` runs on the first call and its API is kept (a dynamic `import()` is not free per call: it resolves the
+ * specifier each time); a load that failed (offline?) is tried again by the next call.
  */
 export function lazy<T extends { [K in keyof T]: Method }>(load: () => Promise<T>, methods: Record<keyof T, 1>): T {
+  let loaded: Promise<T> | undefined;
+  const get = () =>
+    (loaded ??= load().catch((error: unknown) => {
+      loaded = undefined;
+      throw error;
+    }));
   const api: Partial<Record<keyof T, Method>> = {};
-  for (const name of Object.keys(methods) as Array<keyof T>) api[name] = async (...args) => (await load())[name](...args);
+  for (const name of Object.keys(methods) as Array<keyof T>) api[name] = async (...args) => (await get())[name](...args);
   return api as T;
 }
