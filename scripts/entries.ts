@@ -12,6 +12,7 @@ export const ENTRIES = {
   io: 'src/io/index.ts',
   sync: 'src/sync/index.ts',
   blobs: 'src/blobs/index.ts',
+  schema: 'src/schema/index.ts',
 } as const satisfies Record<string, string>;
 
 /** The dist/ file name of a subpath ('.' is dist/index). */

@@ -4,8 +4,8 @@
  * `changesSince` themselves, so a lost notification only delays them: they are also told after a reconnect
  * and on a slow timer.
  */
-import { ident } from './schema.js';
-import type { PgClient, PgPool } from './pg-types.js';
+import { ident } from './connect.js';
+import type { PgClient, PgPool } from './native.js';
 
 const POLL_MS = 2_000;
 const RETRY_MS = 500;

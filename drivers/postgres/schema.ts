@@ -18,9 +18,8 @@
  */
 
 import { blobTables } from './blobs.js';
-
-/** A double-quoted identifier. */
-export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+import type { StoreSchema } from '../../src/store/driver.js';
+import type { CollectionInfo, Connection } from './connect.js';
 
 /** The NOTIFY channel of a store: one per schema. */
 export const channelOf = (schema: string): string => `blogcore:${schema}`.slice(0, 63);
@@ -172,54 +171,97 @@ export const MIGRATIONS: ReadonlyArray<(s: string, schema: string) => string> = 
   /* 3: media bytes (blobs.ts) */ (s) => blobTables(s),
 ];
 
-/** The statements, schema-qualified. */
-export function statements(s: string) {
-  return {
-    getMeta: `SELECT value FROM ${s}.meta WHERE key = $1`,
-    setMeta: `UPDATE ${s}.meta SET value = $1 WHERE key = $2`,
-    catalogCollections: `SELECT no, name, search FROM ${s}.collections`,
-    catalogIndexes: `SELECT no, coll, name, uniq FROM ${s}.indexes`,
-    addCollection: `INSERT INTO ${s}.collections (name, search) VALUES ($1, $2) RETURNING no`,
-    setSearch: `UPDATE ${s}.collections SET search = $1 WHERE no = $2`,
-    addIndex: `INSERT INTO ${s}.indexes (coll, name, uniq) VALUES ($1, $2, $3) RETURNING no`,
-    setUnique: `UPDATE ${s}.indexes SET uniq = $1 WHERE no = $2`,
-    dropIndex: `DELETE FROM ${s}.indexes WHERE no = $1`,
-    dropEntries: `DELETE FROM ${s}.entries WHERE ix = $1`,
+/** The meta rows and the collection catalog, schema-qualified. */
+export const catalogSql = (s: string) => ({
+  getMeta: `SELECT value FROM ${s}.meta WHERE key = $1`,
+  setMeta: `UPDATE ${s}.meta SET value = $1 WHERE key = $2`,
+  catalogCollections: `SELECT no, name, search FROM ${s}.collections`,
+  catalogIndexes: `SELECT no, coll, name, uniq FROM ${s}.indexes`,
+  addCollection: `INSERT INTO ${s}.collections (name, search) VALUES ($1, $2) RETURNING no`,
+  setSearch: `UPDATE ${s}.collections SET search = $1 WHERE no = $2`,
+  addIndex: `INSERT INTO ${s}.indexes (coll, name, uniq) VALUES ($1, $2, $3) RETURNING no`,
+  setUnique: `UPDATE ${s}.indexes SET uniq = $1 WHERE no = $2`,
+  dropIndex: `DELETE FROM ${s}.indexes WHERE no = $1`,
+  dropEntries: `DELETE FROM ${s}.entries WHERE ix = $1`,
+});
 
-    get: `SELECT version, doc FROM ${s}.docs WHERE coll = $1 AND id = $2`,
-    getMany: `SELECT id, version, doc FROM ${s}.docs WHERE coll = $1 AND id = ANY ($2::text[])`,
-    byKey: `SELECT d.id, d.version, d.doc FROM ${s}.entries e JOIN ${s}.docs d ON d.rid = e.rid
-      WHERE e.ix = $1 AND e.key = $2 ORDER BY e.rid LIMIT 1`,
-    changesSince: `SELECT seq, pos, coll, id, type, version, stream, time FROM ${s}.changes WHERE seq > $1 ORDER BY seq, pos LIMIT $2`,
-    streamChanges: `SELECT seq, pos, coll, id, type, version, stream, time FROM ${s}.changes
-      WHERE stream = $1 AND (seq, pos) > ($2::bigint, $3::bigint) ORDER BY stream, seq, pos LIMIT $4`,
-    pruned: `SELECT value FROM ${s}.meta WHERE key = 'pruned'`,
-    // One statement: the oldest entries up to the limit, the longest run of them that qualifies, deleted,
-    // and meta.pruned raised to the last seq deleted (the seq counter lives in meta and never goes back).
-    prune: `WITH oldest AS (
-        SELECT seq, pos, (time < $1 OR seq <= $2) AS ok, row_number() OVER (ORDER BY seq, pos) AS n
-        FROM (SELECT seq, pos, time FROM ${s}.changes ORDER BY seq, pos LIMIT $3) o
-      ), run AS (
-        SELECT seq, pos FROM oldest WHERE n < coalesce((SELECT min(n) FROM oldest WHERE NOT ok), $3 + 1)
-      ), gone AS (
-        DELETE FROM ${s}.changes c USING run WHERE c.seq = run.seq AND c.pos = run.pos RETURNING c.seq
-      ), raised AS (
-        UPDATE ${s}.meta SET value = greatest(value, (SELECT max(seq) FROM gone)) WHERE key = 'pruned' AND EXISTS (SELECT 1 FROM gone)
-      )
-      SELECT count(*)::int FROM gone`,
-    lastSeq: `SELECT value FROM ${s}.meta WHERE key = 'seq'`,
-    commit: `SELECT ${s}.commit_ops($1::int[], $2::text[], $3::int[], $4::boolean[], $5::text[], $6::text[],
-      $7::int[], $8::int[], $9::bytea[], $10::boolean[], $11::int[], $12::text[], $13::text[], $14::bigint)`,
-  };
+/**
+ * Brings the store to this build's layout and the schema's catalog in one transaction, under an advisory
+ * lock: app servers that start at once migrate once.
+ */
+export async function migrate(c: Connection, schema: StoreSchema): Promise<void> {
+  const client = await c.pool.connect();
+  const { s } = c;
+  try {
+    await client.query('BEGIN');
+    // One migrator at a time per store, across every app server; released at COMMIT/ROLLBACK.
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`blogcore:${c.schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.migrations (version int PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())`);
+    const { rows } = await client.query<[number]>({ text: `SELECT coalesce(max(version), 0)::int FROM ${s}.migrations`, rowMode: 'array' });
+    const current = rows[0]![0];
+    if (current > MIGRATIONS.length) {
+      throw new Error(`postgres schema ${c.schema} has storage version ${current}; this blogcore knows up to ${MIGRATIONS.length}`);
+    }
+    for (let v = current; v < MIGRATIONS.length; v++) {
+      await client.query(MIGRATIONS[v]!(s, c.schema));
+      await client.query(`INSERT INTO ${s}.migrations (version) VALUES ($1)`, [v + 1]);
+    }
+    await declare(c, schema, (text, values) => client.query<unknown[]>({ text, values, rowMode: 'array' }).then((r) => r.rows));
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    client.release();
+    throw error;
+  }
+  client.release();
 }
 
-type Lower = '>=' | '>';
-type Upper = '<=' | '<';
-
-/** One index range walk on the entries' primary key; ties (possible only off the core's keys) by rid. */
-export const listSql = (s: string, lower: Lower, upper: Upper, dir: 'ASC' | 'DESC') =>
-  `SELECT e.key, d.id, d.version, d.doc FROM ${s}.entries e JOIN ${s}.docs d ON d.rid = e.rid
-   WHERE e.ix = $1 AND e.key ${lower} $2 AND e.key ${upper} $3 ORDER BY e.key ${dir}, e.rid ${dir} LIMIT $4`;
-
-export const countSql = (s: string, lower: Lower, upper: Upper) =>
-  `SELECT count(*)::int FROM ${s}.entries WHERE ix = $1 AND key ${lower} $2 AND key ${upper} $3`;
+/** Brings the catalog to the declared collections and indexes (new ones added, dropped indexes emptied). */
+async function declare(c: Connection, schema: StoreSchema, q: (text: string, values?: unknown[]) => Promise<unknown[][]>): Promise<void> {
+  const sql = c.sql(catalogSql);
+  const stored = Number((await q(sql.getMeta, ['schemaVersion']))[0]![0]);
+  if (stored > schema.version) {
+    throw new Error(`postgres store holds schema version ${stored}, newer than this blogcore's ${schema.version}`);
+  }
+  const colls = new Map<string, { no: number; search: boolean }>();
+  for (const [no, name, s] of (await q(sql.catalogCollections)) as Array<[number, string, boolean]>) colls.set(name, { no, search: s });
+  const idx = new Map<string, { no: number; uniq: boolean }>();
+  for (const [no, coll, name, uniq] of (await q(sql.catalogIndexes)) as Array<[number, number, string, boolean]>) {
+    idx.set(`${coll}\0${name}`, { no, uniq });
+  }
+  const byName = new Map<string, CollectionInfo>();
+  const indexByNo = new Map<number, string>();
+  const keep = new Set<number>();
+  for (const def of schema.collections) {
+    let coll = colls.get(def.name);
+    const searchable = !!def.search;
+    if (!coll) {
+      coll = { no: Number((await q(sql.addCollection, [def.name, searchable]))[0]![0]), search: searchable };
+      colls.set(def.name, coll);
+    } else if (coll.search !== searchable) {
+      await q(sql.setSearch, [searchable, coll.no]);
+    }
+    const info: CollectionInfo = { no: coll.no, name: def.name, indexes: new Map() };
+    for (const index of def.indexes) {
+      let i = idx.get(`${coll.no}\0${index.name}`);
+      const uniq = !!index.unique;
+      if (!i) i = { no: Number((await q(sql.addIndex, [coll.no, index.name, uniq]))[0]![0]), uniq };
+      else if (i.uniq !== uniq) await q(sql.setUnique, [uniq, i.no]);
+      keep.add(i.no);
+      info.indexes.set(index.name, { no: i.no, name: index.name, unique: uniq });
+      indexByNo.set(i.no, index.name);
+    }
+    byName.set(def.name, info);
+  }
+  // An index the schema no longer declares: its entries could not be kept up to date, so they go.
+  for (const [, i] of idx) {
+    if (keep.has(i.no)) continue;
+    await q(sql.dropEntries, [i.no]);
+    await q(sql.dropIndex, [i.no]);
+  }
+  await q(sql.setMeta, [schema.version, 'schemaVersion']);
+  c.byName = byName;
+  c.indexByNo = indexByNo;
+  c.namesByNo = new Map([...colls].map(([name, coll]) => [coll.no, name]));
+}

@@ -1,10 +1,5 @@
 /**
- * Merged key walks and ordered search pages on PostgreSQL, each one statement (one round trip).
- *
- * `keys`: per prefix, a range walk of the entries' primary key of at most `limit` entries; merged by suffix
- * in SQL (DISTINCT ON the suffix bytes drops a record's repeats under other prefixes), then `limit` kept.
- *
- * `search`: the core's tokens are stored per record as `docs.tokens`, each prefixed by the collection and
+ * Token search on PostgreSQL, an ordered page in one or two statements. The core's tokens are stored per record as `docs.tokens`, each prefixed by the collection and
  * scope (so one GIN index serves every blog without reading other blogs' postings). Two shapes, picked per
  * query as the raw baseline showed the planner cannot pick them:
  * - few matches (a GIN count capped at SPARSE finds fewer): every match's entries of the index (from
@@ -14,11 +9,14 @@
  *   common in the blog but rare in this range) falls back to the first shape.
  */
 import { createHash } from 'node:crypto';
+import type { IndexEntry, SearchQuery } from '../../src/store/driver.js';
 import { decodeKey } from '../shared/byte-keys.js';
-import { pgText } from './text.js';
+import type { Connection } from './connect.js';
+import { PREFIXES, ranges } from './reads.js';
+import { fromPgText, pgText } from './text.js';
 
-export const SPARSE = 500;
-export const WALK = 24;
+const SPARSE = 500;
+const WALK = 24;
 
 type Lower = '>=' | '>';
 type Upper = '<=' | '<';
@@ -31,21 +29,10 @@ export function storedToken(coll: number, scope: string, token: string): string 
   return t.length > 240 ? `\x02${createHash('sha256').update(t, 'utf16le').digest('base64')}` : pgText(t);
 }
 
-/** The per-prefix bounds: lower bytes, upper bytes and where the suffix starts (1-based, for substr). */
-const PREFIXES = `unnest($2::bytea[], $3::bytea[], $4::int[]) WITH ORDINALITY AS p(lo, hi, w, n)`;
-
-export const keysSql = (s: string, lower: Lower, upper: Upper, dir: Dir) =>
-  `SELECT m.key, d.id FROM (
-     SELECT DISTINCT ON (sfx) k.key, k.rid, substr(k.key, p.w) AS sfx FROM ${PREFIXES}
-     CROSS JOIN LATERAL (SELECT e.key, e.rid FROM ${s}.entries e WHERE e.ix = $1 AND e.key ${lower} p.lo AND e.key ${upper} p.hi
-                         ORDER BY e.key ${dir}, e.rid ${dir} LIMIT $5) k
-     ORDER BY sfx, p.n
-   ) m JOIN ${s}.docs d ON d.rid = m.rid ORDER BY m.sfx ${dir} LIMIT $5`;
-
-export const matchCountSql = (s: string) => `SELECT count(*)::int FROM (SELECT 1 FROM ${s}.docs WHERE tokens @> $1::text[] LIMIT $2) x`;
+const matchCountSql = (s: string) => `SELECT count(*)::int FROM (SELECT 1 FROM ${s}.docs WHERE tokens @> $1::text[] LIMIT $2) x`;
 
 /** Every match's entries within the prefixes and bounds, merged; `$6` the tokens. */
-export const sparseSql = (s: string, lower: Lower, upper: Upper, dir: Dir) =>
+const sparseSql = (s: string, lower: Lower, upper: Upper, dir: Dir) =>
   `SELECT m.key, m.id FROM (
      SELECT DISTINCT ON (sfx) k.key, d.id, substr(k.key, p.w) AS sfx
      FROM ${s}.docs d CROSS JOIN LATERAL unnest(d.eix, d.ekey) AS k(ix, key)
@@ -55,7 +42,7 @@ export const sparseSql = (s: string, lower: Lower, upper: Upper, dir: Dir) =>
    ) m ORDER BY m.sfx ${dir} LIMIT $5`;
 
 /** Per prefix, the first matches among at most `$7` candidates of the ordered index; `n` says which prefix. */
-export const walkSql = (s: string, lower: Lower, upper: Upper, dir: Dir) =>
+const walkSql = (s: string, lower: Lower, upper: Upper, dir: Dir) =>
   `SELECT k.key, k.id, p.n::int, substr(k.key, p.w) AS sfx FROM ${PREFIXES}
    CROSS JOIN LATERAL (
      SELECT c.key, x.id FROM (SELECT e.key, e.rid FROM ${s}.entries e WHERE e.ix = $1 AND e.key ${lower} p.lo AND e.key ${upper} p.hi
@@ -64,16 +51,16 @@ export const walkSql = (s: string, lower: Lower, upper: Upper, dir: Dir) =>
      ORDER BY c.key ${dir}, c.rid ${dir} LIMIT $5) k`;
 
 /** How many entries a prefix's range holds, counted no further than the cap. */
-export const rangeCountSql = (s: string, lower: Lower, upper: Upper) =>
+const rangeCountSql = (s: string, lower: Lower, upper: Upper) =>
   `SELECT count(*)::int FROM (SELECT 1 FROM ${s}.entries e WHERE e.ix = $1 AND e.key ${lower} $2 AND e.key ${upper} $3 LIMIT $4) x`;
 
-export interface Row {
+interface Row {
   key: Buffer;
   id: string;
 }
 
 /** Merges per-prefix walks (already in order) by suffix, first prefix wins a repeat, `limit` kept. */
-export function mergeRows(rows: Array<[Buffer, string, number, Buffer]>, dir: Dir, limit: number): Row[] {
+function mergeRows(rows: Array<[Buffer, string, number, Buffer]>, dir: Dir, limit: number): Row[] {
   const sign = dir === 'ASC' ? 1 : -1;
   rows.sort((a, b) => sign * Buffer.compare(a[3], b[3]) || a[2] - b[2]);
   const out: Row[] = [];
@@ -84,4 +71,29 @@ export function mergeRows(rows: Array<[Buffer, string, number, Buffer]>, dir: Di
   return out;
 }
 
-export const decode = (rows: Row[]) => rows.map((r) => ({ id: r.id, key: decodeKey(r.key) }));
+export async function search(c: Connection, q: SearchQuery): Promise<IndexEntry[]> {
+  const coll = c.collection(q.collection);
+  const limit = Math.max(0, Math.floor(q.limit));
+  if (q.tokens.length === 0 || limit === 0 || q.prefixes.length === 0) return [];
+  const r = ranges(c, q);
+  const tokens = [...new Set(q.tokens)].map((t) => storedToken(coll.no, q.scope, t));
+  const params = [r.ix, r.lo, r.hi, r.w, limit, tokens];
+  const matches = Number((await c.run(matchCountSql(c.s), [tokens, SPARSE]))[0]![0]);
+  let rows: Row[] | undefined;
+  if (matches >= SPARSE) {
+    const budget = WALK * limit;
+    const found = (await c.run(walkSql(c.s, r.lower, r.upper, r.dir), [...params, budget])) as Array<[Buffer, string, number, Buffer]>;
+    const per = new Map<number, number>();
+    for (const row of found) per.set(row[2], (per.get(row[2]) ?? 0) + 1);
+    // A prefix that came back short is complete only if its walk ran out of range before the budget did.
+    let complete = true;
+    for (let n = 1; n <= q.prefixes.length && complete; n++) {
+      if ((per.get(n) ?? 0) >= limit) continue;
+      const held = Number((await c.run(rangeCountSql(c.s, r.lower, r.upper), [r.ix, r.lo[n - 1], r.hi[n - 1], budget]))[0]![0]);
+      complete = held < budget;
+    }
+    if (complete) rows = mergeRows(found, r.dir, limit);
+  }
+  rows ??= ((await c.run(sparseSql(c.s, r.lower, r.upper, r.dir), params)) as Array<[Buffer, string]>).map(([key, id]) => ({ key, id }));
+  return rows.map((e) => ({ id: fromPgText(e.id), key: decodeKey(e.key) }));
+}

@@ -1,6 +1,7 @@
 /**
- * Index keys as order-preserving byte strings, so SQLite's memcmp order on a BLOB column equals
- * `compareKeys` (src/store/driver.ts) exactly.
+ * Index keys as order-preserving byte strings, so the memcmp order of SQLite's BLOB and PostgreSQL's bytea
+ * columns equals `compareKeys` (src/store/driver.ts) exactly; and a range query as bytes. Both SQL drivers
+ * use this file.
  *
  * Each key part is written one UTF-16 code unit at a time in the UTF-8 byte layout (a surrogate is
  * written as its own 3-byte sequence, as in CESU-8), then a 0x00 terminator. Code units 0x00 and 0x01
@@ -9,6 +10,8 @@
  * first, as does a shorter tuple. For the usual text (no surrogates, no U+0000/U+0001) the bytes are
  * plain UTF-8, so encoding and decoding take Node's native fast path.
  */
+import type { RangeQuery } from '../../src/store/driver.js';
+
 const SPECIAL = /[\0\x01\uD800-\uDFFF]/;
 
 /** Greater than every encoded key: 0xFF never occurs in one. */
@@ -83,4 +86,23 @@ export function prefixEnd(prefix: Buffer): Buffer {
   const end = Buffer.from(prefix);
   end[end.length - 1] = 1; // an encoded tuple ends with its 0x00 terminator
   return end;
+}
+
+/** A key range as bytes: rows with `from <lower> key AND key <upper> to`. */
+export interface ByteRange {
+  lower: '>=' | '>';
+  from: Buffer;
+  upper: '<=' | '<';
+  to: Buffer;
+}
+
+/** The byte range of a range query (prefix, bounds on the rest of the key), for SQL on the encoded keys. */
+export function byteRange(q: Pick<RangeQuery, 'prefix' | 'lower' | 'upper'>): ByteRange {
+  const prefix = q.prefix.length ? encodeKey(q.prefix) : EMPTY;
+  const lower = q.lower?.open ? '>' : '>=';
+  const from = q.lower ? encodeKey([...q.prefix, ...q.lower.key]) : prefix;
+  // A closed upper bound admits the bound key itself but not longer keys it prefixes: `<=` on bytes does that.
+  const upper = q.upper ? (q.upper.open ? '<' : '<=') : '<';
+  const to = q.upper ? encodeKey([...q.prefix, ...q.upper.key]) : q.prefix.length ? prefixEnd(prefix) : AFTER_ALL;
+  return { lower, from, upper, to };
 }

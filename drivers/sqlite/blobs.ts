@@ -10,7 +10,7 @@
  * leaves a staged row that `sweep` removes.
  */
 import { chunkStream, fixedChunks, type BlobRange, type BlobStore } from '../../src/store/driver.js';
-import type { SqliteDatabase, SqliteStatement } from './sqlite-types.js';
+import type { SqliteDatabase, SqliteStatement } from './native.js';
 
 const CHUNK = 256 * 1024;
 

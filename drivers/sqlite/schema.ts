@@ -1,3 +1,7 @@
+import type { SqliteDatabase } from './native.js';
+import type { CollectionInfo, Connection } from './connect.js';
+import type { StoreSchema } from '../../src/store/driver.js';
+
 /**
  * The SQLite layout of the driver. Storage migrations are numbered by their position in MIGRATIONS and
  * tracked in `PRAGMA user_version`; each runs once, in its own transaction. (The core's StoreSchema —
@@ -99,13 +103,15 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX changes_by_stream ON changes (stream, seq, pos) WHERE stream IS NOT NULL;
   INSERT INTO meta (key, value) VALUES ('pruned', 0);
   `,
-  /* 3: media bytes (blobs.ts) */ BLOB_TABLES,
+  /* 4: media bytes (blobs.ts) */ BLOB_TABLES,
 ];
 
-export const SQL = {
+/** The meta rows (the seq counter, the schema version, how far pruning went) and the collection catalog. */
+export const META_SQL = {
   userVersion: 'user_version',
   getMeta: `SELECT value FROM meta WHERE key = ?`,
   setMeta: `UPDATE meta SET value = ? WHERE key = ?`,
+  raiseMeta: `UPDATE meta SET value = max(value, ?) WHERE key = ?`,
   // The last seq is the change log's newest row (meta keeps the seq of an empty commit, which logs nothing),
   // so a commit writes no counter row.
   nextSeq: `SELECT max(coalesce((SELECT max(seq) FROM changes), 0), (SELECT value FROM meta WHERE key = 'seq')) + 1`,
@@ -119,83 +125,68 @@ export const SQL = {
   setUnique: `UPDATE indexes SET uniq = ? WHERE no = ?`,
   dropIndex: `DELETE FROM indexes WHERE no = ?`,
   dropEntries: `DELETE FROM entries WHERE ix = ?`,
-
-  scopeNo: `SELECT no FROM scopes WHERE name = ?`,
-  addScope: `INSERT INTO scopes (name) VALUES (?)`,
-
-  // Reads.
-  readDoc: `SELECT version, doc FROM docs WHERE coll = ? AND id = ?`,
-  byKey: `SELECT d.id, d.version, d.doc FROM entries e JOIN docs d ON d.rid = e.rid WHERE e.ix = ? AND e.key = ? ORDER BY e.rid LIMIT 1`,
-  changesSince: `SELECT seq, pos, coll, id, type, version, stream, time FROM changes WHERE seq > ? ORDER BY seq, pos LIMIT ?`,
-  streamChanges: `SELECT seq, pos, coll, id, type, version, stream, time FROM changes
-    WHERE stream = ? AND (seq, pos) > (?, ?) ORDER BY stream, seq, pos LIMIT ?`,
-  oldestChanges: `SELECT seq, pos, time FROM changes ORDER BY seq, pos LIMIT ?`,
-  pruneThrough: `DELETE FROM changes WHERE (seq, pos) <= (?, ?)`,
-  raiseMeta: `UPDATE meta SET value = max(value, ?) WHERE key = ?`,
-
-  // Writes (inside one IMMEDIATE transaction per commit).
-  current: `SELECT rid, version, terms, keys FROM docs WHERE coll = ? AND id = ?`,
-  insertDoc: `INSERT INTO docs (coll, id, version, terms, keys, doc) VALUES (?, ?, ?, ?, ?, ?)`,
-  updateDoc: `UPDATE docs SET version = ?, terms = ?, keys = ?, doc = ? WHERE rid = ?`,
-  deleteDoc: `DELETE FROM docs WHERE rid = ?`,
-  insertEntry: `INSERT OR IGNORE INTO entries (ix, key, rid) VALUES (?, ?, ?)`,
-  deleteEntry: `DELETE FROM entries WHERE ix = ? AND key = ? AND rid = ?`,
-  holder: `SELECT rid FROM entries WHERE ix = ? AND key = ? AND rid <> ? LIMIT 1`,
-  indexTerms: `INSERT INTO search (rowid, t) VALUES (?, ?)`,
-  unindexTerms: `DELETE FROM search WHERE rowid = ?`,
-  putTerms: `INSERT OR REPLACE INTO terms (rid, t) VALUES (?, ?)`,
-  deleteTerms: `DELETE FROM terms WHERE rid = ?`,
-  readTerms: `SELECT t FROM terms WHERE rid = ?`,
-  logChange: `INSERT INTO changes (seq, pos, coll, id, type, version, stream, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 } as const;
 
-type Lower = '>=' | '>';
-type Upper = '<=' | '<';
+/** Runs the storage migrations the file has not had yet, each once, under the write lock. */
+export function migrate(db: SqliteDatabase): void {
+  db.transaction(() => {
+    const current = Number(db.pragma(META_SQL.userVersion, { simple: true }));
+    if (current > MIGRATIONS.length) {
+      throw new Error(`sqlite file has storage version ${current}; this blogcore knows up to ${MIGRATIONS.length}`);
+    }
+    for (let v = current; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!);
+    if (current !== MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
+  }).immediate();
+}
 
-/** One index range walk: key bounds are bytes (see keys.ts); ties (possible only off the core's keys) by rowid. */
-export const listSql = (lower: Lower, upper: Upper, dir: 'ASC' | 'DESC') =>
-  `SELECT e.key, d.id, d.version, d.doc FROM entries e JOIN docs d ON d.rid = e.rid
-   WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
-
-export const countSql = (lower: Lower, upper: Upper) => `SELECT count(*) FROM entries WHERE ix = ? AND key ${lower} ? AND key ${upper} ?`;
-
-/** One index range walk returning keys and ids only (no document is read). */
-export const keysSql = (lower: Lower, upper: Upper, dir: 'ASC' | 'DESC') =>
-  `SELECT e.key, d.id, e.rid FROM entries e JOIN docs d ON d.rid = e.rid
-   WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
-
-/**
- * Several prefixes' walks merged by suffix in one statement: each member walks one prefix (a seek, at most
- * `limit` keys), the suffix is the key's bytes after its prefix, GROUP BY keeps one row per suffix (the
- * lowest member number: SQLite takes bare columns from the min() row), and only the page is joined to docs.
- * Parameters per member: suffix start, index, from, to, limit; then the page limit.
- */
-export const mergeSql = (members: number, lower: Lower, upper: Upper, dir: 'ASC' | 'DESC') =>
-  `SELECT t.key, d.id FROM (
-     SELECT s, key, rid, min(n) AS n FROM (${Array.from(
-       { length: members },
-       (_, n) =>
-         `SELECT * FROM (SELECT substr(key, ?) AS s, key, rid, ${n} AS n FROM entries
-          WHERE ix = ? AND key ${lower} ? AND key ${upper} ? ORDER BY key ${dir} LIMIT ?)`,
-     ).join(' UNION ALL ')})
-     GROUP BY s ORDER BY s ${dir} LIMIT ?
-   ) t JOIN docs d ON d.rid = t.rid ORDER BY t.s ${dir}`;
-
-/**
- * One prefix's walk keeping the keys whose record matches: FTS5 gives the match set once (materialized),
- * the walk reads index keys in order until the page is full (the shape raw SQL uses for an ordered search).
- */
-export const matchWalkSql = (lower: Lower, upper: Upper, dir: 'ASC' | 'DESC') =>
-  `SELECT e.key, d.id FROM entries e JOIN docs d ON d.rid = e.rid
-   WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? AND e.rid IN (SELECT rowid FROM search WHERE search MATCH ?)
-   ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
-
-/** How many records match, counted no further than the cap (FTS5 reads the posting lists that far only). */
-export const matchCountSql = `SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)`;
-
-/**
- * Every match's entries of one index as one JSON text `[[id, keys|null], ...]` (`path` is `$."<index
- * number>"` into docs.keys): used only when the matches are few (see `search`), SQLite builds it in C.
- */
-export const searchSql = `SELECT json_group_array(json_array(d.id, d.keys -> ?)) FROM search s JOIN docs d ON d.rid = s.rowid
-   WHERE search MATCH ? AND d.coll = ?`;
+/** Brings the catalog to the declared collections and indexes (new ones added, dropped indexes emptied). */
+export function declare(c: Connection, schema: StoreSchema): void {
+  c.db
+    .transaction(() => {
+      const stored = Number(c.stmt(META_SQL.getMeta).pluck().get('schemaVersion'));
+      if (stored > schema.version) {
+        throw new Error(`sqlite store holds schema version ${stored}, newer than this blogcore's ${schema.version}`);
+      }
+      const colls = new Map<string, { no: number; search: number }>();
+      for (const [no, name, search] of c.stmt(META_SQL.catalogCollections).raw().all() as Array<[number, string, number]>) {
+        colls.set(name, { no, search });
+      }
+      const idx = new Map<string, { no: number; uniq: number }>();
+      for (const [no, coll, name, uniq] of c.stmt(META_SQL.catalogIndexes).raw().all() as Array<[number, number, string, number]>) {
+        idx.set(`${coll}\0${name}`, { no, uniq });
+      }
+      const byName = new Map<string, CollectionInfo>();
+      const keep = new Set<number>();
+      for (const def of schema.collections) {
+        let coll = colls.get(def.name);
+        const search = def.search ? 1 : 0;
+        if (!coll) {
+          coll = { no: Number(c.stmt(META_SQL.addCollection).run(def.name, search).lastInsertRowid), search };
+          colls.set(def.name, coll);
+        } else if (coll.search !== search) {
+          c.stmt(META_SQL.setSearch).run(search, coll.no);
+        }
+        const info: CollectionInfo = { no: coll.no, name: def.name, indexes: new Map() };
+        for (const index of def.indexes) {
+          let i = idx.get(`${coll.no}\0${index.name}`);
+          const uniq = index.unique ? 1 : 0;
+          if (!i) i = { no: Number(c.stmt(META_SQL.addIndex).run(coll.no, index.name, uniq).lastInsertRowid), uniq };
+          else if (i.uniq !== uniq) c.stmt(META_SQL.setUnique).run(uniq, i.no);
+          keep.add(i.no);
+          info.indexes.set(index.name, { no: i.no, name: index.name, unique: !!index.unique, path: `$."${i.no}"` });
+        }
+        byName.set(def.name, info);
+      }
+      // An index the schema no longer declares: its entries could not be kept up to date, so they go.
+      // A re-declared one gets a new number and starts empty, like a new index.
+      for (const [, i] of idx) {
+        if (keep.has(i.no)) continue;
+        c.stmt(META_SQL.dropEntries).run(i.no);
+        c.stmt(META_SQL.dropIndex).run(i.no);
+      }
+      c.stmt(META_SQL.setMeta).run(schema.version, 'schemaVersion');
+      c.byName = byName;
+      c.namesByNo = new Map([...colls].map(([name, coll]) => [coll.no, name]));
+    })
+    .immediate();
+}

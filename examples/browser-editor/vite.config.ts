@@ -1,6 +1,6 @@
 /**
  * The offline editor: a static app (HTML, JS, CSS, a service worker) that runs blogcore on IndexedDB in the
- * page. `blogcore`, `blogcore/idb` and `blogcore/sync` resolve to the sources, so it builds on a fresh clone without
+ * page. `blogcore`, `blogcore/idb`, `blogcore/sync` and `blogcore/schema` resolve to the sources, so it builds on a fresh clone without
  * `npm run build`; an app of your own would import the published package the same way.
  */
 import { readFileSync } from 'node:fs';
@@ -45,6 +45,7 @@ export default defineConfig(({ command }) => ({
       { find: /^blogcore$/, replacement: here('../../src/index.ts') },
       { find: /^blogcore\/idb$/, replacement: here('../../drivers/idb/index.ts') },
       { find: /^blogcore\/sync$/, replacement: here('../../src/sync/index.ts') },
+      { find: /^blogcore\/schema$/, replacement: here('../../src/schema/index.ts') },
     ],
   },
   build: { target: 'es2022', outDir: 'dist', emptyOutDir: true },

@@ -5,7 +5,7 @@
  */
 import { DriverConflict, type BlobStore, type CommitResult, type StorageDriver, type StoredDoc, type WriteOp } from '../store/driver.js';
 import { authError, resolveView, type Actor, type Standing } from '../rules/access.js';
-import { BlogError, conditionNotMet, notFound } from '../util/errors.js';
+import { BlogError, notFound } from '../util/errors.js';
 import type { EventShare } from './event-share.js';
 import { Emitter, type BlogEvent } from './events.js';
 import { Lanes, lanesOf } from './lanes.js';
@@ -16,8 +16,10 @@ import { RecordCache } from './record-cache.js';
 import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from '../store/records.js';
 import type { Role } from '../schema/schemas.js';
 import { LAYOUT_MARKER, STORE_LAYOUT, STORE_SCHEMA } from '../store/schema.js';
-import { parse, type Out, type Schema } from '../schema/validate.js';
-import { authorOf, etagOf, links, postWire, type Links } from './wire.js';
+import { parse } from '../schema/parse.js';
+import type { Output, Schema } from '../schema/standard.js';
+import type { ZodMiniType } from 'zod/mini';
+import { authorOf, links, postWire, type Links } from './wire.js';
 import type { Post } from '../schema/resources.js';
 
 export interface CoreOptions {
@@ -118,9 +120,10 @@ export class Core {
    * Checks a method's parameters (src/schema/schemas.ts): the parsed values, or a 400 BlogError naming the field at
    * fault. Every call starts here, so this is also where the cache learns that a call began.
    */
-  parse<S extends Schema<unknown, unknown>>(schema: S, input: unknown): Out<S> {
+  parse<S extends Schema>(schema: S, input: unknown): Output<S> {
     this.cache.begin();
-    return parse(schema, input);
+    // Every schema the core is given is one of src/schema/schemas.ts (zod): Schema only keeps zod out of its type.
+    return parse(schema as unknown as ZodMiniType, input) as Output<S>;
   }
 
   async get<T>(collection: string, id: string): Promise<StoredDoc<T> | undefined> {
@@ -368,14 +371,3 @@ const dueTime = (doc: unknown): string | undefined => {
   const p = doc as Partial<PostRecord> | undefined;
   return p?.status === 'SCHEDULED' && typeof p.published === 'string' ? p.published : undefined;
 };
-
-/** Refuses a write whose `ifMatch` names another revision. `*` matches any; quotes and W/ are optional. */
-export function checkIfMatch(ifMatch: string | undefined, id: string, rev: number): void {
-  if (ifMatch === undefined) return;
-  const want = etagOf(id, rev);
-  const ok = ifMatch.split(',').some((tag) => {
-    const t = tag.trim().replace(/^W\//, '');
-    return t === '*' || t === want || `"${t}"` === want;
-  });
-  if (!ok) throw conditionNotMet();
-}

@@ -5,9 +5,21 @@ import type { BlogRecord, CommentRecord, PageRecord, PostRecord, UserRecord } fr
 import type { Role } from '../schema/schemas.js';
 import type { Author, Post, Page, Comment, Blog, User, BlogUserInfo } from '../schema/resources.js';
 import { imagesOf } from '../rules/text.js';
+import { conditionNotMet } from '../util/errors.js';
 
 /** Changes whenever the stored resource changes (its own revision), never for comment counts. */
 export const etagOf = (id: string, rev: number) => `"${shortHash(`${id}:${rev}`)}${rev.toString(36)}"`;
+/** Refuses a write whose `ifMatch` names another revision. `*` matches any; quotes and W/ are optional. */
+export function checkIfMatch(ifMatch: string | undefined, id: string, rev: number): void {
+  if (ifMatch === undefined) return;
+  const want = etagOf(id, rev);
+  const ok = ifMatch.split(',').some((tag) => {
+    const t = tag.trim().replace(/^W\//, '');
+    return t === '*' || t === want || `"${t}"` === want;
+  });
+  if (!ok) throw conditionNotMet();
+}
+
 export const listEtag = (parts: string[]) => `"${shortHash(parts.join('|'))}"`;
 
 export const links = (base: string) => ({

@@ -2,16 +2,19 @@
  * The OpenAPI 3.1 document of every route, generated from the route table (paths, methods, wire parameters,
  * bodies, ETag and If-Match) and the parameter schemas (types, bounds, enums), so it cannot drift from what
  * the helper serves. Served at `{basePath}/openapi.json`. Operations that are not Blogger v3 methods carry
- * `x-blogcore-extension: true`. Each answer names its wire resource (components.schemas, by `kind`).
+ * `x-blogcore-extension: true`. Each answer names its wire resource (components.schemas, by `kind`). The
+ * parameter and body schemas are zod's own rendering of the schemas the service checks (`z.toJSONSchema`).
  */
-import { defineParams } from '../schema/schemas.js';
-import { defineMediaParams } from '../schema/media.js';
-import { jsonKit, type JsonSchema } from './json-schema.js';
+import { toJSONSchema } from 'zod/mini';
+import { params } from '../schema/schemas.js';
+import { mediaParams } from '../schema/media.js';
 import { UNSPECIFIED } from './override.js';
 import { mediaBase } from './media.js';
 import { ROUTES, type ParamKind, type Route } from './routes.js';
 
 type Doc = Record<string, unknown>;
+/** The slice of JSON Schema the OpenAPI document uses. */
+type JsonSchema = { [key: string]: unknown };
 
 /** The wire resources (src/core/wire.ts) by component name: their `kind`, and for lists the component of an item. */
 const RESOURCES: Record<string, { kind: string; item?: string }> = {
@@ -78,7 +81,7 @@ function resourceSchema({ kind, item }: { kind: string; item?: string }): JsonSc
   };
 }
 
-const schemas = { ...defineParams(jsonKit), ...defineMediaParams(jsonKit) } as unknown as Record<string, { json?: JsonSchema }>;
+const schemas: Record<string, (typeof params)[keyof typeof params]> = { ...params, ...mediaParams };
 const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 
 /** The parameter schema of a route's operation: `postsList` for posts.list; patch shares update's, actions share one. */
@@ -89,8 +92,10 @@ function operationSchema(route: Route): JsonSchema {
     .map((part, i) => (i === 0 ? part : cap(part)))
     .join('');
   const found = schemas[ns + cap(method)] ?? (method === 'patch' ? schemas[`${ns}Update`] : undefined) ?? schemas[`${ns}Action`];
-  if (!found?.json) throw new Error(`openapi: no parameter schema for ${ns}.${method}`);
-  return found.json;
+  if (!found) throw new Error(`openapi: no parameter schema for ${ns}.${method}`);
+  // What a caller may send (the input side: enums before their values are normalised, lists before splitting).
+  const { $schema: _, ...json } = toJSONSchema(found, { io: 'input' }) as JsonSchema;
+  return json;
 }
 
 const propertiesOf = (json: JsonSchema) => (json.properties ?? {}) as Record<string, JsonSchema>;
@@ -104,10 +109,8 @@ function querySchema(name: string, kind: ParamKind, json: JsonSchema | undefined
       return json?.type === 'integer' ? json : { type: 'integer', minimum: 0 };
     case 'bool':
       return { type: 'boolean' };
-    case 'list': {
-      const item = ((json?.anyOf as JsonSchema[] | undefined)?.[1]?.items as JsonSchema | undefined) ?? { type: 'string' };
-      return { type: 'array', items: withUnspecified(item) };
-    }
+    case 'list':
+      return { type: 'array', items: withUnspecified((json?.items as JsonSchema | undefined) ?? { type: 'string' }) };
     case 'csv':
       return { type: 'string', description: 'Comma-joined values; the parameter may also repeat.' };
     default:

@@ -6,7 +6,6 @@ import { shortHash } from '../util/ids.js';
 import { listOf, page, type PageQuery } from '../core/paging.js';
 import { commentVisOf, del, put, type CommentRecord, type PostRecord } from '../store/records.js';
 import { moveCommentsStep, visibleClasses } from '../core/comment-visibility.js';
-import { sanitizeCommentHtml } from '../rules/sanitize.js';
 import { params, type CommentStatus, type Role } from '../schema/schemas.js';
 import type { CommentsActionParams, CommentsGetParams, CommentsInsertParams, CommentsListByBlogParams, CommentsListParams } from '../schema/params.js';
 import { authorOf, commentWire, listEtag } from '../core/wire.js';
@@ -175,7 +174,8 @@ export function commentsApi(core: Core, actor: Actor) {
       const b = p.body;
       const authorUrl = b.author?.url;
       if (authorUrl !== undefined && authorUrl !== '' && !/^https?:\/\//i.test(authorUrl)) throw invalid('body.author.url', 'must be an http(s) URL');
-      const content = sanitizeCommentHtml(b.content);
+      // The sanitizer (and js-xss in it) loads on the first comment written: browsers rarely need it.
+      const content = (await import('../rules/sanitize.js')).sanitizeCommentHtml(b.content);
       const c = await core.transact(async () => {
         const post = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
         if (post.doc.status !== 'LIVE') throw conflict(`Comments are accepted only on LIVE posts; this post is ${post.doc.status}`);

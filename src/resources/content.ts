@@ -1,6 +1,7 @@
 /** What posts and pages share: loading with visibility, who may edit, paths, and the state table. */
 import { atLeast, type Actor, type Standing } from '../rules/access.js';
-import { checkIfMatch, type Core } from '../core/core.js';
+import type { Core } from '../core/core.js';
+import { checkIfMatch } from '../core/wire.js';
 import type { StoredDoc, WriteOp } from '../store/driver.js';
 import { conflict, forbidden, invalid, notFound } from '../util/errors.js';
 import type { EventType } from '../core/events.js';

@@ -9,7 +9,7 @@ import type { RevisionRecord } from '../store/records.js';
 import { conflict, forbidden, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page } from '../core/paging.js';
-import type { Schema } from '../schema/validate.js';
+import type { Schema } from '../schema/standard.js';
 import type { Revision, RevisionList } from '../schema/resources.js';
 import { loadVisible } from './content.js';
 import type { Item, Kind } from '../core/revision-capture.js';
@@ -35,9 +35,9 @@ type Change<R extends Item, T> = (blogId: string, id: string, ifMatch: string | 
 /** What the posts and pages APIs pass in: their item's kind, its parameter schemas and their write path. */
 interface Binding<R extends Item, T> {
   kind: Kind;
-  list: Schema<unknown, { blogId: string; maxResults?: number | undefined; pageToken?: string | undefined }>;
-  get: Schema<unknown, { blogId: string; revisionId: string }>;
-  restore: Schema<unknown, { blogId: string; revisionId: string; ifMatch?: string | undefined }>;
+  list: Schema<{ blogId: string; maxResults?: number | undefined; pageToken?: string | undefined }>;
+  get: Schema<{ blogId: string; revisionId: string }>;
+  restore: Schema<{ blogId: string; revisionId: string; ifMatch?: string | undefined }>;
   /** The item's own change (update events, editor rules). */
   change: Change<R, T>;
 }

@@ -1,13 +1,11 @@
 /**
- * Media (DESIGN §14): the resource, the parameters of `service.media`, and their checks (written with the
- * same kit as src/schema/schemas.ts, which merges them into `params`).
+ * Media (DESIGN §14): the resource, the parameters of `service.media`, and their zod schemas (built from
+ * src/schema/checks.ts as schemas.ts's are; kept apart so they load with the media calls, not in every bundle).
  */
+import type { output, ZodMiniType } from 'zod/mini';
+import { bool, describe, integer, object, optional, refine, string, unknown } from './checks.js';
 import type { IfMatch } from './params.js';
-import * as V from './validate.js';
-import type { Out, Schema } from './validate.js';
-
-/** The combinators the schemas below are written with (schemas.ts's kit: checks, or JSON Schema for OpenAPI). */
-type Kit = Pick<typeof V, 'bool' | 'describe' | 'integer' | 'object' | 'optional' | 'refine' | 'string' | 'unknown'>;
+import { id, text } from './schemas.js';
 
 /** The picture types media may hold: decided by the bytes, never by a name or a declared type. */
 export type MediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp' | 'image/avif';
@@ -106,53 +104,36 @@ const isBody = (v: unknown) =>
   (typeof ReadableStream !== 'undefined' && v instanceof ReadableStream) ||
   (typeof v === 'object' && v !== null && typeof (v as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function');
 
-/**
- * The media operations' parameter schemas, built with `kit`: src/schema/validate.ts's checks (`mediaParams`, in
- * the chunk the media calls load with) or the OpenAPI document's JSON Schema.
- */
-export function defineMediaParams(kit: Kit) {
-  const { bool, describe, integer, object, optional, refine, string, unknown } = kit;
-  const id = string(1, 200);
-  const sha = describe(
-    refine(string(64, 64), (s) => /^[0-9a-f]{64}$/.test(s), 'must be a media id: the lowercase hex SHA-256 of its bytes'),
-    { pattern: '^[0-9a-f]{64}$' },
-  );
-  const text = (max: number) => string(0, max, `must be at most ${max} characters`);
-  const body = refine(
-    unknown,
-    isBody,
-    'must be the picture: a Blob, a Uint8Array, a ReadableStream or an AsyncIterable of Uint8Array',
-  ) as unknown as Schema<MediaBody>;
-  return {
-    mediaUpload: object({
-      blogId: id,
-      body,
-      contentType: optional(string(1, 200)),
-      filename: optional(text(1_000)),
-      alt: optional(text(MEDIA_LIMITS.alt)),
-    }),
-    mediaGet: object({ blogId: id, mediaId: sha }),
-    mediaList: object({
-      blogId: id,
-      postId: optional(id),
-      maxResults: optional(integer(1, 500)),
-      pageToken: optional(string(0, 2_000)),
-    }),
-    mediaPatch: object({
-      blogId: id,
-      mediaId: sha,
-      body: object({ alt: optional(text(MEDIA_LIMITS.alt)), filename: optional(text(1_000)) }),
-      ifMatch: optional(string(1, 200)),
-    }),
-    mediaDelete: object({ blogId: id, mediaId: sha, force: optional(bool), ifMatch: optional(string(1, 200)) }),
-    mediaRead: object({
-      blogId: id,
-      mediaId: sha,
-      range: optional(object({ offset: integer(0, Number.MAX_SAFE_INTEGER), length: optional(integer(0, Number.MAX_SAFE_INTEGER)) })),
-    }),
-  };
-}
+const sha = describe(
+  refine(string(64, 64), (s) => /^[0-9a-f]{64}$/.test(s), 'must be a media id: the lowercase hex SHA-256 of its bytes'),
+  {
+    pattern: '^[0-9a-f]{64}$',
+  },
+);
+/** The bytes of an upload: checked for their kind only (their content is the upload's to check, as it streams). */
+const body = refine(unknown, isBody, 'must be the picture: a Blob, a Uint8Array, a ReadableStream or an AsyncIterable of Uint8Array') as unknown as ZodMiniType<
+  MediaBody,
+  MediaBody
+>;
+const ifMatch = optional(string(1, 200));
 
-/** The checks of the media calls. */
-export const mediaParams = defineMediaParams(V);
-export type MediaParsed<K extends keyof typeof mediaParams> = Out<(typeof mediaParams)[K]>;
+/** The media operations' parameter schemas (the OpenAPI document renders them beside schemas.ts's `params`). */
+export const mediaParams = {
+  mediaUpload: object({ blogId: id, body, contentType: optional(string(1, 200)), filename: optional(text(1_000)), alt: optional(text(MEDIA_LIMITS.alt)) }),
+  mediaGet: object({ blogId: id, mediaId: sha }),
+  mediaList: object({ blogId: id, postId: optional(id), maxResults: optional(integer(1, 500)), pageToken: optional(string(0, 2_000)) }),
+  mediaPatch: object({
+    blogId: id,
+    mediaId: sha,
+    body: object({ alt: optional(text(MEDIA_LIMITS.alt)), filename: optional(text(1_000)) }),
+    ifMatch,
+  }),
+  mediaDelete: object({ blogId: id, mediaId: sha, force: optional(bool), ifMatch }),
+  mediaRead: object({
+    blogId: id,
+    mediaId: sha,
+    range: optional(object({ offset: integer(0, Number.MAX_SAFE_INTEGER), length: optional(integer(0, Number.MAX_SAFE_INTEGER)) })),
+  }),
+};
+
+export type MediaParsed<K extends keyof typeof mediaParams> = output<(typeof mediaParams)[K]>;

@@ -14,7 +14,7 @@ it('bundles src/index.ts + drivers/idb for the browser platform without Node bui
   expect(inputs.filter((path) => NODE_BUILTIN.test(path))).toEqual([]);
 });
 
-/** Modules loaded on first use of their calls (event sharing: only for drivers that can watch a store, not IndexedDB; media bytes in IndexedDB). */
+/** Modules loaded on first use of their calls (event sharing: only for drivers that can watch a store, not IndexedDB; the comment sanitizer with js-xss; media bytes in IndexedDB). */
 const LAZY = [
   'drivers/idb/blobs.ts',
   'src/core/event-share.ts',
@@ -27,6 +27,7 @@ const LAZY = [
   'src/resources/pageviews.ts',
   'src/resources/revisions.ts',
   'src/resources/userinfos.ts',
+  'src/rules/sanitize.ts',
   'src/store/upgrade.ts',
 ];
 

@@ -227,6 +227,29 @@ describe('the offline browser editor', () => {
     await expectNoProblems(page);
   });
 
+  it("checks the form by the service's rules before saving: the field at fault is marked, nothing is written", async () => {
+    await page.getByRole('link', { name: '← All posts' }).click();
+    await page.getByRole('link', { name: 'New post' }).click();
+    await page.getByLabel('Title').fill('Checked in the page');
+    await page.getByLabel('Labels').fill(`fine, ${'y'.repeat(201)}`);
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    // The service's own words (blogcore/schema's parse), before any write: the post stays new.
+    expect(await page.locator('.problem .problem-detail').textContent()).toBe(
+      'Invalid value for labels: must be at most 200 characters (400 invalid · labels)',
+    );
+    expect(await page.getByLabel('Labels').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('labels');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('New post');
+    await page.getByLabel('Labels').fill('fine');
+    expect(await page.getByLabel('Labels').getAttribute('aria-invalid')).toBeNull();
+    // Leave without saving (the "unsaved changes" question is accepted): the list never had it.
+    await page.getByRole('link', { name: '← All posts' }).click();
+    await rowOf(page, 'Too long a label').waitFor();
+    expect(await rowOf(page, 'Checked in the page').count()).toBe(0);
+    await page.getByRole('link', { name: 'Too long a label', exact: true }).click(); // back in an editor, as the next test expects
+    await expectNoProblems(page);
+  });
+
   it('schedules a post for a later date; readers do not see it yet', async () => {
     const nextWeek = new Date(Date.now() + 7 * 24 * 3600_000);
     const pad = (n: number) => String(n).padStart(2, '0');

@@ -5,10 +5,11 @@
  */
 import type { BlogService, OneOrMore, PostBody, PostStatus, PostsListParams, Role } from '../../src/index.js';
 import type * as P from '../../src/schema/params.js';
+import type * as S from '../../src/schema/index.js';
+import type { params } from '../../src/schema/index.js';
+import type { input as In } from 'zod/mini';
 import type * as M from '../../src/schema/media.js';
 import type { mediaParams } from '../../src/schema/media.js';
-import type { params } from '../../src/schema/schemas.js';
-import type { In } from '../../src/schema/validate.js';
 
 declare const service: BlogService;
 const blogId = 'b';
@@ -153,6 +154,8 @@ agree<Check<'postsRevisionsRestore', P.PostsRevisionsRestoreParams>>();
 agree<Check<'pagesRevisionsList', P.PagesRevisionsListParams>>();
 agree<Check<'pagesRevisionsGet', P.PagesRevisionsGetParams>>();
 agree<Check<'pagesRevisionsRestore', P.PagesRevisionsRestoreParams>>();
+// Every runtime schema has its interface above: a new one without a check fails here.
+// Media's schemas live beside (src/schema/media.ts), each with its interface.
 agree<Same<In<(typeof mediaParams)['mediaUpload']>, M.MediaUploadParams>>();
 agree<Same<In<(typeof mediaParams)['mediaGet']>, M.MediaGetParams>>();
 agree<Same<In<(typeof mediaParams)['mediaList']>, M.MediaListParams>>();
@@ -160,7 +163,6 @@ agree<Same<In<(typeof mediaParams)['mediaPatch']>, M.MediaPatchParams>>();
 agree<Same<In<(typeof mediaParams)['mediaDelete']>, M.MediaDeleteParams>>();
 agree<Same<In<(typeof mediaParams)['mediaRead']>, M.MediaReadParams>>();
 agree<Same<keyof typeof mediaParams, 'mediaUpload' | 'mediaGet' | 'mediaList' | 'mediaPatch' | 'mediaDelete' | 'mediaRead'>>();
-// Every runtime schema has its interface above: a new one without a check fails here.
 agree<Same<keyof typeof params, Checked>>();
 type Checked =
   | 'blogsGet'
@@ -213,3 +215,12 @@ type Checked =
 // The service methods take the public interfaces (not the runtime schemas' own types).
 agree<Same<Parameters<BlogService['posts']['list']>[0], PostsListParams>>();
 agree<Same<Parameters<BlogService['comments']['insert']>[0], P.CommentsInsertParams>>();
+
+// The body schemas `blogcore/schema` exports take exactly the body interfaces.
+agree<Same<In<typeof S.postBody>, P.PostBody>>();
+agree<Same<In<typeof S.pageBody>, P.PageBody>>();
+agree<Same<In<typeof S.commentBody>, P.CommentBody>>();
+agree<Same<In<typeof S.blogBody>, P.BlogBody>>();
+agree<Same<In<typeof S.blogPatchBody>, P.BlogPatchBody>>();
+agree<Same<In<typeof S.userBody>, P.UserBody>>();
+agree<Same<In<typeof S.userPatchBody>, P.UserPatchBody>>();

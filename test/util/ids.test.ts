@@ -46,8 +46,30 @@ it('sorts ids of a later millisecond after every id of an earlier one, and stays
   expect(newId(new Date(t + 2)) > back).toBe(true);
 });
 
+it('reads back as the time it was made at, by the ulid package', async () => {
+  const { decodeTime, isValid } = await import('ulid');
+  const t = Date.UTC(2026, 2, 15, 10, 30, 1, 234);
+  const id = newId(new Date(t));
+  expect(isValid(id)).toBe(true);
+  expect(decodeTime(id)).toBe(t);
+});
+
 it('draws a fresh random part each new millisecond', () => {
   const t = Date.UTC(2026, 2, 15, 10);
   const randoms = new Set(Array.from({ length: 200 }, (_, i) => newId(new Date(t + i)).slice(10)));
   expect(randoms.size).toBe(200);
+});
+
+it("takes its time from the service's injected clock", async () => {
+  const { decodeTime } = await import('ulid');
+  const { createBlogService } = await import('../../src/index.js');
+  const { memoryDriver } = await import('../../drivers/memory/index.js');
+  const t = Date.UTC(2031, 4, 6, 7, 8, 9, 10);
+  const service = createBlogService({ driver: memoryDriver(), now: () => new Date(t) });
+  await service.users.insert({ body: { id: 'u', displayName: 'U' } });
+  const blog = await service.blogs.insert({ ownerId: 'u', body: { name: 'B', url: 'https://b.example/' } });
+  const post = await service.posts.insert({ blogId: blog.id!, body: { title: 't', content: 'c' } });
+  expect([decodeTime(blog.id!), decodeTime(post.id!)]).toEqual([t, t]);
+  expect(post.id! > blog.id!).toBe(true);
+  await service.close();
 });

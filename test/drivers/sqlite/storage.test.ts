@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { compareKeys, DriverConflict, type Key, type StorageDriver, type StoreSchema } from '../../../src/store/driver.js';
 import { sqliteDriver, SQLITE_STORAGE_VERSION } from '../../../drivers/sqlite/index.js';
 import { decodeKey, encodeKey } from '../../../drivers/shared/byte-keys.js';
-import { countSql, listSql, MIGRATIONS } from '../../../drivers/sqlite/schema.js';
+import { countSql, listSql } from '../../../drivers/sqlite/reads.js';
+import { MIGRATIONS } from '../../../drivers/sqlite/schema.js';
 import { itemPut, suiteSchema } from '../suite.js';
 import { checkStore } from './invariants.js';
 

@@ -1,9 +1,11 @@
 /**
  * Writing and editing a post or a page. Every write carries the etag the editor loaded (`ifMatch`), so
  * when another tab saved the same post meanwhile the service answers 412 and the editor says so, keeping
- * this tab's text, instead of one tab silently overwriting the other.
+ * this tab's text, instead of one tab silently overwriting the other. Before a write, the form is checked by
+ * the rules the service applies to the body (`blogcore/schema`): the field at fault is marked and nothing is sent.
  */
-import type { Page, Post } from 'blogcore';
+import { BlogError, type Page, type Post } from 'blogcore';
+import { pageBody, parse, postBody } from 'blogcore/schema';
 import type { App } from '../app.js';
 import { isConflict } from '../errors.js';
 import { h, htmlFrame, mount, when } from '../dom.js';
@@ -26,6 +28,8 @@ export interface Kind {
   listHref: string;
   hasLabels: boolean;
   canSchedule: boolean;
+  /** The body the service takes for this kind of document: the form is checked by its rules before a save. */
+  body: typeof postBody | typeof pageBody;
   get(id: string): Promise<Doc>;
   create(fields: Fields, how: 'draft' | 'publish' | { at: string }): Promise<Doc>;
   save(doc: Doc, etag: string, fields: Fields, how: How): Promise<Doc>;
@@ -42,6 +46,7 @@ export function postKind(app: App): Kind {
     listHref: '#/posts',
     hasLabels: true,
     canSchedule: true,
+    body: postBody,
     get: (postId) => posts.get({ blogId, postId, view: 'ADMIN' }),
     create: (fields, how) => posts.insert({ blogId, isDraft: how === 'draft', body: { ...fields, ...(typeof how === 'object' ? { published: how.at } : {}) } }),
     async save(doc, etag, fields, how) {
@@ -69,6 +74,7 @@ export function pageKind(app: App): Kind {
     listHref: '#/pages',
     hasLabels: false,
     canSchedule: false,
+    body: pageBody,
     get: (pageId) => pages.get({ blogId, pageId, view: 'ADMIN' }),
     create: ({ title, content }, how) => pages.insert({ blogId, isDraft: how === 'draft', body: { title, content } }),
     save: (doc, ifMatch, { title, content }, how) =>
@@ -180,7 +186,10 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     saveState.textContent = dirty() ? 'Unsaved changes' : doc ? 'All changes saved' : '';
     saveState.classList.toggle('unsaved', dirty());
   };
-  form.addEventListener('input', showDirty);
+  form.addEventListener('input', (e) => {
+    (e.target as Element).removeAttribute('aria-invalid');
+    showDirty();
+  });
   app.unsaved = () => (dirty() ? `This ${kind.noun} has unsaved changes. Leave without saving them?` : null);
   let busy = false;
   app.onRemoteChange = (change) => {
@@ -387,8 +396,25 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     void save('keep');
   }
 
+  /** Whether the form passes the service's rules for the body; if not, says why as the service would and marks the field. */
+  function checked({ title: t, content: c, labels: l }: Fields): boolean {
+    app.clearProblems();
+    try {
+      parse(kind.body, kind.hasLabels ? { title: t, content: c, labels: l } : { title: t, content: c });
+      return true;
+    } catch (error) {
+      app.fail(error);
+      const byName: Record<string, HTMLElement> = { title, labels, content };
+      const field = BlogError.is(error) && error.location ? byName[error.location] : undefined;
+      field?.setAttribute('aria-invalid', 'true');
+      field?.focus();
+      return false;
+    }
+  }
+
   function save(how: How) {
     const fields = values();
+    if (!checked(fields)) return;
     return run(
       (etag) => (doc ? kind.save(doc, etag, fields, how) : kind.create(fields, how === 'keep' || how === 'revert' ? 'draft' : how)),
       (saved) => {

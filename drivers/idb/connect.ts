@@ -1,0 +1,169 @@
+/**
+ * Opening the database through idb, and the open connection every read and write starts from. idb's `openDB`
+ * always asks the global `indexedDB`; the driver takes its factory from the options (tests give each store a
+ * fresh one), so it wraps that factory's open request with idb's `wrap` and wires openDB's callbacks itself:
+ * `upgrade` (schema.ts), `blocked` (another tab keeps an older version open: give up after a while instead
+ * of hanging), `blocking` (another tab wants a newer version: let it) and `terminated` (the browser dropped
+ * the connection).
+ */
+import { wrap, type IDBPDatabase, type IDBPObjectStore, type IDBPTransaction } from 'idb';
+import type { CollectionDef, StoreSchema } from '../../src/store/driver.js';
+import type { Index3 } from './native.js';
+import { idbVersion, missingLayout, schemaVersion, upgrade } from './schema.js';
+
+/** `open` could not upgrade the database because another connection keeps an older version open. */
+export class IdbBlockedError extends Error {
+  override readonly name = 'IdbBlockedError';
+}
+
+export interface IdbDriverOptions {
+  /** The IndexedDB database name. Default `blogcore`. */
+  name?: string;
+  /**
+   * The IDBFactory to use. Default: the global `indexedDB`. IndexedDB's classes must be globals either way (idb
+   * checks results against them): in Node, `import 'fake-indexeddb/auto'` first, then pass a fresh
+   * `new IDBFactory()` from 'fake-indexeddb' here to give a store a database world of its own.
+   */
+  indexedDB?: IDBFactory;
+  /** The IDBKeyRange class belonging to that factory. Default: the global `IDBKeyRange`. */
+  IDBKeyRange?: typeof IDBKeyRange;
+  /**
+   * How long `open` waits when another connection (usually another tab on an older version of the app)
+   * holds the database open and does not close it for the upgrade. Then `open` fails with
+   * `IdbBlockedError` instead of hanging. Default 3000 ms.
+   */
+  blockedTimeoutMs?: number;
+}
+
+/** The options with their defaults, or a clear error where there is no IndexedDB. */
+export function settings(options: IdbDriverOptions): Omit<OpenOptions, 'lost'> & { KeyRange: typeof IDBKeyRange } {
+  const g = globalThis as { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange; IDBRequest?: unknown };
+  const factory = options.indexedDB ?? g.indexedDB;
+  const KeyRange = options.IDBKeyRange ?? g.IDBKeyRange;
+  if (!factory || !KeyRange || !g.IDBRequest) {
+    throw new Error(
+      "idbDriver: no IndexedDB here. In Node, add import 'fake-indexeddb/auto' (npm install -D fake-indexeddb) before creating the driver " +
+        "(then { indexedDB: new IDBFactory() } from 'fake-indexeddb' gives a store a database world of its own).",
+    );
+  }
+  return { factory, KeyRange, name: options.name ?? 'blogcore', blockedTimeoutMs: options.blockedTimeoutMs ?? 3000 };
+}
+
+export interface OpenOptions {
+  factory: IDBFactory;
+  name: string;
+  blockedTimeoutMs: number;
+  /** Told why the connection is gone: upgraded or deleted by another tab, or dropped by the browser. */
+  lost(reason: string): void;
+}
+
+/** Opens (and if needed upgrades) the database; never waits forever on another tab. */
+export function openDatabase(o: OpenOptions, schema: StoreSchema): Promise<IDBPDatabase> {
+  const database = `IndexedDB database "${o.name}"`;
+  return new Promise<IDBPDatabase>((resolve, reject) => {
+    let settled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    /** Settles once: later outcomes (a late success after we gave up, a late error) are ignored. */
+    const settle = () => {
+      clearTimeout(timer);
+      return !settled && (settled = true);
+    };
+    const fail = (error: Error) => settle() && reject(error);
+    // (If open throws, so does this executor: the promise rejects with its error.)
+    const request = o.factory.open(o.name, idbVersion(schema.version));
+    request.addEventListener('upgradeneeded', () => {
+      try {
+        upgrade(wrap(request.result), schema, wrap(request.transaction!) as unknown as IDBPTransaction<unknown, string[], 'versionchange'>);
+      } catch (e) {
+        request.transaction?.abort();
+        fail(new Error(`idb driver: upgrading ${o.name} to schema version ${schema.version} failed: ${(e as Error).message}`));
+      }
+    });
+    request.addEventListener('blocked', (event) => {
+      timer ??= setTimeout(
+        () =>
+          fail(
+            new IdbBlockedError(
+              `${database} is open at schema version ${schemaVersion(event.oldVersion)} in another tab or window ` +
+                `that does not close it, so it cannot be upgraded to ${schema.version}. Close or reload the other tabs of this app and try again.`,
+            ),
+          ),
+        o.blockedTimeoutMs,
+      );
+    });
+    request.addEventListener('error', (event) => event.preventDefault());
+    wrap(request).then(
+      (db) => {
+        // If we already gave up (blocked) and the other tab closed later, do not keep a connection nobody uses.
+        if (!settle()) return db!.close();
+        db!.addEventListener('versionchange', (event) => {
+          db!.close();
+          o.lost(
+            event.newVersion === null
+              ? `${database} was deleted by another tab or window`
+              : `${database} was upgraded by another tab or window (to schema version ${schemaVersion(event.newVersion)}); reload this page`,
+          );
+        });
+        db!.addEventListener('close', () => o.lost(`${database} was closed by the browser (storage cleared or failed)`));
+        resolve(db!);
+      },
+      (e: DOMException | null) =>
+        fail(
+          new Error(
+            e?.name === 'VersionError'
+              ? `${database} was written by a newer version of this app (this one has schema version ${schema.version}); update or reload the app`
+              : `idb driver: cannot open ${database}: ${e?.name ?? 'Error'}: ${e?.message ?? 'unknown error'}`,
+          ),
+        ),
+    );
+  }).then((db) => {
+    const missing = missingLayout(db, schema);
+    if (missing.length === 0) return db;
+    db.close();
+    throw new Error(
+      `idb driver: database "${o.name}" lacks ${missing.join(', ')} at schema version ${schema.version}; bump the schema version when changing collections`,
+    );
+  });
+}
+
+const ignore = () => undefined;
+
+/** An open database and the collections its schema declares. */
+export class Connection {
+  /** Whether indexes have `getAllRecords`; found out on the first index read that could use it. */
+  #getAllRecords: boolean | undefined;
+
+  constructor(
+    readonly db: IDBPDatabase,
+    private readonly defs: ReadonlyMap<string, CollectionDef>,
+    readonly factory: IDBFactory,
+    readonly KeyRange: typeof IDBKeyRange,
+  ) {}
+
+  collection(name: string): CollectionDef {
+    const def = this.defs.get(name);
+    if (!def) throw new Error(`unknown collection ${name}`);
+    return def;
+  }
+
+  /**
+   * A transaction over `stores`. Whoever needs its outcome awaits `done`; an abort no one awaits (a commit
+   * refused on purpose, a connection closing under a read) is reported by the failed request instead.
+   */
+  transaction<Mode extends IDBTransactionMode = 'readonly'>(stores: string[], mode?: Mode): IDBPTransaction<unknown, string[], Mode> {
+    const tx = this.db.transaction(stores, mode);
+    tx.done.catch(ignore);
+    return tx;
+  }
+
+  /** A collection's store in a new read-only transaction. */
+  store(collection: string): IDBPObjectStore<unknown, string[], string, 'readonly'> {
+    this.collection(collection);
+    return this.transaction([collection]).objectStore(collection);
+  }
+
+  /** Whether the browser has `getAllRecords` (IndexedDB 3.0), asked of the first index the driver reads. */
+  hasGetAllRecords(index: Index3): boolean {
+    return (this.#getAllRecords ??= typeof index.getAllRecords === 'function');
+  }
+}

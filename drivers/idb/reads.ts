@@ -1,0 +1,111 @@
+/**
+ * Reads by id, by unique key and by key range, each in one read-only transaction: a page is one
+ * `getAllRecords` request where the browser has it (IndexedDB 3.0), else a cursor walked through idb.
+ */
+import {
+  mergeWalks,
+  type IndexedDoc,
+  type IndexEntry,
+  type Key,
+  type KeysQuery,
+  type ListQuery,
+  type RangeQuery,
+  type StoredDoc,
+} from '../../src/store/driver.js';
+import type { Connection } from './connect.js';
+import type { Index3 } from './native.js';
+import { stored, type Rec } from './schema.js';
+
+/** A key part that sorts after every string: `[...prefix, MAX]` bounds "everything with the prefix". */
+const MAX: [] = [];
+
+export const cursorDirection = (q: { direction: 'asc' | 'desc' }): IDBCursorDirection => (q.direction === 'asc' ? 'next' : 'prev');
+
+export async function get(c: Connection, collection: string, id: string): Promise<StoredDoc | undefined> {
+  return stored(await c.store(collection).get(id));
+}
+
+export async function getMany(c: Connection, collection: string, ids: readonly string[]): Promise<Array<StoredDoc | undefined>> {
+  c.collection(collection);
+  if (ids.length === 0) return [];
+  const store = c.store(collection);
+  return (await Promise.all(ids.map((id) => store.get(id)))).map(stored);
+}
+
+export async function getByIndex(c: Connection, collection: string, index: string, key: Key): Promise<StoredDoc | undefined> {
+  return stored(
+    await c
+      .store(collection)
+      .index(index)
+      .get([...key]),
+  );
+}
+
+/** The IDBKeyRange of a query, or undefined when the range is empty. */
+export function range(c: Connection, q: RangeQuery): IDBKeyRange | undefined {
+  const lower: unknown[] = [...q.prefix, ...(q.lower?.key ?? [])];
+  const upper: unknown[] = [...q.prefix, ...(q.upper?.key ?? [MAX])];
+  const lowerOpen = !!q.lower?.open;
+  const upperOpen = !!q.upper?.open;
+  const order = c.factory.cmp(lower, upper);
+  if (order > 0 || (order === 0 && (lowerOpen || upperOpen))) return undefined;
+  return c.KeyRange.bound(lower, upper, lowerOpen, upperOpen);
+}
+
+/** A collection's index in a new read-only transaction. */
+export const indexOf = (c: Connection, collection: string, index: string) => c.store(collection).index(index) as unknown as Index3;
+
+export async function list(c: Connection, q: ListQuery): Promise<IndexedDoc[]> {
+  const index = indexOf(c, q.collection, q.index);
+  const r = range(c, q);
+  const limit = Math.floor(q.limit);
+  if (!r || !(limit > 0)) return [];
+  const direction = cursorDirection(q);
+  if (c.hasGetAllRecords(index)) {
+    // One request for the whole page, with the index key of each entry.
+    const recs = await index.getAllRecords!<Rec>({ query: r, count: limit, direction });
+    return recs.map((rec) => ({ ...stored(rec.value)!, key: rec.key as string[] }));
+  }
+  const out: IndexedDoc[] = [];
+  for (let cursor = await index.openCursor(r, direction); cursor; cursor = await cursor.continue()) {
+    out.push({ ...stored(cursor.value as Rec)!, key: cursor.key as string[] });
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+export async function count(c: Connection, q: RangeQuery): Promise<number> {
+  const index = indexOf(c, q.collection, q.index);
+  const r = range(c, q);
+  return r ? index.count(r) : 0;
+}
+
+/**
+ * One prefix's walk in key order as index entries, at most `limit` (with `keep`, of the ids it keeps): one
+ * `getAllRecords` request where the browser has it (it reads the records too, but inside the driver), else a
+ * key cursor.
+ */
+export async function walk(c: Connection, index: Index3, q: KeysQuery, prefix: Key, limit: number, keep?: (id: string) => boolean): Promise<IndexEntry[]> {
+  const r = range(c, { ...q, prefix });
+  if (!r || limit <= 0) return [];
+  const direction = cursorDirection(q);
+  if (!keep && c.hasGetAllRecords(index)) {
+    const recs = await index.getAllRecords!<Rec>({ query: r, count: limit, direction });
+    return recs.map((rec) => ({ id: rec.primaryKey as string, key: rec.key as string[] }));
+  }
+  const out: IndexEntry[] = [];
+  for (let cursor = await index.openKeyCursor(r, direction); cursor; cursor = await cursor.continue()) {
+    const id = cursor.primaryKey as string;
+    if (!keep || keep(id)) out.push({ id, key: cursor.key as string[] });
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+export async function keys(c: Connection, q: KeysQuery): Promise<IndexEntry[]> {
+  const limit = Math.floor(q.limit);
+  if (!(limit > 0) || q.prefixes.length === 0) return [];
+  const index = indexOf(c, q.collection, q.index);
+  const walks = await Promise.all(q.prefixes.map((prefix) => walk(c, index, q, prefix, limit)));
+  return mergeWalks(walks, q.prefixes[0]!.length, q.direction, limit);
+}

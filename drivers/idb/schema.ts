@@ -1,0 +1,129 @@
+/**
+ * The IndexedDB layout of the driver (one database per `name`) and its upgrades:
+ * - one object store per collection, records `{ id, v, doc, k }` where `k` holds the core's index keys by
+ *   index name; each declared index is an IDB index on key path `k.<name>` with `multiEntry`, so an array of
+ *   array-keys gives one index entry per key (unique indexes are IDB-unique as well);
+ * - for collections with `search`, a side store `~terms.<collection>` of records `{ id, t }` whose multiEntry
+ *   index `t` holds one short flat string per (scope, token) (search.ts). Kept apart from the documents so
+ *   that gets and lists never read token lists;
+ * - `~log`: one record `{ t }` per commit under an auto-incremented key, which is the commit's sequence
+ *   number (so no counter has to be read and written per commit); pruning keeps the newest;
+ * - `~changes` (layout 2), the change log: one record per op under the key [seq, pos], with an index
+ *   `stream` on [s, q, p] (stream, seq, pos) that walks one stream's changes alone; `~meta` holds
+ *   `pruned`, the highest seq pruning removed;
+ * - `~blobs` (layout 3): media bytes as Blobs by key (blobs.ts).
+ * The database version is the core's schema version × 1000 + this layout's version.
+ */
+import type { IDBPDatabase, IDBPTransaction } from 'idb';
+import type { JsonObject, Key, StoredDoc, StoreSchema } from '../../src/store/driver.js';
+
+/** Bumped when this driver's own storage layout changes; combined with the core's schema version. */
+const LAYOUT_VERSION = 3;
+export const LOG = '~log';
+export const CHANGES = '~changes';
+export const META = '~meta';
+export const BLOBS = '~blobs';
+export const STREAM_INDEX = 'stream';
+export const TERMS = (collection: string) => `~terms.${collection}`;
+export const TOKEN_INDEX = 't';
+const NAME = /^[A-Za-z_$][\w$]*$/;
+
+/** The IndexedDB version of a schema version, and back: room for driver layout changes under each. */
+export const idbVersion = (schemaVersion: number) => schemaVersion * 1000 + LAYOUT_VERSION;
+export const schemaVersion = (version: number) => Math.floor(version / 1000);
+
+/** A record of a collection's store. */
+export interface Rec {
+  id: string;
+  v: number;
+  doc: JsonObject;
+  k: Record<string, Key[]>;
+  /** The search scope, for records with terms. */
+  s?: string;
+}
+
+/** A record of a `~terms.<collection>` store. */
+export interface TermsRec {
+  id: string;
+  t: string[];
+}
+
+/** One change of the change log (key: [seq, pos]). */
+export interface LogChange {
+  q: number;
+  p: number;
+  c: string;
+  id: string;
+  op: 'put' | 'delete';
+  v: number;
+  t: number;
+  s?: string;
+}
+
+export const stored = (rec: Rec | undefined): StoredDoc | undefined => rec && { id: rec.id, version: rec.v, doc: rec.doc };
+
+/** Collection and index names become store names and key paths: identifiers only. */
+export function checkNames(schema: StoreSchema): void {
+  if (!Number.isInteger(schema.version) || schema.version < 1) throw new Error(`idb driver: bad schema version ${schema.version}`);
+  for (const c of schema.collections) {
+    if (!NAME.test(c.name)) throw new Error(`idb driver: collection name ${JSON.stringify(c.name)} must be an identifier`);
+    for (const i of c.indexes) {
+      if (!NAME.test(i.name)) throw new Error(`idb driver: index name ${JSON.stringify(i.name)} must be an identifier (it is a key path)`);
+    }
+  }
+}
+
+/**
+ * Brings the stores and indexes in line with the schema, inside the versionchange transaction (idb's
+ * `upgrade` callback). Indexes are derived data and are rebuilt by IndexedDB from the stored `k` keys;
+ * collection stores are never deleted (data is not dropped because a schema forgot a collection).
+ */
+export function upgrade(db: IDBPDatabase, schema: StoreSchema, tx: IDBPTransaction<unknown, string[], 'versionchange'>): void {
+  const has = (name: string) => db.objectStoreNames.contains(name);
+  if (!has(LOG)) db.createObjectStore(LOG, { autoIncrement: true });
+  if (!has(META)) db.createObjectStore(META);
+  if (!has(BLOBS)) db.createObjectStore(BLOBS);
+  if (!has(CHANGES)) {
+    db.createObjectStore(CHANGES).createIndex(STREAM_INDEX, ['s', 'q', 'p']);
+    // Layout 1 kept each commit's changes in its ~log record. They had no reader but in-process events, so
+    // they go (the key generator, the seq, goes on); the bundle stays small for what every browser loads.
+    // (A failure aborts the upgrade, which `open` reports.)
+    tx.objectStore(LOG)
+      .clear()
+      .catch(() => undefined);
+  }
+  for (const c of schema.collections) {
+    const store = has(c.name) ? tx.objectStore(c.name) : db.createObjectStore(c.name, { keyPath: 'id' });
+    const wanted = new Map(c.indexes.map((i) => [i.name, !!i.unique]));
+    for (const existing of [...store.indexNames]) {
+      const index = store.index(existing);
+      if (wanted.get(existing) !== index.unique || index.keyPath !== `k.${existing}` || !index.multiEntry) store.deleteIndex(existing);
+    }
+    for (const [name, unique] of wanted) {
+      if (!store.indexNames.contains(name)) store.createIndex(name, `k.${name}`, { unique, multiEntry: true });
+    }
+    const terms = TERMS(c.name);
+    if (c.search && !has(terms)) {
+      db.createObjectStore(terms, { keyPath: 'id' }).createIndex(TOKEN_INDEX, TOKEN_INDEX, { multiEntry: true });
+    } else if (!c.search && has(terms)) {
+      db.deleteObjectStore(terms);
+    }
+  }
+}
+
+/** What the database lacks of the schema (a schema changed without a version bump), as a list of names. */
+export function missingLayout(db: IDBPDatabase, schema: StoreSchema): string[] {
+  const missing: string[] = [];
+  for (const c of schema.collections) {
+    if (!db.objectStoreNames.contains(c.name)) missing.push(`store ${c.name}`);
+    if (c.search && !db.objectStoreNames.contains(TERMS(c.name))) missing.push(`store ${TERMS(c.name)}`);
+  }
+  if (missing.length === 0) {
+    const tx = db.transaction(schema.collections.map((c) => c.name));
+    for (const c of schema.collections) {
+      const indexNames = tx.objectStore(c.name).indexNames;
+      for (const i of c.indexes) if (!indexNames.contains(i.name)) missing.push(`index ${c.name}.${i.name}`);
+    }
+  }
+  return missing;
+}

@@ -1,0 +1,125 @@
+/**
+ * Connecting through node-postgres (`pg`, an optional peer loaded on first open), and the Connection every
+ * read and write starts from: the pool, one statement per round trip (named prepared statements) and the
+ * collection catalog (drivers/shared/catalog.ts, filled by schema.ts).
+ */
+import { shortHash } from '../../src/util/ids.js';
+import { Catalog } from '../shared/catalog.js';
+import type { PgError, PgModule, PgPool, PgQueryConfig } from './native.js';
+
+interface Common {
+  /** The schema holding the store's tables, created when missing. Default `blogcore`. */
+  schema?: string;
+  /**
+   * Named prepared statements (parsed once per connection). Default true. Set false behind a pooler in
+   * transaction mode that cannot keep them (PgBouncer before 1.21, or without `max_prepared_statements`).
+   */
+  preparedStatements?: boolean;
+  /**
+   * Share `service.on` events with the other app servers on this store (LISTEN/NOTIFY and the change log).
+   * Default true. A single server may turn it off: each write then skips storing its events for others.
+   */
+  shareEvents?: boolean;
+}
+
+export interface PostgresConnectionOptions extends Common {
+  /** A `postgres://` URL. The driver opens a Pool on it and ends that Pool on `close()`. */
+  connectionString: string;
+  /** Connections in the driver's Pool. Default 10. */
+  max?: number;
+}
+
+export interface PostgresPoolOptions extends Common {
+  /** A `pg.Pool` owned by the host: used as given, never ended by the driver. */
+  pool: PgPool;
+}
+
+export type PostgresDriverOptions = PostgresConnectionOptions | PostgresPoolOptions;
+
+/** Opens a Pool on the connection string. */
+export async function openPool(options: PostgresConnectionOptions): Promise<PgPool> {
+  const mod = (await import('pg').catch((error: unknown) => {
+    throw new Error(`blogcore/postgres needs pg (npm install pg): ${String(error)}`);
+  })) as unknown as { default?: PgModule } & PgModule;
+  const pg = mod.default ?? mod;
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10 });
+  // An idle connection the server dropped must not crash the host; the next query opens a fresh one.
+  pool.on('error', () => {});
+  return pool;
+}
+
+/** A double-quoted identifier. */
+export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+export type { CollectionInfo, IndexInfo } from '../shared/catalog.js';
+
+/** SQLSTATEs of a connection that went away: the call failed, and whether it ran is unknown. */
+const CONNECTION_LOST = /^(08|57P0)/;
+
+function lostConnection(error: unknown): boolean {
+  const e = error as PgError;
+  return !!(e?.code && CONNECTION_LOST.test(e.code)) || /Connection terminated|ECONNRESET|ECONNREFUSED|EPIPE/.test(String(e?.message));
+}
+
+/** A lost connection, said plainly: the statement may or may not have run. */
+export function clearError(error: unknown): unknown {
+  const e = error as PgError;
+  if (!lostConnection(error)) return error;
+  return new Error(`blogcore/postgres: the database connection was lost (${e.message}); the call may not have completed, retry it`, {
+    cause: error,
+  });
+}
+
+/** A pool on one store's schema, and what the driver learned of the store. */
+export class Connection extends Catalog {
+  /** The schema name as a quoted identifier, for statements. */
+  readonly s: string;
+  /** Index names by number (a unique violation names the index by number). */
+  indexByNo = new Map<number, string>();
+  readonly #names = new Map<string, string>();
+  /** Statement names start with a tag of the schema: two stores on one connection never share a name. */
+  readonly #prefix: string;
+  readonly #statements = new Map<(s: string) => unknown, unknown>();
+
+  constructor(
+    readonly pool: PgPool,
+    readonly schema: string,
+    private readonly prepared: boolean,
+  ) {
+    super();
+    this.s = ident(schema);
+    this.#prefix = `bc${shortHash(schema)}_`;
+  }
+
+  /** The statements `build` writes for this store's schema, built once per connection. */
+  sql<T>(build: (s: string) => T): T {
+    let built = this.#statements.get(build) as T | undefined;
+    if (built === undefined) this.#statements.set(build, (built = build(this.s)));
+    return built;
+  }
+
+  /**
+   * One statement on any pooled connection, rows as arrays. A read whose connection was lost (a restarted
+   * server, a killed backend) is tried once more on a fresh one; a commit is not (it may have happened).
+   */
+  async run(text: string, values: readonly unknown[], read = true): Promise<unknown[][]> {
+    const config: PgQueryConfig = { text, values, rowMode: 'array' };
+    if (this.prepared) {
+      let name = this.#names.get(text);
+      if (!name) this.#names.set(text, (name = `${this.#prefix}${this.#names.size}`));
+      config.name = name;
+    }
+    try {
+      return (await this.pool.query<unknown[]>(config)).rows;
+    } catch (error) {
+      if (read && lostConnection(error)) {
+        try {
+          return (await this.pool.query<unknown[]>(config)).rows;
+        } catch (again) {
+          throw clearError(again);
+        }
+      }
+      throw clearError(error);
+    }
+  }
+}

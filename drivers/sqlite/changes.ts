@@ -1,0 +1,74 @@
+/** The change log: the `changes` table, one row per op under (commit seq, position in the commit). */
+import type { Change, LogBounds, LogPosition, PruneQuery, WriteOp } from '../../src/store/driver.js';
+import type { Connection } from './connect.js';
+import { META_SQL } from './schema.js';
+
+const CHANGE_SQL = {
+  logChange: `INSERT INTO changes (seq, pos, coll, id, type, version, stream, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  changesSince: `SELECT seq, pos, coll, id, type, version, stream, time FROM changes WHERE seq > ? ORDER BY seq, pos LIMIT ?`,
+  streamChanges: `SELECT seq, pos, coll, id, type, version, stream, time FROM changes
+    WHERE stream = ? AND (seq, pos) > (?, ?) ORDER BY stream, seq, pos LIMIT ?`,
+  oldestChanges: `SELECT seq, pos, time FROM changes ORDER BY seq, pos LIMIT ?`,
+  pruneThrough: `DELETE FROM changes WHERE (seq, pos) <= (?, ?)`,
+} as const;
+
+type ChangeRow = [number, number, number, string, 'put' | 'delete', number, string | null, number];
+
+/** Logs one op of a commit (inside its transaction). */
+export function logChange(c: Connection, seq: number, pos: number, coll: number, op: WriteOp, version: number, time: number): void {
+  c.stmt(CHANGE_SQL.logChange).run(seq, pos, coll, op.id, op.type, version, op.stream ?? null, time);
+}
+
+const toChange = (c: Connection, [seq, pos, coll, id, type, version, stream, time]: ChangeRow): Change => ({
+  seq,
+  pos,
+  collection: c.namesByNo.get(coll) ?? String(coll),
+  id,
+  type,
+  version,
+  ...(stream !== null ? { stream } : {}),
+  time,
+});
+
+export function changesSince(c: Connection, seq: number, limit = 1000): Change[] {
+  const rows = c
+    .stmt(CHANGE_SQL.changesSince)
+    .raw()
+    .all(seq, Math.max(0, Math.floor(limit))) as ChangeRow[];
+  return rows.map((row) => toChange(c, row));
+}
+
+export function streamChanges(c: Connection, stream: string, after: LogPosition, limit: number): Change[] {
+  const rows = c
+    .stmt(CHANGE_SQL.streamChanges)
+    .raw()
+    .all(stream, after.seq, after.pos, Math.max(0, Math.floor(limit))) as ChangeRow[];
+  return rows.map((row) => toChange(c, row));
+}
+
+export function logBounds(c: Connection): LogBounds {
+  const newest = Number(c.stmt(META_SQL.nextSeq).pluck().get()) - 1;
+  return { newest, pruned: Number(c.stmt(META_SQL.getMeta).pluck().get('pruned')) };
+}
+
+export function pruneChanges(c: Connection, q: PruneQuery): number {
+  const limit = Math.max(0, Math.floor(q.limit));
+  return c.db
+    .transaction(() => {
+      const rows = c.stmt(CHANGE_SQL.oldestChanges).raw().all(limit) as Array<[number, number, number]>;
+      let n = 0;
+      while (n < rows.length) {
+        const [seq, , time] = rows[n]!;
+        if (!((q.before !== undefined && time < q.before) || (q.through !== undefined && seq <= q.through))) break;
+        n++;
+      }
+      if (n === 0) return 0;
+      const [seq, pos] = rows[n - 1]!;
+      // meta.seq keeps the counter right if the newest entries go; meta.pruned says how far the log is gone.
+      c.stmt(META_SQL.raiseMeta).run(seq, 'seq');
+      c.stmt(META_SQL.raiseMeta).run(seq, 'pruned');
+      c.stmt(CHANGE_SQL.pruneThrough).run(seq, pos);
+      return n;
+    })
+    .immediate();
+}

@@ -1,0 +1,121 @@
+/**
+ * One commit, one IMMEDIATE transaction: the write lock is taken before the versions are read, so another
+ * connection cannot slip in between; each op is checked and applied in turn, and a DriverConflict rolls the
+ * whole commit back. (Inside a host's own transaction better-sqlite3 uses a savepoint instead.)
+ */
+import { createHash } from 'node:crypto';
+import { DriverConflict, type CommitOptions, type CommitResult, type Key, type WriteOp } from '../../src/store/driver.js';
+import { encodeKey } from '../shared/byte-keys.js';
+import { logChange } from './changes.js';
+import type { CollectionInfo, Connection, IndexInfo } from './connect.js';
+import { META_SQL } from './schema.js';
+import { ftsToken, scopeNo } from './search.js';
+
+const WRITE_SQL = {
+  current: `SELECT rid, version, terms, keys FROM docs WHERE coll = ? AND id = ?`,
+  insertDoc: `INSERT INTO docs (coll, id, version, terms, keys, doc) VALUES (?, ?, ?, ?, ?, ?)`,
+  updateDoc: `UPDATE docs SET version = ?, terms = ?, keys = ?, doc = ? WHERE rid = ?`,
+  deleteDoc: `DELETE FROM docs WHERE rid = ?`,
+  insertEntry: `INSERT OR IGNORE INTO entries (ix, key, rid) VALUES (?, ?, ?)`,
+  deleteEntry: `DELETE FROM entries WHERE ix = ? AND key = ? AND rid = ?`,
+  holder: `SELECT rid FROM entries WHERE ix = ? AND key = ? AND rid <> ? LIMIT 1`,
+  indexTerms: `INSERT INTO search (rowid, t) VALUES (?, ?)`,
+  unindexTerms: `DELETE FROM search WHERE rowid = ?`,
+  putTerms: `INSERT OR REPLACE INTO terms (rid, t) VALUES (?, ?)`,
+  deleteTerms: `DELETE FROM terms WHERE rid = ?`,
+} as const;
+
+/** The index keys a record holds, by index number (docs.keys). */
+type StoredKeys = Record<string, Key[]>;
+
+const termsHash = (scope: string, tokens: readonly string[]) => createHash('sha1').update(scope).update('\0').update(tokens.join('\0')).digest('base64');
+
+export function commit(c: Connection, ops: readonly WriteOp[], options: CommitOptions): CommitResult {
+  // Resolve names first: an unknown collection or index is a programming error, not a conflict.
+  const resolved = ops.map((op) => {
+    const coll = c.collection(op.collection);
+    if (op.type === 'put') for (const name of Object.keys(op.keys)) c.index(coll, name);
+    return coll;
+  });
+  c.hostTransaction = c.db.inTransaction;
+  return (c.commitTx ??= c.db.transaction((ops: readonly WriteOp[], resolved: CollectionInfo[], time: number) => {
+    const seq = Number(c.stmt(META_SQL.nextSeq).pluck().get());
+    if (ops.length === 0) c.stmt(META_SQL.setSeq).run(seq);
+    for (const [pos, op] of ops.entries()) apply(c, resolved[pos]!, op, seq, pos, time);
+    return { seq };
+  })).immediate(ops, resolved, Math.floor(options.time ?? Date.now()));
+}
+
+/** One op inside the commit transaction; throwing DriverConflict rolls the whole commit back. */
+function apply(c: Connection, coll: CollectionInfo, op: WriteOp, seq: number, pos: number, time: number): void {
+  const row = c.stmt(WRITE_SQL.current).raw().get(coll.no, op.id) as [number, number, string | null, string] | undefined;
+  const version = row?.[1] ?? 0;
+  if (version !== op.expect) throw new DriverConflict('version', op.collection, op.id);
+  const rid = row?.[0];
+  const oldTerms = row?.[2] ?? null;
+  // Old entries, keyed by index number + key bytes, so an update rewrites only what changed.
+  const old = new Map<string, [number, Buffer]>();
+  if (row) {
+    const stored = JSON.parse(row[3]) as StoredKeys;
+    for (const [ixNo, keys] of Object.entries(stored)) {
+      for (const key of keys) {
+        const bytes = encodeKey(key);
+        old.set(`${ixNo}:${bytes.toString('latin1')}`, [Number(ixNo), bytes]);
+      }
+    }
+  }
+
+  if (op.type === 'delete') {
+    for (const [ix, bytes] of old.values()) c.stmt(WRITE_SQL.deleteEntry).run(ix, bytes, rid!);
+    if (oldTerms !== null) {
+      c.stmt(WRITE_SQL.unindexTerms).run(rid!);
+      c.stmt(WRITE_SQL.deleteTerms).run(rid!);
+    }
+    c.stmt(WRITE_SQL.deleteDoc).run(rid!);
+    logChange(c, seq, pos, coll.no, op, version, time);
+    return;
+  }
+
+  const stored: StoredKeys = {};
+  const fresh = new Map<string, [IndexInfo, Buffer]>();
+  for (const [name, keys] of Object.entries(op.keys)) {
+    const i = c.index(coll, name);
+    if (keys.length === 0) continue;
+    stored[i.no] = keys.map((k) => [...k]);
+    for (const key of keys) {
+      const bytes = encodeKey(key);
+      fresh.set(`${i.no}:${bytes.toString('latin1')}`, [i, bytes]);
+    }
+  }
+  for (const [ref, [ix, bytes]] of old) if (!fresh.has(ref)) c.stmt(WRITE_SQL.deleteEntry).run(ix, bytes, rid!);
+
+  const terms = op.terms ? termsHash(op.terms.scope, op.terms.tokens) : null;
+  const keysJson = JSON.stringify(stored);
+  const docJson = JSON.stringify(op.doc);
+  let id: number;
+  if (rid === undefined) {
+    id = Number(c.stmt(WRITE_SQL.insertDoc).run(coll.no, op.id, op.expect + 1, terms, keysJson, docJson).lastInsertRowid);
+  } else {
+    id = rid;
+    c.stmt(WRITE_SQL.updateDoc).run(op.expect + 1, terms, keysJson, docJson, rid);
+  }
+  for (const [ref, [i, bytes]] of fresh) {
+    if (old.has(ref)) continue;
+    if (i.unique && c.stmt(WRITE_SQL.holder).pluck().get(i.no, bytes, id) !== undefined) {
+      throw new DriverConflict('unique', op.collection, op.id, i.name);
+    }
+    c.stmt(WRITE_SQL.insertEntry).run(i.no, bytes, id);
+  }
+  if (terms !== oldTerms) {
+    if (oldTerms !== null) c.stmt(WRITE_SQL.unindexTerms).run(id);
+    if (op.terms) {
+      const prefix = `${coll.no}s${scopeNo(c, op.terms.scope, true, !c.hostTransaction)!}`;
+      const tokens = [...new Set(op.terms.tokens)];
+      c.stmt(WRITE_SQL.indexTerms).run(id, tokens.map((t) => ftsToken(prefix, t)).join(' '));
+      c.stmt(WRITE_SQL.putTerms).run(id, ` ${tokens.map((t) => ftsToken('', t)).join(' ')} `);
+    } else {
+      c.stmt(WRITE_SQL.deleteTerms).run(id);
+    }
+  }
+  logChange(c, seq, pos, coll.no, op, op.expect + 1, time);
+}

@@ -1,0 +1,102 @@
+/**
+ * Opening a SQLite file through better-sqlite3 (an optional peer, loaded on first open), and the open
+ * Connection every read and write starts from: prepared statements, the collection catalog
+ * (drivers/shared/catalog.ts, filled by schema.ts) and the search scopes known so far.
+ */
+import type { CommitResult, StoredDoc, WriteOp } from '../../src/store/driver.js';
+import { Catalog, type CollectionInfo as Collection, type IndexInfo as Index } from '../shared/catalog.js';
+import type { SqliteDatabase, SqliteDatabaseConstructor, SqliteStatement, SqliteTransaction } from './native.js';
+
+export interface SqliteFileOptions {
+  /** A file path, or ':memory:'. The driver opens the file and closes it on `close()`. */
+  filename: string;
+  /** How long a write waits for another connection's lock, in ms (PRAGMA busy_timeout). Default 5000. */
+  busyTimeoutMs?: number;
+  /**
+   * SQLite's page cache for this connection, in KiB (PRAGMA cache_size). Default 65536 (64 MiB), taken as
+   * pages are read: list pages and searches touch rows spread over the file, and the 2 MiB SQLite default
+   * turns each of those into a read from the OS.
+   */
+  cacheSizeKb?: number;
+}
+
+export interface SqliteDatabaseOptions {
+  /** An open better-sqlite3 Database owned by the host: used as configured, never closed by the driver. */
+  database: SqliteDatabase;
+}
+
+export type SqliteDriverOptions = SqliteFileOptions | SqliteDatabaseOptions;
+
+/** Opens the file: WAL, so readers never wait for the writer and a commit costs no fsync. */
+export async function openFile(options: SqliteFileOptions): Promise<SqliteDatabase> {
+  const mod = (await import('better-sqlite3').catch((error: unknown) => {
+    throw loadError(error);
+  })) as unknown as { default: SqliteDatabaseConstructor };
+  let db: SqliteDatabase;
+  try {
+    db = new mod.default(options.filename);
+  } catch (error) {
+    throw NATIVE_LOAD.test(String(error)) ? loadError(error) : error;
+  }
+  // synchronous=NORMAL: every write is one transaction either way, so a killed process leaves whole commits only.
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+  db.pragma(`cache_size = ${-Math.max(64, Math.floor(options.cacheSizeKb ?? 65536))}`);
+  return db;
+}
+
+/** better-sqlite3's native addon could not be found or loaded (typically: bundled into a server build). */
+const NATIVE_LOAD = /bindings file|better_sqlite3\.node|NODE_MODULE_VERSION|did not self-register|ERR_DLOPEN_FAILED/;
+
+function loadError(error: unknown): Error {
+  const missing = (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' || /Cannot find (module|package) 'better-sqlite3'/.test(String(error));
+  return new Error(
+    missing
+      ? `blogcore/sqlite needs better-sqlite3: npm install better-sqlite3 (${String(error)})`
+      : 'blogcore/sqlite could not load better-sqlite3 and its native addon. If you bundle your server, keep better-sqlite3 out of the bundle: ' +
+          "esbuild --external:better-sqlite3 (or external: ['better-sqlite3']), webpack externals: { 'better-sqlite3': 'commonjs better-sqlite3' }, " +
+          `Vite ssr.external: ['better-sqlite3'] — and install it beside the bundle. (${String(error)})`,
+    { cause: error },
+  );
+}
+
+export interface IndexInfo extends Index {
+  /** JSON path of this index's keys inside docs.keys. */
+  path: string;
+}
+
+export type CollectionInfo = Collection<IndexInfo>;
+
+/** An open database and what the driver learned of it. */
+export class Connection extends Catalog<IndexInfo> {
+  /** Search scope numbers committed so far (search.ts `scopeNo`). */
+  readonly scopes = new Map<string, number>();
+  readTx: SqliteTransaction<[CollectionInfo, readonly string[]], Array<StoredDoc | undefined>> | undefined;
+  commitTx: SqliteTransaction<[readonly WriteOp[], CollectionInfo[], number], CommitResult> | undefined;
+  /** True while a commit runs inside a transaction the host opened on its own Database. */
+  hostTransaction = false;
+  readonly #statements = new Map<string, SqliteStatement>();
+
+  constructor(readonly db: SqliteDatabase) {
+    super();
+  }
+
+  /** Prepared statements, kept for the life of the connection. */
+  stmt(sql: string): SqliteStatement {
+    let s = this.#statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.#statements.set(sql, s);
+    }
+    return s;
+  }
+
+  /** Forgets the prepared statements (they belong to the database going away). */
+  forget(): void {
+    this.#statements.clear();
+    this.scopes.clear();
+    this.commitTx = this.readTx = undefined;
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Token search on FTS5 (the `search` table, schema.ts) and the `terms` rows. Strategy, by the number of
+ * matches in the scope (counted by FTS5 up to SPARSE):
+ * - fewer than SPARSE: every match's keys of the index (from docs.keys), sorted in JS;
+ * - more: first a short walk of the ordered index checking each candidate's tokens in its `terms` row,
+ *   which fills the page when matches are dense (a word in nearly every post) at the cost of a list page;
+ * - else: the ordered index walked against FTS5's materialized match set, sequential reads.
+ */
+import { compareKeys, mergeWalks, suffixInBounds, type IndexEntry, type Key, type SearchQuery } from '../../src/store/driver.js';
+import { decodeKey, encodeKey } from '../shared/byte-keys.js';
+import type { Connection } from './connect.js';
+import { sqlDirection, walk } from './reads.js';
+
+const SPARSE = 500;
+const WALK_CHUNK = 32;
+const DENSE_WALK = (limit: number) => 4 * limit + WALK_CHUNK;
+
+export const SEARCH_SQL = {
+  scopeNo: `SELECT no FROM scopes WHERE name = ?`,
+  addScope: `INSERT INTO scopes (name) VALUES (?)`,
+  readTerms: `SELECT t FROM terms WHERE rid = ?`,
+  /** How many records match, counted no further than the cap (FTS5 reads the posting lists that far only). */
+  matchCount: `SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)`,
+  /**
+   * Every match's entries of one index as one JSON text `[[id, keys|null], ...]` (the first parameter is
+   * `$."<index number>"` into docs.keys): used only when the matches are few, SQLite builds it in C.
+   */
+  sparse: `SELECT json_group_array(json_array(d.id, d.keys -> ?)) FROM search s JOIN docs d ON d.rid = s.rowid
+   WHERE search MATCH ? AND d.coll = ?`,
+} as const;
+
+/**
+ * One prefix's walk keeping the keys whose record matches: FTS5 gives the match set once (materialized),
+ * the walk reads index keys in order until the page is full (the shape raw SQL uses for an ordered search).
+ */
+const matchWalkSql = (lower: '>=' | '>', upper: '<=' | '<', dir: 'ASC' | 'DESC') =>
+  `SELECT e.key, d.id FROM entries e JOIN docs d ON d.rid = e.rid
+   WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? AND e.rid IN (SELECT rowid FROM search WHERE search MATCH ?)
+   ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
+
+/** Tokens FTS5's 'ascii' tokenizer keeps byte for byte: a-z, 0-9 and non-ASCII (lone surrogates excluded). */
+const PLAIN = /^[a-z0-9\u0080-\ud7ff\ue000-\uffff]+$/;
+
+/** A core token as one FTS5 term, prefixed by collection and scope numbers; distinct tokens stay distinct. */
+export function ftsToken(prefix: string, token: string): string {
+  if (PLAIN.test(token)) return `${prefix}p${token}`;
+  // UTF-8 cannot carry lone surrogates, so such a token is spelled by its UTF-16 code units.
+  if (/[\ud800-\udfff]/.test(token)) return `${prefix}u${Buffer.from(token, 'utf16le').toString('hex')}`;
+  return `${prefix}x${Buffer.from(token, 'utf8').toString('hex')}`;
+}
+
+/**
+ * The number of a search scope; with `create`, assigned on first use (inside the commit transaction).
+ * A committed number never changes, so it is cached; one given inside a commit is not (the commit may
+ * still roll back) until a later call finds it, nor one read inside a transaction the host opened.
+ */
+export function scopeNo(c: Connection, name: string, create: boolean, cacheable: boolean): number | undefined {
+  const known = c.scopes.get(name);
+  if (known !== undefined) return known;
+  const no = c.stmt(SEARCH_SQL.scopeNo).pluck().get(name) as number | undefined;
+  if (no !== undefined) {
+    if (cacheable) c.scopes.set(name, no);
+    return no;
+  }
+  return create ? Number(c.stmt(SEARCH_SQL.addScope).run(name).lastInsertRowid) : undefined;
+}
+
+export function search(c: Connection, q: SearchQuery): IndexEntry[] {
+  const coll = c.collection(q.collection);
+  const i = c.index(coll, q.index);
+  const limit = Math.max(0, Math.floor(q.limit));
+  if (q.tokens.length === 0 || limit === 0 || q.prefixes.length === 0) return [];
+  const scope = scopeNo(c, q.scope, false, !c.db.inTransaction);
+  if (scope === undefined) return [];
+  const prefix = `${coll.no}s${scope}`;
+  const match = [...new Set(q.tokens)].map((t) => `"${ftsToken(prefix, t)}"`).join(' ');
+  const width = q.prefixes[0]!.length;
+  if (Number(c.stmt(SEARCH_SQL.matchCount).pluck().get(match, SPARSE)) >= SPARSE) {
+    const walks = q.prefixes.map((p) => walkMatches(c, q, p, limit) ?? walkMatchSet(c, q, p, match, limit));
+    return mergeWalks(walks, width, q.direction, limit);
+  }
+  // Few matches: all of them, keys only, sorted here.
+  const rows = JSON.parse(c.stmt(SEARCH_SQL.sparse).pluck().get(i.path, match, coll.no) as string) as Array<[string, Key[] | null]>;
+  const byPrefix = new Map(q.prefixes.map((p, n) => [encodeKey(p).toString('latin1'), n]));
+  const walks: IndexEntry[][] = q.prefixes.map(() => []);
+  for (const [id, keys] of rows) {
+    for (const key of keys ?? []) {
+      const n = byPrefix.get(encodeKey(key.slice(0, width)).toString('latin1'));
+      if (n !== undefined && key.length > width && suffixInBounds(key.slice(width), q)) walks[n]!.push({ id, key });
+    }
+  }
+  const sign = q.direction === 'asc' ? 1 : -1;
+  for (const w of walks) w.sort((a, b) => sign * compareKeys(a.key, b.key));
+  return mergeWalks(walks, width, q.direction, limit);
+}
+
+/** The first `limit` matches of one prefix in index order, or undefined when too few turn up in a short walk. */
+function walkMatches(c: Connection, q: SearchQuery, prefix: Key, limit: number): IndexEntry[] | undefined {
+  const read = c.stmt(SEARCH_SQL.readTerms).pluck();
+  const wanted = [...new Set(q.tokens)].map((t) => ` ${ftsToken('', t)} `);
+  const out: IndexEntry[] = [];
+  let after: Buffer | undefined;
+  for (let checked = 0; checked < DENSE_WALK(limit); ) {
+    const chunk = walk(c, q, prefix, WALK_CHUNK, after);
+    for (const [key, id, rid] of chunk) {
+      checked++;
+      const terms = read.get(rid) as string | undefined;
+      if (terms !== undefined && wanted.every((w) => terms.includes(w))) out.push({ id, key: decodeKey(key) });
+      if (out.length >= limit) return out;
+    }
+    if (chunk.length < WALK_CHUNK) return out;
+    after = chunk[chunk.length - 1]![0];
+  }
+  return undefined;
+}
+
+/** The first `limit` matches of one prefix: the ordered index walked against FTS5's match set. */
+function walkMatchSet(c: Connection, q: SearchQuery, prefix: Key, match: string, limit: number): IndexEntry[] {
+  const r = c.range({ ...q, prefix });
+  const rows = c
+    .stmt(matchWalkSql(r.lower, r.upper, sqlDirection(q)))
+    .raw()
+    .all(r.ix, r.from, r.to, match, limit) as Array<[Buffer, string]>;
+  return rows.map(([key, id]) => ({ id, key: decodeKey(key) }));
+}

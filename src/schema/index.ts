@@ -1,0 +1,9 @@
+/**
+ * `blogcore/schema`: the zod schemas the service checks every parameter object and body with, so a host checks a
+ * form or a request by the same rules before it calls the service (or sends the request). zod 4 implements
+ * Standard Schema: any validator that takes one takes these. Each schema's input type is the plain interface
+ * `blogcore` exports (`params.postsInsert` takes a `PostsInsertParams`, `postBody` a `PostBody`), and `parse`
+ * refuses a value with the very BlogError the service would give.
+ */
+export { blogBody, blogPatchBody, commentBody, pageBody, params, postBody, userBody, userPatchBody } from './schemas.js';
+export { parse } from './parse.js';
