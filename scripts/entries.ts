@@ -13,6 +13,7 @@ export const ENTRIES = {
   sync: 'src/sync/index.ts',
   blobs: 'src/blobs/index.ts',
   schema: 'src/schema/index.ts',
+  site: 'src/site/index.ts',
 } as const satisfies Record<string, string>;
 
 /** The dist/ file name of a subpath ('.' is dist/index). */

@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { createBlogService, type BlogService } from 'blogcore';
 import { exportBlog, importBlog, type ExportFormat, type ImportFailure, type ImportFormat, type ImportReport } from 'blogcore/io';
 import { CliError, UsageError } from './errors.js';
+import { exportSiteCommand } from './site.js';
 import { openDriver } from './store.js';
 
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -47,8 +48,10 @@ export const IO_COMMANDS = {
     run: (values: Values, positionals: string[]) => importCommand(values, positionals, { stdout: process.stdout, stderr: process.stderr }),
   },
   export: {
-    usage: `blogcore export --db <file> --blog <url|id> --format blogcore-json|blogger-atom|wxr [--out <file>] [--media]
-      Streams a blog out (to stdout without --out). --media: blogcore-json carries the pictures' bytes too.`,
+    usage: `blogcore export --db <file> --blog <url|id> --format blogcore-json|blogger-atom|wxr|site [--out <file|dir>] [--media]
+      Streams a blog out (to stdout without --out). --media: blogcore-json carries the pictures' bytes too.
+      --format site writes the blog's reading site as static files into the folder --out names; run again
+      into the same folder, it rewrites only what changed.`,
     options: {
       db: { type: 'string' },
       blog: { type: 'string' },
@@ -109,6 +112,11 @@ export async function exportCommand(values: Values, ctx: IoStreams): Promise<voi
   const service = await open(db, false);
   try {
     const blogId = /^https?:\/\//i.test(blog) ? (await service.blogs.getByUrl({ url: blog })).id : (await service.blogs.get({ blogId: blog })).id;
+    if (format === 'site') {
+      if (typeof values.out !== 'string') throw new UsageError('export: --format site needs --out <dir>, the folder to write the site into');
+      await exportSiteCommand(service, blogId, values.out, ctx.stdout);
+      return;
+    }
     const chunks = exportBlog(service, blogId, { format: format as ExportFormat, media: values.media === true });
     const outFile = typeof values.out === 'string' ? values.out : undefined;
     const out: NodeJS.WritableStream = outFile ? createWriteStream(outFile) : ctx.stdout;

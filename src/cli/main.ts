@@ -28,7 +28,7 @@ const DB_HELP = '--db <file|url>   the SQLite file (default ./data/blog.db), or 
 
 const COMMANDS: Record<string, Command> = {
   serve: {
-    usage: `blogcore serve [--db <file>] [--port <n>] [--host <addr>] [--api-base-url <url>] [--quiet] [--max-connections <n>] [--cors <origin>]
+    usage: `blogcore serve [--db <file>] [--port <n>] [--host <addr>] [--api-base-url <url>] [--quiet] [--max-connections <n>] [--cors <origin>] [--site]
       Serves the Blogger v3 API under /v3 and the pictures under /media (default 127.0.0.1:8080). The first
       run on a new database creates a demo blog and prints an admin bearer token.
       ${DB_HELP}
@@ -36,7 +36,8 @@ const COMMANDS: Record<string, Command> = {
       --quiet           no log line per request
       --max-connections connections served at once (default ${SERVER_LIMITS.maxConnections})
       --cors <origin>   let web pages from this origin call the API (e.g. http://127.0.0.1:5173 for the
-                        browser editor); repeat for more origins, * for any`,
+                        browser editor); repeat for more origins, * for any
+      --site            serve the blog's reading site at / (the API stays under /v3)`,
     options: {
       db: { type: 'string', default: './data/blog.db' },
       port: { type: 'string', default: '8080' },
@@ -45,6 +46,7 @@ const COMMANDS: Record<string, Command> = {
       quiet: { type: 'boolean', short: 'q', default: false },
       'max-connections': { type: 'string', default: String(SERVER_LIMITS.maxConnections) },
       cors: { type: 'string', multiple: true },
+      site: { type: 'boolean', default: false },
     },
     run(values) {
       const port = integer('--port', values.port, 0, 65535);
@@ -65,6 +67,7 @@ const COMMANDS: Record<string, Command> = {
         host: values.host as string,
         quiet: values.quiet === true,
         maxConnections,
+        site: values.site === true,
         version: VERSION,
         ...(apiBaseUrl ? { apiBaseUrl } : {}),
       });

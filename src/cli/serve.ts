@@ -8,6 +8,7 @@ import { isAbsolute, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { type BlogService, createBlogService } from 'blogcore';
 import { createHttpHandler, toNodeHandler } from 'blogcore/http';
+import { createSite } from 'blogcore/site';
 import { seedDemo } from './demo.js';
 import { bearerAuth, type CliSettings, newToken, readSettings, sha256, writeSettings } from './settings.js';
 import { describeSqliteError, openDriver, shownDb } from './store.js';
@@ -34,6 +35,8 @@ export interface ServeOptions {
   maxConnections: number;
   /** Origins whose pages may call the API (CORS); `*` for any. Empty: none. */
   cors?: readonly string[];
+  /** Serve the blog's reading site at `/` (blogcore/site), beside the API. */
+  site?: boolean;
   version: string;
 }
 
@@ -131,8 +134,17 @@ export async function serve(opts: ServeOptions): Promise<void> {
       onError: (error) => console.error('blogcore: unexpected error:', error),
     }),
   );
+  // The site answers its own pages (whatever the Host: the store's blog); everything else, and the API's /v3
+  // and /media, goes to the API.
+  const site = opts.site
+    ? toNodeHandler(createSite(service, { blogId: settings.blogId, onError: (error) => console.error('blogcore: unexpected error:', error) }))
+    : undefined;
   ready = (req, res) => {
-    const path = (req.url ?? '').split('?')[0];
+    const path = (req.url ?? '').split('?')[0]!;
+    if (site && !path.startsWith('/v3') && !path.startsWith('/media/')) {
+      void site(req, res, () => void handle(req, res));
+      return;
+    }
     if ((req.method === 'GET' || req.method === 'HEAD') && (path === '/' || path === '/v3' || path === '/v3/')) {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(root) });
       res.end(req.method === 'HEAD' ? undefined : root);
@@ -142,14 +154,20 @@ export async function serve(opts: ServeOptions): Promise<void> {
   };
   for (const run of pending.splice(0)) run();
 
-  printBanner(opts, `${origin}/v3`, settings.blogId, token);
+  printBanner(opts, `${origin}/v3`, settings.blogId, token, opts.site ? `${origin}/` : undefined);
   stopOnSignals(server, service);
 }
 
-function printBanner(opts: ServeOptions, api: string, blogId: string, token: string | undefined): void {
+function printBanner(opts: ServeOptions, api: string, blogId: string, token: string | undefined, site: string | undefined): void {
   const posts = `${api}/blogs/${blogId}/posts`;
   const shownToken = token ?? '$TOKEN';
-  const lines = [`blogcore ${opts.version} is serving ${shownDb(opts.db)}`, `  API:  ${api}/`, `  Blog: ${api}/blogs/${blogId}`, ''];
+  const lines = [
+    `blogcore ${opts.version} is serving ${shownDb(opts.db)}`,
+    ...(site ? [`  Site: ${site}`] : []),
+    `  API:  ${api}/`,
+    `  Blog: ${api}/blogs/${blogId}`,
+    '',
+  ];
   if (token) {
     lines.push(
       'First run: created a demo user, a blog, posts (live, draft, scheduled), pages and comments (one pending).',

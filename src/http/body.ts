@@ -110,3 +110,17 @@ export async function* streamOf(stream: ReadableStream<Uint8Array> | null): Asyn
     if (!ended) await reader.cancel().catch(() => undefined);
   }
 }
+
+/** A Fetch Request as the dispatchers read it (the host from its URL when no Host header came with it). */
+export function fetchIncoming(request: Request): IncomingLike {
+  const url = new URL(request.url);
+  return {
+    method: request.method.toUpperCase(),
+    target: url.pathname + url.search,
+    header: (name) => request.headers.get(name) ?? (name === 'host' ? url.host : null),
+    hasBody: () => request.body !== null,
+    readBody: (maxBytes) => (request.body ? readStreamLimited(request.body, maxBytes) : Promise.resolve(new Uint8Array(0))),
+    bodyStream: () => streamOf(request.body),
+    head: () => request,
+  };
+}

@@ -6,7 +6,7 @@
 import { BlogError } from '../util/errors.js';
 import { internalsOf } from '../service/internals.js';
 import { once } from './idempotency.js';
-import { readRequestBody, readStreamLimited, streamOf, tooLarge } from './body.js';
+import { fetchIncoming, readRequestBody, tooLarge } from './body.js';
 import { feedsBase, serveFeed } from './feeds.js';
 import { mediaBase, serveMedia, uploadHeaders } from './media.js';
 import { applyFields, parseFields } from './fields.js';
@@ -221,20 +221,6 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     const text = global.pretty ? `${JSON.stringify(out, null, 2)}\n` : JSON.stringify(out);
     return { status: 200, headers, text: method === 'HEAD' ? null : text };
   }
-}
-
-/** A Fetch Request as the dispatcher reads it. */
-function fetchIncoming(request: Request): IncomingLike {
-  const url = new URL(request.url);
-  return {
-    method: request.method.toUpperCase(),
-    target: url.pathname + url.search,
-    header: (name) => request.headers.get(name),
-    hasBody: () => request.body !== null,
-    readBody: (maxBytes) => (request.body ? readStreamLimited(request.body, maxBytes) : Promise.resolve(new Uint8Array(0))),
-    bodyStream: () => streamOf(request.body),
-    head: () => request,
-  };
 }
 
 const routeNotFound = () => new BlogError({ code: 404, reason: 'notFound', message: 'Not Found: no such route' });

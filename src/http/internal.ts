@@ -39,8 +39,8 @@ export class ClientGone extends Error {
 export interface Outgoing {
   status: number;
   headers: Record<string, string>;
-  /** The body text; null for 204, 304, HEAD, and a streamed body. */
-  text: string | null;
+  /** The body (text, or bytes already encoded); null for 204, 304, HEAD, and a streamed body. */
+  text: string | Uint8Array<ArrayBuffer> | null;
   /** A body streamed as it is read (media bytes), instead of `text`. */
   body?: ReadableStream<Uint8Array>;
   /** A 404 for a path outside the base path: an Express-style adapter passes it to `next()`. */
@@ -51,5 +51,5 @@ export interface Outgoing {
 
 export type Dispatch = (incoming: IncomingLike) => Promise<Outgoing>;
 
-/** The dispatcher behind each handler `createHttpHandler` returned, found by `toNodeHandler`. */
-export const dispatchers = new WeakMap<(request: Request) => Promise<Response>, Dispatch>();
+/** The dispatcher behind each handler `createHttpHandler` (or blogcore/site's `createSite`) returned, found by `toNodeHandler`. */
+export const dispatchers = new WeakMap<(request: Request) => Promise<Response | null>, Dispatch>();

@@ -31,15 +31,16 @@ const BACKEND_ERROR =
  * framework stripped a mount prefix from `req.url`), so `basePath` is always the public prefix, however the
  * handler is mounted. With `next` (Express), paths outside the handler's base path fall through.
  *
- * A handler from `createHttpHandler` is served directly from the Node request (no Fetch Request/Response
- * per call); `authenticate` then gets a `RequestHead`: method, URL and read-only `Headers` (the body is the
- * helper's).
+ * A handler from `createHttpHandler` (or `createSite` of blogcore/site) is served directly from the Node
+ * request (no Fetch Request/Response per call); `authenticate` then gets a `RequestHead`: method, URL and
+ * read-only `Headers` (the body is the helper's). A handler that answers `null` falls through to `next()`
+ * (or a plain 404 without one).
  *
  * @example
  * http.createServer(toNodeHandler(createHttpHandler(service))).listen(8080);
  * app.use(toNodeHandler(handler)); // Express: mount anywhere, set basePath to the public prefix
  */
-export function toNodeHandler(handler: (request: Request) => Promise<Response>): NodeHandler {
+export function toNodeHandler(handler: (request: Request) => Promise<Response | null>): NodeHandler {
   const dispatch = dispatchers.get(handler);
   return async (req, res, next) => {
     try {
@@ -55,6 +56,12 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response>):
         else writeOutgoing(out, res);
       } else {
         const response = await handler(toRequest(req));
+        // A handler that answers null (blogcore/site: not one of its pages) passes the request on.
+        if (response === null) {
+          if (next) return next();
+          writeOutgoing({ status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, text: 'Not Found' }, res);
+          return;
+        }
         await writeResponse(response, res);
       }
     } catch (error) {

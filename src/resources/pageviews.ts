@@ -49,7 +49,7 @@ export function pageViewsApi(core: Core, actor: Actor) {
       return { kind: 'blogger#page_views', blogId: p.blogId, counts };
     },
 
-    /** Counts one view of the blog (and of `postId`, if given) today. Host code only: readers must not inflate counts. */
+    /** Counts one view (or `count`) of the blog, and of `postId` if given, today. Host code only: readers must not inflate counts. */
     async record(input: PageViewsRecordParams): Promise<void> {
       const p = core.parse(params.pageViewsRecord, input);
       if (actor.kind !== 'host') throw forbidden('Only host code records page views');
@@ -65,7 +65,7 @@ export function pageViewsApi(core: Core, actor: Actor) {
           'pageviews',
           counters.map((c) => c.id),
         )) as Array<StoredDoc<PageViewRecord> | undefined>;
-        const ops = counters.map((c, i) => put('pageviews', { ...c, count: (stored[i]?.doc.count ?? 0) + 1 }, stored[i]?.version ?? 0));
+        const ops = counters.map((c, i) => put('pageviews', { ...c, count: (stored[i]?.doc.count ?? 0) + (p.count ?? 1) }, stored[i]?.version ?? 0));
         return { ops, result: undefined };
       });
     },

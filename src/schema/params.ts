@@ -270,6 +270,8 @@ export interface PageViewsRecordParams {
   blogId: string;
   /** The post that was viewed, if the page was a post. */
   postId?: string;
+  /** Views to count at once (1 to 1,000,000; default 1), for hosts that gather views before writing them. */
+  count?: number;
 }
 
 export interface LabelsListParams {

@@ -259,7 +259,7 @@ export const params = {
     fetchBodies: optional(bool),
   }),
   pageViewsGet: object({ blogId: id, range: optional(list(pageViewsRange, 'must name at least one value', Infinity, '')) }),
-  pageViewsRecord: object({ blogId: id, postId: optional(id) }),
+  pageViewsRecord: object({ blogId: id, postId: optional(id), count: optional(integer(1, 1_000_000)) }),
   postsRevisionsList: object({ blogId: id, postId: id, maxResults: listing.maxResults, pageToken: listing.pageToken }),
   postsRevisionsGet: object({ blogId: id, postId: id, revisionId: id }),
   postsRevisionsRestore: object({ blogId: id, postId: id, revisionId: id, ...withIfMatch }),

@@ -8,8 +8,8 @@ type Method = (...args: any[]) => Promise<unknown>;
 
 /**
  * An API of `T`'s methods whose calls run `load()`'s (`methods` names them all, checked by the compiler).
- * `load` runs on the first call and its API is kept (a dynamic `import()` is not free per call: it resolves the
- * specifier each time); a load that failed (offline?) is tried again by the next call.
+ * `load` runs on the first call and is kept once it succeeded (a failed load, e.g. a chunk that could not be
+ * fetched, is tried again on the next call), so a hot lazy call such as `pageViews.record` costs no import.
  */
 export function lazy<T extends { [K in keyof T]: Method }>(load: () => Promise<T>, methods: Record<keyof T, 1>): T {
   let loaded: Promise<T> | undefined;

@@ -10,13 +10,13 @@
  * served and the process's CPU time, so the bench can compare CPU per request, which a shared machine
  * disturbs far less than requests/s.
  */
-import { createServer, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
 import Database from 'better-sqlite3';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { encodeKey, prefixEnd } from '../../drivers/shared/byte-keys.js';
 import { createBlogService } from '../../src/index.js';
 import { createHttpHandler, toNodeHandler, type RequestHead } from '../../src/http/index.js';
+import { serveWithStats } from './cannon.js';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
 const { mode, db } = args as { mode: 'blogcore' | 'blogcore-auth' | 'raw'; db: string };
@@ -65,19 +65,4 @@ if (mode === 'blogcore' || mode === 'blogcore-auth') {
   close = async () => void sqlite.close();
 }
 
-let served = 0;
-const server = createServer((req, res) => {
-  if (req.url === '/__stats') {
-    const cpu = process.cpuUsage();
-    res.end(JSON.stringify({ requests: served, cpuMicros: cpu.user + cpu.system }));
-    return;
-  }
-  served++;
-  listener(req, res);
-});
-server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
-process.on('SIGTERM', () => {
-  server.closeAllConnections();
-  server.close(() => void close().then(() => process.exit(0)));
-});
+serveWithStats(listener, close);

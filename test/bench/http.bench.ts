@@ -7,28 +7,16 @@
  *
  *   npm run bench -- --only=http [--quick] [--http-seconds=2.5] [--http-rounds=4] [--http-posts=2000]
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { createBlogService } from '../../src/index.js';
+import { type CannonResult, CONNECTIONS, measure, startServer, warmUp } from './cannon.js';
 import type { BenchContext } from './harness.js';
 
-interface CannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number; average: number };
-  non2xx: number;
-  errors: number;
-}
-type Autocannon = (opts: { url: string; connections: number; duration: number; pipelining?: number }) => Promise<CannonResult>;
-// autocannon ships no types: this is the slice used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-
 const here = dirname(fileURLToPath(import.meta.url));
-const CONNECTIONS = 10;
 
 function paragraph(i: number): string {
   const words = ['blog', 'service', 'sqlite', 'driver', 'publish', 'draft', 'label', 'comment', 'reader', 'author', 'keyset', 'page'];
@@ -62,47 +50,8 @@ async function seed(file: string, posts: number): Promise<{ blogId: string; post
   return { blogId: blog.id, postId };
 }
 
-/** Starts http-server.ts in a child process; resolves with its port and a stop function. */
-async function startServer(mode: 'blogcore' | 'blogcore-auth' | 'raw', db: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'http-server.ts'), `--mode=${mode}`, `--db=${db}`], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /READY (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`${mode} server exited (${code}) before listening`)));
-  });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  return { port, stop };
-}
-
-/** JIT and page cache. */
-async function warmUp(url: string): Promise<void> {
-  await autocannon({ url, connections: CONNECTIONS, duration: 1 });
-}
-
-interface Stats {
-  requests: number;
-  cpuMicros: number;
-}
-const stats = async (origin: string) => (await (await fetch(`${origin}/__stats`)).json()) as Stats;
-
-/** One autocannon run, plus the server's CPU time per request over it. */
-async function measure(origin: string, path: string, seconds: number): Promise<CannonResult & { cpuPerRequest: number }> {
-  const before = await stats(origin);
-  const r = await autocannon({ url: origin + path, connections: CONNECTIONS, duration: seconds });
-  const after = await stats(origin);
-  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${path}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
-  return { ...r, cpuPerRequest: (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests) };
-}
+/** Starts http-server.ts in a child process. */
+const startMode = (mode: 'blogcore' | 'blogcore-auth' | 'raw', db: string) => startServer(join(here, 'http-server.ts'), [`--mode=${mode}`, `--db=${db}`]);
 
 export default async function httpBench(ctx: BenchContext): Promise<void> {
   const seconds = Number(ctx.args['http-seconds'] ?? (ctx.quick ? 1.5 : 2.5));
@@ -110,12 +59,12 @@ export default async function httpBench(ctx: BenchContext): Promise<void> {
   const posts = Number(ctx.args['http-posts'] ?? (ctx.quick ? 300 : 2000));
   const dir = mkdtempSync(join(tmpdir(), 'blogcore-http-bench-'));
   const db = join(dir, 'bench.db');
-  const servers: Array<Awaited<ReturnType<typeof startServer>>> = [];
+  const servers: Array<Awaited<ReturnType<typeof startMode>>> = [];
   try {
     const { blogId, postId } = await seed(db, posts);
-    const ours = await startServer('blogcore', db);
-    const oursAuth = await startServer('blogcore-auth', db);
-    const raw = await startServer('raw', db);
+    const ours = await startMode('blogcore', db);
+    const oursAuth = await startMode('blogcore-auth', db);
+    const raw = await startMode('raw', db);
     servers.push(ours, oursAuth, raw);
     const ops = [
       // prettyPrint=false: the raw handler sends compact JSON too (Google's default, kept by the helper, indents).

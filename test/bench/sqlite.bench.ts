@@ -169,7 +169,7 @@ class Raw {
 }
 
 /** Loads `n` posts through the service, 500 to a SQLite transaction; answers the blog id and post ids. */
-async function loadBlogcore(file: string, gen: Generator, n: number): Promise<{ blogId: string; ids: string[] }> {
+export async function loadBlogcore(file: string, gen: Generator, n: number): Promise<{ blogId: string; ids: string[] }> {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

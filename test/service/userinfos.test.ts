@@ -159,6 +159,17 @@ describe('pageViews', () => {
     await expectError(w.admin.pageViews.get({ blogId: w.blogId, range: ['90DAYS' as never] }), 400, 'invalid', 'range');
   });
 
+  it('`count` records views gathered by the host in one commit; a count out of range is 400 and writes nothing', async () => {
+    const post = await makePost(w, 'LIVE');
+    const before = await changeCount(w.driver);
+    await w.service.pageViews.record({ blogId: w.blogId, postId: post.id, count: 40 });
+    expect(new Set((await w.driver.changesSince(0)).slice(before).map((c) => c.seq)).size).toBe(1);
+    expect(await views(w.admin, ['all'])).toEqual({ ALL_TIME: '40' });
+    for (const count of [0, -1, 1.5, 2_000_000]) {
+      await expectNoWrite(w, () => expectError(w.service.pageViews.record({ blogId: w.blogId, count }), 400, 'invalid', 'count'));
+    }
+  });
+
   it('only blog admins read them and only host code records them', async () => {
     await expectError(w.author.pageViews.get({ blogId: w.blogId }), 403, 'forbidden');
     await expectError(w.anon.pageViews.get({ blogId: w.blogId }), 403, 'forbidden');

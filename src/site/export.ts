@@ -1,0 +1,184 @@
+/**
+ * `exportSite`: the reading site of one blog as static files. The first run writes everything; a run given the
+ * manifest of the last one reads the blog's change feed since then (deletions included) and rewrites only the
+ * pages of the posts, pages and comments that changed and the list pages that show them. A file is written only
+ * when its bytes differ from what the last run wrote, and the report lists every file written and removed.
+ */
+import type { BlogService } from '../service/create.js';
+import { BlogError } from '../util/errors.js';
+import { shortHash } from '../util/ids.js';
+import { atomFeed, rssFeed } from '../io/feeds.js';
+import { defaultTheme } from './default-theme.js';
+import { listKey, listOfKey, updateList } from './export-lists.js';
+import { applyChanges, pull } from './export-changes.js';
+import { type Output, PostWriter, type SiteManifest } from './manifest.js';
+import { siteParts } from './parts.js';
+import { renderNotFound, renderPage, type SiteParts } from './render.js';
+import { feedPaths, fileOf, monthOf, relative } from './routes.js';
+import { robotsTxt, sitemapPart, sitemapRoot, windowRange } from './sitemap.js';
+import type { Theme } from './theme.js';
+import { type BlogScope, scopeOf } from './views.js';
+
+/** Where the files go: paths are relative to the export's folder, with `/` between folders. */
+export interface SiteFiles {
+  write(path: string, text: string): Promise<void>;
+  remove(path: string): Promise<void>;
+}
+
+export type { SiteManifest } from './manifest.js';
+
+export interface SiteExportOptions {
+  blogId: string;
+  theme?: Partial<Theme>;
+  pageSize?: number;
+  /** The manifest the last export into the same folder answered; without it (or for another blog) all is written. */
+  previous?: SiteManifest | undefined;
+  files: SiteFiles;
+}
+
+export interface SiteExportReport {
+  /** Whether everything was rendered (no usable previous manifest, or the blog's settings or theme changed). */
+  full: boolean;
+  /** Files written because they are new or their bytes changed. */
+  written: string[];
+  /** Files of the last export that no longer exist. */
+  removed: string[];
+  /** Files rendered again and found unchanged. */
+  unchanged: number;
+  manifest: SiteManifest;
+}
+
+/** Bumped when the site's own markup changes in a way a theme's signature cannot show. */
+const FORMAT = 1;
+
+function signatureOf(scope: BlogScope, pageSize: number, theme: Partial<Theme> | undefined): string {
+  const parts = Object.entries({ ...defaultTheme, ...theme }).map(([k, f]) => `${k}:${String(f)}`);
+  return shortHash(JSON.stringify([FORMAT, scope.blog, pageSize, parts]));
+}
+
+export async function exportSite(service: BlogService, options: SiteExportOptions): Promise<SiteExportReport> {
+  const parts = siteParts(service, options);
+  const { blogId, files } = options;
+  const scope = scopeOf(await parts.store.blog(blogId), false);
+  const signature = signatureOf(scope, parts.pageSize, options.theme);
+  const prev = options.previous;
+  let incremental = prev?.version === 1 && prev.blogId === blogId && prev.signature === signature;
+  let changes: Awaited<ReturnType<typeof pull>> | undefined;
+  if (incremental) {
+    changes = await pull(parts.reader, blogId, prev!.checkpoint).catch((e: unknown) => {
+      if (BlogError.is(e) && (e.code === 410 || e.code === 400)) return undefined;
+      throw e;
+    });
+    incremental = changes !== undefined;
+  }
+  if (!incremental) changes = await pull(parts.reader, blogId);
+  const manifest: SiteManifest = incremental
+    ? structuredClone(prev!)
+    : { version: 1, blogId, checkpoint: '', signature, files: {}, posts: {}, pages: {}, comments: {}, lists: {} };
+  manifest.checkpoint = changes!.checkpoint;
+
+  const pending = new Map<string, string>();
+  const drop = new Set<string>();
+  const out: Output = {
+    put(file, text) {
+      if (!file) return;
+      pending.set(file, text);
+      drop.delete(file);
+    },
+    forget(file) {
+      if (file && !pending.has(file)) drop.add(file);
+    },
+  };
+  const put = out.put;
+  const writer = new PostWriter(parts, scope, manifest, out);
+
+  let changed: Awaited<ReturnType<typeof applyChanges>> | undefined;
+  if (incremental) changed = await applyChanges(parts, scope, manifest, changes!.items, writer, out);
+  else {
+    for (const [id, path] of Object.entries(await exportPages(parts, scope, put))) manifest.pages[id] = path;
+    const seen = { labels: new Set<string>(), months: new Set<string>() };
+    manifest.lists.home = await updateList(parts, scope, { kind: 'home' }, undefined, [], true, {
+      write: put,
+      posts: async (posts) => {
+        for (const p of posts) {
+          for (const l of p.labels ?? []) seen.labels.add(listKey({ kind: 'label', label: l }));
+          seen.months.add(listKey(monthOf(p.published ?? p.updated)));
+          await writer.render(p);
+        }
+      },
+    });
+    for (const key of [...seen.months, ...seen.labels])
+      manifest.lists[key] = await updateList(parts, scope, listOfKey(key), undefined, [], true, { write: put });
+    put('404.html', renderNotFound(parts, scope).body);
+    if (scope.base === '/') put('robots.txt', robotsTxt(scope));
+  }
+  if (!incremental || changes!.items.length > 0) await exportAround(parts, scope, out, changed && { ...changed, had: manifest.files });
+
+  // Write what changed; remove what the last export had and this one has not.
+  const before = manifest.files;
+  const after: Record<string, string> = incremental ? { ...before } : {};
+  const report: SiteExportReport = { full: !incremental, written: [], removed: [], unchanged: 0, manifest };
+  for (const [file, text] of pending) {
+    const hash = `${shortHash(text)}${text.length.toString(36)}`;
+    if (before[file] === hash && incremental) report.unchanged++;
+    else {
+      await files.write(file, text);
+      report.written.push(file);
+    }
+    after[file] = hash;
+  }
+  const gone = incremental ? [...drop] : Object.keys(prev?.files ?? {}).filter((f) => !pending.has(f));
+  for (const file of gone) {
+    if (incremental && !(file in before)) continue; // never written
+    delete after[file];
+    await files.remove(file);
+    report.removed.push(file);
+  }
+  manifest.files = after;
+  report.written.sort();
+  report.removed.sort();
+  return report;
+}
+
+/**
+ * The files around the posts: the sitemap (and the parts its index names), the feeds. After changes, only the
+ * sitemap parts whose time window holds a changed post (or new parts) are read again; parts the index no longer
+ * names go.
+ */
+async function exportAround(
+  parts: SiteParts,
+  scope: BlogScope,
+  out: Output,
+  changed?: { times: readonly string[]; pages: boolean; had: Record<string, string> },
+) {
+  const root = await sitemapRoot(parts, scope);
+  out.put('sitemap.xml', root.text);
+  for (const file of root.files) {
+    const part = file.replace(/^sitemap-|\.xml$/g, '');
+    const range = part.startsWith('posts-') ? windowRange(part.slice(6)) : undefined;
+    const stale = !changed || !(file in changed.had) || (range ? changed.times.some((t) => t >= range.start && t < range.end) : changed.pages);
+    if (!stale) continue;
+    const text = await sitemapPart(parts, scope, part);
+    if (text !== undefined) out.put(file, text);
+  }
+  for (const file of Object.keys(changed?.had ?? {})) if (/^sitemap-.+\.xml$/.test(file) && !root.files.includes(file)) out.forget(file);
+  const feeds = feedPaths(false);
+  out.put(feeds.atom, await atomFeed(parts.reader, { blogId: scope.blog.id }));
+  out.put(feeds.rss, await rssFeed(parts.reader, { blogId: scope.blog.id }));
+}
+
+/** Every LIVE page as a file; answers id → path. */
+async function exportPages(parts: SiteParts, scope: BlogScope, put: (file: string | undefined, text: string) => void): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  let pageToken: string | undefined;
+  do {
+    const list = await parts.reader.pages.list({ blogId: scope.blog.id, maxResults: 100, fetchBodies: false, ...(pageToken ? { pageToken } : {}) });
+    for (const p of list.items) {
+      const path = new URL(p.url!).pathname.slice(scope.base.length - 1);
+      out[p.id] = path;
+      put(fileOf(relative(path)), (await renderPage(parts, scope, path)).body);
+    }
+    pageToken = list.nextPageToken;
+  } while (pageToken);
+  return out;
+}

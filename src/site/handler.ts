@@ -1,0 +1,231 @@
+/**
+ * `createSite`: the reading site as a Fetch handler, `(request) => Promise<Response | null>` (null: not a page
+ * of a blog in this store, so the host can go on). `toNodeHandler` from blogcore/http serves it on node:http
+ * and Express without building a Fetch Request or Response per call (null falls through to `next()`).
+ *
+ * Pages are read as an anonymous reader; post pages count a page view (`pageViews.record`, not awaited).
+ * Every answer carries an ETag over its bytes (If-None-Match → 304) and a Cache-Control a CDN can keep.
+ */
+import type { BlogService } from '../service/create.js';
+import { BlogError } from '../util/errors.js';
+import { shortHash } from '../util/ids.js';
+import { fetchIncoming } from '../http/body.js';
+import { dispatchers, type IncomingLike, type Outgoing } from '../http/internal.js';
+import { etagMatches } from '../http/respond.js';
+import { splitTarget } from '../http/target.js';
+import type { RequestHead } from '../http/head.js';
+import { atomFeed, rssFeed } from '../io/feeds.js';
+import { type Rendered, renderComments, renderList, renderNotFound, renderPage, renderPost, renderSearch } from './render.js';
+import { parseRoute, type Route } from './routes.js';
+import { robotsTxt, sitemapPart, sitemapRoot } from './sitemap.js';
+import { siteParts } from './parts.js';
+import { hostResolver } from './hosts.js';
+import { type CachedPage, pageCache } from './page-cache.js';
+import { viewCounter } from './view-counts.js';
+import type { Theme } from './theme.js';
+import { type BlogScope, scopeOf } from './views.js';
+import { addComment } from './comment-form.js';
+
+export interface SiteOptions {
+  /** Parts replacing the default theme's (`{ post }` alone changes only post pages). */
+  theme?: Partial<Theme>;
+  /** Serve this blog whatever the request's host (default: the blog whose url has the request's host). */
+  blogId?: string;
+  /** Posts per list page: the first page shows at least this many (1 to 50, default 10). */
+  pageSize?: number;
+  /** Cache-Control of pages (default `public, max-age=60, stale-while-revalidate=600, stale-if-error=86400`). */
+  cacheControl?: string;
+  /** Rendered pages kept in memory until the service reports a write, 2 s at most (default 1,000; 0 keeps none). */
+  cachePages?: number;
+  /** Called with every unexpected failure (the reader gets a plain 500), and failed page-view counts. */
+  onError?: (error: unknown, request?: RequestHead) => void;
+}
+
+export type SiteHandler = (request: Request) => Promise<Response | null>;
+
+export const PAGE_CACHE = 'public, max-age=60, stale-while-revalidate=600, stale-if-error=86400';
+const FILE_CACHE = 'public, max-age=300, stale-while-revalidate=3600';
+const HTML = 'text/html; charset=utf-8';
+const TYPES = {
+  xml: 'application/xml; charset=utf-8',
+  atom: 'application/atom+xml; charset=utf-8',
+  rss: 'application/rss+xml; charset=utf-8',
+  text: 'text/plain; charset=utf-8',
+};
+/** A form post is a comment of at most 4,096 characters plus a name: 64 KiB is ample, even percent-encoded. */
+const MAX_FORM_BYTES = 64 * 1024;
+
+const NOT_MINE: Outgoing = { status: 404, headers: { 'content-type': TYPES.text }, text: 'Not Found', notMine: true };
+const plain = (status: number, text: string, extra?: Record<string, string>): Outgoing => ({
+  status,
+  headers: { 'content-type': TYPES.text, 'cache-control': 'no-store', ...extra },
+  text,
+});
+const encoder = new TextEncoder();
+
+/** A response of the site before it meets a request: its status, type, caching and text. */
+interface Answer {
+  status: number;
+  type: string;
+  cache: string;
+  text: string;
+  postId?: string;
+}
+
+/** The kept form of an answer: its bytes encoded once, its headers (with an ETag over the bytes) made once. */
+function pageOf(a: Answer): CachedPage {
+  const body = encoder.encode(a.text);
+  const etag = `"${shortHash(a.text)}${a.text.length.toString(36)}"`;
+  const headers = {
+    'cache-control': a.cache,
+    'content-type': a.type,
+    'x-content-type-options': 'nosniff',
+    etag,
+    'content-length': String(body.byteLength),
+  };
+  return { status: a.status, headers, body, etag, ...(a.postId ? { postId: a.postId } : {}) };
+}
+
+/** A page as this request gets it: 304 when its ETag matches, no body for HEAD. */
+function send(incoming: IncomingLike, page: CachedPage): Outgoing {
+  if ((page.status === 200 || page.status === 404) && etagMatches(incoming.header('if-none-match'), page.etag)) {
+    return { status: 304, headers: { 'cache-control': page.headers['cache-control']!, etag: page.etag }, text: null };
+  }
+  return { status: page.status, headers: page.headers, text: incoming.method === 'HEAD' ? null : page.body };
+}
+
+/**
+ * The reading site of the blogs in a service's store.
+ *
+ * @example
+ * const site = createSite(service);
+ * const api = createHttpHandler(service);
+ * export default { fetch: async (req: Request) => (await site(req)) ?? api(req) };
+ */
+export function createSite(service: BlogService, options: SiteOptions = {}): SiteHandler {
+  const parts = siteParts(service, options);
+  const cacheControl = options.cacheControl ?? PAGE_CACHE;
+  const blogOfHost = hostResolver(parts.reader);
+  const cache = pageCache(options.cachePages ?? 1000, service);
+  const report = (error: unknown, request?: RequestHead) => {
+    try {
+      options.onError?.(error, request);
+    } catch {
+      // A failing logger must not turn a 500 into a dropped connection.
+    }
+  };
+  const views = viewCounter(service, report);
+
+  const html = (r: Rendered & { post?: { id: string } }): Answer => ({
+    status: r.status,
+    type: HTML,
+    cache: r.status === 200 || r.status === 404 ? cacheControl : 'no-store',
+    text: r.body,
+    ...(r.post && r.status === 200 ? { postId: r.post.id } : {}),
+  });
+  const file = (type: string, text: string): Answer => ({ status: 200, type, cache: FILE_CACHE, text });
+
+  /** A GET's answer for a route (undefined: no page of that shape here after all). */
+  async function answer(incoming: IncomingLike, scope: BlogScope, route: Route): Promise<Answer | undefined> {
+    switch (route.kind) {
+      case 'list':
+        return html(await renderList(parts, scope, route.list, route.token));
+      case 'post': {
+        const pending = new URLSearchParams(splitTarget(incoming.target)?.query).get('comment') === 'pending';
+        return html(await renderPost(parts, scope, route.path, { pending }));
+      }
+      case 'page':
+        return html(await renderPage(parts, scope, route.path));
+      case 'comments':
+        return html(await renderComments(parts, scope, route.path, route.token));
+      case 'search':
+        return html(await renderSearch(parts, scope, route.q, route.token));
+      case 'robots':
+        return scope.base === '/' ? file(TYPES.text, robotsTxt(scope)) : undefined;
+      case 'sitemap': {
+        const text = route.part === undefined ? (await sitemapRoot(parts, scope)).text : await sitemapPart(parts, scope, route.part);
+        return text === undefined ? html(renderNotFound(parts, scope)) : file(TYPES.xml, text);
+      }
+      case 'feed': {
+        const options = { blogId: scope.blog.id, ...(route.label !== undefined ? { label: route.label } : {}) };
+        const text = await (route.rss ? rssFeed(parts.reader, options) : atomFeed(parts.reader, options)).catch((e: unknown) => {
+          if (BlogError.is(e) && e.code === 400) return undefined;
+          throw e;
+        });
+        return text === undefined ? html(renderNotFound(parts, scope)) : file(route.rss ? TYPES.rss : TYPES.atom, text);
+      }
+    }
+  }
+
+  async function run(incoming: IncomingLike): Promise<Outgoing> {
+    let target: ReturnType<typeof splitTarget>;
+    try {
+      target = splitTarget(incoming.target);
+    } catch {
+      return NOT_MINE;
+    }
+    if (!target) return NOT_MINE;
+    const method = incoming.method;
+    try {
+      const host = (incoming.header('host') ?? '').toLowerCase();
+      const match = options.blogId !== undefined ? { blogId: options.blogId } : await blogOfHost(host, target.path);
+      if (!match) return NOT_MINE;
+      const read = method === 'GET' || method === 'HEAD';
+      // A page read again since the last write is sent as it was rendered.
+      const key = `${match.blogId}\0${target.path}?${target.query}`;
+      const kept = read ? cache.get(key) : undefined;
+      if (kept) {
+        if (kept.postId && method === 'GET') views.count(match.blogId, kept.postId);
+        return send(incoming, kept);
+      }
+
+      const since = cache.now();
+      const blog = await parts.store.blog(match.blogId).catch((e: unknown) => {
+        if (BlogError.is(e) && e.code === 404) return undefined;
+        throw e;
+      });
+      if (!blog) return NOT_MINE;
+      const scope = scopeOf(blog, true);
+      // Found by an old url of the blog (blogs.update keeps them): the same page at its address now.
+      const home = new URL(blog.url);
+      if ('base' in match && (home.host !== host || home.pathname !== match.base)) {
+        if (!read) return NOT_MINE;
+        return {
+          status: 301,
+          headers: { location: blog.url + target.path.slice(match.base.length) + (target.query ? `?${target.query}` : ''), 'cache-control': FILE_CACHE },
+          text: null,
+        };
+      }
+      if (!target.path.startsWith(scope.base)) return NOT_MINE;
+      const route = parseRoute(target.path.slice(scope.base.length), new URLSearchParams(target.query));
+      if (!route) return NOT_MINE;
+      if (method === 'POST' && route.kind === 'post') {
+        const r = await addComment(parts, scope, route.path, incoming, MAX_FORM_BYTES);
+        // Post/redirect/get: the reader lands on the post again, with a note that the comment awaits moderation.
+        return 'location' in r ? { status: 303, headers: { location: r.location, 'cache-control': 'no-store' }, text: null } : send(incoming, pageOf(html(r)));
+      }
+      if (!read) {
+        const allow = route.kind === 'post' ? 'GET, HEAD, POST' : 'GET, HEAD';
+        return plain(405, `Method ${method} not allowed here; allowed: ${allow}`, { allow });
+      }
+      const a = await answer(incoming, scope, route);
+      if (!a) return NOT_MINE;
+      const page = pageOf(a);
+      // Search results are many and rarely read twice: only the site's own pages are kept.
+      if (route.kind !== 'search' && (a.status === 200 || a.status === 404)) cache.set(key, page, since);
+      if (page.postId && method === 'GET') views.count(match.blogId, page.postId);
+      return send(incoming, page);
+    } catch (error) {
+      if (BlogError.is(error) && error.code === 413) return plain(413, 'Request too large');
+      report(error, incoming.head());
+      return plain(500, 'Internal Server Error');
+    }
+  }
+
+  const handle: SiteHandler = async (request) => {
+    const out = await run(fetchIncoming(request));
+    return out.notMine ? null : new Response(out.text, { status: out.status, headers: out.headers });
+  };
+  dispatchers.set(handle, run);
+  return handle;
+}

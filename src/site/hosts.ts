@@ -1,0 +1,44 @@
+/**
+ * Which blog a request's host serves: the blog whose url has that host (http or https), at the root or under
+ * the path's first segment. `blogs.getByUrl` also finds a blog by an old url (the handler then redirects).
+ * Answers are kept for 30 s per host and first segment, for at most 1,000 of them.
+ */
+import type { BlogService } from '../service/create.js';
+import { BlogError } from '../util/errors.js';
+
+const TTL_MS = 30_000;
+const SIZE = 1000;
+
+export interface HostMatch {
+  blogId: string;
+  /** The path the matched url starts with (`/`, or `/notes/`). */
+  base: string;
+}
+
+export function hostResolver(reader: BlogService) {
+  const known = new Map<string, { found: HostMatch | undefined; until: number }>();
+  const byUrl = (url: string) =>
+    reader.blogs.getByUrl({ url }).catch((e: unknown) => {
+      if (BlogError.is(e) && (e.code === 404 || e.code === 400)) return undefined;
+      throw e;
+    });
+  return async (host: string, path: string): Promise<HostMatch | undefined> => {
+    const first = /^\/([^/?#]+)\//.exec(path)?.[1];
+    const key = `${host}\0${first ?? ''}`;
+    const cached = known.get(key);
+    if (cached && cached.until > Date.now()) return cached.found;
+    let found: HostMatch | undefined;
+    search: for (const base of [...(first ? [`/${first}/`] : []), '/']) {
+      for (const scheme of ['https', 'http']) {
+        const blog = await byUrl(`${scheme}://${host}${base}`);
+        if (blog) {
+          found = { blogId: blog.id, base };
+          break search;
+        }
+      }
+    }
+    if (known.size >= SIZE) known.delete(known.keys().next().value!);
+    known.set(key, { found, until: Date.now() + TTL_MS });
+    return found;
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * The few reads the site needs that the public service has no call for: the blog's record (its cached name,
+ * url and locale, without the post counts `blogs.get` computes), a page's id by its path (then read through
+ * `pages.get`, so the service's visibility rules decide), and counts of LIVE posts in a time range (for the
+ * sitemap index). All through the service's own core (src/service/internals.ts).
+ */
+import type { BlogService } from '../service/create.js';
+import { internalsOf } from '../service/internals.js';
+import type { Blog } from '../schema/resources.js';
+
+export type BlogInfo = Pick<Blog, 'id' | 'name' | 'description' | 'url' | 'locale'>;
+
+export interface SiteStore {
+  blog(blogId: string): Promise<BlogInfo>;
+  pageIdByPath(blogId: string, path: string): Promise<string | undefined>;
+  /** LIVE posts published in [start, end) (either open). */
+  countPosts(blogId: string, start?: string, end?: string): Promise<number>;
+  countPages(blogId: string): Promise<number>;
+}
+
+export function storeOf(service: BlogService): SiteStore {
+  const inner = internalsOf(service);
+  if (!inner) throw new TypeError('createSite needs a service made by createBlogService');
+  const { core } = inner;
+  return {
+    async blog(blogId) {
+      const b = await core.blog(blogId);
+      return { id: b.id, name: b.name, description: b.description, url: b.url, locale: b.locale };
+    },
+    async pageIdByPath(blogId, path) {
+      await core.ready();
+      return (await core.driver.getByIndex('pages', 'path', [blogId, path]))?.id;
+    },
+    async countPosts(blogId, start, end) {
+      await core.ready();
+      return core.driver.count({
+        collection: 'posts',
+        index: 'published',
+        prefix: [blogId, 'LIVE'],
+        ...(start ? { lower: { key: [start] } } : {}),
+        ...(end ? { upper: { key: [end], open: true } } : {}),
+      });
+    },
+    async countPages(blogId) {
+      await core.ready();
+      return core.driver.count({ collection: 'pages', index: 'published', prefix: [blogId, 'LIVE'] });
+    },
+  };
+}
