@@ -64,24 +64,12 @@ export function concat(chunks: readonly Uint8Array[], total: number): Uint8Array
 
 /** A Fetch body stream, cancelled as soon as the total passes `maxBytes` (the crossing chunk is not kept). */
 export async function readStreamLimited(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
-  const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for (;;) {
-    let next: ReadableStreamReadResult<Uint8Array>;
-    try {
-      next = await reader.read();
-    } catch (e) {
-      throw new ClientGone(e);
-    }
-    const { done, value } = next;
-    if (done) break;
+  // Leaving the loop (the throw) cancels the stream: streamOf's finally.
+  for await (const value of streamOf(stream)) {
     total += value.byteLength;
-    if (total > maxBytes) {
-      chunks.length = 0;
-      await reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
-    }
+    if (total > maxBytes) throw tooLarge(maxBytes);
     chunks.push(value);
   }
   return concat(chunks, total);
