@@ -1,4 +1,23 @@
-export { createBlogService, type BlogService, type BlogServiceOptions, type ActorInput } from './service/create.js';
+export { createBlogService } from './service/create.js';
+export type {
+  ActorInput,
+  BlogService,
+  BlogServiceOptions,
+  BlogsApi,
+  UsersApi,
+  MembersApi,
+  PostsApi,
+  PostRevisionsApi,
+  PagesApi,
+  PageRevisionsApi,
+  CommentsApi,
+  BlogUserInfosApi,
+  PostUserInfosApi,
+  PageViewsApi,
+  LabelsApi,
+  ChangesApi,
+  MediaApi,
+} from './service/types.js';
 export { BlogError, type BlogErrorInit, type ErrorReason, type GoogleErrorBody } from './util/errors.js';
 export type { BlogEvent, EventType, Listener } from './core/events.js';
 export type { ChangeItem, ChangeKind, ChangeList } from './resources/changes.js';
@@ -25,6 +44,10 @@ export type {
   PageViews,
   Label,
   LabelList,
+  Member,
+  MemberList,
+  Revision,
+  RevisionList,
 } from './schema/resources.js';
 export {
   DriverConflict,
@@ -46,7 +69,9 @@ export {
   type DeleteOp,
   type ListQuery,
   type RangeQuery,
+  type KeysQuery,
   type SearchQuery,
+  type ConflictKind,
   type Change,
   type CommitResult,
   type CommitOptions,

@@ -3,10 +3,13 @@
  * writes, with no await of anything but this transaction's own requests in between (a foreign await would
  * let IndexedDB auto-commit half way). The commit's sequence number is the key `~log` gives its record.
  */
+import { unwrap } from 'idb';
 import { DriverConflict, type CommitResult, type Key, type WriteOp } from '../../src/store/driver.js';
 import type { Connection } from './connect.js';
-import { CHANGES, LOG, TERMS, type LogChange, type Rec, type TermsRec } from './schema.js';
-import { termKeys } from './search.js';
+import type { PostingDoc } from './postings.js';
+import { groups } from './changes.js';
+import { CHANGES, LOG, type LogChange, type Rec } from './schema.js';
+import { addPostings, DEAD, orderKey, POST, SEG } from './segments.js';
 
 type WriteTx = ReturnType<typeof writeTx>;
 const writeTx = (c: Connection, stores: string[]) => c.transaction(stores, 'readwrite');
@@ -15,56 +18,68 @@ const refOf = (collection: string, id: string) => `${collection}\0${id}`;
 const uniqueRef = (collection: string, index: string, key: Key) => `${collection}\0${index}\0${JSON.stringify(key)}`;
 
 /**
- * Pure inserts of distinct records need no read: `add` refuses an existing id and IndexedDB refuses a
- * taken unique key, so the transaction does the checking; when it refuses, the batch runs again with
- * `read`, to name the precondition that failed. Anything else reads versions first.
+ * A record written with `expect: 0` (an insert) needs no read: `add` refuses an existing id and IndexedDB
+ * refuses a taken unique key, so the transaction does that checking; when it refuses, the batch runs again
+ * with `read`, to name the precondition that failed. Every other op reads its record (and the holders of the
+ * unique keys it claims) first. So a pulled page of new records is written without reading them.
  */
 export async function commit(c: Connection, ops: readonly WriteOp[], time: number, read = false): Promise<CommitResult> {
   const stores = new Set<string>([LOG, CHANGES]);
-  // (Two inserts of one id in a batch: the second `add` is refused, and the rerun names the conflict.)
-  let insertsOnly = !read;
   for (const op of ops) {
     const def = c.collection(op.collection);
     stores.add(op.collection);
-    if (def.search) stores.add(TERMS(op.collection));
+    if (def.search) for (const name of [SEG(op.collection), POST(op.collection), DEAD(op.collection)]) stores.add(name);
     if (op.type === 'put') {
       for (const name of Object.keys(op.keys)) {
         if (!def.indexes.some((i) => i.name === name)) throw new Error(`unknown index ${name}`);
       }
     }
-    if (op.type !== 'put' || op.expect !== 0) insertsOnly = false;
   }
+  /** An insert trusted to the transaction's own refusal (a second one of an id in the batch is refused too). */
+  const trusted = (op: WriteOp) => !read && op.type === 'put' && op.expect === 0;
   const tx = writeTx(c, [...stores]);
-  if (!insertsOnly) {
-    const conflict = await check(c, tx, ops);
+  if (!ops.every(trusted)) {
+    const conflict = await check(c, tx, ops, trusted);
     if (conflict) {
       abort(tx);
       throw conflict;
     }
   }
 
-  // Write: every request's promise and the transaction's `done` are awaited together, so a refused one
-  // (a taken id or unique key) rejects the commit, and no rejection goes unhandled.
+  // Write. The records go out as plain requests (idb's `unwrap`): a page of 500 posts is 500 requests, and a
+  // promise for each costs more than the request. A refused one (a taken id or unique key) aborts the
+  // transaction, whose `done` rejects with its error; the other promises are awaited with it.
   const writes: Array<Promise<unknown>> = [];
+  const raw = new Map<string, IDBObjectStore>();
+  const plain = (name: string) => raw.get(name) ?? raw.set(name, unwrap(tx.objectStore(name))).get(name)!;
+  // Which request was refused, and why (not every IndexedDB names it in the transaction's error).
+  let refused: DOMException | null = null;
+  const noteRefusal = function (this: IDBRequest) {
+    refused ??= this.error;
+  };
   const changes: Array<Omit<LogChange, 'q'>> = [];
+  // Per searchable collection: the documents with terms (one new segment), and the versions written over.
+  const postings = new Map<string, { docs: PostingDoc[]; dead: Map<string, number> }>();
   for (const op of ops) {
-    const store = tx.objectStore(op.collection);
-    const search = c.collection(op.collection).search;
-    const terms = search ? tx.objectStore(TERMS(op.collection)) : undefined;
+    const store = plain(op.collection);
+    const def = c.collection(op.collection);
+    let p = def.search ? postings.get(op.collection) : undefined;
+    if (def.search && !p) postings.set(op.collection, (p = { docs: [], dead: new Map() }));
+    if (op.expect > 0) p?.dead.set(op.id, op.expect);
     if (op.type === 'put') {
       const rec: Rec = {
         id: op.id,
         v: op.expect + 1,
         doc: op.doc,
         k: op.keys as Record<string, Key[]>,
-        ...(op.terms && search ? { s: op.terms.scope } : {}),
+        ...(op.terms && def.search ? { s: op.terms.scope } : {}),
       };
-      writes.push(insertsOnly ? store.add(rec) : store.put(rec));
-      if (terms && op.terms) writes.push(terms.put({ id: op.id, t: termKeys(op.terms.scope, op.terms.tokens) } satisfies TermsRec));
-      else if (terms && !insertsOnly) writes.push(terms.delete(op.id));
+      (trusted(op) ? store.add(rec) : store.put(rec)).onerror = noteRefusal;
+      if (p && op.terms) {
+        p.docs.push({ id: op.id, v: rec.v, s: op.terms.scope, key: orderKey(def, op.keys) ?? [], terms: op.terms.tokens });
+      }
     } else {
-      writes.push(store.delete(op.id));
-      if (terms) writes.push(terms.delete(op.id));
+      store.delete(op.id).onerror = noteRefusal;
     }
     changes.push({
       p: changes.length,
@@ -76,24 +91,25 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
       ...(op.stream !== undefined ? { s: op.stream } : {}),
     });
   }
+  for (const [collection, { docs, dead }] of postings) writes.push(addPostings(tx, c.KeyRange, collection, docs, dead));
   // One log record per commit; its auto-incremented key is the commit's sequence number, which the
-  // changes are filed under as soon as it is known (still inside the transaction).
+  // changes are filed under as soon as it is known (still inside the transaction): one record per stream.
   const logged = tx
     .objectStore(LOG)
     .add({ t: time })
     .then(async (key) => {
       const q = key as number;
       const store = tx.objectStore(CHANGES);
-      await Promise.all(changes.map((change) => store.add({ q, ...change } satisfies LogChange, [q, change.p])));
+      await Promise.all(groups(q, changes).map((group) => store.add(group, [q, group.p])));
       return q;
     });
   try {
     const [seq] = await Promise.all([logged, ...writes, tx.done]);
     return { seq };
   } catch (e) {
-    const error = e as Error;
+    const error = (refused as Error | null) ?? (e as Error);
     if (error?.name === 'ConstraintError') {
-      if (insertsOnly) return commit(c, ops, time, true);
+      if (!read) return commit(c, ops, time, true);
       // After reads, not expected (check saw every key this transaction claims), but never a crash.
       throw new DriverConflict('unique', ops[0]!.collection, ops[0]!.id);
     }
@@ -101,8 +117,11 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
   }
 }
 
-/** Checks every precondition in batch order, as the state will be when earlier ops apply. */
-async function check(c: Connection, tx: WriteTx, ops: readonly WriteOp[]): Promise<DriverConflict | undefined> {
+/**
+ * Checks every precondition in batch order, as the state will be when earlier ops apply. A `trusted` insert
+ * reads nothing (the transaction refuses it if its id or a unique key it claims is taken).
+ */
+async function check(c: Connection, tx: WriteTx, ops: readonly WriteOp[], trusted: (op: WriteOp) => boolean): Promise<DriverConflict | undefined> {
   // All reads at once: current records (absent: version 0, no keys), and the holders of the unique keys
   // that puts claim. (A failed read aborts the transaction.)
   const current = new Map<string, { v: number; k: Record<string, Key[]> }>();
@@ -113,9 +132,9 @@ async function check(c: Connection, tx: WriteTx, ops: readonly WriteOp[]): Promi
     const store = tx.objectStore(op.collection);
     if (!current.has(ref)) {
       current.set(ref, { v: 0, k: {} });
-      reads.push(store.get(op.id).then((rec?: Rec) => rec && current.set(ref, rec)));
+      if (!trusted(op)) reads.push(store.get(op.id).then((rec?: Rec) => rec && current.set(ref, rec)));
     }
-    if (op.type !== 'put') continue;
+    if (op.type !== 'put' || trusted(op)) continue;
     for (const index of c.collection(op.collection).indexes) {
       for (const key of index.unique ? (op.keys[index.name] ?? []) : []) {
         const u = uniqueRef(op.collection, index.name, key);

@@ -3,29 +3,32 @@
  * - one object store per collection, records `{ id, v, doc, k }` where `k` holds the core's index keys by
  *   index name; each declared index is an IDB index on key path `k.<name>` with `multiEntry`, so an array of
  *   array-keys gives one index entry per key (unique indexes are IDB-unique as well);
- * - for collections with `search`, a side store `~terms.<collection>` of records `{ id, t }` whose multiEntry
- *   index `t` holds one short flat string per (scope, token) (search.ts). Kept apart from the documents so
- *   that gets and lists never read token lists;
+ * - for collections with `search` (layout 3), the search postings as segments (postings.ts, segments.ts):
+ *   `~seg.<collection>` heads, `~post.<collection>` bodies, `~dead.<collection>` replaced versions. Layout 2
+ *   kept one multiEntry index entry per (document, token) in `~terms.<collection>` instead — 160 IndexedDB
+ *   entries for a 2 KB post; opening such a database builds its segments from them, once;
  * - `~log`: one record `{ t }` per commit under an auto-incremented key, which is the commit's sequence
  *   number (so no counter has to be read and written per commit); pruning keeps the newest;
- * - `~changes` (layout 2), the change log: one record per op under the key [seq, pos], with an index
- *   `stream` on [s, q, p] (stream, seq, pos) that walks one stream's changes alone; `~meta` holds
- *   `pruned`, the highest seq pruning removed;
- * - `~blobs` (layout 3): media bytes as Blobs by key (blobs.ts).
+ * - `~changes`, the change log (changes.ts): since layout 3 one record per commit and stream, under the key
+ *   [seq, pos of its first change], its other changes in `m` (layout 2 had one record per op, the same shape
+ *   without `m`, read as it is), with an index `stream` on [s, q, p] (stream, seq, pos) that walks one
+ *   stream's changes alone; `~meta` holds `pruned`, the highest seq pruning removed;
+ * - `~blobs` (layout 4): media bytes as Blobs by key (blobs.ts).
  * The database version is the core's schema version × 1000 + this layout's version.
  */
 import type { IDBPDatabase, IDBPTransaction } from 'idb';
 import type { JsonObject, Key, StoredDoc, StoreSchema } from '../../src/store/driver.js';
+import { DEAD, fromLayout2, POST, SEG } from './segments.js';
 
 /** Bumped when this driver's own storage layout changes; combined with the core's schema version. */
-const LAYOUT_VERSION = 3;
+const LAYOUT_VERSION = 4;
 export const LOG = '~log';
 export const CHANGES = '~changes';
 export const META = '~meta';
 export const BLOBS = '~blobs';
 export const STREAM_INDEX = 'stream';
-export const TERMS = (collection: string) => `~terms.${collection}`;
-export const TOKEN_INDEX = 't';
+/** Layout 2's token store, read once by the upgrade. */
+const TERMS = (collection: string) => `~terms.${collection}`;
 const NAME = /^[A-Za-z_$][\w$]*$/;
 
 /** The IndexedDB version of a schema version, and back: room for driver layout changes under each. */
@@ -42,13 +45,12 @@ export interface Rec {
   s?: string;
 }
 
-/** A record of a `~terms.<collection>` store. */
-export interface TermsRec {
-  id: string;
-  t: string[];
+/** One change of the change log (key: [seq, pos]). */
+export interface LogGroup extends LogChange {
+  /** The commit's other changes in the same stream: [pos, collection, id, op, version]. */
+  m?: Array<[number, string, string, 'put' | 'delete', number]>;
 }
 
-/** One change of the change log (key: [seq, pos]). */
 export interface LogChange {
   q: number;
   p: number;
@@ -102,11 +104,19 @@ export function upgrade(db: IDBPDatabase, schema: StoreSchema, tx: IDBPTransacti
     for (const [name, unique] of wanted) {
       if (!store.indexNames.contains(name)) store.createIndex(name, `k.${name}`, { unique, multiEntry: true });
     }
-    const terms = TERMS(c.name);
-    if (c.search && !has(terms)) {
-      db.createObjectStore(terms, { keyPath: 'id' }).createIndex(TOKEN_INDEX, TOKEN_INDEX, { multiEntry: true });
-    } else if (!c.search && has(terms)) {
-      db.deleteObjectStore(terms);
+    const stores = [SEG(c.name), POST(c.name), DEAD(c.name)];
+    if (c.search && !has(SEG(c.name))) {
+      db.createObjectStore(SEG(c.name), { autoIncrement: true });
+      db.createObjectStore(POST(c.name));
+      db.createObjectStore(DEAD(c.name));
+      // (A failure aborts the upgrade, which `open` reports.)
+      if (has(TERMS(c.name)))
+        void fromLayout2(tx, c, TERMS(c.name)).then(
+          () => db.deleteObjectStore(TERMS(c.name)),
+          () => tx.abort(),
+        );
+    } else if (!c.search) {
+      for (const name of [...stores, TERMS(c.name)]) if (has(name)) db.deleteObjectStore(name);
     }
   }
 }
@@ -116,7 +126,7 @@ export function missingLayout(db: IDBPDatabase, schema: StoreSchema): string[] {
   const missing: string[] = [];
   for (const c of schema.collections) {
     if (!db.objectStoreNames.contains(c.name)) missing.push(`store ${c.name}`);
-    if (c.search && !db.objectStoreNames.contains(TERMS(c.name))) missing.push(`store ${TERMS(c.name)}`);
+    for (const name of c.search ? [SEG(c.name), POST(c.name), DEAD(c.name)] : []) if (!db.objectStoreNames.contains(name)) missing.push(`store ${name}`);
   }
   if (missing.length === 0) {
     const tx = db.transaction(schema.collections.map((c) => c.name));

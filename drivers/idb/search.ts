@@ -1,29 +1,22 @@
 /**
- * Token search. Each searchable record's tokens live in the `~terms.<collection>` store (schema.ts) as one
- * multiEntry index entry per token. A search intersects the ids of its tokens (keys only), then either sorts
- * the few matches' entries or, when matches are many, walks the ordered index and keeps the ids in the
- * intersection.
+ * Token search over the postings segments (postings.ts, segments.ts). A search on the collection's first
+ * index — the order the postings keep — walks, in every segment, the rarest token's postings from the keyset
+ * position and checks the others, merges the segments' walks (opening a segment only when it could hold the
+ * next match), and keeps a candidate unless `~dead` says a later write replaced its version: one ordered page,
+ * its work following the page. A search on another index (e.g.
+ * by update time) takes every match of the tokens, then either sorts the few or walks that index keeping
+ * the many, as before.
  */
-import { shortHash } from '../../src/util/ids.js';
 import { compareKeys, mergeWalks, suffixInBounds, type IndexEntry, type Key, type KeysQuery, type SearchQuery } from '../../src/store/driver.js';
 import type { Connection } from './connect.js';
 import type { Index3 } from './native.js';
-import { cursorDirection, range, walk } from './reads.js';
-import { TERMS, TOKEN_INDEX, type Rec } from './schema.js';
+import { allMatches, orderedMatches, type Candidate } from './postings.js';
+import { cursorDirection, range } from './reads.js';
+import type { Rec } from './schema.js';
+import { DEAD, POST, SEG, segmentsOf } from './segments.js';
 
 /** Ids per request when a search walks an index keeping its matches. */
 const ID_CHUNK = 256;
-
-/**
- * The token index entries of one scope: a short hash of the scope (FNV-1a), then the token. Every token of
- * every post is an index entry, and Chromium's write cost grows with key length (a 26-character blog id in
- * front of each token cost a third more per insert). A hash collision only widens what the index returns:
- * `search` keeps the records whose stored scope is the one asked for.
- */
-export const termKeys = (scope: string, tokens: Iterable<string>) => {
-  const h = shortHash(scope);
-  return [...new Set(tokens)].map((token) => `${h}:${token}`);
-};
 
 /** Index keys in a walk's direction. */
 const order =
@@ -37,53 +30,72 @@ const keysIn = (rec: Rec | undefined, q: SearchQuery, prefix: Key, bounds: KeysQ
     .filter((key) => key.length > prefix.length && compareKeys(key.slice(0, prefix.length), prefix) === 0 && suffixInBounds(key.slice(prefix.length), bounds))
     .sort(order(q));
 
+type ReadTx = ReturnType<Connection['transaction']>;
 type ReadStore = ReturnType<Connection['store']>;
 
 export async function search(c: Connection, q: SearchQuery): Promise<IndexEntry[]> {
   const def = c.collection(q.collection);
   if (!def.search) throw new Error(`collection ${q.collection} is not searchable`);
   const limit = Math.floor(q.limit);
-  const keys = termKeys(q.scope, q.tokens);
-  if (keys.length === 0 || !(limit > 0) || q.prefixes.length === 0) return [];
-  const tx = c.transaction([TERMS(q.collection), q.collection]);
-  const byToken = tx.objectStore(TERMS(q.collection)).index(TOKEN_INDEX);
-  // Ids per token (keys only: no record is read), intersected from the smallest set.
-  const lists = ((await Promise.all(keys.map((key) => byToken.getAllKeys(key)))) as string[][]).sort((a, b) => a.length - b.length);
-  let ids = lists[0]!;
-  for (const other of lists.slice(1)) {
-    if (ids.length === 0) break;
-    const set = new Set(other);
-    ids = ids.filter((id) => set.has(id));
+  // Postings are by token alone: a segment's documents keep their scope, and a walk under a prefix (which
+  // starts with the scope) or a check of each match keeps the scope apart.
+  const terms = [...new Set(q.tokens)];
+  if (terms.length === 0 || !(limit > 0) || q.prefixes.length === 0) return [];
+  const tx = c.transaction([SEG(q.collection), POST(q.collection), DEAD(q.collection), q.collection]);
+  const dead = tx.objectStore(DEAD(q.collection));
+  const segs = await segmentsOf(tx, q.collection);
+  // (A segment with documents that have no single key in the first index cannot be walked in its order.)
+  if (q.index === def.indexes[0]?.name && !segs.some((s) => s.head.u)) {
+    // A candidate is current unless a later write replaced or deleted that version (~dead says so): tiny
+    // records, not the documents, decide it.
+    // (None at all, the usual case between merges of a store that is mostly added to: nothing to look up.)
+    const anyDead = dead.count().then((n) => n > 0);
+    const page = await orderedMatches(segs, terms, q.prefixes, q, q.direction === 'asc', limit, async (batch) => {
+      const replaced = (await anyDead) ? ((await Promise.all(batch.map((cand) => dead.get(cand.id)))) as Array<number | undefined>) : [];
+      return batch.map((cand, i) => cand.s === q.scope && (replaced[i] ?? 0) < cand.v);
+    });
+    return page.map(({ id, key }) => ({ id, key: [...key] }));
   }
-  if (ids.length === 0) return [];
+  const matches = (await Promise.all(segs.map((s) => allMatches(s, terms)))).flat();
+  return unordered(
+    c,
+    tx,
+    q,
+    limit,
+    matches.filter((m) => m.s === q.scope),
+  );
+}
+
+/** A search on an index the postings do not follow: every match, then the few sorted or the many walked. */
+async function unordered(c: Connection, tx: ReadTx, q: SearchQuery, limit: number, matches: Candidate[]): Promise<IndexEntry[]> {
+  // The newest entry of each id; an older one was replaced.
+  const latest = new Map<string, number>();
+  for (const m of matches) latest.set(m.id, Math.max(latest.get(m.id) ?? 0, m.v));
+  if (latest.size === 0) return [];
   const width = q.prefixes[0]!.length;
-  const store = tx.objectStore(q.collection);
-  if (ids.length > 2 * limit + 16) {
-    // Many matches: walk the ordered index and keep the matches. (An id of another scope sharing the hash
-    // could pass only under a prefix that holds it; the core's prefixes start with the scope.)
-    const set = new Set(ids);
-    const index = store.index(q.index) as unknown as Index3;
-    const walks = await Promise.all(
-      q.prefixes.map((prefix) =>
-        c.hasGetAllRecords(index) ? walkIds(c, store, index, q, prefix, limit, set) : walk(c, index, q, prefix, limit, (id) => set.has(id)),
-      ),
-    );
+  const store = tx.objectStore(q.collection) as unknown as ReadStore;
+  const isCurrent = (rec: Rec | undefined): rec is Rec => !!rec && rec.s === q.scope && latest.get(rec.id) === rec.v;
+  const index = store.index(q.index) as unknown as Index3;
+  if (latest.size > 2 * limit + 16 && c.hasGetAllRecords(index)) {
+    // Many matches: walk the ordered index and keep the matches.
+    const walks = await Promise.all(q.prefixes.map((prefix) => walkIds(c, store, index, q, prefix, limit, latest)));
     return mergeWalks(walks, width, q.direction, limit);
   }
-  // Few matches: their index keys live on their records; sort those in range.
-  const recs = (await Promise.all(ids.map((id) => store.get(id)))) as Array<Rec | undefined>;
+  // Few matches (or a browser without IndexedDB 3.0's page requests): their index keys live on their records;
+  // sort those in range.
+  const recs = (await Promise.all([...latest.keys()].map((id) => store.get(id)))) as Array<Rec | undefined>;
   const cmp = order(q);
   const walks = q.prefixes.map((prefix) =>
     recs
-      // Not gone meanwhile, and not of another scope with the same hash.
-      .flatMap((rec) => (rec?.s === q.scope ? keysIn(rec, q, prefix, q).map((key) => ({ id: rec.id, key })) : []))
+      .filter(isCurrent)
+      .flatMap((rec) => keysIn(rec, q, prefix, q).map((key) => ({ id: rec.id, key })))
       .sort((a, b) => cmp(a.key, b.key)),
   );
   return mergeWalks(walks, width, q.direction, limit);
 }
 
 /**
- * The first `limit` records of `set` under one prefix, in index order: ids only, ID_CHUNK at a time
+ * The first `limit` records of `latest` under one prefix, in index order: ids only, ID_CHUNK at a time
  * (`getAllKeys` with a direction, IndexedDB 3.0: one request per chunk instead of one per step); the
  * records of the matches, and of each chunk's last id (to go on after its key), give the index keys.
  */
@@ -94,7 +106,7 @@ async function walkIds(
   q: SearchQuery,
   prefix: Key,
   limit: number,
-  set: ReadonlySet<string>,
+  latest: ReadonlyMap<string, number>,
 ): Promise<IndexEntry[]> {
   const out: IndexEntry[] = [];
   const width = prefix.length;
@@ -104,11 +116,13 @@ async function walkIds(
     const r = range(c, { ...bounds, prefix });
     if (!r) return out;
     const ids = await index.getAllKeys({ query: r, count: ID_CHUNK, direction });
-    const hits = ids.filter((id) => set.has(id)).slice(0, limit - out.length);
+    const hits = ids.filter((id) => latest.has(id));
     const last = ids[ids.length - 1];
     const recs = (await Promise.all([...hits, ...(last === undefined ? [] : [last])].map((id) => store.get(id)))) as Array<Rec | undefined>;
     hits.forEach((id, n) => {
-      for (const key of keysIn(recs[n], q, prefix, bounds)) out.push({ id, key });
+      const rec = recs[n];
+      if (out.length >= limit || rec?.v !== latest.get(id) || rec?.s !== q.scope) return;
+      for (const key of keysIn(rec, q, prefix, bounds)) out.push({ id, key });
     });
     if (out.length >= limit || ids.length < ID_CHUNK) return out.slice(0, limit);
     // Go on after the chunk's last entry (the furthest of its record's keys in range, in the walk's direction).

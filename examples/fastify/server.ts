@@ -20,13 +20,14 @@ const owner = await service.users.insert({ body: { displayName: 'Fastify owner' 
 const blog = await service.blogs.insert({ body: { name: 'Fastify example', url: 'https://fastify.blogcore.example/' }, ownerId: owner.id });
 await service.as({ userId: owner.id }).posts.insert({ blogId: blog.id, body: { title: 'Hello from Fastify', content: '<p>Served by blogcore.</p>' } });
 
-/** The blog's routes under /v3, as a plugin: its parser settings stay inside it. */
+/** Everything the handler serves (/v3, the feeds), as a plugin: its parser settings stay inside it. */
 function blogcorePlugin(handler: ReturnType<typeof createHttpHandler>) {
   const toNode = toNodeHandler(handler);
   return async (scope: FastifyInstance) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    scope.all('/v3/*', (request, reply) => {
+    // A catch-all: the host's named routes still win over it.
+    scope.all('/*', (request, reply) => {
       reply.hijack(); // the handler writes the response itself
       return toNode(request.raw, reply.raw);
     });

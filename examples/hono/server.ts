@@ -20,8 +20,9 @@ await service.as({ userId: owner.id }).posts.insert({ blogId: blog.id, body: { t
 const handler = createHttpHandler(service, { cors: true });
 const app = new Hono();
 app.get('/', (c) => c.text(`Try GET /v3/blogs/${blog.id}/posts\n`));
-// c.req.raw is the untouched Request, so the default basePath '/v3' matches.
-app.all('/v3/*', (c) => handler(c.req.raw));
+// c.req.raw is the untouched Request, so the default basePath '/v3' matches. A catch-all after the app's own
+// routes: everything the handler serves (/v3, the feeds) reaches it.
+app.all('*', (c) => handler(c.req.raw));
 
 const server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, (info) => {
   console.log(`listening on http://127.0.0.1:${info.port}/v3/blogs/${blog.id}/posts`);

@@ -1,5 +1,5 @@
 /**
- * `blogcore/blobs`: stores for media bytes outside the database (DESIGN §14), for `createBlogService({ driver, blobs })`.
+ * `blogcore/blobs`: stores for media bytes outside the database (docs/design.md §19), for `createBlogService({ driver, blobs })`.
  * Node only (files, and the host's S3 client).
  */
 export { fsBlobs, type FsBlobsOptions } from './fs.js';

@@ -8,7 +8,8 @@ import { createBlogService, type BlogService } from 'blogcore';
 import { exportBlog, importBlog, type ExportFormat, type ImportFailure, type ImportFormat, type ImportReport } from 'blogcore/io';
 import { CliError, UsageError } from './errors.js';
 import { exportSiteCommand } from './site.js';
-import { openDriver } from './store.js';
+import { openDriver, shownDb } from './store.js';
+import { userLabel } from './users.js';
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
@@ -22,7 +23,7 @@ const open = async (db: string, create: boolean): Promise<BlogService> => create
 /** The `import` and `export` entries of main.ts's COMMANDS. */
 export const IO_COMMANDS = {
   import: {
-    usage: `blogcore import <file> --db <file> [--blog <url>] [--owner <userId>] [--format <format>] [--redirects <file>] [--media] [--json]
+    usage: `blogcore import <file> --db <file> [--blog <url>] [--owner <userId>] [--format <format>] [--redirects <file>] [--media] [--json] [--verbose]
       Imports a Blogger export (Atom or Takeout), a WordPress WXR file, a Ghost JSON export or blogcore-json.
       Running it again with the same file changes nothing; an interrupted import completes when run again.
       --media           also download the pictures the blog uses and point its posts at their new copies
@@ -30,10 +31,12 @@ export const IO_COMMANDS = {
       --allow-private-hosts <host>  let --media download from this host even on a private or loopback
                         address (repeat for more; * for any)
       --blog            the blog's url (default: the file's own; required for Ghost)
-      --owner           the user who becomes the blog's ADMIN (default: the file's first author)
+      --owner           the user who becomes the blog's ADMIN (default: the file's first author);
+                        created with that id when the store has no such user
       --format          blogcore-json, wxr, blogger-atom or ghost-json (default: detected)
       --redirects       write the map of old permalinks to new urls (JSON for *.json, else "old<TAB>new" lines)
-      --json            print the report as JSON`,
+      --json            print the report as JSON
+      --verbose         list every skipped and drafted item (by default: one line per reason, with its count)`,
     positionals: true,
     options: {
       db: { type: 'string' },
@@ -44,6 +47,7 @@ export const IO_COMMANDS = {
       media: { type: 'boolean', default: false },
       'allow-private-hosts': { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
+      verbose: { type: 'boolean', default: false },
     },
     run: (values: Values, positionals: string[]) => importCommand(values, positionals, { stdout: process.stdout, stderr: process.stderr }),
   },
@@ -76,6 +80,14 @@ export async function importCommand(values: Values, positionals: string[], ctx: 
   const service = await open(values.db, true);
   const bar = ctx.stderr.isTTY ? progressBar(ctx.stderr, size) : undefined;
   const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  // On the command line there is no other way to make a user: --owner names one, made if missing.
+  const ownerId = str('owner');
+  if (ownerId && !(await service.users.get({ userId: ownerId }).catch(() => undefined))) {
+    await service.users.insert({ body: { id: ownerId, displayName: ownerId } }).catch(async (error: unknown) => {
+      await service.close();
+      throw error;
+    });
+  }
   let report: ImportReport;
   try {
     report = await importBlog(service, createReadStream(file), {
@@ -96,6 +108,7 @@ export async function importCommand(values: Values, positionals: string[], ctx: 
     throw error;
   }
   bar?.done();
+  const owner = await ownerLines(service, report.blogId, values.db);
   await service.close();
   const redirects = str('redirects');
   if (redirects) {
@@ -103,7 +116,21 @@ export async function importCommand(values: Values, positionals: string[], ctx: 
     writeFileSync(redirects, text);
   }
   if (values.json === true) ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else ctx.stdout.write(`${summary(report)}${redirects ? `\nRedirect map written to ${redirects}` : ''}\n`);
+  else ctx.stdout.write(`${summary(report, values.verbose === true)}${redirects ? `\nRedirect map written to ${redirects}` : ''}\n${owner}`);
+}
+
+/** Who administers the imported blog, and how to sign in as them over HTTP. */
+async function ownerLines(service: BlogService, blogId: string, db: string): Promise<string> {
+  const blog = await service.blogs.get({ blogId, view: 'ADMIN' });
+  const admins = (await service.members.list({ blogId })).items.filter((m) => m.role === 'ADMIN').map((m) => m.userId);
+  const lines = [`\nThe blog ${blog.name} (${blog.url}) is administered by:`];
+  for (const id of admins) lines.push(`  ${await userLabel(service, id)}`);
+  lines.push(
+    'To manage it over HTTP, mint a bearer token for one of them, then serve the store:',
+    `  blogcore token --db ${shownDb(db)} --user ${admins[0]}`,
+    `  blogcore serve --db ${shownDb(db)}`,
+  );
+  return `${lines.join('\n')}\n`;
 }
 
 export async function exportCommand(values: Values, ctx: IoStreams): Promise<void> {
@@ -144,17 +171,28 @@ export async function exportCommand(values: Values, ctx: IoStreams): Promise<voi
   }
 }
 
-/** The report as people read it: counts per kind, every skipped record with its reason. */
-export function summary(r: ImportReport): string {
+/** Items with their reasons: one line per item (`verbose`), else one per reason with its count, most frequent first. */
+function reasons(items: ImportReport['skipped'], verbose: boolean): string[] {
+  if (verbose) return items.map((s) => `    - ${s.source}: ${s.reason}`);
+  const counts = new Map<string, number>();
+  for (const s of items) counts.set(s.reason, (counts.get(s.reason) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `    - ${n} × ${reason}`);
+}
+
+/** The report as people read it: counts per kind, skipped and drafted items by reason (each one with `verbose`). */
+export function summary(r: ImportReport, verbose = false): string {
   const lines = [
     `Imported ${r.format} into blog ${r.blogId}`,
     `  created:   ${r.created.posts} posts, ${r.created.pages} pages, ${r.created.comments} comments, ${r.created.users} users`,
     `  unchanged: ${r.unchanged.posts} posts, ${r.unchanged.pages} pages, ${r.unchanged.comments} comments (already imported)`,
     ...(r.created.media || r.unchanged.media ? [`  pictures:  ${r.created.media} stored, ${r.unchanged.media} already there`] : []),
     `  skipped:   ${r.skipped.length}`,
-    ...r.skipped.map((s) => `    - ${s.source}: ${s.reason}`),
+    ...reasons(r.skipped, verbose),
+    `  drafted:   ${r.drafted.length}${r.drafted.length ? ' not public in the source, so imported as DRAFT (never LIVE)' : ''}`,
+    ...reasons(r.drafted, verbose),
     `  redirects: ${r.redirects.length} old permalinks → new urls`,
   ];
+  if (!verbose && r.skipped.length + r.drafted.length > 0) lines.push('  (--verbose lists each item, --json prints the whole report)');
   return lines.join('\n');
 }
 

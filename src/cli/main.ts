@@ -9,7 +9,9 @@ import { CliError, UsageError } from './errors.js';
 import { IO_COMMANDS } from './io.js';
 import { MEDIA_COMMANDS } from './media.js';
 import { SERVER_LIMITS, serve } from './serve.js';
-import { rotateToken } from './token.js';
+import { redactSecrets } from './store.js';
+import { token } from './token.js';
+import { usersList } from './users.js';
 
 const VERSION = (createRequire(import.meta.url)('blogcore/package.json') as { version: string }).version;
 
@@ -30,7 +32,8 @@ const COMMANDS: Record<string, Command> = {
   serve: {
     usage: `blogcore serve [--db <file>] [--port <n>] [--host <addr>] [--api-base-url <url>] [--quiet] [--max-connections <n>] [--cors <origin>] [--site]
       Serves the Blogger v3 API under /v3 and the pictures under /media (default 127.0.0.1:8080). The first
-      run on a new database creates a demo blog and prints an admin bearer token.
+      run on an empty store creates a demo blog and prints a bearer token for its admin; a store that holds
+      blogs is served as it is.
       ${DB_HELP}
       --api-base-url    the public URL clients use, when behind a proxy (links and selfLinks start with it)
       --quiet           no log line per request
@@ -74,11 +77,23 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   token: {
-    usage: `blogcore token [--db <file>]
-      Prints a new admin bearer token for a database serve set up; the old one stops working.
-      ${DB_HELP}`,
+    usage: `blogcore token [--db <file>] [--user <id>]
+      Prints a new bearer token for a user of the store; that user's previous token stops working.
+      ${DB_HELP}
+      --user <id>       the user the token signs in as (default: the demo admin serve's first run made)`,
+    options: { db: { type: 'string', default: './data/blog.db' }, user: { type: 'string' } },
+    run: (values) => token(values.db as string, values.user as string | undefined),
+  },
+  users: {
+    usage: `blogcore users list [--db <file>]
+      Lists every user with a role in a blog: their id, name, roles, and whether they hold a token.`,
     options: { db: { type: 'string', default: './data/blog.db' } },
-    run: (values) => rotateToken(values.db as string),
+    positionals: true,
+    run(values, positionals) {
+      if (positionals.length !== 1 || positionals[0] !== 'list')
+        throw new UsageError(`users: the one subcommand is list${positionals[0] ? `, not ${positionals[0]}` : ''}`);
+      return usersList(values.db as string);
+    },
   },
   ...IO_COMMANDS,
   ...MEDIA_COMMANDS,
@@ -140,9 +155,9 @@ async function main(argv: readonly string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) {
-    console.error(`blogcore: ${error.message}\n\n${USAGE}`);
+    console.error(redactSecrets(`blogcore: ${error.message}\n\n${USAGE}`));
     process.exit(2);
   }
-  console.error(`blogcore: ${error instanceof CliError || error instanceof Error ? error.message : String(error)}`);
+  console.error(redactSecrets(`blogcore: ${error instanceof CliError || error instanceof Error ? error.message : String(error)}`));
   process.exit(1);
 });

@@ -1,17 +1,19 @@
 /**
- * `blogcore serve`: the /v3 API on a store (creating a demo blog and an admin token on the first run), with
- * the server limits a public endpoint needs and one log line per request.
+ * `blogcore serve`: the /v3 API on a store (a demo blog and its admin's token on the first run on an empty
+ * store), with the server limits a public endpoint needs and one log line per request.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isAbsolute, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { inspect } from 'node:util';
 import { type BlogService, createBlogService } from 'blogcore';
 import { createHttpHandler, toNodeHandler } from 'blogcore/http';
 import { createSite } from 'blogcore/site';
 import { seedDemo } from './demo.js';
-import { bearerAuth, type CliSettings, newToken, readSettings, sha256, writeSettings } from './settings.js';
-import { describeSqliteError, openDriver, shownDb } from './store.js';
+import { bearerAuth, mintToken, readSettings, writeSettings } from './settings.js';
+import { describeSqliteError, openDriver, redactSecrets, shownDb } from './store.js';
+import { blogLabel, blogsAndAdmins, userLabel } from './users.js';
 
 /**
  * The server's limits. Headers must arrive within 10 s and a whole request (1 MiB body at most) within 30 s,
@@ -40,7 +42,11 @@ export interface ServeOptions {
   version: string;
 }
 
-/** Opens the store, creating the demo content on first use. Returns the token when it was just created. */
+/**
+ * Opens the store. The first run on an empty store creates the demo content and a token for its admin; a store
+ * that holds blogs (imported, or made by an app) is served as it is, never given a demo blog. Returns the blog the
+ * API root points at, and the token when it was just made.
+ */
 async function setUp(db: string, apiBaseUrl: string) {
   const driver = await openDriver(db, { create: true });
   const service = createBlogService({ driver, apiBaseUrl });
@@ -48,16 +54,16 @@ async function setUp(db: string, apiBaseUrl: string) {
     await service.close().catch(() => undefined);
     throw describeSqliteError(db, error);
   });
-  const { version, settings: stored } = await readSettings(driver);
-  let settings: CliSettings | undefined = stored;
-  let token: string | undefined;
-  if (!settings) {
-    const seeded = await seedDemo(service);
-    token = newToken();
-    settings = { ...seeded, tokenHash: sha256(token) };
-    await writeSettings(driver, version, settings);
+  const { version, settings } = await readSettings(driver);
+  const [anyBlog] = await driver.list({ collection: 'blogs', index: 'url', prefix: [], direction: 'asc', limit: 1 });
+  if (!settings && !anyBlog) {
+    const demo = await seedDemo(service);
+    const token = await mintToken(driver, demo.adminUserId);
+    await writeSettings(driver, version, { setUp: new Date().toISOString(), ...demo });
+    return { driver, service, blogId: demo.blogId as string | undefined, token: { token, ...demo } };
   }
-  return { driver, service, settings, token };
+  if (!settings) await writeSettings(driver, version, { setUp: new Date().toISOString() });
+  return { driver, service, blogId: settings?.blogId ?? anyBlog?.id, token: undefined };
 }
 
 /** How to run this command again, as the user started it (`node dist/cli.js` in a checkout, else `blogcore`). */
@@ -70,16 +76,20 @@ function selfCommand(): string {
   return 'blogcore';
 }
 
-/** `GET /` and `GET /v3/`: what this server is and where to start, so the printed API root answers. */
-function rootDocument(api: string, blogId: string, version: string) {
+/** `GET /` and `GET /v3/`: what this server is and where to start (a blog of the store), so the printed API root answers. */
+function rootDocument(api: string, blogId: string | undefined, version: string) {
   const blog = `${api}/blogs/${blogId}`;
   return {
     kind: 'blogcore#api',
     name: 'blogcore',
     version,
     basePath: '/v3',
-    blog: { id: blogId, selfLink: blog },
-    links: { posts: `${blog}/posts`, pages: `${blog}/pages`, comments: `${blog}/comments`, search: `${blog}/posts/search?q=blogcore` },
+    ...(blogId
+      ? {
+          blog: { id: blogId, selfLink: blog },
+          links: { posts: `${blog}/posts`, pages: `${blog}/pages`, comments: `${blog}/comments`, search: `${blog}/posts/search?q=blogcore` },
+        }
+      : {}),
   };
 }
 
@@ -93,7 +103,16 @@ function logRequest(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
+/**
+ * A server never dies of its own logging: when whatever reads its output goes away (`blogcore serve | head`, a
+ * log shipper that dies), writes fail with EPIPE, which would be an unhandled 'error' event. Logging stops instead.
+ */
+function surviveLogReaders(): void {
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => stream.destroy());
+}
+
 export async function serve(opts: ServeOptions): Promise<void> {
+  surviveLogReaders();
   let ready: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const pending: Array<() => void> = [];
   // Checks the timeouts every second (Node's default is every 30 s).
@@ -123,22 +142,21 @@ export async function serve(opts: ServeOptions): Promise<void> {
     server.close();
     throw error;
   }
-  const { driver, service, settings, token } = setup;
+  const { driver, service, blogId } = setup;
 
   const api = `${opts.apiBaseUrl ?? origin}/v3`;
-  const root = JSON.stringify(rootDocument(api, settings.blogId, opts.version), null, 2);
+  const logError = (error: unknown) => console.error(redactSecrets(`blogcore: unexpected error: ${inspect(error)}`));
+  const root = JSON.stringify(rootDocument(api, blogId, opts.version), null, 2);
   const handle = toNodeHandler(
     createHttpHandler(service, {
       authenticate: bearerAuth(driver),
       ...(opts.cors?.length ? { cors: { origin: opts.cors.includes('*') ? '*' : opts.cors } } : {}),
-      onError: (error) => console.error('blogcore: unexpected error:', error),
+      onError: logError,
     }),
   );
   // The site answers its own pages (whatever the Host: the store's blog); everything else, and the API's /v3
   // and /media, goes to the API.
-  const site = opts.site
-    ? toNodeHandler(createSite(service, { blogId: settings.blogId, onError: (error) => console.error('blogcore: unexpected error:', error) }))
-    : undefined;
+  const site = opts.site ? toNodeHandler(createSite(service, { ...(blogId ? { blogId } : {}), onError: logError })) : undefined;
   ready = (req, res) => {
     const path = (req.url ?? '').split('?')[0]!;
     if (site && !path.startsWith('/v3') && !path.startsWith('/media/')) {
@@ -154,40 +172,69 @@ export async function serve(opts: ServeOptions): Promise<void> {
   };
   for (const run of pending.splice(0)) run();
 
-  printBanner(opts, `${origin}/v3`, settings.blogId, token, opts.site ? `${origin}/` : undefined);
+  // Signals are handled before the banner says Ctrl+C stops the server: a signal sent the moment it is read
+  // (a supervisor, a test) must find the handler, not Node's default of dying at once.
   stopOnSignals(server, service);
+  printBanner(opts, `${origin}/v3`, setup, await whoAdministers(setup), opts.site ? `${origin}/` : undefined);
 }
 
-function printBanner(opts: ServeOptions, api: string, blogId: string, token: string | undefined, site: string | undefined): void {
-  const posts = `${api}/blogs/${blogId}/posts`;
-  const shownToken = token ?? '$TOKEN';
+/** The token's user and blog on a first run; else up to three blogs of the store with their admins, and the first admin. */
+async function whoAdministers({ driver, service, token }: Awaited<ReturnType<typeof setUp>>): Promise<{ lines: string[]; first?: string }> {
+  if (token) return { lines: [`${await userLabel(service, token.adminUserId)}, ADMIN of ${await blogLabel(service, token.blogId)}`] };
+  const blogs = await blogsAndAdmins(driver, service, 3);
+  const lines = await Promise.all(
+    blogs.map(async (b) => `${b.line}: admins ${(await Promise.all(b.admins.map((id) => userLabel(service, id)))).join(', ') || 'none'}`),
+  );
+  const first = blogs.find((b) => b.admins.length)?.admins[0];
+  return { lines, ...(first ? { first } : {}) };
+}
+
+function printBanner(
+  opts: ServeOptions,
+  api: string,
+  setup: Awaited<ReturnType<typeof setUp>>,
+  admins: { lines: string[]; first?: string },
+  site: string | undefined,
+): void {
+  const { blogId, token } = setup;
   const lines = [
     `blogcore ${opts.version} is serving ${shownDb(opts.db)}`,
     ...(site ? [`  Site: ${site}`] : []),
     `  API:  ${api}/`,
-    `  Blog: ${api}/blogs/${blogId}`,
+    ...(blogId ? [`  Blog: ${api}/blogs/${blogId}`] : []),
     '',
   ];
   if (token) {
     lines.push(
-      'First run: created a demo user, a blog, posts (live, draft, scheduled), pages and comments (one pending).',
+      'First run on an empty store: created a demo user, a blog, posts (live, draft, scheduled), pages and comments (one pending).',
       '',
-      'Admin bearer token (shown only now; the database keeps just its SHA-256 hash):',
-      `  ${token}`,
+      `Bearer token for ${admins.lines[0]} (shown only now; the database keeps just its SHA-256 hash):`,
+      `  ${token.token}`,
       '',
     );
   } else {
-    lines.push('The admin token was printed on the first run. To replace it (the old one stops working):', `  ${selfCommand()} token --db ${opts.db}`, '');
+    lines.push(
+      ...(admins.lines.length ? ['Blogs in this store, and who administers them:', ...admins.lines.map((a) => `  ${a}`)] : ['This store holds no blog.']),
+      '',
+      "Tokens are shown only when they are made. A new one for a user (that user's previous token stops working):",
+      `  ${selfCommand()} token --db ${shownDb(opts.db)} --user ${admins.first ?? '<id>'}`,
+      `  (${selfCommand()} users list --db ${shownDb(opts.db)} lists every user with a role in a blog)`,
+      '',
+    );
   }
-  lines.push(
-    'Try:',
-    `  curl ${posts}`,
-    `  curl -H "Authorization: Bearer ${shownToken}" "${posts}?status=draft,scheduled&fields=items(id,title,status)"`,
-    `  curl -X POST -H "Authorization: Bearer ${shownToken}" -H "Content-Type: application/json" \\`,
-    `       -d '{"title":"Hello","content":"<p>Hi!</p>"}' ${posts}`,
-    '',
-    opts.quiet ? 'Ctrl+C stops the server.' : 'Each request is logged as: method path status time (--quiet turns this off). Ctrl+C stops the server.',
-  );
+  if (blogId) {
+    const posts = `${api}/blogs/${blogId}/posts`;
+    const shownToken = token?.token ?? '$TOKEN';
+    lines.push(
+      'Try:',
+      `  curl ${posts}`,
+      `  curl -H "Authorization: Bearer ${shownToken}" "${posts}?status=draft,scheduled&fields=items(id,title,status)"`,
+      `  curl -X POST -H "Authorization: Bearer ${shownToken}" -H "Content-Type: application/json" \\`,
+      `       -d '{"title":"Hello","content":"<p>Hi!</p>"}' ${posts}`,
+      '',
+    );
+  }
+  lines.push(opts.quiet ? 'Ctrl+C stops the server.' : 'Each request is logged as: method path status time (--quiet turns this off). Ctrl+C stops the server.');
   console.log(lines.join('\n'));
 }
 

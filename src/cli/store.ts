@@ -25,9 +25,39 @@ const STORES: readonly StoreKind[] = [
   { matches: () => true, open: openSqliteFile },
 ];
 
-/** A `postgres://` URL as shown in messages and logs: without its password. */
+/**
+ * A `--db` value as every message, hint and log line shows it: a `postgres://` URL without its password (the
+ * one in the user part, up to the last `@`, and a `password=` parameter), a file name as it is.
+ */
 export function shownDb(db: string): string {
-  return db.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
+  if (!/^postgres(ql)?:\/\//i.test(db)) return db;
+  return db.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@]*@/i, '$1:***@').replace(/([?&]password=)[^&#]*/gi, '$1***');
+}
+
+/**
+ * Any text the command prints (an error from a library, a stack) with the passwords of the `postgres://` URLs
+ * it was given replaced by `***`: the last guard behind `shownDb`, for messages blogcore did not write.
+ */
+export function redactSecrets(text: string, args: readonly string[] = process.argv): string {
+  const secrets = new Set<string>();
+  for (const arg of args) {
+    const url = /postgres(?:ql)?:\/\/\S+/i.exec(arg)?.[0];
+    if (!url) continue;
+    const inUser = /^postgres(?:ql)?:\/\/[^:/@]*:([^@]*)@/i.exec(url)?.[1];
+    const inQuery = [...url.matchAll(/[?&]password=([^&#]*)/gi)].map((m) => m[1]!);
+    for (const s of [inUser, ...inQuery]) {
+      if (!s) continue;
+      secrets.add(s);
+      try {
+        secrets.add(decodeURIComponent(s));
+      } catch {
+        // not percent-encoded: the raw form is enough
+      }
+    }
+  }
+  let out = text;
+  for (const s of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(s).join('***');
+  return out;
 }
 
 /**

@@ -21,7 +21,7 @@
  */
 import type { Core } from './core.js';
 import { DriverConflict, type WriteOp } from '../store/driver.js';
-import { COMMENT_VIS, commentVisOf, put, type CommentRecord, type CommentVis, type PostRecord } from '../store/records.js';
+import { COMMENT_VIS, commentVisOf, put, type CommentVis } from '../store/records.js';
 import { atLeast } from '../rules/access.js';
 import type { Role } from '../schema/schemas.js';
 
@@ -36,7 +36,7 @@ export const visibleClasses = (view: Role): CommentVis[] =>
 export async function moveCommentsStep(core: Core): Promise<void> {
   const [hit] = await core.driver.list({ collection: 'posts', index: 'moving', prefix: [], direction: 'asc', limit: 1 });
   if (!hit) return;
-  const post = hit.doc as unknown as PostRecord;
+  const post = hit.doc;
   const target = commentVisOf(post);
   const entries = await core.driver.keys({
     collection: 'comments',
@@ -52,7 +52,7 @@ export async function moveCommentsStep(core: Core): Promise<void> {
       )
     : [];
   const ops: WriteOp[] = [];
-  for (const d of docs) if (d) ops.push(put('comments', { ...(d.doc as unknown as CommentRecord), vis: target }, d.version));
+  for (const d of docs) if (d) ops.push(put('comments', { ...d.doc, vis: target }, d.version));
   // The post's version is part of the last batch: if it changed class meanwhile, nothing is marked done.
   if (entries.length < MOVE_BATCH) ops.push(put('posts', { ...post, commentsVis: target }, hit.version));
   try {

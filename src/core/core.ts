@@ -4,6 +4,7 @@
  * posts going LIVE). Resources (src/resources/*) build the public methods on top of this.
  */
 import { DriverConflict, type BlobStore, type CommitResult, type StorageDriver, type StoredDoc, type WriteOp } from '../store/driver.js';
+import { recordStore, type RecordStore } from '../store/record-store.js';
 import { authError, resolveView, type Actor, type Standing } from '../rules/access.js';
 import { BlogError, notFound } from '../util/errors.js';
 import type { EventShare } from './event-share.js';
@@ -13,7 +14,7 @@ import { newId } from '../util/ids.js';
 import { labelCounterOps } from '../store/label-counts.js';
 import type { Scheduler, SchedulerOptions } from './scheduler.js';
 import { RecordCache } from './record-cache.js';
-import { memberId, put, type BlogRecord, type MemberRecord, type PostRecord, type UserRecord } from '../store/records.js';
+import { memberId, put, type BlogRecord, type Collection, type PostRecord, type Records, type Untyped, type UserRecord } from '../store/records.js';
 import type { Role } from '../schema/schemas.js';
 import { LAYOUT_MARKER, STORE_LAYOUT, STORE_SCHEMA } from '../store/schema.js';
 import { parse } from '../schema/parse.js';
@@ -34,7 +35,7 @@ export interface CoreOptions {
    * Default `{ days: 30 }`. Pruning runs after writes, a bounded batch at a time.
    */
   changeRetention?: { days?: number; commits?: number };
-  /** Where media bytes live (DESIGN §14). Default: the driver's own store, beside the records. */
+  /** Where media bytes live (docs/design.md §19). Default: the driver's own store, beside the records. */
   blobs?: BlobStore;
   /** Larger pictures are refused with 413, read no further. Default 20 MiB. */
   maxMediaBytes?: number;
@@ -54,7 +55,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const busy = () => new BlogError({ code: 503, reason: 'backendError', message: 'The store is too busy with writes to the same records; try again' });
 
 export class Core {
-  readonly driver: StorageDriver;
+  /** The driver, read through the collection map (src/store/record-store.ts): a read of 'posts' answers PostRecords. */
+  readonly driver: RecordStore;
   readonly now: () => Date;
   readonly links: Links;
   readonly events = new Emitter();
@@ -79,7 +81,7 @@ export class Core {
   private pruning = false;
 
   constructor(options: CoreOptions) {
-    this.driver = options.driver;
+    this.driver = recordStore(options.driver);
     this.cache = new RecordCache(this.driver);
     const r = options.changeRetention ?? {};
     this.retention = { ms: (r.days ?? 30) * DAY_MS, commits: r.commits };
@@ -97,6 +99,15 @@ export class Core {
 
   ready(): Promise<void> {
     return (this.opening ??= this.open());
+  }
+
+  /**
+   * Runs `step` once the store is open and before every call that waits for it from now on (a replica's local
+   * blog, sync/index.ts, exists before the app's first write). A failing step fails nothing: what it wanted to
+   * write is then written by whoever needs it.
+   */
+  prepare(step: () => Promise<void>): void {
+    this.opening = this.ready().then(() => step().catch(() => undefined));
   }
 
   private async open(): Promise<void> {
@@ -126,20 +137,25 @@ export class Core {
     return parse(schema as unknown as ZodMiniType, input) as Output<S>;
   }
 
-  async get<T>(collection: string, id: string): Promise<StoredDoc<T> | undefined> {
+  async get<C extends Collection>(collection: C, id: string): Promise<StoredDoc<Records[C]> | undefined> {
     await this.ready();
-    return (await this.driver.get(collection, id)) as StoredDoc<T> | undefined;
+    return this.driver.get(collection, id);
+  }
+
+  /** A document of a collection that holds several shapes (`settings`, `idempotency`): its reader names the shape. */
+  async getAs<T>(collection: Untyped, id: string): Promise<StoredDoc<T> | undefined> {
+    return (await this.get(collection, id)) as StoredDoc<T> | undefined;
   }
 
   async user(id: string): Promise<UserRecord | undefined> {
     await this.ready();
-    return this.cache.get('users', id, async () => (await this.get<UserRecord>('users', id))?.doc);
+    return this.cache.get('users', id, async () => (await this.get('users', id))?.doc);
   }
 
   /** A blog that exists and is not being deleted (a blog being deleted reads as gone, never half there). */
   async blog(blogId: string): Promise<BlogRecord> {
     await this.ready();
-    const found = await this.cache.get('blogs', blogId, async () => (await this.get<BlogRecord>('blogs', blogId))?.doc);
+    const found = await this.cache.get('blogs', blogId, async () => (await this.get('blogs', blogId))?.doc);
     if (!found || found.deleting) throw notFound('Blog');
     return found;
   }
@@ -148,7 +164,7 @@ export class Core {
   async standing(actor: Actor, blogId: string, view?: Role): Promise<Standing> {
     let role: Role | null = null;
     if (actor.kind === 'host') role = 'ADMIN';
-    else if (actor.kind === 'user') role = (await this.get<MemberRecord>('members', memberId(blogId, actor.userId)))?.doc.role ?? null;
+    else if (actor.kind === 'user') role = (await this.get('members', memberId(blogId, actor.userId)))?.doc.role ?? null;
     return { actor, role, view: resolveView(role, view) };
   }
 
@@ -331,7 +347,7 @@ export class Core {
     let count = 0;
     for (;;) {
       const due = await this.driver.list({ collection: 'posts', index: 'due', prefix: [], upper: { key: [now, '\uffff'] }, direction: 'asc', limit: 100 });
-      for (const d of due) await this.promote(d as StoredDoc<unknown> as StoredDoc<PostRecord>);
+      for (const d of due) await this.promote(d);
       count += due.length;
       if (due.length < 100) return count;
     }
@@ -348,7 +364,7 @@ export class Core {
     } catch (error) {
       if (!DriverConflict.is(error)) throw error;
       // Someone else changed it first (another process promoted it, or an author edited it): read what is there.
-      const fresh = await this.get<PostRecord>('posts', p.id);
+      const fresh = await this.get('posts', p.id);
       if (!fresh) throw notFound('Post');
       return fresh.doc.status === 'SCHEDULED' ? this.promote(fresh) : fresh.doc;
     }

@@ -1,4 +1,5 @@
-import { DriverConflict, type JsonObject, type StorageDriver, type WriteOp } from '../store/driver.js';
+import { DriverConflict, type JsonObject, type WriteOp } from '../store/driver.js';
+import type { RecordStore } from '../store/record-store.js';
 import type { BlogEvent, Emitter } from './events.js';
 
 /**
@@ -27,7 +28,7 @@ export class EventShare {
   started: Promise<void> | undefined;
 
   constructor(
-    private readonly driver: StorageDriver,
+    private readonly driver: RecordStore,
     private readonly emitter: Emitter,
     /** The core's clock (ms): the commit time logged with event records, as with every core write. */
     private readonly time: () => number = Date.now,

@@ -1,7 +1,7 @@
 /**
  * One lane per record, so that writers of one process never race each other for a record.
  *
- * Writes are compare-and-set (DESIGN §2): an attempt reads, decides and commits the versions it read. Many
+ * Writes are compare-and-set (docs/design.md §3): an attempt reads, decides and commits the versions it read. Many
  * writers touching one record at once — a label's counter, a post's comment counts, a day's page views — would
  * each read the same version and all but one would fail, over and over. So a write holds the lanes of the
  * records it commits while it commits, and a write that found one moved keeps holding its lanes while it reads

@@ -3,22 +3,25 @@
  * query that made them. Every index used here ends with [sortTime, id], the "suffix" a position is made of,
  * so a page never depends on an offset and stays stable under writes.
  *
- * Bounded work (DESIGN §2): one page reads at most `limit + 1` index entries and as many documents per
+ * Bounded work (docs/design.md §10): one page reads at most `limit + 1` index entries and as many documents per
  * round — one `list` for a single prefix, else `keys` or `search` (the driver merges prefixes and orders
  * matches) then `getMany` of the page only. A filter (phrases; comments of a post whose visibility is
  * still being moved) gets at most FILTER_ROUNDS rounds; when they run out the page is short and its
  * token goes on from the last record read.
  */
-import { compareKeys, type IndexedDoc, type Key, type KeyBound, type StorageDriver } from '../store/driver.js';
+import { compareKeys, type IndexedDoc, type Key, type KeyBound } from '../store/driver.js';
+import type { RecordStore } from '../store/record-store.js';
+import type { Collection, Records } from '../store/records.js';
+import type { IndexName } from '../store/schema.js';
 import { invalid } from '../util/errors.js';
 import { listEtag } from './wire.js';
 
 /** Rounds of `limit + 1` records a filtered page may read before it answers short. */
 export const FILTER_ROUNDS = 4;
 
-export interface PageQuery {
-  collection: string;
-  index: string;
+export interface PageQuery<C extends Collection> {
+  collection: C;
+  index: IndexName<C>;
   /** The index prefixes to merge (e.g. one per status, or per label and status), all of one length. */
   prefixes: Key[];
   direction: 'asc' | 'desc';
@@ -29,13 +32,13 @@ export interface PageQuery {
   /** Search instead of walking: only records of the scope holding every token. */
   search?: { scope: string; tokens: string[] };
   /** Drops hits the index cannot rule out; see FILTER_ROUNDS. */
-  filter?: (hits: IndexedDoc[]) => IndexedDoc[] | Promise<IndexedDoc[]>;
+  filter?: (hits: Array<IndexedDoc<Records[C]>>) => Array<IndexedDoc<Records[C]>> | Promise<Array<IndexedDoc<Records[C]>>>;
   /** Everything the page token is bound to (filters, order, q, post): a token from another query is refused. */
   fingerprint: string;
 }
 
-export interface Page {
-  items: IndexedDoc[];
+export interface Page<T> {
+  items: Array<IndexedDoc<T>>;
   nextPageToken?: string;
   prevPageToken?: string;
 }
@@ -83,6 +86,11 @@ function decodeToken(token: string, fingerprint: string): Cursor {
   return { d, k: [t, id], i: i === 1, f };
 }
 
+/** Throws the 400 `page()` would for a token that is not one of this query's, before a caller writes anything. */
+export function checkPageToken(token: string, fingerprint: string): void {
+  decodeToken(token, fingerprint);
+}
+
 /** The tighter of two bounds: the higher lower bound (`sign` 1) or the lower upper bound (`sign` -1). */
 const tighter = (sign: number, a: KeyBound | undefined, b: KeyBound | undefined): KeyBound | undefined => {
   if (!a || !b) return a ?? b;
@@ -102,13 +110,13 @@ interface Position {
  * Up to `n` items after the position (none: from the start), walking in `dir`, merged over all prefixes;
  * `stop` is where a filtered walk ran out of rounds before finding `n` (the next page goes on from there).
  */
-async function fetchItems(
-  driver: StorageDriver,
-  q: PageQuery,
+async function fetchItems<C extends Collection>(
+  driver: RecordStore,
+  q: PageQuery<C>,
   dir: 'asc' | 'desc',
   from: Position | undefined,
   n: number,
-): Promise<{ items: IndexedDoc[]; stop?: Key }> {
+): Promise<{ items: Array<IndexedDoc<Records[C]>>; stop?: Key }> {
   const range = (after: Position | undefined) => {
     let lower: KeyBound | undefined = q.start !== undefined ? { key: [q.start] } : undefined;
     let upper: KeyBound | undefined = q.end !== undefined ? { key: [q.end], open: true } : undefined;
@@ -120,12 +128,12 @@ async function fetchItems(
     return { ...(lower && { lower }), ...(upper && { upper }) };
   };
 
-  const out: IndexedDoc[] = [];
+  const out: Array<IndexedDoc<Records[C]>> = [];
   let pos = from;
   const rounds = q.filter ? FILTER_ROUNDS : 1;
   for (let round = 0; round < rounds; round++) {
     const bounds = range(pos);
-    let hits: IndexedDoc[];
+    let hits: Array<IndexedDoc<Records[C]>>;
     let read: number;
     let lastKey: Key | undefined;
     if (!q.search && q.prefixes.length === 1) {
@@ -154,7 +162,12 @@ async function fetchItems(
 }
 
 /** One page of a list or search, with tokens for the pages after and before it. */
-export async function page(driver: StorageDriver, q: PageQuery, limit: number, pageToken: string | undefined): Promise<Page> {
+export async function page<C extends Collection>(
+  driver: RecordStore,
+  q: PageQuery<C>,
+  limit: number,
+  pageToken: string | undefined,
+): Promise<Page<Records[C]>> {
   const cursor = pageToken === undefined ? undefined : decodeToken(pageToken, q.fingerprint);
   const token = (d: 'n' | 'p', k: Key, i = false) => encodeToken({ d, k: [k[0]!, k[1]!], i, f: q.fingerprint });
   // A 'p' token walks back from its position: the same walk in the other direction, its page reversed.
@@ -179,7 +192,7 @@ export async function page(driver: StorageDriver, q: PageQuery, limit: number, p
 }
 
 /** A list resource: its items, the tokens that exist, and an etag over what it shows. */
-export function listOf<K extends string, T>(kind: K, items: T[], pg: Page, etagParts: string[]) {
+export function listOf<K extends string, T>(kind: K, items: T[], pg: Page<unknown>, etagParts: string[]) {
   return {
     kind,
     items,

@@ -7,7 +7,7 @@
  * with more behind, or the log pruned past what it has seen, it drops everything. So a call sees every
  * change committed before it began, for one cheap `logBounds` and a constant number of log entries.
  */
-import type { StorageDriver } from '../store/driver.js';
+import type { RecordStore } from '../store/record-store.js';
 import { RECORDS_STREAM } from '../store/records.js';
 
 const LIMIT = 2_000;
@@ -24,7 +24,7 @@ export class RecordCache {
   private checked = 0;
   private checking: Promise<void> | undefined;
 
-  constructor(private readonly driver: StorageDriver) {}
+  constructor(private readonly driver: RecordStore) {}
 
   /** A call begins: the next read checks the change log first. */
   begin(): void {

@@ -38,8 +38,8 @@ export async function revisionOps(core: Core, kind: Kind, before: Item, after: I
 }
 
 /** Every revision of an item, oldest first (a few pages of the item's index). */
-export async function revisionsOf(core: Core, itemId: string): Promise<IndexedDoc[]> {
-  const out: IndexedDoc[] = [];
+export async function revisionsOf(core: Core, itemId: string): Promise<Array<IndexedDoc<RevisionRecord>>> {
+  const out: Array<IndexedDoc<RevisionRecord>> = [];
   for (;;) {
     const page = await core.driver.list({
       collection: 'revisions',

@@ -1,4 +1,4 @@
-/** Records -> the JSON resources of the Blogger v3 wire (DESIGN §6), shaped for a view. */
+/** Records -> the JSON resources of the Blogger v3 wire (docs/design.md §7), shaped for a view. */
 import { shortHash } from '../util/ids.js';
 import { atLeast } from '../rules/access.js';
 import type { BlogRecord, CommentRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';

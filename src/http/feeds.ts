@@ -21,6 +21,8 @@ export async function serveFeed(
   query: string,
   ifNoneMatch: string | null,
   corsHeaders: Record<string, string> | undefined,
+  /** The URL the client asked for: the feed's `rel="self"`. */
+  selfUrl: string,
 ): Promise<Outgoing> {
   const [blogId, posts, def, dash, label, ...extra] = parts;
   const ok = blogId && posts === 'posts' && def === 'default' && extra.length === 0 && (dash === undefined || (dash === '-' && label));
@@ -36,7 +38,7 @@ export async function serveFeed(
     throw new BlogError({ code: 400, reason: 'invalid', message: 'alt must be atom or rss', location: 'alt', locationType: 'parameter' });
   const max = params.get('max-results');
   const maxResults = max === null ? undefined : /^\d{1,4}$/.test(max) ? Number(max) : NaN;
-  const options = { blogId: blogId!, ...(label ? { label } : {}), ...(maxResults !== undefined ? { maxResults } : {}) };
+  const options = { blogId: blogId!, selfUrl, ...(label ? { label } : {}), ...(maxResults !== undefined ? { maxResults } : {}) };
   const text = alt === 'rss' ? await rssFeed(reader as FeedSource, options) : await atomFeed(reader as FeedSource, options);
   const etag = `"${shortHash(text)}${text.length.toString(36)}"`;
   const headers = { 'cache-control': 'public, max-age=0, must-revalidate', etag, ...corsHeaders };

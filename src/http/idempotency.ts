@@ -1,5 +1,5 @@
 /**
- * Idempotent creates (DESIGN §3, HTTP `Idempotency-Key`): a retried create answers the first result
+ * Idempotent creates (docs/design.md §15, HTTP `Idempotency-Key`): a retried create answers the first result
  * instead of making a twin. Keys live in the store (collection `idempotency`), so they hold across restarts
  * and app servers, scoped per caller, for at least KEEP_MS.
  *
@@ -39,7 +39,13 @@ async function sha256(text: string): Promise<string> {
   return hex;
 }
 
-const scopeOf = (actor: Actor) => (actor.kind === 'user' ? `user:${actor.userId}` : actor.kind);
+/**
+ * Whose keys a key is among. Anonymous callers are many people under one name, so their scope is the request
+ * itself: another visitor reusing a key with their own comment gets their own, never the first one's (only the
+ * very same request under the same key, which is a retry as far as anyone can tell, answers the first result).
+ */
+const scopeOf = (actor: Actor, fingerprint: string) =>
+  actor.kind === 'user' ? `user:${actor.userId}` : actor.kind === 'anonymous' ? `anonymous:${fingerprint}` : actor.kind;
 
 /**
  * Runs `create` once per (caller, key) and request; see the file comment. It lives with the HTTP helper
@@ -47,14 +53,14 @@ const scopeOf = (actor: Actor) => (actor.kind === 'user' ? `user:${actor.userId}
  */
 export async function once<T>(core: Core, actor: Actor, key: string, request: unknown, create: () => Promise<T>): Promise<T> {
   if (typeof key !== 'string' || !KEY.test(key)) throw headerError(400, 'Idempotency-Key must be 1 to 200 visible ASCII characters');
-  const id = JSON.stringify([scopeOf(actor), key]);
   const fingerprint = await sha256(JSON.stringify(request));
+  const id = JSON.stringify([scopeOf(actor, fingerprint), key]);
   await core.ready();
   await sweep(core);
   let claim: { version: number; record: KeyRecord };
   for (let attempt = 0; ; attempt++) {
     const now = core.now().getTime();
-    const stored = await core.get<KeyRecord>('idempotency', id);
+    const stored = await core.getAs<KeyRecord>('idempotency', id);
     const live = stored && Date.parse(stored.doc.created) > now - KEEP_MS ? stored.doc : undefined;
     if (live) {
       if (live.fingerprint !== fingerprint) throw headerError(422, 'This Idempotency-Key was used for another request');

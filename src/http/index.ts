@@ -19,8 +19,8 @@ import { allowed, corsFor, errorOut, etagMatches, JSON_TYPE, preflight, PRIVATE,
 import { ROUTES, Router } from './routes.js';
 import { pathSegments, splitTarget } from './target.js';
 
-export { toNodeHandler, type NodeRequestLike, type NodeResponseLike } from './node.js';
-export { ROUTES, type Route } from './routes.js';
+export { toNodeHandler, type NodeHandler, type NodeRequestLike, type NodeResponseLike } from './node.js';
+export { ROUTES, type HttpMethod, type ParamKind, type Route } from './routes.js';
 export { openApiDocument } from './openapi.js';
 export type { RequestHead } from './head.js';
 export type { CorsOptions } from './respond.js';
@@ -137,7 +137,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
   async function dispatch(incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Promise<Outgoing> {
     const target = splitTarget(incoming.target);
     const feed = target && pathSegments(target.path, feeds);
-    if (feed) return serveFeed(scope(null), incoming.method, feed, target.query, incoming.header('if-none-match'), corsHeaders);
+    if (feed) return serveFeed(scope(null), incoming.method, feed, target.query, incoming.header('if-none-match'), corsHeaders, incoming.head().url);
     const bytes = target && pathSegments(target.path, media);
     if (bytes) return serveMedia(scope(null) as never, incoming, bytes, corsHeaders);
     const segments = target && pathSegments(target.path, basePath);

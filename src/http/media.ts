@@ -1,5 +1,5 @@
 /**
- * Media over HTTP (DESIGN §14): the upload's request (raw bytes; `Content-Type`, the file name from
+ * Media over HTTP (docs/design.md §19): the upload's request (raw bytes; `Content-Type`, the file name from
  * `Content-Disposition`) and the bytes at `GET|HEAD {prefix}/media/{blogId}/{mediaId}/{filename}`, beside
  * `/v3` as the feeds are. The bytes never change under an id: `ETag: "<sha256>"`, 304 for `If-None-Match`,
  * cached for a year as immutable, ranges (206, 416). They are served as what the bytes are, never sniffed

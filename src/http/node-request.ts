@@ -21,11 +21,16 @@ export interface NodeRequestLike {
   destroyed?: boolean;
   /** A TLS socket has `encrypted: true`; a closed one `destroyed: true`. */
   socket?: object | null;
+  // One overload per event, for `on` and `removeListener` alike: @types/node 20–26 all accept them (26 types the
+  // events of IncomingMessage, so a catch-all `(event: string, listener: (...args: never[]) => void)` no longer fits).
   on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
   on(event: 'end', listener: () => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
   on(event: 'close', listener: () => void): unknown;
-  removeListener(event: string, listener: (...args: never[]) => void): unknown;
+  removeListener(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
+  removeListener(event: 'end', listener: () => void): unknown;
+  removeListener(event: 'error', listener: (error: Error) => void): unknown;
+  removeListener(event: 'close', listener: () => void): unknown;
   pause(): unknown;
   resume(): unknown;
 }

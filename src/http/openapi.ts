@@ -6,7 +6,7 @@
  * parameter and body schemas are zod's own rendering of the schemas the service checks (`z.toJSONSchema`).
  */
 import { toJSONSchema } from 'zod/mini';
-import { params } from '../schema/schemas.js';
+import { params } from '../schema/index.js';
 import { mediaParams } from '../schema/media.js';
 import { UNSPECIFIED } from './override.js';
 import { mediaBase } from './media.js';

@@ -51,14 +51,24 @@ async function read(service: FeedSource, options: FeedOptions) {
   ]);
   let updated = blog.updated;
   for (const p of list.items) if (p.updated > updated) updated = p.updated;
-  return { blog, posts: list.items, updated };
+  return { blog, posts: list.items, updated, self: options.selfUrl ?? defaultSelf(blog, options) };
 }
+
+/** The feed's address beside the API (its Blogger path), when the service knows its absolute base. */
+function defaultSelf(blog: Blog, options: FeedOptions): string | undefined {
+  const at = blog.selfLink.lastIndexOf('/v3/blogs/');
+  if (!/^https?:\/\//.test(blog.selfLink) || at < 0) return undefined;
+  const label = options.label !== undefined ? `/-/${encodeURIComponent(options.label)}` : '';
+  return `${blog.selfLink.slice(0, at)}/feeds/${encodeURIComponent(blog.id)}/posts/default${label}`;
+}
+
+const selfLink = (self: string | undefined, type: string, tag = 'link') => (self ? `<${tag} rel="self" type="${type}" href="${esc(self)}"/>\n` : '');
 
 const postUrl = (p: Post) => p.url ?? p.selfLink;
 
 /** The blog's LIVE posts as an Atom 1.0 feed. */
 export async function atomFeed(service: FeedSource, options: FeedOptions): Promise<string> {
-  const { blog, posts, updated } = await read(service, options);
+  const { blog, posts, updated, self } = await read(service, options);
   const entries = posts.map(
     (p) => `<entry>
 <id>urn:blogcore:post:${esc(p.id)}</id>
@@ -77,14 +87,15 @@ ${(p.labels ?? []).map((l) => `<category term="${esc(l)}"/>\n`).join('')}<conten
 <title type="text">${esc(blog.name)}${options.label ? ` — ${esc(options.label)}` : ''}</title>
 ${blog.description ? `<subtitle type="text">${esc(blog.description)}</subtitle>\n` : ''}<updated>${updated}</updated>
 <link rel="alternate" type="text/html" href="${esc(blog.url)}"/>
-<generator>blogcore</generator>
+${selfLink(self, 'application/atom+xml')}<generator>blogcore</generator>
 ${entries.join('')}</feed>
 `;
 }
 
 /** The blog's LIVE posts as an RSS 2.0 feed. */
 export async function rssFeed(service: FeedSource, options: FeedOptions): Promise<string> {
-  const { blog, posts, updated } = await read(service, options);
+  const { blog, posts, updated, self } = await read(service, options);
+  const rssSelf = self && options.selfUrl === undefined ? `${self}?alt=rss` : self;
   const items = posts.map(
     (p) => `<item>
 <title>${esc(p.title)}</title>
@@ -97,10 +108,11 @@ ${(p.labels ?? []).map((l) => `<category>${esc(l)}</category>\n`).join('')}<desc
 `,
   );
   return `<?xml version="1.0" encoding="utf-8"?>
-<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/">
+<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:atom="http://www.w3.org/2005/Atom">
 <channel>
 <title>${esc(blog.name)}${options.label ? ` — ${esc(options.label)}` : ''}</title>
 <link>${esc(blog.url)}</link>
+${selfLink(rssSelf, 'application/rss+xml', 'atom:link')}
 <description>${esc(blog.description || blog.name)}</description>
 <lastBuildDate>${rfc822(updated)}</lastBuildDate>
 <generator>blogcore</generator>

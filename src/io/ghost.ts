@@ -92,6 +92,9 @@ export async function importGhost(restorer: Restorer, chunks: AsyncIterable<stri
     const slug = s(p.slug);
     const html = typeof p.html === 'string' ? p.html : typeof p.plaintext === 'string' ? `<p>${escapeHtml(p.plaintext)}</p>` : '';
     const published = time(p.published_at);
+    // Members-only, paid or tier posts (any visibility but public) and newsletters sent by email only.
+    const visibility = s(p.visibility) || 'public';
+    const notPublic = visibility !== 'public' ? `visible to ${visibility} only in Ghost` : s(p.status) === 'sent' ? 'sent by email only in Ghost' : undefined;
     await restoreItem(restorer, {
       kind,
       key: id,
@@ -103,7 +106,8 @@ export async function importGhost(restorer: Restorer, chunks: AsyncIterable<stri
       published: status === 'DRAFT' ? undefined : published,
       updated: time(p.updated_at) ?? time(p.created_at) ?? published,
       authorId,
-      oldUrl: slug && status === 'LIVE' ? `${blogUrl}${encodeURIComponent(slug)}/` : undefined,
+      oldUrl: slug && status === 'LIVE' && !notPublic ? `${blogUrl}${encodeURIComponent(slug)}/` : undefined,
+      notPublic,
     });
   }
 }

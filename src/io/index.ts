@@ -5,7 +5,7 @@
  * No Node built-ins: this module bundles for browsers (reading files is the caller's, e.g. `fs.createReadStream`).
  */
 import { BlogError } from '../util/errors.js';
-import type { BlogService } from '../service/create.js';
+import type { BlogService } from '../service/types.js';
 import { exportBlogger, importBlogger } from './blogger.js';
 import { importGhost } from './ghost.js';
 import { importJson } from './json.js';
@@ -16,7 +16,7 @@ import type { ExportFormat, ExportOptions, ImportFormat, ImportOptions, ImportRe
 import { exportWxr, importWxr } from './wxr.js';
 import { DEFAULT_MEDIA_TIMEOUT_MS, importMedia } from './media.js';
 
-export { atomFeed, rssFeed } from './feeds.js';
+export { atomFeed, rssFeed, type FeedSource } from './feeds.js';
 export type { ImportSource } from './source.js';
 export type { ExportFormat, ExportOptions, FeedOptions, ImportFormat, ImportOptions, ImportProgress, ImportReport } from './types.js';
 

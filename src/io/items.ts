@@ -22,17 +22,27 @@ export interface ItemIn {
   /** Its address in the old blog, for the redirect map. */
   oldUrl?: string | undefined;
   readerComments?: PostRecord['readerComments'];
+  /** Why the source keeps it from the public (a password, members only, private), if it does: it becomes a DRAFT. */
+  notPublic?: string | undefined;
   /** A post's comments, written with it. */
   comments?: CommentIn[];
 }
 
-/** The states a record may take on import, settled as the service would: a future LIVE post is SCHEDULED. */
+/**
+ * The states a record may take on import, settled as the service would: a future LIVE post is SCHEDULED, and
+ * what the source keeps from the public is a DRAFT.
+ */
 export async function restoreItem(restorer: Restorer, it: ItemIn): Promise<string> {
   const blogId = restorer.blog!.id;
   const now = restorer.core.nowIso();
   const updated = it.updated ?? it.published ?? now;
   let status = it.status;
   let published = it.published;
+  // Nothing private becomes public: what the source hides is a DRAFT here, and the report says why.
+  if (it.notPublic) {
+    if (status === 'LIVE' || status === 'SCHEDULED') status = 'DRAFT';
+    restorer.drafted(it.source, it.notPublic);
+  }
   if (it.kind === 'page' && status === 'SCHEDULED') status = 'DRAFT';
   if (status === 'SCHEDULED' && !published) status = 'DRAFT';
   if (status === 'LIVE') {

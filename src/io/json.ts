@@ -1,7 +1,10 @@
 /** `blogcore-json` in (the layout is described in json-out.ts). */
 import { BlogError } from '../util/errors.js';
-import type { BlogRecord, UserRecord } from '../store/records.js';
-import { COMMENT_STATUSES, PAGE_STATUSES, POST_STATUSES, READER_COMMENTS, ROLES } from '../schema/schemas.js';
+import type { Core } from '../core/core.js';
+import type { BlogRecord, CommentRecord, MediaRecord, MemberRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import { mediaParams } from '../schema/media.js';
+import { rarelyUsedParams } from '../schema/rarely-used.js';
+import { COMMENT_STATUSES, LIMITS, PAGE_STATUSES, params, POST_STATUSES, READER_COMMENTS, ROLES } from '../schema/schemas.js';
 import { cleanLabels, isoTime } from './keys.js';
 import type { CommentIn, Restorer } from './restore.js';
 import { HEAD, type Line } from './json-out.js';
@@ -9,6 +12,8 @@ import { fromBase64 } from '../util/base64.js';
 
 const str = (x: unknown): x is string => typeof x === 'string';
 const optStr = (x: unknown) => x === undefined || typeof x === 'string';
+/** The ids the service itself accepts (users.insert's rule); ULIDs and imported ids fit. */
+const ID = /^[\w.@:-]{1,200}$/;
 
 async function* lines(chunks: AsyncIterable<string>): AsyncGenerator<string> {
   let buffer = '';
@@ -78,35 +83,107 @@ async function* records(chunks: AsyncIterable<string>): AsyncGenerator<{ blog: B
 
 function checkBlog(b: unknown): BlogRecord {
   const r = b as BlogRecord;
-  if (!r || !str(r.id) || !str(r.name) || !str(r.url) || !str(r.ownerId)) throw badFile('blogcore-json: the header has no valid blog record');
+  if (!r || !str(r.id) || !ID.test(r.id) || !str(r.name) || !str(r.url) || !str(r.ownerId)) throw badFile('blogcore-json: the header has no valid blog record');
+  if (r.customMetaData !== undefined && !(str(r.customMetaData) && r.customMetaData.length <= LIMITS.text))
+    throw badFile(`blogcore-json: the blog's customMetaData must be a string of at most ${LIMITS.text} characters`);
   return r;
 }
 
-/** Shape checks of one line; a line that fails is skipped with the reason. */
-function checkLine(l: Line): string | undefined {
-  if (l.type === 'bytes') return str(l.data) ? undefined : 'bytes without data';
+/** Only the fields a record of this kind has: a key the file adds (`__proto__`, `constructor`, …) is never stored. */
+function pick<T>(r: Record<string, unknown>, keys: readonly (keyof T & string)[]): T {
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if (Object.hasOwn(r, k) && r[k] !== undefined) out[k] = r[k];
+  return out as T;
+}
+
+const AUTHORED = ['id', 'authorId', 'title', 'content', 'published', 'updated', 'trashed', 'path', 'rev', 'status'] as const;
+const POST_KEYS = [...AUTHORED, 'labels', 'titleLink', 'customMetaData', 'location', 'readerComments'] as const satisfies readonly (keyof PostRecord)[];
+const PAGE_KEYS = AUTHORED satisfies readonly (keyof PageRecord)[];
+const COMMENT_KEYS = [
+  'id',
+  'postId',
+  'status',
+  'content',
+  'published',
+  'updated',
+  'inReplyTo',
+  'authorId',
+  'authorName',
+  'authorUrl',
+] as const satisfies readonly (keyof CommentRecord)[];
+const MEDIA_KEYS = ['id', 'sha256', 'authorId', 'filename', 'alt', 'published', 'updated', 'rev', 'source'] as const satisfies readonly (keyof MediaRecord)[];
+
+/**
+ * One line of the file as a record, checked like any other input: the fields of its kind only, each value
+ * through the service's own schema for it (a post's fields as `posts.update` checks them); else why it is skipped.
+ */
+function recordOf(core: Core, l: Line): Line | string {
+  if (l.type === 'bytes') return str(l.data) ? l : 'bytes without data';
   const r = l.record as unknown as Record<string, unknown>;
   if (!r || typeof r !== 'object' || !str(r.id) || !r.id) return 'record without an id';
+  if (!ID.test(r.id)) return 'record id with characters other than letters, digits and . _ @ : -';
+  const checked = (check: () => unknown): string | undefined => {
+    try {
+      check();
+      return undefined;
+    } catch (error) {
+      if (!BlogError.is(error)) throw error;
+      return error.message;
+    }
+  };
   switch (l.type) {
-    case 'user':
-      return str(r.displayName) && optStr(r.url) && optStr(r.about) ? undefined : 'user without a displayName';
+    case 'user': {
+      const u = pick<UserRecord>(r, ['id', 'displayName', 'url', 'about', 'created']);
+      if (!str(u.displayName)) return 'user without a displayName';
+      // (An empty or over-long name is mended as the user is created: the id stands in, the rest is cut.)
+      const bad = checked(() => core.parse(rarelyUsedParams.usersUpdate, { userId: u.id, body: { url: u.url, about: u.about } }));
+      return bad ?? { type: 'user', record: { ...u, created: isoTime(u.created) ?? '' } };
+    }
     case 'member':
-      return str(r.userId) && (ROLES as readonly unknown[]).includes(r.role) ? undefined : 'member without userId and role';
+      return str(r.userId) && ID.test(r.userId) && (ROLES as readonly unknown[]).includes(r.role)
+        ? { type: 'member', record: pick<MemberRecord>(r, ['id', 'userId', 'role']) }
+        : 'member without userId and role';
     case 'post':
     case 'page': {
       const states: readonly unknown[] = l.type === 'post' ? POST_STATUSES : PAGE_STATUSES;
       if (!states.includes(r.status)) return `unknown ${l.type} status ${String(r.status)}`;
       if (!str(r.title) || !str(r.content) || !str(r.authorId) || !isoTime(r.updated as string)) return `${l.type} without title, content, authorId or updated`;
       if (r.path !== undefined && !(str(r.path) && r.path.startsWith('/'))) return `${l.type} path must start with /`;
-      if (l.type === 'post' && !(Array.isArray(r.labels) && r.labels.every(str))) return 'post labels must be strings';
-      return undefined;
+      if (l.type === 'page') {
+        const page = pick<PageRecord>(r, PAGE_KEYS);
+        return (
+          checked(() => core.parse(params.pagesUpdate, { blogId: 'b', pageId: page.id, body: { title: page.title, content: page.content } })) ?? {
+            type: 'page',
+            record: page,
+          }
+        );
+      }
+      if (!(Array.isArray(r.labels) && r.labels.every(str))) return 'post labels must be strings';
+      const post = pick<PostRecord>(r, POST_KEYS);
+      const { title, content, titleLink, customMetaData, location } = post;
+      const body = { title, content, titleLink, customMetaData, location, readerComments: post.readerComments ?? 'ALLOW' };
+      return checked(() => core.parse(params.postsUpdate, { blogId: 'b', postId: post.id, body })) ?? { type: 'post', record: post };
     }
-    case 'comment':
+    case 'comment': {
       if (!(COMMENT_STATUSES as readonly unknown[]).includes(r.status)) return `unknown comment status ${String(r.status)}`;
-      return str(r.postId) && str(r.content) && isoTime(r.published as string) ? undefined : 'comment without postId, content or published';
-    case 'media':
+      if (!(str(r.postId) && str(r.content) && isoTime(r.published as string))) return 'comment without postId, content or published';
+      const c = pick<CommentRecord>(r, COMMENT_KEYS);
+      for (const k of ['inReplyTo', 'authorId', 'authorName', 'authorUrl'] as const)
+        if (c[k] !== undefined && !str(c[k])) return `comment ${k} must be a string`;
+      return { type: 'comment', record: c };
+    }
+    case 'media': {
       if (!(str(r.sha256) && /^[0-9a-f]{64}$/.test(r.sha256))) return 'media without a sha256';
-      return str(r.authorId) && optStr(r.filename) && optStr(r.alt) && isoTime(r.published as string) ? undefined : 'media without authorId or published';
+      if (!(str(r.authorId) && optStr(r.filename) && optStr(r.alt) && optStr(r.source) && isoTime(r.published as string)))
+        return 'media without authorId or published';
+      const m = pick<Omit<MediaRecord, 'blob'>>(r, MEDIA_KEYS);
+      return (
+        checked(() => core.parse(mediaParams.mediaPatch, { blogId: 'b', mediaId: m.sha256, body: { alt: m.alt, filename: m.filename } })) ?? {
+          type: 'media',
+          record: m,
+        }
+      );
+    }
     default:
       return `unknown record type ${String((l as { type: unknown }).type)}`;
   }
@@ -166,11 +243,10 @@ export async function importJson(restorer: Restorer, chunks: AsyncIterable<strin
       fileBlog = checkBlog(item.blog);
       continue;
     }
-    const l = item.line as Line;
-    const where = `line ${item.n}`;
-    const bad = l && typeof l === 'object' ? checkLine(l) : 'not a JSON record';
-    if (bad) {
-      restorer.skip(where, bad);
+    const line = item.line as Line;
+    const l = line && typeof line === 'object' ? recordOf(restorer.core, line) : 'not a JSON record';
+    if (typeof l === 'string') {
+      restorer.skip(`line ${item.n}`, l);
       continue;
     }
     // A picture's bytes that its media line did not take (the picture was there already, or refused).

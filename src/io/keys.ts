@@ -1,6 +1,6 @@
 /** What a file's records become: stable ids, times as the core stores them, labels within the limits. */
 import type { UserRecord } from '../store/records.js';
-import { LIMITS } from '../schema/schemas.js';
+import { isHttpUrl, LIMITS } from '../schema/schemas.js';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -54,7 +54,7 @@ export const idFor = (blogId: string, kind: string, key: string) => stableId(`${
 
 /** An imported author as a user: the id a hash of the blog url and the author's key in the file. */
 export function authorUser(blogUrl: string, key: string, displayName: string, url?: string): UserRecord {
-  return { id: stableId(`${blogUrl}|user|${key}`), displayName: displayName || key, ...(url && /^https?:\/\//.test(url) ? { url } : {}), created: '' };
+  return { id: stableId(`${blogUrl}|user|${key}`), displayName: displayName || key, ...(url && isHttpUrl(url) ? { url } : {}), created: '' };
 }
 
 /**

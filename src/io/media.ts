@@ -1,5 +1,5 @@
 /**
- * `importBlog(…, { media: true })` (DESIGN §14): after the records, the pictures the blog uses are downloaded
+ * `importBlog(…, { media: true })` (docs/design.md §19): after the records, the pictures the blog uses are downloaded
  * and stored as its media, and the content is rewritten to their new urls. What counts: every `<img src>` of
  * a post or page (and a link around it to a Blogger-hosted picture), and WordPress attachments. Blogger's own
  * sizes (`…/s640/…`, `=w400-h300`) are fetched at full size. Downloads run DOWNLOADS at a time, a page of
@@ -173,7 +173,7 @@ async function rewriteRecord(core: Core, collection: 'posts' | 'pages', first: S
       return;
     } catch (error) {
       if (!DriverConflict.is(error)) throw error;
-      d = await core.get<PostRecord | PageRecord>(collection, d.id);
+      d = await core.get(collection, d.id);
     }
   }
 }

@@ -25,9 +25,9 @@ import { storeMedia } from '../resources/media.js';
 import { normalizeBlogUrl } from '../resources/blogs.js';
 import { withPath } from '../resources/content.js';
 import { sanitizeCommentHtml } from '../rules/sanitize.js';
-import { LIMITS, type Role } from '../schema/schemas.js';
+import { isHttpUrl, LIMITS, type Role } from '../schema/schemas.js';
 import { internalsOf } from '../service/internals.js';
-import type { BlogService } from '../service/create.js';
+import type { BlogService } from '../service/types.js';
 import { publicUrl } from '../core/wire.js';
 import { isoTime, own } from './keys.js';
 import type { ImportFormat, ImportOptions, ImportReport } from './types.js';
@@ -76,8 +76,14 @@ export class Restorer {
       created: { posts: 0, pages: 0, comments: 0, users: 0, media: 0 },
       unchanged: { posts: 0, pages: 0, comments: 0, media: 0 },
       skipped: [],
+      drafted: [],
       redirects: [],
     };
+  }
+
+  /** An item the source keeps from the public, imported as a DRAFT (reported on every run, as skips are). */
+  drafted(source: string, reason: string): void {
+    this.report.drafted.push({ source: own(source), reason: own(reason) });
   }
 
   skip(source: string, reason: string): void {
@@ -148,7 +154,7 @@ export class Restorer {
   ): Promise<BlogRecord> {
     await this.core.ready();
     const existing = await this.core.driver.getByIndex('blogs', 'url', [b.url.toLowerCase()]);
-    if (existing) return this.use(existing.doc as unknown as BlogRecord);
+    if (existing) return this.use(existing.doc);
     let ownerId = this.options.ownerId;
     if (ownerId !== undefined) {
       if (!(await this.core.user(ownerId))) throw invalidOption('ownerId', `No user ${ownerId}: create it with users.insert first`);
@@ -156,7 +162,7 @@ export class Restorer {
       await this.user(fileOwner);
       ownerId = fileOwner.id;
     } else {
-      throw invalidOption('ownerId', 'The file declares no author to own the blog: pass { ownerId }');
+      throw invalidOption('ownerId', "The file declares no author to own the blog: give the owner's user id (ownerId, or --owner on the command line)");
     }
     const now = this.core.nowIso();
     const record: BlogRecord = {
@@ -176,7 +182,7 @@ export class Restorer {
     } catch (error) {
       if (!DriverConflict.is(error)) throw error;
       const raced = await this.core.driver.getByIndex('blogs', 'url', [b.url.toLowerCase()]);
-      if (raced) return this.use(raced.doc as unknown as BlogRecord);
+      if (raced) return this.use(raced.doc);
       throw new BlogError({ code: 409, reason: 'conflict', message: `Blog id ${record.id} is taken by another blog` });
     }
     return this.use(record);
@@ -267,7 +273,7 @@ export class Restorer {
     if (bad) return skipped(bad);
     if (this.seen.has(r.id)) return skipped(`Duplicate ${kind} id in the file`);
     this.seen.add(r.id);
-    const there = await this.core.get<PostRecord | PageRecord>(collection, r.id);
+    const there = await this.core.get(collection, r.id);
     if (there) {
       if (there.doc.blogId !== r.blogId) return skipped(`${noun} id ${r.id} belongs to another blog`);
       this.report.unchanged[collection]++;
@@ -293,7 +299,7 @@ export class Restorer {
       if (!record.path) record = await withPath(this.core, kind, record, true);
       try {
         // An imported post moves its labels' counters in the same commit (src/store/label-counts.ts).
-        const counters = collection === 'posts' ? await labelCounterOps(this.core.driver, undefined, record as PostRecord) : [];
+        const counters = collection === 'posts' ? await labelCounterOps(this.core.driver, undefined, record) : [];
         await this.core.commit([put(collection, record, 0), ...counters, ...ready.map((i) => put('comments', { ...i.record, postId: r.id, vis }, 0))]);
         break;
       } catch (error) {
@@ -341,7 +347,7 @@ export class Restorer {
       if (content.length > LIMITS.commentContent) this.skip(item.source, `Comment longer than ${LIMITS.commentContent} characters`);
       else if (c.status !== 'EMPTIED' && !content.trim()) this.skip(item.source, 'Empty comment');
       else {
-        const authorUrl = c.authorUrl && /^https?:\/\//i.test(c.authorUrl) && c.authorUrl.length <= LIMITS.url ? c.authorUrl : undefined;
+        const authorUrl = c.authorUrl && isHttpUrl(c.authorUrl) ? c.authorUrl : undefined;
         const authorName = c.authorName?.trim().slice(0, LIMITS.displayName);
         ready.push({ ...item, record: { ...c, blogId, content, authorUrl, authorName: c.authorId ? undefined : authorName || 'Anonymous' } });
       }
@@ -356,7 +362,7 @@ export class Restorer {
   async comments(postId: string, list: readonly CommentIn[], deferIfPostMissing = false): Promise<boolean> {
     if (list.length === 0) return true;
     const blogId = this.blog!.id;
-    const found = await this.core.get<PostRecord>('posts', postId);
+    const found = await this.core.get('posts', postId);
     if (!found || found.doc.blogId !== blogId) {
       if (deferIfPostMissing) return false;
       for (const item of list) this.skip(item.source, 'The post this comment belongs to is not in the import');
@@ -365,7 +371,7 @@ export class Restorer {
     const ready = this.prepare(list).map((i) => ({ ...i, record: { ...i.record, postId } }));
     if (ready.length === 0) return true;
     for (let attempt = 0; ; attempt++) {
-      const post = attempt === 0 ? found : await this.core.get<PostRecord>('posts', postId);
+      const post = attempt === 0 ? found : await this.core.get('posts', postId);
       if (!post) {
         for (const item of ready) this.skip(item.source, 'The post this comment belongs to is not in the import');
         return true;
@@ -375,7 +381,7 @@ export class Restorer {
         ready.map((i) => i.record.id),
       );
       const fresh = ready.filter((_, i) => !stored[i]);
-      const taken = ready.filter((_, i) => stored[i] && (stored[i]!.doc as unknown as CommentRecord).postId !== postId);
+      const taken = ready.filter((_, i) => stored[i] && stored[i]!.doc.postId !== postId);
       let live = 0;
       for (const item of fresh) if (item.record.status === 'LIVE') live++;
       const p = post.doc;

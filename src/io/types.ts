@@ -42,6 +42,11 @@ export interface ImportReport {
   unchanged: { posts: number; pages: number; comments: number; media: number };
   /** What could not be imported, and why (`source` names the record in the file). */
   skipped: Array<{ source: string; reason: string }>;
+  /**
+   * Posts and pages the source keeps from the public (a WordPress password or private status, a Ghost
+   * members-only post, …), imported as DRAFT rather than LIVE, and why.
+   */
+  drafted: Array<{ source: string; reason: string }>;
   /** Old permalinks and the blogcore urls that replace them. */
   redirects: Array<{ from: string; to: string }>;
 }
@@ -58,4 +63,10 @@ export interface FeedOptions {
   label?: string;
   /** Newest first; default 25, at most 500. */
   maxResults?: number;
+  /**
+   * The feed's own address, for its `rel="self"` link (feed readers and validators want it). The HTTP helper
+   * passes the URL it was asked for. Default: the feed's path beside the service's `apiBaseUrl` when that is an
+   * absolute URL (`https://blog.example.com/feeds/{blogId}/posts/default`), else no self link.
+   */
+  selfUrl?: string;
 }

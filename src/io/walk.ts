@@ -1,12 +1,13 @@
 /** Export reads: a blog's records in index order, in batches, so memory stays at one batch whatever the blog's size. */
 import type { Core } from '../core/core.js';
 import type { Key, StoredDoc } from '../store/driver.js';
-import type { BlogRecord, CommentRecord, MediaRecord, MemberRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import type { BlogRecord, Collection, CommentRecord, PageRecord, PostRecord, Records, UserRecord } from '../store/records.js';
+import type { IndexName } from '../store/schema.js';
 import { PAGE_STATUSES, POST_STATUSES } from '../schema/schemas.js';
 
 const BATCH = 200;
 
-export async function* walk<T>(core: Core, collection: string, index: string, prefix: Key): AsyncGenerator<T> {
+export async function* walk<C extends Collection>(core: Core, collection: C, index: IndexName<C>, prefix: Key): AsyncGenerator<Records[C]> {
   await core.ready();
   let after: Key | undefined;
   for (;;) {
@@ -18,31 +19,31 @@ export async function* walk<T>(core: Core, collection: string, index: string, pr
       direction: 'asc',
       limit: BATCH,
     });
-    for (const hit of batch) yield hit.doc as unknown as T;
+    for (const hit of batch) yield hit.doc;
     if (batch.length < BATCH) return;
     after = batch[batch.length - 1]!.key.slice(prefix.length);
   }
 }
 
-export const members = (core: Core, blogId: string) => walk<MemberRecord>(core, 'members', 'blog', [blogId]);
+export const members = (core: Core, blogId: string) => walk(core, 'members', 'blog', [blogId]);
 
 /** Every post of the blog, oldest first within each state. */
 export async function* posts(core: Core, blogId: string): AsyncGenerator<PostRecord> {
-  for (const status of POST_STATUSES) yield* walk<PostRecord>(core, 'posts', 'published', [blogId, status]);
+  for (const status of POST_STATUSES) yield* walk(core, 'posts', 'published', [blogId, status]);
 }
 
 export async function* pages(core: Core, blogId: string): AsyncGenerator<PageRecord> {
-  for (const status of PAGE_STATUSES) yield* walk<PageRecord>(core, 'pages', 'published', [blogId, status]);
+  for (const status of PAGE_STATUSES) yield* walk(core, 'pages', 'published', [blogId, status]);
 }
 
 /** Every picture of the blog, oldest first. */
-export const media = (core: Core, blogId: string) => walk<MediaRecord>(core, 'media', 'blog', [blogId]);
+export const media = (core: Core, blogId: string) => walk(core, 'media', 'blog', [blogId]);
 
 /** Every comment of a post in every state, oldest first (parents before their replies). */
 export async function* commentsOf(core: Core, post: PostRecord): AsyncGenerator<CommentRecord> {
   const all: CommentRecord[] = [];
   // Each status is its own index range: merge them by time so a thread reads in order.
-  for await (const c of walk<CommentRecord>(core, 'comments', 'post', [post.blogId, post.id])) all.push(c);
+  for await (const c of walk(core, 'comments', 'post', [post.blogId, post.id])) all.push(c);
   all.sort((a, b) => (a.published < b.published ? -1 : a.published > b.published ? 1 : a.id < b.id ? -1 : 1));
   yield* all;
 }
@@ -51,7 +52,7 @@ export async function* commentsOf(core: Core, post: PostRecord): AsyncGenerator<
 export function userCache(core: Core) {
   const seen = new Map<string, UserRecord | undefined>();
   return async (id: string): Promise<UserRecord | undefined> => {
-    if (!seen.has(id)) seen.set(id, (await core.get<UserRecord>('users', id))?.doc);
+    if (!seen.has(id)) seen.set(id, (await core.get('users', id))?.doc);
     return seen.get(id);
   };
 }

@@ -138,6 +138,7 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
     const keptPath = children(el, 'wp:postmeta').find((m) => textOf(m, 'wp:meta_key') === 'blogcore_path');
     const comments = children(el, 'wp:comment');
     const blogId = restorer.blog!.id;
+    const notPublic = textOf(el, 'wp:post_password') ? 'password-protected in WordPress' : wpStatus === 'private' ? 'private in WordPress' : undefined;
     const postId = idFor(blogId, 'post', wpId);
     if (type === 'page') {
       for (const c of comments)
@@ -209,6 +210,7 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
       // permalinks (links to it must keep working); on a draft or a scheduled post it is only WordPress's preview.
       oldUrl: /^https?:\/\//.test(link) && (status === 'LIVE' || !/[?&]p(age_id)?=\d/.test(link)) ? link : undefined,
       readerComments: textOf(el, 'wp:comment_status') === 'closed' ? 'DONT_ALLOW_SHOW_EXISTING' : 'ALLOW',
+      notPublic,
       comments: list,
     });
   }

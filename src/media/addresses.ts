@@ -1,5 +1,5 @@
 /**
- * Which network addresses an import may download from (DESIGN §14): never loopback, private, link-local,
+ * Which network addresses an import may download from (docs/design.md §19): never loopback, private, link-local,
  * shared (CGNAT), multicast or reserved ranges, nor IPv6 forms that lead to them (mapped, NAT64, ULA), unless
  * the host is allowed. Checked on the address a connection actually goes to, at every hop of a redirect.
  */

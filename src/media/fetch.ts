@@ -1,5 +1,5 @@
 /**
- * Downloads a picture for an import (DESIGN §14): http(s) only, at most MAX_REDIRECTS redirects (each hop
+ * Downloads a picture for an import (docs/design.md §19): http(s) only, at most MAX_REDIRECTS redirects (each hop
  * checked again), a timeout for the answer and for every pause in the bytes, and never an address of
  * addresses.ts unless the host is allowed. On Node the check is made on the address each connection really
  * goes to (a DNS answer that changes between a check and the connection cannot slip through); elsewhere

@@ -6,11 +6,12 @@
  */
 import { actorUserId, authError, requireRole, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
-import { DriverConflict, type JsonObject, type Key, type WriteOp } from '../store/driver.js';
+import { DriverConflict, type Key, type WriteOp } from '../store/driver.js';
 import { BlogError, conflict, forbidden, invalid, notFound } from '../util/errors.js';
 import type { BlogsDeleteParams, BlogsInsertParams, BlogsPatchParams, BlogsUpdateParams, UsersInsertParams, UsersUpdateParams } from '../schema/params.js';
-import { del, memberId, put, type BlogRecord, type UserRecord } from '../store/records.js';
-import { params, type Parsed } from '../schema/schemas.js';
+import { del, memberId, put, type BlogRecord, type Collection, type Records, type UserRecord } from '../store/records.js';
+import type { IndexName } from '../store/schema.js';
+import { rarelyUsedParams as params, type RarelyUsedParsed as Parsed } from '../schema/rarely-used.js';
 import { userWire } from '../core/wire.js';
 import type { Blog, User } from '../schema/resources.js';
 import { blogResource, normalizeBlogUrl } from './blogs.js';
@@ -51,7 +52,7 @@ export function blogAdminApi(core: Core, actor: Actor) {
     const s = await core.writer(actor, blogId);
     requireRole(s, 'ADMIN', 'change the blog');
     const next = await core.transact(async () => {
-      const stored = await core.get<BlogRecord>('blogs', blogId);
+      const stored = await core.get('blogs', blogId);
       if (!stored || stored.doc.deleting) throw notFound('Blog');
       const changed = applyBlog(stored.doc, body, replace, core.nowIso());
       if (changed.url !== stored.doc.url) {
@@ -69,12 +70,12 @@ export function blogAdminApi(core: Core, actor: Actor) {
    * Deletes up to BATCH records found through one index under the blog; answers how many went. `first` runs
    * before their commit (a crash after it finds the records again and runs it again).
    */
-  async function purge(
-    collection: string,
-    index: string,
+  async function purge<C extends Collection>(
+    collection: C,
+    index: IndexName<C>,
     prefix: Key,
     extra?: (ids: string[]) => Promise<WriteOp[]>,
-    first?: (docs: readonly JsonObject[]) => Promise<void>,
+    first?: (docs: readonly Records[C][]) => Promise<void>,
   ): Promise<number> {
     for (;;) {
       const batch = await core.driver.list({ collection, index, prefix, direction: 'asc', limit: BATCH });
@@ -159,12 +160,12 @@ export function blogAdminApi(core: Core, actor: Actor) {
         const p = core.parse(params.blogsDelete, input);
         await core.requireWriter(actor);
         const blogId = p.blogId;
-        const stored = await core.get<BlogRecord>('blogs', blogId);
+        const stored = await core.get('blogs', blogId);
         if (!stored) throw notFound('Blog');
         requireRole(await core.standing(actor, blogId), 'ADMIN', 'delete the blog');
         if (!stored.doc.deleting) {
           await core.transact(async () => {
-            const now = await core.get<BlogRecord>('blogs', blogId);
+            const now = await core.get('blogs', blogId);
             if (!now) throw notFound('Blog');
             return { ops: now.doc.deleting ? [] : [put('blogs', { ...now.doc, deleting: true }, now.version)], result: undefined };
           });
@@ -175,13 +176,13 @@ export function blogAdminApi(core: Core, actor: Actor) {
         while (await purge('labels', 'blog', [blogId]));
         while (await purge('pageviews', 'owner', [blogId]));
         // Media: the bytes of each picture go before its record.
-        while (await purge('media', 'blog', [blogId], undefined, async (docs) => void (await Promise.all(docs.map((d) => core.blobs.delete(String(d.blob)))))));
+        while (await purge('media', 'blog', [blogId], undefined, async (docs) => void (await Promise.all(docs.map((d) => core.blobs.delete(d.blob))))));
         // Members go last, so the admin who started can resume; the blog record goes with the last of them.
         for (;;) {
           const members = await core.driver.list({ collection: 'members', index: 'blog', prefix: [blogId], direction: 'asc', limit: BATCH });
           const ops: WriteOp[] = members.map((m) => del('members', m.id, m.version));
           if (members.length < BATCH) {
-            const blog = await core.get<BlogRecord>('blogs', blogId);
+            const blog = await core.get('blogs', blogId);
             if (blog) ops.push(del('blogs', blogId, blog.version));
           }
           if (ops.length === 0) break;
@@ -228,7 +229,7 @@ export function blogAdminApi(core: Core, actor: Actor) {
         if (actor.kind === 'user' && actor.userId !== userId) throw forbidden('Users may change only themselves');
         const b = p.body;
         const next = await core.transact(async () => {
-          const stored = await core.get<UserRecord>('users', userId);
+          const stored = await core.get('users', userId);
           if (!stored) throw notFound('User');
           const u: UserRecord = {
             ...stored.doc,

@@ -1,7 +1,7 @@
 import { actorUserId, atLeast, authError, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import { BlogError, forbidden, invalid, notFound } from '../util/errors.js';
-import type { BlogRecord, MemberRecord, PostRecord } from '../store/records.js';
+import type { BlogRecord } from '../store/records.js';
 import { params, type Role } from '../schema/schemas.js';
 import type { BlogsGetByUrlParams, BlogsGetParams, BlogsListByUserParams, UsersGetParams } from '../schema/params.js';
 import { blogUserInfoWire, blogWire, userWire } from '../core/wire.js';
@@ -25,7 +25,7 @@ export async function blogResource(core: Core, b: BlogRecord, view: Role, maxPos
   let items: Post[] | undefined;
   if (maxPosts) {
     const hits = await core.driver.list({ collection: 'posts', index: 'published', prefix: [b.id, 'LIVE'], direction: 'desc', limit: maxPosts });
-    items = await Promise.all(hits.map((h) => postOut(core, h.doc as unknown as PostRecord, view, {})));
+    items = await Promise.all(hits.map((h) => postOut(core, h.doc, view, {})));
   }
   return blogWire(b, { posts, pages }, items, core.links);
 }
@@ -80,7 +80,7 @@ export function blogsApi(core: Core, actor: Actor) {
         // User infos are loaded on first use, with blogUserInfos.get.
         const infoOf = p.fetchUserInfo ? blogUserInfoWire : undefined;
         for (const m of memberships) {
-          const member = m.doc as unknown as MemberRecord;
+          const member = m.doc;
           if (!roles.includes(member.role)) continue;
           // A view above the user's role on a blog leaves that blog out instead of failing the whole list.
           if (p.view && !atLeast(member.role, p.view)) continue;

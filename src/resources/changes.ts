@@ -1,12 +1,12 @@
 /**
- * The pull of DESIGN §11: `changes.list` answers everything the caller may read in one blog, then what
+ * The pull of docs/design.md §15: `changes.list` answers everything the caller may read in one blog, then what
  * changed since a checkpoint, as wire resources at the caller's view.
  *
  * - Without `since`: a snapshot, paged by keyset over the blog's posts, then pages, then comments (the
  *   caller's statuses and comment classes only). The checkpoint is the log's newest seq, taken before the
  *   first page: whatever is written meanwhile is in the log after it, so the next pull brings it (an item
  *   may arrive twice: at-least-once).
- * - With `since`: the blog's own change stream (driver `streamChanges`) from the checkpoint up to the log's
+ * - With `since`: the blog's change streams (store/streams.ts; a reader's only the shown one) from the checkpoint up to the log's
  *   newest seq at the first page. Each changed record is read as it is now: visible at the caller's view,
  *   it comes as its resource; gone or out of sight, as `deleted: true` (a delete is a log entry; a post
  *   reverted to draft changes the post; comments whose post hides them or leaves a reader's sight are
@@ -17,20 +17,23 @@
  * Bounded work: one page reads at most maxResults + 1 log entries or index entries, the records they name
  * and the posts of the comments among them.
  */
-import { atLeast, type Actor } from '../rules/access.js';
+import { actorUserId, atLeast, type Actor } from '../rules/access.js';
 import { moveCommentsStep, visibleClasses } from '../core/comment-visibility.js';
 import type { Core } from '../core/core.js';
 import type { Change, Key } from '../store/driver.js';
+import { blogChanges } from '../store/streams.js';
 import { BlogError, invalid } from '../util/errors.js';
 import { decodeJson, encodeJson } from '../core/paging.js';
 import type { ChangesListParams } from '../schema/params.js';
-import { commentVisOf, type CommentRecord, type MediaRecord, type PageRecord, type PostRecord } from '../store/records.js';
+import { commentVisOf, type Records } from '../store/records.js';
+import type { IndexName } from '../store/schema.js';
 import { mediaOut } from './media.js';
 import type { Media } from '../schema/media.js';
 import { commentOut } from './comments.js';
 import { pageOut } from './pages.js';
 import { postOut } from './posts.js';
-import { COMMENT_STATUSES, PAGE_STATUSES, params, POST_STATUSES, type CommentStatus, type Role } from '../schema/schemas.js';
+import { COMMENT_STATUSES, PAGE_STATUSES, POST_STATUSES, type CommentStatus, type Role } from '../schema/schemas.js';
+import { rarelyUsedParams as params } from '../schema/rarely-used.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 
 export type ChangeKind = 'blogger#post' | 'blogger#page' | 'blogger#comment' | 'blogcore#media';
@@ -96,30 +99,28 @@ const resync = () =>
 
 export function changesApi(core: Core, actor: Actor) {
   return {
-    /** One page of a pull (DESIGN §11). */
+    /** One page of a pull (docs/design.md §15). */
     async list(input: ChangesListParams): Promise<ChangeList> {
       const p = core.parse(params.changesList, input);
       const s = await core.reader(actor, p.blogId, p.view);
       const view = s.view;
       const code = VIEW_CODE[view];
       const max = p.maxResults ?? DEFAULT_MAX;
+      // Every reason to refuse the request is checked before the steps below write anything.
+      const given = p.pageToken !== undefined ? readToken(p.pageToken) : undefined;
+      const since = p.pageToken === undefined && p.since !== undefined ? readCheckpoint(p.since) : undefined;
+      if ((given?.v ?? since?.v ?? code) !== code) throw resync();
+      const from = given?.p === 'log' ? given.q : since?.s;
+      if (from !== undefined) {
+        const { pruned, newest } = await core.driver.logBounds();
+        if (from < pruned || from > newest) throw resync();
+      }
       await core.promoteDue();
       // Comments whose post changed class are refiled a batch per page; each refile is a change to pull.
       await moveCommentsStep(core);
       const bounds = await core.driver.logBounds();
-
-      let token: Token;
-      if (p.pageToken !== undefined) {
-        token = readToken(p.pageToken);
-        if (token.v !== code) throw resync();
-      } else if (p.since !== undefined) {
-        const since = readCheckpoint(p.since);
-        if (since.v !== code) throw resync();
-        token = { v: code, e: bounds.newest, p: 'log', q: since.s, o: Number.MAX_SAFE_INTEGER };
-      } else {
-        token = { v: code, e: bounds.newest, p: 'posts' };
-      }
-      if (token.p === 'log' && (token.q < bounds.pruned || token.q > bounds.newest)) throw resync();
+      let token: Token =
+        given ?? (since ? { v: code, e: bounds.newest, p: 'log', q: since.s, o: Number.MAX_SAFE_INTEGER } : { v: code, e: bounds.newest, p: 'posts' });
       const answer = (items: ChangeItem[], next: Token | undefined): ChangeList => ({
         kind: 'blogcore#changeList',
         items,
@@ -171,7 +172,7 @@ export function changesApi(core: Core, actor: Actor) {
     max: number,
   ): Promise<{ items: ChangeItem[]; next?: [string, string] }> {
     const author = atLeast(view, 'AUTHOR');
-    let index: string;
+    let index: IndexName<Synced>;
     let prefixes: Key[];
     if (phase === 'comments') {
       const statuses = atLeast(view, 'ADMIN') ? COMMENT_STATUSES : PUBLIC;
@@ -208,7 +209,8 @@ export function changesApi(core: Core, actor: Actor) {
 
   /** One page of the blog's change stream after (seq, pos), up to seq `end`: each record as it is now. */
   async function logPage(blogId: string, view: Role, seq: number, pos: number, end: number, max: number): Promise<{ items: ChangeItem[]; next?: Change }> {
-    const found = (await core.driver.streamChanges(blogId, { seq, pos }, max + 1)).filter((c) => c.seq <= end);
+    // A reader's pull walks only what readers see or once saw: nothing created out of their sight is mentioned.
+    const found = (await blogChanges(core.driver, blogId, { seq, pos }, max + 1, atLeast(view, 'AUTHOR'))).filter((c) => c.seq <= end);
     const page = found.slice(0, max);
     // The last change of a record in the page stands for all of them.
     const latest = new Map<string, Change>();
@@ -225,50 +227,66 @@ export function changesApi(core: Core, actor: Actor) {
    * The records of `ids` as items at `view`: resources where the caller may see them, else tombstones (a
    * snapshot leaves out what the caller may not see, rather than sending tombstones for it).
    */
-  async function shape(phase: Synced, ids: string[], view: Role, snapshot: boolean): Promise<ChangeItem[]> {
-    if (ids.length === 0) return [];
+  async function shape<P extends Synced>(phase: P, ids: string[], view: Role, snapshot: boolean): Promise<ChangeItem[]> {
+    // Media records are for AUTHORs and ADMINs: a reader hears of none, not even that one went.
+    if (ids.length === 0 || (phase === 'media' && !atLeast(view, 'AUTHOR'))) return [];
     const docs = await core.driver.getMany(phase, ids);
-    const recs = ids.map((id, i) => ({ id, stored: docs[i] }));
-    const author = atLeast(view, 'AUTHOR');
-    let posts = new Map<string, PostRecord>();
-    if (phase === 'comments') {
-      const postIds = [...new Set(recs.flatMap((r) => (r.stored ? [(r.stored.doc as unknown as CommentRecord).postId] : [])))];
-      const found = postIds.length ? await core.driver.getMany('posts', postIds) : [];
-      posts = new Map(found.flatMap((d) => (d ? [[d.id, d.doc as unknown as PostRecord] as const] : [])));
-    }
+    const seen = await SEEN[phase](
+      core,
+      docs.map((d) => d?.doc),
+      view,
+      actorUserId(actor),
+    );
     const out: ChangeItem[] = [];
-    for (const { id, stored } of recs) {
-      const kind = KIND[phase];
-      let resource: Post | Page | Comment | Media | undefined;
-      // Whether the caller may ever have seen it: a post or page never published, a comment still PENDING
-      // (nothing returns a comment to PENDING) never reached a reader, so no tombstone tells them it exists.
-      let unseen = false;
-      if (stored && phase === 'posts') {
-        const r = stored.doc as unknown as PostRecord;
-        if (r.status === 'LIVE' || author) resource = await postOut(core, r, view, { fetchBody: true });
-        else unseen = r.path === undefined;
-      } else if (stored && phase === 'pages') {
-        const r = stored.doc as unknown as PageRecord;
-        if (r.status === 'LIVE' || author) resource = await pageOut(core, r, view);
-        else unseen = r.path === undefined;
-      } else if (phase === 'media') {
-        // Media ids on the wire are the SHA-256 (the record id is blog:sha256); readers never see them.
-        if (stored && author) resource = await mediaOut(core, stored.doc as unknown as MediaRecord);
-        else unseen = !author;
-        out.push(...(resource ? [{ kind, id: id.slice(-64), resource }] : !snapshot && !unseen ? [{ kind, id: id.slice(-64), deleted: true as const }] : []));
-        continue;
-      } else if (stored) {
-        const c = stored.doc as unknown as CommentRecord;
-        const post = posts.get(c.postId);
-        const seen = post && visibleClasses(view).includes(commentVisOf(post)) && (PUBLIC.includes(c.status) || atLeast(view, 'ADMIN'));
-        if (seen) resource = await commentOut(core, c, view, true);
-        else unseen = c.status === 'PENDING';
-      }
-      if (resource) out.push({ kind, id, resource });
-      else if (!snapshot && !unseen) out.push({ kind, id, deleted: true });
-    }
+    // Media ids on the wire are the SHA-256 (the record id is blog:sha256).
+    const wireId = (id: string) => (phase === 'media' ? id.slice(-64) : id);
+    ids.forEach((id, i) => {
+      const { resource, unseen } = seen[i]!;
+      if (resource) out.push({ kind: KIND[phase], id: wireId(id), resource });
+      else if (!snapshot && !unseen) out.push({ kind: KIND[phase], id: wireId(id), deleted: true });
+    });
     return out;
   }
 }
 
-export type ChangesApi = ReturnType<typeof changesApi>;
+/** What a caller sees of a record: its resource, or whether it may never have seen it (nothing: absent). */
+type Seen = { resource?: Post | Page | Comment | Media; unseen?: boolean };
+
+/** `fn` of each record present, one after the other. */
+async function inOrder<R>(records: ReadonlyArray<R | undefined>, fn: (r: R) => Promise<Seen>): Promise<Seen[]> {
+  const out: Seen[] = [];
+  for (const r of records) out.push(r === undefined ? {} : await fn(r));
+  return out;
+}
+
+/**
+ * Per collection, what a caller at `view` sees of each record (none where absent): its resource, or `unseen`
+ * when the caller may never have seen it — a post or page never published, a comment still PENDING (nothing
+ * returns a comment to PENDING) never reached a reader, so no tombstone tells them it exists; one held or refused
+ * before any reader saw it (`unseen`) is told only to its writer (`actorId`), who saw it.
+ */
+const SEEN: { [P in Synced]: (core: Core, records: Array<Records[P] | undefined>, view: Role, actorId: string | undefined) => Promise<Seen[]> } = {
+  posts: (core, records, view) =>
+    inOrder(records, async (r) => {
+      if (r.status === 'LIVE' || atLeast(view, 'AUTHOR')) return { resource: await postOut(core, r, view, { fetchBody: true }) };
+      return { unseen: r.path === undefined };
+    }),
+  pages: (core, records, view) =>
+    inOrder(records, async (r) => {
+      if (r.status === 'LIVE' || atLeast(view, 'AUTHOR')) return { resource: await pageOut(core, r, view) };
+      return { unseen: r.path === undefined };
+    }),
+  comments: async (core, records, view, actorId) => {
+    const postIds = [...new Set(records.flatMap((c) => (c ? [c.postId] : [])))];
+    const found = postIds.length ? await core.driver.getMany('posts', postIds) : [];
+    const posts = new Map(found.flatMap((d) => (d ? [[d.id, d.doc] as const] : [])));
+    return inOrder(records, async (c) => {
+      const post = posts.get(c.postId);
+      const seen = post && visibleClasses(view).includes(commentVisOf(post)) && (PUBLIC.includes(c.status) || atLeast(view, 'ADMIN'));
+      if (seen) return { resource: await commentOut(core, c, view, true) };
+      return { unseen: c.status === 'PENDING' || (c.unseen === true && (c.authorId === undefined || c.authorId !== actorId)) };
+    });
+  },
+  // (shape() hands media to AUTHORs and ADMINs only.)
+  media: (core, records) => inOrder(records, async (r) => ({ resource: await mediaOut(core, r) })),
+};

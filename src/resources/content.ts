@@ -5,7 +5,7 @@ import { checkIfMatch } from '../core/wire.js';
 import type { StoredDoc, WriteOp } from '../store/driver.js';
 import { conflict, forbidden, invalid, notFound } from '../util/errors.js';
 import type { EventType } from '../core/events.js';
-import { del, put, type PageRecord, type PostRecord } from '../store/records.js';
+import { del, put, type PageRecord, type PostRecord, type Records } from '../store/records.js';
 import type { Role } from '../schema/schemas.js';
 import { labelCounterOps } from '../store/label-counts.js';
 import { revisionDeletes, revisionOps } from '../core/revision-capture.js';
@@ -14,25 +14,30 @@ import { slugify } from '../rules/text.js';
 type Kind = 'post' | 'page';
 const NOUN = { post: 'Post', page: 'Page' } as const;
 const COLLECTION = { post: 'posts', page: 'pages' } as const;
+/** The record of a post or a page, by kind. */
+type ContentOf<K extends Kind> = Records[(typeof COLLECTION)[K]];
+
+/** Only posts are ever SCHEDULED (a page's statuses lack it). */
+const isScheduled = (stored: StoredDoc<PostRecord | PageRecord>): stored is StoredDoc<PostRecord> => stored.doc.status === 'SCHEDULED';
 
 /**
  * A post or page of the blog as the caller may see it: not LIVE reads as 404 below AUTHOR view, so a
  * draft's existence is never revealed. Scheduled posts whose time has come are made LIVE on the way.
  */
-export async function loadVisible<R extends PostRecord | PageRecord>(core: Core, kind: Kind, blogId: string, id: string, s: Standing): Promise<StoredDoc<R>> {
-  let stored = await core.get<R>(COLLECTION[kind], id);
+export async function loadVisible<K extends Kind>(core: Core, kind: K, blogId: string, id: string, s: Standing): Promise<StoredDoc<ContentOf<K>>> {
+  let stored = await core.get(COLLECTION[kind], id);
   if (!stored || stored.doc.blogId !== blogId) throw notFound(NOUN[kind]);
-  if (kind === 'post' && stored.doc.status === 'SCHEDULED') {
-    const doc = await core.promote(stored as unknown as StoredDoc<PostRecord>);
-    if (doc !== (stored.doc as unknown)) stored = (await core.get<R>(COLLECTION[kind], id)) ?? stored;
+  if (isScheduled(stored)) {
+    const doc = await core.promote(stored);
+    if (doc !== stored.doc) stored = (await core.get(COLLECTION[kind], id)) ?? stored;
   }
   if (stored.doc.status !== 'LIVE' && !atLeast(s.view, 'AUTHOR')) throw notFound(NOUN[kind]);
   return stored;
 }
 
 /** What every change starts with: the record as the caller sees it, that they may change it, and a current etag. */
-async function loadEditable<R extends PostRecord | PageRecord>(core: Core, kind: Kind, blogId: string, id: string, s: Standing, ifMatch: string | undefined) {
-  const stored = await loadVisible<R>(core, kind, blogId, id, s);
+async function loadEditable<K extends Kind>(core: Core, kind: K, blogId: string, id: string, s: Standing, ifMatch: string | undefined) {
+  const stored = await loadVisible(core, kind, blogId, id, s);
   requireEditor(s, kind, stored.doc);
   checkIfMatch(ifMatch, id, stored.doc.rev);
   return stored;
@@ -137,23 +142,23 @@ export function changeEvents(kind: Kind, before: PostRecord | PageRecord | undef
  * change it and the etag, apply `fn`, store with compare-and-set (retrying on fresh data if it moved).
  * `fn` returning the record unchanged means "stays": nothing is written.
  */
-export async function changeContent<R extends PostRecord | PageRecord>(
+export async function changeContent<K extends Kind>(
   core: Core,
   actor: Actor,
-  kind: Kind,
+  kind: K,
   blogId: string,
   id: string,
   ifMatch: string | undefined,
-  fn: (r: R, now: string) => R,
-): Promise<{ before: R; after: R; view: Role }> {
+  fn: (r: ContentOf<K>, now: string) => ContentOf<K>,
+): Promise<{ before: ContentOf<K>; after: ContentOf<K>; view: Role }> {
   const s = await core.writer(actor, blogId);
   const { before, after } = await core.transact(async (retry) => {
-    const stored = await loadEditable<R>(core, kind, blogId, id, s, ifMatch);
+    const stored = await loadEditable(core, kind, blogId, id, s, ifMatch);
     const now = core.nowIso();
     const changed = fn(stored.doc, now);
     if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
     const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 }, retry > 0);
-    const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc as PostRecord, next as PostRecord) : [];
+    const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc, next) : [];
     const kept = await revisionOps(core, kind, stored.doc, next, now);
     return { ops: [put(COLLECTION[kind], next, stored.version), ...counters, ...kept], result: { before: stored.doc, after: next } };
   });
@@ -161,20 +166,20 @@ export async function changeContent<R extends PostRecord | PageRecord>(
 }
 
 /** Deletes a post or page for good, with whatever `dependents` adds to the same atomic commit. */
-export async function deleteContent<R extends PostRecord | PageRecord>(
+export async function deleteContent<K extends Kind>(
   core: Core,
   actor: Actor,
-  kind: Kind,
+  kind: K,
   blogId: string,
   id: string,
   ifMatch: string | undefined,
-  dependents: (stored: StoredDoc<R>) => Promise<WriteOp[]> = async () => [],
+  dependents: (stored: StoredDoc<ContentOf<K>>) => Promise<WriteOp[]> = async () => [],
 ): Promise<void> {
   const s = await core.writer(actor, blogId);
   await core.transact(async () => {
-    const stored = await loadEditable<R>(core, kind, blogId, id, s, ifMatch);
-    const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc as PostRecord, undefined) : [];
+    const stored = await loadEditable(core, kind, blogId, id, s, ifMatch);
+    const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc, undefined) : [];
     const revisions = await revisionDeletes(core, id);
-    return { ops: [del(COLLECTION[kind], id, stored.version, blogId), ...counters, ...revisions, ...(await dependents(stored))], result: undefined };
+    return { ops: [del(COLLECTION[kind], id, stored.version, stored.doc), ...counters, ...revisions, ...(await dependents(stored))], result: undefined };
   });
 }

@@ -8,8 +8,7 @@ import type { Core } from '../core/core.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page } from '../core/paging.js';
 import type { LabelsListParams } from '../schema/params.js';
-import type { LabelRecord } from '../store/records.js';
-import { params } from '../schema/schemas.js';
+import { rarelyUsedParams as params } from '../schema/rarely-used.js';
 import type { Label, LabelList } from '../schema/resources.js';
 
 export function labelsApi(core: Core, actor: Actor) {
@@ -33,7 +32,7 @@ export function labelsApi(core: Core, actor: Actor) {
         p.pageToken,
       );
       const items: Label[] = pg.items.map((h) => {
-        const l = h.doc as unknown as LabelRecord;
+        const l = h.doc;
         return { kind: 'blogcore#label', name: l.label, livePosts: l.live, ...(all ? { allPosts: l.all } : {}) };
       });
       return listOf('blogcore#labelList', items, pg, [...items.map((i) => `${i.name}:${i.livePosts}:${i.allPosts ?? ''}`), s.view]);

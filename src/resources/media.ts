@@ -1,5 +1,5 @@
 /**
- * `service.media` (DESIGN §14): pictures of a blog. An upload streams its bytes into the blob store under a
+ * `service.media` (docs/design.md §19): pictures of a blog. An upload streams its bytes into the blob store under a
  * key of its own while the picture is checked (src/rules/images.ts) and hashed; the record (id: the SHA-256
  * of the bytes) is committed after. The same picture again answers the media already there (its new copy of
  * the bytes is removed), so a blog stores each picture once. A refused, oversized or broken upload leaves
@@ -15,7 +15,7 @@ import { BlogError, conflict, forbidden, invalid, notFound } from '../util/error
 import { sha256 } from '../util/sha256.js';
 import { piecesOfStream } from '../util/streams.js';
 import { shortHash } from '../util/ids.js';
-import { del, mediaId, put, type MediaRecord, type PageRecord, type PostRecord } from '../store/records.js';
+import { del, mediaId, put, type MediaRecord } from '../store/records.js';
 import { mediaParams } from '../schema/media.js';
 import type {
   Media,
@@ -152,7 +152,7 @@ export async function storeMedia(core: Core, input: StoreMediaInput): Promise<{ 
   let record: MediaRecord;
   try {
     record = await core.transact(async () => {
-      const there = await core.get<MediaRecord>('media', id);
+      const there = await core.get('media', id);
       fresh = !there;
       if (there) return { ops: [], result: there.doc };
       const now = core.nowIso();
@@ -198,14 +198,14 @@ export function mediaApi(core: Core, actor: Actor) {
   }
 
   async function load(blogId: string, sha: string) {
-    const stored = await core.get<MediaRecord>('media', mediaId(blogId, sha));
+    const stored = await core.get('media', mediaId(blogId, sha));
     if (!stored) throw notFound('Media');
     return stored;
   }
 
   /** Whether a post or page of the blog still uses the picture (the `media` index of records.ts). */
   async function used(blogId: string, sha: string): Promise<boolean> {
-    for (const collection of ['posts', 'pages']) {
+    for (const collection of ['posts', 'pages'] as const) {
       const found = await core.driver.keys({ collection, index: 'media', prefixes: [[blogId, sha]], direction: 'asc', limit: 1 });
       if (found.length > 0) return true;
     }
@@ -242,7 +242,7 @@ export function mediaApi(core: Core, actor: Actor) {
         return { kind: 'blogcore#mediaList', items, ...(pg.nextPageToken ? { nextPageToken: pg.nextPageToken } : {}) };
       }
       // The media one post (or page) uses, in the order its content first uses them: read from that one record.
-      const item = (await core.get<PostRecord>('posts', p.postId)) ?? (await core.get<PageRecord>('pages', p.postId));
+      const item = (await core.get('posts', p.postId)) ?? (await core.get('pages', p.postId));
       if (!item || item.doc.blogId !== p.blogId) throw notFound('Post');
       const refs = mediaRefs(p.blogId, item.doc.content);
       const from = p.pageToken === undefined ? 0 : offsetOf(p.pageToken, p.postId);
@@ -289,7 +289,7 @@ export function mediaApi(core: Core, actor: Actor) {
         if (!p.force && (await used(p.blogId, p.mediaId))) {
           throw conflict('A post or page still uses this picture: remove it from them first, or delete with force: true');
         }
-        return { ops: [del('media', stored.id, stored.version, p.blogId)], result: stored.doc };
+        return { ops: [del('media', stored.id, stored.version, { blogId: p.blogId })], result: stored.doc };
       });
       // After the record: a crash in between leaves unreferenced bytes, never a record without its bytes.
       await core.blobs.delete(gone.blob);
@@ -327,5 +327,3 @@ function offsetOf(token: string, postId: string): number {
   if (Array.isArray(t) && t[0] === postId && Number.isSafeInteger(t[1]) && t[1] >= 0) return t[1];
   throw invalid('pageToken', 'pageToken is not one this list gave out');
 }
-
-export type MediaApi = ReturnType<typeof mediaApi>;

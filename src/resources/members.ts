@@ -7,8 +7,10 @@ import type { Core } from '../core/core.js';
 import type { StoredDoc } from '../store/driver.js';
 import { conflict, notFound } from '../util/errors.js';
 import type { MembersListParams, MembersRemoveParams, MembersSetParams } from '../schema/params.js';
-import { memberId, put, type BlogRecord, type MemberRecord } from '../store/records.js';
-import { params, type Role } from '../schema/schemas.js';
+import { memberId, put, type MemberRecord } from '../store/records.js';
+import type { Role } from '../schema/schemas.js';
+import { rarelyUsedParams as params } from '../schema/rarely-used.js';
+import type { Member, MemberList } from '../schema/resources.js';
 
 export function membersApi(core: Core, actor: Actor) {
   const actorId = actorUserId(actor);
@@ -26,7 +28,7 @@ export function membersApi(core: Core, actor: Actor) {
         direction: 'asc',
         limit: 500,
       });
-      out.push(...(batch as unknown as StoredDoc<MemberRecord>[]));
+      out.push(...batch);
       if (batch.length < 500) return out;
     }
   }
@@ -40,7 +42,7 @@ export function membersApi(core: Core, actor: Actor) {
     requireRole(s, 'ADMIN', 'manage members');
     if (role && !(await core.user(userId))) throw notFound('User');
     return core.transact(async () => {
-      const blog = await core.get<BlogRecord>('blogs', blogId);
+      const blog = await core.get('blogs', blogId);
       if (!blog) throw notFound('Blog');
       const all = await members(blogId);
       const current = all.find((m) => m.doc.userId === userId);
@@ -58,7 +60,7 @@ export function membersApi(core: Core, actor: Actor) {
   }
 
   return {
-    async set(input: MembersSetParams): Promise<{ userId: string; role: Role }> {
+    async set(input: MembersSetParams): Promise<Member> {
       const p = core.parse(params.membersSet, input);
       await changeMembers(p.blogId, p.userId, p.role);
       if (core.events.has('member.set'))
@@ -72,7 +74,7 @@ export function membersApi(core: Core, actor: Actor) {
       if (core.events.has('member.removed')) core.emit({ type: 'member.removed', blogId: p.blogId, id: p.userId, actorId });
     },
 
-    async list(input: MembersListParams): Promise<{ items: Array<{ userId: string; role: Role }> }> {
+    async list(input: MembersListParams): Promise<MemberList> {
       const p = core.parse(params.membersList, input);
       const s = await core.reader(actor, p.blogId);
       requireRole(s, 'ADMIN', 'list members');

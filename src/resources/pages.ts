@@ -20,6 +20,7 @@ import type {
 import { authorOf, pageWire } from '../core/wire.js';
 import type { Page, PageList } from '../schema/resources.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPage, revertTo, trash, withPath } from './content.js';
+import type { LoadRevisions } from './revisions.js';
 
 type Body = Parsed<'pagesInsert'>['body'];
 
@@ -41,11 +42,12 @@ function applyBody(r: PageRecord, b: Body, replace: boolean): PageRecord {
   return next;
 }
 
-export function pagesApi(core: Core, actor: Actor) {
+/** `loadRevisions` loads the revisions code on the first `pages.revisions` call (the service's rarely used calls). */
+export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions) {
   const actorId = actorUserId(actor);
 
   async function change(blogId: string, pageId: string, ifMatch: string | undefined, fn: (r: PageRecord, now: string) => PageRecord, edited: boolean) {
-    const { before, after, view } = await changeContent<PageRecord>(core, actor, 'page', blogId, pageId, ifMatch, fn);
+    const { before, after, view } = await changeContent(core, actor, 'page', blogId, pageId, ifMatch, fn);
     if (after !== before) await emitChange(before, after, edited);
     return { after, view };
   }
@@ -67,26 +69,19 @@ export function pagesApi(core: Core, actor: Actor) {
     /** Earlier versions of a page (an extension): list, get, restore. */
     revisions: lazy(
       async () =>
-        (await import('./revisions.js')).revisionsApi<PageRecord, Page, PagesRevisionsListParams, PagesRevisionsGetParams, PagesRevisionsRestoreParams>(
-          core,
-          actor,
-          {
-            kind: 'page',
-            list: params.pagesRevisionsList,
-            get: params.pagesRevisionsGet,
-            restore: params.pagesRevisionsRestore,
-            change: async (blogId, pageId, ifMatch, fn) => {
-              const { after, view } = await change(blogId, pageId, ifMatch, fn, true);
-              return pageOut(core, after, view);
-            },
+        (await loadRevisions()).revisionsApi<PageRecord, Page, PagesRevisionsListParams, PagesRevisionsGetParams, PagesRevisionsRestoreParams>(core, actor, {
+          kind: 'page',
+          change: async (blogId, pageId, ifMatch, fn) => {
+            const { after, view } = await change(blogId, pageId, ifMatch, fn, true);
+            return pageOut(core, after, view);
           },
-        ),
+        }),
       { list: 1, get: 1, restore: 1 },
     ),
     async get(input: PagesGetParams): Promise<Page> {
       const p = core.parse(params.pagesGet, input);
       const s = await core.reader(actor, p.blogId, p.view);
-      const stored = await loadVisible<PageRecord>(core, 'page', p.blogId, p.pageId, s);
+      const stored = await loadVisible(core, 'page', p.blogId, p.pageId, s);
       return pageOut(core, stored.doc, s.view);
     },
 
@@ -107,7 +102,7 @@ export function pagesApi(core: Core, actor: Actor) {
         p.maxResults ?? 10,
         p.pageToken,
       );
-      const items = await Promise.all(pg.items.map((h) => pageOut(core, h.doc as unknown as PageRecord, s.view, p.fetchBodies ?? true)));
+      const items = await Promise.all(pg.items.map((h) => pageOut(core, h.doc, s.view, p.fetchBodies ?? true)));
       return listOf('blogger#pageList', items, pg, [...items.map((i) => i.etag), s.view]);
     },
 
@@ -141,7 +136,7 @@ export function pagesApi(core: Core, actor: Actor) {
         await change(p.blogId, p.pageId, p.ifMatch, (r, now) => trash('page', r, now), false);
         return;
       }
-      await deleteContent<PageRecord>(core, actor, 'page', p.blogId, p.pageId, p.ifMatch);
+      await deleteContent(core, actor, 'page', p.blogId, p.pageId, p.ifMatch);
       if (core.events.has('page.deleted')) core.emit({ type: 'page.deleted', blogId: p.blogId, id: p.pageId, actorId });
     },
 
@@ -158,5 +153,3 @@ export function pagesApi(core: Core, actor: Actor) {
     },
   };
 }
-
-export type PagesApi = ReturnType<typeof pagesApi>;

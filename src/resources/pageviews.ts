@@ -3,13 +3,12 @@
  * buckets plus an all-time counter per blog, so recording is one small commit and reading a range walks at
  * most 30 buckets, however old the blog.
  */
-import { requireRole, type Actor } from '../rules/access.js';
+import { authError, requireRole, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
-import type { StoredDoc } from '../store/driver.js';
 import { forbidden } from '../util/errors.js';
 import type { PageViewsGetParams, PageViewsRange, PageViewsRecordParams } from '../schema/params.js';
 import { put, type PageViewRecord } from '../store/records.js';
-import { params } from '../schema/schemas.js';
+import { rarelyUsedParams as params } from '../schema/rarely-used.js';
 import type { PageViews } from '../schema/resources.js';
 
 const DAY_MS = 86_400_000;
@@ -27,6 +26,8 @@ export function pageViewsApi(core: Core, actor: Actor) {
     async get(input: PageViewsGetParams): Promise<PageViews> {
       const p = core.parse(params.pageViewsGet, input);
       const s = await core.reader(actor, p.blogId);
+      // Signing in may help an anonymous caller (401, as userinfos answer); a signed-in non-admin it cannot (403).
+      if (actor.kind === 'anonymous') throw authError('Sign in to read page views');
       requireRole(s, 'ADMIN', 'read page views');
       const ranges = p.range ?? (['all', '30DAYS', '7DAYS'] as const);
       const today = core.now().getTime();
@@ -38,12 +39,12 @@ export function pageViewsApi(core: Core, actor: Actor) {
         direction: 'desc',
         limit: 31,
       });
-      const total = (await core.get<PageViewRecord>('pageviews', `${p.blogId}:all`))?.doc.count ?? 0;
+      const total = (await core.get('pageviews', `${p.blogId}:all`))?.doc.count ?? 0;
       const counts = ranges.map((r) => {
         const { timeRange, days: n } = RANGES[r];
         if (n === undefined) return { timeRange, count: String(total) };
         const from = dayOf(today - (n - 1) * DAY_MS);
-        const sum = days.reduce((acc, d) => acc + ((d.doc as unknown as PageViewRecord).day! >= from ? (d.doc as unknown as PageViewRecord).count : 0), 0);
+        const sum = days.reduce((acc, d) => acc + (d.doc.day! >= from ? d.doc.count : 0), 0);
         return { timeRange, count: String(sum) };
       });
       return { kind: 'blogger#page_views', blogId: p.blogId, counts };
@@ -61,10 +62,10 @@ export function pageViewsApi(core: Core, actor: Actor) {
         ...(p.postId ? [{ id: `${p.blogId}:${p.postId}:${day}`, blogId: p.blogId, postId: p.postId, day, count: 0 }] : []),
       ];
       await core.transact(async () => {
-        const stored = (await core.driver.getMany(
+        const stored = await core.driver.getMany(
           'pageviews',
           counters.map((c) => c.id),
-        )) as Array<StoredDoc<PageViewRecord> | undefined>;
+        );
         const ops = counters.map((c, i) => put('pageviews', { ...c, count: (stored[i]?.doc.count ?? 0) + (p.count ?? 1) }, stored[i]?.version ?? 0));
         return { ops, result: undefined };
       });

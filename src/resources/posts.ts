@@ -1,11 +1,11 @@
 import { actorUserId, atLeast, requireRole, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import { lazy } from '../util/lazy.js';
-import type { IndexedDoc, Key, WriteOp } from '../store/driver.js';
+import type { Key, WriteOp } from '../store/driver.js';
 import { forbidden, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page, type PageQuery } from '../core/paging.js';
-import { del, put, type PostRecord } from '../store/records.js';
+import { del, put, type CommentRecord, type PostRecord } from '../store/records.js';
 import { params, type Parsed, type Role } from '../schema/schemas.js';
 import type {
   PostsDeleteParams,
@@ -26,6 +26,7 @@ import { hasPhrase, parseQuery, postWordFields } from '../rules/text.js';
 import { authorOf, listEtag, postWire } from '../core/wire.js';
 import type { Post, PostList } from '../schema/resources.js';
 import { inlineComments } from './comments.js';
+import type { LoadRevisions } from './revisions.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPost, revertTo, trash, withPath } from './content.js';
 
 type Body = Parsed<'postsInsert'>['body'];
@@ -76,7 +77,8 @@ function applyBody(r: PostRecord, b: Body, replace: boolean): PostRecord {
   return next;
 }
 
-export function postsApi(core: Core, actor: Actor) {
+/** `loadRevisions` loads the revisions code on the first `posts.revisions` call (the service's rarely used calls). */
+export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions) {
   const actorId = actorUserId(actor);
 
   async function emitChange(before: PostRecord | undefined, after: PostRecord, edited: boolean) {
@@ -95,7 +97,7 @@ export function postsApi(core: Core, actor: Actor) {
     const labels = p.labels?.length ? [...p.labels].sort() : undefined;
     const prefixes: Key[] = labels ? labels.flatMap((l) => statuses.map((st) => [p.blogId, l, st])) : statuses.map((st) => [p.blogId, st]);
     const parsed = q === undefined ? undefined : parseQuery(q);
-    const query: PageQuery = {
+    const query: PageQuery<'posts'> = {
       collection: 'posts',
       index: labels ? (byUpdated ? 'labelUpdated' : 'labelPublished') : byUpdated ? 'updated' : 'published',
       prefixes,
@@ -111,9 +113,9 @@ export function postsApi(core: Core, actor: Actor) {
       if (words.length === 0) return { kind: 'blogger#postList', items: [], etag: listEtag(['empty']) };
       query.search = { scope: p.blogId, tokens: words };
       if (phrases.length) {
-        query.filter = (hits: IndexedDoc[]) =>
+        query.filter = (hits) =>
           hits.filter((h) => {
-            const fields = postWordFields(h.doc as unknown as PostRecord);
+            const fields = postWordFields(h.doc);
             return phrases.every((ph) => hasPhrase(fields, ph));
           });
       }
@@ -126,15 +128,13 @@ export function postsApi(core: Core, actor: Actor) {
     const [promoted, first] = await Promise.all([core.promoteDue(), read()]);
     const pg = promoted || core.promotions !== seen ? await read() : first;
     const items = await Promise.all(
-      pg.items.map((h) =>
-        postOut(core, h.doc as unknown as PostRecord, s.view, { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments }),
-      ),
+      pg.items.map((h) => postOut(core, h.doc, s.view, { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments })),
     );
     return listOf('blogger#postList', items, pg, [...items.map((i) => i.etag), s.view]);
   }
 
   async function change(blogId: string, postId: string, ifMatch: string | undefined, fn: (r: PostRecord, now: string) => PostRecord, edited: boolean) {
-    const { before, after, view } = await changeContent<PostRecord>(core, actor, 'post', blogId, postId, ifMatch, fn);
+    const { before, after, view } = await changeContent(core, actor, 'post', blogId, postId, ifMatch, fn);
     if (after !== before) await emitChange(before, after, edited);
     return { after, view };
   }
@@ -143,27 +143,20 @@ export function postsApi(core: Core, actor: Actor) {
     /** Earlier versions of a post (an extension): list, get, restore. */
     revisions: lazy(
       async () =>
-        (await import('./revisions.js')).revisionsApi<PostRecord, Post, PostsRevisionsListParams, PostsRevisionsGetParams, PostsRevisionsRestoreParams>(
-          core,
-          actor,
-          {
-            kind: 'post',
-            list: params.postsRevisionsList,
-            get: params.postsRevisionsGet,
-            restore: params.postsRevisionsRestore,
-            change: async (blogId, postId, ifMatch, fn) => {
-              const { after, view } = await change(blogId, postId, ifMatch, fn, true);
-              return postOut(core, after, view, {});
-            },
+        (await loadRevisions()).revisionsApi<PostRecord, Post, PostsRevisionsListParams, PostsRevisionsGetParams, PostsRevisionsRestoreParams>(core, actor, {
+          kind: 'post',
+          change: async (blogId, postId, ifMatch, fn) => {
+            const { after, view } = await change(blogId, postId, ifMatch, fn, true);
+            return postOut(core, after, view, {});
           },
-        ),
+        }),
       { list: 1, get: 1, restore: 1 },
     ),
 
     async get(input: PostsGetParams): Promise<Post> {
       const p = core.parse(params.postsGet, input);
       const s = await core.reader(actor, p.blogId, p.view);
-      const stored = await loadVisible<PostRecord>(core, 'post', p.blogId, p.postId, s);
+      const stored = await loadVisible(core, 'post', p.blogId, p.postId, s);
       return postOut(core, stored.doc, s.view, p);
     },
 
@@ -186,8 +179,8 @@ export function postsApi(core: Core, actor: Actor) {
       path = path.split(/[?#]/)[0]!;
       const hit = await core.driver.getByIndex('posts', 'path', [p.blogId, path]);
       if (!hit) throw notFound('Post');
-      let r = hit.doc as unknown as PostRecord;
-      if (r.status === 'SCHEDULED') r = await core.promote({ ...hit, doc: r });
+      let r = hit.doc;
+      if (r.status === 'SCHEDULED') r = await core.promote(hit);
       if (r.status !== 'LIVE') throw notFound('Post');
       return postOut(core, r, s.view, { maxComments: p.maxComments });
     },
@@ -245,7 +238,7 @@ export function postsApi(core: Core, actor: Actor) {
       }
       // The post and every comment on it go in one commit. Comment writes also touch the post, so a
       // comment added meanwhile makes this commit fail and retry rather than leave an orphan.
-      await deleteContent<PostRecord>(core, actor, 'post', p.blogId, p.postId, p.ifMatch, async () => {
+      await deleteContent(core, actor, 'post', p.blogId, p.postId, p.ifMatch, async () => {
         const ops: WriteOp[] = [];
         let after: Key | undefined;
         for (;;) {
@@ -257,7 +250,7 @@ export function postsApi(core: Core, actor: Actor) {
             direction: 'asc',
             limit: 1000,
           });
-          for (const c of batch) ops.push(del('comments', c.id, c.version, p.blogId));
+          for (const c of batch) ops.push(del('comments', c.id, c.version, c.doc as unknown as CommentRecord));
           if (batch.length < 1000) return ops;
           after = batch[batch.length - 1]!.key.slice(2);
         }
@@ -290,5 +283,3 @@ export function postsApi(core: Core, actor: Actor) {
     return postOut(core, after, view, p);
   }
 }
-
-export type PostsApi = ReturnType<typeof postsApi>;

@@ -10,6 +10,7 @@ import { conflict, forbidden, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page } from '../core/paging.js';
 import type { Schema } from '../schema/standard.js';
+import { rarelyUsedParams as params } from '../schema/rarely-used.js';
 import type { Revision, RevisionList } from '../schema/resources.js';
 import { loadVisible } from './content.js';
 import type { Item, Kind } from '../core/revision-capture.js';
@@ -32,19 +33,33 @@ function revisionWire(core: Core, r: RevisionRecord): Revision {
 
 type Change<R extends Item, T> = (blogId: string, id: string, ifMatch: string | undefined, fn: (r: R) => R) => Promise<T>;
 
-/** What the posts and pages APIs pass in: their item's kind, its parameter schemas and their write path. */
+/** Each kind's parameter schemas (their item id is `postId` or `pageId`). */
+const SCHEMAS: Record<
+  Kind,
+  {
+    list: Schema<{ blogId: string; maxResults?: number | undefined; pageToken?: string | undefined }>;
+    get: Schema<{ blogId: string; revisionId: string }>;
+    restore: Schema<{ blogId: string; revisionId: string; ifMatch?: string | undefined }>;
+  }
+> = {
+  post: { list: params.postsRevisionsList, get: params.postsRevisionsGet, restore: params.postsRevisionsRestore },
+  page: { list: params.pagesRevisionsList, get: params.pagesRevisionsGet, restore: params.pagesRevisionsRestore },
+};
+
+/** What the posts and pages APIs pass in: their item's kind and their write path. */
 interface Binding<R extends Item, T> {
   kind: Kind;
-  list: Schema<{ blogId: string; maxResults?: number | undefined; pageToken?: string | undefined }>;
-  get: Schema<{ blogId: string; revisionId: string }>;
-  restore: Schema<{ blogId: string; revisionId: string; ifMatch?: string | undefined }>;
   /** The item's own change (update events, editor rules). */
   change: Change<R, T>;
 }
 
+/** How posts.ts and pages.ts get this module: loaded on first use, with the other rarely used calls (rarely-used.ts). */
+export type LoadRevisions = () => Promise<{ revisionsApi: typeof revisionsApi }>;
+
 /** `posts.revisions` / `pages.revisions`; the item id is `postId` or `pageId`. */
 export function revisionsApi<R extends Item, T, L, G, S>(core: Core, actor: Actor, b: Binding<R, T>) {
   const { kind } = b;
+  const schemas = SCHEMAS[kind];
   const itemOf = (p: object) => (p as Record<string, string>)[`${kind}Id`]!;
   /** The item as an AUTHOR-view caller may see it: 403 below AUTHOR view, 404 where the item is. */
   async function reader(blogId: string, itemId: string) {
@@ -55,13 +70,13 @@ export function revisionsApi<R extends Item, T, L, G, S>(core: Core, actor: Acto
   async function load(p: { blogId: string; revisionId: string }): Promise<RevisionRecord> {
     const itemId = itemOf(p);
     await reader(p.blogId, itemId);
-    const r = (await core.get<RevisionRecord>('revisions', p.revisionId))?.doc;
+    const r = (await core.get('revisions', p.revisionId))?.doc;
     if (!r || r.itemId !== itemId || r.blogId !== p.blogId) throw notFound('Revision');
     return r;
   }
   return {
     async list(input: L): Promise<RevisionList> {
-      const p = core.parse(b.list, input);
+      const p = core.parse(schemas.list, input);
       const itemId = itemOf(p);
       await reader(p.blogId, itemId);
       const pg = await page(
@@ -70,7 +85,7 @@ export function revisionsApi<R extends Item, T, L, G, S>(core: Core, actor: Acto
         p.maxResults ?? 10,
         p.pageToken,
       );
-      const items = pg.items.map((h) => revisionWire(core, h.doc as unknown as RevisionRecord));
+      const items = pg.items.map((h) => revisionWire(core, h.doc));
       return listOf(
         'blogcore#revisionList',
         items,
@@ -79,10 +94,10 @@ export function revisionsApi<R extends Item, T, L, G, S>(core: Core, actor: Acto
       );
     },
     async get(input: G): Promise<Revision> {
-      return revisionWire(core, await load(core.parse(b.get, input)));
+      return revisionWire(core, await load(core.parse(schemas.get, input)));
     },
     async restore(input: S): Promise<T> {
-      const p = core.parse(b.restore, input);
+      const p = core.parse(schemas.restore, input);
       const rev = await load(p);
       return b.change(p.blogId, itemOf(p), p.ifMatch, (r) => {
         if (r.status === 'SOFT_TRASHED') throw conflict(`Cannot restore into this ${kind}: it is SOFT_TRASHED (revert it first)`);

@@ -1,17 +1,21 @@
 /**
  * blogUserInfos and postUserInfos (Blogger v3): a blog or post together with one user's standing in it.
- * A user's info is theirs and their blog's ADMINs' (DESIGN §4): anyone else is refused. Loaded on first use.
+ * A user's info is theirs and their blog's ADMINs' (docs/design.md §5): anyone else is refused. Loaded on first use.
  */
 import { actorUserId, authError, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import { forbidden, invalid, notFound } from '../util/errors.js';
 import type { BlogUserInfosGetParams, PostUserInfosGetParams, PostUserInfosListParams } from '../schema/params.js';
-import { params, type Role } from '../schema/schemas.js';
+import type { Role } from '../schema/schemas.js';
+import { rarelyUsedParams as params } from '../schema/rarely-used.js';
 import { blogUserInfoWire } from '../core/wire.js';
 import type { BlogUserInfo, Post, PostUserInfo, PostUserInfosList } from '../schema/resources.js';
 import { blogResource } from './blogs.js';
 import { mayEdit } from './content.js';
-import { postsApi } from './posts.js';
+import type { postsApi } from './posts.js';
+
+/** What user infos read posts through: the same caller's `posts.get` and `posts.list`. */
+type PostReads = Pick<ReturnType<typeof postsApi>, 'get' | 'list'>;
 
 /**
  * Whose info is asked for (`self`: the caller), checked against who asks: the user themselves or an ADMIN
@@ -46,8 +50,8 @@ function postUserInfo(post: Post, userId: string, role: Role): PostUserInfo {
   };
 }
 
-export function userInfosApi(core: Core, actor: Actor) {
-  const posts = postsApi(core, actor);
+/** `posts` is the same caller's posts API: a user's posts are read (and shown) as that caller reads them. */
+export function userInfosApi(core: Core, actor: Actor, posts: PostReads) {
   return {
     blogUserInfos: {
       async get(input: BlogUserInfosGetParams): Promise<BlogUserInfo> {

@@ -1,4 +1,4 @@
-/** Who may see and do what (DESIGN §4): roles, views and the checks every operation shares. */
+/** Who may see and do what (docs/design.md §5): roles, views and the checks every operation shares. */
 import { BlogError, forbidden } from '../util/errors.js';
 import type { Role } from '../schema/schemas.js';
 

@@ -1,5 +1,5 @@
 /**
- * The bytes decide what a picture is (DESIGN §14): JPEG, PNG, GIF, WebP and AVIF, recognized by their first
+ * The bytes decide what a picture is (docs/design.md §19): JPEG, PNG, GIF, WebP and AVIF, recognized by their first
  * bytes; width and height from the header (image-size); a file cut short is refused (each format's structure
  * is walked to its end as the bytes stream by: JPEG segments to EOI, PNG chunks to IEND, the RIFF size of
  * WebP, the box sizes of AVIF, GIF's trailer). Everything else (SVG included: it can carry script) is 400

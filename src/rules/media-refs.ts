@@ -1,5 +1,5 @@
 /**
- * Which media a post's or page's content uses (DESIGN §14): every `src`, `href` and `srcset` value naming a
+ * Which media a post's or page's content uses (docs/design.md §19): every `src`, `href` and `srcset` value naming a
  * media url of the blog, `…/media/{blogId}/{sha256}/…`, whatever the origin in front (the api base url may
  * change, and content may link relatively). Kept as index entries in each write's own commit (records.ts).
  */

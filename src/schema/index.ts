@@ -5,5 +5,11 @@
  * `blogcore` exports (`params.postsInsert` takes a `PostsInsertParams`, `postBody` a `PostBody`), and `parse`
  * refuses a value with the very BlogError the service would give.
  */
-export { blogBody, blogPatchBody, commentBody, pageBody, params, postBody, userBody, userPatchBody } from './schemas.js';
+import { params as firstDownload } from './schemas.js';
+import { rarelyUsedParams } from './rarely-used.js';
+
+export { commentBody, pageBody, postBody } from './schemas.js';
+export { blogBody, blogPatchBody, userBody, userPatchBody } from './rarely-used.js';
+/** Every operation's parameter schema, by operation (`postsList` for posts.list). */
+export const params = { ...firstDownload, ...rarelyUsedParams };
 export { parse } from './parse.js';

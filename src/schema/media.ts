@@ -1,5 +1,5 @@
 /**
- * Media (DESIGN §14): the resource, the parameters of `service.media`, and their zod schemas (built from
+ * Media (docs/design.md §19): the resource, the parameters of `service.media`, and their zod schemas (built from
  * src/schema/checks.ts as schemas.ts's are; kept apart so they load with the media calls, not in every bundle).
  */
 import type { output, ZodMiniType } from 'zod/mini';

@@ -213,7 +213,7 @@ export interface CommentsInsertParams {
   body: CommentBody;
 }
 
-/** `changes.list`: a replica's pull (DESIGN §11). */
+/** `changes.list`: a replica's pull (docs/design.md §15). */
 export interface ChangesListParams {
   blogId: string;
   /** The `checkpoint` of an earlier pull: only what changed since. Absent: everything the caller may read. */

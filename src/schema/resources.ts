@@ -1,4 +1,4 @@
-/** The JSON resources of the Blogger v3 wire (DESIGN §6), as the service answers them: plain types. */
+/** The JSON resources of the Blogger v3 wire (docs/design.md §7), as the service answers them: plain types. */
 import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from './schemas.js';
 
 export interface Author {
@@ -188,6 +188,15 @@ export interface RevisionList {
   nextPageToken?: string;
   prevPageToken?: string;
   etag: string;
+}
+
+/** A user's role in a blog (`members.set`, `members.list`). */
+export interface Member {
+  userId: string;
+  role: Role;
+}
+export interface MemberList {
+  items: Member[];
 }
 
 export interface PageViews {

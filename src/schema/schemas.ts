@@ -1,11 +1,14 @@
 /**
- * Every parameter and body the service accepts, as zod schemas (built from src/schema/checks.ts). The public
- * parameter types are the plain interfaces of src/schema/params.ts; test/types/ proves each is identical to its
- * schema's input type. `blogcore/schema` exports these schemas (src/schema/index.ts).
+ * The parameters and bodies of the calls in a browser's first download (posts, pages, comments.get, list and
+ * insert, blog and user reads) as zod schemas built from src/schema/checks.ts, and the pieces the other calls'
+ * schemas share with them; those of the calls loaded on first use are in src/schema/rarely-used.ts, so they
+ * travel in that chunk. The public parameter types are the plain interfaces of src/schema/params.ts;
+ * test/types/ proves each is identical to its schema's input type. `blogcore/schema` exports both files'
+ * schemas (src/schema/index.ts).
  */
 import type { output } from 'zod/mini';
 import { array, bool, describe, fail, integer, list, map, number, object, optional, refine, string, unknown, upperEnum } from './checks.js';
-import { LIMITS, PAGE_STATUSES, PAGE_VIEWS_RANGES, POST_STATUSES, COMMENT_STATUSES, READER_COMMENTS, ROLES } from './values.js';
+import { LIMITS, PAGE_STATUSES, POST_STATUSES, COMMENT_STATUSES, READER_COMMENTS, ROLES } from './values.js';
 
 export type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from './params.js';
 export { COMMENT_STATUSES, LIMITS, PAGE_STATUSES, PAGE_VIEWS_RANGES, POST_STATUSES, READER_COMMENTS, ROLES } from './values.js';
@@ -22,11 +25,26 @@ function isRfc3339(s: string): boolean {
   return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 && offsetOk;
 }
 
+/**
+ * A link that pages render as `href`: an absolute http(s) URL that parses, with no quote, space, angle bracket
+ * (such a character could end the attribute it is written into) or control character (a raw NUL or escape
+ * would be stored and sent as given). The one rule for every link a client or an imported file gives.
+ */
+export function isHttpUrl(s: string): boolean {
+  if (s.length > LIMITS.url || /["'`<>\s\u0000-\u001f\u007f]/.test(s)) return false;
+  try {
+    const u = new URL(s);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 /** One or more enum values: one value, a comma-joined list or an array of them, deduplicated. */
-const enumList = <const T extends readonly [string, ...string[]]>(values: T) => list(upperEnum(values), 'must name at least one value', Infinity, '');
+export const enumList = <const T extends readonly [string, ...string[]]>(values: T) => list(upperEnum(values), 'must name at least one value', Infinity, '');
 
 /** An RFC 3339 timestamp, normalised to UTC with milliseconds (the form every key and response uses). */
-const timestamp = map(describe(string(0, Infinity), { format: 'date-time' }), (s, ctx) => {
+export const timestamp = map(describe(string(0, Infinity), { format: 'date-time' }), (s, ctx) => {
   const d = new Date(s);
   if (!isRfc3339(s) || Number.isNaN(d.getTime()) || d.getUTCFullYear() > 9999) {
     return fail(ctx, s, 'must be an RFC 3339 timestamp, e.g. 2026-11-22T10:00:00Z');
@@ -36,33 +54,18 @@ const timestamp = map(describe(string(0, Infinity), { format: 'date-time' }), (s
 
 /** An id, and a text of at most `max` characters (shared with media's schemas, src/schema/media.ts). */
 export const id = string(1, LIMITS.id);
-const count = (max: number) => integer(0, max);
+export const count = (max: number) => integer(0, max);
 export const text = (max: number) => string(0, max, `must be at most ${max} characters`);
-const view = upperEnum(ROLES);
-const nonEmpty = (max: number) => refine(text(max), (s) => s.trim().length > 0, 'must not be empty');
+export const view = upperEnum(ROLES);
+export const nonEmpty = (max: number) => refine(text(max), (s) => s.trim().length > 0, 'must not be empty');
 
-/**
- * A link that pages render as `href`: an absolute http(s) URL that parses, with no quote, space or angle
- * bracket (such a character could end the attribute it is written into).
- */
-const httpUrl = refine(
-  text(LIMITS.url),
-  (s) => {
-    if (/["'`<>\s]/.test(s)) return false;
-    try {
-      const u = new URL(s);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  },
-  'must be an absolute http(s) URL',
-);
+/** A link that pages render as `href` (isHttpUrl above). */
+export const httpUrl = refine(text(LIMITS.url), isHttpUrl, 'must be an absolute http(s) URL');
 
 // ---------------------------------------------------------------- bodies
 
 /** Fields of a Blogger resource the server owns: accepted in a body (clients echo them back) and ignored. */
-const readOnly = {
+export const readOnly = {
   id: optional(unknown),
   kind: optional(unknown),
   blog: optional(unknown),
@@ -110,50 +113,11 @@ export const commentBody = object({
   author: optional(object({ displayName: optional(text(LIMITS.displayName)), url: optional(httpUrl), id: optional(unknown), image: optional(unknown) }, false)),
 });
 
-/** What a blog body carries beside its name and url (blogs.insert/update and, all optional, blogs.patch). */
-const blogFields = {
-  description: optional(text(LIMITS.description)),
-  customMetaData: optional(text(LIMITS.text)),
-  published: optional(unknown),
-  posts: optional(unknown),
-  pages: optional(unknown),
-  locale: optional(object({ language: optional(text(50)), country: optional(text(50)), variant: optional(text(50)) })),
-};
-/** The body of blogs.insert and update (`BlogBody`). */
-export const blogBody = object({ ...readOnly, name: nonEmpty(LIMITS.blogName), url: httpUrl, ...blogFields });
-
-/** The body of blogs.patch: the fields of a blog body, all optional (`BlogPatchBody`). */
-export const blogPatchBody = object({ ...readOnly, name: optional(nonEmpty(LIMITS.blogName)), url: optional(httpUrl), ...blogFields });
-
-/** The body of users.update: what a user may change; the id is the user's for good (`UserPatchBody`). */
-export const userPatchBody = object({
-  kind: optional(unknown),
-  selfLink: optional(unknown),
-  created: optional(unknown),
-  blogs: optional(unknown),
-  id: optional(unknown),
-  displayName: optional(nonEmpty(LIMITS.displayName)),
-  url: optional(httpUrl),
-  about: optional(text(LIMITS.text)),
-});
-
-/** The body of users.insert (`UserBody`). */
-export const userBody = object({
-  kind: optional(unknown),
-  selfLink: optional(unknown),
-  created: optional(unknown),
-  blogs: optional(unknown),
-  id: optional(refine(id, (s) => /^[\w.@:-]+$/.test(s), 'may hold letters, digits and . _ @ : - only')),
-  displayName: nonEmpty(LIMITS.displayName),
-  url: optional(httpUrl),
-  about: optional(text(LIMITS.text)),
-});
-
 // ---------------------------------------------------------------- params
 
-const withIfMatch = { ifMatch: optional(string(1, 200)) };
+export const withIfMatch = { ifMatch: optional(string(1, 200)) };
 
-const listing = {
+export const listing = {
   maxResults: optional(integer(1, LIMITS.maxResults)),
   pageToken: optional(string(0, 2_000)),
   view: optional(view),
@@ -163,7 +127,7 @@ const listing = {
 
 const postFetch = { fetchBody: optional(bool), fetchImages: optional(bool), maxComments: optional(count(LIMITS.maxInline)) };
 
-const postListing = {
+export const postListing = {
   blogId: id,
   ...listing,
   status: optional(enumList(POST_STATUSES)),
@@ -175,11 +139,12 @@ const postListing = {
   maxComments: optional(count(LIMITS.maxInline)),
 };
 
-const pageViewsRange = upperEnum(PAGE_VIEWS_RANGES);
+export const blogRead = { view: optional(view), maxPosts: optional(count(LIMITS.maxInline)) };
 
-const blogRead = { view: optional(view), maxPosts: optional(count(LIMITS.maxInline)) };
-
-/** Every operation's parameter schema, by operation (`postsList` for posts.list). */
+/**
+ * The parameter schema of each call in the first download, by operation (`postsList` for posts.list);
+ * `blogcore/schema`'s `params` adds those of src/schema/rarely-used.ts.
+ */
 export const params = {
   blogsGet: object({ blogId: id, ...blogRead }),
   blogsGetByUrl: object({ url: text(LIMITS.url), ...blogRead }),
@@ -190,18 +155,7 @@ export const params = {
     status: optional(enumList(['LIVE', 'DELETED'] as const)),
     fetchUserInfo: optional(bool),
   }),
-  blogsInsert: object({ body: blogBody, ownerId: optional(id) }),
-
   usersGet: object({ userId: id }),
-  usersUpdate: object({ userId: id, body: userPatchBody }),
-  blogsUpdate: object({ blogId: id, body: blogBody }),
-  blogsPatch: object({ blogId: id, body: blogPatchBody }),
-  blogsDelete: object({ blogId: id }),
-  usersInsert: object({ body: userBody }),
-
-  membersSet: object({ blogId: id, userId: id, role: upperEnum(ROLES) }),
-  membersRemove: object({ blogId: id, userId: id }),
-  membersList: object({ blogId: id }),
 
   postsGet: object({ blogId: id, postId: id, view: optional(view), ...postFetch }),
   postsList: object(postListing),
@@ -235,38 +189,7 @@ export const params = {
 
   commentsGet: object({ blogId: id, postId: id, commentId: id, view: optional(view) }),
   commentsList: object({ blogId: id, postId: id, ...listing, status: optional(enumList(COMMENT_STATUSES)), fetchBodies: optional(bool) }),
-  commentsListByBlog: object({ blogId: id, post: optional(id), ...listing, status: optional(enumList(COMMENT_STATUSES)), fetchBodies: optional(bool) }),
-  commentsAction: object({ blogId: id, postId: id, commentId: id }),
   commentsInsert: object({ blogId: id, postId: id, body: commentBody }),
-
-  changesList: object({
-    blogId: id,
-    since: optional(string(1, 200)),
-    pageToken: optional(string(1, 2_000)),
-    maxResults: optional(integer(1, LIMITS.maxResults)),
-    wait: optional(integer(0, 60)),
-    view: optional(view),
-  }),
-  blogUserInfosGet: object({ userId: id, blogId: id, maxPosts: blogRead.maxPosts }),
-  postUserInfosGet: object({ userId: id, blogId: id, postId: id, maxComments: optional(count(LIMITS.maxInline)) }),
-  postUserInfosList: object({
-    userId: id,
-    blogId: id,
-    ...listing,
-    status: postListing.status,
-    labels: postListing.labels,
-    orderBy: postListing.orderBy,
-    fetchBodies: optional(bool),
-  }),
-  pageViewsGet: object({ blogId: id, range: optional(list(pageViewsRange, 'must name at least one value', Infinity, '')) }),
-  pageViewsRecord: object({ blogId: id, postId: optional(id), count: optional(integer(1, 1_000_000)) }),
-  postsRevisionsList: object({ blogId: id, postId: id, maxResults: listing.maxResults, pageToken: listing.pageToken }),
-  postsRevisionsGet: object({ blogId: id, postId: id, revisionId: id }),
-  postsRevisionsRestore: object({ blogId: id, postId: id, revisionId: id, ...withIfMatch }),
-  pagesRevisionsList: object({ blogId: id, pageId: id, maxResults: listing.maxResults, pageToken: listing.pageToken }),
-  pagesRevisionsGet: object({ blogId: id, pageId: id, revisionId: id }),
-  pagesRevisionsRestore: object({ blogId: id, pageId: id, revisionId: id, ...withIfMatch }),
-  labelsList: object({ blogId: id, maxResults: listing.maxResults, pageToken: listing.pageToken, view: listing.view }),
 };
 
 /** What the service works with after a check: `Parsed<'postsList'>`. */

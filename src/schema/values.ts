@@ -16,7 +16,7 @@ export const LIMITS = {
   commentContent: 4_096,
   label: 200,
   labels: 100,
-  /** Labels one query may name: each is an index walk, so the work of a request stays bounded (DESIGN §2). */
+  /** Labels one query may name: each is an index walk, so the work of a request stays bounded (docs/design.md §10). */
   queryLabels: 20,
   blogName: 200,
   description: 2_000,

@@ -1,6 +1,6 @@
 import { BlogError, forbidden } from '../util/errors.js';
 import type { Actor } from '../rules/access.js';
-import { Core, type CoreOptions } from '../core/core.js';
+import { Core } from '../core/core.js';
 import type { EventType, Listener } from '../core/events.js';
 import { INTERNALS } from './internals.js';
 import { lazy } from '../util/lazy.js';
@@ -9,31 +9,39 @@ import { blogsApi } from '../resources/blogs.js';
 import { commentsApi } from '../resources/comments.js';
 import { pagesApi } from '../resources/pages.js';
 import { postsApi } from '../resources/posts.js';
+import type { ActorInput, BlogService, BlogServiceOptions } from './types.js';
 
-export type BlogServiceOptions = CoreOptions;
+/** The namespaces of a service (everything but its own methods). */
+type Namespaces = Omit<BlogService, 'as' | 'on' | 'ready' | 'startScheduler' | 'close'>;
 
-/** Who a scoped service acts for: a user of the host (`{ userId }`), or an anonymous reader (`null`). */
-export type ActorInput = { userId: string } | null;
-
-function apis(core: Core, actor: Actor) {
+function apis(core: Core, actor: Actor): Namespaces {
   const base = blogsApi(core, actor);
-  // Loaded on first call (src/util/lazy.ts): blog management and members, user infos, page views, labels, the pull.
-  const admin = async () => (await import('../resources/blog-admin.js')).blogAdminApi(core, actor);
-  const infos = async () => (await import('../resources/userinfos.js')).userInfosApi(core, actor);
+  // The rarely used calls are loaded on first call (src/util/lazy.ts), all in one module: blog management and
+  // members, comment moderation, user infos, page views, labels, the pull, revisions, media.
+  const rare = () => import('../resources/rarely-used.js');
+  const posts = postsApi(core, actor, rare);
+  const admin = async () => (await rare()).blogAdminApi(core, actor);
+  const infos = async () => (await rare()).userInfosApi(core, actor, posts);
   const all = {
     blogs: { ...base.blogs, ...lazy(async () => (await admin()).blogs, { insert: 1, update: 1, patch: 1, delete: 1 }) },
     users: { ...base.users, ...lazy(async () => (await admin()).users, { insert: 1, update: 1 }) },
-    members: lazy(async () => (await import('../resources/members.js')).membersApi(core, actor), { set: 1, remove: 1, list: 1 }),
-    posts: postsApi(core, actor),
-    pages: pagesApi(core, actor),
-    comments: commentsApi(core, actor),
+    members: lazy(async () => (await rare()).membersApi(core, actor), { set: 1, remove: 1, list: 1 }),
+    posts,
+    pages: pagesApi(core, actor, rare),
+    comments: {
+      ...commentsApi(core, actor),
+      ...lazy(async () => (await rare()).commentModerationApi(core, actor), { listByBlog: 1, approve: 1, markAsSpam: 1, removeContent: 1, delete: 1 }),
+    },
     blogUserInfos: lazy(async () => (await infos()).blogUserInfos, { get: 1 }),
     postUserInfos: lazy(async () => (await infos()).postUserInfos, { get: 1, list: 1 }),
-    pageViews: lazy(async () => (await import('../resources/pageviews.js')).pageViewsApi(core, actor), { get: 1, record: 1 }),
-    labels: lazy(async () => (await import('../resources/labels.js')).labelsApi(core, actor), { list: 1 }),
-    changes: lazy(async () => (await import('../resources/changes.js')).changesApi(core, actor), { list: 1 }),
-    media: lazy(async () => (await import('../resources/media.js')).mediaApi(core, actor), { upload: 1, get: 1, list: 1, patch: 1, delete: 1, read: 1 }),
-  };
+    pageViews: lazy(async () => (await rare()).pageViewsApi(core, actor), { get: 1, record: 1 }),
+    labels: lazy(async () => (await rare()).labelsApi(core, actor), { list: 1 }),
+    changes: lazy(async () => (await rare()).changesApi(core, actor), { list: 1 }),
+    media: lazy(async () => (await rare()).mediaApi(core, actor), { upload: 1, get: 1, list: 1, patch: 1, delete: 1, read: 1 }),
+  } satisfies Namespaces;
+  // Compile-time: the object built here has exactly the namespaces and methods types.ts declares and documents.
+  const exact: Same<Shape<typeof all>, Shape<Namespaces>> = true;
+  void exact;
   const share = core.share;
   return share ? settled(all, { flush: async () => (await share).flush() }) : all;
 }
@@ -58,21 +66,9 @@ function settled<T extends Record<string, unknown>>(all: T, share: { flush(): Pr
   return out as T;
 }
 
-export interface BlogService extends ReturnType<typeof apis> {
-  /** A service acting for one user (or an anonymous reader). Only host code may choose who to act as. */
-  as(actor: ActorInput): BlogService;
-  /** Listens to events after successful writes; returns the function that stops listening. */
-  on(type: EventType | '*', listener: Listener): () => void;
-  /** Opens the store (creating or upgrading it). Every call does this itself; await it to fail early. */
-  ready(): Promise<void>;
-  /**
-   * Publishes scheduled posts at their time (a timer set to the next one, re-armed by writes), emitting
-   * `post.published` then rather than at the next read. Answers the function that stops it.
-   */
-  startScheduler(options?: SchedulerOptions): () => void;
-  /** Closes the store (and stops the scheduler). */
-  close(): Promise<void>;
-}
+/** The names of an API's namespaces and methods, nested (`true` for a method). */
+type Shape<T> = { [K in keyof T]-?: T[K] extends (...args: never[]) => unknown ? true : Shape<T[K]> };
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
 function scoped(core: Core, actor: Actor): BlogService {
   const service: BlogService = {

@@ -2,7 +2,7 @@
  * An incremental export: what the change feed says changed since the last run, and the files that follow from
  * it (the changed posts' and pages' own, and the stretches of the lists around their old and new places).
  */
-import type { BlogService } from '../service/create.js';
+import type { BlogService } from '../service/types.js';
 import type { ChangeItem } from '../resources/changes.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 import { BlogError } from '../util/errors.js';

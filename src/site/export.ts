@@ -4,7 +4,7 @@
  * pages of the posts, pages and comments that changed and the list pages that show them. A file is written only
  * when its bytes differ from what the last run wrote, and the report lists every file written and removed.
  */
-import type { BlogService } from '../service/create.js';
+import type { BlogService } from '../service/types.js';
 import { BlogError } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { atomFeed, rssFeed } from '../io/feeds.js';
@@ -163,8 +163,8 @@ async function exportAround(
   }
   for (const file of Object.keys(changed?.had ?? {})) if (/^sitemap-.+\.xml$/.test(file) && !root.files.includes(file)) out.forget(file);
   const feeds = feedPaths(false);
-  out.put(feeds.atom, await atomFeed(parts.reader, { blogId: scope.blog.id }));
-  out.put(feeds.rss, await rssFeed(parts.reader, { blogId: scope.blog.id }));
+  out.put(feeds.atom, await atomFeed(parts.reader, { blogId: scope.blog.id, selfUrl: scope.blog.url + feeds.atom }));
+  out.put(feeds.rss, await rssFeed(parts.reader, { blogId: scope.blog.id, selfUrl: scope.blog.url + feeds.rss }));
 }
 
 /** Every LIVE page as a file; answers id → path. */

@@ -6,7 +6,7 @@
  * Pages are read as an anonymous reader; post pages count a page view (`pageViews.record`, not awaited).
  * Every answer carries an ETag over its bytes (If-None-Match → 304) and a Cache-Control a CDN can keep.
  */
-import type { BlogService } from '../service/create.js';
+import type { BlogService } from '../service/types.js';
 import { BlogError } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { fetchIncoming } from '../http/body.js';
@@ -16,7 +16,7 @@ import { splitTarget } from '../http/target.js';
 import type { RequestHead } from '../http/head.js';
 import { atomFeed, rssFeed } from '../io/feeds.js';
 import { type Rendered, renderComments, renderList, renderNotFound, renderPage, renderPost, renderSearch } from './render.js';
-import { parseRoute, type Route } from './routes.js';
+import { feedPaths, parseRoute, type Route } from './routes.js';
 import { robotsTxt, sitemapPart, sitemapRoot } from './sitemap.js';
 import { siteParts } from './parts.js';
 import { hostResolver } from './hosts.js';
@@ -147,7 +147,10 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
         return text === undefined ? html(renderNotFound(parts, scope)) : file(TYPES.xml, text);
       }
       case 'feed': {
-        const options = { blogId: scope.blog.id, ...(route.label !== undefined ? { label: route.label } : {}) };
+        // The feed names its own address (rel="self"), not the API's feed of the blog.
+        const paths = feedPaths(true, route.label);
+        const selfUrl = scope.blog.url + (route.rss ? paths.rss : paths.atom);
+        const options = { blogId: scope.blog.id, selfUrl, ...(route.label !== undefined ? { label: route.label } : {}) };
         const text = await (route.rss ? rssFeed(parts.reader, options) : atomFeed(parts.reader, options)).catch((e: unknown) => {
           if (BlogError.is(e) && e.code === 400) return undefined;
           throw e;

@@ -3,7 +3,7 @@
  * the path's first segment. `blogs.getByUrl` also finds a blog by an old url (the handler then redirects).
  * Answers are kept for 30 s per host and first segment, for at most 1,000 of them.
  */
-import type { BlogService } from '../service/create.js';
+import type { BlogService } from '../service/types.js';
 import { BlogError } from '../util/errors.js';
 
 const TTL_MS = 30_000;

@@ -1,5 +1,5 @@
 /** What every page of a site needs, from a service and the site's options: the anonymous reader, the store reads, the theme. */
-import type { BlogService } from '../service/create.js';
+import type { BlogService } from '../service/types.js';
 import { defaultTheme } from './default-theme.js';
 import type { SiteParts } from './render.js';
 import { storeOf } from './store.js';

@@ -3,7 +3,7 @@
  * public may see: anything else is the same 404 as a missing page) and drawn by the theme. Shared by the live
  * handler and the static export.
  */
-import type { BlogService } from '../service/create.js';
+import type { BlogService } from '../service/types.js';
 import type { Post, PostList } from '../schema/resources.js';
 import { BlogError } from '../util/errors.js';
 import { type Chunk, type ListSource, readChunk } from './chunks.js';

@@ -4,7 +4,7 @@
  * `pages.get`, so the service's visibility rules decide), and counts of LIVE posts in a time range (for the
  * sitemap index). All through the service's own core (src/service/internals.ts).
  */
-import type { BlogService } from '../service/create.js';
+import type { BlogService } from '../service/types.js';
 import { internalsOf } from '../service/internals.js';
 import type { Blog } from '../schema/resources.js';
 

@@ -3,7 +3,7 @@
  * most once a second per post: a view costs the reader nothing, and a busy post costs the store one small
  * commit a second rather than one per view. A process that stops loses at most its last second of views.
  */
-import type { BlogService } from '../service/create.js';
+import type { BlogService } from '../service/types.js';
 
 const FLUSH_MS = 1000;
 

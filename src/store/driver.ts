@@ -204,7 +204,7 @@ export interface BlobRange {
 }
 
 /**
- * Where media bytes live (DESIGN §14): by default the driver's own store (`StorageDriver.blobs`), or one of
+ * Where media bytes live (docs/design.md §19): by default the driver's own store (`StorageDriver.blobs`), or one of
  * blogcore/blobs (`fsBlobs`, `s3Blobs`). Keys are the core's (`<blogId>/<upload id>`, each written once); a store
  * keeps bytes under them and decides nothing. `test/blobs/suite.ts` runs unchanged against every store.
  */

@@ -3,17 +3,19 @@
  * same commit, the puts of the counters it moves (compare-and-set like the post), so `labels.list` reads
  * counters instead of recounting, and a counter never disagrees with the posts.
  */
-import type { StorageDriver, StoredDoc, WriteOp } from './driver.js';
+import type { WriteOp } from './driver.js';
+import type { RecordStore } from './record-store.js';
 import { del, labelId, put, type LabelRecord, type PostRecord } from './records.js';
 
-type Counted = Pick<PostRecord, 'blogId' | 'labels' | 'status'>;
+/** A post before or after a write (a page has no labels: it moves nothing). */
+type Counted = Pick<PostRecord, 'blogId' | 'status'> & { labels?: readonly string[] };
 
 /** The counter ops for a post going from `before` to `after` (undefined: not there). Empty when nothing moves. */
-export const labelCounterOps = (driver: StorageDriver, before: Counted | undefined, after: Counted | undefined): Promise<WriteOp[]> =>
+export const labelCounterOps = (driver: RecordStore, before: Counted | undefined, after: Counted | undefined): Promise<WriteOp[]> =>
   labelCountsOps(driver, [[before, after]]);
 
 /** The same for several posts written in one commit (each counter moves once, by the sum). */
-export async function labelCountsOps(driver: StorageDriver, moves: ReadonlyArray<readonly [Counted | undefined, Counted | undefined]>): Promise<WriteOp[]> {
+export async function labelCountsOps(driver: RecordStore, moves: ReadonlyArray<readonly [Counted | undefined, Counted | undefined]>): Promise<WriteOp[]> {
   const deltas = new Map<string, { blogId: string; label: string; live: number; all: number }>();
   const add = (p: Counted | undefined, sign: 1 | -1) => {
     for (const label of p?.labels ?? []) {
@@ -30,10 +32,10 @@ export async function labelCountsOps(driver: StorageDriver, moves: ReadonlyArray
   }
   const moved = [...deltas].filter(([, d]) => d.live !== 0 || d.all !== 0);
   if (moved.length === 0) return [];
-  const stored = (await driver.getMany(
+  const stored = await driver.getMany(
     'labels',
     moved.map(([id]) => id),
-  )) as Array<StoredDoc<LabelRecord> | undefined>;
+  );
   return moved.map(([id, { blogId, label, live, all }], i) => {
     const current = stored[i];
     const next: LabelRecord = { id, blogId, label, live: (current?.doc.live ?? 0) + live, all: (current?.doc.all ?? 0) + all };

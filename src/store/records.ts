@@ -7,6 +7,9 @@ import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from
 import { distinctWords, postWordFields } from '../rules/text.js';
 import { mediaRefs } from '../rules/media-refs.js';
 import type { MediaType } from '../schema/media.js';
+import { blogStream, RECORDS_STREAM } from './streams.js';
+
+export { RECORDS_STREAM } from './streams.js';
 
 export interface UserRecord {
   id: string;
@@ -55,6 +58,8 @@ interface Authored {
   path?: string;
   /** Bumped on every change of the resource itself (not of its comment counts): the etag's source. */
   rev: number;
+  /** No reader has ever been able to see it (set by `put`, see `markUnseen`). */
+  unseen?: true;
 }
 
 export interface PostRecord extends Authored {
@@ -91,6 +96,8 @@ export interface CommentRecord {
   authorUrl?: string;
   /** The visibility class its blog-wide index entries are filed under (absent: 'open'); see comment-visibility.ts. */
   vis?: CommentVis;
+  /** No reader has ever been able to see it (set by `put`, see `markUnseen`). */
+  unseen?: true;
 }
 
 /**
@@ -134,7 +141,7 @@ export interface RevisionRecord {
   replaced: string;
 }
 
-/** A picture of a blog (DESIGN §14). Its id is `mediaId(blogId, sha256)`: one record per blog and picture. */
+/** A picture of a blog (docs/design.md §19). Its id is `mediaId(blogId, sha256)`: one record per blog and picture. */
 export interface MediaRecord {
   id: string;
   blogId: string;
@@ -167,19 +174,30 @@ export const commentVisOf = (p: { status: PostStatus; readerComments: ReaderComm
 /** A post whose comments are (partly) filed under a class other than its own. */
 export const commentsMoving = (p: PostRecord) => p.allComments > 0 && (p.commentsVis ?? 'open') !== commentVisOf(p);
 
-export type Collection =
-  | 'users'
-  | 'blogs'
-  | 'members'
-  | 'posts'
-  | 'pages'
-  | 'comments'
-  | 'settings'
-  | 'idempotency'
-  | 'pageviews'
-  | 'labels'
-  | 'revisions'
-  | 'media';
+/**
+ * What each collection holds: the collection map the core reads the store through (record-store.ts), so a
+ * read of 'posts' answers PostRecords. `settings`, `events` and `idempotency` hold documents of several
+ * shapes (their readers know which); a compile-time check in schema.ts keeps the map equal to STORE_SCHEMA.
+ */
+export interface Records {
+  users: UserRecord;
+  blogs: BlogRecord;
+  members: MemberRecord;
+  posts: PostRecord;
+  pages: PageRecord;
+  comments: CommentRecord;
+  settings: JsonObject;
+  pageviews: PageViewRecord;
+  labels: LabelRecord;
+  revisions: RevisionRecord;
+  events: JsonObject;
+  idempotency: JsonObject;
+  media: MediaRecord;
+}
+
+export type Collection = keyof Records;
+/** The collections whose documents have several shapes (the map says JsonObject). */
+export type Untyped = { [C in Collection]: Records[C] extends JsonObject ? C : never }[Collection];
 
 /** Posts and pages sort by their publish time, drafts never published by their last update. */
 export const sortTime = (r: { published?: string; updated: string }) => r.published ?? r.updated;
@@ -203,7 +221,7 @@ function postKeys(p: PostRecord): Record<string, Key[]> {
 /** The media a post's or page's content uses, as `media` index entries [blogId, sha256, id]. */
 const usesOf = (r: PostRecord | PageRecord): Key[] => mediaRefs(r.blogId, r.content).map((sha) => [r.blogId, sha, r.id]);
 
-function keysOf(collection: Collection, r: object): Record<string, Key[]> {
+function keysOf(collection: Collection, r: Records[Collection]): Record<string, Key[]> {
   switch (collection) {
     case 'posts':
       return postKeys(r as PostRecord);
@@ -250,33 +268,50 @@ function keysOf(collection: Collection, r: object): Record<string, Key[]> {
   }
 }
 
+/**
+ * Whether readers see the record now: a LIVE post or page, a LIVE or EMPTIED comment filed in the open class.
+ * A record created out of their sight is marked `unseen` until the first write that shows it to them, so the
+ * change feed never mentions to a reader what no reader could ever have seen: a post or page's writes go to the
+ * blog's unseen stream meanwhile (`streams.ts`: a post created SCHEDULED, a draft deleted); a comment stays in
+ * the shown stream, since its writer saw it (changes.ts tells only them it was marked as spam).
+ */
+function markUnseen(collection: Collection, record: { status?: string; vis?: CommentVis; unseen?: true }, expect: number): void {
+  if (collection !== 'posts' && collection !== 'pages' && collection !== 'comments') return;
+  const shown =
+    collection === 'comments' ? (record.status === 'LIVE' || record.status === 'EMPTIED') && (record.vis ?? 'open') === 'open' : record.status === 'LIVE';
+  if (shown) delete record.unseen;
+  else if (expect === 0) record.unseen = true;
+}
+
+/** A record as the JSON document it is stored as (the write side of the collection map; record-store.ts reads). */
+export const asJson = (record: Records[Collection]): JsonObject => record as unknown as JsonObject;
+
 /** A put of a record with everything the driver must index for it. `expect` is the stored version (0: new). */
-export function put<R extends { id: string }>(collection: Collection, record: R, expect: number): PutOp {
+export function put<C extends Collection>(collection: C, record: Records[C], expect: number): PutOp {
   // Optional fields are left out rather than stored as undefined (JSON has no undefined).
   for (const [k, v] of Object.entries(record)) if (v === undefined) delete (record as Record<string, unknown>)[k];
-  const op: PutOp = { type: 'put', collection, id: record.id, expect, doc: record as unknown as JsonObject, keys: keysOf(collection, record) };
-  const stream = streamOf(collection, (record as { blogId?: string }).blogId);
+  markUnseen(collection, record as { status?: string; vis?: CommentVis; unseen?: true }, expect);
+  const doc = asJson(record);
+  const op: PutOp = { type: 'put', collection, id: doc.id as string, expect, doc, keys: keysOf(collection, record) };
+  const stream = streamOf(collection, record as { blogId?: string; unseen?: true });
   if (stream) op.stream = stream;
   if (collection === 'posts') {
-    const p = record as unknown as PostRecord;
+    const p = record as PostRecord;
     op.terms = { scope: p.blogId, tokens: distinctWords(postWordFields(p)) };
   }
   return op;
 }
 
-/** A delete; `blogId` names the change stream of posts, pages and comments (a delete is a change too). */
-export function del(collection: Collection, id: string, expect: number, blogId?: string): WriteOp {
-  const stream = streamOf(collection, blogId);
+/** A delete; `was` (the record deleted) names the change stream of posts, pages and comments (a delete is a change too). */
+export function del(collection: Collection, id: string, expect: number, was?: { blogId?: string; unseen?: true }): WriteOp {
+  const stream = streamOf(collection, was ?? {});
   return { type: 'delete', collection, id, expect, ...(stream ? { stream } : {}) };
 }
 
-/** The change stream of users' and blogs' changes: other processes' caches follow it (record-cache.ts). Never a blog id. */
-export const RECORDS_STREAM = '~records';
-
-/** Posts, pages, comments and media are logged in their blog's change stream (the pull of changes.ts walks it). */
-const streamOf = (collection: Collection, blogId: string | undefined) =>
+/** Users' and blogs' changes go to RECORDS_STREAM; posts, pages, comments and media to their blog's streams (streams.ts). */
+const streamOf = (collection: Collection, r: { blogId?: string; unseen?: true }) =>
   collection === 'users' || collection === 'blogs'
     ? RECORDS_STREAM
-    : collection === 'posts' || collection === 'pages' || collection === 'comments' || collection === 'media'
-      ? blogId
+    : (collection === 'posts' || collection === 'pages' || collection === 'comments' || collection === 'media') && r.blogId !== undefined
+      ? blogStream(r.blogId, collection !== 'comments' && r.unseen === true)
       : undefined;

@@ -1,4 +1,5 @@
 import type { StoreSchema } from './driver.js';
+import type { Collection } from './records.js';
 
 /**
  * The collections and indexes blogcore asks every driver to keep. The keys themselves are computed in
@@ -27,13 +28,13 @@ import type { StoreSchema } from './driver.js';
  * labels.blog           [blogId, label, id]                     every label of a blog with its post counts (v3)
  * labels.live           [blogId, label, id]                     only labels that LIVE posts carry (v3)
  * revisions.item        [itemId, replaced, id]                  earlier versions of a post or page, oldest first (v3)
- * events                events shared between app servers on one store (src/core/events.ts), no indexes
+ * events                events shared between app servers on one store (src/core/event-share.ts), no indexes
  * posts.media / pages.media [blogId, sha256, id]         the media an item's content uses (rules/media-refs.ts): delete's 409
  * media.blog            [blogId, published, id]                 a blog's pictures, newest first (v5)
  * media.source          [blogId, url, id]                       pictures an import downloaded, by their url (v5)
  * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
  */
-export const STORE_SCHEMA: StoreSchema = {
+const SCHEMA = {
   version: 5,
   collections: [
     { name: 'users', indexes: [] },
@@ -63,7 +64,19 @@ export const STORE_SCHEMA: StoreSchema = {
     { name: 'idempotency', indexes: [{ name: 'created' }] },
     { name: 'media', indexes: [{ name: 'blog' }, { name: 'source' }] },
   ],
-};
+} as const satisfies StoreSchema;
+
+/** The schema drivers are opened with (typed plainly: the literal form above feeds the index names below). */
+export const STORE_SCHEMA: StoreSchema = SCHEMA;
+
+type Defs = (typeof SCHEMA)['collections'][number];
+/** The indexes a collection has, e.g. `IndexName<'posts'>` is 'published' | 'updated' | … | 'moving'. */
+export type IndexName<C extends Collection> = Extract<Defs, { name: C }>['indexes'][number]['name'];
+
+// The collection map (records.ts) names exactly the collections of the schema: this fails to compile otherwise.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _sameCollections: Same<Collection, Defs['name']> = true;
+void _sameCollections;
 
 /**
  * The `settings` record naming the layout the store's records are written in, and the current layout: a store

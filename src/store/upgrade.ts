@@ -7,18 +7,19 @@
  * A marker in `settings` records the layout, so this runs once per store (the core reads the marker and loads
  * this module only for a store behind the current layout).
  */
-import { DriverConflict, type Key, type StorageDriver, type StoredDoc, type WriteOp } from './driver.js';
-import { commentVisOf, labelId, put, type CommentRecord, type LabelRecord, type PostRecord } from './records.js';
-import { LAYOUT_MARKER, STORE_LAYOUT } from './schema.js';
+import { DriverConflict, type IndexedDoc, type Key, type StoredDoc, type WriteOp } from './driver.js';
+import type { RecordStore } from './record-store.js';
+import { commentVisOf, labelId, put, type Collection, type LabelRecord, type Records } from './records.js';
+import { LAYOUT_MARKER, STORE_LAYOUT, type IndexName } from './schema.js';
 
 const BATCH = 500;
 
 /** Every record of a collection, through an index walked from its start, a batch at a time. */
-async function eachBatch(
-  driver: StorageDriver,
-  collection: string,
-  index: string,
-  fn: (docs: Array<{ id: string; version: number; doc: unknown }>) => Promise<void>,
+async function eachBatch<C extends Collection>(
+  driver: RecordStore,
+  collection: C,
+  index: IndexName<C>,
+  fn: (docs: Array<IndexedDoc<Records[C]>>) => Promise<void>,
 ) {
   let after: Key | undefined;
   for (;;) {
@@ -30,7 +31,7 @@ async function eachBatch(
 }
 
 /** `mark` is the layout marker as stored (none in a new store); `time` the core's clock (ms), logged with the commits this makes. */
-export async function upgradeStore(driver: StorageDriver, mark: StoredDoc | undefined, time: () => number): Promise<void> {
+export async function upgradeStore(driver: RecordStore, mark: StoredDoc | undefined, time: () => number): Promise<void> {
   const layout = mark ? Number(mark.doc.layout) : 0;
   if (layout >= STORE_LAYOUT) return;
   if (layout < 2) await layout2(driver, time);
@@ -45,11 +46,11 @@ export async function upgradeStore(driver: StorageDriver, mark: StoredDoc | unde
 
 /** Layout 3: a counter per blog and label, from every post stored. A counter already there is left alone
  * (another process, upgraded first, has been keeping it). */
-async function countLabels(driver: StorageDriver, time: () => number): Promise<void> {
+async function countLabels(driver: RecordStore, time: () => number): Promise<void> {
   const counts = new Map<string, LabelRecord>();
   await eachBatch(driver, 'posts', 'published', async (posts) => {
     for (const p of posts) {
-      const post = p.doc as PostRecord;
+      const post = p.doc;
       for (const label of post.labels ?? []) {
         const id = labelId(post.blogId, label);
         const c = counts.get(id) ?? { id, blogId: post.blogId, label, live: 0, all: 0 };
@@ -67,20 +68,20 @@ async function countLabels(driver: StorageDriver, time: () => number): Promise<v
   }
 }
 
-async function layout2(driver: StorageDriver, time: () => number): Promise<void> {
+async function layout2(driver: RecordStore, time: () => number): Promise<void> {
   await eachBatch(driver, 'posts', 'published', async (posts) => {
     await driver.commit(
-      posts.map((p) => put('posts', { ...(p.doc as PostRecord), commentsVis: commentVisOf(p.doc as PostRecord) }, p.version)),
+      posts.map((p) => put('posts', { ...p.doc, commentsVis: commentVisOf(p.doc) }, p.version)),
       { time: time() },
     );
   });
   await eachBatch(driver, 'comments', 'post', async (comments) => {
-    const postIds = [...new Set(comments.map((c) => (c.doc as CommentRecord).postId))];
-    const posts = new Map((await driver.getMany('posts', postIds)).flatMap((p) => (p ? [[p.id, p.doc as unknown as PostRecord] as const] : [])));
+    const postIds = [...new Set(comments.map((c) => c.doc.postId))];
+    const posts = new Map((await driver.getMany('posts', postIds)).flatMap((p) => (p ? [[p.id, p.doc] as const] : [])));
     const ops: WriteOp[] = [];
     for (const c of comments) {
-      const post = posts.get((c.doc as CommentRecord).postId);
-      ops.push(put('comments', { ...(c.doc as CommentRecord), vis: post ? commentVisOf(post) : 'hidden' }, c.version));
+      const post = posts.get(c.doc.postId);
+      ops.push(put('comments', { ...c.doc, vis: post ? commentVisOf(post) : 'hidden' }, c.version));
     }
     await driver.commit(ops, { time: time() });
   });

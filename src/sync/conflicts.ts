@@ -1,9 +1,10 @@
 /**
- * Conflicts (DESIGN §11): a write the server refuses stores the server's version locally and keeps the local
+ * Conflicts (docs/design.md §16): a write the server refuses stores the server's version locally and keeps the local
  * one beside it, whole, in the replica's state, until `resolve` picks one. Nothing is sent from here: a
  * `'mine'` choice makes the local record wait to be sent again, on top of the server's version.
  */
 import type { JsonObject } from '../store/driver.js';
+import { asJson } from '../store/records.js';
 import { revisionOps } from '../core/revision-capture.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 import { remove, store } from './pull.js';
@@ -24,7 +25,7 @@ export const pathOf = (blogId: string, collection: Synced, id: string, postId?: 
  */
 export async function conflict(ctx: Ctx, remote: Remote, collection: Synced, id: string, error: RemoteError): Promise<void> {
   const { core, blogId, state: st } = ctx;
-  const base = (await core.get<Base>('settings', baseId(blogId, collection, id)))?.doc;
+  const base = (await core.getAs<Base>('settings', baseId(blogId, collection, id)))?.doc;
   const local = (await core.driver.get(collection, id))?.doc;
   let server: Resource | undefined;
   if (base) {
@@ -43,7 +44,7 @@ export async function conflict(ctx: Ctx, remote: Remote, collection: Synced, id:
     collection,
     reason: status === 412 ? 'changed' : status === 404 ? 'deleted' : 'rejected',
     message: status === 412 || status === 404 ? undefined : message,
-    mine: local ?? null,
+    mine: local ? asJson(local) : null,
     theirs: server ? (await batch.get<JsonObject>(collection, id))!.doc : null,
     etag: (server as Post | undefined)?.etag,
     detected: core.nowIso(),
@@ -51,7 +52,7 @@ export async function conflict(ctx: Ctx, remote: Remote, collection: Synced, id:
   st.conflicts = [...st.conflicts.filter((c) => c.id !== id), record];
   settled(st, collection, id);
   delete st.creates[id];
-  await batch.commit(st);
+  await batch.commit(ctx);
 }
 
 const FIELDS: readonly ConflictField[] = ['title', 'content', 'labels', 'status'];
@@ -115,5 +116,5 @@ export async function resolveConflict(c: Ctx, id: string, choice: ConflictChoice
     c.state.dirty.push(keyOf(collection, id));
   }
   c.state.conflicts = c.state.conflicts.filter((x) => x !== found);
-  await batch.commit(c.state);
+  await batch.commit(c);
 }

@@ -1,5 +1,5 @@
 /**
- * blogcore/sync (DESIGN §11): a replica keeps one blog of a blogcore server in a local BlogService (usually on
+ * blogcore/sync (docs/design.md §16): a replica keeps one blog of a blogcore server in a local BlogService (usually on
  * IndexedDB) as the signed-in user sees it. The app reads and writes the local service as usual, online or
  * not; `sync()` pulls what changed on the server and pushes what was written here, `live()` keeps doing it
  * while online. A write the server refuses (someone else changed the post first, or deleted it) becomes a
@@ -7,11 +7,12 @@
  */
 import type { Core } from '../core/core.js';
 import { internalsOf } from '../service/internals.js';
+import { DriverConflict } from '../store/driver.js';
 import type { UserRecord } from '../store/records.js';
 import type { Blog, User } from '../schema/resources.js';
 import { publicConflict, resolveConflict } from './conflicts.js';
 import { pull } from './pull.js';
-import { blogRecord, differs, kindOf, type Local } from './records.js';
+import { blogRecord, differs, kindOf, localBlog, type LocalBlog } from './records.js';
 import { push } from './push.js';
 import { createRemote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';
@@ -27,6 +28,8 @@ export function createReplica(options: ReplicaOptions): Replica {
   if (internals?.actor.kind !== 'host' || !options.blogId) throw new TypeError('createReplica needs { local (a host service), blogId }');
   const core: Core = internals.core;
   const blogId = options.blogId;
+  // The local blog exists from now on, so the app may write before the first sync, even offline (records.ts).
+  core.prepare(() => localBlog(core, blogId));
   const remote = createRemote(options.remote);
   const maxResults = options.maxResults ?? 500;
   let ctx: Ctx | undefined;
@@ -34,16 +37,22 @@ export function createReplica(options: ReplicaOptions): Replica {
   let stopLive: (() => void) | undefined;
   let closed = false;
 
-  /** One replica operation at a time; each starts from the state as stored (a failed one left nothing half-done). */
+  /**
+   * One replica operation at a time; each starts from the state as stored (a failed one left nothing half-done,
+   * and the replica of another tab on the same store may have written it). When such a replica wrote it during
+   * the operation, the operation's own write of it fails whole and the operation runs again on what is stored.
+   */
   function run<T>(task: (ctx: Ctx) => Promise<T>): Promise<T> {
     const next = queue.then(async () => {
-      if (closed) throw new Error('Replica closed');
-      ctx ??= { core, blogId, state: await loadState(core, blogId) };
-      try {
-        return await task(ctx);
-      } catch (error) {
-        ctx = undefined;
-        throw error;
+      for (let attempt = 1; ; attempt++) {
+        if (closed) throw new Error('Replica closed');
+        ctx = await loadState(core, blogId, ctx);
+        try {
+          return await task(ctx);
+        } catch (error) {
+          ctx = undefined;
+          if (!DriverConflict.is(error) || attempt === 3) throw error;
+        }
       }
     });
     queue = next.catch(() => undefined);
@@ -52,7 +61,8 @@ export function createReplica(options: ReplicaOptions): Replica {
 
   /** The blog (and the signed-in user, who writes what the app creates locally), fetched once. */
   async function blog(c: Ctx): Promise<void> {
-    if (await core.get('blogs', blogId)) return;
+    const here = await core.get('blogs', blogId);
+    if (here && !(here.doc as LocalBlog).placeholder) return;
     const b = await remote.call<Blog>('GET', `/blogs/${blogId}`);
     // Signed out (401) there is no self; offline or a server fault fails this sync.
     const self = await remote.call<User>('GET', '/users/self').catch((error: RemoteError) => {
@@ -61,7 +71,7 @@ export function createReplica(options: ReplicaOptions): Replica {
     const batch = new Batch(core);
     if (self) await batch.put('users', { id: self.id, displayName: self.displayName, url: self.url, created: self.created } satisfies UserRecord);
     await batch.put('blogs', blogRecord(b, self?.id ?? ''));
-    await batch.commit(c.state);
+    await batch.commit(c);
   }
 
   const sync = () =>
@@ -76,11 +86,11 @@ export function createReplica(options: ReplicaOptions): Replica {
 
   const pending = () =>
     run(async (c) => {
-      await scan(c);
+      await scan(c, false);
       const out: PendingChange[] = [];
       for (const key of c.state.dirty) {
         const { collection, id } = splitKey(key);
-        const [rec, base] = await Promise.all([core.get<Local>(collection, id), core.get<Base>('settings', baseId(blogId, collection, id))]);
+        const [rec, base] = await Promise.all([core.get(collection, id), core.getAs<Base>('settings', baseId(blogId, collection, id))]);
         // Made and dropped here, never sent, or written with nothing a push sends (a post's comment counts): nothing waits.
         if (rec ? !base || differs(collection, rec.doc, base.doc) : base || c.state.creates[id])
           out.push({

@@ -1,18 +1,19 @@
 /**
- * The replica's pull (DESIGN §11): every page of `GET …/changes` is applied to the local store in one commit
+ * The replica's pull (docs/design.md §16): every page of `GET …/changes` is applied to the local store in one commit
  * with the replica's state (where the pull stands), so a reload mid-pull continues from the next page. Items
  * are stored as the server sent them; a record with local edits not yet sent is left alone (its push meets
  * the server's copy and becomes a conflict). A 410 pulls afresh; once a fresh pull is complete, records it did
  * not bring (and that wait for nothing) are dropped, since their tombstones are gone from the server's log.
  */
 import type { ChangeItem, ChangeList } from '../resources/changes.js';
-import type { IndexedDoc, Key } from '../store/driver.js';
-import type { CommentRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import { DriverConflict, type IndexedDoc, type Key } from '../store/driver.js';
+import type { Collection, CommentRecord, PageRecord, PostRecord, Records, UserRecord } from '../store/records.js';
+import type { IndexName } from '../store/schema.js';
 import { revisionsOf } from '../core/revision-capture.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
-import { Batch, baseId, saveState, synced, type Ctx } from './state.js';
+import { Batch, baseId, pulledCommits, saveState, synced, type Ctx } from './state.js';
 import type { Base, Synced } from './model.js';
 
 /** Whether a local record has edits the server has not seen: no base (made here) or changed since its base. */
@@ -69,12 +70,12 @@ export async function remove(ctx: Ctx, batch: Batch, collection: Synced, id: str
 }
 
 /** The local records of one collection under an index prefix (the blog, or one post's comments), a page at a time. */
-export async function* walk(ctx: Ctx, collection: Synced, prefix: string[]): AsyncGenerator<IndexedDoc[]> {
+export async function* walk<C extends Synced>(ctx: Ctx, collection: C, index: IndexName<C>, prefix: string[]): AsyncGenerator<Array<IndexedDoc<Records[C]>>> {
   let after: Key | undefined;
   for (;;) {
     const page = await ctx.core.driver.list({
       collection,
-      index: collection === 'comments' ? 'post' : 'published',
+      index,
       prefix,
       ...(after ? { lower: { key: after, open: true } } : {}),
       direction: 'asc',
@@ -89,7 +90,7 @@ export async function* walk(ctx: Ctx, collection: Synced, prefix: string[]): Asy
 /** Every local comment of a post. */
 export async function commentsOf(ctx: Ctx, postId: string): Promise<CommentRecord[]> {
   const out: CommentRecord[] = [];
-  for await (const page of walk(ctx, 'comments', [ctx.blogId, postId])) out.push(...page.map((d) => d.doc as unknown as CommentRecord));
+  for await (const page of walk(ctx, 'comments', 'post', [ctx.blogId, postId])) out.push(...page.map((d) => d.doc));
   return out;
 }
 
@@ -99,7 +100,7 @@ export async function eachRecord(
   visit: (batch: Batch, collection: Synced, id: string, version: number, base: Base | undefined) => Promise<void>,
 ): Promise<void> {
   for (const collection of synced) {
-    for await (const page of walk(ctx, collection, [ctx.blogId])) {
+    for await (const page of walk(ctx, collection, collection === 'comments' ? 'post' : 'published', [ctx.blogId])) {
       const bases = await ctx.core.driver.getMany(
         'settings',
         page.map((d) => baseId(ctx.blogId, collection, d.id)),
@@ -138,35 +139,50 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
       }
       throw error;
     }
-    const batch = new Batch(ctx.core);
-    // Media records (DESIGN §14) are not kept by replicas yet: they pass them by.
-    const items = page.items.filter((i): i is Kept => i.kind !== 'blogcore#media');
-    // What the page's items will read, in a few driver calls rather than one per item.
-    const ids = items.map((i) => [collectionOf(i.kind), i.id] as const);
-    await Promise.all([
-      ...synced.map((c) =>
-        batch.load(
-          c,
-          ids.filter((x) => x[0] === c).map((x) => x[1]),
+    // A first pull (nothing pulled here before) finds none of its items here, so it reads none; should one be
+    // here after all (an item the server listed twice), the commit fails whole and the page is applied again,
+    // reading them.
+    const trusting = !st.checkpoint && st.gen === 0;
+    for (let careful = !trusting; ; careful = true) {
+      const batch = new Batch(ctx.core);
+      // Media records (docs/design.md §14) are not kept by replicas yet: they pass them by.
+      const items = page.items.filter((i): i is Kept => i.kind !== 'blogcore#media');
+      // What the page's items will read, in a few driver calls rather than one per item.
+      const ids = items.map((i) => [collectionOf(i.kind), i.id] as const);
+      const take = (c: Collection, wanted: string[]) => (careful ? batch.load(c, wanted) : batch.absent(c, wanted));
+      await Promise.all([
+        ...synced.map((c) =>
+          take(
+            c,
+            ids.filter((x) => x[0] === c).map((x) => x[1]),
+          ),
         ),
-      ),
-      batch.load(
-        'settings',
-        ids.map(([c, id]) => baseId(ctx.blogId, c, id)),
-      ),
-      batch.load(
-        'users',
-        items.map((i) => i.resource?.author.id ?? ''),
-      ),
-    ]);
-    for (const item of items) if (await applyItem(ctx, batch, item)) applied++;
-    if (page.nextPageToken) st.pull = { ...at, pageToken: page.nextPageToken };
-    else {
-      delete st.pull;
-      st.checkpoint = page.checkpoint;
-      if (at.fresh && st.gen > 0) st.sweep = st.gen;
+        take(
+          'settings',
+          ids.map(([c, id]) => baseId(ctx.blogId, c, id)),
+        ),
+        batch.load(
+          'users',
+          items.map((i) => i.resource?.author.id ?? ''),
+        ),
+      ]);
+      let stored = 0;
+      for (const item of items) if (await applyItem(ctx, batch, item)) stored++;
+      if (page.nextPageToken) st.pull = { ...at, pageToken: page.nextPageToken };
+      else {
+        delete st.pull;
+        st.checkpoint = page.checkpoint;
+        if (at.fresh && st.gen > 0) st.sweep = st.gen;
+      }
+      try {
+        const seq = await batch.commit(ctx);
+        if (seq !== undefined) pulledCommits(ctx.core).add(seq);
+        applied += stored;
+        break;
+      } catch (error) {
+        if (careful || !DriverConflict.is(error)) throw error;
+      }
     }
-    await batch.commit(st);
     if (!page.nextPageToken) break;
   }
   if (st.sweep !== undefined) await sweep(ctx);

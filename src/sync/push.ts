@@ -1,5 +1,5 @@
 /**
- * The replica's push (DESIGN §11): each record that waits (scan.ts) is brought to the server with ordinary
+ * The replica's push (docs/design.md §16): each record that waits (scan.ts) is brought to the server with ordinary
  * `/v3` calls: a create (its request and Idempotency-Key stored before it is sent), a patch of the edited
  * fields and the status moves, or a delete, each with `If-Match` of the base etag. A refusal (412, 404, or a
  * 4xx the server gives for the write) becomes a conflict (conflicts.ts).
@@ -39,20 +39,14 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
   ]);
   // Their authors, which each settle looks up (mostly one).
   const authors = new Set<string>();
-  for (const d of known.values()) if (typeof d?.doc.authorId === 'string') authors.add(d.doc.authorId);
+  for (const d of known.values()) if (d && 'authorId' in d.doc && typeof d.doc.authorId === 'string') authors.add(d.doc.authorId);
   for (const [k, d] of await preload(core, [['users', [...authors]]])) known.set(k, d);
-  // Settle commits write the state document: one at a time.
-  let last: Promise<unknown> = Promise.resolve();
-  const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const run = last.then(work);
-    last = run.catch(() => undefined);
-    return run;
-  };
+  const settle = settler(ctx, known);
   // Answers the refusal that makes a conflict of the record.
   const one = async ({ collection, id }: { collection: Synced; id: string }): Promise<RemoteError | undefined> => {
     if (st.conflicts.some((c) => c.id === id)) return;
     try {
-      if (await pushOne(ctx, remote, collection, id, known, serial)) pushed++;
+      if (await pushOne(ctx, remote, collection, id, known, settle)) pushed++;
     } catch (error) {
       if (!(error instanceof RemoteError) || !error.status || error.status >= 500 || error.status === 401) throw error;
       return error;
@@ -85,14 +79,7 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
 }
 
 /** Brings one record to the server; answers false when it must wait (a comment whose post is not there yet). */
-async function pushOne(
-  ctx: Ctx,
-  remote: Remote,
-  collection: Synced,
-  id: string,
-  known: Known,
-  serial: <T>(work: () => Promise<T>) => Promise<T>,
-): Promise<boolean> {
+async function pushOne(ctx: Ctx, remote: Remote, collection: Synced, id: string, known: Known, settle: (answer: Answer) => Promise<void>): Promise<boolean> {
   const { core, blogId, state: st } = ctx;
   const rec = await read(core, known, collection, id);
   const doc = rec?.doc as AnyRecord | undefined;
@@ -134,7 +121,7 @@ async function pushOne(
     const batch = new Batch(core);
     await batch.delete('settings', baseId(blogId, collection, id));
     settled(st, collection, id);
-    await batch.commit(st);
+    await batch.commit(ctx);
     return !postGone;
   }
   let server: Resource | undefined;
@@ -150,14 +137,7 @@ async function pushOne(
     etag = (server as Post).etag;
     status = (server as Post).status ?? status;
   }
-  await serial(async () => {
-    // Settled from what was read ahead; a record written meanwhile fails that commit, and is settled on a fresh read.
-    await settle(ctx, collection, id, server, rec!.version, known).catch((error: unknown) => {
-      if (!DriverConflict.is(error)) throw error;
-      // (The failed commit took what it read from `known`.)
-      return settle(ctx, collection, id, server, rec!.version, known);
-    });
-  });
+  await settle({ collection, id, server, version: rec!.version });
   return !!server;
 }
 
@@ -167,7 +147,7 @@ interface Move {
   query?: Record<string, string | boolean>;
 }
 
-/** The calls that take the server's status to the local one (DESIGN §5). */
+/** The calls that take the server's status to the local one (docs/design.md §6). */
 function moves(collection: Synced, from: string, doc: AnyRecord): Move[] {
   const to: string = doc.status;
   // A scheduled post that went LIVE here went LIVE on the server too, when its time came.
@@ -215,13 +195,54 @@ async function createRequest(ctx: Ctx, collection: Synced, doc: AnyRecord): Prom
   return { key, path: `/blogs/${blogId}/${collection}`, body, query: { isDraft: status !== 'LIVE' && !scheduled } };
 }
 
+/** A write the server answered (`server`: its copy; none when nothing was sent), for the local `version` it sent. */
+interface Answer {
+  collection: Synced;
+  id: string;
+  server: Resource | undefined;
+  version: number;
+}
+
+/**
+ * Settles answered writes in as few commits as they come (a group commit): the answers that arrive while one
+ * commit runs go together in the next, so a hundred updates take a handful of local commits, not a hundred.
+ * A record written meanwhile fails its group's commit; the group is then settled one answer at a time, each
+ * on a fresh read.
+ */
+function settler(ctx: Ctx, known: Known): (answer: Answer) => Promise<void> {
+  let waiting: Array<{ answer: Answer; done: (error?: unknown) => void }> = [];
+  let running = false;
+  const commit = async (answers: Answer[]) => {
+    const batch = new Batch(ctx.core, known);
+    for (const a of answers) await settleInto(ctx, batch, a);
+    await batch.commit(ctx);
+  };
+  const flush = async () => {
+    running = true;
+    while (waiting.length) {
+      const group = waiting;
+      waiting = [];
+      // (A failed commit drops what it read from `known`: a retry reads afresh.)
+      const error = await commit(group.map((g) => g.answer)).catch((e: unknown) => e ?? new Error('settle failed'));
+      if (!error) for (const g of group) g.done();
+      else if (!DriverConflict.is(error)) for (const g of group) g.done(error);
+      else for (const g of group) g.done(await commit([g.answer]).catch((e: unknown) => e ?? new Error('settle failed')));
+    }
+    running = false;
+  };
+  return (answer) =>
+    new Promise<void>((resolve, reject) => {
+      waiting.push({ answer, done: (error) => (error ? reject(error) : resolve()) });
+      if (!running) void flush();
+    });
+}
+
 /**
  * The server answered a write: its copy becomes the local record and base, unless the record was written
  * again meanwhile (then the local edit stays, to be sent against the new base).
  */
-async function settle(ctx: Ctx, collection: Synced, id: string, server: Resource | undefined, version: number, known?: Known): Promise<void> {
-  const { core, blogId, state: st } = ctx;
-  const batch = new Batch(core, known);
+async function settleInto(ctx: Ctx, batch: Batch, { collection, id, server, version }: Answer): Promise<void> {
+  const { blogId, state: st } = ctx;
   const same = (await batch.get<AnyRecord>(collection, id))?.stored === version;
   const bId = baseId(blogId, collection, id);
   const base = (await batch.get<Base>('settings', bId))!.doc;
@@ -231,7 +252,6 @@ async function settle(ctx: Ctx, collection: Synced, id: string, server: Resource
     if (server) await store(ctx, batch, collection, server, true);
     else await batch.put('settings', { ...base, v: version });
   } else if (server) await batch.put('settings', { ...base, v: -1, etag: (server as Post).etag, s: (server as Post).status ?? base.s });
-  await batch.commit(st);
 }
 
 /**
@@ -280,5 +300,5 @@ async function adopt(ctx: Ctx, collection: Synced, localId: string, server: Reso
   st.ids[localId] = serverId;
   delete st.creates[localId];
   settled(st, collection, localId);
-  await batch.commit(st);
+  await batch.commit(ctx);
 }

@@ -4,7 +4,8 @@
  */
 import type { JsonObject } from '../store/driver.js';
 import { shortHash } from '../util/ids.js';
-import { commentVisOf, type BlogRecord, type CommentRecord, type PageRecord, type PostRecord } from '../store/records.js';
+import type { Core } from '../core/core.js';
+import { commentVisOf, put, type BlogRecord, type CommentRecord, type PageRecord, type PostRecord } from '../store/records.js';
 import type { Base, Synced } from './model.js';
 import { etagOf } from '../core/wire.js';
 import type { Blog, Comment, Page, Post } from '../schema/resources.js';
@@ -26,6 +27,31 @@ export function revOf(id: string, etag: string): number {
  * Optional fields are copied as they come, undefined included: `put` (records.ts) leaves undefined out of
  * what it stores, and JSON.stringify out of what is sent and fingerprinted.
  */
+
+/** The local blog before the first sync has fetched the server's: a stand-in, so the app can write offline at once. */
+export type LocalBlog = BlogRecord & { placeholder?: true };
+
+/**
+ * Makes the stand-in local blog unless the blog is there: no name yet, an address of its own that no real blog
+ * has (`.invalid`), written by the blog's admin-to-be (the signed-in user, known after the first sync). The first
+ * sync replaces it with the server's blog; what was written meanwhile waits in `pending()` and is sent then.
+ */
+export async function localBlog(core: Core, blogId: string): Promise<void> {
+  if (await core.driver.get('blogs', blogId)) return;
+  const now = core.nowIso();
+  const stand: LocalBlog = {
+    id: blogId,
+    name: '',
+    description: '',
+    url: `https://${blogId.toLowerCase()}.replica.invalid/`,
+    locale: { language: '', country: '', variant: '' },
+    ownerId: '',
+    published: now,
+    updated: now,
+    placeholder: true,
+  };
+  await core.commit([put('blogs', stand, 0)]);
+}
 
 export function blogRecord(b: Blog, ownerId: string): BlogRecord {
   const { kind: _k, selfLink: _s, posts: _p, pages: _g, status: _t, ...rest } = b;

@@ -1,5 +1,5 @@
 /**
- * The replica's side of the wire (DESIGN §11), browser-safe: pulls of `GET /blogs/{blogId}/changes` page by
+ * The replica's side of the wire (docs/design.md §16), browser-safe: pulls of `GET /blogs/{blogId}/changes` page by
  * page, and ordinary `/v3` writes with `If-Match` and `Idempotency-Key`. Errors come back as `RemoteError`
  * with the server's status and Google error reason (410 `resyncRequired`: pull afresh without `since`;
  * 412 `conditionNotMet`: the server's copy moved, a conflict). The replica (`createReplica`) builds on this.

@@ -9,7 +9,7 @@
 import type { Core } from '../core/core.js';
 import type { JsonObject, LogPosition, StoredDoc, WriteOp } from '../store/driver.js';
 import { labelCountsOps } from '../store/label-counts.js';
-import { del, put, type Collection, type PostRecord } from '../store/records.js';
+import { del, put, type Collection, type PostRecord, type Records } from '../store/records.js';
 import type { Synced } from './model.js';
 
 /** A create whose request is stored before it is sent, so a retry sends the same request with the same key. */
@@ -64,13 +64,16 @@ export const newState = (blogId: string): State => ({
   conflicts: [],
 });
 
+/** A record of any collection, as the store holds it. */
+type Doc = Records[Collection];
+
 interface Slot {
   collection: Collection;
   id: string;
   /** The version in the store before this batch (0: absent). */
   stored: number;
-  was: JsonObject | undefined;
-  doc: JsonObject | undefined;
+  was: Doc | undefined;
+  doc: Doc | undefined;
   touched?: boolean;
 }
 
@@ -86,7 +89,7 @@ export class Batch {
     private readonly known?: Known,
   ) {}
 
-  private fill(collection: Collection, id: string, found: StoredDoc | undefined): Slot {
+  private fill(collection: Collection, id: string, found: StoredDoc<Doc> | undefined): Slot {
     const k = `${collection}/${id}`;
     let s = this.slots.get(k);
     if (!s) this.slots.set(k, (s = { collection, id, stored: found?.version ?? 0, was: found?.doc, doc: found?.doc }));
@@ -108,6 +111,11 @@ export class Batch {
     for (let i = 0; i < distinct.length; i++) this.fill(collection, distinct[i]!, docs[i]);
   }
 
+  /** Takes records as absent without reading them (a commit fails whole if one was there after all). */
+  absent(collection: Collection, ids: readonly string[]): void {
+    for (const id of ids) this.fill(collection, id, undefined);
+  }
+
   async get<T>(collection: Collection, id: string): Promise<{ doc: T; stored: number } | undefined> {
     const s = await this.slot(collection, id);
     return s.doc ? { doc: s.doc as unknown as T, stored: s.stored } : undefined;
@@ -116,7 +124,7 @@ export class Batch {
   /** Writes a record; answers the version it will have after the commit. */
   async put<T extends { id: string }>(collection: Collection, doc: T): Promise<number> {
     const s = await this.slot(collection, doc.id);
-    s.doc = doc as unknown as JsonObject;
+    s.doc = doc as unknown as Doc;
     s.touched = true;
     return s.stored + 1;
   }
@@ -127,24 +135,31 @@ export class Batch {
     s.touched = true;
   }
 
-  /** Commits the batch, with the replica's state when given. */
-  async commit(state?: State): Promise<void> {
-    if (state) await this.put('settings', state);
+  /**
+   * Commits the batch, with the replica's state when given: written over the version it was read at, so a
+   * replica of another tab that wrote it meanwhile makes this commit fail (nothing is overwritten).
+   */
+  async commit(ctx?: Ctx): Promise<number | undefined> {
+    if (ctx) {
+      this.slots.set(`settings/${ctx.state.id}`, { collection: 'settings', id: ctx.state.id, stored: ctx.version, was: undefined, doc: undefined });
+      await this.put('settings', ctx.state);
+    }
     const ops: WriteOp[] = [];
     const posts: Array<[PostRecord | undefined, PostRecord | undefined]> = [];
     for (const s of this.slots.values()) {
       if (!s.touched) continue;
-      if (s.doc) ops.push(put(s.collection, s.doc as { id: string }, s.stored));
-      else if (s.stored) ops.push(del(s.collection, s.id, s.stored, s.was?.blogId as string | undefined));
+      if (s.doc) ops.push(put(s.collection, s.doc, s.stored));
+      else if (s.stored) ops.push(del(s.collection, s.id, s.stored, s.was as { blogId?: string; unseen?: true } | undefined));
       if (s.collection === 'posts') posts.push([s.was as PostRecord | undefined, s.doc as PostRecord | undefined]);
     }
     // Label counters move with the posts, as on every write of the core (label-counts.ts).
     if (posts.length) ops.push(...(await labelCountsOps(this.core.driver, posts)));
     const slots = [...this.slots];
     this.slots.clear();
-    if (!ops.length) return;
+    if (!ops.length) return undefined;
+    let seq: number;
     try {
-      await this.core.commit(ops);
+      ({ seq } = await this.core.commit(ops));
     } catch (error) {
       // What moved is read afresh next time.
       for (const [k] of slots) this.known?.delete(k);
@@ -152,11 +167,13 @@ export class Batch {
     }
     // The next batch on `known` starts from what this one wrote.
     for (const [k, s] of slots) if (s.touched) this.known?.set(k, s.doc && { id: s.id, doc: s.doc, version: s.stored + 1 });
+    if (ctx) ctx.version++;
+    return seq;
   }
 }
 
 /** Records read ahead, by `collection/id` (undefined: absent). */
-export type Known = Map<string, StoredDoc | undefined>;
+export type Known = Map<string, StoredDoc<Doc> | undefined>;
 
 /** Reads many records of each collection at once (one driver call per collection). */
 export async function preload(core: Core, wanted: ReadonlyArray<readonly [Collection, readonly string[]]>): Promise<Known> {
@@ -170,7 +187,7 @@ export async function preload(core: Core, wanted: ReadonlyArray<readonly [Collec
 }
 
 /** A record from `known` when read ahead (and not dropped since), else from the store. */
-export const read = async (core: Core, known: Known, collection: Collection, id: string): Promise<StoredDoc | undefined> => {
+export const read = async (core: Core, known: Known, collection: Collection, id: string): Promise<StoredDoc<Doc> | undefined> => {
   const k = `${collection}/${id}`;
   return known.has(k) ? known.get(k) : core.driver.get(collection, id);
 };
@@ -180,13 +197,20 @@ export interface Ctx {
   core: Core;
   blogId: string;
   state: State;
+  /** The stored version `state` was read at (0: none stored): every write of the state expects it. */
+  version: number;
 }
 
-/** Reads the replica's state of a blog from the local store (a new one when there is none). */
-export async function loadState(core: Core, blogId: string): Promise<State> {
-  const found = await core.get<State>('settings', stateId(blogId));
+/**
+ * The replica's state as stored (a new one when there is none), unless `ctx` already holds that version: the
+ * replica of another tab on the same store may have written it since.
+ */
+export async function loadState(core: Core, blogId: string, ctx: Ctx | undefined): Promise<Ctx> {
+  const found = await core.getAs<State>('settings', stateId(blogId));
+  const version = found?.version ?? 0;
+  if (ctx?.version === version) return ctx;
   // A copy: the replica changes its state in place, and drivers may hand out frozen documents.
-  return found ? (JSON.parse(JSON.stringify(found.doc)) as State) : newState(blogId);
+  return { core, blogId, state: found ? (JSON.parse(JSON.stringify(found.doc)) as State) : newState(blogId), version };
 }
 
 export const synced = ['posts', 'pages', 'comments'] as const;
@@ -201,4 +225,15 @@ export function settled(st: State, collection: Synced, id: string): void {
   st.dirty = st.dirty.filter((k) => k !== keyOf(collection, id));
 }
 
-export const saveState = (ctx: Ctx) => new Batch(ctx.core).commit(ctx.state);
+export const saveState = (ctx: Ctx) => new Batch(ctx.core).commit(ctx);
+
+/**
+ * The local commits of pulled pages (their sequence numbers), per local store, in this process: each holds
+ * only records written with their bases, so the look at what waits skips them without reading the bases.
+ */
+const pulled = new WeakMap<Core, Set<number>>();
+export const pulledCommits = (core: Core): Set<number> => {
+  let seqs = pulled.get(core);
+  if (!seqs) pulled.set(core, (seqs = new Set()));
+  return seqs;
+};

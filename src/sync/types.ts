@@ -1,5 +1,5 @@
 /** The public types of blogcore/sync. */
-import type { BlogService } from '../service/create.js';
+import type { BlogService } from '../service/types.js';
 import type { RemoteOptions } from './remote.js';
 
 export interface ReplicaOptions {

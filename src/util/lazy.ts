@@ -1,7 +1,7 @@
 /**
  * Calls browsers rarely make are loaded on first use: each method `import()`s its module when called, so an
  * app's bundler puts that code in a chunk of its own, fetched only then, and the first download stays small
- * (DESIGN §9). The loaded method does all the work, its parameter checks and errors included.
+ * (docs/design.md §13). The loaded method does all the work, its parameter checks and errors included.
  */
 // biome-ignore lint/suspicious/noExplicitAny: any method's parameters
 type Method = (...args: any[]) => Promise<unknown>;

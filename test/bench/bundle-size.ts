@@ -1,5 +1,5 @@
 /**
- * The browser bundle sizes DESIGN §9 budgets, measured one way for `npm run bench -- --only=bundle` and for the
+ * The browser bundle sizes docs/design.md §14 budgets, measured one way for `npm run bench -- --only=bundle` and for the
  * CI test (test/bundle/budget.test.ts): an app entry bundled by esbuild for the browser with code splitting,
  * minified (test/browser/bundle.ts), then measured as a browser first downloads it — each chunk that loads at
  * start gzipped on its own (gzip -9), chunks loaded on first use apart — with the one-file figure beside it
@@ -10,7 +10,7 @@ import { splitBrowserBundle, type Chunk } from '../browser/bundle.js';
 
 const CORE_IDB = "export * from './src/index.ts';\nexport { idbDriver } from './drivers/idb/index.ts';\n";
 
-/** DESIGN §9: the first download of core + idb, and of core + idb + sync, minified + gzip. KB here is 1024 bytes. */
+/** docs/design.md §14: the first download of core + idb, and of core + idb + sync, minified + gzip. KB here is 1024 bytes. */
 export const BUNDLES = [
   { name: 'blogcore + blogcore/idb', budgetKb: 36, entry: CORE_IDB },
   { name: 'blogcore + blogcore/idb + blogcore/sync', budgetKb: 44, entry: `${CORE_IDB}export * from './src/sync/index.ts';\n` },

@@ -1,7 +1,7 @@
 /**
  * The browser bundles of `blogcore` + `blogcore/idb`, and with `blogcore/sync` (the offline editor's replica),
  * as a browser app downloads them (test/bench/bundle-size.ts, the same measure the CI test guards): the first
- * download against its DESIGN §9 budget, the one-file figure beside it, then each chunk loaded on first use
+ * download against its docs/design.md §14 budget, the one-file figure beside it, then each chunk loaded on first use
  * (src/util/lazy.ts, the comment sanitizer). Bundled for the browser platform, so a Node built-in anywhere in
  * the core, the idb driver or the replica fails this bench.
  */

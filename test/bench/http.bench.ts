@@ -2,7 +2,7 @@
  * HTTP: GET one post and GET a 20-post list through the helper on node:http + blogcore + SQLite, against a
  * raw node:http handler running the same SQL on the same file (better-sqlite3) and JSON.stringify.
  * Each server runs alone in a child process; autocannon (10 connections, 127.0.0.1) runs here.
- * Targets (DESIGN §9): GET one post and a list of 20 at ≥ 85% of the raw handler's requests/s, GET with an
+ * Targets (docs/benchmarks.md, docs/design.md §14): GET one post and a list of 20 at ≥ 85% of the raw handler's requests/s, GET with an
  * `authenticate` hook at ≥ 80%.
  *
  *   npm run bench -- --only=http [--quick] [--http-seconds=2.5] [--http-rounds=4] [--http-posts=2000]

@@ -6,7 +6,7 @@
  * `--quick`: 2k posts. `--io-large`: also 100k posts (~130 MB of WXR). Memory: peak RSS includes V8's lazily
  * collected garbage and SQLite's page cache (up to 64 MiB); "heap after GC" is what the import still holds
  * (essentially the report and its redirect map), the figure that must stay flat in the file's size.
- * Target (DESIGN §9): a 10k-post import ≤ 30 s into SQLite; memory flat in the file's size.
+ * Target (docs/benchmarks.md, docs/design.md §14): a 10k-post import ≤ 30 s into SQLite; memory flat in the file's size.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Media (`npm run bench -- --only=media`), DESIGN §14 / issue 20:
+ * Media (`npm run bench -- --only=media`), docs/design.md §19 / issue 20:
  *
  * - Upload of a 1 MB picture through `service.media.upload` (checked, hashed, streamed into the store, the
  *   record committed) vs raw: hash it (node:crypto) and write it to the same store in one go (better-sqlite3

@@ -1,5 +1,5 @@
 /**
- * Sync (DESIGN §11): a replica in headless Chromium (createReplica on idbDriver) against blogcore's HTTP
+ * Sync (docs/design.md §16): a replica in headless Chromium (createReplica on idbDriver) against blogcore's HTTP
  * helper on node:http + SQLite at 127.0.0.1, next to a raw baseline in the same page and run (plain fetch of
  * the same change pages with raw idb puts; plain fetch PATCHes with If-Match). Targets (issue 13): the first
  * pull of 10k posts ≤ 3 s, 100 queued offline edits pushed and confirmed ≤ 1 s; bytes on the wire per
@@ -7,7 +7,7 @@
  *
  * Default 2k posts (--quick 500), targets scaled to the size; `--sync-posts=10000` for the issue's size (~1.5 min).
  *
- *   npm run bench -- --only=sync [--quick] [--sync-posts=10000] [--sync-edits=100]
+ *   npm run bench -- --only=sync [--quick] [--sync-posts=10000] [--sync-edits=100] [--profile]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -21,6 +21,7 @@ import { bundlePage, launchChromium, serveScript } from '../browser/serve.js';
 import type { SyncBenchInput, SyncBenchPhase } from '../browser/sync-bench-page.js';
 import { generator } from '../drivers/sqlite/bench-data.js';
 import type { BenchContext } from './harness.js';
+import { pageProfiler } from './profile.js';
 
 const TOKEN = 'bench';
 /** The replica's default pull page (ReplicaOptions.maxResults); the raw pull fetches the same pages. */
@@ -87,6 +88,14 @@ export default async function syncBench(ctx: BenchContext): Promise<void> {
 
     const page = await browser.newPage();
     await page.exposeFunction('meter', () => meter());
+    // --profile: a CPU profile of the replica's side of each phase (the profiler's own cost is in the figures then).
+    const profiler = ctx.args.profile ? await pageProfiler(page) : undefined;
+    const profiles: string[] = [];
+    await page.exposeFunction('profile', async (phase: string, on: boolean) => {
+      if (!profiler) return;
+      if (on) await profiler.start();
+      else profiles.push(...(await profiler.stop(phase)));
+    });
     await page.exposeFunction('serverStep', async () => {
       // Someone else edits `edits` posts on the server: the next pull brings them.
       for (const postId of ids.slice(2 * edits, 3 * edits)) {
@@ -122,6 +131,7 @@ export default async function syncBench(ctx: BenchContext): Promise<void> {
       lines.push(`| ${p.op} | ${ms(p.ours.mean)} | ${ms(p.raw.mean)} | ${ratio.toFixed(2)}× | ${met} | ${per(p.oursBytes)} / ${per(p.rawBytes)} B |`);
     }
     console.log(lines.join('\n'));
+    if (profiles.length) console.log(`\n${profiles.join('\n')}`);
     await page.close();
   } finally {
     await browser.close();

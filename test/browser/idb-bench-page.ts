@@ -24,6 +24,18 @@ export interface BenchResult {
   notes: string[];
 }
 
+declare global {
+  /** With `--profile`: starts (`on`) or stops a CPU profile of this page around blogcore's side of an operation. */
+  function profile(phase: string, on: boolean): Promise<void>;
+}
+
+/** Runs blogcore's side of an operation 200 times more, under the profiler (a no-op without `--profile`). */
+async function profiled(phase: string, ours: (i: number) => unknown): Promise<void> {
+  await profile(phase, true);
+  for (let i = 0; i < 200; i++) await ours(1_000_000 + i);
+  await profile(phase, false);
+}
+
 // --- deterministic data ------------------------------------------------------------------------
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'so', 'vi', 'de', 'pa', 'zu', 'be', 'fi', 'go', 'hu', 'je'];
@@ -306,22 +318,22 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
   notes.push(
     `search "${q}": blogcore returned ${(found.items as unknown[] | undefined)?.length ?? 0} posts, raw ${rawFound.length}; "${QUERY[0]}" alone is on ${matches} posts`,
   );
-  await pair(
-    'posts.search two words, 20',
-    () => service.posts.search({ blogId, q, maxResults: 20 }),
-    () => rawSearch(raw, QUERY),
-  );
+  const search = () => service.posts.search({ blogId, q, maxResults: 20 });
+  await pair('posts.search two words, 20', search, () => rawSearch(raw, QUERY));
+  await profiled('idb-search', search);
 
   // insert (after the reads, so they ran on exactly `size` posts)
   // New posts are made before timing; each side inserts its own copy of the same posts.
   const fresh = Array.from({ length: 4000 }, (_, j) => makePost(size + j));
   const rawFresh = fresh.map((p, j) => rawPost(blogId, size + j, p));
+  const insert = (i: number) => {
+    const p = fresh[i % fresh.length]!;
+    return service.posts.insert({ blogId, body: { title: p.title, content: p.content, labels: p.labels, published: p.published } });
+  };
+  await profiled('idb-insert', insert);
   await pair(
     'posts.insert',
-    (i) => {
-      const p = fresh[i % fresh.length]!;
-      return service.posts.insert({ blogId, body: { title: p.title, content: p.content, labels: p.labels, published: p.published } });
-    },
+    insert,
     async (i) => {
       const tx = raw.transaction('posts', 'readwrite');
       void tx.store.put({ ...rawFresh[i % rawFresh.length]!, id: `n${i}` });

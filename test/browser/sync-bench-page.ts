@@ -40,16 +40,20 @@ declare global {
   function meter(): Promise<number>;
   /** Lets Node change posts on the server between phases. */
   function serverStep(name: string): Promise<void>;
+  /** With `--profile`: starts (`on`) or stops a CPU profile of this page around the replica's side of a phase. */
+  function profile(phase: string, on: boolean): Promise<void>;
 }
 
 const single = (ms: number): Timing => ({ mean: ms * 1000, p50: ms * 1000, p99: ms * 1000, ops: 1 });
 
-/** Runs `fn` once; its time (ms) and the bytes it moved. */
-async function measure(fn: () => Promise<unknown>): Promise<{ ms: number; bytes: number }> {
+/** Runs `fn` once; its time (ms) and the bytes it moved. `phase` names the replica's side (profiled with `--profile`). */
+async function measure(fn: () => Promise<unknown>, phase?: string): Promise<{ ms: number; bytes: number }> {
   const b0 = await meter();
+  if (phase) await profile(phase, true);
   const t0 = performance.now();
   await fn();
   const ms = performance.now() - t0;
+  if (phase) await profile(phase, false);
   return { ms, bytes: (await meter()) - b0 };
 }
 
@@ -92,7 +96,7 @@ async function runSyncBench(input: SyncBenchInput): Promise<SyncBenchPhase[]> {
   let pulledRaw = 0;
   let pulledOurs = 0;
   const rawFirst = await measure(async () => void (pulledRaw = await rawPull()));
-  const oursFirst = await measure(async () => void (pulledOurs = (await replica.sync()).pulled));
+  const oursFirst = await measure(async () => void (pulledOurs = (await replica.sync()).pulled), 'sync-first-pull');
   phases.push({
     op: `first pull (${pulledOurs} items into IndexedDB; raw ${pulledRaw})`,
     size: pulledOurs,
@@ -116,7 +120,7 @@ async function runSyncBench(input: SyncBenchInput): Promise<SyncBenchPhase[]> {
     etags.set(postId, res.headers.get('etag') ?? ((await res.json()) as { etag: string }).etag);
   }
   let pushed = 0;
-  const oursPush = await measure(async () => void (pushed = (await replica.sync()).pushed));
+  const oursPush = await measure(async () => void (pushed = (await replica.sync()).pushed), 'sync-push');
   const rawPush = await measure(async () => {
     for (const postId of input.raw) {
       const res = await fetch(`${baseUrl}/blogs/${blogId}/posts/${postId}`, {
@@ -145,7 +149,7 @@ async function runSyncBench(input: SyncBenchInput): Promise<SyncBenchPhase[]> {
   await replica.sync();
   await serverStep('edit');
   let pulledNext = 0;
-  const oursNext = await measure(async () => void (pulledNext = (await replica.sync()).pulled));
+  const oursNext = await measure(async () => void (pulledNext = (await replica.sync()).pulled), 'sync-next-pull');
   const rawNext = await measure(() => rawPull(rawCheckpoint));
   phases.push({
     op: `next pull (${pulledNext} changed on the server)`,

@@ -1,5 +1,5 @@
 /**
- * The browser bundle budgets of DESIGN §9, guarded in CI: the first download of core + idb (and with sync),
+ * The browser bundle budgets of docs/design.md §13, guarded in CI: the first download of core + idb (and with sync),
  * each start-up chunk gzipped on its own, measured by test/bench/bundle-size.ts exactly as the bundle bench
  * prints it. Sizes, not speed: bytes are the same on every machine.
  */

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-export type RunMode = 'run' | 'typecheck-only' | 'browser';
+export type RunMode = 'run' | 'typecheck-only' | 'browser' | 'shell';
 
 export interface Block {
   /** Markdown file, relative to the repository root. */
@@ -23,7 +23,7 @@ export interface Block {
   note?: string;
 }
 
-/** README.md and every docs/*.md file, relative to the root. */
+/** README.md, CONTRIBUTING.md and every docs/*.md file, relative to the root. */
 export function markdownFiles(): string[] {
   const docs = existsSync(join(ROOT, 'docs'))
     ? readdirSync(join(ROOT, 'docs'))
@@ -31,10 +31,10 @@ export function markdownFiles(): string[] {
         .sort()
         .map((f) => `docs/${f}`)
     : [];
-  return ['README.md', ...docs];
+  return ['README.md', ...(existsSync(join(ROOT, 'CONTRIBUTING.md')) ? ['CONTRIBUTING.md'] : []), ...docs];
 }
 
-const MARKER = /^<!--\s*snippet:\s*(typecheck-only|browser)\b\s*(.*?)\s*-->\s*$/;
+const MARKER = /^<!--\s*snippet:\s*(typecheck-only|browser|shell)\b\s*(.*?)\s*-->\s*$/;
 
 /** Every fenced block of a markdown file, with the `<!-- snippet: … -->` marker on the line before it. */
 export function blocksOf(file: string): Block[] {
@@ -62,16 +62,51 @@ export function blocksOf(file: string): Block[] {
   return blocks;
 }
 
+/** The files relative links `[text](target)` of a markdown file point at, relative to the root, with their anchors. */
+export function linkTargets(file: string): Array<{ target: string; path: string; anchor?: string }> {
+  const text = readFileSync(join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+  return [...text.matchAll(/\]\(([^)\s]+)\)/g)].flatMap((m) => {
+    const target = m[1]!;
+    if (/^[a-z]+:/i.test(target)) return [];
+    const [pathPart, anchor] = target.split('#') as [string, string | undefined];
+    const path = relative(ROOT, pathPart === '' ? join(ROOT, file) : join(ROOT, file, '..', pathPart));
+    return [{ target, path, ...(anchor !== undefined ? { anchor } : {}) }];
+  });
+}
+
+/**
+ * Citations of the design record in the code (`docs/design.md §N`) that name no numbered section of it, and
+ * citations of a bare DESIGN section (a document outside the repository).
+ */
+export function strayCitations(): string[] {
+  const design = readFileSync(join(ROOT, 'docs/design.md'), 'utf8');
+  const sections = new Set([...design.matchAll(/^## (\d+)\. /gm)].map((m) => m[1]));
+  const bad: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules' && entry.name !== 'dist') walk(path);
+      } else if (/\.(ts|tsx|mts|js|mjs)$/.test(entry.name)) {
+        readFileSync(join(ROOT, path), 'utf8')
+          .split('\n')
+          .forEach((line, i) => {
+            if (/\bDESIGN §/.test(line)) bad.push(`${path}:${i + 1}: cite docs/design.md §N`);
+            if (!/design\.md/.test(line)) return;
+            for (const m of line.matchAll(/§(\d+)/g)) if (!sections.has(m[1]!)) bad.push(`${path}:${i + 1}: docs/design.md has no §${m[1]}`);
+          });
+      }
+    }
+  };
+  for (const dir of ['src', 'drivers', 'test', 'scripts', 'examples']) if (existsSync(join(ROOT, dir))) walk(dir);
+  return bad;
+}
+
 /** Relative links `[text](target)` of a markdown file that do not resolve to a file inside the repository. */
 export function brokenLinks(file: string): string[] {
-  const text = readFileSync(join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
   const bad: string[] = [];
-  for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-    const target = m[1]!;
-    if (/^[a-z]+:/i.test(target)) continue;
-    const [pathPart, anchor] = target.split('#') as [string, string | undefined];
-    const path = pathPart === '' ? join(ROOT, file) : join(ROOT, file, '..', pathPart);
-    const rel = relative(ROOT, path);
+  for (const { target, path: rel, anchor } of linkTargets(file)) {
+    const path = join(ROOT, rel);
     if (rel.startsWith('..') || !existsSync(path)) bad.push(target);
     else if (anchor !== undefined && !headingSlugs(rel).includes(anchor)) bad.push(target);
   }

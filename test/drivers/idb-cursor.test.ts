@@ -5,6 +5,7 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
 import { idbDriver } from '../../drivers/idb/index.js';
+import { runBoundedSuite } from './bounded.js';
 import { runDriverSuite } from './suite.js';
 
 const proto = globalThis.IDBIndex.prototype as unknown as Record<string, unknown>;
@@ -12,3 +13,4 @@ delete proto.getAllRecords;
 if ('getAllRecords' in proto) throw new Error('could not hide IDBIndex.getAllRecords');
 
 runDriverSuite('idb without getAllRecords (cursor paging)', () => idbDriver({ name: 'suite', indexedDB: new IDBFactory() }));
+runBoundedSuite('idb without getAllRecords (cursor paging)', () => idbDriver({ name: 'suite', indexedDB: new IDBFactory() }));

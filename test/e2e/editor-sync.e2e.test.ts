@@ -65,6 +65,13 @@ const serverPost = (id: string) => http<WirePost>('GET', `/blogs/${blogId}/posts
 /** Polls until it holds (a sync crosses processes and the network: seconds on a busy machine — CI runs this beside the other suites on two cores — not vitest's 1 s). */
 const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
 
+/** The post's HTML: the content field's HTML tab (opened if it is not). */
+async function htmlSource(tab: Page) {
+  const open = tab.getByRole('tab', { name: 'HTML' });
+  if ((await open.getAttribute('aria-selected')) !== 'true') await open.click();
+  return tab.getByLabel('Content (HTML)');
+}
+
 /** The status line in the top bar (state and what waits). */
 const syncLine = (page: Page) => page.locator('.sync-status');
 
@@ -75,7 +82,7 @@ async function replicaPost(page: Page, id: string) {
   await page.locator('.page-head .badge').waitFor();
   return {
     title: await page.getByLabel('Title').inputValue(),
-    content: await page.getByLabel('Content (HTML)').inputValue(),
+    content: await (await htmlSource(page)).inputValue(),
     labels: (await page.getByLabel('Labels').inputValue())
       .split(',')
       .map((l) => l.trim())
@@ -108,7 +115,7 @@ async function edit(page: Page, id: string, fields: { title?: string; content?: 
   await page.goto(`${editorUrl}#/posts/edit/${id}`);
   await page.getByLabel('Title').waitFor();
   if (fields.title !== undefined) await page.getByLabel('Title').fill(fields.title);
-  if (fields.content !== undefined) await page.getByLabel('Content (HTML)').fill(fields.content);
+  if (fields.content !== undefined) await (await htmlSource(page)).fill(fields.content);
   await page.getByRole('button', { name: /^(Update|Save draft|Save)$/ }).click();
   await eventually(() => page.locator('.save-state').textContent()).toBe('All changes saved');
 }
@@ -206,12 +213,14 @@ describe('the browser editor synced with blogcore serve', { timeout: 90_000 }, (
     await a.page.goto(`${editorUrl}#/posts/new`);
     await a.page.getByLabel('Title').fill('Written on a train');
     await a.page.getByLabel('Labels').fill('travel');
-    await a.page.getByLabel('Content (HTML)').fill('<p>No signal since Lyon.</p>');
+    await (await htmlSource(a.page)).fill('<p>No signal since Lyon.</p>');
     await a.page.getByRole('button', { name: 'Publish now' }).click();
     await eventually(() => a.page.locator('.page-head .badge').textContent()).toBe('Published');
     await edit(a.page, target.id, { title: 'Retitled in A' });
     const hostile = '<p>B’s paragraph.</p><img src=x onerror="window.__owned=1">';
     await edit(b.page, target.id, { title: 'Retitled in B', content: hostile });
+    // The top bar counts both (it once stayed at "1 change" under load), as does the Sync screen.
+    await eventually(() => syncLine(a.page).textContent()).toBe('Offline — 2 changes wait to be sent when you are back online');
     // What waits in A, as its Sync screen reads it from the replica (the two items, in the order written).
     await a.page.goto(`${editorUrl}#/sync`);
     await eventually(() => a.page.locator('.pending-list li').allTextContents()).toEqual(['New post: Written on a train', 'Changed post: Retitled in A']);

@@ -43,6 +43,13 @@ async function newTab(): Promise<Page> {
   return tab;
 }
 
+/** The post's HTML: the content field's HTML tab (opened if it is not). */
+async function htmlSource(tab: Page) {
+  const open = tab.getByRole('tab', { name: 'HTML' });
+  if ((await open.getAttribute('aria-selected')) !== 'true') await open.click();
+  return tab.getByLabel('Content (HTML)');
+}
+
 /** The status badge next to the editor's heading. */
 const editorBadge = (tab: Page) => tab.locator('.page-head .badge');
 const toast = (tab: Page) => tab.locator('.toast');
@@ -96,7 +103,16 @@ describe('the offline browser editor', () => {
     await page.getByRole('link', { name: 'New post' }).click();
     await page.getByLabel('Title').fill('Offline first');
     await page.getByLabel('Labels').fill('travel, notes');
-    await page.getByLabel('Content (HTML)').fill('<p>Written on a train with no signal at all.</p>');
+    // Written as rich text: a heading, a paragraph with a bold word; stored as the post's HTML.
+    await page.getByRole('textbox', { name: 'Content', exact: true }).click();
+    await page.keyboard.press('Control+Alt+2');
+    await page.keyboard.type('On the train');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('Written on a train with ');
+    await page.getByRole('button', { name: 'Bold' }).click();
+    await page.keyboard.type('no signal');
+    await page.getByRole('button', { name: 'Bold' }).click();
+    await page.keyboard.type(' at all.');
     await page.getByRole('button', { name: 'Save draft' }).click();
     await expect.poll(() => editorBadge(page).textContent()).toBe('Draft');
     expect(await toast(page).textContent()).toBe('Draft saved.');
@@ -110,6 +126,7 @@ describe('the offline browser editor', () => {
       .getByText(/^\/\d{4}\/\d{2}\/offline-first\.html$/)
       .waitFor();
     await page.screenshot({ path: join(shots, 'editor.png'), fullPage: true });
+    expect(await (await htmlSource(page)).inputValue()).toBe('<h2>On the train</h2>\n<p>Written on a train with <strong>no signal</strong> at all.</p>');
 
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Posts' }).click();
     await page.getByLabel('Search posts').fill('train signal');
@@ -180,7 +197,7 @@ describe('the offline browser editor', () => {
     // Both tabs edit the same post; tab A saves first.
     await a.getByLabel('Title').fill('Offline first, edited in tab A');
     const mine = '<p>Tab B’s paragraph, which must not be lost.</p>';
-    await b.getByLabel('Content (HTML)').fill(mine);
+    await (await htmlSource(b)).fill(mine);
     await a.getByRole('button', { name: 'Update' }).click();
     await expect.poll(() => toast(a).textContent()).toBe('Saved.');
 
@@ -191,7 +208,7 @@ describe('the offline browser editor', () => {
     await conflict.waitFor();
     expect(await conflict.getAttribute('role')).toBe('alert');
     expect(await conflict.textContent()).toContain('changed in another tab');
-    expect(await b.getByLabel('Content (HTML)').inputValue()).toBe(mine);
+    expect(await (await htmlSource(b)).inputValue()).toBe(mine);
     expect(await b.locator('.save-state').textContent()).toBe('Unsaved changes');
     await b.screenshot({ path: join(shots, 'editor-conflict.png'), fullPage: true });
 
@@ -201,7 +218,7 @@ describe('the offline browser editor', () => {
     expect(await b.locator('.conflict').count()).toBe(0);
 
     // Tab A had nothing unsaved, so it simply shows what B stored.
-    await expect.poll(() => a.getByLabel('Content (HTML)').inputValue()).toBe(mine);
+    await expect.poll(async () => (await htmlSource(a)).inputValue()).toBe(mine);
     expect(await a.getByLabel('Title').inputValue()).toBe('Offline first');
     await expectNoProblems(a);
     await expectNoProblems(b);
@@ -257,7 +274,7 @@ describe('the offline browser editor', () => {
     await page.getByRole('link', { name: '← All posts' }).click();
     await page.getByRole('link', { name: 'New post' }).click();
     await page.getByLabel('Title').fill('Next week');
-    await page.getByLabel('Content (HTML)').fill('<p>Coming soon.</p>');
+    await (await htmlSource(page)).fill('<p>Coming soon.</p>');
     await page.getByLabel('Date and time').fill(local);
     await page.getByRole('button', { name: 'Schedule' }).click();
     await expect.poll(() => editorBadge(page).textContent()).toBe('Scheduled');
@@ -300,7 +317,7 @@ describe('the offline browser editor', () => {
     await page.getByText('No pages here yet.').waitFor();
     await page.getByRole('link', { name: 'New page' }).click();
     await page.getByLabel('Title').fill('About');
-    await page.getByLabel('Content (HTML)').fill('<p>Who writes here, and why.</p>');
+    await (await htmlSource(page)).fill('<p>Who writes here, and why.</p>');
     await page.getByRole('button', { name: 'Save draft' }).click();
     await expect.poll(() => editorBadge(page).textContent()).toBe('Draft');
     await page.getByRole('button', { name: 'Publish now' }).click();
@@ -358,6 +375,41 @@ describe('the offline browser editor', () => {
     await page.getByRole('link', { name: 'Removed', exact: true }).click();
     await page.locator('.comment').filter({ hasText: 'Grace' }).waitFor();
     await expectNoProblems(page);
+  });
+
+  it('works offline after one online visit, chunks it never loaded included', async () => {
+    // A browser that saw the editor once, on its welcome screen: the rich text editor and the calls that make a
+    // blog are chunks it has not loaded yet.
+    const dir = await mkdtemp(join(tmpdir(), 'blogcore-editor-first-visit-'));
+    const other = await chromium.launchPersistentContext(dir, { executablePath: chromiumPath, args: chromiumArgs, headless: true });
+    other.setDefaultTimeout(10_000);
+    try {
+      const tab = other.pages()[0] ?? (await other.newPage());
+      const errors: Error[] = [];
+      tab.on('pageerror', (error) => errors.push(error));
+      await tab.goto(url);
+      await tab.getByRole('heading', { name: 'Start a blog in this browser', level: 1 }).waitFor();
+      await tab.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+      const loaded = await tab.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+      expect(loaded.filter((name) => /\/assets\/editor-[\w-]+\.js$/.test(name))).toEqual([]);
+
+      await other.setOffline(true);
+      await tab.reload();
+      await tab.getByLabel('Your name').fill('Lin');
+      await tab.getByLabel('Blog name').fill('Notes from nowhere');
+      await tab.getByRole('button', { name: 'Create my blog' }).click();
+      await tab.getByRole('link', { name: 'New post' }).click();
+      await tab.getByLabel('Title').fill('No network at all');
+      await tab.getByRole('textbox', { name: 'Content', exact: true }).click();
+      await tab.keyboard.type('Typed offline in a part of the app never opened online.');
+      await tab.getByRole('button', { name: 'Save draft' }).click();
+      await expect.poll(() => editorBadge(tab).textContent()).toBe('Draft');
+      expect(await tab.locator('.problem').allTextContents()).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await other.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('opens from the service worker when the web server is gone, with the data still there', async () => {

@@ -168,6 +168,21 @@ describe('blogcore serve as a server', () => {
     expect(q.output().slice(before.length)).not.toContain('/v3/blogs/nope');
   });
 
+  it('survives the reader of its log going away (`blogcore serve | head`): EPIPE ends the logging, not the server', async () => {
+    const p = serve();
+    await p.waitFor(/Ctrl\+C stops the server/);
+    const api = p.output().match(/API: +(\S+)/)![1]!;
+    // Like `| head` exiting: the read end of the server's stdout closes; each request then logs into a broken pipe.
+    p.child.stdout!.destroy();
+    for (let i = 0; i < 5; i++) {
+      expect((await fetch(`${api}blogs/nope`)).status).toBe(404);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(p.child.exitCode).toBeNull();
+    expect((await fetch(api)).status).toBe(200);
+    expect(await p.stop('SIGTERM')).toBe(0);
+  });
+
   it('--max-connections caps open connections: one more is refused until one closes', async () => {
     const p = serve('--max-connections', '1');
     await p.waitFor(/Ctrl\+C stops the server/);

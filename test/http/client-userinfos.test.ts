@@ -73,6 +73,8 @@ describe('user infos and page views through Google client', () => {
       ],
     });
     expect(await status(reader.pageViews.get({ blogId: f.blogId }))).toBe(403);
+    const anonymous = blogger({ version: 'v3', rootUrl: `${f.base}/`, retry: false });
+    expect(await status(anonymous.pageViews.get({ blogId: f.blogId }))).toBe(401);
   });
 
   it('blogs.listByUser with fetchUserInfo', async () => {

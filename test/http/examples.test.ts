@@ -68,6 +68,11 @@ describe('examples', () => {
     const pre = await fetch(url, { method: 'OPTIONS', headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST' } });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe('*');
+    // Everything the helper serves is mounted: the blog's feed too; the app's own route stays the app's.
+    const base = url.slice(0, url.indexOf('/v3/'));
+    const blogId = /\/blogs\/([^/]+)\//.exec(url)![1]!;
+    expect((await fetch(`${base}/feeds/${blogId}/posts/default`)).status).toBe(200);
+    expect(await (await fetch(`${base}/`)).text()).toMatch(/^Try GET/);
     expect(await p.stop('SIGTERM')).toBe(0);
   });
 
@@ -89,6 +94,9 @@ describe('examples', () => {
     const echo = await fetch(`${base}/app/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
     expect(echo.status).toBe(200);
     expect(await echo.json()).toEqual({ a: 1 });
+    // Everything the helper serves is mounted: the blog's feed too.
+    const blogId = /\/blogs\/([^/]+)\//.exec(url)![1]!;
+    expect((await fetch(`${base}/feeds/${blogId}/posts/default`)).status).toBe(200);
     expect(await p.stop('SIGTERM')).toBe(0);
   });
 });

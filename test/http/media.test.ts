@@ -1,5 +1,5 @@
 /**
- * Media over HTTP (DESIGN §14) on a real node:http server: the upload route (raw body, Content-Type,
+ * Media over HTTP (docs/design.md §19) on a real node:http server: the upload route (raw body, Content-Type,
  * Content-Disposition, Idempotency-Key, its own limit), list/get/patch/delete, and the bytes at
  * /media/{blogId}/{mediaId}/{filename} (ETag/304, Range/206/416, immutable caching, nosniff, CSP). Aborted and
  * oversized uploads leave nothing behind. The Fetch path streams the same way.

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -22,8 +22,9 @@ describe('blogcore import / export', () => {
     const map = join(dir, 'redirects.json');
     const first = run('import', fixture('wordpress-1.2.xml'), '--db', db, '--redirects', map);
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain('created:   6 posts, 2 pages, 6 comments, 2 users');
-    expect(first.stdout).toContain('item 40 "photo.jpg": WordPress attachment items are not imported');
+    expect(first.stdout).toContain('created:   7 posts, 2 pages, 6 comments, 2 users');
+    expect(first.stdout).toContain('drafted:   2 not public in the source, so imported as DRAFT (never LIVE)');
+    expect(first.stdout).toContain('    - 1 × password-protected in WordPress');
     // No progress bar when stderr is not a terminal.
     expect(first.stderr).toBe('');
     expect(JSON.parse(readFileSync(map, 'utf8'))).toEqual([
@@ -35,8 +36,34 @@ describe('blogcore import / export', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({
       format: 'wxr',
       created: { posts: 0, pages: 0, comments: 0, users: 0, media: 0 },
-      unchanged: { posts: 6, pages: 2, comments: 6, media: 0 },
+      unchanged: { posts: 7, pages: 2, comments: 6, media: 0 },
     });
+  });
+
+  it('groups skipped items by reason with counts; --verbose and --json give every item', () => {
+    const item = (id: number, type: string) =>
+      `<item><title>t${id}</title><wp:post_id>${id}</wp:post_id><wp:status>publish</wp:status><wp:post_type>${type}</wp:post_type></item>`;
+    const file = join(dir, 'many.xml');
+    writeFileSync(
+      file,
+      `<?xml version="1.0"?><rss version="2.0" xmlns:wp="http://wordpress.org/export/1.2/"><channel><title>M</title><link>https://m.example.test</link>${[
+        item(1, 'post'),
+        ...[2, 3, 4].map((id) => item(id, 'attachment')),
+        item(5, 'nav_menu_item'),
+      ].join('')}</channel></rss>`,
+    );
+    const db = join(dir, 'many.db');
+    // The file names no author: --owner names the blog's admin, a user made with that id.
+    expect(run('import', file, '--db', db).stderr).toMatch(/declares no author/);
+    const plain = run('import', file, '--db', db, '--owner', 'mia');
+    expect(plain.stdout).toContain('user mia (mia)');
+    expect(plain.stdout).toContain(
+      '  skipped:   4\n    - 3 × WordPress attachment items are not imported\n    - 1 × WordPress nav_menu_item items are not imported\n',
+    );
+    expect(plain.stdout).not.toContain('item 2');
+    const verbose = run('import', file, '--db', db, '--verbose');
+    for (const id of [2, 3, 4]) expect(verbose.stdout).toContain(`    - item ${id} "t${id}": WordPress attachment items are not imported`);
+    expect(JSON.parse(run('import', file, '--db', db, '--json').stdout).skipped).toHaveLength(4);
   });
 
   it('exports to a file that imports into another database with the same content', () => {

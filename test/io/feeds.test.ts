@@ -30,6 +30,24 @@ describe('feeds', () => {
     }
   });
 
+  it('name their own address in a rel="self" link (Atom, and atom:link in RSS)', async () => {
+    const { service, blogId } = await world();
+    // From the service's absolute apiBaseUrl, at Blogger's feed path.
+    const base = `https://api.example.test/feeds/${blogId}/posts/default`;
+    expect(await atomFeed(service, { blogId })).toContain(`<link rel="self" type="application/atom+xml" href="${base}"/>`);
+    expect(await atomFeed(service, { blogId, label: 'Köln' })).toContain(`href="${base}/-/K%C3%B6ln"`);
+    const rss = await rssFeed(service, { blogId });
+    expect(rss).toContain(`<atom:link rel="self" type="application/rss+xml" href="${base}?alt=rss"/>`);
+    expect(parseFeed(rss).items.length).toBeGreaterThan(0);
+    // Given, it is used as it is (escaped).
+    expect(await atomFeed(service, { blogId, selfUrl: 'https://x.example/f?a=1&b=2' })).toContain('href="https://x.example/f?a=1&amp;b=2"');
+    // Over HTTP: the URL the client asked for.
+    const handler = createHttpHandler(service);
+    const url = `http://localhost:8080/feeds/${blogId}/posts/default?alt=rss&max-results=2`;
+    const served = await (await handler(new Request(url))).text();
+    expect(served).toContain(`<atom:link rel="self" type="application/rss+xml" href="${url.replace('&', '&amp;')}"/>`);
+  });
+
   it('one label, and maxResults', async () => {
     const { service, blogId, live } = await world();
     const travel = parseFeed(await atomFeed(service, { blogId, label: 'travel' }));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
+import { memoryDriver } from '../../drivers/memory/index.js';
 import { createBlogService } from '../../src/index.js';
 import { exportBlog, importBlog } from '../../src/io/index.js';
 import { clock, collect, memoryService, sampleBlog, snapshot } from './helpers.js';
@@ -58,5 +59,71 @@ describe('blogcore-json', () => {
     const { blogId, ownerId } = await sampleBlog(service, c);
     await expect(importBlog(service.as({ userId: ownerId }), '{}')).rejects.toMatchObject({ code: 403 });
     expect(() => exportBlog(service.as(null), blogId, { format: 'wxr' })).toThrow(/host service/);
+  });
+
+  it('validates imported records like any other input: unknown keys never stored, bad values skipped with the reason', async () => {
+    const driver = memoryDriver();
+    const service = createBlogService({ driver, now: clock().now });
+    const blog = { id: 'b1', name: 'B', url: 'https://b.example.test/', ownerId: 'u1', description: '', locale: { language: 'en', country: '', variant: '' } };
+    const evil = { EVIL: 1 }; // written out below as own keys, as a hostile file has them (a literal __proto__ would set the prototype)
+    const at = '2026-01-01T00:00:00.000Z';
+    const post = (id: string, more: object) => ({
+      id,
+      authorId: 'u1',
+      title: 'T',
+      content: 'c',
+      updated: at,
+      published: at,
+      status: 'LIVE',
+      labels: [],
+      rev: 1,
+      readerComments: 'ALLOW',
+      ...more,
+    });
+    const lines = [
+      { type: 'user', record: { id: 'u1', displayName: 'U', created: at, ...evil } },
+      { type: 'member', record: { id: 'b1:u1', blogId: 'b1', userId: 'u1', role: 'ADMIN', ...evil } },
+      { type: 'post', record: post('p1', evil) },
+      {
+        type: 'comment',
+        record: {
+          id: 'c1',
+          postId: 'p1',
+          status: 'LIVE',
+          content: 'hi',
+          published: at,
+          updated: at,
+          authorName: 'V',
+          authorUrl: 'https://v.example/a\u0000b',
+          ...evil,
+        },
+      },
+      { type: 'post', record: post('p2', { titleLink: 'javascript:alert(1)' }) },
+      { type: 'post', record: post('p3', { location: { name: 'x', ...evil } }) },
+      { type: 'user', record: { id: 'u2', displayName: 'V', url: 'https://v.example/\u0000', created: at } },
+    ];
+    const text = `{"format":"blogcore-json","version":1,"blog":${JSON.stringify(blog)},"records":[\n${lines
+      .map((l) => JSON.stringify(l).replaceAll('"EVIL":1', '"__proto__":{"polluted":true},"constructor":"x","isAdmin":true'))
+      .join(',\n')}\n]}\n`;
+    const report = await importBlog(service, text);
+    expect(report.created).toMatchObject({ posts: 1, comments: 1, users: 1 });
+    expect(report.skipped.map((s) => s.reason)).toEqual([
+      expect.stringMatching(/titleLink: must be an absolute http\(s\) URL/),
+      expect.stringMatching(/Unknown fields in body.location: __proto__, constructor, isAdmin/),
+      expect.stringMatching(/url: must be an absolute http\(s\) URL/),
+    ]);
+    for (const [collection, id] of [
+      ['users', 'u1'],
+      ['members', 'b1:u1'],
+      ['posts', 'p1'],
+      ['comments', 'c1'],
+    ] as const) {
+      const stored = (await driver.get(collection, id))!.doc;
+      expect(Object.keys(stored), `${collection}/${id}`).not.toEqual(expect.arrayContaining(['__proto__']));
+      expect(JSON.stringify(stored), `${collection}/${id}`).not.toMatch(/__proto__|constructor|isAdmin|polluted/);
+    }
+    // An author url with a raw NUL is not stored as sent: the comment keeps its text, without the url.
+    expect((await driver.get('comments', 'c1'))!.doc).not.toHaveProperty('authorUrl');
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Moving a blog with its pictures (DESIGN §14): `importBlog(…, { media: true })` downloads them from a local
+ * Moving a blog with its pictures (docs/design.md §19): `importBlog(…, { media: true })` downloads them from a local
  * HTTP server (one that serves, one that stalls, one that 404s, one that redirects to 127.0.0.1), stores them,
  * rewrites the content, lists failures in `skipped`, and on a re-run fetches only what is missing;
  * `blogcore-json` with `media: true` carries the bytes into an empty store; WXR lists attachments.

@@ -11,7 +11,7 @@ describe('WordPress WXR import', () => {
     const service = memoryService(clock().now);
     const report = await importBlog(service, fixture('wordpress-1.2.xml'));
     expect(report.format).toBe('wxr');
-    expect(report.created).toEqual({ posts: 6, pages: 2, comments: 6, users: 2, media: 0 });
+    expect(report.created).toEqual({ posts: 7, pages: 2, comments: 6, users: 2, media: 0 });
     expect(report.unchanged).toEqual({ posts: 0, pages: 0, comments: 0, media: 0 });
     expect(report.skipped.map((s) => s.reason)).toEqual([
       'WordPress pingbacks are not imported',
@@ -20,6 +20,11 @@ describe('WordPress WXR import', () => {
       'WordPress attachment items are not imported',
       'WordPress nav_menu_item items are not imported',
       'Duplicate post id in the file',
+    ]);
+    // Nothing private becomes public: a password-protected post and a private one are drafts, and the report says why.
+    expect(report.drafted).toEqual([
+      { source: 'item 14 "Privé"', reason: 'private in WordPress' },
+      { source: 'item 17 "Réservé aux abonnés"', reason: 'password-protected in WordPress' },
     ]);
     expect(report.redirects).toEqual([
       { from: 'https://cafe.example.org/2025/11/le-cafe-parfait/', to: 'https://cafe.example.org/2025/11/unicode-le-cafe-parfait.html' },
@@ -43,7 +48,7 @@ describe('WordPress WXR import', () => {
     const posts = await service.posts.list({ blogId, view: 'ADMIN', status: [...ALL_POSTS], maxResults: 50 });
     const byTitle = Object.fromEntries(posts.items.map((p) => [p.title, p]));
     expect(Object.keys(byTitle).sort()).toEqual(
-      ['Bientôt : la torréfaction', 'Brouillon', 'En relecture', 'Privé', 'Ünïcödé — le café “parfait”', 'À la corbeille'].sort(),
+      ['Bientôt : la torréfaction', 'Brouillon', 'En relecture', 'Privé', 'Réservé aux abonnés', 'Ünïcödé — le café “parfait”', 'À la corbeille'].sort(),
     );
     const live = byTitle['Ünïcödé — le café “parfait”']!;
     expect(live).toMatchObject({
@@ -69,6 +74,8 @@ describe('WordPress WXR import', () => {
     });
     expect(byTitle.Privé).toMatchObject({ status: 'DRAFT', published: '2025-10-01T08:00:00.000Z' });
     expect(byTitle['En relecture']).toMatchObject({ status: 'DRAFT' });
+    expect(byTitle['Réservé aux abonnés']).toMatchObject({ status: 'DRAFT', published: '2025-10-02T08:00:00.000Z' });
+    expect(byTitle['Réservé aux abonnés']!.url).toBeUndefined();
     expect(byTitle['À la corbeille']).toMatchObject({ status: 'SOFT_TRASHED', published: '2025-09-01T08:00:00.000Z', trashed: '2025-09-05T08:00:00.000Z' });
     // Readers see the LIVE post only.
     expect((await service.as(null).posts.list({ blogId })).items.map((p) => p.title)).toEqual(['Ünïcödé — le café “parfait”']);
@@ -140,7 +147,7 @@ describe('WordPress WXR import', () => {
     const second = await importBlog(service, fixture('wordpress-1.2.xml'));
     expect(second.blogId).toBe(first.blogId);
     expect(second.created).toEqual({ posts: 0, pages: 0, comments: 0, users: 0, media: 0 });
-    expect(second.unchanged).toEqual({ posts: 6, pages: 2, comments: 6, media: 0 });
+    expect(second.unchanged).toEqual({ posts: 7, pages: 2, comments: 6, media: 0 });
     expect(await contentView(service, first.blogId)).toEqual(before);
   });
 

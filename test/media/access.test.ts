@@ -1,8 +1,9 @@
 /**
- * Who may do what with media (DESIGN §14): AUTHORs and ADMINs upload, list, get and patch; a reader, an
+ * Who may do what with media (docs/design.md §19): AUTHORs and ADMINs upload, list, get and patch; a reader, an
  * outsider and an anonymous caller do none of it, but read the bytes of the (public) blog; an AUTHOR deletes
  * only their own pictures, an ADMIN any.
  */
+import { memoryDriver } from '../../drivers/memory/index.js';
 import { describe, expect, it } from 'vitest';
 import { expectError, world, type Service, type World } from '../service/helpers.js';
 import { makePng } from './pictures.js';
@@ -16,7 +17,7 @@ let seed = 1000;
 
 describe('media access matrix', () => {
   it('upload, list, get and patch: AUTHORs and ADMINs only; reading the bytes: anyone', async () => {
-    const w = await world();
+    const w = await world(memoryDriver());
     const blogId = w.blogId;
     const mine = await w.author.media.upload({ blogId, body: makePng(6, 6, seed++) });
     for (const who of WHO) {
@@ -41,7 +42,7 @@ describe('media access matrix', () => {
   });
 
   it('delete: an AUTHOR their own only, an ADMIN and the host any; nobody else', async () => {
-    const w = await world();
+    const w = await world(memoryDriver());
     const blogId = w.blogId;
     const upload = async () => (await w.author.media.upload({ blogId, body: makePng(6, 6, seed++) })).id;
     const results: Record<string, number | 'ok'> = {};
@@ -58,7 +59,7 @@ describe('media access matrix', () => {
   });
 
   it('the bytes of a deleted blog are gone for everyone', async () => {
-    const w = await world();
+    const w = await world(memoryDriver());
     const m = await w.author.media.upload({ blogId: w.blogId, body: makePng(6, 6, seed++) });
     await w.service.blogs.delete({ blogId: w.blogId });
     await expectError(w.anon.media.read({ blogId: w.blogId, mediaId: m.id }), 404, 'notFound');

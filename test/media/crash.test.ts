@@ -1,5 +1,5 @@
 /**
- * SIGKILL during uploads (DESIGN §14): on SQLite (bytes in the same file) and with fsBlobs, a process killed
+ * SIGKILL during uploads (docs/design.md §19): on SQLite (bytes in the same file) and with fsBlobs, a process killed
  * mid-upload leaves no half media: every media record reads back whole with the SHA-256 of its id, no key names
  * half a picture, and what the killed put had staged is removed by the store's sweep.
  */

@@ -1,8 +1,9 @@
 /**
- * Hostile files (DESIGN §14): a PNG header on a script, an SVG with script, a picture claiming 60,000×60,000
+ * Hostile files (docs/design.md §19): a PNG header on a script, an SVG with script, a picture claiming 60,000×60,000
  * pixels in a few bytes, a truncated JPEG and an empty body are refused and leave nothing; a polyglot that is
  * a whole picture is kept but served so that nothing in it can run (its own image type, nosniff, CSP).
  */
+import { memoryDriver } from '../../drivers/memory/index.js';
 import { describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../src/http/index.js';
 import { expectError, world } from '../service/helpers.js';
@@ -22,7 +23,7 @@ function gifPolyglot(): Uint8Array {
 
 describe('hostile files', () => {
   it('refuses what is not a whole picture, and keeps nothing of it', async () => {
-    const w = await world();
+    const w = await world(memoryDriver());
     const blogId = w.blogId;
     const oneByOne = makePng(1, 1, 5);
     const claims = concatBytes(PNG_SIGNATURE, ihdr(60_000, 60_000), oneByOne.subarray(33)); // the 1×1 picture's data under a lying header
@@ -48,7 +49,7 @@ describe('hostile files', () => {
   });
 
   it('serves a picture that is also HTML only as the picture: its own type, never sniffed, no script may run', async () => {
-    const w = await world();
+    const w = await world(memoryDriver());
     const polyglot = gifPolyglot();
     const m = await w.author.media.upload({ blogId: w.blogId, body: polyglot, filename: 'page.html' });
     expect(m).toMatchObject({ contentType: 'image/gif', filename: 'page.html.gif', width: 40, height: 30 });

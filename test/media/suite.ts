@@ -1,5 +1,5 @@
 /**
- * The service media suite (DESIGN §14), run unchanged on every driver (memory, SQLite, PostgreSQL, IndexedDB on
+ * The service media suite (docs/design.md §19), run unchanged on every driver (memory, SQLite, PostgreSQL, IndexedDB on
  * fake-indexeddb and in Chromium): uploads of every type and body kind, ids from the bytes, one copy per
  * picture, lists, uses by posts and pages, patch, delete, ranged reads, the change feed, and refusals that
  * leave nothing behind. No Node built-ins here: it runs in the browser too.

@@ -7,30 +7,18 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import 'fake-indexeddb/auto';
-import { IDBFactory } from 'fake-indexeddb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { memoryDriver } from '../../drivers/memory/index.js';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
-import { idbDriver } from '../../drivers/idb/index.js';
 import { postgresDriver } from '../../drivers/postgres/index.js';
-import { freshSchema, pgUrl, tracked } from '../drivers/postgres/env.js';
+import { freshSchema, pgUrl } from '../drivers/postgres/env.js';
 import { createHttpHandler } from '../../src/http/index.js';
 import { createBlogService } from '../../src/index.js';
 import type { Driver, Service } from './helpers.js';
+import { DRIVERS } from '../support/drivers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'blogcore-concurrency-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
-const pgStores = tracked((schema) => postgresDriver({ connectionString: pgUrl(), schema }), 'concurrency');
-afterAll(() => pgStores.dropAll());
-
-const DRIVERS: Array<[string, () => Driver]> = [
-  ['memory', () => memoryDriver()],
-  ['sqlite', () => sqliteDriver({ filename: join(dir, `c-${++n}.db`) })],
-  ['idb (fake-indexeddb)', () => idbDriver({ name: `c-${++n}`, indexedDB: new IDBFactory() })],
-  ['postgres', () => pgStores.make()],
-];
 
 const WRITERS = 100;
 

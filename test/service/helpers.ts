@@ -1,23 +1,14 @@
 /**
- * Shared fixtures for the service behaviour tests. Everything goes through the public API
- * (`createBlogService` on the memory driver); the driver is only read for its change log, to prove that a
+ * Shared fixtures for the service behaviour tests, which run on every driver (test/support/drivers.ts).
+ * Everything goes through the public API; the driver is only read for its change log, to prove that a
  * refused request wrote nothing.
  */
 import { expect } from 'vitest';
 import { BlogError, createBlogService } from '../../src/index.js';
-import { memoryDriver } from '../../drivers/memory/index.js';
 import type { StorageDriver } from '../../src/store/driver.js';
 
 export type Service = ReturnType<typeof createBlogService>;
 export type Driver = StorageDriver;
-
-/** The driver the behaviour tests run on: memory, unless the file running them picks another (test/drivers/postgres/service.test.ts). */
-let makeDriver: () => Driver = () => memoryDriver();
-export function useDriver(factory: () => Driver): void {
-  makeDriver = factory;
-}
-/** A new empty store on the driver useDriver() chose. */
-export const freshDriver = (): Driver => makeDriver();
 export type ServiceOptions = Parameters<typeof createBlogService>[0];
 // Loose shapes for what the tests read back; the service's own types are checked by the calls themselves.
 export type Wire = Record<string, any>;
@@ -88,16 +79,12 @@ export function makeClock(start = T0): Clock {
   return clock;
 }
 
-export function newService(driver: Driver = makeDriver(), clock: Clock = makeClock()): Service {
+export function newService(driver: Driver, clock: Clock = makeClock()): Service {
   return createBlogService({ driver, now: () => new Date(clock.ms), apiBaseUrl: API });
 }
 
-/**
- * A blog with an admin, two authors, a reader and an outsider; the clock at T0; events recorded. On the
- * driver useDriver() chose (memory by default) unless another (empty) driver is given: tests that must hold
- * on every driver pass one.
- */
-export async function world(driver: Driver = makeDriver()): Promise<World> {
+/** A blog with an admin, two authors, a reader and an outsider, on a new empty store; the clock at T0; events recorded. */
+export async function world(driver: Driver): Promise<World> {
   const clock = makeClock();
   const service = newService(driver, clock);
   await service.ready();

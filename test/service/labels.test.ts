@@ -6,30 +6,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import 'fake-indexeddb/auto';
-import { IDBFactory } from 'fake-indexeddb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { memoryDriver } from '../../drivers/memory/index.js';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
-import { idbDriver } from '../../drivers/idb/index.js';
-import { postgresDriver } from '../../drivers/postgres/index.js';
-import { pgUrl, tracked } from '../drivers/postgres/env.js';
 import { createHttpHandler } from '../../src/http/index.js';
 import { createBlogService } from '../../src/index.js';
-import { DAY, expectError, makePost, world, type Driver, type Service, type Wire, type World } from './helpers.js';
+import { DAY, expectError, makePost, world, type Service, type Wire, type World } from './helpers.js';
+import { DRIVERS } from '../support/drivers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'blogcore-labels-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-const pgStores = tracked((schema) => postgresDriver({ connectionString: pgUrl(), schema, max: 3 }), 'labels');
-afterAll(() => pgStores.dropAll());
-
-const DRIVERS: Array<[string, () => Driver]> = [
-  ['memory', () => memoryDriver()],
-  ['sqlite', () => sqliteDriver({ filename: join(dir, `labels-${++n}.db`) })],
-  ['idb (fake-indexeddb)', () => idbDriver({ name: `labels-${++n}`, indexedDB: new IDBFactory() })],
-  ['postgres', () => pgStores.make()],
-];
 
 /** label -> [livePosts, allPosts?] as `s` sees them, every page walked. */
 async function counts(w: World, s: Service, view?: 'READER' | 'AUTHOR' | 'ADMIN'): Promise<Record<string, number[]>> {
@@ -63,7 +48,7 @@ async function recount(w: World): Promise<Record<string, number[]>> {
   return out;
 }
 
-describe.each(DRIVERS)('labels.list on %s', (_name, makeDriver) => {
+describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
   it('counts LIVE posts for readers and all posts at AUTHOR view; a label only drafts carry stays hidden', async () => {
     const w = await world(makeDriver());
     await makePost(w, 'LIVE', { labels: ['news', 'tech'] });
@@ -119,36 +104,38 @@ describe.each(DRIVERS)('labels.list on %s', (_name, makeDriver) => {
     expect(await counts(w, w.service)).toEqual(await recount(w));
     await w.service.close();
   });
-});
 
-describe('labels over HTTP', () => {
-  it('GET /v3/blogs/{blogId}/labels answers the list with an ETag', async () => {
-    const w = await world();
-    await makePost(w, 'LIVE', { labels: ['b', 'a'] });
-    const handler = createHttpHandler(w.service);
-    const res = await handler(new Request(`http://x.test/v3/blogs/${w.blogId}/labels?maxResults=1`));
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as Wire;
-    expect(res.headers.get('etag')).toBe(body.etag);
-    expect(body.items).toEqual([{ kind: 'blogcore#label', name: 'a', livePosts: 1 }]);
-    const next = (await (await handler(new Request(`http://x.test/v3/blogs/${w.blogId}/labels?maxResults=1&pageToken=${body.nextPageToken}`))).json()) as Wire;
-    expect(next.items.map((l: Wire) => l.name)).toEqual(['b']);
+  describe('labels over HTTP', () => {
+    it('GET /v3/blogs/{blogId}/labels answers the list with an ETag', async () => {
+      const w = await world(makeDriver());
+      await makePost(w, 'LIVE', { labels: ['b', 'a'] });
+      const handler = createHttpHandler(w.service);
+      const res = await handler(new Request(`http://x.test/v3/blogs/${w.blogId}/labels?maxResults=1`));
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as Wire;
+      expect(res.headers.get('etag')).toBe(body.etag);
+      expect(body.items).toEqual([{ kind: 'blogcore#label', name: 'a', livePosts: 1 }]);
+      const next = (await (
+        await handler(new Request(`http://x.test/v3/blogs/${w.blogId}/labels?maxResults=1&pageToken=${body.nextPageToken}`))
+      ).json()) as Wire;
+      expect(next.items.map((l: Wire) => l.name)).toEqual(['b']);
+    });
   });
-});
 
-describe('labels after an import', () => {
-  it('imported posts move their label counters like inserted ones (importing again changes nothing)', async () => {
-    const { readFileSync } = await import('node:fs');
-    const { importBlog } = await import('../../src/io/index.js');
-    const w = await world();
-    const file = readFileSync(new URL('../io/fixtures/blogger-legacy.xml', import.meta.url), 'utf8');
-    const { blogId } = await importBlog(w.service, file);
-    const v = { ...w, blogId } as World;
-    const imported = await counts(v, w.service);
-    expect(Object.keys(imported).length).toBeGreaterThan(0);
-    expect(imported).toEqual(await recount(v));
-    await importBlog(w.service, file);
-    expect(await counts(v, w.service)).toEqual(imported);
+  describe('labels after an import', () => {
+    it('imported posts move their label counters like inserted ones (importing again changes nothing)', async () => {
+      const { readFileSync } = await import('node:fs');
+      const { importBlog } = await import('../../src/io/index.js');
+      const w = await world(makeDriver());
+      const file = readFileSync(new URL('../io/fixtures/blogger-legacy.xml', import.meta.url), 'utf8');
+      const { blogId } = await importBlog(w.service, file);
+      const v = { ...w, blogId } as World;
+      const imported = await counts(v, w.service);
+      expect(Object.keys(imported).length).toBeGreaterThan(0);
+      expect(imported).toEqual(await recount(v));
+      await importBlog(w.service, file);
+      expect(await counts(v, w.service)).toEqual(imported);
+    });
   });
 });
 

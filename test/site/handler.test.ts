@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { memoryDriver } from '../../drivers/memory/index.js';
 import { createBlogService, type Post } from '../../src/index.js';
-import { createSite, html } from '../../src/site/index.js';
+import { createSite, exportSite, html } from '../../src/site/index.js';
 import { countingDriver } from '../support/counting-driver.js';
 import { type Seeded, seed, serveSite, type SiteServer } from './fixture.js';
 
@@ -98,6 +98,15 @@ describe('caching', () => {
       [200, 'application/rss+xml; charset=utf-8'],
       [200, 'application/atom+xml; charset=utf-8'],
     ]);
+  });
+  test('each feed names its own address in rel="self", live and in a static export', async () => {
+    const selfOf = (xml: string) => /<(?:atom:)?link rel="self"[^>]*href="([^"]+)"/.exec(xml)?.[1]?.replaceAll('&amp;', '&');
+    for (const p of ['/feeds/posts/default', '/feeds/posts/default?alt=rss', '/feeds/posts/default/-/rivers']) {
+      expect(selfOf(await (await fetch(srv.origin + p)).text()), p).toBe(srv.origin + p);
+    }
+    const files = new Map<string, string>();
+    await exportSite(srv.service, { blogId: seeded.blogId, files: { write: async (p, t) => void files.set(p, t), remove: async () => {} } });
+    for (const p of ['feeds/posts/default.xml', 'feeds/posts/rss.xml']) expect(selfOf(files.get(p)!), p).toBe(`${srv.origin}/${p}`);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * A driver that forwards every call to a real driver and counts the records each call hands out
- * (documents, index entries, change-log entries): the measure of DESIGN §2's bound on one request's work.
+ * (documents, index entries, change-log entries): the measure of the bound of docs/design.md §10 on one request's work.
  */
 import type { StorageDriver } from '../../src/store/driver.js';
 

@@ -1,5 +1,5 @@
 /**
- * Bounded work of the pull (DESIGN §2): every page hands out at most a constant × (maxResults + 1) records,
+ * Bounded work of the pull (docs/design.md §10): every page hands out at most a constant × (maxResults + 1) records,
  * however many changes other blogs have, and however long the snapshot is. Counted by a driver that counts
  * what it hands out, over a SQLite store.
  */

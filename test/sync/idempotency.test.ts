@@ -73,6 +73,12 @@ describe.each(STORES)('on %s', (store) => {
       const c2 = await s.request('anonymous', 'POST', path, comment, { 'idempotency-key': 'c-1' });
       expect(c2.json!.id).toBe(c1.json!.id);
       expect((await s.service.comments.list({ blogId: s.blogId, postId: a.json!.id, status: ['PENDING'] })).items).toHaveLength(1);
+      // Another visitor reusing the key gets their own comment: never the first visitor's (and no 422 that tells it exists).
+      const other = await s.request('anonymous', 'POST', path, { content: 'me too', author: { displayName: 'Bo' } }, { 'idempotency-key': 'c-1' });
+      expect(other.status).toBe(200);
+      expect(other.json!.id).not.toBe(c1.json!.id);
+      expect(other.json!.content).toBe('me too');
+      expect((await s.service.comments.list({ blogId: s.blogId, postId: a.json!.id, status: ['PENDING'] })).items).toHaveLength(2);
     });
 
     it('copies sent at once create one post; the others answer it or 409', async () => {

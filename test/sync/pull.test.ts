@@ -1,4 +1,4 @@
-/** The pull over HTTP on SQLite (DESIGN §11): snapshots, tombstones, the access matrix, retention, long polls. */
+/** The pull over HTTP on SQLite (docs/design.md §15): snapshots, tombstones, the access matrix, retention, long polls. */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BlogService } from '../../src/index.js';
 import { apply, DAY, startSyncServer, STORES, type Json, type SyncServer } from './server.js';
@@ -218,9 +218,27 @@ describe.each(STORES)('on %s', (store) => {
       const pending = await s.service
         .as(null)
         .comments.insert({ blogId: s.blogId, postId: live[3]!, body: { content: 'pending three', author: { displayName: 'a' } } });
-      const ids = (await s.pull('reader', next.checkpoint)).items.map((i) => i.id);
-      expect(ids).not.toContain(secret.id);
-      expect(ids).not.toContain(pending.id);
+      // Nor a post created SCHEDULED (its id would tell its creation time), a draft deleted, a
+      // pending comment marked as spam: nobody below AUTHOR could ever have seen any of them.
+      const admin0 = s.as('admin');
+      const authorStart = (await s.pull('author')).checkpoint;
+      const scheduled = await admin0.posts.insert({
+        blogId: s.blogId,
+        body: { title: 'soon', content: 'x', published: new Date(s.clock.ms + DAY).toISOString() },
+      });
+      const gone = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'gone draft', content: 'x' }, isDraft: true });
+      await s.as('author').posts.delete({ blogId: s.blogId, postId: gone.id });
+      const spam = await s.service.as(null).comments.insert({ blogId: s.blogId, postId: live[3]!, body: { content: 'buy', author: { displayName: 'b' } } });
+      await admin0.comments.markAsSpam({ blogId: s.blogId, postId: live[3]!, commentId: spam.id });
+      const never = [secret.id, pending.id, scheduled.id, gone.id, spam.id];
+      for (const who of ['reader', 'anonymous'] as const) {
+        const ids = (await s.pull(who, next.checkpoint)).items.map((i) => i.id);
+        for (const id of never) expect(ids, `${who} pulled ${id}`).not.toContain(id);
+      }
+      // The author saw the draft and the scheduled post: the delete reaches them, the scheduled post too.
+      const forAuthor = (await s.pull('author', authorStart)).items;
+      expect(forAuthor.find((i) => i.id === gone.id)).toMatchObject({ deleted: true });
+      expect(forAuthor.find((i) => i.id === scheduled.id)?.resource?.status).toBe('SCHEDULED');
       const reader = apply(apply(new Map(), first.items), next.items);
       // Four comments by the author, one of them on the post reverted to draft.
       expect([...reader.keys()].filter((k) => k.startsWith('blogger#comment'))).toHaveLength(3);

@@ -65,6 +65,28 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     expect((await replica.sync()).pushed).toBe(0);
   });
 
+  it('opened for the first time with no network, it takes writes at once; the first sync sends them', async () => {
+    const { replica, local, net } = open('author');
+    net.offline = true;
+    // Never synced: the local blog exists already, so the editor saves.
+    const made = await local.posts.insert({ blogId: s.blogId, body: { title: 'Written on a plane', content: 'words' }, isDraft: true });
+    await local.posts.patch({ blogId: s.blogId, postId: made.id!, body: { labels: ['travel'] } });
+    expect((await local.posts.list({ blogId: s.blogId, status: ['DRAFT'], view: 'AUTHOR' })).items.map((p) => p.title)).toEqual(['Written on a plane']);
+    expect(await replica.pending()).toEqual([{ kind: 'post', id: made.id, action: 'create', title: 'Written on a plane' }]);
+    expect(await caught(replica.sync())).toMatchObject({ status: 0 });
+    // Still offline after a failed sync, and after another write.
+    await local.posts.publish({ blogId: s.blogId, postId: made.id! });
+    net.offline = false;
+    expect(await replica.sync()).toMatchObject({ pushed: 1, conflicts: 0 });
+    const there = (await s.as('author').posts.list({ blogId: s.blogId, status: ['LIVE', 'DRAFT'], view: 'AUTHOR' })).items;
+    expect(there.map((p) => [p.title, p.labels, p.status, p.author.id])).toEqual([['Written on a plane', ['travel'], 'LIVE', s.users.author]]);
+    // The local blog is now the server's, and the post is there under its server id and url.
+    const blog = await s.service.blogs.get({ blogId: s.blogId });
+    expect(await local.blogs.get({ blogId: s.blogId })).toMatchObject({ name: blog.name, url: blog.url });
+    expect(await local.posts.get({ blogId: s.blogId, postId: there[0]!.id })).toMatchObject({ url: there[0]!.url, etag: there[0]!.etag });
+    expect(await replica.pending()).toEqual([]);
+  });
+
   it('pushes edits, status moves and deletes of pulled posts with If-Match of the base etag', async () => {
     const a = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'A', content: 'a' } });
     const b = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'B', content: 'b' } });

@@ -1,5 +1,6 @@
 /** What every view gets: the blog, the services, and the shared ways to report and navigate. */
 import type { Blog, BlogService } from 'blogcore';
+import type { Pictures } from './richtext/editor.js';
 
 export interface App {
   blog: Blog;
@@ -7,6 +8,8 @@ export interface App {
   owner: BlogService;
   /** A signed-out visitor: what the public sees, and anonymous comments. */
   reader: BlogService;
+  /** Where pictures added in the editor are stored (null: this editor takes none). */
+  pictures: Pictures | null;
   /** The server this blog is replicated with (its origin), or null for a local-only blog. */
   server: string | null;
   /** Says that something worked (a polite live region). */
@@ -26,6 +29,8 @@ export interface App {
    * otherwise the app offers to show the latest state.
    */
   onRemoteChange: ((change: RemoteChange) => boolean) | null;
+  /** Set by a view that holds something to release when another view replaces it (the rich text editor). */
+  onLeave: (() => void) | null;
 }
 
 /** A write another tab of this editor made (its service's event, passed on by a BroadcastChannel). */

@@ -78,6 +78,8 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
     },
     unsaved: null,
     onRemoteChange: null,
+    onLeave: null,
+    pictures: null,
   };
 
   // Tabs of this editor share one database but each has its own service: pass each write on, so the
@@ -103,6 +105,8 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
     for (const a of nav.querySelectorAll('a')) a.toggleAttribute('aria-current', a.dataset.section === section);
     for (const a of nav.querySelectorAll('a[aria-current]')) a.setAttribute('aria-current', 'page');
     const mine = ++renders;
+    app.onLeave?.();
+    app.onLeave = null;
     app.unsaved = null;
     app.onRemoteChange = null;
     remote.replaceChildren();
@@ -210,7 +214,10 @@ const offline: Promise<unknown> =
 // Handled once the editor shows (above); this only keeps the browser from reporting it as unhandled first.
 offline.catch(() => undefined);
 
-/** Signed in: open the replica's store; on the first visit the blog arrives with the first sync. */
+/**
+ * Signed in: open the replica's store. On the first visit the blog arrives with the first sync; until then the
+ * replica holds a stand-in with no name, which is enough to write offline (the edits wait for the first sync).
+ */
 async function bootConnected(connection: Connection): Promise<void> {
   const service = await openService(replicaDatabase(connection));
   const syncer = startSync(connection, service);
@@ -220,12 +227,20 @@ async function bootConnected(connection: Connection): Promise<void> {
       throw e;
     });
   let blog = await local();
-  if (!blog) {
+  if (!blog?.name) {
     mount(root(), h('p', { class: 'boot', role: 'status' }, `Copying “${connection.blogName}” from the server…`));
-    // Directly, not through the syncing tab's turn (which may not have started yet): fails in words if offline.
-    await syncer.replica.sync();
+    // Directly, not through the syncing tab's turn (which may not have started yet). Offline, the editor opens on
+    // the stand-in under the name given at sign-in; any other failure is shown in words.
+    const offline = await syncer.replica.sync().then(
+      () => false,
+      (e: unknown) => {
+        if ((e as { name?: string; status?: number }).name === 'RemoteError' && (e as { status?: number }).status === 0) return true;
+        throw e;
+      },
+    );
     blog = await local();
     if (!blog) throw new Error('The server sent no blog. Check that you are online, then try again.');
+    if (offline && !blog.name) blog = { ...blog, name: connection.blogName };
   }
   // The replica's writes come from the local host service (it holds the blog as the signed-in user sees it;
   // the server decides what that user may do, and a refusal comes back as a conflict).

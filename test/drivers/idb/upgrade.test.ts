@@ -7,7 +7,7 @@ import { IDBFactory } from 'fake-indexeddb';
 import { expect, it } from 'vitest';
 import type { PutOp, StoreSchema } from '../../../src/store/driver.js';
 import { createBlogService } from '../../../src/index.js';
-import { put, type BlogRecord, type CommentRecord, type PostRecord, type UserRecord } from '../../../src/store/records.js';
+import { put, type BlogRecord, type CommentRecord, type PostRecord, type Records, type UserRecord } from '../../../src/store/records.js';
 import { STORE_SCHEMA } from '../../../src/store/schema.js';
 import { idbDriver } from '../../../drivers/idb/index.js';
 
@@ -20,7 +20,7 @@ const LEGACY: StoreSchema = {
 };
 
 /** A put as layout 1 made it: comments keyed [blogId, status, published, id], no filing class. */
-function legacyPut(collection: 'users' | 'blogs' | 'posts' | 'comments', record: { id: string }): PutOp {
+function legacyPut<C extends 'users' | 'blogs' | 'posts' | 'comments'>(collection: C, record: Records[C]): PutOp {
   const op = put(collection, record, 0);
   const keys = { ...op.keys };
   delete keys.moving;

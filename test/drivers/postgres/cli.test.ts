@@ -48,4 +48,43 @@ describe('CLI on PostgreSQL', () => {
     expect(none.output()).toMatch(/no blogcore store in schema/);
     expect(none.output()).not.toContain(password);
   }, 60_000);
+
+  it('never prints the password: every command, hint, error and log line, first and second start included', async () => {
+    const password = new URL(pgUrl()).password;
+    expect(password.length).toBeGreaterThan(3);
+    const db = `${pgUrl()}?schema=${freshSchema('secret')}`;
+    const outputs: Array<[string, string]> = [];
+    const run = async (...args: string[]) => {
+      const p = start(['dist/cli.js', ...args]);
+      await p.exited;
+      outputs.push([args.join(' '), p.output()]);
+      return p.output();
+    };
+    const serveOnce = async () => {
+      const p = start(['dist/cli.js', 'serve', '--db', db, '--port', '0']);
+      await p.waitFor(/Ctrl\+C stops the server/);
+      const api = p.output().match(/API: +(\S+)/)![1]!;
+      await fetch(`${api}blogs/nope`); // a log line
+      await p.stop('SIGTERM');
+      outputs.push(['serve', p.output()]);
+      return p.output();
+    };
+    await serveOnce(); // the first start: demo and token
+    const second = await serveOnce(); // the second start prints how to mint a token, with the store named
+    expect(second).toMatch(/token --db postgres:\/\/postgres:\*\*\*@/);
+    await run('token', '--db', db);
+    await run('users', 'list', '--db', db);
+    await run('import', 'test/io/fixtures/wordpress-1.2.xml', '--db', db);
+    await run('export', '--db', db, '--blog', 'https://cafe.example.org/', '--format', 'wxr');
+    // Failures: a schema with no store, a port nothing listens on, a wrong password given in a parameter, a bad flag.
+    await run('token', '--db', `${pgUrl()}?schema=${freshSchema('none')}`);
+    const closed = pgUrl().replace(/:(\d+)\//, ':1/');
+    await run('token', '--db', closed);
+    await run('serve', '--db', closed, '--port', '0');
+    const url = new URL(pgUrl());
+    await run('users', 'list', '--db', `postgres://${url.username}@${url.host}${url.pathname}?password=${password}x`);
+    await run('serve', '--db', db, '--port', 'none');
+    expect(outputs.length).toBe(11);
+    for (const [command, out] of outputs) expect(out, `blogcore ${command.replaceAll(password, '***')}`).not.toContain(password);
+  }, 90_000);
 });

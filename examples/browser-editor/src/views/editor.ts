@@ -109,7 +109,9 @@ function localInput(iso: string | undefined): string {
 }
 
 export async function editorView(app: App, kind: Kind, id: string | undefined): Promise<HTMLElement> {
-  let doc: Doc | null = id ? await kind.get(id) : null;
+  // The rich text editor is a chunk of its own, loaded (or taken from the service worker's cache) on the first edit.
+  const [{ richText }, found] = await Promise.all([import('../richtext/editor.js'), id ? kind.get(id) : null]);
+  let doc: Doc | null = found;
   const Noun = kind.noun === 'post' ? 'Post' : 'Page';
   const listName = `${kind.noun}s`;
 
@@ -122,7 +124,16 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
 
   const title = h('input', { id: 'title', name: 'title', maxLength: 1000, autocomplete: 'off', placeholder: `${Noun} title` });
   const labels = h('input', { id: 'labels', name: 'labels', autocomplete: 'off', placeholder: 'e.g. travel, food' });
-  const content = h('textarea', { id: 'content', name: 'content', rows: 16, spellcheck: true, placeholder: '<p>Write in HTML…</p>' });
+  const content = richText({
+    html: '',
+    onChange: () => {
+      showDirty();
+      clearTimeout(previewTimer);
+      previewTimer = window.setTimeout(showPreview, 400);
+    },
+    pictures: app.pictures ?? undefined,
+    onError: (error) => app.fail(error),
+  });
   const preview = h('div', { class: 'preview-body' });
   const previewBox = h('details', { class: 'preview' }, h('summary', null, 'Preview'), preview);
   const at = h('input', { id: 'publish-at', type: 'datetime-local', name: 'publishAt' });
@@ -151,7 +162,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     kind.hasLabels
       ? h('div', { class: 'field' }, h('label', { for: 'labels' }, 'Labels'), labels, h('p', { class: 'hint' }, 'Separate labels with commas.'))
       : null,
-    h('div', { class: 'field' }, h('label', { for: 'content' }, 'Content (HTML)'), content),
+    h('div', { class: 'field' }, h('span', { class: 'label' }, 'Content'), content.element),
     previewBox,
     kind.canSchedule ? scheduleBox : null,
     actions,
@@ -176,7 +187,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     h('div', { class: 'editor-grid' }, form, h('aside', { class: 'side', 'aria-label': `About this ${kind.noun}` }, meta)),
   );
 
-  const values = (): Fields => ({ title: title.value, content: content.value, labels: kind.hasLabels ? splitLabels(labels.value) : [] });
+  const values = (): Fields => ({ title: title.value, content: content.html(), labels: kind.hasLabels ? splitLabels(labels.value) : [] });
   const dirty = (): boolean => {
     const v = values();
     const saved = { title: doc?.title ?? '', content: doc?.content ?? '', labels: (doc as Post | null)?.labels ?? [] };
@@ -224,19 +235,15 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
 
   let previewTimer: number | undefined;
   const showPreview = () => {
-    if (previewBox.open) mount(preview, htmlFrame(content.value || '<p><em>Nothing to preview yet.</em></p>', `Preview of the ${kind.noun}`));
+    if (previewBox.open) mount(preview, htmlFrame(content.html() || '<p><em>Nothing to preview yet.</em></p>', `Preview of the ${kind.noun}`));
   };
   previewBox.addEventListener('toggle', showPreview);
-  content.addEventListener('input', () => {
-    clearTimeout(previewTimer);
-    previewTimer = window.setTimeout(showPreview, 400);
-  });
 
   /** Puts a stored version in the form (on open, after "reload", after a write). */
   function load(next: Doc | null) {
     doc = next;
     title.value = doc?.title ?? '';
-    content.value = doc?.content ?? '';
+    content.setHtml(doc?.content ?? '');
     labels.value = ((doc as Post | null)?.labels ?? []).join(', ');
     at.value = doc?.status === 'SCHEDULED' ? localInput(doc.published) : '';
     refresh();
@@ -250,7 +257,8 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     heading.textContent = doc ? `Edit ${kind.noun}` : `New ${kind.noun}`;
     mount(badgeSlot, badge(status));
     trashNote.hidden = !trashed;
-    for (const field of [title, labels, content]) field.readOnly = trashed;
+    for (const field of [title, labels]) field.readOnly = trashed;
+    content.setReadOnly(trashed);
     scheduleBox.hidden = !(!doc || status === 'DRAFT' || status === 'SCHEDULED');
     const button = (label: string, onclick: () => void, variant = '') =>
       h('button', { type: variant === 'primary' ? 'submit' : 'button', class: variant, onclick: variant === 'primary' ? undefined : onclick }, label);
@@ -404,7 +412,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
       return true;
     } catch (error) {
       app.fail(error);
-      const byName: Record<string, HTMLElement> = { title, labels, content };
+      const byName: Record<string, HTMLElement> = { title, labels, content: content.element };
       const field = BlogError.is(error) && error.location ? byName[error.location] : undefined;
       field?.setAttribute('aria-invalid', 'true');
       field?.focus();
@@ -455,6 +463,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     }, `${Noun} deleted for good.`);
   }
 
+  app.onLeave = () => content.destroy();
   load(doc);
   return root;
 }

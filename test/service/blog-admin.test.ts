@@ -13,7 +13,8 @@ import { dropOwnSchemas, freshSchema, pgUrl } from '../drivers/postgres/env.js';
 import type { StorageDriver } from '../../src/store/driver.js';
 import { createBlogService, type BlogService } from '../../src/index.js';
 import { runAndKill } from '../drivers/sqlite/child.js';
-import { BLOG_URL, USERS, expectError, makePost, world, type Wire } from '../service/helpers.js';
+import { BLOG_URL, USERS, expectError, makePost, world, type Wire } from './helpers.js';
+import { DRIVERS } from '../support/drivers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'blogcore-blog-admin-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,62 +50,66 @@ async function fill(service: BlogService, blogId: string, posts: number): Promis
   return ids;
 }
 
-describe('users.update', () => {
-  it('changes the given fields, for the user themselves or host code; authors shown everywhere follow', async () => {
-    const w = await world();
-    const post = await makePost(w, 'LIVE');
-    const me = (await w.author.users.update({ userId: 'self', body: { displayName: 'Arthur A.', about: 'writes' } })) as Wire;
-    expect(me).toMatchObject({ kind: 'blogger#user', id: USERS.author.id, displayName: 'Arthur A.', about: 'writes' });
-    expect(((await w.anon.posts.get({ blogId: w.blogId, postId: post.id })) as Wire).author.displayName).toBe('Arthur A.');
-    expect(((await w.service.users.update({ userId: USERS.author.id, body: { url: 'https://arthur.example/' } })) as Wire).displayName).toBe('Arthur A.');
-    await expectError(w.author2.users.update({ userId: USERS.author.id, body: { displayName: 'x' } }), 403, 'forbidden');
-    await expectError(w.anon.users.update({ userId: USERS.author.id, body: { displayName: 'x' } }), 401, 'authError');
-    await expectError(w.service.users.update({ userId: 'ghost', body: { displayName: 'x' } }), 404, 'notFound');
-    await expectError(w.author.users.update({ userId: 'self', body: { displayName: ' ' } }), 400, 'invalid');
+describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
+  describe('users.update', () => {
+    it('changes the given fields, for the user themselves or host code; authors shown everywhere follow', async () => {
+      const w = await world(makeDriver());
+      const post = await makePost(w, 'LIVE');
+      const me = (await w.author.users.update({ userId: 'self', body: { displayName: 'Arthur A.', about: 'writes' } })) as Wire;
+      expect(me).toMatchObject({ kind: 'blogger#user', id: USERS.author.id, displayName: 'Arthur A.', about: 'writes' });
+      expect(((await w.anon.posts.get({ blogId: w.blogId, postId: post.id })) as Wire).author.displayName).toBe('Arthur A.');
+      expect(((await w.service.users.update({ userId: USERS.author.id, body: { url: 'https://arthur.example/' } })) as Wire).displayName).toBe('Arthur A.');
+      await expectError(w.author2.users.update({ userId: USERS.author.id, body: { displayName: 'x' } }), 403, 'forbidden');
+      await expectError(w.anon.users.update({ userId: USERS.author.id, body: { displayName: 'x' } }), 401, 'authError');
+      await expectError(w.service.users.update({ userId: 'ghost', body: { displayName: 'x' } }), 404, 'notFound');
+      await expectError(w.author.users.update({ userId: 'self', body: { displayName: ' ' } }), 400, 'invalid');
+    });
+  });
+
+  describe('blogs.update and blogs.patch', () => {
+    it('rename and move a blog: old and new urls both resolve, post urls follow, the old url stays this blog’s', async () => {
+      const w = await world(makeDriver());
+      const blogId = w.blogId;
+      const post = await makePost(w, 'LIVE');
+      const path = new URL(post.url).pathname;
+      const moved = (await w.admin.blogs.patch({ blogId, body: { name: 'Renamed', url: 'https://moved.example/' } })) as Wire;
+      expect(moved).toMatchObject({ id: blogId, name: 'Renamed', url: 'https://moved.example/', description: 'A blog for tests' });
+      expect(((await w.anon.blogs.getByUrl({ url: BLOG_URL })) as Wire).id).toBe(blogId);
+      expect(((await w.anon.blogs.getByUrl({ url: 'https://moved.example' })) as Wire).name).toBe('Renamed');
+      expect(((await w.anon.posts.get({ blogId, postId: post.id })) as Wire).url).toBe(`https://moved.example${path}`);
+      await expectError(w.service.blogs.insert({ body: { name: 'Squatter', url: BLOG_URL }, ownerId: USERS.reader.id }), 409, 'conflict');
+      const other = await w.service.blogs.insert({ body: { name: 'Other', url: 'https://other.example/' }, ownerId: USERS.reader.id });
+      await expectError(w.service.blogs.patch({ blogId: other.id, body: { url: 'https://moved.example/' } }), 409, 'conflict');
+      // PUT replaces: the description goes.
+      const replaced = (await w.admin.blogs.update({ blogId, body: { name: 'Again', url: 'https://moved.example/' } })) as Wire;
+      expect(replaced.description).toBe('');
+      await expectError(w.author.blogs.patch({ blogId, body: { name: 'Mine' } }), 403, 'forbidden');
+      await expectError(w.anon.blogs.patch({ blogId, body: { name: 'Mine' } }), 403);
+    });
+  });
+
+  describe('blogs.delete', () => {
+    it('removes everything of the blog, and only that; admins only', async () => {
+      const w = await world(makeDriver());
+      const ids = await fill(w.service, w.blogId, 5);
+      const other = await w.service.blogs.insert({ body: { name: 'Other', url: 'https://other.example/' }, ownerId: USERS.admin.id });
+      await fill(w.service, other.id, 2);
+      await expectError(w.author.blogs.delete({ blogId: w.blogId }), 403, 'forbidden');
+      await w.admin.blogs.delete({ blogId: w.blogId });
+      expect(await leftovers(w.driver, w.blogId)).toEqual(NOTHING);
+      expect(await w.driver.count({ collection: 'revisions', index: 'item', prefix: [ids[0]!] })).toBe(0);
+      await expectError(w.anon.blogs.get({ blogId: w.blogId }), 404, 'notFound');
+      await expectError(w.anon.blogs.getByUrl({ url: BLOG_URL }), 404, 'notFound');
+      await expectError(w.admin.posts.get({ blogId: w.blogId, postId: ids[0]! }), 404, 'notFound');
+      expect(((await w.admin.blogs.listByUser({ userId: 'self' })) as Wire).items.map((b: Wire) => b.id)).toEqual([other.id]);
+      expect((await leftovers(w.driver, other.id)).posts).toBe(2);
+      // The url is free again.
+      await w.service.blogs.insert({ body: { name: 'Reborn', url: BLOG_URL }, ownerId: USERS.admin.id });
+    });
   });
 });
 
-describe('blogs.update and blogs.patch', () => {
-  it('rename and move a blog: old and new urls both resolve, post urls follow, the old url stays this blog’s', async () => {
-    const w = await world();
-    const blogId = w.blogId;
-    const post = await makePost(w, 'LIVE');
-    const path = new URL(post.url).pathname;
-    const moved = (await w.admin.blogs.patch({ blogId, body: { name: 'Renamed', url: 'https://moved.example/' } })) as Wire;
-    expect(moved).toMatchObject({ id: blogId, name: 'Renamed', url: 'https://moved.example/', description: 'A blog for tests' });
-    expect(((await w.anon.blogs.getByUrl({ url: BLOG_URL })) as Wire).id).toBe(blogId);
-    expect(((await w.anon.blogs.getByUrl({ url: 'https://moved.example' })) as Wire).name).toBe('Renamed');
-    expect(((await w.anon.posts.get({ blogId, postId: post.id })) as Wire).url).toBe(`https://moved.example${path}`);
-    await expectError(w.service.blogs.insert({ body: { name: 'Squatter', url: BLOG_URL }, ownerId: USERS.reader.id }), 409, 'conflict');
-    const other = await w.service.blogs.insert({ body: { name: 'Other', url: 'https://other.example/' }, ownerId: USERS.reader.id });
-    await expectError(w.service.blogs.patch({ blogId: other.id, body: { url: 'https://moved.example/' } }), 409, 'conflict');
-    // PUT replaces: the description goes.
-    const replaced = (await w.admin.blogs.update({ blogId, body: { name: 'Again', url: 'https://moved.example/' } })) as Wire;
-    expect(replaced.description).toBe('');
-    await expectError(w.author.blogs.patch({ blogId, body: { name: 'Mine' } }), 403, 'forbidden');
-    await expectError(w.anon.blogs.patch({ blogId, body: { name: 'Mine' } }), 403);
-  });
-});
-
-describe('blogs.delete', () => {
-  it('removes everything of the blog, and only that; admins only', async () => {
-    const w = await world();
-    const ids = await fill(w.service, w.blogId, 5);
-    const other = await w.service.blogs.insert({ body: { name: 'Other', url: 'https://other.example/' }, ownerId: USERS.admin.id });
-    await fill(w.service, other.id, 2);
-    await expectError(w.author.blogs.delete({ blogId: w.blogId }), 403, 'forbidden');
-    await w.admin.blogs.delete({ blogId: w.blogId });
-    expect(await leftovers(w.driver, w.blogId)).toEqual(NOTHING);
-    expect(await w.driver.count({ collection: 'revisions', index: 'item', prefix: [ids[0]!] })).toBe(0);
-    await expectError(w.anon.blogs.get({ blogId: w.blogId }), 404, 'notFound');
-    await expectError(w.anon.blogs.getByUrl({ url: BLOG_URL }), 404, 'notFound');
-    await expectError(w.admin.posts.get({ blogId: w.blogId, postId: ids[0]! }), 404, 'notFound');
-    expect(((await w.admin.blogs.listByUser({ userId: 'self' })) as Wire).items.map((b: Wire) => b.id)).toEqual([other.id]);
-    expect((await leftovers(w.driver, other.id)).posts).toBe(2);
-    // The url is free again.
-    await w.service.blogs.insert({ body: { name: 'Reborn', url: BLOG_URL }, ownerId: USERS.admin.id });
-  });
-
+describe('blogs.delete on SQLite', () => {
   it('a SIGKILL midway leaves a blog that reads as gone; a second call finishes the work', async () => {
     const file = join(dir, 'killed.db');
     const setup = createBlogService({ driver: sqliteDriver({ filename: file }) });
@@ -114,7 +119,7 @@ describe('blogs.delete', () => {
     await setup.close();
 
     // Killed after the mark and two batches of comments: posts, pages, labels, views and members remain.
-    await runAndKill('test/blog-admin/delete-child.ts', [file, blog.id], 3);
+    await runAndKill('test/service/blog-admin-child.ts', [file, blog.id], 3);
     const driver = sqliteDriver({ filename: file });
     const service = createBlogService({ driver });
     await service.ready();

@@ -125,7 +125,7 @@ interface Child {
 const waiters: Array<() => void> = [];
 
 function startChild(file: string): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/scheduler/child.ts', file], { cwd: process.cwd() });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/core/scheduler-child.ts', file], { cwd: process.cwd() });
   const lines: Array<Record<string, unknown>> = [];
   let buf = '';
   let stderr = '';

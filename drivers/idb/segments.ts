@@ -1,0 +1,104 @@
+/**
+ * Where search postings (postings.ts) live in IndexedDB, and how a commit adds to them: per searchable
+ * collection, `~seg.<c>` holds segment heads under an auto-incremented id, `~post.<c>` their bodies (keys
+ * [id, kind, …]), and `~dead.<c>` the version of each document whose older entries are to be dropped (a
+ * document written again or deleted). A commit's searchable documents become one new segment; when eight
+ * segments of one size class pile up, they are merged into one, in the same transaction.
+ */
+import type { IDBPTransaction } from 'idb';
+import type { CollectionDef, Key } from '../../src/store/driver.js';
+import { buildSegment, level, mergeDocs, Segment, type PostingDoc, type SegHead } from './postings.js';
+
+export const SEG = (collection: string) => `~seg.${collection}`;
+export const POST = (collection: string) => `~post.${collection}`;
+export const DEAD = (collection: string) => `~dead.${collection}`;
+
+type Tx = IDBPTransaction<unknown, string[], 'readwrite' | 'versionchange'>;
+type ReadTx = IDBPTransaction<unknown, string[], IDBTransactionMode>;
+
+/** Segments of one size class that make a merge. */
+const FANOUT = 8;
+
+/** The key a document sorts by in postings: its key in the collection's first index (the walk's order). */
+export const orderKey = (def: CollectionDef, keys: Readonly<Record<string, readonly Key[]>>): Key | undefined => {
+  const first = def.indexes[0] && keys[def.indexes[0].name];
+  return first?.length === 1 ? first[0] : undefined;
+};
+
+/** Every segment of a collection, its bodies read through `tx` when a search needs them. */
+export async function segmentsOf(tx: ReadTx, collection: string): Promise<Segment[]> {
+  const heads = (await tx.objectStore(SEG(collection)).getAll()) as SegHead[];
+  const bodies = tx.objectStore(POST(collection));
+  return heads.map((head) => new Segment(head, { get: (key) => bodies.get(key as IDBValidKey) }));
+}
+
+/** Writes a segment of `docs` (its id from the store's key generator), then its bodies. */
+async function writeSegment(tx: Tx, collection: string, docs: readonly PostingDoc[]): Promise<void> {
+  const heads = tx.objectStore(SEG(collection));
+  const id = (await heads.add({})) as number;
+  const { head, body } = buildSegment(id, docs);
+  const bodies = tx.objectStore(POST(collection));
+  await Promise.all([heads.put(head, id), ...body.map(([key, value]) => bodies.put(value, key))]);
+}
+
+/**
+ * Adds a commit's searchable documents as a segment and notes the versions it replaced (`dead`: id → the
+ * version written over or deleted), then merges size classes that reached FANOUT segments.
+ */
+export async function addPostings(
+  tx: Tx,
+  KeyRange: typeof IDBKeyRange,
+  collection: string,
+  docs: readonly PostingDoc[],
+  dead: ReadonlyMap<string, number>,
+): Promise<void> {
+  const deadStore = tx.objectStore(DEAD(collection));
+  const writes: Array<Promise<unknown>> = [...dead].map(([id, v]) => deadStore.put(v, id));
+  if (docs.length) writes.push(writeSegment(tx, collection, docs));
+  await Promise.all(writes);
+  if (docs.length) await mergeFull(tx, KeyRange, collection);
+}
+
+/** Merges the segments of each size class that holds FANOUT of them, smallest first, until none does. */
+async function mergeFull(tx: Tx, KeyRange: typeof IDBKeyRange, collection: string): Promise<void> {
+  for (;;) {
+    const segs = await segmentsOf(tx, collection);
+    const classes = new Map<number, Segment[]>();
+    for (const s of segs) {
+      const l = level(s.head.n);
+      classes.set(l, [...(classes.get(l) ?? []), s]);
+    }
+    const full = [...classes].sort((a, b) => a[0] - b[0]).find(([, group]) => group.length >= FANOUT);
+    if (!full) return;
+    const group = full[1];
+    // Merging every segment there is leaves no older entry anywhere: the dead versions are spent.
+    const everything = group.length === segs.length;
+    const deadStore = tx.objectStore(DEAD(collection));
+    const [ids, versions] = await Promise.all([deadStore.getAllKeys(), deadStore.getAll()]);
+    const dead = new Map((ids as string[]).map((id, i) => [id, versions[i] as number]));
+    const docs = await mergeDocs(group, dead);
+    const heads = tx.objectStore(SEG(collection));
+    const bodies = tx.objectStore(POST(collection));
+    await Promise.all([
+      ...group.flatMap((s) => [heads.delete(s.head.id), bodies.delete(KeyRange.bound([s.head.id], [s.head.id, []]))]),
+      ...(everything ? [deadStore.clear()] : []),
+    ]);
+    if (docs.length) await writeSegment(tx, collection, docs);
+  }
+}
+
+/**
+ * Layout 2 kept a searchable collection's tokens as `{ id, t }` records of `~terms.<c>` (`terms`): they become
+ * segments, each document with its stored version and first-index key (the upgrade then drops that store).
+ */
+export async function fromLayout2(tx: IDBPTransaction<unknown, string[], 'versionchange'>, def: CollectionDef, terms: string): Promise<void> {
+  const [tokens, recs] = await Promise.all([tx.objectStore(terms).getAll(), tx.objectStore(def.name).getAll()]);
+  const byId = new Map((recs as Array<{ id: string; v: number; s?: string; k: Record<string, Key[]> }>).map((r) => [r.id, r]));
+  const docs: PostingDoc[] = [];
+  for (const t of tokens as Array<{ id: string; t: string[] }>) {
+    const rec = byId.get(t.id);
+    // (Layout 2's keys were `<scope hash>:<token>`: the token is after the first colon.)
+    if (rec) docs.push({ id: rec.id, v: rec.v, s: rec.s ?? '', key: orderKey(def, rec.k) ?? [], terms: t.t.map((k) => k.slice(k.indexOf(':') + 1)) });
+  }
+  await addPostings(tx, IDBKeyRange, def.name, docs, new Map());
+}

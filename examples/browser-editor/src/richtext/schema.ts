@@ -1,0 +1,141 @@
+/**
+ * What the rich text editor can hold: TipTap's starter kit (paragraphs, headings, lists, quotes, code, links,
+ * bold, italic…), pictures, and one node for the HTML it cannot represent (`rawHtml`, kept byte for byte).
+ * A few extensions remember the exact tag they were read from (`<b>` or `<strong>`, `<i>` or `<em>`, `<pre>`
+ * with or without `<code>`), and a paragraph can be *bare*: inline content that stood without a `<p>` (at the
+ * top of a Blogger post, inside an `<li>` or a `<blockquote>`) is written back without one. html.ts reads and
+ * writes posts with this schema.
+ */
+import { Extension, getSchema, mergeAttributes, Node, type AnyExtension } from '@tiptap/core';
+import { Bold } from '@tiptap/extension-bold';
+import { CodeBlock } from '@tiptap/extension-code-block';
+import { Image } from '@tiptap/extension-image';
+import { Italic } from '@tiptap/extension-italic';
+import { Paragraph } from '@tiptap/extension-paragraph';
+import { Strike } from '@tiptap/extension-strike';
+import type { Schema } from '@tiptap/pm/model';
+import { StarterKit } from '@tiptap/starter-kit';
+
+/** The attribute a paragraph carries (in the editor's own DOM only) when it had no `<p>` of its own. */
+export const BARE = 'data-bc-bare';
+
+/** The top-level nodes html.ts may keep the source text of. */
+export const BLOCKS = ['paragraph', 'heading', 'bulletList', 'orderedList', 'blockquote', 'codeBlock', 'horizontalRule', 'rawHtml'];
+
+/**
+ * The source a top-level block was read from: its text with the whitespace around it, and how the editor
+ * wrote it then. While the editor still writes it the same way, the source goes back out unchanged.
+ */
+export interface Kept {
+  lead: string;
+  body: string;
+  tail: string;
+  written: string;
+}
+
+/** A mark written with the tag it was read from (the first is the default for new text). */
+const tagKeeping = (tags: readonly string[]) => ({
+  tag: {
+    default: tags[0],
+    rendered: false,
+    parseHTML: (el: HTMLElement) => {
+      const tag = el.nodeName.toLowerCase();
+      return tags.includes(tag) ? tag : tags[0];
+    },
+  },
+});
+
+const KeptBold = Bold.extend({
+  addAttributes: () => tagKeeping(['strong', 'b']),
+  renderHTML({ mark, HTMLAttributes }) {
+    return [mark.attrs.tag as string, mergeAttributes(this.options.HTMLAttributes, HTMLAttributes), 0];
+  },
+});
+const KeptItalic = Italic.extend({
+  addAttributes: () => tagKeeping(['em', 'i']),
+  renderHTML({ mark, HTMLAttributes }) {
+    return [mark.attrs.tag as string, mergeAttributes(this.options.HTMLAttributes, HTMLAttributes), 0];
+  },
+});
+const KeptStrike = Strike.extend({
+  addAttributes: () => tagKeeping(['s', 'del', 'strike']),
+  renderHTML({ mark, HTMLAttributes }) {
+    return [mark.attrs.tag as string, mergeAttributes(this.options.HTMLAttributes, HTMLAttributes), 0];
+  },
+});
+
+/** `<pre>` alone or `<pre><code class="language-x">`, as it was. */
+const KeptCodeBlock = CodeBlock.extend({
+  addAttributes() {
+    return {
+      ...this.parent?.(),
+      code: { default: true, rendered: false, parseHTML: (el: HTMLElement) => el.firstElementChild?.nodeName === 'CODE' },
+    };
+  },
+  renderHTML({ node, HTMLAttributes }) {
+    const pre = mergeAttributes(this.options.HTMLAttributes, HTMLAttributes);
+    if (!node.attrs.code) return ['pre', pre, 0];
+    return ['pre', pre, ['code', { class: node.attrs.language ? `${this.options.languageClassPrefix}${node.attrs.language}` : null }, 0]];
+  },
+});
+
+const BareParagraph = Paragraph.extend({
+  addAttributes() {
+    return {
+      bare: {
+        default: false,
+        keepOnSplit: false,
+        parseHTML: (el: HTMLElement) => el.hasAttribute(BARE),
+        renderHTML: (attrs: Record<string, unknown>) => (attrs.bare ? { [BARE]: '' } : {}),
+      },
+    };
+  },
+});
+
+/**
+ * HTML the editor cannot represent (a `<div>` with styles, a table, an embed, a comment): one block that
+ * keeps its text exactly. Shown as a preview that can be opened as HTML (editor.ts gives it its view).
+ */
+export const RawHtml = Node.create({
+  name: 'rawHtml',
+  group: 'block',
+  atom: true,
+  selectable: true,
+  draggable: true,
+  addAttributes: () => ({ html: { default: '', rendered: false } }),
+  // Copied and pasted inside the editor it stays what it is.
+  parseHTML: () => [{ tag: 'div[data-bc-raw]', getAttrs: (el) => ({ html: (el as HTMLElement).getAttribute('data-bc-raw') ?? '' }) }],
+  renderHTML: ({ node }) => ['div', { 'data-bc-raw': node.attrs.html as string }],
+});
+
+/** The source of each top-level block (never written into the HTML itself). */
+const KeepSource = Extension.create({
+  name: 'keepSource',
+  addGlobalAttributes: () => [{ types: BLOCKS, attributes: { kept: { default: null, rendered: false, keepOnSplit: false } } }],
+});
+
+export const extensions: AnyExtension[] = [
+  StarterKit.configure({
+    bold: false,
+    italic: false,
+    strike: false,
+    codeBlock: false,
+    paragraph: false,
+    // A post ends where its author ended it: no empty paragraph added after a last list or picture.
+    trailingNode: false,
+    heading: { levels: [1, 2, 3, 4, 5, 6] },
+    link: { openOnClick: false, autolink: false, HTMLAttributes: { target: null, rel: null } },
+  }),
+  KeptBold,
+  KeptItalic,
+  KeptStrike,
+  KeptCodeBlock,
+  BareParagraph,
+  Image.configure({ inline: true, allowBase64: false }),
+  RawHtml,
+  KeepSource,
+];
+
+let schema: Schema | undefined;
+/** The schema of `extensions` (the editor builds the same one). */
+export const richSchema = (): Schema => (schema ??= getSchema(extensions));
