@@ -78,5 +78,6 @@ export {
   type LogPosition,
   type LogBounds,
   type PruneQuery,
+  type ReadSession,
 } from './store/driver.js';
 export { STORE_SCHEMA } from './store/schema.js';

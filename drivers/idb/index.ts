@@ -32,19 +32,9 @@ import { Connection, openDatabase, settings, type IdbDriverOptions, type OpenOpt
 import { count, get, getByIndex, getMany, keys, list } from './reads.js';
 import { BLOBS, checkNames } from './schema.js';
 import { search } from './search.js';
+import { lazy } from '../../src/util/lazy.js';
 
 export { IdbBlockedError, type IdbDriverOptions } from './connect.js';
-
-/** A blob store whose code loads on its first call. */
-function lazyBlobs(load: () => Promise<BlobStore>): BlobStore {
-  let store: Promise<BlobStore> | undefined;
-  return new Proxy({} as BlobStore, {
-    get:
-      (_, name: keyof BlobStore) =>
-      async (...args: never[]) =>
-        ((await (store ??= load()))[name] as (...a: never[]) => unknown)(...args),
-  });
-}
 
 class IdbDriver implements StorageDriver {
   private readonly settings: OpenOptions;
@@ -53,7 +43,12 @@ class IdbDriver implements StorageDriver {
   /** Why the connection is gone (closed by us, upgraded or deleted elsewhere, or dropped by the browser). */
   private lost: string | undefined = 'idb driver is not open: call open(schema) first';
   /** Media bytes (blobs.ts, loaded on first use: most page loads never touch a picture's bytes). */
-  readonly blobs: BlobStore = lazyBlobs(async () => (await import('./blobs.js')).idbBlobs(() => this.connection().db, BLOBS));
+  readonly blobs: BlobStore = lazy(async () => (await import('./blobs.js')).idbBlobs(() => this.connection().db, BLOBS), {
+    put: 1,
+    read: 1,
+    delete: 1,
+    sweep: 1,
+  });
 
   constructor(options: IdbDriverOptions) {
     const { KeyRange, ...open } = settings(options);

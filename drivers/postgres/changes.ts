@@ -1,16 +1,19 @@
-/** The change log: the `changes` table, one row per op under (commit seq, position in the commit), and the meta rows. */
+/**
+ * The change log: the `changes` table, one row per op under (commit seq, position in the commit), and the meta
+ * rows. Reads of "what came after" stop at the log's safe end (functions.ts `log_end`): commits run side by
+ * side and finish in any order, and a seq read past one still running would skip it when it lands.
+ */
 import type { Change, LogBounds, LogPosition, PruneQuery } from '../../src/store/driver.js';
 import type { Connection } from './connect.js';
 import { fromPgText, pgText } from './text.js';
 
 const changeSql = (s: string) => ({
-  changesSince: `SELECT seq, pos, coll, id, type, version, stream, time FROM ${s}.changes WHERE seq > $1 ORDER BY seq, pos LIMIT $2`,
+  changesSince: `SELECT seq, pos, coll, id, type, version, stream, time FROM ${s}.changes_since($1, $2)`,
   streamChanges: `SELECT seq, pos, coll, id, type, version, stream, time FROM ${s}.changes
       WHERE stream = $1 AND (seq, pos) > ($2::bigint, $3::bigint) ORDER BY stream, seq, pos LIMIT $4`,
-  lastSeq: `SELECT value FROM ${s}.meta WHERE key = 'seq'`,
-  pruned: `SELECT value FROM ${s}.meta WHERE key = 'pruned'`,
+  bounds: `SELECT ${s}.log_end(), (SELECT value FROM ${s}.meta WHERE key = 'pruned')`,
   // One statement: the oldest entries up to the limit, the longest run of them that qualifies, deleted,
-  // and meta.pruned raised to the last seq deleted (the seq counter lives in meta and never goes back).
+  // and meta.pruned raised to the last seq deleted (log_end never answers below it).
   prune: `WITH oldest AS (
         SELECT seq, pos, (time < $1 OR seq <= $2) AS ok, row_number() OVER (ORDER BY seq, pos) AS n
         FROM (SELECT seq, pos, time FROM ${s}.changes ORDER BY seq, pos LIMIT $3) o
@@ -48,8 +51,7 @@ export async function streamChanges(c: Connection, stream: string, after: LogPos
 }
 
 export async function logBounds(c: Connection): Promise<LogBounds> {
-  const sql = c.sql(changeSql);
-  const [[newest], [pruned]] = (await Promise.all([c.run(sql.lastSeq, []), c.run(sql.pruned, [])])) as [unknown[][], unknown[][]];
+  const [[newest, pruned]] = (await c.run(c.sql(changeSql).bounds, [])) as [[string, string]];
   return { newest: Number(newest), pruned: Number(pruned) };
 }
 

@@ -1,7 +1,7 @@
 /**
  * One commit, one statement: the ops, their index entries and tokens go as arrays to `commit_ops`
- * (schema.ts), which checks and writes them atomically, logs them and notifies the store's channel; a
- * refusal comes back as an SQLSTATE this file turns into a DriverConflict.
+ * (functions.ts), which checks and writes them atomically and logs them (the driver notifies the store's
+ * channel after); a refusal comes back as an SQLSTATE this file turns into a DriverConflict.
  */
 import { DriverConflict, type CommitOptions, type CommitResult, type WriteOp } from '../../src/store/driver.js';
 import { encodeKey } from '../shared/byte-keys.js';
@@ -11,7 +11,7 @@ import { storedToken } from './search.js';
 import { pgText } from './text.js';
 
 const commitSql = (s: string) => `SELECT ${s}.commit_ops($1::int[], $2::text[], $3::int[], $4::boolean[], $5::text[], $6::text[],
-      $7::int[], $8::int[], $9::bytea[], $10::boolean[], $11::int[], $12::text[], $13::text[], $14::bigint)`;
+      $7::text[], $8::int[], $9::int[], $10::bytea[], $11::boolean[], $12::int[], $13::text[], $14::bigint)`;
 
 export async function commit(c: Connection, ops: readonly WriteOp[], options: CommitOptions): Promise<CommitResult> {
   const oStream: Array<string | null> = ops.map((op) => (op.stream !== undefined ? pgText(op.stream) : null));
@@ -25,8 +25,10 @@ export async function commit(c: Connection, ops: readonly WriteOp[], options: Co
   const eIx: number[] = [];
   const eKey: Buffer[] = [];
   const eU: boolean[] = [];
-  const tOp: number[] = [];
   const tTok: string[] = [];
+  /** Where each op's entries and tokens end (1-based, inclusive): commit_ops takes slices up to there. */
+  const oE: number[] = [];
+  const oT: number[] = [];
   // Resolve names first: an unknown collection or index is a programming error, not a conflict.
   ops.forEach((op, k) => {
     const coll = c.collection(op.collection);
@@ -37,6 +39,8 @@ export async function commit(c: Connection, ops: readonly WriteOp[], options: Co
     if (op.type === 'delete') {
       oDoc.push(null);
       oScope.push(null);
+      oE.push(eIx.length);
+      oT.push(tTok.length);
       return;
     }
     oDoc.push(JSON.stringify(op.doc));
@@ -50,17 +54,14 @@ export async function commit(c: Connection, ops: readonly WriteOp[], options: Co
       }
     }
     oScope.push(op.terms ? pgText(op.terms.scope) : null);
-    if (op.terms) {
-      for (const t of new Set(op.terms.tokens)) {
-        tOp.push(k + 1);
-        tTok.push(storedToken(coll.no, op.terms.scope, t));
-      }
-    }
+    if (op.terms) for (const t of new Set(op.terms.tokens)) tTok.push(storedToken(coll.no, op.terms.scope, t));
+    oE.push(eIx.length);
+    oT.push(tTok.length);
   });
   try {
     const rows = await c.run(
       c.sql(commitSql),
-      [oColl, oId, oExpect, oDel, oDoc, oScope, eOp, eIx, eKey, eU, tOp, tTok, oStream, Math.floor(options.time ?? Date.now())],
+      [oColl, oId, oExpect, oDel, oDoc, oScope, oStream, oE, eIx, eKey, eU, oT, tTok, Math.floor(options.time ?? Date.now())],
       false,
     );
     return { seq: Number(rows[0]![0]) };

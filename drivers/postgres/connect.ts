@@ -6,8 +6,9 @@
 import { shortHash } from '../../src/util/ids.js';
 import { Catalog } from '../shared/catalog.js';
 import type { PgError, PgModule, PgPool, PgQueryConfig } from './native.js';
+import { current, type ReplicaOptions, type Replicas } from './replicas.js';
 
-interface Common {
+interface Common extends ReplicaOptions {
   /** The schema holding the store's tables, created when missing. Default `blogcore`. */
   schema?: string;
   /**
@@ -20,6 +21,12 @@ interface Common {
    * Default true. A single server may turn it off: each write then skips storing its events for others.
    */
   shareEvents?: boolean;
+  /**
+   * Streaming replicas of the database (`postgres://` URLs, or host-owned Pools used as given): reads go to a
+   * replica far enough along, writes to the primary; each scoped service reads its own writes (docs/postgres.md).
+   * The driver opens a Pool of `max` connections on each URL and ends it on `close()`.
+   */
+  replicas?: ReadonlyArray<string | PgPool>;
 }
 
 export interface PostgresConnectionOptions extends Common {
@@ -37,7 +44,7 @@ export interface PostgresPoolOptions extends Common {
 export type PostgresDriverOptions = PostgresConnectionOptions | PostgresPoolOptions;
 
 /** Opens a Pool on the connection string. */
-export async function openPool(options: PostgresConnectionOptions): Promise<PgPool> {
+export async function openPool(options: { connectionString: string; max?: number | undefined }): Promise<PgPool> {
   const mod = (await import('pg').catch((error: unknown) => {
     throw new Error(`blogcore/postgres needs pg (npm install pg): ${String(error)}`);
   })) as unknown as { default?: PgModule } & PgModule;
@@ -56,7 +63,7 @@ export type { CollectionInfo, IndexInfo } from '../shared/catalog.js';
 /** SQLSTATEs of a connection that went away: the call failed, and whether it ran is unknown. */
 const CONNECTION_LOST = /^(08|57P0)/;
 
-function lostConnection(error: unknown): boolean {
+export function lostConnection(error: unknown): boolean {
   const e = error as PgError;
   return !!(e?.code && CONNECTION_LOST.test(e.code)) || /Connection terminated|ECONNRESET|ECONNREFUSED|EPIPE/.test(String(e?.message));
 }
@@ -80,6 +87,8 @@ export class Connection extends Catalog {
   /** Statement names start with a tag of the schema: two stores on one connection never share a name. */
   readonly #prefix: string;
   readonly #statements = new Map<(s: string) => unknown, unknown>();
+  /** Where reads go when the store has replicas (replicas.ts). */
+  replicas: Replicas | undefined;
 
   constructor(
     readonly pool: PgPool,
@@ -100,7 +109,9 @@ export class Connection extends Catalog {
 
   /**
    * One statement on any pooled connection, rows as arrays. A read whose connection was lost (a restarted
-   * server, a killed backend) is tried once more on a fresh one; a commit is not (it may have happened).
+   * server, a killed backend) is tried once more on a fresh one; a commit is not (it may have happened). With
+   * replicas a read goes where the driver call's session may read (replicas.ts), and one whose replica went
+   * away is answered by the primary.
    */
   async run(text: string, values: readonly unknown[], read = true): Promise<unknown[][]> {
     const config: PgQueryConfig = { text, values, rowMode: 'array' };
@@ -109,12 +120,13 @@ export class Connection extends Catalog {
       if (!name) this.#names.set(text, (name = `${this.#prefix}${this.#names.size}`));
       config.name = name;
     }
+    const pool = read && this.replicas ? await this.replicas.pick(current.getStore()?.position) : this.pool;
     try {
-      return (await this.pool.query<unknown[]>(config)).rows;
+      return (await pool.query<unknown[]>(config)).rows;
     } catch (error) {
       if (read && lostConnection(error)) {
         try {
-          return (await this.pool.query<unknown[]>(config)).rows;
+          return (await (pool !== this.pool && this.replicas!.failed(pool) ? this.pool : pool).query<unknown[]>(config)).rows;
         } catch (again) {
           throw clearError(again);
         }

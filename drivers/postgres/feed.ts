@@ -1,6 +1,6 @@
 /**
  * The store's change signal across app servers: one pooled connection LISTENs on the store's channel
- * (commit_ops NOTIFYs after every commit). Listeners are told "the log may have grown" and read
+ * (the Notifier NOTIFYs after commits). Listeners are told "the log may have grown" and read
  * `changesSince` themselves, so a lost notification only delays them: they are also told after a reconnect
  * and on a slow timer.
  */
@@ -102,5 +102,39 @@ export class Feed {
       await client.query(`UNLISTEN ${ident(this.channel)}`).catch(() => undefined);
       client.release();
     }
+  }
+}
+
+/**
+ * The NOTIFY after commits. Not inside the commit: there PostgreSQL holds a lock on the whole database from
+ * the NOTIFY until the commit ends, so commits that notify take turns, fsync included. One at a time: commits
+ * made while one is on its way are announced by the next. A lost one only delays the listeners (Feed polls).
+ */
+export class Notifier {
+  private sending: Promise<void> | undefined;
+  private again = false;
+
+  constructor(
+    private readonly pool: PgPool,
+    private readonly channel: string,
+  ) {}
+
+  committed(): void {
+    if (this.sending) {
+      this.again = true;
+      return;
+    }
+    this.sending = (async () => {
+      do {
+        this.again = false;
+        await this.pool.query({ text: 'SELECT pg_notify($1, $2)', values: [this.channel, ''] }).catch(() => undefined);
+      } while (this.again);
+      this.sending = undefined;
+    })();
+  }
+
+  /** Settles once nothing is on its way. */
+  async idle(): Promise<void> {
+    await this.sending;
   }
 }

@@ -3,8 +3,9 @@
  * sharing one database. It stores what the core gives it (documents, index keys, search tokens) and decides
  * nothing; see src/store/driver.ts. Where each part lives: connect.ts the pool and one statement per round
  * trip, schema.ts the layout, migrations and `commit_ops`, reads.ts reads by id and key range, search.ts
- * token search, commit.ts writes, changes.ts the change log, blobs.ts media bytes, feed.ts the change signal across app servers,
- * text.ts strings as PostgreSQL text, native.ts the slice of `pg` it uses; key bytes come from
+ * token search, commit.ts writes, changes.ts the change log, blobs.ts media bytes, functions.ts the SQL functions of commits and of
+ * the log's end, feed.ts the change signal across app servers, replicas.ts where reads go when there are read
+ * replicas, text.ts strings as PostgreSQL text, native.ts the slice of `pg` it uses; key bytes come from
  * drivers/shared/byte-keys.ts.
  */
 import type {
@@ -21,6 +22,7 @@ import type {
   LogPosition,
   PruneQuery,
   RangeQuery,
+  ReadSession,
   SearchQuery,
   StorageDriver,
   StoredDoc,
@@ -30,7 +32,9 @@ import type {
 import { changesSince, logBounds, pruneChanges, streamChanges } from './changes.js';
 import { commit } from './commit.js';
 import { clearError, Connection, openPool, type PostgresDriverOptions } from './connect.js';
-import { Feed } from './feed.js';
+import { Feed, Notifier } from './feed.js';
+import type { PgPool } from './native.js';
+import { current, formatLsn, parseLsn, Replicas, Session } from './replicas.js';
 import { count, get, getByIndex, getMany, keys, list } from './reads.js';
 import { channelOf, migrate, MIGRATIONS } from './schema.js';
 import { search } from './search.js';
@@ -39,24 +43,37 @@ import { ident } from './connect.js';
 
 export type { PostgresConnectionOptions, PostgresDriverOptions, PostgresPoolOptions } from './connect.js';
 export type { PgPool } from './native.js';
+export type { ReplicaOptions } from './replicas.js';
+
+/** The PostgreSQL driver: a StorageDriver, and where its reads went (with replicas). */
+export interface PostgresDriver extends StorageDriver {
+  /** Reads answered by the primary and by replicas since the driver opened (both 0 without replicas). */
+  readsServed(): { primary: number; replicas: number };
+}
 
 /** The storage-layout version this build writes (rows of `<schema>.migrations`). */
 export const POSTGRES_STORAGE_VERSION = MIGRATIONS.length;
 
-class PostgresDriver implements StorageDriver {
+class Driver implements PostgresDriver {
   private conn: Connection | undefined;
   private readonly owned: boolean;
   private closed = false;
   private readonly schema: string;
   private feed: Feed | undefined;
   readonly blobs: BlobStore;
+  private notifier: Notifier | undefined;
+  /** Replica pools this driver opened (and ends on close). */
+  private ownedReplicas: PgPool[] = [];
 
   constructor(private readonly options: PostgresDriverOptions) {
     this.owned = !('pool' in options);
     this.schema = options.schema ?? 'blogcore';
     if (!this.schema || this.schema.length > 50) throw new Error('postgres driver: schema must be 1 to 50 characters');
-    this.blobs = postgresBlobs({ s: ident(this.schema), run: (text, values, read) => this.connection().run(text, values, read) });
+    // Media bytes go to and come from the primary: a replica may not have a picture's bytes yet, and the blob
+    // store has no read session to wait for them.
+    this.blobs = postgresBlobs({ s: ident(this.schema), run: (text, values) => this.connection().run(text, values, false) });
     if (options.shareEvents !== false) this.watch = (listener) => this.follow(listener);
+    if (options.replicas?.length) this.session = () => this.sessionOf(new Session());
   }
 
   /** The open connection, or why there is none. */
@@ -79,6 +96,60 @@ class PostgresDriver implements StorageDriver {
       }
       throw clearError(error);
     }
+    if (this.options.shareEvents !== false) this.notifier ??= new Notifier(pool, channelOf(this.schema));
+    if (this.options.replicas?.length && !this.conn.replicas) {
+      const max = 'max' in this.options ? this.options.max : undefined;
+      const pools: PgPool[] = [];
+      for (const r of this.options.replicas) {
+        if (typeof r !== 'string') pools.push(r);
+        else this.ownedReplicas.push(pools[pools.push(await openPool({ connectionString: r, max })) - 1]!);
+      }
+      this.conn.replicas = new Replicas(pool, pools, this.options);
+      await this.conn.replicas.start();
+    }
+  }
+
+  /** A read session: its driver reads only where its position is visible, its commits move it (replicas.ts). */
+  readonly session?: () => ReadSession;
+
+  private sessionOf(s: Session): ReadSession {
+    const within =
+      <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+      (...args: A) =>
+        current.run(s, () => fn.apply(this, args));
+    const driver: StorageDriver = {
+      open: (schema) => this.open(schema),
+      get: within(this.get),
+      getMany: within(this.getMany),
+      getByIndex: within(this.getByIndex),
+      list: within(this.list),
+      count: within(this.count),
+      keys: within(this.keys),
+      search: within(this.search),
+      commit: within(this.commit),
+      changesSince: within(this.changesSince),
+      streamChanges: within(this.streamChanges),
+      logBounds: within(this.logBounds),
+      pruneChanges: within(this.pruneChanges),
+      blobs: this.blobs,
+      ...(this.watch ? { watch: this.watch } : {}),
+      session: () => this.sessionOf(new Session()),
+      close: () => this.close(),
+    };
+    return {
+      driver,
+      token: () => (s.position === undefined ? undefined : formatLsn(s.position)),
+      see: (token) => {
+        const lsn = parseLsn(token);
+        if (lsn !== undefined) s.saw(lsn);
+      },
+      child: () => this.sessionOf(new Session(s)),
+    };
+  }
+
+  readsServed(): { primary: number; replicas: number } {
+    const served = this.conn?.replicas?.served;
+    return { primary: served?.primary ?? 0, replicas: served?.replica ?? 0 };
   }
 
   async get(collection: string, id: string): Promise<StoredDoc | undefined> {
@@ -110,7 +181,13 @@ class PostgresDriver implements StorageDriver {
   }
 
   async commit(ops: readonly WriteOp[], options: CommitOptions = {}): Promise<CommitResult> {
-    return commit(this.connection(), ops, options);
+    const c = this.connection();
+    const result = await commit(c, ops, options);
+    this.notifier?.committed();
+    // With replicas: the primary's position now is at or past this commit; the session reads from there on.
+    const session = current.getStore();
+    if (c.replicas && session) session.wrote(await c.replicas.position());
+    return result;
   }
 
   async changesSince(seq: number, limit?: number): Promise<Change[]> {
@@ -147,6 +224,9 @@ class PostgresDriver implements StorageDriver {
     this.closed = true;
     await this.feed?.stop();
     this.feed = undefined;
+    await this.notifier?.idle();
+    this.conn?.replicas?.stop();
+    for (const pool of this.ownedReplicas.splice(0)) await pool.end().catch(() => undefined);
     if (this.owned && this.conn) await this.conn.pool.end();
     this.conn = undefined;
   }
@@ -154,8 +234,9 @@ class PostgresDriver implements StorageDriver {
 
 /**
  * `postgresDriver({ connectionString, schema? })` opens (and on close, ends) a Pool;
- * `postgresDriver({ pool, schema? })` uses a host's Pool and never ends it.
+ * `postgresDriver({ pool, schema? })` uses a host's Pool and never ends it;
+ * `replicas: [connectionString | pool, …]` sends reads to streaming replicas (docs/postgres.md).
  */
-export function postgresDriver(options: PostgresDriverOptions): StorageDriver {
-  return new PostgresDriver(options);
+export function postgresDriver(options: PostgresDriverOptions): PostgresDriver {
+  return new Driver(options);
 }

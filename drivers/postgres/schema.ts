@@ -10,16 +10,17 @@
  *             order-preserving encoding (drivers/shared/byte-keys.ts), so bytea order (memcmp) equals
  *             `compareKeys`, astral characters included; a list is one range walk of the primary key.
  *             Unique indexes are enforced by a partial unique index (`u`).
- * - changes   the change log, (seq, position in the commit). A commit takes its seq from the `meta` counter
- *             row as its last statement, so the row lock orders commits: seqs become visible in order and
- *             a reader of `seq > n` never skips one that commits later.
+ * - changes   the change log, (seq, position in the commit). Since layout 3 a commit's seq is its
+ *             transaction id plus `meta.seqBase`, and readers stop at the log's safe end (functions.ts).
  * - commit_ops() one commit as one statement (one round trip, atomic): compare-and-set on every op, index
- *             and token upkeep, the change rows and a NOTIFY on the store's channel.
+ *             and token upkeep, the change rows (functions.ts). The driver NOTIFYs the store's channel after.
+ * - log_end(), changes_since() the log's safe end and a page of it below that end (functions.ts).
  */
 
 import { blobTables } from './blobs.js';
 import type { StoreSchema } from '../../src/store/driver.js';
 import type { CollectionInfo, Connection } from './connect.js';
+import { commitOps as commitOpsNow, logEnd } from './functions.js';
 
 /** The NOTIFY channel of a store: one per schema. */
 export const channelOf = (schema: string): string => `blogcore:${schema}`.slice(0, 63);
@@ -27,7 +28,8 @@ export const channelOf = (schema: string): string => `blogcore:${schema}`.slice(
 const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
 /**
- * The commit function. Layout 2 (`v2`) takes each op's stream and the commit time, and logs them.
+ * The commit function of layouts 1 and 2 (`v2` takes each op's stream and the commit time, and logs them): its
+ * seq came from the meta counter row, locked by every commit until it ended.
  */
 const commitOps = (s: string, schema: string, v2: boolean) => `
   CREATE FUNCTION ${s}.commit_ops(
@@ -168,8 +170,26 @@ export const MIGRATIONS: ReadonlyArray<(s: string, schema: string) => string> = 
   DROP FUNCTION ${s}.commit_ops(int[], text[], int[], boolean[], text[], text[], int[], int[], bytea[], boolean[], int[], text[]);
   ${commitOps(s, schema, true)}
   `,
-  /* 3: media bytes (blobs.ts) */ (s) => blobTables(s),
+  /* 3: commits no longer take turns on the counter row (functions.ts): a seq is the commit's transaction id
+     plus seqBase, chosen so the next seq is above every seq of the counter. App servers of an older blogcore
+     find no commit_ops they know and refuse to write: upgrade them together. */ (s, schema) => `
+  INSERT INTO ${s}.meta (key, value)
+    SELECT 'seqBase', greatest(0, (SELECT value FROM ${s}.meta WHERE key = 'seq') - pg_current_xact_id()::text::bigint + 1);
+  DROP FUNCTION ${s}.commit_ops(int[], text[], int[], boolean[], text[], text[], int[], int[], bytea[], boolean[], int[], text[], text[], bigint);
+  ${commitOpsNow(s, schema)}
+  ${logEnd(s, schema)}
+  `,
+  /* 4: media bytes (blobs.ts) */ (s) => blobTables(s),
 ];
+
+/**
+ * A store restored into another cluster (pg_dump) meets transaction ids lower than its seqs: seqBase is raised
+ * so the next seq is above every seq there is (run on every open, under the migration lock; a no-op otherwise).
+ */
+const keepSeqsRising = (s: string) => `UPDATE ${s}.meta SET value = greatest(value,
+    greatest((SELECT coalesce(max(seq), 0) FROM ${s}.changes), (SELECT value FROM ${s}.meta WHERE key = 'pruned'))
+    - pg_current_xact_id()::text::bigint + 1)
+  WHERE key = 'seqBase'`;
 
 /** The meta rows and the collection catalog, schema-qualified. */
 export const catalogSql = (s: string) => ({
@@ -207,6 +227,7 @@ export async function migrate(c: Connection, schema: StoreSchema): Promise<void>
       await client.query(MIGRATIONS[v]!(s, c.schema));
       await client.query(`INSERT INTO ${s}.migrations (version) VALUES ($1)`, [v + 1]);
     }
+    await client.query(keepSeqsRising(s));
     await declare(c, schema, (text, values) => client.query<unknown[]>({ text, values, rowMode: 'array' }).then((r) => r.rows));
     await client.query('COMMIT');
   } catch (error) {

@@ -44,6 +44,12 @@ function encodeSlow(key: readonly string[]): Buffer {
 }
 
 export function decodeKey(buf: Buffer): string[] {
+  // The usual key: plain UTF-8 parts (no escape, no surrogate or U+D000–U+D7FF lead byte), decoded at once.
+  if (buf.indexOf(1) < 0 && buf.indexOf(0xed) < 0) {
+    const parts = buf.toString('utf8').split('\0');
+    parts.pop();
+    return parts;
+  }
   const parts: string[] = [];
   let start = 0;
   while (start < buf.length) {

@@ -10,6 +10,11 @@ const CHANGE_SQL = {
     WHERE stream = ? AND (seq, pos) > (?, ?) ORDER BY stream, seq, pos LIMIT ?`,
   oldestChanges: `SELECT seq, pos, time FROM changes ORDER BY seq, pos LIMIT ?`,
   pruneThrough: `DELETE FROM changes WHERE (seq, pos) <= (?, ?)`,
+  /** Moves when another connection commits (this connection's own commits are counted by the driver). */
+  dataVersion: `PRAGMA data_version`,
+  /** The newest seq (meta keeps the seq of an empty commit, which logs nothing) and how far pruning went: one statement. */
+  bounds: `SELECT max(coalesce((SELECT max(seq) FROM changes), 0), (SELECT value FROM meta WHERE key = 'seq')),
+    (SELECT value FROM meta WHERE key = 'pruned')`,
 } as const;
 
 type ChangeRow = [number, number, number, string, 'put' | 'delete', number, string | null, number];
@@ -46,9 +51,19 @@ export function streamChanges(c: Connection, stream: string, after: LogPosition,
   return rows.map((row) => toChange(c, row));
 }
 
+/**
+ * Asked at the start of nearly every call (the core's record cache): answered from the last answer while
+ * neither this connection (`c.writes`, counted by commits and prunes) nor another one (data_version) wrote.
+ */
 export function logBounds(c: Connection): LogBounds {
-  const newest = Number(c.stmt(META_SQL.nextSeq).pluck().get()) - 1;
-  return { newest, pruned: Number(c.stmt(META_SQL.getMeta).pluck().get('pruned')) };
+  const version = c.stmt(CHANGE_SQL.dataVersion).pluck().get() as number;
+  const known = c.bounds;
+  if (known && known.version === version && known.writes === c.writes) return { ...known.value };
+  const [newest, pruned] = c.stmt(CHANGE_SQL.bounds).raw().get() as [number, number];
+  const value = { newest: Number(newest), pruned: Number(pruned) };
+  // Inside a transaction the host opened, what this reads may still roll back: nothing is kept then.
+  c.bounds = c.db.inTransaction ? undefined : { version, writes: c.writes, value };
+  return { ...value };
 }
 
 export function pruneChanges(c: Connection, q: PruneQuery): number {
@@ -63,6 +78,7 @@ export function pruneChanges(c: Connection, q: PruneQuery): number {
         n++;
       }
       if (n === 0) return 0;
+      c.writes++;
       const [seq, pos] = rows[n - 1]!;
       // meta.seq keeps the counter right if the newest entries go; meta.pruned says how far the log is gone.
       c.stmt(META_SQL.raiseMeta).run(seq, 'seq');

@@ -9,7 +9,7 @@ import { encodeKey } from '../shared/byte-keys.js';
 import { logChange } from './changes.js';
 import type { CollectionInfo, Connection, IndexInfo } from './connect.js';
 import { META_SQL } from './schema.js';
-import { ftsToken, scopeNo } from './search.js';
+import { ftsToken, RANKED_FLOOR, scopeNo, SLOTS, UNRANKED } from './search.js';
 
 const WRITE_SQL = {
   current: `SELECT rid, version, terms, keys FROM docs WHERE coll = ? AND id = ?`,
@@ -21,6 +21,10 @@ const WRITE_SQL = {
   holder: `SELECT rid FROM entries WHERE ix = ? AND key = ? AND rid <> ? LIMIT 1`,
   indexTerms: `INSERT INTO search (rowid, t) VALUES (?, ?)`,
   unindexTerms: `DELETE FROM search WHERE rowid = ?`,
+  placeOf: `SELECT frid FROM ranks WHERE rid = ?`,
+  placeTaken: `SELECT 1 FROM ranks WHERE frid = ?`,
+  place: `INSERT INTO ranks (frid, rid) VALUES (?, ?)`,
+  unplace: `DELETE FROM ranks WHERE rid = ?`,
   putTerms: `INSERT OR REPLACE INTO terms (rid, t) VALUES (?, ?)`,
   deleteTerms: `DELETE FROM terms WHERE rid = ?`,
 } as const;
@@ -28,7 +32,29 @@ const WRITE_SQL = {
 /** The index keys a record holds, by index number (docs.keys). */
 type StoredKeys = Record<string, Key[]>;
 
-const termsHash = (scope: string, tokens: readonly string[]) => createHash('sha1').update(scope).update('\0').update(tokens.join('\0')).digest('base64');
+const termsHash = (scope: string, tokens: readonly string[], rank: number | undefined) =>
+  createHash('sha1')
+    .update(`${rank ?? ''}\0${scope}\0`)
+    .update(tokens.join('\0'))
+    .digest('base64');
+
+/** A free place in `search` for a record of this rank: one of its rank's SLOTS, else its unranked place (search.ts). */
+function placeFor(c: Connection, rank: number | undefined, rid: number): number {
+  if (rank !== undefined && Number.isSafeInteger(rank) && rank * SLOTS >= RANKED_FLOOR && Number.isSafeInteger((rank + 1) * SLOTS)) {
+    for (let k = 0; k < SLOTS; k++) {
+      const place = rank * SLOTS + ((rid + k) % SLOTS);
+      if (c.stmt(WRITE_SQL.placeTaken).pluck().get(place) === undefined) return place;
+    }
+  }
+  return UNRANKED + rid;
+}
+
+/** Takes a record out of the full-text index (wherever its place is). */
+function unindex(c: Connection, rid: number): void {
+  const place = c.stmt(WRITE_SQL.placeOf).pluck().get(rid) as number | undefined;
+  c.stmt(WRITE_SQL.unindexTerms).run(place ?? rid);
+  c.stmt(WRITE_SQL.unplace).run(rid);
+}
 
 export function commit(c: Connection, ops: readonly WriteOp[], options: CommitOptions): CommitResult {
   // Resolve names first: an unknown collection or index is a programming error, not a conflict.
@@ -38,6 +64,7 @@ export function commit(c: Connection, ops: readonly WriteOp[], options: CommitOp
     return coll;
   });
   c.hostTransaction = c.db.inTransaction;
+  c.writes++;
   return (c.commitTx ??= c.db.transaction((ops: readonly WriteOp[], resolved: CollectionInfo[], time: number) => {
     const seq = Number(c.stmt(META_SQL.nextSeq).pluck().get());
     if (ops.length === 0) c.stmt(META_SQL.setSeq).run(seq);
@@ -68,7 +95,7 @@ function apply(c: Connection, coll: CollectionInfo, op: WriteOp, seq: number, po
   if (op.type === 'delete') {
     for (const [ix, bytes] of old.values()) c.stmt(WRITE_SQL.deleteEntry).run(ix, bytes, rid!);
     if (oldTerms !== null) {
-      c.stmt(WRITE_SQL.unindexTerms).run(rid!);
+      unindex(c, rid!);
       c.stmt(WRITE_SQL.deleteTerms).run(rid!);
     }
     c.stmt(WRITE_SQL.deleteDoc).run(rid!);
@@ -89,7 +116,7 @@ function apply(c: Connection, coll: CollectionInfo, op: WriteOp, seq: number, po
   }
   for (const [ref, [ix, bytes]] of old) if (!fresh.has(ref)) c.stmt(WRITE_SQL.deleteEntry).run(ix, bytes, rid!);
 
-  const terms = op.terms ? termsHash(op.terms.scope, op.terms.tokens) : null;
+  const terms = op.terms ? termsHash(op.terms.scope, op.terms.tokens, op.terms.rank) : null;
   const keysJson = JSON.stringify(stored);
   const docJson = JSON.stringify(op.doc);
   let id: number;
@@ -107,11 +134,13 @@ function apply(c: Connection, coll: CollectionInfo, op: WriteOp, seq: number, po
     c.stmt(WRITE_SQL.insertEntry).run(i.no, bytes, id);
   }
   if (terms !== oldTerms) {
-    if (oldTerms !== null) c.stmt(WRITE_SQL.unindexTerms).run(id);
+    if (oldTerms !== null) unindex(c, id);
     if (op.terms) {
       const prefix = `${coll.no}s${scopeNo(c, op.terms.scope, true, !c.hostTransaction)!}`;
       const tokens = [...new Set(op.terms.tokens)];
-      c.stmt(WRITE_SQL.indexTerms).run(id, tokens.map((t) => ftsToken(prefix, t)).join(' '));
+      const place = placeFor(c, op.terms.rank, id);
+      c.stmt(WRITE_SQL.place).run(place, id);
+      c.stmt(WRITE_SQL.indexTerms).run(place, tokens.map((t) => ftsToken(prefix, t)).join(' '));
       c.stmt(WRITE_SQL.putTerms).run(id, ` ${tokens.map((t) => ftsToken('', t)).join(' ')} `);
     } else {
       c.stmt(WRITE_SQL.deleteTerms).run(id);

@@ -3,7 +3,7 @@
  * Connection every read and write starts from: prepared statements, the collection catalog
  * (drivers/shared/catalog.ts, filled by schema.ts) and the search scopes known so far.
  */
-import type { CommitResult, StoredDoc, WriteOp } from '../../src/store/driver.js';
+import type { CommitResult, LogBounds, StoredDoc, WriteOp } from '../../src/store/driver.js';
 import { Catalog, type CollectionInfo as Collection, type IndexInfo as Index } from '../shared/catalog.js';
 import type { SqliteDatabase, SqliteDatabaseConstructor, SqliteStatement, SqliteTransaction } from './native.js';
 
@@ -77,6 +77,10 @@ export class Connection extends Catalog<IndexInfo> {
   commitTx: SqliteTransaction<[readonly WriteOp[], CollectionInfo[], number], CommitResult> | undefined;
   /** True while a commit runs inside a transaction the host opened on its own Database. */
   hostTransaction = false;
+  /** Commits and prunes through this connection (changes.ts `logBounds` answers again only after one). */
+  writes = 0;
+  /** The log's bounds as last read, and the state they were read in (changes.ts `logBounds`). */
+  bounds: { version: number; writes: number; value: LogBounds } | undefined;
   readonly #statements = new Map<string, SqliteStatement>();
 
   constructor(readonly db: SqliteDatabase) {
@@ -98,5 +102,6 @@ export class Connection extends Catalog<IndexInfo> {
     this.#statements.clear();
     this.scopes.clear();
     this.commitTx = this.readTx = undefined;
+    this.bounds = undefined;
   }
 }

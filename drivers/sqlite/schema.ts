@@ -14,17 +14,21 @@ import type { StoreSchema } from '../../src/store/driver.js';
  * - entries   every index entry: (index number, order-preserving key bytes, doc rowid). Its primary
  *             key is the index: a list or count is one range seek, never OFFSET, never a scan.
  * - scopes    search scopes (e.g. blog ids) as small numbers, to keep FTS terms short.
- * - search    FTS5, contentless, detail=none, rowid = docs.rid. Each core token is one FTS term
+ * - search    FTS5, contentless, detail=none, rowid = the record's rank place (migration 4: `ranks`). Each core token is one FTS term
  *             `<collection>s<scope no>p<token>` (or `...x<hex of UTF-8>` when the token holds ASCII
  *             other than a-z0-9, which FTS5's 'ascii' tokenizer would split or fold; `...u<hex of
  *             UTF-16>` when it holds a lone surrogate), so FTS5 stores
  *             exactly the core's tokens and a query reads only the posting lists of its own scope.
+ * - ranks     (migration 4) where each searchable record sits in `search`: its rank (PutOp.terms.rank, the
+ *             post's sort time in ms) × 1024 (search.ts SLOTS) + a slot, so FTS5's rowid order is the rank order and the newest
+ *             matches of a search come first, read backwards from a bound (search.ts `rankWalk`).
  * - terms     (migration 2) each searchable record's FTS terms as one text ' t1 t2 … ', so a walk of an
  *             ordered index can check a candidate's tokens with one row read (FTS5 itself has no cheap
  *             "does this rowid hold these tokens" probe); the FTS index answers the sparse case.
  * - changes   the change log: one row per op, (commit seq, position in the commit), with its stream
  *             (migration 3; indexed by stream, seq, pos) and commit time; its last seq is the store's
  *             (meta.seq remembers empty commits and the newest pruned seq, meta.pruned how far pruning went).
+ * - blobs, blob_chunks  (migration 5) media bytes in 256 KiB chunks, in the same file (blobs.ts).
  */
 import { BLOB_TABLES } from './blobs.js';
 
@@ -103,7 +107,17 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX changes_by_stream ON changes (stream, seq, pos) WHERE stream IS NOT NULL;
   INSERT INTO meta (key, value) VALUES ('pruned', 0);
   `,
-  /* 4: media bytes (blobs.ts) */ BLOB_TABLES,
+  /* 4: the full-text index in rank order (ranks). Its rowids were record numbers, so it is emptied and every
+     record's terms hash cleared: the core writes its searchable records again once on open, with their rank
+     (store layout 4). */ `
+  CREATE TABLE ranks (
+    frid INTEGER PRIMARY KEY,
+    rid  INTEGER NOT NULL UNIQUE
+  );
+  INSERT INTO search (search) VALUES ('delete-all');
+  UPDATE docs SET terms = NULL WHERE terms IS NOT NULL;
+  `,
+  /* 5: media bytes (blobs.ts) */ BLOB_TABLES,
 ];
 
 /** The meta rows (the seq counter, the schema version, how far pruning went) and the collection catalog. */

@@ -2,11 +2,15 @@
  * Token search on FTS5 (the `search` table, schema.ts) and the `terms` rows. Strategy, by the number of
  * matches in the scope (counted by FTS5 up to SPARSE):
  * - fewer than SPARSE: every match's keys of the index (from docs.keys), sorted in JS;
- * - more: first a short walk of the ordered index checking each candidate's tokens in its `terms` row,
- *   which fills the page when matches are dense (a word in nearly every post) at the cost of a list page;
+ * - more, when the query's order is the rank order (SearchQuery.rankOf): FTS5's matches read from the query's
+ *   bound in rowid order, which is rank order (`ranks`, schema.ts), until the page is full and its last rank
+ *   complete: the newest matches of a search cost a page, however many posts match;
+ * - else (or when that reads too far: the prefixes hold few of the matches): a short walk of the ordered index
+ *   checking each candidate's tokens in its `terms` row, which fills the page when matches are dense (a word in
+ *   nearly every post) at the cost of a list page;
  * - else: the ordered index walked against FTS5's materialized match set, sequential reads.
  */
-import { compareKeys, mergeWalks, suffixInBounds, type IndexEntry, type Key, type SearchQuery } from '../../src/store/driver.js';
+import { compareKeys, mergeWalks, suffixInBounds, type IndexEntry, type Key, type KeyBound, type SearchQuery } from '../../src/store/driver.js';
 import { decodeKey, encodeKey } from '../shared/byte-keys.js';
 import type { Connection } from './connect.js';
 import { sqlDirection, walk } from './reads.js';
@@ -14,6 +18,18 @@ import { sqlDirection, walk } from './reads.js';
 const SPARSE = 500;
 const WALK_CHUNK = 32;
 const DENSE_WALK = (limit: number) => 4 * limit + WALK_CHUNK;
+const RANK_BATCH = 64;
+/** Matches a rank walk reads before it gives way to the walks of the ordered index. */
+const RANK_WALK = (limit: number) => 4 * limit + RANK_BATCH;
+
+/**
+ * Places per rank value (ms): records of one rank sit side by side in `search`, in any order (commit.ts
+ * `placeFor`), at places from -2^52 up (ranks within ±280 years of 1970). A record without a rank, or one more
+ * of a rank than it has places, sits below at UNRANKED + its record number, out of the rank walk's way.
+ */
+export const SLOTS = 1024;
+export const RANKED_FLOOR = -(2 ** 52);
+export const UNRANKED = Number.MIN_SAFE_INTEGER;
 
 export const SEARCH_SQL = {
   scopeNo: `SELECT no FROM scopes WHERE name = ?`,
@@ -25,8 +41,18 @@ export const SEARCH_SQL = {
    * Every match's entries of one index as one JSON text `[[id, keys|null], ...]` (the first parameter is
    * `$."<index number>"` into docs.keys): used only when the matches are few, SQLite builds it in C.
    */
-  sparse: `SELECT json_group_array(json_array(d.id, d.keys -> ?)) FROM search s JOIN docs d ON d.rid = s.rowid
-   WHERE search MATCH ? AND d.coll = ?`,
+  sparse: `SELECT json_group_array(json_array(d.id, d.keys -> ?)) FROM search s JOIN ranks r ON r.frid = s.rowid
+   JOIN docs d ON d.rid = r.rid WHERE search MATCH ? AND d.coll = ?`,
+  /** Matches in rank order from a place on (exclusive), with their keys of one index (`$."<index number>"`). */
+  rankDesc: `SELECT s.rowid, d.id, d.keys -> ? FROM search s JOIN ranks r ON r.frid = s.rowid JOIN docs d ON d.rid = r.rid
+   WHERE search MATCH ? AND s.rowid < ? ORDER BY s.rowid DESC LIMIT ?`,
+  /**
+   * The lowest place of a match: below the ranked places, the rank order is not the whole answer. (FTS5 reads
+   * its doclists forward from the start; a `rowid <` bound does not cut that short, the LIMIT does.)
+   */
+  lowest: `SELECT rowid FROM search WHERE search MATCH ? ORDER BY rowid ASC LIMIT 1`,
+  rankAsc: `SELECT s.rowid, d.id, d.keys -> ? FROM search s JOIN ranks r ON r.frid = s.rowid JOIN docs d ON d.rid = r.rid
+   WHERE search MATCH ? AND s.rowid > ? ORDER BY s.rowid ASC LIMIT ?`,
 } as const;
 
 /**
@@ -35,7 +61,8 @@ export const SEARCH_SQL = {
  */
 const matchWalkSql = (lower: '>=' | '>', upper: '<=' | '<', dir: 'ASC' | 'DESC') =>
   `SELECT e.key, d.id FROM entries e JOIN docs d ON d.rid = e.rid
-   WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? AND e.rid IN (SELECT rowid FROM search WHERE search MATCH ?)
+   WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ?
+     AND e.rid IN (SELECT r.rid FROM search s JOIN ranks r ON r.frid = s.rowid WHERE search MATCH ?)
    ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
 
 /** Tokens FTS5's 'ascii' tokenizer keeps byte for byte: a-z, 0-9 and non-ASCII (lone surrogates excluded). */
@@ -76,22 +103,78 @@ export function search(c: Connection, q: SearchQuery): IndexEntry[] {
   const match = [...new Set(q.tokens)].map((t) => `"${ftsToken(prefix, t)}"`).join(' ');
   const width = q.prefixes[0]!.length;
   if (Number(c.stmt(SEARCH_SQL.matchCount).pluck().get(match, SPARSE)) >= SPARSE) {
+    const ranked = q.rankOf && rankWalk(c, q, q.rankOf, i.path, match, limit);
+    if (ranked) return mergeWalks(ranked, width, q.direction, limit);
     const walks = q.prefixes.map((p) => walkMatches(c, q, p, limit) ?? walkMatchSet(c, q, p, match, limit));
     return mergeWalks(walks, width, q.direction, limit);
   }
   // Few matches: all of them, keys only, sorted here.
   const rows = JSON.parse(c.stmt(SEARCH_SQL.sparse).pluck().get(i.path, match, coll.no) as string) as Array<[string, Key[] | null]>;
-  const byPrefix = new Map(q.prefixes.map((p, n) => [encodeKey(p).toString('latin1'), n]));
+  const prefixOf = prefixFinder(q);
   const walks: IndexEntry[][] = q.prefixes.map(() => []);
   for (const [id, keys] of rows) {
     for (const key of keys ?? []) {
-      const n = byPrefix.get(encodeKey(key.slice(0, width)).toString('latin1'));
-      if (n !== undefined && key.length > width && suffixInBounds(key.slice(width), q)) walks[n]!.push({ id, key });
+      const n = prefixOf(key);
+      if (n !== undefined && suffixInBounds(key.slice(width), q)) walks[n]!.push({ id, key });
     }
   }
+  return mergeWalks(sorted(walks, q), width, q.direction, limit);
+}
+
+/** Which of the query's prefixes a key lies under (its number), if any, with a suffix after it. */
+function prefixFinder(q: SearchQuery): (key: Key) => number | undefined {
+  const width = q.prefixes[0]!.length;
+  const byPrefix = new Map(q.prefixes.map((p, n) => [encodeKey(p).toString('latin1'), n]));
+  return (key) => (key.length > width ? byPrefix.get(encodeKey(key.slice(0, width)).toString('latin1')) : undefined);
+}
+
+function sorted(walks: IndexEntry[][], q: SearchQuery): IndexEntry[][] {
   const sign = q.direction === 'asc' ? 1 : -1;
   for (const w of walks) w.sort((a, b) => sign * compareKeys(a.key, b.key));
-  return mergeWalks(walks, width, q.direction, limit);
+  return walks;
+}
+
+/**
+ * Each prefix's matches read in rank order from the query's bound: the records of one rank come in any order,
+ * so the walk stops only after the rank of the page's last record is read whole. Undefined when it reads
+ * RANK_WALK matches first, or when a match has no rank place (or, defensively, a key off its place's rank): the
+ * other walks answer then.
+ */
+function rankWalk(c: Connection, q: SearchQuery, rankOf: (suffix: Key) => number, path: string, match: string, limit: number): IndexEntry[][] | undefined {
+  const desc = q.direction === 'desc';
+  const rankAt = (bound: KeyBound | undefined) => (bound ? Math.floor(rankOf(bound.key)) : undefined);
+  const [start, stop] = desc ? [rankAt(q.upper), rankAt(q.lower)] : [rankAt(q.lower), rankAt(q.upper)];
+  let cursor = start === undefined ? (desc ? Number.MAX_SAFE_INTEGER : RANKED_FLOOR - 1) : desc ? (start + 1) * SLOTS : start * SLOTS - 1;
+  if (!Number.isSafeInteger(cursor) || (c.stmt(SEARCH_SQL.lowest).pluck().get(match) as number) < RANKED_FLOOR) return undefined;
+  const read = c.stmt(desc ? SEARCH_SQL.rankDesc : SEARCH_SQL.rankAsc).raw();
+  const width = q.prefixes[0]!.length;
+  const prefixOf = prefixFinder(q);
+  const walks: IndexEntry[][] = q.prefixes.map(() => []);
+  let found = 0;
+  let last: number | undefined;
+  for (let seen = 0; seen < RANK_WALK(limit); ) {
+    const rows = read.all(path, match, cursor, RANK_BATCH) as Array<[number, string, string | null]>;
+    for (const [place, id, keys] of rows) {
+      const rank = Math.floor(place / SLOTS);
+      if ((last !== undefined && rank !== last) || (stop !== undefined && (desc ? rank < stop : rank > stop))) return sorted(walks, q);
+      seen++;
+      let hit = false;
+      for (const key of keys === null ? [] : (JSON.parse(keys) as Key[])) {
+        const n = prefixOf(key);
+        if (n === undefined) continue;
+        const suffix = key.slice(width);
+        if (rankOf(suffix) !== rank) return undefined;
+        if (suffixInBounds(suffix, q)) {
+          walks[n]!.push({ id, key });
+          hit = true;
+        }
+      }
+      if (hit && ++found === limit) last = rank;
+    }
+    if (rows.length < RANK_BATCH) return sorted(walks, q);
+    cursor = rows[rows.length - 1]![0];
+  }
+  return undefined;
 }
 
 /** The first `limit` matches of one prefix in index order, or undefined when too few turn up in a short walk. */

@@ -30,11 +30,13 @@ const DB_HELP = '--db <file|url>   the SQLite file (default ./data/blog.db), or 
 
 const COMMANDS: Record<string, Command> = {
   serve: {
-    usage: `blogcore serve [--db <file>] [--port <n>] [--host <addr>] [--api-base-url <url>] [--quiet] [--max-connections <n>] [--cors <origin>] [--site]
+    usage: `blogcore serve [--db <file>] [--replica <url>] [--port <n>] [--host <addr>] [--api-base-url <url>] [--quiet] [--max-connections <n>] [--cors <origin>] [--site]
       Serves the Blogger v3 API under /v3 and the pictures under /media (default 127.0.0.1:8080). The first
       run on an empty store creates a demo blog and prints a bearer token for its admin; a store that holds
       blogs is served as it is.
       ${DB_HELP}
+      --replica <url>   a streaming replica of the postgres:// --db to read from (repeat for more); each
+                        client still reads its own writes (docs/postgres.md)
       --api-base-url    the public URL clients use, when behind a proxy (links and selfLinks start with it)
       --quiet           no log line per request
       --max-connections connections served at once (default ${SERVER_LIMITS.maxConnections})
@@ -43,6 +45,7 @@ const COMMANDS: Record<string, Command> = {
       --site            serve the blog's reading site at / (the API stays under /v3)`,
     options: {
       db: { type: 'string', default: './data/blog.db' },
+      replica: { type: 'string', multiple: true },
       port: { type: 'string', default: '8080' },
       host: { type: 'string', default: '127.0.0.1' },
       'api-base-url': { type: 'string' },
@@ -63,8 +66,14 @@ const COMMANDS: Record<string, Command> = {
         if (origin !== '*' && !/^https?:\/\/[^/?#\s]+$/.test(origin))
           throw new UsageError(`--cors: an origin such as http://127.0.0.1:5173 (scheme, host, port; no path), or *, not ${origin}`);
       }
+      const replicas = (values.replica as string[] | undefined) ?? [];
+      for (const url of replicas) {
+        if (!/^postgres(ql)?:\/\//i.test(url)) throw new UsageError(`--replica: a postgres:// URL of a streaming replica, not ${url}`);
+      }
+      if (replicas.length && !/^postgres(ql)?:\/\//i.test(values.db as string)) throw new UsageError('--replica: only with a postgres:// --db');
       return serve({
         db: values.db as string,
+        replicas,
         cors,
         port,
         host: values.host as string,

@@ -30,6 +30,8 @@ export const SERVER_LIMITS = {
 
 export interface ServeOptions {
   db: string;
+  /** Streaming replicas of a postgres:// `db` to read from. */
+  replicas?: readonly string[];
   port: number;
   host: string;
   apiBaseUrl?: string;
@@ -47,8 +49,8 @@ export interface ServeOptions {
  * that holds blogs (imported, or made by an app) is served as it is, never given a demo blog. Returns the blog the
  * API root points at, and the token when it was just made.
  */
-async function setUp(db: string, apiBaseUrl: string) {
-  const driver = await openDriver(db, { create: true });
+async function setUp(db: string, apiBaseUrl: string, replicas: readonly string[]) {
+  const driver = await openDriver(db, { create: true, replicas });
   const service = createBlogService({ driver, apiBaseUrl });
   await service.ready().catch(async (error: unknown) => {
     await service.close().catch(() => undefined);
@@ -137,7 +139,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
   const origin = `http://${hostInUrl}:${port}`;
   let setup: Awaited<ReturnType<typeof setUp>>;
   try {
-    setup = await setUp(opts.db, opts.apiBaseUrl ?? origin);
+    setup = await setUp(opts.db, opts.apiBaseUrl ?? origin, opts.replicas ?? []);
   } catch (error) {
     server.close();
     throw error;

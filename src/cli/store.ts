@@ -13,6 +13,8 @@ import { CliError } from './errors.js';
 export interface OpenOptions {
   /** Create the store when it does not exist (serve), or refuse (token). */
   create: boolean;
+  /** Streaming replicas of a postgres:// store to read from. */
+  replicas?: readonly string[];
 }
 
 interface StoreKind {
@@ -89,7 +91,13 @@ async function openPostgres(db: string, options: OpenOptions): Promise<StorageDr
       await client.end().catch(() => undefined);
     }
   }
-  return postgresDriver({ connectionString, schema });
+  const replicas = (options.replicas ?? []).map((r) => {
+    // A ?schema= on a replica's URL names the same store: node-postgres must not see it.
+    const u = new URL(r);
+    u.searchParams.delete('schema');
+    return u.toString();
+  });
+  return postgresDriver({ connectionString, schema, ...(replicas.length ? { replicas } : {}) });
 }
 
 /** The driver for `--db <db>`; throws a CliError that names the store and the cause. */

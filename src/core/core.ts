@@ -3,12 +3,12 @@
  * checks that recur (validation, the caller's standing in a blog, compare-and-set retries, scheduled
  * posts going LIVE). Resources (src/resources/*) build the public methods on top of this.
  */
-import { DriverConflict, type BlobStore, type CommitResult, type StorageDriver, type StoredDoc, type WriteOp } from '../store/driver.js';
+import { DriverConflict, type BlobStore, type CommitResult, type ReadSession, type StorageDriver, type StoredDoc, type WriteOp } from '../store/driver.js';
 import { recordStore, type RecordStore } from '../store/record-store.js';
 import { authError, resolveView, type Actor, type Standing } from '../rules/access.js';
-import { BlogError, notFound } from '../util/errors.js';
+import { BlogError, conditionNotMet, notFound } from '../util/errors.js';
 import type { EventShare } from './event-share.js';
-import { Emitter, type BlogEvent } from './events.js';
+import { Emitter, type BlogEvent, type EventType, type Listener } from './events.js';
 import { Lanes, lanesOf } from './lanes.js';
 import { newId } from '../util/ids.js';
 import { labelCounterOps } from '../store/label-counts.js';
@@ -20,7 +20,7 @@ import { LAYOUT_MARKER, STORE_LAYOUT, STORE_SCHEMA } from '../store/schema.js';
 import { parse } from '../schema/parse.js';
 import type { Output, Schema } from '../schema/standard.js';
 import type { ZodMiniType } from 'zod/mini';
-import { authorOf, links, postWire, type Links } from './wire.js';
+import { authorOf, etagOf, links, postWire, type Links } from './wire.js';
 import type { Post } from '../schema/resources.js';
 
 export interface CoreOptions {
@@ -51,6 +51,7 @@ const PRUNE_PAUSE_MS = 60_000;
 const RETRY_BUDGET_MS = 30_000;
 const MAX_BACKOFF_MS = 50;
 
+const NONE: BlogEvent[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const busy = () => new BlogError({ code: 503, reason: 'backendError', message: 'The store is too busy with writes to the same records; try again' });
 
@@ -71,6 +72,7 @@ export class Core {
   /** Events shared with other app servers on the same store (drivers that can `watch` it; the code loads then). */
   readonly share: Promise<EventShare> | undefined;
   private opening: Promise<void> | undefined;
+  private opened = false;
   /** Users and blogs, kept right across processes through the change log (src/core/record-cache.ts). */
   private readonly cache: RecordCache;
   /** Called after every commit this process makes (long polls wait on it). */
@@ -80,9 +82,17 @@ export class Core {
   private lastPrune = -Infinity;
   private pruning = false;
 
+  /** The core every view (`withSession`) shares. */
+  readonly root: Core = this;
+  /** A view's read session (drivers with read replicas), else none. */
+  readonly readSession: ReadSession | undefined;
+  /** Moved by every commit of this process: cached users and blogs are loaded at or past the newest. */
+  private readonly processSession: ReadSession | undefined;
+
   constructor(options: CoreOptions) {
     this.driver = recordStore(options.driver);
-    this.cache = new RecordCache(this.driver);
+    this.processSession = options.driver.session?.();
+    this.cache = new RecordCache(this.driver, () => this.dueUnknown());
     const r = options.changeRetention ?? {};
     this.retention = { ms: (r.days ?? 30) * DAY_MS, commits: r.commits };
     this.now = options.now ?? (() => new Date());
@@ -92,9 +102,19 @@ export class Core {
     this.maxMediaBytes = options.maxMediaBytes ?? 20 * 1024 * 1024;
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
     if (typeof this.driver.watch === 'function') {
-      this.share = import('./event-share.js').then(({ EventShare }) => new EventShare(this.driver, this.events, () => this.now().getTime()));
+      this.share = import('./event-share.js').then(({ EventShare }) => new EventShare(this.driver, this.events));
       this.events.shared = true;
     }
+  }
+
+  /** When the first listener was added, if that was before the store opened (the core's clock, ms). */
+  private heardFrom: number | undefined;
+
+  /** Adds a listener (service.on); other app servers' writes are followed once the store is open. */
+  listen(type: EventType | '*', listener: Listener): () => void {
+    if (this.share && !this.opened) this.heardFrom ??= this.now().getTime();
+    this.ready().catch(() => undefined);
+    return this.events.on(type, listener);
   }
 
   ready(): Promise<void> {
@@ -110,6 +130,18 @@ export class Core {
     this.opening = this.ready().then(() => step().catch(() => undefined));
   }
 
+  /**
+   * The core as one session of callers sees the store: with a driver that reads from replicas, a view whose
+   * reads see the session's own writes (`session`, default a new one); otherwise this core. Everything but
+   * the driver is the root's.
+   */
+  withSession(session: ReadSession | undefined = this.root.driver.session?.()): Core {
+    if (!session) return this.root;
+    return new Proxy(this.root, {
+      get: (target, key, receiver) => (key === 'driver' ? session.driver : key === 'readSession' ? session : Reflect.get(target, key, receiver)),
+    });
+  }
+
   private async open(): Promise<void> {
     await this.driver.open(STORE_SCHEMA);
     const mark = await this.driver.get('settings', LAYOUT_MARKER);
@@ -117,6 +149,10 @@ export class Core {
     if (!(Number(mark?.doc.layout) >= STORE_LAYOUT)) {
       await (await import('../store/upgrade.js')).upgradeStore(this.driver, mark, () => this.now().getTime());
     }
+    // Other instances' events are followed from here on, listened to or not: a listener added later hears
+    // every write committed after its on() returned.
+    if (this.share) await (await this.share).start(() => this.heardFrom);
+    this.opened = true;
   }
 
   nowIso(): string {
@@ -147,15 +183,21 @@ export class Core {
     return (await this.get(collection, id)) as StoredDoc<T> | undefined;
   }
 
+  /** A record for the shared cache: read where every write of this process is visible (replicas that caught up). */
+  private async cached<C extends 'users' | 'blogs'>(collection: C, id: string): Promise<StoredDoc<Records[C]> | undefined> {
+    await this.ready();
+    return (this.processSession ? recordStore(this.processSession.driver) : this.driver).get(collection, id);
+  }
+
   async user(id: string): Promise<UserRecord | undefined> {
     await this.ready();
-    return this.cache.get('users', id, async () => (await this.get('users', id))?.doc);
+    return this.cache.get('users', id, async () => (await this.cached('users', id))?.doc);
   }
 
   /** A blog that exists and is not being deleted (a blog being deleted reads as gone, never half there). */
   async blog(blogId: string): Promise<BlogRecord> {
     await this.ready();
-    const found = await this.cache.get('blogs', blogId, async () => (await this.get('blogs', blogId))?.doc);
+    const found = await this.cache.get('blogs', blogId, async () => (await this.cached('blogs', blogId))?.doc);
     if (!found || found.deleting) throw notFound('Blog');
     return found;
   }
@@ -196,8 +238,14 @@ export class Core {
    * Writers of this process take turns per record (lanes.ts): a write commits holding the lanes of its
    * records, and once it found one moved it reads again still holding them. Only other processes can then
    * move them; those retries back off with jitter. A write is never refused for being one of many.
+   *
+   * `events` names the events a successful attempt stands for: they are committed with its ops (for other
+   * app servers) and emitted here once the commit succeeded.
    */
-  async transact<T>(attempt: (retry: number) => Promise<{ ops: WriteOp[]; result: T }>): Promise<T> {
+  async transact<T>(
+    attempt: (retry: number) => Promise<{ ops: WriteOp[]; result: T }>,
+    events?: (result: T) => BlogEvent[] | Promise<BlogEvent[]>,
+  ): Promise<T> {
     await this.ready();
     let held: string[] = [];
     const started = Date.now();
@@ -205,6 +253,7 @@ export class Core {
       for (let i = 0, moved = 0; ; i++) {
         const { ops, result } = await attempt(i);
         if (ops.length === 0) return result;
+        const told = events ? await events(result) : NONE;
         const wanted = lanesOf(ops);
         const more = wanted.filter((l) => !held.includes(l));
         if (!this.lanes.tryTake(more)) {
@@ -217,7 +266,7 @@ export class Core {
         }
         held.push(...more);
         try {
-          await this.commit(ops);
+          await this.commit(ops, told);
           return result;
         } catch (error) {
           if (!DriverConflict.is(error)) throw error;
@@ -234,17 +283,43 @@ export class Core {
     }
   }
 
-  /** Every write of the core goes here: the commit time from the core's clock, then waiters, the scheduler, pruning. */
-  async commit(ops: readonly WriteOp[]): Promise<CommitResult> {
-    const result = await this.driver.commit(ops, { time: this.now().getTime() });
-    for (const op of ops) if (op.collection === 'users' || op.collection === 'blogs') this.cache.forget(op.collection, op.id);
+  /**
+   * Every write of the core goes here: the commit time from the core's clock, the write's events in the same
+   * commit when they are shared with other app servers, then waiters, the scheduler, pruning, and the events
+   * emitted to this process's listeners.
+   */
+  async commit(ops: readonly WriteOp[], events: readonly BlogEvent[] = NONE): Promise<CommitResult> {
+    const shared = events.length && this.share ? (await this.share).record(events, this.nowIso()) : undefined;
+    let result: CommitResult;
+    try {
+      result = await this.driver.commit(shared ? [...ops, ...shared.ops] : ops, { time: this.now().getTime() });
+    } catch (error) {
+      shared?.settle(error);
+      // Refused for an event record of this instance (removed by hand?): nothing was written; again without it.
+      if (shared && DriverConflict.is(error) && error.collection === 'events') return this.commit(ops, events);
+      throw error;
+    }
+    shared?.settle();
+    const token = this.readSession?.token();
+    if (token !== undefined) this.processSession?.see(token);
+    for (const op of ops) {
+      if (op.collection === 'users' || op.collection === 'blogs') this.cache.forget(op.collection, op.id);
+      else if (op.type === 'put' && op.collection === 'posts' && dueTime(op.doc) !== undefined) this.dueUnknown();
+    }
     this.cache.committed(result.seq);
     for (const listener of this.commitListeners) listener();
     if (this.scheduler) {
       for (const op of ops) if (op.type === 'put' && op.collection === 'posts') this.scheduled(op.doc);
     }
     await this.prune(result.seq);
+    for (const event of events) this.events.emit(event);
     return result;
+  }
+
+  /** The event, when someone listens for its type (or events are shared with other app servers); else none. */
+  async event(type: EventType, fields: Omit<BlogEvent, 'type' | 'resource'>, resource?: () => unknown): Promise<BlogEvent[]> {
+    if (!this.events.has(type)) return NONE;
+    return [{ type, ...fields, ...(resource ? { resource: await resource() } : {}) }];
   }
 
   /**
@@ -291,7 +366,7 @@ export class Core {
           running = new Scheduler(
             {
               now: this.now,
-              promoteDue: () => this.promoteDue(),
+              promoteDue: () => this.promoteDue(true),
               nextDue: async () => {
                 await this.ready();
                 const [first] = await this.driver.list({ collection: 'posts', index: 'due', prefix: [], direction: 'asc', limit: 1 });
@@ -330,27 +405,49 @@ export class Core {
     if (at !== undefined) this.scheduler?.scheduled(at);
   }
 
-  emit(event: BlogEvent): void {
-    this.events.emit(event);
-    // In order: each event's publish is queued on the share before any later call waits on it.
-    void this.share?.then((share) => share.publish(event));
+  /**
+   * The publish time of the earliest SCHEDULED post after the last look at the `due` index ('' for none), or
+   * undefined when it is not known: a post this process scheduled, or any write of another process (seen
+   * through the change log at the start of a call, record-cache.ts), forgets it.
+   */
+  private nextDue: string | undefined;
+  /** Bumped by every forgetting, so a look that spans one does not keep what it read. */
+  private dueEpoch = 0;
+
+  private dueUnknown(): void {
+    this.nextDue = undefined;
+    this.dueEpoch++;
   }
 
   /**
    * Scheduled posts whose time has come go LIVE here, before any read that lists or counts posts:
    * no timer needed, and the write is compare-and-set, so `post.published` is emitted once even with
-   * several processes on one store.
+   * several processes on one store. While the earliest scheduled post is known and still ahead, nothing is
+   * read (`force` looks anyway: the scheduler's timer).
    */
-  async promoteDue(): Promise<number> {
+  async promoteDue(force = false): Promise<number> {
     await this.ready();
+    await this.cache.fresh();
     const now = this.nowIso();
+    if (!force && this.nextDue !== undefined && (this.nextDue === '' || this.nextDue > now)) return 0;
+    const epoch = this.dueEpoch;
     let count = 0;
     for (;;) {
       const due = await this.driver.list({ collection: 'posts', index: 'due', prefix: [], upper: { key: [now, '\uffff'] }, direction: 'asc', limit: 100 });
       for (const d of due) await this.promote(d);
       count += due.length;
-      if (due.length < 100) return count;
+      if (due.length < 100) break;
     }
+    const [next] = await this.driver.list({
+      collection: 'posts',
+      index: 'due',
+      prefix: [],
+      lower: { key: [now, '\uffff'], open: true },
+      direction: 'asc',
+      limit: 1,
+    });
+    if (epoch === this.dueEpoch) this.nextDue = next?.key[0] ?? '';
+    return count;
   }
 
   /** Makes one due SCHEDULED post LIVE; answers the record as stored afterwards. */
@@ -358,8 +455,9 @@ export class Core {
     const p = stored.doc;
     if (p.status !== 'SCHEDULED' || !p.published || p.published > this.nowIso()) return p;
     const next: PostRecord = { ...p, status: 'LIVE', rev: p.rev + 1 };
+    const told = await this.event('post.published', { blogId: p.blogId, id: p.id }, () => this.adminPost(next));
     try {
-      await this.commit([put('posts', next, stored.version), ...(await labelCounterOps(this.driver, p, next))]);
+      await this.commit([put('posts', next, stored.version), ...(await labelCounterOps(this.driver, p, next))], told);
       this.promotions++;
     } catch (error) {
       if (!DriverConflict.is(error)) throw error;
@@ -367,9 +465,6 @@ export class Core {
       const fresh = await this.get('posts', p.id);
       if (!fresh) throw notFound('Post');
       return fresh.doc.status === 'SCHEDULED' ? this.promote(fresh) : fresh.doc;
-    }
-    if (this.events.has('post.published')) {
-      this.emit({ type: 'post.published', blogId: p.blogId, id: p.id, resource: await this.adminPost(next) });
     }
     return next;
   }
@@ -387,3 +482,14 @@ const dueTime = (doc: unknown): string | undefined => {
   const p = doc as Partial<PostRecord> | undefined;
   return p?.status === 'SCHEDULED' && typeof p.published === 'string' ? p.published : undefined;
 };
+
+/** Refuses a write whose `ifMatch` names another revision. `*` matches any; quotes and W/ are optional. */
+export function checkIfMatch(ifMatch: string | undefined, id: string, rev: number): void {
+  if (ifMatch === undefined) return;
+  const want = etagOf(id, rev);
+  const ok = ifMatch.split(',').some((tag) => {
+    const t = tag.trim().replace(/^W\//, '');
+    return t === '*' || t === want || `"${t}"` === want;
+  });
+  if (!ok) throw conditionNotMet();
+}

@@ -43,11 +43,22 @@ export class Emitter {
   /** Set when events are shared with other instances: every event is then built, listened to here or not. */
   shared = false;
 
+  /** Listeners added so far (ever): a reader of other instances' events sees whether one came while it waited. */
+  added = 0;
+
   on(type: EventType | '*', listener: Listener): () => void {
     let set = this.listeners.get(type);
     if (!set) this.listeners.set(type, (set = new Set()));
     set.add(listener);
+    this.added++;
     return () => void set.delete(listener);
+  }
+
+  /** How many listeners there are, of any type. */
+  count(): number {
+    let n = 0;
+    for (const set of this.listeners.values()) n += set.size;
+    return n;
   }
 
   /** True when someone listens, so callers can skip building payloads nobody reads. */

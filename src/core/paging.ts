@@ -30,7 +30,7 @@ export interface PageQuery<C extends Collection> {
   /** Exclusive upper bound on the sort time. */
   end?: string;
   /** Search instead of walking: only records of the scope holding every token. */
-  search?: { scope: string; tokens: string[] };
+  search?: { scope: string; tokens: string[]; rankOf?: (suffix: Key) => number };
   /** Drops hits the index cannot rule out; see FILTER_ROUNDS. */
   filter?: (hits: Array<IndexedDoc<Records[C]>>) => Array<IndexedDoc<Records[C]>> | Promise<Array<IndexedDoc<Records[C]>>>;
   /** Everything the page token is bound to (filters, order, q, post): a token from another query is refused. */
@@ -142,7 +142,7 @@ async function fetchItems<C extends Collection>(
       lastKey = hits[hits.length - 1]?.key;
     } else {
       const walk = { collection: q.collection, index: q.index, prefixes: q.prefixes, ...bounds, direction: dir, limit: n };
-      const entries = q.search ? await driver.search({ ...walk, scope: q.search.scope, tokens: q.search.tokens }) : await driver.keys(walk);
+      const entries = q.search ? await driver.search({ ...walk, ...q.search }) : await driver.keys(walk);
       const docs = entries.length
         ? await driver.getMany(
             q.collection,

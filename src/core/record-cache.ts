@@ -6,6 +6,7 @@
  * cache has seen and, if it moved, reads that stream since, at most FOLLOW entries, dropping what they name;
  * with more behind, or the log pruned past what it has seen, it drops everything. So a call sees every
  * change committed before it began, for one cheap `logBounds` and a constant number of log entries.
+ * Whenever the log moved by other hands, `moved` is told (the core's knowledge of the next due post goes).
  */
 import type { RecordStore } from '../store/record-store.js';
 import { RECORDS_STREAM } from '../store/records.js';
@@ -24,15 +25,18 @@ export class RecordCache {
   private checked = 0;
   private checking: Promise<void> | undefined;
 
-  constructor(private readonly driver: RecordStore) {}
+  constructor(
+    private readonly driver: RecordStore,
+    private readonly moved: () => void = () => {},
+  ) {}
 
   /** A call begins: the next read checks the change log first. */
   begin(): void {
     this.asked++;
   }
 
-  /** The record, from the cache, else from `load` (then cached). */
-  async get<T>(collection: string, id: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+  /** Settles once the change log was looked at since the last call began (one look serves many calls). */
+  async fresh(): Promise<void> {
     while (this.checked < this.asked) {
       const want = this.asked;
       this.checking ??= this.follow()
@@ -40,6 +44,11 @@ export class RecordCache {
         .finally(() => void (this.checking = undefined));
       await this.checking;
     }
+  }
+
+  /** The record, from the cache, else from `load` (then cached). */
+  async get<T>(collection: string, id: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    if (this.checked < this.asked) await this.fresh();
     const key = `${collection}/${id}`;
     if (this.map.has(key)) return this.map.get(key) as T;
     const epoch = this.epoch;
@@ -65,6 +74,7 @@ export class RecordCache {
   private async follow(): Promise<void> {
     const { newest, pruned } = await this.driver.logBounds();
     if (newest === this.seen) return;
+    this.moved();
     const behind = this.seen < 0 || pruned > this.seen ? [] : await this.driver.streamChanges(RECORDS_STREAM, { seq: this.seen + 1, pos: -1 }, FOLLOW + 1);
     if (this.seen < 0 || behind.length > FOLLOW || pruned > this.seen) {
       this.epoch++;

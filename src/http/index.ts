@@ -15,7 +15,7 @@ import { ClientGone, dispatchers, type IncomingLike, type Outgoing } from './int
 import { openApiDocument } from './openapi.js';
 import { effectiveMethod, overriddenQuery } from './override.js';
 import { parseQuery } from './params.js';
-import { allowed, corsFor, errorOut, etagMatches, JSON_TYPE, preflight, PRIVATE, type CorsOptions } from './respond.js';
+import { allowed, CONSISTENCY_TOKEN, corsFor, errorOut, etagMatches, JSON_TYPE, preflight, PRIVATE, type CorsOptions } from './respond.js';
 import { ROUTES, Router } from './routes.js';
 import { pathSegments, splitTarget } from './target.js';
 
@@ -197,24 +197,30 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
       if (ifMatch !== null) params.ifMatch = ifMatch.trim();
     }
 
-    const scoped = scope(actor ?? null);
+    let scoped = scope(actor ?? null);
+    // Read replicas: a client that sends back the consistency token of an earlier answer reads at or past it.
+    const sent = incoming.header(CONSISTENCY_TOKEN);
+    if (sent !== null) scoped = (internalsOf(scoped)?.fork(sent.trim()) ?? scoped) as typeof scoped;
     // A namespace may be nested (`posts.revisions`).
     let api: Record<string, unknown> = scoped;
     for (const part of route.op[0].split('.')) api = api[part] as Record<string, unknown>;
     const call = () => (api[route.op[1]] as (p: unknown) => Promise<unknown>)(params);
     const key = route.idempotent ? incoming.header('idempotency-key') : null;
-    const inner = key !== null ? internalsOf(scoped) : undefined;
+    const inner = internalsOf(scoped);
     // An upload's bytes are its id (the same picture answers the same media): its key stands for its headers.
     const fingerprint = route.upload ? { ...params, body: incoming.header('content-length') } : params;
-    const result = inner ? await once(inner.core, inner.actor, key!.trim(), { op: route.op, params: fingerprint }, call) : await call();
+    const result = key !== null && inner ? await once(inner.core, inner.actor, key.trim(), { op: route.op, params: fingerprint }, call) : await call();
 
-    if (route.noContent) return { status: 204, headers: { ...corsHeaders }, text: null };
+    const token = inner?.core.readSession?.token();
+    const tokenHeader = token === undefined ? undefined : { [CONSISTENCY_TOKEN]: token };
+    if (route.noContent) return { status: 204, headers: { ...corsHeaders, ...tokenHeader }, text: null };
     const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'cache-control': PRIVATE, 'x-content-type-options': 'nosniff', ...corsHeaders };
+    if (token !== undefined) headers[CONSISTENCY_TOKEN] = token;
     const etag = route.etag ? (result as { etag?: unknown } | undefined)?.etag : undefined;
     if (typeof etag === 'string') {
       headers.etag = etag;
       if (route.method === 'GET' && etagMatches(incoming.header('if-none-match'), etag)) {
-        return { status: 304, headers: { etag, 'cache-control': PRIVATE, ...corsHeaders }, text: null };
+        return { status: 304, headers: { etag, 'cache-control': PRIVATE, ...corsHeaders, ...tokenHeader }, text: null };
       }
     }
     const out = mask ? applyFields(result, mask) : result;

@@ -13,6 +13,11 @@ export interface CorsOptions {
 }
 
 export const JSON_TYPE = 'application/json; charset=UTF-8';
+/**
+ * With read replicas (docs/postgres.md): the position an answer was read or written at. A client that sends it
+ * back on its next request reads at or past it (its own writes included), whichever app server answers.
+ */
+export const CONSISTENCY_TOKEN = 'blogcore-consistency-token';
 /** As Google's API front end: responses depend on the caller, so shared caches keep none and browsers revalidate. */
 export const PRIVATE = 'private, max-age=0, must-revalidate';
 
@@ -50,7 +55,7 @@ export function corsFor(cors: CorsOptions, incoming: IncomingLike): Record<strin
   if (!ok) return undefined;
   const headers: Record<string, string> = {
     'access-control-allow-origin': rule === '*' && !cors.credentials ? '*' : origin,
-    'access-control-expose-headers': 'etag',
+    'access-control-expose-headers': `etag, ${CONSISTENCY_TOKEN}`,
   };
   if (headers['access-control-allow-origin'] !== '*') headers.vary = 'Origin';
   if (cors.credentials) headers['access-control-allow-credentials'] = 'true';
@@ -71,7 +76,7 @@ export function preflight(
     headers: {
       ...corsHeaders,
       'access-control-allow-methods': allowed(methods),
-      'access-control-allow-headers': requested ?? 'authorization, content-type, if-match, if-none-match, idempotency-key',
+      'access-control-allow-headers': requested ?? `authorization, content-type, if-match, if-none-match, idempotency-key, ${CONSISTENCY_TOKEN}`,
       'access-control-max-age': String(cors.maxAge ?? 600),
     },
     text: null,

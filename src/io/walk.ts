@@ -58,7 +58,7 @@ export function userCache(core: Core) {
 }
 
 export async function blogOf(core: Core, blogId: string): Promise<BlogRecord> {
-  await core.promoteDue();
+  await core.promoteDue(true);
   return core.blog(blogId);
 }
 

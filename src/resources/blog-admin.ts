@@ -51,19 +51,20 @@ export function blogAdminApi(core: Core, actor: Actor) {
   async function changeBlog(blogId: string, body: BlogPatch, replace: boolean): Promise<Blog> {
     const s = await core.writer(actor, blogId);
     requireRole(s, 'ADMIN', 'change the blog');
-    const next = await core.transact(async () => {
-      const stored = await core.get('blogs', blogId);
-      if (!stored || stored.doc.deleting) throw notFound('Blog');
-      const changed = applyBlog(stored.doc, body, replace, core.nowIso());
-      if (changed.url !== stored.doc.url) {
-        const holder = await core.driver.getByIndex('blogs', 'url', [changed.url.toLowerCase()]);
-        if (holder && holder.id !== blogId) throw conflict(`A blog with the url ${changed.url} exists`);
-      }
-      return { ops: [put('blogs', changed, stored.version)], result: changed };
-    });
-    const out = await blogResource(core, next, s.view, undefined);
-    if (core.events.has('blog.updated')) core.emit({ type: 'blog.updated', blogId, id: blogId, actorId, resource: out });
-    return out;
+    const next = await core.transact(
+      async () => {
+        const stored = await core.get('blogs', blogId);
+        if (!stored || stored.doc.deleting) throw notFound('Blog');
+        const changed = applyBlog(stored.doc, body, replace, core.nowIso());
+        if (changed.url !== stored.doc.url) {
+          const holder = await core.driver.getByIndex('blogs', 'url', [changed.url.toLowerCase()]);
+          if (holder && holder.id !== blogId) throw conflict(`A blog with the url ${changed.url} exists`);
+        }
+        return { ops: [put('blogs', changed, stored.version)], result: changed };
+      },
+      (changed) => core.event('blog.updated', { blogId, id: blogId, actorId }, () => blogResource(core, changed, 'ADMIN', undefined)),
+    );
+    return blogResource(core, next, s.view, undefined);
   }
 
   /**
@@ -127,18 +128,17 @@ export function blogAdminApi(core: Core, actor: Actor) {
         };
         await core.ready();
         if (await core.driver.getByIndex('blogs', 'url', [record.url.toLowerCase()])) throw conflict(`A blog with the url ${record.url} exists`);
+        const out = () => blogResource(core, record, 'ADMIN', undefined);
         try {
-          await core.commit([
-            put('blogs', record, 0),
-            put('members', { id: memberId(record.id, ownerId), blogId: record.id, userId: ownerId, role: 'ADMIN' }, 0),
-          ]);
+          await core.commit(
+            [put('blogs', record, 0), put('members', { id: memberId(record.id, ownerId), blogId: record.id, userId: ownerId, role: 'ADMIN' }, 0)],
+            await core.event('blog.inserted', { blogId: record.id, id: record.id, actorId }, out),
+          );
         } catch (error) {
           if (DriverConflict.is(error)) throw conflict(`A blog with the url ${record.url} exists`);
           throw error;
         }
-        const out = await blogResource(core, record, 'ADMIN', undefined);
-        if (core.events.has('blog.inserted')) core.emit({ type: 'blog.inserted', blogId: record.id, id: record.id, actorId, resource: out });
-        return out;
+        return out();
       },
 
       async update(input: BlogsUpdateParams): Promise<Blog> {
@@ -186,15 +186,15 @@ export function blogAdminApi(core: Core, actor: Actor) {
             if (blog) ops.push(del('blogs', blogId, blog.version));
           }
           if (ops.length === 0) break;
+          const last = ops[ops.length - 1]!.collection === 'blogs';
           try {
-            await core.commit(ops);
+            await core.commit(ops, last ? await core.event('blog.deleted', { blogId, id: blogId, actorId }) : []);
           } catch (error) {
             if (!DriverConflict.is(error)) throw error;
             continue;
           }
           if (members.length < BATCH) break;
         }
-        if (core.events.has('blog.deleted')) core.emit({ type: 'blog.deleted', blogId, id: blogId, actorId });
       },
     },
 
@@ -211,12 +211,14 @@ export function blogAdminApi(core: Core, actor: Actor) {
           created: core.nowIso(),
         };
         if (record.id === 'self') throw invalid('body.id', "'self' is reserved");
-        await core.transact(async () => {
-          if (await core.get('users', record.id)) throw conflict(`User ${record.id} exists`);
-          return { ops: [put('users', record, 0)], result: undefined };
-        });
         const out = userWire(record, core.links);
-        if (core.events.has('user.inserted')) core.emit({ type: 'user.inserted', id: record.id, actorId, resource: out });
+        await core.transact(
+          async () => {
+            if (await core.get('users', record.id)) throw conflict(`User ${record.id} exists`);
+            return { ops: [put('users', record, 0)], result: undefined };
+          },
+          () => core.event('user.inserted', { id: record.id, actorId }, () => out),
+        );
         return out;
       },
 
@@ -228,20 +230,21 @@ export function blogAdminApi(core: Core, actor: Actor) {
         if (!userId) throw invalid('userId', "The host service has no 'self': name a user");
         if (actor.kind === 'user' && actor.userId !== userId) throw forbidden('Users may change only themselves');
         const b = p.body;
-        const next = await core.transact(async () => {
-          const stored = await core.get('users', userId);
-          if (!stored) throw notFound('User');
-          const u: UserRecord = {
-            ...stored.doc,
-            ...(b.displayName !== undefined ? { displayName: b.displayName.trim() } : {}),
-            ...(b.url !== undefined ? { url: b.url } : {}),
-            ...(b.about !== undefined ? { about: b.about } : {}),
-          };
-          return { ops: [put('users', u, stored.version)], result: u };
-        });
-        const out = userWire(next, core.links);
-        if (core.events.has('user.updated')) core.emit({ type: 'user.updated', id: userId, actorId, resource: out });
-        return out;
+        const next = await core.transact(
+          async () => {
+            const stored = await core.get('users', userId);
+            if (!stored) throw notFound('User');
+            const u: UserRecord = {
+              ...stored.doc,
+              ...(b.displayName !== undefined ? { displayName: b.displayName.trim() } : {}),
+              ...(b.url !== undefined ? { url: b.url } : {}),
+              ...(b.about !== undefined ? { about: b.about } : {}),
+            };
+            return { ops: [put('users', u, stored.version)], result: u };
+          },
+          (u) => core.event('user.updated', { id: userId, actorId }, () => userWire(u, core.links)),
+        );
+        return userWire(next, core.links);
       },
     },
   };

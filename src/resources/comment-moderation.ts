@@ -40,19 +40,19 @@ export function commentModerationApi(core: Core, actor: Actor) {
     const s = await core.writer(actor, p.blogId);
     requireRole(s, 'ADMIN', 'moderate comments');
     const move = MODERATION[action];
-    const { before, after } = await core.transact(async () => {
-      const { post, comment } = await loadPair(p.blogId, p.postId, p.commentId);
-      const c = comment.doc;
-      if (c.status === move.to) return { ops: [], result: { before: c, after: c } };
-      if (!(move.from as readonly string[]).includes(c.status)) {
-        throw conflict(`Cannot ${action} this comment: it is ${c.status} (requested ${move.to})`);
-      }
-      const next: CommentRecord = { ...c, status: move.to, updated: core.nowIso(), ...(move.to === 'EMPTIED' ? { content: '' } : {}) };
-      return { ops: [put('comments', next, comment.version), ...recount(post, c.status, next.status)], result: { before: c, after: next } };
-    });
-    if (after !== before && core.events.has(move.event)) {
-      core.emit({ type: move.event, blogId: p.blogId, id: after.id, actorId, resource: await commentOut(core, after, 'ADMIN', true) });
-    }
+    const { after } = await core.transact(
+      async () => {
+        const { post, comment } = await loadPair(p.blogId, p.postId, p.commentId);
+        const c = comment.doc;
+        if (c.status === move.to) return { ops: [], result: { before: c, after: c } };
+        if (!(move.from as readonly string[]).includes(c.status)) {
+          throw conflict(`Cannot ${action} this comment: it is ${c.status} (requested ${move.to})`);
+        }
+        const next: CommentRecord = { ...c, status: move.to, updated: core.nowIso(), ...(move.to === 'EMPTIED' ? { content: '' } : {}) };
+        return { ops: [put('comments', next, comment.version), ...recount(post, c.status, next.status)], result: { before: c, after: next } };
+      },
+      (r) => core.event(move.event, { blogId: p.blogId, id: r.after.id, actorId }, () => commentOut(core, r.after, 'ADMIN', true)),
+    );
     return commentOut(core, after, s.view, true);
   }
 
@@ -106,12 +106,14 @@ export function commentModerationApi(core: Core, actor: Actor) {
       const p = core.parse(params.commentsAction, input);
       const s = await core.writer(actor, p.blogId);
       requireRole(s, 'ADMIN', 'delete comments');
-      await core.transact(async () => {
-        const { post, comment } = await loadPair(p.blogId, p.postId, p.commentId);
-        // Replies keep their inReplyTo: the thread shows the gap rather than losing the replies.
-        return { ops: [del('comments', comment.id, comment.version, comment.doc), ...recount(post, comment.doc.status, undefined)], result: undefined };
-      });
-      if (core.events.has('comment.deleted')) core.emit({ type: 'comment.deleted', blogId: p.blogId, id: p.commentId, actorId });
+      await core.transact(
+        async () => {
+          const { post, comment } = await loadPair(p.blogId, p.postId, p.commentId);
+          // Replies keep their inReplyTo: the thread shows the gap rather than losing the replies.
+          return { ops: [del('comments', comment.id, comment.version, comment.doc), ...recount(post, comment.doc.status, undefined)], result: undefined };
+        },
+        () => core.event('comment.deleted', { blogId: p.blogId, id: p.commentId, actorId }),
+      );
     },
   };
 }

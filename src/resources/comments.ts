@@ -108,34 +108,34 @@ export function commentsApi(core: Core, actor: Actor) {
       const authorUrl = b.author?.url;
       // The sanitizer (and js-xss in it) loads on the first comment written: browsers rarely need it.
       const content = (await import('../rules/sanitize.js')).sanitizeCommentHtml(b.content);
-      const c = await core.transact(async () => {
-        const post = await loadVisible(core, 'post', p.blogId, p.postId, s);
-        if (post.doc.status !== 'LIVE') throw conflict(`Comments are accepted only on LIVE posts; this post is ${post.doc.status}`);
-        if (post.doc.readerComments !== 'ALLOW' && !trusted) throw forbidden('This post does not accept new comments');
-        if (b.inReplyTo) {
-          const parent = (await core.get('comments', b.inReplyTo.id))?.doc;
-          if (!parent || parent.postId !== p.postId || !visible(parent, post.doc, s.view)) {
-            throw invalid('body.inReplyTo.id', 'inReplyTo must name a comment of the same post');
+      const c = await core.transact(
+        async () => {
+          const post = await loadVisible(core, 'post', p.blogId, p.postId, s);
+          if (post.doc.status !== 'LIVE') throw conflict(`Comments are accepted only on LIVE posts; this post is ${post.doc.status}`);
+          if (post.doc.readerComments !== 'ALLOW' && !trusted) throw forbidden('This post does not accept new comments');
+          if (b.inReplyTo) {
+            const parent = (await core.get('comments', b.inReplyTo.id))?.doc;
+            if (!parent || parent.postId !== p.postId || !visible(parent, post.doc, s.view)) {
+              throw invalid('body.inReplyTo.id', 'inReplyTo must name a comment of the same post');
+            }
           }
-        }
-        const now = core.nowIso();
-        const record: CommentRecord = {
-          id: core.newId(),
-          blogId: p.blogId,
-          postId: p.postId,
-          status: trusted ? 'LIVE' : 'PENDING',
-          content,
-          published: now,
-          updated: now,
-          vis: commentVisOf(post.doc),
-          ...(b.inReplyTo ? { inReplyTo: b.inReplyTo.id } : {}),
-          ...(actorId ? { authorId: actorId } : { authorName: b.author?.displayName?.trim() || 'Anonymous', ...(authorUrl ? { authorUrl } : {}) }),
-        };
-        return { ops: [put('comments', record, 0), ...recount(post, undefined, record.status)], result: record };
-      });
-      if (core.events.has('comment.inserted')) {
-        core.emit({ type: 'comment.inserted', blogId: p.blogId, id: c.id, actorId, resource: await commentOut(core, c, 'ADMIN', true) });
-      }
+          const now = core.nowIso();
+          const record: CommentRecord = {
+            id: core.newId(),
+            blogId: p.blogId,
+            postId: p.postId,
+            status: trusted ? 'LIVE' : 'PENDING',
+            content,
+            published: now,
+            updated: now,
+            vis: commentVisOf(post.doc),
+            ...(b.inReplyTo ? { inReplyTo: b.inReplyTo.id } : {}),
+            ...(actorId ? { authorId: actorId } : { authorName: b.author?.displayName?.trim() || 'Anonymous', ...(authorUrl ? { authorUrl } : {}) }),
+          };
+          return { ops: [put('comments', record, 0), ...recount(post, undefined, record.status)], result: record };
+        },
+        (record) => core.event('comment.inserted', { blogId: p.blogId, id: record.id, actorId }, () => commentOut(core, record, 'ADMIN', true)),
+      );
       return commentOut(core, c, s.view, true);
     },
   };

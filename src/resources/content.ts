@@ -1,10 +1,9 @@
 /** What posts and pages share: loading with visibility, who may edit, paths, and the state table. */
-import { atLeast, type Actor, type Standing } from '../rules/access.js';
-import type { Core } from '../core/core.js';
-import { checkIfMatch } from '../core/wire.js';
+import { actorUserId, atLeast, type Actor, type Standing } from '../rules/access.js';
+import { checkIfMatch, type Core } from '../core/core.js';
 import type { StoredDoc, WriteOp } from '../store/driver.js';
 import { conflict, forbidden, invalid, notFound } from '../util/errors.js';
-import type { EventType } from '../core/events.js';
+import type { BlogEvent, EventType } from '../core/events.js';
 import { del, put, type PageRecord, type PostRecord, type Records } from '../store/records.js';
 import type { Role } from '../schema/schemas.js';
 import { labelCounterOps } from '../store/label-counts.js';
@@ -24,8 +23,16 @@ const isScheduled = (stored: StoredDoc<PostRecord | PageRecord>): stored is Stor
  * A post or page of the blog as the caller may see it: not LIVE reads as 404 below AUTHOR view, so a
  * draft's existence is never revealed. Scheduled posts whose time has come are made LIVE on the way.
  */
-export async function loadVisible<K extends Kind>(core: Core, kind: K, blogId: string, id: string, s: Standing): Promise<StoredDoc<ContentOf<K>>> {
-  let stored = await core.get(COLLECTION[kind], id);
+export async function loadVisible<K extends Kind>(
+  core: Core,
+  kind: K,
+  blogId: string,
+  id: string,
+  s: Standing,
+  /** How it is read (a caller that read it beside the standing hands that over). */
+  read: () => Promise<StoredDoc<ContentOf<K>> | undefined> = () => core.get(COLLECTION[kind], id),
+): Promise<StoredDoc<ContentOf<K>>> {
+  let stored = await read();
   if (!stored || stored.doc.blogId !== blogId) throw notFound(NOUN[kind]);
   if (isScheduled(stored)) {
     const doc = await core.promote(stored);
@@ -150,18 +157,22 @@ export async function changeContent<K extends Kind>(
   id: string,
   ifMatch: string | undefined,
   fn: (r: ContentOf<K>, now: string) => ContentOf<K>,
+  events: (before: ContentOf<K>, after: ContentOf<K>) => Promise<BlogEvent[]>,
 ): Promise<{ before: ContentOf<K>; after: ContentOf<K>; view: Role }> {
   const s = await core.writer(actor, blogId);
-  const { before, after } = await core.transact(async (retry) => {
-    const stored = await loadEditable(core, kind, blogId, id, s, ifMatch);
-    const now = core.nowIso();
-    const changed = fn(stored.doc, now);
-    if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
-    const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 }, retry > 0);
-    const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc, next) : [];
-    const kept = await revisionOps(core, kind, stored.doc, next, now);
-    return { ops: [put(COLLECTION[kind], next, stored.version), ...counters, ...kept], result: { before: stored.doc, after: next } };
-  });
+  const { before, after } = await core.transact(
+    async (retry) => {
+      const stored = await loadEditable(core, kind, blogId, id, s, ifMatch);
+      const now = core.nowIso();
+      const changed = fn(stored.doc, now);
+      if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
+      const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 }, retry > 0);
+      const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc, next) : [];
+      const kept = await revisionOps(core, kind, stored.doc, next, now);
+      return { ops: [put(COLLECTION[kind], next, stored.version), ...counters, ...kept], result: { before: stored.doc, after: next } };
+    },
+    (r) => events(r.before, r.after),
+  );
   return { before, after, view: s.view };
 }
 
@@ -176,10 +187,13 @@ export async function deleteContent<K extends Kind>(
   dependents: (stored: StoredDoc<ContentOf<K>>) => Promise<WriteOp[]> = async () => [],
 ): Promise<void> {
   const s = await core.writer(actor, blogId);
-  await core.transact(async () => {
-    const stored = await loadEditable(core, kind, blogId, id, s, ifMatch);
-    const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc, undefined) : [];
-    const revisions = await revisionDeletes(core, id);
-    return { ops: [del(COLLECTION[kind], id, stored.version, stored.doc), ...counters, ...revisions, ...(await dependents(stored))], result: undefined };
-  });
+  await core.transact(
+    async () => {
+      const stored = await loadEditable(core, kind, blogId, id, s, ifMatch);
+      const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc, undefined) : [];
+      const revisions = await revisionDeletes(core, id);
+      return { ops: [del(COLLECTION[kind], id, stored.version, stored.doc), ...counters, ...revisions, ...(await dependents(stored))], result: undefined };
+    },
+    () => core.event(`${kind}.deleted`, { blogId, id, actorId: actorUserId(actor) }),
+  );
 }

@@ -6,8 +6,8 @@
  * nothing: the blob store keeps no bytes of a put whose source failed, and no record was written.
  */
 import { actorUserId, requireRole, type Actor, type Standing } from '../rules/access.js';
-import type { Core } from '../core/core.js';
-import { checkIfMatch, etagOf } from '../core/wire.js';
+import { checkIfMatch, type Core } from '../core/core.js';
+import { etagOf } from '../core/wire.js';
 import { decodeJson, encodeJson, page } from '../core/paging.js';
 import { ImageCheck, fileName, type ImageInfo } from '../rules/images.js';
 import { mediaRefs } from '../rules/media-refs.js';

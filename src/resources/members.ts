@@ -41,6 +41,10 @@ export function membersApi(core: Core, actor: Actor) {
     const s = await core.writer(actor, blogId);
     requireRole(s, 'ADMIN', 'manage members');
     if (role && !(await core.user(userId))) throw notFound('User');
+    const told = () =>
+      role
+        ? core.event('member.set', { blogId, id: userId, actorId }, () => ({ userId, role }))
+        : core.event('member.removed', { blogId, id: userId, actorId });
     return core.transact(async () => {
       const blog = await core.get('blogs', blogId);
       if (!blog) throw notFound('Blog');
@@ -56,22 +60,19 @@ export function membersApi(core: Core, actor: Actor) {
         ? [lock, put('members', { id: memberId(blogId, userId), blogId, userId, role }, current?.version ?? 0)]
         : [lock, { type: 'delete' as const, collection: 'members', id: memberId(blogId, userId), expect: current!.version }];
       return { ops, result: undefined };
-    });
+    }, told);
   }
 
   return {
     async set(input: MembersSetParams): Promise<Member> {
       const p = core.parse(params.membersSet, input);
       await changeMembers(p.blogId, p.userId, p.role);
-      if (core.events.has('member.set'))
-        core.emit({ type: 'member.set', blogId: p.blogId, id: p.userId, actorId, resource: { userId: p.userId, role: p.role } });
       return { userId: p.userId, role: p.role };
     },
 
     async remove(input: MembersRemoveParams): Promise<void> {
       const p = core.parse(params.membersRemove, input);
       await changeMembers(p.blogId, p.userId, null);
-      if (core.events.has('member.removed')) core.emit({ type: 'member.removed', blogId: p.blogId, id: p.userId, actorId });
     },
 
     async list(input: MembersListParams): Promise<MemberList> {

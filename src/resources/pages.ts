@@ -19,6 +19,7 @@ import type {
 } from '../schema/params.js';
 import { authorOf, pageWire } from '../core/wire.js';
 import type { Page, PageList } from '../schema/resources.js';
+import type { BlogEvent } from '../core/events.js';
 import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPage, revertTo, trash, withPath } from './content.js';
 import type { LoadRevisions } from './revisions.js';
 
@@ -47,15 +48,18 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
   const actorId = actorUserId(actor);
 
   async function change(blogId: string, pageId: string, ifMatch: string | undefined, fn: (r: PageRecord, now: string) => PageRecord, edited: boolean) {
-    const { before, after, view } = await changeContent(core, actor, 'page', blogId, pageId, ifMatch, fn);
-    if (after !== before) await emitChange(before, after, edited);
+    const { after, view } = await changeContent(core, actor, 'page', blogId, pageId, ifMatch, fn, (b, a) => eventsOf(b, a, edited));
     return { after, view };
   }
 
-  async function emitChange(before: PageRecord | undefined, after: PageRecord, edited: boolean) {
+  /** The events a stored change stands for (committed with it). */
+  async function eventsOf(before: PageRecord | undefined, after: PageRecord, edited: boolean): Promise<BlogEvent[]> {
+    const out: BlogEvent[] = [];
+    let resource: Page | undefined;
     for (const type of changeEvents('page', before, after, edited)) {
-      if (core.events.has(type)) core.emit({ type, blogId: after.blogId, id: after.id, actorId, resource: await pageOut(core, after, 'ADMIN') });
+      out.push(...(await core.event(type, { blogId: after.blogId, id: after.id, actorId }, async () => (resource ??= await pageOut(core, after, 'ADMIN')))));
     }
+    return out;
   }
 
   async function replaceOrPatch(input: PagesUpdateParams, replace: boolean): Promise<Page> {
@@ -119,11 +123,13 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
         true,
       );
       const record = status === 'LIVE' ? publishPage(draft, now) : draft;
-      const r = await core.transact(async (retry) => {
-        const withUrl = await withPath(core, 'page', record, retry > 0);
-        return { ops: [put('pages', withUrl, 0)], result: withUrl };
-      });
-      await emitChange(undefined, r, false);
+      const r = await core.transact(
+        async (retry) => {
+          const withUrl = await withPath(core, 'page', record, retry > 0);
+          return { ops: [put('pages', withUrl, 0)], result: withUrl };
+        },
+        (withUrl) => eventsOf(undefined, withUrl, false),
+      );
       return pageOut(core, r, s.view);
     },
 
@@ -137,7 +143,6 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
         return;
       }
       await deleteContent(core, actor, 'page', p.blogId, p.pageId, p.ifMatch);
-      if (core.events.has('page.deleted')) core.emit({ type: 'page.deleted', blogId: p.blogId, id: p.pageId, actorId });
     },
 
     async publish(input: PagesActionParams): Promise<Page> {

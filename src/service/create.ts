@@ -2,7 +2,7 @@ import { BlogError, forbidden } from '../util/errors.js';
 import type { Actor } from '../rules/access.js';
 import { Core } from '../core/core.js';
 import type { EventType, Listener } from '../core/events.js';
-import { INTERNALS } from './internals.js';
+import { INTERNALS, type Internals } from './internals.js';
 import { lazy } from '../util/lazy.js';
 import type { SchedulerOptions } from '../core/scheduler.js';
 import { blogsApi } from '../resources/blogs.js';
@@ -42,28 +42,8 @@ function apis(core: Core, actor: Actor): Namespaces {
   // Compile-time: the object built here has exactly the namespaces and methods types.ts declares and documents.
   const exact: Same<Shape<typeof all>, Shape<Namespaces>> = true;
   void exact;
-  const share = core.share;
-  return share ? settled(all, { flush: async () => (await share).flush() }) : all;
-}
-
-/**
- * With events shared across app servers, a call resolves once the events it caused are stored for the other
- * servers too, so "the write returned" means every server will hear of it. Nested namespaces (posts.revisions)
- * are wrapped the same way.
- */
-function settled<T extends Record<string, unknown>>(all: T, share: { flush(): Promise<void> }): T {
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(all)) {
-    out[name] =
-      typeof value === 'function'
-        ? async (...args: unknown[]) => {
-            const result = await (value as (...a: unknown[]) => Promise<unknown>)(...args);
-            await share.flush();
-            return result;
-          }
-        : settled(value as Record<string, unknown>, share);
-  }
-  return out as T;
+  // A write's events are committed with it (Core.transact), so a call that returned is heard by every server.
+  return all;
 }
 
 /** The names of an API's namespaces and methods, nested (`true` for a method). */
@@ -75,20 +55,18 @@ function scoped(core: Core, actor: Actor): BlogService {
     ...apis(core, actor),
     as(next: ActorInput): BlogService {
       if (actor.kind !== 'host') throw forbidden('Only the host service may act as another user');
-      if (next === null) return scoped(core, { kind: 'anonymous' });
+      // Each scoped service is a session of its own: with read replicas, its reads see its own writes.
+      if (next === null) return scoped(core.withSession(), { kind: 'anonymous' });
       if (typeof next !== 'object' || typeof next.userId !== 'string' || next.userId === '' || next.userId === 'self') {
         throw new BlogError({ code: 400, reason: 'invalid', message: 'as() takes { userId } or null', location: 'actor', locationType: 'parameter' });
       }
-      return scoped(core, { kind: 'user', userId: next.userId });
+      return scoped(core.withSession(), { kind: 'user', userId: next.userId });
     },
     on(type: EventType | '*', listener: Listener): () => void {
-      // Listening also hears the writes of other app servers on the same store, from now on.
-      core.share?.then((share) => share.follow(core.ready())).catch(() => undefined);
-      return core.events.on(type, listener);
+      return core.listen(type, listener);
     },
-    async ready(): Promise<void> {
-      await core.ready();
-      await (await core.share)?.started;
+    ready(): Promise<void> {
+      return core.ready();
     },
     startScheduler(options?: SchedulerOptions): () => void {
       if (actor.kind !== 'host') throw forbidden('Only the host service runs the scheduler');
@@ -101,7 +79,17 @@ function scoped(core: Core, actor: Actor): BlogService {
       await core.driver.close();
     },
   };
-  Object.defineProperty(service, INTERNALS, { value: { core, actor } });
+  const internals: Internals = {
+    core,
+    actor,
+    fork(token) {
+      const session = core.readSession?.child();
+      if (!session) return service;
+      session.see(token);
+      return scoped(core.withSession(session), actor);
+    },
+  };
+  Object.defineProperty(service, INTERNALS, { value: internals });
   return service;
 }
 
@@ -110,5 +98,5 @@ export function createBlogService(options: BlogServiceOptions): BlogService {
   if (!options || typeof options.driver?.commit !== 'function') {
     throw new TypeError('createBlogService needs { driver }: e.g. memoryDriver() from blogcore/memory');
   }
-  return scoped(new Core(options), { kind: 'host' });
+  return scoped(new Core(options).withSession(), { kind: 'host' });
 }

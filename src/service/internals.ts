@@ -7,4 +7,15 @@ import type { Core } from '../core/core.js';
  * A registered symbol, so a helper loaded as another module copy (ESM beside CJS) still finds them.
  */
 export const INTERNALS = Symbol.for('blogcore.internals');
-export const internalsOf = (service: object) => (service as { [INTERNALS]?: { core: Core; actor: Actor } })[INTERNALS];
+
+export interface Internals {
+  core: Core;
+  actor: Actor;
+  /**
+   * The same service for one request that showed a consistency token: with read replicas, a session of its own
+   * that starts at this service's position moved to `token` (its writes move this service's too); else this service.
+   */
+  fork(token: string): object;
+}
+
+export const internalsOf = (service: object) => (service as { [INTERNALS]?: Internals })[INTERNALS];

@@ -166,6 +166,8 @@ export interface BlogService {
   as(actor: ActorInput): BlogService;
   /**
    * Listens to events after successful writes (`'*'`: every type); answers the function that stops listening.
+   * With a store shared by several app servers (PostgreSQL), the listener hears every write committed after
+   * `on()` returned on any of them, once.
    *
    * @example
    * ```ts

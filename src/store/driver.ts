@@ -61,8 +61,13 @@ export interface PutOp {
   doc: JsonObject;
   /** Every index entry of the document, by index name (an index may hold 0, 1 or many entries). */
   keys: Readonly<Record<string, readonly Key[]>>;
-  /** For collections with `search`: the scope (e.g. the blog id) and the document's distinct tokens. */
-  terms?: { scope: string; tokens: readonly string[] };
+  /**
+   * For collections with `search`: the scope (e.g. the blog id), the document's distinct tokens, and its rank:
+   * a number that orders matches as searches mostly want them (the core's: the post's sort time in ms), so a
+   * driver may keep its search index in that order and find the newest matches first without reading the
+   * others. Results never depend on it: they are in the order of the query's index, whatever the ranks.
+   */
+  terms?: { scope: string; tokens: readonly string[]; rank?: number };
   /** The change-log stream of this change (the core's blog id), so one stream can be walked alone (`streamChanges`). */
   stream?: string;
 }
@@ -122,6 +127,12 @@ export interface SearchQuery extends KeysQuery {
   scope: string;
   /** Every token must be among the document's tokens. Never empty, at most 64. */
   tokens: readonly string[];
+  /**
+   * Present when the query's order is the rank order (`PutOp.terms.rank`): a suffix sorts like its record's
+   * rank, ties by what follows. It answers the rank a suffix stands for, so a driver keeping its search index
+   * in rank order can start at a bound and stop after a page.
+   */
+  rankOf?: (suffix: Key) => number;
 }
 
 export interface IndexEntry {
@@ -277,7 +288,29 @@ export interface StorageDriver {
   watch?(listener: () => void): () => void;
   /** The bytes of media, kept in the same store as the records (so a backup of the store holds the pictures). */
   readonly blobs: BlobStore;
+  /**
+   * Optional (a driver reading from replicas, e.g. PostgreSQL with `replicas`): a new session, whose driver
+   * reads only where the session's own writes, and any position it was shown, are visible.
+   */
+  session?(): ReadSession;
   close(): Promise<void>;
+}
+
+/**
+ * Read-your-writes over read replicas. A session holds a position in the store's history (a consistency
+ * token, opaque text: the driver's own, e.g. a WAL position); its driver sends a read to a replica only once
+ * that replica has replayed past it (else to the primary, never waiting without bound), and its commits move
+ * the position past each write.
+ */
+export interface ReadSession {
+  /** The driver as this session reads and writes. */
+  readonly driver: StorageDriver;
+  /** The newest position this session has written or been shown, if any. */
+  token(): string | undefined;
+  /** Moves the session to `token` if that is later (a token of another session or app server); one that is not a token is ignored. */
+  see(token: string): void;
+  /** A session starting at this one's position whose commits move this one too (one request of a client, say). */
+  child(): ReadSession;
 }
 
 /** Key order, as every driver must implement it: part by part, a prefix sorts first. */

@@ -202,6 +202,12 @@ export type Untyped = { [C in Collection]: Records[C] extends JsonObject ? C : n
 /** Posts and pages sort by their publish time, drafts never published by their last update. */
 export const sortTime = (r: { published?: string; updated: string }) => r.published ?? r.updated;
 
+/** A post's search rank (PutOp.terms.rank): its sort time in ms, so searches by publish time follow it. */
+export function searchRank(time: string): number {
+  const ms = Date.parse(time);
+  return Number.isFinite(ms) ? ms : 0;
+}
+
 export const memberId = (blogId: string, userId: string) => `${blogId}:${userId}`;
 
 function postKeys(p: PostRecord): Record<string, Key[]> {
@@ -297,7 +303,7 @@ export function put<C extends Collection>(collection: C, record: Records[C], exp
   if (stream) op.stream = stream;
   if (collection === 'posts') {
     const p = record as PostRecord;
-    op.terms = { scope: p.blogId, tokens: distinctWords(postWordFields(p)) };
+    op.terms = { scope: p.blogId, tokens: distinctWords(postWordFields(p)), rank: searchRank(sortTime(p)) };
   }
   return op;
 }

@@ -28,14 +28,15 @@ import type { Collection } from './records.js';
  * labels.blog           [blogId, label, id]                     every label of a blog with its post counts (v3)
  * labels.live           [blogId, label, id]                     only labels that LIVE posts carry (v3)
  * revisions.item        [itemId, replaced, id]                  earlier versions of a post or page, oldest first (v3)
- * events                events shared between app servers on one store (src/core/event-share.ts), no indexes
+ * events.time           [time, id]                              events shared between app servers on one store by commit time
+ *                                                               (src/core/event-share.ts): found again for a listener added before the store opened
  * posts.media / pages.media [blogId, sha256, id]         the media an item's content uses (rules/media-refs.ts): delete's 409
- * media.blog            [blogId, published, id]                 a blog's pictures, newest first (v5)
- * media.source          [blogId, url, id]                       pictures an import downloaded, by their url (v5)
+ * media.blog            [blogId, published, id]                 a blog's pictures, newest first (v6)
+ * media.source          [blogId, url, id]                       pictures an import downloaded, by their url (v6)
  * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
  */
 const SCHEMA = {
-  version: 5,
+  version: 6,
   collections: [
     { name: 'users', indexes: [] },
     { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
@@ -60,7 +61,7 @@ const SCHEMA = {
     { name: 'pageviews', indexes: [{ name: 'blog' }, { name: 'owner' }] },
     { name: 'labels', indexes: [{ name: 'blog' }, { name: 'live' }] },
     { name: 'revisions', indexes: [{ name: 'item' }] },
-    { name: 'events', indexes: [] },
+    { name: 'events', indexes: [{ name: 'time' }] },
     { name: 'idempotency', indexes: [{ name: 'created' }] },
     { name: 'media', indexes: [{ name: 'blog' }, { name: 'source' }] },
   ],
@@ -83,4 +84,4 @@ void _sameCollections;
  * without it or behind it is brought up by src/store/upgrade.ts, whose code loads only then.
  */
 export const LAYOUT_MARKER = 'storeLayout';
-export const STORE_LAYOUT = 3;
+export const STORE_LAYOUT = 4;

@@ -4,12 +4,13 @@
  * so the core rewrites the records whose keys changed. Layout 2 (store-schema version 2): comments filed
  * by their post's visibility class (comment-visibility.ts) and posts' search tokens re-given (the SQLite
  * driver rebuilt its token tables). Layout 3: label counters (label-counts.ts) counted from the posts there.
+ * Layout 4: posts' search ranks (rankPosts).
  * A marker in `settings` records the layout, so this runs once per store (the core reads the marker and loads
  * this module only for a store behind the current layout).
  */
 import { DriverConflict, type IndexedDoc, type Key, type StoredDoc, type WriteOp } from './driver.js';
 import type { RecordStore } from './record-store.js';
-import { commentVisOf, labelId, put, type Collection, type LabelRecord, type Records } from './records.js';
+import { commentVisOf, labelId, put, type Collection, type LabelRecord, type PostRecord, type Records } from './records.js';
 import { LAYOUT_MARKER, STORE_LAYOUT, type IndexName } from './schema.js';
 
 const BATCH = 500;
@@ -35,13 +36,41 @@ export async function upgradeStore(driver: RecordStore, mark: StoredDoc | undefi
   const layout = mark ? Number(mark.doc.layout) : 0;
   if (layout >= STORE_LAYOUT) return;
   if (layout < 2) await layout2(driver, time);
-  await countLabels(driver, time);
+  else await rankPosts(driver, time);
+  if (layout < 3) await countLabels(driver, time);
   try {
     const doc = { id: LAYOUT_MARKER, layout: STORE_LAYOUT };
     await driver.commit([{ type: 'put', collection: 'settings', id: LAYOUT_MARKER, expect: mark?.version ?? 0, doc, keys: {} }], { time: time() });
   } catch (error) {
     if (!DriverConflict.is(error)) throw error; // another process opening the same store marked it
   }
+}
+
+/**
+ * Layout 4: every post written again as it is, now with its search rank (records.ts `put`: terms.rank), which
+ * a driver may keep its search index in (the SQLite driver rebuilt its full-text index in rank order). A post
+ * another process changed meanwhile is read again. (Layout 2 writes posts anew, with their rank.)
+ */
+async function rankPosts(driver: RecordStore, time: () => number): Promise<void> {
+  await eachBatch(driver, 'posts', 'published', async (batch) => {
+    let posts: Array<StoredDoc<PostRecord> | undefined> = batch;
+    for (;;) {
+      const found = posts.filter((p): p is StoredDoc<PostRecord> => p !== undefined);
+      try {
+        await driver.commit(
+          found.map((p) => put('posts', p.doc, p.version)),
+          { time: time() },
+        );
+        return;
+      } catch (error) {
+        if (!DriverConflict.is(error)) throw error;
+        posts = await driver.getMany(
+          'posts',
+          found.map((p) => p.id),
+        );
+      }
+    }
+  });
 }
 
 /** Layout 3: a counter per blog and label, from every post stored. A counter already there is left alone

@@ -54,9 +54,13 @@ export interface Remote {
   call<T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, options?: WriteOptions): Promise<T>;
 }
 
+/** The server's consistency token (read replicas, docs/postgres.md): sent back, so a pull after a push sees it. */
+const CONSISTENCY_TOKEN = 'blogcore-consistency-token';
+
 export function createRemote(options: RemoteOptions): Remote {
   const base = options.baseUrl.replace(/\/+$/, '');
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  let token: string | undefined;
 
   async function call<T>(method: string, path: string, o: WriteOptions = {}): Promise<T> {
     const url = new URL(base + path);
@@ -66,6 +70,7 @@ export function createRemote(options: RemoteOptions): Remote {
     if (o.body !== undefined) headers['content-type'] = 'application/json';
     if (o.ifMatch !== undefined) headers['if-match'] = o.ifMatch;
     if (o.idempotencyKey !== undefined) headers['idempotency-key'] = o.idempotencyKey;
+    if (token !== undefined) headers[CONSISTENCY_TOKEN] = token;
     let res: Response;
     try {
       res = await doFetch(url, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal: o.signal });
@@ -73,6 +78,7 @@ export function createRemote(options: RemoteOptions): Remote {
       if (o.signal?.aborted) throw error;
       throw new RemoteError(0, 'offline', `Could not reach ${url.origin}`);
     }
+    token = res.headers.get(CONSISTENCY_TOKEN) ?? token;
     // 204 and non-JSON answers read as undefined.
     const json: unknown = await res.json().catch(() => undefined);
     if (!res.ok) {

@@ -70,25 +70,50 @@ export interface Row {
 
 const fmt = (us: number) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`);
 
-/** Prints a table of blogcore vs raw: mean and p50 latencies and the ratio of means. */
+/**
+ * Prints a table of blogcore vs raw: mean and p50 latencies, the ratio of means (judged against the target)
+ * and the ratio of p50s beside it (steadier on a shared machine, whose stalls land in the means).
+ */
 export function printTable(title: string, rows: Row[]): void {
-  const lines = [`\n## ${title}`, '', '| op | size | blogcore mean (p50) | raw mean (p50) | ratio | target |', '|---|---|---|---|---|---|'];
+  const lines = [
+    `\n## ${title}`,
+    '',
+    '| op | size | blogcore mean (p50) | raw mean (p50) | ratio of means | ratio of p50s | target (docs/design.md §14) |',
+    '|---|---|---|---|---|---|---|',
+  ];
   for (const r of rows) {
     const ratio = r.ours.mean / r.raw.mean;
     const ok = r.target === undefined ? '' : ratio <= r.target ? `≤ ${r.target}× ✓` : `≤ ${r.target}× ✗`;
-    lines.push(`| ${r.op} | ${r.size} | ${fmt(r.ours.mean)} (${fmt(r.ours.p50)}) | ${fmt(r.raw.mean)} (${fmt(r.raw.p50)}) | ${ratio.toFixed(2)}× | ${ok} |`);
+    lines.push(
+      `| ${r.op} | ${r.size} | ${fmt(r.ours.mean)} (${fmt(r.ours.p50)}) | ${fmt(r.raw.mean)} (${fmt(r.raw.p50)}) | ${ratio.toFixed(2)}× | ${(r.ours.p50 / r.raw.p50).toFixed(2)}× | ${ok} |`,
+    );
   }
   console.log(lines.join('\n'));
 }
 
-/** Prints how a cost grows with size: the mean at each size relative to the smallest. */
-export function printGrowth(title: string, series: Record<string, Array<[number, Timing]>>): void {
-  const lines = [`\n### ${title}`, '', '| op | ' + 'mean by size | growth |', '|---|---|---|'];
+/**
+ * Prints how a cost grows with size: the mean at each size relative to the smallest, judged against `flat`
+ * (docs/design.md §14's flat-cost target) for the ops it names.
+ */
+export function printGrowth(title: string, series: Record<string, Array<[number, Timing]>>, flat?: { ops: readonly string[]; target: number }): void {
+  const lines = [`\n### ${title}`, '', '| op | mean by size | growth (p50 growth) | target |', '|---|---|---|---|'];
   for (const [op, points] of Object.entries(series)) {
     if (points.length === 0) continue;
-    const first = points[0]![1].mean;
-    const last = points[points.length - 1]![1].mean;
-    lines.push(`| ${op} | ${points.map(([n, t]) => `${n}: ${fmt(t.mean)}`).join(', ')} | ${(last / first).toFixed(2)}× |`);
+    const first = points[0]![1];
+    const last = points[points.length - 1]![1];
+    const growth = last.mean / first.mean;
+    const judged = flat?.ops.includes(op) && points.length > 1;
+    const ok = judged ? `≤ ${flat!.target}× ${growth <= flat!.target ? '✓' : '✗'}` : '';
+    lines.push(
+      `| ${op} | ${points.map(([n, t]) => `${n}: ${fmt(t.mean)}`).join(', ')} | ${growth.toFixed(2)}× (${(last.p50 / first.p50).toFixed(2)}×) | ${ok} |`,
+    );
   }
   console.log(lines.join('\n'));
 }
+
+/** A verdict line: what was measured against a target of docs/design.md §14. */
+export function verdict(what: string, measured: string, target: string, met: boolean): void {
+  console.log(`- ${what}: ${measured} — target ${target}: ${met ? '✓' : '✗'}`);
+}
+
+export { fmt as formatMicros };

@@ -15,6 +15,7 @@ import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { createBlogService } from '../../src/index.js';
 import { type CannonResult, CONNECTIONS, measure, startServer, warmUp } from './cannon.js';
 import type { BenchContext } from './harness.js';
+import { TARGETS } from './targets.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -68,17 +69,17 @@ export default async function httpBench(ctx: BenchContext): Promise<void> {
     servers.push(ours, oursAuth, raw);
     const ops = [
       // prettyPrint=false: the raw handler sends compact JSON too (Google's default, kept by the helper, indents).
-      { op: 'GET one post', target: 0.85, urls: { blogcore: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` } },
+      { op: 'GET one post', target: TARGETS.http, urls: { blogcore: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` } },
       {
         op: 'GET list of 20 posts',
-        target: 0.85,
+        target: TARGETS.http,
         urls: { blogcore: `/v3/blogs/${blogId}/posts?maxResults=20&prettyPrint=false`, raw: `/list?blog=${blogId}` },
       },
       // A real deployment has an authenticate hook: on Node it gets a RequestHead (headers read in place).
       {
         op: 'GET one post, with authenticate',
         auth: true,
-        target: 0.8,
+        target: TARGETS.httpAuth,
         urls: { blogcore: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` },
       },
     ];

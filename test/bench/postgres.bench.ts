@@ -4,16 +4,20 @@
  *
  * Raw: a plain `posts` table (ISO text times, `COLLATE "C"`, index (blog_id, status, published, id)), a
  * `post_labels` side table keyed (blog_id, label, status, published, post_id), the core's search tokens
- * as a `text[]` with a GIN index (the same tokens blogcore matches), a change-log row per write; named
- * prepared statements, rows JSON.stringify'd. Writes: an insert is one statement (post + labels + change
- * row, a data-modifying CTE); a patch reads the row, then one statement (compare-and-set UPDATE + change row).
+ * as a `text[]` with a GIN index (the same tokens blogcore matches), a change-log row per write, and with
+ * events shared an outbox row holding the event (the oldest beyond 1,000 deleted in the same statement);
+ * named prepared statements, rows JSON.stringify'd. Writes: an insert is one statement (post + labels + change
+ * row + outbox, a data-modifying CTE); a patch reads the row, then one statement (compare-and-set UPDATE +
+ * change row + outbox).
  *
- * Sizes: `--pg-sizes=10000,100000` (default), add 1000000 for 1M (bodies of one paragraph at 1M), `--quick`:
+ * Sizes: `--pg-sizes` (or `--sizes`) `=10000,100000` (default), add 1000000 for 1M (bodies of one paragraph
+ * at 1M, loaded in bulk through the driver from `--bulk-from` posts: test/bench/bulk-load.ts), `--quick`:
  * 2000. `--pg-url=postgres://…` uses that server (tables in schemas `bench_blogcore`, `bench_raw`, dropped);
  * without it a throwaway server is started with PostgreSQL's default durability (fsync on).
  * Writes are measured twice: with events shared across app servers (the default) and with
  * `shareEvents: false` (one server). HTTP: `--only=postgres` also runs GET one post and a 20-post list
  * through the HTTP helper with 1 and 2 app processes on the one server (autocannon, 10 connections).
+ * Targets are docs/design.md §14's (test/bench/targets.ts).
  */
 import pg from 'pg';
 import { postgresDriver } from '../../drivers/postgres/index.js';
@@ -21,7 +25,9 @@ import { createBlogService, type BlogService } from '../../src/index.js';
 import { distinctWords, postWordFields } from '../../src/rules/text.js';
 import { startPostgres } from '../drivers/postgres/server.js';
 import { generator, rng, type BenchPost, type Generator } from '../drivers/sqlite/bench-data.js';
+import { bulkLoad } from './bulk-load.js';
 import { printGrowth, printTable, timePair, type BenchContext, type Row, type Timing } from './harness.js';
+import { TARGETS } from './targets.js';
 import { httpRows } from './postgres-http.js';
 
 const PAGE = 20;
@@ -51,16 +57,27 @@ const RAW_SCHEMA = (s: string) => `
     PRIMARY KEY (blog_id, label, status, published, post_id)
   );
   CREATE TABLE ${s}.changes (seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, post_id text NOT NULL, version int NOT NULL);
+  CREATE TABLE ${s}.events (id bigint PRIMARY KEY, doc text NOT NULL);
 `;
+
+/** Events kept in the raw outbox, as blogcore keeps its last 1,000 per server. */
+const KEEP = 1000;
 
 const COLS = 'id, blog_id, status, published, updated, path, author_id, title, content, labels, version';
 
 /** The raw engine: what a hand-written PostgreSQL blog would run for the same operations. */
 class Raw {
+  private event = 0;
   constructor(
     readonly pool: pg.Pool,
     private readonly s: string,
   ) {}
+
+  /** The outbox part of a write statement ($n: the event's id, $n+1: its text): one row in, the oldest beyond KEEP out. */
+  private outbox(n: number) {
+    return `, ev AS (INSERT INTO ${this.s}.events (id, doc) VALUES ($${n}, $${n + 1})),
+      gone AS (DELETE FROM ${this.s}.events WHERE id = $${n} - ${KEEP})`;
+  }
 
   private q(name: string, text: string, values: unknown[]) {
     return this.pool.query({ name: `raw_${name}`, text, values });
@@ -121,26 +138,42 @@ class Raw {
   async live(blogId: string): Promise<number> {
     return (await this.pool.query(`SELECT count(*)::int AS n FROM ${this.s}.posts WHERE blog_id = $1 AND status = 'LIVE'`, [blogId])).rows[0].n;
   }
-  async insert(blogId: string, id: string, p: BenchPost, now: string) {
+  /** An insert; with `events`, its event goes into the outbox in the same statement. */
+  async insert(blogId: string, id: string, p: BenchPost, now: string, events: boolean) {
+    const row = this.row(p, id, blogId, now);
     const sql = `WITH p AS (
         INSERT INTO ${this.s}.posts (id, blog_id, status, published, updated, path, author_id, title, content, labels, tokens, version)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1) RETURNING id, blog_id, status, published, labels),
-      l AS (INSERT INTO ${this.s}.post_labels SELECT blog_id, unnest(labels), status, published, id FROM p)
+      l AS (INSERT INTO ${this.s}.post_labels SELECT blog_id, unnest(labels), status, published, id FROM p)${events ? this.outbox(12) : ''}
       INSERT INTO ${this.s}.changes (post_id, version) SELECT id, 1 FROM p`;
-    await this.q('insert', sql, this.row(p, id, blogId, now));
+    const values = events ? [...row, ++this.event, JSON.stringify({ type: 'post.inserted', id, resource: row })] : row;
+    await this.q(events ? 'insertEv' : 'insert', sql, values);
   }
-  async patch(id: string, title: string, now: string) {
+  async patch(id: string, title: string, now: string, events: boolean) {
     const row = (await this.q('get', `SELECT ${COLS} FROM ${this.s}.posts WHERE id = $1`, [id])).rows[0];
-    const sql = `WITH u AS (UPDATE ${this.s}.posts SET title = $2, updated = $3, version = version + 1 WHERE id = $1 AND version = $4 RETURNING id, version)
+    const after = { ...row, title, updated: now };
+    const sql = `WITH u AS (UPDATE ${this.s}.posts SET title = $2, updated = $3, version = version + 1 WHERE id = $1 AND version = $4 RETURNING id, version)${
+      events ? this.outbox(5) : ''
+    }
       INSERT INTO ${this.s}.changes (post_id, version) SELECT id, version FROM u`;
-    await this.q('patch', sql, [id, title, now, row.version]);
-    return JSON.stringify({ ...row, title, updated: now });
+    const values = [id, title, now, row.version];
+    if (events) values.push(++this.event, JSON.stringify({ type: 'post.updated', id, resource: after }));
+    await this.q(events ? 'patchEv' : 'patch', sql, values);
+    return JSON.stringify(after);
   }
 }
 
-/** Loads `n` posts through the service (every core rule), LOADERS at a time; answers the blog and post ids. */
-async function loadBlogcore(url: string, schema: string, gen: Generator, n: number): Promise<{ blogId: string; ids: string[] }> {
+/**
+ * Loads `n` posts through the service (every core rule), LOADERS at a time, or in bulk through the driver from
+ * `bulkFrom` posts (test/bench/bulk-load.ts); answers the blog and post ids.
+ */
+async function loadBlogcore(url: string, schema: string, gen: Generator, n: number, bulkFrom: number): Promise<{ blogId: string; ids: string[] }> {
   const service = createBlogService({ driver: postgresDriver({ connectionString: url, schema, max: LOADERS, shareEvents: false }) });
+  if (n >= bulkFrom) {
+    const loaded = await bulkLoad(service, gen, n, 100, (done) => done % 100_000 === 0 && console.error(`  postgres ${n}: ${done} posts loaded`));
+    await service.close();
+    return loaded;
+  }
   const owner = await service.users.insert({ body: { displayName: 'Bench author' } });
   const blogId = (await service.blogs.insert({ body: { name: 'Bench', url: `https://bench-${schema}.example/` }, ownerId: owner.id! })).id!;
   const ids: string[] = new Array(n);
@@ -176,7 +209,8 @@ async function deepToken(service: BlogService, blogId: string, live: number): Pr
 }
 
 export default async function postgresBench(ctx: BenchContext): Promise<void> {
-  const sizes = (ctx.args['pg-sizes'] ?? (ctx.quick ? '2000' : '10000,100000')).split(',').map(Number);
+  const sizes = (ctx.args['pg-sizes'] ?? ctx.args.sizes ?? (ctx.quick ? '2000' : '10000,100000')).split(',').map(Number);
+  const bulkFrom = Number(ctx.args['bulk-from'] ?? 1_000_000);
   const server = ctx.args['pg-url'] ? undefined : await startPostgres({ durable: true, flags: ['-c', 'shared_buffers=1GB', '-c', 'jit=off'] });
   const url = ctx.args['pg-url'] ?? server!.url;
   const admin = new pg.Pool({ connectionString: url, max: 2 });
@@ -197,7 +231,7 @@ export default async function postgresBench(ctx: BenchContext): Promise<void> {
       await admin.query(RAW_SCHEMA(rawSchema));
       const gen = generator(1, n >= 1_000_000 ? 1 : 3);
       const t0 = performance.now();
-      const { blogId, ids } = await loadBlogcore(url, ourSchema, gen, n);
+      const { blogId, ids } = await loadBlogcore(url, ourSchema, gen, n, bulkFrom);
       const loadOurs = performance.now() - t0;
       const rawPool = new pg.Pool({ connectionString: url, max: 1 });
       const raw = new Raw(rawPool, rawSchema);
@@ -212,7 +246,7 @@ export default async function postgresBench(ctx: BenchContext): Promise<void> {
       await admin.query(`CHECKPOINT`);
       const qTokens = distinctWords(postWordFields({ title: gen.query, content: '', labels: [] }));
       notes.push(
-        `${n}: loaded in ${(loadOurs / 1000).toFixed(1)} s through the service (${LOADERS} at a time, ${((loadOurs * 1000) / n).toFixed(0)} µs/post), ` +
+        `${n}: loaded in ${(loadOurs / 1000).toFixed(1)} s ${n >= bulkFrom ? 'in bulk through the driver' : `through the service (${LOADERS} at a time)`} (${((loadOurs * 1000) / n).toFixed(0)} µs/post), ` +
           `${(loadRaw / 1000).toFixed(1)} s raw (multi-row inserts); "${gen.query}" matches ${await raw.matches(qTokens)} posts`,
       );
 
@@ -238,7 +272,7 @@ export default async function postgresBench(ctx: BenchContext): Promise<void> {
           () => service.posts.get({ blogId, postId: ga() }),
           () => raw.get(gb()),
         )),
-        1.3,
+        TARGETS.read,
       );
       record(
         'list first page (20)',
@@ -247,7 +281,7 @@ export default async function postgresBench(ctx: BenchContext): Promise<void> {
           () => service.posts.list({ blogId, maxResults: PAGE }),
           () => raw.first(blogId),
         )),
-        1.3,
+        TARGETS.read,
       );
       record(
         'list page 50% deep (20)',
@@ -256,7 +290,7 @@ export default async function postgresBench(ctx: BenchContext): Promise<void> {
           () => service.posts.list({ blogId, maxResults: PAGE, pageToken: token }),
           () => raw.after(blogId, mid.published, mid.id),
         )),
-        1.3,
+        TARGETS.read,
       );
       record(
         `label filter ${LABEL} (20)`,
@@ -265,7 +299,7 @@ export default async function postgresBench(ctx: BenchContext): Promise<void> {
           () => service.posts.list({ blogId, labels: LABEL, maxResults: PAGE }),
           () => raw.byLabel(blogId, LABEL),
         )),
-        1.3,
+        TARGETS.read,
       );
       record(
         'search, two words (20)',
@@ -277,26 +311,26 @@ export default async function postgresBench(ctx: BenchContext): Promise<void> {
       );
 
       let k = 0;
-      const insert = (s: BlogService) =>
+      const insert = (s: BlogService, events: boolean) =>
         pair(
           (i) => {
             const p = gen.post(n + 2 * i);
             return s.posts.insert({ blogId, body: { title: p.title, content: p.content, labels: p.labels } });
           },
-          (i) => raw.insert(blogId, `R${String(k++).padStart(25, '0')}`, { ...gen.post(n + 2 * i + 1), draft: false }, new Date().toISOString()),
+          (i) => raw.insert(blogId, `R${String(k++).padStart(25, '0')}`, { ...gen.post(n + 2 * i + 1), draft: false }, new Date().toISOString(), events),
         );
-      record('insert (events shared)', n, ...(await insert(service)), 1.2);
-      record('insert (shareEvents: false)', n, ...(await insert(single)), 1.2);
-      const patch = (s: BlogService, seed: number) => {
+      record('insert (events shared)', n, ...(await insert(service, true)), TARGETS.write);
+      record('insert (shareEvents: false)', n, ...(await insert(single, false)), TARGETS.write);
+      const patch = (s: BlogService, seed: number, events: boolean) => {
         const pa = pick(seed);
         const pb = pick(seed);
         return pair(
           (i) => s.posts.patch({ blogId, postId: pa(), body: { title: `Edited title ${i}` } }),
-          (i) => raw.patch(pb(), `Edited title ${i}`, new Date().toISOString()),
+          (i) => raw.patch(pb(), `Edited title ${i}`, new Date().toISOString(), events),
         );
       };
-      record('patch title (events shared)', n, ...(await patch(service, n + 1)), 1.2);
-      record('patch title (shareEvents: false)', n, ...(await patch(single, n + 2)), 1.2);
+      record('patch title (events shared)', n, ...(await patch(service, n + 1, true)), TARGETS.write);
+      record('patch title (shareEvents: false)', n, ...(await patch(single, n + 2, false)), TARGETS.write);
       await service.close();
       await single.close();
       if (n === sizes[0] && ctx.args['pg-http'] !== 'false') notes.push(...(await httpRows(url, ourSchema, blogId, ids[Math.floor(n / 2)]!, ctx)));
@@ -312,6 +346,9 @@ export default async function postgresBench(ctx: BenchContext): Promise<void> {
   }
   printTable('PostgreSQL: blogcore (service on postgresDriver) vs raw pg', rows);
   for (const note of notes) console.log(`- ${note}`);
-  printGrowth('blogcore on PostgreSQL: cost by size', ours);
+  printGrowth('blogcore on PostgreSQL: cost by size', ours, {
+    ops: ['list first page (20)', 'list page 50% deep (20)', `label filter ${LABEL} (20)`, 'search, two words (20)'],
+    target: TARGETS.flat,
+  });
   printGrowth('raw pg: cost by size', raws);
 }

@@ -176,3 +176,52 @@ describe('startScheduler with two processes on one SQLite file', () => {
     }
   }, 60_000);
 });
+
+describe('reads and the next due post', () => {
+  /** A driver counting its walks of the `due` index. */
+  function dueCounting(inner: StorageDriver) {
+    let walks = 0;
+    const driver: StorageDriver = Object.create(inner);
+    driver.list = (q) => {
+      if (q.index === 'due') walks++;
+      return inner.list(q);
+    };
+    return { driver, walks: () => walks };
+  }
+
+  it('reads the due index only when what it knows of it may have changed', async () => {
+    let clock = Date.UTC(2026, 0, 1);
+    const { driver, walks } = dueCounting(memoryDriver());
+    const service = createBlogService({ driver, now: () => new Date(clock) });
+    const user = await service.users.insert({ body: { displayName: 'Ada' } });
+    const blog = await service.blogs.insert({ body: { name: 'Due', url: 'https://due.example/' }, ownerId: user.id });
+    await service.posts.list({ blogId: blog.id });
+    const before = walks();
+    for (let i = 0; i < 5; i++) await service.posts.list({ blogId: blog.id });
+    expect(walks(), 'nothing scheduled: lists read no due index').toBe(before);
+    const later = await service.posts.insert({ blogId: blog.id, body: { title: 'Later', published: new Date(clock + MINUTE).toISOString() } });
+    expect((await service.posts.list({ blogId: blog.id })).items ?? []).toEqual([]);
+    const known = walks();
+    await service.posts.list({ blogId: blog.id });
+    expect(walks(), 'the next due post is a minute away').toBe(known);
+    clock += 2 * MINUTE;
+    expect((await service.posts.list({ blogId: blog.id })).items?.map((p) => p.id)).toEqual([later.id]);
+  });
+
+  it('a post another process scheduled goes LIVE at the first read after its time (the change log says the store moved)', async () => {
+    const file = join(dir, 'due-two.db');
+    let clock = Date.UTC(2026, 0, 1);
+    const now = () => new Date(clock);
+    const a = createBlogService({ driver: sqliteDriver({ filename: file }), now });
+    const b = createBlogService({ driver: sqliteDriver({ filename: file }), now });
+    const user = await a.users.insert({ body: { displayName: 'Ada' } });
+    const blog = await a.blogs.insert({ body: { name: 'Two', url: 'https://two.example/' }, ownerId: user.id });
+    expect((await a.posts.list({ blogId: blog.id })).items ?? []).toEqual([]);
+    const later = await b.posts.insert({ blogId: blog.id, body: { title: 'By b', published: new Date(clock + MINUTE).toISOString() } });
+    expect((await a.posts.list({ blogId: blog.id })).items ?? []).toEqual([]);
+    clock += 2 * MINUTE;
+    expect((await a.posts.list({ blogId: blog.id })).items?.map((p) => p.id)).toEqual([later.id]);
+    await a.close();
+    await b.close();
+  });
+});

@@ -4,6 +4,7 @@
  *       writes went through; listens to post.updated and reports what it saw once `total` arrived
  *   open <url> <schema>                                          opens the store (migrations) and reports
  *   crash <url> <schema>                                         commits 20-record batches until killed
+ *   insert <url> <schema> <blogId>                               inserts posts titled "<pid>-<n>" until killed
  * It prints "ready" when listening, waits for "go" on stdin, and ends with one JSON line.
  */
 import { createInterface } from 'node:readline';
@@ -55,6 +56,21 @@ if (mode === 'rmw') {
   const u = await service.users.insert({ body: { displayName: `p${process.pid}` } });
   say({ user: u.id });
   await service.close();
+} else if (mode === 'insert') {
+  const service = createBlogService({ driver: postgresDriver({ connectionString: url, schema, max: 4 }) });
+  await service.ready();
+  say('ready');
+  // Four writes in flight at a time, so a kill lands in the middle of some of them.
+  let n = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (;;) {
+        const title = `${process.pid}-${n++}`;
+        await service.posts.insert({ blogId: rest[0]!, body: { title, content: '<p>x</p>' } });
+        say(title);
+      }
+    }),
+  );
 } else if (mode === 'crash') {
   const d = postgresDriver({ connectionString: url, schema, max: 2 });
   await d.open(crashSchema);

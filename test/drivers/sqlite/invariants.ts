@@ -1,6 +1,6 @@
 /**
  * Storage-level checks of a blogcore SQLite file, read with better-sqlite3 directly: the file is sound,
- * and every record's index entries and search row are exactly the ones its last commit wrote.
+ * and every record's index entries, search row and its place are exactly the ones its last commit wrote.
  */
 import Database from 'better-sqlite3';
 import { encodeKey } from '../../../drivers/shared/byte-keys.js';
@@ -35,9 +35,14 @@ export function checkStore(filename: string): StoreCheck {
       if (!expected.delete(ref)) problems.push(`stray index entry ${ref}`);
     }
     for (const ref of expected) if (live.has(ref.split(':')[0]!)) problems.push(`missing index entry ${ref}`);
-    for (const rid of db.prepare('SELECT rowid FROM search').pluck().all() as number[]) {
-      if (!withTerms.delete(rid)) problems.push(`stray search row ${rid}`);
+    // A search row sits at its record's place (schema.ts `ranks`): one place per record with terms, one row per place.
+    const places = new Map(db.prepare('SELECT frid, rid FROM ranks').raw().all() as Array<[number, number]>);
+    for (const place of db.prepare('SELECT rowid FROM search').pluck().all() as number[]) {
+      const rid = places.get(place);
+      places.delete(place);
+      if (rid === undefined || !withTerms.delete(rid)) problems.push(`stray search row ${place}`);
     }
+    for (const [place, rid] of places) problems.push(`place ${place} of record ${rid} without a search row`);
     for (const rid of withTerms) problems.push(`missing search row ${rid}`);
     return { integrity, docs: docs.length, entries, problems };
   } finally {

@@ -90,7 +90,7 @@ describe('sqlite driver: migrations', () => {
     expect(SQLITE_STORAGE_VERSION).toBe(MIGRATIONS.length);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT GLOB 'search_[cdi]*' ORDER BY name").pluck().all();
-    expect(tables).toEqual(['blob_chunks', 'blobs', 'changes', 'collections', 'docs', 'entries', 'indexes', 'meta', 'scopes', 'search', 'terms']);
+    expect(tables).toEqual(['blob_chunks', 'blobs', 'changes', 'collections', 'docs', 'entries', 'indexes', 'meta', 'ranks', 'scopes', 'search', 'terms']);
     // Mark the file: a second open must not run the migrations again (they would fail on existing tables anyway).
     db.prepare("INSERT INTO meta (key, value) VALUES ('marker', 42)").run();
     db.close();
@@ -218,6 +218,74 @@ describe('sqlite driver: search tokens', () => {
     ).toEqual([]);
     await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't3', tags: ['v'], words: ['pie'] }, 4)]);
     expect(await tagsOf()).toEqual(['v']);
+    await d.close();
+    expect(checkStore(f)).toMatchObject({ integrity: 'ok', problems: [] });
+  });
+
+  it('answers ranked searches with many matches in index order: ties, bounds, both directions, unranked records', async () => {
+    const f = file();
+    const d = await opened(f);
+    // 1,200 matches (past the sparse case), three records per millisecond, ranks as the core gives them.
+    const items = Array.from({ length: 1200 }, (_, i) => {
+      const time = new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 3)).toISOString();
+      const item = { id: `r${String((i * 7919) % 1200).padStart(4, '0')}`, group: 'g', status: i % 5 ? 'LIVE' : 'DRAFT', time };
+      const words = i % 4 === 3 ? ['pie'] : ['pie', 'tart'];
+      const put = itemPut({ ...item, tags: i % 2 ? ['odd'] : ['even'], words });
+      return { ...put, terms: { scope: 'g', tokens: words, rank: Date.parse(time) } };
+    });
+    for (let i = 0; i < items.length; i += 400) await d.commit(items.slice(i, i + 400));
+    const rankOf = (suffix: Key) => Date.parse(suffix[0] as string);
+    const expected = (prefixes: Key[], tokens: string[], q: { direction: 'asc' | 'desc'; lower?: Key; upper?: Key }) => {
+      const sign = q.direction === 'asc' ? 1 : -1;
+      const hits = items
+        .filter((p) => tokens.every((t) => p.terms.tokens.includes(t)))
+        .flatMap((p) => [...p.keys.byTime!, ...p.keys.byTag!].map((key) => ({ id: p.id, key })))
+        .filter(({ key }) => prefixes.some((x) => compareKeys(key.slice(0, 2), x) === 0))
+        .filter(({ key }) => (!q.lower || compareKeys(key.slice(2), q.lower) > 0) && (!q.upper || compareKeys(key.slice(2), q.upper) < 0));
+      return hits.sort((a, b) => sign * compareKeys(a.key.slice(2), b.key.slice(2))).slice(0, 20);
+    };
+    const mid = items[601]!.keys.byTime![0]!.slice(2);
+    const cases = [
+      { prefixes: [['g', 'LIVE']], tokens: ['pie', 'tart'], direction: 'desc' as const },
+      { prefixes: [['g', 'LIVE']], tokens: ['pie'], direction: 'asc' as const },
+      { prefixes: [['g', 'LIVE']], tokens: ['tart', 'pie'], direction: 'desc' as const, upper: mid },
+      { prefixes: [['g', 'LIVE']], tokens: ['pie'], direction: 'asc' as const, lower: mid },
+      { prefixes: [['g', 'LIVE']], tokens: ['pie'], direction: 'desc' as const, lower: mid },
+      {
+        prefixes: [
+          ['g', 'odd'],
+          ['g', 'even'],
+        ],
+        tokens: ['pie', 'tart'],
+        direction: 'desc' as const,
+        upper: mid,
+      },
+      { prefixes: [['g', 'DRAFT']], tokens: ['pie', 'tart'], direction: 'asc' as const },
+    ];
+    const run = () =>
+      Promise.all(
+        cases.map(async ({ prefixes, tokens, direction, lower, upper }) => {
+          const index = prefixes[0]![1] === 'odd' ? 'byTag' : 'byTime';
+          const got = await d.search({
+            collection: 'items',
+            scope: 'g',
+            tokens,
+            index,
+            prefixes,
+            direction,
+            limit: 20,
+            rankOf,
+            ...(lower ? { lower: { key: lower, open: true } } : {}),
+            ...(upper ? { upper: { key: upper, open: true } } : {}),
+          });
+          expect(got, JSON.stringify({ prefixes, tokens, direction })).toEqual(expected(prefixes, tokens, { direction, lower, upper }));
+        }),
+      );
+    await run();
+    // Records written without a rank, and so sitting off the rank order, change no answer.
+    const unranked = items.filter((_, i) => i % 97 === 0);
+    await d.commit(unranked.map((p) => ({ ...p, expect: 1, terms: { scope: 'g', tokens: p.terms.tokens } })));
+    await run();
     await d.close();
     expect(checkStore(f)).toMatchObject({ integrity: 'ok', problems: [] });
   });

@@ -106,9 +106,11 @@ it('upgrades a layout-1 store once: comments hidden by the index, search answeri
   await legacy.close();
   const db = new Database(f);
   db.exec('DROP TABLE terms');
+  // Nor migration 4's rank places.
+  db.exec('DROP TABLE ranks');
   // Nor layout 3's change-log columns.
   db.exec("DROP INDEX changes_by_stream; ALTER TABLE changes DROP COLUMN stream; ALTER TABLE changes DROP COLUMN time; DELETE FROM meta WHERE key = 'pruned'");
-  // Nor layout 4's media bytes.
+  // Nor migration 5's media bytes.
   db.exec('DROP TABLE blob_chunks; DROP TABLE blobs');
   db.pragma('user_version = 1');
   db.close();

@@ -1,0 +1,20 @@
+/**
+ * docs/design.md §14's targets, as the benches print and judge them: one place, so no bench states a target of its own.
+ * Ratios are blogcore / raw (means) unless said otherwise.
+ */
+export const TARGETS = {
+  /** get one post, list a page, label filter (SQLite, PostgreSQL), at 10k, 100k and 1M posts. */
+  read: 1.3,
+  /** insert, patch: PostgreSQL with the change-log row and the event in one transaction. */
+  write: 1.2,
+  /** first page, page 50% deep, label filter and two-word search: the largest size's cost over the smallest's. */
+  flat: 1.5,
+  /** two-word search, 20 results, 1M posts, SQLite: absolute (ms) and against raw. */
+  searchMs: 1,
+  searchRaw: 2,
+  /** a word in every post costs what a list costs: search / list first page (the read bound). */
+  everyWord: 1.3,
+  /** HTTP through the helper on node:http: share of raw req/s. */
+  http: 0.85,
+  httpAuth: 0.8,
+} as const;
