@@ -31,7 +31,6 @@ import { commit } from './commit.js';
 import { Connection, openDatabase, settings, type IdbDriverOptions, type OpenOptions } from './connect.js';
 import { count, get, getByIndex, getMany, keys, list } from './reads.js';
 import { BLOBS, checkNames } from './schema.js';
-import { search } from './search.js';
 import { lazy } from '../../src/util/lazy.js';
 
 export { IdbBlockedError, type IdbDriverOptions } from './connect.js';
@@ -100,6 +99,8 @@ class IdbDriver implements StorageDriver {
   }
 
   async search(q: SearchQuery): Promise<IndexEntry[]> {
+    // Search code (with the postings it walks) loads on the first search: most page loads never search.
+    const { search } = await import('./search.js');
     return search(this.connection(), q);
   }
 
