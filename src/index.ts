@@ -16,12 +16,14 @@ export type {
   PageViewsApi,
   LabelsApi,
   ChangesApi,
+  MediaApi,
 } from './service/types.js';
 export { BlogError, type BlogErrorInit, type ErrorReason, type GoogleErrorBody } from './util/errors.js';
 export type { BlogEvent, EventType, Listener } from './core/events.js';
 export type { ChangeItem, ChangeKind, ChangeList } from './resources/changes.js';
 export type { SchedulerOptions } from './core/scheduler.js';
 export type * from './schema/params.js';
+export type * from './schema/media.js';
 export { POST_STATUSES, PAGE_STATUSES, COMMENT_STATUSES, ROLES, READER_COMMENTS, LIMITS, PAGE_VIEWS_RANGES } from './schema/values.js';
 export type {
   Blog,

@@ -6,10 +6,10 @@
 import { unwrap } from 'idb';
 import { DriverConflict, type CommitResult, type Key, type WriteOp } from '../../src/store/driver.js';
 import type { Connection } from './connect.js';
-import type { PostingDoc } from './postings.js';
 import { groups } from './changes.js';
-import { CHANGES, LOG, type LogChange, type Rec } from './schema.js';
-import { addPostings, DEAD, orderKey, POST, SEG } from './segments.js';
+import { loadedPostings, loadPostings } from './lazy-postings.js';
+import { CHANGES, DEAD, LOG, POST, SEG, type LogChange, type Rec } from './schema.js';
+import type { PostingDoc } from './segments.js';
 
 type WriteTx = ReturnType<typeof writeTx>;
 const writeTx = (c: Connection, stores: string[]) => c.transaction(stores, 'readwrite');
@@ -35,6 +35,8 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
       }
     }
   }
+  // The postings code, loaded before the transaction starts (awaiting it inside would end the transaction).
+  const seg = ops.some((op) => c.collection(op.collection).search) ? (loadedPostings() ?? (await loadPostings())) : undefined;
   /** An insert trusted to the transaction's own refusal (a second one of an id in the batch is refused too). */
   const trusted = (op: WriteOp) => !read && op.type === 'put' && op.expect === 0;
   const tx = writeTx(c, [...stores]);
@@ -76,7 +78,7 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
       };
       (trusted(op) ? store.add(rec) : store.put(rec)).onerror = noteRefusal;
       if (p && op.terms) {
-        p.docs.push({ id: op.id, v: rec.v, s: op.terms.scope, key: orderKey(def, op.keys) ?? [], terms: op.terms.tokens });
+        p.docs.push({ id: op.id, v: rec.v, s: op.terms.scope, key: seg!.orderKey(def, op.keys) ?? [], terms: op.terms.tokens });
       }
     } else {
       store.delete(op.id).onerror = noteRefusal;
@@ -91,7 +93,7 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
       ...(op.stream !== undefined ? { s: op.stream } : {}),
     });
   }
-  for (const [collection, { docs, dead }] of postings) writes.push(addPostings(tx, c.KeyRange, collection, docs, dead));
+  for (const [collection, { docs, dead }] of postings) writes.push(seg!.addPostings(tx, c.KeyRange, collection, docs, dead));
   // One log record per commit; its auto-incremented key is the commit's sequence number, which the
   // changes are filed under as soon as it is known (still inside the transaction): one record per stream.
   const logged = tx

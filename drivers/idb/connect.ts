@@ -9,7 +9,8 @@
 import { wrap, type IDBPDatabase, type IDBPObjectStore, type IDBPTransaction } from 'idb';
 import type { CollectionDef, StoreSchema } from '../../src/store/driver.js';
 import type { Index3 } from './native.js';
-import { idbVersion, missingLayout, schemaVersion, upgrade } from './schema.js';
+import { loadedPostings, loadPostings } from './lazy-postings.js';
+import { idbVersion, missingLayout, PostingsNeeded, schemaVersion, upgrade } from './schema.js';
 
 /** `open` could not upgrade the database because another connection keeps an older version open. */
 export class IdbBlockedError extends Error {
@@ -58,7 +59,18 @@ export interface OpenOptions {
 }
 
 /** Opens (and if needed upgrades) the database; never waits forever on another tab. */
-export function openDatabase(o: OpenOptions, schema: StoreSchema): Promise<IDBPDatabase> {
+export async function openDatabase(o: OpenOptions, schema: StoreSchema): Promise<IDBPDatabase> {
+  try {
+    return await openOnce(o, schema);
+  } catch (e) {
+    // The upgrade builds search segments and stopped, changing nothing, for want of their code: load, open again.
+    if (!(e instanceof PostingsNeeded)) throw e;
+    await loadPostings();
+    return openOnce(o, schema);
+  }
+}
+
+function openOnce(o: OpenOptions, schema: StoreSchema): Promise<IDBPDatabase> {
   const database = `IndexedDB database "${o.name}"`;
   return new Promise<IDBPDatabase>((resolve, reject) => {
     let settled = false;
@@ -73,9 +85,10 @@ export function openDatabase(o: OpenOptions, schema: StoreSchema): Promise<IDBPD
     const request = o.factory.open(o.name, idbVersion(schema.version));
     request.addEventListener('upgradeneeded', () => {
       try {
-        upgrade(wrap(request.result), schema, wrap(request.transaction!) as unknown as IDBPTransaction<unknown, string[], 'versionchange'>);
+        upgrade(wrap(request.result), schema, wrap(request.transaction!) as unknown as IDBPTransaction<unknown, string[], 'versionchange'>, loadedPostings());
       } catch (e) {
         request.transaction?.abort();
+        if (e instanceof PostingsNeeded) return void fail(e);
         fail(new Error(`idb driver: upgrading ${o.name} to schema version ${schema.version} failed: ${(e as Error).message}`));
       }
     });

@@ -3,10 +3,11 @@
  * stores what the core gives it (documents, index keys, search tokens) and decides nothing; see
  * src/store/driver.ts. Where each part lives: connect.ts opens the database, schema.ts its layout and
  * upgrades, reads.ts reads by id and key range, search.ts token search, commit.ts writes, changes.ts the
- * change log, native.ts the IndexedDB 3.0 requests idb does not type yet. Every call runs in one IndexedDB
+ * change log, blobs.ts media bytes, native.ts the IndexedDB 3.0 requests idb does not type yet. Every call runs in one IndexedDB
  * transaction.
  */
 import type {
+  BlobStore,
   Change,
   CommitOptions,
   CommitResult,
@@ -29,8 +30,8 @@ import { changesSince, logBounds, pruneChanges, streamChanges } from './changes.
 import { commit } from './commit.js';
 import { Connection, openDatabase, settings, type IdbDriverOptions, type OpenOptions } from './connect.js';
 import { count, get, getByIndex, getMany, keys, list } from './reads.js';
-import { checkNames } from './schema.js';
-import { search } from './search.js';
+import { BLOBS, checkNames } from './schema.js';
+import { lazy } from '../../src/util/lazy.js';
 
 export { IdbBlockedError, type IdbDriverOptions } from './connect.js';
 
@@ -40,6 +41,13 @@ class IdbDriver implements StorageDriver {
   private conn: Connection | undefined;
   /** Why the connection is gone (closed by us, upgraded or deleted elsewhere, or dropped by the browser). */
   private lost: string | undefined = 'idb driver is not open: call open(schema) first';
+  /** Media bytes (blobs.ts, loaded on first use: most page loads never touch a picture's bytes). */
+  readonly blobs: BlobStore = lazy(async () => (await import('./blobs.js')).idbBlobs(() => this.connection().db, BLOBS), {
+    put: 1,
+    read: 1,
+    delete: 1,
+    sweep: 1,
+  });
 
   constructor(options: IdbDriverOptions) {
     const { KeyRange, ...open } = settings(options);
@@ -91,6 +99,8 @@ class IdbDriver implements StorageDriver {
   }
 
   async search(q: SearchQuery): Promise<IndexEntry[]> {
+    // Search code (with the postings it walks) loads on the first search: most page loads never search.
+    const { search } = await import('./search.js');
     return search(this.connection(), q);
   }
 

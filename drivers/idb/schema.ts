@@ -12,19 +12,29 @@
  * - `~changes`, the change log (changes.ts): since layout 3 one record per commit and stream, under the key
  *   [seq, pos of its first change], its other changes in `m` (layout 2 had one record per op, the same shape
  *   without `m`, read as it is), with an index `stream` on [s, q, p] (stream, seq, pos) that walks one
- *   stream's changes alone; `~meta` holds `pruned`, the highest seq pruning removed.
+ *   stream's changes alone; `~meta` holds `pruned`, the highest seq pruning removed;
+ * - `~blobs` (layout 4): media bytes as Blobs by key (blobs.ts).
  * The database version is the core's schema version × 1000 + this layout's version.
  */
 import type { IDBPDatabase, IDBPTransaction } from 'idb';
-import type { JsonObject, Key, StoredDoc, StoreSchema } from '../../src/store/driver.js';
-import { DEAD, fromLayout2, POST, SEG } from './segments.js';
+import type { CollectionDef, JsonObject, Key, StoredDoc, StoreSchema } from '../../src/store/driver.js';
+
+/** segments.ts's upgrade from layout 2, handed in once its code is loaded (lazy-postings.ts). */
+interface SegmentBuilder {
+  fromLayout2(tx: IDBPTransaction<unknown, string[], 'versionchange'>, def: CollectionDef, terms: string): Promise<void>;
+}
 
 /** Bumped when this driver's own storage layout changes; combined with the core's schema version. */
-const LAYOUT_VERSION = 3;
+const LAYOUT_VERSION = 4;
 export const LOG = '~log';
 export const CHANGES = '~changes';
 export const META = '~meta';
+export const BLOBS = '~blobs';
 export const STREAM_INDEX = 'stream';
+/** A searchable collection's postings: segment heads, their bodies, replaced versions (segments.ts). */
+export const SEG = (collection: string) => `~seg.${collection}`;
+export const POST = (collection: string) => `~post.${collection}`;
+export const DEAD = (collection: string) => `~dead.${collection}`;
 /** Layout 2's token store, read once by the upgrade. */
 const TERMS = (collection: string) => `~terms.${collection}`;
 const NAME = /^[A-Za-z_$][\w$]*$/;
@@ -76,12 +86,21 @@ export function checkNames(schema: StoreSchema): void {
 /**
  * Brings the stores and indexes in line with the schema, inside the versionchange transaction (idb's
  * `upgrade` callback). Indexes are derived data and are rebuilt by IndexedDB from the stored `k` keys;
- * collection stores are never deleted (data is not dropped because a schema forgot a collection).
+ * collection stores are never deleted (data is not dropped because a schema forgot a collection). Building
+ * segments from layout 2 needs the postings code (`postings`), which loads lazily: without it this throws
+ * PostingsNeeded before changing anything, and `open` loads it and opens again.
  */
-export function upgrade(db: IDBPDatabase, schema: StoreSchema, tx: IDBPTransaction<unknown, string[], 'versionchange'>): void {
+export function upgrade(
+  db: IDBPDatabase,
+  schema: StoreSchema,
+  tx: IDBPTransaction<unknown, string[], 'versionchange'>,
+  postings: SegmentBuilder | undefined,
+): void {
   const has = (name: string) => db.objectStoreNames.contains(name);
+  if (!postings && schema.collections.some((c) => c.search && has(TERMS(c.name)))) throw new PostingsNeeded();
   if (!has(LOG)) db.createObjectStore(LOG, { autoIncrement: true });
   if (!has(META)) db.createObjectStore(META);
+  if (!has(BLOBS)) db.createObjectStore(BLOBS);
   if (!has(CHANGES)) {
     db.createObjectStore(CHANGES).createIndex(STREAM_INDEX, ['s', 'q', 'p']);
     // Layout 1 kept each commit's changes in its ~log record. They had no reader but in-process events, so
@@ -108,7 +127,7 @@ export function upgrade(db: IDBPDatabase, schema: StoreSchema, tx: IDBPTransacti
       db.createObjectStore(DEAD(c.name));
       // (A failure aborts the upgrade, which `open` reports.)
       if (has(TERMS(c.name)))
-        void fromLayout2(tx, c, TERMS(c.name)).then(
+        void postings!.fromLayout2(tx, c, TERMS(c.name)).then(
           () => db.deleteObjectStore(TERMS(c.name)),
           () => tx.abort(),
         );
@@ -117,6 +136,9 @@ export function upgrade(db: IDBPDatabase, schema: StoreSchema, tx: IDBPTransacti
     }
   }
 }
+
+/** An upgrade from layout 2 needs the postings code, not loaded yet. */
+export class PostingsNeeded extends Error {}
 
 /** What the database lacks of the schema (a schema changed without a version bump), as a list of names. */
 export function missingLayout(db: IDBPDatabase, schema: StoreSchema): string[] {

@@ -12,8 +12,8 @@ import type { Connection } from './connect.js';
 import type { Index3 } from './native.js';
 import { allMatches, orderedMatches, type Candidate } from './postings.js';
 import { cursorDirection, range } from './reads.js';
-import type { Rec } from './schema.js';
-import { DEAD, POST, SEG, segmentsOf } from './segments.js';
+import { DEAD, POST, SEG, type Rec } from './schema.js';
+import { segmentsOf } from './segments.js';
 
 /** Ids per request when a search walks an index keeping its matches. */
 const ID_CHUNK = 256;

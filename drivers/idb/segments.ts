@@ -8,10 +8,9 @@
 import type { IDBPTransaction } from 'idb';
 import type { CollectionDef, Key } from '../../src/store/driver.js';
 import { buildSegment, level, mergeDocs, Segment, type PostingDoc, type SegHead } from './postings.js';
+import { DEAD, POST, SEG } from './schema.js';
 
-export const SEG = (collection: string) => `~seg.${collection}`;
-export const POST = (collection: string) => `~post.${collection}`;
-export const DEAD = (collection: string) => `~dead.${collection}`;
+export type { PostingDoc } from './postings.js';
 
 type Tx = IDBPTransaction<unknown, string[], 'readwrite' | 'versionchange'>;
 type ReadTx = IDBPTransaction<unknown, string[], IDBTransactionMode>;

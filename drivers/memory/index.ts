@@ -2,9 +2,10 @@
  * The memory driver: in-process, fast, and gone when the process ends. It stores what the core gives it
  * (documents, index keys, search tokens) and decides nothing; see src/store/driver.ts. Where each part lives:
  * schema.ts the in-memory layout and the Store, reads.ts reads by id and key range, search.ts token search,
- * commit.ts writes, changes.ts the change log.
+ * commit.ts writes, changes.ts the change log, blobs.ts media bytes.
  */
 import type {
+  BlobStore,
   Change,
   CommitOptions,
   CommitResult,
@@ -27,6 +28,7 @@ import { commit } from './commit.js';
 import { count, get, getByIndex, getMany, keys, list } from './reads.js';
 import { Store } from './schema.js';
 import { search } from './search.js';
+import { memoryBlobs } from './blobs.js';
 
 export interface MemoryDriverOptions {
   /** Keep at most this many change-log entries (oldest dropped first). Default: unbounded. */
@@ -35,6 +37,7 @@ export interface MemoryDriverOptions {
 
 class MemoryDriver implements StorageDriver {
   private readonly store: Store;
+  readonly blobs: BlobStore = memoryBlobs(() => void this.connection());
 
   constructor(options: MemoryDriverOptions) {
     this.store = new Store(options.maxChanges);

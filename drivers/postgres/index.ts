@@ -3,12 +3,13 @@
  * sharing one database. It stores what the core gives it (documents, index keys, search tokens) and decides
  * nothing; see src/store/driver.ts. Where each part lives: connect.ts the pool and one statement per round
  * trip, schema.ts the layout, migrations and `commit_ops`, reads.ts reads by id and key range, search.ts
- * token search, commit.ts writes, changes.ts the change log, functions.ts the SQL functions of commits and of
+ * token search, commit.ts writes, changes.ts the change log, blobs.ts media bytes, functions.ts the SQL functions of commits and of
  * the log's end, feed.ts the change signal across app servers, replicas.ts where reads go when there are read
  * replicas, text.ts strings as PostgreSQL text, native.ts the slice of `pg` it uses; key bytes come from
  * drivers/shared/byte-keys.ts.
  */
 import type {
+  BlobStore,
   Change,
   CommitOptions,
   CommitResult,
@@ -37,6 +38,8 @@ import { current, formatLsn, parseLsn, Replicas, Session } from './replicas.js';
 import { count, get, getByIndex, getMany, keys, list } from './reads.js';
 import { channelOf, migrate, MIGRATIONS } from './schema.js';
 import { search } from './search.js';
+import { postgresBlobs } from './blobs.js';
+import { ident } from './connect.js';
 
 export type { PostgresConnectionOptions, PostgresDriverOptions, PostgresPoolOptions } from './connect.js';
 export type { PgPool } from './native.js';
@@ -57,6 +60,7 @@ class Driver implements PostgresDriver {
   private closed = false;
   private readonly schema: string;
   private feed: Feed | undefined;
+  readonly blobs: BlobStore;
   private notifier: Notifier | undefined;
   /** Replica pools this driver opened (and ends on close). */
   private ownedReplicas: PgPool[] = [];
@@ -65,6 +69,9 @@ class Driver implements PostgresDriver {
     this.owned = !('pool' in options);
     this.schema = options.schema ?? 'blogcore';
     if (!this.schema || this.schema.length > 50) throw new Error('postgres driver: schema must be 1 to 50 characters');
+    // Media bytes go to and come from the primary: a replica may not have a picture's bytes yet, and the blob
+    // store has no read session to wait for them.
+    this.blobs = postgresBlobs({ s: ident(this.schema), run: (text, values) => this.connection().run(text, values, false) });
     if (options.shareEvents !== false) this.watch = (listener) => this.follow(listener);
     if (options.replicas?.length) this.session = () => this.sessionOf(new Session());
   }
@@ -124,6 +131,7 @@ class Driver implements PostgresDriver {
       streamChanges: within(this.streamChanges),
       logBounds: within(this.logBounds),
       pruneChanges: within(this.pruneChanges),
+      blobs: this.blobs,
       ...(this.watch ? { watch: this.watch } : {}),
       session: () => this.sessionOf(new Session()),
       close: () => this.close(),

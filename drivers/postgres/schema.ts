@@ -17,6 +17,7 @@
  * - log_end(), changes_since() the log's safe end and a page of it below that end (functions.ts).
  */
 
+import { blobTables } from './blobs.js';
 import type { StoreSchema } from '../../src/store/driver.js';
 import type { CollectionInfo, Connection } from './connect.js';
 import { commitOps as commitOpsNow, logEnd } from './functions.js';
@@ -178,6 +179,7 @@ export const MIGRATIONS: ReadonlyArray<(s: string, schema: string) => string> = 
   ${commitOpsNow(s, schema)}
   ${logEnd(s, schema)}
   `,
+  /* 4: media bytes (blobs.ts) */ (s) => blobTables(s),
 ];
 
 /**

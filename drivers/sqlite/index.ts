@@ -2,10 +2,11 @@
  * The SQLite storage driver, on better-sqlite3: the embedded default. It stores what the core gives it
  * (documents, index keys, search tokens) and decides nothing; see src/store/driver.ts. Where each part lives:
  * connect.ts opens the file, schema.ts its layout and migrations, reads.ts reads by id and key range,
- * search.ts token search, commit.ts writes, changes.ts the change log, native.ts the slice of better-sqlite3
- * it uses; key bytes come from drivers/shared/byte-keys.ts.
+ * search.ts token search, commit.ts writes, changes.ts the change log, blobs.ts media bytes, native.ts the
+ * slice of better-sqlite3 it uses; key bytes come from drivers/shared/byte-keys.ts.
  */
 import type {
+  BlobStore,
   Change,
   CommitOptions,
   CommitResult,
@@ -30,6 +31,7 @@ import { Connection, openFile, type SqliteDriverOptions } from './connect.js';
 import { count, get, getByIndex, getMany, keys, list } from './reads.js';
 import { declare, migrate, MIGRATIONS } from './schema.js';
 import { search } from './search.js';
+import { sqliteBlobs } from './blobs.js';
 
 export type { SqliteDatabaseOptions, SqliteDriverOptions, SqliteFileOptions } from './connect.js';
 export type { SqliteDatabase } from './native.js';
@@ -41,6 +43,7 @@ class SqliteDriver implements StorageDriver {
   private conn: Connection | undefined;
   private readonly owned: boolean;
   private closed = false;
+  readonly blobs: BlobStore = sqliteBlobs({ db: () => this.connection().db, stmt: (sql) => this.connection().stmt(sql) });
 
   constructor(private readonly options: SqliteDriverOptions) {
     this.owned = !('database' in options);

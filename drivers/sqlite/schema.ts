@@ -28,7 +28,10 @@ import type { StoreSchema } from '../../src/store/driver.js';
  * - changes   the change log: one row per op, (commit seq, position in the commit), with its stream
  *             (migration 3; indexed by stream, seq, pos) and commit time; its last seq is the store's
  *             (meta.seq remembers empty commits and the newest pruned seq, meta.pruned how far pruning went).
+ * - blobs, blob_chunks  (migration 5) media bytes in 256 KiB chunks, in the same file (blobs.ts).
  */
+import { BLOB_TABLES } from './blobs.js';
+
 export const MIGRATIONS: readonly string[] = [
   /* 1 */ `
   CREATE TABLE meta (
@@ -114,6 +117,7 @@ export const MIGRATIONS: readonly string[] = [
   INSERT INTO search (search) VALUES ('delete-all');
   UPDATE docs SET terms = NULL WHERE terms IS NOT NULL;
   `,
+  /* 5: media bytes (blobs.ts) */ BLOB_TABLES,
 ];
 
 /** The meta rows (the seq counter, the schema version, how far pruning went) and the collection catalog. */

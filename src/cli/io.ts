@@ -11,7 +11,7 @@ import { exportSiteCommand } from './site.js';
 import { openDriver, shownDb } from './store.js';
 import { userLabel } from './users.js';
 
-type Values = Record<string, string | boolean | undefined>;
+type Values = Record<string, string | boolean | string[] | undefined>;
 
 export interface IoStreams {
   stdout: NodeJS.WritableStream;
@@ -23,9 +23,13 @@ const open = async (db: string, create: boolean): Promise<BlogService> => create
 /** The `import` and `export` entries of main.ts's COMMANDS. */
 export const IO_COMMANDS = {
   import: {
-    usage: `blogcore import <file> --db <file> [--blog <url>] [--owner <userId>] [--format <format>] [--redirects <file>] [--json] [--verbose]
+    usage: `blogcore import <file> --db <file> [--blog <url>] [--owner <userId>] [--format <format>] [--redirects <file>] [--media] [--json] [--verbose]
       Imports a Blogger export (Atom or Takeout), a WordPress WXR file, a Ghost JSON export or blogcore-json.
       Running it again with the same file changes nothing; an interrupted import completes when run again.
+      --media           also download the pictures the blog uses and point its posts at their new copies
+                        (4 at a time; what fails is listed and keeps its old url; a re-run fetches what is missing)
+      --allow-private-hosts <host>  let --media download from this host even on a private or loopback
+                        address (repeat for more; * for any)
       --blog            the blog's url (default: the file's own; required for Ghost)
       --owner           the user who becomes the blog's ADMIN (default: the file's first author);
                         created with that id when the store has no such user
@@ -40,16 +44,25 @@ export const IO_COMMANDS = {
       owner: { type: 'string' },
       format: { type: 'string' },
       redirects: { type: 'string' },
+      media: { type: 'boolean', default: false },
+      'allow-private-hosts': { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
     },
     run: (values: Values, positionals: string[]) => importCommand(values, positionals, { stdout: process.stdout, stderr: process.stderr }),
   },
   export: {
-    usage: `blogcore export --db <file> --blog <url|id> --format blogcore-json|blogger-atom|wxr|site [--out <file|dir>]
-      Streams a blog out (to stdout without --out). --format site writes the blog's reading site as static
-      files into the folder --out names; run again into the same folder, it rewrites only what changed.`,
-    options: { db: { type: 'string' }, blog: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' } },
+    usage: `blogcore export --db <file> --blog <url|id> --format blogcore-json|blogger-atom|wxr|site [--out <file|dir>] [--media]
+      Streams a blog out (to stdout without --out). --media: blogcore-json carries the pictures' bytes too.
+      --format site writes the blog's reading site as static files into the folder --out names; run again
+      into the same folder, it rewrites only what changed.`,
+    options: {
+      db: { type: 'string' },
+      blog: { type: 'string' },
+      format: { type: 'string' },
+      out: { type: 'string' },
+      media: { type: 'boolean', default: false },
+    },
     run: (values: Values) => exportCommand(values, { stdout: process.stdout, stderr: process.stderr }),
   },
 } as const;
@@ -81,6 +94,7 @@ export async function importCommand(values: Values, positionals: string[], ctx: 
       ...(str('format') ? { format: str('format') as ImportFormat } : {}),
       ...(str('blog') ? { blogUrl: str('blog')! } : {}),
       ...(str('owner') ? { ownerId: str('owner')! } : {}),
+      ...(values.media === true ? { media: true, allowPrivateHosts: privateHosts(values['allow-private-hosts']) } : {}),
       ...(bar ? { onProgress: bar.update } : {}),
     });
   } catch (error) {
@@ -130,7 +144,7 @@ export async function exportCommand(values: Values, ctx: IoStreams): Promise<voi
       await exportSiteCommand(service, blogId, values.out, ctx.stdout);
       return;
     }
-    const chunks = exportBlog(service, blogId, { format: format as ExportFormat });
+    const chunks = exportBlog(service, blogId, { format: format as ExportFormat, media: values.media === true });
     const outFile = typeof values.out === 'string' ? values.out : undefined;
     const out: NodeJS.WritableStream = outFile ? createWriteStream(outFile) : ctx.stdout;
     // A reader that stops early (`| head`) ends the export quietly.
@@ -171,6 +185,7 @@ export function summary(r: ImportReport, verbose = false): string {
     `Imported ${r.format} into blog ${r.blogId}`,
     `  created:   ${r.created.posts} posts, ${r.created.pages} pages, ${r.created.comments} comments, ${r.created.users} users`,
     `  unchanged: ${r.unchanged.posts} posts, ${r.unchanged.pages} pages, ${r.unchanged.comments} comments (already imported)`,
+    ...(r.created.media || r.unchanged.media ? [`  pictures:  ${r.created.media} stored, ${r.unchanged.media} already there`] : []),
     `  skipped:   ${r.skipped.length}`,
     ...reasons(r.skipped, verbose),
     `  drafted:   ${r.drafted.length}${r.drafted.length ? ' not public in the source, so imported as DRAFT (never LIVE)' : ''}`,
@@ -181,10 +196,17 @@ export function summary(r: ImportReport, verbose = false): string {
   return lines.join('\n');
 }
 
-/** A one-line bar on a terminal: share of the file read, items, items/s and the time left. */
+/** `--allow-private-hosts`: the hosts named, or every host for `*`. */
+const privateHosts = (hosts: unknown): boolean | string[] => {
+  const list = Array.isArray(hosts) ? (hosts as string[]) : [];
+  return list.includes('*') ? true : list.map((h) => h.toLowerCase());
+};
+
+/** A one-line bar on a terminal: share of the file read, items, items/s, pictures and the time left. */
 function progressBar(stream: IoStreams['stderr'], total: number) {
   const start = Date.now();
   let last = 0;
+  let pictures = 0;
   const draw = (items: number, bytes: number, final = false) => {
     const now = Date.now();
     if (!final && now - last < 100) return;
@@ -196,13 +218,14 @@ function progressBar(stream: IoStreams['stderr'], total: number) {
     const width = Math.max(10, Math.min(30, (stream.columns ?? 80) - 60));
     const filled = Math.round(share * width);
     stream.write(
-      `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}%  ${items} items  ${rate.toFixed(0)} items/s  ETA ${eta}s   `,
+      `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}%  ${items} items  ${rate.toFixed(0)} items/s${pictures ? `  ${pictures} pictures` : ''}  ETA ${eta}s   `,
     );
   };
   let latest = { items: 0, bytes: 0 };
   return {
-    update: (p: { items: number; bytes: number }) => {
+    update: (p: { items: number; bytes: number; media: number }) => {
       latest = p;
+      pictures = p.media;
       draw(p.items, p.bytes);
     },
     done: () => {

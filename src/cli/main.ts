@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { CliError, UsageError } from './errors.js';
 import { IO_COMMANDS } from './io.js';
+import { MEDIA_COMMANDS } from './media.js';
 import { SERVER_LIMITS, serve } from './serve.js';
 import { redactSecrets } from './store.js';
 import { token } from './token.js';
@@ -30,8 +31,9 @@ const DB_HELP = '--db <file|url>   the SQLite file (default ./data/blog.db), or 
 const COMMANDS: Record<string, Command> = {
   serve: {
     usage: `blogcore serve [--db <file>] [--replica <url>] [--port <n>] [--host <addr>] [--api-base-url <url>] [--quiet] [--max-connections <n>] [--cors <origin>] [--site]
-      Serves the Blogger v3 API under /v3 (default 127.0.0.1:8080). The first run on an empty store creates a
-      demo blog and prints a bearer token for its admin; a store that holds blogs is served as it is.
+      Serves the Blogger v3 API under /v3 and the pictures under /media (default 127.0.0.1:8080). The first
+      run on an empty store creates a demo blog and prints a bearer token for its admin; a store that holds
+      blogs is served as it is.
       ${DB_HELP}
       --replica <url>   a streaming replica of the postgres:// --db to read from (repeat for more); each
                         client still reads its own writes (docs/postgres.md)
@@ -103,6 +105,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   ...IO_COMMANDS,
+  ...MEDIA_COMMANDS,
 };
 
 const USAGE = `blogcore ${VERSION}

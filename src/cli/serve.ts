@@ -22,7 +22,8 @@ import { blogLabel, blogsAndAdmins, userLabel } from './users.js';
  */
 export const SERVER_LIMITS = {
   headersTimeout: 10_000,
-  requestTimeout: 30_000,
+  // The whole request, body included: a picture of maxMediaBytes (20 MiB) needs about 1.5 Mbit/s to make it.
+  requestTimeout: 120_000,
   keepAliveTimeout: 5_000,
   maxConnections: 1000,
 } as const;
@@ -155,11 +156,12 @@ export async function serve(opts: ServeOptions): Promise<void> {
       onError: logError,
     }),
   );
-  // The site answers its own pages (whatever the Host: the store's blog); everything else goes to the API.
+  // The site answers its own pages (whatever the Host: the store's blog); everything else, and the API's /v3
+  // and /media, goes to the API.
   const site = opts.site ? toNodeHandler(createSite(service, { ...(blogId ? { blogId } : {}), onError: logError })) : undefined;
   ready = (req, res) => {
     const path = (req.url ?? '').split('?')[0]!;
-    if (site && !path.startsWith('/v3')) {
+    if (site && !path.startsWith('/v3') && !path.startsWith('/media/')) {
       void site(req, res, () => void handle(req, res));
       return;
     }

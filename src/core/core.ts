@@ -3,7 +3,7 @@
  * checks that recur (validation, the caller's standing in a blog, compare-and-set retries, scheduled
  * posts going LIVE). Resources (src/resources/*) build the public methods on top of this.
  */
-import { DriverConflict, type CommitResult, type ReadSession, type StorageDriver, type StoredDoc, type WriteOp } from '../store/driver.js';
+import { DriverConflict, type BlobStore, type CommitResult, type ReadSession, type StorageDriver, type StoredDoc, type WriteOp } from '../store/driver.js';
 import { recordStore, type RecordStore } from '../store/record-store.js';
 import { authError, resolveView, type Actor, type Standing } from '../rules/access.js';
 import { BlogError, conditionNotMet, notFound } from '../util/errors.js';
@@ -35,6 +35,10 @@ export interface CoreOptions {
    * Default `{ days: 30 }`. Pruning runs after writes, a bounded batch at a time.
    */
   changeRetention?: { days?: number; commits?: number };
+  /** Where media bytes live (docs/design.md §19). Default: the driver's own store, beside the records. */
+  blobs?: BlobStore;
+  /** Larger pictures are refused with 413, read no further. Default 20 MiB. */
+  maxMediaBytes?: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -60,6 +64,8 @@ export class Core {
   /** Writers of this process take turns per record (lanes.ts). */
   private readonly lanes = new Lanes();
   readonly revisionsKept: number;
+  readonly blobs: BlobStore;
+  readonly maxMediaBytes: number;
   private scheduler: Pick<Scheduler, 'scheduled' | 'stop'> | undefined;
   /** Promotions this process has committed: a list read beside promoteDue re-reads if one landed meanwhile. */
   promotions = 0;
@@ -91,6 +97,9 @@ export class Core {
     this.retention = { ms: (r.days ?? 30) * DAY_MS, commits: r.commits };
     this.now = options.now ?? (() => new Date());
     this.revisionsKept = Math.max(0, Math.floor(options.revisionsKept ?? 50));
+    // Checked where media is handled (src/resources/media.ts), which loads on first use.
+    this.blobs = options.blobs ?? this.driver.blobs;
+    this.maxMediaBytes = options.maxMediaBytes ?? 20 * 1024 * 1024;
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
     if (typeof this.driver.watch === 'function') {
       this.share = import('./event-share.js').then(({ EventShare }) => new EventShare(this.driver, this.events));

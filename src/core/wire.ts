@@ -16,6 +16,8 @@ export const links = (base: string) => ({
   page: (blogId: string, id: string) => `${base}/v3/blogs/${blogId}/pages/${id}`,
   comment: (c: CommentRecord) => `${base}/v3/blogs/${c.blogId}/posts/${c.postId}/comments/${c.id}`,
   user: (id: string) => `${base}/v3/users/${id}`,
+  /** Where a picture's bytes are served (beside /v3, as the feeds are). */
+  media: (blogId: string, sha256: string, filename: string) => `${base}/media/${blogId}/${sha256}/${encodeURIComponent(filename)}`,
 });
 
 export type Links = ReturnType<typeof links>;

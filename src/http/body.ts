@@ -64,25 +64,51 @@ export function concat(chunks: readonly Uint8Array[], total: number): Uint8Array
 
 /** A Fetch body stream, cancelled as soon as the total passes `maxBytes` (the crossing chunk is not kept). */
 export async function readStreamLimited(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
-  const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for (;;) {
-    let next: ReadableStreamReadResult<Uint8Array>;
-    try {
-      next = await reader.read();
-    } catch (e) {
-      throw new ClientGone(e);
-    }
-    const { done, value } = next;
-    if (done) break;
+  // Leaving the loop (the throw) cancels the stream: streamOf's finally.
+  for await (const value of streamOf(stream)) {
     total += value.byteLength;
-    if (total > maxBytes) {
-      chunks.length = 0;
-      await reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
-    }
+    if (total > maxBytes) throw tooLarge(maxBytes);
     chunks.push(value);
   }
   return concat(chunks, total);
+}
+
+/** A Fetch body a piece at a time (none: no pieces); a broken stream is the client's `ClientGone`; leaving early cancels it. */
+export async function* streamOf(stream: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
+  if (!stream) return;
+  const reader = stream.getReader();
+  let ended = false;
+  try {
+    for (;;) {
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } catch (e) {
+        throw new ClientGone(e);
+      }
+      if (next.done) {
+        ended = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    if (!ended) await reader.cancel().catch(() => undefined);
+  }
+}
+
+/** A Fetch Request as the dispatchers read it (the host from its URL when no Host header came with it). */
+export function fetchIncoming(request: Request): IncomingLike {
+  const url = new URL(request.url);
+  return {
+    method: request.method.toUpperCase(),
+    target: url.pathname + url.search,
+    header: (name) => request.headers.get(name) ?? (name === 'host' ? url.host : null),
+    hasBody: () => request.body !== null,
+    readBody: (maxBytes) => (request.body ? readStreamLimited(request.body, maxBytes) : Promise.resolve(new Uint8Array(0))),
+    bodyStream: () => streamOf(request.body),
+    head: () => request,
+  };
 }

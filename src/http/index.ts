@@ -6,8 +6,9 @@
 import { BlogError } from '../util/errors.js';
 import { internalsOf } from '../service/internals.js';
 import { once } from './idempotency.js';
-import { readRequestBody, readStreamLimited } from './body.js';
+import { fetchIncoming, readRequestBody, tooLarge } from './body.js';
 import { feedsBase, serveFeed } from './feeds.js';
+import { mediaBase, serveMedia, uploadHeaders } from './media.js';
 import { applyFields, parseFields } from './fields.js';
 import type { RequestHead } from './head.js';
 import { ClientGone, dispatchers, type IncomingLike, type Outgoing } from './internal.js';
@@ -71,6 +72,9 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
   if (basePath !== '' && !basePath.startsWith('/')) throw new TypeError('basePath must start with "/"');
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const feeds = feedsBase(basePath);
+  const media = mediaBase(basePath);
+  // The upload route's own limit: the service's maxMediaBytes (checked again as the bytes stream in).
+  const maxMediaBytes = internalsOf(service)?.core.maxMediaBytes;
   const cors = options.cors === true ? {} : options.cors || undefined;
   const { authenticate, onError } = options;
   let anonymous: object | undefined;
@@ -100,7 +104,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
 
   const handle = async (request: Request): Promise<Response> => {
     const out = await run(fetchIncoming(request));
-    return new Response(out.text, { status: out.status, headers: out.headers });
+    return new Response(out.body ?? out.text, { status: out.status, headers: out.headers });
   };
   dispatchers.set(handle, run);
   return handle;
@@ -134,6 +138,8 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     const target = splitTarget(incoming.target);
     const feed = target && pathSegments(target.path, feeds);
     if (feed) return serveFeed(scope(null), incoming.method, feed, target.query, incoming.header('if-none-match'), corsHeaders, incoming.head().url);
+    const bytes = target && pathSegments(target.path, media);
+    if (bytes) return serveMedia(scope(null) as never, incoming, bytes, corsHeaders);
     const segments = target && pathSegments(target.path, basePath);
     if (!target || !segments) return { ...errorOut(routeNotFound(), corsHeaders), notMine: true };
     if (segments.length === 1 && segments[0] === 'openapi.json') return serveOpenApi(incoming, corsHeaders);
@@ -170,7 +176,16 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     // The whole request is read before anything runs, on every route: a DELETE whose body breaks off
     // midway must not have deleted anything.
     // (An overridden GET's body was its query, read above.)
-    const body = overridden ? undefined : await readRequestBody(incoming, maxBodyBytes, route.body === true);
+    if (route.upload) {
+      // Streamed to the service as it arrives (never held whole); a declared size over the limit goes first.
+      const declared = incoming.header('content-length');
+      if (maxMediaBytes !== undefined && declared !== null && /^\d+$/.test(declared) && Number(declared) > maxMediaBytes) throw tooLarge(maxMediaBytes);
+      if (overridden || !incoming.hasBody()) {
+        throw new BlogError({ code: 400, reason: 'required', message: 'Required: the picture as the request body', location: 'body', locationType: 'body' });
+      }
+      Object.assign(params, uploadHeaders(incoming), { body: incoming.bodyStream() });
+    }
+    const body = overridden || route.upload ? undefined : await readRequestBody(incoming, maxBodyBytes, route.body === true);
     if (route.body) {
       if (body === undefined) {
         throw new BlogError({ code: 400, reason: 'required', message: 'Required: a JSON request body', location: 'body', locationType: 'body' });
@@ -192,7 +207,9 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     const call = () => (api[route.op[1]] as (p: unknown) => Promise<unknown>)(params);
     const key = route.idempotent ? incoming.header('idempotency-key') : null;
     const inner = internalsOf(scoped);
-    const result = key !== null && inner ? await once(inner.core, inner.actor, key.trim(), { op: route.op, params }, call) : await call();
+    // An upload's bytes are its id (the same picture answers the same media): its key stands for its headers.
+    const fingerprint = route.upload ? { ...params, body: incoming.header('content-length') } : params;
+    const result = key !== null && inner ? await once(inner.core, inner.actor, key.trim(), { op: route.op, params: fingerprint }, call) : await call();
 
     const token = inner?.core.readSession?.token();
     const tokenHeader = token === undefined ? undefined : { [CONSISTENCY_TOKEN]: token };
@@ -210,19 +227,6 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     const text = global.pretty ? `${JSON.stringify(out, null, 2)}\n` : JSON.stringify(out);
     return { status: 200, headers, text: method === 'HEAD' ? null : text };
   }
-}
-
-/** A Fetch Request as the dispatcher reads it. */
-function fetchIncoming(request: Request): IncomingLike {
-  const url = new URL(request.url);
-  return {
-    method: request.method.toUpperCase(),
-    target: url.pathname + url.search,
-    header: (name) => request.headers.get(name),
-    hasBody: () => request.body !== null,
-    readBody: (maxBytes) => (request.body ? readStreamLimited(request.body, maxBytes) : Promise.resolve(new Uint8Array(0))),
-    head: () => request,
-  };
 }
 
 const routeNotFound = () => new BlogError({ code: 404, reason: 'notFound', message: 'Not Found: no such route' });

@@ -19,6 +19,11 @@ export interface IncomingLike {
    * cannot be read to its end (the client hung up, or sent a malformed chunk).
    */
   readBody(maxBytes: number): Promise<Uint8Array>;
+  /**
+   * The body as it arrives, a piece at a time, for uploads that are streamed through rather than read whole
+   * (media). Pulled at the reader's pace; a hang-up throws `ClientGone`; leaving early reads no further.
+   */
+  bodyStream(): AsyncIterable<Uint8Array>;
   /** Method, URL and headers for `authenticate` and `onError`. */
   head(): RequestHead;
 }
@@ -34,8 +39,10 @@ export class ClientGone extends Error {
 export interface Outgoing {
   status: number;
   headers: Record<string, string>;
-  /** The body (text, or bytes already encoded); null for 204, 304 and HEAD. */
+  /** The body (text, or bytes already encoded); null for 204, 304, HEAD, and a streamed body. */
   text: string | Uint8Array<ArrayBuffer> | null;
+  /** A body streamed as it is read (media bytes), instead of `text`. */
+  body?: ReadableStream<Uint8Array>;
   /** A 404 for a path outside the base path: an Express-style adapter passes it to `next()`. */
   notMine?: boolean;
   /** The client is gone: there is nobody to answer. */

@@ -102,6 +102,11 @@ export class NodeIncoming implements IncomingLike {
     return readNodeBody(this.req, maxBytes);
   }
 
+  bodyStream(): AsyncIterable<Uint8Array> {
+    const parsed = parsedBody(this.req);
+    return parsed ? once(parsed) : streamNodeBody(this.req);
+  }
+
   head(): RequestHead {
     return (this.headCache ??= new NodeRequestHead(this.req, this.method));
   }
@@ -164,4 +169,63 @@ function readNodeBody(req: NodeRequestLike, maxBytes: number): Promise<Uint8Arra
     req.on('error', onError);
     req.on('close', onClose);
   });
+}
+
+async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield bytes;
+}
+
+/**
+ * The request stream a piece at a time: paused after each piece until the reader asks for the next, so a
+ * slow store slows the sender (TCP back-pressure) instead of filling memory. A reader that leaves early
+ * leaves the rest unread (the answer then closes the connection).
+ */
+async function* streamNodeBody(req: NodeRequestLike): AsyncGenerator<Uint8Array> {
+  if (req.readableEnded) return;
+  if (req.destroyed) throw new ClientGone(new Error('aborted'));
+  const queue: Uint8Array[] = [];
+  let ended = false;
+  let failed: ClientGone | undefined;
+  let wake: (() => void) | undefined;
+  const onData = (chunk: Uint8Array) => {
+    queue.push(chunk);
+    req.pause();
+    wake?.();
+  };
+  const onEnd = () => {
+    ended = true;
+    wake?.();
+  };
+  const onError = (e: Error) => {
+    failed ??= new ClientGone(e);
+    wake?.();
+  };
+  const onClose = () => {
+    if (!ended) onError(new Error('aborted'));
+  };
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('error', onError);
+  req.on('close', onClose);
+  try {
+    for (;;) {
+      if (queue.length > 0) {
+        yield queue.shift()!;
+        continue;
+      }
+      if (failed) throw failed;
+      if (ended) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        req.resume();
+      });
+      wake = undefined;
+    }
+  } finally {
+    req.removeListener('data', onData);
+    req.removeListener('end', onEnd);
+    req.removeListener('error', onError);
+    req.removeListener('close', onClose);
+    if (!ended) req.pause();
+  }
 }

@@ -17,7 +17,7 @@ export interface NodeResponseLike {
   writeHead(status: number, headers: Record<string, string>): unknown;
   write(chunk: Uint8Array): boolean;
   end(chunk?: string | Uint8Array): unknown;
-  once(event: 'drain', listener: () => void): unknown;
+  once(event: 'drain' | 'close', listener: () => void): unknown;
   destroy(error?: Error): unknown;
 }
 
@@ -48,8 +48,12 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response | 
         const out = await dispatch(new NodeIncoming(req));
         if (next && out.notMine) return next();
         // A client that hung up (or whose broken body Node's parser already answered) gets nothing more.
-        if (res.destroyed || (out.gone && isDestroyed(req))) return;
-        writeOutgoing(out, res);
+        if (res.destroyed || (out.gone && isDestroyed(req))) {
+          await out.body?.cancel().catch(() => undefined);
+          return;
+        }
+        if (out.body) await writeStream(out, res);
+        else writeOutgoing(out, res);
       } else {
         const response = await handler(toRequest(req));
         // A handler that answers null (blogcore/site: not one of its pages) passes the request on.
@@ -92,6 +96,29 @@ function writeOutgoing(out: Outgoing, res: NodeResponseLike): void {
   out.headers['content-length'] = String(Buffer.byteLength(out.text));
   res.writeHead(out.status, out.headers);
   res.end(out.text);
+}
+
+/** A streamed body (media bytes): written at the client's pace; a client that leaves stops the reading. */
+async function writeStream(out: Outgoing, res: NodeResponseLike): Promise<void> {
+  const reader = out.body!.getReader();
+  res.writeHead(out.status, out.headers);
+  const closed = new Promise<void>((resolve) => res.once('close', resolve));
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (res.destroyed) {
+        await reader.cancel();
+        return;
+      }
+      if (!res.write(value)) await Promise.race([new Promise<void>((resolve) => res.once('drain', resolve)), closed]);
+    }
+    res.end();
+  } catch {
+    // The store failed mid-way: the status is sent, so the only honest answer left is a cut connection.
+    await reader.cancel().catch(() => undefined);
+    res.destroy();
+  }
 }
 
 /** A foreign Fetch handler's path: a full Request in, its Response streamed out. */

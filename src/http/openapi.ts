@@ -7,7 +7,9 @@
  */
 import { toJSONSchema } from 'zod/mini';
 import { params } from '../schema/index.js';
+import { mediaParams } from '../schema/media.js';
 import { UNSPECIFIED } from './override.js';
+import { mediaBase } from './media.js';
 import { ROUTES, type ParamKind, type Route } from './routes.js';
 
 type Doc = Record<string, unknown>;
@@ -34,6 +36,8 @@ const RESOURCES: Record<string, { kind: string; item?: string }> = {
   Revision: { kind: 'blogcore#revision' },
   RevisionList: { kind: 'blogcore#revisionList', item: 'Revision' },
   ChangeList: { kind: 'blogcore#changeList' },
+  Media: { kind: 'blogcore#media' },
+  MediaList: { kind: 'blogcore#mediaList', item: 'Media' },
 };
 
 /** The component a route answers: by namespace, `…List` for lists, the rest by their method. */
@@ -59,6 +63,7 @@ function resourceOf([ns, method]: Route['op']): string {
     comments: 'Comment',
     'posts.revisions': 'Revision',
     'pages.revisions': 'Revision',
+    media: 'Media',
   }[ns];
   const name = special[`${ns}.${method}`] ?? (base && (method === 'list' ? `${base}List` : base));
   if (!name || !RESOURCES[name]) throw new Error(`openapi: no resource for ${ns}.${method}`);
@@ -76,7 +81,7 @@ function resourceSchema({ kind, item }: { kind: string; item?: string }): JsonSc
   };
 }
 
-const schemas: Record<string, (typeof params)[keyof typeof params]> = params;
+const schemas: Record<string, (typeof params)[keyof typeof params]> = { ...params, ...mediaParams };
 const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 
 /** The parameter schema of a route's operation: `postsList` for posts.list; patch shares update's, actions share one. */
@@ -128,7 +133,9 @@ function operation(route: Route): Doc {
     }));
   const headers = route.ifMatch
     ? [{ name: 'If-Match', in: 'header', schema: { type: 'string' }, description: 'The etag the change is based on (412 if stale).' }]
-    : [];
+    : route.upload
+      ? [{ name: 'Content-Disposition', in: 'header', schema: { type: 'string' }, description: 'attachment; filename="…": the file name kept.' }]
+      : [];
   const ok = route.noContent
     ? { '204': { description: 'Done' } }
     : {
@@ -144,6 +151,7 @@ function operation(route: Route): Doc {
     tags: [route.op[0]],
     parameters: [...pathParams, ...query, ...headers],
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: props.body ?? { type: 'object' } } } } } : {}),
+    ...(route.upload ? { requestBody: { required: true, description: 'The picture: its bytes decide its type', content: PICTURE_CONTENT } } : {}),
     responses: {
       ...ok,
       default: { description: "An error in Google's shape", content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
@@ -152,10 +160,35 @@ function operation(route: Route): Doc {
   };
 }
 
+/** The picture types, as request and response content. */
+const PICTURE_CONTENT = Object.fromEntries(['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif'].map((t) => [t, {}]));
+
+/** The bytes of a picture (src/http/media.ts), served beside the base path: a path item with its own server. */
+export const MEDIA_BYTES_PATH = '/{blogId}/{mediaId}/{filename}';
+function mediaBytes(basePath: string): Doc {
+  const op = (method: string): Doc => ({
+    operationId: `media.bytes.${method}`,
+    tags: ['media'],
+    parameters: [
+      ...['blogId', 'mediaId', 'filename'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+      ...['If-None-Match', 'Range', 'If-Range'].map((name) => ({ name, in: 'header', schema: { type: 'string' } })),
+    ],
+    responses: {
+      '200': { description: 'The picture (ETag "<sha256>", cached for a year, immutable)', ...(method === 'get' ? { content: PICTURE_CONTENT } : {}) },
+      '206': { description: 'The range asked for', ...(method === 'get' ? { content: PICTURE_CONTENT } : {}) },
+      '304': { description: 'Not modified (If-None-Match)' },
+      default: { description: "An error in Google's shape", content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    },
+    'x-blogcore-extension': true,
+  });
+  return { servers: [{ url: mediaBase(basePath) }], get: op('get'), head: op('head') };
+}
+
 /** The OpenAPI 3.1 document of the routes under `basePath` (e.g. `/v3`). */
 export function openApiDocument(basePath = '/v3'): Doc {
   const paths: Record<string, Record<string, Doc>> = {};
   for (const route of ROUTES) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
+  paths[MEDIA_BYTES_PATH] = mediaBytes(basePath) as Record<string, Doc>;
   return {
     openapi: '3.1.0',
     info: {

@@ -23,8 +23,9 @@ export const PRIVATE = 'private, max-age=0, must-revalidate';
 
 export function errorOut(error: BlogError, corsHeaders: Record<string, string> | undefined): Outgoing {
   const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'cache-control': 'private', 'x-content-type-options': 'nosniff', ...corsHeaders };
-  const allow = (error as BlogError & { allow?: string }).allow;
+  const { allow, contentRange } = error as BlogError & { allow?: string; contentRange?: string };
   if (allow) headers.allow = allow;
+  if (contentRange) headers['content-range'] = contentRange;
   // A refused upload may still be arriving: close the connection rather than read it to the end.
   if (error.code === 413) headers.connection = 'close';
   return { status: error.code, headers, text: `${JSON.stringify(error.toJSON(), null, 2)}\n` };

@@ -20,6 +20,8 @@ export interface Route {
   query: Readonly<Record<string, ParamKind>>;
   /** The request carries a JSON resource (`body`). */
   body?: boolean;
+  /** The request body is raw bytes streamed to the operation as `body` (media uploads; own size limit). */
+  upload?: true;
   /** The operation accepts `ifMatch` (HTTP `If-Match`). */
   ifMatch?: boolean;
   /** The response carries an `etag` (Post, Page, the lists): sent as `ETag`, compared with `If-None-Match`. */
@@ -164,6 +166,12 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: `${G}/revisions`, op: ['pages.revisions', 'list'], query: { maxResults: 'int', pageToken: 'string' }, etag: true, extension: true },
   { method: 'GET', path: `${G}/revisions/{revisionId}`, op: ['pages.revisions', 'get'], query: {}, extension: true },
   { method: 'POST', path: `${G}/revisions/{revisionId}/restore`, op: ['pages.revisions', 'restore'], query: {}, ifMatch: true, etag: true, extension: true },
+  // media (an extension, docs/design.md §19); the bytes themselves are served beside /v3 (src/http/media.ts)
+  { method: 'POST', path: `${B}/media`, op: ['media', 'upload'], query: {}, upload: true, etag: true, idempotent: true, extension: true },
+  { method: 'GET', path: `${B}/media`, op: ['media', 'list'], query: { postId: 'string', maxResults: 'int', pageToken: 'string' }, extension: true },
+  { method: 'GET', path: `${B}/media/{mediaId}`, op: ['media', 'get'], query: {}, etag: true, extension: true },
+  { method: 'PATCH', path: `${B}/media/{mediaId}`, op: ['media', 'patch'], query: {}, body: true, ifMatch: true, etag: true, extension: true },
+  { method: 'DELETE', path: `${B}/media/{mediaId}`, op: ['media', 'delete'], query: { force: 'bool' }, ifMatch: true, noContent: true, extension: true },
   // blogcore extension (docs/design.md §15): a replica's pull
   {
     method: 'GET',

@@ -167,6 +167,9 @@ export async function importBlogger(restorer: Restorer, chunks: AsyncIterable<st
     if (!path && alternate) {
       try {
         path = new URL(alternate).pathname;
+        // A blog at a path (`http://host/some/blog/`): its posts' paths are what follows it (the url repeats none of it).
+        const base = new URL(blogUrl).pathname.replace(/\/$/, '');
+        if (base && path.startsWith(`${base}/`)) path = path.slice(base.length);
       } catch {
         path = undefined;
       }

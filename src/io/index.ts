@@ -14,6 +14,7 @@ import { coreOf, Restorer } from './restore.js';
 import { peek, textChunks, type ImportSource } from './source.js';
 import type { ExportFormat, ExportOptions, ImportFormat, ImportOptions, ImportReport } from './types.js';
 import { exportWxr, importWxr } from './wxr.js';
+import { DEFAULT_MEDIA_TIMEOUT_MS, importMedia } from './media.js';
 
 export { atomFeed, rssFeed, type FeedSource } from './feeds.js';
 export type { ImportSource } from './source.js';
@@ -29,7 +30,8 @@ export function detectFormat(head: string): ImportFormat {
     if (/"db"\s*:\s*\[|"ghost"|"posts_tags"|"meta"\s*:\s*\{\s*"exported_on"/.test(text)) return 'ghost-json';
   } else if (text.startsWith('<')) {
     if (/<rss[\s>]/.test(text) && /wordpress\.org\/export|<wp:/.test(text)) return 'wxr';
-    if (/<feed[\s>]/.test(text) && /blogger/i.test(text)) return 'blogger-atom';
+    // Atom's feed, with or without a prefix (`<ns0:feed xmlns:ns0="http://www.w3.org/2005/Atom">`, as some converters write it).
+    if (/<(?:[\w.-]+:)?feed[\s>]/.test(text) && /blogger/i.test(text)) return 'blogger-atom';
   }
   throw new BlogError({
     code: 400,
@@ -70,6 +72,9 @@ export async function importBlog(service: BlogService, source: ImportSource, opt
     else if (format === 'wxr') await importWxr(restorer, rest);
     else if (format === 'blogger-atom') await importBlogger(restorer, rest);
     else await importGhost(restorer, rest);
+    if (options.media) {
+      await importMedia(restorer, { allowPrivateHosts: options.allowPrivateHosts, timeoutMs: options.mediaTimeoutMs ?? DEFAULT_MEDIA_TIMEOUT_MS });
+    }
   } catch (error) {
     if (BlogError.is(error) && restorer.report.blogId) Object.assign(error, { report: restorer.finish() });
     throw error;
@@ -81,7 +86,7 @@ export async function importBlog(service: BlogService, source: ImportSource, opt
 export function exportBlog(service: BlogService, blogId: string, options: ExportOptions): AsyncIterable<string> {
   const core = coreOf(service);
   const format: ExportFormat | undefined = options?.format;
-  if (format === 'blogcore-json') return exportJson(core, blogId);
+  if (format === 'blogcore-json') return exportJson(core, blogId, options.media === true);
   if (format === 'wxr') return exportWxr(core, blogId);
   if (format === 'blogger-atom') return exportBlogger(core, blogId);
   throw new BlogError({

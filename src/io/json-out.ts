@@ -6,6 +6,8 @@
  *   {"type":"user","record":{…}},
  *   {"type":"post","record":{…}},        each post is followed by its comments
  *   {"type":"comment","record":{…}},
+ *   {"type":"media","record":{…}},       with `media: true`: each picture's record, then its bytes
+ *   {"type":"bytes","data":"<base64>"},   in pieces of BYTES_PER_LINE (so no line holds a whole picture)
  *   ]}
  *
  * Records are the core's own (ids, paths, states, times, revisions); comment counters are not written:
@@ -13,8 +15,14 @@
  * (whole, as plain JSON).
  */
 import type { Core } from '../core/core.js';
-import type { CommentRecord, MemberRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
-import { blogOf, commentsOf, members, pages, posts, userCache } from './walk.js';
+import { fixedChunks } from '../store/driver.js';
+import type { CommentRecord, MediaRecord, MemberRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import { toBase64 } from '../util/base64.js';
+import { piecesOfStream } from '../util/streams.js';
+import { blogOf, commentsOf, media, members, pages, posts, userCache } from './walk.js';
+
+/** Bytes of a picture per `bytes` line (256 KiB of base64). */
+const BYTES_PER_LINE = 192 * 1024;
 
 export const HEAD = '{"format":"blogcore-json"';
 
@@ -23,9 +31,11 @@ export type Line =
   | { type: 'member'; record: MemberRecord }
   | { type: 'post'; record: PostRecord }
   | { type: 'page'; record: PageRecord }
-  | { type: 'comment'; record: CommentRecord };
+  | { type: 'comment'; record: CommentRecord }
+  | { type: 'media'; record: Omit<MediaRecord, 'blob'> }
+  | { type: 'bytes'; data: string };
 
-export async function* exportJson(core: Core, blogId: string): AsyncGenerator<string> {
+export async function* exportJson(core: Core, blogId: string, withMedia = false): AsyncGenerator<string> {
   const blog = await blogOf(core, blogId);
   yield `${JSON.stringify({ format: 'blogcore-json', version: 1, exported: core.nowIso(), blog }).slice(0, -1)},"records":[`;
   let first = true;
@@ -63,6 +73,17 @@ export async function* exportJson(core: Core, blogId: string): AsyncGenerator<st
   for await (const p of pages(core, blogId)) {
     yield* user(p.authorId);
     yield line({ type: 'page', record: p });
+  }
+  if (withMedia) {
+    for await (const m of media(core, blogId)) {
+      const body = await core.blobs.read(m.blob);
+      // A record whose bytes are gone has nothing to carry: it stays behind.
+      if (!body) continue;
+      yield* user(m.authorId);
+      const { blob: _b, ...record } = m;
+      yield line({ type: 'media', record });
+      for await (const piece of fixedChunks(piecesOfStream(body), BYTES_PER_LINE, true)) yield line({ type: 'bytes', data: toBase64(piece) });
+    }
   }
   yield '\n]}\n';
 }

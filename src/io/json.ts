@@ -1,14 +1,17 @@
 /** `blogcore-json` in (the layout is described in json-out.ts). */
 import { BlogError } from '../util/errors.js';
 import type { Core } from '../core/core.js';
-import type { BlogRecord, CommentRecord, MemberRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import type { BlogRecord, CommentRecord, MediaRecord, MemberRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import { mediaParams } from '../schema/media.js';
 import { rarelyUsedParams } from '../schema/rarely-used.js';
 import { COMMENT_STATUSES, LIMITS, PAGE_STATUSES, params, POST_STATUSES, READER_COMMENTS, ROLES } from '../schema/schemas.js';
 import { cleanLabels, isoTime } from './keys.js';
 import type { CommentIn, Restorer } from './restore.js';
 import { HEAD, type Line } from './json-out.js';
+import { fromBase64 } from '../util/base64.js';
 
 const str = (x: unknown): x is string => typeof x === 'string';
+const optStr = (x: unknown) => x === undefined || typeof x === 'string';
 /** The ids the service itself accepts (users.insert's rule); ULIDs and imported ids fit. */
 const ID = /^[\w.@:-]{1,200}$/;
 
@@ -108,12 +111,14 @@ const COMMENT_KEYS = [
   'authorName',
   'authorUrl',
 ] as const satisfies readonly (keyof CommentRecord)[];
+const MEDIA_KEYS = ['id', 'sha256', 'authorId', 'filename', 'alt', 'published', 'updated', 'rev', 'source'] as const satisfies readonly (keyof MediaRecord)[];
 
 /**
  * One line of the file as a record, checked like any other input: the fields of its kind only, each value
  * through the service's own schema for it (a post's fields as `posts.update` checks them); else why it is skipped.
  */
 function recordOf(core: Core, l: Line): Line | string {
+  if (l.type === 'bytes') return str(l.data) ? l : 'bytes without data';
   const r = l.record as unknown as Record<string, unknown>;
   if (!r || typeof r !== 'object' || !str(r.id) || !r.id) return 'record without an id';
   if (!ID.test(r.id)) return 'record id with characters other than letters, digits and . _ @ : -';
@@ -167,6 +172,18 @@ function recordOf(core: Core, l: Line): Line | string {
         if (c[k] !== undefined && !str(c[k])) return `comment ${k} must be a string`;
       return { type: 'comment', record: c };
     }
+    case 'media': {
+      if (!(str(r.sha256) && /^[0-9a-f]{64}$/.test(r.sha256))) return 'media without a sha256';
+      if (!(str(r.authorId) && optStr(r.filename) && optStr(r.alt) && optStr(r.source) && isoTime(r.published as string)))
+        return 'media without authorId or published';
+      const m = pick<Omit<MediaRecord, 'blob'>>(r, MEDIA_KEYS);
+      return (
+        checked(() => core.parse(mediaParams.mediaPatch, { blogId: 'b', mediaId: m.sha256, body: { alt: m.alt, filename: m.filename } })) ?? {
+          type: 'media',
+          record: m,
+        }
+      );
+    }
     default:
       return `unknown record type ${String((l as { type: unknown }).type)}`;
   }
@@ -200,7 +217,28 @@ export async function importJson(restorer: Restorer, chunks: AsyncIterable<strin
       users.get(b.ownerId),
     );
   };
-  for await (const item of records(chunks)) {
+  const items = records(chunks)[Symbol.asyncIterator]();
+  /** A line read past a picture's bytes, handed back to the loop. */
+  let back: Awaited<ReturnType<typeof items.next>> | undefined;
+  const next = async () => {
+    const n = back ?? (await items.next());
+    back = undefined;
+    return n;
+  };
+  /** The `bytes` lines that follow a media line, decoded as they are read. */
+  async function* bytesLines(): AsyncGenerator<Uint8Array> {
+    for (;;) {
+      const n = await next();
+      const l = !n.done && 'line' in n.value ? (n.value.line as Line | undefined) : undefined;
+      if (l?.type !== 'bytes' || !str(l.data)) {
+        back = n;
+        return;
+      }
+      yield fromBase64(l.data);
+    }
+  }
+  for (let n = await next(); !n.done; n = await next()) {
+    const item = n.value;
     if ('blog' in item) {
       fileBlog = checkBlog(item.blog);
       continue;
@@ -211,6 +249,8 @@ export async function importJson(restorer: Restorer, chunks: AsyncIterable<strin
       restorer.skip(`line ${item.n}`, l);
       continue;
     }
+    // A picture's bytes that its media line did not take (the picture was there already, or refused).
+    if (l.type === 'bytes') continue;
     const source = `${l.type} ${l.record.id}`;
     if (l.type === 'user') {
       users.set(l.record.id, l.record);
@@ -225,6 +265,12 @@ export async function importJson(restorer: Restorer, chunks: AsyncIterable<strin
     if (l.type === 'member') {
       await authorOf(l.record.userId);
       await restorer.member(l.record.userId, l.record.role);
+      continue;
+    }
+    if (l.type === 'media') {
+      await flush();
+      await authorOf(l.record.authorId);
+      await restorer.media(l.record, bytesLines(), source);
       continue;
     }
     if (l.type === 'comment') {

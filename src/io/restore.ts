@@ -18,7 +18,10 @@ import {
   type PageRecord,
   type PostRecord,
   type UserRecord,
+  type MediaRecord,
+  mediaId,
 } from '../store/records.js';
+import { storeMedia } from '../resources/media.js';
 import { normalizeBlogUrl } from '../resources/blogs.js';
 import { withPath } from '../resources/content.js';
 import { sanitizeCommentHtml } from '../rules/sanitize.js';
@@ -26,7 +29,7 @@ import { isHttpUrl, LIMITS, type Role } from '../schema/schemas.js';
 import { internalsOf } from '../service/internals.js';
 import type { BlogService } from '../service/types.js';
 import { publicUrl } from '../core/wire.js';
-import { own } from './keys.js';
+import { isoTime, own } from './keys.js';
 import type { ImportFormat, ImportOptions, ImportReport } from './types.js';
 import { labelCounterOps } from '../store/label-counts.js';
 
@@ -51,6 +54,9 @@ export class Restorer {
   readonly report: ImportReport;
   blog: BlogRecord | undefined;
   private items = 0;
+  private pictures = 0;
+  /** WordPress attachments (their url and how the skip list names them), downloaded after the records with `media: true`. */
+  readonly attachments: Array<{ url: string; source: string }> = [];
   private knownUsers = new Set<string>();
   /**
    * Post and page ids this run wrote or found: a second record of the file with one of them is a duplicate.
@@ -67,8 +73,8 @@ export class Restorer {
     this.report = {
       blogId: '',
       format,
-      created: { posts: 0, pages: 0, comments: 0, users: 0 },
-      unchanged: { posts: 0, pages: 0, comments: 0 },
+      created: { posts: 0, pages: 0, comments: 0, users: 0, media: 0 },
+      unchanged: { posts: 0, pages: 0, comments: 0, media: 0 },
       skipped: [],
       drafted: [],
       redirects: [],
@@ -85,13 +91,28 @@ export class Restorer {
     this.tick();
   }
 
+  /** Whether pictures are downloaded too (`media: true`). */
+  get withMedia(): boolean {
+    return this.options.media === true;
+  }
+
   private tick(): void {
     this.items++;
-    if (this.options.onProgress && this.items % 50 === 0) this.options.onProgress({ items: this.items, bytes: this.counter.bytes });
+    if (this.options.onProgress && this.items % 50 === 0) this.progress();
+  }
+
+  /** One more picture stored (or found stored). */
+  picture(): void {
+    this.pictures++;
+    this.progress();
+  }
+
+  private progress(): void {
+    this.options.onProgress?.({ items: this.items, bytes: this.counter.bytes, media: this.pictures });
   }
 
   finish(): ImportReport {
-    this.options.onProgress?.({ items: this.items, bytes: this.counter.bytes });
+    this.progress();
     return this.report;
   }
 
@@ -190,6 +211,38 @@ export class Restorer {
     if (r.blogId !== this.blog!.id) return `${noun} of another blog`;
     void source;
     return undefined;
+  }
+
+  /**
+   * A picture of a blogcore-json file with its bytes: stored as the file has it (author, time, name, alt),
+   * its bytes checked against its id. One the blog has is `unchanged` (its bytes are not read).
+   */
+  async media(r: Omit<MediaRecord, 'blob'>, bytes: AsyncIterable<Uint8Array>, source: string): Promise<void> {
+    const blogId = this.blog!.id;
+    if (await this.core.get('media', mediaId(blogId, r.sha256))) {
+      this.report.unchanged.media++;
+      return this.picture();
+    }
+    try {
+      const { fresh } = await storeMedia(this.core, {
+        blogId,
+        body: bytes,
+        authorId: r.authorId,
+        filename: r.filename,
+        alt: r.alt,
+        published: isoTime(r.published),
+        updated: isoTime(r.updated),
+        rev: Number.isSafeInteger(r.rev) && r.rev > 0 ? r.rev : 1,
+        source: r.source,
+        sha256: r.sha256,
+      });
+      if (fresh) this.report.created.media++;
+      else this.report.unchanged.media++;
+      this.picture();
+    } catch (error) {
+      if (!BlogError.is(error)) throw error;
+      this.skip(source, error.message);
+    }
   }
 
   /** A post, with its comments in the same commit when it is new (the common case: one write per post). */

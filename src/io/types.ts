@@ -7,6 +7,8 @@ export interface ImportProgress {
   readonly items: number;
   /** Bytes (or characters, for string sources) of the source read so far. */
   readonly bytes: number;
+  /** Pictures stored (or found stored) so far, with `media: true`. */
+  readonly media: number;
 }
 
 export interface ImportOptions {
@@ -18,14 +20,26 @@ export interface ImportOptions {
   ownerId?: string;
   /** Called every few records while the import runs. */
   onProgress?: (progress: ImportProgress) => void;
+  /**
+   * Also download the pictures the blog uses (every `<img src>` of its posts and pages, WordPress attachments)
+   * and store them as its media, rewriting the content to their new urls. Default false.
+   */
+  media?: boolean;
+  /**
+   * Downloads may reach loopback, private and link-local addresses: all of them (`true`), or those of these
+   * host names only. Default: never (an import file must not make the server probe its own network).
+   */
+  allowPrivateHosts?: boolean | readonly string[];
+  /** How long a download may wait for an answer, or for its next bytes (ms). Default 30 000. */
+  mediaTimeoutMs?: number;
 }
 
 export interface ImportReport {
   blogId: string;
   format: ImportFormat;
-  created: { posts: number; pages: number; comments: number; users: number };
+  created: { posts: number; pages: number; comments: number; users: number; media: number };
   /** Records already imported by an earlier run of the same file: left as they are. */
-  unchanged: { posts: number; pages: number; comments: number };
+  unchanged: { posts: number; pages: number; comments: number; media: number };
   /** What could not be imported, and why (`source` names the record in the file). */
   skipped: Array<{ source: string; reason: string }>;
   /**
@@ -39,6 +53,8 @@ export interface ImportReport {
 
 export interface ExportOptions {
   format: ExportFormat;
+  /** `blogcore-json` only: carry the pictures' bytes too (base64), so the file restores them into any store. */
+  media?: boolean;
 }
 
 export interface FeedOptions {

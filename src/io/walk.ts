@@ -36,6 +36,9 @@ export async function* pages(core: Core, blogId: string): AsyncGenerator<PageRec
   for (const status of PAGE_STATUSES) yield* walk(core, 'pages', 'published', [blogId, status]);
 }
 
+/** Every picture of the blog, oldest first. */
+export const media = (core: Core, blogId: string) => walk(core, 'media', 'blog', [blogId]);
+
 /** Every comment of a post in every state, oldest first (parents before their replies). */
 export async function* commentsOf(core: Core, post: PostRecord): AsyncGenerator<CommentRecord> {
   const all: CommentRecord[] = [];

@@ -4,10 +4,10 @@
  * for travels as meta: `blogcore_path` keeps urls, `blogcore_status` marks an EMPTIED comment.
  */
 import type { Core } from '../core/core.js';
-import type { CommentRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import type { CommentRecord, MediaRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
 import { slugify } from '../rules/text.js';
 import { publicUrl } from '../core/wire.js';
-import { blogOf, commentsOf, members, pages, posts, userCache } from './walk.js';
+import { blogOf, commentsOf, media, members, pages, posts, userCache } from './walk.js';
 import { cdata, esc, rfc822, wpDate } from './xml-out.js';
 
 const STATUS = { LIVE: 'publish', DRAFT: 'draft', SCHEDULED: 'future', SOFT_TRASHED: 'trash' } as const;
@@ -65,7 +65,38 @@ export async function* exportWxr(core: Core, blogId: string): AsyncGenerator<str
     yield* yield_.splice(0);
     yield `${text}\t</item>\n`;
   }
+  // Pictures as WordPress attachments: its importer downloads each from its attachment url.
+  for await (const m of media(core, blogId)) {
+    const text = attachment(m, ++wpId, await login(m.authorId));
+    yield* yield_.splice(0);
+    yield text;
+  }
   yield '</channel>\n</rss>\n';
+
+  function attachment(m: MediaRecord, id: number, by: string): string {
+    // An absolute url (media urls are relative when the service has no apiBaseUrl: then the blog's origin serves them).
+    const url = new URL(core.links.media(m.blogId, m.sha256, m.filename), blog.url).href;
+    return `\t<item>
+\t\t<title>${esc(m.filename)}</title>
+\t\t<link>${esc(url)}</link>
+\t\t<pubDate>${rfc822(m.published)}</pubDate>
+\t\t<dc:creator>${cdata(by)}</dc:creator>
+\t\t<guid isPermaLink="false">${esc(url)}</guid>
+\t\t<description></description>
+\t\t<content:encoded><![CDATA[]]></content:encoded>
+\t\t<excerpt:encoded>${cdata(m.alt)}</excerpt:encoded>
+\t\t<wp:post_id>${id}</wp:post_id>
+\t\t<wp:post_date>${cdata(wpDate(m.published))}</wp:post_date>
+\t\t<wp:post_date_gmt>${cdata(wpDate(m.published))}</wp:post_date_gmt>
+\t\t<wp:post_name>${cdata(slugify(m.filename.replace(/\.[^.]*$/, ''), 'post'))}</wp:post_name>
+\t\t<wp:status>inherit</wp:status>
+\t\t<wp:post_parent>0</wp:post_parent>
+\t\t<wp:post_type>attachment</wp:post_type>
+\t\t<wp:post_mime_type>${m.contentType}</wp:post_mime_type>
+\t\t<wp:attachment_url>${esc(url)}</wp:attachment_url>
+${m.alt ? meta('_wp_attachment_image_alt', m.alt) : ''}\t</item>
+`;
+  }
 
   async function item(p: PostRecord | PageRecord, type: 'post' | 'page', id: number, by: string): Promise<string> {
     const url = p.path ? publicUrl(blog, p.path) : `${base}/?p=${id}`;

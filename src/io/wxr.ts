@@ -121,6 +121,10 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
     const source = `item ${wpId || '?'}${title ? ` "${title.slice(0, 60)}"` : ''}`;
     if ((el as El & { [TOO_LARGE]?: true })[TOO_LARGE]) return restorer.skip(source, 'Item larger than the import accepts');
     const type = textOf(el, 'wp:post_type') || 'post';
+    if (type === 'attachment' && restorer.withMedia) {
+      const url = textOf(el, 'wp:attachment_url');
+      return url ? void restorer.attachments.push({ url, source }) : restorer.skip(source, 'Attachment without wp:attachment_url');
+    }
     if (type !== 'post' && type !== 'page') return restorer.skip(source, `WordPress ${type} items are not imported`);
     if (!wpId) return restorer.skip(source, 'Item without wp:post_id');
     const wpStatus = textOf(el, 'wp:status') || 'publish';
@@ -202,7 +206,9 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
       updated: modified ?? published,
       authorId,
       path: keptPath ? textOf(keptPath, 'wp:meta_value') : undefined,
-      oldUrl: /^https?:\/\//.test(link) && !/[?&]p(age_id)?=\d/.test(link) ? link : undefined,
+      // A plain permalink (`/?p=15`, `/?page_id=2`) is a published post's public url on a site without pretty
+      // permalinks (links to it must keep working); on a draft or a scheduled post it is only WordPress's preview.
+      oldUrl: /^https?:\/\//.test(link) && (status === 'LIVE' || !/[?&]p(age_id)?=\d/.test(link)) ? link : undefined,
       readerComments: textOf(el, 'wp:comment_status') === 'closed' ? 'DONT_ALLOW_SHOW_EXISTING' : 'ALLOW',
       notPublic,
       comments: list,

@@ -9,7 +9,7 @@ import type { Core } from '../core/core.js';
 import { DriverConflict, type Key, type WriteOp } from '../store/driver.js';
 import { BlogError, conflict, forbidden, invalid, notFound } from '../util/errors.js';
 import type { BlogsDeleteParams, BlogsInsertParams, BlogsPatchParams, BlogsUpdateParams, UsersInsertParams, UsersUpdateParams } from '../schema/params.js';
-import { del, memberId, put, type BlogRecord, type Collection, type UserRecord } from '../store/records.js';
+import { del, memberId, put, type BlogRecord, type Collection, type Records, type UserRecord } from '../store/records.js';
 import type { IndexName } from '../store/schema.js';
 import { rarelyUsedParams as params, type RarelyUsedParsed as Parsed } from '../schema/rarely-used.js';
 import { userWire } from '../core/wire.js';
@@ -67,11 +67,21 @@ export function blogAdminApi(core: Core, actor: Actor) {
     return blogResource(core, next, s.view, undefined);
   }
 
-  /** Deletes up to BATCH records found through one index under the blog; answers how many went. */
-  async function purge<C extends Collection>(collection: C, index: IndexName<C>, prefix: Key, extra?: (ids: string[]) => Promise<WriteOp[]>): Promise<number> {
+  /**
+   * Deletes up to BATCH records found through one index under the blog; answers how many went. `first` runs
+   * before their commit (a crash after it finds the records again and runs it again).
+   */
+  async function purge<C extends Collection>(
+    collection: C,
+    index: IndexName<C>,
+    prefix: Key,
+    extra?: (ids: string[]) => Promise<WriteOp[]>,
+    first?: (docs: readonly Records[C][]) => Promise<void>,
+  ): Promise<number> {
     for (;;) {
       const batch = await core.driver.list({ collection, index, prefix, direction: 'asc', limit: BATCH });
       if (batch.length === 0) return 0;
+      await first?.(batch.map((r) => r.doc));
       const ops: WriteOp[] = batch.map((r) => ({ type: 'delete', collection, id: r.id, expect: r.version }));
       if (extra) ops.push(...(await extra(batch.map((r) => r.id))));
       try {
@@ -165,6 +175,8 @@ export function blogAdminApi(core: Core, actor: Actor) {
         while (await purge('pages', 'published', [blogId], revisionsOf));
         while (await purge('labels', 'blog', [blogId]));
         while (await purge('pageviews', 'owner', [blogId]));
+        // Media: the bytes of each picture go before its record.
+        while (await purge('media', 'blog', [blogId], undefined, async (docs) => void (await Promise.all(docs.map((d) => core.blobs.delete(d.blob))))));
         // Members go last, so the admin who started can resume; the blog record goes with the last of them.
         for (;;) {
           const members = await core.driver.list({ collection: 'members', index: 'blog', prefix: [blogId], direction: 'asc', limit: BATCH });

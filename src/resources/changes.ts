@@ -27,6 +27,8 @@ import { decodeJson, encodeJson } from '../core/paging.js';
 import type { ChangesListParams } from '../schema/params.js';
 import { commentVisOf, type Records } from '../store/records.js';
 import type { IndexName } from '../store/schema.js';
+import { mediaOut } from './media.js';
+import type { Media } from '../schema/media.js';
 import { commentOut } from './comments.js';
 import { pageOut } from './pages.js';
 import { postOut } from './posts.js';
@@ -34,14 +36,14 @@ import { COMMENT_STATUSES, PAGE_STATUSES, POST_STATUSES, type CommentStatus, typ
 import { rarelyUsedParams as params } from '../schema/rarely-used.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 
-export type ChangeKind = 'blogger#post' | 'blogger#page' | 'blogger#comment';
+export type ChangeKind = 'blogger#post' | 'blogger#page' | 'blogger#comment' | 'blogcore#media';
 
 /** One changed item: its resource at the caller's view, or `deleted: true` when the caller can no longer see it. */
 export interface ChangeItem {
   kind: ChangeKind;
   id: string;
   deleted?: true;
-  resource?: Post | Page | Comment;
+  resource?: Post | Page | Comment | Media;
 }
 
 export interface ChangeList {
@@ -57,7 +59,7 @@ const DEFAULT_MAX = 100;
 /** Long polls look at the log at least this often (writes of other processes wake no listener here). */
 const POLL_MS = 1_000;
 const PUBLIC: readonly CommentStatus[] = ['LIVE', 'EMPTIED'];
-const KIND = { posts: 'blogger#post', pages: 'blogger#page', comments: 'blogger#comment' } as const;
+const KIND = { posts: 'blogger#post', pages: 'blogger#page', comments: 'blogger#comment', media: 'blogcore#media' } as const;
 type Synced = keyof typeof KIND;
 /** The snapshot's phases, in order. */
 const PHASES = Object.keys(KIND) as Synced[];
@@ -176,6 +178,11 @@ export function changesApi(core: Core, actor: Actor) {
       const statuses = atLeast(view, 'ADMIN') ? COMMENT_STATUSES : PUBLIC;
       index = 'blog';
       prefixes = visibleClasses(view).flatMap((vis) => statuses.map((st) => [blogId, vis, st]));
+    } else if (phase === 'media') {
+      // Media records are for AUTHORs and ADMINs (readers load the pictures by url).
+      if (!author) return { items: [] };
+      index = 'blog';
+      prefixes = [[blogId]];
     } else {
       index = 'published';
       prefixes = (author ? (phase === 'posts' ? POST_STATUSES : PAGE_STATUSES) : ['LIVE']).map((st) => [blogId, st]);
@@ -221,7 +228,8 @@ export function changesApi(core: Core, actor: Actor) {
    * snapshot leaves out what the caller may not see, rather than sending tombstones for it).
    */
   async function shape<P extends Synced>(phase: P, ids: string[], view: Role, snapshot: boolean): Promise<ChangeItem[]> {
-    if (ids.length === 0) return [];
+    // Media records are for AUTHORs and ADMINs: a reader hears of none, not even that one went.
+    if (ids.length === 0 || (phase === 'media' && !atLeast(view, 'AUTHOR'))) return [];
     const docs = await core.driver.getMany(phase, ids);
     const seen = await SEEN[phase](
       core,
@@ -230,17 +238,19 @@ export function changesApi(core: Core, actor: Actor) {
       actorUserId(actor),
     );
     const out: ChangeItem[] = [];
+    // Media ids on the wire are the SHA-256 (the record id is blog:sha256).
+    const wireId = (id: string) => (phase === 'media' ? id.slice(-64) : id);
     ids.forEach((id, i) => {
       const { resource, unseen } = seen[i]!;
-      if (resource) out.push({ kind: KIND[phase], id, resource });
-      else if (!snapshot && !unseen) out.push({ kind: KIND[phase], id, deleted: true });
+      if (resource) out.push({ kind: KIND[phase], id: wireId(id), resource });
+      else if (!snapshot && !unseen) out.push({ kind: KIND[phase], id: wireId(id), deleted: true });
     });
     return out;
   }
 }
 
 /** What a caller sees of a record: its resource, or whether it may never have seen it (nothing: absent). */
-type Seen = { resource?: Post | Page | Comment; unseen?: boolean };
+type Seen = { resource?: Post | Page | Comment | Media; unseen?: boolean };
 
 /** `fn` of each record present, one after the other. */
 async function inOrder<R>(records: ReadonlyArray<R | undefined>, fn: (r: R) => Promise<Seen>): Promise<Seen[]> {
@@ -277,4 +287,6 @@ const SEEN: { [P in Synced]: (core: Core, records: Array<Records[P] | undefined>
       return { unseen: c.status === 'PENDING' || (c.unseen === true && (c.authorId === undefined || c.authorId !== actorId)) };
     });
   },
+  // (shape() hands media to AUTHORs and ADMINs only.)
+  media: (core, records) => inOrder(records, async (r) => ({ resource: await mediaOut(core, r) })),
 };

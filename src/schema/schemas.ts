@@ -52,6 +52,7 @@ export const timestamp = map(describe(string(0, Infinity), { format: 'date-time'
   return d.toISOString();
 });
 
+/** An id, and a text of at most `max` characters (shared with media's schemas, src/schema/media.ts). */
 export const id = string(1, LIMITS.id);
 export const count = (max: number) => integer(0, max);
 export const text = (max: number) => string(0, max, `must be at most ${max} characters`);

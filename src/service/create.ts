@@ -17,7 +17,7 @@ type Namespaces = Omit<BlogService, 'as' | 'on' | 'ready' | 'startScheduler' | '
 function apis(core: Core, actor: Actor): Namespaces {
   const base = blogsApi(core, actor);
   // The rarely used calls are loaded on first call (src/util/lazy.ts), all in one module: blog management and
-  // members, comment moderation, user infos, page views, labels, the pull, revisions.
+  // members, comment moderation, user infos, page views, labels, the pull, revisions, media.
   const rare = () => import('../resources/rarely-used.js');
   const posts = postsApi(core, actor, rare);
   const admin = async () => (await rare()).blogAdminApi(core, actor);
@@ -37,6 +37,7 @@ function apis(core: Core, actor: Actor): Namespaces {
     pageViews: lazy(async () => (await rare()).pageViewsApi(core, actor), { get: 1, record: 1 }),
     labels: lazy(async () => (await rare()).labelsApi(core, actor), { list: 1 }),
     changes: lazy(async () => (await rare()).changesApi(core, actor), { list: 1 }),
+    media: lazy(async () => (await rare()).mediaApi(core, actor), { upload: 1, get: 1, list: 1, patch: 1, delete: 1, read: 1 }),
   } satisfies Namespaces;
   // Compile-time: the object built here has exactly the namespaces and methods types.ts declares and documents.
   const exact: Same<Shape<typeof all>, Shape<Namespaces>> = true;

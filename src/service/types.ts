@@ -6,10 +6,21 @@
  * Every method takes one object (the Blogger v3 parameters by name, plus `body` for a write) and resolves to the
  * wire resource, or rejects with a `BlogError` and changes nothing.
  */
-import type { StorageDriver } from '../store/driver.js';
+import type { BlobStore, StorageDriver } from '../store/driver.js';
 import type { EventType, Listener } from '../core/events.js';
 import type { SchedulerOptions } from '../core/scheduler.js';
 import type { ChangeList } from '../resources/changes.js';
+import type {
+  Media,
+  MediaDeleteParams,
+  MediaGetParams,
+  MediaList,
+  MediaListParams,
+  MediaPatchParams,
+  MediaRead,
+  MediaReadParams,
+  MediaUploadParams,
+} from '../schema/media.js';
 import type {
   BlogsDeleteParams,
   BlogsGetByUrlParams,
@@ -94,6 +105,10 @@ export interface BlogServiceOptions {
    * Default `{ days: 30 }`. Pruning runs after writes, a bounded batch at a time.
    */
   changeRetention?: { days?: number; commits?: number };
+  /** Where media bytes live (`fsBlobs`, `s3Blobs` from blogcore/blobs). Default: the driver's own store, beside the records. */
+  blobs?: BlobStore;
+  /** Larger pictures are refused with 413, read no further. Default 20 MiB. */
+  maxMediaBytes?: number;
 }
 
 /** Who a scoped service acts for: a user of the host (`{ userId }`), or an anonymous reader (`null`). */
@@ -136,6 +151,8 @@ export interface BlogService {
   labels: LabelsApi;
   /** What changed in a blog, for replicas (an extension). */
   changes: ChangesApi;
+  /** A blog's pictures: upload, list, describe, delete, read their bytes (an extension, docs/design.md §14). */
+  media: MediaApi;
   /**
    * A service acting for one user (`{ userId }`) or an anonymous reader (`null`). Only host code may choose who
    * to act as: a scoped service's `as` is 403.
@@ -369,4 +386,28 @@ export interface ChangesApi {
    * ```
    */
   list(input: ChangesListParams): Promise<ChangeList>;
+}
+
+export interface MediaApi {
+  /**
+   * Stores a picture (JPEG, PNG, GIF, WebP or AVIF, its type read from its bytes; 413 past `maxMediaBytes`).
+   * Its id is the SHA-256 of the bytes: the same picture again answers the media already there. AUTHOR.
+   *
+   * @example
+   * ```ts
+   * const media = await service.media.upload({ blogId, body: bytes, filename: 'cat.png', alt: 'A cat' });
+   * await service.posts.insert({ blogId, body: { title: 'Cat', content: `<img src="${media.url}">` } });
+   * ```
+   */
+  upload(input: MediaUploadParams): Promise<Media>;
+  /** One picture's record. AUTHOR. */
+  get(input: MediaGetParams): Promise<Media>;
+  /** A blog's pictures, newest first; with `postId` the ones that post or page uses, in the order it uses them. AUTHOR. */
+  list(input: MediaListParams): Promise<MediaList>;
+  /** Changes `alt` or `filename` (absent fields stay); `ifMatch` refuses a stale write with 412. AUTHOR. */
+  patch(input: MediaPatchParams): Promise<Media>;
+  /** Deletes a picture: 409 while a post or page uses it, unless `force`. An AUTHOR deletes only their own. */
+  delete(input: MediaDeleteParams): Promise<void>;
+  /** The bytes as a stream, all or a `range` (416 past the end). Whoever may read the blog. */
+  read(input: MediaReadParams): Promise<MediaRead>;
 }

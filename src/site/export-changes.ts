@@ -3,6 +3,7 @@
  * it (the changed posts' and pages' own, and the stretches of the lists around their old and new places).
  */
 import type { BlogService } from '../service/types.js';
+import type { ChangeItem } from '../resources/changes.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 import { BlogError } from '../util/errors.js';
 import { keyOf, listKey, listOfKey, updateList } from './export-lists.js';
@@ -15,7 +16,7 @@ export type ChangedItems = Awaited<ReturnType<typeof pull>>['items'];
 
 /** The checkpoint now, and what changed since `since` (every page of the pull). */
 export async function pull(reader: BlogService, blogId: string, since?: string) {
-  const items: Array<{ kind: string; id: string; resource?: Post | Page | Comment }> = [];
+  const items: ChangeItem[] = [];
   let pageToken: string | undefined;
   for (;;) {
     const page = await reader.changes.list({
@@ -37,13 +38,14 @@ export async function applyChanges(parts: SiteParts, scope: BlogScope, manifest:
   const posts = new Map<string, Post | null>();
   const touched = new Set<string>();
   let pagesChanged = false;
+  // Media changes touch no file: posts and pages name their pictures' urls themselves.
   for (const item of items) {
     if (item.kind === 'blogger#post') posts.set(item.id, (item.resource as Post | undefined) ?? null);
     else if (item.kind === 'blogger#comment') {
       const postId = (item.resource as Comment | undefined)?.post.id ?? manifest.comments[item.id];
       if (!item.resource) delete manifest.comments[item.id];
       if (postId) touched.add(postId);
-    } else {
+    } else if (item.kind === 'blogger#page') {
       pagesChanged = true;
       const old = manifest.pages[item.id];
       const page = item.resource as Page | undefined;

@@ -9,7 +9,7 @@
 import type { BlogService } from '../service/types.js';
 import { BlogError } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
-import { readStreamLimited } from '../http/body.js';
+import { fetchIncoming } from '../http/body.js';
 import { dispatchers, type IncomingLike, type Outgoing } from '../http/internal.js';
 import { etagMatches } from '../http/respond.js';
 import { splitTarget } from '../http/target.js';
@@ -70,19 +70,6 @@ interface Answer {
   cache: string;
   text: string;
   postId?: string;
-}
-
-/** A Fetch Request as the dispatcher reads it (the host from its URL when no Host header came with it). */
-function fetchIncoming(request: Request): IncomingLike {
-  const url = new URL(request.url);
-  return {
-    method: request.method.toUpperCase(),
-    target: url.pathname + url.search,
-    header: (name) => request.headers.get(name) ?? (name === 'host' ? url.host : null),
-    hasBody: () => request.body !== null,
-    readBody: (maxBytes) => (request.body ? readStreamLimited(request.body, maxBytes) : Promise.resolve(new Uint8Array(0))),
-    head: () => request,
-  };
 }
 
 /** The kept form of an answer: its bytes encoded once, its headers (with an ETag over the bytes) made once. */

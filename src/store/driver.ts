@@ -208,6 +208,36 @@ export class DriverConflict extends Error {
   }
 }
 
+/** A byte range of a blob: `length` bytes from `offset` (both within the blob). */
+export interface BlobRange {
+  offset: number;
+  length: number;
+}
+
+/**
+ * Where media bytes live (docs/design.md §19): by default the driver's own store (`StorageDriver.blobs`), or one of
+ * blogcore/blobs (`fsBlobs`, `s3Blobs`). Keys are the core's (`<blogId>/<upload id>`, each written once); a store
+ * keeps bytes under them and decides nothing. `test/blobs/suite.ts` runs unchanged against every store.
+ */
+export interface BlobStore {
+  /**
+   * Stores what `source` yields under `key`, replacing what the key held, and answers the number of bytes.
+   * The new bytes are readable only once all of them are stored: never half a blob under its key. If `source`
+   * throws (or the store fails), `put` rejects with that error, keeps nothing of the new bytes, and the key
+   * still holds what it held. The store pulls `source` at its own pace (back-pressure reaches the sender).
+   */
+  put(key: string, source: AsyncIterable<Uint8Array>): Promise<number>;
+  /** The bytes of `key` (or of `range`) as a stream, read as it is consumed; undefined when the key holds none. */
+  read(key: string, range?: BlobRange): Promise<ReadableStream<Uint8Array> | undefined>;
+  /** Removes the key's bytes; a key that holds none is no error. */
+  delete(key: string): Promise<void>;
+  /**
+   * Removes what puts that never finished (their process died) left staged, if they started before `before`
+   * (ms since the epoch), at most `limit` of them; answers how many it removed. Committed blobs are never touched.
+   */
+  sweep(before: number, limit: number): Promise<number>;
+}
+
 export interface StorageDriver {
   /** Creates or upgrades storage for the schema. Called once by the core before any other call. */
   open(schema: StoreSchema): Promise<void>;
@@ -256,6 +286,8 @@ export interface StorageDriver {
    * store only this instance writes leaves it out. Returns the function that stops the calls.
    */
   watch?(listener: () => void): () => void;
+  /** The bytes of media, kept in the same store as the records (so a backup of the store holds the pictures). */
+  readonly blobs: BlobStore;
   /**
    * Optional (a driver reading from replicas, e.g. PostgreSQL with `replicas`): a new session, whose driver
    * reads only where the session's own writes, and any position it was shown, are visible.
@@ -341,4 +373,60 @@ export function mergeWalks(walks: ReadonlyArray<readonly IndexEntry[]>, width: n
     out.push(tagged[i]!.e);
   }
   return out;
+}
+
+/**
+ * The reference chunking of blob puts: what `source` yields regrouped into chunks of exactly `size` bytes
+ * (the last one shorter, none empty). Each is a fresh copy the caller may keep; with `reuse`, the same buffer
+ * comes back each time (for stores that copy a chunk away before they ask for the next: less garbage).
+ */
+export async function* fixedChunks(source: AsyncIterable<Uint8Array>, size: number, reuse = false): AsyncGenerator<Uint8Array> {
+  let buffer = new Uint8Array(size);
+  let filled = 0;
+  for await (const piece of source) {
+    let at = 0;
+    while (at < piece.byteLength) {
+      const n = Math.min(size - filled, piece.byteLength - at);
+      buffer.set(piece.subarray(at, at + n), filled);
+      filled += n;
+      at += n;
+      if (filled === size) {
+        yield buffer;
+        if (!reuse) buffer = new Uint8Array(size);
+        filled = 0;
+      }
+    }
+  }
+  if (filled > 0) yield buffer.subarray(0, filled);
+}
+
+/**
+ * A stream of the bytes `range` covers in a blob kept as fixed-size chunks (all `size` bytes but the last),
+ * reading one chunk per pull with `chunk(n)`: the reference reader of stores that keep chunks.
+ */
+export function chunkStream(
+  total: number,
+  size: number,
+  range: BlobRange | undefined,
+  chunk: (n: number) => Promise<Uint8Array | undefined>,
+): ReadableStream<Uint8Array> {
+  const start = range ? range.offset : 0;
+  const end = range ? Math.min(total, range.offset + range.length) : total;
+  let at = start;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (at >= end) return controller.close();
+        const n = Math.floor(at / size);
+        const bytes = await chunk(n);
+        if (!bytes) return controller.error(new Error('blob changed while it was read'));
+        const from = at - n * size;
+        const to = Math.min(bytes.byteLength, end - n * size);
+        controller.enqueue(from === 0 && to === bytes.byteLength ? bytes : bytes.subarray(from, to));
+        at = n * size + to;
+        if (at >= end) controller.close();
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }

@@ -5,6 +5,8 @@
 import type { JsonObject, Key, PutOp, WriteOp } from './driver.js';
 import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from '../schema/schemas.js';
 import { distinctWords, postWordFields } from '../rules/text.js';
+import { mediaRefs } from '../rules/media-refs.js';
+import type { MediaType } from '../schema/media.js';
 import { blogStream, RECORDS_STREAM } from './streams.js';
 
 export { RECORDS_STREAM } from './streams.js';
@@ -139,6 +141,31 @@ export interface RevisionRecord {
   replaced: string;
 }
 
+/** A picture of a blog (docs/design.md §19). Its id is `mediaId(blogId, sha256)`: one record per blog and picture. */
+export interface MediaRecord {
+  id: string;
+  blogId: string;
+  sha256: string;
+  /** Where its bytes are in the blob store: `<blogId>/<upload id>`, written once. */
+  blob: string;
+  contentType: MediaType;
+  bytes: number;
+  width: number;
+  height: number;
+  filename: string;
+  alt: string;
+  /** Who uploaded it (an AUTHOR may delete only their own). */
+  authorId: string;
+  published: string;
+  updated: string;
+  /** Bumped on every change (alt, filename): the etag's source. */
+  rev: number;
+  /** The url an import downloaded it from: a re-run finds it there instead of downloading it again. */
+  source?: string;
+}
+
+export const mediaId = (blogId: string, sha256: string) => `${blogId}:${sha256}`;
+
 /** Who may see a post's comments: everyone ('open'), the AUTHOR view and up ('draft': the post is not LIVE), the ADMIN view only ('hidden'). */
 export type CommentVis = 'open' | 'draft' | 'hidden';
 export const COMMENT_VIS: readonly CommentVis[] = ['open', 'draft', 'hidden'];
@@ -165,6 +192,7 @@ export interface Records {
   revisions: RevisionRecord;
   events: JsonObject;
   idempotency: JsonObject;
+  media: MediaRecord;
 }
 
 export type Collection = keyof Records;
@@ -192,8 +220,12 @@ function postKeys(p: PostRecord): Record<string, Key[]> {
     path: p.path ? [[p.blogId, p.path]] : [],
     due: p.status === 'SCHEDULED' && p.published ? [[p.published, p.id]] : [],
     moving: commentsMoving(p) ? [[p.id]] : [],
+    media: usesOf(p),
   };
 }
+
+/** The media a post's or page's content uses, as `media` index entries [blogId, sha256, id]. */
+const usesOf = (r: PostRecord | PageRecord): Key[] => mediaRefs(r.blogId, r.content).map((sha) => [r.blogId, sha, r.id]);
 
 function keysOf(collection: Collection, r: Records[Collection]): Record<string, Key[]> {
   switch (collection) {
@@ -201,7 +233,7 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
       return postKeys(r as PostRecord);
     case 'pages': {
       const p = r as PageRecord;
-      return { published: [[p.blogId, p.status, sortTime(p), p.id]], path: p.path ? [[p.blogId, p.path]] : [] };
+      return { published: [[p.blogId, p.status, sortTime(p), p.id]], path: p.path ? [[p.blogId, p.path]] : [], media: usesOf(p) };
     }
     case 'comments': {
       const c = r as CommentRecord;
@@ -228,6 +260,10 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
       // Readers walk `live`, which holds only labels a LIVE post carries: a draft's label is never visited.
       const l = r as LabelRecord;
       return { blog: [[l.blogId, l.label, l.id]], live: l.live > 0 ? [[l.blogId, l.label, l.id]] : [] };
+    }
+    case 'media': {
+      const m = r as MediaRecord;
+      return { blog: [[m.blogId, m.published, m.id]], source: m.source ? [[m.blogId, m.source, m.id]] : [] };
     }
     case 'pageviews': {
       const v = r as PageViewRecord;
@@ -278,10 +314,10 @@ export function del(collection: Collection, id: string, expect: number, was?: { 
   return { type: 'delete', collection, id, expect, ...(stream ? { stream } : {}) };
 }
 
-/** Users' and blogs' changes go to RECORDS_STREAM; posts, pages and comments to their blog's streams (streams.ts). */
+/** Users' and blogs' changes go to RECORDS_STREAM; posts, pages, comments and media to their blog's streams (streams.ts). */
 const streamOf = (collection: Collection, r: { blogId?: string; unseen?: true }) =>
   collection === 'users' || collection === 'blogs'
     ? RECORDS_STREAM
-    : (collection === 'posts' || collection === 'pages' || collection === 'comments') && r.blogId !== undefined
+    : (collection === 'posts' || collection === 'pages' || collection === 'comments' || collection === 'media') && r.blogId !== undefined
       ? blogStream(r.blogId, collection !== 'comments' && r.unseen === true)
       : undefined;

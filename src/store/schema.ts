@@ -30,10 +30,13 @@ import type { Collection } from './records.js';
  * revisions.item        [itemId, replaced, id]                  earlier versions of a post or page, oldest first (v3)
  * events.time           [time, id]                              events shared between app servers on one store by commit time
  *                                                               (src/core/event-share.ts): found again for a listener added before the store opened
+ * posts.media / pages.media [blogId, sha256, id]         the media an item's content uses (rules/media-refs.ts): delete's 409
+ * media.blog            [blogId, published, id]                 a blog's pictures, newest first (v6)
+ * media.source          [blogId, url, id]                       pictures an import downloaded, by their url (v6)
  * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
  */
 const SCHEMA = {
-  version: 5,
+  version: 6,
   collections: [
     { name: 'users', indexes: [] },
     { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
@@ -49,9 +52,10 @@ const SCHEMA = {
         { name: 'path', unique: true },
         { name: 'due' },
         { name: 'moving' },
+        { name: 'media' },
       ],
     },
-    { name: 'pages', indexes: [{ name: 'published' }, { name: 'path', unique: true }] },
+    { name: 'pages', indexes: [{ name: 'published' }, { name: 'path', unique: true }, { name: 'media' }] },
     { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }, { name: 'move' }] },
     { name: 'settings', indexes: [] },
     { name: 'pageviews', indexes: [{ name: 'blog' }, { name: 'owner' }] },
@@ -59,6 +63,7 @@ const SCHEMA = {
     { name: 'revisions', indexes: [{ name: 'item' }] },
     { name: 'events', indexes: [{ name: 'time' }] },
     { name: 'idempotency', indexes: [{ name: 'created' }] },
+    { name: 'media', indexes: [{ name: 'blog' }, { name: 'source' }] },
   ],
 } as const satisfies StoreSchema;
 

@@ -1,6 +1,6 @@
 /**
  * The change log's streams (driver `streamChanges` walks one alone). Users' and blogs' changes go to
- * RECORDS_STREAM, which other processes' caches follow (record-cache.ts). Each blog's posts, pages and comments
+ * RECORDS_STREAM, which other processes' caches follow (record-cache.ts). Each blog's posts, pages, comments and media
  * go to two streams: what readers see or once saw, and what no reader ever could (`unseen` posts and pages:
  * drafts never published, posts created SCHEDULED; records.ts marks them). A reader's pull walks the
  * first alone, so it never mentions the second; authors, admins and a replica's own scan walk both, merged.

@@ -9,6 +9,7 @@ const STATUS_NAMES: Record<number, string> = {
   412: 'FAILED_PRECONDITION',
   413: 'OUT_OF_RANGE',
   415: 'INVALID_ARGUMENT',
+  416: 'OUT_OF_RANGE',
   500: 'INTERNAL',
   503: 'UNAVAILABLE',
 };
@@ -28,7 +29,8 @@ export type ErrorReason =
   | 'requestTooLarge'
   | 'unsupportedMediaType'
   | 'backendError'
-  | 'resyncRequired';
+  | 'resyncRequired'
+  | 'requestedRangeNotSatisfiable';
 
 export interface BlogErrorInit {
   code: number;

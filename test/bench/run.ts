@@ -16,7 +16,7 @@ const quick = args.quick === 'true';
 const ctx: BenchContext = { quick, budgetMs: Number(args.budget ?? (quick ? 150 : 1000)), args };
 const only = args.only?.split(',');
 const here = dirname(fileURLToPath(import.meta.url));
-const order = ['memory', 'sqlite', 'idb', 'http', 'bundle', 'io', 'sync', 'site'];
+const order = ['memory', 'sqlite', 'idb', 'http', 'bundle', 'io', 'sync', 'site', 'media'];
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.bench.ts'))
   .map((f) => f.replace('.bench.ts', ''))

@@ -16,6 +16,7 @@ import {
   type StoreSchema,
   type WriteOp,
 } from '../../src/store/driver.js';
+import { runBlobSuite } from '../blobs/suite.js';
 
 export const suiteSchema: StoreSchema = {
   version: 1,
@@ -80,6 +81,13 @@ export interface DriverSuiteOptions {
 
 export function runDriverSuite(name: string, create: () => StorageDriver | Promise<StorageDriver>, options: DriverSuiteOptions = {}): void {
   const size = options.size ?? 300;
+
+  // The driver's own blob store (media bytes beside the records) meets the blob-store contract too.
+  runBlobSuite(name, async () => {
+    const d = await create();
+    await d.open(suiteSchema);
+    return { blobs: d.blobs, close: () => d.close() };
+  });
 
   describe(`driver conformance: ${name}`, () => {
     let d: StorageDriver;

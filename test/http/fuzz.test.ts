@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_TOKEN, jsonHeaders, startFixture, type Fixture } from './fixture.js';
 import { requestArb, type FuzzRequest, type Ids } from './fuzz-requests.js';
+import { PICTURES } from '../media/pictures.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2500);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
@@ -29,7 +30,9 @@ beforeAll(async () => {
     postIds.push(await make(`/posts${i === 3 ? '?isDraft=true' : ''}`, { title: `Post ${i}`, content: `<p>${i}</p>`, labels: ['a', `l${i}`] }));
   const pageIds = [await make('/pages', { title: 'About', content: 'about' }), await make('/pages?isDraft=true', { title: 'Draft page', content: 'd' })];
   const commentIds = [await make(`/posts/${postIds[0]}/comments`, { content: 'one' }), await make(`/posts/${postIds[1]}/comments`, { content: 'two' })];
-  ids = { blogId: f.blogId, postIds, pageIds, commentIds, userIds: [f.adminId, f.readerId] };
+  const media = await f.service.media.upload({ blogId: f.blogId, body: PICTURES.webp });
+  await f.service.posts.patch({ blogId: f.blogId, postId: postIds[0]!, body: { content: `<img src="${media.url}">` } });
+  ids = { blogId: f.blogId, postIds, pageIds, commentIds, userIds: [f.adminId, f.readerId], mediaIds: [media.id] };
 });
 afterAll(async () => {
   agent.destroy();

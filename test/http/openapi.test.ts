@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { memoryDriver } from '../../drivers/memory/index.js';
 import { createBlogService } from '../../src/index.js';
 import { createHttpHandler, openApiDocument, ROUTES } from '../../src/http/index.js';
+import { MEDIA_BYTES_PATH } from '../../src/http/openapi.js';
+import { PICTURES } from '../media/pictures.js';
 
 type Doc = {
   openapi: string;
@@ -43,18 +45,24 @@ describe('OpenAPI document', () => {
       );
       const path = op!.parameters.filter((p) => p.in === 'path').map((p) => p.name);
       expect(path).toEqual([...r.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]));
-      expect(op!.requestBody !== undefined).toBe(r.body === true);
+      expect(op!.requestBody !== undefined).toBe(r.body === true || r.upload === true);
     }
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.keys(ops)
         .filter((m) => METHODS.includes(m))
         .map((m) => `${m.toUpperCase()} ${path}`),
     );
-    expect(documented.sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+    // Beside the routes of the table: the bytes of media, under their own server (the media base).
+    expect(documented.sort()).toEqual([...ROUTES.map((r) => `${r.method} ${r.path}`), `GET ${MEDIA_BYTES_PATH}`, `HEAD ${MEDIA_BYTES_PATH}`].sort());
+    expect((doc.paths[MEDIA_BYTES_PATH] as unknown as { servers: Array<{ url: string }> }).servers).toEqual([{ url: '/media' }]);
   });
 
   it("marks blogcore's own operations as extensions: all 33 Blogger v3 methods are there unmarked", () => {
-    const ops = Object.values(doc.paths).flatMap((o) => Object.values(o));
+    const ops = Object.values(doc.paths).flatMap((o) =>
+      Object.entries(o)
+        .filter(([m]) => METHODS.includes(m))
+        .map(([, op]) => op),
+    );
     expect(
       ops
         .filter((o) => o['x-blogcore-extension'])
@@ -67,6 +75,13 @@ describe('OpenAPI document', () => {
       'changes.list',
       'comments.insert',
       'labels.list',
+      'media.bytes.get',
+      'media.bytes.head',
+      'media.delete',
+      'media.get',
+      'media.list',
+      'media.patch',
+      'media.upload',
       'pages.revisions.get',
       'pages.revisions.list',
       'pages.revisions.restore',
@@ -87,6 +102,7 @@ describe('OpenAPI document', () => {
     const page = await service.pages.insert({ blogId: blog.id, body: { title: 'p', content: 'x' } });
     await service.pages.patch({ blogId: blog.id, pageId: page.id, body: { title: 'q' } });
     const comment = await service.comments.insert({ blogId: blog.id, postId: post.id, body: { content: 'hi' } });
+    const media = await service.media.upload({ blogId: blog.id, body: PICTURES.png });
     const postRevision = (await service.posts.revisions.list({ blogId: blog.id, postId: post.id })).items[0]!;
     const pageRevision = (await service.pages.revisions.list({ blogId: blog.id, pageId: page.id })).items[0]!;
     const ids: Record<string, string> = {
@@ -96,6 +112,7 @@ describe('OpenAPI document', () => {
       commentId: comment.id,
       userId: user.id,
       revisionId: '',
+      mediaId: media.id,
     };
     const query: Record<string, string> = {
       getByUrl: `?url=${encodeURIComponent(blog.url)}`,

@@ -22,9 +22,9 @@ function caught(fn: () => unknown): BlogError {
 }
 
 describe('router', () => {
-  it('has the 33 Blogger v3 methods plus the extensions (comments.insert, labels.list, revisions, blog and user changes, changes.list)', () => {
+  it('has the 33 Blogger v3 methods plus the extensions (comments.insert, labels.list, revisions, blog and user changes, changes.list, media)', () => {
     const ops = new Set(ROUTES.map((r) => r.op.join('.')));
-    expect(ops.size).toBe(46);
+    expect(ops.size).toBe(51);
     for (const op of [
       'blogs.get',
       'blogs.getByUrl',
@@ -39,6 +39,11 @@ describe('router', () => {
       'postUserInfos.list',
       'pageViews.get',
       'changes.list',
+      'media.upload',
+      'media.list',
+      'media.get',
+      'media.patch',
+      'media.delete',
     ]) {
       expect(ops.has(op)).toBe(true);
     }

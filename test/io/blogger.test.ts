@@ -16,7 +16,7 @@ describe('Blogger import', () => {
     const service = memoryService(clock().now);
     const report = await importBlog(service, fixture('blogger-legacy.xml'));
     expect(report.format).toBe('blogger-atom');
-    expect(report.created).toEqual({ posts: 4, pages: 1, comments: 4, users: 2 });
+    expect(report.created).toEqual({ posts: 4, pages: 1, comments: 4, users: 2, media: 0 });
     expect(report.skipped.map((s) => s.reason)).toEqual([
       'Comments on pages are not supported (the Blogger interface has comments on posts only)',
       'Duplicate post id in the file',
@@ -70,7 +70,7 @@ describe('Blogger import', () => {
   it('reads a Takeout export (blogger 2018 namespace): statuses of posts and comments, filenames, replies', async () => {
     const service = memoryService(clock().now);
     const report = await importBlog(service, fixture('blogger-takeout.atom'), { blogUrl: 'https://cuaderno.example.es/' });
-    expect(report.created).toEqual({ posts: 4, pages: 1, comments: 4, users: 1 });
+    expect(report.created).toEqual({ posts: 4, pages: 1, comments: 4, users: 1, media: 0 });
     expect(report.skipped).toEqual([{ source: 'comment tag:blogger.com,1999:blog-8000.post-5004', reason: 'Comment status DELETED is not imported' }]);
     // A new address: the same paths, and a redirect for the old public url the file names.
     expect(report.redirects).toEqual([
@@ -113,8 +113,8 @@ describe('Blogger import', () => {
     const again = await importBlog(service, fixture('blogger-legacy.xml'));
     expect(again).toMatchObject({
       blogId: first.blogId,
-      created: { posts: 0, pages: 0, comments: 0, users: 0 },
-      unchanged: { posts: 4, pages: 1, comments: 4 },
+      created: { posts: 0, pages: 0, comments: 0, users: 0, media: 0 },
+      unchanged: { posts: 4, pages: 1, comments: 4, media: 0 },
     });
     expect(await contentView(service, first.blogId)).toEqual(before);
   });

@@ -35,8 +35,8 @@ describe('blogcore import / export', () => {
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({
       format: 'wxr',
-      created: { posts: 0, pages: 0, comments: 0, users: 0 },
-      unchanged: { posts: 7, pages: 2, comments: 6 },
+      created: { posts: 0, pages: 0, comments: 0, users: 0, media: 0 },
+      unchanged: { posts: 7, pages: 2, comments: 6, media: 0 },
     });
   });
 

@@ -17,7 +17,7 @@ describe('Ghost import', () => {
     const service = memoryService(clock().now);
     const report = await importBlog(service, file, { blogUrl: 'https://ghost.example.com' });
     expect(report.format).toBe('ghost-json');
-    expect(report.created).toEqual({ posts: 5, pages: 2, comments: 0, users: 2 });
+    expect(report.created).toEqual({ posts: 5, pages: 2, comments: 0, users: 2, media: 0 });
     expect(report.skipped).toEqual([{ source: 'post 64a6 "Weird"', reason: 'Unknown Ghost status archived' }]);
     // Nothing private becomes public: members-only and paid posts are drafts, even one Ghost had scheduled.
     expect(report.drafted).toEqual([
@@ -50,7 +50,11 @@ describe('Ghost import', () => {
     ]);
     const before = await contentView(service, blogId);
     const again = await importBlog(service, file, { blogUrl: 'https://ghost.example.com' });
-    expect(again).toMatchObject({ blogId, created: { posts: 0, pages: 0, comments: 0, users: 0 }, unchanged: { posts: 5, pages: 2, comments: 0 } });
+    expect(again).toMatchObject({
+      blogId,
+      created: { posts: 0, pages: 0, comments: 0, users: 0, media: 0 },
+      unchanged: { posts: 5, pages: 2, comments: 0, media: 0 },
+    });
     expect(await contentView(service, blogId)).toEqual(before);
   });
 });

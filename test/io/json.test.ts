@@ -16,8 +16,8 @@ describe('blogcore-json', () => {
     expect(report).toMatchObject({
       blogId,
       format: 'blogcore-json',
-      created: { posts: 7, pages: 3, comments: 5, users: 2 },
-      unchanged: { posts: 0, pages: 0, comments: 0 },
+      created: { posts: 7, pages: 3, comments: 5, users: 2, media: 0 },
+      unchanged: { posts: 0, pages: 0, comments: 0, media: 0 },
       skipped: [],
       redirects: [],
     });
@@ -26,8 +26,8 @@ describe('blogcore-json', () => {
     const again = await importBlog(target, text);
     expect(again).toMatchObject({
       blogId,
-      created: { posts: 0, pages: 0, comments: 0, users: 0 },
-      unchanged: { posts: 7, pages: 3, comments: 5 },
+      created: { posts: 0, pages: 0, comments: 0, users: 0, media: 0 },
+      unchanged: { posts: 7, pages: 3, comments: 5, media: 0 },
       skipped: [],
     });
     expect(await snapshot(target, blogId)).toEqual(await snapshot(source, blogId));

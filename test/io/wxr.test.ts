@@ -11,8 +11,8 @@ describe('WordPress WXR import', () => {
     const service = memoryService(clock().now);
     const report = await importBlog(service, fixture('wordpress-1.2.xml'));
     expect(report.format).toBe('wxr');
-    expect(report.created).toEqual({ posts: 7, pages: 2, comments: 6, users: 2 });
-    expect(report.unchanged).toEqual({ posts: 0, pages: 0, comments: 0 });
+    expect(report.created).toEqual({ posts: 7, pages: 2, comments: 6, users: 2, media: 0 });
+    expect(report.unchanged).toEqual({ posts: 0, pages: 0, comments: 0, media: 0 });
     expect(report.skipped.map((s) => s.reason)).toEqual([
       'WordPress pingbacks are not imported',
       'Comment longer than 4096 characters',
@@ -112,7 +112,7 @@ describe('WordPress WXR import', () => {
   it('reads WXR 1.0 (no authors, undeclared prefixes, 0000 dates, https namespace) and 1.1', async () => {
     const service = memoryService(clock().now);
     const old = await importBlog(service, fixture('wordpress-1.0.xml'), { format: 'wxr' });
-    expect(old.created).toEqual({ posts: 1, pages: 0, comments: 1, users: 1 });
+    expect(old.created).toEqual({ posts: 1, pages: 0, comments: 1, users: 1, media: 0 });
     const [post] = (await service.posts.list({ blogId: old.blogId, maxComments: 5 })).items;
     expect(post).toMatchObject({
       title: 'Hello world!',
@@ -146,8 +146,8 @@ describe('WordPress WXR import', () => {
     const before = await contentView(service, first.blogId);
     const second = await importBlog(service, fixture('wordpress-1.2.xml'));
     expect(second.blogId).toBe(first.blogId);
-    expect(second.created).toEqual({ posts: 0, pages: 0, comments: 0, users: 0 });
-    expect(second.unchanged).toEqual({ posts: 7, pages: 2, comments: 6 });
+    expect(second.created).toEqual({ posts: 0, pages: 0, comments: 0, users: 0, media: 0 });
+    expect(second.unchanged).toEqual({ posts: 7, pages: 2, comments: 6, media: 0 });
     expect(await contentView(service, first.blogId)).toEqual(before);
   });
 

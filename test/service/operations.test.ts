@@ -712,6 +712,7 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         streamChanges: (s, a, l) => inner.streamChanges(s, a, l),
         logBounds: () => inner.logBounds(),
         pruneChanges: (q) => inner.pruneChanges(q),
+        blobs: inner.blobs,
         close: () => {
           closed++;
           return inner.close();

@@ -37,6 +37,7 @@ export function countingDriver(inner: StorageDriver): CountingDriver {
     streamChanges: (s, a, l) => counted(inner.streamChanges(s, a, l), many),
     logBounds: () => inner.logBounds(),
     pruneChanges: (q) => inner.pruneChanges(q),
+    blobs: inner.blobs,
     close: () => inner.close(),
   };
 }

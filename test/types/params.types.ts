@@ -8,6 +8,8 @@ import type * as P from '../../src/schema/params.js';
 import type * as S from '../../src/schema/index.js';
 import type { params } from '../../src/schema/index.js';
 import type { input as In } from 'zod/mini';
+import type * as M from '../../src/schema/media.js';
+import type { mediaParams } from '../../src/schema/media.js';
 
 declare const service: BlogService;
 const blogId = 'b';
@@ -153,6 +155,14 @@ agree<Check<'pagesRevisionsList', P.PagesRevisionsListParams>>();
 agree<Check<'pagesRevisionsGet', P.PagesRevisionsGetParams>>();
 agree<Check<'pagesRevisionsRestore', P.PagesRevisionsRestoreParams>>();
 // Every runtime schema has its interface above: a new one without a check fails here.
+// Media's schemas live beside (src/schema/media.ts), each with its interface.
+agree<Same<In<(typeof mediaParams)['mediaUpload']>, M.MediaUploadParams>>();
+agree<Same<In<(typeof mediaParams)['mediaGet']>, M.MediaGetParams>>();
+agree<Same<In<(typeof mediaParams)['mediaList']>, M.MediaListParams>>();
+agree<Same<In<(typeof mediaParams)['mediaPatch']>, M.MediaPatchParams>>();
+agree<Same<In<(typeof mediaParams)['mediaDelete']>, M.MediaDeleteParams>>();
+agree<Same<In<(typeof mediaParams)['mediaRead']>, M.MediaReadParams>>();
+agree<Same<keyof typeof mediaParams, 'mediaUpload' | 'mediaGet' | 'mediaList' | 'mediaPatch' | 'mediaDelete' | 'mediaRead'>>();
 agree<Same<keyof typeof params, Checked>>();
 type Checked =
   | 'blogsGet'

@@ -90,7 +90,7 @@ describe('sqlite driver: migrations', () => {
     expect(SQLITE_STORAGE_VERSION).toBe(MIGRATIONS.length);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT GLOB 'search_[cdi]*' ORDER BY name").pluck().all();
-    expect(tables).toEqual(['changes', 'collections', 'docs', 'entries', 'indexes', 'meta', 'ranks', 'scopes', 'search', 'terms']);
+    expect(tables).toEqual(['blob_chunks', 'blobs', 'changes', 'collections', 'docs', 'entries', 'indexes', 'meta', 'ranks', 'scopes', 'search', 'terms']);
     // Mark the file: a second open must not run the migrations again (they would fail on existing tables anyway).
     db.prepare("INSERT INTO meta (key, value) VALUES ('marker', 42)").run();
     db.close();
