@@ -176,8 +176,12 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
   const known: Known = new Map();
   let sent = false;
   let behind: { page: ChangeList; at: At; before: string; stored: number; done: Promise<number | undefined> } | undefined;
-  /** Waits for the page sent ahead; false when it failed on a conflict (then it and any page sent behind it wrote nothing). */
-  const settle = async (): Promise<boolean> => {
+  /**
+   * Waits for the page sent ahead; false when it failed on a conflict: then it and the page sent behind it
+   * (`after`, which fails on the state's version) wrote nothing, and once `after` is over too (each takes back
+   * what it counted), the failed page is applied again, reading.
+   */
+  const settle = async (after?: Promise<unknown>): Promise<boolean> => {
     const b = behind;
     behind = undefined;
     if (!b) return true;
@@ -189,6 +193,7 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
     } catch (error) {
       if (!DriverConflict.is(error)) throw error;
     }
+    await after?.catch(() => {});
     // Back to the state before it, and that page again, reading what it finds.
     for (const k of Object.keys(st)) delete (st as unknown as Record<string, unknown>)[k];
     Object.assign(st, JSON.parse(b.before));
@@ -233,9 +238,8 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
       const { stored, send } = await applyPage(ctx, page, at, false, known);
       const done = send();
       done.catch(() => {});
-      if (!(await settle())) {
-        // The page sent ahead failed, so this one did (on the state's version): wait for it, then send it again.
-        await done.catch(() => {});
+      if (!(await settle(done))) {
+        // The page sent ahead failed, so this one did (on the state's version): send it again.
         again();
         continue;
       }
