@@ -83,7 +83,7 @@ export default async function idbBench(ctx: BenchContext): Promise<void> {
   }
 }
 
-/** DESIGN §9's two-word search targets (3 ms at 10k posts, 10 ms at 100k), judged on the p50. */
+/** docs/design.md §14's two-word search targets (3 ms at 10k posts, 10 ms at 100k), judged on the p50. */
 function searchVerdict(result: BenchResult, size: number, ms: number): void {
   const row = result.rows.find((r) => r.op.startsWith('posts.search'));
   if (!row || (size !== 10_000 && size !== 100_000)) return;

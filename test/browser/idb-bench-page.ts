@@ -375,7 +375,7 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
 }
 
 /**
- * Two-word search at a bigger size (DESIGN §9: ≤ 10 ms at 100k posts). blogcore's store is loaded through the
+ * Two-word search at a bigger size (docs/design.md §14: ≤ 10 ms at 100k posts). blogcore's store is loaded through the
  * core in commits of 500 posts (the records `posts.insert` stores, bench/bulk-load.ts), as a replica's first
  * pull writes it: loading 100k posts one `posts.insert` at a time would take most of an hour. Raw loads the
  * same posts as for 10k (transactions of 1,000, a multiEntry token index), and both answer the same query.
