@@ -75,14 +75,21 @@ export function lostConnection(error: unknown): boolean {
  */
 async function pooled(pool: PgPool, config: PgQueryConfig): Promise<unknown[][]> {
   const client = await pool.connect();
+  // A checked-out client's connection that dies (a killed backend, a server going down) emits 'error': the
+  // query at hand fails with it, and the client is dropped (as pool.query does).
+  let lost: Error | undefined;
+  const onError = (error: Error) => void (lost ??= error);
+  client.on('error', onError);
   let result: PgResult<unknown[]>;
   try {
     result = await client.query<unknown[]>(config);
   } catch (error) {
-    client.release(lostConnection(error) ? (error as Error) : undefined);
+    client.removeListener('error', onError);
+    client.release(lost ?? (lostConnection(error) ? (error as Error) : undefined));
     throw error;
   }
-  client.release();
+  client.removeListener('error', onError);
+  client.release(lost);
   return result.rows;
 }
 
