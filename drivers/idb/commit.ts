@@ -40,13 +40,10 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
   /** An insert trusted to the transaction's own refusal (a second one of an id in the batch is refused too). */
   const trusted = (op: WriteOp) => !read && op.type === 'put' && op.expect === 0;
   const tx = writeTx(c, [...stores]);
-  if (!ops.every(trusted)) {
-    const conflict = await check(c, tx, ops, trusted);
-    if (conflict) {
-      abort(tx);
-      throw conflict;
-    }
-  }
+  // The checks' reads go first and the writes right behind them, unawaited: requests run in order, so the
+  // reads see the store as it was, and a failed check aborts the transaction, writes and all. So a commit sent
+  // while another is still being written builds its requests meanwhile, not once that one is done.
+  const checked = ops.every(trusted) ? undefined : check(c, tx, ops, trusted);
 
   // Write. The records go out as plain requests (idb's `unwrap`): a page of 500 posts is 500 requests, and a
   // promise for each costs more than the request. A refused one (a taken id or unique key) aborts the
@@ -105,6 +102,15 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
       await Promise.all(groups(q, changes).map((group) => store.add(group, [q, group.p])));
       return q;
     });
+  if (checked) {
+    // (Should the check fail, the writes' and the transaction's failures that follow the abort are its own.)
+    for (const p of [logged, ...writes, tx.done]) p.catch(() => {});
+    const conflict = await checked;
+    if (conflict) {
+      abort(tx);
+      throw conflict;
+    }
+  }
   try {
     const [seq] = await Promise.all([logged, ...writes, tx.done]);
     return { seq };

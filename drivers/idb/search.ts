@@ -43,7 +43,7 @@ export async function search(c: Connection, q: SearchQuery): Promise<IndexEntry[
   if (terms.length === 0 || !(limit > 0) || q.prefixes.length === 0) return [];
   const tx = c.transaction([SEG(q.collection), POST(q.collection), DEAD(q.collection), q.collection]);
   const dead = tx.objectStore(DEAD(q.collection));
-  const segs = await segmentsOf(tx, q.collection);
+  const segs = await segmentsOf(tx, q.collection, true);
   // (A segment with documents that have no single key in the first index cannot be walked in its order.)
   if (q.index === def.indexes[0]?.name && !segs.some((s) => s.head.u)) {
     // A candidate is current unless a later write replaced or deleted that version (~dead says so): tiny

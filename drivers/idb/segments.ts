@@ -24,11 +24,39 @@ export const orderKey = (def: CollectionDef, keys: Readonly<Record<string, reado
   return first?.length === 1 ? first[0] : undefined;
 };
 
-/** Every segment of a collection, its bodies read through `tx` when a search needs them. */
-export async function segmentsOf(tx: ReadTx, collection: string): Promise<Segment[]> {
+/** Body records kept in memory per database, most recently used last: about 16–20 KB each, so some 5 MB. */
+const KEPT = 256;
+const kept = new WeakMap<object, Map<string, unknown>>();
+
+/**
+ * Every segment of a collection, its bodies read through `tx` when a search needs them. With `keep` (searches),
+ * bodies come from memory when a search read them before: a segment's body records never change once written
+ * (a merge writes a new segment; ids are never reused), so a repeated search reads the segment heads and the
+ * page, not the same 16 KB bodies again, and decodes none of them.
+ */
+export async function segmentsOf(tx: ReadTx, collection: string, keep = false): Promise<Segment[]> {
   const heads = (await tx.objectStore(SEG(collection)).getAll()) as SegHead[];
   const bodies = tx.objectStore(POST(collection));
-  return heads.map((head) => new Segment(head, { get: (key) => bodies.get(key as IDBValidKey) }));
+  let memo = keep ? kept.get(tx.db) : undefined;
+  if (keep && !memo) kept.set(tx.db, (memo = new Map()));
+  const get = (key: IDBValidKey): Promise<unknown> => {
+    if (!memo) return bodies.get(key);
+    const k = `${collection}\0${(key as Array<string | number>).join('\0')}`;
+    const hit = memo.get(k);
+    if (hit !== undefined) {
+      memo.delete(k);
+      memo.set(k, hit);
+      return Promise.resolve(hit);
+    }
+    return bodies.get(key).then((value: unknown) => {
+      if (value !== undefined) {
+        memo.set(k, value);
+        if (memo.size > KEPT) memo.delete(memo.keys().next().value!);
+      }
+      return value;
+    });
+  };
+  return heads.map((head) => new Segment(head, { get }));
 }
 
 /** Writes a segment of `docs` (its id from the store's key generator), then its bodies. */

@@ -15,7 +15,10 @@ export const labelCounterOps = (driver: RecordStore, before: Counted | undefined
   labelCountsOps(driver, [[before, after]]);
 
 /** The same for several posts written in one commit (each counter moves once, by the sum). */
-export async function labelCountsOps(driver: RecordStore, moves: ReadonlyArray<readonly [Counted | undefined, Counted | undefined]>): Promise<WriteOp[]> {
+export async function labelCountsOps(
+  driver: Pick<RecordStore, 'getMany'>,
+  moves: ReadonlyArray<readonly [Counted | undefined, Counted | undefined]>,
+): Promise<WriteOp[]> {
   const deltas = new Map<string, { blogId: string; label: string; live: number; all: number }>();
   const add = (p: Counted | undefined, sign: 1 | -1) => {
     for (const label of p?.labels ?? []) {

@@ -13,7 +13,7 @@ import { revisionsOf } from '../core/revision-capture.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
-import { Batch, baseId, pulledCommits, saveState, synced, type Ctx } from './state.js';
+import { Batch, baseId, pulledCommits, saveState, synced, type Ctx, type Known } from './state.js';
 import type { Base, Synced } from './model.js';
 
 /** Whether a local record has edits the server has not seen: no base (made here) or changed since its base. */
@@ -121,18 +121,105 @@ async function applyItem(ctx: Ctx, batch: Batch, item: Kept): Promise<boolean> {
   return store(ctx, batch, collection, item.resource);
 }
 
+/** Where a pull stands: the next page's `since` and token. */
+type At = NonNullable<Ctx['state']['pull']>;
+
+/**
+ * Applies a page to a batch (careful: reading what its items replace) and prepares its commit, with the
+ * state moved past the page; answers how many items it stores and what sends the commit.
+ */
+async function applyPage(ctx: Ctx, page: ChangeList, at: At, careful: boolean, known?: Known) {
+  const st = ctx.state;
+  const batch = new Batch(ctx.core, known);
+  // Media records (docs/design.md §14) are not kept by replicas yet: they pass them by.
+  const items = page.items.filter((i): i is Kept => i.kind !== 'blogcore#media');
+  // What the page's items will read, in a few driver calls rather than one per item.
+  const ids = items.map((i) => [collectionOf(i.kind), i.id] as const);
+  const take = (c: Collection, wanted: string[]) => (careful ? batch.load(c, wanted) : batch.absent(c, wanted));
+  await Promise.all([
+    ...synced.map((c) =>
+      take(
+        c,
+        ids.filter((x) => x[0] === c).map((x) => x[1]),
+      ),
+    ),
+    take(
+      'settings',
+      ids.map(([c, id]) => baseId(ctx.blogId, c, id)),
+    ),
+    batch.load(
+      'users',
+      items.map((i) => i.resource?.author.id ?? ''),
+    ),
+  ]);
+  let stored = 0;
+  for (const item of items) if (await applyItem(ctx, batch, item)) stored++;
+  if (page.nextPageToken) st.pull = { ...at, pageToken: page.nextPageToken };
+  else {
+    delete st.pull;
+    st.checkpoint = page.checkpoint;
+    if (at.fresh && st.gen > 0) st.sweep = st.gen;
+  }
+  return { stored, send: await batch.prepare(ctx, !!known) };
+}
+
 /** Pulls until the server has nothing newer; answers how many items were applied. */
 export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promise<number> {
   let applied = 0;
   const st = ctx.state;
+  // The next page is asked for as soon as its token is known, so the server and the wire work while this page
+  // is applied (a page from a token is the same whenever it is fetched).
+  let next: { since: string | undefined; pageToken: string; page: Promise<ChangeList> } | undefined;
+  const fetchPage = (since: string | undefined, pageToken: string) => remote.pull(ctx.blogId, { since, pageToken: pageToken || undefined, maxResults });
+  // A first pull sends each page's commit while the one before is still being written (Batch.prepare's `ahead`):
+  // `behind` is that one, with the state from before it, to go back to should it fail.
+  const known: Known = new Map();
+  let sent = false;
+  let behind: { page: ChangeList; at: At; before: string; stored: number; done: Promise<number | undefined> } | undefined;
+  /**
+   * Waits for the page sent ahead; false when it failed on a conflict: then it and the page sent behind it
+   * (`after`, which fails on the state's version) wrote nothing, and once `after` is over too (each takes back
+   * what it counted), the failed page is applied again, reading.
+   */
+  const settle = async (after?: Promise<unknown>): Promise<boolean> => {
+    const b = behind;
+    behind = undefined;
+    if (!b) return true;
+    try {
+      const seq = await b.done;
+      if (seq !== undefined) pulledCommits(ctx.core).add(seq);
+      applied += b.stored;
+      return true;
+    } catch (error) {
+      if (!DriverConflict.is(error)) throw error;
+    }
+    await after?.catch(() => {});
+    // Back to the state before it, and that page again, reading what it finds.
+    for (const k of Object.keys(st)) delete (st as unknown as Record<string, unknown>)[k];
+    Object.assign(st, JSON.parse(b.before));
+    known.clear();
+    const { stored, send } = await applyPage(ctx, b.page, b.at, true);
+    const seq = await send();
+    if (seq !== undefined) pulledCommits(ctx.core).add(seq);
+    applied += stored;
+    return false;
+  };
   for (;;) {
     const at = st.pull ?? { since: st.checkpoint, pageToken: '', fresh: !st.checkpoint };
     let page: ChangeList;
     try {
-      page = await remote.pull(ctx.blogId, { since: at.since, pageToken: at.pageToken || undefined, maxResults });
+      const asked = next && next.since === at.since && next.pageToken === at.pageToken ? next.page : fetchPage(at.since, at.pageToken);
+      next = undefined;
+      page = await asked;
+      if (page.nextPageToken) {
+        next = { since: at.since, pageToken: page.nextPageToken, page: fetchPage(at.since, page.nextPageToken) };
+        // (Awaited when its turn comes; a pull that stops first leaves its failure unheard.)
+        next.page.catch(() => {});
+      }
     } catch (error) {
       // The log no longer reaches back to our checkpoint: pull afresh.
       if (error instanceof RemoteError && error.status === 410) {
+        if (!(await settle())) continue;
         st.pull = { pageToken: '', fresh: true };
         st.gen++;
         continue;
@@ -142,47 +229,36 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
     // A first pull (nothing pulled here before) finds none of its items here, so it reads none; should one be
     // here after all (an item the server listed twice), the commit fails whole and the page is applied again,
     // reading them.
-    const trusting = !st.checkpoint && st.gen === 0;
-    for (let careful = !trusting; ; careful = true) {
-      const batch = new Batch(ctx.core);
-      // Media records (docs/design.md §14) are not kept by replicas yet: they pass them by.
-      const items = page.items.filter((i): i is Kept => i.kind !== 'blogcore#media');
-      // What the page's items will read, in a few driver calls rather than one per item.
-      const ids = items.map((i) => [collectionOf(i.kind), i.id] as const);
-      const take = (c: Collection, wanted: string[]) => (careful ? batch.load(c, wanted) : batch.absent(c, wanted));
-      await Promise.all([
-        ...synced.map((c) =>
-          take(
-            c,
-            ids.filter((x) => x[0] === c).map((x) => x[1]),
-          ),
-        ),
-        take(
-          'settings',
-          ids.map(([c, id]) => baseId(ctx.blogId, c, id)),
-        ),
-        batch.load(
-          'users',
-          items.map((i) => i.resource?.author.id ?? ''),
-        ),
-      ]);
-      let stored = 0;
-      for (const item of items) if (await applyItem(ctx, batch, item)) stored++;
-      if (page.nextPageToken) st.pull = { ...at, pageToken: page.nextPageToken };
-      else {
-        delete st.pull;
-        st.checkpoint = page.checkpoint;
-        if (at.fresh && st.gen > 0) st.sweep = st.gen;
+    /** This page once more, from the page in hand (the state went back to before the page sent ahead). */
+    const again = () => {
+      next = { since: at.since, pageToken: at.pageToken, page: Promise.resolve(page) };
+    };
+    if (!st.checkpoint && st.gen === 0) {
+      const before = JSON.stringify(st);
+      const { stored, send } = await applyPage(ctx, page, at, false, known);
+      const done = send();
+      done.catch(() => {});
+      if (!(await settle(done))) {
+        // The page sent ahead failed, so this one did (on the state's version): send it again.
+        again();
+        continue;
       }
-      try {
-        const seq = await batch.commit(ctx);
-        if (seq !== undefined) pulledCommits(ctx.core).add(seq);
-        applied += stored;
-        break;
-      } catch (error) {
-        if (careful || !DriverConflict.is(error)) throw error;
-      }
+      behind = { page, at, before, stored, done };
+      // (Should it fail, settle applies it again, reading.) The last page ends the pull; the first is written
+      // before the next goes, as it loads the postings code and stores the authors the next page looks up.
+      if (!page.nextPageToken || !sent) await settle();
+      sent = true;
+      if (page.nextPageToken) continue;
+      break;
     }
+    if (!(await settle())) {
+      again();
+      continue;
+    }
+    const { stored, send } = await applyPage(ctx, page, at, true);
+    const seq = await send();
+    if (seq !== undefined) pulledCommits(ctx.core).add(seq);
+    applied += stored;
     if (!page.nextPageToken) break;
   }
   if (st.sweep !== undefined) await sweep(ctx);

@@ -140,9 +140,23 @@ export class Batch {
    * replica of another tab that wrote it meanwhile makes this commit fail (nothing is overwritten).
    */
   async commit(ctx?: Ctx): Promise<number | undefined> {
+    return (await this.prepare(ctx))();
+  }
+
+  /**
+   * Builds the batch's commit (reading the label counters it moves) and answers what sends it.
+   *
+   * `ahead` (a pull's pages, on `known`): what the batch writes counts as written as soon as it is sent — in
+   * `known`, label counters included, and in the state's version — so the next page's batch can be sent
+   * while IndexedDB still writes this one (it runs them in the order they were sent). Should this one fail,
+   * the next fails too (it expects the state's version this one writes), and each takes back what it counted.
+   */
+  async prepare(ctx?: Ctx, ahead = false): Promise<() => Promise<number | undefined>> {
+    const counted = ahead && ctx ? ctx : undefined;
     if (ctx) {
       this.slots.set(`settings/${ctx.state.id}`, { collection: 'settings', id: ctx.state.id, stored: ctx.version, was: undefined, doc: undefined });
-      await this.put('settings', ctx.state);
+      // (Ahead, the state goes on changing for the next page before this commit hands it to the store: a copy.)
+      await this.put('settings', counted ? (JSON.parse(JSON.stringify(ctx.state)) as State) : ctx.state);
     }
     const ops: WriteOp[] = [];
     const posts: Array<[PostRecord | undefined, PostRecord | undefined]> = [];
@@ -153,27 +167,58 @@ export class Batch {
       if (s.collection === 'posts') posts.push([s.was as PostRecord | undefined, s.doc as PostRecord | undefined]);
     }
     // Label counters move with the posts, as on every write of the core (label-counts.ts).
-    if (posts.length) ops.push(...(await labelCountsOps(this.core.driver, posts)));
+    const known = this.known;
+    if (posts.length) ops.push(...(await labelCountsOps(counted && known ? knownReader(this.core, known) : this.core.driver, posts)));
     const slots = [...this.slots];
     this.slots.clear();
-    if (!ops.length) return undefined;
-    let seq: number;
-    try {
-      ({ seq } = await this.core.commit(ops));
-    } catch (error) {
-      // What moved is read afresh next time.
-      for (const [k] of slots) this.known?.delete(k);
-      throw error;
-    }
-    // The next batch on `known` starts from what this one wrote.
-    for (const [k, s] of slots) if (s.touched) this.known?.set(k, s.doc && { id: s.id, doc: s.doc, version: s.stored + 1 });
-    if (ctx) ctx.version++;
-    return seq;
+    // The next batch on `known` starts from what this one writes.
+    const wrote = () => {
+      for (const [k, s] of slots) if (s.touched) known?.set(k, s.doc && { id: s.id, doc: s.doc, version: s.stored + 1 });
+      const labels = counted ? ops.filter((op) => op.collection === 'labels') : [];
+      for (const op of labels)
+        known?.set(`labels/${op.id}`, op.type === 'put' ? { id: op.id, doc: op.doc as unknown as Doc, version: op.expect + 1 } : undefined);
+    };
+    return async () => {
+      if (!ops.length) return undefined;
+      if (counted) {
+        counted.version++;
+        wrote();
+      }
+      let seq: number;
+      try {
+        ({ seq } = await this.core.commit(ops));
+      } catch (error) {
+        // What moved is read afresh next time.
+        for (const [k] of slots) known?.delete(k);
+        if (counted) {
+          for (const op of ops) known?.delete(`${op.collection}/${op.id}`);
+          counted.version--;
+        }
+        throw error;
+      }
+      if (!counted) {
+        wrote();
+        if (ctx) ctx.version++;
+      }
+      return seq;
+    };
   }
 }
 
 /** Records read ahead, by `collection/id` (undefined: absent). */
 export type Known = Map<string, StoredDoc<Doc> | undefined>;
+
+/** `getMany` from `known` where it holds the record, else from the store (what it reads is known from then on). */
+const knownReader = (core: Core, known: Known) => ({
+  async getMany<C extends Collection>(collection: C, ids: readonly string[]): Promise<Array<StoredDoc<Records[C]> | undefined>> {
+    const missing = ids.filter((id) => !known.has(`${collection}/${id}`));
+    const found = missing.length ? await core.driver.getMany(collection, missing) : [];
+    missing.forEach((id, i) => {
+      known.set(`${collection}/${id}`, found[i]);
+    });
+    return ids.map((id) => known.get(`${collection}/${id}`) as StoredDoc<Records[C]> | undefined);
+  },
+});
 
 /** Reads many records of each collection at once (one driver call per collection). */
 export async function preload(core: Core, wanted: ReadonlyArray<readonly [Collection, readonly string[]]>): Promise<Known> {

@@ -2,17 +2,31 @@
 import { idbDriver } from '../../drivers/idb/index.js';
 import { createBlogService, type BlogService } from '../../src/index.js';
 import { createReplica, type ConflictChoice, type Replica } from '../../src/sync/index.js';
+import { internalsOf } from '../../src/service/internals.js';
 
 let local: BlogService;
 let replica: Replica;
 let blogId: string;
 
 (globalThis as Record<string, unknown>).replicaPage = {
-  open(blog: string, token: string) {
+  open(blog: string, token: string, maxResults?: number) {
     blogId = blog;
     local = createBlogService({ driver: idbDriver({ name: 'replica' }) });
-    replica = createReplica({ local, remote: { baseUrl: `${location.origin}/v3`, headers: { authorization: `Bearer ${token}` } }, blogId });
+    replica = createReplica({ local, remote: { baseUrl: `${location.origin}/v3`, headers: { authorization: `Bearer ${token}` } }, blogId, maxResults });
   },
+  /** Drops the replica's state (its records stay), so its next sync is a first pull over records already here. */
+  async forgetState() {
+    const { driver } = internalsOf(local)!.core;
+    const state = await driver.get('settings', `sync:${blogId}`);
+    await driver.commit([{ type: 'delete', collection: 'settings', id: `sync:${blogId}`, expect: state!.version }]);
+  },
+  close: async () => {
+    await replica.close();
+    await local.close();
+  },
+  count: async () =>
+    (await local.posts.list({ blogId, view: 'ADMIN', status: ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'], maxResults: 500, fetchBodies: false })).items
+      .length,
   sync: () => replica.sync(),
   /** A sync's failure as `{ name, status }`, or null. */
   syncError: () =>
