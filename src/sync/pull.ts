@@ -14,10 +14,7 @@ import type { Comment, Page, Post } from '../schema/resources.js';
 import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
 import { Batch, baseId, pulledCommits, saveState, synced, type Ctx } from './state.js';
-import type { Base, Synced } from './model.js';
-
-/** Whether a local record has edits the server has not seen: no base (made here) or changed since its base. */
-export const isDirty = (stored: number | undefined, base: Base | undefined) => stored !== undefined && (!base || base.v !== stored);
+import { isDirty, type Base, type Synced } from './model.js';
 
 /**
  * Writes a server resource as the local record with its base; answers false when local edits keep it
@@ -145,8 +142,9 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
     const trusting = !st.checkpoint && st.gen === 0;
     for (let careful = !trusting; ; careful = true) {
       const batch = new Batch(ctx.core);
-      // Media records (docs/design.md §14) are not kept by replicas yet: they pass them by.
+      // Media records (pictures) go to their own module, loaded when a pull first meets one (media.ts).
       const items = page.items.filter((i): i is Kept => i.kind !== 'blogcore#media');
+      const media = page.items.length > items.length ? page.items.filter((i) => i.kind === 'blogcore#media') : [];
       // What the page's items will read, in a few driver calls rather than one per item.
       const ids = items.map((i) => [collectionOf(i.kind), i.id] as const);
       const take = (c: Collection, wanted: string[]) => (careful ? batch.load(c, wanted) : batch.absent(c, wanted));
@@ -168,6 +166,7 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
       ]);
       let stored = 0;
       for (const item of items) if (await applyItem(ctx, batch, item)) stored++;
+      if (media.length) stored += await (await import('./media.js')).applyMedia(ctx, batch, media);
       if (page.nextPageToken) st.pull = { ...at, pageToken: page.nextPageToken };
       else {
         delete st.pull;

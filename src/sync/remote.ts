@@ -44,6 +44,8 @@ export interface WriteOptions {
   ifMatch?: string;
   /** For creates: a retry with the same key answers the first result instead of creating a twin. */
   idempotencyKey?: string;
+  /** Raw bytes sent as the body instead of JSON (a media upload), with their type and file name. */
+  bytes?: { body: Blob; type: string; filename: string };
   signal?: AbortSignal;
 }
 
@@ -52,6 +54,8 @@ export interface Remote {
   pull(blogId: string, options?: PullOptions): Promise<ChangeList>;
   /** One `/v3` call (path after `baseUrl`): the JSON answer (undefined for 204). */
   call<T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, options?: WriteOptions): Promise<T>;
+  /** The bytes of a picture, from the media route beside the API root (`/v3` → `/media`). */
+  picture(blogId: string, mediaId: string, filename: string, signal?: AbortSignal): Promise<ReadableStream<Uint8Array>>;
 }
 
 /** The server's consistency token (read replicas, docs/postgres.md): sent back, so a pull after a push sees it. */
@@ -63,22 +67,28 @@ export function createRemote(options: RemoteOptions): Remote {
   let token: string | undefined;
 
   async function call<T>(method: string, path: string, o: WriteOptions = {}): Promise<T> {
-    const url = new URL(base + path);
+    const url = new URL(path.startsWith('/media/') ? base.replace(/\/[^/]*$/, '') + path : base + path);
     for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const extra = typeof options.headers === 'function' ? await options.headers() : (options.headers ?? {});
     const headers: Record<string, string> = { ...extra };
     if (o.body !== undefined) headers['content-type'] = 'application/json';
+    if (o.bytes) {
+      headers['content-type'] = o.bytes.type;
+      headers['content-disposition'] = `attachment; filename*=UTF-8''${encodeURIComponent(o.bytes.filename)}`;
+    }
     if (o.ifMatch !== undefined) headers['if-match'] = o.ifMatch;
     if (o.idempotencyKey !== undefined) headers['idempotency-key'] = o.idempotencyKey;
     if (token !== undefined) headers[CONSISTENCY_TOKEN] = token;
     let res: Response;
     try {
-      res = await doFetch(url, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal: o.signal });
+      res = await doFetch(url, { method, headers, body: o.bytes?.body ?? (o.body === undefined ? undefined : JSON.stringify(o.body)), signal: o.signal });
     } catch (error) {
       if (o.signal?.aborted) throw error;
       throw new RemoteError(0, 'offline', `Could not reach ${url.origin}`);
     }
     token = res.headers.get(CONSISTENCY_TOKEN) ?? token;
+    // A picture's bytes, as they come.
+    if (res.ok && res.body && path.startsWith('/media/')) return res.body as T;
     // 204 and non-JSON answers read as undefined.
     const json: unknown = await res.json().catch(() => undefined);
     if (!res.ok) {
@@ -95,5 +105,7 @@ export function createRemote(options: RemoteOptions): Remote {
         signal: o.signal,
       }),
     call,
+    // (Served to anyone: the headers go along all the same, for hosts that guard the whole site.)
+    picture: (blogId, mediaId, filename, signal) => call('GET', `/media/${blogId}/${mediaId}/${encodeURIComponent(filename)}`, { signal }),
   };
 }
