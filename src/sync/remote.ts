@@ -67,7 +67,7 @@ export function createRemote(options: RemoteOptions): Remote {
   let token: string | undefined;
 
   async function call<T>(method: string, path: string, o: WriteOptions = {}): Promise<T> {
-    const url = new URL(path.startsWith('/media/') ? base.replace(/\/[^/]*$/, '') + path : base + path);
+    const url = new URL(base + path);
     for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const extra = typeof options.headers === 'function' ? await options.headers() : (options.headers ?? {});
     const headers: Record<string, string> = { ...extra };
@@ -87,8 +87,6 @@ export function createRemote(options: RemoteOptions): Remote {
       throw new RemoteError(0, 'offline', `Could not reach ${url.origin}`);
     }
     token = res.headers.get(CONSISTENCY_TOKEN) ?? token;
-    // A picture's bytes, as they come.
-    if (res.ok && res.body && path.startsWith('/media/')) return res.body as T;
     // 204 and non-JSON answers read as undefined.
     const json: unknown = await res.json().catch(() => undefined);
     if (!res.ok) {
@@ -105,7 +103,21 @@ export function createRemote(options: RemoteOptions): Remote {
         signal: o.signal,
       }),
     call,
-    // (Served to anyone: the headers go along all the same, for hosts that guard the whole site.)
-    picture: (blogId, mediaId, filename, signal) => call('GET', `/media/${blogId}/${mediaId}/${encodeURIComponent(filename)}`, { signal }),
+    // Served to anyone, so asked for without headers: a plain GET, which another origin may make without a preflight.
+    async picture(blogId, mediaId, filename, signal) {
+      const url = `${base.replace(/\/[^/]*$/, '')}/media/${blogId}/${mediaId}/${encodeURIComponent(filename)}`;
+      let res: Response;
+      try {
+        res = await doFetch(url, { signal });
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        throw new RemoteError(0, 'offline', `Could not reach ${new URL(url).origin}`);
+      }
+      if (!res.ok || !res.body) {
+        await res.body?.cancel();
+        throw new RemoteError(res.status, 'notFound', `HTTP ${res.status} for the picture ${mediaId}`);
+      }
+      return res.body;
+    },
   };
 }
