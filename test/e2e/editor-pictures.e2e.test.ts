@@ -14,7 +14,7 @@ import { build, preview, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchChromium, root } from '../browser/serve.js';
 import { requireBuild, start, type Proc } from '../http/spawn.js';
-import { makePng, sha256Hex } from '../media/pictures.js';
+import { sha256Hex } from '../media/pictures.js';
 
 const appRoot = join(root, 'examples/browser-editor');
 const shots = join(root, 'test-output');
@@ -89,9 +89,36 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+/** A PNG drawn in the page (a sky, a sea, a sun): real pictures for the screenshots, their bytes known to the test. */
+async function drawn(width: number, height: number, sky: string, sea: string): Promise<Uint8Array> {
+  const bytes = await page.evaluate(
+    async ({ width, height, sky, sea }) => {
+      const canvas = new OffscreenCanvas(width, height);
+      const g = canvas.getContext('2d')!;
+      const fill = g.createLinearGradient(0, 0, 0, height);
+      fill.addColorStop(0, sky);
+      fill.addColorStop(0.6, '#fde7c2');
+      fill.addColorStop(0.61, sea);
+      fill.addColorStop(1, '#0b2540');
+      g.fillStyle = fill;
+      g.fillRect(0, 0, width, height);
+      g.fillStyle = '#f9b233';
+      g.beginPath();
+      g.arc(width * 0.7, height * 0.45, height / 7, 0, Math.PI * 2);
+      g.fill();
+      return Array.from(new Uint8Array(await (await canvas.convertToBlob({ type: 'image/png' })).arrayBuffer()));
+    },
+    { width, height, sky, sea },
+  );
+  return Uint8Array.from(bytes);
+}
+
 it('adds pictures offline by paste and file chooser, shows them at once, and sends them byte for byte', { timeout: 120_000 }, async () => {
   // On the server: a post with a picture.
-  const first = makePng(240, 120, 21);
+  await page.goto(editorUrl);
+  const first = await drawn(240, 150, '#7fb3e6', '#2f6f9f');
+  const pasted = await drawn(200, 150, '#e68a7f', '#1f5f7f');
+  const picked = await drawn(150, 150, '#b59fe0', '#2a4f6f');
   const media = await json<{ id: string; url: string }>(
     http('POST', `/blogs/${blogId}/media`, first, { 'content-type': 'image/png', 'content-disposition': 'attachment; filename="harbour.png"' }),
   );
@@ -118,8 +145,6 @@ it('adds pictures offline by paste and file chooser, shows them at once, and sen
   await eventually(shown).toEqual([{ src: media.url, local: true, width: 240, alt: 'The harbour' }]);
 
   // A picture pasted at the end of the text, then one picked with the file chooser, each given its alt text.
-  const pasted = makePng(160, 100, 22);
-  const picked = makePng(120, 120, 23);
   await page.getByRole('textbox', { name: 'Content', exact: true }).click();
   await page.keyboard.press('Control+End');
   await page.evaluate((bytes) => {
@@ -141,11 +166,14 @@ it('adds pictures offline by paste and file chooser, shows them at once, and sen
   const urlOf = (id: string, name: string) => `${api.replace(/\/v3$/, '')}/media/${blogId}/${id}/${name}`;
   await eventually(shown).toEqual([
     { src: media.url, local: true, width: 240, alt: 'The harbour' },
-    { src: urlOf(pastedId, 'pasted.png'), local: true, width: 160, alt: 'Nets drying on the quay' },
-    { src: urlOf(pickedId, 'picked.png'), local: true, width: 120, alt: 'A gull on a post' },
+    { src: urlOf(pastedId, 'pasted.png'), local: true, width: 200, alt: 'Nets drying on the quay' },
+    { src: urlOf(pickedId, 'picked.png'), local: true, width: 150, alt: 'A gull on a post' },
   ]);
   await page.getByRole('button', { name: 'Update' }).click();
   await eventually(() => page.locator('.save-state').textContent()).toBe('All changes saved');
+  // The last picture selected: its alt text shows under the toolbar.
+  await page.locator('.rt-doc img.rt-picture').nth(2).click();
+  await page.getByLabel('Alt text').waitFor();
   await page.screenshot({ path: join(shots, 'editor-pictures-offline.png') });
 
   // The Sync screen lists the pictures waiting to be sent, before the post that uses them.
