@@ -78,6 +78,13 @@ async function forget(ctx: Ctx, batch: Batch, pictures: Pictures, id: string): P
   pictures.drop.push(local.blob);
 }
 
+/** Removes a picture here within a batch of other writes (a fresh pull's sweep of what the server lost). */
+export async function dropMedia(ctx: Ctx, batch: Batch, id: string): Promise<void> {
+  const pictures = await picturesIn(batch, ctx.blogId);
+  await forget(ctx, batch, pictures, id);
+  await batch.put('settings', pictures);
+}
+
 /** Applies a pulled page's media items in its batch; answers how many it applied (local edits keep theirs). */
 export async function applyMedia(ctx: Ctx, batch: Batch, items: readonly ChangeItem[]): Promise<number> {
   const pictures = await picturesIn(batch, ctx.blogId);
@@ -182,11 +189,7 @@ export async function resolveMedia(ctx: Ctx, found: StoredConflict, choice: Conf
     const local = (await batch.get<MediaRecord>('media', found.id))?.doc;
     const theirs = found.theirs as unknown as MediaRecord;
     await putWithBase(ctx, batch, { ...theirs, blob: local?.blob ?? theirs.blob }, found.etag);
-  } else {
-    const pictures = await picturesIn(batch, ctx.blogId);
-    await forget(ctx, batch, pictures, found.id);
-    await batch.put('settings', pictures);
-  }
+  } else await dropMedia(ctx, batch, found.id);
   ctx.state.conflicts = ctx.state.conflicts.filter((x) => x !== found);
   await batch.commit(ctx);
 }

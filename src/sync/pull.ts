@@ -14,7 +14,7 @@ import type { Comment, Page, Post } from '../schema/resources.js';
 import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
 import { Batch, baseId, pulledCommits, saveState, synced, type Ctx } from './state.js';
-import { isDirty, type Base, type Synced } from './model.js';
+import { isDirty, type Base, type Synced, type Tracked } from './model.js';
 
 /**
  * Writes a server resource as the local record with its base; answers false when local edits keep it
@@ -67,7 +67,7 @@ export async function remove(ctx: Ctx, batch: Batch, collection: Synced, id: str
 }
 
 /** The local records of one collection under an index prefix (the blog, or one post's comments), a page at a time. */
-export async function* walk<C extends Synced>(ctx: Ctx, collection: C, index: IndexName<C>, prefix: string[]): AsyncGenerator<Array<IndexedDoc<Records[C]>>> {
+export async function* walk<C extends Tracked>(ctx: Ctx, collection: C, index: IndexName<C>, prefix: string[]): AsyncGenerator<Array<IndexedDoc<Records[C]>>> {
   let after: Key | undefined;
   for (;;) {
     const page = await ctx.core.driver.list({
@@ -94,10 +94,11 @@ export async function commentsOf(ctx: Ctx, postId: string): Promise<CommentRecor
 /** Every local record of the blog with its base, a page (and one batch) at a time: for the rare full passes. */
 export async function eachRecord(
   ctx: Ctx,
-  visit: (batch: Batch, collection: Synced, id: string, version: number, base: Base | undefined) => Promise<void>,
+  visit: (batch: Batch, collection: Tracked, id: string, version: number, base: Base | undefined) => Promise<void>,
 ): Promise<void> {
-  for (const collection of synced) {
-    for await (const page of walk(ctx, collection, collection === 'comments' ? 'post' : 'published', [ctx.blogId])) {
+  for (const collection of [...synced, 'media'] as const) {
+    const index = collection === 'comments' ? 'post' : collection === 'media' ? 'blog' : 'published';
+    for await (const page of walk(ctx, collection, index as IndexName<typeof collection>, [ctx.blogId])) {
       const bases = await ctx.core.driver.getMany(
         'settings',
         page.map((d) => baseId(ctx.blogId, collection, d.id)),
@@ -195,7 +196,9 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
 async function sweep(ctx: Ctx): Promise<void> {
   const gen = ctx.state.sweep!;
   await eachRecord(ctx, async (batch, collection, id, version, base) => {
-    if (base && base.v === version && base.g < gen) await remove(ctx, batch, collection, id);
+    if (!base || base.v !== version || base.g >= gen) return;
+    if (collection === 'media') await (await import('./media.js')).dropMedia(ctx, batch, id);
+    else await remove(ctx, batch, collection, id);
   });
   delete ctx.state.sweep;
   await saveState(ctx);

@@ -118,6 +118,28 @@ describe.each(['memory', 'idb'] as const)('pictures, local store on %s', (kind: 
     expect(await replica.pending()).toEqual([]);
   });
 
+  it('a resync (410) drops the pictures the server lost while the replica was away', async () => {
+    await s.close();
+    s = await serverFor('sqlite', { retentionDays: 1 });
+    const kept = await upload(5, 'kept.png');
+    const lost = await upload(6, 'lost.png');
+    const post = await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'Two', content: img(kept.url) + img(lost.url) } });
+    const { replica, local, net } = open();
+    await replica.sync();
+    expect(await replica.downloads()).toEqual({ fetched: 2, waiting: 0 });
+    await s.as('admin').posts.patch({ blogId: s.blogId, postId: post.id!, body: { content: img(kept.url) } });
+    await s.as('admin').media.delete({ blogId: s.blogId, mediaId: lost.id });
+    s.clock.advance(3 * 86_400_000);
+    await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'Later', content: 'x' } });
+    net.log.length = 0;
+    await replica.sync();
+    expect(net.log.filter((l) => l.includes('/changes')).some((l) => !l.includes('since='))).toBe(true);
+    await replica.downloads();
+    expect((await local.media.list({ blogId: s.blogId })).items.map((m) => m.id)).toEqual([kept.id]);
+    expect(await bytesOf(local, s.blogId, kept.id)).toEqual(makePng(8, 8, 5));
+    expect(await replica.pending()).toEqual([]);
+  });
+
   it('a reload halfway through the downloads carries on with the pictures still missing', async () => {
     const pictures = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => upload(10 + n, `p${n}.png`)));
     await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'Album', content: pictures.map((p) => img(p.url)).join('') } });
