@@ -2,7 +2,10 @@
  * `blogcore export --format site --out <dir>`: the blog's reading site as static files in a folder. The folder
  * keeps the export's manifest (`.blogcore-site.json`), so the next run into it rewrites only what changed since.
  */
-import { mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { BlogService } from 'blogcore';
 import { exportSite, type SiteFiles, type SiteManifest } from 'blogcore/site';
@@ -24,6 +27,14 @@ export function folderFiles(root: string): SiteFiles {
       const file = full(path);
       await mkdir(dirname(file), { recursive: true });
       await writeFile(file, text);
+    },
+    async writeBytes(path, bytes) {
+      const file = full(path);
+      await mkdir(dirname(file), { recursive: true });
+      // Written under a temporary name and renamed: an interrupted export never leaves half a picture.
+      const temp = `${file}.part`;
+      await pipeline(Readable.fromWeb(bytes as import('node:stream/web').ReadableStream<Uint8Array>), createWriteStream(temp));
+      await rename(temp, file);
     },
     async remove(path) {
       const file = full(path);

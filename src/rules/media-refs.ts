@@ -17,3 +17,16 @@ export function mediaRefs(blogId: string, html: string): string[] {
   }
   return [...out];
 }
+
+/**
+ * `html` with every url of the blog's media in a `src`, `href` or `srcset` (whatever origin or path leads to
+ * `/media/{blogId}/{sha256}/`) moved to `folder` (e.g. a reading site's own `/media/`), the rest unchanged.
+ */
+export function moveMediaUrls(blogId: string, html: string, folder: string): string {
+  if (!html.includes(`/media/${blogId}/`)) return html;
+  const url = new RegExp(`[^\\s"',]*/media/${blogId.replace(/[^\w-]/g, '\\$&')}/(?=[0-9a-f]{64}/)`, 'g');
+  return html.replace(
+    /\b((?:src|href|srcset)\s*=\s*)("[^"]*"|'[^']*'|[^\s"'=<>`]+)/gi,
+    (_, attr: string, value: string) => attr + value.replace(url, `${folder}${blogId}/`),
+  );
+}

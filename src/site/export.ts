@@ -23,6 +23,12 @@ import { type BlogScope, scopeOf } from './views.js';
 export interface SiteFiles {
   write(path: string, text: string): Promise<void>;
   remove(path: string): Promise<void>;
+  /**
+   * Writes a picture's bytes. With it, the blog's pictures that the pages show are exported beside them
+   * (`media/{blogId}/{mediaId}/{filename}`) and the pages link them there; without it, the pages keep the
+   * pictures' urls as stored (served by the HTTP helper).
+   */
+  writeBytes?(path: string, bytes: ReadableStream<Uint8Array>): Promise<void>;
 }
 
 export type { SiteManifest } from './manifest.js';
@@ -59,7 +65,7 @@ function signatureOf(scope: BlogScope, pageSize: number, theme: Partial<Theme> |
 export async function exportSite(service: BlogService, options: SiteExportOptions): Promise<SiteExportReport> {
   const parts = siteParts(service, options);
   const { blogId, files } = options;
-  const scope = scopeOf(await parts.store.blog(blogId), false);
+  const scope = scopeOf(await parts.store.blog(blogId), false, files.writeBytes !== undefined);
   const signature = signatureOf(scope, parts.pageSize, options.theme);
   const prev = options.previous;
   let incremental = prev?.version === 1 && prev.blogId === blogId && prev.signature === signature;
@@ -127,7 +133,8 @@ export async function exportSite(service: BlogService, options: SiteExportOption
     }
     after[file] = hash;
   }
-  const gone = incremental ? [...drop] : Object.keys(prev?.files ?? {}).filter((f) => !pending.has(f));
+  if (files.writeBytes) await exportPictures(parts, scope, pending, before, after, report, files.writeBytes.bind(files));
+  const gone = incremental ? [...drop] : Object.keys(prev?.files ?? {}).filter((f) => !(f in after));
   for (const file of gone) {
     if (incremental && !(file in before)) continue; // never written
     delete after[file];
@@ -138,6 +145,50 @@ export async function exportSite(service: BlogService, options: SiteExportOption
   report.written.sort();
   report.removed.sort();
   return report;
+}
+
+/**
+ * The pictures of the blog that the written pages show, as files at the path the pages link (a picture's bytes
+ * never change under its id, so one the last export wrote is not written again). A picture no longer stored is
+ * left out, its link broken as on the live site.
+ */
+async function exportPictures(
+  parts: SiteParts,
+  scope: BlogScope,
+  pending: ReadonlyMap<string, string>,
+  before: Record<string, string>,
+  after: Record<string, string>,
+  report: SiteExportReport,
+  writeBytes: (path: string, bytes: ReadableStream<Uint8Array>) => Promise<void>,
+): Promise<void> {
+  const at = `${scope.media}${scope.blog.id}/`;
+  const link = new RegExp(`${at.replace(/[^\w/-]/g, '\\$&')}([0-9a-f]{64})/([^"'\\s?#<>]+)`, 'g');
+  const wanted = new Map<string, string>();
+  for (const [file, text] of pending) {
+    if (!file.endsWith('.html') || !text.includes(at)) continue;
+    for (const [, mediaId, name] of text.matchAll(link)) {
+      let filename: string;
+      try {
+        filename = decodeURIComponent(name!.replace(/&amp;/g, '&'));
+      } catch {
+        continue;
+      }
+      if (filename.includes('/') || filename === '.' || filename === '..') continue;
+      wanted.set(`media/${scope.blog.id}/${mediaId}/${filename}`, mediaId!);
+    }
+  }
+  for (const [path, mediaId] of wanted) {
+    if (before[path] !== mediaId) {
+      const read = await parts.reader.media.read({ blogId: scope.blog.id, mediaId }).catch((e: unknown) => {
+        if (BlogError.is(e) && e.code < 500) return undefined;
+        throw e;
+      });
+      if (!read) continue;
+      await writeBytes(path, read.body);
+      report.written.push(path);
+    } else report.unchanged++;
+    after[path] = mediaId;
+  }
 }
 
 /**

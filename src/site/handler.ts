@@ -11,6 +11,7 @@ import { BlogError } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { fetchIncoming } from '../http/body.js';
 import { dispatchers, type IncomingLike, type Outgoing } from '../http/internal.js';
+import { serveMedia } from '../http/media.js';
 import { etagMatches } from '../http/respond.js';
 import { splitTarget } from '../http/target.js';
 import type { RequestHead } from '../http/head.js';
@@ -160,6 +161,31 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
     }
   }
 
+  /**
+   * `{base}media/{blogId}/{mediaId}/{filename}`: the blog's pictures (the site shows its posts' pictures at
+   * this address, so a site on its own host needs no API beside it), served as the HTTP helper serves them:
+   * ETag, ranges, immutable caching. Anything else there is the site's 404.
+   */
+  async function picture(incoming: IncomingLike, scope: BlogScope, segments: string[]): Promise<Outgoing> {
+    const missing = () => send(incoming, pageOf(html(renderNotFound(parts, scope))));
+    let decoded: string[];
+    try {
+      decoded = segments.map(decodeURIComponent);
+    } catch {
+      return missing();
+    }
+    if (decoded[0] !== scope.blog.id) return missing();
+    try {
+      return await serveMedia(parts.reader, incoming, decoded, undefined);
+    } catch (e) {
+      if (!BlogError.is(e) || e.code >= 500) throw e;
+      if (e.code === 404) return missing();
+      // 405 names what is allowed; 416 the picture's size.
+      const { allow, contentRange } = e as BlogError & { allow?: string; contentRange?: string };
+      return plain(e.code, e.message, { ...(allow ? { allow } : {}), ...(contentRange ? { 'content-range': contentRange } : {}) });
+    }
+  }
+
   async function run(incoming: IncomingLike): Promise<Outgoing> {
     let target: ReturnType<typeof splitTarget>;
     try {
@@ -200,6 +226,8 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
         };
       }
       if (!target.path.startsWith(scope.base)) return NOT_MINE;
+      const rest = target.path.slice(scope.base.length);
+      if (rest.startsWith('media/')) return await picture(incoming, scope, rest.split('/').slice(1));
       const route = parseRoute(target.path.slice(scope.base.length), new URLSearchParams(target.query));
       if (!route) return NOT_MINE;
       if (method === 'POST' && route.kind === 'post') {
@@ -227,7 +255,7 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
 
   const handle: SiteHandler = async (request) => {
     const out = await run(fetchIncoming(request));
-    return out.notMine ? null : new Response(out.text, { status: out.status, headers: out.headers });
+    return out.notMine ? null : new Response(out.body ?? out.text, { status: out.status, headers: out.headers });
   };
   dispatchers.set(handle, run);
   return handle;

@@ -12,7 +12,7 @@ import { type Html, markup, raw } from './html.js';
 import { commentsPath, feedPaths, type ListRef, listPath, monthRange } from './routes.js';
 import type { SiteStore } from './store.js';
 import type { CommentForm, LayoutData, ListView, PostView, Theme } from './theme.js';
-import { type BlogScope, commentViewOf, href, monthLink, pageViewOf, relOf, searchLink, summaryOf } from './views.js';
+import { type BlogScope, commentViewOf, contentOf, href, monthLink, pageViewOf, relOf, searchLink, summaryOf } from './views.js';
 
 /** Comments shown on a post's page (and on each further comments page). */
 export const COMMENTS_PER_PAGE = 50;
@@ -173,7 +173,7 @@ export async function renderPost(parts: SiteParts, scope: BlogScope, path: strin
 
 export async function renderPostResource(parts: SiteParts, scope: BlogScope, post: Post, state: PostState = {}): Promise<Rendered & { post: Post }> {
   const comments = await commentsOf(parts, scope, post, undefined, state);
-  const view: PostView = { ...summaryOf(scope, post), content: raw(post.content ?? ''), comments: comments ?? emptyComments() };
+  const view: PostView = { ...summaryOf(scope, post), content: raw(contentOf(scope, post.content)), comments: comments ?? emptyComments() };
   const body = document(
     parts,
     scope,

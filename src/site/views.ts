@@ -4,6 +4,7 @@
  * the same thing.
  */
 import type { Author, Blog, Comment, Page, Post } from '../schema/resources.js';
+import { moveMediaUrls } from '../rules/media-refs.js';
 import { htmlToText } from '../rules/text.js';
 import { raw } from './html.js';
 import { listPath, monthOf, relative, searchPath } from './routes.js';
@@ -16,6 +17,8 @@ export interface BlogScope {
   base: string;
   /** Served live (search, comment form) or written as static files. */
   live: boolean;
+  /** Where the site serves the blog's pictures (`{base}media/`), or null: their urls are left as stored. */
+  media: string | null;
 }
 
 /** The blog's locale as a BCP 47 tag, `en` when it names none usable. */
@@ -24,11 +27,12 @@ function langOf(locale: Blog['locale'] | undefined): string {
   return /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(tag) ? tag : 'en';
 }
 
-export function scopeOf(blog: Pick<Blog, 'id' | 'name' | 'description' | 'url' | 'locale'>, live: boolean): BlogScope {
+export function scopeOf(blog: Pick<Blog, 'id' | 'name' | 'description' | 'url' | 'locale'>, live: boolean, pictures = live): BlogScope {
   const base = new URL(blog.url).pathname;
   return {
     base,
     live,
+    media: pictures ? `${base}media/` : null,
     blog: {
       id: blog.id,
       name: blog.name,
@@ -108,9 +112,13 @@ export function pageViewOf(scope: BlogScope, p: Page): PageView {
     published: p.published ?? p.updated,
     updated: p.updated,
     author: person(p.author),
-    content: raw(p.content ?? ''),
+    content: raw(contentOf(scope, p.content)),
   };
 }
+
+/** A post's or page's content as the site shows it: the blog's pictures at the site's own address. */
+export const contentOf = (scope: BlogScope, content: string | undefined) =>
+  scope.media === null ? (content ?? '') : moveMediaUrls(scope.blog.id, content ?? '', scope.media);
 
 export function commentViewOf(c: Comment): CommentView {
   return {
