@@ -175,6 +175,14 @@ it('adds pictures offline by paste and file chooser, shows them at once, and sen
   await page.locator('.rt-doc img.rt-picture').nth(2).click();
   await page.getByLabel('Alt text').waitFor();
   await page.screenshot({ path: join(shots, 'editor-pictures-offline.png') });
+  // The preview (a sandboxed frame of the post's HTML) shows them from the local store too.
+  await page.locator('.preview summary').click();
+  const previewed = () =>
+    page
+      .frameLocator('.preview-body iframe')
+      .locator('img')
+      .evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).src.startsWith('blob:') && (i as HTMLImageElement).naturalWidth > 0));
+  await eventually(previewed).toEqual([true, true, true]);
 
   // The Sync screen lists the pictures waiting to be sent, before the post that uses them.
   await page.goto(`${editorUrl}#/sync`);
