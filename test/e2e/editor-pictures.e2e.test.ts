@@ -113,7 +113,9 @@ async function drawn(width: number, height: number, sky: string, sea: string): P
   return Uint8Array.from(bytes);
 }
 
-it('adds pictures offline by paste and file chooser, shows them at once, and sends them byte for byte', { timeout: 120_000 }, async () => {
+it('adds pictures offline by paste and file chooser (online by drag and drop), shows them at once, and sends them byte for byte', {
+  timeout: 120_000,
+}, async () => {
   // On the server: a post with a picture.
   await page.goto(editorUrl);
   const first = await drawn(240, 150, '#7fb3e6', '#2f6f9f');
@@ -211,6 +213,28 @@ it('adds pictures offline by paste and file chooser, shows them at once, and sen
   expect(there.content).toContain(`<img src="${urlOf(pickedId, 'picked.png')}" alt="A gull on a post">`);
   const used = await json<{ items: Array<{ id: string }> }>(http('GET', `/blogs/${blogId}/media?postId=${post.id}`));
   expect(used.items.map((m) => m.id)).toEqual([media.id, pastedId, pickedId]);
+
+  // Online, a picture dropped on the text goes the same way, straight to the server.
+  const dropped = await drawn(120, 90, '#9fd6b0', '#245a4a');
+  const droppedId = await sha256Hex(dropped);
+  await page.goto(`${editorUrl}#/posts/edit/${post.id}`);
+  const box = (await page.getByText('Boats at dawn.').boundingBox())!;
+  await page.evaluate(
+    ({ bytes, x, y }) => {
+      const data = new DataTransfer();
+      data.items.add(new File([new Uint8Array(bytes)], 'dropped.png', { type: 'image/png' }));
+      document.querySelector('.rt-doc')!.dispatchEvent(new DragEvent('drop', { dataTransfer: data, clientX: x, clientY: y, bubbles: true, cancelable: true }));
+    },
+    { bytes: Array.from(dropped), x: box.x + box.width, y: box.y + box.height / 2 },
+  );
+  await eventually(async () => (await shown()).map((p) => p.src)).toContain(urlOf(droppedId, 'dropped.png'));
+  await page.getByLabel('Alt text').fill('Sea grass');
+  await page.getByRole('button', { name: 'Update' }).click();
+  await eventually(() => syncLine().textContent()).toBe('Synced — nothing waits to be sent');
+  await eventually(async () => (await json<{ content: string }>(http('GET', `/blogs/${blogId}/posts/${post.id}`))).content).toContain(
+    `<img src="${urlOf(droppedId, 'dropped.png')}" alt="Sea grass">`,
+  );
+  expect(new Uint8Array(await (await fetch(urlOf(droppedId, 'dropped.png'))).arrayBuffer())).toEqual(dropped);
   expect(await page.locator('.problem').allTextContents()).toEqual([]);
   expect(errors).toEqual([]);
 });
