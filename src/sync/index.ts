@@ -5,6 +5,7 @@
  * while online. A write the server refuses (someone else changed the post first, or deleted it) becomes a
  * conflict that keeps both versions until `resolve` picks one: nothing anyone typed is lost.
  */
+import { loadMedia } from './kit.js';
 import type { Core } from '../core/core.js';
 import { internalsOf } from '../service/internals.js';
 import { DriverConflict } from '../store/driver.js';
@@ -90,9 +91,8 @@ export function createReplica(options: ReplicaOptions): Replica {
     const started = (async () => {
       const pictures = await core.getAs<{ want: string[]; drop: string[] }>('settings', picturesId(blogId));
       if (stopDownloads.signal.aborted || !(pictures?.doc.want.length || pictures?.doc.drop.length)) return { fetched: 0, waiting: 0 };
-      const media = await import('./media.js');
       const save = (change: (c: Ctx) => Promise<void>) => run(change);
-      return media.fetchPictures(core, blogId, remote, options.downloads ?? 4, stopDownloads.signal, save);
+      return (await loadMedia()).fetchPictures(core, blogId, remote, options.downloads ?? 4, stopDownloads.signal, save);
     })();
     pass = started.finally(() => {
       pass = undefined;

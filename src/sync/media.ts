@@ -7,15 +7,27 @@
  */
 import type { ChangeItem } from '../resources/changes.js';
 import type { Media } from '../schema/media.js';
-import { asJson, mediaId, type MediaRecord, type UserRecord } from '../store/records.js';
+import type { MediaRecord, UserRecord } from '../store/records.js';
 import { sha256 } from '../util/sha256.js';
 import { piecesOfStream } from '../util/streams.js';
 import type { Core } from '../core/core.js';
-import { editable, fingerprint, revOf } from './records.js';
-import { RemoteError, type Remote } from './remote.js';
-import { Batch, baseId, keyOf, picturesId, settled, type Ctx, type StoredConflict } from './state.js';
-import { isDirty, type Base } from './model.js';
+import type { MediaKit } from './kit.js';
+import type { RemoteError, Remote } from './remote.js';
+import type { Batch, Ctx, StoredConflict } from './state.js';
+import type { Base } from './model.js';
 import type { ConflictChoice, Downloads } from './types.js';
+
+/**
+ * What this module takes from the replica's start-up modules, handed in by kit.ts rather than imported: a lazy
+ * module that imported them would split the start-up chunks they sit in (docs/design.md §16).
+ */
+let kit: MediaKit;
+
+/** The module's calls, once it has its kit. */
+export function pictures(given: MediaKit) {
+  kit = given;
+  return { applyMedia, dropMedia, pushMedia, mediaConflict, resolveMedia, fetchPictures };
+}
 
 /** The pictures a replica still has to fetch (SHA-256s) and bytes it has to let go (blob keys). */
 interface Pictures {
@@ -25,13 +37,13 @@ interface Pictures {
 }
 
 async function picturesIn(batch: Batch, blogId: string): Promise<Pictures> {
-  const found = (await batch.get<Pictures>('settings', picturesId(blogId)))?.doc;
-  return found ? { ...found, want: [...found.want], drop: [...found.drop] } : { id: picturesId(blogId), want: [], drop: [] };
+  const found = (await batch.get<Pictures>('settings', kit.picturesId(blogId)))?.doc;
+  return found ? { ...found, want: [...found.want], drop: [...found.drop] } : { id: kit.picturesId(blogId), want: [], drop: [] };
 }
 
 /** The local record of a server picture; bytes stored here before (an upload, a download) keep their key. */
 function mediaRecord(w: Media, old: MediaRecord | undefined): MediaRecord {
-  const id = mediaId(w.blog.id, w.id);
+  const id = kit.mediaId(w.blog.id, w.id);
   return {
     id,
     blogId: w.blog.id,
@@ -46,20 +58,20 @@ function mediaRecord(w: Media, old: MediaRecord | undefined): MediaRecord {
     authorId: w.author.id,
     published: w.published,
     updated: w.updated,
-    rev: revOf(id, w.etag),
+    rev: kit.revOf(id, w.etag),
   };
 }
 
 /** A picture stored here as `v`, equal to the server's copy of etag `etag`. */
 async function putWithBase(ctx: Ctx, batch: Batch, record: MediaRecord, etag: string | undefined): Promise<void> {
   const v = await batch.put('media', record);
-  const base: Base = { id: baseId(ctx.blogId, 'media', record.id), v, etag, s: '', h: fingerprint('media', record), g: ctx.state.gen };
+  const base: Base = { id: kit.baseId(ctx.blogId, 'media', record.id), v, etag, s: '', h: kit.fingerprint('media', record), g: ctx.state.gen };
   await batch.put('settings', base);
 }
 
 /** Writes a server picture here with its base; a picture new here joins what waits to be fetched. */
 async function keep(ctx: Ctx, batch: Batch, pictures: Pictures, w: Media): Promise<void> {
-  const id = mediaId(ctx.blogId, w.id);
+  const id = kit.mediaId(ctx.blogId, w.id);
   const local = (await batch.get<MediaRecord>('media', id))?.doc;
   const { id: authorId, displayName } = w.author;
   if (authorId && !(await batch.get('users', authorId))) await batch.put('users', { id: authorId, displayName, created: '' } satisfies UserRecord);
@@ -69,7 +81,7 @@ async function keep(ctx: Ctx, batch: Batch, pictures: Pictures, w: Media): Promi
 
 /** Removes a picture here, record, base and (soon after) bytes. */
 async function forget(ctx: Ctx, batch: Batch, pictures: Pictures, id: string): Promise<void> {
-  const bId = baseId(ctx.blogId, 'media', id);
+  const bId = kit.baseId(ctx.blogId, 'media', id);
   const local = (await batch.get<MediaRecord>('media', id))?.doc;
   if (await batch.get('settings', bId)) await batch.delete('settings', bId);
   if (!local) return;
@@ -79,20 +91,20 @@ async function forget(ctx: Ctx, batch: Batch, pictures: Pictures, id: string): P
 }
 
 /** Removes a picture here within a batch of other writes (a fresh pull's sweep of what the server lost). */
-export async function dropMedia(ctx: Ctx, batch: Batch, id: string): Promise<void> {
+async function dropMedia(ctx: Ctx, batch: Batch, id: string): Promise<void> {
   const pictures = await picturesIn(batch, ctx.blogId);
   await forget(ctx, batch, pictures, id);
   await batch.put('settings', pictures);
 }
 
 /** Applies a pulled page's media items in its batch; answers how many it applied (local edits keep theirs). */
-export async function applyMedia(ctx: Ctx, batch: Batch, items: readonly ChangeItem[]): Promise<number> {
+async function applyMedia(ctx: Ctx, batch: Batch, items: readonly ChangeItem[]): Promise<number> {
   const pictures = await picturesIn(batch, ctx.blogId);
   let applied = 0;
   for (const item of items) {
-    const id = mediaId(ctx.blogId, item.id);
+    const id = kit.mediaId(ctx.blogId, item.id);
     const local = await batch.get<MediaRecord>('media', id);
-    if (local && isDirty(local.stored, (await batch.get<Base>('settings', baseId(ctx.blogId, 'media', id)))?.doc)) continue;
+    if (local && kit.isDirty(local.stored, (await batch.get<Base>('settings', kit.baseId(ctx.blogId, 'media', id)))?.doc)) continue;
     if (item.deleted || !item.resource) await forget(ctx, batch, pictures, id);
     else await keep(ctx, batch, pictures, item.resource as Media);
     applied++;
@@ -104,7 +116,7 @@ export async function applyMedia(ctx: Ctx, batch: Batch, items: readonly ChangeI
 /** The bytes of a local picture, whole (an upload sends them with their length). */
 async function bytesOf(core: Core, r: MediaRecord): Promise<Blob> {
   const stream = await core.blobs.read(r.blob);
-  if (!stream) throw new RemoteError(400, 'invalid', `The bytes of ${r.filename} are not in the local store`);
+  if (!stream) throw new kit.RemoteError(400, 'invalid', `The bytes of ${r.filename} are not in the local store`);
   return new Response(stream).blob();
 }
 
@@ -113,27 +125,27 @@ async function bytesOf(core: Core, r: MediaRecord): Promise<Blob> {
  * and file name if the server's differ; a patch of them; or a delete. The server's answer becomes the local
  * record and base, unless the picture was written again meanwhile.
  */
-export async function pushMedia(ctx: Ctx, remote: Remote, id: string): Promise<boolean> {
+async function pushMedia(ctx: Ctx, remote: Remote, id: string): Promise<boolean> {
   const { core, blogId, state: st } = ctx;
   const rec = await core.driver.get('media', id);
-  const bId = baseId(blogId, 'media', id);
+  const bId = kit.baseId(blogId, 'media', id);
   const base = (await core.getAs<Base>('settings', bId))?.doc;
   const sha = id.slice(-64);
   const path = `/blogs/${blogId}/media/${sha}`;
-  const batch = new Batch(core);
+  const batch = new kit.Batch(core);
   if (!rec) {
     if (base) {
       await remote.call('DELETE', path, { ifMatch: base.etag }).catch((error: unknown) => {
-        if (!(error instanceof RemoteError && error.status === 404)) throw error;
+        if (!(error instanceof kit.RemoteError && error.status === 404)) throw error;
       });
       await batch.delete('settings', bId);
     }
-    settled(st, 'media', id);
+    kit.settled(st, 'media', id);
     await batch.commit(ctx);
     return !!base;
   }
   const r = rec.doc;
-  const wanted = editable('media', r);
+  const wanted = kit.editable('media', r);
   let server: Media;
   if (!base) {
     server = await remote.call<Media>('POST', `/blogs/${blogId}/media`, { bytes: { body: await bytesOf(core, r), type: r.contentType, filename: r.filename } });
@@ -141,7 +153,7 @@ export async function pushMedia(ctx: Ctx, remote: Remote, id: string): Promise<b
   } else server = await remote.call<Media>('PATCH', path, { body: wanted, ifMatch: base.etag });
   const now = await batch.get<MediaRecord>('media', id);
   if (now?.stored === rec.version) {
-    settled(st, 'media', id);
+    kit.settled(st, 'media', id);
     await putWithBase(ctx, batch, mediaRecord(server, r), server.etag);
   } else await batch.put('settings', { id: bId, v: -1, etag: server.etag, s: '', h: '', g: st.gen } satisfies Base);
   await batch.commit(ctx);
@@ -152,13 +164,13 @@ export async function pushMedia(ctx: Ctx, remote: Remote, id: string): Promise<b
  * The server refused a picture: the conflict names it (its id is the picture's SHA-256) and says why; the
  * local picture stays as it is (the posts that use it still show it here) until `resolve` picks a side.
  */
-export async function mediaConflict(ctx: Ctx, remote: Remote, id: string, error: RemoteError): Promise<void> {
+async function mediaConflict(ctx: Ctx, remote: Remote, id: string, error: RemoteError): Promise<void> {
   const { core, blogId, state: st } = ctx;
   const local = (await core.driver.get('media', id))?.doc;
-  const base = (await core.getAs<Base>('settings', baseId(blogId, 'media', id)))?.doc;
+  const base = (await core.getAs<Base>('settings', kit.baseId(blogId, 'media', id)))?.doc;
   const theirs = base
     ? await remote.call<Media>('GET', `/blogs/${blogId}/media/${id.slice(-64)}`).catch((e: unknown) => {
-        if (e instanceof RemoteError && (e.status === 404 || e.status === 403)) return undefined;
+        if (e instanceof kit.RemoteError && (e.status === 404 || e.status === 403)) return undefined;
         throw e;
       })
     : undefined;
@@ -168,23 +180,23 @@ export async function mediaConflict(ctx: Ctx, remote: Remote, id: string, error:
     collection: 'media',
     reason: status === 412 ? 'changed' : status === 404 ? 'deleted' : 'rejected',
     message: status === 412 || status === 404 ? undefined : message,
-    mine: local ? asJson(local) : null,
-    theirs: theirs ? asJson(mediaRecord(theirs, undefined)) : null,
+    mine: local ? kit.asJson(local) : null,
+    theirs: theirs ? kit.asJson(mediaRecord(theirs, undefined)) : null,
     etag: theirs?.etag,
     detected: core.nowIso(),
   };
   st.conflicts = [...st.conflicts.filter((c) => c.id !== id), record];
-  settled(st, 'media', id);
-  await new Batch(core).commit(ctx);
+  kit.settled(st, 'media', id);
+  await new kit.Batch(core).commit(ctx);
 }
 
 /**
  * `'mine'` sends the local picture (its upload, or its alt and name over the server's) again; `'theirs'` keeps
  * the server's picture, or, when the server has none, lets the local one go.
  */
-export async function resolveMedia(ctx: Ctx, found: StoredConflict, choice: ConflictChoice): Promise<void> {
-  const batch = new Batch(ctx.core);
-  if (choice === 'mine') ctx.state.dirty.push(keyOf('media', found.id));
+async function resolveMedia(ctx: Ctx, found: StoredConflict, choice: ConflictChoice): Promise<void> {
+  const batch = new kit.Batch(ctx.core);
+  if (choice === 'mine') ctx.state.dirty.push(kit.keyOf('media', found.id));
   else if (found.theirs) {
     const local = (await batch.get<MediaRecord>('media', found.id))?.doc;
     const theirs = found.theirs as unknown as MediaRecord;
@@ -202,7 +214,7 @@ async function* verified(stream: ReadableStream<Uint8Array>, sha: string): Async
     yield piece;
   }
   const got = hash.hex();
-  if (got !== sha) throw new RemoteError(502, 'badPicture', `The server sent bytes with SHA-256 ${got} for the picture ${sha}`);
+  if (got !== sha) throw new kit.RemoteError(502, 'badPicture', `The server sent bytes with SHA-256 ${got} for the picture ${sha}`);
 }
 
 /** Pictures looked at per pass (the rest wait for the next). */
@@ -214,7 +226,7 @@ const PASS = 500;
  * which runs it as a replica operation) once the pass ends; a failed download (offline) ends the pass, and
  * what it fetched before stays fetched. A picture no post uses yet waits until one does.
  */
-export async function fetchPictures(
+async function fetchPictures(
   core: Core,
   blogId: string,
   remote: Remote,
@@ -222,13 +234,13 @@ export async function fetchPictures(
   signal: AbortSignal,
   save: (change: (ctx: Ctx) => Promise<void>) => Promise<void>,
 ): Promise<Downloads> {
-  const stored = (await core.getAs<Pictures>('settings', picturesId(blogId)))?.doc;
+  const stored = (await core.getAs<Pictures>('settings', kit.picturesId(blogId)))?.doc;
   if (!stored || (!stored.want.length && !stored.drop.length)) return { fetched: 0, waiting: 0 };
   const dropped = stored.drop.slice(0, PASS);
   for (const key of dropped) await core.blobs.delete(key);
   const records = await core.driver.getMany(
     'media',
-    stored.want.slice(0, PASS).map((sha) => mediaId(blogId, sha)),
+    stored.want.slice(0, PASS).map((sha) => kit.mediaId(blogId, sha)),
   );
   const gone: string[] = [];
   const todo: MediaRecord[] = [];
@@ -248,7 +260,7 @@ export async function fetchPictures(
         done.push(r.sha256);
       } catch (error) {
         // Gone from the server (its removal comes through the feed): nothing to fetch.
-        if (error instanceof RemoteError && error.status === 404) gone.push(r.sha256);
+        if (error instanceof kit.RemoteError && error.status === 404) gone.push(r.sha256);
         else failed ??= error;
       }
     }
@@ -256,7 +268,7 @@ export async function fetchPictures(
   await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
   if (done.length || gone.length || dropped.length) {
     await save(async (ctx) => {
-      const batch = new Batch(core);
+      const batch = new kit.Batch(core);
       const pictures = await picturesIn(batch, blogId);
       const settledShas = new Set([...done, ...gone]);
       pictures.want = pictures.want.filter((sha) => !settledShas.has(sha));
