@@ -8,9 +8,9 @@ import { isDirty } from './model.js';
 import { editable, fingerprint, revOf } from './records.js';
 import { RemoteError } from './remote.js';
 import { Batch, baseId, keyOf, picturesId, settled } from './state.js';
+import type { MediaKit } from './media.js';
 
-const kit = { Batch, RemoteError, asJson, mediaId, isDirty, editable, fingerprint, revOf, baseId, keyOf, picturesId, settled };
-export type MediaKit = typeof kit;
+const kit: MediaKit = { Batch, RemoteError, asJson, mediaId, isDirty, editable, fingerprint, revOf, baseId, keyOf, picturesId, settled };
 
 /** The pictures module's calls (loaded the first time a replica meets a picture). */
 export const loadMedia = async () => (await import('./media.js')).pictures(kit);

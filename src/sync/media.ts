@@ -7,20 +7,35 @@
  */
 import type { ChangeItem } from '../resources/changes.js';
 import type { Media } from '../schema/media.js';
-import type { MediaRecord, UserRecord } from '../store/records.js';
+import type { asJson, mediaId, MediaRecord, UserRecord } from '../store/records.js';
 import { sha256 } from '../util/sha256.js';
 import { piecesOfStream } from '../util/streams.js';
 import type { Core } from '../core/core.js';
-import type { MediaKit } from './kit.js';
 import type { RemoteError, Remote } from './remote.js';
-import type { Batch, Ctx, StoredConflict } from './state.js';
-import type { Base } from './model.js';
+import type { baseId, Batch, Ctx, keyOf, picturesId, settled, StoredConflict } from './state.js';
+import type { Base, isDirty } from './model.js';
+import type { editable, fingerprint, revOf } from './records.js';
 import type { ConflictChoice, Downloads } from './types.js';
 
 /**
  * What this module takes from the replica's start-up modules, handed in by kit.ts rather than imported: a lazy
  * module that imported them would split the start-up chunks they sit in (docs/design.md §16).
  */
+export interface MediaKit {
+  Batch: typeof Batch;
+  RemoteError: typeof RemoteError;
+  asJson: typeof asJson;
+  mediaId: typeof mediaId;
+  isDirty: typeof isDirty;
+  editable: typeof editable;
+  fingerprint: typeof fingerprint;
+  revOf: typeof revOf;
+  baseId: typeof baseId;
+  keyOf: typeof keyOf;
+  picturesId: typeof picturesId;
+  settled: typeof settled;
+}
+
 let kit: MediaKit;
 
 /** The module's calls, once it has its kit. */
@@ -238,16 +253,19 @@ async function fetchPictures(
   if (!stored || (!stored.want.length && !stored.drop.length)) return { fetched: 0, waiting: 0 };
   const dropped = stored.drop.slice(0, PASS);
   for (const key of dropped) await core.blobs.delete(key);
-  const records = await core.driver.getMany(
-    'media',
-    stored.want.slice(0, PASS).map((sha) => kit.mediaId(blogId, sha)),
-  );
   const gone: string[] = [];
   const todo: MediaRecord[] = [];
-  for (const [i, found] of records.entries()) {
-    const sha = stored.want[i]!;
-    if (!found) gone.push(sha);
-    else if (await usedHere(core, blogId, sha)) todo.push(found.doc as MediaRecord);
+  // A slice of what waits at a time, until a pass's worth is to fetch (pictures no post uses are passed over).
+  for (let at = 0; at < stored.want.length && todo.length < PASS; at += PASS) {
+    const shas = stored.want.slice(at, at + PASS);
+    const records = await core.driver.getMany(
+      'media',
+      shas.map((sha) => kit.mediaId(blogId, sha)),
+    );
+    for (const [i, found] of records.entries()) {
+      if (!found) gone.push(shas[i]!);
+      else if (await usedHere(core, blogId, shas[i]!)) todo.push(found.doc as MediaRecord);
+    }
   }
   const done: string[] = [];
   let failed: unknown;
