@@ -105,26 +105,29 @@ async function forget(ctx: Ctx, batch: Batch, pictures: Pictures, id: string): P
   pictures.drop.push(local.blob);
 }
 
-/** Removes a picture here within a batch of other writes (a fresh pull's sweep of what the server lost). */
-async function dropMedia(ctx: Ctx, batch: Batch, id: string): Promise<void> {
-  const pictures = await picturesIn(batch, ctx.blogId);
-  await forget(ctx, batch, pictures, id);
+/** Changes what waits to be fetched or let go, within a batch. */
+async function dropOrFetch(batch: Batch, blogId: string, change: (pictures: Pictures) => void | Promise<void>): Promise<void> {
+  const pictures = await picturesIn(batch, blogId);
+  await change(pictures);
   await batch.put('settings', pictures);
 }
 
+/** Removes a picture here within a batch of other writes (a fresh pull's sweep of what the server lost). */
+const dropMedia = (ctx: Ctx, batch: Batch, id: string) => dropOrFetch(batch, ctx.blogId, (pictures) => forget(ctx, batch, pictures, id));
+
 /** Applies a pulled page's media items in its batch; answers how many it applied (local edits keep theirs). */
 async function applyMedia(ctx: Ctx, batch: Batch, items: readonly ChangeItem[]): Promise<number> {
-  const pictures = await picturesIn(batch, ctx.blogId);
   let applied = 0;
-  for (const item of items) {
-    const id = kit.mediaId(ctx.blogId, item.id);
-    const local = await batch.get<MediaRecord>('media', id);
-    if (local && kit.isDirty(local.stored, (await batch.get<Base>('settings', kit.baseId(ctx.blogId, 'media', id)))?.doc)) continue;
-    if (item.deleted || !item.resource) await forget(ctx, batch, pictures, id);
-    else await keep(ctx, batch, pictures, item.resource as Media);
-    applied++;
-  }
-  await batch.put('settings', pictures);
+  await dropOrFetch(batch, ctx.blogId, async (pictures) => {
+    for (const item of items) {
+      const id = kit.mediaId(ctx.blogId, item.id);
+      const local = await batch.get<MediaRecord>('media', id);
+      if (local && kit.isDirty(local.stored, (await batch.get<Base>('settings', kit.baseId(ctx.blogId, 'media', id)))?.doc)) continue;
+      if (item.deleted || !item.resource) await forget(ctx, batch, pictures, id);
+      else await keep(ctx, batch, pictures, item.resource as Media);
+      applied++;
+    }
+  });
   return applied;
 }
 
@@ -190,6 +193,12 @@ async function mediaConflict(ctx: Ctx, remote: Remote, id: string, error: Remote
       })
     : undefined;
   const { status, message } = error;
+  const batch = new kit.Batch(core);
+  // The server's version becomes the base: 'mine' is then sent over it.
+  if (theirs) {
+    const h = kit.fingerprint('media', mediaRecord(theirs, undefined));
+    await batch.put('settings', { id: kit.baseId(blogId, 'media', id), v: -1, etag: theirs.etag, s: '', h, g: st.gen } satisfies Base);
+  }
   const record: StoredConflict = {
     id,
     collection: 'media',
@@ -202,7 +211,7 @@ async function mediaConflict(ctx: Ctx, remote: Remote, id: string, error: Remote
   };
   st.conflicts = [...st.conflicts.filter((c) => c.id !== id), record];
   kit.settled(st, 'media', id);
-  await new kit.Batch(core).commit(ctx);
+  await batch.commit(ctx);
 }
 
 /**
@@ -211,11 +220,16 @@ async function mediaConflict(ctx: Ctx, remote: Remote, id: string, error: Remote
  */
 async function resolveMedia(ctx: Ctx, found: StoredConflict, choice: ConflictChoice): Promise<void> {
   const batch = new kit.Batch(ctx.core);
-  if (choice === 'mine') ctx.state.dirty.push(kit.keyOf('media', found.id));
-  else if (found.theirs) {
+  if (choice === 'mine') {
+    ctx.state.dirty.push(kit.keyOf('media', found.id));
+    // Gone from the server: uploaded again, as a picture made here.
+    if (!found.theirs) await batch.delete('settings', kit.baseId(ctx.blogId, 'media', found.id));
+  } else if (found.theirs) {
     const local = (await batch.get<MediaRecord>('media', found.id))?.doc;
     const theirs = found.theirs as unknown as MediaRecord;
     await putWithBase(ctx, batch, { ...theirs, blob: local?.blob ?? theirs.blob }, found.etag);
+    // A delete refused: the picture comes back, its bytes from the server.
+    if (!local) await dropOrFetch(batch, ctx.blogId, (p) => void p.want.push(theirs.sha256));
   } else await dropMedia(ctx, batch, found.id);
   ctx.state.conflicts = ctx.state.conflicts.filter((x) => x !== found);
   await batch.commit(ctx);
