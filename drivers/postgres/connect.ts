@@ -5,7 +5,7 @@
  */
 import { shortHash } from '../../src/util/ids.js';
 import { Catalog } from '../shared/catalog.js';
-import type { PgError, PgModule, PgPool, PgQueryConfig } from './native.js';
+import type { PgError, PgModule, PgPool, PgQueryConfig, PgResult } from './native.js';
 import { current, type ReplicaOptions, type Replicas } from './replicas.js';
 
 interface Common extends ReplicaOptions {
@@ -68,6 +68,24 @@ export function lostConnection(error: unknown): boolean {
   return !!(e?.code && CONNECTION_LOST.test(e.code)) || /Connection terminated|ECONNRESET|ECONNREFUSED|EPIPE/.test(String(e?.message));
 }
 
+/**
+ * One statement on a pooled connection. pg's `pool.query` closes the connection on any error, so a refused
+ * commit (a unique key taken, which the core retries at once) paid for a new connection and its prepared
+ * statements, some 20 ms; here only a lost connection is dropped, a refused statement leaves it idle and usable.
+ */
+async function pooled(pool: PgPool, config: PgQueryConfig): Promise<unknown[][]> {
+  const client = await pool.connect();
+  let result: PgResult<unknown[]>;
+  try {
+    result = await client.query<unknown[]>(config);
+  } catch (error) {
+    client.release(lostConnection(error) ? (error as Error) : undefined);
+    throw error;
+  }
+  client.release();
+  return result.rows;
+}
+
 /** A lost connection, said plainly: the statement may or may not have run. */
 export function clearError(error: unknown): unknown {
   const e = error as PgError;
@@ -122,11 +140,11 @@ export class Connection extends Catalog {
     }
     const pool = read && this.replicas ? await this.replicas.pick(current.getStore()?.position) : this.pool;
     try {
-      return (await pool.query<unknown[]>(config)).rows;
+      return await pooled(pool, config);
     } catch (error) {
       if (read && lostConnection(error)) {
         try {
-          return (await (pool !== this.pool && this.replicas!.failed(pool) ? this.pool : pool).query<unknown[]>(config)).rows;
+          return await pooled(pool !== this.pool && this.replicas!.failed(pool) ? this.pool : pool, config);
         } catch (again) {
           throw clearError(again);
         }

@@ -1,10 +1,10 @@
 /**
- * Token search on FTS5 (the `search` table, schema.ts) and the `terms` rows. Strategy, by the number of
- * matches in the scope (counted by FTS5 up to SPARSE):
- * - fewer than SPARSE: every match's keys of the index (from docs.keys), sorted in JS;
- * - more, when the query's order is the rank order (SearchQuery.rankOf): FTS5's matches read from the query's
- *   bound in rowid order, which is rank order (`ranks`, schema.ts), until the page is full and its last rank
- *   complete: the newest matches of a search cost a page, however many posts match;
+ * Token search on FTS5 (the `search` table, schema.ts) and the `terms` rows. Strategy:
+ * - when the query's order is the rank order (SearchQuery.rankOf): FTS5's matches read from the query's bound
+ *   in rowid order, which is rank order (`ranks`, schema.ts), until the page is full and its last rank complete:
+ *   the newest matches of a search cost a page, however many posts match;
+ * - else, by the number of matches in the scope (counted by FTS5 up to SPARSE): fewer than SPARSE, every
+ *   match's keys of the index (from docs.keys), sorted in JS;
  * - else (or when that reads too far: the prefixes hold few of the matches): a short walk of the ordered index
  *   checking each candidate's tokens in its `terms` row, which fills the page when matches are dense (a word in
  *   nearly every post) at the cost of a list page;
@@ -102,9 +102,10 @@ export function search(c: Connection, q: SearchQuery): IndexEntry[] {
   const prefix = `${coll.no}s${scope}`;
   const match = [...new Set(q.tokens)].map((t) => `"${ftsToken(prefix, t)}"`).join(' ');
   const width = q.prefixes[0]!.length;
+  // In rank order the newest matches come first, however many there are: no count needed to choose.
+  const ranked = q.rankOf && rankWalk(c, q, q.rankOf, i.path, match, limit);
+  if (ranked) return mergeWalks(ranked, width, q.direction, limit);
   if (Number(c.stmt(SEARCH_SQL.matchCount).pluck().get(match, SPARSE)) >= SPARSE) {
-    const ranked = q.rankOf && rankWalk(c, q, q.rankOf, i.path, match, limit);
-    if (ranked) return mergeWalks(ranked, width, q.direction, limit);
     const walks = q.prefixes.map((p) => walkMatches(c, q, p, limit) ?? walkMatchSet(c, q, p, match, limit));
     return mergeWalks(walks, width, q.direction, limit);
   }
@@ -152,8 +153,10 @@ function rankWalk(c: Connection, q: SearchQuery, rankOf: (suffix: Key) => number
   const walks: IndexEntry[][] = q.prefixes.map(() => []);
   let found = 0;
   let last: number | undefined;
-  for (let seen = 0; seen < RANK_WALK(limit); ) {
-    const rows = read.all(path, match, cursor, RANK_BATCH) as Array<[number, string, string | null]>;
+  // The first read asks for about a page (FTS5's backward walk costs by the row), later ones for more.
+  let batch = Math.min(RANK_BATCH, limit + 4);
+  for (let seen = 0; seen < RANK_WALK(limit); batch = RANK_BATCH) {
+    const rows = read.all(path, match, cursor, batch) as Array<[number, string, string | null]>;
     for (const [place, id, keys] of rows) {
       const rank = Math.floor(place / SLOTS);
       if ((last !== undefined && rank !== last) || (stop !== undefined && (desc ? rank < stop : rank > stop))) return sorted(walks, q);
@@ -171,7 +174,7 @@ function rankWalk(c: Connection, q: SearchQuery, rankOf: (suffix: Key) => number
       }
       if (hit && ++found === limit) last = rank;
     }
-    if (rows.length < RANK_BATCH) return sorted(walks, q);
+    if (rows.length < batch) return sorted(walks, q);
     cursor = rows[rows.length - 1]![0];
   }
   return undefined;

@@ -61,9 +61,15 @@ function requireEditor(s: Standing, kind: Kind, record: PostRecord | PageRecord)
   throw forbidden(kind === 'post' ? 'Authors may change only their own posts' : 'Only blog admins may change pages');
 }
 
+/** Numbered suffixes tried after the plain path (`_2`…`_4`), then random ones of growing length. */
+const NUMBERED = 4;
+const RANDOM_DIGITS = [2, 3, 4, 6] as const;
+
 /**
- * A path is assigned at first publish or schedule, then kept for good; collisions get _2, _3… Without
- * `probe` the plain path is tried blind: the unique index refuses it if taken, and the retry probes.
+ * A path is assigned at first publish or schedule, then kept for good. Without `probe` the plain path is tried
+ * blind: the unique index refuses it if taken, and the retry probes. A probe reads a bounded number of holders
+ * however many posts share a title: the plain path, `_2` to `_4`, then random numbers (as Blogger's `_NN`), and
+ * at last one made of the record's own id, which nothing else can hold.
  */
 export async function withPath<R extends PostRecord | PageRecord>(core: Core, kind: Kind, r: R, probe: boolean): Promise<R> {
   if (r.path || (r.status !== 'LIVE' && r.status !== 'SCHEDULED')) return r;
@@ -71,11 +77,17 @@ export async function withPath<R extends PostRecord | PageRecord>(core: Core, ki
   const at = r.published ?? core.nowIso();
   const base = kind === 'post' ? `/${at.slice(0, 4)}/${at.slice(5, 7)}/${slug}` : `/p/${slug}`;
   if (!probe) return { ...r, path: `${base}.html` };
-  for (let n = 1; ; n++) {
-    const path = n === 1 ? `${base}.html` : `${base}_${n}.html`;
+  const suffixes = [
+    '',
+    ...Array.from({ length: NUMBERED - 1 }, (_, i) => `_${i + 2}`),
+    ...RANDOM_DIGITS.map((d) => `_${10 ** (d - 1) + Math.floor(Math.random() * 9 * 10 ** (d - 1))}`),
+  ];
+  for (const suffix of suffixes) {
+    const path = `${base}${suffix}.html`;
     const holder = await core.driver.getByIndex(COLLECTION[kind], 'path', [r.blogId, path]);
     if (!holder || holder.id === r.id) return { ...r, path };
   }
+  return { ...r, path: `${base}_${r.id.toLowerCase()}.html` };
 }
 
 const refuse = (kind: Kind, action: string, from: string, to: string) =>

@@ -25,6 +25,7 @@ import {
   type Driver,
   type Wire,
 } from './helpers.js';
+import { countingDriver } from '../support/counting-driver.js';
 import { DRIVERS } from '../support/drivers.js';
 
 /** The runtime also takes enum values in any case and comma-joined lists (as the wire sends them); the types take the canonical forms only. */
@@ -273,6 +274,22 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       expect(slug).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
       expect(slug.length).toBeLessThanOrEqual(45);
       expect(slug.length).toBeGreaterThan(10);
+    });
+
+    it('a title many posts share costs a bounded number of reads to find a free url', async () => {
+      const driver = countingDriver(makeDriver());
+      const w = await world(driver);
+      const urls: string[] = [];
+      const reads: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        driver.reset();
+        urls.push(((await w.author.posts.insert({ blogId: w.blogId, body: { title: 'Weekly Notes', content: `${i}` } })) as Wire).url as string);
+        reads.push(driver.handedOut);
+      }
+      expect(new Set(urls).size).toBe(30);
+      for (const url of urls) expect(url).toMatch(new RegExp(`^${BLOG_URL}2026/03/weekly-notes(_[0-9a-z]+)?\\.html$`));
+      // The 30th insert reads what the 5th did, give or take the few random tries: not one read per post before it.
+      expect(reads[29]!).toBeLessThanOrEqual(reads[4]! + 5);
     });
 
     it('a draft has no url', async () => {

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresDriver } from '../../../drivers/postgres/index.js';
 import { compareKeys, type Key, type StoreSchema } from '../../../src/store/driver.js';
-import { pgUrl, tracked } from './env.js';
+import { freshSchema, pgUrl, tracked } from './env.js';
 
 const stores = tracked((schema) => postgresDriver({ connectionString: pgUrl(), schema, max: 2, shareEvents: false }), 'keys');
 afterAll(async () => {
@@ -78,4 +78,26 @@ describe('postgres keys, ids and tokens', () => {
     expect((await d.changesSince(0)).map((c) => c.id)).toEqual(odd);
     expect(await d.get('c', '\ud801')).toBeUndefined();
   });
+});
+
+it('a refused commit (a unique key taken) keeps its pooled connection: no new connection per refusal', async () => {
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString: pgUrl(), max: 2 });
+  let connects = 0;
+  pool.on('connect', () => void connects++);
+  const d = postgresDriver({ pool, schema: freshSchema('refused'), shareEvents: false });
+  try {
+    await d.open(schema);
+    await d.commit([{ type: 'put', collection: 'c', id: 'a', expect: 0, doc: {}, keys: { u: [['taken']] } }]);
+    for (let i = 0; i < 20; i++) {
+      await expect(d.commit([{ type: 'put', collection: 'c', id: `b${i}`, expect: 0, doc: {}, keys: { u: [['taken']] } }])).rejects.toMatchObject({
+        kind: 'unique',
+      });
+    }
+    expect((await d.getByIndex('c', 'u', ['taken']))?.id).toBe('a');
+    expect(connects).toBeLessThanOrEqual(2);
+  } finally {
+    await d.close();
+    await pool.end();
+  }
 });
