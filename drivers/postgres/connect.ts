@@ -75,12 +75,18 @@ export function lostConnection(error: unknown): boolean {
  */
 async function pooled(pool: PgPool, config: PgQueryConfig): Promise<unknown[][]> {
   const client = await pool.connect();
+  // A connection lost while it is out of the pool is told on the client as well: heard here (the statement's own
+  // error says it), never an uncaught 'error' event (the pool listens only to idle connections).
+  const lost = () => undefined;
+  client.on('error', lost);
   let result: PgResult<unknown[]>;
   try {
     result = await client.query<unknown[]>(config);
   } catch (error) {
     client.release(lostConnection(error) ? (error as Error) : undefined);
     throw error;
+  } finally {
+    client.removeListener('error', lost);
   }
   client.release();
   return result.rows;

@@ -24,6 +24,7 @@ export interface PgClient {
   on(event: 'notification', listener: (n: PgNotification) => void): unknown;
   on(event: 'error', listener: (e: Error) => void): unknown;
   on(event: 'end', listener: () => void): unknown;
+  removeListener(event: 'error', listener: (e: Error) => void): unknown;
   removeAllListeners(event?: string): unknown;
 }
 
