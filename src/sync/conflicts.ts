@@ -3,6 +3,7 @@
  * one beside it, whole, in the replica's state, until `resolve` picks one. Nothing is sent from here: a
  * `'mine'` choice makes the local record wait to be sent again, on top of the server's version.
  */
+import { loadMedia } from './kit.js';
 import type { JsonObject } from '../store/driver.js';
 import { asJson } from '../store/records.js';
 import { revisionOps } from '../core/revision-capture.js';
@@ -73,20 +74,26 @@ async function keep(c: Ctx, batch: Batch, collection: Synced, before: Fields, af
 }
 
 function side(record: JsonObject | null, etag?: string): ConflictVersion | null {
-  const r = record as Fields | null;
+  const r = record as (Fields & { filename?: string; alt?: string }) | null;
+  // A picture: its file name and alt text.
+  if (r?.filename !== undefined) return { title: r.filename, content: r.alt ?? '', labels: [], status: '', etag };
   return r && { title: r.title ?? '', content: r.content, labels: r.labels ?? [], status: r.status, etag };
 }
+
+/** The id a conflict shows: a picture's is its media id (the SHA-256 after the blog id of its record). */
+const shownId = (c: StoredConflict) => (c.collection === 'media' ? c.id.slice(-64) : c.id);
 
 export function publicConflict(c: StoredConflict): Conflict {
   const mine = side(c.mine);
   const theirs = side(c.theirs, c.etag);
   const fields = FIELDS.filter((f) => JSON.stringify(mine?.[f]) !== JSON.stringify(theirs?.[f]));
-  return { kind: kindOf(c.collection), id: c.id, reason: c.reason, message: c.message, mine, theirs, fields, detected: c.detected };
+  return { kind: kindOf(c.collection), id: shownId(c), reason: c.reason, message: c.message, mine, theirs, fields, detected: c.detected };
 }
 
 export async function resolveConflict(c: Ctx, id: string, choice: ConflictChoice): Promise<void> {
-  const found = c.state.conflicts.find((x) => x.id === id);
+  const found = c.state.conflicts.find((x) => shownId(x) === id);
   if (!found || (choice !== 'mine' && choice !== 'theirs')) throw new TypeError("resolve: no open conflict, or not 'mine' | 'theirs'");
+  if (found.collection === 'media') return (await loadMedia()).resolveMedia(c, found, choice);
   const { collection, mine } = found;
   const batch = new Batch(c.core);
   const current = (await batch.get<Fields>(collection, id))?.doc;

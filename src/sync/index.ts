@@ -5,6 +5,7 @@
  * while online. A write the server refuses (someone else changed the post first, or deleted it) becomes a
  * conflict that keeps both versions until `resolve` picks one: nothing anyone typed is lost.
  */
+import { loadMedia } from './kit.js';
 import type { Core } from '../core/core.js';
 import { internalsOf } from '../service/internals.js';
 import { DriverConflict } from '../store/driver.js';
@@ -16,8 +17,8 @@ import { blogRecord, differs, kindOf, localBlog, type LocalBlog } from './record
 import { push } from './push.js';
 import { createRemote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';
-import { Batch, baseId, loadState, splitKey, type Ctx } from './state.js';
-import type { ConflictChoice, PendingChange, Replica, ReplicaOptions } from './types.js';
+import { Batch, baseId, loadState, picturesId, splitKey, type Ctx } from './state.js';
+import type { ConflictChoice, Downloads, PendingChange, Replica, ReplicaOptions } from './types.js';
 import type { Base } from './model.js';
 
 export { RemoteError, type RemoteOptions } from './remote.js';
@@ -74,6 +75,32 @@ export function createReplica(options: ReplicaOptions): Replica {
     await batch.commit(c);
   }
 
+  /*
+   * Pictures' bytes come in the background after a sync (media.ts, loaded then): one pass at a time, another
+   * after it when a sync ended meanwhile; what a pass did is saved as a replica operation.
+   */
+  let pass: Promise<Downloads> | undefined;
+  let again = false;
+  const stopDownloads = new AbortController();
+  function download(): Promise<Downloads> {
+    if (pass) {
+      again = true;
+      return pass;
+    }
+    again = false;
+    const started = (async () => {
+      const pictures = await core.getAs<{ want: string[]; drop: string[] }>('settings', picturesId(blogId));
+      if (stopDownloads.signal.aborted || !(pictures?.doc.want.length || pictures?.doc.drop.length)) return { fetched: 0, waiting: 0 };
+      const save = (change: (c: Ctx) => Promise<void>) => run(change);
+      return (await loadMedia()).fetchPictures(core, blogId, remote, options.downloads ?? 4, stopDownloads.signal, save);
+    })();
+    pass = started.finally(() => {
+      pass = undefined;
+      if (again && !closed) void download().catch(() => undefined);
+    });
+    return pass;
+  }
+
   const sync = () =>
     run(async (c) => {
       await blog(c);
@@ -81,6 +108,9 @@ export function createReplica(options: ReplicaOptions): Replica {
       const { pushed, conflicts } = await push(c, remote);
       const result = { pulled, pushed, conflicts };
       if (pulled || pushed || conflicts) options.onSync?.(result);
+      return result;
+    }).then((result) => {
+      void download().catch((error: unknown) => options.onError?.(error));
       return result;
     });
 
@@ -92,13 +122,17 @@ export function createReplica(options: ReplicaOptions): Replica {
         const { collection, id } = splitKey(key);
         const [rec, base] = await Promise.all([core.get(collection, id), core.getAs<Base>('settings', baseId(blogId, collection, id))]);
         // Made and dropped here, never sent, or written with nothing a push sends (a post's comment counts): nothing waits.
-        if (rec ? !base || differs(collection, rec.doc, base.doc) : base || c.state.creates[id])
+        if (rec ? !base || differs(collection, rec.doc, base.doc) : base || c.state.creates[id]) {
+          const doc = rec?.doc as { title?: string; filename?: string } | undefined;
+          const picture = collection === 'media';
           out.push({
             kind: kindOf(collection),
-            id,
+            // A picture by its media id, the SHA-256 of its bytes (its record's id starts with the blog's).
+            id: picture ? id.slice(-64) : id,
             action: !base ? 'create' : rec ? 'update' : 'delete',
-            title: (rec?.doc as { title?: string } | undefined)?.title,
+            title: picture ? doc?.filename : doc?.title,
           });
+        }
       }
       return out;
     });
@@ -159,8 +193,11 @@ export function createReplica(options: ReplicaOptions): Replica {
     pending,
     conflicts,
     resolve,
+    downloads: () => download(),
     async close() {
       stopLive?.();
+      stopDownloads.abort();
+      await pass?.catch(() => undefined);
       await queue;
       closed = true;
     },

@@ -5,6 +5,7 @@
  * the server's copy and becomes a conflict). A 410 pulls afresh; once a fresh pull is complete, records it did
  * not bring (and that wait for nothing) are dropped, since their tombstones are gone from the server's log.
  */
+import { loadMedia } from './kit.js';
 import type { ChangeItem, ChangeList } from '../resources/changes.js';
 import { DriverConflict, type IndexedDoc, type Key } from '../store/driver.js';
 import type { Collection, CommentRecord, PageRecord, PostRecord, Records, UserRecord } from '../store/records.js';
@@ -14,10 +15,7 @@ import type { Comment, Page, Post } from '../schema/resources.js';
 import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
 import { Batch, baseId, pulledCommits, saveState, synced, type Ctx, type Known } from './state.js';
-import type { Base, Synced } from './model.js';
-
-/** Whether a local record has edits the server has not seen: no base (made here) or changed since its base. */
-export const isDirty = (stored: number | undefined, base: Base | undefined) => stored !== undefined && (!base || base.v !== stored);
+import { isDirty, type Base, type Synced, type Tracked } from './model.js';
 
 /**
  * Writes a server resource as the local record with its base; answers false when local edits keep it
@@ -70,7 +68,7 @@ export async function remove(ctx: Ctx, batch: Batch, collection: Synced, id: str
 }
 
 /** The local records of one collection under an index prefix (the blog, or one post's comments), a page at a time. */
-export async function* walk<C extends Synced>(ctx: Ctx, collection: C, index: IndexName<C>, prefix: string[]): AsyncGenerator<Array<IndexedDoc<Records[C]>>> {
+export async function* walk<C extends Tracked>(ctx: Ctx, collection: C, index: IndexName<C>, prefix: string[]): AsyncGenerator<Array<IndexedDoc<Records[C]>>> {
   let after: Key | undefined;
   for (;;) {
     const page = await ctx.core.driver.list({
@@ -97,10 +95,11 @@ export async function commentsOf(ctx: Ctx, postId: string): Promise<CommentRecor
 /** Every local record of the blog with its base, a page (and one batch) at a time: for the rare full passes. */
 export async function eachRecord(
   ctx: Ctx,
-  visit: (batch: Batch, collection: Synced, id: string, version: number, base: Base | undefined) => Promise<void>,
+  visit: (batch: Batch, collection: Tracked, id: string, version: number, base: Base | undefined) => Promise<void>,
 ): Promise<void> {
-  for (const collection of synced) {
-    for await (const page of walk(ctx, collection, collection === 'comments' ? 'post' : 'published', [ctx.blogId])) {
+  for (const collection of [...synced, 'media'] as const) {
+    const index = collection === 'comments' ? 'post' : collection === 'media' ? 'blog' : 'published';
+    for await (const page of walk(ctx, collection, index as IndexName<typeof collection>, [ctx.blogId])) {
       const bases = await ctx.core.driver.getMany(
         'settings',
         page.map((d) => baseId(ctx.blogId, collection, d.id)),
@@ -131,8 +130,9 @@ type At = NonNullable<Ctx['state']['pull']>;
 async function applyPage(ctx: Ctx, page: ChangeList, at: At, careful: boolean, known?: Known) {
   const st = ctx.state;
   const batch = new Batch(ctx.core, known);
-  // Media records (docs/design.md §14) are not kept by replicas yet: they pass them by.
+  // Media records (pictures) go to their own module, loaded when a pull first meets one (media.ts).
   const items = page.items.filter((i): i is Kept => i.kind !== 'blogcore#media');
+  const media = page.items.length > items.length ? page.items.filter((i) => i.kind === 'blogcore#media') : [];
   // What the page's items will read, in a few driver calls rather than one per item.
   const ids = items.map((i) => [collectionOf(i.kind), i.id] as const);
   const take = (c: Collection, wanted: string[]) => (careful ? batch.load(c, wanted) : batch.absent(c, wanted));
@@ -154,6 +154,7 @@ async function applyPage(ctx: Ctx, page: ChangeList, at: At, careful: boolean, k
   ]);
   let stored = 0;
   for (const item of items) if (await applyItem(ctx, batch, item)) stored++;
+  if (media.length) stored += await (await loadMedia()).applyMedia(ctx, batch, media);
   if (page.nextPageToken) st.pull = { ...at, pageToken: page.nextPageToken };
   else {
     delete st.pull;
@@ -272,7 +273,9 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
 async function sweep(ctx: Ctx): Promise<void> {
   const gen = ctx.state.sweep!;
   await eachRecord(ctx, async (batch, collection, id, version, base) => {
-    if (base && base.v === version && base.g < gen) await remove(ctx, batch, collection, id);
+    if (!base || base.v !== version || base.g >= gen) return;
+    if (collection === 'media') await (await loadMedia()).dropMedia(ctx, batch, id);
+    else await remove(ctx, batch, collection, id);
   });
   delete ctx.state.sweep;
   await saveState(ctx);

@@ -4,6 +4,7 @@
  * fields and the status moves, or a delete, each with `If-Match` of the base etag. A refusal (412, 404, or a
  * 4xx the server gives for the write) becomes a conflict (conflicts.ts).
  */
+import { loadMedia } from './kit.js';
 import { DriverConflict, type JsonObject } from '../store/driver.js';
 import type { CommentRecord, PageRecord, PostRecord } from '../store/records.js';
 import { revisionsOf } from '../core/revision-capture.js';
@@ -28,10 +29,28 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
   const { core, blogId, state: st } = ctx;
   let pushed = 0;
   let conflicts = 0;
-  const order = (k: string) => synced.indexOf(splitKey(k).collection);
+  const waiting = st.dirty.map(splitKey);
+  // Pictures first: the writes that use them name their urls (media.ts, loaded when one waits).
+  const pictures = waiting.filter((q) => q.collection === 'media');
+  if (pictures.length) {
+    const media = await loadMedia();
+    for (const { id } of pictures) {
+      if (st.conflicts.some((c) => c.id === id)) continue;
+      try {
+        if (await media.pushMedia(ctx, remote, id)) pushed++;
+      } catch (error) {
+        if (!refusal(error)) throw error;
+        await media.mediaConflict(ctx, remote, id, error);
+        conflicts++;
+      }
+    }
+  }
+  const order = (c: Synced) => synced.indexOf(c);
   // Posts and pages first; within a collection by id (local ids are ULIDs: a comment's parent comes first).
   // What a push itself leaves waiting (an edit made while its create was on the way) goes in the next round.
-  const queue = [...st.dirty].sort((a, b) => order(a) - order(b) || (a < b ? -1 : 1)).map(splitKey);
+  const queue = waiting
+    .filter((q): q is { collection: Synced; id: string } => q.collection !== 'media')
+    .sort((a, b) => order(a.collection) - order(b.collection) || (a.id < b.id ? -1 : 1));
   // Every record and base of the round in one read each per collection.
   const known = await preload(core, [
     ...synced.map((c) => [c, queue.filter((q) => q.collection === c).map((q) => q.id)] as const),
@@ -48,7 +67,7 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
     try {
       if (await pushOne(ctx, remote, collection, id, known, settle)) pushed++;
     } catch (error) {
-      if (!(error instanceof RemoteError) || !error.status || error.status >= 500 || error.status === 401) throw error;
+      if (!refusal(error)) throw error;
       return error;
     }
   };
@@ -77,6 +96,9 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
   for (const q of rest) await refused(q, await one(q));
   return { pushed, conflicts };
 }
+
+/** A refusal of the write itself (a conflict); offline, 401 and server faults fail the sync instead. */
+const refusal = (error: unknown): error is RemoteError => error instanceof RemoteError && !!error.status && error.status < 500 && error.status !== 401;
 
 /** Brings one record to the server; answers false when it must wait (a comment whose post is not there yet). */
 async function pushOne(ctx: Ctx, remote: Remote, collection: Synced, id: string, known: Known, settle: (answer: Answer) => Promise<void>): Promise<boolean> {

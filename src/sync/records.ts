@@ -5,14 +5,14 @@
 import type { JsonObject } from '../store/driver.js';
 import { shortHash } from '../util/ids.js';
 import type { Core } from '../core/core.js';
-import { commentVisOf, put, type BlogRecord, type CommentRecord, type PageRecord, type PostRecord } from '../store/records.js';
-import type { Base, Synced } from './model.js';
+import { commentVisOf, put, type BlogRecord, type CommentRecord, type MediaRecord, type PageRecord, type PostRecord } from '../store/records.js';
+import type { Base, Synced, Tracked } from './model.js';
 import { etagOf } from '../core/wire.js';
 import type { Blog, Comment, Page, Post } from '../schema/resources.js';
 
-/** `blogger#post` → `posts`, and `posts` → `post`. */
+/** `blogger#post` → `posts`, and `posts` → `post` (`media` → `media`). */
 export const collectionOf = (kind: string) => `${kind.slice(8)}s` as Synced;
-export const kindOf = (collection: Synced) => collection.slice(0, -1) as 'post' | 'page' | 'comment';
+export const kindOf = (collection: Tracked) => (collection === 'media' ? collection : (collection.slice(0, -1) as 'post' | 'page' | 'comment'));
 
 /** The revision behind an etag (`"<hash><rev base 36>"`, wire.ts): the local record keeps it, so the local etag is the server's. */
 export function revOf(id: string, etag: string): number {
@@ -108,8 +108,9 @@ export const commentRecord = (w: Comment, post: PostRecord | undefined): Comment
 });
 
 /** The fields a replica sends in a create or patch: what an author edits (status moves by publish/revert/delete). */
-export function editable(collection: Synced, r: PostRecord | PageRecord | CommentRecord): JsonObject {
-  if (collection === 'comments') return { content: r.content };
+export function editable(collection: Tracked, r: Local): JsonObject {
+  if (collection === 'media') return { alt: (r as MediaRecord).alt, filename: (r as MediaRecord).filename };
+  if (collection === 'comments') return { content: (r as CommentRecord).content };
   const { title, content } = r as PostRecord;
   if (collection === 'pages') return { title, content };
   const p = r as PostRecord;
@@ -124,10 +125,13 @@ export function editable(collection: Synced, r: PostRecord | PageRecord | Commen
   } as JsonObject;
 }
 
-export type Local = PostRecord | PageRecord | CommentRecord;
+export type Local = PostRecord | PageRecord | CommentRecord | MediaRecord;
 
 /** A fingerprint of the editable fields: a record whose fingerprint left its base's has edits to send. */
-export const fingerprint = (collection: Synced, r: Local) => shortHash(JSON.stringify(editable(collection, r)));
+export const fingerprint = (collection: Tracked, r: Local) => shortHash(JSON.stringify(editable(collection, r)));
+
+/** The status a base keeps of a record (pictures have none). */
+export const statusOf = (r: Local): string => ('status' in r ? r.status : '');
 
 /** Whether a local record differs from its base in what a push sends: its editable fields or its status. */
-export const differs = (collection: Synced, r: Local, base: Base) => fingerprint(collection, r) !== base.h || r.status !== base.s;
+export const differs = (collection: Tracked, r: Local, base: Base) => fingerprint(collection, r) !== base.h || statusOf(r) !== base.s;

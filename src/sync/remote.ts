@@ -44,6 +44,8 @@ export interface WriteOptions {
   ifMatch?: string;
   /** For creates: a retry with the same key answers the first result instead of creating a twin. */
   idempotencyKey?: string;
+  /** Raw bytes sent as the body instead of JSON (a media upload), with their type and file name. */
+  bytes?: { body: Blob; type: string; filename: string };
   signal?: AbortSignal;
 }
 
@@ -52,6 +54,8 @@ export interface Remote {
   pull(blogId: string, options?: PullOptions): Promise<ChangeList>;
   /** One `/v3` call (path after `baseUrl`): the JSON answer (undefined for 204). */
   call<T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, options?: WriteOptions): Promise<T>;
+  /** The bytes of a picture, from the media route beside the API root (`/v3` → `/media`). */
+  picture(blogId: string, mediaId: string, filename: string, signal?: AbortSignal): Promise<ReadableStream<Uint8Array>>;
 }
 
 /** The server's consistency token (read replicas, docs/postgres.md): sent back, so a pull after a push sees it. */
@@ -68,12 +72,16 @@ export function createRemote(options: RemoteOptions): Remote {
     const extra = typeof options.headers === 'function' ? await options.headers() : (options.headers ?? {});
     const headers: Record<string, string> = { ...extra };
     if (o.body !== undefined) headers['content-type'] = 'application/json';
+    if (o.bytes) {
+      headers['content-type'] = o.bytes.type;
+      headers['content-disposition'] = `attachment; filename*=UTF-8''${encodeURIComponent(o.bytes.filename)}`;
+    }
     if (o.ifMatch !== undefined) headers['if-match'] = o.ifMatch;
     if (o.idempotencyKey !== undefined) headers['idempotency-key'] = o.idempotencyKey;
     if (token !== undefined) headers[CONSISTENCY_TOKEN] = token;
     let res: Response;
     try {
-      res = await doFetch(url, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal: o.signal });
+      res = await doFetch(url, { method, headers, body: o.bytes?.body ?? (o.body === undefined ? undefined : JSON.stringify(o.body)), signal: o.signal });
     } catch (error) {
       if (o.signal?.aborted) throw error;
       throw new RemoteError(0, 'offline', `Could not reach ${url.origin}`);
@@ -95,5 +103,21 @@ export function createRemote(options: RemoteOptions): Remote {
         signal: o.signal,
       }),
     call,
+    // Served to anyone, so asked for without headers: a plain GET, which another origin may make without a preflight.
+    async picture(blogId, mediaId, filename, signal) {
+      const url = `${base.replace(/\/[^/]*$/, '')}/media/${blogId}/${mediaId}/${encodeURIComponent(filename)}`;
+      let res: Response;
+      try {
+        res = await doFetch(url, { signal });
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        throw new RemoteError(0, 'offline', `Could not reach ${new URL(url).origin}`);
+      }
+      if (!res.ok || !res.body) {
+        await res.body?.cancel();
+        throw new RemoteError(res.status, 'notFound', `HTTP ${res.status} for the picture ${mediaId}`);
+      }
+      return res.body;
+    },
   };
 }

@@ -4,10 +4,10 @@
  * stored itself is skipped, so pull-applied writes never go back.
  */
 import { blogChanges } from '../store/streams.js';
-import { eachRecord, isDirty } from './pull.js';
+import { eachRecord } from './pull.js';
 
 import { baseId, keyOf, pulledCommits, saveState, type Ctx } from './state.js';
-import type { Base, Synced } from './model.js';
+import { isDirty, type Base, type Synced } from './model.js';
 
 const SCAN = 500;
 

@@ -10,7 +10,7 @@ import type { Core } from '../core/core.js';
 import type { JsonObject, LogPosition, StoredDoc, WriteOp } from '../store/driver.js';
 import { labelCountsOps } from '../store/label-counts.js';
 import { del, put, type Collection, type PostRecord, type Records } from '../store/records.js';
-import type { Synced } from './model.js';
+import type { Tracked } from './model.js';
 
 /** A create whose request is stored before it is sent, so a retry sends the same request with the same key. */
 export interface CreateInFlight {
@@ -22,7 +22,7 @@ export interface CreateInFlight {
 
 export interface StoredConflict {
   id: string;
-  collection: Synced;
+  collection: Tracked;
   reason: 'changed' | 'deleted' | 'rejected';
   message?: string;
   /** The local record (null: the local write was a delete), and the server's as stored here (null: it has none). */
@@ -52,7 +52,9 @@ export interface State {
 }
 
 export const stateId = (blogId: string) => `sync:${blogId}`;
-export const baseId = (blogId: string, collection: Synced, id: string) => `sync:${blogId}:${collection}:${id}`;
+export const baseId = (blogId: string, collection: Tracked, id: string) => `sync:${blogId}:${collection}:${id}`;
+/** The pictures whose bytes a replica still has to fetch, and bytes it has to let go (media.ts). */
+export const picturesId = (blogId: string) => `sync:${blogId}:pictures`;
 
 export const newState = (blogId: string): State => ({
   id: stateId(blogId),
@@ -259,14 +261,14 @@ export async function loadState(core: Core, blogId: string, ctx: Ctx | undefined
 }
 
 export const synced = ['posts', 'pages', 'comments'] as const;
-export const keyOf = (collection: Synced, id: string) => `${collection}/${id}`;
+export const keyOf = (collection: Tracked, id: string) => `${collection}/${id}`;
 export const splitKey = (key: string) => {
   const i = key.indexOf('/');
-  return { collection: key.slice(0, i) as Synced, id: key.slice(i + 1) };
+  return { collection: key.slice(0, i) as Tracked, id: key.slice(i + 1) };
 };
 
 /** Takes a record off what waits to be sent. */
-export function settled(st: State, collection: Synced, id: string): void {
+export function settled(st: State, collection: Tracked, id: string): void {
   st.dirty = st.dirty.filter((k) => k !== keyOf(collection, id));
 }
 

@@ -16,6 +16,16 @@ export interface ReplicaOptions {
   onSync?: (result: SyncResult) => void;
   /** Called when a round of `live()` fails (offline, server down); `live()` tries again with a growing pause. */
   onError?: (error: unknown) => void;
+  /** Pictures downloaded at once in the background (default 4). */
+  downloads?: number;
+}
+
+/** Where the background download of pictures stands (`replica.downloads()`). */
+export interface Downloads {
+  /** Pictures whose bytes this pass stored here. */
+  readonly fetched: number;
+  /** Pictures the local posts and pages use whose bytes are not here yet (the next sync tries again). */
+  readonly waiting: number;
 }
 
 export interface SyncResult {
@@ -27,19 +37,23 @@ export interface SyncResult {
   conflicts: number;
 }
 
-export type SyncKind = 'post' | 'page' | 'comment';
+/** What a replica sends: posts, pages, comments, and pictures (`media`: a `service.media` upload, patch or delete). */
+export type SyncKind = 'post' | 'page' | 'comment' | 'media';
 
 /** A local write waiting to be sent. */
 export interface PendingChange {
   readonly kind: SyncKind;
-  /** The local id (a record made here keeps its local id until its create is answered). */
+  /**
+   * The local id (a record made here keeps its local id until its create is answered). A picture's is its
+   * media id, the SHA-256 of its bytes, here and on the server alike.
+   */
   readonly id: string;
   readonly action: 'create' | 'update' | 'delete';
-  /** The post's or page's title, when it still exists locally. */
+  /** The post's or page's title, or the picture's file name, when it still exists locally. */
   readonly title?: string;
 }
 
-/** One side of a conflict. */
+/** One side of a conflict. For a picture (`kind: 'media'`), `title` is its file name, `content` its alt text. */
 export interface ConflictVersion {
   readonly title: string;
   readonly content: string;
@@ -84,6 +98,11 @@ export interface Replica {
   conflicts(): Promise<readonly Conflict[]>;
   /** Settles a conflict locally; a `'mine'` choice is sent by the next sync. */
   resolve(id: string, choice: ConflictChoice): Promise<void>;
-  /** Stops `live()` and waits for a running sync; the local service stays open (the app closes it). */
+  /**
+   * Waits for the background download of pictures that `sync()` (or `live()`) started, and answers where it
+   * stands; with none running, starts one (it needs the network).
+   */
+  downloads(): Promise<Downloads>;
+  /** Stops `live()` and the picture downloads, and waits for a running sync; the local service stays open (the app closes it). */
   close(): Promise<void>;
 }

@@ -31,13 +31,13 @@ export const SETUPS: ReadonlyArray<{ local: LocalKind; store: Store }> = [
 export const serverFor = (store: Store, options: Omit<SyncServerOptions, 'store'> = {}): Promise<SyncServer> => startSyncServer({ ...options, store });
 
 /** A local store that can be opened again (a tab reload): the same IndexedDB database, or the same memory service. */
-export function localStore(kind: LocalKind): { open(): BlogService } {
+export function localStore(kind: LocalKind, options: { apiBaseUrl?: string } = {}): { open(): BlogService } {
   if (kind === 'memory') {
-    const service = createBlogService({ driver: memoryDriver() });
+    const service = createBlogService({ driver: memoryDriver(), ...options });
     return { open: () => service };
   }
   const indexedDB = new IDBFactory();
-  return { open: () => createBlogService({ driver: idbDriver({ name: 'replica', indexedDB }) }) };
+  return { open: () => createBlogService({ driver: idbDriver({ name: 'replica', indexedDB }), ...options }) };
 }
 
 export interface TestReplica {

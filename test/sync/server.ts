@@ -52,6 +52,8 @@ export interface SyncServerOptions {
   retentionDays?: number;
   /** Serve this SQLite file of an earlier server (a restart) instead of a new one. */
   restart?: SyncServer;
+  /** The largest picture the server takes (the service's default otherwise). */
+  maxMediaBytes?: number;
 }
 
 export async function startSyncServer(options: SyncServerOptions = {}): Promise<SyncServer> {
@@ -67,6 +69,7 @@ export async function startSyncServer(options: SyncServerOptions = {}): Promise<
     apiBaseUrl: base,
     now: () => new Date((clock.ms += 1)),
     ...(options.retentionDays !== undefined ? { changeRetention: { days: options.retentionDays } } : {}),
+    ...(options.maxMediaBytes !== undefined ? { maxMediaBytes: options.maxMediaBytes } : {}),
   });
   let blogId: string;
   let users: SyncServer['users'];

@@ -8,9 +8,12 @@ const DATABASE = 'blogcore-editor';
 /** Blogs need a public address; this one only shapes post URLs (`…/2026/11/slug.html`). */
 const BLOG_URL = 'https://my-offline-blog.example/';
 
-/** The local-only blog's store, or (named) a replica's. */
-export async function openService(name = DATABASE): Promise<BlogService> {
-  const service = createBlogService({ driver: idbDriver({ name }) });
+/**
+ * The local-only blog's store, or (named) a replica's: then `apiBaseUrl` is the server's, so a picture added
+ * here has the url it will have there.
+ */
+export async function openService(name = DATABASE, apiBaseUrl?: string): Promise<BlogService> {
+  const service = createBlogService({ driver: idbDriver({ name }), ...(apiBaseUrl ? { apiBaseUrl } : {}) });
   await service.ready();
   return service;
 }

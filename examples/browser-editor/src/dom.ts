@@ -47,16 +47,26 @@ export function escapeHtml(text: string): string {
  * Shows author HTML in a sandboxed frame: no scripts run, nothing can reach this page, and the frame
  * grows to fit its content.
  */
-export function htmlFrame(html: string, title: string): HTMLIFrameElement {
+export function htmlFrame(html: string, title: string, pictures?: { show(src: string): Promise<string | null> }): HTMLIFrameElement {
   const frame = h('iframe', { class: 'content-frame', title, sandbox: 'allow-same-origin' });
   frame.srcdoc = `<!doctype html><meta charset="utf-8"><base target="_blank"><style>
     body{font:17px/1.65 Georgia,"Times New Roman",serif;color:#1f2328;margin:0;padding:1px 0}
     img{max-width:100%;height:auto} pre{overflow:auto} a{color:#0b57d0}
   </style>${html}`;
-  frame.addEventListener('load', () => {
+  const fitHeight = () => {
     const doc = frame.contentDocument;
     // The <html> element's own box is as tall as the content (scrollHeight would be at least the frame's).
     if (doc) frame.style.height = `${Math.ceil(Math.max(40, doc.documentElement.getBoundingClientRect().height)) + 2}px`;
+  };
+  frame.addEventListener('load', () => {
+    fitHeight();
+    // Pictures of the blog are shown from the local store (offline too); each one that loads refits the frame.
+    for (const img of frame.contentDocument?.images ?? []) {
+      img.addEventListener('load', fitHeight);
+      void pictures?.show(img.getAttribute('src') ?? '').then((local) => {
+        if (local) img.src = local;
+      });
+    }
   });
   return frame;
 }

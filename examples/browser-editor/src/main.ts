@@ -9,6 +9,7 @@ import { parseRoute, type App, type RemoteChange } from './app.js';
 import { findBlog, openService, OWNER_ID } from './blog.js';
 import { forgetConnection, replicaDatabase, savedConnection, type Connection } from './connection.js';
 import { h, mount } from './dom.js';
+import { localPictures } from './pictures.js';
 import { fatal, problemBox, root } from './shell.js';
 import { startSync, type Syncer } from './sync.js';
 import { commentsView } from './views/comments.js';
@@ -79,7 +80,7 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
     unsaved: null,
     onRemoteChange: null,
     onLeave: null,
-    pictures: null,
+    pictures: localPictures(owner, blog.id),
   };
 
   // Tabs of this editor share one database but each has its own service: pass each write on, so the
@@ -219,7 +220,7 @@ offline.catch(() => undefined);
  * replica holds a stand-in with no name, which is enough to write offline (the edits wait for the first sync).
  */
 async function bootConnected(connection: Connection): Promise<void> {
-  const service = await openService(replicaDatabase(connection));
+  const service = await openService(replicaDatabase(connection), connection.api.replace(/\/v3$/, ''));
   const syncer = startSync(connection, service);
   const local = () =>
     service.blogs.get({ blogId: connection.blogId }).catch((e: unknown) => {

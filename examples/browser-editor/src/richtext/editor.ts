@@ -9,11 +9,13 @@ import { NodeSelection } from '@tiptap/pm/state';
 import type { EditorView } from '@tiptap/pm/view';
 import { h, htmlFrame, mount } from '../dom.js';
 import { readHtml, writeHtml } from './html.js';
-import { extensions, RawHtml, richSchema } from './schema.js';
+import { extensions, Picture, RawHtml, richSchema } from './schema.js';
 
 export interface Pictures {
   /** Stores a picture (locally first when offline) and answers the url the post names it by. */
   add(file: File): Promise<{ url: string }>;
+  /** The address to show a picture of the post from (its local copy), or null to show its url as it is. */
+  show(src: string): Promise<string | null>;
 }
 
 export interface RichTextOptions {
@@ -83,6 +85,40 @@ const RawHtmlView = RawHtml.extend({
   },
 });
 
+/**
+ * A picture shown from where `pictures` says (its local copy, offline too); its `src` in the post stays the
+ * url. The shown address is set once known, so an offline editor never asks the network for it first.
+ */
+const pictureView = (pictures: Pictures) =>
+  Picture.extend({
+    addNodeView() {
+      return ({ node }) => {
+        let current = node;
+        const img = h('img', { class: 'rt-picture' });
+        const show = () => {
+          const src = current.attrs.src as string;
+          img.alt = (current.attrs.alt as string | null) ?? '';
+          img.title = (current.attrs.title as string | null) ?? '';
+          if (img.dataset.src === src) return;
+          img.dataset.src = src;
+          void pictures.show(src).then((local) => {
+            if (img.dataset.src === src) img.src = local ?? src;
+          });
+        };
+        show();
+        return {
+          dom: img,
+          update(next) {
+            if (next.type !== current.type) return false;
+            current = next;
+            show();
+            return true;
+          },
+        };
+      };
+    },
+  });
+
 export function richText(options: RichTextOptions): RichText {
   const schema = richSchema();
   const surface = h('div', { class: 'rt-surface' });
@@ -91,7 +127,7 @@ export function richText(options: RichTextOptions): RichText {
 
   const editor = new Editor({
     element: surface,
-    extensions: extensions.map((e) => (e === RawHtml ? RawHtmlView : e)),
+    extensions: extensions.map((e) => (e === RawHtml ? RawHtmlView : e === Picture && options.pictures ? pictureView(options.pictures) : e)),
     content: readHtml(schema, options.html).toJSON(),
     editorProps: {
       attributes: { 'aria-label': 'Content', 'aria-multiline': 'true', role: 'textbox', class: 'rt-doc' },

@@ -108,6 +108,9 @@ export const RawHtml = Node.create({
   renderHTML: ({ node }) => ['div', { 'data-bc-raw': node.attrs.html as string }],
 });
 
+/** A picture (`<img>`), inline; editor.ts shows it from the local store when it is there. */
+export const Picture = Image.configure({ inline: true, allowBase64: false });
+
 /** The source of each top-level block (never written into the HTML itself). */
 const KeepSource = Extension.create({
   name: 'keepSource',
@@ -131,7 +134,7 @@ export const extensions: AnyExtension[] = [
   KeptStrike,
   KeptCodeBlock,
   BareParagraph,
-  Image.configure({ inline: true, allowBase64: false }),
+  Picture,
   RawHtml,
   KeepSource,
 ];

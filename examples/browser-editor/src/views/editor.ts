@@ -235,7 +235,8 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
 
   let previewTimer: number | undefined;
   const showPreview = () => {
-    if (previewBox.open) mount(preview, htmlFrame(content.html() || '<p><em>Nothing to preview yet.</em></p>', `Preview of the ${kind.noun}`));
+    if (previewBox.open)
+      mount(preview, htmlFrame(content.html() || '<p><em>Nothing to preview yet.</em></p>', `Preview of the ${kind.noun}`, app.pictures ?? undefined));
   };
   previewBox.addEventListener('toggle', showPreview);
 

@@ -87,7 +87,7 @@ async function postPage(app: App, postId: string): Promise<HTMLElement> {
     h('h1', { tabIndex: -1 }, post.title || '(untitled)'),
     h('p', { class: 'byline' }, 'By ', post.author.displayName, ' · ', when(post.published)),
     post.labels?.length ? h('ul', { class: 'labels', 'aria-label': 'Labels' }, ...post.labels.map((l) => h('li', null, l))) : null,
-    htmlFrame(post.content ?? '', post.title),
+    htmlFrame(post.content ?? '', post.title, app.pictures ?? undefined),
     h(
       'section',
       { class: 'comments-section', 'aria-labelledby': 'comments-heading' },
@@ -142,5 +142,5 @@ function commentForm(app: App, postId: string): HTMLElement {
 
 async function pagePage(app: App, pageId: string): Promise<HTMLElement> {
   const page = await app.reader.pages.get({ blogId: app.blog.id, pageId });
-  return h('article', { class: 'reader-main' }, h('h1', { tabIndex: -1 }, page.title), htmlFrame(page.content ?? '', page.title));
+  return h('article', { class: 'reader-main' }, h('h1', { tabIndex: -1 }, page.title), htmlFrame(page.content ?? '', page.title, app.pictures ?? undefined));
 }

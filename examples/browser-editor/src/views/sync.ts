@@ -51,6 +51,7 @@ export async function syncView(app: App, syncer: Syncer, connection: Connection)
   const failure = h('div', { role: 'alert' });
   const conflicts = h('div', { class: 'conflicts' });
   const pending = h('div', { class: 'pending' });
+  const pictures = h('p', { class: 'pictures-line hint' });
   const syncNow = h('button', { type: 'button', class: 'primary', onclick: () => void syncer.now() }, 'Sync now');
   const root = h(
     'section',
@@ -58,6 +59,7 @@ export async function syncView(app: App, syncer: Syncer, connection: Connection)
     pageHead('Sync', syncNow),
     h('p', { class: 'hint' }, `Replicating “${connection.blogName}” from ${new URL(connection.api).origin}.`),
     status,
+    pictures,
     failure,
     conflicts,
     pending,
@@ -74,6 +76,12 @@ export async function syncView(app: App, syncer: Syncer, connection: Connection)
     mount(status, statusWords(s), s.lastSynced ? [' · last synced ', when(s.lastSynced.toISOString())] : null);
     mount(failure, s.state === 'failed' && s.error ? problemBox(s.error) : null);
     syncNow.disabled = s.state === 'offline' || s.state === 'syncing' || s.state === 'elsewhere';
+    // The pictures' bytes come after a sync, in the background: this waits for that to end.
+    void syncer.replica.downloads().then(({ waiting }) => {
+      pictures.textContent = waiting
+        ? `${plural(waiting, 'picture is', 'pictures are')} still to be copied into this browser.`
+        : 'Every picture the posts use is in this browser.';
+    }, app.fail);
     const [c, p] = await Promise.all([syncer.replica.conflicts(), syncer.replica.pending()]);
     // Re-render the lists only when they changed (a click in progress keeps its button).
     const key = JSON.stringify([c.map((x) => x.id), p.map((x) => x.id)]);
@@ -96,13 +104,16 @@ export async function syncView(app: App, syncer: Syncer, connection: Connection)
 
 const ACTION_WORDS = { create: 'New', update: 'Changed', delete: 'Deleted' } as const;
 
+/** What the Sync screen calls each kind of change. */
+const nounOf = (kind: PendingChange['kind']) => (kind === 'media' ? 'picture' : kind);
+
 function pendingRow(p: PendingChange): HTMLElement {
   const title = p.title || '(untitled)';
-  const open = p.kind !== 'comment' && p.action !== 'delete';
+  const open = (p.kind === 'post' || p.kind === 'page') && p.action !== 'delete';
   return h(
     'li',
-    { class: 'row pending-row', dataset: { id: p.id } },
-    `${ACTION_WORDS[p.action]} ${p.kind}: `,
+    { class: 'row pending-row', dataset: { id: p.id, kind: p.kind } },
+    `${ACTION_WORDS[p.action]} ${nounOf(p.kind)}: `,
     open ? h('a', { href: `#/${p.kind}s/edit/${encodeURIComponent(p.id)}` }, title) : h('strong', null, title),
   );
 }
@@ -122,7 +133,7 @@ function conflictCard(app: App, syncer: Syncer, c: Conflict): HTMLElement {
           ]
         : h('p', { class: 'hint' }, gone),
     );
-  const noun = c.kind;
+  const noun = nounOf(c.kind);
   const title = c.theirs?.title || c.mine?.title || 'untitled';
   const choose = (choice: 'mine' | 'theirs', done: string) => async (e: Event) => {
     for (const b of card.querySelectorAll('button')) b.disabled = true;
@@ -138,7 +149,13 @@ function conflictCard(app: App, syncer: Syncer, c: Conflict): HTMLElement {
   const card: HTMLElement = h(
     'article',
     { class: 'conflict', dataset: { id: c.id } },
-    h('h3', null, `“${title}” was ${c.reason === 'deleted' ? 'deleted' : 'changed'} on the server while you edited it`),
+    h(
+      'h3',
+      null,
+      c.reason === 'rejected'
+        ? `The server refused “${title}”`
+        : `“${title}” was ${c.reason === 'deleted' ? 'deleted' : 'changed'} on the server while you edited it`,
+    ),
     h('p', null, `Your edit of this ${noun} was not sent over the other one. Choose which version to keep; neither text is lost until you choose.`),
     c.message ? h('p', { class: 'hint' }, c.message) : null,
     c.fields.length ? h('p', { class: 'hint' }, `They differ in: ${c.fields.join(', ')}.`) : null,

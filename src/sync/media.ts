@@ -1,0 +1,321 @@
+/**
+ * A replica's pictures (docs/design.md §16), loaded the first time a pull or a push meets one. Media records come
+ * through the change feed and are stored like posts, with a base; their bytes are fetched afterwards, in the
+ * background, for the pictures the local posts and pages use (a list of what is still missing, kept in the
+ * store, so a reload carries on). A picture uploaded here waits in `pending()` and goes before the writes
+ * that use it: its id is the SHA-256 of its bytes, so its url names the same picture on the server.
+ */
+import type { ChangeItem } from '../resources/changes.js';
+import type { Media } from '../schema/media.js';
+import type { asJson, mediaId, MediaRecord, UserRecord } from '../store/records.js';
+import { sha256 } from '../util/sha256.js';
+import { piecesOfStream } from '../util/streams.js';
+import type { Core } from '../core/core.js';
+import type { RemoteError, Remote } from './remote.js';
+import type { baseId, Batch, Ctx, keyOf, picturesId, settled, StoredConflict } from './state.js';
+import type { Base, isDirty } from './model.js';
+import type { editable, fingerprint, revOf } from './records.js';
+import type { ConflictChoice, Downloads } from './types.js';
+
+/**
+ * What this module takes from the replica's start-up modules, handed in by kit.ts rather than imported: a lazy
+ * module that imported them would split the start-up chunks they sit in (docs/design.md §16).
+ */
+export interface MediaKit {
+  Batch: typeof Batch;
+  RemoteError: typeof RemoteError;
+  asJson: typeof asJson;
+  mediaId: typeof mediaId;
+  isDirty: typeof isDirty;
+  editable: typeof editable;
+  fingerprint: typeof fingerprint;
+  revOf: typeof revOf;
+  baseId: typeof baseId;
+  keyOf: typeof keyOf;
+  picturesId: typeof picturesId;
+  settled: typeof settled;
+}
+
+let kit: MediaKit;
+
+/** The module's calls, once it has its kit. */
+export function pictures(given: MediaKit) {
+  kit = given;
+  return { applyMedia, dropMedia, pushMedia, mediaConflict, resolveMedia, fetchPictures };
+}
+
+/** The pictures a replica still has to fetch (SHA-256s) and bytes it has to let go (blob keys). */
+interface Pictures {
+  id: string;
+  want: string[];
+  drop: string[];
+}
+
+async function picturesIn(batch: Batch, blogId: string): Promise<Pictures> {
+  const found = (await batch.get<Pictures>('settings', kit.picturesId(blogId)))?.doc;
+  return found ? { ...found, want: [...found.want], drop: [...found.drop] } : { id: kit.picturesId(blogId), want: [], drop: [] };
+}
+
+/** The local record of a server picture; bytes stored here before (an upload, a download) keep their key. */
+function mediaRecord(w: Media, old: MediaRecord | undefined): MediaRecord {
+  const id = kit.mediaId(w.blog.id, w.id);
+  return {
+    id,
+    blogId: w.blog.id,
+    sha256: w.id,
+    blob: old?.blob ?? `${w.blog.id}/replica-${w.id}`,
+    contentType: w.contentType,
+    bytes: w.bytes,
+    width: w.width,
+    height: w.height,
+    filename: w.filename,
+    alt: w.alt,
+    authorId: w.author.id,
+    published: w.published,
+    updated: w.updated,
+    rev: kit.revOf(id, w.etag),
+  };
+}
+
+/** A picture stored here as `v`, equal to the server's copy of etag `etag`. */
+async function putWithBase(ctx: Ctx, batch: Batch, record: MediaRecord, etag: string | undefined): Promise<void> {
+  const v = await batch.put('media', record);
+  const base: Base = { id: kit.baseId(ctx.blogId, 'media', record.id), v, etag, s: '', h: kit.fingerprint('media', record), g: ctx.state.gen };
+  await batch.put('settings', base);
+}
+
+/** Writes a server picture here with its base; a picture new here joins what waits to be fetched. */
+async function keep(ctx: Ctx, batch: Batch, pictures: Pictures, w: Media): Promise<void> {
+  const id = kit.mediaId(ctx.blogId, w.id);
+  const local = (await batch.get<MediaRecord>('media', id))?.doc;
+  const { id: authorId, displayName } = w.author;
+  if (authorId && !(await batch.get('users', authorId))) await batch.put('users', { id: authorId, displayName, created: '' } satisfies UserRecord);
+  await putWithBase(ctx, batch, mediaRecord(w, local), w.etag);
+  if (!local && !pictures.want.includes(w.id)) pictures.want.push(w.id);
+}
+
+/** Removes a picture here, record, base and (soon after) bytes. */
+async function forget(ctx: Ctx, batch: Batch, pictures: Pictures, id: string): Promise<void> {
+  const bId = kit.baseId(ctx.blogId, 'media', id);
+  const local = (await batch.get<MediaRecord>('media', id))?.doc;
+  if (await batch.get('settings', bId)) await batch.delete('settings', bId);
+  if (!local) return;
+  await batch.delete('media', id);
+  pictures.want = pictures.want.filter((sha) => sha !== local.sha256);
+  pictures.drop.push(local.blob);
+}
+
+/** Changes what waits to be fetched or let go, within a batch. */
+async function dropOrFetch(batch: Batch, blogId: string, change: (pictures: Pictures) => void | Promise<void>): Promise<void> {
+  const pictures = await picturesIn(batch, blogId);
+  await change(pictures);
+  await batch.put('settings', pictures);
+}
+
+/** Removes a picture here within a batch of other writes (a fresh pull's sweep of what the server lost). */
+const dropMedia = (ctx: Ctx, batch: Batch, id: string) => dropOrFetch(batch, ctx.blogId, (pictures) => forget(ctx, batch, pictures, id));
+
+/** Applies a pulled page's media items in its batch; answers how many it applied (local edits keep theirs). */
+async function applyMedia(ctx: Ctx, batch: Batch, items: readonly ChangeItem[]): Promise<number> {
+  let applied = 0;
+  await dropOrFetch(batch, ctx.blogId, async (pictures) => {
+    for (const item of items) {
+      const id = kit.mediaId(ctx.blogId, item.id);
+      const local = await batch.get<MediaRecord>('media', id);
+      if (local && kit.isDirty(local.stored, (await batch.get<Base>('settings', kit.baseId(ctx.blogId, 'media', id)))?.doc)) continue;
+      if (item.deleted || !item.resource) await forget(ctx, batch, pictures, id);
+      else await keep(ctx, batch, pictures, item.resource as Media);
+      applied++;
+    }
+  });
+  return applied;
+}
+
+/** The bytes of a local picture, whole (an upload sends them with their length). */
+async function bytesOf(core: Core, r: MediaRecord): Promise<Blob> {
+  const stream = await core.blobs.read(r.blob);
+  if (!stream) throw new kit.RemoteError(400, 'invalid', `The bytes of ${r.filename} are not in the local store`);
+  return new Response(stream).blob();
+}
+
+/**
+ * Brings one picture to the server: an upload (the same bytes there already answer that media), then its alt
+ * and file name if the server's differ; a patch of them; or a delete. The server's answer becomes the local
+ * record and base, unless the picture was written again meanwhile.
+ */
+async function pushMedia(ctx: Ctx, remote: Remote, id: string): Promise<boolean> {
+  const { core, blogId, state: st } = ctx;
+  const rec = await core.driver.get('media', id);
+  const bId = kit.baseId(blogId, 'media', id);
+  const base = (await core.getAs<Base>('settings', bId))?.doc;
+  const sha = id.slice(-64);
+  const path = `/blogs/${blogId}/media/${sha}`;
+  const batch = new kit.Batch(core);
+  if (!rec) {
+    if (base) {
+      await remote.call('DELETE', path, { ifMatch: base.etag }).catch((error: unknown) => {
+        if (!(error instanceof kit.RemoteError && error.status === 404)) throw error;
+      });
+      await batch.delete('settings', bId);
+    }
+    kit.settled(st, 'media', id);
+    await batch.commit(ctx);
+    return !!base;
+  }
+  const r = rec.doc;
+  const wanted = kit.editable('media', r);
+  let server: Media;
+  if (!base) {
+    server = await remote.call<Media>('POST', `/blogs/${blogId}/media`, { bytes: { body: await bytesOf(core, r), type: r.contentType, filename: r.filename } });
+    if (server.alt !== r.alt || server.filename !== r.filename) server = await remote.call<Media>('PATCH', path, { body: wanted, ifMatch: server.etag });
+  } else server = await remote.call<Media>('PATCH', path, { body: wanted, ifMatch: base.etag });
+  const now = await batch.get<MediaRecord>('media', id);
+  if (now?.stored === rec.version) {
+    kit.settled(st, 'media', id);
+    await putWithBase(ctx, batch, mediaRecord(server, r), server.etag);
+  } else await batch.put('settings', { id: bId, v: -1, etag: server.etag, s: '', h: '', g: st.gen } satisfies Base);
+  await batch.commit(ctx);
+  return true;
+}
+
+/**
+ * The server refused a picture: the conflict names it (its id is the picture's SHA-256) and says why; the
+ * local picture stays as it is (the posts that use it still show it here) until `resolve` picks a side.
+ */
+async function mediaConflict(ctx: Ctx, remote: Remote, id: string, error: RemoteError): Promise<void> {
+  const { core, blogId, state: st } = ctx;
+  const local = (await core.driver.get('media', id))?.doc;
+  const base = (await core.getAs<Base>('settings', kit.baseId(blogId, 'media', id)))?.doc;
+  const theirs = base
+    ? await remote.call<Media>('GET', `/blogs/${blogId}/media/${id.slice(-64)}`).catch((e: unknown) => {
+        if (e instanceof kit.RemoteError && (e.status === 404 || e.status === 403)) return undefined;
+        throw e;
+      })
+    : undefined;
+  const { status, message } = error;
+  const batch = new kit.Batch(core);
+  // The server's version becomes the base: 'mine' is then sent over it.
+  if (theirs) {
+    const h = kit.fingerprint('media', mediaRecord(theirs, undefined));
+    await batch.put('settings', { id: kit.baseId(blogId, 'media', id), v: -1, etag: theirs.etag, s: '', h, g: st.gen } satisfies Base);
+  }
+  const record: StoredConflict = {
+    id,
+    collection: 'media',
+    reason: status === 412 ? 'changed' : status === 404 ? 'deleted' : 'rejected',
+    message: status === 412 || status === 404 ? undefined : message,
+    mine: local ? kit.asJson(local) : null,
+    theirs: theirs ? kit.asJson(mediaRecord(theirs, undefined)) : null,
+    etag: theirs?.etag,
+    detected: core.nowIso(),
+  };
+  st.conflicts = [...st.conflicts.filter((c) => c.id !== id), record];
+  kit.settled(st, 'media', id);
+  await batch.commit(ctx);
+}
+
+/**
+ * `'mine'` sends the local picture (its upload, or its alt and name over the server's) again; `'theirs'` keeps
+ * the server's picture, or, when the server has none, lets the local one go.
+ */
+async function resolveMedia(ctx: Ctx, found: StoredConflict, choice: ConflictChoice): Promise<void> {
+  const batch = new kit.Batch(ctx.core);
+  if (choice === 'mine') {
+    ctx.state.dirty.push(kit.keyOf('media', found.id));
+    // Gone from the server: uploaded again, as a picture made here.
+    if (!found.theirs) await batch.delete('settings', kit.baseId(ctx.blogId, 'media', found.id));
+  } else if (found.theirs) {
+    const local = (await batch.get<MediaRecord>('media', found.id))?.doc;
+    const theirs = found.theirs as unknown as MediaRecord;
+    await putWithBase(ctx, batch, { ...theirs, blob: local?.blob ?? theirs.blob }, found.etag);
+    // A delete refused: the picture comes back, its bytes from the server.
+    if (!local) await dropOrFetch(batch, ctx.blogId, (p) => void p.want.push(theirs.sha256));
+  } else await dropMedia(ctx, batch, found.id);
+  ctx.state.conflicts = ctx.state.conflicts.filter((x) => x !== found);
+  await batch.commit(ctx);
+}
+
+/** The pieces of a download, checked against the SHA-256 they must have: other bytes fail the put, which keeps none. */
+async function* verified(stream: ReadableStream<Uint8Array>, sha: string): AsyncGenerator<Uint8Array> {
+  const hash = sha256();
+  for await (const piece of piecesOfStream(stream)) {
+    hash.update(piece);
+    yield piece;
+  }
+  const got = hash.hex();
+  if (got !== sha) throw new kit.RemoteError(502, 'badPicture', `The server sent bytes with SHA-256 ${got} for the picture ${sha}`);
+}
+
+/** Pictures looked at per pass (the rest wait for the next). */
+const PASS = 500;
+
+/**
+ * Fetches the bytes of the pictures that wait and that a local post or page uses, `concurrency` at a time, into
+ * the local blob store; lets go of the bytes of pictures removed here. What it did is written (through `save`,
+ * which runs it as a replica operation) once the pass ends; a failed download (offline) ends the pass, and
+ * what it fetched before stays fetched. A picture no post uses yet waits until one does.
+ */
+async function fetchPictures(
+  core: Core,
+  blogId: string,
+  remote: Remote,
+  concurrency: number,
+  signal: AbortSignal,
+  save: (change: (ctx: Ctx) => Promise<void>) => Promise<void>,
+): Promise<Downloads> {
+  const stored = (await core.getAs<Pictures>('settings', kit.picturesId(blogId)))?.doc;
+  if (!stored || (!stored.want.length && !stored.drop.length)) return { fetched: 0, waiting: 0 };
+  const dropped = stored.drop.slice(0, PASS);
+  for (const key of dropped) await core.blobs.delete(key);
+  const gone: string[] = [];
+  const todo: MediaRecord[] = [];
+  // A slice of what waits at a time, until a pass's worth is to fetch (pictures no post uses are passed over).
+  for (let at = 0; at < stored.want.length && todo.length < PASS; at += PASS) {
+    const shas = stored.want.slice(at, at + PASS);
+    const records = await core.driver.getMany(
+      'media',
+      shas.map((sha) => kit.mediaId(blogId, sha)),
+    );
+    for (const [i, found] of records.entries()) {
+      if (!found) gone.push(shas[i]!);
+      else if (await usedHere(core, blogId, shas[i]!)) todo.push(found.doc as MediaRecord);
+    }
+  }
+  const done: string[] = [];
+  let failed: unknown;
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; failed === undefined && !signal.aborted && i < todo.length; i = next++) {
+      const r = todo[i]!;
+      try {
+        await core.blobs.put(r.blob, verified(await remote.picture(blogId, r.sha256, r.filename, signal), r.sha256));
+        done.push(r.sha256);
+      } catch (error) {
+        // Gone from the server (its removal comes through the feed): nothing to fetch.
+        if (error instanceof kit.RemoteError && error.status === 404) gone.push(r.sha256);
+        else failed ??= error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  if (done.length || gone.length || dropped.length) {
+    await save(async (ctx) => {
+      const batch = new kit.Batch(core);
+      const pictures = await picturesIn(batch, blogId);
+      const settledShas = new Set([...done, ...gone]);
+      pictures.want = pictures.want.filter((sha) => !settledShas.has(sha));
+      pictures.drop = pictures.drop.filter((key) => !dropped.includes(key));
+      await batch.put('settings', pictures);
+      await batch.commit(ctx);
+    });
+  }
+  return { fetched: done.length, waiting: todo.length - done.length };
+}
+
+/** Whether a local post or page uses the picture (the `media` index, docs/design.md §19). */
+async function usedHere(core: Core, blogId: string, sha: string): Promise<boolean> {
+  for (const collection of ['posts', 'pages'] as const) {
+    if ((await core.driver.keys({ collection, index: 'media', prefixes: [[blogId, sha]], direction: 'asc', limit: 1 })).length) return true;
+  }
+  return false;
+}
