@@ -10,13 +10,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { build, preview, type PreviewServer } from 'vite';
+import type { PreviewServer } from 'vite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchChromium, root } from '../browser/serve.js';
-import { requireBuild, start, type Proc } from '../http/spawn.js';
+import { requireBuild, type Proc } from '../http/spawn.js';
+import { serveDemo, serveEditor } from './editor-app.js';
 import { sha256Hex } from '../media/pictures.js';
 
-const appRoot = join(root, 'examples/browser-editor');
 const shots = join(root, 'test-output');
 
 let dir: string;
@@ -60,21 +60,8 @@ const shown = () =>
 beforeAll(async () => {
   requireBuild();
   dir = await mkdtemp(join(tmpdir(), 'blogcore-editor-pictures-'));
-  const config = {
-    root: appRoot,
-    configFile: join(appRoot, 'vite.config.ts'),
-    logLevel: 'warn' as const,
-    build: { outDir: join(dir, 'app'), emptyOutDir: true },
-  };
-  await build(config);
-  site = await preview({ ...config, preview: { host: '127.0.0.1', port: 0 } });
-  editorUrl = site.resolvedUrls!.local[0]!;
-  server = start(['dist/cli.js', 'serve', '--db', join(dir, 'blog.db'), '--port', '0', '--host', '127.0.0.1', '--quiet', '--cors', new URL(editorUrl).origin]);
-  await server.waitFor(/Ctrl\+C stops the server/);
-  const printed = server.output();
-  api = printed.match(/API: +(http:\/\/127\.0\.0\.1:\d+\/v3)\//)![1]!;
-  blogId = printed.match(/Blog: +\S+\/blogs\/(\S+)/)![1]!;
-  token = printed.match(/^ +(bc_[\w-]{20,})$/m)![1]!;
+  ({ site, editorUrl } = await serveEditor(join(dir, 'app')));
+  ({ server, api, blogId, token } = await serveDemo(join(dir, 'blog.db'), editorUrl));
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
   context.setDefaultTimeout(10_000);

@@ -6,16 +6,15 @@
  * used with each choice. Everything listens on 127.0.0.1 and is stopped at the end.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { build, preview, type PreviewServer } from 'vite';
+import type { PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, root } from '../browser/serve.js';
 import { requireBuild, start, type Proc } from '../http/spawn.js';
+import { serveDemo, serveEditor } from './editor-app.js';
 
-const appRoot = join(root, 'examples/browser-editor');
 const shots = join(root, 'test-output');
 
 interface WirePost {
@@ -36,17 +35,6 @@ let api: string;
 let token: string;
 let blogId: string;
 const tabs: Record<'a' | 'b', { context: BrowserContext; page: Page; errors: Error[] }> = {} as never;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** The server's answer over HTTP, as the admin. */
 async function http<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -130,23 +118,8 @@ async function expectNoProblems() {
 beforeAll(async () => {
   requireBuild();
   dir = await mkdtemp(join(tmpdir(), 'blogcore-editor-sync-'));
-  const config = {
-    root: appRoot,
-    configFile: join(appRoot, 'vite.config.ts'),
-    logLevel: 'warn' as const,
-    build: { outDir: join(dir, 'app'), emptyOutDir: true },
-  };
-  await build(config);
-  site = await preview({ ...config, preview: { host: '127.0.0.1', port: await freePort(), strictPort: true } });
-  editorUrl = site.resolvedUrls!.local[0]!;
-  const origin = new URL(editorUrl).origin;
-  server = start(['dist/cli.js', 'serve', '--db', join(dir, 'blog.db'), '--port', '0', '--host', '127.0.0.1', '--quiet', '--cors', origin]);
-  const out = await server.waitFor(/Ctrl\+C stops the server/);
-  void out;
-  const printed = server.output();
-  api = printed.match(/API: +(http:\/\/127\.0\.0\.1:\d+\/v3)\//)![1]!;
-  blogId = printed.match(/Blog: +\S+\/blogs\/(\S+)/)![1]!;
-  token = printed.match(/^ +(bc_[\w-]{20,})$/m)![1]!;
+  ({ site, editorUrl } = await serveEditor(join(dir, 'app')));
+  ({ server, api, blogId, token } = await serveDemo(join(dir, 'blog.db'), editorUrl));
   browser = await launchChromium();
   for (const name of ['a', 'b'] as const) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -4,15 +4,14 @@
  * on screen. Data lives in the page's IndexedDB only.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { build, preview, type PreviewServer } from 'vite';
+import type { PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumArgs, chromiumPath, root } from '../browser/serve.js';
+import { serveEditor } from './editor-app.js';
 
-const appRoot = join(root, 'examples/browser-editor');
 const shots = join(root, 'test-output');
 
 let outDir: string;
@@ -23,17 +22,6 @@ let context: BrowserContext;
 let page: Page;
 let postUrl: string;
 const pageErrors: Error[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** A tab of the editor that fails the test on any page error. */
 async function newTab(): Promise<Page> {
@@ -65,10 +53,7 @@ beforeAll(async () => {
   outDir = await mkdtemp(join(tmpdir(), 'blogcore-editor-build-'));
   profile = await mkdtemp(join(tmpdir(), 'blogcore-editor-profile-'));
   await mkdir(shots, { recursive: true });
-  const config = { root: appRoot, configFile: join(appRoot, 'vite.config.ts'), logLevel: 'warn' as const, build: { outDir, emptyOutDir: true } };
-  await build(config);
-  server = await preview({ ...config, preview: { host: '127.0.0.1', port: await freePort(), strictPort: true } });
-  url = server.resolvedUrls!.local[0]!;
+  ({ site: server, editorUrl: url } = await serveEditor(outDir));
   context = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath,
     args: chromiumArgs,
