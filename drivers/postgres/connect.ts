@@ -5,7 +5,7 @@
  */
 import { shortHash } from '../../src/util/ids.js';
 import { Catalog } from '../shared/catalog.js';
-import type { PgError, PgModule, PgPool, PgQueryConfig, PgResult } from './native.js';
+import type { PgError, PgModule, PgPool, PgQueryConfig } from './native.js';
 import { current, type ReplicaOptions, type Replicas } from './replicas.js';
 
 interface Common extends ReplicaOptions {
@@ -80,17 +80,15 @@ async function pooled(pool: PgPool, config: PgQueryConfig): Promise<unknown[][]>
   let lost: Error | undefined;
   const onError = (error: Error) => void (lost ??= error);
   client.on('error', onError);
-  let result: PgResult<unknown[]>;
   try {
-    result = await client.query<unknown[]>(config);
+    return (await client.query<unknown[]>(config)).rows;
   } catch (error) {
-    client.removeListener('error', onError);
-    client.release(lost ?? (lostConnection(error) ? (error as Error) : undefined));
+    if (lostConnection(error)) lost ??= error as Error;
     throw error;
+  } finally {
+    client.removeListener('error', onError);
+    client.release(lost);
   }
-  client.removeListener('error', onError);
-  client.release(lost);
-  return result.rows;
 }
 
 /** A lost connection, said plainly: the statement may or may not have run. */
