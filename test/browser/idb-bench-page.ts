@@ -135,6 +135,25 @@ function rawPost(blogId: string, i: number, p: PostInput): RawPost {
 }
 
 type RawDB = IDBPDatabase<unknown>;
+
+/** The raw baseline's database: posts by id, a (blog, status, published, id) index and a multiEntry token index. */
+const openRaw = (name: string): Promise<RawDB> =>
+  openDB(name, 1, {
+    upgrade(db) {
+      const store = db.createObjectStore('posts', { keyPath: 'id' });
+      store.createIndex('published', ['blogId', 'status', 'published', 'id']);
+      store.createIndex('tokens', 'tokens', { multiEntry: true });
+    },
+  });
+
+/** The raw baseline's load: the same posts, put in transactions of 1,000. */
+async function putRawPosts(raw: RawDB, blogId: string, size: number): Promise<void> {
+  for (let start = 0; start < size; start += 1000) {
+    const tx = raw.transaction('posts', 'readwrite');
+    for (let i = start; i < Math.min(size, start + 1000); i++) void tx.store.put(rawPost(blogId, i, makePost(i)));
+    await tx.done;
+  }
+}
 type GetAllRecords = (o: { query: IDBKeyRange; count: number; direction: IDBCursorDirection }) => Promise<Array<{ value: RawPost; key: IDBValidKey }>>;
 
 /** Newest `count` LIVE posts of a blog below `before` (exclusive), like a keyset list page. */
@@ -227,13 +246,7 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
   const blog = await service.blogs.insert({ body: { name: 'Bench', url: 'https://bench.example/' }, ownerId: user.id });
   const blogId = blog.id as string;
 
-  const raw = await openDB(`raw-${tag}`, 1, {
-    upgrade(db) {
-      const store = db.createObjectStore('posts', { keyPath: 'id' });
-      store.createIndex('published', ['blogId', 'status', 'published', 'id']);
-      store.createIndex('tokens', 'tokens', { multiEntry: true });
-    },
-  });
+  const raw = await openRaw(`raw-${tag}`);
 
   // Load: blogcore through its public API, one insert per post, 8 in flight; raw in transactions of 1,000.
   const ids: string[] = new Array(size);
@@ -250,11 +263,7 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
   );
   const loadOurs = performance.now() - t0;
   t0 = performance.now();
-  for (let start = 0; start < size; start += 1000) {
-    const tx = raw.transaction('posts', 'readwrite');
-    for (let i = start; i < Math.min(size, start + 1000); i++) void tx.store.put(rawPost(blogId, i, makePost(i)));
-    await tx.done;
-  }
+  await putRawPosts(raw, blogId, size);
   const loadRaw = performance.now() - t0;
   notes.push(
     `load ${size} posts: blogcore ${(loadOurs / 1000).toFixed(1)} s (posts.insert, 8 in flight: ${((loadOurs * 1000) / size).toFixed(0)} µs per post); raw ${(loadRaw / 1000).toFixed(1)} s (puts in transactions of 1,000)`,
@@ -388,19 +397,9 @@ export async function runSearchAtScale(options: { size: number; budgetMs: number
   const gen: Generator = { vocabulary: VOCAB, labels: LABELS, query: QUERY.join(' '), post: (i) => ({ ...makePost(i), draft: false }) };
   const { blogId } = await bulkLoad(service, gen, size, 500);
   const loadOurs = performance.now() - t0;
-  const raw = await openDB(`raw-${tag}`, 1, {
-    upgrade(db) {
-      const store = db.createObjectStore('posts', { keyPath: 'id' });
-      store.createIndex('published', ['blogId', 'status', 'published', 'id']);
-      store.createIndex('tokens', 'tokens', { multiEntry: true });
-    },
-  });
+  const raw = await openRaw(`raw-${tag}`);
   t0 = performance.now();
-  for (let start = 0; start < size; start += 1000) {
-    const tx = raw.transaction('posts', 'readwrite');
-    for (let i = start; i < Math.min(size, start + 1000); i++) void tx.store.put(rawPost(blogId, i, makePost(i)));
-    await tx.done;
-  }
+  await putRawPosts(raw, blogId, size);
   const loadRaw = performance.now() - t0;
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const q = QUERY.join(' ');
