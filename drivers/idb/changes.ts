@@ -52,10 +52,7 @@ const atLeast0 = (limit: number) => Math.max(0, Math.floor(limit));
 export async function changesSince(c: Connection, seq: number, limit = 1000): Promise<Change[]> {
   const max = atLeast0(limit);
   if (max === 0) return [];
-  const recs: LogGroup[] = await c
-    .transaction([CHANGES])
-    .objectStore(CHANGES)
-    .getAll(c.KeyRange.lowerBound([seq, Infinity], true), max);
+  const recs: LogGroup[] = await c.read((tx) => tx.objectStore(CHANGES).getAll(c.KeyRange.lowerBound([seq, Infinity], true), max));
   return inOrder(recs, max).slice(0, max).map(toChange);
 }
 
@@ -64,11 +61,12 @@ export async function streamChanges(c: Connection, stream: string, after: LogPos
   if (max === 0) return [];
   // A stream has one record per commit: the one of commit `after.seq` may hold changes after `after.pos`.
   const range = c.KeyRange.bound([stream, after.seq], [stream, Infinity, Infinity]);
-  const recs: LogGroup[] = await c
-    .transaction([CHANGES])
-    .objectStore(CHANGES)
-    .index(STREAM_INDEX)
-    .getAll(range, max + 1);
+  const recs: LogGroup[] = await c.read((tx) =>
+    tx
+      .objectStore(CHANGES)
+      .index(STREAM_INDEX)
+      .getAll(range, max + 1),
+  );
   // (One record per commit of a stream: every record read is whole.)
   return inOrder(recs)
     .filter((ch) => ch.q > after.seq || ch.p > after.pos)
@@ -77,8 +75,7 @@ export async function streamChanges(c: Connection, stream: string, after: LogPos
 }
 
 export async function logBounds(c: Connection): Promise<LogBounds> {
-  const tx = c.transaction([LOG, META]);
-  const [last, pruned] = await Promise.all([tx.objectStore(LOG).openKeyCursor(null, 'prev'), tx.objectStore(META).get('pruned')]);
+  const [last, pruned] = await c.read((tx) => Promise.all([tx.objectStore(LOG).openKeyCursor(null, 'prev'), tx.objectStore(META).get('pruned')]));
   return { newest: typeof last?.key === 'number' ? last.key : 0, pruned: typeof pruned === 'number' ? pruned : 0 };
 }
 

@@ -6,11 +6,11 @@
  * of hanging), `blocking` (another tab wants a newer version: let it) and `terminated` (the browser dropped
  * the connection).
  */
-import { wrap, type IDBPDatabase, type IDBPObjectStore, type IDBPTransaction } from 'idb';
+import { unwrap, wrap, type IDBPDatabase, type IDBPTransaction } from 'idb';
 import type { CollectionDef, StoreSchema } from '../../src/store/driver.js';
 import type { Index3 } from './native.js';
 import { loadedPostings, loadPostings } from './lazy-postings.js';
-import { idbVersion, missingLayout, PostingsNeeded, schemaVersion, upgrade } from './schema.js';
+import { BLOBS, idbVersion, missingLayout, PostingsNeeded, schemaVersion, upgrade } from './schema.js';
 
 /** `open` could not upgrade the database because another connection keeps an older version open. */
 export class IdbBlockedError extends Error {
@@ -141,17 +141,56 @@ function openOnce(o: OpenOptions, schema: StoreSchema): Promise<IDBPDatabase> {
 
 const ignore = () => undefined;
 
+export type ReadTx = IDBPTransaction<unknown, string[], 'readonly'>;
+
+/** What a request on a transaction that no longer takes requests throws. */
+const closed = (e: unknown) => e instanceof Error && (e.name === 'TransactionInactiveError' || e.name === 'InvalidStateError');
+
 /** An open database and the collections its schema declares. */
 export class Connection {
   /** Whether indexes have `getAllRecords`; found out on the first index read that could use it. */
   #getAllRecords: boolean | undefined;
+  /** The read transaction reads may still join (see `read`), and the stores it spans. */
+  #shared: ReadTx | undefined;
+  readonly #scope: string[];
 
   constructor(
     readonly db: IDBPDatabase,
     private readonly defs: ReadonlyMap<string, CollectionDef>,
     readonly factory: IDBFactory,
     readonly KeyRange: typeof IDBKeyRange,
-  ) {}
+  ) {
+    // Media bytes are read on their own (blobs.ts): a read of records never holds them.
+    this.#scope = [...db.objectStoreNames].filter((name) => name !== BLOBS);
+  }
+
+  /**
+   * Runs `issue`, which must place its first request at once, in a read-only transaction over every store:
+   * the one reads begun in the same turn of the event loop opened (a call's cache check, search and page
+   * reads go together: one transaction instead of three), else a new one. A transaction is joined only until
+   * its first request is answered, so reads that follow one another (a loop of calls) never keep one
+   * transaction, and the writes waiting behind it, going.
+   */
+  read<T>(issue: (tx: ReadTx) => T): T {
+    const shared = this.#shared;
+    if (shared) {
+      try {
+        return issue(shared);
+      } catch (e) {
+        // It stopped taking requests (the turn it was opened in is over, or it finished): open another.
+        if (!closed(e)) throw e;
+      }
+    }
+    const tx = this.transaction(this.#scope);
+    this.#shared = tx;
+    const leave = () => {
+      if (this.#shared === tx) this.#shared = undefined;
+    };
+    // (Request events reach their transaction's capture listeners first.)
+    for (const type of ['success', 'error']) unwrap(tx).addEventListener(type, leave, { capture: true, once: true });
+    tx.done.then(leave, leave);
+    return issue(tx);
+  }
 
   collection(name: string): CollectionDef {
     const def = this.defs.get(name);
@@ -169,10 +208,10 @@ export class Connection {
     return tx;
   }
 
-  /** A collection's store in a new read-only transaction. */
-  store(collection: string): IDBPObjectStore<unknown, string[], string, 'readonly'> {
+  /** Runs `issue` on a collection's store in a read transaction (`read`). */
+  readStore<T>(collection: string, issue: (store: ReturnType<ReadTx['objectStore']>) => T): T {
     this.collection(collection);
-    return this.transaction([collection]).objectStore(collection);
+    return this.read((tx) => issue(tx.objectStore(collection)));
   }
 
   /** Whether the browser has `getAllRecords` (IndexedDB 3.0), asked of the first index the driver reads. */

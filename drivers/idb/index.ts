@@ -4,7 +4,7 @@
  * src/store/driver.ts. Where each part lives: connect.ts opens the database, schema.ts its layout and
  * upgrades, reads.ts reads by id and key range, search.ts token search, commit.ts writes, changes.ts the
  * change log, blobs.ts media bytes, native.ts the IndexedDB 3.0 requests idb does not type yet. Every call runs in one IndexedDB
- * transaction.
+ * transaction; reads begun together share one (connect.ts `read`).
  */
 import type {
   BlobStore,

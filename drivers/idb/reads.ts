@@ -1,6 +1,7 @@
 /**
- * Reads by id, by unique key and by key range, each in one read-only transaction: a page is one
- * `getAllRecords` request where the browser has it (IndexedDB 3.0), else a cursor walked through idb.
+ * Reads by id, by unique key and by key range, each in one read-only transaction (shared with the reads begun
+ * in the same turn: connect.ts `read`): a page is one `getAllRecords` request where the browser has it
+ * (IndexedDB 3.0), else a cursor walked through idb.
  */
 import {
   mergeWalks,
@@ -22,23 +23,17 @@ const MAX: [] = [];
 export const cursorDirection = (q: { direction: 'asc' | 'desc' }): IDBCursorDirection => (q.direction === 'asc' ? 'next' : 'prev');
 
 export async function get(c: Connection, collection: string, id: string): Promise<StoredDoc | undefined> {
-  return stored(await c.store(collection).get(id));
+  return stored(await c.readStore(collection, (store) => store.get(id)));
 }
 
 export async function getMany(c: Connection, collection: string, ids: readonly string[]): Promise<Array<StoredDoc | undefined>> {
   c.collection(collection);
   if (ids.length === 0) return [];
-  const store = c.store(collection);
-  return (await Promise.all(ids.map((id) => store.get(id)))).map(stored);
+  return (await c.readStore(collection, (store) => Promise.all(ids.map((id) => store.get(id))))).map(stored);
 }
 
 export async function getByIndex(c: Connection, collection: string, index: string, key: Key): Promise<StoredDoc | undefined> {
-  return stored(
-    await c
-      .store(collection)
-      .index(index)
-      .get([...key]),
-  );
+  return stored(await c.readStore(collection, (store) => store.index(index).get([...key])));
 }
 
 /** The IDBKeyRange of a query, or undefined when the range is empty. */
@@ -52,22 +47,22 @@ export function range(c: Connection, q: RangeQuery): IDBKeyRange | undefined {
   return c.KeyRange.bound(lower, upper, lowerOpen, upperOpen);
 }
 
-/** A collection's index in a new read-only transaction. */
-export const indexOf = (c: Connection, collection: string, index: string) => c.store(collection).index(index) as unknown as Index3;
+/** Runs `issue` on a collection's index in a read transaction (Connection.read). */
+export const readIndex = <T>(c: Connection, collection: string, index: string, issue: (index: Index3) => T): T =>
+  c.readStore(collection, (store) => issue(store.index(index) as unknown as Index3));
 
 export async function list(c: Connection, q: ListQuery): Promise<IndexedDoc[]> {
-  const index = indexOf(c, q.collection, q.index);
   const r = range(c, q);
   const limit = Math.floor(q.limit);
   if (!r || !(limit > 0)) return [];
   const direction = cursorDirection(q);
-  if (c.hasGetAllRecords(index)) {
+  const first = readIndex(c, q.collection, q.index, (index) =>
     // One request for the whole page, with the index key of each entry.
-    const recs = await index.getAllRecords!<Rec>({ query: r, count: limit, direction });
-    return recs.map((rec) => ({ ...stored(rec.value)!, key: rec.key as string[] }));
-  }
+    c.hasGetAllRecords(index) ? { page: index.getAllRecords!<Rec>({ query: r, count: limit, direction }) } : { cursor: index.openCursor(r, direction) },
+  );
+  if (first.page) return (await first.page).map((rec) => ({ ...stored(rec.value)!, key: rec.key as string[] }));
   const out: IndexedDoc[] = [];
-  for (let cursor = await index.openCursor(r, direction); cursor; cursor = await cursor.continue()) {
+  for (let cursor = await first.cursor; cursor; cursor = await cursor.continue()) {
     out.push({ ...stored(cursor.value as Rec)!, key: cursor.key as string[] });
     if (out.length >= limit) break;
   }
@@ -75,28 +70,32 @@ export async function list(c: Connection, q: ListQuery): Promise<IndexedDoc[]> {
 }
 
 export async function count(c: Connection, q: RangeQuery): Promise<number> {
-  const index = indexOf(c, q.collection, q.index);
+  c.collection(q.collection);
   const r = range(c, q);
-  return r ? index.count(r) : 0;
+  return r ? readIndex(c, q.collection, q.index, (index) => index.count(r)) : 0;
 }
 
 /**
- * One prefix's walk in key order as index entries, at most `limit` (with `keep`, of the ids it keeps): one
- * `getAllRecords` request where the browser has it (it reads the records too, but inside the driver), else a
- * key cursor.
+ * One prefix's walk in key order as index entries, at most `limit`: one `getAllRecords` request where the
+ * browser has it (it reads the records too, but inside the driver), else a key cursor. Its first request is
+ * placed before it returns (Connection.read).
  */
-export async function walk(c: Connection, index: Index3, q: KeysQuery, prefix: Key, limit: number, keep?: (id: string) => boolean): Promise<IndexEntry[]> {
+export function walk(c: Connection, index: Index3, q: KeysQuery, prefix: Key, limit: number): Promise<IndexEntry[]> {
   const r = range(c, { ...q, prefix });
-  if (!r || limit <= 0) return [];
+  if (!r || limit <= 0) return Promise.resolve([]);
   const direction = cursorDirection(q);
-  if (!keep && c.hasGetAllRecords(index)) {
-    const recs = await index.getAllRecords!<Rec>({ query: r, count: limit, direction });
-    return recs.map((rec) => ({ id: rec.primaryKey as string, key: rec.key as string[] }));
+  if (c.hasGetAllRecords(index)) {
+    return index.getAllRecords!<Rec>({ query: r, count: limit, direction }).then((recs) =>
+      recs.map((rec) => ({ id: rec.primaryKey as string, key: rec.key as string[] })),
+    );
   }
+  return keyCursor(index.openKeyCursor(r, direction), limit);
+}
+
+async function keyCursor(first: ReturnType<Index3['openKeyCursor']>, limit: number): Promise<IndexEntry[]> {
   const out: IndexEntry[] = [];
-  for (let cursor = await index.openKeyCursor(r, direction); cursor; cursor = await cursor.continue()) {
-    const id = cursor.primaryKey as string;
-    if (!keep || keep(id)) out.push({ id, key: cursor.key as string[] });
+  for (let cursor = await first; cursor; cursor = await cursor.continue()) {
+    out.push({ id: cursor.primaryKey as string, key: cursor.key as string[] });
     if (out.length >= limit) break;
   }
   return out;
@@ -105,7 +104,6 @@ export async function walk(c: Connection, index: Index3, q: KeysQuery, prefix: K
 export async function keys(c: Connection, q: KeysQuery): Promise<IndexEntry[]> {
   const limit = Math.floor(q.limit);
   if (!(limit > 0) || q.prefixes.length === 0) return [];
-  const index = indexOf(c, q.collection, q.index);
-  const walks = await Promise.all(q.prefixes.map((prefix) => walk(c, index, q, prefix, limit)));
+  const walks = await readIndex(c, q.collection, q.index, (index) => Promise.all(q.prefixes.map((prefix) => walk(c, index, q, prefix, limit))));
   return mergeWalks(walks, q.prefixes[0]!.length, q.direction, limit);
 }

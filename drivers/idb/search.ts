@@ -8,11 +8,11 @@
  * the many, as before.
  */
 import { compareKeys, mergeWalks, suffixInBounds, type IndexEntry, type Key, type KeysQuery, type SearchQuery } from '../../src/store/driver.js';
-import type { Connection } from './connect.js';
+import type { Connection, ReadTx } from './connect.js';
 import type { Index3 } from './native.js';
 import { allMatches, orderedMatches, type Candidate } from './postings.js';
 import { cursorDirection, range } from './reads.js';
-import { DEAD, POST, SEG, type Rec } from './schema.js';
+import { DEAD, type Rec } from './schema.js';
 import { segmentsOf } from './segments.js';
 
 /** Ids per request when a search walks an index keeping its matches. */
@@ -30,8 +30,7 @@ const keysIn = (rec: Rec | undefined, q: SearchQuery, prefix: Key, bounds: KeysQ
     .filter((key) => key.length > prefix.length && compareKeys(key.slice(0, prefix.length), prefix) === 0 && suffixInBounds(key.slice(prefix.length), bounds))
     .sort(order(q));
 
-type ReadTx = ReturnType<Connection['transaction']>;
-type ReadStore = ReturnType<Connection['store']>;
+type ReadStore = ReturnType<ReadTx['objectStore']>;
 
 export async function search(c: Connection, q: SearchQuery): Promise<IndexEntry[]> {
   const def = c.collection(q.collection);
@@ -41,15 +40,17 @@ export async function search(c: Connection, q: SearchQuery): Promise<IndexEntry[
   // starts with the scope) or a check of each match keeps the scope apart.
   const terms = [...new Set(q.tokens)];
   if (terms.length === 0 || !(limit > 0) || q.prefixes.length === 0) return [];
-  const tx = c.transaction([SEG(q.collection), POST(q.collection), DEAD(q.collection), q.collection]);
+  // The segment heads and the number of `~dead` entries in one round trip: a candidate is current unless a
+  // later write replaced or deleted that version (~dead says so), and there are none at all in the usual case
+  // between merges of a store that is mostly added to: nothing more to look up.
+  const [tx, heads, deadCount] = c.read((tx) => [tx, segmentsOf(tx, q.collection, true), tx.objectStore(DEAD(q.collection)).count()] as const);
   const dead = tx.objectStore(DEAD(q.collection));
-  const segs = await segmentsOf(tx, q.collection, true);
+  const anyDead = deadCount.then((n) => n > 0);
+  // (Awaited only when a walk finds candidates; a failed transaction fails the heads' request too.)
+  anyDead.catch(() => {});
+  const segs = await heads;
   // (A segment with documents that have no single key in the first index cannot be walked in its order.)
   if (q.index === def.indexes[0]?.name && !segs.some((s) => s.head.u)) {
-    // A candidate is current unless a later write replaced or deleted that version (~dead says so): tiny
-    // records, not the documents, decide it.
-    // (None at all, the usual case between merges of a store that is mostly added to: nothing to look up.)
-    const anyDead = dead.count().then((n) => n > 0);
     const page = await orderedMatches(segs, terms, q.prefixes, q, q.direction === 'asc', limit, async (batch) => {
       const replaced = (await anyDead) ? ((await Promise.all(batch.map((cand) => dead.get(cand.id)))) as Array<number | undefined>) : [];
       return batch.map((cand, i) => cand.s === q.scope && (replaced[i] ?? 0) < cand.v);

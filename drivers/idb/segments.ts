@@ -34,8 +34,15 @@ const kept = new WeakMap<object, Map<string, unknown>>();
  * (a merge writes a new segment; ids are never reused), so a repeated search reads the segment heads and the
  * page, not the same 16 KB bodies again, and decodes none of them.
  */
-export async function segmentsOf(tx: ReadTx, collection: string, keep = false): Promise<Segment[]> {
-  const heads = (await tx.objectStore(SEG(collection)).getAll()) as SegHead[];
+export function segmentsOf(tx: ReadTx, collection: string, keep = false): Promise<Segment[]> {
+  // (The heads' request is placed before this returns: a read transaction's first request, Connection.read.)
+  return tx
+    .objectStore(SEG(collection))
+    .getAll()
+    .then((heads) => withBodies(tx, collection, heads as SegHead[], keep));
+}
+
+function withBodies(tx: ReadTx, collection: string, heads: SegHead[], keep: boolean): Segment[] {
   const bodies = tx.objectStore(POST(collection));
   let memo = keep ? kept.get(tx.db) : undefined;
   if (keep && !memo) kept.set(tx.db, (memo = new Map()));

@@ -208,6 +208,49 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
       await d.close();
     });
 
+    it("never holds back another tab's commit with a chain of reads, each begun as the one before answered", async () => {
+      const db = database();
+      const [a, b] = [db.driver(), db.driver()];
+      await a.open(suiteSchema);
+      await b.open(suiteSchema);
+      const item = { id: 'x', group: 'g', status: 'LIVE', time: 't' };
+      await a.commit([itemPut(item)]);
+      // (Reads begun together share a transaction; one begun later must not keep it, and the commit behind it, waiting.)
+      let reads = 0;
+      let written = false;
+      const chain = (async () => {
+        while (!written && reads < 2000) {
+          await a.get('items', 'x');
+          reads++;
+        }
+      })();
+      await b.commit([itemPut({ ...item, time: 't2' }, 1)]);
+      written = true;
+      const readsBefore = reads;
+      await chain;
+      expect(readsBefore).toBeLessThan(1000);
+      expect((await a.get('items', 'x'))?.version).toBe(2);
+      await a.close();
+      await b.close();
+    });
+
+    it('answers reads begun while an earlier one is under way, in the same turn or a later one', async () => {
+      const d = database().driver();
+      await d.open(suiteSchema);
+      await d.commit(Array.from({ length: 50 }, (_, i) => itemPut({ id: `i${i}`, group: 'g', status: 'LIVE', time: `t${i}` })));
+      const ids = Array.from({ length: 50 }, (_, i) => `i${i}`);
+      const first = d.getMany('items', ids);
+      const together = d.list({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'], direction: 'desc', limit: 3 });
+      // A later task: the transaction the first two opened takes no more requests there.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const later = d.get('items', 'i7');
+      const [many, page, one] = await Promise.all([first, together, later]);
+      expect(many.map((r) => r?.id)).toEqual(ids);
+      expect(page.map((r) => r.id)).toEqual(['i9', 'i8', 'i7']);
+      expect(one?.id).toBe('i7');
+      await d.close();
+    });
+
     it('names the unique index on a conflict and rejects unknown collections and indexes', async () => {
       const d = database().driver();
       await d.open(suiteSchema);
