@@ -183,6 +183,15 @@ export class Core {
     return (await this.get(collection, id)) as StoredDoc<T> | undefined;
   }
 
+  /**
+   * The documents of a list or search page (src/core/paging.ts), from the record cache where it keeps them,
+   * current as of the call's start; with read replicas (sessions) always read, where the session reads.
+   */
+  async docs<C extends Collection>(collection: C, ids: readonly string[]): Promise<Array<StoredDoc<Records[C]> | undefined>> {
+    if (this.processSession) return this.driver.getMany(collection, ids);
+    return this.cache.getMany(collection, ids, (missing) => this.driver.getMany(collection, missing));
+  }
+
   /** A record for the shared cache: read where every write of this process is visible (replicas that caught up). */
   private async cached<C extends 'users' | 'blogs'>(collection: C, id: string): Promise<StoredDoc<Records[C]> | undefined> {
     await this.ready();
@@ -303,8 +312,8 @@ export class Core {
     const token = this.readSession?.token();
     if (token !== undefined) this.processSession?.see(token);
     for (const op of ops) {
-      if (op.collection === 'users' || op.collection === 'blogs') this.cache.forget(op.collection, op.id);
-      else if (op.type === 'put' && op.collection === 'posts' && dueTime(op.doc) !== undefined) this.dueUnknown();
+      this.cache.forget(op.collection, op.id);
+      if (op.type === 'put' && op.collection === 'posts' && dueTime(op.doc) !== undefined) this.dueUnknown();
     }
     this.cache.committed(result.seq);
     for (const listener of this.commitListeners) listener();

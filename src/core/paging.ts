@@ -37,6 +37,9 @@ export interface PageQuery<C extends Collection> {
   fingerprint: string;
 }
 
+/** Where a page's documents come from once its entries are known: the driver's `getMany`, or the core's `docs` (kept between calls). */
+export type DocReader = RecordStore['getMany'];
+
 export interface Page<T> {
   items: Array<IndexedDoc<T>>;
   nextPageToken?: string;
@@ -112,6 +115,7 @@ interface Position {
  */
 async function fetchItems<C extends Collection>(
   driver: RecordStore,
+  getMany: DocReader,
   q: PageQuery<C>,
   dir: 'asc' | 'desc',
   from: Position | undefined,
@@ -144,7 +148,7 @@ async function fetchItems<C extends Collection>(
       const walk = { collection: q.collection, index: q.index, prefixes: q.prefixes, ...bounds, direction: dir, limit: n };
       const entries = q.search ? await driver.search({ ...walk, ...q.search }) : await driver.keys(walk);
       const docs = entries.length
-        ? await driver.getMany(
+        ? await getMany(
             q.collection,
             entries.map((e) => e.id),
           )
@@ -167,6 +171,7 @@ export async function page<C extends Collection>(
   q: PageQuery<C>,
   limit: number,
   pageToken: string | undefined,
+  getMany: DocReader = (collection, ids) => driver.getMany(collection, ids),
 ): Promise<Page<Records[C]>> {
   const cursor = pageToken === undefined ? undefined : decodeToken(pageToken, q.fingerprint);
   const token = (d: 'n' | 'p', k: Key, i = false) => encodeToken({ d, k: [k[0]!, k[1]!], i, f: q.fingerprint });
@@ -175,7 +180,7 @@ export async function page<C extends Collection>(
   const back = cursor?.d === 'p';
   const [ahead, behind] = back ? (['p', 'n'] as const) : (['n', 'p'] as const);
   const dir = back === (q.direction === 'asc') ? 'desc' : 'asc';
-  const { items: found, stop } = await fetchItems(driver, q, dir, cursor, limit + 1);
+  const { items: found, stop } = await fetchItems(driver, getMany, q, dir, cursor, limit + 1);
   const walked = found.slice(0, limit);
   const far = walked[walked.length - 1];
   const near = walked[0];

@@ -7,15 +7,23 @@
  * with more behind, or the log pruned past what it has seen, it drops everything. So a call sees every
  * change committed before it began, for one cheap `logBounds` and a constant number of log entries.
  * Whenever the log moved by other hands, `moved` is told (the core's knowledge of the next due post goes).
+ *
+ * It also keeps the documents of the last pages read (`getMany`: lists and searches, core.docs), at most
+ * DOCS of them: a page read again costs no read of its documents. Other processes' changes to them are not
+ * followed one by one: any move of the log by other hands drops them all.
  */
 import type { RecordStore } from '../store/record-store.js';
 import { RECORDS_STREAM } from '../store/records.js';
 
 const LIMIT = 2_000;
 const FOLLOW = 16;
+const DOCS = 256;
 
 export class RecordCache {
   private readonly map = new Map<string, unknown>();
+  /** Page documents by collection/id, oldest first, and their epoch (bumped by every drop of one). */
+  private readonly docs = new Map<string, unknown>();
+  private docsEpoch = 0;
   /** Bumped by every drop, so a read that spans one does not store what it read before it. */
   private epoch = 0;
   /** The newest seq whose changes this cache reflects (-1: none read yet). */
@@ -60,10 +68,38 @@ export class RecordCache {
     return found;
   }
 
+  /**
+   * Page documents by id (in the order of `ids`, undefined where none), those not kept read by `load`
+   * (then kept, at most DOCS, the oldest going first).
+   */
+  async getMany<T>(collection: string, ids: readonly string[], load: (ids: string[]) => Promise<Array<T | undefined>>): Promise<Array<T | undefined>> {
+    if (this.checked < this.asked) await this.fresh();
+    const keys = ids.map((id) => `${collection}/${id}`);
+    const out = keys.map((key) => this.docs.get(key) as T | undefined);
+    const missing = ids.filter((_, i) => out[i] === undefined);
+    if (missing.length === 0) return out;
+    const epoch = this.docsEpoch;
+    const found = await load(missing);
+    let j = 0;
+    for (let i = 0; i < out.length; i++) {
+      if (out[i] !== undefined) continue;
+      const doc = (out[i] = found[j++]);
+      if (doc === undefined || epoch !== this.docsEpoch) continue;
+      if (this.docs.size >= DOCS) this.docs.delete(this.docs.keys().next().value!);
+      this.docs.set(keys[i]!, doc);
+    }
+    return out;
+  }
+
   /** Drops a record (this process wrote it, or the log says another did). */
   forget(collection: string, id: string): void {
+    const key = `${collection}/${id}`;
+    this.docsEpoch++;
+    this.docs.delete(key);
+    // (What `get` keeps is users and blogs: a write of anything else leaves their loads alone.)
+    if (collection !== 'users' && collection !== 'blogs') return;
     this.epoch++;
-    this.map.delete(`${collection}/${id}`);
+    this.map.delete(key);
   }
 
   /** This process committed `seq`: if nothing came between, the cache is still current after it. */
@@ -75,6 +111,9 @@ export class RecordCache {
     const { newest, pruned } = await this.driver.logBounds();
     if (newest === this.seen) return;
     this.moved();
+    // (Page documents are not followed one by one: the stream below names users and blogs only.)
+    this.docsEpoch++;
+    this.docs.clear();
     const behind = this.seen < 0 || pruned > this.seen ? [] : await this.driver.streamChanges(RECORDS_STREAM, { seq: this.seen + 1, pos: -1 }, FOLLOW + 1);
     if (this.seen < 0 || behind.length > FOLLOW || pruned > this.seen) {
       this.epoch++;

@@ -167,7 +167,7 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     }
     // Due scheduled posts are looked for beside the page, not before it: almost always none are due; when
     // some were made LIVE, the page is read again so it shows them.
-    const read = () => page(core.driver, query, p.maxResults ?? 10, p.pageToken);
+    const read = () => page(core.driver, query, p.maxResults ?? 10, p.pageToken, (collection, ids) => core.docs(collection, ids));
     // A promotion by a concurrent call of this process may land between the read and promoteDue's look.
     const seen = core.promotions;
     const [s, promoted, first] = await inOrder(allowed(), core.promoteDue(), read());

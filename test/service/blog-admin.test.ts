@@ -1,13 +1,16 @@
 /**
  * Blogs and users become mutable: users.update, blogs.update/patch (old urls keep answering getByUrl, post
  * urls follow), blogs.delete (everything goes; a SIGKILL midway leaves a blog that reads as gone, and a second
- * call finishes), and the core's caches staying right in one process and across processes (SQLite, PostgreSQL).
+ * call finishes), and the core's caches staying right in one process and across processes (SQLite, IndexedDB
+ * tabs, PostgreSQL).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { IDBFactory } from 'fake-indexeddb';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
+import { idbDriver } from '../../drivers/idb/index.js';
 import { postgresDriver } from '../../drivers/postgres/index.js';
 import { dropOwnSchemas, freshSchema, pgUrl } from '../drivers/postgres/env.js';
 import type { StorageDriver } from '../../src/store/driver.js';
@@ -157,6 +160,14 @@ async function twoProcesses(a: BlogService, b: BlogService): Promise<void> {
   for (let i = 0; i < 20; i++) await b.users.insert({ body: { id: `x${i}`, displayName: 'X' } });
   await b.users.update({ userId: 'u', body: { displayName: 'Last' } });
   expect((await a.posts.get({ blogId: blog.id, postId: post.id })).author!.displayName).toBe('Last');
+  // A search page's posts are kept between calls (core.docs): edits by either process still show at once.
+  const found = async () => ((await a.posts.search({ blogId: blog.id, q: 'alpha' })).items ?? []).map((p) => p.title);
+  await a.posts.patch({ blogId: blog.id, postId: post.id, body: { content: '<p>alpha</p>' } });
+  expect(await found()).toEqual(['P']);
+  await b.posts.patch({ blogId: blog.id, postId: post.id, body: { title: 'Q' } });
+  expect(await found()).toEqual(['Q']);
+  await a.posts.patch({ blogId: blog.id, postId: post.id, body: { title: 'R' } });
+  expect(await found()).toEqual(['R']);
   await b.blogs.delete({ blogId: blog.id });
   await expectError(a.blogs.get({ blogId: blog.id }), 404);
   await expectError(a.posts.insert({ blogId: blog.id, body: { title: 'late' } }), 404);
@@ -167,6 +178,15 @@ describe("caches follow another process's changes", () => {
     const file = join(dir, 'two.db');
     const a = createBlogService({ driver: sqliteDriver({ filename: file }) });
     const b = createBlogService({ driver: sqliteDriver({ filename: file }) });
+    await twoProcesses(a, b);
+    await a.close();
+    await b.close();
+  });
+
+  it('two connections on one IndexedDB database (two tabs)', async () => {
+    const factory = new IDBFactory();
+    const a = createBlogService({ driver: idbDriver({ name: 'two', indexedDB: factory }) });
+    const b = createBlogService({ driver: idbDriver({ name: 'two', indexedDB: factory }) });
     await twoProcesses(a, b);
     await a.close();
     await b.close();
