@@ -43,7 +43,9 @@ export async function search(c: Connection, q: SearchQuery): Promise<IndexEntry[
   // The segment heads and the number of `~dead` entries in one round trip: a candidate is current unless a
   // later write replaced or deleted that version (~dead says so), and there are none at all in the usual case
   // between merges of a store that is mostly added to: nothing more to look up.
-  const [tx, heads, deadCount] = c.read((tx) => [tx, segmentsOf(tx, q.collection, true), tx.objectStore(DEAD(q.collection)).count()] as const);
+  const [tx, heads, deadCount] = c.read(
+    (tx) => [tx, segmentsOf(tx, q.collection, { KeyRange: c.KeyRange }), tx.objectStore(DEAD(q.collection)).count()] as const,
+  );
   const dead = tx.objectStore(DEAD(q.collection));
   const anyDead = deadCount.then((n) => n > 0);
   // (Awaited only when a walk finds candidates; a failed transaction fails the heads' request too.)

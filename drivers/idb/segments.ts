@@ -28,18 +28,45 @@ export const orderKey = (def: CollectionDef, keys: Readonly<Record<string, reado
 const KEPT = 256;
 const kept = new WeakMap<object, Map<string, unknown>>();
 
+/** Segment heads searches read, per database and collection: a head never changes once written either. */
+const heads = new WeakMap<object, Map<string, Map<number, SegHead>>>();
+
 /**
  * Every segment of a collection, its bodies read through `tx` when a search needs them. With `keep` (searches),
- * bodies come from memory when a search read them before: a segment's body records never change once written
- * (a merge writes a new segment; ids are never reused), so a repeated search reads the segment heads and the
- * page, not the same 16 KB bodies again, and decodes none of them.
+ * heads and bodies come from memory when a search read them before: a segment's records never change once
+ * written (a merge writes a new segment; ids are never reused), so a repeated search reads the segment ids and
+ * the page, not the same heads and 16 KB bodies again, and decodes none of them.
  */
-export function segmentsOf(tx: ReadTx, collection: string, keep = false): Promise<Segment[]> {
-  // (The heads' request is placed before this returns: a read transaction's first request, Connection.read.)
-  return tx
-    .objectStore(SEG(collection))
-    .getAll()
-    .then((heads) => withBodies(tx, collection, heads as SegHead[], keep));
+export function segmentsOf(tx: ReadTx, collection: string, keep?: { KeyRange: typeof IDBKeyRange }): Promise<Segment[]> {
+  // (The heads' requests are placed before this returns: a read transaction's first request, Connection.read.)
+  const store = tx.objectStore(SEG(collection));
+  if (!keep) return store.getAll().then((all) => withBodies(tx, collection, all as SegHead[], false));
+  let byDb = heads.get(tx.db);
+  if (!byDb) heads.set(tx.db, (byDb = new Map()));
+  let known = byDb.get(collection);
+  if (!known) byDb.set(collection, (known = new Map()));
+  const memo = known;
+  // A new segment (a commit's or a merge's) takes a higher id than any before it: the ids, and the heads
+  // newer than the newest known, in one round trip.
+  const newest = Math.max(-1, ...memo.keys());
+  const ids = store.getAllKeys();
+  const fresh = store.getAll(newest < 0 ? null : keep.KeyRange.lowerBound(newest, true));
+  return Promise.all([ids, fresh]).then(async ([ids, fresh]) => {
+    for (const head of fresh as SegHead[]) memo.set(head.id, head);
+    const now = new Set(ids as number[]);
+    const top = Math.max(-1, ...now);
+    // Merged away (those above `top` may be a later transaction's, read by a search running beside this one).
+    for (const id of memo.keys()) if (!now.has(id) && id < top) memo.delete(id);
+    const missing = [...now].filter((id) => !memo.has(id));
+    // (None unless ids came out of order; then read them.)
+    for (const head of (await Promise.all(missing.map((id) => store.get(id)))) as SegHead[]) if (head) memo.set(head.id, head);
+    return withBodies(
+      tx,
+      collection,
+      [...now].flatMap((id) => memo.get(id) ?? []),
+      true,
+    );
+  });
 }
 
 function withBodies(tx: ReadTx, collection: string, heads: SegHead[], keep: boolean): Segment[] {
