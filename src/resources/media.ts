@@ -123,18 +123,23 @@ export interface StoreMediaInput {
   sha256?: string | undefined;
 }
 
+/** What the bytes of a picture decide of its record (and the file name, fitted to its type). */
+export type PictureFacts = ImageInfo & { sha256: string; filename: string };
+
 /**
- * Streams a picture into the blob store while it is checked and hashed, then commits its record: the one
- * way media enters a store (uploads and imports). A blog that already has the picture keeps its record
- * (`fresh: false`) and the new copy of the bytes goes. Refused bytes leave nothing (the put keeps none).
+ * Streams a picture's bytes into the blob store under `key` while they are checked and hashed (against `sha256`
+ * when given): answers what they are. Refused bytes leave nothing (the put keeps none).
  */
-export async function storeMedia(core: Core, input: StoreMediaInput): Promise<{ record: MediaRecord; fresh: boolean }> {
+export async function putPicture(
+  core: Core,
+  key: string,
+  input: { body: MediaBody; contentType?: string | undefined; filename?: string | undefined; sha256?: string | undefined },
+): Promise<PictureFacts> {
   await core.ready();
   ready(core);
   const check = new ImageCheck(input.contentType, core.maxMediaBytes);
   let info: ImageInfo | undefined;
   let sha = '';
-  const key = `${input.blogId}/${core.newId()}`;
   await core.blobs.put(
     key,
     inspected(
@@ -147,6 +152,18 @@ export async function storeMedia(core: Core, input: StoreMediaInput): Promise<{ 
       input.sha256,
     ),
   );
+  return { ...info!, sha256: sha, filename: fileName(input.filename, info!.contentType) };
+}
+
+/**
+ * Streams a picture into the blob store while it is checked and hashed, then commits its record: the one
+ * way media enters a store (uploads and imports). A blog that already has the picture keeps its record
+ * (`fresh: false`) and the new copy of the bytes goes. Refused bytes leave nothing (the put keeps none).
+ */
+export async function storeMedia(core: Core, input: StoreMediaInput): Promise<{ record: MediaRecord; fresh: boolean }> {
+  const key = `${input.blogId}/${core.newId()}`;
+  const info = await putPicture(core, key, input);
+  const sha = info.sha256;
   const id = mediaId(input.blogId, sha);
   let fresh = false;
   let record: MediaRecord;
@@ -161,11 +178,11 @@ export async function storeMedia(core: Core, input: StoreMediaInput): Promise<{ 
         blogId: input.blogId,
         sha256: sha,
         blob: key,
-        contentType: info!.contentType,
-        bytes: info!.bytes,
-        width: info!.width,
-        height: info!.height,
-        filename: fileName(input.filename, info!.contentType),
+        contentType: info.contentType,
+        bytes: info.bytes,
+        width: info.width,
+        height: info.height,
+        filename: info.filename,
         alt: input.alt ?? '',
         authorId: input.authorId,
         published: input.published ?? now,
