@@ -46,7 +46,10 @@ export async function noteUses(batch: Batch, items: ReadonlyArray<readonly [Item
   const lost = new Set<string>();
   let blogId = '';
   for (const [was, now] of items) {
-    blogId = (now ?? was)!.blogId;
+    // (A record made and dropped within the batch has neither.)
+    const item = now ?? was;
+    if (!item) continue;
+    blogId = item.blogId;
     const before = was ? mediaUses(blogId, was.content) : new Map<string, string>();
     const after = now ? mediaUses(blogId, now.content) : new Map<string, string>();
     for (const [sha, name] of after) if (!before.has(sha)) gained.set(sha, name);

@@ -119,6 +119,28 @@ describe.each(LOCALS)("a reader's pictures, local store on %s", (kind) => {
     for (const [i, p] of pictures.entries()) expect(await bytesOf(second.local, s.blogId, p.id)).toEqual(makePng(8, 8, 11 + i));
   });
 
+  it('a resync (410) keeps the pictures the posts still use, without fetching them again', async () => {
+    await s.close();
+    s = await serverFor('sqlite', { retentionDays: 1 });
+    const kept = await upload(31, 'kept.png');
+    const lost = await upload(32, 'lost.png');
+    const post = await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'Two', content: img(kept.url) + img(lost.url) } });
+    const { replica, local, net } = open('reader');
+    await replica.sync();
+    expect(await replica.downloads()).toEqual({ fetched: 2, waiting: 0 });
+    await s.as('admin').posts.patch({ blogId: s.blogId, postId: post.id!, body: { content: img(kept.url) } });
+    s.clock.advance(3 * 86_400_000);
+    await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'Later', content: 'x' } });
+    net.log.length = 0;
+    await replica.sync();
+    expect(net.log.filter((l) => l.includes('/changes')).some((l) => !l.includes('since='))).toBe(true);
+    expect(await replica.downloads()).toEqual({ fetched: 0, waiting: 0 });
+    expect(net.log.filter((l) => l.startsWith('GET /media/'))).toEqual([]);
+    expect((await local.media.list({ blogId: s.blogId })).items.map((m) => m.id)).toEqual([kept.id]);
+    expect(await bytesOf(local, s.blogId, kept.id)).toEqual(makePng(8, 8, 31));
+    expect(await held(local, lost)).toBe(false);
+  });
+
   it('a reader made author gets the media records; made reader again, keeps only what its posts use, by url', async () => {
     const used = await upload(21, 'used.png');
     const secret = await upload(22, 'secret.png');
