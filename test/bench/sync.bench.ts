@@ -132,7 +132,9 @@ export default async function syncBench(ctx: BenchContext): Promise<void> {
         ...(p.targetMs === undefined ? [] : [{ text: `≤ ${secs(p.targetMs)}`, met: p.ours.mean / 1000 <= p.targetMs }]),
         ...(p.targetRatio === undefined ? [] : [{ text: `≤ ${p.targetRatio}× raw`, met: ratio <= p.targetRatio }]),
       ];
-      const met = targets.length ? `${targets.map((t) => t.text).join(' and ')}: ${targets.every((t) => t.met) ? 'MET' : `NOT MET (${targets.filter((t) => !t.met).map((t) => t.text).join(', ')})`}` : '';
+      const missed = targets.filter((t) => !t.met).map((t) => t.text);
+      const verdict = missed.length ? `NOT MET (${missed.join(', ')})` : 'MET';
+      const met = targets.length ? `${targets.map((t) => t.text).join(' and ')}: ${verdict}` : '';
       const per = (b: number) => (p.size ? Math.round(b / p.size).toLocaleString('en-US') : '–');
       lines.push(`| ${p.op} | ${ms(p.ours.mean)} | ${ms(p.raw.mean)} | ${ratio.toFixed(2)}× | ${met} | ${per(p.oursBytes)} / ${per(p.rawBytes)} B |`);
     }
