@@ -58,7 +58,7 @@ export async function noteUses(batch: Batch, items: ReadonlyArray<readonly [Item
   if (!gained.size && !lost.size) return;
   // A picture with a local record has its bytes here, or waits for them already.
   const ids = [...gained.keys()].map((sha) => mediaId(blogId, sha));
-  await batch.load('media', ids);
+  if (ids.length) await batch.load('media', ids);
   const pictures = await picturesIn(batch, blogId);
   const wanted = new Set(pictures.want);
   for (const [sha, name] of gained) {
