@@ -23,7 +23,10 @@ export type EventType =
   | 'comment.approved'
   | 'comment.spam'
   | 'comment.contentRemoved'
-  | 'comment.deleted';
+  | 'comment.deleted'
+  | 'media.inserted'
+  | 'media.updated'
+  | 'media.deleted';
 
 export interface BlogEvent {
   type: EventType;

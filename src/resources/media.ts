@@ -117,24 +117,31 @@ export interface StoreMediaInput {
   published?: string | undefined;
   updated?: string | undefined;
   rev?: number | undefined;
+  /** An upload: announced with `media.inserted` by `actorId` (none: host code). Imports and restores write quietly, as they do posts. */
+  upload?: { actorId: string | undefined };
   /** The url it was downloaded from (an import finds it by it on a re-run). */
   source?: string | undefined;
   /** The SHA-256 the bytes must have (a restore from a file): others are refused. */
   sha256?: string | undefined;
 }
 
+/** What the bytes of a picture decide of its record (and the file name, fitted to its type). */
+export type PictureFacts = ImageInfo & { sha256: string; filename: string };
+
 /**
- * Streams a picture into the blob store while it is checked and hashed, then commits its record: the one
- * way media enters a store (uploads and imports). A blog that already has the picture keeps its record
- * (`fresh: false`) and the new copy of the bytes goes. Refused bytes leave nothing (the put keeps none).
+ * Streams a picture's bytes into the blob store under `key` while they are checked and hashed (against `sha256`
+ * when given): answers what they are. Refused bytes leave nothing (the put keeps none).
  */
-export async function storeMedia(core: Core, input: StoreMediaInput): Promise<{ record: MediaRecord; fresh: boolean }> {
+export async function putPicture(
+  core: Core,
+  key: string,
+  input: { body: MediaBody; contentType?: string | undefined; filename?: string | undefined; sha256?: string | undefined },
+): Promise<PictureFacts> {
   await core.ready();
   ready(core);
   const check = new ImageCheck(input.contentType, core.maxMediaBytes);
   let info: ImageInfo | undefined;
   let sha = '';
-  const key = `${input.blogId}/${core.newId()}`;
   await core.blobs.put(
     key,
     inspected(
@@ -147,34 +154,49 @@ export async function storeMedia(core: Core, input: StoreMediaInput): Promise<{ 
       input.sha256,
     ),
   );
+  return { ...info!, sha256: sha, filename: fileName(input.filename, info!.contentType) };
+}
+
+/**
+ * Streams a picture into the blob store while it is checked and hashed, then commits its record: the one
+ * way media enters a store (uploads and imports). A blog that already has the picture keeps its record
+ * (`fresh: false`) and the new copy of the bytes goes. Refused bytes leave nothing (the put keeps none).
+ */
+export async function storeMedia(core: Core, input: StoreMediaInput): Promise<{ record: MediaRecord; fresh: boolean }> {
+  const key = `${input.blogId}/${core.newId()}`;
+  const info = await putPicture(core, key, input);
+  const sha = info.sha256;
   const id = mediaId(input.blogId, sha);
   let fresh = false;
   let record: MediaRecord;
   try {
-    record = await core.transact(async () => {
-      const there = await core.get('media', id);
-      fresh = !there;
-      if (there) return { ops: [], result: there.doc };
-      const now = core.nowIso();
-      const r: MediaRecord = {
-        id,
-        blogId: input.blogId,
-        sha256: sha,
-        blob: key,
-        contentType: info!.contentType,
-        bytes: info!.bytes,
-        width: info!.width,
-        height: info!.height,
-        filename: fileName(input.filename, info!.contentType),
-        alt: input.alt ?? '',
-        authorId: input.authorId,
-        published: input.published ?? now,
-        updated: input.updated ?? input.published ?? now,
-        rev: input.rev ?? 1,
-        ...(input.source ? { source: input.source } : {}),
-      };
-      return { ops: [put('media', r, 0)], result: r };
-    });
+    record = await core.transact(
+      async () => {
+        const there = await core.get('media', id);
+        fresh = !there;
+        if (there) return { ops: [], result: there.doc };
+        const now = core.nowIso();
+        const r: MediaRecord = {
+          id,
+          blogId: input.blogId,
+          sha256: sha,
+          blob: key,
+          contentType: info.contentType,
+          bytes: info.bytes,
+          width: info.width,
+          height: info.height,
+          filename: info.filename,
+          alt: input.alt ?? '',
+          authorId: input.authorId,
+          published: input.published ?? now,
+          updated: input.updated ?? input.published ?? now,
+          rev: input.rev ?? 1,
+          ...(input.source ? { source: input.source } : {}),
+        };
+        return { ops: [put('media', r, 0)], result: r };
+      },
+      (r) => (input.upload ? mediaEvent(core, 'media.inserted', r, input.upload.actorId) : []),
+    );
   } catch (error) {
     await core.blobs.delete(key).catch(() => undefined);
     throw error;
@@ -183,6 +205,10 @@ export async function storeMedia(core: Core, input: StoreMediaInput): Promise<{ 
   if (!fresh) await core.blobs.delete(key).catch(() => undefined);
   return { record, fresh };
 }
+
+/** A media event: the picture's id is its SHA-256, as on the wire; the resource as an author sees it. */
+const mediaEvent = (core: Core, type: 'media.inserted' | 'media.updated', r: MediaRecord, actorId: string | undefined) =>
+  core.event(type, { blogId: r.blogId, id: r.sha256, ...(actorId ? { actorId } : {}) }, () => mediaOut(core, r));
 
 export function mediaApi(core: Core, actor: Actor) {
   ready(core);
@@ -217,7 +243,7 @@ export function mediaApi(core: Core, actor: Actor) {
       const p = core.parse(mediaParams.mediaUpload, input);
       const s = await core.writer(actor, p.blogId);
       requireRole(s, 'AUTHOR', 'upload media');
-      const { record } = await storeMedia(core, { ...p, authorId: userId ?? s.blog.ownerId });
+      const { record } = await storeMedia(core, { ...p, authorId: userId ?? s.blog.ownerId, upload: { actorId: userId } });
       return out(record);
     },
 
@@ -262,19 +288,22 @@ export function mediaApi(core: Core, actor: Actor) {
       const p = core.parse(mediaParams.mediaPatch, input);
       await core.requireWriter(actor);
       await editor(p.blogId);
-      const record = await core.transact(async () => {
-        const stored = await load(p.blogId, p.mediaId);
-        checkIfMatch(p.ifMatch, stored.id, stored.doc.rev);
-        const r = stored.doc;
-        const next: MediaRecord = {
-          ...r,
-          ...(p.body.alt !== undefined ? { alt: p.body.alt } : {}),
-          ...(p.body.filename !== undefined ? { filename: fileName(p.body.filename, r.contentType) } : {}),
-        };
-        if (next.alt === r.alt && next.filename === r.filename) return { ops: [], result: r };
-        const changed = { ...next, updated: core.nowIso(), rev: r.rev + 1 };
-        return { ops: [put('media', changed, stored.version)], result: changed };
-      });
+      const record = await core.transact(
+        async () => {
+          const stored = await load(p.blogId, p.mediaId);
+          checkIfMatch(p.ifMatch, stored.id, stored.doc.rev);
+          const r = stored.doc;
+          const next: MediaRecord = {
+            ...r,
+            ...(p.body.alt !== undefined ? { alt: p.body.alt } : {}),
+            ...(p.body.filename !== undefined ? { filename: fileName(p.body.filename, r.contentType) } : {}),
+          };
+          if (next.alt === r.alt && next.filename === r.filename) return { ops: [], result: r };
+          const changed = { ...next, updated: core.nowIso(), rev: r.rev + 1 };
+          return { ops: [put('media', changed, stored.version)], result: changed };
+        },
+        (r) => mediaEvent(core, 'media.updated', r, userId),
+      );
       return out(record);
     },
 
@@ -282,15 +311,18 @@ export function mediaApi(core: Core, actor: Actor) {
       const p = core.parse(mediaParams.mediaDelete, input);
       const s = await core.writer(actor, p.blogId);
       requireRole(s, 'AUTHOR', 'delete media');
-      const gone = await core.transact(async () => {
-        const stored = await load(p.blogId, p.mediaId);
-        if (s.role !== 'ADMIN' && stored.doc.authorId !== userId) throw forbidden('Authors may delete only the media they uploaded');
-        checkIfMatch(p.ifMatch, stored.id, stored.doc.rev);
-        if (!p.force && (await used(p.blogId, p.mediaId))) {
-          throw conflict('A post or page still uses this picture: remove it from them first, or delete with force: true');
-        }
-        return { ops: [del('media', stored.id, stored.version, { blogId: p.blogId })], result: stored.doc };
-      });
+      const gone = await core.transact(
+        async () => {
+          const stored = await load(p.blogId, p.mediaId);
+          if (s.role !== 'ADMIN' && stored.doc.authorId !== userId) throw forbidden('Authors may delete only the media they uploaded');
+          checkIfMatch(p.ifMatch, stored.id, stored.doc.rev);
+          if (!p.force && (await used(p.blogId, p.mediaId))) {
+            throw conflict('A post or page still uses this picture: remove it from them first, or delete with force: true');
+          }
+          return { ops: [del('media', stored.id, stored.version, { blogId: p.blogId })], result: stored.doc };
+        },
+        (r) => core.event('media.deleted', { blogId: r.blogId, id: r.sha256, ...(userId ? { actorId: userId } : {}) }),
+      );
       // After the record: a crash in between leaves unreferenced bytes, never a record without its bytes.
       await core.blobs.delete(gone.blob);
     },

@@ -11,7 +11,7 @@ export { blogAdminApi } from './blog-admin.js';
 export { changesApi } from './changes.js';
 export { commentModerationApi } from './comment-moderation.js';
 export { labelsApi } from './labels.js';
-export { mediaApi } from './media.js';
+export { mediaApi, putPicture } from './media.js';
 export { membersApi } from './members.js';
 export { pageViewsApi } from './pageviews.js';
 export { revisionsApi } from './revisions.js';

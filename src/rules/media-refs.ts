@@ -8,15 +8,31 @@
 export const MAX_MEDIA_REFS = 500;
 
 /** The media ids (SHA-256 hex) `html` uses in the blog, in the order it first uses them. */
-export function mediaRefs(blogId: string, html: string): string[] {
-  const out = new Set<string>();
+export const mediaRefs = (blogId: string, html: string): string[] => [...mediaUses(blogId, html).keys()];
+
+/**
+ * The media `html` uses in the blog: SHA-256 → the file name its first url gives it (the last path segment,
+ * decoded; '' when there is none), in the order it first uses them.
+ */
+export function mediaUses(blogId: string, html: string): Map<string, string> {
+  const out = new Map<string, string>();
   if (html.includes(`/media/${blogId}/`)) {
     for (const [value] of html.matchAll(/\b(?:src|href|srcset)\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+)/gi)) {
-      for (const m of value.matchAll(/\/media\/([^/"'\s]+)\/([0-9a-f]{64})\//g)) if (m[1] === blogId && out.size < MAX_MEDIA_REFS) out.add(m[2]!);
+      for (const m of value.matchAll(/\/media\/([^/"'\s]+)\/([0-9a-f]{64})\/([^/"'\s?#]*)/g)) {
+        if (m[1] === blogId && out.size < MAX_MEDIA_REFS && !out.has(m[2]!)) out.set(m[2]!, decoded(m[3]!.replace(/,$/, '')));
+      }
     }
   }
-  return [...out];
+  return out;
 }
+
+const decoded = (segment: string) => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
 
 /**
  * `html` with every url of the blog's media in a `src`, `href` or `srcset` (whatever origin or path leads to

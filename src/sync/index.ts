@@ -17,7 +17,8 @@ import { blogRecord, differs, kindOf, localBlog, type LocalBlog } from './record
 import { push } from './push.js';
 import { createRemote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';
-import { Batch, baseId, loadState, picturesId, splitKey, type Ctx } from './state.js';
+import { Batch, baseId, loadState, splitKey, type Ctx } from './state.js';
+import { picturesId } from './wanted.js';
 import type { ConflictChoice, Downloads, PendingChange, Replica, ReplicaOptions } from './types.js';
 import type { Base } from './model.js';
 

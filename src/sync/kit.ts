@@ -4,13 +4,15 @@
  * they sit in, and every piece is a start-up chunk of its own (docs/design.md §16).
  */
 import { asJson, mediaId } from '../store/records.js';
+import { BlogError } from '../util/errors.js';
 import { isDirty } from './model.js';
 import { editable, fingerprint, revOf } from './records.js';
 import { RemoteError } from './remote.js';
-import { Batch, baseId, keyOf, picturesId, settled } from './state.js';
+import { Batch, baseId, keyOf, settled } from './state.js';
+import { picturesId, picturesIn } from './wanted.js';
 import type { MediaKit } from './media.js';
 
-const kit: MediaKit = { Batch, RemoteError, asJson, mediaId, isDirty, editable, fingerprint, revOf, baseId, keyOf, picturesId, settled };
+const kit: MediaKit = { Batch, BlogError, RemoteError, asJson, mediaId, isDirty, editable, fingerprint, revOf, baseId, keyOf, picturesId, picturesIn, settled };
 
 /** The pictures module's calls (loaded the first time a replica meets a picture). */
 export const loadMedia = async () => (await import('./media.js')).pictures(kit);

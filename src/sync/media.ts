@@ -1,9 +1,12 @@
 /**
  * A replica's pictures (docs/design.md §16), loaded the first time a pull or a push meets one. Media records come
- * through the change feed and are stored like posts, with a base; their bytes are fetched afterwards, in the
- * background, for the pictures the local posts and pages use (a list of what is still missing, kept in the
- * store, so a reload carries on). A picture uploaded here waits in `pending()` and goes before the writes
- * that use it: its id is the SHA-256 of its bytes, so its url names the same picture on the server.
+ * through the change feed (to AUTHORs and ADMINs) and are stored like posts, with a base; their bytes are fetched
+ * afterwards, in the background, for the pictures the local posts and pages use (a list of what is still
+ * missing, kept in the store, so a reload carries on). A picture a post uses that has no record here (a
+ * reader's: the feed gives readers no media records) is fetched by its url and gets a record of what its
+ * bytes say (`BY_URL`); it goes when nothing here uses it any more. A picture uploaded here waits in
+ * `pending()` and goes before the writes that use it: its id is the SHA-256 of its bytes, so its url names
+ * the same picture on the server.
  */
 import type { ChangeItem } from '../resources/changes.js';
 import type { Media } from '../schema/media.js';
@@ -11,8 +14,14 @@ import type { asJson, mediaId, MediaRecord, UserRecord } from '../store/records.
 import { sha256 } from '../util/sha256.js';
 import { piecesOfStream } from '../util/streams.js';
 import type { Core } from '../core/core.js';
+import type { PictureFacts } from '../resources/media.js';
+import type { BlogError } from '../util/errors.js';
 import type { RemoteError, Remote } from './remote.js';
-import type { baseId, Batch, Ctx, keyOf, picturesId, settled, StoredConflict } from './state.js';
+import type { baseId, Batch, Ctx, keyOf, settled, StoredConflict } from './state.js';
+import type { Pictures, picturesId, picturesIn } from './wanted.js';
+
+/** The pictures document as a batch changes it (every field there). */
+type Wanted = Required<Pictures>;
 import type { Base, isDirty } from './model.js';
 import type { editable, fingerprint, revOf } from './records.js';
 import type { ConflictChoice, Downloads } from './types.js';
@@ -23,6 +32,7 @@ import type { ConflictChoice, Downloads } from './types.js';
  */
 export interface MediaKit {
   Batch: typeof Batch;
+  BlogError: typeof BlogError;
   RemoteError: typeof RemoteError;
   asJson: typeof asJson;
   mediaId: typeof mediaId;
@@ -33,6 +43,7 @@ export interface MediaKit {
   baseId: typeof baseId;
   keyOf: typeof keyOf;
   picturesId: typeof picturesId;
+  picturesIn: typeof picturesIn;
   settled: typeof settled;
 }
 
@@ -41,20 +52,14 @@ let kit: MediaKit;
 /** The module's calls, once it has its kit. */
 export function pictures(given: MediaKit) {
   kit = given;
-  return { applyMedia, dropMedia, pushMedia, mediaConflict, resolveMedia, fetchPictures };
+  return { applyMedia, dropMedia, sweepMedia, releasePictures, pushMedia, mediaConflict, resolveMedia, fetchPictures };
 }
 
-/** The pictures a replica still has to fetch (SHA-256s) and bytes it has to let go (blob keys). */
-interface Pictures {
-  id: string;
-  want: string[];
-  drop: string[];
-}
+/** The base status of a picture known by its url alone (no media record from the feed): reader-safe fields only. */
+const BY_URL = 'url';
 
-async function picturesIn(batch: Batch, blogId: string): Promise<Pictures> {
-  const found = (await batch.get<Pictures>('settings', kit.picturesId(blogId)))?.doc;
-  return found ? { ...found, want: [...found.want], drop: [...found.drop] } : { id: kit.picturesId(blogId), want: [], drop: [] };
-}
+/** Where a pulled picture's bytes go here. */
+const blobKey = (blogId: string, sha: string) => `${blogId}/replica-${sha}`;
 
 /** The local record of a server picture; bytes stored here before (an upload, a download) keep their key. */
 function mediaRecord(w: Media, old: MediaRecord | undefined): MediaRecord {
@@ -63,7 +68,7 @@ function mediaRecord(w: Media, old: MediaRecord | undefined): MediaRecord {
     id,
     blogId: w.blog.id,
     sha256: w.id,
-    blob: old?.blob ?? `${w.blog.id}/replica-${w.id}`,
+    blob: old?.blob ?? blobKey(w.blog.id, w.id),
     contentType: w.contentType,
     bytes: w.bytes,
     width: w.width,
@@ -77,15 +82,36 @@ function mediaRecord(w: Media, old: MediaRecord | undefined): MediaRecord {
   };
 }
 
-/** A picture stored here as `v`, equal to the server's copy of etag `etag`. */
-async function putWithBase(ctx: Ctx, batch: Batch, record: MediaRecord, etag: string | undefined): Promise<void> {
+/**
+ * The local record of a picture known by its url alone: what its bytes say, and none of what only those who see
+ * the blog's media see (alt text, uploader, dates: a reader's content has the alt texts it shows).
+ */
+const urlRecord = (blogId: string, f: Pick<MediaRecord, 'sha256' | 'blob' | 'contentType' | 'bytes' | 'width' | 'height' | 'filename'>): MediaRecord => ({
+  id: kit.mediaId(blogId, f.sha256),
+  blogId,
+  sha256: f.sha256,
+  blob: f.blob,
+  contentType: f.contentType,
+  bytes: f.bytes,
+  width: f.width,
+  height: f.height,
+  filename: f.filename,
+  alt: '',
+  authorId: '',
+  published: '',
+  updated: '',
+  rev: 1,
+});
+
+/** A picture stored here as `v`, equal to the server's copy of etag `etag` (or, `s` BY_URL, to what its url serves). */
+async function putWithBase(ctx: Ctx, batch: Batch, record: MediaRecord, etag: string | undefined, s = ''): Promise<void> {
   const v = await batch.put('media', record);
-  const base: Base = { id: kit.baseId(ctx.blogId, 'media', record.id), v, etag, s: '', h: kit.fingerprint('media', record), g: ctx.state.gen };
+  const base: Base = { id: kit.baseId(ctx.blogId, 'media', record.id), v, etag, s, h: kit.fingerprint('media', record), g: ctx.state.gen };
   await batch.put('settings', base);
 }
 
 /** Writes a server picture here with its base; a picture new here joins what waits to be fetched. */
-async function keep(ctx: Ctx, batch: Batch, pictures: Pictures, w: Media): Promise<void> {
+async function keep(ctx: Ctx, batch: Batch, pictures: Wanted, w: Media): Promise<void> {
   const id = kit.mediaId(ctx.blogId, w.id);
   const local = (await batch.get<MediaRecord>('media', id))?.doc;
   const { id: authorId, displayName } = w.author;
@@ -95,7 +121,7 @@ async function keep(ctx: Ctx, batch: Batch, pictures: Pictures, w: Media): Promi
 }
 
 /** Removes a picture here, record, base and (soon after) bytes. */
-async function forget(ctx: Ctx, batch: Batch, pictures: Pictures, id: string): Promise<void> {
+async function forget(ctx: Ctx, batch: Batch, pictures: Wanted, id: string): Promise<void> {
   const bId = kit.baseId(ctx.blogId, 'media', id);
   const local = (await batch.get<MediaRecord>('media', id))?.doc;
   if (await batch.get('settings', bId)) await batch.delete('settings', bId);
@@ -105,15 +131,57 @@ async function forget(ctx: Ctx, batch: Batch, pictures: Pictures, id: string): P
   pictures.drop.push(local.blob);
 }
 
+/** Takes pictures off what waits to be fetched. */
+function unwant(pictures: Wanted, shas: ReadonlySet<string>): void {
+  pictures.want = pictures.want.filter((sha) => !shas.has(sha));
+  for (const sha of shas) delete pictures.names?.[sha];
+}
+
 /** Changes what waits to be fetched or let go, within a batch. */
-async function dropOrFetch(batch: Batch, blogId: string, change: (pictures: Pictures) => void | Promise<void>): Promise<void> {
-  const pictures = await picturesIn(batch, blogId);
+async function dropOrFetch(batch: Batch, blogId: string, change: (pictures: Wanted) => void | Promise<void>): Promise<void> {
+  const pictures = await kit.picturesIn(batch, blogId);
   await change(pictures);
   await batch.put('settings', pictures);
 }
 
-/** Removes a picture here within a batch of other writes (a fresh pull's sweep of what the server lost). */
+/** Removes a picture here within a batch of other writes. */
 const dropMedia = (ctx: Ctx, batch: Batch, id: string) => dropOrFetch(batch, ctx.blogId, (pictures) => forget(ctx, batch, pictures, id));
+
+/**
+ * A fresh pull's sweep of a picture it did not bring (gone from the server, or from the user's sight: a role
+ * lowered). One known by its url stays while posts here use it (releasePictures lets it go); so does a record
+ * still used here, as one known by its url; the rest go.
+ */
+async function sweepMedia(ctx: Ctx, batch: Batch, id: string, base: Base): Promise<void> {
+  if (base.s === BY_URL) return;
+  const local = (await batch.get<MediaRecord>('media', id))?.doc;
+  if (local && (await usedHere(ctx.core, ctx.blogId, local.sha256))) await putWithBase(ctx, batch, urlRecord(ctx.blogId, local), undefined, BY_URL);
+  else await dropMedia(ctx, batch, id);
+}
+
+/**
+ * After a pull: of the pictures posts and pages stopped using (wanted.ts), those nothing here uses now and that
+ * are known by their urls alone go, record, base and (in the next download pass) bytes; those still waiting
+ * to be fetched are no longer wanted. An author's media records come and go with the feed, used or not.
+ */
+async function releasePictures(ctx: Ctx): Promise<void> {
+  const { core, blogId } = ctx;
+  const batch = new kit.Batch(core);
+  await dropOrFetch(batch, blogId, async (pictures) => {
+    const unused = new Set<string>();
+    for (const sha of pictures.left) {
+      if (await usedHere(core, blogId, sha)) continue;
+      const id = kit.mediaId(blogId, sha);
+      const local = await batch.get<MediaRecord>('media', id);
+      const base = (await batch.get<Base>('settings', kit.baseId(blogId, 'media', id)))?.doc;
+      if (!local) unused.add(sha);
+      else if (base?.s === BY_URL && !kit.isDirty(local.stored, base)) await forget(ctx, batch, pictures, id);
+    }
+    unwant(pictures, unused);
+    pictures.left = [];
+  });
+  await batch.commit(ctx);
+}
 
 /** Applies a pulled page's media items in its batch; answers how many it applied (local edits keep theirs). */
 async function applyMedia(ctx: Ctx, batch: Batch, items: readonly ChangeItem[]): Promise<number> {
@@ -249,11 +317,17 @@ async function* verified(stream: ReadableStream<Uint8Array>, sha: string): Async
 /** Pictures looked at per pass (the rest wait for the next). */
 const PASS = 500;
 
+/** A picture to fetch: its record here, or (known by its url alone) the name its url gives it. */
+type Fetch = { sha256: string; blob: string; filename: string; record: boolean };
+
 /**
  * Fetches the bytes of the pictures that wait and that a local post or page uses, `concurrency` at a time, into
- * the local blob store; lets go of the bytes of pictures removed here. What it did is written (through `save`,
- * which runs it as a replica operation) once the pass ends; a failed download (offline) ends the pass, and
- * what it fetched before stays fetched. A picture no post uses yet waits until one does.
+ * the local blob store; lets go of the bytes of pictures removed here. A picture with a record here is checked
+ * against its id; one known by its url alone is checked as an upload is (the local service's rules: a
+ * picture, within its `maxMediaBytes`, with that SHA-256) and gets its record with the pass's save. What it
+ * did is written (through `save`, which runs it as a replica operation) once the pass ends; a failed
+ * download (offline) ends the pass, and what it fetched before stays fetched. A picture no post uses yet
+ * waits until one does.
  */
 async function fetchPictures(
   core: Core,
@@ -268,7 +342,7 @@ async function fetchPictures(
   const dropped = stored.drop.slice(0, PASS);
   for (const key of dropped) await core.blobs.delete(key);
   const gone: string[] = [];
-  const todo: MediaRecord[] = [];
+  const todo: Fetch[] = [];
   // A slice of what waits at a time, until a pass's worth is to fetch (pictures no post uses are passed over).
   for (let at = 0; at < stored.want.length && todo.length < PASS; at += PASS) {
     const shas = stored.want.slice(at, at + PASS);
@@ -277,22 +351,36 @@ async function fetchPictures(
       shas.map((sha) => kit.mediaId(blogId, sha)),
     );
     for (const [i, found] of records.entries()) {
-      if (!found) gone.push(shas[i]!);
-      else if (await usedHere(core, blogId, shas[i]!)) todo.push(found.doc as MediaRecord);
+      const sha = shas[i]!;
+      if (!(await usedHere(core, blogId, sha))) continue;
+      const r = found?.doc as MediaRecord | undefined;
+      todo.push(
+        r
+          ? { sha256: sha, blob: r.blob, filename: r.filename, record: true }
+          : { sha256: sha, blob: blobKey(blogId, sha), filename: stored.names?.[sha] || 'image', record: false },
+      );
     }
   }
   const done: string[] = [];
+  const byUrl: Array<PictureFacts & { blob: string }> = [];
   let failed: unknown;
   let next = 0;
   const worker = async () => {
     for (let i = next++; failed === undefined && !signal.aborted && i < todo.length; i = next++) {
-      const r = todo[i]!;
+      const t = todo[i]!;
       try {
-        await core.blobs.put(r.blob, verified(await remote.picture(blogId, r.sha256, r.filename, signal), r.sha256));
-        done.push(r.sha256);
+        const body = await remote.picture(blogId, t.sha256, t.filename, signal);
+        if (t.record) await core.blobs.put(t.blob, verified(body, t.sha256));
+        else {
+          // The upload's own checks, from the chunk of the rarely used calls (no start-up module imported here).
+          const { putPicture } = await import('../resources/rarely-used.js');
+          byUrl.push({ ...(await putPicture(core, t.blob, { body, filename: t.filename, sha256: t.sha256 })), blob: t.blob });
+        }
+        done.push(t.sha256);
       } catch (error) {
-        // Gone from the server (its removal comes through the feed): nothing to fetch.
-        if (error instanceof kit.RemoteError && error.status === 404) gone.push(r.sha256);
+        // Gone from the server (its removal comes through the feed, or its posts'), or bytes this store does not
+        // take (the local service's checks): nothing to fetch.
+        if ((error instanceof kit.RemoteError && error.status === 404) || kit.BlogError.is(error)) gone.push(t.sha256);
         else failed ??= error;
       }
     }
@@ -301,10 +389,18 @@ async function fetchPictures(
   if (done.length || gone.length || dropped.length) {
     await save(async (ctx) => {
       const batch = new kit.Batch(core);
-      const pictures = await picturesIn(batch, blogId);
-      const settledShas = new Set([...done, ...gone]);
-      pictures.want = pictures.want.filter((sha) => !settledShas.has(sha));
+      const pictures = await kit.picturesIn(batch, blogId);
       pictures.drop = pictures.drop.filter((key) => !dropped.includes(key));
+      for (const f of byUrl) {
+        // A record that came meanwhile (the feed's, an upload) stays, and so do its bytes; a picture a pull let go
+        // meanwhile goes.
+        const there = (await batch.get<MediaRecord>('media', kit.mediaId(blogId, f.sha256)))?.doc;
+        if (there) {
+          if (there.blob !== f.blob) pictures.drop.push(f.blob);
+        } else if (await usedHere(core, blogId, f.sha256)) await putWithBase(ctx, batch, urlRecord(blogId, f), undefined, BY_URL);
+        else pictures.drop.push(f.blob);
+      }
+      unwant(pictures, new Set([...done, ...gone]));
       await batch.put('settings', pictures);
       await batch.commit(ctx);
     });

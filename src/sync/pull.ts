@@ -16,6 +16,7 @@ import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord } from
 import { RemoteError, type Remote } from './remote.js';
 import { Batch, baseId, pulledCommits, saveState, synced, type Ctx, type Known } from './state.js';
 import { isDirty, type Base, type Synced, type Tracked } from './model.js';
+import { picturesId, type Pictures } from './wanted.js';
 
 /**
  * Writes a server resource as the local record with its base; answers false when local edits keep it
@@ -263,6 +264,8 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
     if (!page.nextPageToken) break;
   }
   if (st.sweep !== undefined) await sweep(ctx);
+  // Pictures posts stopped using: those nothing here uses any more may go (media.ts).
+  if ((await ctx.core.getAs<Pictures>('settings', picturesId(ctx.blogId)))?.doc.left?.length) await (await loadMedia()).releasePictures(ctx);
   return applied;
 }
 
@@ -274,7 +277,7 @@ async function sweep(ctx: Ctx): Promise<void> {
   const gen = ctx.state.sweep!;
   await eachRecord(ctx, async (batch, collection, id, version, base) => {
     if (!base || base.v !== version || base.g >= gen) return;
-    if (collection === 'media') await (await loadMedia()).dropMedia(ctx, batch, id);
+    if (collection === 'media') await (await loadMedia()).sweepMedia(ctx, batch, id, base);
     else await remove(ctx, batch, collection, id);
   });
   delete ctx.state.sweep;

@@ -11,6 +11,7 @@ import type { JsonObject, LogPosition, StoredDoc, WriteOp } from '../store/drive
 import { labelCountsOps } from '../store/label-counts.js';
 import { del, put, type Collection, type PostRecord, type Records } from '../store/records.js';
 import type { Tracked } from './model.js';
+import { noteUses } from './wanted.js';
 
 /** A create whose request is stored before it is sent, so a retry sends the same request with the same key. */
 export interface CreateInFlight {
@@ -53,8 +54,6 @@ export interface State {
 
 export const stateId = (blogId: string) => `sync:${blogId}`;
 export const baseId = (blogId: string, collection: Tracked, id: string) => `sync:${blogId}:${collection}:${id}`;
-/** The pictures whose bytes a replica still has to fetch, and bytes it has to let go (media.ts). */
-export const picturesId = (blogId: string) => `sync:${blogId}:pictures`;
 
 export const newState = (blogId: string): State => ({
   id: stateId(blogId),
@@ -160,6 +159,13 @@ export class Batch {
       // (Ahead, the state goes on changing for the next page before this commit hands it to the store: a copy.)
       await this.put('settings', counted ? (JSON.parse(JSON.stringify(ctx.state)) as State) : ctx.state);
     }
+    // The pictures posts and pages start or stop using (wanted.ts).
+    const items = [...this.slots.values()].filter((s) => s.touched && (s.collection === 'posts' || s.collection === 'pages'));
+    if (items.length)
+      await noteUses(
+        this,
+        items.map((s) => [s.was, s.doc] as [PostRecord | undefined, PostRecord | undefined]),
+      );
     const ops: WriteOp[] = [];
     const posts: Array<[PostRecord | undefined, PostRecord | undefined]> = [];
     for (const s of this.slots.values()) {

@@ -179,6 +179,27 @@ export function runMediaSuite(name: string, makeDriver: () => Driver | Promise<D
       expect(p.etag).not.toBe(m.etag);
     });
 
+    it('emits media.inserted once per picture, media.updated and media.deleted, and nothing for a refused write', async () => {
+      const heard: Array<{ type: string; blogId?: string; id: string; actorId?: string; resource?: unknown }> = [];
+      const off = service.on('*', (e) => void heard.push(e));
+      const m = await author.media.upload({ blogId, body: PICTURES.png, filename: 'a.png', alt: 'first' });
+      await author.media.upload({ blogId, body: PICTURES.png, filename: 'again.png' });
+      await expectError(author.media.upload({ blogId, body: Uint8Array.of(1, 2, 3), filename: 'x.png' }), 400, 'invalid');
+      const p = await author.media.patch({ blogId, mediaId: m.id, ifMatch: m.etag, body: { alt: 'second' } });
+      await author.media.patch({ blogId, mediaId: m.id, body: { alt: 'second' } });
+      await expectError(author.media.patch({ blogId, mediaId: m.id, ifMatch: m.etag, body: { alt: 'third' } }), 412, 'conditionNotMet');
+      await service.media.delete({ blogId, mediaId: m.id });
+      off();
+      expect(heard.map((e) => [e.type, e.blogId, e.id, e.actorId])).toEqual([
+        ['media.inserted', blogId, m.id, USERS.author.id],
+        ['media.updated', blogId, m.id, USERS.author.id],
+        ['media.deleted', blogId, m.id, undefined],
+      ]);
+      expect(heard[0]!.resource).toEqual(m);
+      expect(heard[1]!.resource).toEqual(p);
+      expect(heard[2]!.resource).toBeUndefined();
+    });
+
     it('reads ranges of the bytes, and refuses one past the end', async () => {
       const bytes = makePng(100, 100, 7);
       const m = await author.media.upload({ blogId, body: bytes });

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { SyncResult } from '../../src/sync/index.js';
+import { makePng } from '../media/pictures.js';
 import { localStore, replicaOf, type TestReplica } from './replicas.js';
 import { startSyncServer, type SyncServer } from './server.js';
 
@@ -38,6 +39,18 @@ it('live(): server writes arrive by long poll, local writes are sent as they hap
   await new Promise((done) => setTimeout(done, 300));
   expect(r.net.log).toEqual([]);
   expect((await s.service.posts.get({ blogId: s.blogId, postId: there.id! })).content).toBe('edited in the replica');
+});
+
+it('live(): a picture added here on its own goes up at once, not at the next long poll', async () => {
+  const stop = r.replica.live();
+  // Once the replica waits on the long poll (up to 10 s), the upload's event wakes it well before that.
+  await until(async () => expect(r.net.log.some((l) => l.includes('wait=10'))).toBe(true));
+  const picture = await r.local.media.upload({ blogId: s.blogId, body: makePng(8, 8, 3), filename: 'lone.png' });
+  await vi.waitFor(async () => expect((await s.service.media.get({ blogId: s.blogId, mediaId: picture.id })).filename).toBe('lone.png'), {
+    timeout: 3_000,
+    interval: 25,
+  });
+  stop();
 });
 
 it('pages made and edited offline by an admin are created, published and trashed on the server', async () => {

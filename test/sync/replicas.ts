@@ -1,6 +1,6 @@
 /**
  * Replicas for the tests: a local service on the memory driver or on IndexedDB (fake-indexeddb in Node),
- * a replica of the sync server's blog (on SQLite or PostgreSQL) as one of its users, and a switchable
+ * a replica of the sync server's blog (on SQLite or PostgreSQL) as one of its users (or anonymous), and a switchable
  * network (net.ts).
  */
 import 'fake-indexeddb/auto';
@@ -12,7 +12,7 @@ import { createReplica, type Replica, type ReplicaOptions } from '../../src/sync
 import { afterAll, afterEach } from 'vitest';
 import { dropOwnSchemas } from '../drivers/postgres/env.js';
 import { net, type Net } from './net.js';
-import { startSyncServer, type Store, type SyncServer, type SyncServerOptions } from './server.js';
+import { startSyncServer, type Store, type SyncServer, type SyncServerOptions, type Who } from './server.js';
 
 export const LOCALS = ['memory', 'idb'] as const;
 export type LocalKind = (typeof LOCALS)[number];
@@ -46,14 +46,9 @@ export interface TestReplica {
   net: Net;
 }
 
-export function replicaOf(
-  s: SyncServer,
-  who: 'admin' | 'author' | 'reader',
-  local: BlogService,
-  n: Net = net(),
-  extra: Partial<ReplicaOptions> = {},
-): TestReplica {
-  const replica = createReplica({ local, remote: { baseUrl: s.api, headers: { authorization: `Bearer ${who}` }, fetch: n.fetch }, blogId: s.blogId, ...extra });
+export function replicaOf(s: SyncServer, who: Who, local: BlogService, n: Net = net(), extra: Partial<ReplicaOptions> = {}): TestReplica {
+  const headers: Record<string, string> = who === 'anonymous' ? {} : { authorization: `Bearer ${who}` };
+  const replica = createReplica({ local, remote: { baseUrl: s.api, headers, fetch: n.fetch }, blogId: s.blogId, ...extra });
   return { replica, local, net: n };
 }
 
