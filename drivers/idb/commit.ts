@@ -58,13 +58,15 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
   };
   const changes: Array<Omit<LogChange, 'q'>> = [];
   // Per searchable collection: the documents with terms (one new segment), and the versions written over.
-  const postings = new Map<string, { docs: PostingDoc[]; dead: Map<string, number> }>();
+  const postings = new Map<string, { docs: PostingDoc[]; dead: Map<string, number>; deleted: Set<string>; inserted: Set<string> }>();
   for (const op of ops) {
     const store = plain(op.collection);
     const def = c.collection(op.collection);
     let p = def.search ? postings.get(op.collection) : undefined;
-    if (def.search && !p) postings.set(op.collection, (p = { docs: [], dead: new Map() }));
+    if (def.search && !p) postings.set(op.collection, (p = { docs: [], dead: new Map(), deleted: new Set(), inserted: new Set() }));
     if (op.expect > 0) p?.dead.set(op.id, op.expect);
+    else p?.inserted.add(op.id);
+    if (op.type === 'delete') p?.deleted.add(op.id);
     if (op.type === 'put') {
       const rec: Rec = {
         id: op.id,
@@ -90,7 +92,8 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
       ...(op.stream !== undefined ? { s: op.stream } : {}),
     });
   }
-  for (const [collection, { docs, dead }] of postings) writes.push(seg!.addPostings(tx, c.KeyRange, collection, docs, dead));
+  for (const [collection, { docs, dead, deleted, inserted }] of postings)
+    writes.push(seg!.addPostings(tx, c.KeyRange, collection, docs, dead, deleted, inserted));
   // One log record per commit; its auto-incremented key is the commit's sequence number, which the
   // changes are filed under as soon as it is known (still inside the transaction): one record per stream.
   const logged = tx

@@ -314,7 +314,7 @@ export class Segment {
     const size = this.head.d || this.head.w ? this.head.n : DOC_CHUNK;
     const chunk = await this.docChunk(Math.floor(docno / size));
     const j = docno % size;
-    return docAt(chunk, j);
+    return { ...docAt(chunk, j), g: this.head.id };
   }
 
   /** The first docno whose key is `past` (a predicate that turns true once, in key order). */
@@ -406,7 +406,23 @@ export interface Candidate {
   v: number;
   s: string;
   key: Key;
+  /** The segment it was read from. */
+  g?: number;
 }
+
+/**
+ * What `~dead` says of an id (segments.ts): `v`, the version last written over (entries of that version or
+ * older are gone), and `b`, the newest segment when the record was last deleted (its entries there or in older
+ * segments belong to that earlier record, even where the id was written again, its versions counting anew).
+ */
+export interface Gone {
+  v?: number | undefined;
+  b?: number | undefined;
+}
+
+/** Whether an entry (its version, the segment it is in) is still its record's current one. */
+export const current = (c: { v: number; g?: number | undefined }, gone: Gone | undefined) =>
+  !gone || ((gone.v ?? 0) < c.v && (gone.b ?? 0) < (c.g ?? Number.POSITIVE_INFINITY));
 
 /**
  * The matches of one segment under one prefix within the bounds, in index order (`up`) or reversed: the
@@ -454,7 +470,7 @@ export async function* segmentMatches(
 }
 
 /** Every doc of a segment with its terms (for merging): the body read whole. */
-export async function readSegment(seg: Segment): Promise<Array<PostingDoc & { terms: string[] }>> {
+export async function readSegment(seg: Segment): Promise<Array<PostingDoc & { terms: string[]; g?: number | undefined }>> {
   const { head } = seg;
   const docs = await Promise.all(Array.from({ length: head.n }, async (_, docno) => ({ ...(await seg.doc(docno)), terms: [] as string[] })));
   const add = (term: string, list: ArrayLike<number>) => {
@@ -474,17 +490,17 @@ export async function readSegment(seg: Segment): Promise<Array<PostingDoc & { te
   return docs;
 }
 
-/** The documents of segments being merged: each id's newest entry, unless `dead` says that version was replaced. */
-export async function mergeDocs(segs: readonly Segment[], dead: ReadonlyMap<string, number>): Promise<PostingDoc[]> {
-  const best = new Map<string, PostingDoc>();
+/** The documents of segments being merged: each id's newest entry, unless `dead` says it was replaced. */
+export async function mergeDocs(segs: readonly Segment[], dead: ReadonlyMap<string, Gone>): Promise<PostingDoc[]> {
+  const best = new Map<string, PostingDoc & { g?: number | undefined }>();
   for (const docs of await Promise.all(segs.map(readSegment))) {
     for (const d of docs) {
-      if ((dead.get(d.id) ?? 0) >= d.v) continue;
+      if (!current(d, dead.get(d.id))) continue;
       const had = best.get(d.id);
       if (!had || had.v < d.v) best.set(d.id, d);
     }
   }
-  return [...best.values()];
+  return [...best.values()].map(({ g: _g, ...d }) => d);
 }
 
 /** Sources opened together when none is open yet. */

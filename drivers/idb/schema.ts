@@ -4,7 +4,8 @@
  *   index name; each declared index is an IDB index on key path `k.<name>` with `multiEntry`, so an array of
  *   array-keys gives one index entry per key (unique indexes are IDB-unique as well);
  * - for collections with `search` (layout 3), the search postings as segments (postings.ts, segments.ts):
- *   `~seg.<collection>` heads, `~post.<collection>` bodies, `~dead.<collection>` replaced versions. Layout 2
+ *   `~seg.<collection>` heads, `~post.<collection>` bodies, `~dead.<collection>` replaced versions (under the
+ *   id) and, for deleted records, the newest segment at the delete (under ['b', id]). Layout 2
  *   kept one multiEntry index entry per (document, token) in `~terms.<collection>` instead — 160 IndexedDB
  *   entries for a 2 KB post; opening such a database builds its segments from them, once;
  * - `~log`: one record `{ t }` per commit under an auto-incremented key, which is the commit's sequence

@@ -10,10 +10,10 @@
 import { compareKeys, mergeWalks, suffixInBounds, type IndexEntry, type Key, type KeysQuery, type SearchQuery } from '../../src/store/driver.js';
 import type { Connection, ReadTx } from './connect.js';
 import type { Index3 } from './native.js';
-import { allMatches, orderedMatches, type Candidate } from './postings.js';
+import { allMatches, current, orderedMatches, type Candidate } from './postings.js';
 import { cursorDirection, range } from './reads.js';
 import { DEAD, type Rec } from './schema.js';
-import { segmentsOf } from './segments.js';
+import { goneOf, segmentsOf } from './segments.js';
 
 /** Ids per request when a search walks an index keeping its matches. */
 const ID_CHUNK = 256;
@@ -54,18 +54,23 @@ export async function search(c: Connection, q: SearchQuery): Promise<IndexEntry[
   // (A segment with documents that have no single key in the first index cannot be walked in its order.)
   if (q.index === def.indexes[0]?.name && !segs.some((s) => s.head.u)) {
     const page = await orderedMatches(segs, terms, q.prefixes, q, q.direction === 'asc', limit, async (batch) => {
-      const replaced = (await anyDead) ? ((await Promise.all(batch.map((cand) => dead.get(cand.id)))) as Array<number | undefined>) : [];
-      return batch.map((cand, i) => cand.s === q.scope && (replaced[i] ?? 0) < cand.v);
+      const gone = (await anyDead) ? await Promise.all(batch.map((cand) => goneOf(dead, cand.id))) : [];
+      return batch.map((cand, i) => cand.s === q.scope && current(cand, gone[i]));
     });
     return page.map(({ id, key }) => ({ id, key: [...key] }));
   }
   const matches = (await Promise.all(segs.map((s) => allMatches(s, terms)))).flat();
+  // Entries of records written over or deleted (an id written again counts its versions anew) are left out first.
+  const scoped = matches.filter((m) => m.s === q.scope);
+  const ids = (await anyDead) ? [...new Set(scoped.map((m) => m.id))] : [];
+  const gone = new Map(ids.map((id, i) => [id, i]));
+  const marks = await Promise.all(ids.map((id) => goneOf(dead, id)));
   return unordered(
     c,
     tx,
     q,
     limit,
-    matches.filter((m) => m.s === q.scope),
+    scoped.filter((m) => !gone.has(m.id) || current(m, marks[gone.get(m.id)!])),
   );
 }
 

@@ -7,7 +7,7 @@
  */
 import type { IDBPTransaction } from 'idb';
 import type { CollectionDef, Key } from '../../src/store/driver.js';
-import { buildSegment, level, mergeDocs, Segment, type PostingDoc, type SegHead } from './postings.js';
+import { buildSegment, level, mergeDocs, Segment, type Gone, type PostingDoc, type SegHead } from './postings.js';
 import { DEAD, POST, SEG } from './schema.js';
 
 export type { PostingDoc } from './postings.js';
@@ -102,9 +102,36 @@ async function writeSegment(tx: Tx, collection: string, docs: readonly PostingDo
   await Promise.all([heads.put(head, id), ...body.map(([key, value]) => bodies.put(value, key))]);
 }
 
+/** `~dead`'s key for the segment bound of a deleted record (its version is under the id itself). */
+const boundKey = (id: string) => ['b', id];
+
+/** What `~dead` says of one id: two reads of `store`, issued at once. */
+export function goneOf(store: { get(key: IDBValidKey): Promise<unknown> }, id: string): Promise<Gone | undefined> {
+  return Promise.all([store.get(id), store.get(boundKey(id))]).then(([v, b]) =>
+    v === undefined && b === undefined ? undefined : { v: v as number | undefined, b: b as number | undefined },
+  );
+}
+
+/** Everything `~dead` holds, by id. */
+async function allGone(store: ReturnType<Tx['objectStore']>): Promise<Map<string, Gone>> {
+  const [keys, values] = await Promise.all([store.getAllKeys(), store.getAll()]);
+  const out = new Map<string, Gone>();
+  (keys as Array<string | [string, string]>).forEach((key, i) => {
+    const id = typeof key === 'string' ? key : key[1];
+    const gone = out.get(id) ?? {};
+    if (typeof key === 'string') gone.v = values[i] as number;
+    else gone.b = values[i] as number;
+    out.set(id, gone);
+  });
+  return out;
+}
+
 /**
- * Adds a commit's searchable documents as a segment and notes the versions it replaced (`dead`: id → the
- * version written over or deleted), then merges size classes that reached FANOUT segments.
+ * Adds a commit's searchable documents as a segment and notes what it replaced, then merges size classes that
+ * reached FANOUT segments. `dead`: id → the version written over or deleted. `deleted`: ids deleted, whose
+ * entries in the segments so far all belong to the record that goes (the same id written again starts at
+ * version 1, so a version alone cannot tell its entries from the old record's); `inserted`: ids written new,
+ * which leave the old record's version mark behind for that segment bound.
  */
 export async function addPostings(
   tx: Tx,
@@ -112,10 +139,23 @@ export async function addPostings(
   collection: string,
   docs: readonly PostingDoc[],
   dead: ReadonlyMap<string, number>,
+  deleted: ReadonlySet<string> = new Set(),
+  inserted: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   const deadStore = tx.objectStore(DEAD(collection));
+  // The newest segment before this commit's, and whether anything is marked at all, asked before the segment is added.
+  const marked = inserted.size ? deadStore.count() : Promise.resolve(0);
+  const newest = deleted.size || inserted.size ? tx.objectStore(SEG(collection)).openKeyCursor(null, 'prev') : Promise.resolve(null);
   const writes: Array<Promise<unknown>> = [...dead].map(([id, v]) => deadStore.put(v, id));
   if (docs.length) writes.push(writeSegment(tx, collection, docs));
+  writes.push(
+    (async () => {
+      const b = ((await newest)?.key as number | undefined) ?? 0;
+      const again = (await marked) ? await Promise.all([...inserted].map((id) => deadStore.get(id).then((v) => (v === undefined ? undefined : id)))) : [];
+      const bounded = [...deleted, ...again.filter((id): id is string => id !== undefined)];
+      await Promise.all([...bounded.map((id) => deadStore.put(b, boundKey(id))), ...again.flatMap((id) => (id === undefined ? [] : [deadStore.delete(id)]))]);
+    })(),
+  );
   await Promise.all(writes);
   if (docs.length) await mergeFull(tx, KeyRange, collection);
 }
@@ -135,9 +175,7 @@ async function mergeFull(tx: Tx, KeyRange: typeof IDBKeyRange, collection: strin
     // Merging every segment there is leaves no older entry anywhere: the dead versions are spent.
     const everything = group.length === segs.length;
     const deadStore = tx.objectStore(DEAD(collection));
-    const [ids, versions] = await Promise.all([deadStore.getAllKeys(), deadStore.getAll()]);
-    const dead = new Map((ids as string[]).map((id, i) => [id, versions[i] as number]));
-    const docs = await mergeDocs(group, dead);
+    const docs = await mergeDocs(group, await allGone(deadStore));
     const heads = tx.objectStore(SEG(collection));
     const bodies = tx.objectStore(POST(collection));
     await Promise.all([

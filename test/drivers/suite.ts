@@ -517,6 +517,51 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
         expect(await search(['blue'])).toEqual([]);
       });
 
+      it('finds a record deleted and written again (its versions counted anew), on every index, after merges too', async () => {
+        const byTag = async (tokens: string[]) =>
+          (
+            await d.search({
+              collection: 'items',
+              index: 'byTag',
+              scope: 'g',
+              tokens,
+              prefixes: [
+                ['g', 'food'],
+                ['g', 'fruit'],
+              ],
+              direction: 'desc',
+              limit: 10,
+            })
+          ).map((e) => e.id);
+        // s2 goes to version 3 and is deleted; s1 is deleted at version 1. Both come back at version 1.
+        await d.commit([itemPut({ id: 's2', group: 'g', status: 'DRAFT', time: time(2), words: ['green', 'apple'] }, 1)]);
+        await d.commit([itemPut({ id: 's2', group: 'g', status: 'DRAFT', time: time(2), words: ['green', 'apple', 'pear'] }, 2)]);
+        await d.commit([
+          { type: 'delete', collection: 'items', id: 's2', expect: 3 },
+          { type: 'delete', collection: 'items', id: 's1', expect: 1 },
+        ]);
+        expect(await search(['apple'])).toEqual([`s6:g|LIVE|${time(6)}|s6`]);
+        await d.commit([itemPut({ id: 's2', group: 'g', status: 'LIVE', time: time(2), words: ['plum'] })]);
+        await d.commit([itemPut({ id: 's1', group: 'g', status: 'LIVE', time: time(1), words: ['apple', 'plum'], tags: ['fruit'] })]);
+        const check = async () => {
+          expect(await search(['plum'])).toEqual([`s2:g|LIVE|${time(2)}|s2`, `s1:g|LIVE|${time(1)}|s1`]);
+          expect(await search(['apple'])).toEqual([`s6:g|LIVE|${time(6)}|s6`, `s1:g|LIVE|${time(1)}|s1`]);
+          expect(await search(['pear'])).toEqual([]);
+          expect(await search(['red', 'pie'])).toEqual([]);
+          expect(await byTag(['apple'])).toEqual(['s6', 's1']);
+          expect(await byTag(['pie'])).toEqual([]);
+        };
+        await check();
+        // Enough commits for segments to merge (and the marks they leave to be spent), then once more.
+        for (let i = 0; i < 20; i++) await d.commit([itemPut({ id: `m${i}`, group: 'g', status: 'LIVE', time: time(10 + i), words: ['filler'] })]);
+        await check();
+        await d.commit([{ type: 'delete', collection: 'items', id: 's1', expect: 1 }]);
+        await d.commit([itemPut({ id: 's1', group: 'g', status: 'LIVE', time: time(1), words: ['red', 'pie'], tags: ['food'] })]);
+        expect(await search(['plum'])).toEqual([`s2:g|LIVE|${time(2)}|s2`]);
+        expect(await search(['red', 'pie'])).toEqual([`s1:g|LIVE|${time(1)}|s1`]);
+        expect(await byTag(['pie'])).toEqual(['s1']);
+      });
+
       it('pages through dense and sparse matches in order, whatever the mix of words', async () => {
         // "every" is on every record, "some" on every 7th, "rare" on two, "late" on the older half; "left right"
         // pairs two words no record holds together. Enough records that a driver's dense-match strategies are used.

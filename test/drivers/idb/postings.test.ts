@@ -89,7 +89,7 @@ describe('search postings', () => {
     const before = { all: await page(segs, ['all']), moved: await page(segs, ['moved']) };
     expect(before.all).toEqual(brute(first.slice(30), ['all'], [['b', 'LIVE']], {}, false, 500));
     expect(before.moved).toEqual(brute(second, ['moved'], [['b', 'LIVE']], {}, false, 500));
-    const merged = await mergeDocs(segs, new Map(second.map((d) => [d.id, 1])));
+    const merged = await mergeDocs(segs, new Map(second.map((d) => [d.id, { v: 1 }])));
     expect(merged).toHaveLength(100);
     const one = [new Segment(s.add(3, merged), s.reader)];
     expect({ all: await page(one, ['all']), moved: await page(one, ['moved']) }).toEqual(before);
