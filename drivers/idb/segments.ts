@@ -146,6 +146,8 @@ export async function addPostings(
   // The newest segment before this commit's, and whether anything is marked at all, asked before the segment is added.
   const marked = inserted.size ? deadStore.count() : Promise.resolve(0);
   const newest = deleted.size || inserted.size ? tx.objectStore(SEG(collection)).openKeyCursor(null, 'prev') : Promise.resolve(null);
+  // (Awaited one after the other below: should the transaction fail, its own failure is what the commit reports.)
+  for (const p of [marked, newest]) p.catch(() => {});
   const writes: Array<Promise<unknown>> = [...dead].map(([id, v]) => deadStore.put(v, id));
   if (docs.length) writes.push(writeSegment(tx, collection, docs));
   writes.push(
