@@ -93,10 +93,10 @@ function withBodies(tx: ReadTx, collection: string, heads: SegHead[], keep: bool
   return heads.map((head) => new Segment(head, { get }));
 }
 
-/** Writes a segment of `docs` (its id from the store's key generator), then its bodies. */
-async function writeSegment(tx: Tx, collection: string, docs: readonly PostingDoc[]): Promise<void> {
+/** Writes a segment of `docs` (its id from the store's key generator, or `added` there already), then its bodies. */
+async function writeSegment(tx: Tx, collection: string, docs: readonly PostingDoc[], added?: Promise<number>): Promise<void> {
   const heads = tx.objectStore(SEG(collection));
-  const id = (await heads.add({})) as number;
+  const id = await (added ?? (heads.add({}) as Promise<number>));
   const { head, body } = buildSegment(id, docs);
   const bodies = tx.objectStore(POST(collection));
   await Promise.all([heads.put(head, id), ...body.map(([key, value]) => bodies.put(value, key))]);
@@ -145,14 +145,21 @@ export async function addPostings(
   const deadStore = tx.objectStore(DEAD(collection));
   // The newest segment before this commit's, and whether anything is marked at all, asked before the segment is added.
   const marked = inserted.size ? deadStore.count() : Promise.resolve(0);
-  const newest = deleted.size || inserted.size ? tx.objectStore(SEG(collection)).openKeyCursor(null, 'prev') : Promise.resolve(null);
+  // This commit's segment takes the next id, so every segment before it is older; without one, the newest is read.
+  const heads = tx.objectStore(SEG(collection));
+  const added = docs.length ? (heads.add({}) as Promise<number>) : undefined;
+  const newest = added
+    ? added.then((id) => id - 1)
+    : deleted.size || inserted.size
+      ? heads.openKeyCursor(null, 'prev').then((cursor) => (cursor?.key as number | undefined) ?? 0)
+      : Promise.resolve(0);
   // (Awaited one after the other below: should the transaction fail, its own failure is what the commit reports.)
   for (const p of [marked, newest]) p.catch(() => {});
   const writes: Array<Promise<unknown>> = [...dead].map(([id, v]) => deadStore.put(v, id));
-  if (docs.length) writes.push(writeSegment(tx, collection, docs));
+  if (added) writes.push(writeSegment(tx, collection, docs, added));
   writes.push(
     (async () => {
-      const b = ((await newest)?.key as number | undefined) ?? 0;
+      const b = await newest;
       const again = (await marked) ? await Promise.all([...inserted].map((id) => deadStore.get(id).then((v) => (v === undefined ? undefined : id)))) : [];
       const bounded = [...deleted, ...again.filter((id): id is string => id !== undefined)];
       await Promise.all([...bounded.map((id) => deadStore.put(b, boundKey(id))), ...again.flatMap((id) => (id === undefined ? [] : [deadStore.delete(id)]))]);
