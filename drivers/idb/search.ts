@@ -63,14 +63,13 @@ export async function search(c: Connection, q: SearchQuery): Promise<IndexEntry[
   // Entries of records written over or deleted (an id written again counts its versions anew) are left out first.
   const scoped = matches.filter((m) => m.s === q.scope);
   const ids = (await anyDead) ? [...new Set(scoped.map((m) => m.id))] : [];
-  const gone = new Map(ids.map((id, i) => [id, i]));
-  const marks = await Promise.all(ids.map((id) => goneOf(dead, id)));
+  const marks = new Map(await Promise.all(ids.map(async (id) => [id, await goneOf(dead, id)] as const)));
   return unordered(
     c,
     tx,
     q,
     limit,
-    scoped.filter((m) => !gone.has(m.id) || current(m, marks[gone.get(m.id)!])),
+    scoped.filter((m) => current(m, marks.get(m.id))),
   );
 }
 

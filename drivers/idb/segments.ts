@@ -143,7 +143,7 @@ export async function addPostings(
   inserted: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   const deadStore = tx.objectStore(DEAD(collection));
-  // The newest segment before this commit's, and whether anything is marked at all, asked before the segment is added.
+  // Whether anything is marked at all: only then can an id written new have its old record's version mark.
   const marked = inserted.size ? deadStore.count() : Promise.resolve(0);
   // This commit's segment takes the next id, so every segment before it is older; without one, the newest is read.
   const heads = tx.objectStore(SEG(collection));
@@ -160,9 +160,10 @@ export async function addPostings(
   writes.push(
     (async () => {
       const b = await newest;
-      const again = (await marked) ? await Promise.all([...inserted].map((id) => deadStore.get(id).then((v) => (v === undefined ? undefined : id)))) : [];
-      const bounded = [...deleted, ...again.filter((id): id is string => id !== undefined)];
-      await Promise.all([...bounded.map((id) => deadStore.put(b, boundKey(id))), ...again.flatMap((id) => (id === undefined ? [] : [deadStore.delete(id)]))]);
+      const ids = (await marked) ? [...inserted] : [];
+      const versions = await Promise.all(ids.map((id) => deadStore.get(id)));
+      const again = ids.filter((_, i) => versions[i] !== undefined);
+      await Promise.all([...[...deleted, ...again].map((id) => deadStore.put(b, boundKey(id))), ...again.map((id) => deadStore.delete(id))]);
     })(),
   );
   await Promise.all(writes);
