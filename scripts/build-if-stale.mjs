@@ -29,7 +29,10 @@ export function stale() {
 export async function buildIfStale() {
   if (!stale()) return 0;
   console.error('blogcore: building dist/ (sources changed)');
-  const tsup = spawn(process.execPath, [join(root, 'node_modules/tsup/dist/cli-default.js'), '--silent'], { cwd: root, stdio: 'inherit' });
+  const tsup = spawn(process.execPath, [join(root, 'node_modules/tsup/dist/cli-default.js'), '--silent'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   const forward = (signal) => tsup.kill(signal);
   process.on('SIGINT', forward).on('SIGTERM', forward);
   const code = await new Promise((resolve) => tsup.on('exit', (c, signal) => resolve(signal ? 1 : (c ?? 1))));

@@ -21,13 +21,29 @@ const server = createServer();
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const blog = await service.blogs.insert({
-  body: { name: 'Field Notes', url: `${origin}/`, description: 'Rivers, birds and the weather, written down as they happen.' },
+  body: {
+    name: 'Field Notes',
+    url: `${origin}/`,
+    description: 'Rivers, birds and the weather, written down as they happen.',
+  },
   ownerId: 'ada',
 });
 const posts = [
-  ['Herons at first light', 'Three grey herons stood in the shallows below the weir this morning, each one still as a post.', ['birds', 'rivers']],
-  ['The river in flood', 'After two days of rain the river rose over the lower path; the stepping stones are gone until spring.', ['rivers', 'weather']],
-  ['A map of the old mill race', 'Walking the dry channel with the 1890 survey in hand: most of the stone lining is still there.', ['maps']],
+  [
+    'Herons at first light',
+    'Three grey herons stood in the shallows below the weir this morning, each one still as a post.',
+    ['birds', 'rivers'],
+  ],
+  [
+    'The river in flood',
+    'After two days of rain the river rose over the lower path; the stepping stones are gone until spring.',
+    ['rivers', 'weather'],
+  ],
+  [
+    'A map of the old mill race',
+    'Walking the dry channel with the 1890 survey in hand: most of the stone lining is still there.',
+    ['maps'],
+  ],
   ['First frost', 'White on every blade of grass by the water, and the first skim of ice on the pond.', ['weather']],
 ] as const;
 let last = { id: '', url: '' };
@@ -43,8 +59,15 @@ for (const [i, [title, text, labels]] of posts.entries()) {
   });
   last = { id: post.id, url: post.url! };
 }
-await service.pages.insert({ blogId: blog.id, body: { title: 'About these notes', content: '<p>Kept since 2019.</p>' } });
-await service.comments.insert({ blogId: blog.id, postId: last.id, body: { content: 'Beautiful morning for it!', author: { displayName: 'Kim' } } });
+await service.pages.insert({
+  blogId: blog.id,
+  body: { title: 'About these notes', content: '<p>Kept since 2019.</p>' },
+});
+await service.comments.insert({
+  blogId: blog.id,
+  postId: last.id,
+  body: { content: 'Beautiful morning for it!', author: { displayName: 'Kim' } },
+});
 const site = toNodeHandler(createSite(service));
 server.on('request', (req, res) => void site(req, res));
 

@@ -24,7 +24,15 @@ export type { ChangeItem, ChangeKind, ChangeList } from './resources/changes.js'
 export type { SchedulerOptions } from './core/scheduler.js';
 export type * from './schema/params.js';
 export type * from './schema/media.js';
-export { POST_STATUSES, PAGE_STATUSES, COMMENT_STATUSES, ROLES, READER_COMMENTS, LIMITS, PAGE_VIEWS_RANGES } from './schema/values.js';
+export {
+  POST_STATUSES,
+  PAGE_STATUSES,
+  COMMENT_STATUSES,
+  ROLES,
+  READER_COMMENTS,
+  LIMITS,
+  PAGE_VIEWS_RANGES,
+} from './schema/values.js';
 export type {
   Blog,
   BlogList,

@@ -27,7 +27,9 @@ export function idbBlobs(db: () => IDBPDatabase, objects: string): BlobStore {
     async read(key, range) {
       const blob = (await db().get(objects, key)) as Blob | undefined;
       if (!blob) return undefined;
-      return (range ? blob.slice(range.offset, range.offset + range.length) : blob).stream() as ReadableStream<Uint8Array>;
+      return (
+        range ? blob.slice(range.offset, range.offset + range.length) : blob
+      ).stream() as ReadableStream<Uint8Array>;
     },
     async delete(key) {
       await db().delete(objects, key);

@@ -52,11 +52,18 @@ const atLeast0 = (limit: number) => Math.max(0, Math.floor(limit));
 export async function changesSince(c: Connection, seq: number, limit = 1000): Promise<Change[]> {
   const max = atLeast0(limit);
   if (max === 0) return [];
-  const recs: LogGroup[] = await c.read((tx) => tx.objectStore(CHANGES).getAll(c.KeyRange.lowerBound([seq, Infinity], true), max));
+  const recs: LogGroup[] = await c.read((tx) =>
+    tx.objectStore(CHANGES).getAll(c.KeyRange.lowerBound([seq, Infinity], true), max),
+  );
   return inOrder(recs, max).slice(0, max).map(toChange);
 }
 
-export async function streamChanges(c: Connection, stream: string, after: LogPosition, limit: number): Promise<Change[]> {
+export async function streamChanges(
+  c: Connection,
+  stream: string,
+  after: LogPosition,
+  limit: number,
+): Promise<Change[]> {
   const max = atLeast0(limit);
   if (max === 0) return [];
   // A stream has one record per commit: the one of commit `after.seq` may hold changes after `after.pos`.
@@ -75,7 +82,9 @@ export async function streamChanges(c: Connection, stream: string, after: LogPos
 }
 
 export async function logBounds(c: Connection): Promise<LogBounds> {
-  const [last, pruned] = await c.read((tx) => Promise.all([tx.objectStore(LOG).openKeyCursor(null, 'prev'), tx.objectStore(META).get('pruned')]));
+  const [last, pruned] = await c.read((tx) =>
+    Promise.all([tx.objectStore(LOG).openKeyCursor(null, 'prev'), tx.objectStore(META).get('pruned')]),
+  );
   return { newest: typeof last?.key === 'number' ? last.key : 0, pruned: typeof pruned === 'number' ? pruned : 0 };
 }
 

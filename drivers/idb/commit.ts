@@ -23,7 +23,12 @@ const uniqueRef = (collection: string, index: string, key: Key) => `${collection
  * with `read`, to name the precondition that failed. Every other op reads its record (and the holders of the
  * unique keys it claims) first. So a pulled page of new records is written without reading them.
  */
-export async function commit(c: Connection, ops: readonly WriteOp[], time: number, read = false): Promise<CommitResult> {
+export async function commit(
+  c: Connection,
+  ops: readonly WriteOp[],
+  time: number,
+  read = false,
+): Promise<CommitResult> {
   const stores = new Set<string>([LOG, CHANGES]);
   for (const op of ops) {
     const def = c.collection(op.collection);
@@ -36,7 +41,9 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
     }
   }
   // The postings code, loaded before the transaction starts (awaiting it inside would end the transaction).
-  const seg = ops.some((op) => c.collection(op.collection).search) ? (loadedPostings() ?? (await loadPostings())) : undefined;
+  const seg = ops.some((op) => c.collection(op.collection).search)
+    ? (loadedPostings() ?? (await loadPostings()))
+    : undefined;
   /** An insert trusted to the transaction's own refusal (a second one of an id in the batch is refused too). */
   const trusted = (op: WriteOp) => !read && op.type === 'put' && op.expect === 0;
   const tx = writeTx(c, [...stores]);
@@ -58,12 +65,16 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
   };
   const changes: Array<Omit<LogChange, 'q'>> = [];
   // Per searchable collection: the documents with terms (one new segment), and the versions written over.
-  const postings = new Map<string, { docs: PostingDoc[]; dead: Map<string, number>; deleted: Set<string>; inserted: Set<string> }>();
+  const postings = new Map<
+    string,
+    { docs: PostingDoc[]; dead: Map<string, number>; deleted: Set<string>; inserted: Set<string> }
+  >();
   for (const op of ops) {
     const store = plain(op.collection);
     const def = c.collection(op.collection);
     let p = def.search ? postings.get(op.collection) : undefined;
-    if (def.search && !p) postings.set(op.collection, (p = { docs: [], dead: new Map(), deleted: new Set(), inserted: new Set() }));
+    if (def.search && !p)
+      postings.set(op.collection, (p = { docs: [], dead: new Map(), deleted: new Set(), inserted: new Set() }));
     if (op.expect > 0) p?.dead.set(op.id, op.expect);
     else p?.inserted.add(op.id);
     if (op.type === 'delete') p?.deleted.add(op.id);
@@ -77,7 +88,13 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
       };
       (trusted(op) ? store.add(rec) : store.put(rec)).onerror = noteRefusal;
       if (p && op.terms) {
-        p.docs.push({ id: op.id, v: rec.v, s: op.terms.scope, key: seg!.orderKey(def, op.keys) ?? [], terms: op.terms.tokens });
+        p.docs.push({
+          id: op.id,
+          v: rec.v,
+          s: op.terms.scope,
+          key: seg!.orderKey(def, op.keys) ?? [],
+          terms: op.terms.tokens,
+        });
       }
     } else {
       store.delete(op.id).onerror = noteRefusal;
@@ -132,7 +149,12 @@ export async function commit(c: Connection, ops: readonly WriteOp[], time: numbe
  * Checks every precondition in batch order, as the state will be when earlier ops apply. A `trusted` insert
  * reads nothing (the transaction refuses it if its id or a unique key it claims is taken).
  */
-async function check(c: Connection, tx: WriteTx, ops: readonly WriteOp[], trusted: (op: WriteOp) => boolean): Promise<DriverConflict | undefined> {
+async function check(
+  c: Connection,
+  tx: WriteTx,
+  ops: readonly WriteOp[],
+  trusted: (op: WriteOp) => boolean,
+): Promise<DriverConflict | undefined> {
   // All reads at once: current records (absent: version 0, no keys), and the holders of the unique keys
   // that puts claim. (A failed read aborts the transaction.)
   const current = new Map<string, { v: number; k: Record<string, Key[]> }>();

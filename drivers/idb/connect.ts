@@ -85,11 +85,20 @@ function openOnce(o: OpenOptions, schema: StoreSchema): Promise<IDBPDatabase> {
     const request = o.factory.open(o.name, idbVersion(schema.version));
     request.addEventListener('upgradeneeded', () => {
       try {
-        upgrade(wrap(request.result), schema, wrap(request.transaction!) as unknown as IDBPTransaction<unknown, string[], 'versionchange'>, loadedPostings());
+        upgrade(
+          wrap(request.result),
+          schema,
+          wrap(request.transaction!) as unknown as IDBPTransaction<unknown, string[], 'versionchange'>,
+          loadedPostings(),
+        );
       } catch (e) {
         request.transaction?.abort();
         if (e instanceof PostingsNeeded) return void fail(e);
-        fail(new Error(`idb driver: upgrading ${o.name} to schema version ${schema.version} failed: ${(e as Error).message}`));
+        fail(
+          new Error(
+            `idb driver: upgrading ${o.name} to schema version ${schema.version} failed: ${(e as Error).message}`,
+          ),
+        );
       }
     });
     request.addEventListener('blocked', (event) => {
@@ -117,7 +126,9 @@ function openOnce(o: OpenOptions, schema: StoreSchema): Promise<IDBPDatabase> {
               : `${database} was upgraded by another tab or window (to schema version ${schemaVersion(event.newVersion)}); reload this page`,
           );
         });
-        db!.addEventListener('close', () => o.lost(`${database} was closed by the browser (storage cleared or failed)`));
+        db!.addEventListener('close', () =>
+          o.lost(`${database} was closed by the browser (storage cleared or failed)`),
+        );
         resolve(db!);
       },
       (e: DOMException | null) =>
@@ -144,7 +155,8 @@ const ignore = () => undefined;
 export type ReadTx = IDBPTransaction<unknown, string[], 'readonly'>;
 
 /** What a request on a transaction that no longer takes requests throws. */
-const closed = (e: unknown) => e instanceof Error && (e.name === 'TransactionInactiveError' || e.name === 'InvalidStateError');
+const closed = (e: unknown) =>
+  e instanceof Error && (e.name === 'TransactionInactiveError' || e.name === 'InvalidStateError');
 
 /** An open database and the collections its schema declares. */
 export class Connection {
@@ -202,7 +214,10 @@ export class Connection {
    * A transaction over `stores`. Whoever needs its outcome awaits `done`; an abort no one awaits (a commit
    * refused on purpose, a connection closing under a read) is reported by the failed request instead.
    */
-  transaction<Mode extends IDBTransactionMode = 'readonly'>(stores: string[], mode?: Mode): IDBPTransaction<unknown, string[], Mode> {
+  transaction<Mode extends IDBTransactionMode = 'readonly'>(
+    stores: string[],
+    mode?: Mode,
+  ): IDBPTransaction<unknown, string[], Mode> {
     const tx = this.db.transaction(stores, mode);
     tx.done.catch(ignore);
     return tx;

@@ -42,12 +42,15 @@ class IdbDriver implements StorageDriver {
   /** Why the connection is gone (closed by us, upgraded or deleted elsewhere, or dropped by the browser). */
   private lost: string | undefined = 'idb driver is not open: call open(schema) first';
   /** Media bytes (blobs.ts, loaded on first use: most page loads never touch a picture's bytes). */
-  readonly blobs: BlobStore = lazy(async () => (await import('./blobs.js')).idbBlobs(() => this.connection().db, BLOBS), {
-    put: 1,
-    read: 1,
-    delete: 1,
-    sweep: 1,
-  });
+  readonly blobs: BlobStore = lazy(
+    async () => (await import('./blobs.js')).idbBlobs(() => this.connection().db, BLOBS),
+    {
+      put: 1,
+      read: 1,
+      delete: 1,
+      sweep: 1,
+    },
+  );
 
   constructor(options: IdbDriverOptions) {
     const { KeyRange, ...open } = settings(options);
@@ -70,7 +73,12 @@ class IdbDriver implements StorageDriver {
     checkNames(schema);
     if (this.conn) await this.close();
     const db = await openDatabase(this.settings, schema);
-    this.conn = new Connection(db, new Map(schema.collections.map((c) => [c.name, c])), this.settings.factory, this.KeyRange);
+    this.conn = new Connection(
+      db,
+      new Map(schema.collections.map((c) => [c.name, c])),
+      this.settings.factory,
+      this.KeyRange,
+    );
     this.lost = undefined;
   }
 

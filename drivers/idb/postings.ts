@@ -193,7 +193,10 @@ function docAt(chunk: DocChunk, j: number): Candidate {
 }
 
 /** A segment of `docs` (any order; one entry per id) as its head and body records. */
-export function buildSegment(id: number, docs: readonly PostingDoc[]): { head: SegHead; body: Array<[IDBValidKey, unknown]> } {
+export function buildSegment(
+  id: number,
+  docs: readonly PostingDoc[],
+): { head: SegHead; body: Array<[IDBValidKey, unknown]> } {
   const sorted = [...docs].sort((a, b) => compareKeys(a.key, b.key));
   const lists = listsOf(sorted);
   const every = () => lists.terms.map((_, t) => t);
@@ -216,7 +219,11 @@ export function buildSegment(id: number, docs: readonly PostingDoc[]): { head: S
   }
   const runs = r.length ? { r } : {};
   if (n < INLINE) return { head: { id, n, ...u, ...runs, d: table(0, n), t: bucketOf(lists, every()) }, body: [] };
-  if (n < WHOLE) return { head: { id, n, ...u, ...runs, w: true }, body: [[[id, 3], { d: table(0, n), t: bucketOf(lists, every()) }]] };
+  if (n < WHOLE)
+    return {
+      head: { id, n, ...u, ...runs, w: true },
+      body: [[[id, 3], { d: table(0, n), t: bucketOf(lists, every()) }]],
+    };
   const body: Array<[IDBValidKey, unknown]> = [];
   const dc: Key[] = [];
   for (let c = 0; c * DOC_CHUNK < n; c++) {
@@ -265,7 +272,9 @@ function inBucket(bucket: Bucket | undefined, term: string): Uint32Array {
     if (item(bucket.t, mid) < term) lo = mid + 1;
     else hi = mid;
   }
-  return lo < items(bucket.t) && item(bucket.t, lo) === term ? bucket.p.subarray(bucket.o[lo]!, bucket.o[lo + 1]!) : new Uint32Array(0);
+  return lo < items(bucket.t) && item(bucket.t, lo) === term
+    ? bucket.p.subarray(bucket.o[lo]!, bucket.o[lo + 1]!)
+    : new Uint32Array(0);
 }
 
 /** One segment as a search reads it: doc chunks and term chunks loaded when first needed, once. */
@@ -304,7 +313,10 @@ export class Segment {
    */
   warm(terms: readonly string[], docno: number): void {
     const size = this.head.d || this.head.w ? this.head.n : DOC_CHUNK;
-    const reads: Array<Promise<unknown>> = [this.docChunk(Math.floor(docno / size)), ...terms.map((t) => this.chunkAt(t, docno))];
+    const reads: Array<Promise<unknown>> = [
+      this.docChunk(Math.floor(docno / size)),
+      ...terms.map((t) => this.chunkAt(t, docno)),
+    ];
     // A failed read fails the walk that awaits it; here it is only started.
     for (const r of reads) r.catch(() => {});
   }
@@ -454,8 +466,14 @@ export async function* segmentMatches(
   if (run && !(up ? bounds.lower : bounds.upper)) seg.warm(terms, up ? run.from : run.to - 1);
   const sizing = Promise.all(terms.map((t) => seg.size(t)));
   sizing.catch(() => {});
-  const from = run && !bounds.lower ? run.from : await seg.bound((k) => side(k) > 0 || (side(k) === 0 && !(bounds.lower && below(k.slice(w), bounds.lower))));
-  const to = run && !bounds.upper ? run.to : await seg.bound((k) => side(k) > 0 || (side(k) === 0 && !!bounds.upper && above(k.slice(w), bounds.upper)));
+  const from =
+    run && !bounds.lower
+      ? run.from
+      : await seg.bound((k) => side(k) > 0 || (side(k) === 0 && !(bounds.lower && below(k.slice(w), bounds.lower))));
+  const to =
+    run && !bounds.upper
+      ? run.to
+      : await seg.bound((k) => side(k) > 0 || (side(k) === 0 && !!bounds.upper && above(k.slice(w), bounds.upper)));
   if (from >= to) return;
   const sizes = await sizing;
   const order = terms.map((t, i) => [t, sizes[i]!] as const).sort((a, b) => a[1] - b[1]);
@@ -470,9 +488,13 @@ export async function* segmentMatches(
 }
 
 /** Every doc of a segment with its terms (for merging): the body read whole. */
-export async function readSegment(seg: Segment): Promise<Array<PostingDoc & { terms: string[]; g?: number | undefined }>> {
+export async function readSegment(
+  seg: Segment,
+): Promise<Array<PostingDoc & { terms: string[]; g?: number | undefined }>> {
   const { head } = seg;
-  const docs = await Promise.all(Array.from({ length: head.n }, async (_, docno) => ({ ...(await seg.doc(docno)), terms: [] as string[] })));
+  const docs = await Promise.all(
+    Array.from({ length: head.n }, async (_, docno) => ({ ...(await seg.doc(docno)), terms: [] as string[] })),
+  );
   const add = (term: string, list: ArrayLike<number>) => {
     for (let i = 0; i < list.length; i++) docs[list[i]!]!.terms.push(term);
   };
@@ -482,9 +504,11 @@ export async function readSegment(seg: Segment): Promise<Array<PostingDoc & { te
   const whole = head.d ? { t: head.t! } : head.w ? await seg.body<{ t: Bucket }>([head.id, 3]) : undefined;
   if (whole) addBucket(whole.t);
   else {
-    for (const b of await Promise.all(Array.from({ length: head.b! }, (_, j) => seg.body<Bucket>([head.id, 1, j])))) addBucket(b);
+    for (const b of await Promise.all(Array.from({ length: head.b! }, (_, j) => seg.body<Bucket>([head.id, 1, j]))))
+      addBucket(b);
     for (const [term, firsts] of Object.entries(head.big ?? {})) {
-      for (const list of await Promise.all(firsts.map((_, c) => seg.body<Uint32Array>([head.id, 2, term, c])))) add(term, list);
+      for (const list of await Promise.all(firsts.map((_, c) => seg.body<Uint32Array>([head.id, 2, term, c]))))
+        add(term, list);
     }
   }
   return docs;
@@ -552,12 +576,15 @@ export async function orderedMatches(
   const take = async (): Promise<Candidate | undefined> => {
     for (;;) {
       let best: Source | undefined;
-      for (const s of open) if (!s.next!.done && (!best || first(s.next!.value.key.slice(w), best.next!.value.key.slice(w)))) best = s;
+      for (const s of open)
+        if (!s.next!.done && (!best || first(s.next!.value.key.slice(w), best.next!.value.key.slice(w)))) best = s;
       // Every source that could come first is opened, together (their reads go out at once); with nothing
       // open yet, the OPEN_AT_ONCE most promising.
       const opening: Source[] = [];
       for (let waiting = closed[closed.length - 1]; waiting; waiting = closed[closed.length - 1]) {
-        const could = best ? !waiting.edge || first(waiting.edge, best.next!.value.key.slice(w)) : opening.length < OPEN_AT_ONCE;
+        const could = best
+          ? !waiting.edge || first(waiting.edge, best.next!.value.key.slice(w))
+          : opening.length < OPEN_AT_ONCE;
         if (!could) break;
         opening.push(closed.pop()!);
       }

@@ -20,19 +20,29 @@ import { stored, type Rec } from './schema.js';
 /** A key part that sorts after every string: `[...prefix, MAX]` bounds "everything with the prefix". */
 const MAX: [] = [];
 
-export const cursorDirection = (q: { direction: 'asc' | 'desc' }): IDBCursorDirection => (q.direction === 'asc' ? 'next' : 'prev');
+export const cursorDirection = (q: { direction: 'asc' | 'desc' }): IDBCursorDirection =>
+  q.direction === 'asc' ? 'next' : 'prev';
 
 export async function get(c: Connection, collection: string, id: string): Promise<StoredDoc | undefined> {
   return stored(await c.readStore(collection, (store) => store.get(id)));
 }
 
-export async function getMany(c: Connection, collection: string, ids: readonly string[]): Promise<Array<StoredDoc | undefined>> {
+export async function getMany(
+  c: Connection,
+  collection: string,
+  ids: readonly string[],
+): Promise<Array<StoredDoc | undefined>> {
   c.collection(collection);
   if (ids.length === 0) return [];
   return (await c.readStore(collection, (store) => Promise.all(ids.map((id) => store.get(id))))).map(stored);
 }
 
-export async function getByIndex(c: Connection, collection: string, index: string, key: Key): Promise<StoredDoc | undefined> {
+export async function getByIndex(
+  c: Connection,
+  collection: string,
+  index: string,
+  key: Key,
+): Promise<StoredDoc | undefined> {
   return stored(await c.readStore(collection, (store) => store.index(index).get([...key])));
 }
 
@@ -58,7 +68,9 @@ export async function list(c: Connection, q: ListQuery): Promise<IndexedDoc[]> {
   const direction = cursorDirection(q);
   const first = readIndex(c, q.collection, q.index, (index) =>
     // One request for the whole page, with the index key of each entry.
-    c.hasGetAllRecords(index) ? { page: index.getAllRecords!<Rec>({ query: r, count: limit, direction }) } : { cursor: index.openCursor(r, direction) },
+    c.hasGetAllRecords(index)
+      ? { page: index.getAllRecords!<Rec>({ query: r, count: limit, direction }) }
+      : { cursor: index.openCursor(r, direction) },
   );
   if (first.page) return (await first.page).map((rec) => ({ ...stored(rec.value)!, key: rec.key as string[] }));
   const out: IndexedDoc[] = [];
@@ -104,6 +116,8 @@ async function keyCursor(first: ReturnType<Index3['openKeyCursor']>, limit: numb
 export async function keys(c: Connection, q: KeysQuery): Promise<IndexEntry[]> {
   const limit = Math.floor(q.limit);
   if (!(limit > 0) || q.prefixes.length === 0) return [];
-  const walks = await readIndex(c, q.collection, q.index, (index) => Promise.all(q.prefixes.map((prefix) => walk(c, index, q, prefix, limit))));
+  const walks = await readIndex(c, q.collection, q.index, (index) =>
+    Promise.all(q.prefixes.map((prefix) => walk(c, index, q, prefix, limit))),
+  );
   return mergeWalks(walks, q.prefixes[0]!.length, q.direction, limit);
 }

@@ -22,7 +22,11 @@ import type { CollectionDef, JsonObject, Key, StoredDoc, StoreSchema } from '../
 
 /** segments.ts's upgrade from layout 2, handed in once its code is loaded (lazy-postings.ts). */
 interface SegmentBuilder {
-  fromLayout2(tx: IDBPTransaction<unknown, string[], 'versionchange'>, def: CollectionDef, terms: string): Promise<void>;
+  fromLayout2(
+    tx: IDBPTransaction<unknown, string[], 'versionchange'>,
+    def: CollectionDef,
+    terms: string,
+  ): Promise<void>;
 }
 
 /** Bumped when this driver's own storage layout changes; combined with the core's schema version. */
@@ -71,15 +75,19 @@ export interface LogChange {
   s?: string;
 }
 
-export const stored = (rec: Rec | undefined): StoredDoc | undefined => rec && { id: rec.id, version: rec.v, doc: rec.doc };
+export const stored = (rec: Rec | undefined): StoredDoc | undefined =>
+  rec && { id: rec.id, version: rec.v, doc: rec.doc };
 
 /** Collection and index names become store names and key paths: identifiers only. */
 export function checkNames(schema: StoreSchema): void {
-  if (!Number.isInteger(schema.version) || schema.version < 1) throw new Error(`idb driver: bad schema version ${schema.version}`);
+  if (!Number.isInteger(schema.version) || schema.version < 1)
+    throw new Error(`idb driver: bad schema version ${schema.version}`);
   for (const c of schema.collections) {
-    if (!NAME.test(c.name)) throw new Error(`idb driver: collection name ${JSON.stringify(c.name)} must be an identifier`);
+    if (!NAME.test(c.name))
+      throw new Error(`idb driver: collection name ${JSON.stringify(c.name)} must be an identifier`);
     for (const i of c.indexes) {
-      if (!NAME.test(i.name)) throw new Error(`idb driver: index name ${JSON.stringify(i.name)} must be an identifier (it is a key path)`);
+      if (!NAME.test(i.name))
+        throw new Error(`idb driver: index name ${JSON.stringify(i.name)} must be an identifier (it is a key path)`);
     }
   }
 }
@@ -116,7 +124,8 @@ export function upgrade(
     const wanted = new Map(c.indexes.map((i) => [i.name, !!i.unique]));
     for (const existing of [...store.indexNames]) {
       const index = store.index(existing);
-      if (wanted.get(existing) !== index.unique || index.keyPath !== `k.${existing}` || !index.multiEntry) store.deleteIndex(existing);
+      if (wanted.get(existing) !== index.unique || index.keyPath !== `k.${existing}` || !index.multiEntry)
+        store.deleteIndex(existing);
     }
     for (const [name, unique] of wanted) {
       if (!store.indexNames.contains(name)) store.createIndex(name, `k.${name}`, { unique, multiEntry: true });
@@ -146,7 +155,8 @@ export function missingLayout(db: IDBPDatabase, schema: StoreSchema): string[] {
   const missing: string[] = [];
   for (const c of schema.collections) {
     if (!db.objectStoreNames.contains(c.name)) missing.push(`store ${c.name}`);
-    for (const name of c.search ? [SEG(c.name), POST(c.name), DEAD(c.name)] : []) if (!db.objectStoreNames.contains(name)) missing.push(`store ${name}`);
+    for (const name of c.search ? [SEG(c.name), POST(c.name), DEAD(c.name)] : [])
+      if (!db.objectStoreNames.contains(name)) missing.push(`store ${name}`);
   }
   if (missing.length === 0) {
     const tx = db.transaction(schema.collections.map((c) => c.name));

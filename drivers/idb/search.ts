@@ -7,7 +7,15 @@
  * by update time) takes every match of the tokens, then either sorts the few or walks that index keeping
  * the many, as before.
  */
-import { compareKeys, mergeWalks, suffixInBounds, type IndexEntry, type Key, type KeysQuery, type SearchQuery } from '../../src/store/driver.js';
+import {
+  compareKeys,
+  mergeWalks,
+  suffixInBounds,
+  type IndexEntry,
+  type Key,
+  type KeysQuery,
+  type SearchQuery,
+} from '../../src/store/driver.js';
 import type { Connection, ReadTx } from './connect.js';
 import type { Index3 } from './native.js';
 import { allMatches, current, orderedMatches, type Candidate } from './postings.js';
@@ -27,7 +35,12 @@ const order =
 /** A record's keys in the query's index under `prefix` and within `bounds`, in the walk's direction. */
 const keysIn = (rec: Rec | undefined, q: SearchQuery, prefix: Key, bounds: KeysQuery) =>
   (rec?.k[q.index] ?? [])
-    .filter((key) => key.length > prefix.length && compareKeys(key.slice(0, prefix.length), prefix) === 0 && suffixInBounds(key.slice(prefix.length), bounds))
+    .filter(
+      (key) =>
+        key.length > prefix.length &&
+        compareKeys(key.slice(0, prefix.length), prefix) === 0 &&
+        suffixInBounds(key.slice(prefix.length), bounds),
+    )
     .sort(order(q));
 
 type ReadStore = ReturnType<ReadTx['objectStore']>;
@@ -44,7 +57,8 @@ export async function search(c: Connection, q: SearchQuery): Promise<IndexEntry[
   // later write replaced or deleted that version (~dead says so), and there are none at all in the usual case
   // between merges of a store that is mostly added to: nothing more to look up.
   const [tx, heads, deadCount] = c.read(
-    (tx) => [tx, segmentsOf(tx, q.collection, { KeyRange: c.KeyRange }), tx.objectStore(DEAD(q.collection)).count()] as const,
+    (tx) =>
+      [tx, segmentsOf(tx, q.collection, { KeyRange: c.KeyRange }), tx.objectStore(DEAD(q.collection)).count()] as const,
   );
   const dead = tx.objectStore(DEAD(q.collection));
   const anyDead = deadCount.then((n) => n > 0);
@@ -74,7 +88,13 @@ export async function search(c: Connection, q: SearchQuery): Promise<IndexEntry[
 }
 
 /** A search on an index the postings do not follow: every match, then the few sorted or the many walked. */
-async function unordered(c: Connection, tx: ReadTx, q: SearchQuery, limit: number, matches: Candidate[]): Promise<IndexEntry[]> {
+async function unordered(
+  c: Connection,
+  tx: ReadTx,
+  q: SearchQuery,
+  limit: number,
+  matches: Candidate[],
+): Promise<IndexEntry[]> {
   // The newest entry of each id; an older one was replaced.
   const latest = new Map<string, number>();
   for (const m of matches) latest.set(m.id, Math.max(latest.get(m.id) ?? 0, m.v));
@@ -125,7 +145,9 @@ async function walkIds(
     const ids = await index.getAllKeys({ query: r, count: ID_CHUNK, direction });
     const hits = ids.filter((id) => latest.has(id));
     const last = ids[ids.length - 1];
-    const recs = (await Promise.all([...hits, ...(last === undefined ? [] : [last])].map((id) => store.get(id)))) as Array<Rec | undefined>;
+    const recs = (await Promise.all(
+      [...hits, ...(last === undefined ? [] : [last])].map((id) => store.get(id)),
+    )) as Array<Rec | undefined>;
     hits.forEach((id, n) => {
       const rec = recs[n];
       if (out.length >= limit || rec?.v !== latest.get(id) || rec?.s !== q.scope) return;

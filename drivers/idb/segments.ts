@@ -37,7 +37,11 @@ const heads = new WeakMap<object, Map<string, Map<number, SegHead>>>();
  * written (a merge writes a new segment; ids are never reused), so a repeated search reads the segment ids and
  * the page, not the same heads and 16 KB bodies again, and decodes none of them.
  */
-export function segmentsOf(tx: ReadTx, collection: string, keep?: { KeyRange: typeof IDBKeyRange }): Promise<Segment[]> {
+export function segmentsOf(
+  tx: ReadTx,
+  collection: string,
+  keep?: { KeyRange: typeof IDBKeyRange },
+): Promise<Segment[]> {
   // (The heads' requests are placed before this returns: a read transaction's first request, Connection.read.)
   const store = tx.objectStore(SEG(collection));
   if (!keep) return store.getAll().then((all) => withBodies(tx, collection, all as SegHead[], false));
@@ -59,7 +63,8 @@ export function segmentsOf(tx: ReadTx, collection: string, keep?: { KeyRange: ty
     for (const id of memo.keys()) if (!now.has(id) && id < top) memo.delete(id);
     const missing = [...now].filter((id) => !memo.has(id));
     // (None unless ids came out of order; then read them.)
-    for (const head of (await Promise.all(missing.map((id) => store.get(id)))) as SegHead[]) if (head) memo.set(head.id, head);
+    for (const head of (await Promise.all(missing.map((id) => store.get(id)))) as SegHead[])
+      if (head) memo.set(head.id, head);
     return withBodies(
       tx,
       collection,
@@ -94,7 +99,12 @@ function withBodies(tx: ReadTx, collection: string, heads: SegHead[], keep: bool
 }
 
 /** Writes a segment of `docs` (its id from the store's key generator, or `added` there already), then its bodies. */
-async function writeSegment(tx: Tx, collection: string, docs: readonly PostingDoc[], added?: Promise<number>): Promise<void> {
+async function writeSegment(
+  tx: Tx,
+  collection: string,
+  docs: readonly PostingDoc[],
+  added?: Promise<number>,
+): Promise<void> {
   const heads = tx.objectStore(SEG(collection));
   const id = await (added ?? (heads.add({}) as Promise<number>));
   const { head, body } = buildSegment(id, docs);
@@ -163,7 +173,10 @@ export async function addPostings(
       const ids = (await marked) ? [...inserted] : [];
       const versions = await Promise.all(ids.map((id) => deadStore.get(id)));
       const again = ids.filter((_, i) => versions[i] !== undefined);
-      await Promise.all([...[...deleted, ...again].map((id) => deadStore.put(b, boundKey(id))), ...again.map((id) => deadStore.delete(id))]);
+      await Promise.all([
+        ...[...deleted, ...again].map((id) => deadStore.put(b, boundKey(id))),
+        ...again.map((id) => deadStore.delete(id)),
+      ]);
     })(),
   );
   await Promise.all(writes);
@@ -200,14 +213,27 @@ async function mergeFull(tx: Tx, KeyRange: typeof IDBKeyRange, collection: strin
  * Layout 2 kept a searchable collection's tokens as `{ id, t }` records of `~terms.<c>` (`terms`): they become
  * segments, each document with its stored version and first-index key (the upgrade then drops that store).
  */
-export async function fromLayout2(tx: IDBPTransaction<unknown, string[], 'versionchange'>, def: CollectionDef, terms: string): Promise<void> {
+export async function fromLayout2(
+  tx: IDBPTransaction<unknown, string[], 'versionchange'>,
+  def: CollectionDef,
+  terms: string,
+): Promise<void> {
   const [tokens, recs] = await Promise.all([tx.objectStore(terms).getAll(), tx.objectStore(def.name).getAll()]);
-  const byId = new Map((recs as Array<{ id: string; v: number; s?: string; k: Record<string, Key[]> }>).map((r) => [r.id, r]));
+  const byId = new Map(
+    (recs as Array<{ id: string; v: number; s?: string; k: Record<string, Key[]> }>).map((r) => [r.id, r]),
+  );
   const docs: PostingDoc[] = [];
   for (const t of tokens as Array<{ id: string; t: string[] }>) {
     const rec = byId.get(t.id);
     // (Layout 2's keys were `<scope hash>:<token>`: the token is after the first colon.)
-    if (rec) docs.push({ id: rec.id, v: rec.v, s: rec.s ?? '', key: orderKey(def, rec.k) ?? [], terms: t.t.map((k) => k.slice(k.indexOf(':') + 1)) });
+    if (rec)
+      docs.push({
+        id: rec.id,
+        v: rec.v,
+        s: rec.s ?? '',
+        key: orderKey(def, rec.k) ?? [],
+        terms: t.t.map((k) => k.slice(k.indexOf(':') + 1)),
+      });
   }
   await addPostings(tx, IDBKeyRange, def.name, docs, new Map());
 }

@@ -3,7 +3,15 @@
  * batch apply; then the ops apply, each record's old index entries and tokens out and its new ones in, and
  * the change log grows by one entry per op.
  */
-import { compareKeys, DriverConflict, type Change, type CommitOptions, type CommitResult, type Key, type WriteOp } from '../../src/store/driver.js';
+import {
+  compareKeys,
+  DriverConflict,
+  type Change,
+  type CommitOptions,
+  type CommitResult,
+  type Key,
+  type WriteOp,
+} from '../../src/store/driver.js';
 import { compareEntries, copyIn, deepFreeze, uniqueKey, type Collection, type Slot, type Store } from './schema.js';
 
 export function commit(store: Store, ops: readonly WriteOp[], options: CommitOptions): CommitResult {
@@ -116,7 +124,8 @@ function unindex(store: Store, c: Collection, id: string, slot: Slot): void {
     const entries = store.index(c, name);
     for (const key of keys) {
       const at = slotOf(entries, { key, id });
-      if (at < entries.length && entries[at]!.id === id && compareKeys(entries[at]!.key, key) === 0) entries.splice(at, 1);
+      if (at < entries.length && entries[at]!.id === id && compareKeys(entries[at]!.key, key) === 0)
+        entries.splice(at, 1);
       const map = c.unique.get(name);
       if (map && map.get(uniqueKey(key)) === id) map.delete(uniqueKey(key));
     }

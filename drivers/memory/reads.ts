@@ -103,7 +103,9 @@ export function keys(store: Store, q: KeysQuery): IndexEntry[] {
   const limit = Math.max(0, Math.floor(q.limit));
   const walks = q.prefixes.map((prefix) => {
     const [start, end] = range(entries, { ...q, prefix });
-    return q.direction === 'asc' ? entries.slice(start, Math.min(end, start + limit)) : entries.slice(Math.max(start, end - limit), end).reverse();
+    return q.direction === 'asc'
+      ? entries.slice(start, Math.min(end, start + limit))
+      : entries.slice(Math.max(start, end - limit), end).reverse();
   });
   return mergeWalks(walks, q.prefixes[0]?.length ?? 0, q.direction, limit).map((e) => ({ id: e.id, key: e.key }));
 }

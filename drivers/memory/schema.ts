@@ -57,7 +57,12 @@ export class Store {
   /** Adds the collections and indexes the schema declares (what is stored already stays). */
   declare(schema: StoreSchema): void {
     for (const def of schema.collections) {
-      const c: Collection = this.collections.get(def.name) ?? { slots: new Map(), indexes: new Map(), unique: new Map(), tokens: new Map() };
+      const c: Collection = this.collections.get(def.name) ?? {
+        slots: new Map(),
+        indexes: new Map(),
+        unique: new Map(),
+        tokens: new Map(),
+      };
       for (const index of def.indexes) {
         if (!c.indexes.has(index.name)) c.indexes.set(index.name, []);
         if (index.unique && !c.unique.has(index.name)) c.unique.set(index.name, new Map());

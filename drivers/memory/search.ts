@@ -5,7 +5,14 @@
  * and sort them (cheap when they are few). The walk gives up after as many records as the rarest token has,
  * so neither way reads more than about twice the cheaper one.
  */
-import { compareKeys, mergeWalks, suffixInBounds, type IndexEntry, type Key, type SearchQuery } from '../../src/store/driver.js';
+import {
+  compareKeys,
+  mergeWalks,
+  suffixInBounds,
+  type IndexEntry,
+  type Key,
+  type SearchQuery,
+} from '../../src/store/driver.js';
 import { range } from './reads.js';
 import type { Store } from './schema.js';
 
@@ -39,7 +46,11 @@ export function search(store: Store, q: SearchQuery): IndexEntry[] {
     for (let w = 0; w < cursors.length; w++) {
       const k = cursors[w]!;
       if (k.at < k.start || k.at >= k.end) continue;
-      if (best < 0 || sign * compareKeys(entries[k.at]!.key.slice(width), entries[cursors[best]!.at]!.key.slice(width)) < 0) best = w;
+      if (
+        best < 0 ||
+        sign * compareKeys(entries[k.at]!.key.slice(width), entries[cursors[best]!.at]!.key.slice(width)) < 0
+      )
+        best = w;
     }
     if (best < 0) return out; // walked the whole range
     const e = entries[cursors[best]!.at]!;

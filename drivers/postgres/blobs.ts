@@ -79,7 +79,12 @@ export function postgresBlobs({ s, run }: PgBlobHooks): BlobStore {
       const found = (await run(sql.find, [key]))[0];
       if (!found) return undefined;
       const [id, size] = found;
-      return chunkStream(Number(size), CHUNK, range, async (n) => (await run(sql.chunk, [id, n]))[0]?.[0] as Uint8Array | undefined);
+      return chunkStream(
+        Number(size),
+        CHUNK,
+        range,
+        async (n) => (await run(sql.chunk, [id, n]))[0]?.[0] as Uint8Array | undefined,
+      );
     },
     async delete(key) {
       await run(sql.dropKey, [key], false);

@@ -45,8 +45,18 @@ export async function changesSince(c: Connection, seq: number, limit = 1000): Pr
   return rows.map((row) => toChange(c, row));
 }
 
-export async function streamChanges(c: Connection, stream: string, after: LogPosition, limit: number): Promise<Change[]> {
-  const rows = (await c.run(c.sql(changeSql).streamChanges, [pgText(stream), after.seq, after.pos, Math.max(0, Math.floor(limit))])) as ChangeRow[];
+export async function streamChanges(
+  c: Connection,
+  stream: string,
+  after: LogPosition,
+  limit: number,
+): Promise<Change[]> {
+  const rows = (await c.run(c.sql(changeSql).streamChanges, [
+    pgText(stream),
+    after.seq,
+    after.pos,
+    Math.max(0, Math.floor(limit)),
+  ])) as ChangeRow[];
   return rows.map((row) => toChange(c, row));
 }
 
@@ -59,7 +69,8 @@ export async function pruneChanges(c: Connection, q: PruneQuery): Promise<number
   const limit = Math.max(0, Math.floor(q.limit));
   if (limit === 0) return 0;
   // Infinity has no bigint: a bound past every time and seq.
-  const bound = (x: number | undefined, none: number) => (x === undefined ? none : Math.max(-1, Math.min(Number.MAX_SAFE_INTEGER, Math.floor(x))));
+  const bound = (x: number | undefined, none: number) =>
+    x === undefined ? none : Math.max(-1, Math.min(Number.MAX_SAFE_INTEGER, Math.floor(x)));
   const rows = await c.run(c.sql(changeSql).prune, [bound(q.before, -1), bound(q.through, -1), limit], false);
   return Number(rows[0]![0]);
 }

@@ -10,7 +10,9 @@ import type { PgError } from './native.js';
 import { storedToken } from './search.js';
 import { pgText } from './text.js';
 
-const commitSql = (s: string) => `SELECT ${s}.commit_ops($1::int[], $2::text[], $3::int[], $4::boolean[], $5::text[], $6::text[],
+const commitSql = (
+  s: string,
+) => `SELECT ${s}.commit_ops($1::int[], $2::text[], $3::int[], $4::boolean[], $5::text[], $6::text[],
       $7::text[], $8::int[], $9::int[], $10::bytea[], $11::boolean[], $12::int[], $13::text[], $14::bigint)`;
 
 export async function commit(c: Connection, ops: readonly WriteOp[], options: CommitOptions): Promise<CommitResult> {
@@ -61,7 +63,22 @@ export async function commit(c: Connection, ops: readonly WriteOp[], options: Co
   try {
     const rows = await c.run(
       c.sql(commitSql),
-      [oColl, oId, oExpect, oDel, oDoc, oScope, oStream, oE, eIx, eKey, eU, oT, tTok, Math.floor(options.time ?? Date.now())],
+      [
+        oColl,
+        oId,
+        oExpect,
+        oDel,
+        oDoc,
+        oScope,
+        oStream,
+        oE,
+        eIx,
+        eKey,
+        eU,
+        oT,
+        tTok,
+        Math.floor(options.time ?? Date.now()),
+      ],
       false,
     );
     return { seq: Number(rows[0]![0]) };
@@ -71,7 +88,13 @@ export async function commit(c: Connection, ops: readonly WriteOp[], options: Co
 }
 
 /** The DriverConflict a failed commit stands for, if it is one. */
-function conflict(c: Connection, error: unknown, ops: readonly WriteOp[], eOp: number[], eIx: number[]): DriverConflict | undefined {
+function conflict(
+  c: Connection,
+  error: unknown,
+  ops: readonly WriteOp[],
+  eOp: number[],
+  eIx: number[],
+): DriverConflict | undefined {
   const e = (error instanceof Error && 'cause' in error && error.cause ? error.cause : error) as PgError;
   const at = (n: number) => ops[Math.max(0, n - 1)] ?? ops[0]!;
   switch (e.code) {

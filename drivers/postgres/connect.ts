@@ -65,7 +65,10 @@ const CONNECTION_LOST = /^(08|57P0)/;
 
 export function lostConnection(error: unknown): boolean {
   const e = error as PgError;
-  return !!(e?.code && CONNECTION_LOST.test(e.code)) || /Connection terminated|ECONNRESET|ECONNREFUSED|EPIPE/.test(String(e?.message));
+  return (
+    !!(e?.code && CONNECTION_LOST.test(e.code)) ||
+    /Connection terminated|ECONNRESET|ECONNREFUSED|EPIPE/.test(String(e?.message))
+  );
 }
 
 /**
@@ -95,9 +98,12 @@ async function pooled(pool: PgPool, config: PgQueryConfig): Promise<unknown[][]>
 export function clearError(error: unknown): unknown {
   const e = error as PgError;
   if (!lostConnection(error)) return error;
-  return new Error(`blogcore/postgres: the database connection was lost (${e.message}); the call may not have completed, retry it`, {
-    cause: error,
-  });
+  return new Error(
+    `blogcore/postgres: the database connection was lost (${e.message}); the call may not have completed, retry it`,
+    {
+      cause: error,
+    },
+  );
 }
 
 /** A pool on one store's schema, and what the driver learned of the store. */

@@ -71,7 +71,10 @@ class Driver implements PostgresDriver {
     if (!this.schema || this.schema.length > 50) throw new Error('postgres driver: schema must be 1 to 50 characters');
     // Media bytes go to and come from the primary: a replica may not have a picture's bytes yet, and the blob
     // store has no read session to wait for them.
-    this.blobs = postgresBlobs({ s: ident(this.schema), run: (text, values) => this.connection().run(text, values, false) });
+    this.blobs = postgresBlobs({
+      s: ident(this.schema),
+      run: (text, values) => this.connection().run(text, values, false),
+    });
     if (options.shareEvents !== false) this.watch = (listener) => this.follow(listener);
     if (options.replicas?.length) this.session = () => this.sessionOf(new Session());
   }
@@ -79,7 +82,8 @@ class Driver implements PostgresDriver {
   /** The open connection, or why there is none. */
   private connection(): Connection {
     if (this.closed) throw new Error('postgres driver is closed');
-    if (!this.conn || this.conn.byName.size === 0) throw new Error('postgres driver is not open: call open(schema) first');
+    if (!this.conn || this.conn.byName.size === 0)
+      throw new Error('postgres driver is not open: call open(schema) first');
     return this.conn;
   }
 

@@ -2,7 +2,16 @@
  * Reads by id, by unique key and by key range, each one statement: lists and counts are one range walk of
  * the `entries` primary key; several prefixes' walks are merged by suffix in SQL.
  */
-import type { IndexedDoc, IndexEntry, JsonObject, Key, KeysQuery, ListQuery, RangeQuery, StoredDoc } from '../../src/store/driver.js';
+import type {
+  IndexedDoc,
+  IndexEntry,
+  JsonObject,
+  Key,
+  KeysQuery,
+  ListQuery,
+  RangeQuery,
+  StoredDoc,
+} from '../../src/store/driver.js';
 import { decodeKey, encodeKey } from '../shared/byte-keys.js';
 import type { Connection } from './connect.js';
 import { fromPgText, pgText } from './text.js';
@@ -23,7 +32,8 @@ const listSql = (s: string, lower: Lower, upper: Upper, dir: Dir) =>
   `SELECT e.key, d.id, d.version, d.doc FROM ${s}.entries e JOIN ${s}.docs d ON d.rid = e.rid
    WHERE e.ix = $1 AND e.key ${lower} $2 AND e.key ${upper} $3 ORDER BY e.key ${dir}, e.rid ${dir} LIMIT $4`;
 
-const countSql = (s: string, lower: Lower, upper: Upper) => `SELECT count(*)::int FROM ${s}.entries WHERE ix = $1 AND key ${lower} $2 AND key ${upper} $3`;
+const countSql = (s: string, lower: Lower, upper: Upper) =>
+  `SELECT count(*)::int FROM ${s}.entries WHERE ix = $1 AND key ${lower} $2 AND key ${upper} $3`;
 
 /** The per-prefix bounds: lower bytes, upper bytes and where the suffix starts (1-based, for substr). */
 export const PREFIXES = `unnest($2::bytea[], $3::bytea[], $4::int[]) WITH ORDINALITY AS p(lo, hi, w, n)`;
@@ -48,7 +58,11 @@ export async function get(c: Connection, collection: string, id: string): Promis
   return row && { id, version: row[0], doc: JSON.parse(row[1]) as JsonObject };
 }
 
-export async function getMany(c: Connection, collection: string, ids: readonly string[]): Promise<Array<StoredDoc | undefined>> {
+export async function getMany(
+  c: Connection,
+  collection: string,
+  ids: readonly string[],
+): Promise<Array<StoredDoc | undefined>> {
   const coll = c.collection(collection);
   if (ids.length === 0) return [];
   if (ids.length === 1) return [await get(c, collection, ids[0]!)];
@@ -61,7 +75,12 @@ export async function getMany(c: Connection, collection: string, ids: readonly s
   });
 }
 
-export async function getByIndex(c: Connection, collection: string, index: string, key: Key): Promise<StoredDoc | undefined> {
+export async function getByIndex(
+  c: Connection,
+  collection: string,
+  index: string,
+  key: Key,
+): Promise<StoredDoc | undefined> {
   const i = c.index(c.collection(collection), index);
   if (!i.unique) throw new Error(`index ${index} is not unique`);
   const row = (await c.run(c.sql(readSql).byKey, [i.no, encodeKey(key)]))[0] as [string, number, string] | undefined;
@@ -72,8 +91,15 @@ export async function list(c: Connection, q: ListQuery): Promise<IndexedDoc[]> {
   const limit = Math.max(0, Math.floor(q.limit));
   const r = c.range(q);
   if (limit === 0) return [];
-  const rows = (await c.run(listSql(c.s, r.lower, r.upper, sqlDirection(q)), [r.ix, r.from, r.to, limit])) as Array<[Buffer, string, number, string]>;
-  return rows.map(([key, id, version, doc]) => ({ id: fromPgText(id), key: decodeKey(key), version, doc: JSON.parse(doc) as JsonObject }));
+  const rows = (await c.run(listSql(c.s, r.lower, r.upper, sqlDirection(q)), [r.ix, r.from, r.to, limit])) as Array<
+    [Buffer, string, number, string]
+  >;
+  return rows.map(([key, id, version, doc]) => ({
+    id: fromPgText(id),
+    key: decodeKey(key),
+    version,
+    doc: JSON.parse(doc) as JsonObject,
+  }));
 }
 
 export async function count(c: Connection, q: RangeQuery): Promise<number> {
@@ -103,6 +129,8 @@ export async function keys(c: Connection, q: KeysQuery): Promise<IndexEntry[]> {
   const limit = Math.max(0, Math.floor(q.limit));
   if (limit === 0 || q.prefixes.length === 0) return [];
   const r = ranges(c, q);
-  const rows = (await c.run(keysSql(c.s, r.lower, r.upper, r.dir), [r.ix, r.lo, r.hi, r.w, limit])) as Array<[Buffer, string]>;
+  const rows = (await c.run(keysSql(c.s, r.lower, r.upper, r.dir), [r.ix, r.lo, r.hi, r.w, limit])) as Array<
+    [Buffer, string]
+  >;
   return rows.map(([key, id]) => ({ id: fromPgText(id), key: decodeKey(key) }));
 }

@@ -117,7 +117,10 @@ export class Replicas {
 
   /** The primary's insert position now: taken after a commit returned, it is at or past that commit. */
   async position(): Promise<Lsn> {
-    const { rows } = await this.primary.query<[string]>({ text: 'SELECT pg_current_wal_insert_lsn()::text', rowMode: 'array' });
+    const { rows } = await this.primary.query<[string]>({
+      text: 'SELECT pg_current_wal_insert_lsn()::text',
+      rowMode: 'array',
+    });
     const lsn = parseLsn(rows[0]![0])!;
     this.sampled(lsn);
     return lsn;

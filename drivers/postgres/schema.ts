@@ -217,18 +217,27 @@ export async function migrate(c: Connection, schema: StoreSchema): Promise<void>
     // One migrator at a time per store, across every app server; released at COMMIT/ROLLBACK.
     await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`blogcore:${c.schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.migrations (version int PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())`);
-    const { rows } = await client.query<[number]>({ text: `SELECT coalesce(max(version), 0)::int FROM ${s}.migrations`, rowMode: 'array' });
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${s}.migrations (version int PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const { rows } = await client.query<[number]>({
+      text: `SELECT coalesce(max(version), 0)::int FROM ${s}.migrations`,
+      rowMode: 'array',
+    });
     const current = rows[0]![0];
     if (current > MIGRATIONS.length) {
-      throw new Error(`postgres schema ${c.schema} has storage version ${current}; this blogcore knows up to ${MIGRATIONS.length}`);
+      throw new Error(
+        `postgres schema ${c.schema} has storage version ${current}; this blogcore knows up to ${MIGRATIONS.length}`,
+      );
     }
     for (let v = current; v < MIGRATIONS.length; v++) {
       await client.query(MIGRATIONS[v]!(s, c.schema));
       await client.query(`INSERT INTO ${s}.migrations (version) VALUES ($1)`, [v + 1]);
     }
     await client.query(keepSeqsRising(s));
-    await declare(c, schema, (text, values) => client.query<unknown[]>({ text, values, rowMode: 'array' }).then((r) => r.rows));
+    await declare(c, schema, (text, values) =>
+      client.query<unknown[]>({ text, values, rowMode: 'array' }).then((r) => r.rows),
+    );
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -239,14 +248,19 @@ export async function migrate(c: Connection, schema: StoreSchema): Promise<void>
 }
 
 /** Brings the catalog to the declared collections and indexes (new ones added, dropped indexes emptied). */
-async function declare(c: Connection, schema: StoreSchema, q: (text: string, values?: unknown[]) => Promise<unknown[][]>): Promise<void> {
+async function declare(
+  c: Connection,
+  schema: StoreSchema,
+  q: (text: string, values?: unknown[]) => Promise<unknown[][]>,
+): Promise<void> {
   const sql = c.sql(catalogSql);
   const stored = Number((await q(sql.getMeta, ['schemaVersion']))[0]![0]);
   if (stored > schema.version) {
     throw new Error(`postgres store holds schema version ${stored}, newer than this blogcore's ${schema.version}`);
   }
   const colls = new Map<string, { no: number; search: boolean }>();
-  for (const [no, name, s] of (await q(sql.catalogCollections)) as Array<[number, string, boolean]>) colls.set(name, { no, search: s });
+  for (const [no, name, s] of (await q(sql.catalogCollections)) as Array<[number, string, boolean]>)
+    colls.set(name, { no, search: s });
   const idx = new Map<string, { no: number; uniq: boolean }>();
   for (const [no, coll, name, uniq] of (await q(sql.catalogIndexes)) as Array<[number, number, string, boolean]>) {
     idx.set(`${coll}\0${name}`, { no, uniq });

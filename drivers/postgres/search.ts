@@ -29,7 +29,8 @@ export function storedToken(coll: number, scope: string, token: string): string 
   return t.length > 240 ? `\x02${createHash('sha256').update(t, 'utf16le').digest('base64')}` : pgText(t);
 }
 
-const matchCountSql = (s: string) => `SELECT count(*)::int FROM (SELECT 1 FROM ${s}.docs WHERE tokens @> $1::text[] LIMIT $2) x`;
+const matchCountSql = (s: string) =>
+  `SELECT count(*)::int FROM (SELECT 1 FROM ${s}.docs WHERE tokens @> $1::text[] LIMIT $2) x`;
 
 /** Every match's entries within the prefixes and bounds, merged; `$6` the tokens. */
 const sparseSql = (s: string, lower: Lower, upper: Upper, dir: Dir) =>
@@ -82,18 +83,24 @@ export async function search(c: Connection, q: SearchQuery): Promise<IndexEntry[
   let rows: Row[] | undefined;
   if (matches >= SPARSE) {
     const budget = WALK * limit;
-    const found = (await c.run(walkSql(c.s, r.lower, r.upper, r.dir), [...params, budget])) as Array<[Buffer, string, number, Buffer]>;
+    const found = (await c.run(walkSql(c.s, r.lower, r.upper, r.dir), [...params, budget])) as Array<
+      [Buffer, string, number, Buffer]
+    >;
     const per = new Map<number, number>();
     for (const row of found) per.set(row[2], (per.get(row[2]) ?? 0) + 1);
     // A prefix that came back short is complete only if its walk ran out of range before the budget did.
     let complete = true;
     for (let n = 1; n <= q.prefixes.length && complete; n++) {
       if ((per.get(n) ?? 0) >= limit) continue;
-      const held = Number((await c.run(rangeCountSql(c.s, r.lower, r.upper), [r.ix, r.lo[n - 1], r.hi[n - 1], budget]))[0]![0]);
+      const held = Number(
+        (await c.run(rangeCountSql(c.s, r.lower, r.upper), [r.ix, r.lo[n - 1], r.hi[n - 1], budget]))[0]![0],
+      );
       complete = held < budget;
     }
     if (complete) rows = mergeRows(found, r.dir, limit);
   }
-  rows ??= ((await c.run(sparseSql(c.s, r.lower, r.upper, r.dir), params)) as Array<[Buffer, string]>).map(([key, id]) => ({ key, id }));
+  rows ??= ((await c.run(sparseSql(c.s, r.lower, r.upper, r.dir), params)) as Array<[Buffer, string]>).map(
+    ([key, id]) => ({ key, id }),
+  );
   return rows.map((e) => ({ id: fromPgText(e.id), key: decodeKey(e.key) }));
 }

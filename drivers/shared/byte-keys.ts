@@ -57,7 +57,11 @@ export function decodeKey(buf: Buffer): string[] {
     const esc = buf.indexOf(1, start);
     const sur = buf.indexOf(0xed, start);
     // 0xED also leads U+D000–U+D7FF, which plain UTF-8 decodes the same way; the slow path handles both.
-    parts.push((esc >= 0 && esc < end) || (sur >= 0 && sur < end) ? decodeSlow(buf, start, end) : buf.toString('utf8', start, end));
+    parts.push(
+      (esc >= 0 && esc < end) || (sur >= 0 && sur < end)
+        ? decodeSlow(buf, start, end)
+        : buf.toString('utf8', start, end),
+    );
     start = end + 1;
   }
   return parts;

@@ -20,7 +20,15 @@ const CHANGE_SQL = {
 type ChangeRow = [number, number, number, string, 'put' | 'delete', number, string | null, number];
 
 /** Logs one op of a commit (inside its transaction). */
-export function logChange(c: Connection, seq: number, pos: number, coll: number, op: WriteOp, version: number, time: number): void {
+export function logChange(
+  c: Connection,
+  seq: number,
+  pos: number,
+  coll: number,
+  op: WriteOp,
+  version: number,
+  time: number,
+): void {
   c.stmt(CHANGE_SQL.logChange).run(seq, pos, coll, op.id, op.type, version, op.stream ?? null, time);
 }
 

@@ -4,7 +4,13 @@
  * whole commit back. (Inside a host's own transaction better-sqlite3 uses a savepoint instead.)
  */
 import { createHash } from 'node:crypto';
-import { DriverConflict, type CommitOptions, type CommitResult, type Key, type WriteOp } from '../../src/store/driver.js';
+import {
+  DriverConflict,
+  type CommitOptions,
+  type CommitResult,
+  type Key,
+  type WriteOp,
+} from '../../src/store/driver.js';
 import { encodeKey } from '../shared/byte-keys.js';
 import { logChange } from './changes.js';
 import type { CollectionInfo, Connection, IndexInfo } from './connect.js';
@@ -40,7 +46,12 @@ const termsHash = (scope: string, tokens: readonly string[], rank: number | unde
 
 /** A free place in `search` for a record of this rank: one of its rank's SLOTS, else its unranked place (search.ts). */
 function placeFor(c: Connection, rank: number | undefined, rid: number): number {
-  if (rank !== undefined && Number.isSafeInteger(rank) && rank * SLOTS >= RANKED_FLOOR && Number.isSafeInteger((rank + 1) * SLOTS)) {
+  if (
+    rank !== undefined &&
+    Number.isSafeInteger(rank) &&
+    rank * SLOTS >= RANKED_FLOOR &&
+    Number.isSafeInteger((rank + 1) * SLOTS)
+  ) {
     for (let k = 0; k < SLOTS; k++) {
       const place = rank * SLOTS + ((rid + k) % SLOTS);
       if (c.stmt(WRITE_SQL.placeTaken).pluck().get(place) === undefined) return place;
@@ -75,7 +86,9 @@ export function commit(c: Connection, ops: readonly WriteOp[], options: CommitOp
 
 /** One op inside the commit transaction; throwing DriverConflict rolls the whole commit back. */
 function apply(c: Connection, coll: CollectionInfo, op: WriteOp, seq: number, pos: number, time: number): void {
-  const row = c.stmt(WRITE_SQL.current).raw().get(coll.no, op.id) as [number, number, string | null, string] | undefined;
+  const row = c.stmt(WRITE_SQL.current).raw().get(coll.no, op.id) as
+    | [number, number, string | null, string]
+    | undefined;
   const version = row?.[1] ?? 0;
   if (version !== op.expect) throw new DriverConflict('version', op.collection, op.id);
   const rid = row?.[0];
@@ -121,7 +134,9 @@ function apply(c: Connection, coll: CollectionInfo, op: WriteOp, seq: number, po
   const docJson = JSON.stringify(op.doc);
   let id: number;
   if (rid === undefined) {
-    id = Number(c.stmt(WRITE_SQL.insertDoc).run(coll.no, op.id, op.expect + 1, terms, keysJson, docJson).lastInsertRowid);
+    id = Number(
+      c.stmt(WRITE_SQL.insertDoc).run(coll.no, op.id, op.expect + 1, terms, keysJson, docJson).lastInsertRowid,
+    );
   } else {
     id = rid;
     c.stmt(WRITE_SQL.updateDoc).run(op.expect + 1, terms, keysJson, docJson, rid);

@@ -51,7 +51,9 @@ export async function openFile(options: SqliteFileOptions): Promise<SqliteDataba
 const NATIVE_LOAD = /bindings file|better_sqlite3\.node|NODE_MODULE_VERSION|did not self-register|ERR_DLOPEN_FAILED/;
 
 function loadError(error: unknown): Error {
-  const missing = (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' || /Cannot find (module|package) 'better-sqlite3'/.test(String(error));
+  const missing =
+    (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' ||
+    /Cannot find (module|package) 'better-sqlite3'/.test(String(error));
   return new Error(
     missing
       ? `blogcore/sqlite needs better-sqlite3: npm install better-sqlite3 (${String(error)})`

@@ -43,7 +43,10 @@ class SqliteDriver implements StorageDriver {
   private conn: Connection | undefined;
   private readonly owned: boolean;
   private closed = false;
-  readonly blobs: BlobStore = sqliteBlobs({ db: () => this.connection().db, stmt: (sql) => this.connection().stmt(sql) });
+  readonly blobs: BlobStore = sqliteBlobs({
+    db: () => this.connection().db,
+    stmt: (sql) => this.connection().stmt(sql),
+  });
 
   constructor(private readonly options: SqliteDriverOptions) {
     this.owned = !('database' in options);
@@ -135,7 +138,9 @@ class SqliteDriver implements StorageDriver {
  */
 export function sqliteDriver(options: SqliteDriverOptions): StorageDriver {
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`sqliteDriver takes an options object: sqliteDriver({ filename: ${JSON.stringify(options)} }) or sqliteDriver({ database })`);
+    throw new TypeError(
+      `sqliteDriver takes an options object: sqliteDriver({ filename: ${JSON.stringify(options)} }) or sqliteDriver({ database })`,
+    );
   }
   return new SqliteDriver(options);
 }

@@ -2,7 +2,16 @@
  * Reads by id, by unique key and by key range: every list, count and key walk is one range seek on the
  * `entries` primary key (index number, key bytes), never OFFSET, never a scan.
  */
-import type { IndexedDoc, IndexEntry, JsonObject, Key, KeysQuery, ListQuery, RangeQuery, StoredDoc } from '../../src/store/driver.js';
+import type {
+  IndexedDoc,
+  IndexEntry,
+  JsonObject,
+  Key,
+  KeysQuery,
+  ListQuery,
+  RangeQuery,
+  StoredDoc,
+} from '../../src/store/driver.js';
 import { decodeKey, encodeKey } from '../shared/byte-keys.js';
 import type { CollectionInfo, Connection } from './connect.js';
 
@@ -20,7 +29,8 @@ export const listSql = (lower: Lower, upper: Upper, dir: Dir) =>
   `SELECT e.key, d.id, d.version, d.doc FROM entries e JOIN docs d ON d.rid = e.rid
    WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
 
-export const countSql = (lower: Lower, upper: Upper) => `SELECT count(*) FROM entries WHERE ix = ? AND key ${lower} ? AND key ${upper} ?`;
+export const countSql = (lower: Lower, upper: Upper) =>
+  `SELECT count(*) FROM entries WHERE ix = ? AND key ${lower} ? AND key ${upper} ?`;
 
 /** One index range walk returning keys and ids only (no document is read). */
 const keysSql = (lower: Lower, upper: Upper, dir: Dir) =>
@@ -74,7 +84,9 @@ export function getMany(c: Connection, collection: string, ids: readonly string[
   const coll = c.collection(collection);
   if (ids.length <= 1) return ids.map((id) => read(c, coll, id));
   // One read transaction, so the records come from one snapshot even with other writers on the file.
-  return (c.readTx ??= c.db.transaction((coll: CollectionInfo, ids: readonly string[]) => ids.map((id) => read(c, coll, id))))(coll, ids);
+  return (c.readTx ??= c.db.transaction((coll: CollectionInfo, ids: readonly string[]) =>
+    ids.map((id) => read(c, coll, id)),
+  ))(coll, ids);
 }
 
 export function getByIndex(c: Connection, collection: string, index: string, key: Key): StoredDoc | undefined {
@@ -92,7 +104,12 @@ export function list(c: Connection, q: ListQuery): IndexedDoc[] {
     .stmt(LIST_SQL[`${r.lower}${r.upper}${sqlDirection(q)}`]!)
     .raw()
     .all(r.ix, r.from, r.to, limit) as Array<[Buffer, string, number, string]>;
-  return rows.map(([key, id, version, doc]) => ({ id, key: decodeKey(key), version, doc: JSON.parse(doc) as JsonObject }));
+  return rows.map(([key, id, version, doc]) => ({
+    id,
+    key: decodeKey(key),
+    version,
+    doc: JSON.parse(doc) as JsonObject,
+  }));
 }
 
 export function count(c: Connection, q: RangeQuery): number {
@@ -101,7 +118,13 @@ export function count(c: Connection, q: RangeQuery): number {
 }
 
 /** One prefix's walk in key order, keys, ids and rowids only, from `after` (exclusive) on. */
-export function walk(c: Connection, q: KeysQuery, prefix: Key, limit: number, after?: Buffer): Array<[Buffer, string, number]> {
+export function walk(
+  c: Connection,
+  q: KeysQuery,
+  prefix: Key,
+  limit: number,
+  after?: Buffer,
+): Array<[Buffer, string, number]> {
   const r = c.range({ ...q, prefix });
   let { lower, from, upper, to } = r;
   if (after) {
@@ -117,7 +140,8 @@ export function walk(c: Connection, q: KeysQuery, prefix: Key, limit: number, af
 export function keys(c: Connection, q: KeysQuery): IndexEntry[] {
   const limit = Math.max(0, Math.floor(q.limit));
   if (limit === 0 || q.prefixes.length === 0) return [];
-  if (q.prefixes.length === 1) return walk(c, q, q.prefixes[0]!, limit).map(([key, id]) => ({ id, key: decodeKey(key) }));
+  if (q.prefixes.length === 1)
+    return walk(c, q, q.prefixes[0]!, limit).map(([key, id]) => ({ id, key: decodeKey(key) }));
   const params: Array<number | Buffer> = [];
   const ranges = q.prefixes.map((prefix) => {
     const r = c.range({ ...q, prefix });

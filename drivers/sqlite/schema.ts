@@ -162,11 +162,15 @@ export function declare(c: Connection, schema: StoreSchema): void {
         throw new Error(`sqlite store holds schema version ${stored}, newer than this blogcore's ${schema.version}`);
       }
       const colls = new Map<string, { no: number; search: number }>();
-      for (const [no, name, search] of c.stmt(META_SQL.catalogCollections).raw().all() as Array<[number, string, number]>) {
+      for (const [no, name, search] of c.stmt(META_SQL.catalogCollections).raw().all() as Array<
+        [number, string, number]
+      >) {
         colls.set(name, { no, search });
       }
       const idx = new Map<string, { no: number; uniq: number }>();
-      for (const [no, coll, name, uniq] of c.stmt(META_SQL.catalogIndexes).raw().all() as Array<[number, number, string, number]>) {
+      for (const [no, coll, name, uniq] of c.stmt(META_SQL.catalogIndexes).raw().all() as Array<
+        [number, number, string, number]
+      >) {
         idx.set(`${coll}\0${name}`, { no, uniq });
       }
       const byName = new Map<string, CollectionInfo>();

@@ -10,7 +10,15 @@
  *   nearly every post) at the cost of a list page;
  * - else: the ordered index walked against FTS5's materialized match set, sequential reads.
  */
-import { compareKeys, mergeWalks, suffixInBounds, type IndexEntry, type Key, type KeyBound, type SearchQuery } from '../../src/store/driver.js';
+import {
+  compareKeys,
+  mergeWalks,
+  suffixInBounds,
+  type IndexEntry,
+  type Key,
+  type KeyBound,
+  type SearchQuery,
+} from '../../src/store/driver.js';
 import { decodeKey, encodeKey } from '../shared/byte-keys.js';
 import type { Connection } from './connect.js';
 import { sqlDirection, walk } from './reads.js';
@@ -110,7 +118,9 @@ export function search(c: Connection, q: SearchQuery): IndexEntry[] {
     return mergeWalks(walks, width, q.direction, limit);
   }
   // Few matches: all of them, keys only, sorted here.
-  const rows = JSON.parse(c.stmt(SEARCH_SQL.sparse).pluck().get(i.path, match, coll.no) as string) as Array<[string, Key[] | null]>;
+  const rows = JSON.parse(c.stmt(SEARCH_SQL.sparse).pluck().get(i.path, match, coll.no) as string) as Array<
+    [string, Key[] | null]
+  >;
   const prefixOf = prefixFinder(q);
   const walks: IndexEntry[][] = q.prefixes.map(() => []);
   for (const [id, keys] of rows) {
@@ -141,12 +151,27 @@ function sorted(walks: IndexEntry[][], q: SearchQuery): IndexEntry[][] {
  * RANK_WALK matches first, or when a match has no rank place (or, defensively, a key off its place's rank): the
  * other walks answer then.
  */
-function rankWalk(c: Connection, q: SearchQuery, rankOf: (suffix: Key) => number, path: string, match: string, limit: number): IndexEntry[][] | undefined {
+function rankWalk(
+  c: Connection,
+  q: SearchQuery,
+  rankOf: (suffix: Key) => number,
+  path: string,
+  match: string,
+  limit: number,
+): IndexEntry[][] | undefined {
   const desc = q.direction === 'desc';
   const rankAt = (bound: KeyBound | undefined) => (bound ? Math.floor(rankOf(bound.key)) : undefined);
   const [start, stop] = desc ? [rankAt(q.upper), rankAt(q.lower)] : [rankAt(q.lower), rankAt(q.upper)];
-  let cursor = start === undefined ? (desc ? Number.MAX_SAFE_INTEGER : RANKED_FLOOR - 1) : desc ? (start + 1) * SLOTS : start * SLOTS - 1;
-  if (!Number.isSafeInteger(cursor) || (c.stmt(SEARCH_SQL.lowest).pluck().get(match) as number) < RANKED_FLOOR) return undefined;
+  let cursor =
+    start === undefined
+      ? desc
+        ? Number.MAX_SAFE_INTEGER
+        : RANKED_FLOOR - 1
+      : desc
+        ? (start + 1) * SLOTS
+        : start * SLOTS - 1;
+  if (!Number.isSafeInteger(cursor) || (c.stmt(SEARCH_SQL.lowest).pluck().get(match) as number) < RANKED_FLOOR)
+    return undefined;
   const read = c.stmt(desc ? SEARCH_SQL.rankDesc : SEARCH_SQL.rankAsc).raw();
   const width = q.prefixes[0]!.length;
   const prefixOf = prefixFinder(q);
@@ -159,7 +184,8 @@ function rankWalk(c: Connection, q: SearchQuery, rankOf: (suffix: Key) => number
     const rows = read.all(path, match, cursor, batch) as Array<[number, string, string | null]>;
     for (const [place, id, keys] of rows) {
       const rank = Math.floor(place / SLOTS);
-      if ((last !== undefined && rank !== last) || (stop !== undefined && (desc ? rank < stop : rank > stop))) return sorted(walks, q);
+      if ((last !== undefined && rank !== last) || (stop !== undefined && (desc ? rank < stop : rank > stop)))
+        return sorted(walks, q);
       seen++;
       let hit = false;
       for (const key of keys === null ? [] : (JSON.parse(keys) as Key[])) {

@@ -17,8 +17,13 @@ const port = Number(process.env.PORT ?? 3000);
 const service = createBlogService({ driver: memoryDriver(), apiBaseUrl: `http://127.0.0.1:${port}/api` });
 
 const admin = await service.users.insert({ body: { displayName: 'Express admin' } });
-const blog = await service.blogs.insert({ body: { name: 'Express example', url: 'https://express.blogcore.example/' }, ownerId: admin.id });
-await service.as({ userId: admin.id }).posts.insert({ blogId: blog.id, body: { title: 'Hello from Express', content: '<p>Mounted at /api/v3.</p>' } });
+const blog = await service.blogs.insert({
+  body: { name: 'Express example', url: 'https://express.blogcore.example/' },
+  ownerId: admin.id,
+});
+await service
+  .as({ userId: admin.id })
+  .posts.insert({ blogId: blog.id, body: { title: 'Hello from Express', content: '<p>Mounted at /api/v3.</p>' } });
 
 const token = process.env.BLOG_TOKEN ?? randomBytes(18).toString('base64url');
 const handler = createHttpHandler(service, {
@@ -28,7 +33,13 @@ const handler = createHttpHandler(service, {
     const auth = request.headers.get('authorization');
     if (auth === null) return null; // anonymous reader
     if (auth === `Bearer ${token}`) return { userId: admin.id };
-    throw new BlogError({ code: 401, reason: 'authError', message: 'Invalid Credentials', location: 'Authorization', locationType: 'header' });
+    throw new BlogError({
+      code: 401,
+      reason: 'authError',
+      message: 'Invalid Credentials',
+      location: 'Authorization',
+      locationType: 'header',
+    });
   },
 });
 

@@ -17,8 +17,13 @@ import Fastify, { type FastifyInstance } from 'fastify';
 
 const service = createBlogService({ driver: memoryDriver() });
 const owner = await service.users.insert({ body: { displayName: 'Fastify owner' } });
-const blog = await service.blogs.insert({ body: { name: 'Fastify example', url: 'https://fastify.blogcore.example/' }, ownerId: owner.id });
-await service.as({ userId: owner.id }).posts.insert({ blogId: blog.id, body: { title: 'Hello from Fastify', content: '<p>Served by blogcore.</p>' } });
+const blog = await service.blogs.insert({
+  body: { name: 'Fastify example', url: 'https://fastify.blogcore.example/' },
+  ownerId: owner.id,
+});
+await service
+  .as({ userId: owner.id })
+  .posts.insert({ blogId: blog.id, body: { title: 'Hello from Fastify', content: '<p>Served by blogcore.</p>' } });
 
 /** Everything the handler serves (/v3, the feeds), as a plugin: its parser settings stay inside it. */
 function blogcorePlugin(handler: ReturnType<typeof createHttpHandler>) {

@@ -14,8 +14,14 @@ const port = Number(process.env.PORT ?? 8787);
 const service = createBlogService({ driver: memoryDriver(), apiBaseUrl: `http://127.0.0.1:${port}` });
 
 const owner = await service.users.insert({ body: { displayName: 'Hono owner' } });
-const blog = await service.blogs.insert({ body: { name: 'Hono example', url: 'https://hono.blogcore.example/' }, ownerId: owner.id });
-await service.as({ userId: owner.id }).posts.insert({ blogId: blog.id, body: { title: 'Hello from Hono', content: '<p>A Fetch handler inside Hono.</p>' } });
+const blog = await service.blogs.insert({
+  body: { name: 'Hono example', url: 'https://hono.blogcore.example/' },
+  ownerId: owner.id,
+});
+await service.as({ userId: owner.id }).posts.insert({
+  blogId: blog.id,
+  body: { title: 'Hello from Hono', content: '<p>A Fetch handler inside Hono.</p>' },
+});
 
 const handler = createHttpHandler(service, { cors: true });
 const app = new Hono();

@@ -23,7 +23,10 @@ const blog = await service.blogs.getByUrl({ url }).catch(async (error: unknown) 
   if (!BlogError.is(error) || error.code !== 404) throw error;
   const owner = await service.users.insert({ body: { displayName: 'Site owner' } });
   const created = await service.blogs.insert({ body: { name: 'node:http example', url }, ownerId: owner.id });
-  await service.as({ userId: owner.id }).posts.insert({ blogId: created.id, body: { title: 'Hello from node:http', content: '<p>Served by blogcore.</p>' } });
+  await service.as({ userId: owner.id }).posts.insert({
+    blogId: created.id,
+    body: { title: 'Hello from node:http', content: '<p>Served by blogcore.</p>' },
+  });
   return created;
 });
 

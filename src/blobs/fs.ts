@@ -22,7 +22,8 @@ const isMissing = (e: unknown) => (e as { code?: string }).code === 'ENOENT';
 
 export function fsBlobs(options: FsBlobsOptions): BlobStore {
   const dir = options?.dir;
-  if (typeof dir !== 'string' || dir === '') throw new TypeError('fsBlobs needs { dir }: the directory to keep media files in');
+  if (typeof dir !== 'string' || dir === '')
+    throw new TypeError('fsBlobs needs { dir }: the directory to keep media files in');
   const staging = join(dir, STAGING);
   const pathOf = (key: string) => {
     const parts = key.split('/');
@@ -91,7 +92,8 @@ export function fsBlobs(options: FsBlobsOptions): BlobStore {
             try {
               const want = Math.min(READ_SIZE, end - at);
               // allocUnsafe: every byte handed on is one just read (no zero-filling of what is overwritten anyway).
-              const { bytesRead, buffer } = want > 0 ? await file.read(Buffer.allocUnsafe(want), 0, want, at) : { bytesRead: 0, buffer: undefined };
+              const { bytesRead, buffer } =
+                want > 0 ? await file.read(Buffer.allocUnsafe(want), 0, want, at) : { bytesRead: 0, buffer: undefined };
               if (bytesRead > 0) controller.enqueue(bytesRead === want ? buffer! : buffer!.subarray(0, bytesRead));
               at += bytesRead;
               if (bytesRead === 0 || at >= end) {

@@ -102,10 +102,19 @@ export function s3Blobs(options: S3BlobsOptions): BlobStore {
           await send(new s3.HeadObjectCommand({ Bucket, Key }));
           return new ReadableStream<Uint8Array>({ start: (c) => c.close() });
         }
-        const out = await send<{ Body?: { transformToWebStream(): ReadableStream<Uint8Array> }; ContentRange?: string }>(
-          new s3.GetObjectCommand({ Bucket, Key, ...(range ? { Range: `bytes=${range.offset}-${range.offset + range.length - 1}` } : {}) }),
+        const out = await send<{
+          Body?: { transformToWebStream(): ReadableStream<Uint8Array> };
+          ContentRange?: string;
+        }>(
+          new s3.GetObjectCommand({
+            Bucket,
+            Key,
+            ...(range ? { Range: `bytes=${range.offset}-${range.offset + range.length - 1}` } : {}),
+          }),
         );
-        const body = out.Body ? out.Body.transformToWebStream() : new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+        const body = out.Body
+          ? out.Body.transformToWebStream()
+          : new ReadableStream<Uint8Array>({ start: (c) => c.close() });
         if (!range) return body;
         // HTTP lets a server answer a range request with more (the whole object, or a wider range, as some
         // S3-compatible stores do): take exactly the range asked for out of what came.
@@ -128,7 +137,13 @@ export function s3Blobs(options: S3BlobsOptions): BlobStore {
       const s3 = await load();
       let listed: { Uploads?: Array<{ Key?: string; UploadId?: string; Initiated?: Date }> };
       try {
-        listed = await send(new s3.ListMultipartUploadsCommand({ Bucket, Prefix: prefix, MaxUploads: Math.max(1, Math.min(1000, limit)) }));
+        listed = await send(
+          new s3.ListMultipartUploadsCommand({
+            Bucket,
+            Prefix: prefix,
+            MaxUploads: Math.max(1, Math.min(1000, limit)),
+          }),
+        );
       } catch (error) {
         // Some S3-compatible stores do not list uploads: a lifecycle rule (AbortIncompleteMultipartUpload) does it there.
         if (status(error) === 501 || (error as { name?: string }).name === 'NotImplemented') return 0;

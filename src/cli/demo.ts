@@ -11,7 +11,9 @@ export async function seedDemo(service: BlogService): Promise<{ adminUserId: str
     const admin = (await service.members.list({ blogId: existing.id })).items.find((m) => m.role === 'ADMIN');
     if (admin) return { adminUserId: admin.userId, blogId: existing.id };
   }
-  const admin = await service.users.insert({ body: { displayName: 'Demo Admin', about: 'Created by blogcore serve on its first run.' } });
+  const admin = await service.users.insert({
+    body: { displayName: 'Demo Admin', about: 'Created by blogcore serve on its first run.' },
+  });
   const blog = await service.blogs.insert({
     body: { name: 'blogcore demo', url: DEMO_URL, description: 'A demo blog created by blogcore serve.' },
     ownerId: admin.id,
@@ -22,7 +24,8 @@ export async function seedDemo(service: BlogService): Promise<{ adminUserId: str
     blogId,
     body: {
       title: 'Hello, blogcore',
-      content: '<p>This blog is served by <b>blogcore</b>: the Blogger v3 API, embedded.</p><p><img src="https://demo.blogcore.example/hello.png" alt=""></p>',
+      content:
+        '<p>This blog is served by <b>blogcore</b>: the Blogger v3 API, embedded.</p><p><img src="https://demo.blogcore.example/hello.png" alt=""></p>',
       labels: ['news', 'blogcore'],
     },
   });
@@ -49,11 +52,19 @@ export async function seedDemo(service: BlogService): Promise<{ adminUserId: str
   });
   await as.pages.insert({ blogId, body: { title: 'About', content: '<p>A demo page.</p>' } });
   await as.pages.insert({ blogId, isDraft: true, body: { title: 'Contact', content: '<p>A draft page.</p>' } });
-  const first = await as.comments.insert({ blogId, postId: hello.id, body: { content: 'Welcome! Comments by the blog admin go live at once.' } });
+  const first = await as.comments.insert({
+    blogId,
+    postId: hello.id,
+    body: { content: 'Welcome! Comments by the blog admin go live at once.' },
+  });
   await service.as(null).comments.insert({
     blogId,
     postId: hello.id,
-    body: { content: 'Nice post. (An anonymous comment: it waits for moderation.)', inReplyTo: { id: first.id }, author: { displayName: 'A visitor' } },
+    body: {
+      content: 'Nice post. (An anonymous comment: it waits for moderation.)',
+      inReplyTo: { id: first.id },
+      author: { displayName: 'A visitor' },
+    },
   });
   return { adminUserId: admin.id, blogId };
 }

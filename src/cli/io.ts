@@ -5,7 +5,14 @@
 import { createReadStream, createWriteStream, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createBlogService, type BlogService } from 'blogcore';
-import { exportBlog, importBlog, type ExportFormat, type ImportFailure, type ImportFormat, type ImportReport } from 'blogcore/io';
+import {
+  exportBlog,
+  importBlog,
+  type ExportFormat,
+  type ImportFailure,
+  type ImportFormat,
+  type ImportReport,
+} from 'blogcore/io';
 import { CliError, UsageError } from './errors.js';
 import { exportSiteCommand } from './site.js';
 import { openDriver, shownDb } from './store.js';
@@ -18,7 +25,8 @@ export interface IoStreams {
   stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 }
 
-const open = async (db: string, create: boolean): Promise<BlogService> => createBlogService({ driver: await openDriver(db, { create }) });
+const open = async (db: string, create: boolean): Promise<BlogService> =>
+  createBlogService({ driver: await openDriver(db, { create }) });
 
 /** The `import` and `export` entries of main.ts's COMMANDS. */
 export const IO_COMMANDS = {
@@ -49,7 +57,8 @@ export const IO_COMMANDS = {
       json: { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
     },
-    run: (values: Values, positionals: string[]) => importCommand(values, positionals, { stdout: process.stdout, stderr: process.stderr }),
+    run: (values: Values, positionals: string[]) =>
+      importCommand(values, positionals, { stdout: process.stdout, stderr: process.stderr }),
   },
   export: {
     usage: `blogcore export --db <file> --blog <url|id> --format blogcore-json|blogger-atom|wxr|site [--out <file|dir>] [--media]
@@ -112,11 +121,16 @@ export async function importCommand(values: Values, positionals: string[], ctx: 
   await service.close();
   const redirects = str('redirects');
   if (redirects) {
-    const text = redirects.endsWith('.json') ? `${JSON.stringify(report.redirects, null, 2)}\n` : report.redirects.map((r) => `${r.from}\t${r.to}\n`).join('');
+    const text = redirects.endsWith('.json')
+      ? `${JSON.stringify(report.redirects, null, 2)}\n`
+      : report.redirects.map((r) => `${r.from}\t${r.to}\n`).join('');
     writeFileSync(redirects, text);
   }
   if (values.json === true) ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else ctx.stdout.write(`${summary(report, values.verbose === true)}${redirects ? `\nRedirect map written to ${redirects}` : ''}\n${owner}`);
+  else
+    ctx.stdout.write(
+      `${summary(report, values.verbose === true)}${redirects ? `\nRedirect map written to ${redirects}` : ''}\n${owner}`,
+    );
 }
 
 /** Who administers the imported blog, and how to sign in as them over HTTP. */
@@ -135,12 +149,16 @@ async function ownerLines(service: BlogService, blogId: string, db: string): Pro
 
 export async function exportCommand(values: Values, ctx: IoStreams): Promise<void> {
   const { db, blog, format } = values;
-  if (typeof db !== 'string' || typeof blog !== 'string' || typeof format !== 'string') throw new UsageError('export: --db, --blog and --format are required');
+  if (typeof db !== 'string' || typeof blog !== 'string' || typeof format !== 'string')
+    throw new UsageError('export: --db, --blog and --format are required');
   const service = await open(db, false);
   try {
-    const blogId = /^https?:\/\//i.test(blog) ? (await service.blogs.getByUrl({ url: blog })).id : (await service.blogs.get({ blogId: blog })).id;
+    const blogId = /^https?:\/\//i.test(blog)
+      ? (await service.blogs.getByUrl({ url: blog })).id
+      : (await service.blogs.get({ blogId: blog })).id;
     if (format === 'site') {
-      if (typeof values.out !== 'string') throw new UsageError('export: --format site needs --out <dir>, the folder to write the site into');
+      if (typeof values.out !== 'string')
+        throw new UsageError('export: --format site needs --out <dir>, the folder to write the site into');
       await exportSiteCommand(service, blogId, values.out, ctx.stdout);
       return;
     }
@@ -185,14 +203,17 @@ export function summary(r: ImportReport, verbose = false): string {
     `Imported ${r.format} into blog ${r.blogId}`,
     `  created:   ${r.created.posts} posts, ${r.created.pages} pages, ${r.created.comments} comments, ${r.created.users} users`,
     `  unchanged: ${r.unchanged.posts} posts, ${r.unchanged.pages} pages, ${r.unchanged.comments} comments (already imported)`,
-    ...(r.created.media || r.unchanged.media ? [`  pictures:  ${r.created.media} stored, ${r.unchanged.media} already there`] : []),
+    ...(r.created.media || r.unchanged.media
+      ? [`  pictures:  ${r.created.media} stored, ${r.unchanged.media} already there`]
+      : []),
     `  skipped:   ${r.skipped.length}`,
     ...reasons(r.skipped, verbose),
     `  drafted:   ${r.drafted.length}${r.drafted.length ? ' not public in the source, so imported as DRAFT (never LIVE)' : ''}`,
     ...reasons(r.drafted, verbose),
     `  redirects: ${r.redirects.length} old permalinks → new urls`,
   ];
-  if (!verbose && r.skipped.length + r.drafted.length > 0) lines.push('  (--verbose lists each item, --json prints the whole report)');
+  if (!verbose && r.skipped.length + r.drafted.length > 0)
+    lines.push('  (--verbose lists each item, --json prints the whole report)');
   return lines.join('\n');
 }
 

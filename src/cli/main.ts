@@ -26,7 +26,8 @@ interface Command {
   run(values: Values, positionals: string[]): Promise<void>;
 }
 
-const DB_HELP = '--db <file|url>   the SQLite file (default ./data/blog.db), or a postgres://user:pass@host/db[?schema=name] URL';
+const DB_HELP =
+  '--db <file|url>   the SQLite file (default ./data/blog.db), or a postgres://user:pass@host/db[?schema=name] URL';
 
 const COMMANDS: Record<string, Command> = {
   serve: {
@@ -59,18 +60,24 @@ const COMMANDS: Record<string, Command> = {
       const maxConnections = integer('--max-connections', values['max-connections'], 1, 1_000_000);
       const apiBaseUrl = (values['api-base-url'] as string | undefined)?.replace(/\/+$/, '');
       if (apiBaseUrl !== undefined && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(apiBaseUrl)) {
-        throw new UsageError(`--api-base-url: an http(s) URL such as https://blog.example.com, not ${values['api-base-url']}`);
+        throw new UsageError(
+          `--api-base-url: an http(s) URL such as https://blog.example.com, not ${values['api-base-url']}`,
+        );
       }
       const cors = (values.cors as string[] | undefined) ?? [];
       for (const origin of cors) {
         if (origin !== '*' && !/^https?:\/\/[^/?#\s]+$/.test(origin))
-          throw new UsageError(`--cors: an origin such as http://127.0.0.1:5173 (scheme, host, port; no path), or *, not ${origin}`);
+          throw new UsageError(
+            `--cors: an origin such as http://127.0.0.1:5173 (scheme, host, port; no path), or *, not ${origin}`,
+          );
       }
       const replicas = (values.replica as string[] | undefined) ?? [];
       for (const url of replicas) {
-        if (!/^postgres(ql)?:\/\//i.test(url)) throw new UsageError(`--replica: a postgres:// URL of a streaming replica, not ${url}`);
+        if (!/^postgres(ql)?:\/\//i.test(url))
+          throw new UsageError(`--replica: a postgres:// URL of a streaming replica, not ${url}`);
       }
-      if (replicas.length && !/^postgres(ql)?:\/\//i.test(values.db as string)) throw new UsageError('--replica: only with a postgres:// --db');
+      if (replicas.length && !/^postgres(ql)?:\/\//i.test(values.db as string))
+        throw new UsageError('--replica: only with a postgres:// --db');
       return serve({
         db: values.db as string,
         replicas,
@@ -151,8 +158,10 @@ async function main(argv: readonly string[]): Promise<void> {
     const code = (error as { code?: string }).code;
     const arg = /'([^']*)'/.exec((error as Error).message)?.[1];
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`unknown option ${arg ?? ''} for ${first}`);
-    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new UsageError(`unexpected argument ${arg ?? ''} for ${first}`);
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new UsageError(`${(error as Error).message.replace(/^Option /, 'option ')}`);
+    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+      throw new UsageError(`unexpected argument ${arg ?? ''} for ${first}`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
+      throw new UsageError(`${(error as Error).message.replace(/^Option /, 'option ')}`);
     throw error;
   }
   if (values.help) {
@@ -167,6 +176,8 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     console.error(redactSecrets(`blogcore: ${error.message}\n\n${USAGE}`));
     process.exit(2);
   }
-  console.error(redactSecrets(`blogcore: ${error instanceof CliError || error instanceof Error ? error.message : String(error)}`));
+  console.error(
+    redactSecrets(`blogcore: ${error instanceof CliError || error instanceof Error ? error.message : String(error)}`),
+  );
   process.exit(1);
 });

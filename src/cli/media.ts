@@ -24,7 +24,8 @@ export const MEDIA_COMMANDS = {
       post: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
-    run: (values: Values, positionals: string[]) => mediaCommand(values, positionals, { stdout: process.stdout, stderr: process.stderr }),
+    run: (values: Values, positionals: string[]) =>
+      mediaCommand(values, positionals, { stdout: process.stdout, stderr: process.stderr }),
   },
 } as const;
 
@@ -33,13 +34,16 @@ const line = (m: Media) => `${m.id}  ${m.width}×${m.height}  ${m.bytes} bytes  
 export async function mediaCommand(values: Values, positionals: string[], ctx: IoStreams): Promise<void> {
   const [sub, ...files] = positionals;
   if (sub !== 'add' && sub !== 'list') throw new UsageError('media: add <file…> or list');
-  if (typeof values.db !== 'string' || typeof values.blog !== 'string') throw new UsageError(`media ${sub}: --db and --blog are required`);
+  if (typeof values.db !== 'string' || typeof values.blog !== 'string')
+    throw new UsageError(`media ${sub}: --db and --blog are required`);
   if (sub === 'add' && files.length === 0) throw new UsageError('media add: name the picture files to add');
   if (sub === 'list' && files.length > 0) throw new UsageError('media list: takes no files');
   const service = createBlogService({ driver: await openDriver(values.db, { create: false }) });
   try {
     const blog = values.blog;
-    const blogId = /^https?:\/\//i.test(blog) ? (await service.blogs.getByUrl({ url: blog })).id : (await service.blogs.get({ blogId: blog })).id;
+    const blogId = /^https?:\/\//i.test(blog)
+      ? (await service.blogs.getByUrl({ url: blog })).id
+      : (await service.blogs.get({ blogId: blog })).id;
     if (sub === 'add') await add(service, blogId, files, values, ctx);
     else await list(service, blogId, values, ctx);
   } finally {
@@ -47,7 +51,13 @@ export async function mediaCommand(values: Values, positionals: string[], ctx: I
   }
 }
 
-async function add(service: BlogService, blogId: string, files: string[], values: Values, ctx: IoStreams): Promise<void> {
+async function add(
+  service: BlogService,
+  blogId: string,
+  files: string[],
+  values: Values,
+  ctx: IoStreams,
+): Promise<void> {
   const added: Media[] = [];
   const failed: string[] = [];
   for (const file of files) {

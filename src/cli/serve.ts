@@ -89,7 +89,12 @@ function rootDocument(api: string, blogId: string | undefined, version: string) 
     ...(blogId
       ? {
           blog: { id: blogId, selfLink: blog },
-          links: { posts: `${blog}/posts`, pages: `${blog}/pages`, comments: `${blog}/comments`, search: `${blog}/posts/search?q=blogcore` },
+          links: {
+            posts: `${blog}/posts`,
+            pages: `${blog}/pages`,
+            comments: `${blog}/comments`,
+            search: `${blog}/posts/search?q=blogcore`,
+          },
         }
       : {}),
   };
@@ -130,7 +135,9 @@ export async function serve(opts: ServeOptions): Promise<void> {
 
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new Error(`${opts.host}:${opts.port} is in use (choose another --port)`) : error),
+      reject(
+        error.code === 'EADDRINUSE' ? new Error(`${opts.host}:${opts.port} is in use (choose another --port)`) : error,
+      ),
     );
     server.listen(opts.port, opts.host, () => resolveListen());
   });
@@ -158,7 +165,9 @@ export async function serve(opts: ServeOptions): Promise<void> {
   );
   // The site answers its own pages (whatever the Host: the store's blog); everything else, and the API's /v3
   // and /media, goes to the API.
-  const site = opts.site ? toNodeHandler(createSite(service, { ...(blogId ? { blogId } : {}), onError: logError })) : undefined;
+  const site = opts.site
+    ? toNodeHandler(createSite(service, { ...(blogId ? { blogId } : {}), onError: logError }))
+    : undefined;
   ready = (req, res) => {
     const path = (req.url ?? '').split('?')[0]!;
     if (site && !path.startsWith('/v3') && !path.startsWith('/media/')) {
@@ -166,7 +175,10 @@ export async function serve(opts: ServeOptions): Promise<void> {
       return;
     }
     if ((req.method === 'GET' || req.method === 'HEAD') && (path === '/' || path === '/v3' || path === '/v3/')) {
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(root) });
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(root),
+      });
       res.end(req.method === 'HEAD' ? undefined : root);
       return;
     }
@@ -181,11 +193,21 @@ export async function serve(opts: ServeOptions): Promise<void> {
 }
 
 /** The token's user and blog on a first run; else up to three blogs of the store with their admins, and the first admin. */
-async function whoAdministers({ driver, service, token }: Awaited<ReturnType<typeof setUp>>): Promise<{ lines: string[]; first?: string }> {
-  if (token) return { lines: [`${await userLabel(service, token.adminUserId)}, ADMIN of ${await blogLabel(service, token.blogId)}`] };
+async function whoAdministers({
+  driver,
+  service,
+  token,
+}: Awaited<ReturnType<typeof setUp>>): Promise<{ lines: string[]; first?: string }> {
+  if (token)
+    return {
+      lines: [`${await userLabel(service, token.adminUserId)}, ADMIN of ${await blogLabel(service, token.blogId)}`],
+    };
   const blogs = await blogsAndAdmins(driver, service, 3);
   const lines = await Promise.all(
-    blogs.map(async (b) => `${b.line}: admins ${(await Promise.all(b.admins.map((id) => userLabel(service, id)))).join(', ') || 'none'}`),
+    blogs.map(
+      async (b) =>
+        `${b.line}: admins ${(await Promise.all(b.admins.map((id) => userLabel(service, id)))).join(', ') || 'none'}`,
+    ),
   );
   const first = blogs.find((b) => b.admins.length)?.admins[0];
   return { lines, ...(first ? { first } : {}) };
@@ -216,7 +238,9 @@ function printBanner(
     );
   } else {
     lines.push(
-      ...(admins.lines.length ? ['Blogs in this store, and who administers them:', ...admins.lines.map((a) => `  ${a}`)] : ['This store holds no blog.']),
+      ...(admins.lines.length
+        ? ['Blogs in this store, and who administers them:', ...admins.lines.map((a) => `  ${a}`)]
+        : ['This store holds no blog.']),
       '',
       "Tokens are shown only when they are made. A new one for a user (that user's previous token stops working):",
       `  ${selfCommand()} token --db ${shownDb(opts.db)} --user ${admins.first ?? '<id>'}`,
@@ -236,7 +260,11 @@ function printBanner(
       '',
     );
   }
-  lines.push(opts.quiet ? 'Ctrl+C stops the server.' : 'Each request is logged as: method path status time (--quiet turns this off). Ctrl+C stops the server.');
+  lines.push(
+    opts.quiet
+      ? 'Ctrl+C stops the server.'
+      : 'Each request is logged as: method path status time (--quiet turns this off). Ctrl+C stops the server.',
+  );
   console.log(lines.join('\n'));
 }
 

@@ -52,7 +52,10 @@ export async function mintToken(driver: StorageDriver, userId: string): Promise<
     const token = newToken();
     const hash = sha256(token);
     const [current, cli] = await driver.getMany('settings', [tokenOfId(userId), SETTINGS_ID]);
-    const ops: WriteOp[] = [settingsPut(tokenId(hash), { userId }, 0), settingsPut(tokenOfId(userId), { hash }, current?.version ?? 0)];
+    const ops: WriteOp[] = [
+      settingsPut(tokenId(hash), { userId }, 0),
+      settingsPut(tokenOfId(userId), { hash }, current?.version ?? 0),
+    ];
     const old = (current?.doc as { hash?: string } | undefined)?.hash;
     if (old) {
       const stored = await driver.get('settings', tokenId(old));
@@ -85,13 +88,18 @@ async function userOfToken(driver: StorageDriver, token: string): Promise<string
   if (found) return (found.doc as { userId: string }).userId;
   // A 0.2.0 store: the admin token kept in the `cli` record (compared in constant time, as it was).
   const { settings } = await readSettings(driver);
-  if (settings?.tokenHash && settings.adminUserId && timingSafeEqual(Buffer.from(hash, 'hex'), Buffer.from(settings.tokenHash, 'hex'))) {
+  if (
+    settings?.tokenHash &&
+    settings.adminUserId &&
+    timingSafeEqual(Buffer.from(hash, 'hex'), Buffer.from(settings.tokenHash, 'hex'))
+  ) {
     return settings.adminUserId;
   }
   return undefined;
 }
 
-const authError = (message: string) => new BlogError({ code: 401, reason: 'authError', message, location: 'Authorization', locationType: 'header' });
+const authError = (message: string) =>
+  new BlogError({ code: 401, reason: 'authError', message, location: 'Authorization', locationType: 'header' });
 
 /**
  * `Authorization: Bearer <token>` (or Google's `access_token` parameter) → the user the token was minted for;

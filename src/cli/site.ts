@@ -33,7 +33,10 @@ export function folderFiles(root: string): SiteFiles {
       await mkdir(dirname(file), { recursive: true });
       // Written under a temporary name and renamed: an interrupted export never leaves half a picture.
       const temp = `${file}.part`;
-      await pipeline(Readable.fromWeb(bytes as import('node:stream/web').ReadableStream<Uint8Array>), createWriteStream(temp));
+      await pipeline(
+        Readable.fromWeb(bytes as import('node:stream/web').ReadableStream<Uint8Array>),
+        createWriteStream(temp),
+      );
       await rename(temp, file);
     },
     async remove(path) {
@@ -52,7 +55,12 @@ export function folderFiles(root: string): SiteFiles {
   };
 }
 
-export async function exportSiteCommand(service: BlogService, blogId: string, out: string, stdout: NodeJS.WritableStream): Promise<void> {
+export async function exportSiteCommand(
+  service: BlogService,
+  blogId: string,
+  out: string,
+  stdout: NodeJS.WritableStream,
+): Promise<void> {
   const root = resolve(out);
   await mkdir(root, { recursive: true });
   const manifestFile = join(root, MANIFEST);

@@ -83,7 +83,10 @@ async function openPostgres(db: string, options: OpenOptions): Promise<StorageDr
     try {
       await client.connect();
       const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
-      if (found.rowCount === 0) throw new CliError(`${shownDb(db)}: no blogcore store in schema ${schema} (\`blogcore serve --db …\` creates one)`);
+      if (found.rowCount === 0)
+        throw new CliError(
+          `${shownDb(db)}: no blogcore store in schema ${schema} (\`blogcore serve --db …\` creates one)`,
+        );
     } catch (error) {
       if (error instanceof CliError) throw error;
       throw new CliError(`${shownDb(db)}: ${(error as Error).message}`);
@@ -114,7 +117,9 @@ export function describeSqliteError(db: string, error: unknown): CliError {
     case 'SQLITE_NOTADB':
       return new CliError(`${file}: file is not a database`);
     case 'SQLITE_CANTOPEN':
-      return new CliError(`${file}: unable to open database file (does its folder exist, and may this user write there?)`);
+      return new CliError(
+        `${file}: unable to open database file (does its folder exist, and may this user write there?)`,
+      );
     case 'SQLITE_READONLY':
     case 'SQLITE_READONLY_DIRECTORY':
     case 'EACCES':
@@ -133,7 +138,8 @@ async function openSqliteFile(file: string, options: OpenOptions): Promise<Stora
   // A path under a regular file (`blog.db/x.db`): say which part is the file.
   let existing = path;
   while (!existsSync(existing)) existing = dirname(existing);
-  if (existing !== path && !statSync(existing).isDirectory()) throw new CliError(`${file}: ${existing} is a regular file, not a folder`);
+  if (existing !== path && !statSync(existing).isDirectory())
+    throw new CliError(`${file}: ${existing} is a regular file, not a folder`);
 
   if (existing !== path) {
     if (!options.create) throw new CliError(`${file}: no such database (\`blogcore serve --db ${file}\` creates one)`);
@@ -160,7 +166,9 @@ async function betterSqlite3(): Promise<typeof Database> {
   try {
     return (await import('better-sqlite3')).default;
   } catch (error) {
-    throw new CliError(`the SQLite store needs better-sqlite3 beside blogcore: npm install better-sqlite3 (${(error as Error).message})`);
+    throw new CliError(
+      `the SQLite store needs better-sqlite3 beside blogcore: npm install better-sqlite3 (${(error as Error).message})`,
+    );
   }
 }
 
@@ -182,19 +190,30 @@ async function checkOwner(file: string, path: string): Promise<void> {
   }
   if (tables.length === 0 && version === 0) return; // empty: a new database
   if (version > SQLITE_STORAGE_VERSION && tables.includes('docs')) {
-    throw new CliError(`${file}: written by a newer blogcore (storage version ${version}; this one knows up to ${SQLITE_STORAGE_VERSION})`);
+    throw new CliError(
+      `${file}: written by a newer blogcore (storage version ${version}; this one knows up to ${SQLITE_STORAGE_VERSION})`,
+    );
   }
   const ours = new Set(await ownTables());
   const foreign = tables.filter((t) => !ours.has(t));
   if (foreign.length > 0 || version < 1 || version > SQLITE_STORAGE_VERSION) {
     const why =
-      foreign.length > 0 ? `tables blogcore does not own: ${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ', …' : ''}` : `user_version ${version}`;
-    throw new CliError(`${file}: belongs to another application (${why}); blogcore leaves it alone — choose another --db file`);
+      foreign.length > 0
+        ? `tables blogcore does not own: ${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ', …' : ''}`
+        : `user_version ${version}`;
+    throw new CliError(
+      `${file}: belongs to another application (${why}); blogcore leaves it alone — choose another --db file`,
+    );
   }
 }
 
 const tableNames = (db: Database.Database): string[] =>
-  db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+  db
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    )
+    .pluck()
+    .all() as string[];
 
 /** The tables this build's SQLite driver makes, found by letting it set up an in-memory database. */
 async function ownTables(): Promise<string[]> {

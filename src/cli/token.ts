@@ -15,8 +15,10 @@ export async function token(db: string, userId: string | undefined): Promise<voi
     });
     const user = userId ?? (await readSettings(driver)).settings?.adminUserId;
     const list = `\`blogcore users list --db ${shownDb(db)}\` lists the users`;
-    if (user === undefined) throw new CliError(`${shownDb(db)}: name the user the token is for with --user <id> (${list})`);
-    if (!(await service.users.get({ userId: user }).catch(() => undefined))) throw new CliError(`${shownDb(db)}: no user ${user} (${list})`);
+    if (user === undefined)
+      throw new CliError(`${shownDb(db)}: name the user the token is for with --user <id> (${list})`);
+    if (!(await service.users.get({ userId: user }).catch(() => undefined)))
+      throw new CliError(`${shownDb(db)}: no user ${user} (${list})`);
     const token = await mintToken(driver, user);
     const blogs = await adminOf(driver, service, user);
     console.error(

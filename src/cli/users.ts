@@ -54,7 +54,13 @@ export async function userLabel(service: BlogService, userId: string): Promise<s
 
 /** The blogs a user administers, as labels. */
 export async function adminOf(driver: StorageDriver, service: BlogService, userId: string): Promise<string[]> {
-  const roles = await driver.list({ collection: 'members', index: 'user', prefix: [userId], direction: 'asc', limit: 20 });
+  const roles = await driver.list({
+    collection: 'members',
+    index: 'user',
+    prefix: [userId],
+    direction: 'asc',
+    limit: 20,
+  });
   const admin = roles.filter((m) => (m.doc as { role: string }).role === 'ADMIN');
   return Promise.all(admin.map((m) => blogLabel(service, (m.doc as { blogId: string }).blogId)));
 }
@@ -96,7 +102,9 @@ export async function usersList(db: string, out: NodeJS.WritableStream = process
       for (const r of roles) out.write(`    ${r.role.padEnd(6)} of ${await blogLabel(service, r.blogId)}\n`);
     }
     if (count === 0) throw new CliError(`${shownDb(db)}: no user holds a role in a blog yet`);
-    out.write(`\nA bearer token for one of them (their previous token stops working):\n  blogcore token --db ${shownDb(db)} --user <id>\n`);
+    out.write(
+      `\nA bearer token for one of them (their previous token stops working):\n  blogcore token --db ${shownDb(db)} --user <id>\n`,
+    );
   } finally {
     await service.close();
   }

@@ -34,7 +34,13 @@ export const visibleClasses = (view: Role): CommentVis[] =>
 
 /** Refiles up to MOVE_BATCH comments of one post whose class changed; marks the post done with the last batch. */
 export async function moveCommentsStep(core: Core): Promise<void> {
-  const [hit] = await core.driver.list({ collection: 'posts', index: 'moving', prefix: [], direction: 'asc', limit: 1 });
+  const [hit] = await core.driver.list({
+    collection: 'posts',
+    index: 'moving',
+    prefix: [],
+    direction: 'asc',
+    limit: 1,
+  });
   if (!hit) return;
   const post = hit.doc;
   const target = commentVisOf(post);

@@ -3,7 +3,15 @@
  * checks that recur (validation, the caller's standing in a blog, compare-and-set retries, scheduled
  * posts going LIVE). Resources (src/resources/*) build the public methods on top of this.
  */
-import { DriverConflict, type BlobStore, type CommitResult, type ReadSession, type StorageDriver, type StoredDoc, type WriteOp } from '../store/driver.js';
+import {
+  DriverConflict,
+  type BlobStore,
+  type CommitResult,
+  type ReadSession,
+  type StorageDriver,
+  type StoredDoc,
+  type WriteOp,
+} from '../store/driver.js';
 import { recordStore, type RecordStore } from '../store/record-store.js';
 import { authError, resolveView, type Actor, type Standing } from '../rules/access.js';
 import { BlogError, conditionNotMet, notFound } from '../util/errors.js';
@@ -14,7 +22,16 @@ import { newId } from '../util/ids.js';
 import { labelCounterOps } from '../store/label-counts.js';
 import type { Scheduler, SchedulerOptions } from './scheduler.js';
 import { RecordCache } from './record-cache.js';
-import { memberId, put, type BlogRecord, type Collection, type PostRecord, type Records, type Untyped, type UserRecord } from '../store/records.js';
+import {
+  memberId,
+  put,
+  type BlogRecord,
+  type Collection,
+  type PostRecord,
+  type Records,
+  type Untyped,
+  type UserRecord,
+} from '../store/records.js';
 import type { Role } from '../schema/schemas.js';
 import { LAYOUT_MARKER, STORE_LAYOUT, STORE_SCHEMA } from '../store/schema.js';
 import { parse } from '../schema/parse.js';
@@ -53,7 +70,12 @@ const MAX_BACKOFF_MS = 50;
 
 const NONE: BlogEvent[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const busy = () => new BlogError({ code: 503, reason: 'backendError', message: 'The store is too busy with writes to the same records; try again' });
+const busy = () =>
+  new BlogError({
+    code: 503,
+    reason: 'backendError',
+    message: 'The store is too busy with writes to the same records; try again',
+  });
 
 export class Core {
   /** The driver, read through the collection map (src/store/record-store.ts): a read of 'posts' answers PostRecords. */
@@ -138,7 +160,8 @@ export class Core {
   withSession(session: ReadSession | undefined = this.root.driver.session?.()): Core {
     if (!session) return this.root;
     return new Proxy(this.root, {
-      get: (target, key, receiver) => (key === 'driver' ? session.driver : key === 'readSession' ? session : Reflect.get(target, key, receiver)),
+      get: (target, key, receiver) =>
+        key === 'driver' ? session.driver : key === 'readSession' ? session : Reflect.get(target, key, receiver),
     });
   }
 
@@ -187,13 +210,19 @@ export class Core {
    * The documents of a list or search page (src/core/paging.ts), from the record cache where it keeps them,
    * current as of the call's start; with read replicas (sessions) always read, where the session reads.
    */
-  async docs<C extends Collection>(collection: C, ids: readonly string[]): Promise<Array<StoredDoc<Records[C]> | undefined>> {
+  async docs<C extends Collection>(
+    collection: C,
+    ids: readonly string[],
+  ): Promise<Array<StoredDoc<Records[C]> | undefined>> {
     if (this.processSession) return this.driver.getMany(collection, ids);
     return this.cache.getMany(collection, ids, (missing) => this.driver.getMany(collection, missing));
   }
 
   /** A record for the shared cache: read where every write of this process is visible (replicas that caught up). */
-  private async cached<C extends 'users' | 'blogs'>(collection: C, id: string): Promise<StoredDoc<Records[C]> | undefined> {
+  private async cached<C extends 'users' | 'blogs'>(
+    collection: C,
+    id: string,
+  ): Promise<StoredDoc<Records[C]> | undefined> {
     await this.ready();
     return (this.processSession ? recordStore(this.processSession.driver) : this.driver).get(collection, id);
   }
@@ -215,7 +244,8 @@ export class Core {
   async standing(actor: Actor, blogId: string, view?: Role): Promise<Standing> {
     let role: Role | null = null;
     if (actor.kind === 'host') role = 'ADMIN';
-    else if (actor.kind === 'user') role = (await this.get('members', memberId(blogId, actor.userId)))?.doc.role ?? null;
+    else if (actor.kind === 'user')
+      role = (await this.get('members', memberId(blogId, actor.userId)))?.doc.role ?? null;
     return { actor, role, view: resolveView(role, view) };
   }
 
@@ -326,7 +356,11 @@ export class Core {
   }
 
   /** The event, when someone listens for its type (or events are shared with other app servers); else none. */
-  async event(type: EventType, fields: Omit<BlogEvent, 'type' | 'resource'>, resource?: () => unknown): Promise<BlogEvent[]> {
+  async event(
+    type: EventType,
+    fields: Omit<BlogEvent, 'type' | 'resource'>,
+    resource?: () => unknown,
+  ): Promise<BlogEvent[]> {
     if (!this.events.has(type)) return NONE;
     return [{ type, ...fields, ...(resource ? { resource: await resource() } : {}) }];
   }
@@ -341,7 +375,11 @@ export class Core {
     this.pruning = true;
     try {
       const { ms, commits } = this.retention;
-      const removed = await this.driver.pruneChanges({ before: now - ms, ...(commits !== undefined ? { through: seq - commits } : {}), limit: PRUNE_BATCH });
+      const removed = await this.driver.pruneChanges({
+        before: now - ms,
+        ...(commits !== undefined ? { through: seq - commits } : {}),
+        limit: PRUNE_BATCH,
+      });
       if (removed < PRUNE_BATCH) {
         this.sincePrune = 0;
         this.lastPrune = now;
@@ -378,7 +416,13 @@ export class Core {
               promoteDue: () => this.promoteDue(true),
               nextDue: async () => {
                 await this.ready();
-                const [first] = await this.driver.list({ collection: 'posts', index: 'due', prefix: [], direction: 'asc', limit: 1 });
+                const [first] = await this.driver.list({
+                  collection: 'posts',
+                  index: 'due',
+                  prefix: [],
+                  direction: 'asc',
+                  limit: 1,
+                });
                 return first ? dueTime(first.doc) : undefined;
               },
             },
@@ -442,7 +486,14 @@ export class Core {
     const epoch = this.dueEpoch;
     let count = 0;
     for (;;) {
-      const due = await this.driver.list({ collection: 'posts', index: 'due', prefix: [], upper: { key: [now, '\uffff'] }, direction: 'asc', limit: 100 });
+      const due = await this.driver.list({
+        collection: 'posts',
+        index: 'due',
+        prefix: [],
+        upper: { key: [now, '\uffff'] },
+        direction: 'asc',
+        limit: 100,
+      });
       for (const d of due) await this.promote(d);
       count += due.length;
       if (due.length < 100) break;

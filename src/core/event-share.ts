@@ -59,7 +59,8 @@ export class EventShare {
         // Refused for another record: nothing was written, the oldest is still there. Refused for the oldest
         // (someone removed it), or a commit that may have happened: it is not deleted later (at worst one
         // record stays behind), and the write's retry goes without it.
-        else if (DriverConflict.is(error) && error.collection !== 'events' && oldest !== undefined) this.kept.unshift(oldest);
+        else if (DriverConflict.is(error) && error.collection !== 'events' && oldest !== undefined)
+          this.kept.unshift(oldest);
       },
     };
   }
@@ -79,7 +80,14 @@ export class EventShare {
     let lower: Key = [from];
     let open = false;
     for (;;) {
-      const page = await this.driver.list({ collection: 'events', index: 'time', prefix: [], lower: { key: lower, open }, direction: 'asc', limit: PAGE });
+      const page = await this.driver.list({
+        collection: 'events',
+        index: 'time',
+        prefix: [],
+        lower: { key: lower, open },
+        direction: 'asc',
+        limit: PAGE,
+      });
       for (const d of page) {
         if (d.id.startsWith(this.instance)) continue;
         this.early.add(d.id);
@@ -108,7 +116,8 @@ export class EventShare {
           await this.readAll();
         } while (this.again && !this.closed);
       } catch (error) {
-        if (!quiet(error)) console.error('blogcore: reading the change log for other instances\u2019 events failed (will retry)', error);
+        if (!quiet(error))
+          console.error('blogcore: reading the change log for other instances\u2019 events failed (will retry)', error);
       } finally {
         this.pulling = undefined;
       }
@@ -133,7 +142,10 @@ export class EventShare {
       const lastSeq = changes[changes.length - 1]?.seq;
       if (full && changes[0]!.seq !== lastSeq) changes = changes.filter((c) => c.seq !== lastSeq);
       const ids = changes
-        .filter((c) => c.collection === 'events' && c.type === 'put' && !c.id.startsWith(this.instance) && !this.early.has(c.id))
+        .filter(
+          (c) =>
+            c.collection === 'events' && c.type === 'put' && !c.id.startsWith(this.instance) && !this.early.has(c.id),
+        )
         .map((c) => c.id);
       const docs = ids.length ? await this.driver.getMany('events', ids) : [];
       for (const d of docs) if (d) this.emitAll(d.doc);

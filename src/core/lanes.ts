@@ -13,7 +13,9 @@
 import type { WriteOp } from '../store/driver.js';
 import { STORE_SCHEMA } from '../store/schema.js';
 
-const UNIQUE = new Map(STORE_SCHEMA.collections.map((c) => [c.name, c.indexes.filter((i) => i.unique).map((i) => i.name)]));
+const UNIQUE = new Map(
+  STORE_SCHEMA.collections.map((c) => [c.name, c.indexes.filter((i) => i.unique).map((i) => i.name)]),
+);
 
 /** The lanes a commit of `ops` needs. */
 export function lanesOf(ops: readonly WriteOp[]): string[] {
@@ -21,7 +23,8 @@ export function lanesOf(ops: readonly WriteOp[]): string[] {
   for (const op of ops) {
     out.add(`${op.collection}/${op.id}`);
     if (op.type !== 'put') continue;
-    for (const index of UNIQUE.get(op.collection) ?? []) for (const key of op.keys[index] ?? []) out.add(`${op.collection}#${index}:${JSON.stringify(key)}`);
+    for (const index of UNIQUE.get(op.collection) ?? [])
+      for (const key of op.keys[index] ?? []) out.add(`${op.collection}#${index}:${JSON.stringify(key)}`);
   }
   return [...out];
 }

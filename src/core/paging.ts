@@ -32,7 +32,9 @@ export interface PageQuery<C extends Collection> {
   /** Search instead of walking: only records of the scope holding every token. */
   search?: { scope: string; tokens: string[]; rankOf?: (suffix: Key) => number };
   /** Drops hits the index cannot rule out; see FILTER_ROUNDS. */
-  filter?: (hits: Array<IndexedDoc<Records[C]>>) => Array<IndexedDoc<Records[C]>> | Promise<Array<IndexedDoc<Records[C]>>>;
+  filter?: (
+    hits: Array<IndexedDoc<Records[C]>>,
+  ) => Array<IndexedDoc<Records[C]>> | Promise<Array<IndexedDoc<Records[C]>>>;
   /** Everything the page token is bound to (filters, order, q, post): a token from another query is refused. */
   fingerprint: string;
 }
@@ -78,13 +80,26 @@ export function decodeJson(token: string): unknown {
 const encodeToken = (c: Cursor): string => encodeJson([c.d, c.k[0], c.k[1], c.i ? 1 : 0, c.f]);
 
 function decodeToken(token: string, fingerprint: string): Cursor {
-  const bad = invalid('pageToken', 'Invalid page token: use a nextPageToken or prevPageToken exactly as it was returned');
+  const bad = invalid(
+    'pageToken',
+    'Invalid page token: use a nextPageToken or prevPageToken exactly as it was returned',
+  );
   const parsed = decodeJson(token);
   if (!Array.isArray(parsed) || parsed.length !== 5) throw bad;
   const [d, t, id, i, f] = parsed as unknown[];
-  if ((d !== 'n' && d !== 'p') || typeof t !== 'string' || typeof id !== 'string' || (i !== 0 && i !== 1) || typeof f !== 'string') throw bad;
+  if (
+    (d !== 'n' && d !== 'p') ||
+    typeof t !== 'string' ||
+    typeof id !== 'string' ||
+    (i !== 0 && i !== 1) ||
+    typeof f !== 'string'
+  )
+    throw bad;
   if (f !== fingerprint) {
-    throw invalid('pageToken', 'This page token belongs to another query: keep the same filters, order and search words across pages');
+    throw invalid(
+      'pageToken',
+      'This page token belongs to another query: keep the same filters, order and search words across pages',
+    );
   }
   return { d, k: [t, id], i: i === 1, f };
 }
@@ -141,11 +156,25 @@ async function fetchItems<C extends Collection>(
     let read: number;
     let lastKey: Key | undefined;
     if (!q.search && q.prefixes.length === 1) {
-      hits = await driver.list({ collection: q.collection, index: q.index, prefix: q.prefixes[0]!, ...bounds, direction: dir, limit: n });
+      hits = await driver.list({
+        collection: q.collection,
+        index: q.index,
+        prefix: q.prefixes[0]!,
+        ...bounds,
+        direction: dir,
+        limit: n,
+      });
       read = hits.length;
       lastKey = hits[hits.length - 1]?.key;
     } else {
-      const walk = { collection: q.collection, index: q.index, prefixes: q.prefixes, ...bounds, direction: dir, limit: n };
+      const walk = {
+        collection: q.collection,
+        index: q.index,
+        prefixes: q.prefixes,
+        ...bounds,
+        direction: dir,
+        limit: n,
+      };
       const entries = q.search ? await driver.search({ ...walk, ...q.search }) : await driver.keys(walk);
       const docs = entries.length
         ? await getMany(
@@ -154,7 +183,9 @@ async function fetchItems<C extends Collection>(
           )
         : [];
       // A record deleted between the two calls is left out.
-      hits = entries.flatMap((e, j) => (docs[j] ? [{ id: e.id, key: e.key, version: docs[j]!.version, doc: docs[j]!.doc }] : []));
+      hits = entries.flatMap((e, j) =>
+        docs[j] ? [{ id: e.id, key: e.key, version: docs[j]!.version, doc: docs[j]!.doc }] : [],
+      );
       read = entries.length;
       lastKey = entries[entries.length - 1]?.key;
     }

@@ -72,7 +72,11 @@ export class RecordCache {
    * Page documents by id (in the order of `ids`, undefined where none), those not kept read by `load`
    * (then kept, at most DOCS, the oldest going first).
    */
-  async getMany<T>(collection: string, ids: readonly string[], load: (ids: string[]) => Promise<Array<T | undefined>>): Promise<Array<T | undefined>> {
+  async getMany<T>(
+    collection: string,
+    ids: readonly string[],
+    load: (ids: string[]) => Promise<Array<T | undefined>>,
+  ): Promise<Array<T | undefined>> {
     if (this.checked < this.asked) await this.fresh();
     const keys = ids.map((id) => `${collection}/${id}`);
     const out = keys.map((key) => this.docs.get(key) as T | undefined);
@@ -114,7 +118,10 @@ export class RecordCache {
     // (Page documents are not followed one by one: the stream below names users and blogs only.)
     this.docsEpoch++;
     this.docs.clear();
-    const behind = this.seen < 0 || pruned > this.seen ? [] : await this.driver.streamChanges(RECORDS_STREAM, { seq: this.seen + 1, pos: -1 }, FOLLOW + 1);
+    const behind =
+      this.seen < 0 || pruned > this.seen
+        ? []
+        : await this.driver.streamChanges(RECORDS_STREAM, { seq: this.seen + 1, pos: -1 }, FOLLOW + 1);
     if (this.seen < 0 || behind.length > FOLLOW || pruned > this.seen) {
       this.epoch++;
       this.map.clear();

@@ -12,12 +12,14 @@ export type Kind = 'post' | 'page';
 export type Item = PostRecord | PageRecord;
 
 const labelsOf = (r: Item) => ('labels' in r ? r.labels : undefined);
-const sameLabels = (a: string[] | undefined, b: string[] | undefined) => JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
+const sameLabels = (a: string[] | undefined, b: string[] | undefined) =>
+  JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
 
 /** The ops that keep `before` as a revision when `after` changed its title, content or labels (none otherwise). */
 export async function revisionOps(core: Core, kind: Kind, before: Item, after: Item, now: string): Promise<WriteOp[]> {
   if (core.revisionsKept === 0) return [];
-  if (before.title === after.title && before.content === after.content && sameLabels(labelsOf(before), labelsOf(after))) return [];
+  if (before.title === after.title && before.content === after.content && sameLabels(labelsOf(before), labelsOf(after)))
+    return [];
   const labels = labelsOf(before);
   const kept: RevisionRecord = {
     id: core.newId(),
@@ -33,7 +35,16 @@ export async function revisionOps(core: Core, kind: Kind, before: Item, after: I
   };
   const count = await core.driver.count({ collection: 'revisions', index: 'item', prefix: [before.id] });
   const excess = count + 1 - core.revisionsKept;
-  const oldest = excess > 0 ? await core.driver.list({ collection: 'revisions', index: 'item', prefix: [before.id], direction: 'asc', limit: excess }) : [];
+  const oldest =
+    excess > 0
+      ? await core.driver.list({
+          collection: 'revisions',
+          index: 'item',
+          prefix: [before.id],
+          direction: 'asc',
+          limit: excess,
+        })
+      : [];
   return [put('revisions', kept, 0), ...oldest.map((o) => del('revisions', o.id, o.version))];
 }
 

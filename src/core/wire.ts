@@ -17,17 +17,29 @@ export const links = (base: string) => ({
   comment: (c: CommentRecord) => `${base}/v3/blogs/${c.blogId}/posts/${c.postId}/comments/${c.id}`,
   user: (id: string) => `${base}/v3/users/${id}`,
   /** Where a picture's bytes are served (beside /v3, as the feeds are). */
-  media: (blogId: string, sha256: string, filename: string) => `${base}/media/${blogId}/${sha256}/${encodeURIComponent(filename)}`,
+  media: (blogId: string, sha256: string, filename: string) =>
+    `${base}/media/${blogId}/${sha256}/${encodeURIComponent(filename)}`,
 });
 
 export type Links = ReturnType<typeof links>;
 
 /** The public address of a post or page: the blog's url with the record's path. */
-export const publicUrl = (blog: BlogRecord, path: string) => (blog.url.endsWith('/') ? blog.url.slice(0, -1) : blog.url) + path;
+export const publicUrl = (blog: BlogRecord, path: string) =>
+  (blog.url.endsWith('/') ? blog.url.slice(0, -1) : blog.url) + path;
 
-export function authorOf(user: UserRecord | undefined, id: string | undefined, fallbackName?: string, fallbackUrl?: string): Author {
+export function authorOf(
+  user: UserRecord | undefined,
+  id: string | undefined,
+  fallbackName?: string,
+  fallbackUrl?: string,
+): Author {
   if (user) return { id: user.id, displayName: user.displayName, url: user.url ?? '', image: { url: '' } };
-  return { ...(id ? { id } : {}), displayName: fallbackName ?? (id ? id : 'Anonymous'), url: fallbackUrl ?? '', image: { url: '' } };
+  return {
+    ...(id ? { id } : {}),
+    displayName: fallbackName ?? (id ? id : 'Anonymous'),
+    url: fallbackUrl ?? '',
+    image: { url: '' },
+  };
 }
 
 export interface PostShape {
@@ -54,7 +66,10 @@ export function postWire(p: PostRecord, blog: BlogRecord, author: Author, shape:
   if (shape.fetchImages) out.images = imagesOf(p.content);
   if (p.customMetaData !== undefined) out.customMetaData = p.customMetaData;
   out.author = author;
-  const replies: Post['replies'] = { totalItems: String(shape.hideComments ? 0 : p.liveComments), selfLink: `${self}/comments` };
+  const replies: Post['replies'] = {
+    totalItems: String(shape.hideComments ? 0 : p.liveComments),
+    selfLink: `${self}/comments`,
+  };
   if (shape.comments) replies.items = shape.comments;
   out.replies = replies;
   if (p.labels.length) out.labels = [...p.labels];
@@ -68,7 +83,14 @@ export function postWire(p: PostRecord, blog: BlogRecord, author: Author, shape:
   return out;
 }
 
-export function pageWire(p: PageRecord, blog: BlogRecord, author: Author, view: Role, fetchBody: boolean, l: Links): Page {
+export function pageWire(
+  p: PageRecord,
+  blog: BlogRecord,
+  author: Author,
+  view: Role,
+  fetchBody: boolean,
+  l: Links,
+): Page {
   return {
     kind: 'blogger#page',
     id: p.id,
@@ -101,7 +123,12 @@ export function commentWire(c: CommentRecord, author: Author, view: Role, fetchB
   };
 }
 
-export function blogWire(b: BlogRecord, counts: { posts: number; pages: number }, posts: Post[] | undefined, l: Links): Blog {
+export function blogWire(
+  b: BlogRecord,
+  counts: { posts: number; pages: number },
+  posts: Post[] | undefined,
+  l: Links,
+): Blog {
   const self = l.blog(b.id);
   return {
     kind: 'blogger#blog',
@@ -138,6 +165,12 @@ export function blogUserInfoWire(blog: Blog, userId: string, role: Role): BlogUs
   return {
     kind: 'blogger#blogUserInfo',
     blog,
-    blog_user_info: { kind: 'blogger#blogPerUserInfo', userId, blogId: blog.id, hasAdminAccess: role === 'ADMIN', role },
+    blog_user_info: {
+      kind: 'blogger#blogPerUserInfo',
+      userId,
+      blogId: blog.id,
+      hasAdminAccess: role === 'ADMIN',
+      role,
+    },
   };
 }

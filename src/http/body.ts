@@ -2,7 +2,8 @@
 import { BlogError } from '../util/errors.js';
 import { ClientGone, type IncomingLike } from './internal.js';
 
-export const tooLarge = (maxBytes: number) => new BlogError({ code: 413, reason: 'requestTooLarge', message: `Request body larger than ${maxBytes} bytes` });
+export const tooLarge = (maxBytes: number) =>
+  new BlogError({ code: 413, reason: 'requestTooLarge', message: `Request body larger than ${maxBytes} bytes` });
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
@@ -12,7 +13,11 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
  * (undefined when there is no body): 415 for a non-JSON media type, 400 parseError for malformed JSON or
  * text that is not UTF-8, 400 invalid when the JSON is not an object. Without, the body is read and dropped.
  */
-export async function readRequestBody(incoming: IncomingLike, maxBytes: number, json: boolean): Promise<Record<string, unknown> | undefined> {
+export async function readRequestBody(
+  incoming: IncomingLike,
+  maxBytes: number,
+  json: boolean,
+): Promise<Record<string, unknown> | undefined> {
   const declared = incoming.header('content-length');
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > maxBytes) throw tooLarge(maxBytes);
   if (!incoming.hasBody()) return undefined;
@@ -43,7 +48,13 @@ export async function readRequestBody(incoming: IncomingLike, maxBytes: number, 
     throw parseError(`Invalid JSON payload: ${(e as Error).message}`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new BlogError({ code: 400, reason: 'invalid', message: 'The request body must be a JSON object', location: 'body', locationType: 'body' });
+    throw new BlogError({
+      code: 400,
+      reason: 'invalid',
+      message: 'The request body must be a JSON object',
+      location: 'body',
+      locationType: 'body',
+    });
   }
   return value as Record<string, unknown>;
 }
@@ -107,7 +118,8 @@ export function fetchIncoming(request: Request): IncomingLike {
     target: url.pathname + url.search,
     header: (name) => request.headers.get(name) ?? (name === 'host' ? url.host : null),
     hasBody: () => request.body !== null,
-    readBody: (maxBytes) => (request.body ? readStreamLimited(request.body, maxBytes) : Promise.resolve(new Uint8Array(0))),
+    readBody: (maxBytes) =>
+      request.body ? readStreamLimited(request.body, maxBytes) : Promise.resolve(new Uint8Array(0)),
     bodyStream: () => streamOf(request.body),
     head: () => request,
   };

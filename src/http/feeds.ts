@@ -25,24 +25,57 @@ export async function serveFeed(
   selfUrl: string,
 ): Promise<Outgoing> {
   const [blogId, posts, def, dash, label, ...extra] = parts;
-  const ok = blogId && posts === 'posts' && def === 'default' && extra.length === 0 && (dash === undefined || (dash === '-' && label));
-  if (!ok) throw new BlogError({ code: 404, reason: 'notFound', message: 'Not Found: no such feed (try /feeds/{blogId}/posts/default)' });
-  if (method !== 'GET' && method !== 'HEAD') {
-    throw Object.assign(new BlogError({ code: 405, reason: 'methodNotAllowed', message: `Method ${method} not allowed here; allowed: GET, HEAD` }), {
-      allow: 'GET, HEAD',
+  const ok =
+    blogId &&
+    posts === 'posts' &&
+    def === 'default' &&
+    extra.length === 0 &&
+    (dash === undefined || (dash === '-' && label));
+  if (!ok)
+    throw new BlogError({
+      code: 404,
+      reason: 'notFound',
+      message: 'Not Found: no such feed (try /feeds/{blogId}/posts/default)',
     });
+  if (method !== 'GET' && method !== 'HEAD') {
+    throw Object.assign(
+      new BlogError({
+        code: 405,
+        reason: 'methodNotAllowed',
+        message: `Method ${method} not allowed here; allowed: GET, HEAD`,
+      }),
+      {
+        allow: 'GET, HEAD',
+      },
+    );
   }
   const params = new URLSearchParams(query);
   const alt = params.get('alt') ?? 'atom';
   if (alt !== 'atom' && alt !== 'rss')
-    throw new BlogError({ code: 400, reason: 'invalid', message: 'alt must be atom or rss', location: 'alt', locationType: 'parameter' });
+    throw new BlogError({
+      code: 400,
+      reason: 'invalid',
+      message: 'alt must be atom or rss',
+      location: 'alt',
+      locationType: 'parameter',
+    });
   const max = params.get('max-results');
   const maxResults = max === null ? undefined : /^\d{1,4}$/.test(max) ? Number(max) : NaN;
-  const options = { blogId: blogId!, selfUrl, ...(label ? { label } : {}), ...(maxResults !== undefined ? { maxResults } : {}) };
-  const text = alt === 'rss' ? await rssFeed(reader as FeedSource, options) : await atomFeed(reader as FeedSource, options);
+  const options = {
+    blogId: blogId!,
+    selfUrl,
+    ...(label ? { label } : {}),
+    ...(maxResults !== undefined ? { maxResults } : {}),
+  };
+  const text =
+    alt === 'rss' ? await rssFeed(reader as FeedSource, options) : await atomFeed(reader as FeedSource, options);
   const etag = `"${shortHash(text)}${text.length.toString(36)}"`;
   const headers = { 'cache-control': 'public, max-age=0, must-revalidate', etag, ...corsHeaders };
   const tags = ifNoneMatch?.split(',').map((t) => t.trim().replace(/^W\//, ''));
   if (tags?.includes(etag) || ifNoneMatch?.trim() === '*') return { status: 304, headers, text: null };
-  return { status: 200, headers: { ...headers, 'content-type': TYPES[alt], 'x-content-type-options': 'nosniff' }, text: method === 'HEAD' ? null : text };
+  return {
+    status: 200,
+    headers: { ...headers, 'content-type': TYPES[alt], 'x-content-type-options': 'nosniff' },
+    text: method === 'HEAD' ? null : text,
+  };
 }

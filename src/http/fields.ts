@@ -8,7 +8,13 @@ import { BlogError } from '../util/errors.js';
 export type FieldMask = Map<string, FieldMask | null>;
 
 const invalid = (message: string) =>
-  new BlogError({ code: 400, reason: 'invalid', message: `Invalid field selection: ${message}`, location: 'fields', locationType: 'parameter' });
+  new BlogError({
+    code: 400,
+    reason: 'invalid',
+    message: `Invalid field selection: ${message}`,
+    location: 'fields',
+    locationType: 'parameter',
+  });
 
 /** Blogger resources nest a few levels deep; the limits keep a hostile selector's work (and recursion) small. */
 const MAX_DEPTH = 12;

@@ -30,7 +30,8 @@ export interface KeyRecord {
   claimed: string;
 }
 
-const headerError = (code: number, message: string) => new BlogError({ code, reason: 'invalid', message, location: 'Idempotency-Key', locationType: 'header' });
+const headerError = (code: number, message: string) =>
+  new BlogError({ code, reason: 'invalid', message, location: 'Idempotency-Key', locationType: 'header' });
 
 async function sha256(text: string): Promise<string> {
   const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
@@ -51,8 +52,15 @@ const scopeOf = (actor: Actor, fingerprint: string) =>
  * Runs `create` once per (caller, key) and request; see the file comment. It lives with the HTTP helper
  * (the header is its only way in), so browser bundles of the core do not carry it.
  */
-export async function once<T>(core: Core, actor: Actor, key: string, request: unknown, create: () => Promise<T>): Promise<T> {
-  if (typeof key !== 'string' || !KEY.test(key)) throw headerError(400, 'Idempotency-Key must be 1 to 200 visible ASCII characters');
+export async function once<T>(
+  core: Core,
+  actor: Actor,
+  key: string,
+  request: unknown,
+  create: () => Promise<T>,
+): Promise<T> {
+  if (typeof key !== 'string' || !KEY.test(key))
+    throw headerError(400, 'Idempotency-Key must be 1 to 200 visible ASCII characters');
   const fingerprint = await sha256(JSON.stringify(request));
   const id = JSON.stringify([scopeOf(actor, fingerprint), key]);
   await core.ready();
@@ -65,7 +73,8 @@ export async function once<T>(core: Core, actor: Actor, key: string, request: un
     if (live) {
       if (live.fingerprint !== fingerprint) throw headerError(422, 'This Idempotency-Key was used for another request');
       if (live.state === 'done') return live.result as T;
-      if (Date.parse(live.claimed) > now - STALE_MS || attempt > 3) throw conflict('A request with this Idempotency-Key is still running: retry it later');
+      if (Date.parse(live.claimed) > now - STALE_MS || attempt > 3)
+        throw conflict('A request with this Idempotency-Key is still running: retry it later');
     }
     const iso = new Date(now).toISOString();
     const record: KeyRecord = { id, fingerprint, state: 'pending', created: live?.created ?? iso, claimed: iso };
@@ -82,10 +91,16 @@ export async function once<T>(core: Core, actor: Actor, key: string, request: un
   try {
     result = await create();
   } catch (error) {
-    await core.commit([{ type: 'delete', collection: 'idempotency', id, expect: claim.version }]).catch(() => undefined);
+    await core
+      .commit([{ type: 'delete', collection: 'idempotency', id, expect: claim.version }])
+      .catch(() => undefined);
     throw error;
   }
-  const done: KeyRecord = { ...claim.record, state: 'done', result: JSON.parse(JSON.stringify(result ?? null)) as JsonObject };
+  const done: KeyRecord = {
+    ...claim.record,
+    state: 'done',
+    result: JSON.parse(JSON.stringify(result ?? null)) as JsonObject,
+  };
   await core.commit([keyPut(done, claim.version)]).catch(() => undefined);
   return result;
 }
@@ -111,7 +126,9 @@ async function sweep(core: Core): Promise<void> {
     limit: SWEEP,
   });
   if (old.length === 0) return;
-  await core.commit(old.map((d) => ({ type: 'delete' as const, collection: 'idempotency', id: d.id, expect: d.version }))).catch((error: unknown) => {
-    if (!DriverConflict.is(error)) throw error; // reused meanwhile: the next sweep looks again
-  });
+  await core
+    .commit(old.map((d) => ({ type: 'delete' as const, collection: 'idempotency', id: d.id, expect: d.version })))
+    .catch((error: unknown) => {
+      if (!DriverConflict.is(error)) throw error; // reused meanwhile: the next sweep looks again
+    });
 }

@@ -15,7 +15,17 @@ import { ClientGone, dispatchers, type IncomingLike, type Outgoing } from './int
 import { openApiDocument } from './openapi.js';
 import { effectiveMethod, overriddenQuery } from './override.js';
 import { parseQuery } from './params.js';
-import { allowed, CONSISTENCY_TOKEN, corsFor, errorOut, etagMatches, JSON_TYPE, preflight, PRIVATE, type CorsOptions } from './respond.js';
+import {
+  allowed,
+  CONSISTENCY_TOKEN,
+  corsFor,
+  errorOut,
+  etagMatches,
+  JSON_TYPE,
+  preflight,
+  PRIVATE,
+  type CorsOptions,
+} from './respond.js';
 import { ROUTES, Router } from './routes.js';
 import { pathSegments, splitTarget } from './target.js';
 
@@ -88,7 +98,10 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     } catch (error) {
       // A client that hangs up mid-body (or breaks its chunked encoding) is not a server error.
       if (error instanceof ClientGone) {
-        return { ...errorOut(new BlogError({ code: 400, reason: 'parseError', message: error.message }), corsHeaders), gone: true };
+        return {
+          ...errorOut(new BlogError({ code: 400, reason: 'parseError', message: error.message }), corsHeaders),
+          gone: true,
+        };
       }
       if (!BlogError.is(error) && onError) {
         try {
@@ -97,7 +110,9 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
           // A failing logger must not turn a 500 into a dropped connection.
         }
       }
-      const e = BlogError.is(error) ? error : new BlogError({ code: 500, reason: 'backendError', message: 'Backend Error' });
+      const e = BlogError.is(error)
+        ? error
+        : new BlogError({ code: 500, reason: 'backendError', message: 'Backend Error' });
       return errorOut(e, corsHeaders);
     }
   };
@@ -125,19 +140,40 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
   /** `{basePath}/openapi.json`: the document of these routes (src/http/openapi.ts), built once. */
   function serveOpenApi(incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Outgoing {
     if (incoming.method !== 'GET' && incoming.method !== 'HEAD') {
-      throw Object.assign(new BlogError({ code: 405, reason: 'methodNotAllowed', message: `Method ${incoming.method} not allowed here; allowed: GET, HEAD` }), {
-        allow: 'GET, HEAD',
-      });
+      throw Object.assign(
+        new BlogError({
+          code: 405,
+          reason: 'methodNotAllowed',
+          message: `Method ${incoming.method} not allowed here; allowed: GET, HEAD`,
+        }),
+        {
+          allow: 'GET, HEAD',
+        },
+      );
     }
     openApiText ??= JSON.stringify(openApiDocument(basePath));
-    const headers = { 'content-type': JSON_TYPE, 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff', ...corsHeaders };
+    const headers = {
+      'content-type': JSON_TYPE,
+      'cache-control': 'public, max-age=300',
+      'x-content-type-options': 'nosniff',
+      ...corsHeaders,
+    };
     return { status: 200, headers, text: incoming.method === 'HEAD' ? null : openApiText };
   }
 
   async function dispatch(incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Promise<Outgoing> {
     const target = splitTarget(incoming.target);
     const feed = target && pathSegments(target.path, feeds);
-    if (feed) return serveFeed(scope(null), incoming.method, feed, target.query, incoming.header('if-none-match'), corsHeaders, incoming.head().url);
+    if (feed)
+      return serveFeed(
+        scope(null),
+        incoming.method,
+        feed,
+        target.query,
+        incoming.header('if-none-match'),
+        corsHeaders,
+        incoming.head().url,
+      );
     const bytes = target && pathSegments(target.path, media);
     if (bytes) return serveMedia(scope(null) as never, incoming, bytes, corsHeaders);
     const segments = target && pathSegments(target.path, basePath);
@@ -150,13 +186,25 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     const method = effectiveMethod(incoming);
     const overridden = method !== incoming.method;
     // A CORS preflight (an OPTIONS without Origin is an ordinary request, and gets a 405).
-    if (method === 'OPTIONS' && cors && incoming.header('origin') !== null && incoming.header('access-control-request-method') !== null) {
+    if (
+      method === 'OPTIONS' &&
+      cors &&
+      incoming.header('origin') !== null &&
+      incoming.header('access-control-request-method') !== null
+    ) {
       return preflight(cors, match.methods, incoming, corsHeaders);
     }
     const route = match.methods.get(method === 'HEAD' ? 'GET' : method);
     if (!route) {
       const allow = allowed(match.methods);
-      throw Object.assign(new BlogError({ code: 405, reason: 'methodNotAllowed', message: `Method ${method} not allowed here; allowed: ${allow}` }), { allow });
+      throw Object.assign(
+        new BlogError({
+          code: 405,
+          reason: 'methodNotAllowed',
+          message: `Method ${method} not allowed here; allowed: ${allow}`,
+        }),
+        { allow },
+      );
     }
 
     // Authenticate before parsing anything the caller sent (an anonymous flood never gets bodies read).
@@ -179,16 +227,35 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     if (route.upload) {
       // Streamed to the service as it arrives (never held whole); a declared size over the limit goes first.
       const declared = incoming.header('content-length');
-      if (maxMediaBytes !== undefined && declared !== null && /^\d+$/.test(declared) && Number(declared) > maxMediaBytes) throw tooLarge(maxMediaBytes);
+      if (
+        maxMediaBytes !== undefined &&
+        declared !== null &&
+        /^\d+$/.test(declared) &&
+        Number(declared) > maxMediaBytes
+      )
+        throw tooLarge(maxMediaBytes);
       if (overridden || !incoming.hasBody()) {
-        throw new BlogError({ code: 400, reason: 'required', message: 'Required: the picture as the request body', location: 'body', locationType: 'body' });
+        throw new BlogError({
+          code: 400,
+          reason: 'required',
+          message: 'Required: the picture as the request body',
+          location: 'body',
+          locationType: 'body',
+        });
       }
       Object.assign(params, uploadHeaders(incoming), { body: incoming.bodyStream() });
     }
-    const body = overridden || route.upload ? undefined : await readRequestBody(incoming, maxBodyBytes, route.body === true);
+    const body =
+      overridden || route.upload ? undefined : await readRequestBody(incoming, maxBodyBytes, route.body === true);
     if (route.body) {
       if (body === undefined) {
-        throw new BlogError({ code: 400, reason: 'required', message: 'Required: a JSON request body', location: 'body', locationType: 'body' });
+        throw new BlogError({
+          code: 400,
+          reason: 'required',
+          message: 'Required: a JSON request body',
+          location: 'body',
+          locationType: 'body',
+        });
       }
       params.body = body;
     }
@@ -209,12 +276,20 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     const inner = internalsOf(scoped);
     // An upload's bytes are its id (the same picture answers the same media): its key stands for its headers.
     const fingerprint = route.upload ? { ...params, body: incoming.header('content-length') } : params;
-    const result = key !== null && inner ? await once(inner.core, inner.actor, key.trim(), { op: route.op, params: fingerprint }, call) : await call();
+    const result =
+      key !== null && inner
+        ? await once(inner.core, inner.actor, key.trim(), { op: route.op, params: fingerprint }, call)
+        : await call();
 
     const token = inner?.core.readSession?.token();
     const tokenHeader = token === undefined ? undefined : { [CONSISTENCY_TOKEN]: token };
     if (route.noContent) return { status: 204, headers: { ...corsHeaders, ...tokenHeader }, text: null };
-    const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'cache-control': PRIVATE, 'x-content-type-options': 'nosniff', ...corsHeaders };
+    const headers: Record<string, string> = {
+      'content-type': JSON_TYPE,
+      'cache-control': PRIVATE,
+      'x-content-type-options': 'nosniff',
+      ...corsHeaders,
+    };
     if (token !== undefined) headers[CONSISTENCY_TOKEN] = token;
     const etag = route.etag ? (result as { etag?: unknown } | undefined)?.etag : undefined;
     if (typeof etag === 'string') {

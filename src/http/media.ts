@@ -72,9 +72,16 @@ export async function serveMedia(
   const [blogId, mediaId, filename, ...extra] = parts;
   if (!blogId || !mediaId || !SHA.test(mediaId) || !filename || extra.length > 0) throw notFound();
   if (incoming.method !== 'GET' && incoming.method !== 'HEAD') {
-    throw Object.assign(new BlogError({ code: 405, reason: 'methodNotAllowed', message: `Method ${incoming.method} not allowed here; allowed: GET, HEAD` }), {
-      allow: 'GET, HEAD',
-    });
+    throw Object.assign(
+      new BlogError({
+        code: 405,
+        reason: 'methodNotAllowed',
+        message: `Method ${incoming.method} not allowed here; allowed: GET, HEAD`,
+      }),
+      {
+        allow: 'GET, HEAD',
+      },
+    );
   }
   const etag = `"${mediaId}"`;
   const common = { etag, 'cache-control': IMMUTABLE, 'x-content-type-options': 'nosniff', ...cors };
@@ -102,7 +109,11 @@ export async function serveMedia(
   if (conditional) return { status: 304, headers: common, text: null };
   if (range === 'bad') {
     throw Object.assign(
-      new BlogError({ code: 416, reason: 'requestedRangeNotSatisfiable', message: `No byte of the range is in the picture (${read.bytes} bytes)` }),
+      new BlogError({
+        code: 416,
+        reason: 'requestedRangeNotSatisfiable',
+        message: `No byte of the range is in the picture (${read.bytes} bytes)`,
+      }),
       { contentRange: `bytes */${read.bytes}` },
     );
   }

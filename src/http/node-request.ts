@@ -55,7 +55,8 @@ export function urlOf(req: NodeRequestLike): string {
   return url.href;
 }
 
-export const isDestroyed = (req: NodeRequestLike) => (req.socket as { destroyed?: boolean } | null | undefined)?.destroyed === true;
+export const isDestroyed = (req: NodeRequestLike) =>
+  (req.socket as { destroyed?: boolean } | null | undefined)?.destroyed === true;
 
 export function header(req: NodeRequestLike, name: string): string | null {
   const v = req.headers[name];

@@ -21,7 +21,11 @@ export interface NodeResponseLike {
   destroy(error?: Error): unknown;
 }
 
-export type NodeHandler = (req: NodeRequestLike, res: NodeResponseLike, next?: (error?: unknown) => void) => Promise<void>;
+export type NodeHandler = (
+  req: NodeRequestLike,
+  res: NodeResponseLike,
+  next?: (error?: unknown) => void,
+) => Promise<void>;
 
 const BACKEND_ERROR =
   '{"error":{"code":500,"message":"Backend Error","status":"INTERNAL","errors":[{"domain":"global","reason":"backendError","message":"Backend Error"}]}}';
@@ -59,7 +63,10 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response | 
         // A handler that answers null (blogcore/site: not one of its pages) passes the request on.
         if (response === null) {
           if (next) return next();
-          writeOutgoing({ status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, text: 'Not Found' }, res);
+          writeOutgoing(
+            { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, text: 'Not Found' },
+            res,
+          );
           return;
         }
         await writeResponse(response, res);

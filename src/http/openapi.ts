@@ -76,7 +76,12 @@ function resourceSchema({ kind, item }: { kind: string; item?: string }): JsonSc
     required: ['kind'],
     properties: {
       kind: { const: kind },
-      ...(item ? { items: { type: 'array', items: { $ref: `#/components/schemas/${item}` } }, nextPageToken: { type: 'string' } } : {}),
+      ...(item
+        ? {
+            items: { type: 'array', items: { $ref: `#/components/schemas/${item}` } },
+            nextPageToken: { type: 'string' },
+          }
+        : {}),
     },
   };
 }
@@ -91,7 +96,8 @@ function operationSchema(route: Route): JsonSchema {
     .split('.')
     .map((part, i) => (i === 0 ? part : cap(part)))
     .join('');
-  const found = schemas[ns + cap(method)] ?? (method === 'patch' ? schemas[`${ns}Update`] : undefined) ?? schemas[`${ns}Action`];
+  const found =
+    schemas[ns + cap(method)] ?? (method === 'patch' ? schemas[`${ns}Update`] : undefined) ?? schemas[`${ns}Action`];
   if (!found) throw new Error(`openapi: no parameter schema for ${ns}.${method}`);
   // What a caller may send (the input side: enums before their values are normalised, lists before splitting).
   const { $schema: _, ...json } = toJSONSchema(found, { io: 'input' }) as JsonSchema;
@@ -121,7 +127,12 @@ function querySchema(name: string, kind: ParamKind, json: JsonSchema | undefined
 function operation(route: Route): Doc {
   const json = operationSchema(route);
   const props = propertiesOf(json);
-  const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1]!, in: 'path', required: true, schema: { type: 'string' } }));
+  const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+    name: m[1]!,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
   const query = Object.entries(route.query)
     .filter(([, kind]) => kind !== 'ignore')
     .map(([name, kind]) => ({
@@ -132,9 +143,23 @@ function operation(route: Route): Doc {
       ...(kind === 'list' ? { style: 'form', explode: true } : {}),
     }));
   const headers = route.ifMatch
-    ? [{ name: 'If-Match', in: 'header', schema: { type: 'string' }, description: 'The etag the change is based on (412 if stale).' }]
+    ? [
+        {
+          name: 'If-Match',
+          in: 'header',
+          schema: { type: 'string' },
+          description: 'The etag the change is based on (412 if stale).',
+        },
+      ]
     : route.upload
-      ? [{ name: 'Content-Disposition', in: 'header', schema: { type: 'string' }, description: 'attachment; filename="…": the file name kept.' }]
+      ? [
+          {
+            name: 'Content-Disposition',
+            in: 'header',
+            schema: { type: 'string' },
+            description: 'attachment; filename="…": the file name kept.',
+          },
+        ]
       : [];
   const ok = route.noContent
     ? { '204': { description: 'Done' } }
@@ -150,18 +175,38 @@ function operation(route: Route): Doc {
     operationId: route.op.join('.'),
     tags: [route.op[0]],
     parameters: [...pathParams, ...query, ...headers],
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: props.body ?? { type: 'object' } } } } } : {}),
-    ...(route.upload ? { requestBody: { required: true, description: 'The picture: its bytes decide its type', content: PICTURE_CONTENT } } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: props.body ?? { type: 'object' } } },
+          },
+        }
+      : {}),
+    ...(route.upload
+      ? {
+          requestBody: {
+            required: true,
+            description: 'The picture: its bytes decide its type',
+            content: PICTURE_CONTENT,
+          },
+        }
+      : {}),
     responses: {
       ...ok,
-      default: { description: "An error in Google's shape", content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      default: {
+        description: "An error in Google's shape",
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
     },
     ...(route.extension ? { 'x-blogcore-extension': true } : {}),
   };
 }
 
 /** The picture types, as request and response content. */
-const PICTURE_CONTENT = Object.fromEntries(['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif'].map((t) => [t, {}]));
+const PICTURE_CONTENT = Object.fromEntries(
+  ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif'].map((t) => [t, {}]),
+);
 
 /** The bytes of a picture (src/http/media.ts), served beside the base path: a path item with its own server. */
 export const MEDIA_BYTES_PATH = '/{blogId}/{mediaId}/{filename}';
@@ -170,14 +215,25 @@ function mediaBytes(basePath: string): Doc {
     operationId: `media.bytes.${method}`,
     tags: ['media'],
     parameters: [
-      ...['blogId', 'mediaId', 'filename'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+      ...['blogId', 'mediaId', 'filename'].map((name) => ({
+        name,
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+      })),
       ...['If-None-Match', 'Range', 'If-Range'].map((name) => ({ name, in: 'header', schema: { type: 'string' } })),
     ],
     responses: {
-      '200': { description: 'The picture (ETag "<sha256>", cached for a year, immutable)', ...(method === 'get' ? { content: PICTURE_CONTENT } : {}) },
+      '200': {
+        description: 'The picture (ETag "<sha256>", cached for a year, immutable)',
+        ...(method === 'get' ? { content: PICTURE_CONTENT } : {}),
+      },
       '206': { description: 'The range asked for', ...(method === 'get' ? { content: PICTURE_CONTENT } : {}) },
       '304': { description: 'Not modified (If-None-Match)' },
-      default: { description: "An error in Google's shape", content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      default: {
+        description: "An error in Google's shape",
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
     },
     'x-blogcore-extension': true,
   });

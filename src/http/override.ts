@@ -29,7 +29,11 @@ export function effectiveMethod(incoming: IncomingLike): string {
 }
 
 /** The query of an overridden GET: the address's own query, then the form body (read within `maxBytes`). */
-export async function overriddenQuery(incoming: IncomingLike, urlQuery: string, maxBytes: number): Promise<URLSearchParams> {
+export async function overriddenQuery(
+  incoming: IncomingLike,
+  urlQuery: string,
+  maxBytes: number,
+): Promise<URLSearchParams> {
   const query = new URLSearchParams(urlQuery);
   if (!incoming.hasBody()) return query;
   const type = incoming.header('content-type');

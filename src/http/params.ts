@@ -25,7 +25,8 @@ const GLOBAL = new Set([
   'upload_protocol',
 ]);
 
-const badParam = (location: string, message: string) => new BlogError({ code: 400, reason: 'invalid', message, location, locationType: 'parameter' });
+const badParam = (location: string, message: string) =>
+  new BlogError({ code: 400, reason: 'invalid', message, location, locationType: 'parameter' });
 
 export function parseBool(name: string, value: string): boolean {
   const v = value.toLowerCase();
@@ -36,7 +37,8 @@ export function parseBool(name: string, value: string): boolean {
 
 export function parseUint(name: string, value: string): number {
   // uint32 on the wire; ranges (e.g. maxResults 1..500) are the service's to check.
-  if (!/^\d{1,10}$/.test(value)) throw badParam(name, `Invalid value for ${name}: "${value}" (expected a non-negative integer)`);
+  if (!/^\d{1,10}$/.test(value))
+    throw badParam(name, `Invalid value for ${name}: "${value}" (expected a non-negative integer)`);
   const n = Number(value);
   if (n > 0xffffffff) throw badParam(name, `Invalid value for ${name}: "${value}" (expected a non-negative integer)`);
   return n;
@@ -46,7 +48,10 @@ export function parseUint(name: string, value: string): number {
  * Converts `search` for one route. Unknown parameters are rejected (a misspelt `stauts=DRAFT` must not
  * quietly list LIVE posts), a single-valued parameter given twice is rejected, empty values count as absent.
  */
-export function parseQuery(search: URLSearchParams, spec: Readonly<Record<string, ParamKind>>): { params: Record<string, unknown>; global: GlobalParams } {
+export function parseQuery(
+  search: URLSearchParams,
+  spec: Readonly<Record<string, ParamKind>>,
+): { params: Record<string, unknown>; global: GlobalParams } {
   const params: Record<string, unknown> = {};
   const global: GlobalParams = { pretty: true };
   const seen = new Set<string>();
@@ -91,7 +96,8 @@ function readGlobal(name: string, values: string[], global: GlobalParams): void 
   const value = values[values.length - 1]!;
   switch (name) {
     case 'alt':
-      if (value.toLowerCase() !== 'json' && value !== '') throw badParam('alt', `Unsupported alt: "${value}" (only json)`);
+      if (value.toLowerCase() !== 'json' && value !== '')
+        throw badParam('alt', `Unsupported alt: "${value}" (only json)`);
       return;
     case 'prettyPrint':
       if (value !== '') global.pretty = parseBool('prettyPrint', value);

@@ -22,7 +22,12 @@ export const CONSISTENCY_TOKEN = 'blogcore-consistency-token';
 export const PRIVATE = 'private, max-age=0, must-revalidate';
 
 export function errorOut(error: BlogError, corsHeaders: Record<string, string> | undefined): Outgoing {
-  const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'cache-control': 'private', 'x-content-type-options': 'nosniff', ...corsHeaders };
+  const headers: Record<string, string> = {
+    'content-type': JSON_TYPE,
+    'cache-control': 'private',
+    'x-content-type-options': 'nosniff',
+    ...corsHeaders,
+  };
   const { allow, contentRange } = error as BlogError & { allow?: string; contentRange?: string };
   if (allow) headers.allow = allow;
   if (contentRange) headers['content-range'] = contentRange;
@@ -51,7 +56,14 @@ export function corsFor(cors: CorsOptions, incoming: IncomingLike): Record<strin
   const origin = incoming.header('origin');
   if (origin === null) return undefined;
   const rule = cors.origin ?? '*';
-  const ok = rule === '*' ? true : typeof rule === 'function' ? rule(origin) : typeof rule === 'string' ? rule === origin : rule.includes(origin);
+  const ok =
+    rule === '*'
+      ? true
+      : typeof rule === 'function'
+        ? rule(origin)
+        : typeof rule === 'string'
+          ? rule === origin
+          : rule.includes(origin);
   if (!ok) return undefined;
   const headers: Record<string, string> = {
     'access-control-allow-origin': rule === '*' && !cors.credentials ? '*' : origin,
@@ -69,14 +81,24 @@ export function preflight(
   corsHeaders: Record<string, string> | undefined,
 ): Outgoing {
   if (!corsHeaders)
-    return errorOut(new BlogError({ code: 403, reason: 'forbidden', message: 'Origin not allowed', location: 'Origin', locationType: 'header' }), undefined);
+    return errorOut(
+      new BlogError({
+        code: 403,
+        reason: 'forbidden',
+        message: 'Origin not allowed',
+        location: 'Origin',
+        locationType: 'header',
+      }),
+      undefined,
+    );
   const requested = incoming.header('access-control-request-headers');
   return {
     status: 204,
     headers: {
       ...corsHeaders,
       'access-control-allow-methods': allowed(methods),
-      'access-control-allow-headers': requested ?? `authorization, content-type, if-match, if-none-match, idempotency-key, ${CONSISTENCY_TOKEN}`,
+      'access-control-allow-headers':
+        requested ?? `authorization, content-type, if-match, if-none-match, idempotency-key, ${CONSISTENCY_TOKEN}`,
       'access-control-max-age': String(cors.maxAge ?? 600),
     },
     text: null,

@@ -16,7 +16,8 @@ export function splitTarget(target: string): { path: string; query: string } | u
     } catch {
       throw badTarget('Malformed request target');
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badTarget('The request target must be a path or an http(s) URL');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw badTarget('The request target must be a path or an http(s) URL');
     if (url.username !== '' || url.password !== '') throw badTarget('The request target must not carry user info');
     target = url.pathname + url.search;
   }
@@ -26,7 +27,8 @@ export function splitTarget(target: string): { path: string; query: string } | u
 
 /** The path after `basePath`, as percent-decoded segments; undefined when the path is outside it. */
 export function pathSegments(path: string, basePath: string): string[] | undefined {
-  if (basePath !== '' && !((path.startsWith(basePath) && path.charCodeAt(basePath.length) === 47) /* / */)) return undefined;
+  if (basePath !== '' && !((path.startsWith(basePath) && path.charCodeAt(basePath.length) === 47) /* / */))
+    return undefined;
   const segments = path.slice(basePath.length + 1).split('/');
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i]!;

@@ -24,7 +24,13 @@ const POST_STATES: Record<string, PostStatus> = {
   SOFT_TRASHED: 'SOFT_TRASHED',
   TRASHED: 'SOFT_TRASHED',
 };
-const COMMENT_STATES: Record<string, CommentStatus> = { LIVE: 'LIVE', PUBLISHED: 'LIVE', PENDING: 'PENDING', SPAM: 'SPAM', EMPTIED: 'EMPTIED' };
+const COMMENT_STATES: Record<string, CommentStatus> = {
+  LIVE: 'LIVE',
+  PUBLISHED: 'LIVE',
+  PENDING: 'PENDING',
+  SPAM: 'SPAM',
+  EMPTIED: 'EMPTIED',
+};
 
 /** The file's own id of an entry: what follows `.post-` / `.page-` in `tag:blogger.com,1999:blog-1.post-2`. */
 const keyOf = (id: string) => /\.(?:post|page|comment)-([\w-]+)$/.exec(id.trim())?.[1] ?? id.trim();
@@ -39,8 +45,10 @@ function kindOf(el: El): string | undefined {
 }
 
 const link = (el: El, rel: string) =>
-  children(el, 'atom:link').find((l) => (l.attrs.rel ?? 'alternate') === rel && (rel !== 'alternate' || !l.attrs.type || l.attrs.type === 'text/html'))?.attrs
-    .href;
+  children(el, 'atom:link').find(
+    (l) =>
+      (l.attrs.rel ?? 'alternate') === rel && (rel !== 'alternate' || !l.attrs.type || l.attrs.type === 'text/html'),
+  )?.attrs.href;
 
 function authorOf(el: El): { name: string; uri: string } | undefined {
   const a = child(el, 'atom:author');
@@ -73,7 +81,12 @@ export async function importBlogger(restorer: Restorer, chunks: AsyncIterable<st
     blogUrl = restorer.blogUrl(header.url || undefined);
     const first = owner ?? (entry ? authorOf(entry) : undefined);
     await restorer.openBlog(
-      { name: header.title || blogUrl, description: '', url: blogUrl, locale: { language: 'en', country: '', variant: '' } },
+      {
+        name: header.title || blogUrl,
+        description: '',
+        url: blogUrl,
+        locale: { language: 'en', country: '', variant: '' },
+      },
       first ? authorUser(blogUrl, keyFor(first), first.name, first.uri) : undefined,
     );
   };
@@ -101,7 +114,9 @@ export async function importBlogger(restorer: Restorer, chunks: AsyncIterable<st
     const postId = idFor(restorer.blog!.id, 'post', postKey);
     const inBatch = new Set(list.map((w) => w.item.record.id));
     const parents = list.filter((w) => w.parentId && !inBatch.has(w.parentId)).map((w) => w.parentId!);
-    const stored = new Set((await restorer.core.driver.getMany('comments', parents)).filter((d) => d).map((d) => d!.id));
+    const stored = new Set(
+      (await restorer.core.driver.getMany('comments', parents)).filter((d) => d).map((d) => d!.id),
+    );
     const now: Waiting[] = [];
     for (const w of list) (w.parentId && !inBatch.has(w.parentId) && !stored.has(w.parentId) ? waiting : now).push(w);
     if (
@@ -116,12 +131,19 @@ export async function importBlogger(restorer: Restorer, chunks: AsyncIterable<st
 
   for await (const el of xmlRecords(chunks)) {
     if ('root' in el) {
-      if (el.root !== 'atom:feed') throw parseError(`Not a Blogger export: the root element is <${el.root.replace(/^:/, '')}>, not an Atom <feed>`);
+      if (el.root !== 'atom:feed')
+        throw parseError(
+          `Not a Blogger export: the root element is <${el.root.replace(/^:/, '')}>, not an Atom <feed>`,
+        );
       seenRoot = true;
       continue;
     }
     if (el.name === 'atom:title') header.title = el.text.trim();
-    else if (el.name === 'atom:link' && (el.attrs.rel ?? 'alternate') === 'alternate' && (!el.attrs.type || el.attrs.type === 'text/html'))
+    else if (
+      el.name === 'atom:link' &&
+      (el.attrs.rel ?? 'alternate') === 'alternate' &&
+      (!el.attrs.type || el.attrs.type === 'text/html')
+    )
       header.url ||= el.attrs.href ?? '';
     else if (el.name === 'atom:author') owner ??= authorOf({ ...el, children: [el] });
     if (el.name !== 'atom:entry') continue;
@@ -158,7 +180,8 @@ export async function importBlogger(restorer: Restorer, chunks: AsyncIterable<st
     const key = keyOf(id);
     if (kind === 'page') pageKeys.add(own(key));
     const statusText = textOf(el, 'blogger:status').toUpperCase();
-    const draft = textOf(child(el, 'app:control') ?? { name: '', attrs: {}, children: [], text: '' }, 'app:draft') === 'yes';
+    const draft =
+      textOf(child(el, 'app:control') ?? { name: '', attrs: {}, children: [], text: '' }, 'app:draft') === 'yes';
     const status = statusText ? POST_STATES[statusText] : draft ? 'DRAFT' : 'LIVE';
     if (!status) return restorer.skip(source, `Unknown Blogger status ${statusText}`);
     const alternate = link(el, 'alternate');
@@ -200,14 +223,18 @@ export async function importBlogger(restorer: Restorer, chunks: AsyncIterable<st
     if (!postRef) return restorer.skip(source, 'Comment that names no post');
     const postKey = keyOf(postRef);
     if (pageKeys.has(postKey) || /\.page-/.test(postRef))
-      return restorer.skip(source, 'Comments on pages are not supported (the Blogger interface has comments on posts only)');
+      return restorer.skip(
+        source,
+        'Comments on pages are not supported (the Blogger interface has comments on posts only)',
+      );
     const statusText = textOf(el, 'blogger:status').toUpperCase();
     const status = statusText ? COMMENT_STATES[statusText] : 'LIVE';
     if (!status) return restorer.skip(source, `Comment status ${statusText} is not imported`);
     const published = isoTime(textOf(el, 'atom:published')) ?? isoTime(textOf(el, 'atom:updated'));
     if (!published) return restorer.skip(source, 'Comment without a date');
     // The comment it answers: Takeout's blogger:inReplyTo, or the legacy `related` link to it.
-    const parentRef = textOf(el, 'blogger:inReplyTo') || /\/comments\/default\/([\w-]+)$/.exec(link(el, 'related') ?? '')?.[1] || '';
+    const parentRef =
+      textOf(el, 'blogger:inReplyTo') || /\/comments\/default\/([\w-]+)$/.exec(link(el, 'related') ?? '')?.[1] || '';
     const blogId = restorer.blog!.id;
     const a = authorOf(el);
     const parentId = parentRef ? idFor(blogId, 'comment', keyOf(parentRef)) : undefined;

@@ -12,12 +12,26 @@ import { esc, rfc822 } from './xml-out.js';
 /** The slice of a BlogService a feed reads (any service: the host, a scoped user, an anonymous reader). */
 export interface FeedSource {
   blogs: { get(p: { blogId: string; view: 'READER' }): Promise<Blog> };
-  posts: { list(p: { blogId: string; view: 'READER'; maxResults: number; labels?: string; fetchBodies: boolean }): Promise<PostList> };
+  posts: {
+    list(p: {
+      blogId: string;
+      view: 'READER';
+      maxResults: number;
+      labels?: string;
+      fetchBodies: boolean;
+    }): Promise<PostList>;
+  };
 }
 
 async function read(service: FeedSource, options: FeedOptions) {
   if (!options || typeof options.blogId !== 'string') {
-    throw new BlogError({ code: 400, reason: 'required', message: 'Required: blogId', location: 'blogId', locationType: 'parameter' });
+    throw new BlogError({
+      code: 400,
+      reason: 'required',
+      message: 'Required: blogId',
+      location: 'blogId',
+      locationType: 'parameter',
+    });
   }
   const maxResults = options.maxResults ?? 25;
   if (!Number.isInteger(maxResults) || maxResults < 1 || maxResults > LIMITS.maxResults) {
@@ -62,7 +76,8 @@ function defaultSelf(blog: Blog, options: FeedOptions): string | undefined {
   return `${blog.selfLink.slice(0, at)}/feeds/${encodeURIComponent(blog.id)}/posts/default${label}`;
 }
 
-const selfLink = (self: string | undefined, type: string, tag = 'link') => (self ? `<${tag} rel="self" type="${type}" href="${esc(self)}"/>\n` : '');
+const selfLink = (self: string | undefined, type: string, tag = 'link') =>
+  self ? `<${tag} rel="self" type="${type}" href="${esc(self)}"/>\n` : '';
 
 const postUrl = (p: Post) => p.url ?? p.selfLink;
 

@@ -36,7 +36,13 @@ export async function importGhost(restorer: Restorer, chunks: AsyncIterable<stri
   const db = rows((doc as { db?: unknown }).db)[0] ?? doc;
   const data = (db as { data?: unknown }).data as Row | undefined;
   if (!data || typeof data !== 'object' || !Array.isArray(data.posts)) {
-    throw new BlogError({ code: 400, reason: 'parseError', message: 'Not a Ghost export: no db[0].data.posts', location: 'source', locationType: 'body' });
+    throw new BlogError({
+      code: 400,
+      reason: 'parseError',
+      message: 'Not a Ghost export: no db[0].data.posts',
+      location: 'source',
+      locationType: 'body',
+    });
   }
   const blogUrl = restorer.blogUrl(undefined);
   const settings = Object.fromEntries(rows(data.settings).map((r) => [s(r.key), s(r.value)]));
@@ -44,7 +50,8 @@ export async function importGhost(restorer: Restorer, chunks: AsyncIterable<stri
   const ownerRole = rows(data.roles).find((r) => r.name === 'Owner');
   const ownerId = ownerRole ? s(rows(data.roles_users).find((r) => s(r.role_id) === s(ownerRole.id))?.user_id) : '';
   const owner = users.get(ownerId) ?? rows(data.users)[0];
-  const userOf = (u: Row) => authorUser(blogUrl, s(u.slug) || s(u.id), s(u.name) || s(u.slug), s(u.website) || undefined);
+  const userOf = (u: Row) =>
+    authorUser(blogUrl, s(u.slug) || s(u.id), s(u.name) || s(u.slug), s(u.website) || undefined);
   const blog = await restorer.openBlog(
     {
       name: settings.title || blogUrl,
@@ -65,7 +72,8 @@ export async function importGhost(restorer: Restorer, chunks: AsyncIterable<stri
     labels.set(s(pt.post_id), list);
   }
   const authors = new Map<string, string>();
-  for (const pa of rows(data.posts_authors)) if (!authors.has(s(pa.post_id))) authors.set(s(pa.post_id), s(pa.author_id));
+  for (const pa of rows(data.posts_authors))
+    if (!authors.has(s(pa.post_id))) authors.set(s(pa.post_id), s(pa.author_id));
 
   for (const p of rows(data.posts)) {
     const id = s(p.id);
@@ -90,11 +98,17 @@ export async function importGhost(restorer: Restorer, chunks: AsyncIterable<stri
       authorId = u.id;
     }
     const slug = s(p.slug);
-    const html = typeof p.html === 'string' ? p.html : typeof p.plaintext === 'string' ? `<p>${escapeHtml(p.plaintext)}</p>` : '';
+    const html =
+      typeof p.html === 'string' ? p.html : typeof p.plaintext === 'string' ? `<p>${escapeHtml(p.plaintext)}</p>` : '';
     const published = time(p.published_at);
     // Members-only, paid or tier posts (any visibility but public) and newsletters sent by email only.
     const visibility = s(p.visibility) || 'public';
-    const notPublic = visibility !== 'public' ? `visible to ${visibility} only in Ghost` : s(p.status) === 'sent' ? 'sent by email only in Ghost' : undefined;
+    const notPublic =
+      visibility !== 'public'
+        ? `visible to ${visibility} only in Ghost`
+        : s(p.status) === 'sent'
+          ? 'sent by email only in Ghost'
+          : undefined;
     await restoreItem(restorer, {
       kind,
       key: id,

@@ -18,7 +18,15 @@ import { DEFAULT_MEDIA_TIMEOUT_MS, importMedia } from './media.js';
 
 export { atomFeed, rssFeed, type FeedSource } from './feeds.js';
 export type { ImportSource } from './source.js';
-export type { ExportFormat, ExportOptions, FeedOptions, ImportFormat, ImportOptions, ImportProgress, ImportReport } from './types.js';
+export type {
+  ExportFormat,
+  ExportOptions,
+  FeedOptions,
+  ImportFormat,
+  ImportOptions,
+  ImportProgress,
+  ImportReport,
+} from './types.js';
 
 const FORMATS: readonly ImportFormat[] = ['blogcore-json', 'wxr', 'blogger-atom', 'ghost-json'];
 
@@ -36,7 +44,8 @@ export function detectFormat(head: string): ImportFormat {
   throw new BlogError({
     code: 400,
     reason: 'invalid',
-    message: 'Unknown file format: expected a Blogger export (Atom), a WordPress WXR file, a Ghost JSON export or blogcore-json',
+    message:
+      'Unknown file format: expected a Blogger export (Atom), a WordPress WXR file, a Ghost JSON export or blogcore-json',
     location: 'format',
     locationType: 'parameter',
   });
@@ -51,7 +60,11 @@ export interface ImportFailure extends BlogError {
  * Imports a whole blog. Running it again with the same file changes nothing (records already there are
  * counted `unchanged`), and an import that was interrupted completes when run again.
  */
-export async function importBlog(service: BlogService, source: ImportSource, options: ImportOptions = {}): Promise<ImportReport> {
+export async function importBlog(
+  service: BlogService,
+  source: ImportSource,
+  options: ImportOptions = {},
+): Promise<ImportReport> {
   const core = coreOf(service);
   if (options.format !== undefined && !FORMATS.includes(options.format)) {
     throw new BlogError({
@@ -73,7 +86,10 @@ export async function importBlog(service: BlogService, source: ImportSource, opt
     else if (format === 'blogger-atom') await importBlogger(restorer, rest);
     else await importGhost(restorer, rest);
     if (options.media) {
-      await importMedia(restorer, { allowPrivateHosts: options.allowPrivateHosts, timeoutMs: options.mediaTimeoutMs ?? DEFAULT_MEDIA_TIMEOUT_MS });
+      await importMedia(restorer, {
+        allowPrivateHosts: options.allowPrivateHosts,
+        timeoutMs: options.mediaTimeoutMs ?? DEFAULT_MEDIA_TIMEOUT_MS,
+      });
     }
   } catch (error) {
     if (BlogError.is(error) && restorer.report.blogId) Object.assign(error, { report: restorer.finish() });

@@ -64,7 +64,14 @@ export async function restoreItem(restorer: Restorer, it: ItemIn): Promise<strin
   };
   if (it.kind === 'post') {
     await restorer.post(
-      { ...base, status, labels: cleanLabels(it.labels ?? []), readerComments: it.readerComments ?? 'ALLOW', liveComments: 0, allComments: 0 },
+      {
+        ...base,
+        status,
+        labels: cleanLabels(it.labels ?? []),
+        readerComments: it.readerComments ?? 'ALLOW',
+        liveComments: 0,
+        allComments: 0,
+      },
       it.source,
       it.oldUrl,
       it.comments,

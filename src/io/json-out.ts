@@ -82,7 +82,8 @@ export async function* exportJson(core: Core, blogId: string, withMedia = false)
       yield* user(m.authorId);
       const { blob: _b, ...record } = m;
       yield line({ type: 'media', record });
-      for await (const piece of fixedChunks(piecesOfStream(body), BYTES_PER_LINE, true)) yield line({ type: 'bytes', data: toBase64(piece) });
+      for await (const piece of fixedChunks(piecesOfStream(body), BYTES_PER_LINE, true))
+        yield line({ type: 'bytes', data: toBase64(piece) });
     }
   }
   yield '\n]}\n';

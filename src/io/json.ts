@@ -1,10 +1,26 @@
 /** `blogcore-json` in (the layout is described in json-out.ts). */
 import { BlogError } from '../util/errors.js';
 import type { Core } from '../core/core.js';
-import type { BlogRecord, CommentRecord, MediaRecord, MemberRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import type {
+  BlogRecord,
+  CommentRecord,
+  MediaRecord,
+  MemberRecord,
+  PageRecord,
+  PostRecord,
+  UserRecord,
+} from '../store/records.js';
 import { mediaParams } from '../schema/media.js';
 import { rarelyUsedParams } from '../schema/rarely-used.js';
-import { COMMENT_STATUSES, LIMITS, PAGE_STATUSES, params, POST_STATUSES, READER_COMMENTS, ROLES } from '../schema/schemas.js';
+import {
+  COMMENT_STATUSES,
+  LIMITS,
+  PAGE_STATUSES,
+  params,
+  POST_STATUSES,
+  READER_COMMENTS,
+  ROLES,
+} from '../schema/schemas.js';
 import { cleanLabels, isoTime } from './keys.js';
 import type { CommentIn, Restorer } from './restore.js';
 import { HEAD, type Line } from './json-out.js';
@@ -29,10 +45,13 @@ async function* lines(chunks: AsyncIterable<string>): AsyncGenerator<string> {
   if (buffer) yield buffer;
 }
 
-const badFile = (message: string) => new BlogError({ code: 400, reason: 'parseError', message, location: 'source', locationType: 'body' });
+const badFile = (message: string) =>
+  new BlogError({ code: 400, reason: 'parseError', message, location: 'source', locationType: 'body' });
 
 /** The records of the file, as the streaming layout has them, or (for a reformatted file) from the whole text. */
-async function* records(chunks: AsyncIterable<string>): AsyncGenerator<{ blog: BlogRecord } | { line: unknown; n: number }> {
+async function* records(
+  chunks: AsyncIterable<string>,
+): AsyncGenerator<{ blog: BlogRecord } | { line: unknown; n: number }> {
   const it = lines(chunks)[Symbol.asyncIterator]();
   const first = await it.next();
   const head = first.done ? '' : first.value.trim();
@@ -83,7 +102,8 @@ async function* records(chunks: AsyncIterable<string>): AsyncGenerator<{ blog: B
 
 function checkBlog(b: unknown): BlogRecord {
   const r = b as BlogRecord;
-  if (!r || !str(r.id) || !ID.test(r.id) || !str(r.name) || !str(r.url) || !str(r.ownerId)) throw badFile('blogcore-json: the header has no valid blog record');
+  if (!r || !str(r.id) || !ID.test(r.id) || !str(r.name) || !str(r.url) || !str(r.ownerId))
+    throw badFile('blogcore-json: the header has no valid blog record');
   if (r.customMetaData !== undefined && !(str(r.customMetaData) && r.customMetaData.length <= LIMITS.text))
     throw badFile(`blogcore-json: the blog's customMetaData must be a string of at most ${LIMITS.text} characters`);
   return r;
@@ -96,8 +116,26 @@ function pick<T>(r: Record<string, unknown>, keys: readonly (keyof T & string)[]
   return out as T;
 }
 
-const AUTHORED = ['id', 'authorId', 'title', 'content', 'published', 'updated', 'trashed', 'path', 'rev', 'status'] as const;
-const POST_KEYS = [...AUTHORED, 'labels', 'titleLink', 'customMetaData', 'location', 'readerComments'] as const satisfies readonly (keyof PostRecord)[];
+const AUTHORED = [
+  'id',
+  'authorId',
+  'title',
+  'content',
+  'published',
+  'updated',
+  'trashed',
+  'path',
+  'rev',
+  'status',
+] as const;
+const POST_KEYS = [
+  ...AUTHORED,
+  'labels',
+  'titleLink',
+  'customMetaData',
+  'location',
+  'readerComments',
+] as const satisfies readonly (keyof PostRecord)[];
 const PAGE_KEYS = AUTHORED satisfies readonly (keyof PageRecord)[];
 const COMMENT_KEYS = [
   'id',
@@ -111,7 +149,17 @@ const COMMENT_KEYS = [
   'authorName',
   'authorUrl',
 ] as const satisfies readonly (keyof CommentRecord)[];
-const MEDIA_KEYS = ['id', 'sha256', 'authorId', 'filename', 'alt', 'published', 'updated', 'rev', 'source'] as const satisfies readonly (keyof MediaRecord)[];
+const MEDIA_KEYS = [
+  'id',
+  'sha256',
+  'authorId',
+  'filename',
+  'alt',
+  'published',
+  'updated',
+  'rev',
+  'source',
+] as const satisfies readonly (keyof MediaRecord)[];
 
 /**
  * One line of the file as a record, checked like any other input: the fields of its kind only, each value
@@ -136,7 +184,9 @@ function recordOf(core: Core, l: Line): Line | string {
       const u = pick<UserRecord>(r, ['id', 'displayName', 'url', 'about', 'created']);
       if (!str(u.displayName)) return 'user without a displayName';
       // (An empty or over-long name is mended as the user is created: the id stands in, the rest is cut.)
-      const bad = checked(() => core.parse(rarelyUsedParams.usersUpdate, { userId: u.id, body: { url: u.url, about: u.about } }));
+      const bad = checked(() =>
+        core.parse(rarelyUsedParams.usersUpdate, { userId: u.id, body: { url: u.url, about: u.about } }),
+      );
       return bad ?? { type: 'user', record: { ...u, created: isoTime(u.created) ?? '' } };
     }
     case 'member':
@@ -147,12 +197,19 @@ function recordOf(core: Core, l: Line): Line | string {
     case 'page': {
       const states: readonly unknown[] = l.type === 'post' ? POST_STATUSES : PAGE_STATUSES;
       if (!states.includes(r.status)) return `unknown ${l.type} status ${String(r.status)}`;
-      if (!str(r.title) || !str(r.content) || !str(r.authorId) || !isoTime(r.updated as string)) return `${l.type} without title, content, authorId or updated`;
+      if (!str(r.title) || !str(r.content) || !str(r.authorId) || !isoTime(r.updated as string))
+        return `${l.type} without title, content, authorId or updated`;
       if (r.path !== undefined && !(str(r.path) && r.path.startsWith('/'))) return `${l.type} path must start with /`;
       if (l.type === 'page') {
         const page = pick<PageRecord>(r, PAGE_KEYS);
         return (
-          checked(() => core.parse(params.pagesUpdate, { blogId: 'b', pageId: page.id, body: { title: page.title, content: page.content } })) ?? {
+          checked(() =>
+            core.parse(params.pagesUpdate, {
+              blogId: 'b',
+              pageId: page.id,
+              body: { title: page.title, content: page.content },
+            }),
+          ) ?? {
             type: 'page',
             record: page,
           }
@@ -161,12 +218,26 @@ function recordOf(core: Core, l: Line): Line | string {
       if (!(Array.isArray(r.labels) && r.labels.every(str))) return 'post labels must be strings';
       const post = pick<PostRecord>(r, POST_KEYS);
       const { title, content, titleLink, customMetaData, location } = post;
-      const body = { title, content, titleLink, customMetaData, location, readerComments: post.readerComments ?? 'ALLOW' };
-      return checked(() => core.parse(params.postsUpdate, { blogId: 'b', postId: post.id, body })) ?? { type: 'post', record: post };
+      const body = {
+        title,
+        content,
+        titleLink,
+        customMetaData,
+        location,
+        readerComments: post.readerComments ?? 'ALLOW',
+      };
+      return (
+        checked(() => core.parse(params.postsUpdate, { blogId: 'b', postId: post.id, body })) ?? {
+          type: 'post',
+          record: post,
+        }
+      );
     }
     case 'comment': {
-      if (!(COMMENT_STATUSES as readonly unknown[]).includes(r.status)) return `unknown comment status ${String(r.status)}`;
-      if (!(str(r.postId) && str(r.content) && isoTime(r.published as string))) return 'comment without postId, content or published';
+      if (!(COMMENT_STATUSES as readonly unknown[]).includes(r.status))
+        return `unknown comment status ${String(r.status)}`;
+      if (!(str(r.postId) && str(r.content) && isoTime(r.published as string)))
+        return 'comment without postId, content or published';
       const c = pick<CommentRecord>(r, COMMENT_KEYS);
       for (const k of ['inReplyTo', 'authorId', 'authorName', 'authorUrl'] as const)
         if (c[k] !== undefined && !str(c[k])) return `comment ${k} must be a string`;
@@ -174,11 +245,19 @@ function recordOf(core: Core, l: Line): Line | string {
     }
     case 'media': {
       if (!(str(r.sha256) && /^[0-9a-f]{64}$/.test(r.sha256))) return 'media without a sha256';
-      if (!(str(r.authorId) && optStr(r.filename) && optStr(r.alt) && optStr(r.source) && isoTime(r.published as string)))
+      if (
+        !(str(r.authorId) && optStr(r.filename) && optStr(r.alt) && optStr(r.source) && isoTime(r.published as string))
+      )
         return 'media without authorId or published';
       const m = pick<Omit<MediaRecord, 'blob'>>(r, MEDIA_KEYS);
       return (
-        checked(() => core.parse(mediaParams.mediaPatch, { blogId: 'b', mediaId: m.sha256, body: { alt: m.alt, filename: m.filename } })) ?? {
+        checked(() =>
+          core.parse(mediaParams.mediaPatch, {
+            blogId: 'b',
+            mediaId: m.sha256,
+            body: { alt: m.alt, filename: m.filename },
+          }),
+        ) ?? {
           type: 'media',
           record: m,
         }
@@ -208,7 +287,11 @@ export async function importJson(restorer: Restorer, chunks: AsyncIterable<strin
         url: restorer.blogUrl(b.url),
         locale:
           b.locale && typeof b.locale === 'object'
-            ? { language: String(b.locale.language ?? 'en'), country: String(b.locale.country ?? ''), variant: String(b.locale.variant ?? '') }
+            ? {
+                language: String(b.locale.language ?? 'en'),
+                country: String(b.locale.country ?? ''),
+                variant: String(b.locale.variant ?? ''),
+              }
             : { language: 'en', country: '', variant: '' },
         ...(str(b.customMetaData) ? { customMetaData: b.customMetaData } : {}),
         ...(isoTime(b.published) ? { published: isoTime(b.published)! } : {}),
@@ -278,7 +361,12 @@ export async function importJson(restorer: Restorer, chunks: AsyncIterable<strin
       await authorOf(l.record.authorId);
       pending ??= { postId: l.record.postId, list: [] };
       pending.list.push({
-        record: { ...l.record, blogId: blog.id, published: isoTime(l.record.published)!, updated: isoTime(l.record.updated) ?? isoTime(l.record.published)! },
+        record: {
+          ...l.record,
+          blogId: blog.id,
+          published: isoTime(l.record.published)!,
+          updated: isoTime(l.record.updated) ?? isoTime(l.record.published)!,
+        },
         source,
       });
       continue;
@@ -299,7 +387,9 @@ export async function importJson(restorer: Restorer, chunks: AsyncIterable<strin
           ...times,
           blogId: blog.id,
           labels: cleanLabels(p.labels),
-          readerComments: (READER_COMMENTS as readonly string[]).includes(p.readerComments) ? p.readerComments : 'ALLOW',
+          readerComments: (READER_COMMENTS as readonly string[]).includes(p.readerComments)
+            ? p.readerComments
+            : 'ALLOW',
           liveComments: 0,
           allComments: 0,
         },

@@ -24,7 +24,14 @@ function fnv(text: string, seed: number): number {
  * post and the comment it answers before or after they are read.
  */
 export function stableId(key: string): string {
-  const words = [fnv(key, 0x811c9dc5), fnv(key, 0x01000193), fnv(key, 0x9e3779b9), fnv(key, 0x7f4a7c15), fnv(key, 0x2545f491), fnv(key, 0x6c8e9cf5)];
+  const words = [
+    fnv(key, 0x811c9dc5),
+    fnv(key, 0x01000193),
+    fnv(key, 0x9e3779b9),
+    fnv(key, 0x7f4a7c15),
+    fnv(key, 0x2545f491),
+    fnv(key, 0x6c8e9cf5),
+  ];
   let id = ALPHABET[words[5]! & 7]!;
   for (let i = 0; i < 25; i++) id += ALPHABET[(words[i % 5]! >>> (5 * Math.floor(i / 5))) & 31];
   return id;
@@ -54,7 +61,12 @@ export const idFor = (blogId: string, kind: string, key: string) => stableId(`${
 
 /** An imported author as a user: the id a hash of the blog url and the author's key in the file. */
 export function authorUser(blogUrl: string, key: string, displayName: string, url?: string): UserRecord {
-  return { id: stableId(`${blogUrl}|user|${key}`), displayName: displayName || key, ...(url && isHttpUrl(url) ? { url } : {}), created: '' };
+  return {
+    id: stableId(`${blogUrl}|user|${key}`),
+    displayName: displayName || key,
+    ...(url && isHttpUrl(url) ? { url } : {}),
+    created: '',
+  };
 }
 
 /**

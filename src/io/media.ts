@@ -65,12 +65,15 @@ export function picturesOf(html: string, own: (url: string) => boolean): string[
 
 /** `html` with every img src (and link) whose picture was stored pointing at its new url. */
 export function rewrite(html: string, stored: ReadonlyMap<string, string | null>): string {
-  return html.replace(ATTRIBUTE, (whole, start: string, tag: string, attr: string, _q, a?: string, b?: string, c?: string) => {
-    if ((tag.toLowerCase() === 'img') !== (attr.toLowerCase() === 'src')) return whole;
-    const url = pictureUrl(a ?? b ?? c ?? '');
-    const to = url ? stored.get(url) : undefined;
-    return to ? `${start}"${to}"` : whole;
-  });
+  return html.replace(
+    ATTRIBUTE,
+    (whole, start: string, tag: string, attr: string, _q, a?: string, b?: string, c?: string) => {
+      if ((tag.toLowerCase() === 'img') !== (attr.toLowerCase() === 'src')) return whole;
+      const url = pictureUrl(a ?? b ?? c ?? '');
+      const to = url ? stored.get(url) : undefined;
+      return to ? `${start}"${to}"` : whole;
+    },
+  );
 }
 
 /** Runs `fn` over `items`, `n` at a time. */
@@ -101,7 +104,13 @@ export async function importMedia(restorer: Restorer, policy: FetchPolicy): Prom
   const fetchOne = async (url: string, source: string) => {
     if (stored.has(url)) return;
     stored.set(url, null);
-    const [earlier] = await core.driver.list({ collection: 'media', index: 'source', prefix: [blog.id, url], direction: 'asc', limit: 1 });
+    const [earlier] = await core.driver.list({
+      collection: 'media',
+      index: 'source',
+      prefix: [blog.id, url],
+      direction: 'asc',
+      limit: 1,
+    });
     if (earlier) {
       const m = earlier.doc as unknown as MediaRecord;
       stored.set(url, core.links.media(m.blogId, m.sha256, m.filename));
@@ -113,14 +122,21 @@ export async function importMedia(restorer: Restorer, policy: FetchPolicy): Prom
       fetched = await fetchPicture(url, policy);
       if (fetched.length !== undefined && fetched.length > core.maxMediaBytes)
         throw new FetchFailure(`larger than ${core.maxMediaBytes} bytes (maxMediaBytes)`);
-      const { record, fresh } = await storeMedia(core, { blogId: blog.id, body: fetched.body, authorId: blog.ownerId, filename: fileOf(url), source: url });
+      const { record, fresh } = await storeMedia(core, {
+        blogId: blog.id,
+        body: fetched.body,
+        authorId: blog.ownerId,
+        filename: fileOf(url),
+        source: url,
+      });
       stored.set(url, core.links.media(record.blogId, record.sha256, record.filename));
       if (fresh) report.created.media++;
       else report.unchanged.media++;
       restorer.picture();
     } catch (error) {
       fetched?.abort();
-      if (!(error instanceof FetchFailure || BlogError.is(error) || (error as { code?: string }).code !== undefined)) throw error;
+      if (!(error instanceof FetchFailure || BlogError.is(error) || (error as { code?: string }).code !== undefined))
+        throw error;
       restorer.skip(`picture ${url} (${source})`, `Not downloaded: ${(error as Error).message}`);
     }
   };
@@ -151,10 +167,14 @@ export async function importMedia(restorer: Restorer, policy: FetchPolicy): Prom
           limit: BATCH,
         });
         const wanted = page.flatMap((d) =>
-          picturesOf((d.doc as unknown as PostRecord).content, own).map((url) => ({ url, source: `${collection.slice(0, -1)} ${d.id}` })),
+          picturesOf((d.doc as unknown as PostRecord).content, own).map((url) => ({
+            url,
+            source: `${collection.slice(0, -1)} ${d.id}`,
+          })),
         );
         await eachLimit(wanted, DOWNLOADS, (w) => fetchOne(w.url, w.source));
-        for (const d of page) await rewriteRecord(core, collection, d as unknown as StoredDoc<PostRecord | PageRecord>, stored);
+        for (const d of page)
+          await rewriteRecord(core, collection, d as unknown as StoredDoc<PostRecord | PageRecord>, stored);
         if (page.length < BATCH) break;
         after = page[page.length - 1]!.key.slice(2);
       }
@@ -163,7 +183,12 @@ export async function importMedia(restorer: Restorer, policy: FetchPolicy): Prom
 }
 
 /** Writes a record's content with its pictures' new urls (compare-and-set; re-read if it moved). */
-async function rewriteRecord(core: Core, collection: 'posts' | 'pages', first: StoredDoc<PostRecord | PageRecord>, stored: ReadonlyMap<string, string | null>) {
+async function rewriteRecord(
+  core: Core,
+  collection: 'posts' | 'pages',
+  first: StoredDoc<PostRecord | PageRecord>,
+  stored: ReadonlyMap<string, string | null>,
+) {
   let d: StoredDoc<PostRecord | PageRecord> | undefined = first;
   for (let attempt = 0; d && attempt < 5; attempt++) {
     const content = rewrite(d.doc.content, stored);

@@ -36,12 +36,17 @@ import { labelCounterOps } from '../store/label-counts.js';
 export function coreOf(service: BlogService): Core {
   const internals = service ? internalsOf(service) : undefined;
   if (internals?.actor.kind !== 'host') {
-    throw new BlogError({ code: 403, reason: 'forbidden', message: 'Import and export need the host service itself, not one scoped with as()' });
+    throw new BlogError({
+      code: 403,
+      reason: 'forbidden',
+      message: 'Import and export need the host service itself, not one scoped with as()',
+    });
   }
   return internals.core;
 }
 
-const invalidOption = (location: string, message: string) => new BlogError({ code: 400, reason: 'invalid', message, location, locationType: 'parameter' });
+const invalidOption = (location: string, message: string) =>
+  new BlogError({ code: 400, reason: 'invalid', message, location, locationType: 'parameter' });
 
 // ---------------------------------------------------------------- the restorer
 
@@ -119,7 +124,11 @@ export class Restorer {
   /** The blog's url: the caller's, else the file's. */
   blogUrl(fromFile: string | undefined): string {
     const url = this.options.blogUrl ?? fromFile;
-    if (!url) throw invalidOption('blogUrl', "This file does not name its blog's address: give the blog's url (blogUrl, or --blog on the command line)");
+    if (!url)
+      throw invalidOption(
+        'blogUrl',
+        "This file does not name its blog's address: give the blog's url (blogUrl, or --blog on the command line)",
+      );
     try {
       const u = normalizeBlogUrl(url);
       if (!/^https?:/.test(u)) throw new Error('scheme');
@@ -132,7 +141,11 @@ export class Restorer {
   /** Creates the user unless a user with that id exists. */
   async user(u: UserRecord): Promise<void> {
     if (this.knownUsers.has(u.id)) return;
-    const record: UserRecord = { ...u, created: u.created || this.core.nowIso(), displayName: (u.displayName.trim() || u.id).slice(0, LIMITS.displayName) };
+    const record: UserRecord = {
+      ...u,
+      created: u.created || this.core.nowIso(),
+      displayName: (u.displayName.trim() || u.id).slice(0, LIMITS.displayName),
+    };
     try {
       if (!(await this.core.get('users', u.id))) {
         await this.core.commit([put('users', record, 0)]);
@@ -157,12 +170,16 @@ export class Restorer {
     if (existing) return this.use(existing.doc);
     let ownerId = this.options.ownerId;
     if (ownerId !== undefined) {
-      if (!(await this.core.user(ownerId))) throw invalidOption('ownerId', `No user ${ownerId}: create it with users.insert first`);
+      if (!(await this.core.user(ownerId)))
+        throw invalidOption('ownerId', `No user ${ownerId}: create it with users.insert first`);
     } else if (fileOwner) {
       await this.user(fileOwner);
       ownerId = fileOwner.id;
     } else {
-      throw invalidOption('ownerId', "The file declares no author to own the blog: give the owner's user id (ownerId, or --owner on the command line)");
+      throw invalidOption(
+        'ownerId',
+        "The file declares no author to own the blog: give the owner's user id (ownerId, or --owner on the command line)",
+      );
     }
     const now = this.core.nowIso();
     const record: BlogRecord = {
@@ -288,7 +305,9 @@ export class Restorer {
     // Comments are filed under their post's visibility class, which the post records once it has any.
     const vis = collection === 'posts' ? commentVisOf(r as PostRecord) : undefined;
     let record = (
-      collection === 'posts' ? { ...r, liveComments: live, allComments: ready.length, commentsVis: ready.length ? vis : undefined } : r
+      collection === 'posts'
+        ? { ...r, liveComments: live, allComments: ready.length, commentsVis: ready.length ? vis : undefined }
+        : r
     ) as typeof r;
     for (let attempt = 0; ; attempt++) {
       if (record.path) {
@@ -300,7 +319,11 @@ export class Restorer {
       try {
         // An imported post moves its labels' counters in the same commit (src/store/label-counts.ts).
         const counters = collection === 'posts' ? await labelCounterOps(this.core.driver, undefined, record) : [];
-        await this.core.commit([put(collection, record, 0), ...counters, ...ready.map((i) => put('comments', { ...i.record, postId: r.id, vis }, 0))]);
+        await this.core.commit([
+          put(collection, record, 0),
+          ...counters,
+          ...ready.map((i) => put('comments', { ...i.record, postId: r.id, vis }, 0)),
+        ]);
         break;
       } catch (error) {
         if (!DriverConflict.is(error) || attempt > 3) throw error;
@@ -344,12 +367,16 @@ export class Restorer {
       }
       ids.add(c.id);
       const content = c.status === 'EMPTIED' ? '' : sanitizeCommentHtml(c.content);
-      if (content.length > LIMITS.commentContent) this.skip(item.source, `Comment longer than ${LIMITS.commentContent} characters`);
+      if (content.length > LIMITS.commentContent)
+        this.skip(item.source, `Comment longer than ${LIMITS.commentContent} characters`);
       else if (c.status !== 'EMPTIED' && !content.trim()) this.skip(item.source, 'Empty comment');
       else {
         const authorUrl = c.authorUrl && isHttpUrl(c.authorUrl) ? c.authorUrl : undefined;
         const authorName = c.authorName?.trim().slice(0, LIMITS.displayName);
-        ready.push({ ...item, record: { ...c, blogId, content, authorUrl, authorName: c.authorId ? undefined : authorName || 'Anonymous' } });
+        ready.push({
+          ...item,
+          record: { ...c, blogId, content, authorUrl, authorName: c.authorId ? undefined : authorName || 'Anonymous' },
+        });
       }
     }
     return ready;
@@ -389,7 +416,13 @@ export class Restorer {
       const ops = fresh.map((i) => put('comments', { ...i.record, vis: commentVisOf(p) }, 0));
       const settled = p.allComments === 0 ? { commentsVis: commentVisOf(p) } : {};
       if (fresh.length)
-        ops.push(put('posts', { ...p, ...settled, liveComments: p.liveComments + live, allComments: p.allComments + fresh.length }, post.version));
+        ops.push(
+          put(
+            'posts',
+            { ...p, ...settled, liveComments: p.liveComments + live, allComments: p.allComments + fresh.length },
+            post.version,
+          ),
+        );
       try {
         if (ops.length) await this.core.commit(ops);
       } catch (error) {

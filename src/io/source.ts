@@ -1,7 +1,11 @@
 /** What `importBlog` reads: text, bytes, a web stream or any async iterable of chunks, as UTF-8 text chunks. */
 import { BlogError } from '../util/errors.js';
 
-export type ImportSource = string | Uint8Array | ReadableStream<Uint8Array | string> | AsyncIterable<string | Uint8Array>;
+export type ImportSource =
+  | string
+  | Uint8Array
+  | ReadableStream<Uint8Array | string>
+  | AsyncIterable<string | Uint8Array>;
 
 /** Text chunks of the source, decoded as UTF-8 across chunk borders; `bytes` counts what was read so far. */
 export async function* textChunks(source: ImportSource, counter: { bytes: number }): AsyncGenerator<string> {
@@ -61,7 +65,10 @@ function isReadableStream(x: unknown): x is ReadableStream<Uint8Array | string> 
 }
 
 /** Takes the first chunks until `n` characters are seen; returns them and an iterator that replays them first. */
-export async function peek(chunks: AsyncIterator<string>, n: number): Promise<{ head: string; rest: AsyncIterable<string> }> {
+export async function peek(
+  chunks: AsyncIterator<string>,
+  n: number,
+): Promise<{ head: string; rest: AsyncIterable<string> }> {
   const seen: string[] = [];
   let head = '';
   while (head.length < n) {

@@ -1,13 +1,26 @@
 /** Export reads: a blog's records in index order, in batches, so memory stays at one batch whatever the blog's size. */
 import type { Core } from '../core/core.js';
 import type { Key, StoredDoc } from '../store/driver.js';
-import type { BlogRecord, Collection, CommentRecord, PageRecord, PostRecord, Records, UserRecord } from '../store/records.js';
+import type {
+  BlogRecord,
+  Collection,
+  CommentRecord,
+  PageRecord,
+  PostRecord,
+  Records,
+  UserRecord,
+} from '../store/records.js';
 import type { IndexName } from '../store/schema.js';
 import { PAGE_STATUSES, POST_STATUSES } from '../schema/schemas.js';
 
 const BATCH = 200;
 
-export async function* walk<C extends Collection>(core: Core, collection: C, index: IndexName<C>, prefix: Key): AsyncGenerator<Records[C]> {
+export async function* walk<C extends Collection>(
+  core: Core,
+  collection: C,
+  index: IndexName<C>,
+  prefix: Key,
+): AsyncGenerator<Records[C]> {
   await core.ready();
   let after: Key | undefined;
   for (;;) {

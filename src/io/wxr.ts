@@ -77,7 +77,8 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
 
   for await (const el of xmlRecords(chunks)) {
     if ('root' in el) {
-      if (el.root !== ':rss') throw parseError(`Not a WXR file: the root element is <${el.root.replace(/^:/, '')}>, not <rss>`);
+      if (el.root !== ':rss')
+        throw parseError(`Not a WXR file: the root element is <${el.root.replace(/^:/, '')}>, not <rss>`);
       seenRoot = true;
       continue;
     }
@@ -119,11 +120,14 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
     const wpId = textOf(el, 'wp:post_id');
     const title = textOf(el, ':title');
     const source = `item ${wpId || '?'}${title ? ` "${title.slice(0, 60)}"` : ''}`;
-    if ((el as El & { [TOO_LARGE]?: true })[TOO_LARGE]) return restorer.skip(source, 'Item larger than the import accepts');
+    if ((el as El & { [TOO_LARGE]?: true })[TOO_LARGE])
+      return restorer.skip(source, 'Item larger than the import accepts');
     const type = textOf(el, 'wp:post_type') || 'post';
     if (type === 'attachment' && restorer.withMedia) {
       const url = textOf(el, 'wp:attachment_url');
-      return url ? void restorer.attachments.push({ url, source }) : restorer.skip(source, 'Attachment without wp:attachment_url');
+      return url
+        ? void restorer.attachments.push({ url, source })
+        : restorer.skip(source, 'Attachment without wp:attachment_url');
     }
     if (type !== 'post' && type !== 'page') return restorer.skip(source, `WordPress ${type} items are not imported`);
     if (!wpId) return restorer.skip(source, 'Item without wp:post_id');
@@ -138,7 +142,11 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
     const keptPath = children(el, 'wp:postmeta').find((m) => textOf(m, 'wp:meta_key') === 'blogcore_path');
     const comments = children(el, 'wp:comment');
     const blogId = restorer.blog!.id;
-    const notPublic = textOf(el, 'wp:post_password') ? 'password-protected in WordPress' : wpStatus === 'private' ? 'private in WordPress' : undefined;
+    const notPublic = textOf(el, 'wp:post_password')
+      ? 'password-protected in WordPress'
+      : wpStatus === 'private'
+        ? 'private in WordPress'
+        : undefined;
     const postId = idFor(blogId, 'post', wpId);
     if (type === 'page') {
       for (const c of comments)
@@ -176,7 +184,8 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
       }
       const parent = textOf(c, 'wp:comment_parent');
       // A parent the file does not hold (deleted in WordPress): the reply stays, at the top of the thread.
-      const inReplyTo = parent && parent !== '0' && known.has(parent) ? idFor(blogId, 'comment', `${wpId}:${parent}`) : undefined;
+      const inReplyTo =
+        parent && parent !== '0' && known.has(parent) ? idFor(blogId, 'comment', `${wpId}:${parent}`) : undefined;
       list.push({
         source: csource,
         record: {

@@ -53,7 +53,8 @@ export function family(uri: string): string {
 /** Largest text one record may hold (a post's content is at most 1M characters; some headroom for markup). */
 const RECORD_TEXT_LIMIT = 4_000_000;
 
-export const parseError = (message: string) => new BlogError({ code: 400, reason: 'parseError', message, location: 'source', locationType: 'body' });
+export const parseError = (message: string) =>
+  new BlogError({ code: 400, reason: 'parseError', message, location: 'source', locationType: 'body' });
 
 /** Marks a record whose text passed RECORD_TEXT_LIMIT: it is skipped with that reason. */
 export const TOO_LARGE = Symbol('tooLarge');
@@ -76,7 +77,9 @@ export async function* xmlRecords(chunks: AsyncIterable<string>): AsyncGenerator
   let failure: Error | undefined;
 
   parser.on('doctype', () => {
-    throw parseError('The file has a DOCTYPE: DTDs and entity declarations are refused (they enable entity expansion and external entity attacks)');
+    throw parseError(
+      'The file has a DOCTYPE: DTDs and entity declarations are refused (they enable entity expansion and external entity attacks)',
+    );
   });
   parser.on('error', (e) => {
     throw parseError(`Malformed XML: ${e.message}`);
@@ -129,7 +132,9 @@ export async function* xmlRecords(chunks: AsyncIterable<string>): AsyncGenerator
     try {
       parser.close();
     } catch (error) {
-      failure = parseError(`The file is truncated: it ends before its elements close (${(error as Error).message.replace(/^Malformed XML: /, '')})`);
+      failure = parseError(
+        `The file is truncated: it ends before its elements close (${(error as Error).message.replace(/^Malformed XML: /, '')})`,
+      );
     }
   }
   if (out.length) yield* out.splice(0);

@@ -54,7 +54,8 @@ export function isPrivateAddress(ip: string): boolean {
   const g = v6(ip);
   if (!g) return true; // not an address we can judge: refuse
   const embedded = (hi: number, lo: number) => privateV4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
-  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) return g[5] === 0 && g[6] === 0 && g[7]! <= 1 ? true : embedded(g[6]!, g[7]!);
+  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0))
+    return g[5] === 0 && g[6] === 0 && g[7]! <= 1 ? true : embedded(g[6]!, g[7]!);
   if (g[0] === 0x64 && g[1] === 0xff9b) return embedded(g[6]!, g[7]!); // NAT64
   return (g[0]! & 0xfe00) === 0xfc00 || (g[0]! & 0xffc0) === 0xfe80 || (g[0]! & 0xff00) === 0xff00;
 }

@@ -32,22 +32,34 @@ export class FetchFailure extends Error {
 const MAX_REDIRECTS = 5;
 
 const allowed = (host: string, policy: FetchPolicy) =>
-  policy.allowPrivateHosts === true || (Array.isArray(policy.allowPrivateHosts) && policy.allowPrivateHosts.includes(host.toLowerCase()));
+  policy.allowPrivateHosts === true ||
+  (Array.isArray(policy.allowPrivateHosts) && policy.allowPrivateHosts.includes(host.toLowerCase()));
 
 function checkUrl(url: URL, policy: FetchPolicy): void {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchFailure(`not an http(s) url (${url.protocol})`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new FetchFailure(`not an http(s) url (${url.protocol})`);
   if (url.username || url.password) throw new FetchFailure('a url with user info');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (allowed(host, policy)) return;
   if (/^[\d.]+$|:/.test(host) ? isPrivateAddress(host) : host === 'localhost' || host.endsWith('.localhost')) {
-    throw new FetchFailure(`${host} is a private, loopback or link-local address (allowPrivateHosts lets an import reach it)`);
+    throw new FetchFailure(
+      `${host} is a private, loopback or link-local address (allowPrivateHosts lets an import reach it)`,
+    );
   }
 }
 
-type NodeModules = { http: typeof import('node:http'); https: typeof import('node:https'); dns: typeof import('node:dns') };
+type NodeModules = {
+  http: typeof import('node:http');
+  https: typeof import('node:https');
+  dns: typeof import('node:dns');
+};
 const builtin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
 const node: NodeModules | undefined = builtin
-  ? { http: builtin('node:http') as NodeModules['http'], https: builtin('node:https') as NodeModules['https'], dns: builtin('node:dns') as NodeModules['dns'] }
+  ? {
+      http: builtin('node:http') as NodeModules['http'],
+      https: builtin('node:https') as NodeModules['https'],
+      dns: builtin('node:dns') as NodeModules['dns'],
+    }
   : undefined;
 
 /** Starts a download; resolves once the answer's head is in (the bytes follow through `body`). */
@@ -89,27 +101,36 @@ function nodeGet(m: NodeModules, url: URL, policy: FetchPolicy): Promise<Answer>
     m.dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error);
       const bad = free ? undefined : addresses.find((a) => isPrivateAddress(a.address));
-      if (bad) return callback(new FetchFailure(`${hostname} leads to ${bad.address}, a private, loopback or link-local address`));
+      if (bad)
+        return callback(
+          new FetchFailure(`${hostname} leads to ${bad.address}, a private, loopback or link-local address`),
+        );
       if ((options as { all?: boolean }).all) callback(null, addresses);
       else callback(null, addresses[0]!.address, addresses[0]!.family);
     });
   };
   const lib = url.protocol === 'https:' ? m.https : m.http;
   return new Promise((resolve, reject) => {
-    const req = lib.get(url, { lookup: lookup as never, headers: { accept: 'image/*', 'user-agent': 'blogcore-import' } }, (res) => {
-      res.setTimeout(policy.timeoutMs, () => res.destroy(new FetchFailure(`no bytes for ${policy.timeoutMs} ms`)));
-      const length = Number(res.headers['content-length']);
-      resolve({
-        status: res.statusCode ?? 0,
-        location: res.headers.location,
-        contentType: res.headers['content-type'],
-        length: Number.isSafeInteger(length) ? length : undefined,
-        body: res,
-        abort: () => res.destroy(),
-      });
-    });
+    const req = lib.get(
+      url,
+      { lookup: lookup as never, headers: { accept: 'image/*', 'user-agent': 'blogcore-import' } },
+      (res) => {
+        res.setTimeout(policy.timeoutMs, () => res.destroy(new FetchFailure(`no bytes for ${policy.timeoutMs} ms`)));
+        const length = Number(res.headers['content-length']);
+        resolve({
+          status: res.statusCode ?? 0,
+          location: res.headers.location,
+          contentType: res.headers['content-type'],
+          length: Number.isSafeInteger(length) ? length : undefined,
+          body: res,
+          abort: () => res.destroy(),
+        });
+      },
+    );
     req.setTimeout(policy.timeoutMs, () => req.destroy(new FetchFailure(`no answer in ${policy.timeoutMs} ms`)));
-    req.on('error', (e) => reject(e instanceof FetchFailure ? e : new FetchFailure((e as NodeJS.ErrnoException).code ?? e.message)));
+    req.on('error', (e) =>
+      reject(e instanceof FetchFailure ? e : new FetchFailure((e as NodeJS.ErrnoException).code ?? e.message)),
+    );
   });
 }
 
@@ -121,7 +142,9 @@ async function webGet(url: URL, policy: FetchPolicy): Promise<Answer> {
     res = await fetch(url, { signal: controller.signal, headers: { accept: 'image/*' } });
   } catch (e) {
     clearTimeout(timer);
-    throw new FetchFailure(controller.signal.aborted ? `no answer in ${policy.timeoutMs} ms` : String((e as Error).message));
+    throw new FetchFailure(
+      controller.signal.aborted ? `no answer in ${policy.timeoutMs} ms` : String((e as Error).message),
+    );
   }
   clearTimeout(timer);
   async function* body(): AsyncGenerator<Uint8Array> {

@@ -8,8 +8,23 @@ import { actorUserId, authError, requireRole, type Actor } from '../rules/access
 import type { Core } from '../core/core.js';
 import { DriverConflict, type Key, type WriteOp } from '../store/driver.js';
 import { BlogError, conflict, forbidden, invalid, notFound } from '../util/errors.js';
-import type { BlogsDeleteParams, BlogsInsertParams, BlogsPatchParams, BlogsUpdateParams, UsersInsertParams, UsersUpdateParams } from '../schema/params.js';
-import { del, memberId, put, type BlogRecord, type Collection, type Records, type UserRecord } from '../store/records.js';
+import type {
+  BlogsDeleteParams,
+  BlogsInsertParams,
+  BlogsPatchParams,
+  BlogsUpdateParams,
+  UsersInsertParams,
+  UsersUpdateParams,
+} from '../schema/params.js';
+import {
+  del,
+  memberId,
+  put,
+  type BlogRecord,
+  type Collection,
+  type Records,
+  type UserRecord,
+} from '../store/records.js';
 import type { IndexName } from '../store/schema.js';
 import { rarelyUsedParams as params, type RarelyUsedParsed as Parsed } from '../schema/rarely-used.js';
 import { userWire } from '../core/wire.js';
@@ -32,7 +47,11 @@ function applyBlog(b: BlogRecord, body: BlogPatch, replace: boolean, now: string
     description: body.description ?? (replace ? '' : b.description),
     url,
     locale: body.locale
-      ? { language: body.locale.language ?? 'en', country: body.locale.country ?? '', variant: body.locale.variant ?? '' }
+      ? {
+          language: body.locale.language ?? 'en',
+          country: body.locale.country ?? '',
+          variant: body.locale.variant ?? '',
+        }
       : replace
         ? { language: 'en', country: '', variant: '' }
         : b.locale,
@@ -41,7 +60,8 @@ function applyBlog(b: BlogRecord, body: BlogPatch, replace: boolean, now: string
   const meta = body.customMetaData ?? (replace ? undefined : b.customMetaData);
   if (meta === undefined) delete next.customMetaData;
   else next.customMetaData = meta;
-  if (url !== b.url) next.oldUrls = [...(b.oldUrls ?? []).filter((u) => u !== url && u !== b.url), b.url].slice(-OLD_URLS);
+  if (url !== b.url)
+    next.oldUrls = [...(b.oldUrls ?? []).filter((u) => u !== url && u !== b.url), b.url].slice(-OLD_URLS);
   return next;
 }
 
@@ -62,7 +82,10 @@ export function blogAdminApi(core: Core, actor: Actor) {
         }
         return { ops: [put('blogs', changed, stored.version)], result: changed };
       },
-      (changed) => core.event('blog.updated', { blogId, id: blogId, actorId }, () => blogResource(core, changed, 'ADMIN', undefined)),
+      (changed) =>
+        core.event('blog.updated', { blogId, id: blogId, actorId }, () =>
+          blogResource(core, changed, 'ADMIN', undefined),
+        ),
     );
     return blogResource(core, next, s.view, undefined);
   }
@@ -111,8 +134,10 @@ export function blogAdminApi(core: Core, actor: Actor) {
             location: 'ownerId',
             locationType: 'parameter',
           });
-        if (actor.kind === 'user' && p.ownerId && p.ownerId !== actor.userId) throw forbidden('You may create blogs only for yourself');
-        if (!(await core.user(ownerId))) throw invalid('ownerId', `No user ${ownerId}: create it with users.insert first`);
+        if (actor.kind === 'user' && p.ownerId && p.ownerId !== actor.userId)
+          throw forbidden('You may create blogs only for yourself');
+        if (!(await core.user(ownerId)))
+          throw invalid('ownerId', `No user ${ownerId}: create it with users.insert first`);
         const now = core.nowIso();
         const b = p.body;
         const record: BlogRecord = {
@@ -120,18 +145,30 @@ export function blogAdminApi(core: Core, actor: Actor) {
           name: b.name.trim(),
           description: b.description ?? '',
           url: normalizeBlogUrl(b.url),
-          locale: { language: b.locale?.language ?? 'en', country: b.locale?.country ?? '', variant: b.locale?.variant ?? '' },
+          locale: {
+            language: b.locale?.language ?? 'en',
+            country: b.locale?.country ?? '',
+            variant: b.locale?.variant ?? '',
+          },
           ...(b.customMetaData !== undefined ? { customMetaData: b.customMetaData } : {}),
           ownerId,
           published: now,
           updated: now,
         };
         await core.ready();
-        if (await core.driver.getByIndex('blogs', 'url', [record.url.toLowerCase()])) throw conflict(`A blog with the url ${record.url} exists`);
+        if (await core.driver.getByIndex('blogs', 'url', [record.url.toLowerCase()]))
+          throw conflict(`A blog with the url ${record.url} exists`);
         const out = () => blogResource(core, record, 'ADMIN', undefined);
         try {
           await core.commit(
-            [put('blogs', record, 0), put('members', { id: memberId(record.id, ownerId), blogId: record.id, userId: ownerId, role: 'ADMIN' }, 0)],
+            [
+              put('blogs', record, 0),
+              put(
+                'members',
+                { id: memberId(record.id, ownerId), blogId: record.id, userId: ownerId, role: 'ADMIN' },
+                0,
+              ),
+            ],
             await core.event('blog.inserted', { blogId: record.id, id: record.id, actorId }, out),
           );
         } catch (error) {
@@ -167,7 +204,10 @@ export function blogAdminApi(core: Core, actor: Actor) {
           await core.transact(async () => {
             const now = await core.get('blogs', blogId);
             if (!now) throw notFound('Blog');
-            return { ops: now.doc.deleting ? [] : [put('blogs', { ...now.doc, deleting: true }, now.version)], result: undefined };
+            return {
+              ops: now.doc.deleting ? [] : [put('blogs', { ...now.doc, deleting: true }, now.version)],
+              result: undefined,
+            };
           });
         }
         while (await purge('comments', 'post', [blogId]));
@@ -176,10 +216,24 @@ export function blogAdminApi(core: Core, actor: Actor) {
         while (await purge('labels', 'blog', [blogId]));
         while (await purge('pageviews', 'owner', [blogId]));
         // Media: the bytes of each picture go before its record.
-        while (await purge('media', 'blog', [blogId], undefined, async (docs) => void (await Promise.all(docs.map((d) => core.blobs.delete(d.blob))))));
+        while (
+          await purge(
+            'media',
+            'blog',
+            [blogId],
+            undefined,
+            async (docs) => void (await Promise.all(docs.map((d) => core.blobs.delete(d.blob)))),
+          )
+        );
         // Members go last, so the admin who started can resume; the blog record goes with the last of them.
         for (;;) {
-          const members = await core.driver.list({ collection: 'members', index: 'blog', prefix: [blogId], direction: 'asc', limit: BATCH });
+          const members = await core.driver.list({
+            collection: 'members',
+            index: 'blog',
+            prefix: [blogId],
+            direction: 'asc',
+            limit: BATCH,
+          });
           const ops: WriteOp[] = members.map((m) => del('members', m.id, m.version));
           if (members.length < BATCH) {
             const blog = await core.get('blogs', blogId);

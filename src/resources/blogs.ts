@@ -24,7 +24,13 @@ export async function blogResource(core: Core, b: BlogRecord, view: Role, maxPos
   ]);
   let items: Post[] | undefined;
   if (maxPosts) {
-    const hits = await core.driver.list({ collection: 'posts', index: 'published', prefix: [b.id, 'LIVE'], direction: 'desc', limit: maxPosts });
+    const hits = await core.driver.list({
+      collection: 'posts',
+      index: 'published',
+      prefix: [b.id, 'LIVE'],
+      direction: 'desc',
+      limit: maxPosts,
+    });
     items = await Promise.all(hits.map((h) => postOut(core, h.doc, view, {})));
   }
   return blogWire(b, { posts, pages }, items, core.links);
@@ -74,7 +80,13 @@ export function blogsApi(core: Core, actor: Actor) {
         await core.promoteDue();
         const roles = p.role ?? ['AUTHOR', 'ADMIN'];
         if (!(p.status ?? ['LIVE']).includes('LIVE')) return { kind: 'blogger#blogList', items: [] };
-        const memberships = await core.driver.list({ collection: 'members', index: 'user', prefix: [userId], direction: 'asc', limit: 10_000 });
+        const memberships = await core.driver.list({
+          collection: 'members',
+          index: 'user',
+          prefix: [userId],
+          direction: 'asc',
+          limit: 10_000,
+        });
         const items: Blog[] = [];
         const infos: BlogUserInfo[] = [];
         // User infos are loaded on first use, with blogUserInfos.get.

@@ -59,7 +59,12 @@ const DEFAULT_MAX = 100;
 /** Long polls look at the log at least this often (writes of other processes wake no listener here). */
 const POLL_MS = 1_000;
 const PUBLIC: readonly CommentStatus[] = ['LIVE', 'EMPTIED'];
-const KIND = { posts: 'blogger#post', pages: 'blogger#page', comments: 'blogger#comment', media: 'blogcore#media' } as const;
+const KIND = {
+  posts: 'blogger#post',
+  pages: 'blogger#page',
+  comments: 'blogger#comment',
+  media: 'blogcore#media',
+} as const;
 type Synced = keyof typeof KIND;
 /** The snapshot's phases, in order. */
 const PHASES = Object.keys(KIND) as Synced[];
@@ -72,7 +77,8 @@ const isSeq = (x: unknown): x is number => Number.isSafeInteger(x) && (x as numb
 const badToken = (where: string) => invalid(where, `${where} is not one this service gave out`);
 
 /** Tokens travel as [view, end, phase, suffix…] or [view, end, 'log', seq, pos]. */
-const writeToken = (t: Token) => encodeJson(t.p === 'log' ? [t.v, t.e, t.p, t.q, t.o] : [t.v, t.e, t.p, ...(t.k ?? [])]);
+const writeToken = (t: Token) =>
+  encodeJson(t.p === 'log' ? [t.v, t.e, t.p, t.q, t.o] : [t.v, t.e, t.p, ...(t.k ?? [])]);
 
 function readToken(text: string): Token {
   const t = decodeJson(text);
@@ -95,7 +101,13 @@ function readCheckpoint(text: string): { v: string; s: number } {
 
 /** The checkpoint cannot be followed (the log was pruned past it, another store's, another view): pull afresh. */
 const resync = () =>
-  new BlogError({ code: 410, reason: 'resyncRequired', message: 'Resync required: pull again without since', location: 'since', locationType: 'parameter' });
+  new BlogError({
+    code: 410,
+    reason: 'resyncRequired',
+    message: 'Resync required: pull again without since',
+    location: 'since',
+    locationType: 'parameter',
+  });
 
 export function changesApi(core: Core, actor: Actor) {
   return {
@@ -120,7 +132,10 @@ export function changesApi(core: Core, actor: Actor) {
       await moveCommentsStep(core);
       const bounds = await core.driver.logBounds();
       let token: Token =
-        given ?? (since ? { v: code, e: bounds.newest, p: 'log', q: since.s, o: Number.MAX_SAFE_INTEGER } : { v: code, e: bounds.newest, p: 'posts' });
+        given ??
+        (since
+          ? { v: code, e: bounds.newest, p: 'log', q: since.s, o: Number.MAX_SAFE_INTEGER }
+          : { v: code, e: bounds.newest, p: 'posts' });
       const answer = (items: ChangeItem[], next: Token | undefined): ChangeList => ({
         kind: 'blogcore#changeList',
         items,
@@ -138,7 +153,8 @@ export function changesApi(core: Core, actor: Actor) {
       const deadline = Date.now() + (p.wait ?? 0) * 1000;
       for (;;) {
         const { items, next } = await logPage(p.blogId, view, token.q, token.o, token.e, max);
-        if (items.length > 0 || next || Date.now() >= deadline) return answer(items, next && { ...token, q: next.seq, o: next.pos });
+        if (items.length > 0 || next || Date.now() >= deadline)
+          return answer(items, next && { ...token, q: next.seq, o: next.pos });
         // Nothing changed here: a long poll waits for a commit (or the next look at the log), then reads on
         // to the log's newest seq from the same place (a write to another blog finds nothing and waits on).
         await waitForCommit(deadline);
@@ -208,9 +224,18 @@ export function changesApi(core: Core, actor: Actor) {
   }
 
   /** One page of the blog's change stream after (seq, pos), up to seq `end`: each record as it is now. */
-  async function logPage(blogId: string, view: Role, seq: number, pos: number, end: number, max: number): Promise<{ items: ChangeItem[]; next?: Change }> {
+  async function logPage(
+    blogId: string,
+    view: Role,
+    seq: number,
+    pos: number,
+    end: number,
+    max: number,
+  ): Promise<{ items: ChangeItem[]; next?: Change }> {
     // A reader's pull walks only what readers see or once saw: nothing created out of their sight is mentioned.
-    const found = (await blogChanges(core.driver, blogId, { seq, pos }, max + 1, atLeast(view, 'AUTHOR'))).filter((c) => c.seq <= end);
+    const found = (await blogChanges(core.driver, blogId, { seq, pos }, max + 1, atLeast(view, 'AUTHOR'))).filter(
+      (c) => c.seq <= end,
+    );
     const page = found.slice(0, max);
     // The last change of a record in the page stands for all of them.
     const latest = new Map<string, Change>();
@@ -227,7 +252,12 @@ export function changesApi(core: Core, actor: Actor) {
    * The records of `ids` as items at `view`: resources where the caller may see them, else tombstones (a
    * snapshot leaves out what the caller may not see, rather than sending tombstones for it).
    */
-  async function shape<P extends Synced>(phase: P, ids: string[], view: Role, snapshot: boolean): Promise<ChangeItem[]> {
+  async function shape<P extends Synced>(
+    phase: P,
+    ids: string[],
+    view: Role,
+    snapshot: boolean,
+  ): Promise<ChangeItem[]> {
     // Media records are for AUTHORs and ADMINs: a reader hears of none, not even that one went.
     if (ids.length === 0 || (phase === 'media' && !atLeast(view, 'AUTHOR'))) return [];
     const docs = await core.driver.getMany(phase, ids);
@@ -265,10 +295,18 @@ async function inOrder<R>(records: ReadonlyArray<R | undefined>, fn: (r: R) => P
  * returns a comment to PENDING) never reached a reader, so no tombstone tells them it exists; one held or refused
  * before any reader saw it (`unseen`) is told only to its writer (`actorId`), who saw it.
  */
-const SEEN: { [P in Synced]: (core: Core, records: Array<Records[P] | undefined>, view: Role, actorId: string | undefined) => Promise<Seen[]> } = {
+const SEEN: {
+  [P in Synced]: (
+    core: Core,
+    records: Array<Records[P] | undefined>,
+    view: Role,
+    actorId: string | undefined,
+  ) => Promise<Seen[]>;
+} = {
   posts: (core, records, view) =>
     inOrder(records, async (r) => {
-      if (r.status === 'LIVE' || atLeast(view, 'AUTHOR')) return { resource: await postOut(core, r, view, { fetchBody: true }) };
+      if (r.status === 'LIVE' || atLeast(view, 'AUTHOR'))
+        return { resource: await postOut(core, r, view, { fetchBody: true }) };
       return { unseen: r.path === undefined };
     }),
   pages: (core, records, view) =>
@@ -282,9 +320,14 @@ const SEEN: { [P in Synced]: (core: Core, records: Array<Records[P] | undefined>
     const posts = new Map(found.flatMap((d) => (d ? [[d.id, d.doc] as const] : [])));
     return inOrder(records, async (c) => {
       const post = posts.get(c.postId);
-      const seen = post && visibleClasses(view).includes(commentVisOf(post)) && (PUBLIC.includes(c.status) || atLeast(view, 'ADMIN'));
+      const seen =
+        post &&
+        visibleClasses(view).includes(commentVisOf(post)) &&
+        (PUBLIC.includes(c.status) || atLeast(view, 'ADMIN'));
       if (seen) return { resource: await commentOut(core, c, view, true) };
-      return { unseen: c.status === 'PENDING' || (c.unseen === true && (c.authorId === undefined || c.authorId !== actorId)) };
+      return {
+        unseen: c.status === 'PENDING' || (c.unseen === true && (c.authorId === undefined || c.authorId !== actorId)),
+      };
     });
   },
   // (shape() hands media to AUTHORs and ADMINs only.)

@@ -48,10 +48,21 @@ export function commentModerationApi(core: Core, actor: Actor) {
         if (!(move.from as readonly string[]).includes(c.status)) {
           throw conflict(`Cannot ${action} this comment: it is ${c.status} (requested ${move.to})`);
         }
-        const next: CommentRecord = { ...c, status: move.to, updated: core.nowIso(), ...(move.to === 'EMPTIED' ? { content: '' } : {}) };
-        return { ops: [put('comments', next, comment.version), ...recount(post, c.status, next.status)], result: { before: c, after: next } };
+        const next: CommentRecord = {
+          ...c,
+          status: move.to,
+          updated: core.nowIso(),
+          ...(move.to === 'EMPTIED' ? { content: '' } : {}),
+        };
+        return {
+          ops: [put('comments', next, comment.version), ...recount(post, c.status, next.status)],
+          result: { before: c, after: next },
+        };
       },
-      (r) => core.event(move.event, { blogId: p.blogId, id: r.after.id, actorId }, () => commentOut(core, r.after, 'ADMIN', true)),
+      (r) =>
+        core.event(move.event, { blogId: p.blogId, id: r.after.id, actorId }, () =>
+          commentOut(core, r.after, 'ADMIN', true),
+        ),
     );
     return commentOut(core, after, s.view, true);
   }
@@ -77,7 +88,9 @@ export function commentModerationApi(core: Core, actor: Actor) {
         direction: 'desc',
         start: p.startDate,
         end: p.endDate,
-        fingerprint: shortHash(JSON.stringify(['blogComments', p.blogId, p.post, [...statuses].sort(), p.startDate, p.endDate])),
+        fingerprint: shortHash(
+          JSON.stringify(['blogComments', p.blogId, p.post, [...statuses].sort(), p.startDate, p.endDate]),
+        ),
       };
       if (!p.post) {
         // A refused request writes nothing: the page token is checked before the refiling step.
@@ -110,7 +123,13 @@ export function commentModerationApi(core: Core, actor: Actor) {
         async () => {
           const { post, comment } = await loadPair(p.blogId, p.postId, p.commentId);
           // Replies keep their inReplyTo: the thread shows the gap rather than losing the replies.
-          return { ops: [del('comments', comment.id, comment.version, comment.doc), ...recount(post, comment.doc.status, undefined)], result: undefined };
+          return {
+            ops: [
+              del('comments', comment.id, comment.version, comment.doc),
+              ...recount(post, comment.doc.status, undefined),
+            ],
+            result: undefined,
+          };
         },
         () => core.event('comment.deleted', { blogId: p.blogId, id: p.commentId, actorId }),
       );

@@ -12,22 +12,32 @@ import type { Comment, CommentList } from '../schema/resources.js';
 import { loadVisible } from './content.js';
 
 export async function commentOut(core: Core, c: CommentRecord, view: Role, fetchBody: boolean): Promise<Comment> {
-  const author = c.authorId ? authorOf(await core.user(c.authorId), c.authorId) : authorOf(undefined, undefined, c.authorName, c.authorUrl);
+  const author = c.authorId
+    ? authorOf(await core.user(c.authorId), c.authorId)
+    : authorOf(undefined, undefined, c.authorName, c.authorUrl);
   return commentWire(c, author, view, fetchBody, core.links);
 }
 
 /** `maxComments` on a post: its LIVE comments, oldest first. */
 export async function inlineComments(core: Core, post: PostRecord, view: Role, max: number): Promise<Comment[]> {
-  const hits = await core.driver.list({ collection: 'comments', index: 'post', prefix: [post.blogId, post.id, 'LIVE'], direction: 'asc', limit: max });
+  const hits = await core.driver.list({
+    collection: 'comments',
+    index: 'post',
+    prefix: [post.blogId, post.id, 'LIVE'],
+    direction: 'asc',
+    limit: max,
+  });
   return Promise.all(hits.map((h) => commentOut(core, h.doc, view, true)));
 }
 
 export const PUBLIC: readonly CommentStatus[] = ['LIVE', 'EMPTIED'];
 
 /** DONT_ALLOW_HIDE_EXISTING hides a post's comments from everyone below the ADMIN view. */
-export const hidden = (post: PostRecord, view: Role) => post.readerComments === 'DONT_ALLOW_HIDE_EXISTING' && !atLeast(view, 'ADMIN');
+export const hidden = (post: PostRecord, view: Role) =>
+  post.readerComments === 'DONT_ALLOW_HIDE_EXISTING' && !atLeast(view, 'ADMIN');
 
-const visible = (c: CommentRecord, post: PostRecord, view: Role) => (PUBLIC.includes(c.status) || atLeast(view, 'ADMIN')) && !hidden(post, view);
+const visible = (c: CommentRecord, post: PostRecord, view: Role) =>
+  (PUBLIC.includes(c.status) || atLeast(view, 'ADMIN')) && !hidden(post, view);
 
 export function checkStatuses(statuses: CommentStatus[], s: Standing) {
   if (statuses.some((st) => !PUBLIC.includes(st)) && !atLeast(s.view, 'ADMIN')) {
@@ -43,7 +53,10 @@ export async function listPage(
 ): Promise<CommentList> {
   const pg = await page(core.driver, q, p.maxResults ?? 10, p.pageToken);
   const items = await Promise.all(pg.items.map((h) => commentOut(core, h.doc, view, p.fetchBodies ?? true)));
-  return listOf('blogger#commentList', items, pg, [...items.map((c) => `${c.id}:${c.updated}:${c.status ?? ''}`), view]);
+  return listOf('blogger#commentList', items, pg, [
+    ...items.map((c) => `${c.id}:${c.updated}:${c.status ?? ''}`),
+    view,
+  ]);
 }
 
 export const emptyList = (): CommentList => ({ kind: 'blogger#commentList', items: [], etag: listEtag(['empty']) });
@@ -56,7 +69,13 @@ export function recount(post: StoredDoc<PostRecord>, from: CommentStatus | undef
   const p = post.doc;
   // A post's first comment settles the class its comments are filed under (comment-visibility.ts).
   const settled = p.allComments === 0 && all > 0 ? { commentsVis: commentVisOf(p) } : {};
-  return [put('posts', { ...p, ...settled, liveComments: p.liveComments + live, allComments: p.allComments + all }, post.version)];
+  return [
+    put(
+      'posts',
+      { ...p, ...settled, liveComments: p.liveComments + live, allComments: p.allComments + all },
+      post.version,
+    ),
+  ];
 }
 
 /**
@@ -73,7 +92,8 @@ export function commentsApi(core: Core, actor: Actor) {
       const s = await core.reader(actor, p.blogId, p.view);
       const post = await loadVisible(core, 'post', p.blogId, p.postId, s);
       const c = (await core.get('comments', p.commentId))?.doc;
-      if (!c || c.postId !== p.postId || c.blogId !== p.blogId || !visible(c, post.doc, s.view)) throw notFound('Comment');
+      if (!c || c.postId !== p.postId || c.blogId !== p.blogId || !visible(c, post.doc, s.view))
+        throw notFound('Comment');
       return commentOut(core, c, s.view, true);
     },
 
@@ -93,7 +113,9 @@ export function commentsApi(core: Core, actor: Actor) {
           direction: 'asc',
           start: p.startDate,
           end: p.endDate,
-          fingerprint: shortHash(JSON.stringify(['comments', p.blogId, p.postId, [...statuses].sort(), p.startDate, p.endDate])),
+          fingerprint: shortHash(
+            JSON.stringify(['comments', p.blogId, p.postId, [...statuses].sort(), p.startDate, p.endDate]),
+          ),
         },
         p,
         s.view,
@@ -111,8 +133,10 @@ export function commentsApi(core: Core, actor: Actor) {
       const c = await core.transact(
         async () => {
           const post = await loadVisible(core, 'post', p.blogId, p.postId, s);
-          if (post.doc.status !== 'LIVE') throw conflict(`Comments are accepted only on LIVE posts; this post is ${post.doc.status}`);
-          if (post.doc.readerComments !== 'ALLOW' && !trusted) throw forbidden('This post does not accept new comments');
+          if (post.doc.status !== 'LIVE')
+            throw conflict(`Comments are accepted only on LIVE posts; this post is ${post.doc.status}`);
+          if (post.doc.readerComments !== 'ALLOW' && !trusted)
+            throw forbidden('This post does not accept new comments');
           if (b.inReplyTo) {
             const parent = (await core.get('comments', b.inReplyTo.id))?.doc;
             if (!parent || parent.postId !== p.postId || !visible(parent, post.doc, s.view)) {
@@ -130,11 +154,16 @@ export function commentsApi(core: Core, actor: Actor) {
             updated: now,
             vis: commentVisOf(post.doc),
             ...(b.inReplyTo ? { inReplyTo: b.inReplyTo.id } : {}),
-            ...(actorId ? { authorId: actorId } : { authorName: b.author?.displayName?.trim() || 'Anonymous', ...(authorUrl ? { authorUrl } : {}) }),
+            ...(actorId
+              ? { authorId: actorId }
+              : { authorName: b.author?.displayName?.trim() || 'Anonymous', ...(authorUrl ? { authorUrl } : {}) }),
           };
           return { ops: [put('comments', record, 0), ...recount(post, undefined, record.status)], result: record };
         },
-        (record) => core.event('comment.inserted', { blogId: p.blogId, id: record.id, actorId }, () => commentOut(core, record, 'ADMIN', true)),
+        (record) =>
+          core.event('comment.inserted', { blogId: p.blogId, id: record.id, actorId }, () =>
+            commentOut(core, record, 'ADMIN', true),
+          ),
       );
       return commentOut(core, c, s.view, true);
     },

@@ -17,7 +17,8 @@ const COLLECTION = { post: 'posts', page: 'pages' } as const;
 type ContentOf<K extends Kind> = Records[(typeof COLLECTION)[K]];
 
 /** Only posts are ever SCHEDULED (a page's statuses lack it). */
-const isScheduled = (stored: StoredDoc<PostRecord | PageRecord>): stored is StoredDoc<PostRecord> => stored.doc.status === 'SCHEDULED';
+const isScheduled = (stored: StoredDoc<PostRecord | PageRecord>): stored is StoredDoc<PostRecord> =>
+  stored.doc.status === 'SCHEDULED';
 
 /**
  * A post or page of the blog as the caller may see it: not LIVE reads as 404 below AUTHOR view, so a
@@ -43,7 +44,14 @@ export async function loadVisible<K extends Kind>(
 }
 
 /** What every change starts with: the record as the caller sees it, that they may change it, and a current etag. */
-async function loadEditable<K extends Kind>(core: Core, kind: K, blogId: string, id: string, s: Standing, ifMatch: string | undefined) {
+async function loadEditable<K extends Kind>(
+  core: Core,
+  kind: K,
+  blogId: string,
+  id: string,
+  s: Standing,
+  ifMatch: string | undefined,
+) {
   const stored = await loadVisible(core, kind, blogId, id, s);
   requireEditor(s, kind, stored.doc);
   checkIfMatch(ifMatch, id, stored.doc.rev);
@@ -51,7 +59,12 @@ async function loadEditable<K extends Kind>(core: Core, kind: K, blogId: string,
 }
 
 /** ADMINs change anything in their blog; AUTHORs change their own posts; pages are for ADMINs only. */
-export function mayEdit(role: Role | null, userId: string | undefined, kind: Kind, record: { authorId: string }): boolean {
+export function mayEdit(
+  role: Role | null,
+  userId: string | undefined,
+  kind: Kind,
+  record: { authorId: string },
+): boolean {
   if (role === 'ADMIN') return true;
   return kind === 'post' && role === 'AUTHOR' && userId !== undefined && record.authorId === userId;
 }
@@ -71,7 +84,12 @@ const RANDOM_DIGITS = [2, 3, 4, 6] as const;
  * however many posts share a title: the plain path, `_2` to `_4`, then random numbers (as Blogger's `_NN`), and
  * at last one made of the record's own id, which nothing else can hold.
  */
-export async function withPath<R extends PostRecord | PageRecord>(core: Core, kind: Kind, r: R, probe: boolean): Promise<R> {
+export async function withPath<R extends PostRecord | PageRecord>(
+  core: Core,
+  kind: Kind,
+  r: R,
+  probe: boolean,
+): Promise<R> {
   if (r.path || (r.status !== 'LIVE' && r.status !== 'SCHEDULED')) return r;
   const slug = slugify(r.title, kind);
   const at = r.published ?? core.nowIso();
@@ -98,7 +116,8 @@ const refuse = (kind: Kind, action: string, from: string, to: string) =>
  * A future time schedules, a present or past one goes LIVE. LIVE stays LIVE, but not with a new date.
  */
 export function publishPost(p: PostRecord, publishDate: string | undefined, now: string): PostRecord {
-  if (p.status === 'SOFT_TRASHED') throw refuse('post', 'publish', p.status, publishDate && publishDate > now ? 'SCHEDULED' : 'LIVE');
+  if (p.status === 'SOFT_TRASHED')
+    throw refuse('post', 'publish', p.status, publishDate && publishDate > now ? 'SCHEDULED' : 'LIVE');
   if (p.status === 'LIVE') {
     if (publishDate !== undefined) throw refuse('post', 'reschedule', 'LIVE', 'SCHEDULED');
     return p;
@@ -143,7 +162,12 @@ export function edit<R extends PostRecord | PageRecord>(
 }
 
 /** The events one stored change of a post or page stands for, in order. */
-export function changeEvents(kind: Kind, before: PostRecord | PageRecord | undefined, after: PostRecord | PageRecord, edited: boolean): EventType[] {
+export function changeEvents(
+  kind: Kind,
+  before: PostRecord | PageRecord | undefined,
+  after: PostRecord | PageRecord,
+  edited: boolean,
+): EventType[] {
   const types: EventType[] = [];
   if (!before) types.push(`${kind}.inserted`);
   else if (edited) types.push(`${kind}.updated`);
@@ -181,7 +205,10 @@ export async function changeContent<K extends Kind>(
       const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 }, retry > 0);
       const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc, next) : [];
       const kept = await revisionOps(core, kind, stored.doc, next, now);
-      return { ops: [put(COLLECTION[kind], next, stored.version), ...counters, ...kept], result: { before: stored.doc, after: next } };
+      return {
+        ops: [put(COLLECTION[kind], next, stored.version), ...counters, ...kept],
+        result: { before: stored.doc, after: next },
+      };
     },
     (r) => events(r.before, r.after),
   );
@@ -204,7 +231,15 @@ export async function deleteContent<K extends Kind>(
       const stored = await loadEditable(core, kind, blogId, id, s, ifMatch);
       const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc, undefined) : [];
       const revisions = await revisionDeletes(core, id);
-      return { ops: [del(COLLECTION[kind], id, stored.version, stored.doc), ...counters, ...revisions, ...(await dependents(stored))], result: undefined };
+      return {
+        ops: [
+          del(COLLECTION[kind], id, stored.version, stored.doc),
+          ...counters,
+          ...revisions,
+          ...(await dependents(stored)),
+        ],
+        result: undefined,
+      };
     },
     () => core.event(`${kind}.deleted`, { blogId, id, actorId: actorUserId(actor) }),
   );

@@ -35,7 +35,10 @@ export function labelsApi(core: Core, actor: Actor) {
         const l = h.doc;
         return { kind: 'blogcore#label', name: l.label, livePosts: l.live, ...(all ? { allPosts: l.all } : {}) };
       });
-      return listOf('blogcore#labelList', items, pg, [...items.map((i) => `${i.name}:${i.livePosts}:${i.allPosts ?? ''}`), s.view]);
+      return listOf('blogcore#labelList', items, pg, [
+        ...items.map((i) => `${i.name}:${i.livePosts}:${i.allPosts ?? ''}`),
+        s.view,
+      ]);
     },
   };
 }

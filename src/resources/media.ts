@@ -39,7 +39,10 @@ async function* piecesOf(body: MediaBody): AsyncGenerator<Uint8Array> {
     return;
   }
   if (typeof Blob !== 'undefined' && body instanceof Blob) body = body.stream();
-  const pieces = typeof ReadableStream !== 'undefined' && body instanceof ReadableStream ? piecesOfStream(body) : (body as AsyncIterable<Uint8Array>);
+  const pieces =
+    typeof ReadableStream !== 'undefined' && body instanceof ReadableStream
+      ? piecesOfStream(body)
+      : (body as AsyncIterable<Uint8Array>);
   for await (const value of pieces) yield piece(value);
 }
 
@@ -53,7 +56,12 @@ const piece = (value: unknown): Uint8Array => {
  * does a hash other than `expect`: a picture that is not whole (or not the one expected) fails inside the put,
  * and the store keeps none of it.
  */
-async function* inspected(body: MediaBody, check: ImageCheck, done: (info: ImageInfo, sha: string) => void, expect?: string): AsyncGenerator<Uint8Array> {
+async function* inspected(
+  body: MediaBody,
+  check: ImageCheck,
+  done: (info: ImageInfo, sha: string) => void,
+  expect?: string,
+): AsyncGenerator<Uint8Array> {
   const hash = sha256();
   for await (const chunk of piecesOf(body)) {
     if (chunk.byteLength === 0) continue;
@@ -63,7 +71,8 @@ async function* inspected(body: MediaBody, check: ImageCheck, done: (info: Image
   }
   const info = check.finish();
   const sha = hash.hex();
-  if (expect !== undefined && sha !== expect) throw invalid('body', `The bytes are not those of the picture ${expect} (their SHA-256 is ${sha})`);
+  if (expect !== undefined && sha !== expect)
+    throw invalid('body', `The bytes are not those of the picture ${expect} (their SHA-256 is ${sha})`);
   done(info, sha);
 }
 
@@ -77,9 +86,11 @@ const checked = new WeakSet<Core>();
  */
 function ready(core: Core): void {
   if (checked.has(core)) return;
-  if (typeof core.blobs?.put !== 'function') throw new TypeError('createBlogService: the driver has no blob store, and no { blobs } was given');
+  if (typeof core.blobs?.put !== 'function')
+    throw new TypeError('createBlogService: the driver has no blob store, and no { blobs } was given');
   const max = core.maxMediaBytes;
-  if (!(Number.isSafeInteger(max) && max > 0)) throw new TypeError('createBlogService: maxMediaBytes must be a positive whole number of bytes');
+  if (!(Number.isSafeInteger(max) && max > 0))
+    throw new TypeError('createBlogService: maxMediaBytes must be a positive whole number of bytes');
   checked.add(core);
   core.blobs.sweep(Date.now() - STAGED_MAX_MS, 100).catch(() => undefined);
 }
@@ -135,7 +146,12 @@ export type PictureFacts = ImageInfo & { sha256: string; filename: string };
 export async function putPicture(
   core: Core,
   key: string,
-  input: { body: MediaBody; contentType?: string | undefined; filename?: string | undefined; sha256?: string | undefined },
+  input: {
+    body: MediaBody;
+    contentType?: string | undefined;
+    filename?: string | undefined;
+    sha256?: string | undefined;
+  },
 ): Promise<PictureFacts> {
   await core.ready();
   ready(core);
@@ -207,8 +223,12 @@ export async function storeMedia(core: Core, input: StoreMediaInput): Promise<{ 
 }
 
 /** A media event: the picture's id is its SHA-256, as on the wire; the resource as an author sees it. */
-const mediaEvent = (core: Core, type: 'media.inserted' | 'media.updated', r: MediaRecord, actorId: string | undefined) =>
-  core.event(type, { blogId: r.blogId, id: r.sha256, ...(actorId ? { actorId } : {}) }, () => mediaOut(core, r));
+const mediaEvent = (
+  core: Core,
+  type: 'media.inserted' | 'media.updated',
+  r: MediaRecord,
+  actorId: string | undefined,
+) => core.event(type, { blogId: r.blogId, id: r.sha256, ...(actorId ? { actorId } : {}) }, () => mediaOut(core, r));
 
 export function mediaApi(core: Core, actor: Actor) {
   ready(core);
@@ -232,7 +252,13 @@ export function mediaApi(core: Core, actor: Actor) {
   /** Whether a post or page of the blog still uses the picture (the `media` index of records.ts). */
   async function used(blogId: string, sha: string): Promise<boolean> {
     for (const collection of ['posts', 'pages'] as const) {
-      const found = await core.driver.keys({ collection, index: 'media', prefixes: [[blogId, sha]], direction: 'asc', limit: 1 });
+      const found = await core.driver.keys({
+        collection,
+        index: 'media',
+        prefixes: [[blogId, sha]],
+        direction: 'asc',
+        limit: 1,
+      });
       if (found.length > 0) return true;
     }
     return false;
@@ -243,7 +269,11 @@ export function mediaApi(core: Core, actor: Actor) {
       const p = core.parse(mediaParams.mediaUpload, input);
       const s = await core.writer(actor, p.blogId);
       requireRole(s, 'AUTHOR', 'upload media');
-      const { record } = await storeMedia(core, { ...p, authorId: userId ?? s.blog.ownerId, upload: { actorId: userId } });
+      const { record } = await storeMedia(core, {
+        ...p,
+        authorId: userId ?? s.blog.ownerId,
+        upload: { actorId: userId },
+      });
       return out(record);
     },
 
@@ -260,7 +290,13 @@ export function mediaApi(core: Core, actor: Actor) {
       if (p.postId === undefined) {
         const pg = await page(
           core.driver,
-          { collection: 'media', index: 'blog', prefixes: [[p.blogId]], direction: 'desc', fingerprint: shortHash(`media:${p.blogId}`) },
+          {
+            collection: 'media',
+            index: 'blog',
+            prefixes: [[p.blogId]],
+            direction: 'desc',
+            fingerprint: shortHash(`media:${p.blogId}`),
+          },
           max,
           p.pageToken,
         );
@@ -314,10 +350,13 @@ export function mediaApi(core: Core, actor: Actor) {
       const gone = await core.transact(
         async () => {
           const stored = await load(p.blogId, p.mediaId);
-          if (s.role !== 'ADMIN' && stored.doc.authorId !== userId) throw forbidden('Authors may delete only the media they uploaded');
+          if (s.role !== 'ADMIN' && stored.doc.authorId !== userId)
+            throw forbidden('Authors may delete only the media they uploaded');
           checkIfMatch(p.ifMatch, stored.id, stored.doc.rev);
           if (!p.force && (await used(p.blogId, p.mediaId))) {
-            throw conflict('A post or page still uses this picture: remove it from them first, or delete with force: true');
+            throw conflict(
+              'A post or page still uses this picture: remove it from them first, or delete with force: true',
+            );
           }
           return { ops: [del('media', stored.id, stored.version, { blogId: p.blogId })], result: stored.doc };
         },

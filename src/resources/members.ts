@@ -58,7 +58,10 @@ export function membersApi(core: Core, actor: Actor) {
       const lock = put('blogs', blog.doc, blog.version);
       const ops = role
         ? [lock, put('members', { id: memberId(blogId, userId), blogId, userId, role }, current?.version ?? 0)]
-        : [lock, { type: 'delete' as const, collection: 'members', id: memberId(blogId, userId), expect: current!.version }];
+        : [
+            lock,
+            { type: 'delete' as const, collection: 'members', id: memberId(blogId, userId), expect: current!.version },
+          ];
       return { ops, result: undefined };
     }, told);
   }

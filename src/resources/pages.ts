@@ -20,13 +20,30 @@ import type {
 import { authorOf, pageWire } from '../core/wire.js';
 import type { Page, PageList } from '../schema/resources.js';
 import type { BlogEvent } from '../core/events.js';
-import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPage, revertTo, trash, withPath } from './content.js';
+import {
+  changeContent,
+  changeEvents,
+  deleteContent,
+  edit,
+  loadVisible,
+  publishPage,
+  revertTo,
+  trash,
+  withPath,
+} from './content.js';
 import type { LoadRevisions } from './revisions.js';
 
 type Body = Parsed<'pagesInsert'>['body'];
 
 export async function pageOut(core: Core, r: PageRecord, view: Role, fetchBody = true): Promise<Page> {
-  return pageWire(r, await core.blog(r.blogId), authorOf(await core.user(r.authorId), r.authorId), view, fetchBody, core.links);
+  return pageWire(
+    r,
+    await core.blog(r.blogId),
+    authorOf(await core.user(r.authorId), r.authorId),
+    view,
+    fetchBody,
+    core.links,
+  );
 }
 
 function applyBody(r: PageRecord, b: Body, replace: boolean): PageRecord {
@@ -47,8 +64,16 @@ function applyBody(r: PageRecord, b: Body, replace: boolean): PageRecord {
 export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions) {
   const actorId = actorUserId(actor);
 
-  async function change(blogId: string, pageId: string, ifMatch: string | undefined, fn: (r: PageRecord, now: string) => PageRecord, edited: boolean) {
-    const { after, view } = await changeContent(core, actor, 'page', blogId, pageId, ifMatch, fn, (b, a) => eventsOf(b, a, edited));
+  async function change(
+    blogId: string,
+    pageId: string,
+    ifMatch: string | undefined,
+    fn: (r: PageRecord, now: string) => PageRecord,
+    edited: boolean,
+  ) {
+    const { after, view } = await changeContent(core, actor, 'page', blogId, pageId, ifMatch, fn, (b, a) =>
+      eventsOf(b, a, edited),
+    );
     return { after, view };
   }
 
@@ -57,7 +82,13 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     const out: BlogEvent[] = [];
     let resource: Page | undefined;
     for (const type of changeEvents('page', before, after, edited)) {
-      out.push(...(await core.event(type, { blogId: after.blogId, id: after.id, actorId }, async () => (resource ??= await pageOut(core, after, 'ADMIN')))));
+      out.push(
+        ...(await core.event(
+          type,
+          { blogId: after.blogId, id: after.id, actorId },
+          async () => (resource ??= await pageOut(core, after, 'ADMIN')),
+        )),
+      );
     }
     return out;
   }
@@ -73,7 +104,13 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     /** Earlier versions of a page (an extension): list, get, restore. */
     revisions: lazy(
       async () =>
-        (await loadRevisions()).revisionsApi<PageRecord, Page, PagesRevisionsListParams, PagesRevisionsGetParams, PagesRevisionsRestoreParams>(core, actor, {
+        (await loadRevisions()).revisionsApi<
+          PageRecord,
+          Page,
+          PagesRevisionsListParams,
+          PagesRevisionsGetParams,
+          PagesRevisionsRestoreParams
+        >(core, actor, {
           kind: 'page',
           change: async (blogId, pageId, ifMatch, fn) => {
             const { after, view } = await change(blogId, pageId, ifMatch, fn, true);
@@ -93,7 +130,8 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
       const p = core.parse(params.pagesList, input);
       const s = await core.reader(actor, p.blogId, p.view);
       const statuses = p.status ?? ['LIVE'];
-      if (statuses.some((st) => st !== 'LIVE') && !atLeast(s.view, 'AUTHOR')) throw forbidden('Listing pages that are not LIVE needs the AUTHOR view');
+      if (statuses.some((st) => st !== 'LIVE') && !atLeast(s.view, 'AUTHOR'))
+        throw forbidden('Listing pages that are not LIVE needs the AUTHOR view');
       const pg = await page(
         core.driver,
         {
@@ -118,7 +156,16 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
       const now = core.nowIso();
       const status = p.isDraft ? 'DRAFT' : 'LIVE';
       const draft = applyBody(
-        { id: core.newId(), blogId: p.blogId, authorId: actorId ?? blog.ownerId, status: 'DRAFT', title: '', content: '', updated: now, rev: 1 },
+        {
+          id: core.newId(),
+          blogId: p.blogId,
+          authorId: actorId ?? blog.ownerId,
+          status: 'DRAFT',
+          title: '',
+          content: '',
+          updated: now,
+          rev: 1,
+        },
         p.body,
         true,
       );

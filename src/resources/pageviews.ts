@@ -59,14 +59,18 @@ export function pageViewsApi(core: Core, actor: Actor) {
       const counters: PageViewRecord[] = [
         { id: `${p.blogId}:${day}`, blogId: p.blogId, day, count: 0 },
         { id: `${p.blogId}:all`, blogId: p.blogId, count: 0 },
-        ...(p.postId ? [{ id: `${p.blogId}:${p.postId}:${day}`, blogId: p.blogId, postId: p.postId, day, count: 0 }] : []),
+        ...(p.postId
+          ? [{ id: `${p.blogId}:${p.postId}:${day}`, blogId: p.blogId, postId: p.postId, day, count: 0 }]
+          : []),
       ];
       await core.transact(async () => {
         const stored = await core.driver.getMany(
           'pageviews',
           counters.map((c) => c.id),
         );
-        const ops = counters.map((c, i) => put('pageviews', { ...c, count: (stored[i]?.doc.count ?? 0) + (p.count ?? 1) }, stored[i]?.version ?? 0));
+        const ops = counters.map((c, i) =>
+          put('pageviews', { ...c, count: (stored[i]?.doc.count ?? 0) + (p.count ?? 1) }, stored[i]?.version ?? 0),
+        );
         return { ops, result: undefined };
       });
     },

@@ -28,7 +28,17 @@ import type { Post, PostList } from '../schema/resources.js';
 import type { BlogEvent } from '../core/events.js';
 import { inlineComments } from './comments.js';
 import type { LoadRevisions } from './revisions.js';
-import { changeContent, changeEvents, deleteContent, edit, loadVisible, publishPost, revertTo, trash, withPath } from './content.js';
+import {
+  changeContent,
+  changeEvents,
+  deleteContent,
+  edit,
+  loadVisible,
+  publishPost,
+  revertTo,
+  trash,
+  withPath,
+} from './content.js';
 
 type Body = Parsed<'postsInsert'>['body'];
 
@@ -42,12 +52,19 @@ interface Shape {
 export async function postOut(core: Core, r: PostRecord, view: Role, shape: Shape): Promise<Post> {
   const blog = await core.blog(r.blogId);
   const hideComments = r.readerComments === 'DONT_ALLOW_HIDE_EXISTING' && !atLeast(view, 'ADMIN');
-  const comments = shape.maxComments && !hideComments ? await inlineComments(core, r, view, shape.maxComments) : undefined;
+  const comments =
+    shape.maxComments && !hideComments ? await inlineComments(core, r, view, shape.maxComments) : undefined;
   return postWire(
     r,
     blog,
     authorOf(await core.user(r.authorId), r.authorId),
-    { view, fetchBody: shape.fetchBody ?? true, fetchImages: shape.fetchImages ?? false, hideComments, ...(comments ? { comments } : {}) },
+    {
+      view,
+      fetchBody: shape.fetchBody ?? true,
+      fetchImages: shape.fetchImages ?? false,
+      hideComments,
+      ...(comments ? { comments } : {}),
+    },
     core.links,
   );
 }
@@ -117,7 +134,13 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     const out: BlogEvent[] = [];
     let resource: Post | undefined;
     for (const type of changeEvents('post', before, after, edited)) {
-      out.push(...(await core.event(type, { blogId: after.blogId, id: after.id, actorId }, async () => (resource ??= await core.adminPost(after)))));
+      out.push(
+        ...(await core.event(
+          type,
+          { blogId: after.blogId, id: after.id, actorId },
+          async () => (resource ??= await core.adminPost(after)),
+        )),
+      );
     }
     return out;
   }
@@ -136,7 +159,9 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     };
     const byUpdated = p.orderBy === 'UPDATED';
     const labels = p.labels?.length ? [...p.labels].sort() : undefined;
-    const prefixes: Key[] = labels ? labels.flatMap((l) => statuses.map((st) => [p.blogId, l, st])) : statuses.map((st) => [p.blogId, st]);
+    const prefixes: Key[] = labels
+      ? labels.flatMap((l) => statuses.map((st) => [p.blogId, l, st]))
+      : statuses.map((st) => [p.blogId, st]);
     const parsed = q === undefined ? undefined : parseQuery(q);
     const query: PageQuery<'posts'> = {
       collection: 'posts',
@@ -146,7 +171,17 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
       ...(p.startDate !== undefined ? { start: p.startDate } : {}),
       ...(p.endDate !== undefined ? { end: p.endDate } : {}),
       fingerprint: shortHash(
-        JSON.stringify(['posts', p.blogId, [...statuses].sort(), labels, byUpdated, p.sortOption === 'ASCENDING', p.startDate, p.endDate, parsed]),
+        JSON.stringify([
+          'posts',
+          p.blogId,
+          [...statuses].sort(),
+          labels,
+          byUpdated,
+          p.sortOption === 'ASCENDING',
+          p.startDate,
+          p.endDate,
+          parsed,
+        ]),
       ),
     };
     if (parsed) {
@@ -167,7 +202,8 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     }
     // Due scheduled posts are looked for beside the page, not before it: almost always none are due; when
     // some were made LIVE, the page is read again so it shows them.
-    const read = () => page(core.driver, query, p.maxResults ?? 10, p.pageToken, (collection, ids) => core.docs(collection, ids));
+    const read = () =>
+      page(core.driver, query, p.maxResults ?? 10, p.pageToken, (collection, ids) => core.docs(collection, ids));
     // A promotion by a concurrent call of this process may land between the read and promoteDue's look.
     const seen = core.promotions;
     const [s, promoted, first] = await inOrder(allowed(), core.promoteDue(), read());
@@ -181,8 +217,16 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     return listOf('blogger#postList', items, pg, [...items.map((i) => i.etag), s.view]);
   }
 
-  async function change(blogId: string, postId: string, ifMatch: string | undefined, fn: (r: PostRecord, now: string) => PostRecord, edited: boolean) {
-    const { after, view } = await changeContent(core, actor, 'post', blogId, postId, ifMatch, fn, (b, a) => eventsOf(b, a, edited));
+  async function change(
+    blogId: string,
+    postId: string,
+    ifMatch: string | undefined,
+    fn: (r: PostRecord, now: string) => PostRecord,
+    edited: boolean,
+  ) {
+    const { after, view } = await changeContent(core, actor, 'post', blogId, postId, ifMatch, fn, (b, a) =>
+      eventsOf(b, a, edited),
+    );
     return { after, view };
   }
 
@@ -190,7 +234,13 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     /** Earlier versions of a post (an extension): list, get, restore. */
     revisions: lazy(
       async () =>
-        (await loadRevisions()).revisionsApi<PostRecord, Post, PostsRevisionsListParams, PostsRevisionsGetParams, PostsRevisionsRestoreParams>(core, actor, {
+        (await loadRevisions()).revisionsApi<
+          PostRecord,
+          Post,
+          PostsRevisionsListParams,
+          PostsRevisionsGetParams,
+          PostsRevisionsRestoreParams
+        >(core, actor, {
           kind: 'post',
           change: async (blogId, postId, ifMatch, fn) => {
             const { after, view } = await change(blogId, postId, ifMatch, fn, true);
@@ -240,7 +290,11 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
       const status = p.isDraft ? 'DRAFT' : b.published && b.published > now ? 'SCHEDULED' : 'LIVE';
       // The label counters the post moves are read beside the caller's standing (one round trip instead of
       // two on IndexedDB); the first attempt uses them if the post kept those labels.
-      const counted: Pick<PostRecord, 'blogId' | 'status' | 'labels'> = { blogId: p.blogId, status, labels: b.labels ?? [] };
+      const counted: Pick<PostRecord, 'blogId' | 'status' | 'labels'> = {
+        blogId: p.blogId,
+        status,
+        labels: b.labels ?? [],
+      };
       const counters = core.ready().then(() => labelCounterOps(core.driver, undefined, counted));
       counters.catch(() => {});
       const s = await core.writer(actor, p.blogId);
@@ -270,8 +324,17 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
       const r = await core.transact(
         async (retry) => {
           const withUrl = await withPath(core, 'post', draft, retry > 0);
-          const same = retry === 0 && withUrl.status === counted.status && JSON.stringify(withUrl.labels) === JSON.stringify(counted.labels);
-          return { ops: [put('posts', withUrl, 0), ...(await (same ? counters : labelCounterOps(core.driver, undefined, withUrl)))], result: withUrl };
+          const same =
+            retry === 0 &&
+            withUrl.status === counted.status &&
+            JSON.stringify(withUrl.labels) === JSON.stringify(counted.labels);
+          return {
+            ops: [
+              put('posts', withUrl, 0),
+              ...(await (same ? counters : labelCounterOps(core.driver, undefined, withUrl))),
+            ],
+            result: withUrl,
+          };
         },
         (withUrl) => eventsOf(undefined, withUrl, false),
       );
@@ -315,7 +378,13 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
 
     async publish(input: PostsPublishParams): Promise<Post> {
       const p = core.parse(params.postsPublish, input);
-      const { after, view } = await change(p.blogId, p.postId, p.ifMatch, (r, now) => publishPost(r, p.publishDate, now), false);
+      const { after, view } = await change(
+        p.blogId,
+        p.postId,
+        p.ifMatch,
+        (r, now) => publishPost(r, p.publishDate, now),
+        false,
+      );
       return postOut(core, after, view, {});
     },
 

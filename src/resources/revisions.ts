@@ -31,7 +31,12 @@ function revisionWire(core: Core, r: RevisionRecord): Revision {
   };
 }
 
-type Change<R extends Item, T> = (blogId: string, id: string, ifMatch: string | undefined, fn: (r: R) => R) => Promise<T>;
+type Change<R extends Item, T> = (
+  blogId: string,
+  id: string,
+  ifMatch: string | undefined,
+  fn: (r: R) => R,
+) => Promise<T>;
 
 /** Each kind's parameter schemas (their item id is `postId` or `pageId`). */
 const SCHEMAS: Record<
@@ -81,7 +86,13 @@ export function revisionsApi<R extends Item, T, L, G, S>(core: Core, actor: Acto
       await reader(p.blogId, itemId);
       const pg = await page(
         core.driver,
-        { collection: 'revisions', index: 'item', prefixes: [[itemId]], direction: 'desc', fingerprint: shortHash(JSON.stringify(['revisions', itemId])) },
+        {
+          collection: 'revisions',
+          index: 'item',
+          prefixes: [[itemId]],
+          direction: 'desc',
+          fingerprint: shortHash(JSON.stringify(['revisions', itemId])),
+        },
         p.maxResults ?? 10,
         p.pageToken,
       );
@@ -100,8 +111,14 @@ export function revisionsApi<R extends Item, T, L, G, S>(core: Core, actor: Acto
       const p = core.parse(schemas.restore, input);
       const rev = await load(p);
       return b.change(p.blogId, itemOf(p), p.ifMatch, (r) => {
-        if (r.status === 'SOFT_TRASHED') throw conflict(`Cannot restore into this ${kind}: it is SOFT_TRASHED (revert it first)`);
-        return { ...r, title: rev.title, content: rev.content, ...('labels' in r ? { labels: [...(rev.labels ?? [])] } : {}) };
+        if (r.status === 'SOFT_TRASHED')
+          throw conflict(`Cannot restore into this ${kind}: it is SOFT_TRASHED (revert it first)`);
+        return {
+          ...r,
+          title: rev.title,
+          content: rev.content,
+          ...('labels' in r ? { labels: [...(rev.labels ?? [])] } : {}),
+        };
       });
     },
   };

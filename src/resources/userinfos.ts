@@ -21,7 +21,12 @@ type PostReads = Pick<ReturnType<typeof postsApi>, 'get' | 'list'>;
  * Whose info is asked for (`self`: the caller), checked against who asks: the user themselves or an ADMIN
  * of the blog (host code is both). Answers the user's role in the blog; a signed-in non-member is a READER.
  */
-async function subject(core: Core, actor: Actor, userIdParam: string, blogId: string): Promise<{ userId: string; role: Role }> {
+async function subject(
+  core: Core,
+  actor: Actor,
+  userIdParam: string,
+  blogId: string,
+): Promise<{ userId: string; role: Role }> {
   if (actor.kind === 'anonymous') throw authError("Sign in to read a user's info");
   const userId = userIdParam === 'self' ? actorUserId(actor) : userIdParam;
   if (!userId) throw invalid('userId', "The host service has no 'self': name a user");
@@ -67,7 +72,11 @@ export function userInfosApi(core: Core, actor: Actor, posts: PostReads) {
       async get(input: PostUserInfosGetParams): Promise<PostUserInfo> {
         const p = core.parse(params.postUserInfosGet, input);
         const { userId, role } = await subject(core, actor, p.userId, p.blogId);
-        const post = await posts.get({ blogId: p.blogId, postId: p.postId, ...(p.maxComments !== undefined ? { maxComments: p.maxComments } : {}) });
+        const post = await posts.get({
+          blogId: p.blogId,
+          postId: p.postId,
+          ...(p.maxComments !== undefined ? { maxComments: p.maxComments } : {}),
+        });
         return postUserInfo(post, userId, role);
       },
 

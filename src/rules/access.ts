@@ -27,9 +27,11 @@ export function resolveView(role: Role | null, requested: Role | undefined): Rol
 }
 
 export function requireRole(s: Standing, role: Role, what: string): void {
-  if (!s.role || LEVEL[s.role] < LEVEL[role]) throw forbidden(`Only blog ${role === 'ADMIN' ? 'admins' : 'authors and admins'} may ${what}`);
+  if (!s.role || LEVEL[s.role] < LEVEL[role])
+    throw forbidden(`Only blog ${role === 'ADMIN' ? 'admins' : 'authors and admins'} may ${what}`);
 }
 
 export const actorUserId = (a: Actor) => (a.kind === 'user' ? a.userId : undefined);
 
-export const authError = (message: string) => new BlogError({ code: 401, reason: 'authError', message, location: 'Authorization', locationType: 'header' });
+export const authError = (message: string) =>
+  new BlogError({ code: 401, reason: 'authError', message, location: 'Authorization', locationType: 'header' });

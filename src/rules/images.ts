@@ -31,7 +31,8 @@ export const EXTENSIONS: Record<MediaType, readonly string[]> = {
   'image/avif': ['avif'],
 };
 
-const bad = (message: string) => new BlogError({ code: 400, reason: 'invalid', message, location: 'body', locationType: 'body' });
+const bad = (message: string) =>
+  new BlogError({ code: 400, reason: 'invalid', message, location: 'body', locationType: 'body' });
 const NOT_AN_IMAGE = 'The body is not a JPEG, PNG, GIF, WebP or AVIF picture (SVG and other types are not accepted)';
 
 const ascii = (b: Uint8Array, from: number, to: number) => String.fromCharCode(...b.subarray(from, to));
@@ -46,8 +47,14 @@ export function sniff(head: Uint8Array): MediaType | undefined {
     // AVIF's major brand, or a general HEIF brand listing AVIF among its compatible ones.
     const size = new DataView(head.buffer, head.byteOffset, head.byteLength).getUint32(0);
     const brands = [];
-    for (let at = 8; at + 4 <= Math.min(size, head.byteLength); at += 4) if (at !== 12) brands.push(ascii(head, at, at + 4));
-    if (brands[0] === 'avif' || brands[0] === 'avis' || ((brands[0] === 'mif1' || brands[0] === 'msf1') && brands.includes('avif'))) return 'image/avif';
+    for (let at = 8; at + 4 <= Math.min(size, head.byteLength); at += 4)
+      if (at !== 12) brands.push(ascii(head, at, at + 4));
+    if (
+      brands[0] === 'avif' ||
+      brands[0] === 'avis' ||
+      ((brands[0] === 'mif1' || brands[0] === 'msf1') && brands.includes('avif'))
+    )
+      return 'image/avif';
   }
   return undefined;
 }
@@ -69,7 +76,11 @@ interface Walker {
  * many bytes to skip (`unit`), or that the picture ended ('end'), runs to the end of the file ('rest'), or
  * that 8 more header bytes give the length ('large', then `large` turns them into the bytes to skip).
  */
-function units(start: number, unit: (h: DataView) => number | 'end' | 'rest' | 'large', large: (h: DataView) => number = () => -1): Walker {
+function units(
+  start: number,
+  unit: (h: DataView) => number | 'end' | 'rest' | 'large',
+  large: (h: DataView) => number = () => -1,
+): Walker {
   let skip = start;
   const h = new Uint8Array(8);
   let have = 0;
@@ -103,7 +114,8 @@ function units(start: number, unit: (h: DataView) => number | 'end' | 'rest' | '
       }
     },
     // Ended at the end marker, inside a unit that runs to the end of the file, or on a unit boundary.
-    ended: () => state === 'end' || state === 'rest' || (state === 'walk' && count > 0 && skip === 0 && have === 0 && !wide),
+    ended: () =>
+      state === 'end' || state === 'rest' || (state === 'walk' && count > 0 && skip === 0 && have === 0 && !wide),
   };
 }
 
@@ -242,7 +254,10 @@ const WALKERS: Record<MediaType, () => Walker> = {
   'image/webp': webpWalker,
   'image/avif': avifWalker,
 };
-const SIZERS: Record<MediaType, { calculate(input: Uint8Array): { width?: number; height?: number; orientation?: number } }> = {
+const SIZERS: Record<
+  MediaType,
+  { calculate(input: Uint8Array): { width?: number; height?: number; orientation?: number } }
+> = {
   'image/jpeg': JPG,
   'image/png': PNG,
   'image/gif': GIF,
@@ -283,7 +298,11 @@ export class ImageCheck {
   add(chunk: Uint8Array): void {
     this.bytes += chunk.byteLength;
     if (this.bytes > this.maxBytes) {
-      throw new BlogError({ code: 413, reason: 'requestTooLarge', message: `The picture is larger than ${this.maxBytes} bytes (maxMediaBytes)` });
+      throw new BlogError({
+        code: 413,
+        reason: 'requestTooLarge',
+        message: `The picture is larger than ${this.maxBytes} bytes (maxMediaBytes)`,
+      });
     }
     if (!this.size && this.headLength < this.head.byteLength) {
       const n = Math.min(chunk.byteLength, this.head.byteLength - this.headLength);
@@ -294,7 +313,12 @@ export class ImageCheck {
     if (this.walker) this.walker.feed(chunk);
     else if (this.headLength >= SNIFF_BYTES) this.decide();
     // The size is read as soon as the head holds it (tries at growing lengths: a JPEG's may sit far in).
-    if (this.type && !this.size && (this.headLength >= Math.max(4096, this.tried * 8) || this.headLength === this.head.byteLength)) this.readSize();
+    if (
+      this.type &&
+      !this.size &&
+      (this.headLength >= Math.max(4096, this.tried * 8) || this.headLength === this.head.byteLength)
+    )
+      this.readSize();
   }
 
   /** The picture's type and size once all of it arrived; throws when it is not a whole picture we take. */
@@ -302,14 +326,17 @@ export class ImageCheck {
     if (this.bytes === 0) throw bad('The body is empty: send the picture as the request body');
     if (!this.type) this.decide();
     const type = this.type!;
-    if (!this.walker!.ended()) throw bad(`The ${label(type)} is cut short (its data ends before the end of the picture)`);
+    if (!this.walker!.ended())
+      throw bad(`The ${label(type)} is cut short (its data ends before the end of the picture)`);
     if (!this.size) this.readSize();
-    if (!this.size) throw bad(`The ${label(type)}'s width and height could not be read from its first ${HEAD_MAX} bytes`);
+    if (!this.size)
+      throw bad(`The ${label(type)}'s width and height could not be read from its first ${HEAD_MAX} bytes`);
     let { width = 0, height = 0 } = this.size;
     // EXIF orientations 5-8 turn the picture a quarter: browsers show it with width and height swapped.
     if ((this.size.orientation ?? 1) >= 5) [width, height] = [height, width];
     if (!(width > 0 && height > 0)) throw bad(`The ${label(type)} has no width or height`);
-    if (width * height > MAX_PIXELS) throw bad(`The picture is ${width}×${height}: larger than ${MAX_PIXELS / 1e6} megapixels`);
+    if (width * height > MAX_PIXELS)
+      throw bad(`The picture is ${width}×${height}: larger than ${MAX_PIXELS / 1e6} megapixels`);
     return { contentType: type, width, height, bytes: this.bytes };
   }
 
@@ -337,7 +364,8 @@ export class ImageCheck {
   }
 }
 
-const label = (type: MediaType) => ({ 'image/jpeg': 'JPEG', 'image/png': 'PNG', 'image/gif': 'GIF', 'image/webp': 'WebP', 'image/avif': 'AVIF' })[type];
+const label = (type: MediaType) =>
+  ({ 'image/jpeg': 'JPEG', 'image/png': 'PNG', 'image/gif': 'GIF', 'image/webp': 'WebP', 'image/avif': 'AVIF' })[type];
 
 const ALL_EXTENSIONS = new Set(Object.values(EXTENSIONS).flat());
 

@@ -19,7 +19,8 @@ export function mediaUses(blogId: string, html: string): Map<string, string> {
   if (html.includes(`/media/${blogId}/`)) {
     for (const [value] of html.matchAll(/\b(?:src|href|srcset)\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+)/gi)) {
       for (const m of value.matchAll(/\/media\/([^/"'\s]+)\/([0-9a-f]{64})\/([^/"'\s?#]*)/g)) {
-        if (m[1] === blogId && out.size < MAX_MEDIA_REFS && !out.has(m[2]!)) out.set(m[2]!, decoded(m[3]!.replace(/,$/, '')));
+        if (m[1] === blogId && out.size < MAX_MEDIA_REFS && !out.has(m[2]!))
+          out.set(m[2]!, decoded(m[3]!.replace(/,$/, '')));
       }
     }
   }

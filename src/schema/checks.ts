@@ -9,10 +9,18 @@ import * as z from 'zod/mini';
 
 type Issue = { readonly input?: unknown };
 
-const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' && !Number.isFinite(v) ? String(v) : typeof v);
+const typeName = (v: unknown) =>
+  v === null
+    ? 'null'
+    : Array.isArray(v)
+      ? 'array'
+      : typeof v === 'number' && !Number.isFinite(v)
+        ? String(v)
+        : typeof v;
 
 /** "Invalid input: expected string, received number" (a key left out is `required`: src/schema/parse.ts says so). */
-const expectedMessage = (type: string, input: unknown) => `Invalid input: expected ${type}, received ${typeName(input)}`;
+const expectedMessage = (type: string, input: unknown) =>
+  `Invalid input: expected ${type}, received ${typeName(input)}`;
 const expected = (type: string) => (issue: Issue) => expectedMessage(type, issue.input);
 
 /** A value of the wrong type, raised by a transform that checks it itself. */
@@ -56,7 +64,8 @@ export function integer(min: number, max: number) {
 }
 
 /** `schema`, then `ok` must hold for its result. */
-export const refine = <S extends z.ZodMiniType>(schema: S, ok: (value: z.output<S>) => boolean, message: string): S => schema.check(rule(ok, message));
+export const refine = <S extends z.ZodMiniType>(schema: S, ok: (value: z.output<S>) => boolean, message: string): S =>
+  schema.check(rule(ok, message));
 
 /** An enum matched case-insensitively, returned as `values` spells it (upper-case but for pageViews' `all`). */
 export function upperEnum<const T extends readonly [string, ...string[]]>(values: T) {
@@ -69,10 +78,18 @@ export function upperEnum<const T extends readonly [string, ...string[]]>(values
 /** An array (read-only ones too) of at most `max` items; an item's problem is reported at the array's path. */
 export const array = <S extends z.ZodMiniType>(item: S, max: number, tooMany: string) =>
   // Typed by hand only to take read-only arrays (zod infers a mutable one): the check is zod's.
-  z.array(item, { error: expected('array') }).check(z.maxLength(max, tooMany)) as unknown as z.ZodMiniType<z.output<S>[], readonly z.input<S>[]>;
+  z.array(item, { error: expected('array') }).check(z.maxLength(max, tooMany)) as unknown as z.ZodMiniType<
+    z.output<S>[],
+    readonly z.input<S>[]
+  >;
 
 /** One value, a comma-joined list, or an array of them: the trimmed non-empty items, deduplicated. */
-export function list<S extends z.ZodMiniType<string, string>>(item: S, tooFew: string | undefined, max: number, tooMany: string) {
+export function list<S extends z.ZodMiniType<string, string>>(
+  item: S,
+  tooFew: string | undefined,
+  max: number,
+  tooMany: string,
+) {
   const split = (v: z.input<S> | readonly z.input<S>[], ctx: z.core.ParsePayload): string[] => {
     if (typeof v !== 'string' && !(Array.isArray(v) && v.every((s) => typeof s === 'string'))) {
       ctx.issues.push({ code: 'custom', message: 'Invalid input', input: v });
@@ -93,7 +110,8 @@ export function list<S extends z.ZodMiniType<string, string>>(item: S, tooFew: s
 }
 
 /** `schema`, then `fn` turns its result into what the service keeps. */
-export const map = <S extends z.ZodMiniType, R>(schema: S, fn: (value: z.output<S>, ctx: z.core.ParsePayload) => R) => z.pipe(schema, z.transform(fn));
+export const map = <S extends z.ZodMiniType, R>(schema: S, fn: (value: z.output<S>, ctx: z.core.ParsePayload) => R) =>
+  z.pipe(schema, z.transform(fn));
 
 /** A refusal raised inside `map`'s function, with its message. */
 export function fail(ctx: z.core.ParsePayload, input: unknown, message: string): never {
@@ -102,10 +120,13 @@ export function fail(ctx: z.core.ParsePayload, input: unknown, message: string):
 }
 
 /** Extra JSON Schema words for the OpenAPI document (e.g. a date-time format); no change to the check. */
-export const describe = <S extends z.ZodMiniType>(schema: S, json: Record<string, unknown>): S => schema.check(z.meta(json));
+export const describe = <S extends z.ZodMiniType>(schema: S, json: Record<string, unknown>): S =>
+  schema.check(z.meta(json));
 
 const objectError = (issue: z.core.$ZodRawIssue) =>
-  issue.code === 'unrecognized_keys' ? `Unknown field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}` : expectedMessage('object', issue.input);
+  issue.code === 'unrecognized_keys'
+    ? `Unknown field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`
+    : expectedMessage('object', issue.input);
 
 /**
  * An object with the keys of `shape`. A missing key whose schema is not optional is refused. Keys not in

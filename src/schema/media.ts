@@ -111,17 +111,29 @@ const sha = describe(
   },
 );
 /** The bytes of an upload: checked for their kind only (their content is the upload's to check, as it streams). */
-const body = refine(unknown, isBody, 'must be the picture: a Blob, a Uint8Array, a ReadableStream or an AsyncIterable of Uint8Array') as unknown as ZodMiniType<
-  MediaBody,
-  MediaBody
->;
+const body = refine(
+  unknown,
+  isBody,
+  'must be the picture: a Blob, a Uint8Array, a ReadableStream or an AsyncIterable of Uint8Array',
+) as unknown as ZodMiniType<MediaBody, MediaBody>;
 const ifMatch = optional(string(1, 200));
 
 /** The media operations' parameter schemas (the OpenAPI document renders them beside schemas.ts's `params`). */
 export const mediaParams = {
-  mediaUpload: object({ blogId: id, body, contentType: optional(string(1, 200)), filename: optional(text(1_000)), alt: optional(text(MEDIA_LIMITS.alt)) }),
+  mediaUpload: object({
+    blogId: id,
+    body,
+    contentType: optional(string(1, 200)),
+    filename: optional(text(1_000)),
+    alt: optional(text(MEDIA_LIMITS.alt)),
+  }),
   mediaGet: object({ blogId: id, mediaId: sha }),
-  mediaList: object({ blogId: id, postId: optional(id), maxResults: optional(integer(1, 500)), pageToken: optional(string(0, 2_000)) }),
+  mediaList: object({
+    blogId: id,
+    postId: optional(id),
+    maxResults: optional(integer(1, 500)),
+    pageToken: optional(string(0, 2_000)),
+  }),
   mediaPatch: object({
     blogId: id,
     mediaId: sha,
@@ -132,7 +144,9 @@ export const mediaParams = {
   mediaRead: object({
     blogId: id,
     mediaId: sha,
-    range: optional(object({ offset: integer(0, Number.MAX_SAFE_INTEGER), length: optional(integer(0, Number.MAX_SAFE_INTEGER)) })),
+    range: optional(
+      object({ offset: integer(0, Number.MAX_SAFE_INTEGER), length: optional(integer(0, Number.MAX_SAFE_INTEGER)) }),
+    ),
   }),
 };
 

@@ -11,7 +11,13 @@ import { BlogError } from '../util/errors.js';
  */
 export function parse<S extends ZodMiniType>(schema: S, input: unknown): output<S> {
   if (input === null || typeof input !== 'object') {
-    throw new BlogError({ code: 400, reason: 'invalid', message: 'Parameters must be an object', location: 'request', locationType: 'parameter' });
+    throw new BlogError({
+      code: 400,
+      reason: 'invalid',
+      message: 'Parameters must be an object',
+      location: 'request',
+      locationType: 'parameter',
+    });
   }
   // Not `reportInput`: asking zod to keep inputs makes every parse, even a good one, several times slower.
   const result = safeParse(schema, input);
@@ -40,9 +46,17 @@ function blogError(issue: core.$ZodIssue, input: unknown): BlogError {
     new BlogError({ code: 400, reason, message, location: at, locationType: 'parameter' });
   if (issue.code === 'unrecognized_keys') {
     const inside = path.length ? ` in ${path.join('.')}` : '';
-    return error('invalid', `Unknown field${issue.keys.length > 1 ? 's' : ''}${inside}: ${issue.keys.join(', ')}`, [...path, issue.keys[0]].join('.'));
+    return error(
+      'invalid',
+      `Unknown field${issue.keys.length > 1 ? 's' : ''}${inside}: ${issue.keys.join(', ')}`,
+      [...path, issue.keys[0]].join('.'),
+    );
   }
-  if (issue.code === 'invalid_type' && typeof issue.path.at(-1) === 'string' && valueAt(input, issue.path) === undefined) {
+  if (
+    issue.code === 'invalid_type' &&
+    typeof issue.path.at(-1) === 'string' &&
+    valueAt(input, issue.path) === undefined
+  ) {
     return error('required', `Required: ${location}`);
   }
   return error('invalid', `Invalid value for ${location}: ${issue.message}`);

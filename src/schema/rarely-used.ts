@@ -6,7 +6,20 @@
  */
 import type { output } from 'zod/mini';
 import { bool, integer, list, object, optional, refine, string, unknown, upperEnum } from './checks.js';
-import { blogRead, count, enumList, httpUrl, id, listing, nonEmpty, postListing, readOnly, text, view, withIfMatch } from './schemas.js';
+import {
+  blogRead,
+  count,
+  enumList,
+  httpUrl,
+  id,
+  listing,
+  nonEmpty,
+  postListing,
+  readOnly,
+  text,
+  view,
+  withIfMatch,
+} from './schemas.js';
 import { COMMENT_STATUSES, LIMITS, PAGE_VIEWS_RANGES, ROLES } from './values.js';
 
 /** What a blog body carries beside its name and url (blogs.insert/update and, all optional, blogs.patch). */
@@ -22,7 +35,12 @@ const blogFields = {
 export const blogBody = object({ ...readOnly, name: nonEmpty(LIMITS.blogName), url: httpUrl, ...blogFields });
 
 /** The body of blogs.patch: the fields of a blog body, all optional (`BlogPatchBody`). */
-export const blogPatchBody = object({ ...readOnly, name: optional(nonEmpty(LIMITS.blogName)), url: optional(httpUrl), ...blogFields });
+export const blogPatchBody = object({
+  ...readOnly,
+  name: optional(nonEmpty(LIMITS.blogName)),
+  url: optional(httpUrl),
+  ...blogFields,
+});
 
 /** The body of users.update: what a user may change; the id is the user's for good (`UserPatchBody`). */
 export const userPatchBody = object({
@@ -75,7 +93,10 @@ export const rarelyUsedParams = {
     fetchBodies: optional(bool),
   }),
 
-  pageViewsGet: object({ blogId: id, range: optional(list(pageViewsRange, 'must name at least one value', Infinity, '')) }),
+  pageViewsGet: object({
+    blogId: id,
+    range: optional(list(pageViewsRange, 'must name at least one value', Infinity, '')),
+  }),
   pageViewsRecord: object({ blogId: id, postId: optional(id), count: optional(integer(1, 1_000_000)) }),
   labelsList: object({ blogId: id, maxResults: listing.maxResults, pageToken: listing.pageToken, view: listing.view }),
   changesList: object({
@@ -87,7 +108,13 @@ export const rarelyUsedParams = {
     view: optional(view),
   }),
 
-  commentsListByBlog: object({ blogId: id, post: optional(id), ...listing, status: optional(enumList(COMMENT_STATUSES)), fetchBodies: optional(bool) }),
+  commentsListByBlog: object({
+    blogId: id,
+    post: optional(id),
+    ...listing,
+    status: optional(enumList(COMMENT_STATUSES)),
+    fetchBodies: optional(bool),
+  }),
   commentsAction: object({ blogId: id, postId: id, commentId: id }),
 
   postsRevisionsList: object({ blogId: id, postId: id, maxResults: listing.maxResults, pageToken: listing.pageToken }),

@@ -7,11 +7,34 @@
  * schemas (src/schema/index.ts).
  */
 import type { output } from 'zod/mini';
-import { array, bool, describe, fail, integer, list, map, number, object, optional, refine, string, unknown, upperEnum } from './checks.js';
+import {
+  array,
+  bool,
+  describe,
+  fail,
+  integer,
+  list,
+  map,
+  number,
+  object,
+  optional,
+  refine,
+  string,
+  unknown,
+  upperEnum,
+} from './checks.js';
 import { LIMITS, PAGE_STATUSES, POST_STATUSES, COMMENT_STATUSES, READER_COMMENTS, ROLES } from './values.js';
 
 export type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from './params.js';
-export { COMMENT_STATUSES, LIMITS, PAGE_STATUSES, PAGE_VIEWS_RANGES, POST_STATUSES, READER_COMMENTS, ROLES } from './values.js';
+export {
+  COMMENT_STATUSES,
+  LIMITS,
+  PAGE_STATUSES,
+  PAGE_VIEWS_RANGES,
+  POST_STATUSES,
+  READER_COMMENTS,
+  ROLES,
+} from './values.js';
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-](\d{2}):(\d{2}))$/;
 
@@ -19,10 +42,27 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?
 function isRfc3339(s: string): boolean {
   const m = RFC3339.exec(s);
   if (!m) return false;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   const offsetOk = m[9] === undefined || (Number(m[9]) <= 23 && Number(m[10]) <= 59);
-  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 && offsetOk;
+  return (
+    year >= 1 &&
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    offsetOk
+  );
 }
 
 /**
@@ -41,7 +81,8 @@ export function isHttpUrl(s: string): boolean {
 }
 
 /** One or more enum values: one value, a comma-joined list or an array of them, deduplicated. */
-export const enumList = <const T extends readonly [string, ...string[]]>(values: T) => list(upperEnum(values), 'must name at least one value', Infinity, '');
+export const enumList = <const T extends readonly [string, ...string[]]>(values: T) =>
+  list(upperEnum(values), 'must name at least one value', Infinity, '');
 
 /** An RFC 3339 timestamp, normalised to UTC with milliseconds (the form every key and response uses). */
 export const timestamp = map(describe(string(0, Infinity), { format: 'date-time' }), (s, ctx) => {
@@ -81,7 +122,9 @@ export const readOnly = {
   images: optional(unknown),
 };
 
-const labels = map(array(text(LIMITS.label), LIMITS.labels, `at most ${LIMITS.labels} labels`), (ls) => [...new Set(ls.map((l) => l.trim()).filter(Boolean))]);
+const labels = map(array(text(LIMITS.label), LIMITS.labels, `at most ${LIMITS.labels} labels`), (ls) => [
+  ...new Set(ls.map((l) => l.trim()).filter(Boolean)),
+]);
 
 /** The body of posts.insert, update and patch (`PostBody`). */
 export const postBody = object({
@@ -93,7 +136,14 @@ export const postBody = object({
   titleLink: optional(httpUrl),
   customMetaData: optional(text(LIMITS.text)),
   readerComments: optional(upperEnum(READER_COMMENTS)),
-  location: optional(object({ name: optional(text(LIMITS.text)), lat: optional(number), lng: optional(number), span: optional(text(200)) })),
+  location: optional(
+    object({
+      name: optional(text(LIMITS.text)),
+      lat: optional(number),
+      lng: optional(number),
+      span: optional(text(200)),
+    }),
+  ),
 });
 
 /** The body of pages.insert, update and patch (`PageBody`). */
@@ -110,7 +160,17 @@ export const commentBody = object({
   published: optional(unknown),
   content: nonEmpty(LIMITS.commentContent),
   inReplyTo: optional(object({ id }, false)),
-  author: optional(object({ displayName: optional(text(LIMITS.displayName)), url: optional(httpUrl), id: optional(unknown), image: optional(unknown) }, false)),
+  author: optional(
+    object(
+      {
+        displayName: optional(text(LIMITS.displayName)),
+        url: optional(httpUrl),
+        id: optional(unknown),
+        image: optional(unknown),
+      },
+      false,
+    ),
+  ),
 });
 
 // ---------------------------------------------------------------- params
@@ -125,13 +185,19 @@ export const listing = {
   endDate: optional(timestamp),
 };
 
-const postFetch = { fetchBody: optional(bool), fetchImages: optional(bool), maxComments: optional(count(LIMITS.maxInline)) };
+const postFetch = {
+  fetchBody: optional(bool),
+  fetchImages: optional(bool),
+  maxComments: optional(count(LIMITS.maxInline)),
+};
 
 export const postListing = {
   blogId: id,
   ...listing,
   status: optional(enumList(POST_STATUSES)),
-  labels: optional(list(text(LIMITS.label), undefined, LIMITS.queryLabels, `at most ${LIMITS.queryLabels} labels per query`)),
+  labels: optional(
+    list(text(LIMITS.label), undefined, LIMITS.queryLabels, `at most ${LIMITS.queryLabels} labels per query`),
+  ),
   orderBy: optional(upperEnum(['PUBLISHED', 'UPDATED'] as const)),
   sortOption: optional(upperEnum(['DESCENDING', 'ASCENDING'] as const)),
   fetchBodies: optional(bool),
@@ -167,8 +233,22 @@ export const params = {
     view: optional(view),
     maxComments: optional(count(LIMITS.maxInline)),
   }),
-  postsInsert: object({ blogId: id, body: postBody, isDraft: optional(bool), fetchBody: optional(bool), fetchImages: optional(bool) }),
-  postsUpdate: object({ blogId: id, postId: id, body: postBody, publish: optional(bool), revert: optional(bool), ...withIfMatch, ...postFetch }),
+  postsInsert: object({
+    blogId: id,
+    body: postBody,
+    isDraft: optional(bool),
+    fetchBody: optional(bool),
+    fetchImages: optional(bool),
+  }),
+  postsUpdate: object({
+    blogId: id,
+    postId: id,
+    body: postBody,
+    publish: optional(bool),
+    revert: optional(bool),
+    ...withIfMatch,
+    ...postFetch,
+  }),
   postsDelete: object({ blogId: id, postId: id, useTrash: optional(bool), ...withIfMatch }),
   postsPublish: object({ blogId: id, postId: id, publishDate: optional(timestamp), ...withIfMatch }),
   postsRevert: object({ blogId: id, postId: id, ...withIfMatch }),
@@ -183,12 +263,25 @@ export const params = {
     fetchBodies: optional(bool),
   }),
   pagesInsert: object({ blogId: id, body: pageBody, isDraft: optional(bool) }),
-  pagesUpdate: object({ blogId: id, pageId: id, body: pageBody, publish: optional(bool), revert: optional(bool), ...withIfMatch }),
+  pagesUpdate: object({
+    blogId: id,
+    pageId: id,
+    body: pageBody,
+    publish: optional(bool),
+    revert: optional(bool),
+    ...withIfMatch,
+  }),
   pagesDelete: object({ blogId: id, pageId: id, useTrash: optional(bool), ...withIfMatch }),
   pagesAction: object({ blogId: id, pageId: id, ...withIfMatch }),
 
   commentsGet: object({ blogId: id, postId: id, commentId: id, view: optional(view) }),
-  commentsList: object({ blogId: id, postId: id, ...listing, status: optional(enumList(COMMENT_STATUSES)), fetchBodies: optional(bool) }),
+  commentsList: object({
+    blogId: id,
+    postId: id,
+    ...listing,
+    status: optional(enumList(COMMENT_STATUSES)),
+    fetchBodies: optional(bool),
+  }),
   commentsInsert: object({ blogId: id, postId: id, body: commentBody }),
 };
 

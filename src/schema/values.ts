@@ -8,7 +8,11 @@ export const POST_STATUSES = ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'] as c
 export const PAGE_STATUSES = ['LIVE', 'DRAFT', 'SOFT_TRASHED'] as const satisfies readonly PageStatus[];
 export const COMMENT_STATUSES = ['LIVE', 'EMPTIED', 'PENDING', 'SPAM'] as const satisfies readonly CommentStatus[];
 export const ROLES = ['READER', 'AUTHOR', 'ADMIN'] as const satisfies readonly Role[];
-export const READER_COMMENTS = ['ALLOW', 'DONT_ALLOW_SHOW_EXISTING', 'DONT_ALLOW_HIDE_EXISTING'] as const satisfies readonly ReaderComments[];
+export const READER_COMMENTS = [
+  'ALLOW',
+  'DONT_ALLOW_SHOW_EXISTING',
+  'DONT_ALLOW_HIDE_EXISTING',
+] as const satisfies readonly ReaderComments[];
 
 export const LIMITS = {
   title: 1_000,

@@ -30,14 +30,27 @@ function apis(core: Core, actor: Actor): Namespaces {
     pages: pagesApi(core, actor, rare),
     comments: {
       ...commentsApi(core, actor),
-      ...lazy(async () => (await rare()).commentModerationApi(core, actor), { listByBlog: 1, approve: 1, markAsSpam: 1, removeContent: 1, delete: 1 }),
+      ...lazy(async () => (await rare()).commentModerationApi(core, actor), {
+        listByBlog: 1,
+        approve: 1,
+        markAsSpam: 1,
+        removeContent: 1,
+        delete: 1,
+      }),
     },
     blogUserInfos: lazy(async () => (await infos()).blogUserInfos, { get: 1 }),
     postUserInfos: lazy(async () => (await infos()).postUserInfos, { get: 1, list: 1 }),
     pageViews: lazy(async () => (await rare()).pageViewsApi(core, actor), { get: 1, record: 1 }),
     labels: lazy(async () => (await rare()).labelsApi(core, actor), { list: 1 }),
     changes: lazy(async () => (await rare()).changesApi(core, actor), { list: 1 }),
-    media: lazy(async () => (await rare()).mediaApi(core, actor), { upload: 1, get: 1, list: 1, patch: 1, delete: 1, read: 1 }),
+    media: lazy(async () => (await rare()).mediaApi(core, actor), {
+      upload: 1,
+      get: 1,
+      list: 1,
+      patch: 1,
+      delete: 1,
+      read: 1,
+    }),
   } satisfies Namespaces;
   // Compile-time: the object built here has exactly the namespaces and methods types.ts declares and documents.
   const exact: Same<Shape<typeof all>, Shape<Namespaces>> = true;
@@ -58,7 +71,13 @@ function scoped(core: Core, actor: Actor): BlogService {
       // Each scoped service is a session of its own: with read replicas, its reads see its own writes.
       if (next === null) return scoped(core.withSession(), { kind: 'anonymous' });
       if (typeof next !== 'object' || typeof next.userId !== 'string' || next.userId === '' || next.userId === 'self') {
-        throw new BlogError({ code: 400, reason: 'invalid', message: 'as() takes { userId } or null', location: 'actor', locationType: 'parameter' });
+        throw new BlogError({
+          code: 400,
+          reason: 'invalid',
+          message: 'as() takes { userId } or null',
+          location: 'actor',
+          locationType: 'parameter',
+        });
       }
       return scoped(core.withSession(), { kind: 'user', userId: next.userId });
     },

@@ -26,14 +26,21 @@ export interface Chunk {
 }
 
 /** Whether a post may end a page: a fixed share of ids, by hash. */
-export const mayEnd = (id: string, pageSize: number) => Number.parseInt(shortHash(id), 36) % Math.max(1, Math.floor(pageSize / 2)) === 0;
+export const mayEnd = (id: string, pageSize: number) =>
+  Number.parseInt(shortHash(id), 36) % Math.max(1, Math.floor(pageSize / 2)) === 0;
 
 /**
  * The page of a list that starts after `start` (undefined: the list's first page, which shows at least
  * `pageSize` posts; later pages at least half of that). `carry` are posts already read right after `start`
  * (with `carryNext`, the token after the last of them), as a walk over the whole list passes them on.
  */
-export async function readChunk(source: ListSource, start: string | undefined, pageSize: number, carry: Post[] = [], carryNext?: string): Promise<Chunk> {
+export async function readChunk(
+  source: ListSource,
+  start: string | undefined,
+  pageSize: number,
+  carry: Post[] = [],
+  carryNext?: string,
+): Promise<Chunk> {
   const min = start === undefined ? pageSize : Math.ceil(pageSize / 2);
   const max = min + 3 * pageSize;
   const items = [...carry];
@@ -47,7 +54,12 @@ export async function readChunk(source: ListSource, start: string | undefined, p
         const last = i === items.length - 1;
         // The token right after items[i]: the read's own when it ended there, else one read without bodies.
         const next = last ? after : (await source(start, i + 1, false)).nextPageToken;
-        return { items: items.slice(0, i + 1), ...(next ? { next } : {}), rest: items.slice(i + 1), ...(after && !last ? { restNext: after } : {}) };
+        return {
+          items: items.slice(0, i + 1),
+          ...(next ? { next } : {}),
+          rest: items.slice(i + 1),
+          ...(after && !last ? { restNext: after } : {}),
+        };
       }
     }
     if (!more || items.length >= max) return { items, rest: [] };
@@ -59,7 +71,10 @@ export async function readChunk(source: ListSource, start: string | undefined, p
 }
 
 /** Every page of a list, first to last (a static export's walk). */
-export async function* walkChunks(source: ListSource, pageSize: number): AsyncGenerator<{ token: string | undefined; chunk: Chunk }> {
+export async function* walkChunks(
+  source: ListSource,
+  pageSize: number,
+): AsyncGenerator<{ token: string | undefined; chunk: Chunk }> {
   let token: string | undefined;
   let carry: Post[] = [];
   let carryNext: string | undefined;

@@ -37,14 +37,29 @@ export async function addComment(
     throw e;
   }
   const postPath = new URL(post.url!).pathname;
-  const form = (values: { name: string; content: string }, error: string) => ({ action: `${postPath}#comments`, values, error });
+  const form = (values: { name: string; content: string }, error: string) => ({
+    action: `${postPath}#comments`,
+    values,
+    error,
+  });
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(incoming.header('content-type') ?? '')) {
-    return renderPostResource(parts, scope, post, { status: 400, form: form({ name: '', content: '' }, 'Send the comment with the form below.') });
+    return renderPostResource(parts, scope, post, {
+      status: 400,
+      form: form({ name: '', content: '' }, 'Send the comment with the form below.'),
+    });
   }
   const fields = new URLSearchParams(new TextDecoder().decode(bytes));
-  const values = { name: (fields.get('name') ?? '').trim().slice(0, 100), content: (fields.get('content') ?? '').trim() };
-  if (post.readerComments !== undefined && post.readerComments !== 'ALLOW') return renderPostResource(parts, scope, post, { status: 403 });
-  if (!values.content) return renderPostResource(parts, scope, post, { status: 400, form: form(values, 'Write a comment before sending it.') });
+  const values = {
+    name: (fields.get('name') ?? '').trim().slice(0, 100),
+    content: (fields.get('content') ?? '').trim(),
+  };
+  if (post.readerComments !== undefined && post.readerComments !== 'ALLOW')
+    return renderPostResource(parts, scope, post, { status: 403 });
+  if (!values.content)
+    return renderPostResource(parts, scope, post, {
+      status: 400,
+      form: form(values, 'Write a comment before sending it.'),
+    });
   try {
     await parts.reader.comments.insert({
       blogId: scope.blog.id,

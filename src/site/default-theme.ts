@@ -66,7 +66,9 @@ const time = (iso: string, blog: SiteBlog) => html`<time datetime="${iso}">${rea
 const titleOf = (t: string) => t || 'Untitled';
 
 const labels = (post: PostSummary) =>
-  post.labels.length ? html`<p class="labels">Labels: ${post.labels.map((l, i) => html`${i ? ', ' : ''}<a href="${l.path}" rel="tag">${l.text}</a>`)}</p>` : '';
+  post.labels.length
+    ? html`<p class="labels">Labels: ${post.labels.map((l, i) => html`${i ? ', ' : ''}<a href="${l.path}" rel="tag">${l.text}</a>`)}</p>`
+    : '';
 
 const byline = (post: PostSummary, blog: SiteBlog) =>
   html`<p class="meta">${time(post.published, blog)} · by ${post.author.url ? html`<a href="${post.author.url}" rel="author">${post.author.name}</a>` : post.author.name}</p>`;
@@ -74,7 +76,8 @@ const byline = (post: PostSummary, blog: SiteBlog) =>
 function postList(list: ListView, blog: SiteBlog, heading: string): Html {
   return html`<h1>${heading}</h1>
 ${list.posts.length === 0 ? html`<p>No posts here yet.</p>` : ''}<ol class="posts">${list.posts.map(
-    (p) => html`<li><article><h2><a href="${p.path}">${titleOf(p.title)}</a></h2>${byline(p, blog)}<p>${p.excerpt}</p>${labels(p)}</article></li>`,
+    (p) =>
+      html`<li><article><h2><a href="${p.path}">${titleOf(p.title)}</a></h2>${byline(p, blog)}<p>${p.excerpt}</p>${labels(p)}</article></li>`,
   )}</ol>
 ${
   list.older || list.first
@@ -86,7 +89,10 @@ ${
 }
 
 function comment(c: CommentView, blog: SiteBlog, names: ReadonlyMap<string, string>): Html {
-  const replyTo = c.inReplyTo && names.has(c.inReplyTo) ? html` · in reply to <a href="#c-${c.inReplyTo}">${names.get(c.inReplyTo)}</a>` : '';
+  const replyTo =
+    c.inReplyTo && names.has(c.inReplyTo)
+      ? html` · in reply to <a href="#c-${c.inReplyTo}">${names.get(c.inReplyTo)}</a>`
+      : '';
   const who = c.author.url ? html`<a href="${c.author.url}" rel="nofollow ugc">${c.author.name}</a>` : c.author.name;
   return html`<li id="c-${c.id}"><article><p class="meta"><strong>${who}</strong> · ${time(c.published, blog)}${replyTo}</p>${
     c.removed ? html`<p class="note">This comment has been removed.</p>` : html`<div class="content">${c.content}</div>`
@@ -95,7 +101,8 @@ function comment(c: CommentView, blog: SiteBlog, names: ReadonlyMap<string, stri
 
 function comments(c: PostView['comments'], blog: SiteBlog, heading: 'h2' | 'h1' = 'h2'): Html {
   const names = new Map(c.items.map((x) => [x.id, x.author.name]));
-  const h = heading === 'h1' ? html`<h1 id="comments-title">Comments</h1>` : html`<h2 id="comments-title">Comments</h2>`;
+  const h =
+    heading === 'h1' ? html`<h1 id="comments-title">Comments</h1>` : html`<h2 id="comments-title">Comments</h2>`;
   const form = c.form;
   return html`<section id="comments" aria-labelledby="comments-title">${h}
 ${c.items.length ? html`<ol class="comments">${c.items.map((x) => comment(x, blog, names))}</ol>` : html`<p>No comments yet.</p>`}
@@ -158,7 +165,9 @@ ${body}
   archive: (list, blog) => postList(list, blog, `Posts from ${list.title}`),
 
   search: (list, blog) =>
-    list.query ? postList(list, blog, `Search results for “${list.query}”`) : html`<h1>Search</h1><p>Type words to look for in the search box above.</p>`,
+    list.query
+      ? postList(list, blog, `Search results for “${list.query}”`)
+      : html`<h1>Search</h1><p>Type words to look for in the search box above.</p>`,
 
   post: (post, blog) => html`<article class="post">
 <header><h1>${titleOf(post.title)}</h1><p class="meta">${time(post.published, blog)} · in <a href="${post.month.path}">${post.month.text}</a> · by ${

@@ -33,7 +33,14 @@ export async function pull(reader: BlogService, blogId: string, since?: string) 
 }
 
 /** An incremental run: the changed posts' and pages' own files, then the stretches of the lists around them. */
-export async function applyChanges(parts: SiteParts, scope: BlogScope, manifest: SiteManifest, items: ChangedItems, writer: PostWriter, out: Output) {
+export async function applyChanges(
+  parts: SiteParts,
+  scope: BlogScope,
+  manifest: SiteManifest,
+  items: ChangedItems,
+  writer: PostWriter,
+  out: Output,
+) {
   const blogId = scope.blog.id;
   const posts = new Map<string, Post | null>();
   const touched = new Set<string>();
@@ -90,7 +97,9 @@ export async function applyChanges(parts: SiteParts, scope: BlogScope, manifest:
   if (pagesChanged) dirty.set('home', dirty.get('home') ?? new Set());
   for (const [key, keys] of dirty) {
     const old = manifest.lists[key];
-    const chain = await updateList(parts, scope, listOfKey(key), old, [...keys], key === 'home' && pagesChanged, { write: out.put });
+    const chain = await updateList(parts, scope, listOfKey(key), old, [...keys], key === 'home' && pagesChanged, {
+      write: out.put,
+    });
     for (const c of old ?? []) if (!chain.some((n) => n.file === c.file)) out.forget(c.file);
     if (chain.length) manifest.lists[key] = chain;
     else delete manifest.lists[key];

@@ -21,7 +21,11 @@ export interface ChunkState {
 export const keyOf = (p: Post) => `${p.published ?? p.updated}|${p.id}`;
 
 export const listKey = (list: ListRef) =>
-  list.kind === 'home' ? 'home' : list.kind === 'label' ? `label:${list.label}` : `month:${list.year}-${String(list.month).padStart(2, '0')}`;
+  list.kind === 'home'
+    ? 'home'
+    : list.kind === 'label'
+      ? `label:${list.label}`
+      : `month:${list.year}-${String(list.month).padStart(2, '0')}`;
 
 export function listOfKey(key: string): ListRef {
   if (key === 'home') return { kind: 'home' };
@@ -85,7 +89,12 @@ export async function updateList(
       await sink.posts?.(chunk.items);
       const first = chunk.items[0];
       const last = chunk.items[chunk.items.length - 1];
-      out.push({ token: token ?? null, file: file ?? '', first: first ? keyOf(first) : '', last: last ? keyOf(last) : '' });
+      out.push({
+        token: token ?? null,
+        file: file ?? '',
+        first: first ? keyOf(first) : '',
+        last: last ? keyOf(last) : '',
+      });
       if (!chunk.next) {
         i = chain.length;
         break;

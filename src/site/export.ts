@@ -118,7 +118,8 @@ export async function exportSite(service: BlogService, options: SiteExportOption
     put('404.html', renderNotFound(parts, scope).body);
     if (scope.base === '/') put('robots.txt', robotsTxt(scope));
   }
-  if (!incremental || changes!.items.length > 0) await exportAround(parts, scope, out, changed && { ...changed, had: manifest.files });
+  if (!incremental || changes!.items.length > 0)
+    await exportAround(parts, scope, out, changed && { ...changed, had: manifest.files });
 
   // Write what changed; remove what the last export had and this one has not.
   const before = manifest.files;
@@ -133,7 +134,8 @@ export async function exportSite(service: BlogService, options: SiteExportOption
     }
     after[file] = hash;
   }
-  if (files.writeBytes) await exportPictures(parts, scope, pending, before, after, report, files.writeBytes.bind(files));
+  if (files.writeBytes)
+    await exportPictures(parts, scope, pending, before, after, report, files.writeBytes.bind(files));
   const gone = incremental ? [...drop] : Object.keys(prev?.files ?? {}).filter((f) => !(f in after));
   for (const file of gone) {
     if (incremental && !(file in before)) continue; // never written
@@ -207,23 +209,36 @@ async function exportAround(
   for (const file of root.files) {
     const part = file.replace(/^sitemap-|\.xml$/g, '');
     const range = part.startsWith('posts-') ? windowRange(part.slice(6)) : undefined;
-    const stale = !changed || !(file in changed.had) || (range ? changed.times.some((t) => t >= range.start && t < range.end) : changed.pages);
+    const stale =
+      !changed ||
+      !(file in changed.had) ||
+      (range ? changed.times.some((t) => t >= range.start && t < range.end) : changed.pages);
     if (!stale) continue;
     const text = await sitemapPart(parts, scope, part);
     if (text !== undefined) out.put(file, text);
   }
-  for (const file of Object.keys(changed?.had ?? {})) if (/^sitemap-.+\.xml$/.test(file) && !root.files.includes(file)) out.forget(file);
+  for (const file of Object.keys(changed?.had ?? {}))
+    if (/^sitemap-.+\.xml$/.test(file) && !root.files.includes(file)) out.forget(file);
   const feeds = feedPaths(false);
   out.put(feeds.atom, await atomFeed(parts.reader, { blogId: scope.blog.id, selfUrl: scope.blog.url + feeds.atom }));
   out.put(feeds.rss, await rssFeed(parts.reader, { blogId: scope.blog.id, selfUrl: scope.blog.url + feeds.rss }));
 }
 
 /** Every LIVE page as a file; answers id → path. */
-async function exportPages(parts: SiteParts, scope: BlogScope, put: (file: string | undefined, text: string) => void): Promise<Record<string, string>> {
+async function exportPages(
+  parts: SiteParts,
+  scope: BlogScope,
+  put: (file: string | undefined, text: string) => void,
+): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   let pageToken: string | undefined;
   do {
-    const list = await parts.reader.pages.list({ blogId: scope.blog.id, maxResults: 100, fetchBodies: false, ...(pageToken ? { pageToken } : {}) });
+    const list = await parts.reader.pages.list({
+      blogId: scope.blog.id,
+      maxResults: 100,
+      fetchBodies: false,
+      ...(pageToken ? { pageToken } : {}),
+    });
     for (const p of list.items) {
       const path = new URL(p.url!).pathname.slice(scope.base.length - 1);
       out[p.id] = path;

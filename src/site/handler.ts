@@ -16,7 +16,15 @@ import { etagMatches } from '../http/respond.js';
 import { splitTarget } from '../http/target.js';
 import type { RequestHead } from '../http/head.js';
 import { atomFeed, rssFeed } from '../io/feeds.js';
-import { type Rendered, renderComments, renderList, renderNotFound, renderPage, renderPost, renderSearch } from './render.js';
+import {
+  type Rendered,
+  renderComments,
+  renderList,
+  renderNotFound,
+  renderPage,
+  renderPost,
+  renderSearch,
+} from './render.js';
 import { feedPaths, parseRoute, type Route } from './routes.js';
 import { robotsTxt, sitemapPart, sitemapRoot } from './sitemap.js';
 import { siteParts } from './parts.js';
@@ -144,18 +152,27 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
       case 'robots':
         return scope.base === '/' ? file(TYPES.text, robotsTxt(scope)) : undefined;
       case 'sitemap': {
-        const text = route.part === undefined ? (await sitemapRoot(parts, scope)).text : await sitemapPart(parts, scope, route.part);
+        const text =
+          route.part === undefined
+            ? (await sitemapRoot(parts, scope)).text
+            : await sitemapPart(parts, scope, route.part);
         return text === undefined ? html(renderNotFound(parts, scope)) : file(TYPES.xml, text);
       }
       case 'feed': {
         // The feed names its own address (rel="self"), not the API's feed of the blog.
         const paths = feedPaths(true, route.label);
         const selfUrl = scope.blog.url + (route.rss ? paths.rss : paths.atom);
-        const options = { blogId: scope.blog.id, selfUrl, ...(route.label !== undefined ? { label: route.label } : {}) };
-        const text = await (route.rss ? rssFeed(parts.reader, options) : atomFeed(parts.reader, options)).catch((e: unknown) => {
-          if (BlogError.is(e) && e.code === 400) return undefined;
-          throw e;
-        });
+        const options = {
+          blogId: scope.blog.id,
+          selfUrl,
+          ...(route.label !== undefined ? { label: route.label } : {}),
+        };
+        const text = await (route.rss ? rssFeed(parts.reader, options) : atomFeed(parts.reader, options)).catch(
+          (e: unknown) => {
+            if (BlogError.is(e) && e.code === 400) return undefined;
+            throw e;
+          },
+        );
         return text === undefined ? html(renderNotFound(parts, scope)) : file(route.rss ? TYPES.rss : TYPES.atom, text);
       }
     }
@@ -182,7 +199,10 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
       if (e.code === 404) return missing();
       // 405 names what is allowed; 416 the picture's size.
       const { allow, contentRange } = e as BlogError & { allow?: string; contentRange?: string };
-      return plain(e.code, e.message, { ...(allow ? { allow } : {}), ...(contentRange ? { 'content-range': contentRange } : {}) });
+      return plain(e.code, e.message, {
+        ...(allow ? { allow } : {}),
+        ...(contentRange ? { 'content-range': contentRange } : {}),
+      });
     }
   }
 
@@ -221,7 +241,10 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
         if (!read) return NOT_MINE;
         return {
           status: 301,
-          headers: { location: blog.url + target.path.slice(match.base.length) + (target.query ? `?${target.query}` : ''), 'cache-control': FILE_CACHE },
+          headers: {
+            location: blog.url + target.path.slice(match.base.length) + (target.query ? `?${target.query}` : ''),
+            'cache-control': FILE_CACHE,
+          },
           text: null,
         };
       }
@@ -233,7 +256,9 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
       if (method === 'POST' && route.kind === 'post') {
         const r = await addComment(parts, scope, route.path, incoming, MAX_FORM_BYTES);
         // Post/redirect/get: the reader lands on the post again, with a note that the comment awaits moderation.
-        return 'location' in r ? { status: 303, headers: { location: r.location, 'cache-control': 'no-store' }, text: null } : send(incoming, pageOf(html(r)));
+        return 'location' in r
+          ? { status: 303, headers: { location: r.location, 'cache-control': 'no-store' }, text: null }
+          : send(incoming, pageOf(html(r)));
       }
       if (!read) {
         const allow = route.kind === 'post' ? 'GET, HEAD, POST' : 'GET, HEAD';

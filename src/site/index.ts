@@ -4,7 +4,13 @@
  * No Node built-ins: it runs wherever the HTTP helper does.
  */
 export { createSite, type SiteHandler, type SiteOptions } from './handler.js';
-export { exportSite, type SiteExportOptions, type SiteExportReport, type SiteFiles, type SiteManifest } from './export.js';
+export {
+  exportSite,
+  type SiteExportOptions,
+  type SiteExportReport,
+  type SiteFiles,
+  type SiteManifest,
+} from './export.js';
 export { defaultTheme } from './default-theme.js';
 export { html, raw, escapeHtml, Html, type Interpolation } from './html.js';
 export type {

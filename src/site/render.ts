@@ -12,7 +12,17 @@ import { type Html, markup, raw } from './html.js';
 import { commentsPath, feedPaths, type ListRef, listPath, monthRange } from './routes.js';
 import type { SiteStore } from './store.js';
 import type { CommentForm, LayoutData, ListView, PostView, Theme } from './theme.js';
-import { type BlogScope, commentViewOf, contentOf, href, monthLink, pageViewOf, relOf, searchLink, summaryOf } from './views.js';
+import {
+  type BlogScope,
+  commentViewOf,
+  contentOf,
+  href,
+  monthLink,
+  pageViewOf,
+  relOf,
+  searchLink,
+  summaryOf,
+} from './views.js';
 
 /** Comments shown on a post's page (and on each further comments page). */
 export const COMMENTS_PER_PAGE = 50;
@@ -58,7 +68,14 @@ function document(
   body: Html | string,
 ): string {
   const feeds = linkedFeeds(scope);
-  const data: LayoutData = { blog: scope.blog, kind, title, feeds, head: headOf({ ...head, blog: scope.blog, feeds }), body: raw(markup(body)) };
+  const data: LayoutData = {
+    blog: scope.blog,
+    kind,
+    title,
+    feeds,
+    head: headOf({ ...head, blog: scope.blog, feeds }),
+    body: raw(markup(body)),
+  };
   return markup(parts.theme.layout(data));
 }
 
@@ -69,7 +86,10 @@ export const linkedFeeds = (scope: BlogScope) => {
 
 export function renderNotFound(parts: SiteParts, scope: BlogScope): Rendered {
   const title = `Page not found — ${scope.blog.name}`;
-  return { status: 404, body: document(parts, scope, 'notFound', title, { noindex: true }, parts.theme.notFound(scope.blog)) };
+  return {
+    status: 404,
+    body: document(parts, scope, 'notFound', title, { noindex: true }, parts.theme.notFound(scope.blog)),
+  };
 }
 
 /** The service list call behind a list. */
@@ -81,18 +101,31 @@ export function listSource(reader: BlogService, blogId: string, list: ListRef): 
         ? (({ start, end }) => ({ startDate: start, endDate: end }))(monthRange(list.year, list.month))
         : {};
   return (pageToken, maxResults, fetchBodies) =>
-    reader.posts.list({ blogId, maxResults, fetchBodies, ...filter, ...(pageToken !== undefined ? { pageToken } : {}) }) as Promise<PostList>;
+    reader.posts.list({
+      blogId,
+      maxResults,
+      fetchBodies,
+      ...filter,
+      ...(pageToken !== undefined ? { pageToken } : {}),
+    }) as Promise<PostList>;
 }
 
 /** A label with a comma would name two labels in `posts.list`; such a list has no page. */
 const validList = (list: ListRef) => list.kind !== 'label' || (list.label.trim() !== '' && !list.label.includes(','));
 
 /** A page of a list: its first page, or the one a token starts. `chunk` is given when the caller already read it. */
-export async function renderList(parts: SiteParts, scope: BlogScope, list: ListRef, token?: string, given?: Chunk): Promise<RenderedList> {
+export async function renderList(
+  parts: SiteParts,
+  scope: BlogScope,
+  list: ListRef,
+  token?: string,
+  given?: Chunk,
+): Promise<RenderedList> {
   const blogId = scope.blog.id;
   if (!validList(list)) return renderNotFound(parts, scope);
   const chunk = given ?? (await orMissing(readChunk(listSource(parts.reader, blogId, list), token, parts.pageSize)));
-  if (!chunk || (chunk.items.length === 0 && (token !== undefined || list.kind !== 'home'))) return renderNotFound(parts, scope);
+  if (!chunk || (chunk.items.length === 0 && (token !== undefined || list.kind !== 'home')))
+    return renderNotFound(parts, scope);
   const pages =
     list.kind === 'home' && token === undefined
       ? (await parts.reader.pages.list({ blogId, maxResults: PAGES_LISTED, fetchBodies: false })).items.map((p) => ({
@@ -100,7 +133,12 @@ export async function renderList(parts: SiteParts, scope: BlogScope, list: ListR
           text: p.title || 'Untitled',
         }))
       : [];
-  const title = list.kind === 'home' ? scope.blog.name : list.kind === 'label' ? list.label : monthLink(scope, monthRange(list.year, list.month).start).text;
+  const title =
+    list.kind === 'home'
+      ? scope.blog.name
+      : list.kind === 'label'
+        ? list.label
+        : monthLink(scope, monthRange(list.year, list.month).start).text;
   const view: ListView = {
     kind: list.kind === 'month' ? 'archive' : list.kind,
     title,
@@ -123,7 +161,14 @@ export async function renderList(parts: SiteParts, scope: BlogScope, list: ListR
       : list.kind === 'label'
         ? parts.theme.label(view, scope.blog)
         : parts.theme.archive(view, scope.blog);
-  const body = document(parts, scope, view.kind === 'archive' ? 'archive' : view.kind, docTitle, { canonical: scope.blog.url + rel }, part);
+  const body = document(
+    parts,
+    scope,
+    view.kind === 'archive' ? 'archive' : view.kind,
+    docTitle,
+    { canonical: scope.blog.url + rel },
+    part,
+  );
   return { status: 200, body, chunk };
 }
 
@@ -148,16 +193,26 @@ async function commentsOf(
   const list = none
     ? { items: [] }
     : await orMissing(
-        parts.reader.comments.list({ blogId: scope.blog.id, postId: post.id, maxResults: COMMENTS_PER_PAGE, ...(token ? { pageToken: token } : {}) }),
+        parts.reader.comments.list({
+          blogId: scope.blog.id,
+          postId: post.id,
+          maxResults: COMMENTS_PER_PAGE,
+          ...(token ? { pageToken: token } : {}),
+        }),
       );
   if (!list) return undefined;
   const closed = post.readerComments !== undefined && post.readerComments !== 'ALLOW';
   const path = new URL(post.url!).pathname;
   const form: CommentForm | null =
-    scope.live && !closed && token === undefined ? (state.form ?? { action: `${path}#comments`, values: { name: '', content: '' }, error: null }) : null;
+    scope.live && !closed && token === undefined
+      ? (state.form ?? { action: `${path}#comments`, values: { name: '', content: '' }, error: null })
+      : null;
   return {
     items: list.items.map(commentViewOf),
-    more: 'nextPageToken' in list && list.nextPageToken ? href(scope, commentsPath(relOf(scope, path), list.nextPageToken)) : null,
+    more:
+      'nextPageToken' in list && list.nextPageToken
+        ? href(scope, commentsPath(relOf(scope, path), list.nextPageToken))
+        : null,
     form,
     pending: state.pending === true,
     closed,
@@ -165,15 +220,29 @@ async function commentsOf(
 }
 
 /** A LIVE post at its path (stored form: `/2026/11/hello.html`), with its first comments. */
-export async function renderPost(parts: SiteParts, scope: BlogScope, path: string, state: PostState = {}): Promise<Rendered & { post?: Post }> {
+export async function renderPost(
+  parts: SiteParts,
+  scope: BlogScope,
+  path: string,
+  state: PostState = {},
+): Promise<Rendered & { post?: Post }> {
   const post = await orMissing(parts.reader.posts.getByPath({ blogId: scope.blog.id, path }));
   if (!post?.url) return renderNotFound(parts, scope);
   return renderPostResource(parts, scope, post, state);
 }
 
-export async function renderPostResource(parts: SiteParts, scope: BlogScope, post: Post, state: PostState = {}): Promise<Rendered & { post: Post }> {
+export async function renderPostResource(
+  parts: SiteParts,
+  scope: BlogScope,
+  post: Post,
+  state: PostState = {},
+): Promise<Rendered & { post: Post }> {
   const comments = await commentsOf(parts, scope, post, undefined, state);
-  const view: PostView = { ...summaryOf(scope, post), content: raw(contentOf(scope, post.content)), comments: comments ?? emptyComments() };
+  const view: PostView = {
+    ...summaryOf(scope, post),
+    content: raw(contentOf(scope, post.content)),
+    comments: comments ?? emptyComments(),
+  };
   const body = document(
     parts,
     scope,
@@ -188,7 +257,13 @@ export async function renderPostResource(parts: SiteParts, scope: BlogScope, pos
 const emptyComments = (): PostView['comments'] => ({ items: [], more: null, form: null, pending: false, closed: true });
 
 /** A post's further comments, from a token. */
-export async function renderComments(parts: SiteParts, scope: BlogScope, path: string, token: string, post?: Post): Promise<Rendered> {
+export async function renderComments(
+  parts: SiteParts,
+  scope: BlogScope,
+  path: string,
+  token: string,
+  post?: Post,
+): Promise<Rendered> {
   const found = post ?? (await orMissing(parts.reader.posts.getByPath({ blogId: scope.blog.id, path })));
   if (!found?.url) return renderNotFound(parts, scope);
   const comments = await commentsOf(parts, scope, found, token, {});
@@ -198,14 +273,22 @@ export async function renderComments(parts: SiteParts, scope: BlogScope, path: s
   const part = parts.theme.comments({ post: { path: summary.path, text: found.title }, comments }, scope.blog);
   return {
     status: 200,
-    body: document(parts, scope, 'comments', `Comments on ${found.title || 'Untitled'} — ${scope.blog.name}`, { canonical: scope.blog.url + rel }, part),
+    body: document(
+      parts,
+      scope,
+      'comments',
+      `Comments on ${found.title || 'Untitled'} — ${scope.blog.name}`,
+      { canonical: scope.blog.url + rel },
+      part,
+    ),
   };
 }
 
 /** A LIVE page at its path (`/p/about.html`). */
 export async function renderPage(parts: SiteParts, scope: BlogScope, path: string): Promise<Rendered> {
   const id = await parts.store.pageIdByPath(scope.blog.id, path);
-  const page = id === undefined ? undefined : await orMissing(parts.reader.pages.get({ blogId: scope.blog.id, pageId: id }));
+  const page =
+    id === undefined ? undefined : await orMissing(parts.reader.pages.get({ blogId: scope.blog.id, pageId: id }));
   if (!page?.url || new URL(page.url).pathname !== scope.base + path.slice(1)) return renderNotFound(parts, scope);
   const view = pageViewOf(scope, page);
   return {
@@ -228,7 +311,12 @@ export async function renderSearch(parts: SiteParts, scope: BlogScope, q: string
   let next: string | undefined;
   if (query) {
     const found = await orMissing(
-      parts.reader.posts.search({ blogId: scope.blog.id, q: query, maxResults: parts.pageSize, ...(token ? { pageToken: token } : {}) }),
+      parts.reader.posts.search({
+        blogId: scope.blog.id,
+        q: query,
+        maxResults: parts.pageSize,
+        ...(token ? { pageToken: token } : {}),
+      }),
     );
     if (!found) return renderNotFound(parts, scope);
     posts = found.items;
@@ -244,5 +332,8 @@ export async function renderSearch(parts: SiteParts, scope: BlogScope, q: string
     query,
   };
   const title = query ? `Search: ${query} — ${scope.blog.name}` : `Search — ${scope.blog.name}`;
-  return { status: 200, body: document(parts, scope, 'search', title, { noindex: true }, parts.theme.search(view, scope.blog)) };
+  return {
+    status: 200,
+    body: document(parts, scope, 'search', title, { noindex: true }, parts.theme.search(view, scope.blog)),
+  };
 }

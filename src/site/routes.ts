@@ -6,7 +6,10 @@
  */
 
 /** A list of posts: the blog's newest, one label's, or one month's. */
-export type ListRef = { kind: 'home' } | { kind: 'label'; label: string } | { kind: 'month'; year: number; month: number };
+export type ListRef =
+  | { kind: 'home' }
+  | { kind: 'label'; label: string }
+  | { kind: 'month'; year: number; month: number };
 
 export type Route =
   | { kind: 'list'; list: ListRef; token?: string }
@@ -31,16 +34,24 @@ export function listPath(list: ListRef, token?: string): string {
 
 /** A post's path (`/2026/11/hello.html`, as stored) relative to the blog url, and the page of its comments after a token. */
 export const relative = (path: string) => path.replace(/^\/+/, '');
-export const commentsPath = (path: string, token: string) => `${relative(path).replace(/\.html$/, '')}/comments/${token}`;
+export const commentsPath = (path: string, token: string) =>
+  `${relative(path).replace(/\.html$/, '')}/comments/${token}`;
 
 export const searchPath = (q: string, token?: string) => `search?q=${enc(q)}${token ? `&page=${enc(token)}` : ''}`;
 
 /** The month a time falls in (UTC, as post paths are). */
-export const monthOf = (iso: string): ListRef & { kind: 'month' } => ({ kind: 'month', year: Number(iso.slice(0, 4)), month: Number(iso.slice(5, 7)) });
+export const monthOf = (iso: string): ListRef & { kind: 'month' } => ({
+  kind: 'month',
+  year: Number(iso.slice(0, 4)),
+  month: Number(iso.slice(5, 7)),
+});
 
 /** A month's first instant and the next month's, as RFC 3339 times. */
 export function monthRange(year: number, month: number): { start: string; end: string } {
-  return { start: new Date(Date.UTC(year, month - 1, 1)).toISOString(), end: new Date(Date.UTC(year, month, 1)).toISOString() };
+  return {
+    start: new Date(Date.UTC(year, month - 1, 1)).toISOString(),
+    end: new Date(Date.UTC(year, month, 1)).toISOString(),
+  };
 }
 
 /** Where the feeds are: Blogger's own paths when served live; plain files in a static export. */
@@ -71,7 +82,8 @@ export function parseRoute(rel: string, query: URLSearchParams): Route | undefin
   const part = /^sitemap-([a-z0-9-]{1,40})\.xml$/.exec(rel);
   if (part) return { kind: 'sitemap', part: part[1]! };
   const s = rel.split('/');
-  if (s[0] === 'page' && s.length === 2 && TOKEN.test(s[1]!)) return { kind: 'list', list: { kind: 'home' }, token: s[1]! };
+  if (s[0] === 'page' && s.length === 2 && TOKEN.test(s[1]!))
+    return { kind: 'list', list: { kind: 'home' }, token: s[1]! };
   if (s[0] === 'p' && s.length === 2 && s[1]!.endsWith('.html')) return { kind: 'page', path: `/${rel}` };
   if (s[0] === 'search') {
     if (s.length === 1) {
@@ -98,7 +110,8 @@ export function parseRoute(rel: string, query: URLSearchParams): Route | undefin
     if (s.length === 3 && s[2] === '') return { kind: 'list', list };
     if (s.length === 4 && s[2] === 'page' && TOKEN.test(s[3]!)) return { kind: 'list', list, token: s[3]! };
     if (s.length === 3 && s[2]!.endsWith('.html')) return { kind: 'post', path: `/${rel}` };
-    if (s.length === 5 && s[3] === 'comments' && TOKEN.test(s[4]!)) return { kind: 'comments', path: `/${s[0]}/${s[1]}/${s[2]}.html`, token: s[4]! };
+    if (s.length === 5 && s[3] === 'comments' && TOKEN.test(s[4]!))
+      return { kind: 'comments', path: `/${s[0]}/${s[1]}/${s[2]}.html`, token: s[4]! };
   }
   return undefined;
 }
@@ -109,7 +122,8 @@ export function parseRoute(rel: string, query: URLSearchParams): Route | undefin
  * `search/label/x.html`). Undefined for a path that cannot be a file below the export's folder.
  */
 export function fileOf(rel: string): string | undefined {
-  const path = rel === '' || rel.endsWith('/') ? `${rel}index.html` : /\.(html|xml|txt)$/.test(rel) ? rel : `${rel}.html`;
+  const path =
+    rel === '' || rel.endsWith('/') ? `${rel}index.html` : /\.(html|xml|txt)$/.test(rel) ? rel : `${rel}.html`;
   const parts = path.split('/').map(decode);
   if (parts.some((p) => p === undefined || p === '' || p === '.' || p === '..' || /[\\\0]/.test(p))) return undefined;
   return parts.join('/');

@@ -15,7 +15,8 @@ const FILE_LIMIT = 50_000;
 /** Window names are ISO time prefixes (lower case, `-` for `T` and `:`), from a year down to a second. */
 const UNITS = [4, 7, 10, 13, 16, 19] as const;
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+const esc = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 const HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
 const NS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 
@@ -55,7 +56,8 @@ export async function postWindows(parts: SiteParts, blogId: string): Promise<str
       if (!post) return;
       const name = nameOf(post.published ?? post.updated, UNITS[level]!);
       const range = windowRange(name)!;
-      if (level === UNITS.length - 1 || (await parts.store.countPosts(blogId, range.start, range.end)) <= MAX_URLS) out.push(name);
+      if (level === UNITS.length - 1 || (await parts.store.countPosts(blogId, range.start, range.end)) <= MAX_URLS)
+        out.push(name);
       else await walk(level + 1, range.start, range.end);
       upper = range.start;
     }
@@ -65,7 +67,9 @@ export async function postWindows(parts: SiteParts, blogId: string): Promise<str
 }
 
 /** Every post of a list call, following its tokens (up to the protocol's limit for one file). */
-async function allOf<T>(read: (pageToken: string | undefined) => Promise<{ items: T[]; nextPageToken?: string }>): Promise<T[]> {
+async function allOf<T>(
+  read: (pageToken: string | undefined) => Promise<{ items: T[]; nextPageToken?: string }>,
+): Promise<T[]> {
   const out: T[] = [];
   let token: string | undefined;
   do {
@@ -93,7 +97,9 @@ const postsIn = (parts: SiteParts, blogId: string, range?: { start: string; end:
     }),
   );
 const pagesOf = (parts: SiteParts, blogId: string) =>
-  allOf((pageToken) => parts.reader.pages.list({ blogId, maxResults: 500, fetchBodies: false, ...(pageToken ? { pageToken } : {}) }));
+  allOf((pageToken) =>
+    parts.reader.pages.list({ blogId, maxResults: 500, fetchBodies: false, ...(pageToken ? { pageToken } : {}) }),
+  );
 
 export interface SitemapFile {
   /** Path relative to the blog url. */
@@ -111,7 +117,10 @@ export async function sitemapRoot(parts: SiteParts, scope: BlogScope): Promise<{
     const items = p.length + g.length ? [...p, ...g] : [{ url: scope.blog.url }];
     return { text: urlset(items), files: [] };
   }
-  const files = [...(pages ? ['sitemap-pages.xml'] : []), ...(await postWindows(parts, blogId)).map((w) => `sitemap-posts-${w}.xml`)];
+  const files = [
+    ...(pages ? ['sitemap-pages.xml'] : []),
+    ...(await postWindows(parts, blogId)).map((w) => `sitemap-posts-${w}.xml`),
+  ];
   const text = `${HEAD}<sitemapindex xmlns="${NS}">\n${files.map((f) => `<sitemap><loc>${esc(scope.blog.url + f)}</loc></sitemap>\n`).join('')}</sitemapindex>\n`;
   return { text, files };
 }
@@ -129,4 +138,5 @@ export async function sitemapPart(parts: SiteParts, scope: BlogScope, part: stri
 }
 
 /** `/robots.txt`: everything may be crawled but search results; where the sitemap is. */
-export const robotsTxt = (scope: BlogScope) => `User-agent: *\nDisallow: ${scope.base}search?\nAllow: /\n\nSitemap: ${scope.blog.url}sitemap.xml\n`;
+export const robotsTxt = (scope: BlogScope) =>
+  `User-agent: *\nDisallow: ${scope.base}search?\nAllow: /\n\nSitemap: ${scope.blog.url}sitemap.xml\n`;

@@ -27,7 +27,11 @@ function langOf(locale: Blog['locale'] | undefined): string {
   return /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(tag) ? tag : 'en';
 }
 
-export function scopeOf(blog: Pick<Blog, 'id' | 'name' | 'description' | 'url' | 'locale'>, live: boolean, pictures = live): BlogScope {
+export function scopeOf(
+  blog: Pick<Blog, 'id' | 'name' | 'description' | 'url' | 'locale'>,
+  live: boolean,
+  pictures = live,
+): BlogScope {
   const base = new URL(blog.url).pathname;
   return {
     base,
@@ -68,7 +72,10 @@ function monthName(iso: string, lang: string): string {
   return name;
 }
 
-export const monthLink = (scope: BlogScope, iso: string): Link => ({ path: href(scope, listPath(monthOf(iso))), text: monthName(iso, scope.blog.lang) });
+export const monthLink = (scope: BlogScope, iso: string): Link => ({
+  path: href(scope, listPath(monthOf(iso))),
+  text: monthName(iso, scope.blog.lang),
+});
 
 /** Up to about `max` characters of a post's text, cut at a word. */
 export function excerptOf(content: string | undefined, max = 300): string {
@@ -132,6 +139,7 @@ export function commentViewOf(c: Comment): CommentView {
 }
 
 /** The post path relative to the blog url, for route building. */
-export const relOf = (scope: BlogScope, path: string) => relative(path.startsWith(scope.base) ? path.slice(scope.base.length) : path);
+export const relOf = (scope: BlogScope, path: string) =>
+  relative(path.startsWith(scope.base) ? path.slice(scope.base.length) : path);
 
 export const searchLink = (scope: BlogScope, q: string, token?: string) => href(scope, searchPath(q, token));

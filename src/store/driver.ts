@@ -342,7 +342,10 @@ export function keyInRange(key: Key, query: RangeQuery): boolean {
 }
 
 /** Whether a suffix lies within the optional bounds of a query. */
-export function suffixInBounds(suffix: Key, q: { lower?: KeyBound | undefined; upper?: KeyBound | undefined }): boolean {
+export function suffixInBounds(
+  suffix: Key,
+  q: { lower?: KeyBound | undefined; upper?: KeyBound | undefined },
+): boolean {
   if (q.lower) {
     const c = compareKeys(suffix, q.lower.key);
     if (c < 0 || (c === 0 && q.lower.open)) return false;
@@ -359,7 +362,12 @@ export function suffixInBounds(suffix: Key, q: { lower?: KeyBound | undefined; u
  * direction) merged by suffix, repeats of a suffix dropped, at most `limit`. Drivers that walk each
  * prefix themselves use it to merge.
  */
-export function mergeWalks(walks: ReadonlyArray<readonly IndexEntry[]>, width: number, direction: 'asc' | 'desc', limit: number): IndexEntry[] {
+export function mergeWalks(
+  walks: ReadonlyArray<readonly IndexEntry[]>,
+  width: number,
+  direction: 'asc' | 'desc',
+  limit: number,
+): IndexEntry[] {
   if (walks.length === 1) return walks[0]!.slice(0, limit);
   const sign = direction === 'asc' ? 1 : -1;
   const tagged: Array<{ e: IndexEntry; s: Key; w: number }> = [];
@@ -380,7 +388,11 @@ export function mergeWalks(walks: ReadonlyArray<readonly IndexEntry[]>, width: n
  * (the last one shorter, none empty). Each is a fresh copy the caller may keep; with `reuse`, the same buffer
  * comes back each time (for stores that copy a chunk away before they ask for the next: less garbage).
  */
-export async function* fixedChunks(source: AsyncIterable<Uint8Array>, size: number, reuse = false): AsyncGenerator<Uint8Array> {
+export async function* fixedChunks(
+  source: AsyncIterable<Uint8Array>,
+  size: number,
+  reuse = false,
+): AsyncGenerator<Uint8Array> {
   let buffer = new Uint8Array(size);
   let filled = 0;
   for await (const piece of source) {

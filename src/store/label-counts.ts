@@ -11,8 +11,11 @@ import { del, labelId, put, type LabelRecord, type PostRecord } from './records.
 type Counted = Pick<PostRecord, 'blogId' | 'status'> & { labels?: readonly string[] };
 
 /** The counter ops for a post going from `before` to `after` (undefined: not there). Empty when nothing moves. */
-export const labelCounterOps = (driver: RecordStore, before: Counted | undefined, after: Counted | undefined): Promise<WriteOp[]> =>
-  labelCountsOps(driver, [[before, after]]);
+export const labelCounterOps = (
+  driver: RecordStore,
+  before: Counted | undefined,
+  after: Counted | undefined,
+): Promise<WriteOp[]> => labelCountsOps(driver, [[before, after]]);
 
 /** The same for several posts written in one commit (each counter moves once, by the sum). */
 export async function labelCountsOps(
@@ -41,7 +44,13 @@ export async function labelCountsOps(
   );
   return moved.map(([id, { blogId, label, live, all }], i) => {
     const current = stored[i];
-    const next: LabelRecord = { id, blogId, label, live: (current?.doc.live ?? 0) + live, all: (current?.doc.all ?? 0) + all };
+    const next: LabelRecord = {
+      id,
+      blogId,
+      label,
+      live: (current?.doc.live ?? 0) + live,
+      all: (current?.doc.all ?? 0) + all,
+    };
     return next.all <= 0 && current ? del('labels', id, current.version) : put('labels', next, current?.version ?? 0);
   });
 }

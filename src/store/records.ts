@@ -225,7 +225,8 @@ function postKeys(p: PostRecord): Record<string, Key[]> {
 }
 
 /** The media a post's or page's content uses, as `media` index entries [blogId, sha256, id]. */
-const usesOf = (r: PostRecord | PageRecord): Key[] => mediaRefs(r.blogId, r.content).map((sha) => [r.blogId, sha, r.id]);
+const usesOf = (r: PostRecord | PageRecord): Key[] =>
+  mediaRefs(r.blogId, r.content).map((sha) => [r.blogId, sha, r.id]);
 
 function keysOf(collection: Collection, r: Records[Collection]): Record<string, Key[]> {
   switch (collection) {
@@ -233,7 +234,11 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
       return postKeys(r as PostRecord);
     case 'pages': {
       const p = r as PageRecord;
-      return { published: [[p.blogId, p.status, sortTime(p), p.id]], path: p.path ? [[p.blogId, p.path]] : [], media: usesOf(p) };
+      return {
+        published: [[p.blogId, p.status, sortTime(p), p.id]],
+        path: p.path ? [[p.blogId, p.path]] : [],
+        media: usesOf(p),
+      };
     }
     case 'comments': {
       const c = r as CommentRecord;
@@ -281,10 +286,16 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
  * blog's unseen stream meanwhile (`streams.ts`: a post created SCHEDULED, a draft deleted); a comment stays in
  * the shown stream, since its writer saw it (changes.ts tells only them it was marked as spam).
  */
-function markUnseen(collection: Collection, record: { status?: string; vis?: CommentVis; unseen?: true }, expect: number): void {
+function markUnseen(
+  collection: Collection,
+  record: { status?: string; vis?: CommentVis; unseen?: true },
+  expect: number,
+): void {
   if (collection !== 'posts' && collection !== 'pages' && collection !== 'comments') return;
   const shown =
-    collection === 'comments' ? (record.status === 'LIVE' || record.status === 'EMPTIED') && (record.vis ?? 'open') === 'open' : record.status === 'LIVE';
+    collection === 'comments'
+      ? (record.status === 'LIVE' || record.status === 'EMPTIED') && (record.vis ?? 'open') === 'open'
+      : record.status === 'LIVE';
   if (shown) delete record.unseen;
   else if (expect === 0) record.unseen = true;
 }
@@ -309,7 +320,12 @@ export function put<C extends Collection>(collection: C, record: Records[C], exp
 }
 
 /** A delete; `was` (the record deleted) names the change stream of posts, pages and comments (a delete is a change too). */
-export function del(collection: Collection, id: string, expect: number, was?: { blogId?: string; unseen?: true }): WriteOp {
+export function del(
+  collection: Collection,
+  id: string,
+  expect: number,
+  was?: { blogId?: string; unseen?: true },
+): WriteOp {
   const stream = streamOf(collection, was ?? {});
   return { type: 'delete', collection, id, expect, ...(stream ? { stream } : {}) };
 }
@@ -318,6 +334,7 @@ export function del(collection: Collection, id: string, expect: number, was?: { 
 const streamOf = (collection: Collection, r: { blogId?: string; unseen?: true }) =>
   collection === 'users' || collection === 'blogs'
     ? RECORDS_STREAM
-    : (collection === 'posts' || collection === 'pages' || collection === 'comments' || collection === 'media') && r.blogId !== undefined
+    : (collection === 'posts' || collection === 'pages' || collection === 'comments' || collection === 'media') &&
+        r.blogId !== undefined
       ? blogStream(r.blogId, collection !== 'comments' && r.unseen === true)
       : undefined;

@@ -10,7 +10,15 @@
  */
 import { DriverConflict, type IndexedDoc, type Key, type StoredDoc, type WriteOp } from './driver.js';
 import type { RecordStore } from './record-store.js';
-import { commentVisOf, labelId, put, type Collection, type LabelRecord, type PostRecord, type Records } from './records.js';
+import {
+  commentVisOf,
+  labelId,
+  put,
+  type Collection,
+  type LabelRecord,
+  type PostRecord,
+  type Records,
+} from './records.js';
 import { LAYOUT_MARKER, STORE_LAYOUT, type IndexName } from './schema.js';
 
 const BATCH = 500;
@@ -24,7 +32,14 @@ async function eachBatch<C extends Collection>(
 ) {
   let after: Key | undefined;
   for (;;) {
-    const batch = await driver.list({ collection, index, prefix: [], ...(after ? { lower: { key: after, open: true } } : {}), direction: 'asc', limit: BATCH });
+    const batch = await driver.list({
+      collection,
+      index,
+      prefix: [],
+      ...(after ? { lower: { key: after, open: true } } : {}),
+      direction: 'asc',
+      limit: BATCH,
+    });
     if (batch.length) await fn(batch);
     if (batch.length < BATCH) return;
     after = batch[batch.length - 1]!.key;
@@ -32,7 +47,11 @@ async function eachBatch<C extends Collection>(
 }
 
 /** `mark` is the layout marker as stored (none in a new store); `time` the core's clock (ms), logged with the commits this makes. */
-export async function upgradeStore(driver: RecordStore, mark: StoredDoc | undefined, time: () => number): Promise<void> {
+export async function upgradeStore(
+  driver: RecordStore,
+  mark: StoredDoc | undefined,
+  time: () => number,
+): Promise<void> {
   const layout = mark ? Number(mark.doc.layout) : 0;
   if (layout >= STORE_LAYOUT) return;
   if (layout < 2) await layout2(driver, time);
@@ -40,7 +59,10 @@ export async function upgradeStore(driver: RecordStore, mark: StoredDoc | undefi
   if (layout < 3) await countLabels(driver, time);
   try {
     const doc = { id: LAYOUT_MARKER, layout: STORE_LAYOUT };
-    await driver.commit([{ type: 'put', collection: 'settings', id: LAYOUT_MARKER, expect: mark?.version ?? 0, doc, keys: {} }], { time: time() });
+    await driver.commit(
+      [{ type: 'put', collection: 'settings', id: LAYOUT_MARKER, expect: mark?.version ?? 0, doc, keys: {} }],
+      { time: time() },
+    );
   } catch (error) {
     if (!DriverConflict.is(error)) throw error; // another process opening the same store marked it
   }

@@ -18,13 +18,21 @@ import type { Base, Synced } from './model.js';
 type Resource = Post | Page | Comment;
 
 export const pathOf = (blogId: string, collection: Synced, id: string, postId?: string) =>
-  collection === 'comments' ? `/blogs/${blogId}/posts/${postId}/comments/${id}` : `/blogs/${blogId}/${collection}/${id}`;
+  collection === 'comments'
+    ? `/blogs/${blogId}/posts/${postId}/comments/${id}`
+    : `/blogs/${blogId}/${collection}/${id}`;
 
 /**
  * The server refused a write: its copy (or its absence) is stored locally and the local version is kept
  * beside it in a conflict, until `resolve` picks one. A write that was a create has no server copy.
  */
-export async function conflict(ctx: Ctx, remote: Remote, collection: Synced, id: string, error: RemoteError): Promise<void> {
+export async function conflict(
+  ctx: Ctx,
+  remote: Remote,
+  collection: Synced,
+  id: string,
+  error: RemoteError,
+): Promise<void> {
   const { core, blogId, state: st } = ctx;
   const base = (await core.getAs<Base>('settings', baseId(blogId, collection, id)))?.doc;
   const local = (await core.driver.get(collection, id))?.doc;
@@ -87,12 +95,22 @@ export function publicConflict(c: StoredConflict): Conflict {
   const mine = side(c.mine);
   const theirs = side(c.theirs, c.etag);
   const fields = FIELDS.filter((f) => JSON.stringify(mine?.[f]) !== JSON.stringify(theirs?.[f]));
-  return { kind: kindOf(c.collection), id: shownId(c), reason: c.reason, message: c.message, mine, theirs, fields, detected: c.detected };
+  return {
+    kind: kindOf(c.collection),
+    id: shownId(c),
+    reason: c.reason,
+    message: c.message,
+    mine,
+    theirs,
+    fields,
+    detected: c.detected,
+  };
 }
 
 export async function resolveConflict(c: Ctx, id: string, choice: ConflictChoice): Promise<void> {
   const found = c.state.conflicts.find((x) => shownId(x) === id);
-  if (!found || (choice !== 'mine' && choice !== 'theirs')) throw new TypeError("resolve: no open conflict, or not 'mine' | 'theirs'");
+  if (!found || (choice !== 'mine' && choice !== 'theirs'))
+    throw new TypeError("resolve: no open conflict, or not 'mine' | 'theirs'");
   if (found.collection === 'media') return (await loadMedia()).resolveMedia(c, found, choice);
   const { collection, mine } = found;
   const batch = new Batch(c.core);
@@ -109,14 +127,27 @@ export async function resolveConflict(c: Ctx, id: string, choice: ConflictChoice
     } else if (current) {
       // Mine on top of the server's version: sent as an update against its etag.
       const m = mine as Fields;
-      const next = { ...current, ...editable(collection, mine as never), status: m.status, published: m.published ?? current.published, id };
+      const next = {
+        ...current,
+        ...editable(collection, mine as never),
+        status: m.status,
+        published: m.published ?? current.published,
+        id,
+      };
       // The server's version loses here (and there, when the update lands): it stays as a revision.
       await keep(c, batch, collection, current, next);
       await batch.put(collection, next);
       if (base) await batch.put('settings', { ...base, v: -1 });
     } else {
       // The server has none: mine comes back as a record made here, created by the next push.
-      await batch.put(collection, { ...mine, id, path: undefined, commentsVis: undefined, liveComments: 0, allComments: 0 });
+      await batch.put(collection, {
+        ...mine,
+        id,
+        path: undefined,
+        commentsVis: undefined,
+        liveComments: 0,
+        allComments: 0,
+      });
       await batch.delete('settings', bId);
     }
     settled(c.state, collection, id);

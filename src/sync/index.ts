@@ -27,7 +27,8 @@ export type * from './types.js';
 
 export function createReplica(options: ReplicaOptions): Replica {
   const internals = options?.local ? internalsOf(options.local) : undefined;
-  if (internals?.actor.kind !== 'host' || !options.blogId) throw new TypeError('createReplica needs { local (a host service), blogId }');
+  if (internals?.actor.kind !== 'host' || !options.blogId)
+    throw new TypeError('createReplica needs { local (a host service), blogId }');
   const core: Core = internals.core;
   const blogId = options.blogId;
   // The local blog exists from now on, so the app may write before the first sync, even offline (records.ts).
@@ -71,7 +72,13 @@ export function createReplica(options: ReplicaOptions): Replica {
       if (!error.status || error.status >= 500) throw error;
     });
     const batch = new Batch(core);
-    if (self) await batch.put('users', { id: self.id, displayName: self.displayName, url: self.url, created: self.created } satisfies UserRecord);
+    if (self)
+      await batch.put('users', {
+        id: self.id,
+        displayName: self.displayName,
+        url: self.url,
+        created: self.created,
+      } satisfies UserRecord);
     await batch.put('blogs', blogRecord(b, self?.id ?? ''));
     await batch.commit(c);
   }
@@ -91,9 +98,17 @@ export function createReplica(options: ReplicaOptions): Replica {
     again = false;
     const started = (async () => {
       const pictures = await core.getAs<{ want: string[]; drop: string[] }>('settings', picturesId(blogId));
-      if (stopDownloads.signal.aborted || !(pictures?.doc.want.length || pictures?.doc.drop.length)) return { fetched: 0, waiting: 0 };
+      if (stopDownloads.signal.aborted || !(pictures?.doc.want.length || pictures?.doc.drop.length))
+        return { fetched: 0, waiting: 0 };
       const save = (change: (c: Ctx) => Promise<void>) => run(change);
-      return (await loadMedia()).fetchPictures(core, blogId, remote, options.downloads ?? 4, stopDownloads.signal, save);
+      return (await loadMedia()).fetchPictures(
+        core,
+        blogId,
+        remote,
+        options.downloads ?? 4,
+        stopDownloads.signal,
+        save,
+      );
     })();
     pass = started.finally(() => {
       pass = undefined;
@@ -121,7 +136,10 @@ export function createReplica(options: ReplicaOptions): Replica {
       const out: PendingChange[] = [];
       for (const key of c.state.dirty) {
         const { collection, id } = splitKey(key);
-        const [rec, base] = await Promise.all([core.get(collection, id), core.getAs<Base>('settings', baseId(blogId, collection, id))]);
+        const [rec, base] = await Promise.all([
+          core.get(collection, id),
+          core.getAs<Base>('settings', baseId(blogId, collection, id)),
+        ]);
         // Made and dropped here, never sent, or written with nothing a push sends (a post's comment counts): nothing waits.
         if (rec ? !base || differs(collection, rec.doc, base.doc) : base || c.state.creates[id]) {
           const doc = rec?.doc as { title?: string; filename?: string } | undefined;
@@ -166,7 +184,12 @@ export function createReplica(options: ReplicaOptions): Replica {
           pause = 1_000;
           abort = new AbortController();
           const since = ctx?.state.checkpoint;
-          await Promise.race([remote.pull(blogId, { since, maxResults: 1, wait: waitSeconds, signal: abort.signal }).catch(() => undefined), woken]);
+          await Promise.race([
+            remote
+              .pull(blogId, { since, maxResults: 1, wait: waitSeconds, signal: abort.signal })
+              .catch(() => undefined),
+            woken,
+          ]);
           abort.abort();
         } catch (error) {
           if (stopped) break;

@@ -12,7 +12,22 @@ import { Batch, baseId, keyOf, settled } from './state.js';
 import { picturesId, picturesIn } from './wanted.js';
 import type { MediaKit } from './media.js';
 
-const kit: MediaKit = { Batch, BlogError, RemoteError, asJson, mediaId, isDirty, editable, fingerprint, revOf, baseId, keyOf, picturesId, picturesIn, settled };
+const kit: MediaKit = {
+  Batch,
+  BlogError,
+  RemoteError,
+  asJson,
+  mediaId,
+  isDirty,
+  editable,
+  fingerprint,
+  revOf,
+  baseId,
+  keyOf,
+  picturesId,
+  picturesIn,
+  settled,
+};
 
 /** The pictures module's calls (loaded the first time a replica meets a picture). */
 export const loadMedia = async () => (await import('./media.js')).pictures(kit);

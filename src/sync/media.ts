@@ -86,7 +86,10 @@ function mediaRecord(w: Media, old: MediaRecord | undefined): MediaRecord {
  * The local record of a picture known by its url alone: what its bytes say, and none of what only those who see
  * the blog's media see (alt text, uploader, dates: a reader's content has the alt texts it shows).
  */
-const urlRecord = (blogId: string, f: Pick<MediaRecord, 'sha256' | 'blob' | 'contentType' | 'bytes' | 'width' | 'height' | 'filename'>): MediaRecord => ({
+const urlRecord = (
+  blogId: string,
+  f: Pick<MediaRecord, 'sha256' | 'blob' | 'contentType' | 'bytes' | 'width' | 'height' | 'filename'>,
+): MediaRecord => ({
   id: kit.mediaId(blogId, f.sha256),
   blogId,
   sha256: f.sha256,
@@ -104,9 +107,22 @@ const urlRecord = (blogId: string, f: Pick<MediaRecord, 'sha256' | 'blob' | 'con
 });
 
 /** A picture stored here as `v`, equal to the server's copy of etag `etag` (or, `s` BY_URL, to what its url serves). */
-async function putWithBase(ctx: Ctx, batch: Batch, record: MediaRecord, etag: string | undefined, s = ''): Promise<void> {
+async function putWithBase(
+  ctx: Ctx,
+  batch: Batch,
+  record: MediaRecord,
+  etag: string | undefined,
+  s = '',
+): Promise<void> {
   const v = await batch.put('media', record);
-  const base: Base = { id: kit.baseId(ctx.blogId, 'media', record.id), v, etag, s, h: kit.fingerprint('media', record), g: ctx.state.gen };
+  const base: Base = {
+    id: kit.baseId(ctx.blogId, 'media', record.id),
+    v,
+    etag,
+    s,
+    h: kit.fingerprint('media', record),
+    g: ctx.state.gen,
+  };
   await batch.put('settings', base);
 }
 
@@ -115,7 +131,8 @@ async function keep(ctx: Ctx, batch: Batch, pictures: Wanted, w: Media): Promise
   const id = kit.mediaId(ctx.blogId, w.id);
   const local = (await batch.get<MediaRecord>('media', id))?.doc;
   const { id: authorId, displayName } = w.author;
-  if (authorId && !(await batch.get('users', authorId))) await batch.put('users', { id: authorId, displayName, created: '' } satisfies UserRecord);
+  if (authorId && !(await batch.get('users', authorId)))
+    await batch.put('users', { id: authorId, displayName, created: '' } satisfies UserRecord);
   await putWithBase(ctx, batch, mediaRecord(w, local), w.etag);
   if (!local && !pictures.want.includes(w.id)) pictures.want.push(w.id);
 }
@@ -138,14 +155,19 @@ function unwant(pictures: Wanted, shas: ReadonlySet<string>): void {
 }
 
 /** Changes what waits to be fetched or let go, within a batch. */
-async function dropOrFetch(batch: Batch, blogId: string, change: (pictures: Wanted) => void | Promise<void>): Promise<void> {
+async function dropOrFetch(
+  batch: Batch,
+  blogId: string,
+  change: (pictures: Wanted) => void | Promise<void>,
+): Promise<void> {
   const pictures = await kit.picturesIn(batch, blogId);
   await change(pictures);
   await batch.put('settings', pictures);
 }
 
 /** Removes a picture here within a batch of other writes. */
-const dropMedia = (ctx: Ctx, batch: Batch, id: string) => dropOrFetch(batch, ctx.blogId, (pictures) => forget(ctx, batch, pictures, id));
+const dropMedia = (ctx: Ctx, batch: Batch, id: string) =>
+  dropOrFetch(batch, ctx.blogId, (pictures) => forget(ctx, batch, pictures, id));
 
 /**
  * A fresh pull's sweep of a picture it did not bring (gone from the server, or from the user's sight: a role
@@ -155,7 +177,8 @@ const dropMedia = (ctx: Ctx, batch: Batch, id: string) => dropOrFetch(batch, ctx
 async function sweepMedia(ctx: Ctx, batch: Batch, id: string, base: Base): Promise<void> {
   if (base.s === BY_URL) return;
   const local = (await batch.get<MediaRecord>('media', id))?.doc;
-  if (local && (await usedHere(ctx.core, ctx.blogId, local.sha256))) await putWithBase(ctx, batch, urlRecord(ctx.blogId, local), undefined, BY_URL);
+  if (local && (await usedHere(ctx.core, ctx.blogId, local.sha256)))
+    await putWithBase(ctx, batch, urlRecord(ctx.blogId, local), undefined, BY_URL);
   else await dropMedia(ctx, batch, id);
 }
 
@@ -190,7 +213,11 @@ async function applyMedia(ctx: Ctx, batch: Batch, items: readonly ChangeItem[]):
     for (const item of items) {
       const id = kit.mediaId(ctx.blogId, item.id);
       const local = await batch.get<MediaRecord>('media', id);
-      if (local && kit.isDirty(local.stored, (await batch.get<Base>('settings', kit.baseId(ctx.blogId, 'media', id)))?.doc)) continue;
+      if (
+        local &&
+        kit.isDirty(local.stored, (await batch.get<Base>('settings', kit.baseId(ctx.blogId, 'media', id)))?.doc)
+      )
+        continue;
       if (item.deleted || !item.resource) await forget(ctx, batch, pictures, id);
       else await keep(ctx, batch, pictures, item.resource as Media);
       applied++;
@@ -234,8 +261,11 @@ async function pushMedia(ctx: Ctx, remote: Remote, id: string): Promise<boolean>
   const wanted = kit.editable('media', r);
   let server: Media;
   if (!base) {
-    server = await remote.call<Media>('POST', `/blogs/${blogId}/media`, { bytes: { body: await bytesOf(core, r), type: r.contentType, filename: r.filename } });
-    if (server.alt !== r.alt || server.filename !== r.filename) server = await remote.call<Media>('PATCH', path, { body: wanted, ifMatch: server.etag });
+    server = await remote.call<Media>('POST', `/blogs/${blogId}/media`, {
+      bytes: { body: await bytesOf(core, r), type: r.contentType, filename: r.filename },
+    });
+    if (server.alt !== r.alt || server.filename !== r.filename)
+      server = await remote.call<Media>('PATCH', path, { body: wanted, ifMatch: server.etag });
   } else server = await remote.call<Media>('PATCH', path, { body: wanted, ifMatch: base.etag });
   const now = await batch.get<MediaRecord>('media', id);
   if (now?.stored === rec.version) {
@@ -265,7 +295,14 @@ async function mediaConflict(ctx: Ctx, remote: Remote, id: string, error: Remote
   // The server's version becomes the base: 'mine' is then sent over it.
   if (theirs) {
     const h = kit.fingerprint('media', mediaRecord(theirs, undefined));
-    await batch.put('settings', { id: kit.baseId(blogId, 'media', id), v: -1, etag: theirs.etag, s: '', h, g: st.gen } satisfies Base);
+    await batch.put('settings', {
+      id: kit.baseId(blogId, 'media', id),
+      v: -1,
+      etag: theirs.etag,
+      s: '',
+      h,
+      g: st.gen,
+    } satisfies Base);
   }
   const record: StoredConflict = {
     id,
@@ -311,7 +348,8 @@ async function* verified(stream: ReadableStream<Uint8Array>, sha: string): Async
     yield piece;
   }
   const got = hash.hex();
-  if (got !== sha) throw new kit.RemoteError(502, 'badPicture', `The server sent bytes with SHA-256 ${got} for the picture ${sha}`);
+  if (got !== sha)
+    throw new kit.RemoteError(502, 'badPicture', `The server sent bytes with SHA-256 ${got} for the picture ${sha}`);
 }
 
 /** Pictures looked at per pass (the rest wait for the next). */
@@ -374,7 +412,10 @@ async function fetchPictures(
         else {
           // The upload's own checks, from the chunk of the rarely used calls (no start-up module imported here).
           const { putPicture } = await import('../resources/rarely-used.js');
-          byUrl.push({ ...(await putPicture(core, t.blob, { body, filename: t.filename, sha256: t.sha256 })), blob: t.blob });
+          byUrl.push({
+            ...(await putPicture(core, t.blob, { body, filename: t.filename, sha256: t.sha256 })),
+            blob: t.blob,
+          });
         }
         done.push(t.sha256);
       } catch (error) {
@@ -397,7 +438,8 @@ async function fetchPictures(
         const there = (await batch.get<MediaRecord>('media', kit.mediaId(blogId, f.sha256)))?.doc;
         if (there) {
           if (there.blob !== f.blob) pictures.drop.push(f.blob);
-        } else if (await usedHere(core, blogId, f.sha256)) await putWithBase(ctx, batch, urlRecord(blogId, f), undefined, BY_URL);
+        } else if (await usedHere(core, blogId, f.sha256))
+          await putWithBase(ctx, batch, urlRecord(blogId, f), undefined, BY_URL);
         else pictures.drop.push(f.blob);
       }
       unwant(pictures, new Set([...done, ...gone]));
@@ -411,7 +453,11 @@ async function fetchPictures(
 /** Whether a local post or page uses the picture (the `media` index, docs/design.md §19). */
 async function usedHere(core: Core, blogId: string, sha: string): Promise<boolean> {
   for (const collection of ['posts', 'pages'] as const) {
-    if ((await core.driver.keys({ collection, index: 'media', prefixes: [[blogId, sha]], direction: 'asc', limit: 1 })).length) return true;
+    if (
+      (await core.driver.keys({ collection, index: 'media', prefixes: [[blogId, sha]], direction: 'asc', limit: 1 }))
+        .length
+    )
+      return true;
   }
   return false;
 }

@@ -20,4 +20,5 @@ export interface Base {
 }
 
 /** Whether a local record has edits the server has not seen: no base (made here) or changed since its base. */
-export const isDirty = (stored: number | undefined, base: Base | undefined) => stored !== undefined && (!base || base.v !== stored);
+export const isDirty = (stored: number | undefined, base: Base | undefined) =>
+  stored !== undefined && (!base || base.v !== stored);

@@ -22,19 +22,30 @@ import { picturesId, type Pictures } from './wanted.js';
  * Writes a server resource as the local record with its base; answers false when local edits keep it
  * (unless `force`: the push writes the server's answer over what it sent).
  */
-export async function store(ctx: Ctx, batch: Batch, collection: Synced, resource: Post | Page | Comment, force = false): Promise<boolean> {
+export async function store(
+  ctx: Ctx,
+  batch: Batch,
+  collection: Synced,
+  resource: Post | Page | Comment,
+  force = false,
+): Promise<boolean> {
   const bId = baseId(ctx.blogId, collection, resource.id);
   const base = (await batch.get<Base>('settings', bId))?.doc;
   const local = await batch.get<PostRecord & PageRecord & CommentRecord>(collection, resource.id);
   if (!force && local && isDirty(local.stored, base)) return false;
   // Authors become local users (the local service shows their names).
   const { id, displayName, url } = resource.author;
-  if (id && !(await batch.get('users', id))) await batch.put('users', { id, displayName, url: url || undefined, created: '' } satisfies UserRecord);
+  if (id && !(await batch.get('users', id)))
+    await batch.put('users', { id, displayName, url: url || undefined, created: '' } satisfies UserRecord);
   const blog = await ctx.core.blog(ctx.blogId);
   let record: PostRecord | PageRecord | CommentRecord;
   if (collection === 'posts') record = postRecord(resource as Post, blog, local?.doc);
   else if (collection === 'pages') record = pageRecord(resource as Page, blog, local?.doc);
-  else record = commentRecord(resource as Comment, (await batch.get<PostRecord>('posts', (resource as Comment).post.id))?.doc);
+  else
+    record = commentRecord(
+      resource as Comment,
+      (await batch.get<PostRecord>('posts', (resource as Comment).post.id))?.doc,
+    );
   const v = await batch.put(collection, record);
   const status = (record as { status: string }).status;
   const etag = (resource as { etag?: string }).etag;
@@ -69,7 +80,12 @@ export async function remove(ctx: Ctx, batch: Batch, collection: Synced, id: str
 }
 
 /** The local records of one collection under an index prefix (the blog, or one post's comments), a page at a time. */
-export async function* walk<C extends Tracked>(ctx: Ctx, collection: C, index: IndexName<C>, prefix: string[]): AsyncGenerator<Array<IndexedDoc<Records[C]>>> {
+export async function* walk<C extends Tracked>(
+  ctx: Ctx,
+  collection: C,
+  index: IndexName<C>,
+  prefix: string[],
+): AsyncGenerator<Array<IndexedDoc<Records[C]>>> {
   let after: Key | undefined;
   for (;;) {
     const page = await ctx.core.driver.list({
@@ -106,14 +122,18 @@ export async function eachRecord(
         page.map((d) => baseId(ctx.blogId, collection, d.id)),
       );
       const batch = new Batch(ctx.core);
-      for (let i = 0; i < page.length; i++) await visit(batch, collection, page[i]!.id, page[i]!.version, bases[i]?.doc as Base | undefined);
+      for (let i = 0; i < page.length; i++)
+        await visit(batch, collection, page[i]!.id, page[i]!.version, bases[i]?.doc as Base | undefined);
       await batch.commit();
     }
   }
 }
 
 /** A pulled item a replica keeps: a post, page or comment. */
-type Kept = ChangeItem & { kind: 'blogger#post' | 'blogger#page' | 'blogger#comment'; resource?: Post | Page | Comment };
+type Kept = ChangeItem & {
+  kind: 'blogger#post' | 'blogger#page' | 'blogger#comment';
+  resource?: Post | Page | Comment;
+};
 
 async function applyItem(ctx: Ctx, batch: Batch, item: Kept): Promise<boolean> {
   const collection = collectionOf(item.kind);
@@ -172,12 +192,15 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
   // The next page is asked for as soon as its token is known, so the server and the wire work while this page
   // is applied (a page from a token is the same whenever it is fetched).
   let next: { since: string | undefined; pageToken: string; page: Promise<ChangeList> } | undefined;
-  const fetchPage = (since: string | undefined, pageToken: string) => remote.pull(ctx.blogId, { since, pageToken: pageToken || undefined, maxResults });
+  const fetchPage = (since: string | undefined, pageToken: string) =>
+    remote.pull(ctx.blogId, { since, pageToken: pageToken || undefined, maxResults });
   // A first pull sends each page's commit while the one before is still being written (Batch.prepare's `ahead`):
   // `behind` is that one, with the state from before it, to go back to should it fail.
   const known: Known = new Map();
   let sent = false;
-  let behind: { page: ChangeList; at: At; before: string; stored: number; done: Promise<number | undefined> } | undefined;
+  let behind:
+    | { page: ChangeList; at: At; before: string; stored: number; done: Promise<number | undefined> }
+    | undefined;
   /**
    * Waits for the page sent ahead; false when it failed on a conflict: then it and the page sent behind it
    * (`after`, which fails on the state's version) wrote nothing, and once `after` is over too (each takes back
@@ -210,7 +233,10 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
     const at = st.pull ?? { since: st.checkpoint, pageToken: '', fresh: !st.checkpoint };
     let page: ChangeList;
     try {
-      const asked = next && next.since === at.since && next.pageToken === at.pageToken ? next.page : fetchPage(at.since, at.pageToken);
+      const asked =
+        next && next.since === at.since && next.pageToken === at.pageToken
+          ? next.page
+          : fetchPage(at.since, at.pageToken);
       next = undefined;
       page = await asked;
       if (page.nextPageToken) {
@@ -265,7 +291,8 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
   }
   if (st.sweep !== undefined) await sweep(ctx);
   // Pictures posts stopped using: those nothing here uses any more may go (media.ts).
-  if ((await ctx.core.getAs<Pictures>('settings', picturesId(ctx.blogId)))?.doc.left?.length) await (await loadMedia()).releasePictures(ctx);
+  if ((await ctx.core.getAs<Pictures>('settings', picturesId(ctx.blogId)))?.doc.left?.length)
+    await (await loadMedia()).releasePictures(ctx);
   return applied;
 }
 

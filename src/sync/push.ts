@@ -14,7 +14,21 @@ import { commentsOf, store } from './pull.js';
 import { editable, fingerprint } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
 import { scan } from './scan.js';
-import { Batch, baseId, keyOf, preload, read, saveState, settled, splitKey, stateId, synced, type CreateInFlight, type Ctx, type Known } from './state.js';
+import {
+  Batch,
+  baseId,
+  keyOf,
+  preload,
+  read,
+  saveState,
+  settled,
+  splitKey,
+  stateId,
+  synced,
+  type CreateInFlight,
+  type Ctx,
+  type Known,
+} from './state.js';
 import type { Base, Synced } from './model.js';
 
 type AnyRecord = PostRecord & PageRecord & CommentRecord;
@@ -58,7 +72,8 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
   ]);
   // Their authors, which each settle looks up (mostly one).
   const authors = new Set<string>();
-  for (const d of known.values()) if (d && 'authorId' in d.doc && typeof d.doc.authorId === 'string') authors.add(d.doc.authorId);
+  for (const d of known.values())
+    if (d && 'authorId' in d.doc && typeof d.doc.authorId === 'string') authors.add(d.doc.authorId);
   for (const [k, d] of await preload(core, [['users', [...authors]]])) known.set(k, d);
   const settle = settler(ctx, known);
   // Answers the refusal that makes a conflict of the record.
@@ -79,7 +94,9 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
   // Updates of posts and pages the server has (a base, a local record) go a few at a time; creates, deletes
   // and comments (which may wait on a create's id) go after, in order. Conflicts are stored in queue order.
   const update = (q: { collection: Synced; id: string }) =>
-    q.collection !== 'comments' && !!known.get(`settings/${baseId(blogId, q.collection, q.id)}`) && !!known.get(`${q.collection}/${q.id}`);
+    q.collection !== 'comments' &&
+    !!known.get(`settings/${baseId(blogId, q.collection, q.id)}`) &&
+    !!known.get(`${q.collection}/${q.id}`);
   const updates = queue.filter(update);
   const rest = queue.filter((q) => !update(q));
   const refusals: Array<RemoteError | undefined> = [];
@@ -98,10 +115,18 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
 }
 
 /** A refusal of the write itself (a conflict); offline, 401 and server faults fail the sync instead. */
-const refusal = (error: unknown): error is RemoteError => error instanceof RemoteError && !!error.status && error.status < 500 && error.status !== 401;
+const refusal = (error: unknown): error is RemoteError =>
+  error instanceof RemoteError && !!error.status && error.status < 500 && error.status !== 401;
 
 /** Brings one record to the server; answers false when it must wait (a comment whose post is not there yet). */
-async function pushOne(ctx: Ctx, remote: Remote, collection: Synced, id: string, known: Known, settle: (answer: Answer) => Promise<void>): Promise<boolean> {
+async function pushOne(
+  ctx: Ctx,
+  remote: Remote,
+  collection: Synced,
+  id: string,
+  known: Known,
+  settle: (answer: Answer) => Promise<void>,
+): Promise<boolean> {
   const { core, blogId, state: st } = ctx;
   const rec = await read(core, known, collection, id);
   const doc = rec?.doc as AnyRecord | undefined;
@@ -120,11 +145,16 @@ async function pushOne(ctx: Ctx, remote: Remote, collection: Synced, id: string,
       req = st.creates[id] = made;
       await saveState(ctx);
     }
-    let created = await remote.call<Resource>('POST', req.path, { body: req.body, query: req.query, idempotencyKey: req.key });
+    let created = await remote.call<Resource>('POST', req.path, {
+      body: req.body,
+      query: req.query,
+      idempotencyKey: req.key,
+    });
     // Below ADMIN view a comment comes without its status: one the writer cannot read back waits for moderation.
     if (collection === 'comments' && !(created as Comment).status) {
       created = await remote.call<Resource>('GET', `${req.path}/${created.id}`).catch((error: unknown) => {
-        if (error instanceof RemoteError && error.status === 404) return { ...(created as Comment), status: 'PENDING' as const };
+        if (error instanceof RemoteError && error.status === 404)
+          return { ...(created as Comment), status: 'PENDING' as const };
         throw error;
       });
     }
@@ -154,7 +184,10 @@ async function pushOne(ctx: Ctx, remote: Remote, collection: Synced, id: string,
   }
   let status = (server as Post | undefined)?.status ?? base.s;
   for (const step of moves(collection, status, doc)) {
-    const answer = await remote.call<Resource | undefined>(step.method, path + step.suffix, { query: step.query, ifMatch: etag });
+    const answer = await remote.call<Resource | undefined>(step.method, path + step.suffix, {
+      query: step.query,
+      ifMatch: etag,
+    });
     server = answer ?? (await remote.call<Resource>('GET', path));
     etag = (server as Post).etag;
     status = (server as Post).status ?? status;
@@ -189,7 +222,11 @@ function moves(collection: Synced, from: string, doc: AnyRecord): Move[] {
   if (to === 'DRAFT' && at !== 'DRAFT') revert();
   if (to === 'SCHEDULED' && at === 'LIVE') revert();
   if ((to === 'LIVE' || to === 'SCHEDULED') && at !== to) {
-    out.push({ method: 'POST', suffix: '/publish', query: collection === 'posts' ? { publishDate: doc.published } : undefined });
+    out.push({
+      method: 'POST',
+      suffix: '/publish',
+      query: collection === 'posts' ? { publishDate: doc.published } : undefined,
+    });
   }
   return out;
 }
@@ -201,7 +238,10 @@ async function createRequest(ctx: Ctx, collection: Synced, doc: AnyRecord): Prom
   if (collection === 'comments') {
     const postId = st.ids[doc.postId] ?? doc.postId;
     const parent = doc.inReplyTo ? (st.ids[doc.inReplyTo] ?? doc.inReplyTo) : undefined;
-    const known = await ctx.core.driver.getMany('settings', [baseId(blogId, 'posts', postId), ...(parent ? [baseId(blogId, 'comments', parent)] : [])]);
+    const known = await ctx.core.driver.getMany('settings', [
+      baseId(blogId, 'posts', postId),
+      ...(parent ? [baseId(blogId, 'comments', parent)] : []),
+    ]);
     if (known.some((k) => !k)) return undefined;
     return {
       key,
@@ -248,7 +288,8 @@ function settler(ctx: Ctx, known: Known): (answer: Answer) => Promise<void> {
       const error = await commit(group.map((g) => g.answer)).catch((e: unknown) => e ?? new Error('settle failed'));
       if (!error) for (const g of group) g.done();
       else if (!DriverConflict.is(error)) for (const g of group) g.done(error);
-      else for (const g of group) g.done(await commit([g.answer]).catch((e: unknown) => e ?? new Error('settle failed')));
+      else
+        for (const g of group) g.done(await commit([g.answer]).catch((e: unknown) => e ?? new Error('settle failed')));
     }
     running = false;
   };
@@ -273,14 +314,21 @@ async function settleInto(ctx: Ctx, batch: Batch, { collection, id, server, vers
     // With nothing sent (a local write that changed no field the server keeps), the record is as its base.
     if (server) await store(ctx, batch, collection, server, true);
     else await batch.put('settings', { ...base, v: version });
-  } else if (server) await batch.put('settings', { ...base, v: -1, etag: (server as Post).etag, s: (server as Post).status ?? base.s });
+  } else if (server)
+    await batch.put('settings', { ...base, v: -1, etag: (server as Post).etag, s: (server as Post).status ?? base.s });
 }
 
 /**
  * A record made here got its server id: the local record moves to it (a post's comments follow), the id map
  * keeps the old one for writes still naming it, and edits made while the create was on its way stay.
  */
-async function adopt(ctx: Ctx, collection: Synced, localId: string, server: Resource, version: number | undefined): Promise<void> {
+async function adopt(
+  ctx: Ctx,
+  collection: Synced,
+  localId: string,
+  server: Resource,
+  version: number | undefined,
+): Promise<void> {
   const { core, blogId, state: st } = ctx;
   const batch = new Batch(core);
   const local = await batch.get<AnyRecord>(collection, localId);
@@ -302,7 +350,9 @@ async function adopt(ctx: Ctx, collection: Synced, localId: string, server: Reso
     // Comments are not edited after their create. A post or page edited (or moved) meanwhile keeps the local
     // fields and status on the server's record, to be sent as an update.
     collection !== 'comments' &&
-    (local.stored !== version || fingerprint(collection, local.doc) !== fingerprint(collection, after.doc) || local.doc.status !== after.doc.status)
+    (local.stored !== version ||
+      fingerprint(collection, local.doc) !== fingerprint(collection, after.doc) ||
+      local.doc.status !== after.doc.status)
   ) {
     await batch.put(collection, {
       ...after.doc,
@@ -315,10 +365,12 @@ async function adopt(ctx: Ctx, collection: Synced, localId: string, server: Reso
   }
   // A post's comments move with it. (A reply keeps naming its parent's local id until it is sent itself:
   // its create maps the id through `ids`.)
-  if (collection === 'posts') for (const c of await commentsOf(ctx, localId)) await batch.put('comments', { ...c, postId: serverId });
+  if (collection === 'posts')
+    for (const c of await commentsOf(ctx, localId)) await batch.put('comments', { ...c, postId: serverId });
   // So do the revisions its local edits kept.
   if (local && collection !== 'comments')
-    for (const r of await revisionsOf(core, localId)) await batch.put('revisions', { ...r.doc, id: r.id, itemId: serverId });
+    for (const r of await revisionsOf(core, localId))
+      await batch.put('revisions', { ...r.doc, id: r.id, itemId: serverId });
   st.ids[localId] = serverId;
   delete st.creates[localId];
   settled(st, collection, localId);

@@ -5,14 +5,23 @@
 import type { JsonObject } from '../store/driver.js';
 import { shortHash } from '../util/ids.js';
 import type { Core } from '../core/core.js';
-import { commentVisOf, put, type BlogRecord, type CommentRecord, type MediaRecord, type PageRecord, type PostRecord } from '../store/records.js';
+import {
+  commentVisOf,
+  put,
+  type BlogRecord,
+  type CommentRecord,
+  type MediaRecord,
+  type PageRecord,
+  type PostRecord,
+} from '../store/records.js';
 import type { Base, Synced, Tracked } from './model.js';
 import { etagOf } from '../core/wire.js';
 import type { Blog, Comment, Page, Post } from '../schema/resources.js';
 
 /** `blogger#post` → `posts`, and `posts` → `post` (`media` → `media`). */
 export const collectionOf = (kind: string) => `${kind.slice(8)}s` as Synced;
-export const kindOf = (collection: Tracked) => (collection === 'media' ? collection : (collection.slice(0, -1) as 'post' | 'page' | 'comment'));
+export const kindOf = (collection: Tracked) =>
+  collection === 'media' ? collection : (collection.slice(0, -1) as 'post' | 'page' | 'comment');
 
 /** The revision behind an etag (`"<hash><rev base 36>"`, wire.ts): the local record keeps it, so the local etag is the server's. */
 export function revOf(id: string, etag: string): number {
@@ -134,4 +143,5 @@ export const fingerprint = (collection: Tracked, r: Local) => shortHash(JSON.str
 export const statusOf = (r: Local): string => ('status' in r ? r.status : '');
 
 /** Whether a local record differs from its base in what a push sends: its editable fields or its status. */
-export const differs = (collection: Tracked, r: Local, base: Base) => fingerprint(collection, r) !== base.h || statusOf(r) !== base.s;
+export const differs = (collection: Tracked, r: Local, base: Base) =>
+  fingerprint(collection, r) !== base.h || statusOf(r) !== base.s;

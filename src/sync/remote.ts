@@ -53,7 +53,11 @@ export interface Remote {
   /** One page of a pull. */
   pull(blogId: string, options?: PullOptions): Promise<ChangeList>;
   /** One `/v3` call (path after `baseUrl`): the JSON answer (undefined for 204). */
-  call<T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, options?: WriteOptions): Promise<T>;
+  call<T = unknown>(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    options?: WriteOptions,
+  ): Promise<T>;
   /** The bytes of a picture, from the media route beside the API root (`/v3` → `/media`). */
   picture(blogId: string, mediaId: string, filename: string, signal?: AbortSignal): Promise<ReadableStream<Uint8Array>>;
 }
@@ -81,7 +85,12 @@ export function createRemote(options: RemoteOptions): Remote {
     if (token !== undefined) headers[CONSISTENCY_TOKEN] = token;
     let res: Response;
     try {
-      res = await doFetch(url, { method, headers, body: o.bytes?.body ?? (o.body === undefined ? undefined : JSON.stringify(o.body)), signal: o.signal });
+      res = await doFetch(url, {
+        method,
+        headers,
+        body: o.bytes?.body ?? (o.body === undefined ? undefined : JSON.stringify(o.body)),
+        signal: o.signal,
+      });
     } catch (error) {
       if (o.signal?.aborted) throw error;
       throw new RemoteError(0, 'offline', `Could not reach ${url.origin}`);
@@ -91,7 +100,12 @@ export function createRemote(options: RemoteOptions): Remote {
     const json: unknown = await res.json().catch(() => undefined);
     if (!res.ok) {
       const err = (json as { error?: { message?: string; errors?: Array<{ reason?: string }> } } | undefined)?.error;
-      throw new RemoteError(res.status, err?.errors?.[0]?.reason ?? 'unknown', err?.message ?? `HTTP ${res.status}`, json);
+      throw new RemoteError(
+        res.status,
+        err?.errors?.[0]?.reason ?? 'unknown',
+        err?.message ?? `HTTP ${res.status}`,
+        json,
+      );
     }
     return json as T;
   }

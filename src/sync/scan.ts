@@ -24,7 +24,11 @@ export async function scan(ctx: Ctx, save = true): Promise<void> {
   const own = pulledCommits(core);
   // The local log was pruned past the last look: every local record of the blog against its base.
   let moved = pruned > st.scanned.seq;
-  if (moved) await eachRecord(ctx, async (_, collection, id, version, base) => void (isDirty(version, base) && dirty.add(keyOf(collection, id))));
+  if (moved)
+    await eachRecord(
+      ctx,
+      async (_, collection, id, version, base) => void (isDirty(version, base) && dirty.add(keyOf(collection, id))),
+    );
   // The blog's streams hold its posts, pages and comments only (the replica's own documents have none).
   for (;;) {
     const all = await blogChanges(core.driver, blogId, st.scanned, SCAN, true);

@@ -100,7 +100,11 @@ export class Batch {
   private async slot(collection: Collection, id: string): Promise<Slot> {
     return (
       this.slots.get(`${collection}/${id}`) ??
-      this.fill(collection, id, await (this.known ? read(this.core, this.known, collection, id) : this.core.driver.get(collection, id)))
+      this.fill(
+        collection,
+        id,
+        await (this.known ? read(this.core, this.known, collection, id) : this.core.driver.get(collection, id)),
+      )
     );
   }
 
@@ -155,12 +159,20 @@ export class Batch {
   async prepare(ctx?: Ctx, ahead = false): Promise<() => Promise<number | undefined>> {
     const counted = ahead && ctx ? ctx : undefined;
     if (ctx) {
-      this.slots.set(`settings/${ctx.state.id}`, { collection: 'settings', id: ctx.state.id, stored: ctx.version, was: undefined, doc: undefined });
+      this.slots.set(`settings/${ctx.state.id}`, {
+        collection: 'settings',
+        id: ctx.state.id,
+        stored: ctx.version,
+        was: undefined,
+        doc: undefined,
+      });
       // (Ahead, the state goes on changing for the next page before this commit hands it to the store: a copy.)
       await this.put('settings', counted ? (JSON.parse(JSON.stringify(ctx.state)) as State) : ctx.state);
     }
     // The pictures posts and pages start or stop using (wanted.ts).
-    const items = [...this.slots.values()].filter((s) => s.touched && (s.collection === 'posts' || s.collection === 'pages'));
+    const items = [...this.slots.values()].filter(
+      (s) => s.touched && (s.collection === 'posts' || s.collection === 'pages'),
+    );
     if (items.length)
       await noteUses(
         this,
@@ -171,20 +183,26 @@ export class Batch {
     for (const s of this.slots.values()) {
       if (!s.touched) continue;
       if (s.doc) ops.push(put(s.collection, s.doc, s.stored));
-      else if (s.stored) ops.push(del(s.collection, s.id, s.stored, s.was as { blogId?: string; unseen?: true } | undefined));
+      else if (s.stored)
+        ops.push(del(s.collection, s.id, s.stored, s.was as { blogId?: string; unseen?: true } | undefined));
       if (s.collection === 'posts') posts.push([s.was as PostRecord | undefined, s.doc as PostRecord | undefined]);
     }
     // Label counters move with the posts, as on every write of the core (label-counts.ts).
     const known = this.known;
-    if (posts.length) ops.push(...(await labelCountsOps(counted && known ? knownReader(this.core, known) : this.core.driver, posts)));
+    if (posts.length)
+      ops.push(...(await labelCountsOps(counted && known ? knownReader(this.core, known) : this.core.driver, posts)));
     const slots = [...this.slots];
     this.slots.clear();
     // The next batch on `known` starts from what this one writes.
     const wrote = () => {
-      for (const [k, s] of slots) if (s.touched) known?.set(k, s.doc && { id: s.id, doc: s.doc, version: s.stored + 1 });
+      for (const [k, s] of slots)
+        if (s.touched) known?.set(k, s.doc && { id: s.id, doc: s.doc, version: s.stored + 1 });
       const labels = counted ? ops.filter((op) => op.collection === 'labels') : [];
       for (const op of labels)
-        known?.set(`labels/${op.id}`, op.type === 'put' ? { id: op.id, doc: op.doc as unknown as Doc, version: op.expect + 1 } : undefined);
+        known?.set(
+          `labels/${op.id}`,
+          op.type === 'put' ? { id: op.id, doc: op.doc as unknown as Doc, version: op.expect + 1 } : undefined,
+        );
     };
     return async () => {
       if (!ops.length) return undefined;
@@ -218,7 +236,10 @@ export type Known = Map<string, StoredDoc<Doc> | undefined>;
 
 /** `getMany` from `known` where it holds the record, else from the store (what it reads is known from then on). */
 const knownReader = (core: Core, known: Known) => ({
-  async getMany<C extends Collection>(collection: C, ids: readonly string[]): Promise<Array<StoredDoc<Records[C]> | undefined>> {
+  async getMany<C extends Collection>(
+    collection: C,
+    ids: readonly string[],
+  ): Promise<Array<StoredDoc<Records[C]> | undefined>> {
     const missing = ids.filter((id) => !known.has(`${collection}/${id}`));
     const found = missing.length ? await core.driver.getMany(collection, missing) : [];
     missing.forEach((id, i) => {
@@ -229,7 +250,10 @@ const knownReader = (core: Core, known: Known) => ({
 });
 
 /** Reads many records of each collection at once (one driver call per collection). */
-export async function preload(core: Core, wanted: ReadonlyArray<readonly [Collection, readonly string[]]>): Promise<Known> {
+export async function preload(
+  core: Core,
+  wanted: ReadonlyArray<readonly [Collection, readonly string[]]>,
+): Promise<Known> {
   const known: Known = new Map();
   for (const [collection, ids] of wanted) {
     if (!ids.length) continue;
@@ -240,7 +264,12 @@ export async function preload(core: Core, wanted: ReadonlyArray<readonly [Collec
 }
 
 /** A record from `known` when read ahead (and not dropped since), else from the store. */
-export const read = async (core: Core, known: Known, collection: Collection, id: string): Promise<StoredDoc<Doc> | undefined> => {
+export const read = async (
+  core: Core,
+  known: Known,
+  collection: Collection,
+  id: string,
+): Promise<StoredDoc<Doc> | undefined> => {
   const k = `${collection}/${id}`;
   return known.has(k) ? known.get(k) : core.driver.get(collection, id);
 };

@@ -32,7 +32,13 @@ export const picturesId = (blogId: string) => `sync:${blogId}:pictures`;
 /** The blog's pictures document as stored in `batch` (a copy to change), or a new one. */
 export async function picturesIn(batch: Batch, blogId: string): Promise<Required<Pictures>> {
   const found = (await batch.get<Pictures>('settings', picturesId(blogId)))?.doc;
-  return { id: picturesId(blogId), want: [...(found?.want ?? [])], drop: [...(found?.drop ?? [])], names: { ...found?.names }, left: [...(found?.left ?? [])] };
+  return {
+    id: picturesId(blogId),
+    want: [...(found?.want ?? [])],
+    drop: [...(found?.drop ?? [])],
+    names: { ...found?.names },
+    left: [...(found?.left ?? [])],
+  };
 }
 
 type Item = PostRecord | PageRecord;
@@ -41,7 +47,10 @@ type Item = PostRecord | PageRecord;
  * Brings the pictures document in step with posts and pages a batch writes (each `[before, after]`): reads
  * nothing when no item starts or stops using a picture.
  */
-export async function noteUses(batch: Batch, items: ReadonlyArray<readonly [Item | undefined, Item | undefined]>): Promise<void> {
+export async function noteUses(
+  batch: Batch,
+  items: ReadonlyArray<readonly [Item | undefined, Item | undefined]>,
+): Promise<void> {
   const gained = new Map<string, string>();
   const lost = new Set<string>();
   let blogId = '';

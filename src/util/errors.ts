@@ -87,7 +87,9 @@ export class BlogError extends Error {
             domain: 'global',
             reason: this.reason,
             message: this.message,
-            ...(this.location !== undefined ? { location: this.location, locationType: this.locationType ?? 'parameter' } : {}),
+            ...(this.location !== undefined
+              ? { location: this.location, locationType: this.locationType ?? 'parameter' }
+              : {}),
           },
         ],
       },
@@ -95,11 +97,20 @@ export class BlogError extends Error {
   }
 }
 
-export const notFound = (what: string) => new BlogError({ code: 404, reason: 'notFound', message: `${what} not found` });
-export const forbidden = (message = "You don't have permission to do this") => new BlogError({ code: 403, reason: 'forbidden', message });
-export const invalid = (location: string, message: string) => new BlogError({ code: 400, reason: 'invalid', message, location, locationType: 'parameter' });
+export const notFound = (what: string) =>
+  new BlogError({ code: 404, reason: 'notFound', message: `${what} not found` });
+export const forbidden = (message = "You don't have permission to do this") =>
+  new BlogError({ code: 403, reason: 'forbidden', message });
+export const invalid = (location: string, message: string) =>
+  new BlogError({ code: 400, reason: 'invalid', message, location, locationType: 'parameter' });
 export const required = (location: string) =>
-  new BlogError({ code: 400, reason: 'required', message: `Required parameter: ${location}`, location, locationType: 'parameter' });
+  new BlogError({
+    code: 400,
+    reason: 'required',
+    message: `Required parameter: ${location}`,
+    location,
+    locationType: 'parameter',
+  });
 export const conflict = (message: string) => new BlogError({ code: 409, reason: 'conflict', message });
 export const conditionNotMet = () =>
   new BlogError({

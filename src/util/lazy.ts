@@ -19,6 +19,7 @@ export function lazy<T extends { [K in keyof T]: Method }>(load: () => Promise<T
       throw error;
     }));
   const api: Partial<Record<keyof T, Method>> = {};
-  for (const name of Object.keys(methods) as Array<keyof T>) api[name] = async (...args) => (await get())[name](...args);
+  for (const name of Object.keys(methods) as Array<keyof T>)
+    api[name] = async (...args) => (await get())[name](...args);
   return api as T;
 }

@@ -12,9 +12,9 @@ export interface Sha256 {
 }
 
 type NodeCrypto = { createHash(name: 'sha256'): { update(b: Uint8Array): unknown; digest(enc: 'hex'): string } };
-const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') as
-  | NodeCrypto
-  | undefined;
+const nodeCrypto = (
+  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
 
 const hexOf = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 

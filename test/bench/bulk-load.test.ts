@@ -22,8 +22,14 @@ async function snapshot(service: BlogService, blogId: string) {
         content: p.content,
       });
   }
-  const labels = (await service.labels.list({ blogId, view: 'ADMIN' })).items?.map((l) => [l.name, l.livePosts, l.allPosts]);
-  const found = (await service.posts.search({ blogId, q: `${gen.vocabulary[1]} ${gen.vocabulary[4]}`, maxResults: 500 })).items?.map((p) => p.title);
+  const labels = (await service.labels.list({ blogId, view: 'ADMIN' })).items?.map((l) => [
+    l.name,
+    l.livePosts,
+    l.allPosts,
+  ]);
+  const found = (
+    await service.posts.search({ blogId, q: `${gen.vocabulary[1]} ${gen.vocabulary[4]}`, maxResults: 500 })
+  ).items?.map((p) => p.title);
   return { posts, labels, found };
 }
 
@@ -31,7 +37,10 @@ describe('bench bulk loader', () => {
   it('stores the posts, paths, search tokens and label counts posts.insert stores', async () => {
     const viaService = createBlogService({ driver: memoryDriver() });
     const owner = await viaService.users.insert({ body: { displayName: 'Bench author' } });
-    const blog = await viaService.blogs.insert({ body: { name: 'Bench', url: 'https://a.example/' }, ownerId: owner.id! });
+    const blog = await viaService.blogs.insert({
+      body: { name: 'Bench', url: 'https://a.example/' },
+      ownerId: owner.id!,
+    });
     for (let i = 0; i < N; i++) {
       const p = gen.post(i);
       await viaService.posts.insert({

@@ -16,10 +16,21 @@ export interface Loaded {
 }
 
 /** Posts `gen.post(0..n-1)` into a new blog, as the service would store them; `batch` posts per commit. */
-export async function bulkLoad(service: BlogService, gen: Generator, n: number, batch = 1000, log?: (done: number) => void): Promise<Loaded> {
+export async function bulkLoad(
+  service: BlogService,
+  gen: Generator,
+  n: number,
+  batch = 1000,
+  log?: (done: number) => void,
+): Promise<Loaded> {
   const { core } = internalsOf(service)!;
   const owner = await service.users.insert({ body: { displayName: 'Bench author' } });
-  const blogId = (await service.blogs.insert({ body: { name: 'Bench', url: `https://bench-${Date.now()}.example/` }, ownerId: owner.id! })).id!;
+  const blogId = (
+    await service.blogs.insert({
+      body: { name: 'Bench', url: `https://bench-${Date.now()}.example/` },
+      ownerId: owner.id!,
+    })
+  ).id!;
   const ids: string[] = new Array(n);
   const paths = new Set<string>();
   const counts = new Map<string, LabelRecord>();

@@ -13,7 +13,11 @@ const CORE_IDB = "export * from './src/index.ts';\nexport { idbDriver } from './
 /** docs/design.md §14: the first download of core + idb, and of core + idb + sync, minified + gzip. KB here is 1024 bytes. */
 export const BUNDLES = [
   { name: 'blogcore + blogcore/idb', budgetKb: 36, entry: CORE_IDB },
-  { name: 'blogcore + blogcore/idb + blogcore/sync', budgetKb: 44, entry: `${CORE_IDB}export * from './src/sync/index.ts';\n` },
+  {
+    name: 'blogcore + blogcore/idb + blogcore/sync',
+    budgetKb: 44,
+    entry: `${CORE_IDB}export * from './src/sync/index.ts';\n`,
+  },
 ] as const;
 
 export const gzipSize = (code: Uint8Array): number => gzipSync(code, { level: 9 }).length;

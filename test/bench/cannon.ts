@@ -14,7 +14,12 @@ export interface CannonResult {
   non2xx: number;
   errors: number;
 }
-type Autocannon = (opts: { url: string; connections: number; duration: number; pipelining?: number }) => Promise<CannonResult>;
+type Autocannon = (opts: {
+  url: string;
+  connections: number;
+  duration: number;
+  pipelining?: number;
+}) => Promise<CannonResult>;
 // autocannon ships no types: this is the slice used here.
 export const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
@@ -41,7 +46,10 @@ export function serveWithStats(listener: RequestListener, close: () => Promise<v
 }
 
 /** Starts a server script (run with tsx) in a child process; resolves with its port and a stop function. */
-export async function startServer(script: string, args: string[]): Promise<{ port: number; stop: () => Promise<void> }> {
+export async function startServer(
+  script: string,
+  args: string[],
+): Promise<{ port: number; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
@@ -72,7 +80,11 @@ interface Stats {
 const stats = async (origin: string) => (await (await fetch(`${origin}/__stats`)).json()) as Stats;
 
 /** One autocannon run, plus the server's CPU time per request over it. */
-export async function measure(origin: string, path: string, seconds: number): Promise<CannonResult & { cpuPerRequest: number }> {
+export async function measure(
+  origin: string,
+  path: string,
+  seconds: number,
+): Promise<CannonResult & { cpuPerRequest: number }> {
   const before = await stats(origin);
   const r = await autocannon({ url: origin + path, connections: CONNECTIONS, duration: seconds });
   const after = await stats(origin);

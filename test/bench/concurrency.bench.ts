@@ -27,7 +27,9 @@ interface Raw {
 function rawSqlite(file: string): Raw {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
-  db.exec('CREATE TABLE rows (id TEXT PRIMARY KEY, doc TEXT); CREATE TABLE counters (id TEXT PRIMARY KEY, n INTEGER NOT NULL)');
+  db.exec(
+    'CREATE TABLE rows (id TEXT PRIMARY KEY, doc TEXT); CREATE TABLE counters (id TEXT PRIMARY KEY, n INTEGER NOT NULL)',
+  );
   const row = db.prepare('INSERT INTO rows VALUES (?, ?)');
   const bump = db.prepare('INSERT INTO counters VALUES (?, 1) ON CONFLICT(id) DO UPDATE SET n = n + 1');
   let seq = 0;
@@ -50,7 +52,10 @@ async function rawPg(url: string, schema: string): Promise<Raw> {
       try {
         await c.query('BEGIN');
         await c.query(`INSERT INTO ${schema}.rows VALUES ($1, $2)`, [`r${seq++}`, { title: 'x', labels: [counter] }]);
-        await c.query(`INSERT INTO ${schema}.counters VALUES ($1, 1) ON CONFLICT (id) DO UPDATE SET n = ${schema}.counters.n + 1`, [counter]);
+        await c.query(
+          `INSERT INTO ${schema}.counters VALUES ($1, 1) ON CONFLICT (id) DO UPDATE SET n = ${schema}.counters.n + 1`,
+          [counter],
+        );
         await c.query('COMMIT');
       } finally {
         c.release();
@@ -66,7 +71,10 @@ async function burst(count: number, write: (i: number) => Promise<unknown>): Pro
   const results = await Promise.allSettled(Array.from({ length: count }, (_, i) => write(i)));
   const ms = performance.now() - t0;
   const failed = results.filter((r) => r.status === 'rejected');
-  if (failed.length) throw new Error(`${failed.length} of ${count} writes failed: ${String((failed[0] as PromiseRejectedResult).reason)}`);
+  if (failed.length)
+    throw new Error(
+      `${failed.length} of ${count} writes failed: ${String((failed[0] as PromiseRejectedResult).reason)}`,
+    );
   return (count / ms) * 1000;
 }
 
@@ -76,7 +84,11 @@ async function rows(name: string, driver: () => StorageDriver, raw: Raw, rounds:
   const blog = await service.blogs.insert({ body: { name, url: `https://${name}.example.test/` }, ownerId: 'owner' });
   const blogId = blog.id;
   const hot = await service.posts.insert({ blogId, body: { title: 'Hot', content: 'x' } });
-  const cold = await Promise.all(Array.from({ length: WRITERS }, (_, i) => service.posts.insert({ blogId, body: { title: `Cold ${i}`, content: 'x' } })));
+  const cold = await Promise.all(
+    Array.from({ length: WRITERS }, (_, i) =>
+      service.posts.insert({ blogId, body: { title: `Cold ${i}`, content: 'x' } }),
+    ),
+  );
   const best = async (fn: (round: number) => Promise<number>) => {
     let top = 0;
     for (let r = 0; r < rounds; r++) top = Math.max(top, await fn(r));
@@ -85,8 +97,14 @@ async function rows(name: string, driver: () => StorageDriver, raw: Raw, rounds:
   const pairs: Array<[string, (r: number) => Promise<number>, (r: number) => Promise<number>]> = [
     [
       'posts.insert (label)',
-      (r) => burst(WRITERS, (i) => service.posts.insert({ blogId, body: { title: `S${r}-${i}`, content: 'x', labels: ['news'] } })),
-      (r) => burst(WRITERS, (i) => service.posts.insert({ blogId, body: { title: `D${r}-${i}`, content: 'x', labels: [`l${r}-${i}`] } })),
+      (r) =>
+        burst(WRITERS, (i) =>
+          service.posts.insert({ blogId, body: { title: `S${r}-${i}`, content: 'x', labels: ['news'] } }),
+        ),
+      (r) =>
+        burst(WRITERS, (i) =>
+          service.posts.insert({ blogId, body: { title: `D${r}-${i}`, content: 'x', labels: [`l${r}-${i}`] } }),
+        ),
     ],
     [
       'comments.insert (post)',
@@ -124,8 +142,18 @@ export default async function concurrencyBench(ctx: BenchContext): Promise<void>
       '',
       '| store | writes (shared counter) | one counter | distinct counters | cost of sharing | raw one counter | raw distinct |',
       '|---|---|---|---|---|---|---|',
-      ...(await rows('sqlite', () => sqliteDriver({ filename: join(dir, 'ours.db') }), rawSqlite(join(dir, 'raw.db')), rounds)),
-      ...(await rows('postgres', () => postgresDriver({ connectionString: server.url, schema: 'bench_conc' }), await rawPg(server.url, 'raw_conc'), rounds)),
+      ...(await rows(
+        'sqlite',
+        () => sqliteDriver({ filename: join(dir, 'ours.db') }),
+        rawSqlite(join(dir, 'raw.db')),
+        rounds,
+      )),
+      ...(await rows(
+        'postgres',
+        () => postgresDriver({ connectionString: server.url, schema: 'bench_conc' }),
+        await rawPg(server.url, 'raw_conc'),
+        rounds,
+      )),
     ];
     console.log(lines.join('\n'));
   } finally {

@@ -33,14 +33,23 @@ export async function time(fn: (i: number) => unknown, budgetMs: number): Promis
 export function summary(samples: number[]): Timing {
   samples.sort((x, y) => x - y);
   const mean = samples.reduce((sum, x) => sum + x, 0) / samples.length;
-  return { mean, p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]!, ops: samples.length };
+  return {
+    mean,
+    p50: samples[Math.floor(samples.length / 2)]!,
+    p99: samples[Math.floor(samples.length * 0.99)]!,
+    ops: samples.length,
+  };
 }
 
 /**
  * Times blogcore and raw call by call in alternation (after a warm-up), so both see the same machine:
  * on a shared box, load from other processes then inflates both sides alike instead of skewing the ratio.
  */
-export async function timePair(ours: (i: number) => unknown, raw: (i: number) => unknown, budgetMs: number): Promise<[Timing, Timing]> {
+export async function timePair(
+  ours: (i: number) => unknown,
+  raw: (i: number) => unknown,
+  budgetMs: number,
+): Promise<[Timing, Timing]> {
   for (let i = 0; i < 20; i++) {
     await ours(i);
     await raw(i);
@@ -95,7 +104,11 @@ export function printTable(title: string, rows: Row[]): void {
  * Prints how a cost grows with size: the mean at each size relative to the smallest, judged against `flat`
  * (docs/design.md §14's flat-cost target) for the ops it names.
  */
-export function printGrowth(title: string, series: Record<string, Array<[number, Timing]>>, flat?: { ops: readonly string[]; target: number }): void {
+export function printGrowth(
+  title: string,
+  series: Record<string, Array<[number, Timing]>>,
+  flat?: { ops: readonly string[]; target: number },
+): void {
   const lines = [`\n### ${title}`, '', '| op | mean by size | growth (p50 growth) | target |', '|---|---|---|---|'];
   for (const [op, points] of Object.entries(series)) {
     if (points.length === 0) continue;

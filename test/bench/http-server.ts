@@ -37,11 +37,15 @@ if (mode === 'blogcore' || mode === 'blogcore-auth') {
   const sqlite = new Database(db);
   sqlite.pragma('journal_mode = WAL');
   const coll = (sqlite.prepare(`SELECT no FROM collections WHERE name = 'posts'`).get() as { no: number }).no;
-  const ix = (sqlite.prepare(`SELECT no FROM indexes WHERE coll = ? AND name = 'published'`).get(coll) as { no: number }).no;
+  const ix = (
+    sqlite.prepare(`SELECT no FROM indexes WHERE coll = ? AND name = 'published'`).get(coll) as { no: number }
+  ).no;
   // The driver's own statements: a doc by id, and a walk of the (blogId, status, time, id) index.
   const getDoc = sqlite.prepare('SELECT doc FROM docs WHERE coll = ? AND id = ?').pluck();
   const listDocs = sqlite
-    .prepare('SELECT d.doc FROM entries e JOIN docs d ON d.rid = e.rid WHERE e.ix = ? AND e.key >= ? AND e.key < ? ORDER BY e.key DESC, e.rid DESC LIMIT ?')
+    .prepare(
+      'SELECT d.doc FROM entries e JOIN docs d ON d.rid = e.rid WHERE e.ix = ? AND e.key >= ? AND e.key < ? ORDER BY e.key DESC, e.rid DESC LIMIT ?',
+    )
     .pluck();
   listener = (req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');

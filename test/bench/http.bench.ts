@@ -20,7 +20,20 @@ import { TARGETS } from './targets.js';
 const here = dirname(fileURLToPath(import.meta.url));
 
 function paragraph(i: number): string {
-  const words = ['blog', 'service', 'sqlite', 'driver', 'publish', 'draft', 'label', 'comment', 'reader', 'author', 'keyset', 'page'];
+  const words = [
+    'blog',
+    'service',
+    'sqlite',
+    'driver',
+    'publish',
+    'draft',
+    'label',
+    'comment',
+    'reader',
+    'author',
+    'keyset',
+    'page',
+  ];
   let s = '';
   for (let k = 0; k < 45; k++) s += `${words[(i * 7 + k * 3) % words.length]} `;
   return `<p>${s.trim()}.</p>`;
@@ -30,7 +43,10 @@ async function seed(file: string, posts: number): Promise<{ blogId: string; post
   const service = createBlogService({ driver: sqliteDriver({ filename: file }) });
   await service.ready();
   const user = await service.users.insert({ body: { displayName: 'Bench author' } });
-  const blog = await service.blogs.insert({ body: { name: 'HTTP bench', url: 'https://http-bench.example/' }, ownerId: user.id });
+  const blog = await service.blogs.insert({
+    body: { name: 'HTTP bench', url: 'https://http-bench.example/' },
+    ownerId: user.id,
+  });
   const as = service.as({ userId: user.id });
   let postId = '';
   const start = Date.UTC(2020, 0, 1);
@@ -52,7 +68,8 @@ async function seed(file: string, posts: number): Promise<{ blogId: string; post
 }
 
 /** Starts http-server.ts in a child process. */
-const startMode = (mode: 'blogcore' | 'blogcore-auth' | 'raw', db: string) => startServer(join(here, 'http-server.ts'), [`--mode=${mode}`, `--db=${db}`]);
+const startMode = (mode: 'blogcore' | 'blogcore-auth' | 'raw', db: string) =>
+  startServer(join(here, 'http-server.ts'), [`--mode=${mode}`, `--db=${db}`]);
 
 export default async function httpBench(ctx: BenchContext): Promise<void> {
   const seconds = Number(ctx.args['http-seconds'] ?? (ctx.quick ? 1.5 : 2.5));
@@ -69,7 +86,11 @@ export default async function httpBench(ctx: BenchContext): Promise<void> {
     servers.push(ours, oursAuth, raw);
     const ops = [
       // prettyPrint=false: the raw handler sends compact JSON too (Google's default, kept by the helper, indents).
-      { op: 'GET one post', target: TARGETS.http, urls: { blogcore: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` } },
+      {
+        op: 'GET one post',
+        target: TARGETS.http,
+        urls: { blogcore: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` },
+      },
       {
         op: 'GET list of 20 posts',
         target: TARGETS.http,

@@ -34,13 +34,19 @@ export default async function idbBench(ctx: BenchContext): Promise<void> {
       await page.goto(site.url);
       await page.waitForFunction(() => 'runIdbBench' in globalThis);
       const result = (await page.evaluate(
-        ([size, budgetMs]) => (globalThis as unknown as { runIdbBench: (o: object) => Promise<unknown> }).runIdbBench({ size, budgetMs }),
+        ([size, budgetMs]) =>
+          (globalThis as unknown as { runIdbBench: (o: object) => Promise<unknown> }).runIdbBench({ size, budgetMs }),
         [size, ctx.budgetMs] as const,
       )) as BenchResult;
       const version = browser.version();
-      printTable(`IndexedDB in Chromium ${version}: blogcore (service on idbDriver) vs raw idb, ${size} posts`, result.rows);
+      printTable(
+        `IndexedDB in Chromium ${version}: blogcore (service on idbDriver) vs raw idb, ${size} posts`,
+        result.rows,
+      );
       // Means carry this machine's stalls; the p50 ratio is the steadier comparison.
-      console.log(`- p50 ratios: ${result.rows.map((r) => `${r.op} ${(r.ours.p50 / r.raw.p50).toFixed(2)}×`).join('; ')}`);
+      console.log(
+        `- p50 ratios: ${result.rows.map((r) => `${r.op} ${(r.ours.p50 / r.raw.p50).toFixed(2)}×`).join('; ')}`,
+      );
       searchVerdict(result, size, 3);
       for (const note of result.notes) console.log(`- ${note}`);
       if (profiles.length) console.log(`\n${profiles.join('\n')}`);
@@ -50,7 +56,8 @@ export default async function idbBench(ctx: BenchContext): Promise<void> {
     // fresh context keeps IndexedDB in memory, under a quota that 100k posts (both sides) exceed.
     // Off unless asked for: raw's load of 100k posts with its token index takes about half an hour on disk.
     const searchSize = Number(ctx.args['idb-search-size'] ?? 0);
-    if (searchSize <= 0) console.log('\n- two-word search at 100k posts (target ≤ 10 ms): `--idb-search-size=100000` (about 35 minutes)');
+    if (searchSize <= 0)
+      console.log('\n- two-word search at 100k posts (target ≤ 10 ms): `--idb-search-size=100000` (about 35 minutes)');
     if (searchSize > 0) {
       const dir = mkdtempSync(join(tmpdir(), 'blogcore-idb-bench-'));
       const context = await launchPersistent(dir);
@@ -65,14 +72,20 @@ export default async function idbBench(ctx: BenchContext): Promise<void> {
       await page.goto(site.url);
       await page.waitForFunction(() => 'runSearchAtScale' in globalThis);
       const result = (await page.evaluate(
-        ([size, budgetMs]) => (globalThis as unknown as { runSearchAtScale: (o: object) => Promise<unknown> }).runSearchAtScale({ size, budgetMs }),
+        ([size, budgetMs]) =>
+          (globalThis as unknown as { runSearchAtScale: (o: object) => Promise<unknown> }).runSearchAtScale({
+            size,
+            budgetMs,
+          }),
         [searchSize, ctx.budgetMs] as const,
       )) as BenchResult;
       printTable(
         `IndexedDB in Chromium ${browser.version()} (a profile on disk): two-word search at ${searchSize} posts (target ≤ 10 ms at 100k)`,
         result.rows,
       );
-      console.log(`- p50 ratios: ${result.rows.map((r) => `${r.op} ${(r.ours.p50 / r.raw.p50).toFixed(2)}×`).join('; ')}`);
+      console.log(
+        `- p50 ratios: ${result.rows.map((r) => `${r.op} ${(r.ours.p50 / r.raw.p50).toFixed(2)}×`).join('; ')}`,
+      );
       searchVerdict(result, searchSize, 10);
       for (const note of result.notes) console.log(`- ${note}`);
       if (profiles.length) console.log(`\n${profiles.join('\n')}`);

@@ -78,7 +78,8 @@ if (what === 'wxr' || what === 'blogger') {
 } else if (what.startsWith('export-')) {
   const service = createBlogService({ driver: sqliteDriver({ filename }) });
   const blog = await service.blogs.getByUrl({ url: 'https://gen.example.test/' });
-  for await (const chunk of exportBlog(service, blog.id, { format: what.slice(7) as ExportFormat })) bytes += chunk.length;
+  for await (const chunk of exportBlog(service, blog.id, { format: what.slice(7) as ExportFormat }))
+    bytes += chunk.length;
   items = blog.posts.totalItems;
   await service.close();
 }

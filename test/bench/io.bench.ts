@@ -26,10 +26,14 @@ interface Run {
 }
 
 function child(what: string, posts: number, db: string): Run {
-  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/bench/io-child.ts', what, String(posts), db], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  });
+  const out = execFileSync(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', 'test/bench/io-child.ts', what, String(posts), db],
+    {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    },
+  );
   return JSON.parse(out.trim().split('\n').pop()!) as Run;
 }
 
@@ -55,7 +59,13 @@ export default async function ioBench(ctx: BenchContext): Promise<void> {
       const wxr = child('wxr', posts, join(dir, `wxr-${posts}.db`));
       row('importBlog WXR', posts, wxr, raw, posts === 10_000 ? `≤ 30 s ${wxr.ms <= 30_000 ? '✓' : '✗'}` : '');
       const blogger = child('blogger', posts, join(dir, `blogger-${posts}.db`));
-      row('importBlog Blogger Atom', posts, blogger, raw, posts === 10_000 ? `≤ 30 s ${blogger.ms <= 30_000 ? '✓' : '✗'}` : '');
+      row(
+        'importBlog Blogger Atom',
+        posts,
+        blogger,
+        raw,
+        posts === 10_000 ? `≤ 30 s ${blogger.ms <= 30_000 ? '✓' : '✗'}` : '',
+      );
     }
     const posts = sizes[0]!;
     const out = [

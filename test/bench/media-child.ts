@@ -35,7 +35,9 @@ const blogId = await service.blogs.getByUrl({ url }).then(
   },
 );
 // A read needs the picture there: stored before the baseline is taken.
-const stored = what.startsWith('read') ? await service.media.upload({ blogId, body: createReadStream(file) }) : undefined;
+const stored = what.startsWith('read')
+  ? await service.media.upload({ blogId, body: createReadStream(file) })
+  : undefined;
 const raw = new Database(join(dir, 'memory-raw.db'));
 raw.exec('CREATE TABLE IF NOT EXISTS pics (sha TEXT PRIMARY KEY, bytes BLOB NOT NULL)');
 
@@ -46,7 +48,9 @@ const runs: Record<string, () => Promise<void>> = {
   'read-fs': () => drain(),
   'raw-upload-sqlite': async () => {
     const bytes = await readFile(file);
-    raw.prepare('INSERT OR REPLACE INTO pics (sha, bytes) VALUES (?, ?)').run(createHash('sha256').update(bytes).digest('hex'), bytes);
+    raw
+      .prepare('INSERT OR REPLACE INTO pics (sha, bytes) VALUES (?, ?)')
+      .run(createHash('sha256').update(bytes).digest('hex'), bytes);
   },
   'raw-upload-fs': async () => {
     const bytes = await readFile(file);

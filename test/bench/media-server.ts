@@ -38,7 +38,10 @@ if (mode === 'raw') {
     ...(mode === 'fs' ? { blobs: fsBlobs({ dir: join(dir, 'serve-files') }) } : {}),
   });
   const owner = await service.users.insert({ body: { displayName: 'Bench' } });
-  const blog = await service.blogs.insert({ body: { name: 'Serve', url: 'https://serve.example/' }, ownerId: owner.id });
+  const blog = await service.blogs.insert({
+    body: { name: 'Serve', url: 'https://serve.example/' },
+    ownerId: owner.id,
+  });
   path = (await service.media.upload({ blogId: blog.id, body: picture, filename: 'serve.png' })).url;
   listener = toNodeHandler(createHttpHandler(service));
 }

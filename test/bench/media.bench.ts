@@ -54,7 +54,12 @@ function pictures(base: Uint8Array) {
 
 async function blog(service: BlogService): Promise<string> {
   const owner = await service.users.insert({ body: { displayName: 'Bench' } });
-  return (await service.blogs.insert({ body: { name: 'Media bench', url: `https://media-bench-${Date.now()}.example/` }, ownerId: owner.id })).id;
+  return (
+    await service.blogs.insert({
+      body: { name: 'Media bench', url: `https://media-bench-${Date.now()}.example/` },
+      ownerId: owner.id,
+    })
+  ).id;
 }
 
 async function uploadRows(ctx: BenchContext, dir: string, picture: Uint8Array): Promise<Row[]> {
@@ -80,14 +85,23 @@ async function uploadRows(ctx: BenchContext, dir: string, picture: Uint8Array): 
       },
       budget,
     );
-    rows.push({ op: 'upload 1 MB picture: SQLite (bytes in the file)', size: picture.byteLength, ours, raw: base, target: 1.3 });
+    rows.push({
+      op: 'upload 1 MB picture: SQLite (bytes in the file)',
+      size: picture.byteLength,
+      ours,
+      raw: base,
+      target: 1.3,
+    });
     await service.close();
     raw.close();
   }
 
   // fs: records in SQLite, bytes as files.
   {
-    const service = createBlogService({ driver: sqliteDriver({ filename: join(dir, 'fs.db') }), blobs: fsBlobs({ dir: join(dir, 'ours-files') }) });
+    const service = createBlogService({
+      driver: sqliteDriver({ filename: join(dir, 'fs.db') }),
+      blobs: fsBlobs({ dir: join(dir, 'ours-files') }),
+    });
     const blogId = await blog(service);
     const rawDir = join(dir, 'raw-files');
     execFileSync('mkdir', ['-p', rawDir]);
@@ -100,7 +114,13 @@ async function uploadRows(ctx: BenchContext, dir: string, picture: Uint8Array): 
       },
       budget,
     );
-    rows.push({ op: 'upload 1 MB picture: fsBlobs (records in SQLite)', size: picture.byteLength, ours, raw: base, target: 1.3 });
+    rows.push({
+      op: 'upload 1 MB picture: fsBlobs (records in SQLite)',
+      size: picture.byteLength,
+      ours,
+      raw: base,
+      target: 1.3,
+    });
     // Beside it, what fsBlobs' guarantee costs raw: a file whole under its name after a power cut too means a
     // flush to disk before the rename (the line above has none). Printed beside the target line, not instead.
     const c = pictures(picture);
@@ -117,7 +137,13 @@ async function uploadRows(ctx: BenchContext, dir: string, picture: Uint8Array): 
       },
       budget,
     );
-    rows.push({ op: 'upload 1 MB picture: fsBlobs vs raw write + fsync + rename', size: picture.byteLength, ours: ours2, raw: synced, target: 1.3 });
+    rows.push({
+      op: 'upload 1 MB picture: fsBlobs vs raw write + fsync + rename',
+      size: picture.byteLength,
+      ours: ours2,
+      raw: synced,
+      target: 1.3,
+    });
     await service.close();
   }
 
@@ -126,7 +152,9 @@ async function uploadRows(ctx: BenchContext, dir: string, picture: Uint8Array): 
     const server = ctx.args['pg-url'] ? undefined : await startPostgres({ durable: true });
     const url = ctx.args['pg-url'] ?? server!.url;
     try {
-      const service = createBlogService({ driver: postgresDriver({ connectionString: url, schema: 'bench_media', max: 4, shareEvents: false }) });
+      const service = createBlogService({
+        driver: postgresDriver({ connectionString: url, schema: 'bench_media', max: 4, shareEvents: false }),
+      });
       const blogId = await blog(service);
       const pool = new pg.Pool({ connectionString: url, max: 2 });
       // An idle connection the server drops at the end must not end this process.
@@ -147,7 +175,13 @@ async function uploadRows(ctx: BenchContext, dir: string, picture: Uint8Array): 
         },
         budget,
       );
-      rows.push({ op: 'upload 1 MB picture: PostgreSQL (bytes in the database)', size: picture.byteLength, ours, raw: base, target: 1.3 });
+      rows.push({
+        op: 'upload 1 MB picture: PostgreSQL (bytes in the database)',
+        size: picture.byteLength,
+        ours,
+        raw: base,
+        target: 1.3,
+      });
       await service.close();
       await pool.query('DROP SCHEMA bench_media CASCADE');
       await pool.query('DROP SCHEMA bench_media_raw CASCADE');
@@ -161,7 +195,9 @@ async function uploadRows(ctx: BenchContext, dir: string, picture: Uint8Array): 
 
 /** Starts media-server.ts in a child process; resolves with its port and a stop function. */
 async function startServer(mode: string, dir: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'media-server.ts'), mode, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'media-server.ts'), mode, dir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const ready = await new Promise<{ port: number; path: string }>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -192,8 +228,10 @@ async function serveRows(ctx: BenchContext, dir: string): Promise<string[]> {
   ];
   try {
     const best: Record<string, { rps: number; mbps: number; p50: number; p99: number; cpu: number }> = {};
-    const stats = async (port: number) => (await (await fetch(`http://127.0.0.1:${port}/__stats`)).json()) as { requests: number; cpuMicros: number };
-    for (const s of servers) await autocannon({ url: `http://127.0.0.1:${s.port}${s.path}`, connections: 10, duration: 1 });
+    const stats = async (port: number) =>
+      (await (await fetch(`http://127.0.0.1:${port}/__stats`)).json()) as { requests: number; cpuMicros: number };
+    for (const s of servers)
+      await autocannon({ url: `http://127.0.0.1:${s.port}${s.path}`, connections: 10, duration: 1 });
     for (let r = 0; r < rounds; r++) {
       for (const [name, s] of [
         ['sqlite', sqlite],
@@ -201,7 +239,11 @@ async function serveRows(ctx: BenchContext, dir: string): Promise<string[]> {
         ['raw', raw],
       ] as const) {
         const before = await stats(s.port);
-        const res = await autocannon({ url: `http://127.0.0.1:${s.port}${s.path}`, connections: 10, duration: seconds });
+        const res = await autocannon({
+          url: `http://127.0.0.1:${s.port}${s.path}`,
+          connections: 10,
+          duration: seconds,
+        });
         const after = await stats(s.port);
         if (res.non2xx || res.errors) throw new Error(`${name}: ${res.non2xx} non-2xx, ${res.errors} errors`);
         const cpu = (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests);
@@ -248,7 +290,9 @@ interface MemoryRun {
 }
 const memoryChild = (what: string, dir: string, file: string): MemoryRun =>
   JSON.parse(
-    execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(here, 'media-child.ts'), what, dir, file], { encoding: 'utf8' })
+    execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(here, 'media-child.ts'), what, dir, file], {
+      encoding: 'utf8',
+    })
       .trim()
       .split('\n')
       .pop()!,

@@ -79,7 +79,9 @@ class RawStore {
   }
 }
 
-const words = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore'.split(' ');
+const words = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore'.split(
+  ' ',
+);
 function content(i: number) {
   const parts: string[] = [];
   for (let j = 0; j < 300; j++) parts.push(words[(i * 7 + j * 13) % words.length]!);
@@ -100,9 +102,19 @@ export default async function run(ctx: BenchContext): Promise<void> {
     const t0 = performance.now();
     for (let i = 0; i < n; i++) {
       clock += 1000;
-      const post = await service.posts.insert({ blogId: blog.id, body: { title: `Post ${i}`, content: content(i), labels: [`l${i % 40}`] } });
+      const post = await service.posts.insert({
+        blogId: blog.id,
+        body: { title: `Post ${i}`, content: content(i), labels: [`l${i % 40}`] },
+      });
       ids.push(post.id);
-      raw.insert({ id: post.id, title: post.title, content: post.content!, labels: post.labels!, published: post.published!, updated: post.updated });
+      raw.insert({
+        id: post.id,
+        title: post.title,
+        content: post.content!,
+        labels: post.labels!,
+        published: post.published!,
+        updated: post.updated,
+      });
     }
     console.log(`(memory: loaded ${n} posts in ${((performance.now() - t0) / 1000).toFixed(1)} s, both stores)`);
 
@@ -122,7 +134,8 @@ export default async function run(ctx: BenchContext): Promise<void> {
     // A token and a raw cursor halfway down the list.
     let token: string | undefined;
     for (let seen = 0; seen < n / 2; seen += 500) {
-      token = (await service.posts.list({ blogId: blog.id, maxResults: 500, fetchBodies: false, pageToken: token })).nextPageToken;
+      token = (await service.posts.list({ blogId: blog.id, maxResults: 500, fetchBodies: false, pageToken: token }))
+        .nextPageToken;
     }
     const mid = raw.order[raw.order.length - Math.floor(n / 2) - 1]!;
     const deep = {
@@ -137,12 +150,22 @@ export default async function run(ctx: BenchContext): Promise<void> {
     const insert = {
       ours: await time(() => {
         clock += 1000;
-        return service.posts.insert({ blogId: blog.id, body: { title: `New ${k++}`, content: content(k), labels: ['new'] } });
+        return service.posts.insert({
+          blogId: blog.id,
+          body: { title: `New ${k++}`, content: content(k), labels: ['new'] },
+        });
       }, ctx.budgetMs),
       raw: await time(() => {
         clock += 1000;
         const at = new Date(clock).toISOString();
-        const post = { id: `raw${k++}`, title: `New ${k}`, content: content(k), labels: ['new'], published: at, updated: at };
+        const post = {
+          id: `raw${k++}`,
+          title: `New ${k}`,
+          content: content(k),
+          labels: ['new'],
+          published: at,
+          updated: at,
+        };
         raw.insert(post);
         return JSON.stringify(post);
       }, ctx.budgetMs),

@@ -6,7 +6,9 @@ import { createBlogService } from '../../src/index.js';
 import { createHttpHandler, toNodeHandler } from '../../src/http/index.js';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
-const service = createBlogService({ driver: postgresDriver({ connectionString: args.url!, schema: args.schema!, max: 10 }) });
+const service = createBlogService({
+  driver: postgresDriver({ connectionString: args.url!, schema: args.schema!, max: 10 }),
+});
 await service.ready();
 const server = createServer(toNodeHandler(createHttpHandler(service)));
 server.keepAliveTimeout = 10_000;

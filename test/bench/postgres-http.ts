@@ -19,9 +19,13 @@ const here = dirname(fileURLToPath(import.meta.url));
 const CONNECTIONS = 10;
 
 function start(url: string, schema: string): Promise<{ child: ChildProcess; origin: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'postgres-http-server.ts'), `--url=${url}`, `--schema=${schema}`], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(here, 'postgres-http-server.ts'), `--url=${url}`, `--schema=${schema}`],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (b: Buffer) => {
@@ -35,12 +39,23 @@ function start(url: string, schema: string): Promise<{ child: ChildProcess; orig
 
 /** Requests/s over all the servers at once, each taking its share of the connections. */
 async function rate(origins: string[], path: string, seconds: number): Promise<number> {
-  const results = await Promise.all(origins.map((o) => autocannon({ url: o + path, connections: Math.ceil(CONNECTIONS / origins.length), duration: seconds })));
-  if (results.some((r) => r.non2xx || r.errors)) throw new Error(`HTTP errors: ${JSON.stringify(results.map((r) => [r.non2xx, r.errors]))}`);
+  const results = await Promise.all(
+    origins.map((o) =>
+      autocannon({ url: o + path, connections: Math.ceil(CONNECTIONS / origins.length), duration: seconds }),
+    ),
+  );
+  if (results.some((r) => r.non2xx || r.errors))
+    throw new Error(`HTTP errors: ${JSON.stringify(results.map((r) => [r.non2xx, r.errors]))}`);
   return results.reduce((s, r) => s + r.requests.total, 0) / seconds;
 }
 
-export async function httpRows(url: string, schema: string, blogId: string, postId: string, ctx: BenchContext): Promise<string[]> {
+export async function httpRows(
+  url: string,
+  schema: string,
+  blogId: string,
+  postId: string,
+  ctx: BenchContext,
+): Promise<string[]> {
   const seconds = Number(ctx.args['http-seconds'] ?? (ctx.quick ? 1 : 3));
   const out: string[] = [];
   for (const processes of [1, 2]) {
@@ -55,7 +70,9 @@ export async function httpRows(url: string, schema: string, blogId: string, post
       );
     } finally {
       for (const s of servers) s.child.kill('SIGTERM');
-      await Promise.all(servers.map((s) => new Promise((r) => (s.child.exitCode !== null ? r(null) : s.child.once('exit', r)))));
+      await Promise.all(
+        servers.map((s) => new Promise((r) => (s.child.exitCode !== null ? r(null) : s.child.once('exit', r)))),
+      );
     }
   }
   return out;

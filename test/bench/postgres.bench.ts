@@ -86,7 +86,19 @@ class Raw {
   private row(p: BenchPost, id: string, blogId: string, when: string) {
     const status = p.draft ? 'DRAFT' : 'LIVE';
     const path = p.draft ? null : `/${when.slice(0, 4)}/${when.slice(5, 7)}/${slug(p.title)}-${id}.html`;
-    return [id, blogId, status, when, when, path, 'author', p.title, p.content, p.labels, distinctWords(postWordFields(p))];
+    return [
+      id,
+      blogId,
+      status,
+      when,
+      when,
+      path,
+      'author',
+      p.title,
+      p.content,
+      p.labels,
+      distinctWords(postWordFields(p)),
+    ];
   }
 
   async load(blogId: string, posts: Array<[string, BenchPost]>): Promise<void> {
@@ -97,7 +109,11 @@ class Raw {
        SELECT id, b, st, pu, up, pa, au, ti, co, string_to_array(la, chr(1)), string_to_array(tk, chr(1)), 1
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
          AS x(id, b, st, pu, up, pa, au, ti, co, la, tk)`,
-      [...[0, 1, 2, 3, 4, 5, 6, 7, 8].map(col), col(9).map((l) => (l as string[]).join('\x01')), col(10).map((t) => (t as string[]).join('\x01'))],
+      [
+        ...[0, 1, 2, 3, 4, 5, 6, 7, 8].map(col),
+        col(9).map((l) => (l as string[]).join('\x01')),
+        col(10).map((t) => (t as string[]).join('\x01')),
+      ],
     );
     await this.pool.query(
       `INSERT INTO ${this.s}.post_labels SELECT blog_id, unnest(labels), status, published, id FROM ${this.s}.posts WHERE id = ANY($1::text[])`,
@@ -133,10 +149,16 @@ class Raw {
     return JSON.stringify((await this.q('search', sql, [blogId, tokens])).rows);
   }
   async matches(tokens: string[]): Promise<number> {
-    return (await this.pool.query(`SELECT count(*)::int AS n FROM ${this.s}.posts WHERE tokens @> $1::text[]`, [tokens])).rows[0].n;
+    return (
+      await this.pool.query(`SELECT count(*)::int AS n FROM ${this.s}.posts WHERE tokens @> $1::text[]`, [tokens])
+    ).rows[0].n;
   }
   async live(blogId: string): Promise<number> {
-    return (await this.pool.query(`SELECT count(*)::int AS n FROM ${this.s}.posts WHERE blog_id = $1 AND status = 'LIVE'`, [blogId])).rows[0].n;
+    return (
+      await this.pool.query(`SELECT count(*)::int AS n FROM ${this.s}.posts WHERE blog_id = $1 AND status = 'LIVE'`, [
+        blogId,
+      ])
+    ).rows[0].n;
   }
   /** An insert; with `events`, its event goes into the outbox in the same statement. */
   async insert(blogId: string, id: string, p: BenchPost, now: string, events: boolean) {
@@ -167,15 +189,31 @@ class Raw {
  * Loads `n` posts through the service (every core rule), LOADERS at a time, or in bulk through the driver from
  * `bulkFrom` posts (test/bench/bulk-load.ts); answers the blog and post ids.
  */
-async function loadBlogcore(url: string, schema: string, gen: Generator, n: number, bulkFrom: number): Promise<{ blogId: string; ids: string[] }> {
-  const service = createBlogService({ driver: postgresDriver({ connectionString: url, schema, max: LOADERS, shareEvents: false }) });
+async function loadBlogcore(
+  url: string,
+  schema: string,
+  gen: Generator,
+  n: number,
+  bulkFrom: number,
+): Promise<{ blogId: string; ids: string[] }> {
+  const service = createBlogService({
+    driver: postgresDriver({ connectionString: url, schema, max: LOADERS, shareEvents: false }),
+  });
   if (n >= bulkFrom) {
-    const loaded = await bulkLoad(service, gen, n, 100, (done) => done % 100_000 === 0 && console.error(`  postgres ${n}: ${done} posts loaded`));
+    const loaded = await bulkLoad(
+      service,
+      gen,
+      n,
+      100,
+      (done) => done % 100_000 === 0 && console.error(`  postgres ${n}: ${done} posts loaded`),
+    );
     await service.close();
     return loaded;
   }
   const owner = await service.users.insert({ body: { displayName: 'Bench author' } });
-  const blogId = (await service.blogs.insert({ body: { name: 'Bench', url: `https://bench-${schema}.example/` }, ownerId: owner.id! })).id!;
+  const blogId = (
+    await service.blogs.insert({ body: { name: 'Bench', url: `https://bench-${schema}.example/` }, ownerId: owner.id! })
+  ).id!;
   const ids: string[] = new Array(n);
   let next = 0;
   await Promise.all(
@@ -200,7 +238,12 @@ async function deepToken(service: BlogService, blogId: string, live: number): Pr
   let token: string | undefined;
   const half = Math.floor(live / 2);
   while (skipped < half) {
-    const page = await service.posts.list({ blogId, maxResults: Math.min(500, half - skipped), fetchBodies: false, pageToken: token });
+    const page = await service.posts.list({
+      blogId,
+      maxResults: Math.min(500, half - skipped),
+      fetchBodies: false,
+      pageToken: token,
+    });
     skipped += page.items?.length ?? 0;
     token = page.nextPageToken;
     if (!token) throw new Error('ran out of pages before 50%');
@@ -209,9 +252,13 @@ async function deepToken(service: BlogService, blogId: string, live: number): Pr
 }
 
 export default async function postgresBench(ctx: BenchContext): Promise<void> {
-  const sizes = (ctx.args['pg-sizes'] ?? ctx.args.sizes ?? (ctx.quick ? '2000' : '10000,100000')).split(',').map(Number);
+  const sizes = (ctx.args['pg-sizes'] ?? ctx.args.sizes ?? (ctx.quick ? '2000' : '10000,100000'))
+    .split(',')
+    .map(Number);
   const bulkFrom = Number(ctx.args['bulk-from'] ?? 1_000_000);
-  const server = ctx.args['pg-url'] ? undefined : await startPostgres({ durable: true, flags: ['-c', 'shared_buffers=1GB', '-c', 'jit=off'] });
+  const server = ctx.args['pg-url']
+    ? undefined
+    : await startPostgres({ durable: true, flags: ['-c', 'shared_buffers=1GB', '-c', 'jit=off'] });
   const url = ctx.args['pg-url'] ?? server!.url;
   const admin = new pg.Pool({ connectionString: url, max: 2 });
   const rows: Row[] = [];
@@ -251,8 +298,12 @@ export default async function postgresBench(ctx: BenchContext): Promise<void> {
       );
 
       // The measured services use a pool of 2: a list reads its page and looks for due scheduled posts at once.
-      const service = createBlogService({ driver: postgresDriver({ connectionString: url, schema: ourSchema, max: 2 }) });
-      const single = createBlogService({ driver: postgresDriver({ connectionString: url, schema: ourSchema, max: 2, shareEvents: false }) });
+      const service = createBlogService({
+        driver: postgresDriver({ connectionString: url, schema: ourSchema, max: 2 }),
+      });
+      const single = createBlogService({
+        driver: postgresDriver({ connectionString: url, schema: ourSchema, max: 2, shareEvents: false }),
+      });
       await service.ready();
       await single.ready();
       const live = await raw.live(blogId);
@@ -317,7 +368,14 @@ export default async function postgresBench(ctx: BenchContext): Promise<void> {
             const p = gen.post(n + 2 * i);
             return s.posts.insert({ blogId, body: { title: p.title, content: p.content, labels: p.labels } });
           },
-          (i) => raw.insert(blogId, `R${String(k++).padStart(25, '0')}`, { ...gen.post(n + 2 * i + 1), draft: false }, new Date().toISOString(), events),
+          (i) =>
+            raw.insert(
+              blogId,
+              `R${String(k++).padStart(25, '0')}`,
+              { ...gen.post(n + 2 * i + 1), draft: false },
+              new Date().toISOString(),
+              events,
+            ),
         );
       record('insert (events shared)', n, ...(await insert(service, true)), TARGETS.write);
       record('insert (shareEvents: false)', n, ...(await insert(single, false)), TARGETS.write);
@@ -333,7 +391,8 @@ export default async function postgresBench(ctx: BenchContext): Promise<void> {
       record('patch title (shareEvents: false)', n, ...(await patch(single, n + 2, false)), TARGETS.write);
       await service.close();
       await single.close();
-      if (n === sizes[0] && ctx.args['pg-http'] !== 'false') notes.push(...(await httpRows(url, ourSchema, blogId, ids[Math.floor(n / 2)]!, ctx)));
+      if (n === sizes[0] && ctx.args['pg-http'] !== 'false')
+        notes.push(...(await httpRows(url, ourSchema, blogId, ids[Math.floor(n / 2)]!, ctx)));
       await rawPool.end();
       if (!ctx.args['pg-keep']) {
         await admin.query(`DROP SCHEMA IF EXISTS ${ourSchema} CASCADE`);

@@ -53,10 +53,15 @@ function summarize(profile: Profile, top = 15): string[] {
     const dt = profile.timeDeltas[i] ?? 0;
     total += dt;
     const f = byId.get(id)!.callFrame;
-    const where = f.url ? `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\//, '')}:${f.lineNumber + 1}` : f.functionName;
+    const where = f.url
+      ? `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\//, '')}:${f.lineNumber + 1}`
+      : f.functionName;
     self.set(where, (self.get(where) ?? 0) + dt);
   });
   const ms = (us: number) => `${(us / 1000).toFixed(0)} ms`;
   const rows = [...self].sort((a, b) => b[1] - a[1]).slice(0, top);
-  return [`  total ${ms(total)}; by self time:`, ...rows.map(([k, v]) => `  ${ms(v).padStart(8)} ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`)];
+  return [
+    `  total ${ms(total)}; by self time:`,
+    ...rows.map(([k, v]) => `  ${ms(v).padStart(8)} ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`),
+  ];
 }

@@ -23,9 +23,13 @@ const files = readdirSync(here)
   .filter((name) => !only || only.includes(name))
   .sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
 
-console.log(`# blogcore benchmarks (${quick ? 'quick' : 'full'}; node ${process.version}; ${new Date().toISOString()})`);
+console.log(
+  `# blogcore benchmarks (${quick ? 'quick' : 'full'}; node ${process.version}; ${new Date().toISOString()})`,
+);
 for (const name of files) {
-  const mod = (await import(pathToFileURL(join(here, `${name}.bench.ts`)).href)) as { default: (c: BenchContext) => Promise<void> };
+  const mod = (await import(pathToFileURL(join(here, `${name}.bench.ts`)).href)) as {
+    default: (c: BenchContext) => Promise<void>;
+  };
   const t0 = performance.now();
   await mod.default(ctx);
   console.log(`\n(${name}: ${((performance.now() - t0) / 1000).toFixed(1)} s)`);

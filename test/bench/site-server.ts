@@ -20,7 +20,10 @@ if (args.mode === 'site') {
   await service.ready();
   serveWithStats(toNodeHandler(createSite(service, { blogId: args.blog! })) as RequestListener, () => service.close());
 } else {
-  const { headers, text } = JSON.parse(readFileSync(args.page!, 'utf8')) as { headers: Record<string, string>; text: string };
+  const { headers, text } = JSON.parse(readFileSync(args.page!, 'utf8')) as {
+    headers: Record<string, string>;
+    text: string;
+  };
   const body = Buffer.from(text);
   serveWithStats(
     (_req, res) => {

@@ -29,7 +29,10 @@ import { loadBlogcore } from './sqlite.bench.js';
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** The raw engine: plain tables of posts (by path) and comments, and a template. */
-function rawSite(file: string, posts: Array<{ path: string; title: string; content: string; labels: string[]; published: string }>) {
+function rawSite(
+  file: string,
+  posts: Array<{ path: string; title: string; content: string; labels: string[]; published: string }>,
+) {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.exec(`CREATE TABLE posts (path TEXT PRIMARY KEY, title TEXT, content TEXT, labels TEXT, published TEXT, author TEXT);
@@ -39,11 +42,13 @@ function rawSite(file: string, posts: Array<{ path: string; title: string; conte
   const com = db.prepare('INSERT INTO comments VALUES (?, ?, ?, ?)');
   db.transaction(() => {
     for (const p of posts) ins.run(p.path, p.title, p.content, JSON.stringify(p.labels), p.published, 'Bench author');
-    for (let i = 0; i < 5; i++) com.run(posts[posts.length >> 1]!.path, `2026-01-0${i + 1}T00:00:00.000Z`, `Reader ${i}`, `<p>Comment ${i}</p>`);
+    for (let i = 0; i < 5; i++)
+      com.run(posts[posts.length >> 1]!.path, `2026-01-0${i + 1}T00:00:00.000Z`, `Reader ${i}`, `<p>Comment ${i}</p>`);
   })();
-  const post = db.prepare<[string], { title: string; content: string; labels: string; published: string; author: string }>(
-    'SELECT * FROM posts WHERE path = ?',
-  );
+  const post = db.prepare<
+    [string],
+    { title: string; content: string; labels: string; published: string; author: string }
+  >('SELECT * FROM posts WHERE path = ?');
   const comments = db.prepare<[string], { published: string; author: string; content: string }>(
     'SELECT * FROM comments WHERE path = ? ORDER BY published LIMIT 51',
   );
@@ -52,10 +57,15 @@ function rawSite(file: string, posts: Array<{ path: string; title: string; conte
     db,
     page(path: string): string {
       const p = post.get(path)!;
-      const labels = (JSON.parse(p.labels) as string[]).map((l) => `<a href="/search/label/${encodeURIComponent(l)}">${escapeHtml(l)}</a>`).join(', ');
+      const labels = (JSON.parse(p.labels) as string[])
+        .map((l) => `<a href="/search/label/${encodeURIComponent(l)}">${escapeHtml(l)}</a>`)
+        .join(', ');
       const list = comments
         .all(path)
-        .map((c) => `<li><p>${escapeHtml(c.author)} <time datetime="${c.published}">${c.published}</time></p>${c.content}</li>`)
+        .map(
+          (c) =>
+            `<li><p>${escapeHtml(c.author)} <time datetime="${c.published}">${c.published}</time></p>${c.content}</li>`,
+        )
         .join('');
       return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(p.title)}</title><style>${head}</style></head><body><main><article><h1>${escapeHtml(p.title)}</h1><p><time datetime="${p.published}">${p.published}</time> by ${escapeHtml(p.author)}</p>${p.content}<p>Labels: ${labels}</p></article><ol>${list}</ol></main></body></html>`;
     },
@@ -71,26 +81,46 @@ async function inProcess(ctx: BenchContext, dir: string, n: number) {
   const service = createBlogService({ driver: sqliteDriver({ filename: file }) });
   // The measured post: the first LIVE one from the middle on (the generator makes some drafts).
   let post = await service.posts.get({ blogId, postId: ids[ids.length >> 1]! });
-  for (let i = (ids.length >> 1) + 1; !post.url && i < ids.length; i++) post = await service.posts.get({ blogId, postId: ids[i]! });
+  for (let i = (ids.length >> 1) + 1; !post.url && i < ids.length; i++)
+    post = await service.posts.get({ blogId, postId: ids[i]! });
   if (!post.url) throw new Error('no LIVE post from the middle on');
   for (let i = 0; i < 5; i++)
-    await service.comments.insert({ blogId, postId: post.id, body: { content: `<p>Comment ${i}</p>`, author: { displayName: `Reader ${i}` } } });
+    await service.comments.insert({
+      blogId,
+      postId: post.id,
+      body: { content: `<p>Comment ${i}</p>`, author: { displayName: `Reader ${i}` } },
+    });
   // Rendered on every request (no page kept), as the first reader after a write gets it; then as kept.
   const site = createSite(service, { blogId, cachePages: 0 });
   const kept = createSite(service, { blogId });
   const url = post.url;
   const path = new URL(url).pathname;
-  const raw = rawSite(join(dir, 'raw.db'), [{ path, title: post.title, content: post.content ?? '', labels: post.labels ?? [], published: post.published! }]);
+  const raw = rawSite(join(dir, 'raw.db'), [
+    { path, title: post.title, content: post.content ?? '', labels: post.labels ?? [], published: post.published! },
+  ]);
   const rawPage = () => raw.page(path).length;
-  const [a, b] = await timePair(async () => (await (await site(new Request(url)))!.text()).length, rawPage, ctx.budgetMs);
-  const [c, d] = await timePair(async () => (await (await kept(new Request(url)))!.text()).length, rawPage, ctx.budgetMs);
+  const [a, b] = await timePair(
+    async () => (await (await site(new Request(url)))!.text()).length,
+    rawPage,
+    ctx.budgetMs,
+  );
+  const [c, d] = await timePair(
+    async () => (await (await kept(new Request(url)))!.text()).length,
+    rawPage,
+    ctx.budgetMs,
+  );
   const response = (await site(new Request(url)))!;
   const text = await response.text();
-  printTable(`Reading site: a post page in process (SQLite, ${n} posts; page ${text.length} bytes, raw template ${raw.page(path).length})`, [
-    { op: 'post page, rendered (target ≤ 1 ms)', size: n, ours: a, raw: b },
-    { op: 'post page, kept since the last write', size: n, ours: c, raw: d },
-  ]);
-  console.log(`rendered post page p50 ${(a.p50 / 1000).toFixed(3)} ms, mean ${(a.mean / 1000).toFixed(3)} ms: ${a.mean <= 1000 ? '≤ 1 ms ✓' : '> 1 ms ✗'}`);
+  printTable(
+    `Reading site: a post page in process (SQLite, ${n} posts; page ${text.length} bytes, raw template ${raw.page(path).length})`,
+    [
+      { op: 'post page, rendered (target ≤ 1 ms)', size: n, ours: a, raw: b },
+      { op: 'post page, kept since the last write', size: n, ours: c, raw: d },
+    ],
+  );
+  console.log(
+    `rendered post page p50 ${(a.p50 / 1000).toFixed(3)} ms, mean ${(a.mean / 1000).toFixed(3)} ms: ${a.mean <= 1000 ? '≤ 1 ms ✓' : '> 1 ms ✗'}`,
+  );
   const headers = Object.fromEntries([...response.headers].filter(([k]) => k !== 'content-length'));
   await service.close();
   raw.db.close();
@@ -102,7 +132,11 @@ async function overHttp(ctx: BenchContext, dir: string, served: Awaited<ReturnTy
   const rounds = Number(ctx.args['http-rounds'] ?? (ctx.quick ? 2 : 4));
   const pageFile = join(dir, 'page.json');
   writeFileSync(pageFile, JSON.stringify(served.page));
-  const site = await startServer(join(here, 'site-server.ts'), ['--mode=site', `--db=${served.file}`, `--blog=${served.blogId}`]);
+  const site = await startServer(join(here, 'site-server.ts'), [
+    '--mode=site',
+    `--db=${served.file}`,
+    `--blog=${served.blogId}`,
+  ]);
   const raw = await startServer(join(here, 'site-server.ts'), ['--mode=raw', `--page=${pageFile}`]);
   try {
     const origin = { site: `http://127.0.0.1:${site.port}`, raw: `http://127.0.0.1:${raw.port}` };

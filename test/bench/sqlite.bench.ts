@@ -30,12 +30,26 @@ import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { generator, rng, type BenchPost, type Generator } from '../drivers/sqlite/bench-data.js';
 import { commentVisOf, put, type CommentRecord, type PostRecord } from '../../src/store/records.js';
 import { bulkLoad } from './bulk-load.js';
-import { formatMicros, printGrowth, printTable, timePair, verdict, type BenchContext, type Row, type Timing } from './harness.js';
+import {
+  formatMicros,
+  printGrowth,
+  printTable,
+  timePair,
+  verdict,
+  type BenchContext,
+  type Row,
+  type Timing,
+} from './harness.js';
 import { TARGETS } from './targets.js';
 
 const BLOG_URL = 'https://bench.example/';
 /** docs/design.md §14's flat-cost rows: within TARGETS.flat from the smallest size to the largest. */
-const FLAT_OPS = ['list first page (20)', 'list page 50% deep (20)', 'label filter label-30 (20)', 'search, two words (20)'];
+const FLAT_OPS = [
+  'list first page (20)',
+  'list page 50% deep (20)',
+  'label filter label-30 (20)',
+  'search, two words (20)',
+];
 const LABEL = 'label-30';
 const PAGE = 20;
 
@@ -99,12 +113,18 @@ class Raw {
         'INSERT INTO posts (id, blog_id, status, published, updated, path, author_id, title, content, labels) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       label: db.prepare('INSERT INTO post_labels (blog_id, label, status, published, post_id) VALUES (?, ?, ?, ?, ?)'),
-      labelUpdated: db.prepare('INSERT INTO post_labels_updated (blog_id, label, status, updated, post_id) VALUES (?, ?, ?, ?, ?)'),
-      labelUpdatedDelete: db.prepare('DELETE FROM post_labels_updated WHERE blog_id = ? AND label = ? AND status = ? AND updated = ? AND post_id = ?'),
+      labelUpdated: db.prepare(
+        'INSERT INTO post_labels_updated (blog_id, label, status, updated, post_id) VALUES (?, ?, ?, ?, ?)',
+      ),
+      labelUpdatedDelete: db.prepare(
+        'DELETE FROM post_labels_updated WHERE blog_id = ? AND label = ? AND status = ? AND updated = ? AND post_id = ?',
+      ),
       fts: db.prepare('INSERT INTO posts_fts (rowid, title, body, labels) VALUES (?, ?, ?, ?)'),
       ftsDelete: db.prepare('DELETE FROM posts_fts WHERE rowid = ?'),
       update: db.prepare('UPDATE posts SET title = ?, updated = ? WHERE id = ?'),
-      first: db.prepare<[string], RawRow>(`SELECT * FROM posts WHERE blog_id = ? AND status = 'LIVE' ORDER BY published DESC, id DESC LIMIT ${PAGE}`),
+      first: db.prepare<[string], RawRow>(
+        `SELECT * FROM posts WHERE blog_id = ? AND status = 'LIVE' ORDER BY published DESC, id DESC LIMIT ${PAGE}`,
+      ),
       after: db.prepare<[string, string, string], RawRow>(
         `SELECT * FROM posts WHERE blog_id = ? AND status = 'LIVE' AND (published, id) < (?, ?) ORDER BY published DESC, id DESC LIMIT ${PAGE}`,
       ),
@@ -120,7 +140,9 @@ class Raw {
          ORDER BY p.published DESC, p.id DESC LIMIT ${PAGE}`,
       ),
       countMatches: db.prepare<[string], number>('SELECT count(*) FROM posts_fts WHERE posts_fts MATCH ?').pluck(),
-      liveCount: db.prepare<[string], number>(`SELECT count(*) FROM posts WHERE blog_id = ? AND status = 'LIVE'`).pluck(),
+      liveCount: db
+        .prepare<[string], number>(`SELECT count(*) FROM posts WHERE blog_id = ? AND status = 'LIVE'`)
+        .pluck(),
     };
   }
 
@@ -129,7 +151,18 @@ class Raw {
     const published = when;
     const updated = when;
     const path = p.draft ? null : `/${published.slice(0, 4)}/${published.slice(5, 7)}/${slug(p.title)}-${id}.html`;
-    const { lastInsertRowid } = this.s.insert.run(id, blogId, status, published, updated, path, 'author', p.title, p.content, JSON.stringify(p.labels));
+    const { lastInsertRowid } = this.s.insert.run(
+      id,
+      blogId,
+      status,
+      published,
+      updated,
+      path,
+      'author',
+      p.title,
+      p.content,
+      JSON.stringify(p.labels),
+    );
     for (const l of p.labels) {
       this.s.label.run(blogId, l, status, published, id);
       this.s.labelUpdated.run(blogId, l, status, updated, id);
@@ -178,10 +211,21 @@ class Raw {
 }
 
 /** Loads `n` posts through the service, 500 to a SQLite transaction (or in bulk, from `bulkFrom` posts); answers the blog id and post ids. */
-export async function loadBlogcore(file: string, gen: Generator, n: number, bulkFrom = Number.POSITIVE_INFINITY): Promise<{ blogId: string; ids: string[] }> {
+export async function loadBlogcore(
+  file: string,
+  gen: Generator,
+  n: number,
+  bulkFrom = Number.POSITIVE_INFINITY,
+): Promise<{ blogId: string; ids: string[] }> {
   if (n >= bulkFrom) {
     const service = createBlogService({ driver: sqliteDriver({ filename: file }) });
-    const loaded = await bulkLoad(service, gen, n, 1000, (done) => done % 100_000 === 0 && console.error(`  sqlite ${n}: ${done} posts loaded`));
+    const loaded = await bulkLoad(
+      service,
+      gen,
+      n,
+      1000,
+      (done) => done % 100_000 === 0 && console.error(`  sqlite ${n}: ${done} posts loaded`),
+    );
     await service.close();
     return loaded;
   }
@@ -216,7 +260,12 @@ async function deepToken(service: BlogService, blogId: string, live: number): Pr
   let token: string | undefined;
   const half = Math.floor(live / 2);
   while (skipped < half) {
-    const page = await service.posts.list({ blogId, maxResults: Math.min(500, half - skipped), fetchBodies: false, pageToken: token });
+    const page = await service.posts.list({
+      blogId,
+      maxResults: Math.min(500, half - skipped),
+      fetchBodies: false,
+      pageToken: token,
+    });
     skipped += page.items?.length ?? 0;
     token = page.nextPageToken;
     if (!token) throw new Error('ran out of pages before 50%');
@@ -225,7 +274,9 @@ async function deepToken(service: BlogService, blogId: string, live: number): Pr
 }
 
 export default async function sqliteBench(ctx: BenchContext): Promise<void> {
-  const sizes = (ctx.args['sqlite-sizes'] ?? ctx.args.sizes ?? (ctx.quick ? '2000' : '10000,100000')).split(',').map(Number);
+  const sizes = (ctx.args['sqlite-sizes'] ?? ctx.args.sizes ?? (ctx.quick ? '2000' : '10000,100000'))
+    .split(',')
+    .map(Number);
   const bulkFrom = Number(ctx.args['bulk-from'] ?? 1_000_000);
   const rows: Row[] = [];
   const ours: Record<string, Array<[number, Timing]>> = {};
@@ -340,7 +391,13 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
             const p = gen.post(n + 2 * i);
             return service.posts.insert({ blogId, body: { title: p.title, content: p.content, labels: p.labels } });
           },
-          (i) => raw.insert(blogId, `R${String(k++).padStart(25, '0')}`, { ...gen.post(n + 2 * i + 1), draft: false }, new Date().toISOString()),
+          (i) =>
+            raw.insert(
+              blogId,
+              `R${String(k++).padStart(25, '0')}`,
+              { ...gen.post(n + 2 * i + 1), draft: false },
+              new Date().toISOString(),
+            ),
         )),
         TARGETS.write,
       );
@@ -403,7 +460,8 @@ async function adversarial(ctx: BenchContext): Promise<void> {
     const driver = sqliteDriver({ filename: join(dir, 'blogcore.db') });
     const service = createBlogService({ driver });
     const owner = await service.users.insert({ body: { displayName: 'Bench author' } });
-    const blogId = (await service.blogs.insert({ body: { name: 'Adversarial', url: BLOG_URL }, ownerId: owner.id! })).id!;
+    const blogId = (await service.blogs.insert({ body: { name: 'Adversarial', url: BLOG_URL }, ownerId: owner.id! }))
+      .id!;
     const raw = new Raw(join(dir, 'raw.db'));
     const labels = Array.from({ length: 100 }, (_, i) => `label-${String(i).padStart(2, '0')}`);
     const body = `<p>${'lorem ipsum dolor sit amet '.repeat(740)}</p>`; // ~20 KB
@@ -444,7 +502,8 @@ async function adversarial(ctx: BenchContext): Promise<void> {
 
     // Comments: one visible post with 3 comments, one post hiding 20k newer ones (filed as the service files them).
     const open = await service.posts.insert({ blogId, body: { title: 'Open', content: '<p>open</p>' } });
-    for (let i = 0; i < 3; i++) await service.comments.insert({ blogId, postId: open.id!, body: { content: `visible ${i}` } });
+    for (let i = 0; i < 3; i++)
+      await service.comments.insert({ blogId, postId: open.id!, body: { content: `visible ${i}` } });
     const hiding = await service.posts.insert({ blogId, body: { title: 'Hiding', content: '<p>hiding</p>' } });
     const stored = (await driver.get('posts', hiding.id!))!;
     const hidePost = { ...(stored.doc as unknown as PostRecord), readerComments: 'DONT_ALLOW_HIDE_EXISTING' as const };
@@ -461,16 +520,23 @@ async function adversarial(ctx: BenchContext): Promise<void> {
       vis: commentVisOf(hidePost),
     }));
     await driver.commit([
-      put('posts', { ...hidePost, liveComments: hiddenComments, allComments: hiddenComments, commentsVis: commentVisOf(hidePost) }, stored.version),
+      put(
+        'posts',
+        { ...hidePost, liveComments: hiddenComments, allComments: hiddenComments, commentsVis: commentVisOf(hidePost) },
+        stored.version,
+      ),
     ]);
-    for (let i = 0; i < comments.length; i += 5000) await driver.commit(comments.slice(i, i + 5000).map((c) => put('comments', c, 0)));
+    for (let i = 0; i < comments.length; i += 5000)
+      await driver.commit(comments.slice(i, i + 5000).map((c) => put('comments', c, 0)));
     raw.db.exec(`CREATE TABLE comments (id TEXT PRIMARY KEY, blog_id TEXT, post_id TEXT, status TEXT, published TEXT, content TEXT);
       CREATE INDEX comments_blog ON comments (blog_id, status, published, id);`);
     const ins = raw.db.prepare('INSERT INTO comments VALUES (?, ?, ?, ?, ?, ?)');
     raw.db.transaction(() => {
       for (const c of comments) ins.run(c.id, blogId, c.postId, c.status, c.published, c.content);
     })();
-    const rawComments = raw.db.prepare(`SELECT * FROM comments WHERE blog_id = ? AND status = 'LIVE' ORDER BY published DESC, id DESC LIMIT 1`);
+    const rawComments = raw.db.prepare(
+      `SELECT * FROM comments WHERE blog_id = ? AND status = 'LIVE' ORDER BY published DESC, id DESC LIMIT 1`,
+    );
     const anon = service.as(null);
     const [a, ar] = await timePair(
       () => anon.comments.listByBlog({ blogId, maxResults: 1 }),

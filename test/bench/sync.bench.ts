@@ -65,7 +65,10 @@ export default async function syncBench(ctx: BenchContext): Promise<void> {
     // --- the server: one blog of `posts` posts (~2 KB bodies), 1 in 17 a draft
     const t0 = performance.now();
     const user = await service.users.insert({ body: { displayName: 'Bench author' } });
-    const blog = await service.blogs.insert({ body: { name: 'Sync bench', url: 'https://sync-bench.example/' }, ownerId: user.id });
+    const blog = await service.blogs.insert({
+      body: { name: 'Sync bench', url: 'https://sync-bench.example/' },
+      ownerId: user.id,
+    });
     const as = service.as({ userId: user.id });
     const gen = generator(1, 3);
     const ids: string[] = [];
@@ -102,7 +105,12 @@ export default async function syncBench(ctx: BenchContext): Promise<void> {
       // Someone else edits `edits` posts on the server: the next pull brings them.
       for (const postId of ids.slice(2 * edits, 3 * edits)) {
         const post = await as.posts.get({ blogId: blog.id, postId });
-        await as.posts.patch({ blogId: blog.id, postId, ifMatch: post.etag, body: { title: `${post.title} (edited on the server)` } });
+        await as.posts.patch({
+          blogId: blog.id,
+          postId,
+          ifMatch: post.etag,
+          body: { title: `${post.title} (edited on the server)` },
+        });
       }
     });
     await page.goto(site.url);
@@ -116,7 +124,8 @@ export default async function syncBench(ctx: BenchContext): Promise<void> {
       pageSize: PAGE_SIZE,
     };
     const phases = (await page.evaluate(
-      (i) => (globalThis as unknown as { runSyncBench: (i: SyncBenchInput) => Promise<SyncBenchPhase[]> }).runSyncBench(i),
+      (i) =>
+        (globalThis as unknown as { runSyncBench: (i: SyncBenchInput) => Promise<SyncBenchPhase[]> }).runSyncBench(i),
       input,
     )) as SyncBenchPhase[];
 
@@ -136,7 +145,9 @@ export default async function syncBench(ctx: BenchContext): Promise<void> {
       const verdict = missed.length ? `NOT MET (${missed.join(', ')})` : 'MET';
       const met = targets.length ? `${targets.map((t) => t.text).join(' and ')}: ${verdict}` : '';
       const per = (b: number) => (p.size ? Math.round(b / p.size).toLocaleString('en-US') : '–');
-      lines.push(`| ${p.op} | ${ms(p.ours.mean)} | ${ms(p.raw.mean)} | ${ratio.toFixed(2)}× | ${met} | ${per(p.oursBytes)} / ${per(p.rawBytes)} B |`);
+      lines.push(
+        `| ${p.op} | ${ms(p.ours.mean)} | ${ms(p.raw.mean)} | ${ratio.toFixed(2)}× | ${met} | ${per(p.oursBytes)} / ${per(p.rawBytes)} B |`,
+      );
     }
     console.log(lines.join('\n'));
     if (profiles.length) console.log(`\n${profiles.join('\n')}`);

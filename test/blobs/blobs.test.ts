@@ -19,7 +19,10 @@ afterAll(async () => {
 });
 
 runBlobSuite('fsBlobs', async () => ({ blobs: fsBlobs({ dir: join(root, `suite-${n++}`) }), close: async () => {} }));
-runBlobSuite('s3Blobs', async () => ({ blobs: s3Blobs({ client: s3.client, bucket: await s3.bucket(), prefix: 'media/' }), close: async () => {} }));
+runBlobSuite('s3Blobs', async () => ({
+  blobs: s3Blobs({ client: s3.client, bucket: await s3.bucket(), prefix: 'media/' }),
+  close: async () => {},
+}));
 
 describe('fsBlobs on disk', () => {
   it('writes under <dir>/<key> through .staging, and sweeps what an interrupted put left there', async () => {

@@ -85,7 +85,10 @@ export function runBlobSuite(name: string, setup: () => Promise<BlobFixture>): v
       const bytes = pattern(5 * 1024 * 1024 + 12_345, 7);
       expect(await s.put('b1/large', pieces(bytes, 1 << 20))).toBe(bytes.byteLength);
       same(await bytesOf(await s.read('b1/large')), bytes);
-      same(await bytesOf(await s.read('b1/large', { offset: 5 * 1024 * 1024 - 3, length: 10 })), bytes.subarray(5 * 1024 * 1024 - 3, 5 * 1024 * 1024 + 7));
+      same(
+        await bytesOf(await s.read('b1/large', { offset: 5 * 1024 * 1024 - 3, length: 10 })),
+        bytes.subarray(5 * 1024 * 1024 - 3, 5 * 1024 * 1024 + 7),
+      );
     });
 
     it('reads any range: within a chunk, across chunks, the very ends, and none', async () => {

@@ -154,12 +154,23 @@ async function putRawPosts(raw: RawDB, blogId: string, size: number): Promise<vo
     await tx.done;
   }
 }
-type GetAllRecords = (o: { query: IDBKeyRange; count: number; direction: IDBCursorDirection }) => Promise<Array<{ value: RawPost; key: IDBValidKey }>>;
+type GetAllRecords = (o: {
+  query: IDBKeyRange;
+  count: number;
+  direction: IDBCursorDirection;
+}) => Promise<Array<{ value: RawPost; key: IDBValidKey }>>;
 
 /** Newest `count` LIVE posts of a blog below `before` (exclusive), like a keyset list page. */
-async function rawPage(db: RawDB, blogId: string, count: number, before?: IDBValidKey): Promise<Array<{ value: RawPost; key: IDBValidKey }>> {
+async function rawPage(
+  db: RawDB,
+  blogId: string,
+  count: number,
+  before?: IDBValidKey,
+): Promise<Array<{ value: RawPost; key: IDBValidKey }>> {
   const index = db.transaction('posts').store.index('published');
-  const range = before ? IDBKeyRange.bound([blogId, 'LIVE'], before, false, true) : IDBKeyRange.bound([blogId, 'LIVE'], [blogId, 'LIVE', []]);
+  const range = before
+    ? IDBKeyRange.bound([blogId, 'LIVE'], before, false, true)
+    : IDBKeyRange.bound([blogId, 'LIVE'], [blogId, 'LIVE', []]);
   const getAllRecords = (index as unknown as { getAllRecords?: GetAllRecords }).getAllRecords;
   if (typeof getAllRecords === 'function') return getAllRecords.call(index, { query: range, count, direction: 'prev' });
   const out: Array<{ value: RawPost; key: IDBValidKey }> = [];
@@ -197,7 +208,11 @@ async function deleteDb(name: string) {
  * machine, background work (other processes, LevelDB compaction) then slows both sides alike.
  * Same statistics as the harness's `time` (microseconds).
  */
-async function timePair(ours: (i: number) => unknown, raw: (i: number) => unknown, budgetMs: number): Promise<{ ours: Timing; raw: Timing }> {
+async function timePair(
+  ours: (i: number) => unknown,
+  raw: (i: number) => unknown,
+  budgetMs: number,
+): Promise<{ ours: Timing; raw: Timing }> {
   for (let i = 0; i < 20; i++) {
     await raw(i);
     await ours(i);
@@ -225,7 +240,12 @@ async function timePair(ours: (i: number) => unknown, raw: (i: number) => unknow
   const stats = (samples: number[]): Timing => {
     samples.sort((x, y) => x - y);
     const mean = samples.reduce((s, x) => s + x, 0) / samples.length;
-    return { mean, p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]!, ops: samples.length };
+    return {
+      mean,
+      p50: samples[Math.floor(samples.length / 2)]!,
+      p99: samples[Math.floor(samples.length * 0.99)]!,
+      ops: samples.length,
+    };
   };
   return { ours: stats(a), raw: stats(b) };
 }
@@ -256,7 +276,10 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
     Array.from({ length: LANES }, async (_, lane) => {
       for (let i = lane; i < size; i += LANES) {
         const p = makePost(i);
-        const post = await service.posts.insert({ blogId, body: { title: p.title, content: p.content, labels: p.labels, published: p.published } });
+        const post = await service.posts.insert({
+          blogId,
+          body: { title: p.title, content: p.content, labels: p.labels, published: p.published },
+        });
         ids[i] = post.id as string;
       }
     }),
@@ -312,7 +335,12 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
   // a page 50% deep: walk there by page token (blogcore) and by keyset (raw), then time that one page
   let token: string | undefined;
   for (let seen = 0; seen < size / 2; seen += 100) {
-    const page: { nextPageToken?: string } = await service.posts.list({ blogId, maxResults: 100, fetchBodies: false, ...(token ? { pageToken: token } : {}) });
+    const page: { nextPageToken?: string } = await service.posts.list({
+      blogId,
+      maxResults: 100,
+      fetchBodies: false,
+      ...(token ? { pageToken: token } : {}),
+    });
     token = page.nextPageToken;
   }
   const middle = (await rawPage(raw, blogId, Math.floor(size / 2))).at(-1)!.key;
@@ -341,7 +369,10 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
   const rawFresh = fresh.map((p, j) => rawPost(blogId, size + j, p));
   const insert = (i: number) => {
     const p = fresh[i % fresh.length]!;
-    return service.posts.insert({ blogId, body: { title: p.title, content: p.content, labels: p.labels, published: p.published } });
+    return service.posts.insert({
+      blogId,
+      body: { title: p.title, content: p.content, labels: p.labels, published: p.published },
+    });
   };
   await profiled('idb-insert', insert, fresh.length - 200);
   await pair(
@@ -357,15 +388,21 @@ export async function runIdbBench(options: { size: number; budgetMs: number }): 
 
   // The driver alone on the same inserts: the commits the core would send, built before timing.
   const template = (await driver.get('posts', ids[0]!))!.doc as unknown as PostRecord;
-  const ops = fresh
-    .slice(0, 3000)
-    .map((p, j) =>
-      put(
-        'posts',
-        { ...template, id: `d${j}`, path: `${template.path}-d${j}`, title: p.title, content: p.content, labels: p.labels, published: p.published },
-        0,
-      ),
-    );
+  const ops = fresh.slice(0, 3000).map((p, j) =>
+    put(
+      'posts',
+      {
+        ...template,
+        id: `d${j}`,
+        path: `${template.path}-d${j}`,
+        title: p.title,
+        content: p.content,
+        labels: p.labels,
+        published: p.published,
+      },
+      0,
+    ),
+  );
   await pair(
     'driver.commit insert (no core)',
     (i) => driver.commit([ops[i]!]), // each op once: ~1 ms or more per commit, so the budget never runs out of ops
@@ -394,7 +431,12 @@ export async function runSearchAtScale(options: { size: number; budgetMs: number
   const tag = `search-${size}-${Date.now().toString(36)}`;
   const service = createBlogService({ driver: idbDriver({ name: `bk-${tag}` }) });
   let t0 = performance.now();
-  const gen: Generator = { vocabulary: VOCAB, labels: LABELS, query: QUERY.join(' '), post: (i) => ({ ...makePost(i), draft: false }) };
+  const gen: Generator = {
+    vocabulary: VOCAB,
+    labels: LABELS,
+    query: QUERY.join(' '),
+    post: (i) => ({ ...makePost(i), draft: false }),
+  };
   const { blogId } = await bulkLoad(service, gen, size, 500);
   const loadOurs = performance.now() - t0;
   const raw = await openRaw(`raw-${tag}`);

@@ -30,7 +30,8 @@ async function layout2(factory: IDBFactory, name: string): Promise<void> {
   open.onupgradeneeded = () => {
     const db = open.result;
     const items = db.createObjectStore('items', { keyPath: 'id' });
-    for (const index of suiteSchema.collections[0]!.indexes) items.createIndex(index.name, `k.${index.name}`, { unique: !!index.unique, multiEntry: true });
+    for (const index of suiteSchema.collections[0]!.indexes)
+      items.createIndex(index.name, `k.${index.name}`, { unique: !!index.unique, multiEntry: true });
     db.createObjectStore('notes', { keyPath: 'id' }).createIndex('byItem', 'k.byItem', { multiEntry: true });
     db.createObjectStore('~terms.items', { keyPath: 'id' }).createIndex('t', 't', { multiEntry: true });
     db.createObjectStore('~log', { autoIncrement: true });
@@ -44,7 +45,10 @@ async function layout2(factory: IDBFactory, name: string): Promise<void> {
     tx.objectStore('items').put({ id: item.id, v: 1, doc: op.doc, k: op.keys, s: item.group });
     tx.objectStore('~terms.items').put({ id: item.id, t: item.words!.map((w) => `${shortHash(item.group)}:${w}`) });
     tx.objectStore('~log').add({ t: 1000 + i });
-    tx.objectStore('~changes').add({ q: i + 1, p: 0, c: 'items', id: item.id, op: 'put', v: 1, t: 1000 + i, s: item.group }, [i + 1, 0]);
+    tx.objectStore('~changes').add(
+      { q: i + 1, p: 0, c: 'items', id: item.id, op: 'put', v: 1, t: 1000 + i, s: item.group },
+      [i + 1, 0],
+    );
   });
   await new Promise<void>((resolve, reject) => {
     tx.oncomplete = () => resolve();
@@ -79,11 +83,15 @@ export function layoutUpgrade(env: { fresh(): { factory: IDBFactory; name: strin
         .sort((a, b) => (a.time < b.time ? 1 : -1))
         .map((i) => i.id);
     expect(await search(['every'])).toEqual(expected(() => true));
-    expect(await search(['third', 'odd'])).toEqual(expected((i) => i.words!.includes('third') && i.words!.includes('odd')));
+    expect(await search(['third', 'odd'])).toEqual(
+      expected((i) => i.words!.includes('third') && i.words!.includes('odd')),
+    );
     expect(await search(['odd'], 'h')).toEqual(expected((i) => i.words!.includes('odd'), 'h'));
     // The log reads on, and goes on.
     expect((await d.changesSince(0, 1000)).map((c) => c.id)).toEqual(ITEMS.map((i) => i.id));
-    expect((await d.streamChanges('h', { seq: 0, pos: -1 }, 100)).map((c) => c.id)).toEqual(ITEMS.filter((i) => i.group === 'h').map((i) => i.id));
+    expect((await d.streamChanges('h', { seq: 0, pos: -1 }, 100)).map((c) => c.id)).toEqual(
+      ITEMS.filter((i) => i.group === 'h').map((i) => i.id),
+    );
     const item = ITEMS[3]!;
     const { seq } = await d.commit([{ ...itemPut({ ...item, words: ['changed'] }, 1), stream: item.group }]);
     expect(seq).toBe(ITEMS.length + 1);

@@ -15,7 +15,9 @@ export interface LifecycleEnv {
 const v2: StoreSchema = {
   version: 2,
   collections: [
-    ...suiteSchema.collections.map((c) => (c.name === 'items' ? { ...c, indexes: [...c.indexes, { name: 'byStatus' }] } : c)),
+    ...suiteSchema.collections.map((c) =>
+      c.name === 'items' ? { ...c, indexes: [...c.indexes, { name: 'byStatus' }] } : c,
+    ),
     { name: 'extra', indexes: [{ name: 'byName', unique: true }] },
   ],
 };
@@ -53,7 +55,9 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
       const db = database();
       const a = db.driver();
       await a.open(suiteSchema);
-      const first = await a.commit([itemPut({ id: 'x', group: 'g', status: 'LIVE', time: 't1', slug: 's', words: ['hello'] })]);
+      const first = await a.commit([
+        itemPut({ id: 'x', group: 'g', status: 'LIVE', time: 't1', slug: 's', words: ['hello'] }),
+      ]);
       await a.close();
       await expect(a.get('items', 'x')).rejects.toThrow(/closed/);
 
@@ -62,7 +66,15 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
       expect((await b.get('items', 'x'))?.version).toBe(1);
       expect((await b.getByIndex('items', 'bySlug', ['g', 's']))?.id).toBe('x');
       expect(
-        await b.search({ collection: 'items', scope: 'g', tokens: ['hello'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 }),
+        await b.search({
+          collection: 'items',
+          scope: 'g',
+          tokens: ['hello'],
+          index: 'byTime',
+          prefixes: [['g', 'LIVE']],
+          direction: 'asc',
+          limit: 10,
+        }),
       ).toEqual([{ id: 'x', key: ['g', 'LIVE', 't1', 'x'] }]);
       const second = await b.commit([itemPut({ id: 'y', group: 'g', status: 'LIVE', time: 't2' })]);
       expect(second.seq).toBeGreaterThan(first.seq);
@@ -85,7 +97,9 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
       const put = itemPut({ id: 'x', group: 'g', status: 'LIVE', time: 't1', slug: 's' }, 1);
       await d.commit([{ ...put, keys: { ...put.keys, byStatus: [['LIVE', 'x']] } }]);
       expect(await d.count({ collection: 'items', index: 'byStatus', prefix: ['LIVE'] })).toBe(1);
-      await d.commit([{ type: 'put', collection: 'extra', id: 'e', expect: 0, doc: { id: 'e' }, keys: { byName: [['n']] } }]);
+      await d.commit([
+        { type: 'put', collection: 'extra', id: 'e', expect: 0, doc: { id: 'e' }, keys: { byName: [['n']] } },
+      ]);
       expect((await d.getByIndex('extra', 'byName', ['n']))?.id).toBe('e');
       await d.close();
     });
@@ -103,7 +117,9 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
       const d = db.driver();
       await d.open(suiteSchema);
       await d.close();
-      expect((await rejection(db.driver().open({ ...v2, version: 1 }))).message).toMatch(/lacks .*extra.*bump the schema version/);
+      expect((await rejection(db.driver().open({ ...v2, version: 1 }))).message).toMatch(
+        /lacks .*extra.*bump the schema version/,
+      );
     });
 
     it('steps aside when another tab upgrades: the old connection closes and its calls fail clearly', async () => {
@@ -150,35 +166,59 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
       const d = database().driver();
       await d.open(suiteSchema);
       await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't', slug: 's', words: ['w'] })]);
-      const attempts: Array<[string, ReturnType<typeof itemPut>[], 'version' | 'unique', string, string | undefined]> = [
+      const attempts: Array<[string, ReturnType<typeof itemPut>[], 'version' | 'unique', string, string | undefined]> =
         [
-          'existing id',
-          [itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', words: ['w'] }), itemPut({ id: 'a', group: 'g', status: 'X', time: 't' })],
-          'version',
-          'a',
-          undefined,
-        ],
-        [
-          'stored unique key',
-          [itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', words: ['w'] }), itemPut({ id: 'c', group: 'g', status: 'LIVE', time: 't', slug: 's' })],
-          'unique',
-          'c',
-          'bySlug',
-        ],
-        [
-          'unique key within the batch',
-          [itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', slug: 'n' }), itemPut({ id: 'c', group: 'g', status: 'LIVE', time: 't', slug: 'n' })],
-          'unique',
-          'c',
-          'bySlug',
-        ],
-      ];
+          [
+            'existing id',
+            [
+              itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', words: ['w'] }),
+              itemPut({ id: 'a', group: 'g', status: 'X', time: 't' }),
+            ],
+            'version',
+            'a',
+            undefined,
+          ],
+          [
+            'stored unique key',
+            [
+              itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', words: ['w'] }),
+              itemPut({ id: 'c', group: 'g', status: 'LIVE', time: 't', slug: 's' }),
+            ],
+            'unique',
+            'c',
+            'bySlug',
+          ],
+          [
+            'unique key within the batch',
+            [
+              itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', slug: 'n' }),
+              itemPut({ id: 'c', group: 'g', status: 'LIVE', time: 't', slug: 'n' }),
+            ],
+            'unique',
+            'c',
+            'bySlug',
+          ],
+        ];
       for (const [what, ops, kind, id, index] of attempts) {
         const e = await rejection(d.commit(ops));
-        expect(e, what).toMatchObject({ name: 'DriverConflict', kind, collection: 'items', id, ...(index ? { index } : {}) });
+        expect(e, what).toMatchObject({
+          name: 'DriverConflict',
+          kind,
+          collection: 'items',
+          id,
+          ...(index ? { index } : {}),
+        });
         expect(await d.getMany('items', ['b', 'c']), what).toEqual([undefined, undefined]);
         expect(
-          await d.search({ collection: 'items', scope: 'g', tokens: ['w'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 }),
+          await d.search({
+            collection: 'items',
+            scope: 'g',
+            tokens: ['w'],
+            index: 'byTime',
+            prefixes: [['g', 'LIVE']],
+            direction: 'asc',
+            limit: 10,
+          }),
           what,
         ).toHaveLength(1);
         expect(await d.count({ collection: 'items', index: 'byTime', prefix: ['g'] }), what).toBe(1);
@@ -202,7 +242,15 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
         ['blog749192', 'b'],
       ] as const) {
         expect(
-          await d.search({ collection: 'items', scope, tokens: ['same'], index: 'byTime', prefixes: [[scope, 'LIVE']], direction: 'asc', limit: 10 }),
+          await d.search({
+            collection: 'items',
+            scope,
+            tokens: ['same'],
+            index: 'byTime',
+            prefixes: [[scope, 'LIVE']],
+            direction: 'asc',
+            limit: 10,
+          }),
         ).toEqual([{ id, key: [scope, 'LIVE', 't', id] }]);
       }
       await d.close();
@@ -237,10 +285,18 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
     it('answers reads begun while an earlier one is under way, in the same turn or a later one', async () => {
       const d = database().driver();
       await d.open(suiteSchema);
-      await d.commit(Array.from({ length: 50 }, (_, i) => itemPut({ id: `i${i}`, group: 'g', status: 'LIVE', time: `t${i}` })));
+      await d.commit(
+        Array.from({ length: 50 }, (_, i) => itemPut({ id: `i${i}`, group: 'g', status: 'LIVE', time: `t${i}` })),
+      );
       const ids = Array.from({ length: 50 }, (_, i) => `i${i}`);
       const first = d.getMany('items', ids);
-      const together = d.list({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'], direction: 'desc', limit: 3 });
+      const together = d.list({
+        collection: 'items',
+        index: 'byTime',
+        prefix: ['g', 'LIVE'],
+        direction: 'desc',
+        limit: 3,
+      });
       // A later task: the transaction the first two opened takes no more requests there.
       await new Promise((resolve) => setTimeout(resolve, 0));
       const later = d.get('items', 'i7');
@@ -256,9 +312,17 @@ export function runIdbLifecycle(label: string, env: LifecycleEnv): void {
       await d.open(suiteSchema);
       await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't', slug: 's' })]);
       const e = await rejection(d.commit([itemPut({ id: 'b', group: 'g', status: 'LIVE', time: 't', slug: 's' })]));
-      expect(e).toMatchObject({ name: 'DriverConflict', kind: 'unique', collection: 'items', id: 'b', index: 'bySlug' });
+      expect(e).toMatchObject({
+        name: 'DriverConflict',
+        kind: 'unique',
+        collection: 'items',
+        id: 'b',
+        index: 'bySlug',
+      });
       await expect(d.get('nope', 'x')).rejects.toThrow(/unknown collection/);
-      await expect(d.commit([{ type: 'put', collection: 'notes', id: 'n', expect: 0, doc: {}, keys: { missing: [['x']] } }])).rejects.toThrow(/unknown index/);
+      await expect(
+        d.commit([{ type: 'put', collection: 'notes', id: 'n', expect: 0, doc: {}, keys: { missing: [['x']] } }]),
+      ).rejects.toThrow(/unknown index/);
       expect(await d.changesSince(0)).toHaveLength(1);
       await d.close();
     });

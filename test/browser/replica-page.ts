@@ -12,7 +12,12 @@ let blogId: string;
   open(blog: string, token: string, maxResults?: number) {
     blogId = blog;
     local = createBlogService({ driver: idbDriver({ name: 'replica' }) });
-    replica = createReplica({ local, remote: { baseUrl: `${location.origin}/v3`, headers: { authorization: `Bearer ${token}` } }, blogId, maxResults });
+    replica = createReplica({
+      local,
+      remote: { baseUrl: `${location.origin}/v3`, headers: { authorization: `Bearer ${token}` } },
+      blogId,
+      maxResults,
+    });
   },
   /** Drops the replica's state (its records stay), so its next sync is a first pull over records already here. */
   async forgetState() {
@@ -25,8 +30,15 @@ let blogId: string;
     await local.close();
   },
   count: async () =>
-    (await local.posts.list({ blogId, view: 'ADMIN', status: ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'], maxResults: 500, fetchBodies: false })).items
-      .length,
+    (
+      await local.posts.list({
+        blogId,
+        view: 'ADMIN',
+        status: ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'],
+        maxResults: 500,
+        fetchBodies: false,
+      })
+    ).items.length,
   sync: () => replica.sync(),
   /** A sync's failure as `{ name, status }`, or null. */
   syncError: () =>
@@ -40,7 +52,14 @@ let blogId: string;
   insert: (title: string, content: string) => local.posts.insert({ blogId, body: { title, content } }),
   patch: (postId: string, content: string) => local.posts.patch({ blogId, postId, body: { content } }),
   posts: async () =>
-    (await local.posts.list({ blogId, status: ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'], view: 'ADMIN', maxResults: 50 })).items.map((p) => ({
+    (
+      await local.posts.list({
+        blogId,
+        status: ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'],
+        view: 'ADMIN',
+        maxResults: 50,
+      })
+    ).items.map((p) => ({
       id: p.id,
       title: p.title,
       content: p.content,

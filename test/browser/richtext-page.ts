@@ -11,7 +11,9 @@ function load(html: string): string[] {
   field?.destroy();
   field = richText({ html, onChange: () => undefined, onError: (e) => console.error(e) });
   document.body.replaceChildren(field.element);
-  return [...field.element.querySelectorAll('.rt-doc > *')].map((b) => (b.classList.contains('rt-raw') ? 'raw' : b.nodeName.toLowerCase()));
+  return [...field.element.querySelectorAll('.rt-doc > *')].map((b) =>
+    b.classList.contains('rt-raw') ? 'raw' : b.nodeName.toLowerCase(),
+  );
 }
 
 const hooks = { load, html: () => field!.html() };

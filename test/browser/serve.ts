@@ -39,9 +39,14 @@ export interface Site {
  * `performance.now()` has fine resolution for the benches.
  */
 export async function serveScript(script: string): Promise<Site> {
-  const html = '<!doctype html><meta charset="utf-8"><title>blogcore</title><script type="module" src="/app.js"></script>';
+  const html =
+    '<!doctype html><meta charset="utf-8"><title>blogcore</title><script type="module" src="/app.js"></script>';
   const server = createServer((req, res) => {
-    const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp', 'Cache-Control': 'no-store' };
+    const headers = {
+      'Cross-Origin-Opener-Policy': 'same-origin',
+      'Cross-Origin-Embedder-Policy': 'require-corp',
+      'Cache-Control': 'no-store',
+    };
     if (req.url === '/app.js') {
       res.writeHead(200, { ...headers, 'Content-Type': 'text/javascript; charset=utf-8' }).end(script);
     } else if (req.url === '/' || req.url?.startsWith('/?')) {
@@ -62,7 +67,12 @@ export async function serveScript(script: string): Promise<Site> {
   };
 }
 
-const launchOptions = (extra: LaunchOptions = {}): LaunchOptions => ({ executablePath: chromiumPath, args: chromiumArgs, headless: true, ...extra });
+const launchOptions = (extra: LaunchOptions = {}): LaunchOptions => ({
+  executablePath: chromiumPath,
+  args: chromiumArgs,
+  headless: true,
+  ...extra,
+});
 
 export function launchChromium(extra?: LaunchOptions): Promise<Browser> {
   return chromium.launch(launchOptions(extra));

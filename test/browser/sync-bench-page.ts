@@ -76,7 +76,11 @@ async function runSyncBench(input: SyncBenchInput): Promise<SyncBenchPhase[]> {
       url.searchParams.set('maxResults', String(input.pageSize));
       if (since) url.searchParams.set('since', since);
       if (pageToken) url.searchParams.set('pageToken', pageToken);
-      const page = (await (await fetch(url, { headers })).json()) as { items: RawItem[]; nextPageToken?: string; checkpoint: string };
+      const page = (await (await fetch(url, { headers })).json()) as {
+        items: RawItem[];
+        nextPageToken?: string;
+        checkpoint: string;
+      };
       await write(page.items);
       count += page.items.length;
       pageToken = page.nextPageToken;
@@ -186,7 +190,15 @@ async function runSyncBench(input: SyncBenchInput): Promise<SyncBenchPhase[]> {
 interface RawItem {
   id: string;
   deleted?: boolean;
-  resource?: { id: string; blog: { id: string }; status?: string; published?: string; updated: string; labels?: string[]; url?: string };
+  resource?: {
+    id: string;
+    blog: { id: string };
+    status?: string;
+    published?: string;
+    updated: string;
+    labels?: string[];
+    url?: string;
+  };
 }
 
 /**

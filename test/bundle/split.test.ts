@@ -54,7 +54,8 @@ it('keeps the rarely used calls out of the first download, in chunks loaded on f
     expect(Object.keys(lazy.find((c) => c.loads === loads)!.inputs)).toEqual(expect.arrayContaining(modules));
   }
   // What every write needs stays in the first download: label counters, revision capture, the record cache.
-  for (const path of ['src/store/label-counts.ts', 'src/core/revision-capture.ts', 'src/core/record-cache.ts']) expect(firstInputs).toContain(path);
+  for (const path of ['src/store/label-counts.ts', 'src/core/revision-capture.ts', 'src/core/record-cache.ts'])
+    expect(firstInputs).toContain(path);
   // The postings code search and writes share (some 9 KB minified) loads with the first of them.
   for (const path of ['drivers/idb/postings.ts', 'drivers/idb/segments.ts']) expect(firstInputs).not.toContain(path);
   // Media's checks and hashing (image-size, @noble/hashes) load with its calls, not before.

@@ -25,7 +25,9 @@ describe('error hints', () => {
   });
 
   it('sqliteDriver given a file name says it takes { filename }', async () => {
-    expect(() => sqliteDriver('blog.db' as never)).toThrow('sqliteDriver takes an options object: sqliteDriver({ filename: "blog.db" })');
+    expect(() => sqliteDriver('blog.db' as never)).toThrow(
+      'sqliteDriver takes an options object: sqliteDriver({ filename: "blog.db" })',
+    );
     const service = createBlogService({ driver: sqliteDriver({ filename: ':memory:' }) });
     await expect(service.ready()).resolves.toBeUndefined();
     await service.close();
@@ -43,7 +45,15 @@ describe('error hints', () => {
       );`;
     const bundle = async (name: string, external: string[]) => {
       const outfile = join(out, name);
-      await build({ stdin: { contents, resolveDir: ROOT }, bundle: true, platform: 'node', format: 'cjs', outfile, external, logLevel: 'silent' });
+      await build({
+        stdin: { contents, resolveDir: ROOT },
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        outfile,
+        external,
+        logLevel: 'silent',
+      });
       return spawnSync(process.execPath, [outfile], { encoding: 'utf8' });
     };
     const inlined = await bundle('inlined.cjs', []);

@@ -53,14 +53,20 @@ describe('import, then token, then serve', () => {
 
     const users = cli('users', 'list', '--db', db);
     expect(users.code).toBe(0);
-    expect(users.stdout).toMatch(new RegExp(`user ${owner} \\(Marie Curié\\), no token\\n +ADMIN +of Café & Crème \\(https://cafe.example.org/\\)`));
+    expect(users.stdout).toMatch(
+      new RegExp(
+        `user ${owner} \\(Marie Curié\\), no token\\n +ADMIN +of Café & Crème \\(https://cafe.example.org/\\)`,
+      ),
+    );
     expect(users.stdout).toMatch(/\(Paul\), no token\n +AUTHOR of Café & Crème/);
 
     const minted = cli('token', '--db', db, '--user', owner);
     expect(minted.code).toBe(0);
     const token = minted.stdout.trim();
     expect(token).toMatch(/^bc_[\w-]{20,}$/);
-    expect(minted.stderr).toContain(`New bearer token for user ${owner} (Marie Curié), ADMIN of Café & Crème (https://cafe.example.org/)`);
+    expect(minted.stderr).toContain(
+      `New bearer token for user ${owner} (Marie Curié), ADMIN of Café & Crème (https://cafe.example.org/)`,
+    );
     expect(cli('users', 'list', '--db', db).stdout).toContain('(Marie Curié), has a token');
 
     const { p, api, out } = await serve(db);
@@ -103,7 +109,10 @@ describe('import, then token, then serve', () => {
     const db = join(dir, 'readme.db');
     const service = createBlogService({ driver: sqliteDriver({ filename: db }) });
     await service.users.insert({ body: { id: 'ada', displayName: 'Ada Lovelace' } });
-    const blog = await service.blogs.insert({ body: { name: 'Notes', url: 'https://notes.example.com/' }, ownerId: 'ada' });
+    const blog = await service.blogs.insert({
+      body: { name: 'Notes', url: 'https://notes.example.com/' },
+      ownerId: 'ada',
+    });
     await service.close();
     const { p, api, out } = await serve(db);
     expect(out).toContain('Notes (https://notes.example.com/): admins user ada (Ada Lovelace)');
@@ -112,7 +121,11 @@ describe('import, then token, then serve', () => {
     // The README's next steps, the server still running: Notes by its url, a token for Ada that works at once.
     expect((await fetch(`${api}/blogs/byurl?url=https://notes.example.com/`)).status).toBe(200);
     const token = cli('token', '--db', db, '--user', 'ada').stdout.trim();
-    expect((await fetch(`${api}/users/self/blogs`, { headers: bearer(token) }).then((r) => r.json())) as { items: Array<{ id: string }> }).toMatchObject({
+    expect(
+      (await fetch(`${api}/users/self/blogs`, { headers: bearer(token) }).then((r) => r.json())) as {
+        items: Array<{ id: string }>;
+      },
+    ).toMatchObject({
       items: [{ id: blog.id }],
     });
     expect(await p.stop('SIGTERM')).toBe(0);
@@ -120,7 +133,9 @@ describe('import, then token, then serve', () => {
 
   it('the first run on an empty store says whom the token is for and which blog they administer', async () => {
     const { p, out } = await serve(join(dir, 'empty.db'));
-    const admin = out.match(/Bearer token for user (\S+) \(Demo Admin\), ADMIN of blogcore demo \(https:\/\/demo\.blogcore\.example\/\)/);
+    const admin = out.match(
+      /Bearer token for user (\S+) \(Demo Admin\), ADMIN of blogcore demo \(https:\/\/demo\.blogcore\.example\/\)/,
+    );
     expect(admin, out).not.toBeNull();
     expect(await p.stop('SIGTERM')).toBe(0);
     // `token` without --user mints for that demo admin, as before.

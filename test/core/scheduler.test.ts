@@ -32,11 +32,17 @@ function countingDriver(): { driver: StorageDriver; lists: () => number } {
 async function setup(driver: StorageDriver = memoryDriver()) {
   const service = createBlogService({ driver });
   const user = await service.users.insert({ body: { displayName: 'Ada' } });
-  const blog = await service.blogs.insert({ body: { name: 'On time', url: 'https://ontime.example/' }, ownerId: user.id });
+  const blog = await service.blogs.insert({
+    body: { name: 'On time', url: 'https://ontime.example/' },
+    ownerId: user.id,
+  });
   const published: BlogEvent[] = [];
   service.on('post.published', (e) => void published.push(e));
   const schedule = (offsetMs: number, title = 'Later') =>
-    service.posts.insert({ blogId: blog.id, body: { title, published: new Date(Date.now() + offsetMs).toISOString() } });
+    service.posts.insert({
+      blogId: blog.id,
+      body: { title, published: new Date(Date.now() + offsetMs).toISOString() },
+    });
   /** The post's status as stored, read from the driver (a service read would itself promote a due post). */
   const stored = async (id: string) => ((await driver.get('posts', id))!.doc as { status: string }).status;
   return { service, blogId: blog.id, published, schedule, stored };
@@ -77,7 +83,11 @@ describe('startScheduler with a fake clock', () => {
     const late = await w.schedule(10 * 60 * MINUTE, 'late');
     const soon = await w.schedule(30 * MINUTE, 'soon');
     const draft = await w.service.posts.insert({ blogId: w.blogId, body: { title: 'draft' }, isDraft: true });
-    await w.service.posts.publish({ blogId: w.blogId, postId: draft.id, publishDate: new Date(Date.now() + 45 * MINUTE).toISOString() });
+    await w.service.posts.publish({
+      blogId: w.blogId,
+      postId: draft.id,
+      publishDate: new Date(Date.now() + 45 * MINUTE).toISOString(),
+    });
     await vi.advanceTimersByTimeAsync(30 * MINUTE);
     expect(w.published.map((e) => e.id)).toEqual([soon.id]);
     await vi.advanceTimersByTimeAsync(15 * MINUTE);
@@ -125,7 +135,9 @@ interface Child {
 const waiters: Array<() => void> = [];
 
 function startChild(file: string): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/core/scheduler-child.ts', file], { cwd: process.cwd() });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/core/scheduler-child.ts', file], {
+    cwd: process.cwd(),
+  });
   const lines: Array<Record<string, unknown>> = [];
   let buf = '';
   let stderr = '';
@@ -164,7 +176,8 @@ describe('startScheduler with two processes on one SQLite file', () => {
     for (let i = 0; i < 6; i++) ids.push((await w.schedule(2000 + Math.floor(i / 2) * 200, `post ${i}`)).id);
     const children = [startChild(file), startChild(file)];
     try {
-      const publishedIds = () => children.flatMap((c) => c.lines.filter((x) => x.published).map((x) => x.published as string));
+      const publishedIds = () =>
+        children.flatMap((c) => c.lines.filter((x) => x.published).map((x) => x.published as string));
       await children[0]!.wait(() => new Set(publishedIds()).size === ids.length);
       for (const c of children) c.proc.stdin.write('finish\n');
       await Promise.all(children.map((c) => c.wait((l) => l.some((x) => x.closed))));
@@ -199,7 +212,10 @@ describe('reads and the next due post', () => {
     const before = walks();
     for (let i = 0; i < 5; i++) await service.posts.list({ blogId: blog.id });
     expect(walks(), 'nothing scheduled: lists read no due index').toBe(before);
-    const later = await service.posts.insert({ blogId: blog.id, body: { title: 'Later', published: new Date(clock + MINUTE).toISOString() } });
+    const later = await service.posts.insert({
+      blogId: blog.id,
+      body: { title: 'Later', published: new Date(clock + MINUTE).toISOString() },
+    });
     expect((await service.posts.list({ blogId: blog.id })).items ?? []).toEqual([]);
     const known = walks();
     await service.posts.list({ blogId: blog.id });
@@ -217,7 +233,10 @@ describe('reads and the next due post', () => {
     const user = await a.users.insert({ body: { displayName: 'Ada' } });
     const blog = await a.blogs.insert({ body: { name: 'Two', url: 'https://two.example/' }, ownerId: user.id });
     expect((await a.posts.list({ blogId: blog.id })).items ?? []).toEqual([]);
-    const later = await b.posts.insert({ blogId: blog.id, body: { title: 'By b', published: new Date(clock + MINUTE).toISOString() } });
+    const later = await b.posts.insert({
+      blogId: blog.id,
+      body: { title: 'By b', published: new Date(clock + MINUTE).toISOString() },
+    });
     expect((await a.posts.list({ blogId: blog.id })).items ?? []).toEqual([]);
     clock += 2 * MINUTE;
     expect((await a.posts.list({ blogId: blog.id })).items?.map((p) => p.id)).toEqual([later.id]);

@@ -31,7 +31,16 @@
  * - ```json blocks must parse; ```text blocks (output, file trees) are not checked. No other languages.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -65,11 +74,18 @@ const dirOf = (b: Block) => join(TMP, `${b.file.replace(/[/.]/g, '_')}_${b.line}
 
 /** `blogcore/<subpath>` → its source file, from the package's one list of entry points. */
 function sourcePaths(): Record<string, string[]> {
-  return Object.fromEntries(Object.entries(ENTRIES).map(([subpath, source]) => [subpath === '.' ? 'blogcore' : `blogcore/${subpath}`, [join(ROOT, source)]]));
+  return Object.fromEntries(
+    Object.entries(ENTRIES).map(([subpath, source]) => [
+      subpath === '.' ? 'blogcore' : `blogcore/${subpath}`,
+      [join(ROOT, source)],
+    ]),
+  );
 }
 
 beforeAll(() => {
-  const project = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile).config as { compilerOptions: Record<string, unknown> };
+  const project = ts.readConfigFile(join(ROOT, 'tsconfig.json'), ts.sys.readFile).config as {
+    compilerOptions: Record<string, unknown>;
+  };
   const compilerOptions = { ...project.compilerOptions, moduleDetection: 'force', paths: sourcePaths() };
   writeFileSync(join(TMP, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*/snippet.ts'] }, null, 2));
   writeFileSync(join(TMP, 'package.json'), JSON.stringify({ type: 'module', private: true }));
@@ -103,7 +119,9 @@ test('links stay inside the repository and the docs name no file outside it', ()
 test('links work inside the published package too: every target is a file npm packs', () => {
   // --ignore-scripts: the list of files only (no build); --json: one entry per packed file.
   const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
-  const files = new Set((JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path));
+  const files = new Set(
+    (JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path),
+  );
   // README, CONTRIBUTING.md (README links to it) and docs/ ship; the links checked are those of README and docs/.
   const userDocs = markdownFiles().filter((f) => f === 'README.md' || f.startsWith('docs/'));
   expect(
@@ -126,7 +144,11 @@ test('every `docs/design.md §N` cited in the code names a numbered section of i
 
 /** The snippets as one program: with the repository's @types/node, or with `nodeTypes` read in its place. */
 function snippetProblems(nodeTypes?: string): string[] {
-  const config = ts.getParsedCommandLineOfConfigFile(join(TMP, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(TMP, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  );
   if (!config) throw new Error('could not read the snippets tsconfig');
   const host = ts.createCompilerHost(config.options);
   if (nodeTypes) {
@@ -155,7 +177,9 @@ function snippetProblems(nodeTypes?: string): string[] {
     if (!d.file || d.start === undefined) return message;
     const { line } = d.file.getLineAndCharacterOfPosition(d.start);
     const block = tsBlocks.find((b) => join(dirOf(b), 'snippet.ts') === d.file!.fileName);
-    return block ? `${block.file}:${block.line + 1 + line}: ${message}` : `${relative(ROOT, d.file.fileName)}:${line + 1}: ${message}`;
+    return block
+      ? `${block.file}:${block.line + 1 + line}: ${message}`
+      : `${relative(ROOT, d.file.fileName)}:${line + 1}: ${message}`;
   });
 }
 
@@ -165,7 +189,8 @@ test("every ts block type-checks (one program, the project's strict options)", (
 
 test('every ts block type-checks with the newest @types/node too (the one a fresh `npm install` of @types/* pulls in)', () => {
   const latest = join(ROOT, 'node_modules', '@types', 'node-latest');
-  const version = (dir: string) => (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+  const version = (dir: string) =>
+    (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
   expect(Number(version(latest).split('.')[0]), 'devDependency @types/node-latest').toBeGreaterThan(
     Number(version(join(ROOT, 'node_modules', '@types', 'node')).split('.')[0]),
   );
@@ -221,7 +246,8 @@ describe.concurrent('every ts block runs', () => {
     '%s',
     async (_, b) => {
       const r = await runBlock(b);
-      if (r.answered !== undefined) expect(r.answered, `${name(b)} answered ${r.answered}\n${r.output}`).toBeLessThan(500);
+      if (r.answered !== undefined)
+        expect(r.answered, `${name(b)} answered ${r.answered}\n${r.output}`).toBeLessThan(500);
       else expect(r.code, `${name(b)} failed:\n${r.output}`).toBe(0);
     },
     90_000,
@@ -260,7 +286,12 @@ async function runShell(b: Block): Promise<RunResult> {
     'curl() { command curl --silent --show-error --fail-with-body --retry 30 --retry-delay 1 --retry-connrefused "$@"; echo; }',
   ].join('\n');
   const script = `${prelude}\n${b.code.replace(/\b8080\b/g, String(await freePort()))}`;
-  const child = spawn('bash', ['-c', script], { cwd: dir, env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('bash', ['-c', script], {
+    cwd: dir,
+    env: { ...process.env, NODE_OPTIONS: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -305,7 +336,13 @@ describe('sh blocks name real commands', () => {
   });
 
   test('the checker itself refuses a wrong subcommand, flag, script and path', () => {
-    for (const bad of ['npx blogcore srve', 'npx blogcore serve --prot 1', 'npm run nope', 'npx vitest run test/nope', 'npm run bench -- --only=nope']) {
+    for (const bad of [
+      'npx blogcore srve',
+      'npx blogcore serve --prot 1',
+      'npm run nope',
+      'npx vitest run test/nope',
+      'npm run bench -- --only=nope',
+    ]) {
       expect(checkCommand(bad, ctx), bad).not.toEqual([]);
     }
   });

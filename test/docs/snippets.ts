@@ -46,7 +46,8 @@ export function blocksOf(file: string): Block[] {
     const [, indent, fence, lang] = open as unknown as [string, string, string, string];
     const body: string[] = [];
     let j = i + 1;
-    for (; j < lines.length && !lines[j]!.startsWith(`${indent}${fence}`); j++) body.push(lines[j]!.slice(indent.length));
+    for (; j < lines.length && !lines[j]!.startsWith(`${indent}${fence}`); j++)
+      body.push(lines[j]!.slice(indent.length));
     if (j === lines.length) throw new Error(`${file}:${i + 1}: code block never closed`);
     const marker = MARKER.exec((lines[i - 1] ?? '').trim());
     blocks.push({
@@ -93,7 +94,8 @@ export function strayCitations(): string[] {
           .forEach((line, i) => {
             if (/\bDESIGN §/.test(line)) bad.push(`${path}:${i + 1}: cite docs/design.md §N`);
             if (!/design\.md/.test(line)) return;
-            for (const m of line.matchAll(/§(\d+)/g)) if (!sections.has(m[1]!)) bad.push(`${path}:${i + 1}: docs/design.md has no §${m[1]}`);
+            for (const m of line.matchAll(/§(\d+)/g))
+              if (!sections.has(m[1]!)) bad.push(`${path}:${i + 1}: docs/design.md has no §${m[1]}`);
           });
       }
     }
@@ -142,7 +144,8 @@ export function parseUsage(help: string): Usage {
       current = undefined;
       commandList = /^commands:?\s*$/i.test(line.trim());
     }
-    const cmd = /^\s*blogcore\s+([a-z][\w-]*)/.exec(line) ?? (commandList ? /^\s{2,}([a-z][\w-]*)(?=\s|$)/.exec(line) : null);
+    const cmd =
+      /^\s*blogcore\s+([a-z][\w-]*)/.exec(line) ?? (commandList ? /^\s{2,}([a-z][\w-]*)(?=\s|$)/.exec(line) : null);
     if (cmd && !/^\s{6,}/.test(line)) commands.set(cmd[1]!, (current = new Set()));
     const flags = line.match(/(?<![\w-])--?[a-z][\w-]*/g) ?? [];
     for (const f of flags) {
@@ -185,7 +188,13 @@ export function checkCommand(command: string, ctx: ShellContext): string[] {
   while (/^[A-Z_]+=/.test(words[i] ?? '')) i++; // leading VAR=value assignments
   const w = words.slice(i);
   const cli =
-    w[0] === 'npx' && w[1] === 'blogcore' ? w.slice(2) : w[0] === 'blogcore' ? w.slice(1) : w[0] === 'node' && w[1] === 'dist/cli.js' ? w.slice(2) : undefined;
+    w[0] === 'npx' && w[1] === 'blogcore'
+      ? w.slice(2)
+      : w[0] === 'blogcore'
+        ? w.slice(1)
+        : w[0] === 'node' && w[1] === 'dist/cli.js'
+          ? w.slice(2)
+          : undefined;
   if (cli) {
     const [sub, ...rest] = cli;
     const sets: Set<string>[] = [ctx.usage.global];
@@ -210,7 +219,8 @@ export function checkCommand(command: string, ctx: ShellContext): string[] {
       if (script === 'bench' && after > 0) {
         for (const arg of w.slice(after + 1)) {
           const m = /^--only=(.+)$/.exec(arg);
-          for (const name of m?.[1]?.split(',') ?? []) if (!ctx.bench.names.includes(name)) problems.push(`no benchmark named "${name}"`);
+          for (const name of m?.[1]?.split(',') ?? [])
+            if (!ctx.bench.names.includes(name)) problems.push(`no benchmark named "${name}"`);
         }
       }
     }

@@ -19,7 +19,11 @@ export interface BoundedSuiteOptions {
   size?: number;
 }
 
-export function runBoundedSuite(name: string, create: () => StorageDriver | Promise<StorageDriver>, options: BoundedSuiteOptions = {}): void {
+export function runBoundedSuite(
+  name: string,
+  create: () => StorageDriver | Promise<StorageDriver>,
+  options: BoundedSuiteOptions = {},
+): void {
   const size = options.size ?? 300;
 
   describe(`bounded work per request: ${name}`, () => {
@@ -61,7 +65,12 @@ export function runBoundedSuite(name: string, create: () => StorageDriver | Prom
       }));
     /** A post with its comments (counters and filing class set), committed in batches. */
     const store = async (p: PostRecord, cs: CommentRecord[], expect = 0) => {
-      const withCounts = { ...p, liveComments: p.liveComments + cs.length, allComments: p.allComments + cs.length, commentsVis: commentVisOf(p) };
+      const withCounts = {
+        ...p,
+        liveComments: p.liveComments + cs.length,
+        allComments: p.allComments + cs.length,
+        commentsVis: commentVisOf(p),
+      };
       await d.commit([put('posts', withCounts, expect)]);
       for (let i = 0; i < cs.length; i += 2000) await d.commit(cs.slice(i, i + 2000).map((c) => put('comments', c, 0)));
       return withCounts;
@@ -81,7 +90,9 @@ export function runBoundedSuite(name: string, create: () => StorageDriver | Prom
       counter = countingDriver(inner);
       service = createBlogService({ driver: counter });
       authorId = (await service.users.insert({ body: { displayName: 'Author' } })).id!;
-      blogId = (await service.blogs.insert({ body: { name: 'Bounded', url: 'https://bounded.example/' }, ownerId: authorId })).id!;
+      blogId = (
+        await service.blogs.insert({ body: { name: 'Bounded', url: 'https://bounded.example/' }, ownerId: authorId })
+      ).id!;
     });
     afterEach(async () => {
       await service.close();
@@ -94,7 +105,9 @@ export function runBoundedSuite(name: string, create: () => StorageDriver | Prom
       await d.commit(posts.map((p) => put('posts', p, 0)));
       const anon = service.as(null);
       const asked = labels.slice(0, 20).join(',');
-      const [first, n1] = await cost(() => anon.posts.list({ blogId, labels: asked, maxResults: M, fetchBodies: false }));
+      const [first, n1] = await cost(() =>
+        anon.posts.list({ blogId, labels: asked, maxResults: M, fetchBodies: false }),
+      );
       expect(first.items!.map((p) => p.id)).toEqual(
         posts
           .slice(-M)
@@ -102,7 +115,9 @@ export function runBoundedSuite(name: string, create: () => StorageDriver | Prom
           .map((p) => p.id),
       );
       expect(n1).toBeLessThanOrEqual(4 * (M + 1));
-      const [second, n2] = await cost(() => anon.posts.list({ blogId, labels: asked, maxResults: M, fetchBodies: false, pageToken: first.nextPageToken }));
+      const [second, n2] = await cost(() =>
+        anon.posts.list({ blogId, labels: asked, maxResults: M, fetchBodies: false, pageToken: first.nextPageToken }),
+      );
       expect(second.items!.map((p) => p.id)).toEqual(
         posts
           .slice(-2 * M, -M)
@@ -158,7 +173,9 @@ export function runBoundedSuite(name: string, create: () => StorageDriver | Prom
       await service.posts.publish({ blogId, postId: busy.id });
       let back = 0;
       for (let request = 0; request < 5 && back === 0; request++) {
-        back = (await anon.comments.listByBlog({ blogId, maxResults: M })).items!.filter((c) => c.post?.id === busy.id).length;
+        back = (await anon.comments.listByBlog({ blogId, maxResults: M })).items!.filter(
+          (c) => c.post?.id === busy.id,
+        ).length;
       }
       expect(back).toBe(M);
     });
@@ -182,7 +199,9 @@ export function runBoundedSuite(name: string, create: () => StorageDriver | Prom
       let pages = 0;
       let found = 0;
       do {
-        const [pg, n] = await cost(() => anon.posts.search({ blogId, q: '"beta alpha"', maxResults: M, pageToken: token }));
+        const [pg, n] = await cost(() =>
+          anon.posts.search({ blogId, q: '"beta alpha"', maxResults: M, pageToken: token }),
+        );
         expect(n).toBeLessThanOrEqual(2 * FILTER_ROUNDS * (M + 1) + 4);
         found += pg.items?.length ?? 0;
         token = pg.nextPageToken;

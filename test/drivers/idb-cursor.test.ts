@@ -12,5 +12,9 @@ const proto = globalThis.IDBIndex.prototype as unknown as Record<string, unknown
 delete proto.getAllRecords;
 if ('getAllRecords' in proto) throw new Error('could not hide IDBIndex.getAllRecords');
 
-runDriverSuite('idb without getAllRecords (cursor paging)', () => idbDriver({ name: 'suite', indexedDB: new IDBFactory() }));
-runBoundedSuite('idb without getAllRecords (cursor paging)', () => idbDriver({ name: 'suite', indexedDB: new IDBFactory() }));
+runDriverSuite('idb without getAllRecords (cursor paging)', () =>
+  idbDriver({ name: 'suite', indexedDB: new IDBFactory() }),
+);
+runBoundedSuite('idb without getAllRecords (cursor paging)', () =>
+  idbDriver({ name: 'suite', indexedDB: new IDBFactory() }),
+);

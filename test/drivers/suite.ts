@@ -79,7 +79,11 @@ export interface DriverSuiteOptions {
   size?: number;
 }
 
-export function runDriverSuite(name: string, create: () => StorageDriver | Promise<StorageDriver>, options: DriverSuiteOptions = {}): void {
+export function runDriverSuite(
+  name: string,
+  create: () => StorageDriver | Promise<StorageDriver>,
+  options: DriverSuiteOptions = {},
+): void {
   const size = options.size ?? 300;
 
   // The driver's own blob store (media bytes beside the records) meets the blob-store contract too.
@@ -113,7 +117,10 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
       });
 
       it('answers undefined for unknown ids and keeps getMany in the order asked', async () => {
-        await d.commit([itemPut({ id: 'x', group: 'g', status: 'LIVE', time: time(1) }), itemPut({ id: 'y', group: 'g', status: 'LIVE', time: time(2) })]);
+        await d.commit([
+          itemPut({ id: 'x', group: 'g', status: 'LIVE', time: time(1) }),
+          itemPut({ id: 'y', group: 'g', status: 'LIVE', time: time(2) }),
+        ]);
         expect(await d.get('items', 'nope')).toBeUndefined();
         const many = await d.getMany('items', ['y', 'nope', 'x']);
         expect(many.map((m) => m?.id)).toEqual(['y', undefined, 'x']);
@@ -132,7 +139,9 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
       });
 
       it('stores hostile keys such as __proto__ as plain data', async () => {
-        const doc = JSON.parse('{"id":"p","group":"g","status":"LIVE","time":"t","body":{"__proto__":{"polluted":1},"constructor":"c"}}');
+        const doc = JSON.parse(
+          '{"id":"p","group":"g","status":"LIVE","time":"t","body":{"__proto__":{"polluted":1},"constructor":"c"}}',
+        );
         await d.commit([{ ...itemPut(doc), doc }]);
         const got = await d.get('items', 'p');
         expect(JSON.stringify(got?.doc.body)).toBe('{"__proto__":{"polluted":1},"constructor":"c"}');
@@ -144,7 +153,10 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
       it('refuses a put whose expected version is stale, and writes nothing of the batch', async () => {
         await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]);
         await expectConflict(
-          d.commit([itemPut({ id: 'b', group: 'g', status: 'LIVE', time: time(2) }), itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(3) }, 7)]),
+          d.commit([
+            itemPut({ id: 'b', group: 'g', status: 'LIVE', time: time(2) }),
+            itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(3) }, 7),
+          ]),
           'version',
         );
         expect(await d.get('items', 'b')).toBeUndefined();
@@ -177,10 +189,28 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
       it('applies a composite write (a record and its dependents) all at once or not at all', async () => {
         await d.commit([
           itemPut({ id: 'post', group: 'g', status: 'LIVE', time: time(1) }),
-          ...['n1', 'n2', 'n3'].map((id): WriteOp => ({ type: 'put', collection: 'notes', id, expect: 0, doc: { id }, keys: { byItem: [['post', id]] } })),
+          ...['n1', 'n2', 'n3'].map(
+            (id): WriteOp => ({
+              type: 'put',
+              collection: 'notes',
+              id,
+              expect: 0,
+              doc: { id },
+              keys: { byItem: [['post', id]] },
+            }),
+          ),
         ]);
         // One dependent moved meanwhile: the whole delete must fail.
-        await d.commit([{ type: 'put', collection: 'notes', id: 'n2', expect: 1, doc: { id: 'n2', edited: true }, keys: { byItem: [['post', 'n2']] } }]);
+        await d.commit([
+          {
+            type: 'put',
+            collection: 'notes',
+            id: 'n2',
+            expect: 1,
+            doc: { id: 'n2', edited: true },
+            keys: { byItem: [['post', 'n2']] },
+          },
+        ]);
         const deleteAll = (v2: number): WriteOp[] => [
           { type: 'delete', collection: 'items', id: 'post', expect: 1 },
           { type: 'delete', collection: 'notes', id: 'n1', expect: 1 },
@@ -197,11 +227,20 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
       });
 
       it('treats several ops on one record in a batch in order', async () => {
-        await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) }), itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(2) }, 1)]);
+        await d.commit([
+          itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) }),
+          itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(2) }, 1),
+        ]);
         const got = await d.get('items', 'a');
         expect(got?.version).toBe(2);
         expect(got?.doc.status).toBe('DRAFT');
-        const byTime = await d.list({ collection: 'items', index: 'byTime', prefix: ['g'], direction: 'asc', limit: 10 });
+        const byTime = await d.list({
+          collection: 'items',
+          index: 'byTime',
+          prefix: ['g'],
+          direction: 'asc',
+          limit: 10,
+        });
         expect(byTime.map((e) => e.key)).toEqual([['g', 'DRAFT', time(2), 'a']]);
       });
     });
@@ -212,7 +251,10 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
         expect((await d.getByIndex('items', 'bySlug', ['g', 'hello']))?.id).toBe('a');
         expect(await d.getByIndex('items', 'bySlug', ['g', 'other'])).toBeUndefined();
         expect(await d.getByIndex('items', 'bySlug', ['h', 'hello'])).toBeUndefined();
-        await expectConflict(d.commit([itemPut({ id: 'b', group: 'g', status: 'LIVE', time: time(2), slug: 'hello' })]), 'unique');
+        await expectConflict(
+          d.commit([itemPut({ id: 'b', group: 'g', status: 'LIVE', time: time(2), slug: 'hello' })]),
+          'unique',
+        );
         expect(await d.get('items', 'b')).toBeUndefined();
         // The same slug in another group is another key.
         await d.commit([itemPut({ id: 'c', group: 'h', status: 'LIVE', time: time(2), slug: 'hello' })]);
@@ -266,23 +308,51 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
       it('walks an index prefix in key order, both directions, with a limit', async () => {
         const keys = await seed();
         const live = keys.filter((k) => k[1] === 'LIVE').sort(compareKeys);
-        const asc = await d.list({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'], direction: 'asc', limit: 100 });
+        const asc = await d.list({
+          collection: 'items',
+          index: 'byTime',
+          prefix: ['g', 'LIVE'],
+          direction: 'asc',
+          limit: 100,
+        });
         expect(asc.map((e) => e.key)).toEqual(live);
         expect(asc[0]!.doc.status).toBe('LIVE');
         expect(asc[0]!.version).toBe(1);
-        const desc = await d.list({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'], direction: 'desc', limit: 5 });
+        const desc = await d.list({
+          collection: 'items',
+          index: 'byTime',
+          prefix: ['g', 'LIVE'],
+          direction: 'desc',
+          limit: 5,
+        });
         expect(desc.map((e) => e.key)).toEqual([...live].reverse().slice(0, 5));
-        const whole = await d.list({ collection: 'items', index: 'byTime', prefix: ['g'], direction: 'asc', limit: 1000 });
+        const whole = await d.list({
+          collection: 'items',
+          index: 'byTime',
+          prefix: ['g'],
+          direction: 'asc',
+          limit: 1000,
+        });
         expect(whole).toHaveLength(30); // not g2, g- or gg
-        expect(await d.list({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'], direction: 'asc', limit: 0 })).toEqual([]);
-        expect(await d.list({ collection: 'items', index: 'byTime', prefix: ['nothing'], direction: 'desc', limit: 5 })).toEqual([]);
+        expect(
+          await d.list({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'], direction: 'asc', limit: 0 }),
+        ).toEqual([]);
+        expect(
+          await d.list({ collection: 'items', index: 'byTime', prefix: ['nothing'], direction: 'desc', limit: 5 }),
+        ).toEqual([]);
       });
 
       it('honours lower and upper bounds, open or closed, on the key after the prefix', async () => {
         const keys = await seed();
         const live = keys.filter((k) => k[1] === 'LIVE').sort(compareKeys);
         const q = { collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'] } as const;
-        const walk = async (lower?: Key, lowerOpen?: boolean, upper?: Key, upperOpen?: boolean, direction: 'asc' | 'desc' = 'asc') =>
+        const walk = async (
+          lower?: Key,
+          lowerOpen?: boolean,
+          upper?: Key,
+          upperOpen?: boolean,
+          direction: 'asc' | 'desc' = 'asc',
+        ) =>
           (
             await d.list({
               ...q,
@@ -330,13 +400,20 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
         const seen: Key[] = [];
         let after: Key | undefined;
         for (;;) {
-          const pg = await d.keys({ ...q, direction: 'desc', limit: 4, ...(after ? { upper: { key: after, open: true } } : {}) });
+          const pg = await d.keys({
+            ...q,
+            direction: 'desc',
+            limit: 4,
+            ...(after ? { upper: { key: after, open: true } } : {}),
+          });
           seen.push(...pg.map((e) => e.key));
           if (pg.length < 4) break;
           after = pg[pg.length - 1]!.key.slice(2);
         }
         expect(seen).toEqual([...all].reverse());
-        expect(await d.keys({ ...q, lower: { key: [time(10)] }, direction: 'asc', limit: 100 })).toEqual(asc.filter((e) => e.key[2]! >= time(10)));
+        expect(await d.keys({ ...q, lower: { key: [time(10)] }, direction: 'asc', limit: 100 })).toEqual(
+          asc.filter((e) => e.key[2]! >= time(10)),
+        );
         expect(await d.keys({ ...q, prefixes: [['nothing', 'x']], direction: 'asc', limit: 5 })).toEqual([]);
         expect(await d.keys({ ...q, direction: 'asc', limit: 0 })).toEqual([]);
       });
@@ -365,25 +442,43 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
         const live = keys.filter((k) => k[1] === 'LIVE').sort(compareKeys);
         expect(await d.count({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'] })).toBe(live.length);
         expect(await d.count({ collection: 'items', index: 'byTime', prefix: ['g'] })).toBe(30);
-        expect(await d.count({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'], lower: { key: [time(3)] } })).toBe(
-          live.filter((k) => k[2]! >= time(3)).length,
-        );
+        expect(
+          await d.count({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'], lower: { key: [time(3)] } }),
+        ).toBe(live.filter((k) => k[2]! >= time(3)).length);
         expect(await d.count({ collection: 'items', index: 'byTag', prefix: ['g', 'odd'] })).toBe(15);
         expect(await d.count({ collection: 'items', index: 'byTag', prefix: ['g', 'missing'] })).toBe(0);
       });
 
       it('keeps one entry per key of a multi-entry index and moves them on update', async () => {
         await seed();
-        const odd = await d.list({ collection: 'items', index: 'byTag', prefix: ['g', 'odd'], direction: 'asc', limit: 100 });
+        const odd = await d.list({
+          collection: 'items',
+          index: 'byTag',
+          prefix: ['g', 'odd'],
+          direction: 'asc',
+          limit: 100,
+        });
         expect(odd).toHaveLength(15);
         expect(odd.every((e) => Number(e.id.slice(2)) % 2 === 1)).toBe(true);
-        const all = await d.list({ collection: 'items', index: 'byTag', prefix: ['g', 'all'], direction: 'desc', limit: 100 });
+        const all = await d.list({
+          collection: 'items',
+          index: 'byTag',
+          prefix: ['g', 'all'],
+          direction: 'desc',
+          limit: 100,
+        });
         expect(all).toHaveLength(30);
         // id000001 loses "odd".
         const one = await d.get('items', 'id000001');
         await d.commit([itemPut({ ...(one!.doc as unknown as Item), tags: ['all', 'new'] }, 1)]);
         expect(await d.count({ collection: 'items', index: 'byTag', prefix: ['g', 'odd'] })).toBe(14);
-        const fresh = await d.list({ collection: 'items', index: 'byTag', prefix: ['g', 'new'], direction: 'asc', limit: 10 });
+        const fresh = await d.list({
+          collection: 'items',
+          index: 'byTag',
+          prefix: ['g', 'new'],
+          direction: 'asc',
+          limit: 10,
+        });
         expect(fresh.map((e) => [e.id, e.version])).toEqual([['id000001', 2]]);
       });
 
@@ -399,14 +494,21 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
           ['日本', ['u1']],
           ['Émoji 🙂', ['u1']],
         ] as const) {
-          const got = await d.list({ collection: 'items', index: 'byTag', prefix: ['g', tag], direction: 'asc', limit: 10 });
+          const got = await d.list({
+            collection: 'items',
+            index: 'byTag',
+            prefix: ['g', tag],
+            direction: 'asc',
+            limit: 10,
+          });
           expect(ids(got), tag).toEqual(expected);
         }
       });
 
       it('pages by keyset without skips or repeats while records come and go between pages', async () => {
         const ops: WriteOp[] = [];
-        for (let i = 0; i < size; i++) ops.push(itemPut({ id: `k${pad(i)}`, group: 'g', status: 'LIVE', time: time(i % 97) }));
+        for (let i = 0; i < size; i++)
+          ops.push(itemPut({ id: `k${pad(i)}`, group: 'g', status: 'LIVE', time: time(i % 97) }));
         await d.commit(ops);
         const present = new Set(ops.map((o) => o.id));
         const seen: string[] = [];
@@ -447,7 +549,14 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
     describe('search', () => {
       beforeEach(async () => {
         await d.commit([
-          itemPut({ id: 's1', group: 'g', status: 'LIVE', time: time(1), words: ['red', 'apple', 'pie'], tags: ['food', 'sweet'] }),
+          itemPut({
+            id: 's1',
+            group: 'g',
+            status: 'LIVE',
+            time: time(1),
+            words: ['red', 'apple', 'pie'],
+            tags: ['food', 'sweet'],
+          }),
           itemPut({ id: 's2', group: 'g', status: 'DRAFT', time: time(2), words: ['green', 'apple'] }),
           itemPut({ id: 's3', group: 'g', status: 'LIVE', time: time(3), words: ['red', 'car'] }),
           itemPut({ id: 's4', group: 'h', status: 'LIVE', time: time(4), words: ['red', 'apple'] }),
@@ -479,10 +588,23 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
         ).map((e) => `${e.id}:${e.key.join('|')}`);
 
       it('returns one ordered page of the entries of records holding every token, within the scope and prefixes', async () => {
-        expect(await search(['apple'])).toEqual([`s6:g|LIVE|${time(6)}|s6`, `s2:g|DRAFT|${time(2)}|s2`, `s1:g|LIVE|${time(1)}|s1`]);
-        expect(await search(['apple'], 'g', [['g', 'LIVE']], { direction: 'asc' })).toEqual([`s1:g|LIVE|${time(1)}|s1`, `s6:g|LIVE|${time(6)}|s6`]);
-        expect(await search(['apple'], 'g', statuses, { limit: 2 })).toEqual([`s6:g|LIVE|${time(6)}|s6`, `s2:g|DRAFT|${time(2)}|s2`]);
-        expect(await search(['apple'], 'g', statuses, { lower: [time(2)] })).toEqual([`s6:g|LIVE|${time(6)}|s6`, `s2:g|DRAFT|${time(2)}|s2`]);
+        expect(await search(['apple'])).toEqual([
+          `s6:g|LIVE|${time(6)}|s6`,
+          `s2:g|DRAFT|${time(2)}|s2`,
+          `s1:g|LIVE|${time(1)}|s1`,
+        ]);
+        expect(await search(['apple'], 'g', [['g', 'LIVE']], { direction: 'asc' })).toEqual([
+          `s1:g|LIVE|${time(1)}|s1`,
+          `s6:g|LIVE|${time(6)}|s6`,
+        ]);
+        expect(await search(['apple'], 'g', statuses, { limit: 2 })).toEqual([
+          `s6:g|LIVE|${time(6)}|s6`,
+          `s2:g|DRAFT|${time(2)}|s2`,
+        ]);
+        expect(await search(['apple'], 'g', statuses, { lower: [time(2)] })).toEqual([
+          `s6:g|LIVE|${time(6)}|s6`,
+          `s2:g|DRAFT|${time(2)}|s2`,
+        ]);
         expect(await search(['red', 'apple'])).toEqual([`s1:g|LIVE|${time(1)}|s1`]);
         expect(await search(['apple', 'red'], 'h', [['h', 'LIVE']])).toEqual([`s4:h|LIVE|${time(4)}|s4`]);
         expect(await search(['red', 'boat'])).toEqual([]);
@@ -534,15 +656,21 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
             })
           ).map((e) => e.id);
         // s2 goes to version 3 and is deleted; s1 is deleted at version 1. Both come back at version 1.
-        await d.commit([itemPut({ id: 's2', group: 'g', status: 'DRAFT', time: time(2), words: ['green', 'apple'] }, 1)]);
-        await d.commit([itemPut({ id: 's2', group: 'g', status: 'DRAFT', time: time(2), words: ['green', 'apple', 'pear'] }, 2)]);
+        await d.commit([
+          itemPut({ id: 's2', group: 'g', status: 'DRAFT', time: time(2), words: ['green', 'apple'] }, 1),
+        ]);
+        await d.commit([
+          itemPut({ id: 's2', group: 'g', status: 'DRAFT', time: time(2), words: ['green', 'apple', 'pear'] }, 2),
+        ]);
         await d.commit([
           { type: 'delete', collection: 'items', id: 's2', expect: 3 },
           { type: 'delete', collection: 'items', id: 's1', expect: 1 },
         ]);
         expect(await search(['apple'])).toEqual([`s6:g|LIVE|${time(6)}|s6`]);
         await d.commit([itemPut({ id: 's2', group: 'g', status: 'LIVE', time: time(2), words: ['plum'] })]);
-        await d.commit([itemPut({ id: 's1', group: 'g', status: 'LIVE', time: time(1), words: ['apple', 'plum'], tags: ['fruit'] })]);
+        await d.commit([
+          itemPut({ id: 's1', group: 'g', status: 'LIVE', time: time(1), words: ['apple', 'plum'], tags: ['fruit'] }),
+        ]);
         const check = async () => {
           expect(await search(['plum'])).toEqual([`s2:g|LIVE|${time(2)}|s2`, `s1:g|LIVE|${time(1)}|s1`]);
           expect(await search(['apple'])).toEqual([`s6:g|LIVE|${time(6)}|s6`, `s1:g|LIVE|${time(1)}|s1`]);
@@ -553,10 +681,13 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
         };
         await check();
         // Enough commits for segments to merge (and the marks they leave to be spent), then once more.
-        for (let i = 0; i < 20; i++) await d.commit([itemPut({ id: `m${i}`, group: 'g', status: 'LIVE', time: time(10 + i), words: ['filler'] })]);
+        for (let i = 0; i < 20; i++)
+          await d.commit([itemPut({ id: `m${i}`, group: 'g', status: 'LIVE', time: time(10 + i), words: ['filler'] })]);
         await check();
         await d.commit([{ type: 'delete', collection: 'items', id: 's1', expect: 1 }]);
-        await d.commit([itemPut({ id: 's1', group: 'g', status: 'LIVE', time: time(1), words: ['red', 'pie'], tags: ['food'] })]);
+        await d.commit([
+          itemPut({ id: 's1', group: 'g', status: 'LIVE', time: time(1), words: ['red', 'pie'], tags: ['food'] }),
+        ]);
         expect(await search(['plum'])).toEqual([`s2:g|LIVE|${time(2)}|s2`]);
         expect(await search(['red', 'pie'])).toEqual([`s1:g|LIVE|${time(1)}|s1`]);
         expect(await byTag(['pie'])).toEqual(['s1']);
@@ -575,7 +706,9 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
             i % 2 ? 'left' : 'right',
             ...(i >= n / 2 ? ['late'] : []),
           ];
-          ops.push(itemPut({ id: `w${pad(i)}`, group: 'w', status: i % 5 === 0 ? 'DRAFT' : 'LIVE', time: time(n - i), words }));
+          ops.push(
+            itemPut({ id: `w${pad(i)}`, group: 'w', status: i % 5 === 0 ? 'DRAFT' : 'LIVE', time: time(n - i), words }),
+          );
         }
         await d.commit(ops);
         const expected = (pred: (i: number) => boolean) =>
@@ -648,10 +781,15 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
 
       it('logs each change with its position, stream and commit time', async () => {
         const a = await d.commit(
-          [streamed({ id: 'a', group: 'g', status: 'LIVE', time: time(1) }), itemPut({ id: 'b', group: 'h', status: 'LIVE', time: time(1) })],
+          [
+            streamed({ id: 'a', group: 'g', status: 'LIVE', time: time(1) }),
+            itemPut({ id: 'b', group: 'h', status: 'LIVE', time: time(1) }),
+          ],
           { time: 1000 },
         );
-        const b = await d.commit([{ type: 'delete', collection: 'items', id: 'a', expect: 1, stream: 'g' }], { time: 2000 });
+        const b = await d.commit([{ type: 'delete', collection: 'items', id: 'a', expect: 1, stream: 'g' }], {
+          time: 2000,
+        });
         expect(await d.changesSince(0)).toEqual([
           { seq: a.seq, pos: 0, collection: 'items', id: 'a', type: 'put', version: 1, stream: 'g', time: 1000 },
           { seq: a.seq, pos: 1, collection: 'items', id: 'b', type: 'put', version: 1, time: 1000 },
@@ -677,7 +815,11 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
         expect(even.map((c) => c.id)).toEqual(['x0', 'y0', 'x2', 'y2', 'x4', 'y4']);
         expect(even.every((c) => c.stream === 'even')).toBe(true);
         // From the middle of a commit, and in pages.
-        expect((await d.streamChanges('even', { seq: seqs[2]!, pos: 0 }, 3)).map((c) => c.id)).toEqual(['y2', 'x4', 'y4']);
+        expect((await d.streamChanges('even', { seq: seqs[2]!, pos: 0 }, 3)).map((c) => c.id)).toEqual([
+          'y2',
+          'x4',
+          'y4',
+        ]);
         expect((await d.streamChanges('even', { seq: seqs[2]!, pos: 1 }, 1)).map((c) => c.id)).toEqual(['x4']);
         expect(await d.streamChanges('even', { seq: seqs[5]!, pos: 1 }, 10)).toEqual([]);
         expect(await d.streamChanges('none', { seq: 0, pos: -1 }, 10)).toEqual([]);
@@ -689,7 +831,10 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
           seqs.push(
             (
               await d.commit(
-                [streamed({ id: `a${i}`, group: 'g', status: 'LIVE', time: time(i) }), streamed({ id: `b${i}`, group: 'g', status: 'LIVE', time: time(i) })],
+                [
+                  streamed({ id: `a${i}`, group: 'g', status: 'LIVE', time: time(i) }),
+                  streamed({ id: `b${i}`, group: 'g', status: 'LIVE', time: time(i) }),
+                ],
                 { time: 1000 * (i + 1) },
               )
             ).seq,
@@ -701,7 +846,12 @@ export function runDriverSuite(name: string, create: () => StorageDriver | Promi
         expect((await d.logBounds()).pruned).toBe(seqs[1]);
         expect(await d.pruneChanges({ before: 3500, limit: 4 })).toBe(2);
         expect(await d.pruneChanges({ before: 3500, limit: 4 })).toBe(0);
-        expect((await d.streamChanges('g', { seq: 0, pos: -1 }, 100)).map((c) => c.id)).toEqual(['a3', 'b3', 'a4', 'b4']);
+        expect((await d.streamChanges('g', { seq: 0, pos: -1 }, 100)).map((c) => c.id)).toEqual([
+          'a3',
+          'b3',
+          'a4',
+          'b4',
+        ]);
         // By seq: everything through the fourth commit.
         expect(await d.pruneChanges({ through: seqs[3]!, limit: 100 })).toBe(2);
         expect(await d.logBounds()).toEqual({ newest: seqs[4], pruned: seqs[3] });

@@ -23,15 +23,35 @@ function freePort(): Promise<number> {
 
 /** Builds the editor into `outDir` and serves it on 127.0.0.1, on a port known before it listens. */
 export async function serveEditor(outDir: string): Promise<{ site: PreviewServer; editorUrl: string }> {
-  const config = { root: appRoot, configFile: join(appRoot, 'vite.config.ts'), logLevel: 'warn' as const, build: { outDir, emptyOutDir: true } };
+  const config = {
+    root: appRoot,
+    configFile: join(appRoot, 'vite.config.ts'),
+    logLevel: 'warn' as const,
+    build: { outDir, emptyOutDir: true },
+  };
   await build(config);
   const site = await preview({ ...config, preview: { host: '127.0.0.1', port: await freePort(), strictPort: true } });
   return { site, editorUrl: site.resolvedUrls!.local[0]! };
 }
 
 /** `blogcore serve` on a new demo store at `db`, answering the editor's origin; resolves once it listens. */
-export async function serveDemo(db: string, editorUrl: string): Promise<{ server: Proc; api: string; blogId: string; token: string }> {
-  const server = start(['dist/cli.js', 'serve', '--db', db, '--port', '0', '--host', '127.0.0.1', '--quiet', '--cors', new URL(editorUrl).origin]);
+export async function serveDemo(
+  db: string,
+  editorUrl: string,
+): Promise<{ server: Proc; api: string; blogId: string; token: string }> {
+  const server = start([
+    'dist/cli.js',
+    'serve',
+    '--db',
+    db,
+    '--port',
+    '0',
+    '--host',
+    '127.0.0.1',
+    '--quiet',
+    '--cors',
+    new URL(editorUrl).origin,
+  ]);
   await server.waitFor(/Ctrl\+C stops the server/);
   const printed = server.output();
   return {

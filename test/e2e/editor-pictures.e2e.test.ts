@@ -33,11 +33,20 @@ let blogId: string;
 
 const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
 
-async function http(method: string, path: string, body?: Uint8Array | object, headers: Record<string, string> = {}): Promise<Response> {
+async function http(
+  method: string,
+  path: string,
+  body?: Uint8Array | object,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   const raw = body instanceof Uint8Array;
   const res = await fetch(`${api}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body && !raw ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body && !raw ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     ...(body ? { body: raw ? (body as Uint8Array<ArrayBuffer>) : JSON.stringify(body) } : {}),
   });
   expect(res.ok, `${method} ${path}: ${res.status}`).toBe(true);
@@ -109,10 +118,16 @@ it('adds pictures offline by paste and file chooser (online by drag and drop), s
   const pasted = await drawn(200, 150, '#e68a7f', '#1f5f7f');
   const picked = await drawn(150, 150, '#b59fe0', '#2a4f6f');
   const media = await json<{ id: string; url: string }>(
-    http('POST', `/blogs/${blogId}/media`, first, { 'content-type': 'image/png', 'content-disposition': 'attachment; filename="harbour.png"' }),
+    http('POST', `/blogs/${blogId}/media`, first, {
+      'content-type': 'image/png',
+      'content-disposition': 'attachment; filename="harbour.png"',
+    }),
   );
   const post = await json<{ id: string }>(
-    http('POST', `/blogs/${blogId}/posts`, { title: 'Harbour walk', content: `<p>Boats at dawn.</p><p><img src="${media.url}" alt="The harbour"></p>` }),
+    http('POST', `/blogs/${blogId}/posts`, {
+      title: 'Harbour walk',
+      content: `<p>Boats at dawn.</p><p><img src="${media.url}" alt="The harbour"></p>`,
+    }),
   );
 
   // Online once: sign in; the first sync brings the post, and the picture's bytes follow.
@@ -124,7 +139,9 @@ it('adds pictures offline by paste and file chooser (online by drag and drop), s
   await eventually(() => syncLine().textContent()).toBe('Synced — nothing waits to be sent');
   await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
   await page.goto(`${editorUrl}#/sync`);
-  await eventually(() => page.locator('.pictures-line').textContent()).toBe('Every picture the posts use is in this browser.');
+  await eventually(() => page.locator('.pictures-line').textContent()).toBe(
+    'Every picture the posts use is in this browser.',
+  );
 
   // The network goes; the editor reloads from its service worker and shows the post's picture from the local store.
   await context.setOffline(true);
@@ -139,7 +156,9 @@ it('adds pictures offline by paste and file chooser (online by drag and drop), s
   await page.evaluate((bytes) => {
     const data = new DataTransfer();
     data.items.add(new File([new Uint8Array(bytes)], 'pasted.png', { type: 'image/png' }));
-    document.querySelector('.rt-doc')!.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    document
+      .querySelector('.rt-doc')!
+      .dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
   }, Array.from(pasted));
   await eventually(async () => (await shown()).length).toBe(2);
   await page.getByLabel('Alt text').fill('Nets drying on the quay');
@@ -170,7 +189,9 @@ it('adds pictures offline by paste and file chooser (online by drag and drop), s
     page
       .frameLocator('.preview-body iframe')
       .locator('img')
-      .evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).src.startsWith('blob:') && (i as HTMLImageElement).naturalWidth > 0));
+      .evaluateAll((imgs) =>
+        imgs.map((i) => (i as HTMLImageElement).src.startsWith('blob:') && (i as HTMLImageElement).naturalWidth > 0),
+      );
   await eventually(previewed).toEqual([true, true, true]);
 
   // The Sync screen lists the pictures waiting to be sent, before the post that uses them.
@@ -210,7 +231,11 @@ it('adds pictures offline by paste and file chooser (online by drag and drop), s
     ({ bytes, x, y }) => {
       const data = new DataTransfer();
       data.items.add(new File([new Uint8Array(bytes)], 'dropped.png', { type: 'image/png' }));
-      document.querySelector('.rt-doc')!.dispatchEvent(new DragEvent('drop', { dataTransfer: data, clientX: x, clientY: y, bubbles: true, cancelable: true }));
+      document
+        .querySelector('.rt-doc')!
+        .dispatchEvent(
+          new DragEvent('drop', { dataTransfer: data, clientX: x, clientY: y, bubbles: true, cancelable: true }),
+        );
     },
     { bytes: Array.from(dropped), x: box.x + box.width, y: box.y + box.height / 2 },
   );
@@ -218,9 +243,9 @@ it('adds pictures offline by paste and file chooser (online by drag and drop), s
   await page.getByLabel('Alt text').fill('Sea grass');
   await page.getByRole('button', { name: 'Update' }).click();
   await eventually(() => syncLine().textContent()).toBe('Synced — nothing waits to be sent');
-  await eventually(async () => (await json<{ content: string }>(http('GET', `/blogs/${blogId}/posts/${post.id}`))).content).toContain(
-    `<img src="${urlOf(droppedId, 'dropped.png')}" alt="Sea grass">`,
-  );
+  await eventually(
+    async () => (await json<{ content: string }>(http('GET', `/blogs/${blogId}/posts/${post.id}`))).content,
+  ).toContain(`<img src="${urlOf(droppedId, 'dropped.png')}" alt="Sea grass">`);
   expect(new Uint8Array(await (await fetch(urlOf(droppedId, 'dropped.png'))).arrayBuffer())).toEqual(dropped);
   expect(await page.locator('.problem').allTextContents()).toEqual([]);
   expect(errors).toEqual([]);

@@ -47,7 +47,12 @@ async function http<T>(method: string, path: string, body?: unknown): Promise<T>
   return (await res.json()) as T;
 }
 const serverPosts = async () =>
-  (await http<{ items?: WirePost[] }>('GET', `/blogs/${blogId}/posts?status=live,draft,scheduled&view=ADMIN&maxResults=50`)).items ?? [];
+  (
+    await http<{ items?: WirePost[] }>(
+      'GET',
+      `/blogs/${blogId}/posts?status=live,draft,scheduled&view=ADMIN&maxResults=50`,
+    )
+  ).items ?? [];
 const serverPost = (id: string) => http<WirePost>('GET', `/blogs/${blogId}/posts/${id}?view=ADMIN`);
 
 /** Polls until it holds (a sync crosses processes and the network: seconds on a busy machine — CI runs this beside the other suites on two cores — not vitest's 1 s). */
@@ -142,13 +147,25 @@ afterAll(async () => {
 describe('the browser editor synced with blogcore serve', { timeout: 90_000 }, () => {
   it('is let in only from the origin given to --cors', async () => {
     const preflight = (origin: string) =>
-      fetch(`${api}/blogs/${blogId}/posts`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+      fetch(`${api}/blogs/${blogId}/posts`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST' },
+      });
     const allowed = await preflight(new URL(editorUrl).origin);
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get('access-control-allow-origin')).toBe(new URL(editorUrl).origin);
     const other = await preflight('http://127.0.0.1:1');
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
-    const wrong = start(['dist/cli.js', 'serve', '--db', join(dir, 'unused.db'), '--port', '0', '--cors', '127.0.0.1:5173']);
+    const wrong = start([
+      'dist/cli.js',
+      'serve',
+      '--db',
+      join(dir, 'unused.db'),
+      '--port',
+      '0',
+      '--cors',
+      '127.0.0.1:5173',
+    ]);
     expect(await wrong.exited).toBe(2); // a usage error
     expect(wrong.output()).toContain('--cors: an origin such as http://127.0.0.1:5173');
   });
@@ -167,7 +184,9 @@ describe('the browser editor synced with blogcore serve', { timeout: 90_000 }, (
     // A second tab on the same store leaves the syncing to the first (one replica sends a store's writes).
     const second = await tabs.a.context.newPage();
     await second.goto(editorUrl);
-    await eventually(() => syncLine(second).textContent()).toBe('Synced by another tab of this editor — nothing waits to be sent');
+    await eventually(() => syncLine(second).textContent()).toBe(
+      'Synced by another tab of this editor — nothing waits to be sent',
+    );
     await second.close();
     const ids = (await serverPosts()).map((p) => p.id);
     expect(ids.length).toBeGreaterThanOrEqual(3);
@@ -193,13 +212,22 @@ describe('the browser editor synced with blogcore serve', { timeout: 90_000 }, (
     const hostile = '<p>B’s paragraph.</p><img src=x onerror="window.__owned=1">';
     await edit(b.page, target.id, { title: 'Retitled in B', content: hostile });
     // The top bar counts both (it once stayed at "1 change" under load), as does the Sync screen.
-    await eventually(() => syncLine(a.page).textContent()).toBe('Offline — 2 changes wait to be sent when you are back online');
+    await eventually(() => syncLine(a.page).textContent()).toBe(
+      'Offline — 2 changes wait to be sent when you are back online',
+    );
     // What waits in A, as its Sync screen reads it from the replica (the two items, in the order written).
     await a.page.goto(`${editorUrl}#/sync`);
-    await eventually(() => a.page.locator('.pending-list li').allTextContents()).toEqual(['New post: Written on a train', 'Changed post: Retitled in A']);
-    await eventually(() => syncLine(b.page).textContent()).toBe('Offline — 1 change waits to be sent when you are back online');
+    await eventually(() => a.page.locator('.pending-list li').allTextContents()).toEqual([
+      'New post: Written on a train',
+      'Changed post: Retitled in A',
+    ]);
+    await eventually(() => syncLine(b.page).textContent()).toBe(
+      'Offline — 1 change waits to be sent when you are back online',
+    );
     await b.page.goto(`${editorUrl}#/sync`);
-    await eventually(() => b.page.locator('.pending-list li').allTextContents()).toEqual([`Changed post: Retitled in B`]);
+    await eventually(() => b.page.locator('.pending-list li').allTextContents()).toEqual([
+      `Changed post: Retitled in B`,
+    ]);
     await b.page.screenshot({ path: join(shots, 'editor-sync-offline.png'), fullPage: true });
     expect((await serverPost(target.id)).title).toBe(target.title); // nothing left the browsers
 
@@ -208,7 +236,12 @@ describe('the browser editor synced with blogcore serve', { timeout: 90_000 }, (
     await eventually(() => syncLine(a.page).textContent()).toBe('Synced — nothing waits to be sent');
     expect((await serverPost(target.id)).title).toBe('Retitled in A');
     const created = (await serverPosts()).find((p) => p.title === 'Written on a train')!;
-    expect(wireFields(created)).toEqual({ title: 'Written on a train', content: '<p>No signal since Lyon.</p>', labels: ['travel'], status: 'LIVE' });
+    expect(wireFields(created)).toEqual({
+      title: 'Written on a train',
+      content: '<p>No signal since Lyon.</p>',
+      labels: ['travel'],
+      status: 'LIVE',
+    });
 
     // B comes back: its edit is refused (the server's copy moved), shown as a conflict with both texts.
     await b.context.setOffline(false);
@@ -246,7 +279,9 @@ describe('the browser editor synced with blogcore serve', { timeout: 90_000 }, (
     await a.page.goto(`${editorUrl}#/sync`);
     const card = a.page.locator('.conflict').filter({ hasText: 'Written on a train' });
     expect(await card.locator('.version').first().locator('pre').textContent()).toBe('<p>A: arrived in Turin.</p>');
-    expect(await card.locator('.version').nth(1).locator('pre').textContent()).toBe('<p>B: still somewhere near Lyon.</p>');
+    expect(await card.locator('.version').nth(1).locator('pre').textContent()).toBe(
+      '<p>B: still somewhere near Lyon.</p>',
+    );
     await card.getByRole('button', { name: 'Use the server’s version' }).click();
     await eventually(() => syncLine(a.page).textContent()).toBe('Synced — nothing waits to be sent');
     expect((await serverPost(target.id)).content).toBe('<p>B: still somewhere near Lyon.</p>');

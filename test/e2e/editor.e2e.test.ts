@@ -41,7 +41,8 @@ async function htmlSource(tab: Page) {
 /** The status badge next to the editor's heading. */
 const editorBadge = (tab: Page) => tab.locator('.page-head .badge');
 const toast = (tab: Page) => tab.locator('.toast');
-const rowOf = (tab: Page, title: string) => tab.locator('.rows > li').filter({ has: tab.getByRole('link', { name: title, exact: true }) });
+const rowOf = (tab: Page, title: string) =>
+  tab.locator('.rows > li').filter({ has: tab.getByRole('link', { name: title, exact: true }) });
 
 /** Nothing went wrong on the way: no problem shown to the person, no script error. */
 async function expectNoProblems(tab: Page) {
@@ -111,7 +112,9 @@ describe('the offline browser editor', () => {
       .getByText(/^\/\d{4}\/\d{2}\/offline-first\.html$/)
       .waitFor();
     await page.screenshot({ path: join(shots, 'editor.png'), fullPage: true });
-    expect(await (await htmlSource(page)).inputValue()).toBe('<h2>On the train</h2>\n<p>Written on a train with <strong>no signal</strong> at all.</p>');
+    expect(await (await htmlSource(page)).inputValue()).toBe(
+      '<h2>On the train</h2>\n<p>Written on a train with <strong>no signal</strong> at all.</p>',
+    );
 
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Posts' }).click();
     await page.getByLabel('Search posts').fill('train signal');
@@ -345,11 +348,19 @@ describe('the offline browser editor', () => {
     await spam.getByRole('button', { name: 'Mark as spam' }).click();
     await page.getByText('No comments are waiting for approval.').waitFor();
     await page.getByRole('link', { name: 'Spam', exact: true }).click();
-    await page.locator('.comment').filter({ hasText: 'Cheap pills here' }).getByRole('button', { name: 'Delete' }).click();
+    await page
+      .locator('.comment')
+      .filter({ hasText: 'Cheap pills here' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
     await page.getByText('No comments here.').waitFor();
 
     await page.getByRole('link', { name: 'Published', exact: true }).click();
-    await page.locator('.comment').filter({ hasText: 'Lovely post!' }).getByRole('button', { name: 'Remove content' }).click();
+    await page
+      .locator('.comment')
+      .filter({ hasText: 'Lovely post!' })
+      .getByRole('button', { name: 'Remove content' })
+      .click();
     await page.getByText('No comments here.').waitFor();
     await page.getByRole('link', { name: 'Removed', exact: true }).click();
     const removed = page.locator('.comment').filter({ hasText: 'Grace' });
@@ -368,7 +379,11 @@ describe('the offline browser editor', () => {
     // A browser that saw the editor once, on its welcome screen: the rich text editor and the calls that make a
     // blog are chunks it has not loaded yet.
     const dir = await mkdtemp(join(tmpdir(), 'blogcore-editor-first-visit-'));
-    const other = await chromium.launchPersistentContext(dir, { executablePath: chromiumPath, args: chromiumArgs, headless: true });
+    const other = await chromium.launchPersistentContext(dir, {
+      executablePath: chromiumPath,
+      args: chromiumArgs,
+      headless: true,
+    });
     other.setDefaultTimeout(10_000);
     try {
       const tab = other.pages()[0] ?? (await other.newPage());

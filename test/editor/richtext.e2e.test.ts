@@ -11,7 +11,14 @@ import { importBlog } from '../../src/io/index.js';
 import { bundlePage, launchChromium, serveScript, type Site } from '../browser/serve.js';
 import { memoryService } from '../io/helpers.js';
 
-const FIXTURES = ['blogger-takeout.atom', 'blogger-legacy.xml', 'wordpress-1.0.xml', 'wordpress-1.1.xml', 'wordpress-1.2.xml', 'ghost.json'];
+const FIXTURES = [
+  'blogger-takeout.atom',
+  'blogger-legacy.xml',
+  'wordpress-1.0.xml',
+  'wordpress-1.1.xml',
+  'wordpress-1.2.xml',
+  'ghost.json',
+];
 
 interface Hooks {
   load(html: string): string[];
@@ -27,12 +34,20 @@ const contents: Array<{ where: string; html: string }> = [];
 beforeAll(async () => {
   for (const name of FIXTURES) {
     const service = memoryService();
-    const report = await importBlog(service, readFileSync(new URL(`../io/fixtures/${name}`, import.meta.url)), { blogUrl: 'https://imported.example/' });
+    const report = await importBlog(service, readFileSync(new URL(`../io/fixtures/${name}`, import.meta.url)), {
+      blogUrl: 'https://imported.example/',
+    });
     {
       const { blogId } = report;
-      const posts = await service.posts.list({ blogId, status: ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'], view: 'ADMIN', maxResults: 500 });
+      const posts = await service.posts.list({
+        blogId,
+        status: ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'],
+        view: 'ADMIN',
+        maxResults: 500,
+      });
       const pages = await service.pages.list({ blogId, status: ['LIVE', 'DRAFT', 'SOFT_TRASHED'], view: 'ADMIN' });
-      for (const item of [...(posts.items ?? []), ...(pages.items ?? [])]) contents.push({ where: `${name}: ${item.title}`, html: item.content ?? '' });
+      for (const item of [...(posts.items ?? []), ...(pages.items ?? [])])
+        contents.push({ where: `${name}: ${item.title}`, html: item.content ?? '' });
     }
     await service.close();
   }
@@ -88,7 +103,8 @@ describe('the editor’s rich text field', () => {
   });
 
   it('edits what it represents and keeps, untouched, what it cannot', async () => {
-    const kept = '<div class="separator" style="clear: both;"><a href="https://x.example/a.jpg"><img border="0" src="https://x.example/a.jpg"></a></div>';
+    const kept =
+      '<div class="separator" style="clear: both;"><a href="https://x.example/a.jpg"><img border="0" src="https://x.example/a.jpg"></a></div>';
     const post = `<p>First &amp; <b>bold</b>.</p>\n${kept}\n<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n<!--more-->\nTail text<br>\nend`;
     expect(await load(post)).toEqual(['p', 'raw', 'ul', 'raw', 'p']);
     expect(await html()).toBe(post);

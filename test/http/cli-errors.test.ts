@@ -22,7 +22,12 @@ afterAll(() => {
 /** Runs the command to its end (a server that should have refused is stopped after 20 s); as another user when given. */
 function run(args: string[], as?: { uid: number; gid: number }): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['dist/cli.js', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000, ...as });
+    const child = spawn(process.execPath, ['dist/cli.js', ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 20_000,
+      ...as,
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -58,7 +58,9 @@ describe('blogcore serve', () => {
     expect(((await hidden.json()) as PostList).items!.map((x) => x.status).sort()).toEqual(['DRAFT', 'SCHEDULED']);
     // Pages and a pending comment exist too.
     const blogId = blogUrl.split('/').pop()!;
-    const pages = (await (await fetch(`${api}/blogs/${blogId}/pages?status=live,draft`, { headers: { authorization: `Bearer ${token}` } })).json()) as PostList;
+    const pages = (await (
+      await fetch(`${api}/blogs/${blogId}/pages?status=live,draft`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as PostList;
     expect(pages.items!.length).toBe(2);
     const pending = (await (
       await fetch(`${api}/blogs/${blogId}/comments?status=pending`, { headers: { authorization: `Bearer ${token}` } })
@@ -100,7 +102,9 @@ describe('blogcore serve', () => {
     const api = out.match(/Blog: +(\S+)/)![1]!;
     const titles = ((await (await fetch(`${api}/posts`)).json()) as PostList).items!.map((x) => x.title);
     expect(titles).toContain('Hello');
-    expect((await fetch(`${api}/posts?status=draft`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await fetch(`${api}/posts?status=draft`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(
+      200,
+    );
 
     // `blogcore token` while the server runs: the new token works at once, the old one no longer does.
     const rotate = start(['dist/cli.js', 'token', '--db', db]);
@@ -108,8 +112,12 @@ describe('blogcore serve', () => {
     const fresh = (await rotate.waitFor(/^(bc_[\w-]{20,})$/m))[1]!;
     expect(await rotate.exited).toBe(0);
     expect(fresh).not.toBe(token);
-    expect((await fetch(`${api}/posts?status=draft`, { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(200);
-    expect((await fetch(`${api}/posts?status=draft`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    expect((await fetch(`${api}/posts?status=draft`, { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(
+      200,
+    );
+    expect((await fetch(`${api}/posts?status=draft`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(
+      401,
+    );
 
     expect(await p.stop('SIGINT')).toBe(0);
   });

@@ -35,7 +35,13 @@ describe('user infos and page views through Google client', () => {
     expect(res.data).toMatchObject({
       kind: 'blogger#blogUserInfo',
       blog: { kind: 'blogger#blog', id: f.blogId },
-      blog_user_info: { kind: 'blogger#blogPerUserInfo', userId: f.adminId, blogId: f.blogId, hasAdminAccess: true, role: 'ADMIN' },
+      blog_user_info: {
+        kind: 'blogger#blogPerUserInfo',
+        userId: f.adminId,
+        blogId: f.blogId,
+        hasAdminAccess: true,
+        role: 'ADMIN',
+      },
     });
     expect(res.data.blog!.posts!.items).toHaveLength(1);
     expect(await status(reader.blogUserInfos.get({ userId: f.adminId, blogId: f.blogId }))).toBe(403);
@@ -46,17 +52,39 @@ describe('user infos and page views through Google client', () => {
     expect(res.data).toMatchObject({
       kind: 'blogger#postUserInfo',
       post: { kind: 'blogger#post', id: postId, title: 'Hello' },
-      post_user_info: { kind: 'blogger#postPerUserInfo', userId: f.readerId, blogId: f.blogId, postId, hasEditAccess: false },
+      post_user_info: {
+        kind: 'blogger#postPerUserInfo',
+        userId: f.readerId,
+        blogId: f.blogId,
+        postId,
+        hasEditAccess: false,
+      },
     });
   });
 
   it('postUserInfos.list', async () => {
-    const first = await api.postUserInfos.list({ userId: 'self', blogId: f.blogId, maxResults: 1, orderBy: 'PUBLISHED', view: 'ADMIN', status: ['LIVE'] });
+    const first = await api.postUserInfos.list({
+      userId: 'self',
+      blogId: f.blogId,
+      maxResults: 1,
+      orderBy: 'PUBLISHED',
+      view: 'ADMIN',
+      status: ['LIVE'],
+    });
     expect(first.data.kind).toBe('blogger#postList');
     expect(first.data.items).toHaveLength(1);
-    expect(first.data.items![0]!.post_user_info).toMatchObject({ kind: 'blogger#postPerUserInfo', hasEditAccess: true });
+    expect(first.data.items![0]!.post_user_info).toMatchObject({
+      kind: 'blogger#postPerUserInfo',
+      hasEditAccess: true,
+    });
     expect(first.data.items![0]!.post!.content).toBeUndefined();
-    const next = await api.postUserInfos.list({ userId: 'self', blogId: f.blogId, maxResults: 1, pageToken: first.data.nextPageToken!, fetchBodies: true });
+    const next = await api.postUserInfos.list({
+      userId: 'self',
+      blogId: f.blogId,
+      maxResults: 1,
+      pageToken: first.data.nextPageToken!,
+      fetchBodies: true,
+    });
     expect(next.data.items![0]!.post!.content).toBe('<p>hi</p>');
   });
 
@@ -80,7 +108,10 @@ describe('user infos and page views through Google client', () => {
   it('blogs.listByUser with fetchUserInfo', async () => {
     const res = await api.blogs.listByUser({ userId: 'self', fetchUserInfo: true });
     expect(res.data.blogUserInfos).toEqual([
-      expect.objectContaining({ kind: 'blogger#blogUserInfo', blog_user_info: expect.objectContaining({ blogId: f.blogId, role: 'ADMIN' }) }),
+      expect.objectContaining({
+        kind: 'blogger#blogUserInfo',
+        blog_user_info: expect.objectContaining({ blogId: f.blogId, role: 'ADMIN' }),
+      }),
     ]);
   });
 });

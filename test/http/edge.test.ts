@@ -17,18 +17,25 @@ beforeAll(async () => {
   });
   postId = ((await made.json()) as { id: string }).id;
   post = `/v3/blogs/${f.blogId}/posts/${postId}`;
-  const comment = await fetch(`${f.base}${post}/comments`, { method: 'POST', headers: jsonHeaders(ADMIN_TOKEN), body: JSON.stringify({ content: 'first!' }) });
+  const comment = await fetch(`${f.base}${post}/comments`, {
+    method: 'POST',
+    headers: jsonHeaders(ADMIN_TOKEN),
+    body: JSON.stringify({ content: 'first!' }),
+  });
   expect(comment.status).toBe(200);
 });
 afterAll(() => f.close());
 
 const auth = `Authorization: Bearer ${ADMIN_TOKEN}\r\n`;
-const send = (head: string, body = '') => rawRequest(f.base, `${head}\r\nHost: edge.example\r\nConnection: close\r\n\r\n${body}`);
+const send = (head: string, body = '') =>
+  rawRequest(f.base, `${head}\r\nHost: edge.example\r\nConnection: close\r\n\r\n${body}`);
 
 /** A Google error body with this status and reason. */
 function expectError(res: RawResponse, status: number, reason: string): void {
   expect(res.status, res.headers + res.body).toBe(status);
-  const body = JSON.parse(res.body) as { error: { code: number; status: string; message: string; errors: Array<{ domain: string; reason: string }> } };
+  const body = JSON.parse(res.body) as {
+    error: { code: number; status: string; message: string; errors: Array<{ domain: string; reason: string }> };
+  };
   expect(body.error).toMatchObject({ code: status, errors: [{ domain: 'global', reason }] });
 }
 
@@ -82,7 +89,11 @@ describe('bodies', () => {
     expectError(await send(`GET ${post} HTTP/1.1\r\nContent-Length: 5000`, 'x'.repeat(5000)), 413, 'requestTooLarge');
     const chunked = 'x'.repeat(1000);
     const big = `${`3e8\r\n${chunked}\r\n`.repeat(5)}0\r\n\r\n`;
-    expectError(await send(`DELETE ${post} HTTP/1.1\r\n${auth}Transfer-Encoding: chunked`, big), 413, 'requestTooLarge');
+    expectError(
+      await send(`DELETE ${post} HTTP/1.1\r\n${auth}Transfer-Encoding: chunked`, big),
+      413,
+      'requestTooLarge',
+    );
     expect(await postAndComments()).toEqual([200, 1]);
   });
 
@@ -127,7 +138,11 @@ describe('comment HTML', () => {
       ['<font color=red>plain</font> text [removed] typed by hand', 'plain text [removed] typed by hand'],
     ];
     for (const [content, expected] of cases) {
-      const res = await fetch(`${f.base}${post}/comments`, { method: 'POST', headers: jsonHeaders(ADMIN_TOKEN), body: JSON.stringify({ content }) });
+      const res = await fetch(`${f.base}${post}/comments`, {
+        method: 'POST',
+        headers: jsonHeaders(ADMIN_TOKEN),
+        body: JSON.stringify({ content }),
+      });
       expect(((await res.json()) as { content: string }).content, content).toBe(expected);
     }
   });

@@ -38,12 +38,21 @@ async function failure(res: Response) {
   expect(typeof body.error.status).toBe('string');
   expect(JSON.stringify(body)).not.toMatch(/\bat .*\.(ts|js):\d+/); // never a stack trace
   const e = body.error.errors[0]!;
-  return { status: res.status, reason: e.reason, location: e.location, locationType: e.locationType, message: body.error.message };
+  return {
+    status: res.status,
+    reason: e.reason,
+    location: e.location,
+    locationType: e.locationType,
+    message: body.error.message,
+  };
 }
 
 describe('routing', () => {
   it('404 notFound for unknown routes, inside and outside /v3', async () => {
-    expect(await failure(await fetch(`${f.api}/blogs/${f.blogId}/stats`))).toMatchObject({ status: 404, reason: 'notFound' });
+    expect(await failure(await fetch(`${f.api}/blogs/${f.blogId}/stats`))).toMatchObject({
+      status: 404,
+      reason: 'notFound',
+    });
     expect(await failure(await fetch(`${f.base}/elsewhere`))).toMatchObject({ status: 404, reason: 'notFound' });
     expect(await failure(await fetch(`${f.api}/blogs`))).toMatchObject({ status: 404 });
   });
@@ -68,9 +77,17 @@ describe('routing', () => {
   });
 
   it('decodes percent-encoded ids and rejects malformed encoding', async () => {
-    expect((await fetch(`${f.api}/blogs/${encodeURIComponent(f.blogId)}/posts/${encodeURIComponent(postId)}`)).status).toBe(200);
-    expect(await failure(await fetch(`${f.api}/blogs/%E0%A4%A/posts`))).toMatchObject({ status: 400, reason: 'invalid' });
-    expect(await failure(await fetch(`${f.api}/blogs/no%2Fsuch/posts`))).toMatchObject({ status: 404, reason: 'notFound' });
+    expect(
+      (await fetch(`${f.api}/blogs/${encodeURIComponent(f.blogId)}/posts/${encodeURIComponent(postId)}`)).status,
+    ).toBe(200);
+    expect(await failure(await fetch(`${f.api}/blogs/%E0%A4%A/posts`))).toMatchObject({
+      status: 400,
+      reason: 'invalid',
+    });
+    expect(await failure(await fetch(`${f.api}/blogs/no%2Fsuch/posts`))).toMatchObject({
+      status: 404,
+      reason: 'notFound',
+    });
   });
 });
 
@@ -113,17 +130,31 @@ describe('parameters', () => {
   });
 
   it('400 required when a required parameter is missing', async () => {
-    expect(await failure(await fetch(`${postsUrl}/search`))).toMatchObject({ status: 400, reason: 'required', location: 'q' });
-    expect(await failure(await fetch(`${f.api}/blogs/byurl`))).toMatchObject({ status: 400, reason: 'required', location: 'url' });
+    expect(await failure(await fetch(`${postsUrl}/search`))).toMatchObject({
+      status: 400,
+      reason: 'required',
+      location: 'q',
+    });
+    expect(await failure(await fetch(`${f.api}/blogs/byurl`))).toMatchObject({
+      status: 400,
+      reason: 'required',
+      location: 'url',
+    });
   });
 
   it('fields selects a partial response; a malformed one is 400 on fields', async () => {
     const res = await fetch(`${postsUrl}?fields=items(id,title,author/displayName),nextPageToken`);
-    expect(await res.json()).toEqual({ items: [{ id: postId, title: 'First post', author: { displayName: 'Ada Admin' } }] });
+    expect(await res.json()).toEqual({
+      items: [{ id: postId, title: 'First post', author: { displayName: 'Ada Admin' } }],
+    });
     expect(res.headers.get('etag')).toMatch(/^"/);
     const one = await fetch(`${postsUrl}/${postId}?fields=kind,replies/totalItems`);
     expect(await one.json()).toEqual({ kind: 'blogger#post', replies: { totalItems: '0' } });
-    expect(await failure(await fetch(`${postsUrl}?fields=items(id`))).toMatchObject({ status: 400, reason: 'invalid', location: 'fields' });
+    expect(await failure(await fetch(`${postsUrl}?fields=items(id`))).toMatchObject({
+      status: 400,
+      reason: 'invalid',
+      location: 'fields',
+    });
   });
 
   it('prettyPrint: indented by default (as Google), compact with prettyPrint=false', async () => {
@@ -140,7 +171,10 @@ describe('request bodies', () => {
 
   it('413 over maxBodyBytes, by Content-Length and while streaming (chunked)', async () => {
     const big = JSON.stringify({ title: 't', content: 'x'.repeat(5000) });
-    expect(await failure(await insert(big, { 'content-type': 'application/json' }))).toMatchObject({ status: 413, reason: 'requestTooLarge' });
+    expect(await failure(await insert(big, { 'content-type': 'application/json' }))).toMatchObject({
+      status: 413,
+      reason: 'requestTooLarge',
+    });
     // No Content-Length: the helper counts while reading and stops at the limit.
     const chunks = Array.from({ length: 40 }, () => new TextEncoder().encode('x'.repeat(1000)));
     const stream = new ReadableStream<Uint8Array>({
@@ -155,22 +189,35 @@ describe('request bodies', () => {
   });
 
   it('415 for bodies that are not JSON', async () => {
-    expect(await failure(await insert('title=x', { 'content-type': 'application/x-www-form-urlencoded' }))).toMatchObject({
+    expect(
+      await failure(await insert('title=x', { 'content-type': 'application/x-www-form-urlencoded' })),
+    ).toMatchObject({
       status: 415,
       reason: 'unsupportedMediaType',
       location: 'Content-Type',
     });
     expect((await insert('{"title":"x"}', { 'content-type': 'text/plain' })).status).toBe(415);
-    expect((await insert('{"title":"x","content":"y"}', { 'content-type': 'application/json; charset=utf-8' })).status).toBe(200);
+    expect(
+      (await insert('{"title":"x","content":"y"}', { 'content-type': 'application/json; charset=utf-8' })).status,
+    ).toBe(200);
   });
 
   it('400 parseError for malformed JSON, invalid for a non-object, required for no body', async () => {
-    expect(await failure(await insert('{"title": ', { 'content-type': 'application/json' }))).toMatchObject({ status: 400, reason: 'parseError' });
-    expect(await failure(await insert(new Uint8Array([0x7b, 0xff, 0x7d]), { 'content-type': 'application/json' }))).toMatchObject({
+    expect(await failure(await insert('{"title": ', { 'content-type': 'application/json' }))).toMatchObject({
       status: 400,
       reason: 'parseError',
     });
-    expect(await failure(await insert('[1,2]', { 'content-type': 'application/json' }))).toMatchObject({ status: 400, reason: 'invalid', location: 'body' });
+    expect(
+      await failure(await insert(new Uint8Array([0x7b, 0xff, 0x7d]), { 'content-type': 'application/json' })),
+    ).toMatchObject({
+      status: 400,
+      reason: 'parseError',
+    });
+    expect(await failure(await insert('[1,2]', { 'content-type': 'application/json' }))).toMatchObject({
+      status: 400,
+      reason: 'invalid',
+      location: 'body',
+    });
     expect(await failure(await insert(null, {}))).toMatchObject({ status: 400, reason: 'required', location: 'body' });
   });
 
@@ -182,7 +229,9 @@ describe('request bodies', () => {
     });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { status: string }).status).toBe('DRAFT');
-    expect((await fetch(`${postsUrl}/${postId}/publish`, { method: 'POST', headers: bearer(ADMIN_TOKEN) })).status).toBe(200);
+    expect(
+      (await fetch(`${postsUrl}/${postId}/publish`, { method: 'POST', headers: bearer(ADMIN_TOKEN) })).status,
+    ).toBe(200);
   });
 });
 
@@ -198,7 +247,11 @@ describe('authentication', () => {
     expect((await fetch(`${postsUrl}/${draftId}`, { headers: bearer(ADMIN_TOKEN) })).status).toBe(200);
     expect((await fetch(`${postsUrl}/${draftId}`, { headers: bearer(READER_TOKEN) })).status).toBe(404);
     expect(await failure(await fetch(`${postsUrl}?status=draft`))).toMatchObject({ status: 403, reason: 'forbidden' });
-    const write = await fetch(postsUrl, { method: 'POST', headers: jsonHeaders(), body: JSON.stringify({ title: 'anon', content: 'x' }) });
+    const write = await fetch(postsUrl, {
+      method: 'POST',
+      headers: jsonHeaders(),
+      body: JSON.stringify({ title: 'anon', content: 'x' }),
+    });
     expect(await failure(write)).toMatchObject({ status: 403, reason: 'forbidden' });
   });
 
@@ -223,7 +276,10 @@ describe('authentication', () => {
       const res = await fetch(`${broken.api}/blogs/${broken.blogId}`);
       const e = await failure(res);
       expect(e).toMatchObject({ status: 500, reason: 'backendError', message: 'Backend Error' });
-      expect((await failure(await fetch(`${broken.api}/blogs/${broken.blogId}`, { headers: { 'x-bad-actor': '1' } }))).status).toBe(500);
+      expect(
+        (await failure(await fetch(`${broken.api}/blogs/${broken.blogId}`, { headers: { 'x-bad-actor': '1' } })))
+          .status,
+      ).toBe(500);
       expect(broken.errors).toHaveLength(2);
       expect(String(broken.errors[0])).toContain('sessions is down');
     } finally {
@@ -253,7 +309,11 @@ describe('conditional requests', () => {
     expect(listTag).toBeTruthy();
     expect((await fetch(postsUrl, { headers: { 'if-none-match': listTag } })).status).toBe(304);
 
-    await fetch(url, { method: 'PATCH', headers: jsonHeaders(ADMIN_TOKEN), body: JSON.stringify({ title: 'First post, edited' }) });
+    await fetch(url, {
+      method: 'PATCH',
+      headers: jsonHeaders(ADMIN_TOKEN),
+      body: JSON.stringify({ title: 'First post, edited' }),
+    });
     const changed = await fetch(url, { headers: { 'if-none-match': etag } });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(etag);
@@ -271,7 +331,11 @@ describe('conditional requests', () => {
     expect(await failure(stale)).toMatchObject({ status: 412, reason: 'conditionNotMet' });
     const del = await fetch(url, { method: 'DELETE', headers: { ...bearer(ADMIN_TOKEN), 'if-match': '"stale"' } });
     expect(del.status).toBe(412);
-    const ok = await fetch(url, { method: 'PATCH', headers: { ...jsonHeaders(ADMIN_TOKEN), 'if-match': current }, body: JSON.stringify({ title: 'Matched' }) });
+    const ok = await fetch(url, {
+      method: 'PATCH',
+      headers: { ...jsonHeaders(ADMIN_TOKEN), 'if-match': current },
+      body: JSON.stringify({ title: 'Matched' }),
+    });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('etag')).not.toBe(current);
     const star = await fetch(`${url}/revert`, { method: 'POST', headers: { ...bearer(ADMIN_TOKEN), 'if-match': '*' } });
@@ -282,7 +346,11 @@ describe('conditional requests', () => {
 
 describe('deletes and CORS', () => {
   it('delete answers 204 with no body', async () => {
-    const made = await fetch(postsUrl, { method: 'POST', headers: jsonHeaders(ADMIN_TOKEN), body: JSON.stringify({ title: 'To delete', content: 'x' }) });
+    const made = await fetch(postsUrl, {
+      method: 'POST',
+      headers: jsonHeaders(ADMIN_TOKEN),
+      body: JSON.stringify({ title: 'To delete', content: 'x' }),
+    });
     const id = ((await made.json()) as { id: string }).id;
     const res = await fetch(`${postsUrl}/${id}`, { method: 'DELETE', headers: bearer(ADMIN_TOKEN) });
     expect(res.status).toBe(204);
@@ -317,16 +385,35 @@ describe('a rejected request changes nothing', () => {
     const before = await f.seq();
     const post = `${postsUrl}/${postId}`;
     const attempts: Array<[string, RequestInit]> = [
-      [postsUrl, { method: 'POST', headers: jsonHeaders(ADMIN_TOKEN), body: JSON.stringify({ title: 't', content: 'x'.repeat(5000) }) }], // 413
-      [postsUrl, { method: 'POST', headers: { ...bearer(ADMIN_TOKEN), 'content-type': 'text/plain' }, body: '{"title":"t"}' }], // 415
+      [
+        postsUrl,
+        {
+          method: 'POST',
+          headers: jsonHeaders(ADMIN_TOKEN),
+          body: JSON.stringify({ title: 't', content: 'x'.repeat(5000) }),
+        },
+      ], // 413
+      [
+        postsUrl,
+        { method: 'POST', headers: { ...bearer(ADMIN_TOKEN), 'content-type': 'text/plain' }, body: '{"title":"t"}' },
+      ], // 415
       [postsUrl, { method: 'POST', headers: jsonHeaders(ADMIN_TOKEN), body: '{"title":' }], // 400 parseError
-      [`${postsUrl}?isDraft=maybe`, { method: 'POST', headers: jsonHeaders(ADMIN_TOKEN), body: '{"title":"t","content":"c"}' }], // 400 invalid
-      [post, { method: 'PATCH', headers: { ...jsonHeaders(ADMIN_TOKEN), 'if-match': '"stale"' }, body: '{"title":"t"}' }], // 412
+      [
+        `${postsUrl}?isDraft=maybe`,
+        { method: 'POST', headers: jsonHeaders(ADMIN_TOKEN), body: '{"title":"t","content":"c"}' },
+      ], // 400 invalid
+      [
+        post,
+        { method: 'PATCH', headers: { ...jsonHeaders(ADMIN_TOKEN), 'if-match': '"stale"' }, body: '{"title":"t"}' },
+      ], // 412
       [post, { method: 'DELETE', headers: bearer('wrong') }], // 401
       [post, { method: 'DELETE' }], // anonymous
       [post, { method: 'DELETE', headers: bearer(READER_TOKEN) }], // not a member
       [`${post}/publish?publishDate=soon`, { method: 'POST', headers: bearer(ADMIN_TOKEN) }], // 400 invalid date
-      [`${f.api}/blogs/${f.blogId}/posts/nope`, { method: 'PUT', headers: jsonHeaders(ADMIN_TOKEN), body: '{"title":"t","content":"c"}' }], // 404
+      [
+        `${f.api}/blogs/${f.blogId}/posts/nope`,
+        { method: 'PUT', headers: jsonHeaders(ADMIN_TOKEN), body: '{"title":"t","content":"c"}' },
+      ], // 404
       [`${f.api}/blogs/${f.blogId}/pageviews`, { method: 'DELETE', headers: bearer(ADMIN_TOKEN) }], // 405
     ];
     for (const [url, init] of attempts) {

@@ -18,7 +18,11 @@ afterAll(async () => {
 });
 
 async function run(name: string, env: Record<string, string> = {}) {
-  const p = start(['--import', 'tsx', `examples/${name}/server.ts`], { PORT: '0', BLOG_DB: join(dir, `${name}.db`), ...env });
+  const p = start(['--import', 'tsx', `examples/${name}/server.ts`], {
+    PORT: '0',
+    BLOG_DB: join(dir, `${name}.db`),
+    ...env,
+  });
   procs.push(p);
   const url = (await p.waitFor(/listening on (http:\/\/\S+)/))[1]!;
   return { p, url };
@@ -65,7 +69,10 @@ describe('examples', () => {
     const { p, url } = await run('hono');
     const list = (await (await fetch(url, { headers: { origin: 'https://elsewhere.example' } })).json()) as PostList;
     expect(list.items[0]!.title).toBe('Hello from Hono');
-    const pre = await fetch(url, { method: 'OPTIONS', headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST' } });
+    const pre = await fetch(url, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST' },
+    });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe('*');
     // Everything the helper serves is mounted: the blog's feed too; the app's own route stays the app's.
@@ -91,7 +98,11 @@ describe('examples', () => {
     expect(((await comment.json()) as { content: string }).content).toBe('Nice post');
     // The host's own route keeps Fastify's JSON parser.
     const base = url.slice(0, url.indexOf('/v3/'));
-    const echo = await fetch(`${base}/app/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    const echo = await fetch(`${base}/app/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":1}',
+    });
     expect(echo.status).toBe(200);
     expect(await echo.json()).toEqual({ a: 1 });
     // Everything the helper serves is mounted: the blog's feed too.

@@ -14,14 +14,19 @@ let adminId: string;
 
 beforeAll(async () => {
   adminId = (await service.users.insert({ body: { displayName: 'Fetch admin' } })).id;
-  blogId = (await service.blogs.insert({ body: { name: 'Fetch tests', url: 'https://fetch.example/' }, ownerId: adminId })).id;
+  blogId = (
+    await service.blogs.insert({ body: { name: 'Fetch tests', url: 'https://fetch.example/' }, ownerId: adminId })
+  ).id;
 });
 afterAll(() => service.close());
 
 const admin = () => ({ userId: adminId });
 
 describe('the Fetch handler', () => {
-  const handler = createHttpHandler(service, { authenticate: (r) => (r.headers.get('authorization') === 'Bearer t' ? admin() : null), maxBodyBytes: 2048 });
+  const handler = createHttpHandler(service, {
+    authenticate: (r) => (r.headers.get('authorization') === 'Bearer t' ? admin() : null),
+    maxBodyBytes: 2048,
+  });
   const url = (path: string) => `https://api.example/v3/blogs/${blogId}${path}`;
 
   it('reads and writes through Request and Response', async () => {
@@ -38,7 +43,9 @@ describe('the Fetch handler', () => {
     expect(post.selfLink).toBe(`https://api.example/v3/blogs/${blogId}/posts/${post.id}`);
     const got = await handler(new Request(url(`/posts/${post.id}`)));
     expect(((await got.json()) as { title: string }).title).toBe('Via fetch');
-    const gone = await handler(new Request(url(`/posts/${post.id}`), { method: 'DELETE', headers: { authorization: 'Bearer t' } }));
+    const gone = await handler(
+      new Request(url(`/posts/${post.id}`), { method: 'DELETE', headers: { authorization: 'Bearer t' } }),
+    );
     expect(gone.status).toBe(204);
     expect(gone.body).toBeNull();
   });
@@ -89,7 +96,10 @@ describe('toNodeHandler', () => {
     const inner = createHttpHandler(service, { authenticate: () => admin(), maxBodyBytes: 2048 });
     const foreign = async (request: Request) => {
       const res = await inner(request);
-      return new Response(res.body, { status: res.status, headers: { ...Object.fromEntries(res.headers), 'x-wrapped': '1' } });
+      return new Response(res.body, {
+        status: res.status,
+        headers: { ...Object.fromEntries(res.headers), 'x-wrapped': '1' },
+      });
     };
     const base = await listen(toNodeHandler(foreign));
     const made = await fetch(`${base}/v3/blogs/${blogId}/posts`, {
@@ -109,7 +119,13 @@ describe('toNodeHandler', () => {
   });
 
   it('authenticate gets the method, the URL the client asked for and read-only Headers', async () => {
-    const seen: Array<{ method: string; url: string; auth: string | null; has: boolean; entries: Array<[string, string]> }> = [];
+    const seen: Array<{
+      method: string;
+      url: string;
+      auth: string | null;
+      has: boolean;
+      entries: Array<[string, string]>;
+    }> = [];
     const base = await listen(
       toNodeHandler(
         createHttpHandler(service, {
@@ -127,10 +143,18 @@ describe('toNodeHandler', () => {
         }),
       ),
     );
-    const res = await fetch(`${base}/v3/blogs/${blogId}?view=READER`, { method: 'HEAD', headers: { authorization: 'Bearer abc', 'x-two': 'b' } });
+    const res = await fetch(`${base}/v3/blogs/${blogId}?view=READER`, {
+      method: 'HEAD',
+      headers: { authorization: 'Bearer abc', 'x-two': 'b' },
+    });
     expect(res.status).toBe(200);
     expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatchObject({ method: 'HEAD', url: `${base}/v3/blogs/${blogId}?view=READER`, auth: 'Bearer abc', has: false });
+    expect(seen[0]).toMatchObject({
+      method: 'HEAD',
+      url: `${base}/v3/blogs/${blogId}?view=READER`,
+      auth: 'Bearer abc',
+      has: false,
+    });
     expect(seen[0]!.entries).toContainEqual(['x-two', 'b']);
     expect(seen[0]!.entries.map(([k]) => k)).toEqual([...seen[0]!.entries.map(([k]) => k)].sort());
   });

@@ -49,7 +49,14 @@ export async function startFixture(
       const auth = request.headers.get('authorization');
       if (auth === null) return null;
       const userId = tokens.get(auth.replace(/^Bearer\s+/i, ''));
-      if (!userId) throw new BlogError({ code: 401, reason: 'authError', message: 'Invalid Credentials', location: 'Authorization', locationType: 'header' });
+      if (!userId)
+        throw new BlogError({
+          code: 401,
+          reason: 'authError',
+          message: 'Invalid Credentials',
+          location: 'Authorization',
+          locationType: 'header',
+        });
       return { userId };
     },
     onError: (e) => errors.push(e),
@@ -58,7 +65,9 @@ export async function startFixture(
   const responses: Fixture['responses'] = [];
   const node = toNodeHandler(handler);
   server.on('request', (req, res) => {
-    res.on('close', () => responses.push({ method: req.method!, url: req.url!, status: res.statusCode, sent: res.headersSent }));
+    res.on('close', () =>
+      responses.push({ method: req.method!, url: req.url!, status: res.statusCode, sent: res.headersSent }),
+    );
     void node(req, res);
   });
   return {
@@ -84,7 +93,10 @@ export async function startFixture(
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-export const jsonHeaders = (token?: string) => ({ 'content-type': 'application/json', ...(token ? bearer(token) : {}) });
+export const jsonHeaders = (token?: string) => ({
+  'content-type': 'application/json',
+  ...(token ? bearer(token) : {}),
+});
 
 export interface RawResponse {
   /** 0 when the server closed the connection without answering. */
@@ -97,7 +109,11 @@ export interface RawResponse {
  * Sends `text` as-is on a fresh TCP connection (for what fetch refuses to send: `*` and absolute targets,
  * broken chunked bodies) and reads the first response. `hangUp` closes the connection right after sending.
  */
-export function rawRequest(base: string, text: string | Uint8Array, options: { hangUp?: boolean } = {}): Promise<RawResponse> {
+export function rawRequest(
+  base: string,
+  text: string | Uint8Array,
+  options: { hangUp?: boolean } = {},
+): Promise<RawResponse> {
   const { port } = new URL(base);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1');

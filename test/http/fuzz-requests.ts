@@ -79,26 +79,46 @@ function idArb(ids: Ids, param: string): fc.Arbitrary<string> {
 function routeRequest(ids: Ids): fc.Arbitrary<{ method: string; path: string }> {
   return fc.constantFrom(...ROUTES).chain((route) => {
     const parts = route.path.split('/').slice(1);
-    const path = fc.tuple(...parts.map((p) => (p.startsWith('{') ? idArb(ids, p.slice(1, -1)) : fc.constant(p)))).map((segs) => `/v3/${segs.join('/')}`);
+    const path = fc
+      .tuple(...parts.map((p) => (p.startsWith('{') ? idArb(ids, p.slice(1, -1)) : fc.constant(p))))
+      .map((segs) => `/v3/${segs.join('/')}`);
     const own = Object.keys(route.query);
-    const names = own.length > 0 ? fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...own) }, { weight: 1, arbitrary: anyName }) : anyName;
+    const names =
+      own.length > 0
+        ? fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...own) }, { weight: 1, arbitrary: anyName })
+        : anyName;
     const query = fc
-      .oneof({ weight: 2, arbitrary: fc.constant([]) }, { weight: 3, arbitrary: fc.array(fc.tuple(names, paramValue), { maxLength: 5 }) })
-      .map((pairs) => (pairs.length === 0 ? '' : `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${v}`).join('&')}`));
+      .oneof(
+        { weight: 2, arbitrary: fc.constant([]) },
+        { weight: 3, arbitrary: fc.array(fc.tuple(names, paramValue), { maxLength: 5 }) },
+      )
+      .map((pairs) =>
+        pairs.length === 0 ? '' : `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${v}`).join('&')}`,
+      );
     const m = fc.oneof({ weight: 5, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: method });
     // Deleting the fixture's blog would leave every later request a 404: the run would stop reaching the service.
-    const keepsBlog = (r: { method: string; path: string }) => !(r.method === 'DELETE' && /^\/v3\/blogs\/[^/?]*(\?|$)/.test(r.path));
+    const keepsBlog = (r: { method: string; path: string }) =>
+      !(r.method === 'DELETE' && /^\/v3\/blogs\/[^/?]*(\?|$)/.test(r.path));
     return fc.record({ method: m, path: fc.tuple(path, query).map(([p, q]) => p + q) }).filter(keepsBlog);
   });
 }
 
 /** The bytes of media beside /v3: good and bad ids and names, hostile segments. */
 function mediaBytesRequest(ids: Ids): fc.Arbitrary<{ method: string; path: string }> {
-  const seg = (good: string[]) => fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...good) }, { weight: 1, arbitrary: hostileText });
+  const seg = (good: string[]) =>
+    fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...good) }, { weight: 1, arbitrary: hostileText });
   const path = fc
-    .tuple(seg([ids.blogId]), seg(ids.mediaIds), seg(['pic.png', 'x', '%2F..%2F', 'a%20b.jpg']), fc.constantFrom('', '/extra', '?x=1'))
+    .tuple(
+      seg([ids.blogId]),
+      seg(ids.mediaIds),
+      seg(['pic.png', 'x', '%2F..%2F', 'a%20b.jpg']),
+      fc.constantFrom('', '/extra', '?x=1'),
+    )
     .map(([b, m, n, tail]) => `/media/${b}/${m}/${n}${tail}`);
-  return fc.record({ method: fc.oneof({ weight: 5, arbitrary: fc.constantFrom('GET', 'HEAD') }, { weight: 1, arbitrary: method }), path });
+  return fc.record({
+    method: fc.oneof({ weight: 5, arbitrary: fc.constantFrom('GET', 'HEAD') }, { weight: 1, arbitrary: method }),
+    path,
+  });
 }
 
 const oddTarget = fc.oneof(
@@ -120,9 +140,26 @@ const oddTarget = fc.oneof(
 
 const paramNames = [...new Set(ROUTES.flatMap((r) => Object.keys(r.query)))];
 const globalNames = ['key', 'alt', 'prettyPrint', 'quotaUser', 'fields', 'access_token', '$.xgafv', 'callback'];
-const hostileNames = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'stauts', '', 'maxResults[]', 'labels.0'];
+const hostileNames = [
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'stauts',
+  '',
+  'maxResults[]',
+  'labels.0',
+];
 const fieldsValue = fc.oneof(
-  fc.constantFrom('items(id,title)', 'kind,items/author/displayName', '*', 'items(', 'a,,b', '(a)', 'items(replies/totalItems)'),
+  fc.constantFrom(
+    'items(id,title)',
+    'kind,items/author/displayName',
+    '*',
+    'items(',
+    'a,,b',
+    '(a)',
+    'items(replies/totalItems)',
+  ),
   fc.integer({ min: 1, max: 3000 }).map((n) => `${'a('.repeat(n)}a${')'.repeat(n)}`),
   fc.integer({ min: 1, max: 3000 }).map((n) => `${'a/'.repeat(n)}a`),
   fc.integer({ min: 1, max: 1500 }).map((n) => Array.from({ length: n }, (_, i) => `f${i}`).join(',')),
@@ -149,22 +186,48 @@ const paramValue = fc.oneof(
     'READER',
     'author',
   ),
-  fc.constantFrom('published', 'updated', 'descending', '2020-01-01T00:00:00Z', '2999-01-01T00:00:00Z', 'yesterday', 'LIVE,DRAFT,SOFT_TRASHED', 'a,b,c'),
+  fc.constantFrom(
+    'published',
+    'updated',
+    'descending',
+    '2020-01-01T00:00:00Z',
+    '2999-01-01T00:00:00Z',
+    'yesterday',
+    'LIVE,DRAFT,SOFT_TRASHED',
+    'a,b,c',
+  ),
   fc.constantFrom('%00', '%C3%28', '%FF%FE', '%E0%A4%A', '%'),
   fieldsValue.map(encodeURIComponent),
   fc.string({ maxLength: 20 }).map(encodeURIComponent),
   fc.integer({ min: 1, max: 300 }).map((n) => Array.from({ length: n }, (_, i) => `l${i}`).join(',')),
 );
-const anyName = fc.oneof(fc.constantFrom(...paramNames), fc.constantFrom(...globalNames), fc.constantFrom(...hostileNames));
+const anyName = fc.oneof(
+  fc.constantFrom(...paramNames),
+  fc.constantFrom(...globalNames),
+  fc.constantFrom(...hostileNames),
+);
 
 const deep = fc
   .tuple(fc.integer({ min: 1, max: 5000 }), fc.boolean())
   .map(([n, obj]) => (obj ? `${'{"a":'.repeat(n)}1${'}'.repeat(n)}` : `${'['.repeat(n)}${']'.repeat(n)}`));
 const resourceLike = fc.record(
   {
-    title: fc.oneof({ weight: 5, arbitrary: fc.string({ maxLength: 30 }) }, fc.integer(), fc.constant(null), fc.array(fc.string())),
-    content: fc.oneof(fc.constantFrom('<p>hi</p>', '<script>alert(1)</script>', ''), fc.string({ maxLength: 50 }), fc.boolean()),
-    labels: fc.oneof({ weight: 4, arbitrary: fc.array(fc.string({ maxLength: 10 }), { maxLength: 30 }) }, fc.string(), fc.integer()),
+    title: fc.oneof(
+      { weight: 5, arbitrary: fc.string({ maxLength: 30 }) },
+      fc.integer(),
+      fc.constant(null),
+      fc.array(fc.string()),
+    ),
+    content: fc.oneof(
+      fc.constantFrom('<p>hi</p>', '<script>alert(1)</script>', ''),
+      fc.string({ maxLength: 50 }),
+      fc.boolean(),
+    ),
+    labels: fc.oneof(
+      { weight: 4, arbitrary: fc.array(fc.string({ maxLength: 10 }), { maxLength: 30 }) },
+      fc.string(),
+      fc.integer(),
+    ),
     published: fc.constantFrom('2020-01-01T00:00:00Z', '2999-01-01T00:00:00Z', 'not a date', 5),
     author: fc.oneof(
       fc.record({
@@ -207,12 +270,20 @@ const body: fc.Arbitrary<Uint8Array | undefined> = fc.oneof(
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }) }, // invalid UTF-8, binary
   {
     weight: 1,
-    arbitrary: fc.constantFrom(new Uint8Array([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]), new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d])),
+    arbitrary: fc.constantFrom(
+      new Uint8Array([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]),
+      new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d]),
+    ),
   },
   // Pictures (mostly refused: cut short, or not what they claim; the whole one uploads, then answers the same media).
   { weight: 1, arbitrary: fc.constantFrom(PICTURES.png, PICTURES.gif.subarray(0, 100), PICTURES.jpg.subarray(0, 3)) },
   // Large, but under the fuzz server's limit (413 itself is tested in edge.test.ts).
-  { weight: 1, arbitrary: fc.integer({ min: 16_000, max: 40_000 }).map((n) => enc.encode(`{"title":"big","content":"${'x'.repeat(n)}"}`)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: 16_000, max: 40_000 })
+      .map((n) => enc.encode(`{"title":"big","content":"${'x'.repeat(n)}"}`)),
+  },
 );
 
 /** Absent half the time (or `absent` of the time), else one of `values`. */
@@ -223,7 +294,10 @@ const headers = fc
     authorization: fc.oneof(
       { weight: 6, arbitrary: fc.constant(`Bearer ${ADMIN_TOKEN}`) },
       { weight: 2, arbitrary: fc.constant(undefined) },
-      { weight: 1, arbitrary: fc.constantFrom(`Bearer ${READER_TOKEN}`, 'Bearer wrong', 'Basic dXNlcjpwdw==', 'Bearer', '') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(`Bearer ${READER_TOKEN}`, 'Bearer wrong', 'Basic dXNlcjpwdw==', 'Bearer', ''),
+      },
     ),
     'content-type': fc.oneof(
       { weight: 6, arbitrary: fc.constant('application/json') },
@@ -245,9 +319,17 @@ const headers = fc
     ),
     'if-match': headerValue(['*', '"stale"', 'W/"x"', '', '"a", "b"'], 6),
     'if-none-match': headerValue(['*', '"stale"', 'garbage'], 6),
-    range: headerValue(['bytes=0-9', 'bytes=-5', 'bytes=99999999-', 'bytes=5-1', 'bytes=0-1,3-4', 'items=1-2', 'bytes=-0'], 6),
+    range: headerValue(
+      ['bytes=0-9', 'bytes=-5', 'bytes=99999999-', 'bytes=5-1', 'bytes=0-1,3-4', 'items=1-2', 'bytes=-0'],
+      6,
+    ),
     'content-disposition': headerValue(
-      ['attachment; filename="a.png"', "attachment; filename*=UTF-8''%E2%82%AC.png", "attachment; filename*=UTF-8''%ZZ", 'inline'],
+      [
+        'attachment; filename="a.png"',
+        "attachment; filename*=UTF-8''%E2%82%AC.png",
+        "attachment; filename*=UTF-8''%ZZ",
+        'inline',
+      ],
       6,
     ),
     origin: headerValue(['https://editor.example', 'null', 'https://evil.example'], 4),
@@ -270,5 +352,7 @@ export function requestArb(ids: Ids): fc.Arbitrary<FuzzRequest> {
     { weight: 1, arbitrary: fc.record({ method, path: oddTarget }) },
     { weight: 1, arbitrary: mediaBytesRequest(ids) },
   );
-  return fc.record({ target, headers, body, chunked: fc.boolean() }).map(({ target: t, ...rest }) => ({ ...t, ...rest }));
+  return fc
+    .record({ target, headers, body, chunked: fc.boolean() })
+    .map(({ target: t, ...rest }) => ({ ...t, ...rest }));
 }

@@ -21,15 +21,31 @@ const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 beforeAll(async () => {
   f = await startFixture({ maxBodyBytes: 64 * 1024, cors: { origin: ['https://editor.example'] } });
   const make = async (path: string, body: object) => {
-    const res = await fetch(`${f.api}/blogs/${f.blogId}${path}`, { method: 'POST', headers: jsonHeaders(ADMIN_TOKEN), body: JSON.stringify(body) });
+    const res = await fetch(`${f.api}/blogs/${f.blogId}${path}`, {
+      method: 'POST',
+      headers: jsonHeaders(ADMIN_TOKEN),
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(200);
     return ((await res.json()) as { id: string }).id;
   };
   const postIds = [];
   for (let i = 0; i < 4; i++)
-    postIds.push(await make(`/posts${i === 3 ? '?isDraft=true' : ''}`, { title: `Post ${i}`, content: `<p>${i}</p>`, labels: ['a', `l${i}`] }));
-  const pageIds = [await make('/pages', { title: 'About', content: 'about' }), await make('/pages?isDraft=true', { title: 'Draft page', content: 'd' })];
-  const commentIds = [await make(`/posts/${postIds[0]}/comments`, { content: 'one' }), await make(`/posts/${postIds[1]}/comments`, { content: 'two' })];
+    postIds.push(
+      await make(`/posts${i === 3 ? '?isDraft=true' : ''}`, {
+        title: `Post ${i}`,
+        content: `<p>${i}</p>`,
+        labels: ['a', `l${i}`],
+      }),
+    );
+  const pageIds = [
+    await make('/pages', { title: 'About', content: 'about' }),
+    await make('/pages?isDraft=true', { title: 'Draft page', content: 'd' }),
+  ];
+  const commentIds = [
+    await make(`/posts/${postIds[0]}/comments`, { content: 'one' }),
+    await make(`/posts/${postIds[1]}/comments`, { content: 'two' }),
+  ];
   const media = await f.service.media.upload({ blogId: f.blogId, body: PICTURES.webp });
   await f.service.posts.patch({ blogId: f.blogId, postId: postIds[0]!, body: { content: `<img src="${media.url}">` } });
   ids = { blogId: f.blogId, postIds, pageIds, commentIds, userIds: [f.adminId, f.readerId], mediaIds: [media.id] };
@@ -49,17 +65,32 @@ function send(r: FuzzRequest): Promise<Answer> {
   const { port } = new URL(f.base);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method: r.method, path: r.path, headers: r.headers, agent, setHost: r.headers.host === undefined },
+      {
+        host: '127.0.0.1',
+        port,
+        method: r.method,
+        path: r.path,
+        headers: r.headers,
+        agent,
+        setHost: r.headers.host === undefined,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode!, contentType: res.headers['content-type'], body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            contentType: res.headers['content-type'],
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
         res.on('error', reject);
       },
     );
     req.on('error', reject);
     // Always framed: node:http would send a GET/DELETE body without Content-Length or chunking otherwise.
-    if (r.body) req.setHeader(r.chunked ? 'transfer-encoding' : 'content-length', r.chunked ? 'chunked' : r.body.byteLength);
+    if (r.body)
+      req.setHeader(r.chunked ? 'transfer-encoding' : 'content-length', r.chunked ? 'chunked' : r.body.byteLength);
     req.end(r.body);
   });
 }
@@ -74,7 +105,9 @@ async function dump(): Promise<{ seq: number; records?: string }> {
   const seq = changes.at(-1)?.seq ?? 0;
   if (changes.length > 1000 && ++dumps % 25 !== 0) return { seq };
   const keys = [...new Set(changes.map((c) => `${c.collection}/${c.id}`))].sort();
-  const docs = await Promise.all(keys.map((k) => f.driver.get(k.slice(0, k.indexOf('/')), k.slice(k.indexOf('/') + 1))));
+  const docs = await Promise.all(
+    keys.map((k) => f.driver.get(k.slice(0, k.indexOf('/')), k.slice(k.indexOf('/') + 1))),
+  );
   return { seq, records: JSON.stringify([keys, docs]) };
 }
 
@@ -86,11 +119,15 @@ function expectGoogleError(a: Answer, r: FuzzRequest): void {
   expect(e, label).toMatchObject({ code: a.status, message: expect.any(String), status: expect.any(String) });
   const errors = e.errors as Array<Record<string, unknown>>;
   expect(errors.length, label).toBeGreaterThan(0);
-  for (const x of errors) expect(x, label).toMatchObject({ domain: 'global', reason: expect.any(String), message: expect.any(String) });
+  for (const x of errors)
+    expect(x, label).toMatchObject({ domain: 'global', reason: expect.any(String), message: expect.any(String) });
   expect(a.body, label).not.toMatch(/\bat .*\.(ts|js):\d+/);
 }
 
-const protoNames = () => [Object.getOwnPropertyNames(Object.prototype).length, Object.getOwnPropertyNames(Array.prototype).length];
+const protoNames = () => [
+  Object.getOwnPropertyNames(Object.prototype).length,
+  Object.getOwnPropertyNames(Array.prototype).length,
+];
 
 it(`${RUNS} fuzzed requests: no 5xx, Google's error shape, a refused request changes nothing (seed ${SEED})`, {
   timeout: Math.max(60_000, RUNS * 20),
@@ -111,7 +148,10 @@ it(`${RUNS} fuzzed requests: no 5xx, Google's error shape, a refused request cha
         // an empty body without a content type, never ours.
         const nodeParser = (a.status === 400 || a.status === 431) && a.body === '' && a.contentType === undefined;
         if (r.method !== 'HEAD' && !nodeParser) expectGoogleError(a, r);
-        if (after.seq !== before.seq || (after.records !== undefined && before.records !== undefined && after.records !== before.records)) {
+        if (
+          after.seq !== before.seq ||
+          (after.records !== undefined && before.records !== undefined && after.records !== before.records)
+        ) {
           const changed = await f.driver.changesSince(before.seq);
           expect.fail(`a refused ${r.method} ${r.path} (${a.status}) changed the store: ${JSON.stringify(changed)}`);
         }
@@ -120,7 +160,9 @@ it(`${RUNS} fuzzed requests: no 5xx, Google's error shape, a refused request cha
     }),
     { numRuns: RUNS, seed: SEED, endOnFailure: RUNS > 10_000 },
   );
-  console.log(`fuzz (seed ${SEED}): ${RUNS} requests by status ${JSON.stringify(Object.fromEntries([...seen].sort((x, y) => x[0] - y[0])))}`);
+  console.log(
+    `fuzz (seed ${SEED}): ${RUNS} requests by status ${JSON.stringify(Object.fromEntries([...seen].sort((x, y) => x[0] - y[0])))}`,
+  );
   // The run must reach the service, not only the router: successes and refusals of several kinds.
   expect(seen.get(200) ?? 0).toBeGreaterThan(RUNS / 50);
   for (const status of [400, 401, 403, 404]) expect(seen.get(status) ?? 0, `status ${status}`).toBeGreaterThan(0);

@@ -14,7 +14,12 @@ beforeAll(async () => {
   f = await startFixture({ maxBodyBytes: MAX_BODY });
   postsUrl = `${f.api}/blogs/${f.blogId}/posts`;
   const add = async (title: string, labels: string[], published: string) =>
-    (ids[title] = (await f.service.posts.insert({ blogId: f.blogId, body: { title, content: `<p>${title} zebra</p>`, labels, published } })).id);
+    (ids[title] = (
+      await f.service.posts.insert({
+        blogId: f.blogId,
+        body: { title, content: `<p>${title} zebra</p>`, labels, published },
+      })
+    ).id);
   await add('first', [LONG[3]!], '2026-01-01T00:00:00.000Z');
   await add('second', ['other'], '2026-01-02T00:00:00.000Z');
   await add('third', [LONG[14]!], '2026-01-03T00:00:00.000Z');
@@ -24,7 +29,8 @@ afterAll(() => f.close());
 /** How the Python client sends an overlong GET: POST to the bare path, the urlencoded query as the body. */
 function pythonOverride(url: string, query: Record<string, string | string[]>, extra: Record<string, string> = {}) {
   const body = new URLSearchParams();
-  for (const [k, v] of Object.entries({ alt: 'json', ...query })) for (const item of ([] as string[]).concat(v)) body.append(k, item);
+  for (const [k, v] of Object.entries({ alt: 'json', ...query }))
+    for (const item of ([] as string[]).concat(v)) body.append(k, item);
   const text = body.toString();
   return fetch(url, {
     method: 'POST',
@@ -56,12 +62,19 @@ describe('X-HTTP-Method-Override: GET with a form body', () => {
     expect(res.headers.get('etag')).toMatch(/^"/);
     expect(await titles(res)).toEqual(['third', 'first']);
     // The same as a plain GET would answer.
-    const plain = await fetch(`${postsUrl}?${new URLSearchParams({ ...query, alt: 'json' })}`, { headers: bearer(ADMIN_TOKEN) });
+    const plain = await fetch(`${postsUrl}?${new URLSearchParams({ ...query, alt: 'json' })}`, {
+      headers: bearer(ADMIN_TOKEN),
+    });
     expect(await titles(plain)).toEqual(['third', 'first']);
   });
 
   it('serves posts.search (a GET-only route) the same way, with repeated status values', async () => {
-    const res = await pythonOverride(`${postsUrl}/search`, { q: 'zebra', status: ['LIVE', 'DRAFT'], orderBy: 'PUBLISHED', labels: LONG.join(',') });
+    const res = await pythonOverride(`${postsUrl}/search`, {
+      q: 'zebra',
+      status: ['LIVE', 'DRAFT'],
+      orderBy: 'PUBLISHED',
+      labels: LONG.join(','),
+    });
     expect(await titles(res)).toEqual(['third', 'first']);
   });
 
@@ -101,9 +114,12 @@ describe('X-HTTP-Method-Override: GET with a form body', () => {
 
 describe('*_UNSPECIFIED enum values mean "not set"', () => {
   it('posts.list with view, orderBy and sortOption unspecified answers as without them', async () => {
-    const unspecified = await fetch(`${postsUrl}?alt=json&view=VIEW_TYPE_UNSPECIFIED&orderBy=ORDER_BY_UNSPECIFIED&sortOption=SORT_OPTION_UNSPECIFIED`, {
-      headers: bearer(ADMIN_TOKEN),
-    });
+    const unspecified = await fetch(
+      `${postsUrl}?alt=json&view=VIEW_TYPE_UNSPECIFIED&orderBy=ORDER_BY_UNSPECIFIED&sortOption=SORT_OPTION_UNSPECIFIED`,
+      {
+        headers: bearer(ADMIN_TOKEN),
+      },
+    );
     const plain = await fetch(`${postsUrl}?alt=json`, { headers: bearer(ADMIN_TOKEN) });
     const a = (await unspecified.json()) as { items: Array<{ id: string; status?: string }> };
     const b = (await plain.json()) as { items: Array<{ id: string; status?: string }> };
@@ -120,10 +136,15 @@ describe('*_UNSPECIFIED enum values mean "not set"', () => {
     expect((await get(`/blogs/${f.blogId}/pages?view=VIEW_TYPE_UNSPECIFIED`)).status).toBe(200);
     expect((await get(`/blogs/${f.blogId}/comments?view=VIEW_TYPE_UNSPECIFIED`)).status).toBe(200);
     expect((await get(`/blogs/${f.blogId}/posts/search?q=zebra&orderBy=ORDER_BY_UNSPECIFIED`)).status).toBe(200);
-    expect((await get(`/users/self/blogs/${f.blogId}/posts?view=VIEW_TYPE_UNSPECIFIED&orderBy=ORDER_BY_UNSPECIFIED`)).status).toBe(200);
+    expect(
+      (await get(`/users/self/blogs/${f.blogId}/posts?view=VIEW_TYPE_UNSPECIFIED&orderBy=ORDER_BY_UNSPECIFIED`)).status,
+    ).toBe(200);
     const blogs = await get('/users/self/blogs?role=VIEW_TYPE_UNSPECIFIED&view=VIEW_TYPE_UNSPECIFIED');
     expect(((await blogs.json()) as { items: Array<{ id: string }> }).items.map((b) => b.id)).toEqual([f.blogId]);
-    const overridden = await pythonOverride(postsUrl, { view: 'VIEW_TYPE_UNSPECIFIED', sortOption: 'SORT_OPTION_UNSPECIFIED' });
+    const overridden = await pythonOverride(postsUrl, {
+      view: 'VIEW_TYPE_UNSPECIFIED',
+      sortOption: 'SORT_OPTION_UNSPECIFIED',
+    });
     expect(await titles(overridden)).toEqual(['third', 'second', 'first']);
     // A value that is not in the discovery document is still refused.
     expect((await get(`/blogs/${f.blogId}/posts?view=UNSPECIFIED`)).status).toBe(400);

@@ -34,7 +34,8 @@ beforeAll(async () => {
   service = createBlogService({ driver, blobs, apiBaseUrl: base, maxMediaBytes: MAX });
   const users = { admin: 'admin', author: 'author', reader: 'reader' };
   for (const id of Object.values(users)) await service.users.insert({ body: { id, displayName: id } });
-  blogId = (await service.blogs.insert({ body: { name: 'Media', url: 'https://media.example/' }, ownerId: 'admin' })).id;
+  blogId = (await service.blogs.insert({ body: { name: 'Media', url: 'https://media.example/' }, ownerId: 'admin' }))
+    .id;
   await service.members.set({ blogId, userId: 'author', role: 'AUTHOR' });
   await service.members.set({ blogId, userId: 'reader', role: 'READER' });
   handler = createHttpHandler(service, {
@@ -66,7 +67,9 @@ const held = async () => (await service.media.list({ blogId, maxResults: 500 }))
 describe('the upload route', () => {
   it('takes the raw bytes with their file name, and answers the media', async () => {
     const bytes = makePng(60, 40, 1);
-    const res = await upload(bytes, { 'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent('été.png')}; filename="ete.png"` });
+    const res = await upload(bytes, {
+      'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent('été.png')}; filename="ete.png"`,
+    });
     expect(res.status).toBe(200);
     const m = (await res.json()) as Record<string, unknown>;
     const sha = await sha256Hex(bytes);
@@ -79,7 +82,10 @@ describe('the upload route', () => {
       url: `${base}/media/${blogId}/${sha}/%C3%A9t%C3%A9.png`,
     });
     expect(res.headers.get('etag')).toBe(m.etag);
-    const plain = await upload(makePng(5, 5, 2), { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="a \\"b\\".png"' });
+    const plain = await upload(makePng(5, 5, 2), {
+      'content-type': 'application/octet-stream',
+      'content-disposition': 'attachment; filename="a \\"b\\".png"',
+    });
     expect(((await plain.json()) as { filename: string }).filename).toBe('a b.png');
   });
 
@@ -88,7 +94,9 @@ describe('the upload route', () => {
     const keys = blobs.held.size;
     const mismatch = await upload(PICTURES.jpg, { 'content-type': 'image/gif' });
     expect(mismatch.status).toBe(400);
-    expect(await upload(new TextEncoder().encode('<svg/>'), { 'content-type': 'image/svg+xml' }).then((r) => r.status)).toBe(400);
+    expect(
+      await upload(new TextEncoder().encode('<svg/>'), { 'content-type': 'image/svg+xml' }).then((r) => r.status),
+    ).toBe(400);
     const declared = await rawUpload(`Content-Length: ${MAX + 1}\r\n`, new Uint8Array(10));
     expect(declared.status).toBe(413);
     // Chunked, no length: refused at the crossing piece, the connection closed on the rest.
@@ -96,7 +104,9 @@ describe('the upload route', () => {
     const chunked = await rawUpload('Transfer-Encoding: chunked\r\n', big, true);
     expect(chunked.status).toBe(413);
     expect(chunked.headers).toMatch(/connection: close/i);
-    expect((await fetch(`${base}/v3/blogs/${blogId}/media`, { method: 'POST', headers: { authorization: AUTHOR } })).status).toBe(400);
+    expect(
+      (await fetch(`${base}/v3/blogs/${blogId}/media`, { method: 'POST', headers: { authorization: AUTHOR } })).status,
+    ).toBe(400);
     expect(await held()).toBe(before);
     expect(blobs.held.size).toBe(keys);
   });
@@ -141,7 +151,10 @@ describe('list, get, patch and delete', () => {
   it('works as the in-process calls do, with If-Match and ?force=true', async () => {
     const m = (await (await upload(makePng(20, 20, 6))).json()) as { id: string; url: string; etag: string };
     const api = `${base}/v3/blogs/${blogId}`;
-    const list = (await (await fetch(`${api}/media?maxResults=2`, { headers: { authorization: AUTHOR } })).json()) as { kind: string; items: unknown[] };
+    const list = (await (await fetch(`${api}/media?maxResults=2`, { headers: { authorization: AUTHOR } })).json()) as {
+      kind: string;
+      items: unknown[];
+    };
     expect(list.kind).toBe('blogcore#mediaList');
     expect(list.items).toHaveLength(2);
     expect((await fetch(`${api}/media`, { headers: { authorization: READER } })).status).toBe(403);
@@ -161,10 +174,16 @@ describe('list, get, patch and delete', () => {
     });
     expect(((await patched.json()) as { alt: string }).alt).toBe('Twenty');
     const post = await service.posts.insert({ blogId, body: { title: 'Uses it', content: `<img src="${m.url}">` } });
-    const uses = (await (await fetch(`${api}/media?postId=${post.id}`, { headers: { authorization: AUTHOR } })).json()) as { items: Array<{ id: string }> };
+    const uses = (await (
+      await fetch(`${api}/media?postId=${post.id}`, { headers: { authorization: AUTHOR } })
+    ).json()) as { items: Array<{ id: string }> };
     expect(uses.items.map((x) => x.id)).toEqual([m.id]);
-    expect((await fetch(`${api}/media/${m.id}`, { method: 'DELETE', headers: { authorization: ADMIN } })).status).toBe(409);
-    expect((await fetch(`${api}/media/${m.id}?force=true`, { method: 'DELETE', headers: { authorization: ADMIN } })).status).toBe(204);
+    expect((await fetch(`${api}/media/${m.id}`, { method: 'DELETE', headers: { authorization: ADMIN } })).status).toBe(
+      409,
+    );
+    expect(
+      (await fetch(`${api}/media/${m.id}?force=true`, { method: 'DELETE', headers: { authorization: ADMIN } })).status,
+    ).toBe(204);
     expect((await fetch(m.url)).status).toBe(404);
   });
 });
@@ -258,7 +277,9 @@ function rawUpload(framing: string, body: Uint8Array, chunked = false): Promise<
     });
     socket.on('error', () => undefined);
     socket.on('close', () => reject(new Error(`closed without an answer: ${text}`)));
-    socket.write(`POST /v3/blogs/${blogId}/media HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTHOR}\r\nContent-Type: image/png\r\n${framing}\r\n`);
+    socket.write(
+      `POST /v3/blogs/${blogId}/media HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTHOR}\r\nContent-Type: image/png\r\n${framing}\r\n`,
+    );
     if (chunked) {
       for (let at = 0; at < body.byteLength && !socket.destroyed; at += 16_384) {
         const piece = body.subarray(at, at + 16_384);

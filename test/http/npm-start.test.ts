@@ -25,7 +25,11 @@ afterAll(() => {
 
 function npmStart(db: string) {
   // Its own process group, so cleanup can reach an orphan; npm itself is the process we signal.
-  const child = spawn('npm', ['start', '--', '--db', db, '--port', '0'], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['start', '--', '--db', db, '--port', '0'], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   groups.push(child.pid!);
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -13,7 +13,15 @@ type Doc = {
   servers: Array<{ url: string }>;
   paths: Record<
     string,
-    Record<string, { operationId: string; parameters: Array<{ name: string; in: string }>; 'x-blogcore-extension'?: boolean; requestBody?: unknown }>
+    Record<
+      string,
+      {
+        operationId: string;
+        parameters: Array<{ name: string; in: string }>;
+        'x-blogcore-extension'?: boolean;
+        requestBody?: unknown;
+      }
+    >
   >;
 };
 
@@ -53,8 +61,12 @@ describe('OpenAPI document', () => {
         .map((m) => `${m.toUpperCase()} ${path}`),
     );
     // Beside the routes of the table: the bytes of media, under their own server (the media base).
-    expect(documented.sort()).toEqual([...ROUTES.map((r) => `${r.method} ${r.path}`), `GET ${MEDIA_BYTES_PATH}`, `HEAD ${MEDIA_BYTES_PATH}`].sort());
-    expect((doc.paths[MEDIA_BYTES_PATH] as unknown as { servers: Array<{ url: string }> }).servers).toEqual([{ url: '/media' }]);
+    expect(documented.sort()).toEqual(
+      [...ROUTES.map((r) => `${r.method} ${r.path}`), `GET ${MEDIA_BYTES_PATH}`, `HEAD ${MEDIA_BYTES_PATH}`].sort(),
+    );
+    expect((doc.paths[MEDIA_BYTES_PATH] as unknown as { servers: Array<{ url: string }> }).servers).toEqual([
+      { url: '/media' },
+    ]);
   });
 
   it("marks blogcore's own operations as extensions: all 33 Blogger v3 methods are there unmarked", () => {
@@ -120,7 +132,9 @@ describe('OpenAPI document', () => {
       search: '?q=two',
     };
     const handler = createHttpHandler(service, { authenticate: () => ({ userId: user.id }) });
-    const components = (doc as unknown as { components: { schemas: Record<string, { properties: { kind: { const: string } } }> } }).components.schemas;
+    const components = (
+      doc as unknown as { components: { schemas: Record<string, { properties: { kind: { const: string } } }> } }
+    ).components.schemas;
     const gets = ROUTES.filter((r) => r.method === 'GET');
     expect(gets.length).toBeGreaterThan(20);
     for (const r of gets) {
@@ -128,8 +142,11 @@ describe('OpenAPI document', () => {
       const url = r.path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name]!) + (query[r.op[1]] ?? '');
       const res = await handler(new Request(`http://x.test/v3${url}`));
       expect(res.status, `${r.op.join('.')} ${url}`).toBe(200);
-      const ref = (doc.paths[r.path]!.get as unknown as { responses: { 200: { content: { 'application/json': { schema: { $ref: string } } } } } })
-        .responses[200].content['application/json'].schema.$ref;
+      const ref = (
+        doc.paths[r.path]!.get as unknown as {
+          responses: { 200: { content: { 'application/json': { schema: { $ref: string } } } } };
+        }
+      ).responses[200].content['application/json'].schema.$ref;
       const kind = components[ref.replace('#/components/schemas/', '')]!.properties.kind.const;
       expect(((await res.json()) as { kind: string }).kind, r.op.join('.')).toBe(kind);
     }
@@ -146,7 +163,9 @@ describe('OpenAPI document', () => {
       const served = (await res.json()) as Doc;
       expect(served).toEqual(JSON.parse(JSON.stringify(openApiDocument(basePath))));
       expect(served.servers[0]!.url).toBe(basePath);
-      expect((await handler(new Request(`http://x.test${basePath}/openapi.json`, { method: 'DELETE' }))).status).toBe(405);
+      expect((await handler(new Request(`http://x.test${basePath}/openapi.json`, { method: 'DELETE' }))).status).toBe(
+        405,
+      );
     }
     await service.close();
   });

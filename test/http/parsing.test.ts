@@ -51,10 +51,17 @@ describe('router', () => {
 
   it('matches literal segments before ids', () => {
     expect(route('GET', '/blogs/byurl')?.op).toBe('blogs.getByUrl');
-    expect(route('GET', '/blogs/b1')).toEqual({ op: 'blogs.get', params: { blogId: 'b1' }, methods: ['GET', 'PUT', 'PATCH', 'DELETE'] });
+    expect(route('GET', '/blogs/b1')).toEqual({
+      op: 'blogs.get',
+      params: { blogId: 'b1' },
+      methods: ['GET', 'PUT', 'PATCH', 'DELETE'],
+    });
     expect(route('GET', '/blogs/b1/posts/search')?.op).toBe('posts.search');
     expect(route('GET', '/blogs/b1/posts/bypath')?.op).toBe('posts.getByPath');
-    expect(route('GET', '/blogs/b1/posts/p1')).toMatchObject({ op: 'posts.get', params: { blogId: 'b1', postId: 'p1' } });
+    expect(route('GET', '/blogs/b1/posts/p1')).toMatchObject({
+      op: 'posts.get',
+      params: { blogId: 'b1', postId: 'p1' },
+    });
     expect(route('POST', '/blogs/b1/posts/p1/publish')?.op).toBe('posts.publish');
     expect(route('POST', '/blogs/b1/posts/p1/revert')?.op).toBe('posts.revert');
     expect(route('POST', '/blogs/b1/posts/p1/comments/c1/approve')?.op).toBe('comments.approve');
@@ -63,9 +70,18 @@ describe('router', () => {
     expect(route('POST', '/blogs/b1/pages/g1/publish')?.op).toBe('pages.publish');
     expect(route('GET', '/users/self/blogs')).toMatchObject({ op: 'blogs.listByUser', params: { userId: 'self' } });
     expect(route('GET', '/users/u1')).toMatchObject({ op: 'users.get', params: { userId: 'u1' } });
-    expect(route('GET', '/users/u1/blogs/b1')).toMatchObject({ op: 'blogUserInfos.get', params: { userId: 'u1', blogId: 'b1' } });
-    expect(route('GET', '/users/u1/blogs/b1/posts')).toMatchObject({ op: 'postUserInfos.list', params: { userId: 'u1', blogId: 'b1' } });
-    expect(route('GET', '/users/u1/blogs/b1/posts/p1')).toMatchObject({ op: 'postUserInfos.get', params: { userId: 'u1', blogId: 'b1', postId: 'p1' } });
+    expect(route('GET', '/users/u1/blogs/b1')).toMatchObject({
+      op: 'blogUserInfos.get',
+      params: { userId: 'u1', blogId: 'b1' },
+    });
+    expect(route('GET', '/users/u1/blogs/b1/posts')).toMatchObject({
+      op: 'postUserInfos.list',
+      params: { userId: 'u1', blogId: 'b1' },
+    });
+    expect(route('GET', '/users/u1/blogs/b1/posts/p1')).toMatchObject({
+      op: 'postUserInfos.get',
+      params: { userId: 'u1', blogId: 'b1', postId: 'p1' },
+    });
     expect(route('GET', '/blogs/b1/pageviews')).toMatchObject({ op: 'pageViews.get', params: { blogId: 'b1' } });
   });
 
@@ -88,7 +104,11 @@ describe('query parameters', () => {
   const q = (s: string) => parseQuery(new URLSearchParams(s), spec);
 
   it('converts integers, booleans, repeated keys and comma lists', () => {
-    expect(q('maxResults=20&fetchBodies=false&fetchImages=TRUE&status=live&status=draft,SCHEDULED&labels=a&labels=b,c&orderBy=updated').params).toEqual({
+    expect(
+      q(
+        'maxResults=20&fetchBodies=false&fetchImages=TRUE&status=live&status=draft,SCHEDULED&labels=a&labels=b,c&orderBy=updated',
+      ).params,
+    ).toEqual({
       maxResults: 20,
       fetchBodies: false,
       fetchImages: true,
@@ -99,7 +119,9 @@ describe('query parameters', () => {
   });
 
   it("accepts Google's global parameters and honours prettyPrint and fields", () => {
-    const r = q('key=k&alt=json&prettyPrint=false&quotaUser=me&fields=items(id)&access_token=t&%24.xgafv=2&callback=cb&oauth_token=o');
+    const r = q(
+      'key=k&alt=json&prettyPrint=false&quotaUser=me&fields=items(id)&access_token=t&%24.xgafv=2&callback=cb&oauth_token=o',
+    );
     expect(r.params).toEqual({});
     expect(r.global).toEqual({ pretty: false, fields: 'items(id)' });
     expect(q('').global.pretty).toBe(true);
@@ -137,7 +159,12 @@ describe('fields selector', () => {
     kind: 'blogger#postList',
     nextPageToken: 'n',
     items: [
-      { id: '1', title: 'A', author: { id: 'u', displayName: 'Ann', image: { url: 'x' } }, replies: { totalItems: '2', selfLink: 's' } },
+      {
+        id: '1',
+        title: 'A',
+        author: { id: 'u', displayName: 'Ann', image: { url: 'x' } },
+        replies: { totalItems: '2', selfLink: 's' },
+      },
       { id: '2', title: 'B', author: { id: 'u', displayName: 'Ann' } },
     ],
   };
@@ -167,7 +194,9 @@ describe('fields selector', () => {
   it('supports * and leaves out fields a resource does not have', () => {
     expect(pick('*')).toEqual(list);
     expect(pick('kind,prevPageToken')).toEqual({ kind: 'blogger#postList' });
-    expect(pick('items(author(*))')).toEqual({ items: [{ author: list.items[0]!.author }, { author: list.items[1]!.author }] });
+    expect(pick('items(author(*))')).toEqual({
+      items: [{ author: list.items[0]!.author }, { author: list.items[1]!.author }],
+    });
     expect(pick('constructor,toString')).toEqual({});
     expect(JSON.stringify(pick('*', JSON.parse('{"__proto__":{"x":1},"a":2}')))).toBe('{"__proto__":{"x":1},"a":2}');
     // The deepest and widest selections allowed.

@@ -26,7 +26,11 @@ export interface Proc {
 }
 
 export function start(args: string[], env: Record<string, string> = {}): Proc {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const waiters = new Set<() => void>();
   const onData = (d: Buffer) => {

@@ -28,7 +28,10 @@ describe('blogcore import / export', () => {
     // No progress bar when stderr is not a terminal.
     expect(first.stderr).toBe('');
     expect(JSON.parse(readFileSync(map, 'utf8'))).toEqual([
-      { from: 'https://cafe.example.org/2025/11/le-cafe-parfait/', to: 'https://cafe.example.org/2025/11/unicode-le-cafe-parfait.html' },
+      {
+        from: 'https://cafe.example.org/2025/11/le-cafe-parfait/',
+        to: 'https://cafe.example.org/2025/11/unicode-le-cafe-parfait.html',
+      },
       { from: 'https://cafe.example.org/a-propos/', to: 'https://cafe.example.org/p/a-propos.html' },
     ]);
     const again = run('import', fixture('wordpress-1.2.xml'), '--db', db, '--json');
@@ -62,7 +65,8 @@ describe('blogcore import / export', () => {
     );
     expect(plain.stdout).not.toContain('item 2');
     const verbose = run('import', file, '--db', db, '--verbose');
-    for (const id of [2, 3, 4]) expect(verbose.stdout).toContain(`    - item ${id} "t${id}": WordPress attachment items are not imported`);
+    for (const id of [2, 3, 4])
+      expect(verbose.stdout).toContain(`    - item ${id} "t${id}": WordPress attachment items are not imported`);
     expect(JSON.parse(run('import', file, '--db', db, '--json').stdout).skipped).toHaveLength(4);
   });
 
@@ -71,7 +75,17 @@ describe('blogcore import / export', () => {
     expect(run('import', fixture('blogger-legacy.xml'), '--db', db).code).toBe(0);
     for (const format of ['blogcore-json', 'blogger-atom', 'wxr']) {
       const out = join(dir, `out.${format}`);
-      const exported = run('export', '--db', db, '--blog', 'https://reisen.blogspot.com/', '--format', format, '--out', out);
+      const exported = run(
+        'export',
+        '--db',
+        db,
+        '--blog',
+        'https://reisen.blogspot.com/',
+        '--format',
+        format,
+        '--out',
+        out,
+      );
       expect(exported.code).toBe(0);
       const copy = run('import', out, '--db', join(dir, `copy-${format}.db`), '--json');
       expect(copy.code).toBe(0);
@@ -83,7 +97,9 @@ describe('blogcore import / export', () => {
     const ghost = run('import', fixture('ghost.json'), '--db', join(dir, 'g.db'));
     expect(ghost.code).toBe(1);
     expect(ghost.stderr).toMatch(/--blog/);
-    expect(run('import', fixture('ghost.json'), '--db', join(dir, 'g.db'), '--blog', 'https://g.example.test/').code).toBe(0);
+    expect(
+      run('import', fixture('ghost.json'), '--db', join(dir, 'g.db'), '--blog', 'https://g.example.test/').code,
+    ).toBe(0);
     const bad = run('export', '--db', join(dir, 'g.db'), '--blog', 'https://g.example.test/', '--format', 'pdf');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/Unknown export format pdf/);

@@ -34,13 +34,17 @@ describe('feeds', () => {
     const { service, blogId } = await world();
     // From the service's absolute apiBaseUrl, at Blogger's feed path.
     const base = `https://api.example.test/feeds/${blogId}/posts/default`;
-    expect(await atomFeed(service, { blogId })).toContain(`<link rel="self" type="application/atom+xml" href="${base}"/>`);
+    expect(await atomFeed(service, { blogId })).toContain(
+      `<link rel="self" type="application/atom+xml" href="${base}"/>`,
+    );
     expect(await atomFeed(service, { blogId, label: 'Köln' })).toContain(`href="${base}/-/K%C3%B6ln"`);
     const rss = await rssFeed(service, { blogId });
     expect(rss).toContain(`<atom:link rel="self" type="application/rss+xml" href="${base}?alt=rss"/>`);
     expect(parseFeed(rss).items.length).toBeGreaterThan(0);
     // Given, it is used as it is (escaped).
-    expect(await atomFeed(service, { blogId, selfUrl: 'https://x.example/f?a=1&b=2' })).toContain('href="https://x.example/f?a=1&amp;b=2"');
+    expect(await atomFeed(service, { blogId, selfUrl: 'https://x.example/f?a=1&b=2' })).toContain(
+      'href="https://x.example/f?a=1&amp;b=2"',
+    );
     // Over HTTP: the URL the client asked for.
     const handler = createHttpHandler(service);
     const url = `http://localhost:8080/feeds/${blogId}/posts/default?alt=rss&max-results=2`;
@@ -51,17 +55,23 @@ describe('feeds', () => {
   it('one label, and maxResults', async () => {
     const { service, blogId, live } = await world();
     const travel = parseFeed(await atomFeed(service, { blogId, label: 'travel' }));
-    expect(travel.items.map((i) => i.title)).toEqual(live.filter((p) => p.labels?.includes('travel')).map((p) => p.title));
+    expect(travel.items.map((i) => i.title)).toEqual(
+      live.filter((p) => p.labels?.includes('travel')).map((p) => p.title),
+    );
     const one = parseFeed(await rssFeed(service, { blogId, maxResults: 1 }));
     expect(one.items.map((i) => i.title)).toEqual([live[0]!.title]);
-    await expect(atomFeed(service, { blogId, maxResults: 0 })).rejects.toMatchObject({ code: 400, location: 'maxResults' });
+    await expect(atomFeed(service, { blogId, maxResults: 0 })).rejects.toMatchObject({
+      code: 400,
+      location: 'maxResults',
+    });
     await expect(atomFeed(service, { blogId: 'nope' })).rejects.toMatchObject({ code: 404 });
   });
 
   it("the HTTP helper serves them at Blogger's feed paths with ETag and 304", async () => {
     const { service, blogId, live } = await world();
     const handler = createHttpHandler(service);
-    const get = (path: string, headers: Record<string, string> = {}) => handler(new Request(`http://localhost${path}`, { headers }));
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      handler(new Request(`http://localhost${path}`, { headers }));
     const atom = await get(`/feeds/${blogId}/posts/default`);
     expect(atom.status).toBe(200);
     expect(atom.headers.get('content-type')).toBe('application/atom+xml; charset=UTF-8');
@@ -93,7 +103,10 @@ describe('feeds', () => {
       expect(r.status).toBe(code);
       expect(((await r.json()) as { error: { code: number } }).error.code).toBe(code);
     }
-    expect((await handler(new Request(`http://localhost/feeds/${blogId}/posts/default`, { method: 'POST', body: 'x' }))).status).toBe(405);
+    expect(
+      (await handler(new Request(`http://localhost/feeds/${blogId}/posts/default`, { method: 'POST', body: 'x' })))
+        .status,
+    ).toBe(405);
     // The /v3 routes are untouched.
     expect((await get(`/v3/blogs/${blogId}`)).status).toBe(200);
     // Mounted under /api, the feeds sit beside /api/v3.

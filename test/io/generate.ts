@@ -33,7 +33,8 @@ export async function* wxrFile(posts: number, comments = 2): AsyncGenerator<stri
 /** A legacy Blogger export with `posts` posts and their comments after all posts, as Blogger writes them. */
 export async function* bloggerFile(posts: number, comments = 2): AsyncGenerator<string> {
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  const kind = (k: string) => `<category scheme='http://schemas.google.com/g/2005#kind' term='http://schemas.google.com/blogger/2008/kind#${k}'/>`;
+  const kind = (k: string) =>
+    `<category scheme='http://schemas.google.com/g/2005#kind' term='http://schemas.google.com/blogger/2008/kind#${k}'/>`;
   yield `<?xml version='1.0' encoding='UTF-8'?><feed xmlns='http://www.w3.org/2005/Atom' xmlns:thr='http://purl.org/syndication/thread/1.0'><id>tag:blogger.com,1999:blog-1</id><title type='text'>Generated Blogger</title><link rel='alternate' type='text/html' href='https://gen.blogspot.test/'/><author><name>Gen</name><uri>https://www.blogger.com/profile/1</uri></author>\n`;
   let batch = '';
   for (let i = 1; i <= posts; i++) {

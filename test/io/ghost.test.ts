@@ -25,15 +25,28 @@ describe('Ghost import', () => {
       { source: 'post 64a8 "For paying members, soon"', reason: 'visible to paid only in Ghost' },
     ]);
     expect(report.redirects).toEqual([
-      { from: 'https://ghost.example.com/ghost-and-quotes/', to: 'https://ghost.example.com/2025/03/ghost-quotes-r.html' },
+      {
+        from: 'https://ghost.example.com/ghost-and-quotes/',
+        to: 'https://ghost.example.com/2025/03/ghost-quotes-r.html',
+      },
       { from: 'https://ghost.example.com/about/', to: 'https://ghost.example.com/p/about-us.html' },
     ]);
     const { blogId } = report;
-    expect(await service.blogs.get({ blogId })).toMatchObject({ name: 'Ghostly Notes', description: 'A Ghost blog', url: 'https://ghost.example.com/' });
+    expect(await service.blogs.get({ blogId })).toMatchObject({
+      name: 'Ghostly Notes',
+      description: 'A Ghost blog',
+      url: 'https://ghost.example.com/',
+    });
     const members = (await service.members.list({ blogId })).items;
-    const roles = Object.fromEntries(await Promise.all(members.map(async (m) => [(await service.users.get({ userId: m.userId })).displayName, m.role])));
+    const roles = Object.fromEntries(
+      await Promise.all(
+        members.map(async (m) => [(await service.users.get({ userId: m.userId })).displayName, m.role]),
+      ),
+    );
     expect(roles).toEqual({ 'Olga Owner': 'ADMIN', 'Sam Writer': 'AUTHOR' });
-    const posts = (await service.posts.list({ blogId, view: 'ADMIN', status: ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'] })).items;
+    const posts = (
+      await service.posts.list({ blogId, view: 'ADMIN', status: ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'] })
+    ).items;
     expect(posts.map((p) => [p.title, p.status, p.published ?? null, p.labels ?? [], p.author.displayName])).toEqual([
       ['For paying members, soon', 'DRAFT', '2026-09-02T09:00:00.000Z', [], 'Olga Owner'],
       ['Scheduled in Ghost', 'SCHEDULED', '2026-09-01T09:00:00.000Z', ['News'], 'Olga Owner'],
@@ -41,8 +54,13 @@ describe('Ghost import', () => {
       ['Draft in Ghost', 'DRAFT', null, [], 'Olga Owner'],
       ['Ghost & “quotes” — Ærø', 'LIVE', '2025-03-01T10:00:00.000Z', ['News', 'Ωmega'], 'Sam Writer'],
     ]);
-    expect((await service.as(null).posts.list({ blogId })).items.map((p) => p.title)).toEqual(['Ghost & “quotes” — Ærø']);
-    expect(posts[4]).toMatchObject({ content: '<p>Hello &amp; welcome <strong>ghost</strong></p>', updated: '2025-03-02T09:00:00.000Z' });
+    expect((await service.as(null).posts.list({ blogId })).items.map((p) => p.title)).toEqual([
+      'Ghost & “quotes” — Ærø',
+    ]);
+    expect(posts[4]).toMatchObject({
+      content: '<p>Hello &amp; welcome <strong>ghost</strong></p>',
+      updated: '2025-03-02T09:00:00.000Z',
+    });
     const pages = (await service.pages.list({ blogId, view: 'ADMIN', status: ['LIVE', 'DRAFT'] })).items;
     expect(pages.map((p) => [p.title, p.status])).toEqual([
       ['Old style page', 'DRAFT'],

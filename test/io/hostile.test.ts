@@ -44,11 +44,17 @@ describe('hostile and broken files', () => {
   });
 
   it('refuses files of the wrong format with a clear error', async () => {
-    expect((await refused(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).message).toMatch(/Unknown file format/);
+    expect((await refused(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).message).toMatch(
+      /Unknown file format/,
+    );
     expect((await refused('<html><body>hello</body></html>')).message).toMatch(/Unknown file format/);
     expect((await refused('{"hello": "world"}')).message).toMatch(/Unknown file format/);
-    expect((await refused('<feed xmlns="http://www.w3.org/2005/Atom"></feed>', { format: 'wxr' })).message).toMatch(/Not a WXR file/);
-    expect((await refused(`${wxrHead}</channel></rss>`, { format: 'blogger-atom' })).message).toMatch(/Not a Blogger export/);
+    expect((await refused('<feed xmlns="http://www.w3.org/2005/Atom"></feed>', { format: 'wxr' })).message).toMatch(
+      /Not a WXR file/,
+    );
+    expect((await refused(`${wxrHead}</channel></rss>`, { format: 'blogger-atom' })).message).toMatch(
+      /Not a Blogger export/,
+    );
     expect((await refused('{"format":"blogcore-json"', { format: 'blogcore-json' })).reason).toBe('parseError');
   });
 
@@ -93,14 +99,18 @@ describe('hostile and broken files', () => {
     const filename = join(dir, 'interrupted.db');
     const posts = 300;
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'test/io/import-child.ts', filename, String(posts)], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', 'test/io/import-child.ts', filename, String(posts)], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
       child.stdout.on('data', (b: Buffer) => {
         const lines = b.toString().trim().split('\n');
         if (lines.some((l) => Number(l) >= 200)) child.kill('SIGKILL');
       });
-      child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`the import finished before it was killed: ${stderr}`))));
+      child.on('exit', (_code, signal) =>
+        signal === 'SIGKILL' ? resolve() : reject(new Error(`the import finished before it was killed: ${stderr}`)),
+      );
     });
     const c = clock(Date.parse('2026-03-15T10:00:00Z'));
     const service = createBlogService({ driver: sqliteDriver({ filename }), now: c.now });
@@ -111,7 +121,8 @@ describe('hostile and broken files', () => {
     expect(report.skipped).toEqual([]);
     const view = await contentView(service, report.blogId);
     expect(view).toHaveLength(posts);
-    for (const p of view) expect(p.replies).toBe(String((p.comments as { status: string }[]).filter((x) => x.status === 'LIVE').length));
+    for (const p of view)
+      expect(p.replies).toBe(String((p.comments as { status: string }[]).filter((x) => x.status === 'LIVE').length));
     const again = await importBlog(service, wxrFile(posts));
     expect(again).toMatchObject({ created: { posts: 0, comments: 0 }, unchanged: { posts, comments: posts * 2 } });
     await service.close();
@@ -122,9 +133,13 @@ describe('hostile and broken files', () => {
 describe('a 100 MB file', () => {
   it('imports with a 64 MB heap: memory stays flat in the size of the file', async () => {
     // A child with a heap far smaller than the file: holding the text, or every skipped record, runs out of memory.
-    const child = spawn(process.execPath, ['--max-old-space-size=64', '--import', 'tsx', 'test/io/large-child.ts', '100'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--max-old-space-size=64', '--import', 'tsx', 'test/io/large-child.ts', '100'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));

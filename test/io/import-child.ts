@@ -5,7 +5,10 @@ import { importBlog } from '../../src/io/index.js';
 import { wxrFile } from './generate.js';
 
 const [filename, posts] = process.argv.slice(2);
-const service = createBlogService({ driver: sqliteDriver({ filename: filename! }), now: () => new Date('2026-03-15T10:00:00Z') });
+const service = createBlogService({
+  driver: sqliteDriver({ filename: filename! }),
+  now: () => new Date('2026-03-15T10:00:00Z'),
+});
 await importBlog(service, wxrFile(Number(posts)), { onProgress: (p) => process.stdout.write(`${p.items}\n`) });
 await service.close();
 process.stdout.write('done\n');

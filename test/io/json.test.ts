@@ -37,7 +37,11 @@ describe('blogcore-json', () => {
     const c = clock();
     const source = memoryService(c.now);
     const { blogId } = await sampleBlog(source, c);
-    const target = createBlogService({ driver: sqliteDriver({ filename: ':memory:' }), now: c.now, apiBaseUrl: 'https://api.example.test' });
+    const target = createBlogService({
+      driver: sqliteDriver({ filename: ':memory:' }),
+      now: c.now,
+      apiBaseUrl: 'https://api.example.test',
+    });
     const bytes = new TextEncoder().encode(await collect(exportBlog(source, blogId, { format: 'blogcore-json' })));
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -64,7 +68,14 @@ describe('blogcore-json', () => {
   it('validates imported records like any other input: unknown keys never stored, bad values skipped with the reason', async () => {
     const driver = memoryDriver();
     const service = createBlogService({ driver, now: clock().now });
-    const blog = { id: 'b1', name: 'B', url: 'https://b.example.test/', ownerId: 'u1', description: '', locale: { language: 'en', country: '', variant: '' } };
+    const blog = {
+      id: 'b1',
+      name: 'B',
+      url: 'https://b.example.test/',
+      ownerId: 'u1',
+      description: '',
+      locale: { language: 'en', country: '', variant: '' },
+    };
     const evil = { EVIL: 1 }; // written out below as own keys, as a hostile file has them (a literal __proto__ would set the prototype)
     const at = '2026-01-01T00:00:00.000Z';
     const post = (id: string, more: object) => ({
@@ -103,7 +114,9 @@ describe('blogcore-json', () => {
       { type: 'user', record: { id: 'u2', displayName: 'V', url: 'https://v.example/\u0000', created: at } },
     ];
     const text = `{"format":"blogcore-json","version":1,"blog":${JSON.stringify(blog)},"records":[\n${lines
-      .map((l) => JSON.stringify(l).replaceAll('"EVIL":1', '"__proto__":{"polluted":true},"constructor":"x","isAdmin":true'))
+      .map((l) =>
+        JSON.stringify(l).replaceAll('"EVIL":1', '"__proto__":{"polluted":true},"constructor":"x","isAdmin":true'),
+      )
       .join(',\n')}\n]}\n`;
     const report = await importBlog(service, text);
     expect(report.created).toMatchObject({ posts: 1, comments: 1, users: 1 });

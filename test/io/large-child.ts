@@ -31,4 +31,6 @@ async function* file(): AsyncGenerator<string> {
 const service = createBlogService({ driver: memoryDriver(), now: () => new Date('2026-03-15T10:00:00Z') });
 const report = await importBlog(service, file());
 await service.close();
-process.stdout.write(`${JSON.stringify({ bytes, posts: report.created.posts, comments: report.created.comments, skipped: report.skipped.length })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ bytes, posts: report.created.posts, comments: report.created.comments, skipped: report.skipped.length })}\n`,
+);

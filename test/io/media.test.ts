@@ -25,10 +25,13 @@ beforeAll(async () => {
     hits.set(path, (hits.get(path) ?? 0) + 1);
     if (path === '/a.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(makePng(20, 20, 1));
     if (path === '/b.jpg') return res.writeHead(200, { 'content-type': 'image/jpeg' }).end(PICTURES.jpg);
-    if (path === '/attached.gif') return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(PICTURES.gif);
-    if (path === '/stall.png') return res.writeHead(200, { 'content-type': 'image/png' }).write(PICTURES.png.subarray(0, 20)); // and nothing more
+    if (path === '/attached.gif')
+      return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(PICTURES.gif);
+    if (path === '/stall.png')
+      return res.writeHead(200, { 'content-type': 'image/png' }).write(PICTURES.png.subarray(0, 20)); // and nothing more
     if (path === '/redirect.png') return res.writeHead(302, { location: `http://127.0.0.1:${port}/a.png` }).end();
-    if (path === '/page.html') return res.writeHead(200, { 'content-type': 'text/html' }).end('<html>not a picture</html>');
+    if (path === '/page.html')
+      return res.writeHead(200, { 'content-type': 'text/html' }).end('<html>not a picture</html>');
     res.writeHead(404).end();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -51,7 +54,10 @@ function wxr(): string {
     'xmlns:content="http://purl.org/rss/1.0/modules/content/"><channel><title>Pictures</title><link>http://old.example</link>' +
     '<wp:base_blog_url>http://old.example</wp:base_blog_url><wp:author><wp:author_login>ann</wp:author_login><wp:author_display_name>Ann</wp:author_display_name></wp:author>' +
     item(1, `<p><img src="${at('/a.png')}" alt="a"> and <img src='${at('/b.jpg')}'></p>`) +
-    item(2, `<img src="${at('/stall.png')}"><img src="${at('/missing.png')}"><img src="${at('/redirect.png')}"><img src="${at('/page.html')}">`) +
+    item(
+      2,
+      `<img src="${at('/stall.png')}"><img src="${at('/missing.png')}"><img src="${at('/redirect.png')}"><img src="${at('/page.html')}">`,
+    ) +
     item(3, `<p>Again: <img src="${at('/a.png')}"></p>`, 'page') +
     item(4, '', 'attachment', `<wp:attachment_url>${at('/attached.gif')}</wp:attachment_url>`) +
     '</channel></rss>'
@@ -62,12 +68,19 @@ describe('importBlog with media: true', () => {
   it('downloads the pictures, rewrites the content, skips what fails with the reason, and a re-run fetches only what is missing', async () => {
     const service = memoryService();
     const progress: ImportProgress[] = [];
-    const options = { media: true, allowPrivateHosts: ['localhost'], mediaTimeoutMs: 300, onProgress: (p: ImportProgress) => progress.push(p) };
+    const options = {
+      media: true,
+      allowPrivateHosts: ['localhost'],
+      mediaTimeoutMs: 300,
+      onProgress: (p: ImportProgress) => progress.push(p),
+    };
     const report = await importBlog(service, wxr(), options);
     expect(report.created.media).toBe(3);
     expect(progress.at(-1)!.media).toBe(3);
     const reasons = Object.fromEntries(
-      report.skipped.filter((s) => s.source.startsWith('picture')).map((s) => [new URL(s.source.split(' ')[1]!).pathname, s.reason]),
+      report.skipped
+        .filter((s) => s.source.startsWith('picture'))
+        .map((s) => [new URL(s.source.split(' ')[1]!).pathname, s.reason]),
     );
     expect(Object.keys(reasons).sort()).toEqual(['/missing.png', '/page.html', '/redirect.png', '/stall.png']);
     expect(reasons['/missing.png']).toMatch(/HTTP 404/);
@@ -82,13 +95,20 @@ describe('importBlog with media: true', () => {
     const byName = Object.fromEntries(media.map((m) => [m.filename, m]));
     const posts = (await service.posts.list({ blogId })).items!;
     const first = posts.find((p) => p.title === 'Item 1')!;
-    expect(first.content).toBe(`<p><img src="${byName['a.png']!.url}" alt="a"> and <img src="${byName['b.jpg']!.url}"></p>`);
+    expect(first.content).toBe(
+      `<p><img src="${byName['a.png']!.url}" alt="a"> and <img src="${byName['b.jpg']!.url}"></p>`,
+    );
     const second = posts.find((p) => p.title === 'Item 2')!;
     expect(second.content).toContain(at('/stall.png'));
     const page = (await service.pages.list({ blogId })).items![0]!;
     expect(page.content).toBe(`<p>Again: <img src="${byName['a.png']!.url}"></p>`);
-    expect((await service.media.list({ blogId, postId: first.id! })).items.map((m) => m.filename)).toEqual(['a.png', 'b.jpg']);
-    expect(await bytesOf((await service.media.read({ blogId, mediaId: byName['b.jpg']!.id })).body)).toEqual(PICTURES.jpg);
+    expect((await service.media.list({ blogId, postId: first.id! })).items.map((m) => m.filename)).toEqual([
+      'a.png',
+      'b.jpg',
+    ]);
+    expect(await bytesOf((await service.media.read({ blogId, mediaId: byName['b.jpg']!.id })).body)).toEqual(
+      PICTURES.jpg,
+    );
 
     const again = await importBlog(service, wxr(), options);
     expect(again.created.media).toBe(0);
@@ -102,7 +122,11 @@ describe('importBlog with media: true', () => {
   it('never reaches a private address unless allowed: nothing is requested', async () => {
     const service = memoryService();
     const before = hits.get('/b.jpg') ?? 0;
-    const report = await importBlog(service, wxr().replace(/Pictures/, 'Private'), { media: true, blogUrl: 'http://private.example/', mediaTimeoutMs: 300 });
+    const report = await importBlog(service, wxr().replace(/Pictures/, 'Private'), {
+      media: true,
+      blogUrl: 'http://private.example/',
+      mediaTimeoutMs: 300,
+    });
     expect(report.created.media).toBe(0);
     expect(report.skipped.filter((s) => /private, loopback or link-local/.test(s.reason))).toHaveLength(7);
     expect(hits.get('/b.jpg') ?? 0).toBe(before);
@@ -115,10 +139,14 @@ describe('importBlog with media: true', () => {
     expect(pictureUrl('http://1.bp.blogspot.com/-abc/XYZ/AAAAAAAAA/def/w400-h300-c/photo.png')).toBe(
       'http://1.bp.blogspot.com/-abc/XYZ/AAAAAAAAA/def/s0/photo.png',
     );
-    expect(pictureUrl('https://lh3.googleusercontent.com/abcDEF=w640-h480-rw')).toBe('https://lh3.googleusercontent.com/abcDEF=s0');
+    expect(pictureUrl('https://lh3.googleusercontent.com/abcDEF=w640-h480-rw')).toBe(
+      'https://lh3.googleusercontent.com/abcDEF=s0',
+    );
     expect(pictureUrl('//2.bp.blogspot.com/-x/Y/Z/w/s1600/a.gif')).toBe('https://2.bp.blogspot.com/-x/Y/Z/w/s0/a.gif');
     // Other hosts are fetched as they are.
-    expect(pictureUrl('https://example.com/s640/photo.jpg?a=1&amp;b=2')).toBe('https://example.com/s640/photo.jpg?a=1&b=2');
+    expect(pictureUrl('https://example.com/s640/photo.jpg?a=1&amp;b=2')).toBe(
+      'https://example.com/s640/photo.jpg?a=1&b=2',
+    );
     expect(pictureUrl('data:image/png;base64,AAAA')).toBeUndefined();
   });
 });
@@ -127,24 +155,38 @@ describe('exports with pictures', () => {
   it('blogcore-json with media: true restores every picture into an empty store (another driver)', async () => {
     const service = memoryService();
     const owner = await service.users.insert({ body: { id: 'owner', displayName: 'Owner' } });
-    const blog = await service.blogs.insert({ body: { name: 'Moving', url: 'https://moving.example/' }, ownerId: owner.id });
+    const blog = await service.blogs.insert({
+      body: { name: 'Moving', url: 'https://moving.example/' },
+      ownerId: owner.id,
+    });
     const large = makePng(300, 300, 9); // several lines of bytes
     const m1 = await service.media.upload({ blogId: blog.id, body: large, filename: 'large.png', alt: 'Large' });
     const m2 = await service.media.upload({ blogId: blog.id, body: PICTURES.avif, filename: 'small.avif' });
-    await service.posts.insert({ blogId: blog.id, body: { title: 'With both', content: `<img src="${m1.url}"><img src="${m2.url}">` } });
+    await service.posts.insert({
+      blogId: blog.id,
+      body: { title: 'With both', content: `<img src="${m1.url}"><img src="${m2.url}">` },
+    });
     const text = await collect(exportBlog(service, blog.id, { format: 'blogcore-json', media: true }));
     expect(Math.max(...text.split('\n').map((l) => l.length))).toBeLessThan(300 * 1024);
     expect(await collect(exportBlog(service, blog.id, { format: 'blogcore-json' }))).not.toContain('"type":"media"');
 
-    const target = createBlogService({ driver: sqliteDriver({ filename: ':memory:' }), apiBaseUrl: 'https://api.example.test' });
+    const target = createBlogService({
+      driver: sqliteDriver({ filename: ':memory:' }),
+      apiBaseUrl: 'https://api.example.test',
+    });
     const report = await importBlog(target, text);
     expect(report.created.media).toBe(2);
     const restored = await target.media.get({ blogId: blog.id, mediaId: m1.id });
     expect(restored).toEqual(m1);
     expect(await bytesOf((await target.media.read({ blogId: blog.id, mediaId: m1.id })).body)).toEqual(large);
-    expect(await sha256Hex((await bytesOf((await target.media.read({ blogId: blog.id, mediaId: m2.id })).body))!)).toBe(m2.id);
+    expect(await sha256Hex((await bytesOf((await target.media.read({ blogId: blog.id, mediaId: m2.id })).body))!)).toBe(
+      m2.id,
+    );
     const post = (await target.posts.list({ blogId: blog.id })).items![0]!;
-    expect((await target.media.list({ blogId: blog.id, postId: post.id! })).items.map((m) => m.id)).toEqual([m1.id, m2.id]);
+    expect((await target.media.list({ blogId: blog.id, postId: post.id! })).items.map((m) => m.id)).toEqual([
+      m1.id,
+      m2.id,
+    ]);
     // Again: nothing new, the bytes not read twice.
     expect((await importBlog(target, text)).unchanged.media).toBe(2);
     // A picture whose bytes were changed in the file is refused, the rest comes.
@@ -161,7 +203,12 @@ describe('exports with pictures', () => {
     const service = memoryService();
     const owner = await service.users.insert({ body: { id: 'owner', displayName: 'Owner' } });
     const blog = await service.blogs.insert({ body: { name: 'W', url: 'https://w.example/' }, ownerId: owner.id });
-    const m = await service.media.upload({ blogId: blog.id, body: PICTURES.webp, filename: 'pic.webp', alt: 'A picture' });
+    const m = await service.media.upload({
+      blogId: blog.id,
+      body: PICTURES.webp,
+      filename: 'pic.webp',
+      alt: 'A picture',
+    });
     const text = await collect(exportBlog(service, blog.id, { format: 'wxr' }));
     expect(text).toContain('<wp:post_type>attachment</wp:post_type>');
     expect(text).toContain(`<wp:attachment_url>${m.url}</wp:attachment_url>`);

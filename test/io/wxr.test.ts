@@ -27,7 +27,10 @@ describe('WordPress WXR import', () => {
       { source: 'item 17 "Réservé aux abonnés"', reason: 'password-protected in WordPress' },
     ]);
     expect(report.redirects).toEqual([
-      { from: 'https://cafe.example.org/2025/11/le-cafe-parfait/', to: 'https://cafe.example.org/2025/11/unicode-le-cafe-parfait.html' },
+      {
+        from: 'https://cafe.example.org/2025/11/le-cafe-parfait/',
+        to: 'https://cafe.example.org/2025/11/unicode-le-cafe-parfait.html',
+      },
       { from: 'https://cafe.example.org/a-propos/', to: 'https://cafe.example.org/p/a-propos.html' },
     ]);
     const { blogId } = report;
@@ -42,13 +45,25 @@ describe('WordPress WXR import', () => {
     });
     // The first declared author owns the blog; the other one writes in it.
     const members = (await service.members.list({ blogId })).items;
-    const roles = Object.fromEntries(await Promise.all(members.map(async (m) => [(await service.users.get({ userId: m.userId })).displayName, m.role])));
+    const roles = Object.fromEntries(
+      await Promise.all(
+        members.map(async (m) => [(await service.users.get({ userId: m.userId })).displayName, m.role]),
+      ),
+    );
     expect(roles).toEqual({ 'Marie Curié': 'ADMIN', Paul: 'AUTHOR' });
 
     const posts = await service.posts.list({ blogId, view: 'ADMIN', status: [...ALL_POSTS], maxResults: 50 });
     const byTitle = Object.fromEntries(posts.items.map((p) => [p.title, p]));
     expect(Object.keys(byTitle).sort()).toEqual(
-      ['Bientôt : la torréfaction', 'Brouillon', 'En relecture', 'Privé', 'Réservé aux abonnés', 'Ünïcödé — le café “parfait”', 'À la corbeille'].sort(),
+      [
+        'Bientôt : la torréfaction',
+        'Brouillon',
+        'En relecture',
+        'Privé',
+        'Réservé aux abonnés',
+        'Ünïcödé — le café “parfait”',
+        'À la corbeille',
+      ].sort(),
     );
     const live = byTitle['Ünïcödé — le café “parfait”']!;
     expect(live).toMatchObject({
@@ -64,7 +79,12 @@ describe('WordPress WXR import', () => {
     expect(live.content).toBe(
       '<p>Du café &amp; du lait, 3 &lt; 4. <a href="https://ex.test/?a=1&amp;b=2">lien</a></p>\n<!-- wp:paragraph --><p>Deuxième paragraphe',
     );
-    expect(byTitle.Brouillon).toMatchObject({ status: 'DRAFT', updated: '2026-03-02T12:00:00.000Z', labels: ['wip'], author: { displayName: 'Paul' } });
+    expect(byTitle.Brouillon).toMatchObject({
+      status: 'DRAFT',
+      updated: '2026-03-02T12:00:00.000Z',
+      labels: ['wip'],
+      author: { displayName: 'Paul' },
+    });
     expect(byTitle.Brouillon!.published).toBeUndefined();
     expect(byTitle.Brouillon!.url).toBeUndefined();
     expect(byTitle['Bientôt : la torréfaction']).toMatchObject({
@@ -76,9 +96,15 @@ describe('WordPress WXR import', () => {
     expect(byTitle['En relecture']).toMatchObject({ status: 'DRAFT' });
     expect(byTitle['Réservé aux abonnés']).toMatchObject({ status: 'DRAFT', published: '2025-10-02T08:00:00.000Z' });
     expect(byTitle['Réservé aux abonnés']!.url).toBeUndefined();
-    expect(byTitle['À la corbeille']).toMatchObject({ status: 'SOFT_TRASHED', published: '2025-09-01T08:00:00.000Z', trashed: '2025-09-05T08:00:00.000Z' });
+    expect(byTitle['À la corbeille']).toMatchObject({
+      status: 'SOFT_TRASHED',
+      published: '2025-09-01T08:00:00.000Z',
+      trashed: '2025-09-05T08:00:00.000Z',
+    });
     // Readers see the LIVE post only.
-    expect((await service.as(null).posts.list({ blogId })).items.map((p) => p.title)).toEqual(['Ünïcödé — le café “parfait”']);
+    expect((await service.as(null).posts.list({ blogId })).items.map((p) => p.title)).toEqual([
+      'Ünïcödé — le café “parfait”',
+    ]);
 
     const pages = await service.pages.list({ blogId, view: 'ADMIN', status: ['LIVE', 'DRAFT', 'SOFT_TRASHED'] });
     expect(pages.items.map((p) => [p.title, p.status, p.url ?? null])).toEqual([
@@ -86,7 +112,13 @@ describe('WordPress WXR import', () => {
       ['À propos', 'LIVE', 'https://cafe.example.org/p/a-propos.html'],
     ]);
 
-    const comments = await service.comments.list({ blogId, postId: live.id, view: 'ADMIN', status: ['LIVE', 'EMPTIED', 'PENDING', 'SPAM'], maxResults: 50 });
+    const comments = await service.comments.list({
+      blogId,
+      postId: live.id,
+      view: 'ADMIN',
+      status: ['LIVE', 'EMPTIED', 'PENDING', 'SPAM'],
+      maxResults: 50,
+    });
     const c = Object.fromEntries(comments.items.map((x) => [x.author.displayName, x]));
     expect(comments.items.map((x) => [x.author.displayName, x.status])).toEqual([
       ['Jean', 'LIVE'],
@@ -127,7 +159,9 @@ describe('WordPress WXR import', () => {
       published: '2009-04-01T12:00:00.000Z',
       author: { displayName: 'Mr WordPress', url: 'http://wordpress.org/' },
     });
-    expect(old.redirects).toEqual([{ from: 'http://old.example.net/2009/04/hello-world/', to: 'http://old.example.net/2009/04/hello-world.html' }]);
+    expect(old.redirects).toEqual([
+      { from: 'http://old.example.net/2009/04/hello-world/', to: 'http://old.example.net/2009/04/hello-world.html' },
+    ]);
 
     const mid = await importBlog(service, fixture('wordpress-1.1.xml'));
     const [greek] = (await service.posts.list({ blogId: mid.blogId })).items;

@@ -55,7 +55,15 @@ describe('media access matrix', () => {
         results[who] = (e as { code: number }).code;
       }
     }
-    expect(results).toEqual({ host: 'ok', admin: 'ok', author: 'ok', author2: 403, reader: 403, outsider: 403, anon: 403 });
+    expect(results).toEqual({
+      host: 'ok',
+      admin: 'ok',
+      author: 'ok',
+      author2: 403,
+      reader: 403,
+      outsider: 403,
+      anon: 403,
+    });
   });
 
   it('the bytes of a deleted blog are gone for everyone', async () => {

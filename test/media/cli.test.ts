@@ -18,7 +18,9 @@ const procs: Proc[] = [];
 let pictures: Server;
 let port: number;
 beforeAll(async () => {
-  pictures = createServer((req, res) => (req.url === '/p.png' ? res.writeHead(200).end(makePng(30, 30, 42)) : res.writeHead(404).end()));
+  pictures = createServer((req, res) =>
+    req.url === '/p.png' ? res.writeHead(200).end(makePng(30, 30, 42)) : res.writeHead(404).end(),
+  );
   await new Promise<void>((r) => pictures.listen(0, '127.0.0.1', r));
   port = (pictures.address() as AddressInfo).port;
 });
@@ -52,11 +54,25 @@ describe('blogcore media', () => {
     const blogId = blogUrl.split('/').pop()!;
     writeFileSync(join(dir, 'photo.jpg'), PICTURES.jpg);
     writeFileSync(join(dir, 'drawing.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
-    const added = run('media', 'add', join(dir, 'photo.jpg'), join(dir, 'drawing.svg'), '--db', db, '--blog', blogId, '--alt', 'A gradient');
+    const added = run(
+      'media',
+      'add',
+      join(dir, 'photo.jpg'),
+      join(dir, 'drawing.svg'),
+      '--db',
+      db,
+      '--blog',
+      blogId,
+      '--alt',
+      'A gradient',
+    );
     expect(added.code).toBe(1);
     expect(added.stdout).toMatch(/photo\.jpg → [0-9a-f]{64} {2}40×30 {2}\d+ bytes {2}photo\.jpg {2}\/media\//);
     expect(added.stderr).toContain('drawing.svg: The body is not a JPEG, PNG, GIF, WebP or AVIF picture');
-    const listed = JSON.parse(run('media', 'list', '--db', db, '--blog', blogId, '--json').stdout) as Array<{ url: string; alt: string }>;
+    const listed = JSON.parse(run('media', 'list', '--db', db, '--blog', blogId, '--json').stdout) as Array<{
+      url: string;
+      alt: string;
+    }>;
     expect(listed.map((m) => m.alt)).toEqual(['A gradient']);
     // The running server serves what another process added.
     const res = await fetch(`${base}${listed[0]!.url}`);
@@ -77,11 +93,22 @@ describe('blogcore media', () => {
     const db = join(dir, 'imported.db');
     const refused = await runAsync('import', join(dir, 'in.xml'), '--db', db, '--media');
     expect(refused.stdout).toContain('private, loopback or link-local');
-    const done = await runAsync('import', join(dir, 'in.xml'), '--db', db, '--media', '--allow-private-hosts', '127.0.0.1');
+    const done = await runAsync(
+      'import',
+      join(dir, 'in.xml'),
+      '--db',
+      db,
+      '--media',
+      '--allow-private-hosts',
+      '127.0.0.1',
+    );
     expect(done.code).toBe(0);
     expect(done.stdout).toContain('pictures:  1 stored, 0 already there');
     const out = join(dir, 'out.json');
-    expect(run('export', '--db', db, '--blog', 'http://t.example/', '--format', 'blogcore-json', '--media', '--out', out).code).toBe(0);
+    expect(
+      run('export', '--db', db, '--blog', 'http://t.example/', '--format', 'blogcore-json', '--media', '--out', out)
+        .code,
+    ).toBe(0);
     const copy = run('import', out, '--db', join(dir, 'copy.db'), '--json');
     expect(JSON.parse(copy.stdout)).toMatchObject({ created: { posts: 1, media: 1 } });
   });

@@ -22,7 +22,9 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 /** Runs the uploader until `pieces` pieces went out after its second finished upload, then kills it. */
 function uploadAndKill(kind: string, dir: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/media/crash-uploader.ts', kind, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/media/crash-uploader.ts', kind, dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const done: string[] = [];
     let after = 0;
     let stderr = '';
@@ -33,7 +35,9 @@ function uploadAndKill(kind: string, dir: string): Promise<string[]> {
         else if (done.length >= 2 && ++after === 4) child.kill('SIGKILL');
       }
     });
-    child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve(done) : reject(new Error(`uploader exited (code ${code}): ${stderr}`))));
+    child.on('exit', (code, signal) =>
+      signal === 'SIGKILL' ? resolve(done) : reject(new Error(`uploader exited (code ${code}): ${stderr}`)),
+    );
   });
 }
 
@@ -54,7 +58,10 @@ describe('SIGKILL during uploads', () => {
       expect(staged(), 'the killed upload left staged bytes').toBeGreaterThan(0);
 
       const blobs = kind === 'fs' ? fsBlobs({ dir: join(dir, 'blobs') }) : undefined;
-      const service = createBlogService({ driver: sqliteDriver({ filename: join(dir, 'blog.db') }), ...(blobs ? { blobs } : {}) });
+      const service = createBlogService({
+        driver: sqliteDriver({ filename: join(dir, 'blog.db') }),
+        ...(blobs ? { blobs } : {}),
+      });
       const blogId = (await service.blogs.getByUrl({ url: 'https://crash-media.example/' })).id;
       const media = (await service.media.list({ blogId, maxResults: 500 })).items;
       expect(media.map((m) => m.id).sort()).toEqual(expect.arrayContaining([...finished].sort()));

@@ -28,7 +28,11 @@ describe('hostile files', () => {
     const oneByOne = makePng(1, 1, 5);
     const claims = concatBytes(PNG_SIGNATURE, ihdr(60_000, 60_000), oneByOne.subarray(33)); // the 1×1 picture's data under a lying header
     const cases: Array<[string, Uint8Array, RegExp]> = [
-      ['a PNG header on a script', concatBytes(PNG_SIGNATURE, text('<script>alert(1)</script>\n'.repeat(20))), /cut short|width and height/],
+      [
+        'a PNG header on a script',
+        concatBytes(PNG_SIGNATURE, text('<script>alert(1)</script>\n'.repeat(20))),
+        /cut short|width and height/,
+      ],
       [
         'an SVG with script',
         text('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg>'),

@@ -84,7 +84,13 @@ export function makePng(width: number, height: number, seed = 1): Uint8Array {
   for (let at = 0; at < raw.byteLength || at === 0; at += 65_535) {
     const part = raw.subarray(at, at + 65_535);
     const last = at + 65_535 >= raw.byteLength ? 1 : 0;
-    const head = Uint8Array.of(last, part.byteLength & 0xff, part.byteLength >>> 8, ~part.byteLength & 0xff, (~part.byteLength >>> 8) & 0xff);
+    const head = Uint8Array.of(
+      last,
+      part.byteLength & 0xff,
+      part.byteLength >>> 8,
+      ~part.byteLength & 0xff,
+      (~part.byteLength >>> 8) & 0xff,
+    );
     blocks.push(head, part);
     if (last) break;
   }
@@ -97,7 +103,12 @@ export function makePng(width: number, height: number, seed = 1): Uint8Array {
   const adler = new Uint8Array(4);
   new DataView(adler.buffer).setUint32(0, ((b << 16) | a) >>> 0);
   blocks.push(adler);
-  return concatBytes(PNG_SIGNATURE, ihdr(width, height), pngChunk('IDAT', concatBytes(...blocks)), pngChunk('IEND', new Uint8Array(0)));
+  return concatBytes(
+    PNG_SIGNATURE,
+    ihdr(width, height),
+    pngChunk('IDAT', concatBytes(...blocks)),
+    pngChunk('IEND', new Uint8Array(0)),
+  );
 }
 
 /** The lowercase hex SHA-256 of bytes (Web Crypto: Node and browsers). */

@@ -54,8 +54,15 @@ export function runMediaSuite(name: string, makeDriver: () => Driver | Promise<D
     beforeEach(async () => {
       const driver = await makeDriver();
       blobs = trackedBlobs(driver.blobs);
-      service = createBlogService({ driver, blobs, apiBaseUrl: API, now: () => new Date(clock.ms), maxMediaBytes: 300_000 });
-      for (const u of [USERS.admin, USERS.author]) await service.users.insert({ body: { id: u.id, displayName: u.displayName } });
+      service = createBlogService({
+        driver,
+        blobs,
+        apiBaseUrl: API,
+        now: () => new Date(clock.ms),
+        maxMediaBytes: 300_000,
+      });
+      for (const u of [USERS.admin, USERS.author])
+        await service.users.insert({ body: { id: u.id, displayName: u.displayName } });
       blogId = (await service.blogs.insert({ body: { name: 'Pictures', url: BLOG_URL }, ownerId: USERS.admin.id })).id;
       await service.members.set({ blogId, userId: USERS.author.id, role: 'AUTHOR' });
       admin = service.as({ userId: USERS.admin.id });
@@ -98,9 +105,15 @@ export function runMediaSuite(name: string, makeDriver: () => Driver | Promise<D
 
     it('takes a Blob, a Uint8Array, a ReadableStream and an AsyncIterable, and keeps one copy of a picture', async () => {
       const bytes = makePng(50, 40, 1);
-      const bodies = [new Blob([bytes as Uint8Array<ArrayBuffer>]), bytes, new Blob([bytes as Uint8Array<ArrayBuffer>]).stream(), pieces(bytes)];
+      const bodies = [
+        new Blob([bytes as Uint8Array<ArrayBuffer>]),
+        bytes,
+        new Blob([bytes as Uint8Array<ArrayBuffer>]).stream(),
+        pieces(bytes),
+      ];
       const ids = [];
-      for (const [i, body] of bodies.entries()) ids.push((await author.media.upload({ blogId, body, filename: `copy${i}.png` })).id);
+      for (const [i, body] of bodies.entries())
+        ids.push((await author.media.upload({ blogId, body, filename: `copy${i}.png` })).id);
       expect(new Set(ids).size).toBe(1);
       const list = await author.media.list({ blogId });
       expect(list.items.map((m) => [m.id, m.filename])).toEqual([[ids[0], 'copy0.png']]);
@@ -117,7 +130,11 @@ export function runMediaSuite(name: string, makeDriver: () => Driver | Promise<D
         ['ünïcödé 写真.png', 'ünïcödé 写真.png'],
       ];
       for (const [i, [given, want]] of cases.entries()) {
-        const m = await author.media.upload({ blogId, body: makePng(10, 10, 100 + i), ...(given !== undefined ? { filename: given } : {}) });
+        const m = await author.media.upload({
+          blogId,
+          body: makePng(10, 10, 100 + i),
+          ...(given !== undefined ? { filename: given } : {}),
+        });
         expect(m.filename).toBe(want);
         expect(m.url).toBe(`${API}/media/${blogId}/${m.id}/${encodeURIComponent(want)}`);
       }
@@ -143,7 +160,8 @@ export function runMediaSuite(name: string, makeDriver: () => Driver | Promise<D
 
     it('knows which media a post or page uses (src, href, srcset), refuses to delete them without force, and fills images', async () => {
       const m = [];
-      for (let i = 0; i < 3; i++) m.push(await author.media.upload({ blogId, body: makePng(12, 12, 300 + i), filename: `p${i}.png` }));
+      for (let i = 0; i < 3; i++)
+        m.push(await author.media.upload({ blogId, body: makePng(12, 12, 300 + i), filename: `p${i}.png` }));
       const relative = m[1]!.url.slice(API.length);
       const content = `<p><a href="${m[2]!.url}"><img src="${m[0]!.url}" srcset="${relative} 1x, ${m[0]!.url} 2x" alt=""></a></p>`;
       const post = await author.posts.insert({ blogId, body: { title: 'With pictures', content } });
@@ -151,9 +169,11 @@ export function runMediaSuite(name: string, makeDriver: () => Driver | Promise<D
       expect(uses.items.map((x) => x.id)).toEqual([m[2]!.id, m[0]!.id, m[1]!.id]);
       const firstTwo = await author.media.list({ blogId, postId: post.id!, maxResults: 2 });
       expect(firstTwo.items).toHaveLength(2);
-      expect((await author.media.list({ blogId, postId: post.id!, maxResults: 2, pageToken: firstTwo.nextPageToken })).items.map((x) => x.id)).toEqual([
-        m[1]!.id,
-      ]);
+      expect(
+        (
+          await author.media.list({ blogId, postId: post.id!, maxResults: 2, pageToken: firstTwo.nextPageToken })
+        ).items.map((x) => x.id),
+      ).toEqual([m[1]!.id]);
       const got = await service.posts.get({ blogId, postId: post.id!, fetchImages: true });
       expect(got.images).toEqual([{ url: m[0]!.url }]);
 
@@ -171,10 +191,24 @@ export function runMediaSuite(name: string, makeDriver: () => Driver | Promise<D
 
     it('patches alt and file name (the url follows, the etag changes), with If-Match', async () => {
       const m = await author.media.upload({ blogId, body: PICTURES.jpg, filename: 'a.jpg' });
-      await expectError(author.media.patch({ blogId, mediaId: m.id, ifMatch: '"stale"', body: { alt: 'x' } }), 412, 'conditionNotMet');
+      await expectError(
+        author.media.patch({ blogId, mediaId: m.id, ifMatch: '"stale"', body: { alt: 'x' } }),
+        412,
+        'conditionNotMet',
+      );
       clock.advance(5000);
-      const p = await author.media.patch({ blogId, mediaId: m.id, ifMatch: m.etag, body: { alt: 'A red-blue gradient', filename: 'gradient.png' } });
-      expect(p).toMatchObject({ alt: 'A red-blue gradient', filename: 'gradient.jpg', updated: clock.iso(), published: m.published });
+      const p = await author.media.patch({
+        blogId,
+        mediaId: m.id,
+        ifMatch: m.etag,
+        body: { alt: 'A red-blue gradient', filename: 'gradient.png' },
+      });
+      expect(p).toMatchObject({
+        alt: 'A red-blue gradient',
+        filename: 'gradient.jpg',
+        updated: clock.iso(),
+        published: m.published,
+      });
       expect(p.url).toBe(`${API}/media/${blogId}/${m.id}/gradient.jpg`);
       expect(p.etag).not.toBe(m.etag);
     });
@@ -184,10 +218,18 @@ export function runMediaSuite(name: string, makeDriver: () => Driver | Promise<D
       const off = service.on('*', (e) => void heard.push(e));
       const m = await author.media.upload({ blogId, body: PICTURES.png, filename: 'a.png', alt: 'first' });
       await author.media.upload({ blogId, body: PICTURES.png, filename: 'again.png' });
-      await expectError(author.media.upload({ blogId, body: Uint8Array.of(1, 2, 3), filename: 'x.png' }), 400, 'invalid');
+      await expectError(
+        author.media.upload({ blogId, body: Uint8Array.of(1, 2, 3), filename: 'x.png' }),
+        400,
+        'invalid',
+      );
       const p = await author.media.patch({ blogId, mediaId: m.id, ifMatch: m.etag, body: { alt: 'second' } });
       await author.media.patch({ blogId, mediaId: m.id, body: { alt: 'second' } });
-      await expectError(author.media.patch({ blogId, mediaId: m.id, ifMatch: m.etag, body: { alt: 'third' } }), 412, 'conditionNotMet');
+      await expectError(
+        author.media.patch({ blogId, mediaId: m.id, ifMatch: m.etag, body: { alt: 'third' } }),
+        412,
+        'conditionNotMet',
+      );
       await service.media.delete({ blogId, mediaId: m.id });
       off();
       expect(heard.map((e) => [e.type, e.blogId, e.id, e.actorId])).toEqual([
@@ -209,7 +251,11 @@ export function runMediaSuite(name: string, makeDriver: () => Driver | Promise<D
       const tail = await service.media.read({ blogId, mediaId: m.id, range: { offset: bytes.byteLength - 10 } });
       expect(tail.range).toEqual({ offset: bytes.byteLength - 10, length: 10 });
       expect(await bytesOf(tail.body)).toEqual(bytes.subarray(bytes.byteLength - 10));
-      await expectError(service.media.read({ blogId, mediaId: m.id, range: { offset: bytes.byteLength } }), 416, 'requestedRangeNotSatisfiable');
+      await expectError(
+        service.media.read({ blogId, mediaId: m.id, range: { offset: bytes.byteLength } }),
+        416,
+        'requestedRangeNotSatisfiable',
+      );
       await expectError(service.media.read({ blogId, mediaId: '0'.repeat(64) }), 404, 'notFound');
       await expectError(service.media.read({ blogId, mediaId: 'not-a-hash' }), 400, 'invalid');
     });
@@ -221,7 +267,11 @@ export function runMediaSuite(name: string, makeDriver: () => Driver | Promise<D
         ['empty', { blogId, body: new Uint8Array(0) }, 400],
         ['declared type disagrees', { blogId, body: PICTURES.png, contentType: 'image/jpeg' }, 400],
         ['truncated', { blogId, body: PICTURES.jpg.subarray(0, PICTURES.jpg.byteLength - 40) }, 400],
-        ['too many pixels', { blogId, body: concatBytes(PNG_SIGNATURE, ihdr(60_000, 60_000), pngChunk('IEND', new Uint8Array(0))) }, 400],
+        [
+          'too many pixels',
+          { blogId, body: concatBytes(PNG_SIGNATURE, ihdr(60_000, 60_000), pngChunk('IEND', new Uint8Array(0))) },
+          400,
+        ],
         ['over maxMediaBytes', { blogId, body: pieces(makePng(400, 400, 9), 65_536) }, 413],
       ];
       for (const [what, params, code] of refused) {

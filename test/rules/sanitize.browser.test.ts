@@ -14,7 +14,9 @@ it('every hostile comment parses into allowlisted, attribute-safe elements', asy
   const post = await service.posts.insert({ blogId: blog.id!, body: { title: 't', content: 'c' } });
   const problems: string[] = [];
   for (const html of HOSTILE_COMMENTS) {
-    const comment = await service.as(null).comments.insert({ blogId: blog.id!, postId: post.id!, body: { content: html } });
+    const comment = await service
+      .as(null)
+      .comments.insert({ blogId: blog.id!, postId: post.id!, body: { content: html } });
     const doc = new DOMParser().parseFromString(`<!doctype html><body>${comment.content}`, 'text/html');
     for (const el of doc.body.querySelectorAll('*')) {
       if (!ALLOWED_TAGS.has(el.tagName)) problems.push(`${html} → <${el.tagName}>`);
@@ -26,7 +28,8 @@ it('every hostile comment parses into allowlisted, attribute-safe elements', asy
             (attr.name === 'href' && /^(https?|mailto):$/.test(new URL(attr.value).protocol)));
         if (!ok) problems.push(`${html} → ${el.tagName} ${attr.name}="${attr.value}"`);
       }
-      if (el.tagName === 'A' && el.getAttribute('rel') !== 'nofollow') problems.push(`${html} → a link without rel=nofollow`);
+      if (el.tagName === 'A' && el.getAttribute('rel') !== 'nofollow')
+        problems.push(`${html} → a link without rel=nofollow`);
     }
   }
   expect(problems).toEqual([]);

@@ -11,9 +11,39 @@ import { expect, it } from 'vitest';
 import { sanitizeCommentHtml } from '../../src/rules/sanitize.js';
 import { ALLOWED_TAGS, HOSTILE_COMMENTS } from '../support/comment-html.js';
 
-const TAGS = ['script', 'SCRIPT', 'ScRiPt', 'img', 'svg', 'math', 'mi', 'iframe', 'object', 'embed', 'style', 'textarea', 'noscript', 'template', 'xmp'];
+const TAGS = [
+  'script',
+  'SCRIPT',
+  'ScRiPt',
+  'img',
+  'svg',
+  'math',
+  'mi',
+  'iframe',
+  'object',
+  'embed',
+  'style',
+  'textarea',
+  'noscript',
+  'template',
+  'xmp',
+];
 const KEPT = ['a', 'A', 'b', 'p', 'i', 'em', 'br', 'li', 'ul', 'pre', 'code', 'blockquote'];
-const ATTRIBUTES = ['onerror', 'ONLOAD', 'onmouseover', 'href', 'HREF', 'src', 'xlink:href', 'formaction', 'action', 'title', 'style', 'rel', 'srcdoc'];
+const ATTRIBUTES = [
+  'onerror',
+  'ONLOAD',
+  'onmouseover',
+  'href',
+  'HREF',
+  'src',
+  'xlink:href',
+  'formaction',
+  'action',
+  'title',
+  'style',
+  'rel',
+  'srcdoc',
+];
 /** `javascript:` and friends as browsers still read them. */
 const SCHEMES = [
   'javascript:',
@@ -88,7 +118,20 @@ const tag = fc
 const markup = fc.array(fc.oneof(tag, soup), { minLength: 1, maxLength: 4 }).map((parts) => parts.join(''));
 
 /** Attributes a browser reads as a URL. */
-const URL_ATTRIBUTES = new Set(['href', 'src', 'action', 'formaction', 'xlink:href', 'data', 'poster', 'background', 'cite', 'codebase', 'lowsrc', 'dynsrc']);
+const URL_ATTRIBUTES = new Set([
+  'href',
+  'src',
+  'action',
+  'formaction',
+  'xlink:href',
+  'data',
+  'poster',
+  'background',
+  'cite',
+  'codebase',
+  'lowsrc',
+  'dynsrc',
+]);
 
 /** What an HTML5 parser makes of `html` in a page: every element in the comment's container, with its attributes. */
 function elementsOf(html: string): T.Element[] {
@@ -121,17 +164,27 @@ function problems(html: string): string[] {
       } catch {}
       if (URL_ATTRIBUTES.has(name) && protocol === 'javascript:') found.push(`a javascript: url in ${name}`);
       const allowed =
-        el.tagName === 'a' && ((name === 'rel' && value === 'nofollow') || name === 'title' || (name === 'href' && /^(https?|mailto):$/.test(protocol ?? '')));
+        el.tagName === 'a' &&
+        ((name === 'rel' && value === 'nofollow') ||
+          name === 'title' ||
+          (name === 'href' && /^(https?|mailto):$/.test(protocol ?? '')));
       if (!allowed) found.push(`${el.tagName} ${name}="${value}"`);
     }
-    if (el.tagName === 'a' && !el.attrs.some((a) => a.name === 'rel' && a.value === 'nofollow')) found.push('a link without rel=nofollow');
+    if (el.tagName === 'a' && !el.attrs.some((a) => a.name === 'rel' && a.value === 'nofollow'))
+      found.push('a link without rel=nofollow');
   }
   return found;
 }
 
 it('the check finds what it looks for', () => {
   expect(problems('<a href=" java&#x09;script:alert(1)" onclick=x>x</a><svg><script>1</script></svg>')).toEqual(
-    expect.arrayContaining(['a script element', '<svg>', 'an event handler onclick', 'a javascript: url in href', 'a link without rel=nofollow']),
+    expect.arrayContaining([
+      'a script element',
+      '<svg>',
+      'an event handler onclick',
+      'a javascript: url in href',
+      'a link without rel=nofollow',
+    ]),
   );
   expect(problems('<p>ok <a rel="nofollow" href="https://ok.example/" title="t">x</a></p>')).toEqual([]);
 });

@@ -125,7 +125,13 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     it('posts.insert: AUTHORs and ADMINs and the host may, others get 403', async () => {
       const w = await world(makeDriver());
       for (const who of ['anon', 'reader', 'outsider'] as const) {
-        await expectNoWrite(w, () => expectError(actor(w, who).posts.insert({ blogId: w.blogId, body: { title: 't', content: 'c' } }), 403, 'forbidden'));
+        await expectNoWrite(w, () =>
+          expectError(
+            actor(w, who).posts.insert({ blogId: w.blogId, body: { title: 't', content: 'c' } }),
+            403,
+            'forbidden',
+          ),
+        );
       }
       for (const who of ['authorOwn', 'authorOther', 'admin', 'unscoped'] as const) {
         const p = (await actor(w, who).posts.insert({ blogId: w.blogId, body: { title: 't', content: 'c' } })) as Wire;
@@ -140,9 +146,21 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const ghost = w.service.as({ userId: 'ghost' });
       const live = await makePost(w, 'LIVE');
       await expectNoWrite(w, async () => {
-        await expectError(ghost.posts.insert({ blogId: w.blogId, body: { title: 't', content: 'c' } }), 401, 'authError');
-        await expectError(ghost.comments.insert({ blogId: w.blogId, postId: live.id, body: { content: 'c' } }), 401, 'authError');
-        await expectError(ghost.blogs.insert({ body: { name: 'G', url: 'https://ghost.example.test/' } }), 401, 'authError');
+        await expectError(
+          ghost.posts.insert({ blogId: w.blogId, body: { title: 't', content: 'c' } }),
+          401,
+          'authError',
+        );
+        await expectError(
+          ghost.comments.insert({ blogId: w.blogId, postId: live.id, body: { content: 'c' } }),
+          401,
+          'authError',
+        );
+        await expectError(
+          ghost.blogs.insert({ body: { name: 'G', url: 'https://ghost.example.test/' } }),
+          401,
+          'authError',
+        );
       });
     });
   });
@@ -180,10 +198,17 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
             const s = actor(w, who);
             if (allowed) {
               await run(s, w.blogId, page.id, op);
-              if (op === 'delete') await expectError(w.service.pages.get({ blogId: w.blogId, pageId: page.id }), 404, 'notFound');
+              if (op === 'delete')
+                await expectError(w.service.pages.get({ blogId: w.blogId, pageId: page.id }), 404, 'notFound');
               else {
                 const after = (await w.service.pages.get({ blogId: w.blogId, pageId: page.id })) as Wire;
-                const expected = { patch: page.status, update: page.status, publish: 'LIVE', revert: 'DRAFT', trash: 'SOFT_TRASHED' }[op];
+                const expected = {
+                  patch: page.status,
+                  update: page.status,
+                  publish: 'LIVE',
+                  revert: 'DRAFT',
+                  trash: 'SOFT_TRASHED',
+                }[op];
                 expect(after.status).toBe(expected);
                 if (op === 'patch' || op === 'update') expect(after.title).toBe('x');
               }
@@ -207,10 +232,18 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     it('pages.insert: ADMIN and host only', async () => {
       const w = await world(makeDriver());
       for (const who of ['anon', 'reader', 'outsider', 'authorOwn', 'authorOther'] as const) {
-        await expectNoWrite(w, () => expectError(actor(w, who).pages.insert({ blogId: w.blogId, body: { title: 't', content: 'c' } }), 403, 'forbidden'));
+        await expectNoWrite(w, () =>
+          expectError(
+            actor(w, who).pages.insert({ blogId: w.blogId, body: { title: 't', content: 'c' } }),
+            403,
+            'forbidden',
+          ),
+        );
       }
       for (const who of ['admin', 'unscoped'] as const) {
-        expect(((await actor(w, who).pages.insert({ blogId: w.blogId, body: { title: 't', content: 'c' } })) as Wire).kind).toBe('blogger#page');
+        expect(
+          ((await actor(w, who).pages.insert({ blogId: w.blogId, body: { title: 't', content: 'c' } })) as Wire).kind,
+        ).toBe('blogger#page');
       }
     });
   });
@@ -295,7 +328,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         const theirs = await makePost(w, state, {}, w.author2);
         for (const who of BELOW_AUTHOR) {
           await expectError(actor(w, who).posts.list({ blogId: w.blogId, status: state }), 403, 'forbidden');
-          await expectError(actor(w, who).posts.search({ blogId: w.blogId, q: 'body', status: state }), 403, 'forbidden');
+          await expectError(
+            actor(w, who).posts.search({ blogId: w.blogId, q: 'body', status: state }),
+            403,
+            'forbidden',
+          );
         }
         await expectError(w.admin.posts.list({ blogId: w.blogId, status: state, view: 'READER' }), 403, 'forbidden');
         for (const who of ['authorOwn', 'authorOther', 'admin', 'unscoped'] as const) {
@@ -313,7 +350,8 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const p = await makePost(w, 'LIVE', { title: 'Path Then Draft' });
       const path = new URL(p.url).pathname;
       await w.author.posts.revert({ blogId: w.blogId, postId: p.id });
-      for (const who of ACTORS) await expectError(actor(w, who).posts.getByPath({ blogId: w.blogId, path }), 404, 'notFound');
+      for (const who of ACTORS)
+        await expectError(actor(w, who).posts.getByPath({ blogId: w.blogId, path }), 404, 'notFound');
     });
 
     for (const state of ['DRAFT', 'SOFT_TRASHED'] as const) {
@@ -346,7 +384,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
           expect(ids(await s.comments.list({ blogId: w.blogId, postId: post.id }))).toEqual([]);
         }
         await expectError(w.admin.comments.get({ ...key, view: 'AUTHOR' }), 404, 'notFound');
-        await expectError(w.admin.comments.list({ blogId: w.blogId, postId: post.id, status: state, view: 'AUTHOR' }), 403, 'forbidden');
+        await expectError(
+          w.admin.comments.list({ blogId: w.blogId, postId: post.id, status: state, view: 'AUTHOR' }),
+          403,
+          'forbidden',
+        );
         for (const who of ['admin', 'unscoped'] as const) {
           const s = actor(w, who);
           expect(((await s.comments.get(key)) as Wire).status).toBe(state);
@@ -401,7 +443,8 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         await expectError(s.comments.listByBlog({ blogId: b, view }), 403, 'forbidden');
       }
       // READER view is open to all; each role may ask for its own level.
-      for (const who of ACTORS) expect(((await actor(w, who).posts.get({ blogId: b, postId: p.id, view: 'READER' })) as Wire).id).toBe(p.id);
+      for (const who of ACTORS)
+        expect(((await actor(w, who).posts.get({ blogId: b, postId: p.id, view: 'READER' })) as Wire).id).toBe(p.id);
       expect(((await w.author.posts.get({ blogId: b, postId: p.id, view: 'AUTHOR' })) as Wire).id).toBe(p.id);
       expect(((await w.admin.blogs.get({ blogId: b, view: 'ADMIN' })) as Wire).id).toBe(b);
       expect(((await w.service.blogs.get({ blogId: b, view: 'ADMIN' })) as Wire).id).toBe(b);
@@ -433,11 +476,23 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     it('Comment.status appears at ADMIN view only, on reads and writes', async () => {
       const w = await world(makeDriver());
       const p = await makePost(w, 'LIVE');
-      const fromAuthor = (await w.author.comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'a' } })) as Wire;
+      const fromAuthor = (await w.author.comments.insert({
+        blogId: w.blogId,
+        postId: p.id,
+        body: { content: 'a' },
+      })) as Wire;
       expect(fromAuthor.status).toBeUndefined();
-      const fromReader = (await w.reader.comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'r' } })) as Wire;
+      const fromReader = (await w.reader.comments.insert({
+        blogId: w.blogId,
+        postId: p.id,
+        body: { content: 'r' },
+      })) as Wire;
       expect(fromReader.status).toBeUndefined();
-      const fromAdmin = (await w.admin.comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'b' } })) as Wire;
+      const fromAdmin = (await w.admin.comments.insert({
+        blogId: w.blogId,
+        postId: p.id,
+        body: { content: 'b' },
+      })) as Wire;
       expect(fromAdmin.status).toBe('LIVE');
       const key = { blogId: w.blogId, postId: p.id as string, commentId: fromAuthor.id as string };
       for (const who of ['anon', 'reader', 'authorOwn', 'authorOther'] as const) {
@@ -463,7 +518,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         unscoped: 'LIVE',
       };
       for (const who of ACTORS) {
-        const c = (await actor(w, who).comments.insert({ blogId: w.blogId, postId: p.id, body: { content: `from ${who}` } })) as Wire;
+        const c = (await actor(w, who).comments.insert({
+          blogId: w.blogId,
+          postId: p.id,
+          body: { content: `from ${who}` },
+        })) as Wire;
         const stored = (await w.service.comments.get({ blogId: w.blogId, postId: p.id, commentId: c.id })) as Wire;
         expect(stored.status, who).toBe(expected[who]);
       }
@@ -474,13 +533,27 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const w = await world(makeDriver());
       const p = await makePost(w, 'LIVE');
       const old = await makeComment(w, p.id, 'LIVE', 'old');
-      const patched = (await w.author.posts.patch({ blogId: w.blogId, postId: p.id, body: { readerComments: 'DONT_ALLOW_SHOW_EXISTING' } })) as Wire;
+      const patched = (await w.author.posts.patch({
+        blogId: w.blogId,
+        postId: p.id,
+        body: { readerComments: 'DONT_ALLOW_SHOW_EXISTING' },
+      })) as Wire;
       expect(patched.readerComments).toBe('DONT_ALLOW_SHOW_EXISTING');
       for (const who of ['anon', 'reader', 'outsider'] as const) {
-        await expectNoWrite(w, () => expectError(actor(w, who).comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }), 403, 'forbidden'));
+        await expectNoWrite(w, () =>
+          expectError(
+            actor(w, who).comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }),
+            403,
+            'forbidden',
+          ),
+        );
         expect(ids(await actor(w, who).comments.list({ blogId: w.blogId, postId: p.id }))).toEqual([old.id]);
-        expect(((await actor(w, who).comments.get({ blogId: w.blogId, postId: p.id, commentId: old.id })) as Wire).content).toBe('old');
-        expect(((await actor(w, who).posts.get({ blogId: w.blogId, postId: p.id })) as Wire).replies.totalItems).toBe('1');
+        expect(
+          ((await actor(w, who).comments.get({ blogId: w.blogId, postId: p.id, commentId: old.id })) as Wire).content,
+        ).toBe('old');
+        expect(((await actor(w, who).posts.get({ blogId: w.blogId, postId: p.id })) as Wire).replies.totalItems).toBe(
+          '1',
+        );
       }
       for (const who of ['authorOwn', 'authorOther', 'admin', 'unscoped'] as const) {
         await actor(w, who).comments.insert({ blogId: w.blogId, postId: p.id, body: { content: who } });
@@ -492,11 +565,21 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const w = await world(makeDriver());
       const p = await makePost(w, 'LIVE');
       const old = await makeComment(w, p.id, 'LIVE', 'old');
-      const patched = (await w.author.posts.patch({ blogId: w.blogId, postId: p.id, body: { readerComments: loose('dont_allow_hide_existing') } })) as Wire;
+      const patched = (await w.author.posts.patch({
+        blogId: w.blogId,
+        postId: p.id,
+        body: { readerComments: loose('dont_allow_hide_existing') },
+      })) as Wire;
       // Enums are matched in any case and always sent upper-case (docs/design.md §8).
       expect(patched.readerComments).toBe('DONT_ALLOW_HIDE_EXISTING');
       for (const who of ['anon', 'reader'] as const) {
-        await expectNoWrite(w, () => expectError(actor(w, who).comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }), 403, 'forbidden'));
+        await expectNoWrite(w, () =>
+          expectError(
+            actor(w, who).comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }),
+            403,
+            'forbidden',
+          ),
+        );
       }
       const key = { blogId: w.blogId, postId: p.id as string, commentId: old.id as string };
       for (const who of ['anon', 'reader', 'authorOwn', 'authorOther'] as const) {
@@ -522,7 +605,9 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const w = await world(makeDriver());
       const p = (await w.author.posts.insert({ blogId: w.blogId, body: { title: 't', content: 'c' } })) as Wire;
       expect(p.readerComments ?? 'ALLOW').toBe('ALLOW');
-      expect(((await w.anon.comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'ok' } })) as Wire).id).toBeTruthy();
+      expect(
+        ((await w.anon.comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'ok' } })) as Wire).id,
+      ).toBeTruthy();
     });
 
     it('comment HTML is sanitized (script removed, links get rel="nofollow"); post and page HTML are kept', async () => {
@@ -554,7 +639,8 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
   describe('blogs and users: who may see what', () => {
     it('blogs are public; listByUser is the user themself or the host', async () => {
       const w = await world(makeDriver());
-      for (const who of ACTORS) expect(((await actor(w, who).blogs.get({ blogId: w.blogId })) as Wire).id).toBe(w.blogId);
+      for (const who of ACTORS)
+        expect(((await actor(w, who).blogs.get({ blogId: w.blogId })) as Wire).id).toBe(w.blogId);
       await expectError(w.reader.blogs.listByUser({ userId: 'admin' }), 403, 'forbidden');
       expect(ids(await w.service.blogs.listByUser({ userId: 'admin' }))).toEqual([w.blogId]);
     });

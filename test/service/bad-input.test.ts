@@ -98,11 +98,20 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const f = await fixture();
       await expectNoWrite(f.w, async () => {
         await expectError(
-          () => f.w.author.posts.insert({ blogId: f.w.blogId, body: { title: 't', content: 'c', readerComments: 'SOMETIMES' as any } }),
+          () =>
+            f.w.author.posts.insert({
+              blogId: f.w.blogId,
+              body: { title: 't', content: 'c', readerComments: 'SOMETIMES' as any },
+            }),
           400,
           'invalid',
         );
-        await expectError(() => f.w.author.posts.patch({ blogId: f.w.blogId, postId: f.live.id, body: { readerComments: 'NEVER' as any } }), 400, 'invalid');
+        await expectError(
+          () =>
+            f.w.author.posts.patch({ blogId: f.w.blogId, postId: f.live.id, body: { readerComments: 'NEVER' as any } }),
+          400,
+          'invalid',
+        );
       });
     });
   });
@@ -150,9 +159,13 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const f = await fixture();
       const { w } = f;
       await expectNoWrite(w, async () => {
-        const e = await catchError(() => w.anon.posts.get({ blogId: w.blogId, postId: f.live.id, fetchBody: 'yes' as any }));
+        const e = await catchError(() =>
+          w.anon.posts.get({ blogId: w.blogId, postId: f.live.id, fetchBody: 'yes' as any }),
+        );
         expect(e.code).toBe(400);
-        const d = await catchError(() => w.author.posts.insert({ blogId: w.blogId, body: { title: 't', content: 'c' }, isDraft: 'no' as any }));
+        const d = await catchError(() =>
+          w.author.posts.insert({ blogId: w.blogId, body: { title: 't', content: 'c' }, isDraft: 'no' as any }),
+        );
         expect(d.code).toBe(400);
       });
     });
@@ -163,7 +176,14 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const f = await fixture();
       const { w } = f;
       const b = w.blogId;
-      const bad = ['yesterday', '2026-13-01T00:00:00Z', '2026-03-15T25:00:00Z', '2026-03-15T10:00:00', '1710000000', '2026-03-15 10:00'];
+      const bad = [
+        'yesterday',
+        '2026-13-01T00:00:00Z',
+        '2026-03-15T25:00:00Z',
+        '2026-03-15T10:00:00',
+        '1710000000',
+        '2026-03-15 10:00',
+      ];
       await invalidAt(
         f,
         'startDate',
@@ -181,7 +201,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       );
       await expectNoWrite(w, async () => {
         for (const d of bad) {
-          await expectError(() => w.author.posts.insert({ blogId: b, body: { title: 't', content: 'c', published: d } }), 400, 'invalid');
+          await expectError(
+            () => w.author.posts.insert({ blogId: b, body: { title: 't', content: 'c', published: d } }),
+            400,
+            'invalid',
+          );
         }
       });
     });
@@ -195,8 +219,16 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const d = '2026-02-30T00:00:00Z';
       await invalidAt(f, 'startDate', [() => w.anon.posts.list({ blogId: b, startDate: d })]);
       await invalidAt(f, 'endDate', [() => w.anon.comments.listByBlog({ blogId: b, endDate: d })]);
-      await invalidAt(f, 'publishDate', [() => w.author.posts.publish({ blogId: b, postId: f.draft.id, publishDate: d })]);
-      await expectNoWrite(w, () => expectError(() => w.author.posts.insert({ blogId: b, body: { title: 't', content: 'c', published: d } }), 400, 'invalid'));
+      await invalidAt(f, 'publishDate', [
+        () => w.author.posts.publish({ blogId: b, postId: f.draft.id, publishDate: d }),
+      ]);
+      await expectNoWrite(w, () =>
+        expectError(
+          () => w.author.posts.insert({ blogId: b, body: { title: 't', content: 'c', published: d } }),
+          400,
+          'invalid',
+        ),
+      );
     });
   });
 
@@ -225,7 +257,9 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         forged.map((t) => () => w.author.posts.list({ blogId: b, maxResults: 2, pageToken: t })),
       );
       // The real token still works.
-      expect(((await w.author.posts.list({ blogId: b, maxResults: 2, pageToken: token })) as Wire).items).toHaveLength(2);
+      expect(((await w.author.posts.list({ blogId: b, maxResults: 2, pageToken: token })) as Wire).items).toHaveLength(
+        2,
+      );
     });
   });
 
@@ -265,7 +299,9 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         await nf(() => w.service.members.set({ blogId: 'no-blog', userId: 'reader', role: 'READER' }));
         await nf(() => w.service.members.set({ blogId: b, userId: 'no-user', role: 'READER' }));
         // ownerId is not an address but a reference in the request: 400 or 404 are both honest answers.
-        const owner = await catchError(() => w.service.blogs.insert({ body: { name: 'n', url: 'https://new.example.test/' }, ownerId: 'no-user' }));
+        const owner = await catchError(() =>
+          w.service.blogs.insert({ body: { name: 'n', url: 'https://new.example.test/' }, ownerId: 'no-user' }),
+        );
         expect([400, 404]).toContain(owner.code);
       });
     });
@@ -283,7 +319,12 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         await expectError(() => w.anon.posts.get({ blogId: b } as any), 400, 'required', 'postId');
         await expectError(() => w.anon.posts.list({} as any), 400, 'required', 'blogId');
         await expectError(() => w.author.posts.insert({ blogId: b } as any), 400, 'required');
-        await expectError(() => w.service.comments.approve({ blogId: b, postId: f.live.id } as any), 400, 'required', 'commentId');
+        await expectError(
+          () => w.service.comments.approve({ blogId: b, postId: f.live.id } as any),
+          400,
+          'required',
+          'commentId',
+        );
       });
     });
   });
@@ -324,14 +365,30 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       await expectNoWrite(w, async () => {
         const codes = [
           await catchError(() => w.admin.pages.insert({ blogId: b, body: { title: 1 } as any })),
-          await catchError(() => w.admin.pages.patch({ blogId: b, pageId: f.page.id, body: { content: false } as any })),
-          await catchError(() => w.service.comments.insert({ blogId: b, postId: f.live.id, body: { content: 5 } as any })),
+          await catchError(() =>
+            w.admin.pages.patch({ blogId: b, pageId: f.page.id, body: { content: false } as any }),
+          ),
+          await catchError(() =>
+            w.service.comments.insert({ blogId: b, postId: f.live.id, body: { content: 5 } as any }),
+          ),
           await catchError(() => w.service.comments.insert({ blogId: b, postId: f.live.id, body: {} as any })),
-          await catchError(() => w.service.comments.insert({ blogId: b, postId: f.live.id, body: { content: 'x', inReplyTo: 'id' } as any })),
-          await catchError(() => w.anon.comments.insert({ blogId: b, postId: f.live.id, body: { content: 'x', author: { displayName: 7 } } as any })),
+          await catchError(() =>
+            w.service.comments.insert({ blogId: b, postId: f.live.id, body: { content: 'x', inReplyTo: 'id' } as any }),
+          ),
+          await catchError(() =>
+            w.anon.comments.insert({
+              blogId: b,
+              postId: f.live.id,
+              body: { content: 'x', author: { displayName: 7 } } as any,
+            }),
+          ),
           await catchError(() => w.service.blogs.insert({ body: { name: 'n', url: 'not a url' }, ownerId: 'admin' })),
-          await catchError(() => w.service.blogs.insert({ body: { name: 'n', url: 'ftp://files.example.test/' }, ownerId: 'admin' })),
-          await catchError(() => w.service.blogs.insert({ body: { name: 5, url: 'https://n.example.test/' } as any, ownerId: 'admin' })),
+          await catchError(() =>
+            w.service.blogs.insert({ body: { name: 'n', url: 'ftp://files.example.test/' }, ownerId: 'admin' }),
+          ),
+          await catchError(() =>
+            w.service.blogs.insert({ body: { name: 5, url: 'https://n.example.test/' } as any, ownerId: 'admin' }),
+          ),
           await catchError(() => w.service.users.insert({ body: { displayName: 5 } as any })),
           await catchError(() => w.service.users.insert({ body: {} as any })),
           await catchError(() => w.service.members.set({ blogId: b, userId: 'outsider', role: 5 as any })),
@@ -352,14 +409,27 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
           () => w.author.posts.insert({ blogId: b, body: { title: x(1001), content: 'c' } }),
           () => w.author.posts.insert({ blogId: b, body: { title: 't', content: x(1_000_001) } }),
           () => w.author.posts.insert({ blogId: b, body: { title: 't', content: 'c', labels: [x(201)] } }),
-          () => w.author.posts.insert({ blogId: b, body: { title: 't', content: 'c', labels: Array.from({ length: 101 }, (_, i) => `l${i}`) } }),
+          () =>
+            w.author.posts.insert({
+              blogId: b,
+              body: { title: 't', content: 'c', labels: Array.from({ length: 101 }, (_, i) => `l${i}`) },
+            }),
           () => w.author.posts.patch({ blogId: b, postId: f.live.id, body: { title: x(1001) } }),
           () => w.admin.pages.insert({ blogId: b, body: { title: 't', content: x(1_000_001) } }),
           () => w.admin.pages.patch({ blogId: b, pageId: f.page.id, body: { title: x(1001) } }),
           () => w.service.comments.insert({ blogId: b, postId: f.live.id, body: { content: x(4097) } }),
-          () => w.anon.comments.insert({ blogId: b, postId: f.live.id, body: { content: 'c', author: { displayName: x(201) } } }),
+          () =>
+            w.anon.comments.insert({
+              blogId: b,
+              postId: f.live.id,
+              body: { content: 'c', author: { displayName: x(201) } },
+            }),
           () => w.service.blogs.insert({ body: { name: x(201), url: 'https://long.example.test/' }, ownerId: 'admin' }),
-          () => w.service.blogs.insert({ body: { name: 'n', url: 'https://long.example.test/', description: x(2001) }, ownerId: 'admin' }),
+          () =>
+            w.service.blogs.insert({
+              body: { name: 'n', url: 'https://long.example.test/', description: x(2001) },
+              ownerId: 'admin',
+            }),
           () => w.service.users.insert({ body: { displayName: x(201) } }),
         ];
         for (const call of refused) await expectError(call, 400, 'invalid');
@@ -425,13 +495,21 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         BAD_URLS.flatMap((url) => [
           () => w.author.posts.insert({ blogId: b, body: { title: 't', content: 'c', titleLink: url } }),
           () => w.author.posts.patch({ blogId: b, postId: f.live.id, body: { titleLink: url } }),
-          () => w.author.posts.update({ blogId: b, postId: f.live.id, body: { title: 't', content: 'c', titleLink: url } }),
+          () =>
+            w.author.posts.update({ blogId: b, postId: f.live.id, body: { title: 't', content: 'c', titleLink: url } }),
         ]),
       );
       await invalidAt(
         f,
         'body.author.url',
-        BAD_URLS.map((url) => () => w.anon.comments.insert({ blogId: b, postId: f.live.id, body: { content: 'hi', author: { displayName: 'V', url } } })),
+        BAD_URLS.map(
+          (url) => () =>
+            w.anon.comments.insert({
+              blogId: b,
+              postId: f.live.id,
+              body: { content: 'hi', author: { displayName: 'V', url } },
+            }),
+        ),
       );
       await invalidAt(
         f,
@@ -444,7 +522,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const f = await fixture();
       const { w } = f;
       const link = 'https://ok.example/a?b=1&c=%22x%22#top';
-      const p = (await w.author.posts.patch({ blogId: w.blogId, postId: f.live.id, body: { titleLink: link } })) as Wire;
+      const p = (await w.author.posts.patch({
+        blogId: w.blogId,
+        postId: f.live.id,
+        body: { titleLink: link },
+      })) as Wire;
       expect(p.titleLink).toBe(link);
       const c = (await w.anon.comments.insert({
         blogId: w.blogId,
@@ -493,7 +575,13 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       }
       // Patching through __proto__ does not reach the stored status or the url.
       await Promise.resolve()
-        .then(() => w.author.posts.patch({ blogId: b, postId: f.live.id, body: JSON.parse(`{"__proto__":{"status":"DRAFT","url":"https://evil.test/"}}`) }))
+        .then(() =>
+          w.author.posts.patch({
+            blogId: b,
+            postId: f.live.id,
+            body: JSON.parse(`{"__proto__":{"status":"DRAFT","url":"https://evil.test/"}}`),
+          }),
+        )
         .catch((e: unknown) => expect((e as BlogError).code).toBe(400));
       const after = await getPost(w, f.live.id);
       expect(after.status).toBe('LIVE');
@@ -518,7 +606,10 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     it('on insert: id, kind, blog, status, url, selfLink, updated, replies, author, etag, trashed', async () => {
       const f = await fixture();
       const { w } = f;
-      const other = (await w.service.blogs.insert({ body: { name: 'Other', url: 'https://other.example.test/' }, ownerId: 'author' })) as Wire;
+      const other = (await w.service.blogs.insert({
+        body: { name: 'Other', url: 'https://other.example.test/' },
+        ownerId: 'author',
+      })) as Wire;
       const p = (await w.author.posts.insert({
         blogId: w.blogId,
         body: {
@@ -568,8 +659,14 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         trashed: '2001-01-01T00:00:00.000Z',
       };
       for (const call of [
-        () => w.author.posts.patch({ blogId: w.blogId, postId: f.live.id, body: { title: 'Patched', ...forged } as any }),
-        () => w.author.posts.update({ blogId: w.blogId, postId: f.live.id, body: { title: 'Updated', content: 'c', ...forged } as any }),
+        () =>
+          w.author.posts.patch({ blogId: w.blogId, postId: f.live.id, body: { title: 'Patched', ...forged } as any }),
+        () =>
+          w.author.posts.update({
+            blogId: w.blogId,
+            postId: f.live.id,
+            body: { title: 'Updated', content: 'c', ...forged } as any,
+          }),
       ]) {
         const p = (await call()) as Wire;
         expect(p.id).toBe(f.live.id);
@@ -581,7 +678,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         expect(p.author.id).toBe('author');
         expect(p.trashed ?? undefined).toBeUndefined();
       }
-      const page = (await w.admin.pages.patch({ blogId: w.blogId, pageId: f.page.id, body: { title: 'P', ...forged } as any })) as Wire;
+      const page = (await w.admin.pages.patch({
+        blogId: w.blogId,
+        pageId: f.page.id,
+        body: { title: 'P', ...forged } as any,
+      })) as Wire;
       expect(page.status).toBe('LIVE');
       expect(page.url).toBe(f.page.url);
       expect(page.id).toBe(f.page.id);
@@ -613,7 +714,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         () => w.admin.changes.list({ blogId: w.blogId, since: 'nonsense' }),
       ];
       for (const call of refused) await expectError(call, 400, 'invalid');
-      await expectError(() => w.reader.changes.list({ blogId: w.blogId, since: adminCheckpoint }), 410, 'resyncRequired'); // another view's
+      await expectError(
+        () => w.reader.changes.list({ blogId: w.blogId, since: adminCheckpoint }),
+        410,
+        'resyncRequired',
+      ); // another view's
       expect(await changeCount(w.driver), 'a refused request wrote').toBe(before);
       // A request that is answered does refile.
       await w.admin.comments.listByBlog({ blogId: w.blogId });
@@ -632,18 +737,33 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       await w.admin.pages.patch({ blogId: b, pageId: f.page.id, body: { title: 'moved on' } });
       const c412 = (p: Call) => expectError(p, 412, 'conditionNotMet');
       await expectNoWrite(w, async () => {
-        await c412(() => w.author.posts.update({ blogId: b, postId: f.live.id, body: { title: 't', content: 'c' }, ifMatch: stalePost }));
-        await c412(() => w.author.posts.patch({ blogId: b, postId: f.live.id, body: { title: 't' }, ifMatch: stalePost }));
+        await c412(() =>
+          w.author.posts.update({
+            blogId: b,
+            postId: f.live.id,
+            body: { title: 't', content: 'c' },
+            ifMatch: stalePost,
+          }),
+        );
+        await c412(() =>
+          w.author.posts.patch({ blogId: b, postId: f.live.id, body: { title: 't' }, ifMatch: stalePost }),
+        );
         await c412(() => w.author.posts.delete({ blogId: b, postId: f.live.id, ifMatch: stalePost }));
         await c412(() => w.author.posts.delete({ blogId: b, postId: f.live.id, useTrash: true, ifMatch: stalePost }));
         await c412(() => w.author.posts.revert({ blogId: b, postId: f.live.id, ifMatch: stalePost }));
         await c412(() => w.author.posts.publish({ blogId: b, postId: f.live.id, ifMatch: stalePost }));
-        await c412(() => w.admin.pages.update({ blogId: b, pageId: f.page.id, body: { title: 't' }, ifMatch: stalePage }));
-        await c412(() => w.admin.pages.patch({ blogId: b, pageId: f.page.id, body: { title: 't' }, ifMatch: stalePage }));
+        await c412(() =>
+          w.admin.pages.update({ blogId: b, pageId: f.page.id, body: { title: 't' }, ifMatch: stalePage }),
+        );
+        await c412(() =>
+          w.admin.pages.patch({ blogId: b, pageId: f.page.id, body: { title: 't' }, ifMatch: stalePage }),
+        );
         await c412(() => w.admin.pages.delete({ blogId: b, pageId: f.page.id, ifMatch: stalePage }));
         await c412(() => w.admin.pages.revert({ blogId: b, pageId: f.page.id, ifMatch: stalePage }));
         await c412(() => w.admin.pages.publish({ blogId: b, pageId: f.page.id, ifMatch: stalePage }));
-        await c412(() => w.author.posts.patch({ blogId: b, postId: f.live.id, body: { title: 't' }, ifMatch: '"made-up"' }));
+        await c412(() =>
+          w.author.posts.patch({ blogId: b, postId: f.live.id, body: { title: 't' }, ifMatch: '"made-up"' }),
+        );
       });
     });
   });
@@ -674,7 +794,8 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
                 () => undefined,
                 (x: unknown) => x,
               );
-              if (!BlogError.is(e) || e.code !== 400) notBlogError.push(`${name} ${ns}.${method}(${JSON.stringify(params)}) → ${String(e)}`);
+              if (!BlogError.is(e) || e.code !== 400)
+                notBlogError.push(`${name} ${ns}.${method}(${JSON.stringify(params)}) → ${String(e)}`);
             }
           }
         }
@@ -706,7 +827,12 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
 
     it("a 400 carries the parameter's name in location and serializes to Google's shape", async () => {
       const w = await world(makeDriver());
-      const e = await expectError(() => w.anon.posts.list({ blogId: w.blogId, maxResults: 0 }), 400, 'invalid', 'maxResults');
+      const e = await expectError(
+        () => w.anon.posts.list({ blogId: w.blogId, maxResults: 0 }),
+        400,
+        'invalid',
+        'maxResults',
+      );
       const json = JSON.parse(JSON.stringify(e)) as Wire;
       expect(json.error.code).toBe(400);
       expect(json.error.errors[0].reason).toBe('invalid');

@@ -34,7 +34,8 @@ const COLLECTIONS: Array<[string, string]> = [
 /** How many records of the blog each collection still holds (through the indexes blogs.delete walks). */
 async function leftovers(driver: StorageDriver, blogId: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const [collection, index] of COLLECTIONS) out[collection] = await driver.count({ collection, index, prefix: [blogId] });
+  for (const [collection, index] of COLLECTIONS)
+    out[collection] = await driver.count({ collection, index, prefix: [blogId] });
   out.blog = (await driver.get('blogs', blogId)) ? 1 : 0;
   return out;
 }
@@ -43,7 +44,10 @@ const NOTHING = { posts: 0, pages: 0, comments: 0, labels: 0, pageviews: 0, memb
 async function fill(service: BlogService, blogId: string, posts: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < posts; i++) {
-    const post = await service.posts.insert({ blogId, body: { title: `Post ${i}`, content: `<p>${i}</p>`, labels: [`l${i % 3}`] } });
+    const post = await service.posts.insert({
+      blogId,
+      body: { title: `Post ${i}`, content: `<p>${i}</p>`, labels: [`l${i % 3}`] },
+    });
     await service.posts.patch({ blogId, postId: post.id, body: { content: `<p>${i} edited</p>` } });
     await service.comments.insert({ blogId, postId: post.id, body: { content: 'hello' } });
     await service.pageViews.record({ blogId, postId: post.id });
@@ -58,11 +62,28 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     it('changes the given fields, for the user themselves or host code; authors shown everywhere follow', async () => {
       const w = await world(makeDriver());
       const post = await makePost(w, 'LIVE');
-      const me = (await w.author.users.update({ userId: 'self', body: { displayName: 'Arthur A.', about: 'writes' } })) as Wire;
-      expect(me).toMatchObject({ kind: 'blogger#user', id: USERS.author.id, displayName: 'Arthur A.', about: 'writes' });
-      expect(((await w.anon.posts.get({ blogId: w.blogId, postId: post.id })) as Wire).author.displayName).toBe('Arthur A.');
-      expect(((await w.service.users.update({ userId: USERS.author.id, body: { url: 'https://arthur.example/' } })) as Wire).displayName).toBe('Arthur A.');
-      await expectError(w.author2.users.update({ userId: USERS.author.id, body: { displayName: 'x' } }), 403, 'forbidden');
+      const me = (await w.author.users.update({
+        userId: 'self',
+        body: { displayName: 'Arthur A.', about: 'writes' },
+      })) as Wire;
+      expect(me).toMatchObject({
+        kind: 'blogger#user',
+        id: USERS.author.id,
+        displayName: 'Arthur A.',
+        about: 'writes',
+      });
+      expect(((await w.anon.posts.get({ blogId: w.blogId, postId: post.id })) as Wire).author.displayName).toBe(
+        'Arthur A.',
+      );
+      expect(
+        ((await w.service.users.update({ userId: USERS.author.id, body: { url: 'https://arthur.example/' } })) as Wire)
+          .displayName,
+      ).toBe('Arthur A.');
+      await expectError(
+        w.author2.users.update({ userId: USERS.author.id, body: { displayName: 'x' } }),
+        403,
+        'forbidden',
+      );
       await expectError(w.anon.users.update({ userId: USERS.author.id, body: { displayName: 'x' } }), 401, 'authError');
       await expectError(w.service.users.update({ userId: 'ghost', body: { displayName: 'x' } }), 404, 'notFound');
       await expectError(w.author.users.update({ userId: 'self', body: { displayName: ' ' } }), 400, 'invalid');
@@ -75,16 +96,38 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const blogId = w.blogId;
       const post = await makePost(w, 'LIVE');
       const path = new URL(post.url).pathname;
-      const moved = (await w.admin.blogs.patch({ blogId, body: { name: 'Renamed', url: 'https://moved.example/' } })) as Wire;
-      expect(moved).toMatchObject({ id: blogId, name: 'Renamed', url: 'https://moved.example/', description: 'A blog for tests' });
+      const moved = (await w.admin.blogs.patch({
+        blogId,
+        body: { name: 'Renamed', url: 'https://moved.example/' },
+      })) as Wire;
+      expect(moved).toMatchObject({
+        id: blogId,
+        name: 'Renamed',
+        url: 'https://moved.example/',
+        description: 'A blog for tests',
+      });
       expect(((await w.anon.blogs.getByUrl({ url: BLOG_URL })) as Wire).id).toBe(blogId);
       expect(((await w.anon.blogs.getByUrl({ url: 'https://moved.example' })) as Wire).name).toBe('Renamed');
       expect(((await w.anon.posts.get({ blogId, postId: post.id })) as Wire).url).toBe(`https://moved.example${path}`);
-      await expectError(w.service.blogs.insert({ body: { name: 'Squatter', url: BLOG_URL }, ownerId: USERS.reader.id }), 409, 'conflict');
-      const other = await w.service.blogs.insert({ body: { name: 'Other', url: 'https://other.example/' }, ownerId: USERS.reader.id });
-      await expectError(w.service.blogs.patch({ blogId: other.id, body: { url: 'https://moved.example/' } }), 409, 'conflict');
+      await expectError(
+        w.service.blogs.insert({ body: { name: 'Squatter', url: BLOG_URL }, ownerId: USERS.reader.id }),
+        409,
+        'conflict',
+      );
+      const other = await w.service.blogs.insert({
+        body: { name: 'Other', url: 'https://other.example/' },
+        ownerId: USERS.reader.id,
+      });
+      await expectError(
+        w.service.blogs.patch({ blogId: other.id, body: { url: 'https://moved.example/' } }),
+        409,
+        'conflict',
+      );
       // PUT replaces: the description goes.
-      const replaced = (await w.admin.blogs.update({ blogId, body: { name: 'Again', url: 'https://moved.example/' } })) as Wire;
+      const replaced = (await w.admin.blogs.update({
+        blogId,
+        body: { name: 'Again', url: 'https://moved.example/' },
+      })) as Wire;
       expect(replaced.description).toBe('');
       await expectError(w.author.blogs.patch({ blogId, body: { name: 'Mine' } }), 403, 'forbidden');
       await expectError(w.anon.blogs.patch({ blogId, body: { name: 'Mine' } }), 403);
@@ -95,7 +138,10 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     it('removes everything of the blog, and only that; admins only', async () => {
       const w = await world(makeDriver());
       const ids = await fill(w.service, w.blogId, 5);
-      const other = await w.service.blogs.insert({ body: { name: 'Other', url: 'https://other.example/' }, ownerId: USERS.admin.id });
+      const other = await w.service.blogs.insert({
+        body: { name: 'Other', url: 'https://other.example/' },
+        ownerId: USERS.admin.id,
+      });
       await fill(w.service, other.id, 2);
       await expectError(w.author.blogs.delete({ blogId: w.blogId }), 403, 'forbidden');
       await w.admin.blogs.delete({ blogId: w.blogId });
@@ -104,7 +150,9 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       await expectError(w.anon.blogs.get({ blogId: w.blogId }), 404, 'notFound');
       await expectError(w.anon.blogs.getByUrl({ url: BLOG_URL }), 404, 'notFound');
       await expectError(w.admin.posts.get({ blogId: w.blogId, postId: ids[0]! }), 404, 'notFound');
-      expect(((await w.admin.blogs.listByUser({ userId: 'self' })) as Wire).items.map((b: Wire) => b.id)).toEqual([other.id]);
+      expect(((await w.admin.blogs.listByUser({ userId: 'self' })) as Wire).items.map((b: Wire) => b.id)).toEqual([
+        other.id,
+      ]);
       expect((await leftovers(w.driver, other.id)).posts).toBe(2);
       // The url is free again.
       await w.service.blogs.insert({ body: { name: 'Reborn', url: BLOG_URL }, ownerId: USERS.admin.id });
@@ -117,7 +165,10 @@ describe('blogs.delete on SQLite', () => {
     const file = join(dir, 'killed.db');
     const setup = createBlogService({ driver: sqliteDriver({ filename: file }) });
     const user = await setup.users.insert({ body: { id: 'owner', displayName: 'Owner' } });
-    const blog = await setup.blogs.insert({ body: { name: 'Doomed', url: 'https://doomed.example/' }, ownerId: user.id });
+    const blog = await setup.blogs.insert({
+      body: { name: 'Doomed', url: 'https://doomed.example/' },
+      ownerId: user.id,
+    });
     await fill(setup, blog.id, 120);
     await setup.close();
 

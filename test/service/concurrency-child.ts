@@ -8,7 +8,10 @@ import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { createBlogService } from '../../src/index.js';
 
 const [kind, at, blogId, postId, count, me] = process.argv.slice(2) as [string, string, string, string, string, string];
-const driver = kind === 'sqlite' ? sqliteDriver({ filename: at }) : postgresDriver({ connectionString: at.split('#')[0]!, schema: at.split('#')[1]! });
+const driver =
+  kind === 'sqlite'
+    ? sqliteDriver({ filename: at })
+    : postgresDriver({ connectionString: at.split('#')[0]!, schema: at.split('#')[1]! });
 const service = createBlogService({ driver });
 const writes: Array<Promise<unknown>> = [];
 for (let i = 0; i < Number(count); i++) {

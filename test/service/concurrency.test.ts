@@ -25,8 +25,14 @@ const WRITERS = 100;
 async function blogOn(driver: Driver): Promise<{ service: Service; blogId: string; postId: string }> {
   const service = createBlogService({ driver });
   await service.users.insert({ body: { id: 'writer', displayName: 'Wanda Writer' } });
-  const blog = await service.blogs.insert({ body: { name: 'Busy', url: `https://busy-${++n}.example.test/` }, ownerId: 'writer' });
-  const post = await service.posts.insert({ blogId: blog.id, body: { title: 'Hot post', content: '<p>Comment here</p>' } });
+  const blog = await service.blogs.insert({
+    body: { name: 'Busy', url: `https://busy-${++n}.example.test/` },
+    ownerId: 'writer',
+  });
+  const post = await service.posts.insert({
+    blogId: blog.id,
+    body: { title: 'Hot post', content: '<p>Comment here</p>' },
+  });
   return { service, blogId: blog.id, postId: post.id };
 }
 
@@ -49,14 +55,20 @@ describe.each(DRIVERS)('%s: concurrent writers on one counter', (_name, makeDriv
 
   it(`${WRITERS} parallel posts.insert with one title all succeed, each with its own url`, async () => {
     const { service, blogId } = await blogOn(makeDriver());
-    const posts = await Promise.all(Array.from({ length: WRITERS }, () => service.posts.insert({ blogId, body: { title: 'Same title', content: 'x' } })));
+    const posts = await Promise.all(
+      Array.from({ length: WRITERS }, () =>
+        service.posts.insert({ blogId, body: { title: 'Same title', content: 'x' } }),
+      ),
+    );
     expect(new Set(posts.map((p) => p.url)).size).toBe(WRITERS);
     await service.close();
   });
 
   it(`${WRITERS} parallel comments on one post all succeed, and the post counts them all`, async () => {
     const { service, blogId, postId } = await blogOn(makeDriver());
-    const comments = Array.from({ length: WRITERS }, (_, i) => service.comments.insert({ blogId, postId, body: { content: `Comment ${i}` } }));
+    const comments = Array.from({ length: WRITERS }, (_, i) =>
+      service.comments.insert({ blogId, postId, body: { content: `Comment ${i}` } }),
+    );
     expect(await failures(comments)).toEqual([]);
     const post = await service.posts.get({ blogId, postId });
     expect(post.replies?.totalItems).toBe(String(WRITERS));
@@ -67,7 +79,9 @@ describe.each(DRIVERS)('%s: concurrent writers on one counter', (_name, makeDriv
 
   it(`${WRITERS / 2} parallel pageViews.record all count`, async () => {
     const { service, blogId, postId } = await blogOn(makeDriver());
-    const views = Array.from({ length: WRITERS / 2 }, (_, i) => service.pageViews.record({ blogId, ...(i % 2 ? { postId } : {}) }));
+    const views = Array.from({ length: WRITERS / 2 }, (_, i) =>
+      service.pageViews.record({ blogId, ...(i % 2 ? { postId } : {}) }),
+    );
     expect(await failures(views)).toEqual([]);
     const got = await service.pageViews.get({ blogId, range: ['all', '7DAYS'] });
     expect(got.counts.map((c) => c.count)).toEqual([String(WRITERS / 2), String(WRITERS / 2)]);
@@ -115,17 +129,26 @@ const EACH = 40;
 
 describe.each([
   ['sqlite', () => join(dir, `procs-${++n}.db`), (at: string) => sqliteDriver({ filename: at })],
-  ['postgres', () => `${pgUrl()}#${freshSchema('cprocs')}`, (at: string) => postgresDriver({ connectionString: at.split('#')[0]!, schema: at.split('#')[1]! })],
+  [
+    'postgres',
+    () => `${pgUrl()}#${freshSchema('cprocs')}`,
+    (at: string) => postgresDriver({ connectionString: at.split('#')[0]!, schema: at.split('#')[1]! }),
+  ],
 ] as const)('%s: several processes on one counter', (kind, place, open) => {
   it(`${PROCESSES} processes × ${EACH} writes of each kind lose nothing`, async () => {
     const at = place();
     const { service, blogId, postId } = await blogOn(open(at));
     await service.close();
-    const outs = await Promise.all(Array.from({ length: PROCESSES }, (_, i) => child([kind, at, blogId, postId, String(EACH), String(i)])));
+    const outs = await Promise.all(
+      Array.from({ length: PROCESSES }, (_, i) => child([kind, at, blogId, postId, String(EACH), String(i)])),
+    );
     expect(outs).toEqual(outs.map(() => 'ok'));
     const check = createBlogService({ driver: open(at) });
     const labels = await check.labels.list({ blogId, maxResults: 500 });
-    expect(labels.items.find((l) => l.name === 'news')).toMatchObject({ livePosts: PROCESSES * EACH, allPosts: PROCESSES * EACH });
+    expect(labels.items.find((l) => l.name === 'news')).toMatchObject({
+      livePosts: PROCESSES * EACH,
+      allPosts: PROCESSES * EACH,
+    });
     expect((await check.posts.get({ blogId, postId })).replies?.totalItems).toBe(String(PROCESSES * EACH));
     const views = await check.pageViews.get({ blogId, range: ['all'] });
     expect(views.counts[0]!.count).toBe(String(PROCESSES * EACH));

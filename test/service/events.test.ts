@@ -3,7 +3,18 @@
  * resource at ADMIN view; typed and '*' listeners; unsubscribe; nothing on refused writes.
  */
 import { describe, expect, it } from 'vitest';
-import { HOUR, catchError, makeComment, makePage, makePost, newService, settle, world, type Wire, type World } from './helpers.js';
+import {
+  HOUR,
+  catchError,
+  makeComment,
+  makePage,
+  makePost,
+  newService,
+  settle,
+  world,
+  type Wire,
+  type World,
+} from './helpers.js';
 import { DRIVERS } from '../support/drivers.js';
 
 /** Runs `fn` and returns the events it caused. */
@@ -33,7 +44,9 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       expect(events[0]!.resource).toMatchObject({ kind: 'blogger#user', id: 'u1', displayName: 'One' });
 
       events.length = 0;
-      const blog = (await service.as({ userId: 'u1' }).blogs.insert({ body: { name: 'B', url: 'https://b.example.test/' } })) as Wire;
+      const blog = (await service
+        .as({ userId: 'u1' })
+        .blogs.insert({ body: { name: 'B', url: 'https://b.example.test/' } })) as Wire;
       await settle();
       const blogEvents = events.filter((e) => e.type === 'blog.inserted');
       expect(blogEvents).toHaveLength(1);
@@ -67,14 +80,20 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         expect(e.resource).toMatchObject({ kind: 'blogger#post', id, status: 'LIVE', title: 'Evented' });
       }
 
-      const draftIns = await eventsOf(w, () => w.author.posts.insert({ blogId: b, body: { title: 'D', content: 'c' }, isDraft: true }));
+      const draftIns = await eventsOf(w, () =>
+        w.author.posts.insert({ blogId: b, body: { title: 'D', content: 'c' }, isDraft: true }),
+      );
       expect(types(draftIns)).toEqual(['post.inserted']);
       expect(draftIns[0]!.resource.status).toBe('DRAFT');
 
-      const upd = await eventsOf(w, () => w.author.posts.patch({ blogId: b, postId: id, body: { title: 'Evented 2' } }));
+      const upd = await eventsOf(w, () =>
+        w.author.posts.patch({ blogId: b, postId: id, body: { title: 'Evented 2' } }),
+      );
       expect(types(upd)).toEqual(['post.updated']);
       expect(upd[0]!.resource).toMatchObject({ id, title: 'Evented 2', status: 'LIVE' });
-      const put = await eventsOf(w, () => w.author.posts.update({ blogId: b, postId: id, body: { title: 'Evented 3', content: 'c' } }));
+      const put = await eventsOf(w, () =>
+        w.author.posts.update({ blogId: b, postId: id, body: { title: 'Evented 3', content: 'c' } }),
+      );
       expect(types(put)).toEqual(['post.updated']);
 
       const rev = await eventsOf(w, () => w.author.posts.revert({ blogId: b, postId: id }));
@@ -96,17 +115,23 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     it('update with publish: true or revert: true reports the transition', async () => {
       const w = await world(makeDriver());
       const d = await makePost(w, 'DRAFT');
-      const pub = await eventsOf(w, () => w.author.posts.patch({ blogId: w.blogId, postId: d.id, body: { title: 'x' }, publish: true }));
+      const pub = await eventsOf(w, () =>
+        w.author.posts.patch({ blogId: w.blogId, postId: d.id, body: { title: 'x' }, publish: true }),
+      );
       expect(types(pub)).toContain('post.published');
       expect(pub.at(-1)!.resource.status).toBe('LIVE');
-      const rev = await eventsOf(w, () => w.author.posts.update({ blogId: w.blogId, postId: d.id, body: { title: 'y', content: 'c' }, revert: true }));
+      const rev = await eventsOf(w, () =>
+        w.author.posts.update({ blogId: w.blogId, postId: d.id, body: { title: 'y', content: 'c' }, revert: true }),
+      );
       expect(types(rev)).toContain('post.reverted');
       expect(types(rev)).not.toContain('post.published');
     });
 
     it('a scheduled post emits post.inserted at insert and post.published once when it goes LIVE', async () => {
       const w = await world(makeDriver());
-      const ins = await eventsOf(w, () => w.author.posts.insert({ blogId: w.blogId, body: { title: 'S', content: 'c', published: w.clock.iso(HOUR) } }));
+      const ins = await eventsOf(w, () =>
+        w.author.posts.insert({ blogId: w.blogId, body: { title: 'S', content: 'c', published: w.clock.iso(HOUR) } }),
+      );
       expect(types(ins)).toEqual(['post.inserted']);
       expect(ins[0]!.resource.status).toBe('SCHEDULED');
       w.clock.advance(HOUR + 1);
@@ -125,17 +150,24 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const b = w.blogId;
       let id = '';
       const ins = await eventsOf(w, async () => {
-        id = ((await w.admin.pages.insert({ blogId: b, body: { title: 'P', content: 'c' }, isDraft: true })) as Wire).id;
+        id = ((await w.admin.pages.insert({ blogId: b, body: { title: 'P', content: 'c' }, isDraft: true })) as Wire)
+          .id;
       });
       expect(types(ins)).toEqual(['page.inserted']);
       expect(ins[0]).toMatchObject({ blogId: b, id, actorId: 'admin' });
       expect(ins[0]!.resource).toMatchObject({ kind: 'blogger#page', status: 'DRAFT' });
-      expect(types(await eventsOf(w, () => w.admin.pages.patch({ blogId: b, pageId: id, body: { title: 'Q' } })))).toEqual(['page.updated']);
+      expect(
+        types(await eventsOf(w, () => w.admin.pages.patch({ blogId: b, pageId: id, body: { title: 'Q' } }))),
+      ).toEqual(['page.updated']);
       const pub = await eventsOf(w, () => w.admin.pages.publish({ blogId: b, pageId: id }));
       expect(types(pub)).toEqual(['page.published']);
       expect(pub[0]!.resource.status).toBe('LIVE');
-      expect(types(await eventsOf(w, () => w.admin.pages.revert({ blogId: b, pageId: id })))).toEqual(['page.reverted']);
-      expect(types(await eventsOf(w, () => w.admin.pages.delete({ blogId: b, pageId: id, useTrash: true })))).toEqual(['page.trashed']);
+      expect(types(await eventsOf(w, () => w.admin.pages.revert({ blogId: b, pageId: id })))).toEqual([
+        'page.reverted',
+      ]);
+      expect(types(await eventsOf(w, () => w.admin.pages.delete({ blogId: b, pageId: id, useTrash: true })))).toEqual([
+        'page.trashed',
+      ]);
       const del = await eventsOf(w, () => w.admin.pages.delete({ blogId: b, pageId: id }));
       expect(types(del)).toEqual(['page.deleted']);
       expect(del[0]).toMatchObject({ blogId: b, id });
@@ -233,9 +265,13 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
           await catchError(() => w.anon.posts.delete({ blogId: b, postId: live.id })),
           await catchError(() => w.service.posts.patch({ blogId: b, postId: 'nope', body: { title: 'x' } })),
           await catchError(() => w.service.posts.patch({ blogId: b, postId: trashed.id, body: { title: 'x' } })),
-          await catchError(() => w.service.posts.publish({ blogId: b, postId: live.id, publishDate: w.clock.iso(HOUR) })),
+          await catchError(() =>
+            w.service.posts.publish({ blogId: b, postId: live.id, publishDate: w.clock.iso(HOUR) }),
+          ),
           await catchError(() => w.service.comments.approve({ blogId: b, postId: live.id, commentId: emptied.id })),
-          await catchError(() => w.author.posts.patch({ blogId: b, postId: live.id, body: { title: 'x' }, ifMatch: stale })),
+          await catchError(() =>
+            w.author.posts.patch({ blogId: b, postId: live.id, body: { title: 'x' }, ifMatch: stale }),
+          ),
           await catchError(() => w.admin.pages.delete({ blogId: b, pageId: page.id, ifMatch: '"nope"' })),
           await catchError(() => w.author.posts.insert({ blogId: b, body: { title: 42 } as any })),
           await catchError(() => w.service.members.remove({ blogId: b, userId: 'admin' })),

@@ -133,7 +133,8 @@ export async function makePost(w: World, state: PostState, body: Wire = {}, who:
   if (state === 'DRAFT') {
     id = (await who.posts.insert({ blogId: w.blogId, body: b as any, isDraft: true })).id as string;
   } else if (state === 'SCHEDULED') {
-    id = (await who.posts.insert({ blogId: w.blogId, body: { published: w.clock.iso(10 * DAY), ...b } as any })).id as string;
+    id = (await who.posts.insert({ blogId: w.blogId, body: { published: w.clock.iso(10 * DAY), ...b } as any }))
+      .id as string;
   } else {
     id = (await who.posts.insert({ blogId: w.blogId, body: b as any })).id as string;
     if (state === 'SOFT_TRASHED') await who.posts.delete({ blogId: w.blogId, postId: id, useTrash: true });

@@ -21,7 +21,12 @@ async function counts(w: World, s: Service, view?: 'READER' | 'AUTHOR' | 'ADMIN'
   const out: Record<string, number[]> = {};
   let pageToken: string | undefined;
   do {
-    const list = (await s.labels.list({ blogId: w.blogId, maxResults: 2, ...(view ? { view } : {}), ...(pageToken ? { pageToken } : {}) })) as Wire;
+    const list = (await s.labels.list({
+      blogId: w.blogId,
+      maxResults: 2,
+      ...(view ? { view } : {}),
+      ...(pageToken ? { pageToken } : {}),
+    })) as Wire;
     expect(list.kind).toBe('blogcore#labelList');
     for (const l of list.items) out[l.name] = l.allPosts === undefined ? [l.livePosts] : [l.livePosts, l.allPosts];
     pageToken = list.nextPageToken;
@@ -58,7 +63,13 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     await makePost(w, 'SCHEDULED', { labels: ['soon', 'tech'] });
     expect(await counts(w, w.anon)).toEqual({ news: [2], tech: [1] });
     expect(await counts(w, w.reader)).toEqual({ news: [2], tech: [1] });
-    expect(await counts(w, w.author)).toEqual({ binned: [0, 1], news: [2, 3], secret: [0, 1], soon: [0, 1], tech: [1, 2] });
+    expect(await counts(w, w.author)).toEqual({
+      binned: [0, 1],
+      news: [2, 3],
+      secret: [0, 1],
+      soon: [0, 1],
+      tech: [1, 2],
+    });
     expect(await counts(w, w.admin, 'READER')).toEqual({ news: [2], tech: [1] });
     expect(await counts(w, w.author)).toEqual(await recount(w));
     await expectError(w.reader.labels.list({ blogId: w.blogId, view: 'AUTHOR' }), 403, 'forbidden');
@@ -97,9 +108,13 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
   it('stays exact under concurrent writes to the same label', async () => {
     const w = await world(makeDriver());
     const posts = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => w.author.posts.insert({ blogId: w.blogId, body: { title: `p${i}`, labels: ['hot', `own${i % 2}`] } })),
+      Array.from({ length: 8 }, (_, i) =>
+        w.author.posts.insert({ blogId: w.blogId, body: { title: `p${i}`, labels: ['hot', `own${i % 2}`] } }),
+      ),
     );
-    await Promise.all(posts.slice(0, 3).map((p) => w.author.posts.delete({ blogId: w.blogId, postId: p.id, useTrash: true })));
+    await Promise.all(
+      posts.slice(0, 3).map((p) => w.author.posts.delete({ blogId: w.blogId, postId: p.id, useTrash: true })),
+    );
     expect(await counts(w, w.service)).toEqual({ hot: [5, 8], own0: [2, 4], own1: [3, 4] });
     expect(await counts(w, w.service)).toEqual(await recount(w));
     await w.service.close();
@@ -116,7 +131,9 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       expect(res.headers.get('etag')).toBe(body.etag);
       expect(body.items).toEqual([{ kind: 'blogcore#label', name: 'a', livePosts: 1 }]);
       const next = (await (
-        await handler(new Request(`http://x.test/v3/blogs/${w.blogId}/labels?maxResults=1&pageToken=${body.nextPageToken}`))
+        await handler(
+          new Request(`http://x.test/v3/blogs/${w.blogId}/labels?maxResults=1&pageToken=${body.nextPageToken}`),
+        )
       ).json()) as Wire;
       expect(next.items.map((l: Wire) => l.name)).toEqual(['b']);
     });
@@ -147,11 +164,24 @@ describe('labels on a store written before label counters', () => {
     await makePost(w, 'DRAFT', { labels: ['a'] });
     const expected = await counts(w, w.service);
     // What a store of layout 2 holds: the posts, no counters, the layout marker at 2.
-    const counters = await w.driver.list({ collection: 'labels', index: 'blog', prefix: [w.blogId], direction: 'asc', limit: 100 });
+    const counters = await w.driver.list({
+      collection: 'labels',
+      index: 'blog',
+      prefix: [w.blogId],
+      direction: 'asc',
+      limit: 100,
+    });
     const marker = (await w.driver.get('settings', 'storeLayout'))!;
     await w.driver.commit([
       ...counters.map((c) => ({ type: 'delete' as const, collection: 'labels', id: c.id, expect: c.version })),
-      { type: 'put', collection: 'settings', id: 'storeLayout', expect: marker.version, doc: { id: 'storeLayout', layout: 2 }, keys: {} },
+      {
+        type: 'put',
+        collection: 'settings',
+        id: 'storeLayout',
+        expect: marker.version,
+        doc: { id: 'storeLayout', layout: 2 },
+        keys: {},
+      },
     ]);
     expect(await counts(w, w.service)).toEqual({});
     await w.service.close();

@@ -79,7 +79,9 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
   describe('blogs', () => {
     it('blogs.insert makes a blogger#blog whose owner is ADMIN; url stored with a trailing slash', async () => {
       const w = await world(makeDriver());
-      const blog = (await w.author.blogs.insert({ body: { name: 'Second', url: 'https://second.example.test' } })) as Wire;
+      const blog = (await w.author.blogs.insert({
+        body: { name: 'Second', url: 'https://second.example.test' },
+      })) as Wire;
       expect(blog.kind).toBe('blogger#blog');
       expect(typeof blog.id).toBe('string');
       expect(blog.name).toBe('Second');
@@ -99,13 +101,17 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         ownerId: USERS.reader.id,
       })) as Wire;
       expect(blog.description).toBe('d');
-      expect((await w.service.members.list({ blogId: blog.id })).items).toEqual([{ userId: USERS.reader.id, role: 'ADMIN' }]);
+      expect((await w.service.members.list({ blogId: blog.id })).items).toEqual([
+        { userId: USERS.reader.id, role: 'ADMIN' },
+      ]);
     });
 
     it('blogs.insert refuses a url already taken by another blog', async () => {
       const w = await world(makeDriver());
       // A blog's url is unique (docs/design.md §13 answers a clash with 409): a 4xx BlogError, nothing written.
-      const e = await catchError(w.service.blogs.insert({ body: { name: 'Dup', url: 'HTTPS://blog.example.test' }, ownerId: USERS.admin.id }));
+      const e = await catchError(
+        w.service.blogs.insert({ body: { name: 'Dup', url: 'HTTPS://blog.example.test' }, ownerId: USERS.admin.id }),
+      );
       expect([400, 409]).toContain(e.code);
       expect(ids(await w.service.blogs.listByUser({ userId: USERS.admin.id }))).toEqual([w.blogId]);
     });
@@ -144,7 +150,12 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
 
     it('blogs.getByUrl ignores a missing trailing slash and the case of scheme and host', async () => {
       const w = await world(makeDriver());
-      for (const url of [BLOG_URL, 'https://blog.example.test', 'HTTPS://BLOG.Example.TEST/', 'https://BLOG.EXAMPLE.TEST']) {
+      for (const url of [
+        BLOG_URL,
+        'https://blog.example.test',
+        'HTTPS://BLOG.Example.TEST/',
+        'https://BLOG.EXAMPLE.TEST',
+      ]) {
         const blog = (await w.anon.blogs.getByUrl({ url })) as Wire;
         expect(blog.id, url).toBe(w.blogId);
         expect(blog.kind).toBe('blogger#blog');
@@ -165,7 +176,9 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       // A READER membership is not listed by default, only when asked for.
       expect(ids(await w.reader.blogs.listByUser({ userId: 'self' }))).toEqual([]);
       expect(ids(await w.reader.blogs.listByUser({ userId: 'self', role: 'READER' }))).toEqual([w.blogId]);
-      expect(ids(await w.reader.blogs.listByUser({ userId: 'self', role: loose(['reader', 'ADMIN']) }))).toEqual([w.blogId]);
+      expect(ids(await w.reader.blogs.listByUser({ userId: 'self', role: loose(['reader', 'ADMIN']) }))).toEqual([
+        w.blogId,
+      ]);
       expect(ids(await w.admin.blogs.listByUser({ userId: 'self', role: 'AUTHOR' }))).toEqual([]);
       expect(ids(await w.admin.blogs.listByUser({ userId: 'self', status: 'LIVE' }))).toEqual([w.blogId]);
       expect(ids(await w.admin.blogs.listByUser({ userId: 'self', status: 'DELETED' }))).toEqual([]);
@@ -202,7 +215,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       expect(after.find((m) => m.userId === 'outsider')?.role).toBe('READER');
       expect(after.find((m) => m.userId === 'author2')).toBeUndefined();
       // The removed author can no longer write.
-      await expectError(w.author2.posts.insert({ blogId: w.blogId, body: { title: 'x', content: 'y' } }), 403, 'forbidden');
+      await expectError(
+        w.author2.posts.insert({ blogId: w.blogId, body: { title: 'x', content: 'y' } }),
+        403,
+        'forbidden',
+      );
       // The promoted reader can.
       const p = (await w.reader.posts.insert({ blogId: w.blogId, body: { title: 'x', content: 'y' } })) as Wire;
       expect(p.author.id).toBe(USERS.reader.id);
@@ -211,7 +228,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     it('removing or demoting the last ADMIN is 409', async () => {
       const w = await world(makeDriver());
       await expectError(w.admin.members.remove({ blogId: w.blogId, userId: USERS.admin.id }), 409, 'conflict');
-      await expectError(w.admin.members.set({ blogId: w.blogId, userId: USERS.admin.id, role: 'AUTHOR' }), 409, 'conflict');
+      await expectError(
+        w.admin.members.set({ blogId: w.blogId, userId: USERS.admin.id, role: 'AUTHOR' }),
+        409,
+        'conflict',
+      );
       // With a second ADMIN, the first may step down.
       await w.admin.members.set({ blogId: w.blogId, userId: USERS.author.id, role: 'ADMIN' });
       await w.admin.members.set({ blogId: w.blogId, userId: USERS.admin.id, role: 'AUTHOR' });
@@ -252,9 +273,18 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
 
     it('post url: slug from the title, YYYY/MM of the publish time, _2 on collision', async () => {
       const w = await world(makeDriver());
-      const a = (await w.author.posts.insert({ blogId: w.blogId, body: { title: 'Same Title!', content: 'a' } })) as Wire;
-      const b = (await w.author.posts.insert({ blogId: w.blogId, body: { title: 'Same Title!', content: 'b' } })) as Wire;
-      const c = (await w.author.posts.insert({ blogId: w.blogId, body: { title: 'Same Title!', content: 'c' } })) as Wire;
+      const a = (await w.author.posts.insert({
+        blogId: w.blogId,
+        body: { title: 'Same Title!', content: 'a' },
+      })) as Wire;
+      const b = (await w.author.posts.insert({
+        blogId: w.blogId,
+        body: { title: 'Same Title!', content: 'b' },
+      })) as Wire;
+      const c = (await w.author.posts.insert({
+        blogId: w.blogId,
+        body: { title: 'Same Title!', content: 'c' },
+      })) as Wire;
       expect(a.url).toBe(`${BLOG_URL}2026/03/same-title.html`);
       expect(b.url).toBe(`${BLOG_URL}2026/03/same-title_2.html`);
       expect(c.url).toBe(`${BLOG_URL}2026/03/same-title_3.html`);
@@ -283,7 +313,14 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const reads: number[] = [];
       for (let i = 0; i < 30; i++) {
         driver.reset();
-        urls.push(((await w.author.posts.insert({ blogId: w.blogId, body: { title: 'Weekly Notes', content: `${i}` } })) as Wire).url as string);
+        urls.push(
+          (
+            (await w.author.posts.insert({
+              blogId: w.blogId,
+              body: { title: 'Weekly Notes', content: `${i}` },
+            })) as Wire
+          ).url as string,
+        );
         reads.push(driver.handedOut);
       }
       expect(new Set(urls).size).toBe(30);
@@ -294,7 +331,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
 
     it('a draft has no url', async () => {
       const w = await world(makeDriver());
-      const d = (await w.author.posts.insert({ blogId: w.blogId, body: { title: 'Draft', content: 'x' }, isDraft: true })) as Wire;
+      const d = (await w.author.posts.insert({
+        blogId: w.blogId,
+        body: { title: 'Draft', content: 'x' },
+        isDraft: true,
+      })) as Wire;
       expect(d.status).toBe('DRAFT');
       expect(d.url ?? undefined).toBeUndefined();
     });
@@ -302,7 +343,8 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     it('posts.get: fetchBody=false omits content, fetchImages fills images, maxComments fills replies oldest first', async () => {
       const w = await world(makeDriver());
       const post = await makePost(w, 'LIVE', {
-        content: '<p>Look</p><img src="https://img.example.test/a.png" alt="a"><p><img alt="b" src="https://img.example.test/b.jpg"/></p>',
+        content:
+          '<p>Look</p><img src="https://img.example.test/a.png" alt="a"><p><img alt="b" src="https://img.example.test/b.jpg"/></p>',
       });
       const c1 = await makeComment(w, post.id, 'LIVE', 'first');
       w.clock.advance(1000);
@@ -323,7 +365,10 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       expect(noBody.title).toBe(post.title);
 
       const images = (await w.anon.posts.get({ blogId: w.blogId, postId: post.id, fetchImages: true })) as Wire;
-      expect(images.images).toEqual([{ url: 'https://img.example.test/a.png' }, { url: 'https://img.example.test/b.jpg' }]);
+      expect(images.images).toEqual([
+        { url: 'https://img.example.test/a.png' },
+        { url: 'https://img.example.test/b.jpg' },
+      ]);
 
       const withComments = (await w.anon.posts.get({ blogId: w.blogId, postId: post.id, maxComments: 2 })) as Wire;
       expect(withComments.replies.items.map((c: Wire) => c.id)).toEqual([c1.id, c2.id]);
@@ -339,13 +384,20 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         content: `<IMG SRC='https://img.example.test/c.gif'><img class="x" src=https://img.example.test/d.png>`,
       });
       const got = (await w.anon.posts.get({ blogId: w.blogId, postId: post.id, fetchImages: true })) as Wire;
-      expect(got.images).toEqual([{ url: 'https://img.example.test/c.gif' }, { url: 'https://img.example.test/d.png' }]);
+      expect(got.images).toEqual([
+        { url: 'https://img.example.test/c.gif' },
+        { url: 'https://img.example.test/d.png' },
+      ]);
     });
 
     it('posts.insert / update / patch honour fetchBody and fetchImages', async () => {
       const w = await world(makeDriver());
       const content = '<p><img src="https://img.example.test/x.png"></p>';
-      const ins = (await w.author.posts.insert({ blogId: w.blogId, body: { title: 't', content }, fetchBody: false })) as Wire;
+      const ins = (await w.author.posts.insert({
+        blogId: w.blogId,
+        body: { title: 't', content },
+        fetchBody: false,
+      })) as Wire;
       expect('content' in ins).toBe(false);
       const upd = (await w.author.posts.update({
         blogId: w.blogId,
@@ -355,7 +407,12 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       })) as Wire;
       expect(upd.images).toEqual([{ url: 'https://img.example.test/x.png' }]);
       expect(upd.content).toBe(content);
-      const pat = (await w.author.posts.patch({ blogId: w.blogId, postId: ins.id, body: { title: 't3' }, fetchBody: false })) as Wire;
+      const pat = (await w.author.posts.patch({
+        blogId: w.blogId,
+        postId: ins.id,
+        body: { title: 't3' },
+        fetchBody: false,
+      })) as Wire;
       expect('content' in pat).toBe(false);
       expect(pat.title).toBe('t3');
     });
@@ -402,24 +459,45 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       expect(found.id).toBe(p.id);
       expect(found.kind).toBe('blogger#post');
       const c = await makeComment(w, p.id, 'LIVE');
-      const withComments = (await w.anon.posts.getByPath({ blogId: w.blogId, path: pathOf(p.url), maxComments: 1 })) as Wire;
+      const withComments = (await w.anon.posts.getByPath({
+        blogId: w.blogId,
+        path: pathOf(p.url),
+        maxComments: 1,
+      })) as Wire;
       expect(withComments.replies.items.map((x: Wire) => x.id)).toEqual([c.id]);
-      await expectError(w.anon.posts.getByPath({ blogId: w.blogId, path: '/2026/03/nothing-here.html' }), 404, 'notFound');
+      await expectError(
+        w.anon.posts.getByPath({ blogId: w.blogId, path: '/2026/03/nothing-here.html' }),
+        404,
+        'notFound',
+      );
     });
 
     it('posts.getByPath takes a date (RFC 3339) to disambiguate, and still finds the one post on that path', async () => {
       const w = await world(makeDriver());
       const p = await makePost(w, 'LIVE', { title: 'Dated Path' });
-      const found = (await w.anon.posts.getByPath({ blogId: w.blogId, path: pathOf(p.url), date: p.published })) as Wire;
+      const found = (await w.anon.posts.getByPath({
+        blogId: w.blogId,
+        path: pathOf(p.url),
+        date: p.published,
+      })) as Wire;
       expect(found.id).toBe(p.id);
-      await expectError(() => w.anon.posts.getByPath({ blogId: w.blogId, path: pathOf(p.url), date: 'last week' }), 400, 'invalid', 'date');
+      await expectError(
+        () => w.anon.posts.getByPath({ blogId: w.blogId, path: pathOf(p.url), date: 'last week' }),
+        400,
+        'invalid',
+        'date',
+      );
     });
 
     it('posts.update replaces the whole post; posts.patch changes only the given fields', async () => {
       const w = await world(makeDriver());
       const p = await makePost(w, 'LIVE', { title: 'Orig', content: 'orig content', labels: ['a', 'b'] });
       w.clock.advance(5000);
-      const patched = (await w.author.posts.patch({ blogId: w.blogId, postId: p.id, body: { title: 'Patched' } })) as Wire;
+      const patched = (await w.author.posts.patch({
+        blogId: w.blogId,
+        postId: p.id,
+        body: { title: 'Patched' },
+      })) as Wire;
       expect(patched.title).toBe('Patched');
       expect(patched.content).toBe('orig content');
       expect(patched.labels).toEqual(['a', 'b']);
@@ -427,7 +505,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       expect(patched.published).toBe(p.published);
       expect(patched.etag).not.toBe(p.etag);
       w.clock.advance(5000);
-      const replaced = (await w.author.posts.update({ blogId: w.blogId, postId: p.id, body: { title: 'Replaced', content: 'new' } })) as Wire;
+      const replaced = (await w.author.posts.update({
+        blogId: w.blogId,
+        postId: p.id,
+        body: { title: 'Replaced', content: 'new' },
+      })) as Wire;
       expect(replaced.title).toBe('Replaced');
       expect(replaced.content).toBe('new');
       expect(replaced.labels ?? []).toEqual([]);
@@ -457,15 +539,45 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const w = await world(makeDriver());
       const made = await makePost(w, 'LIVE');
       const p = (await w.author.posts.get({ blogId: w.blogId, postId: made.id })) as Wire;
-      const a = (await w.author.posts.patch({ blogId: w.blogId, postId: p.id, body: { title: 'x1' }, ifMatch: p.etag })) as Wire;
-      await expectError(w.author.posts.patch({ blogId: w.blogId, postId: p.id, body: { title: 'x2' }, ifMatch: p.etag }), 412, 'conditionNotMet');
-      const b = (await w.author.posts.patch({ blogId: w.blogId, postId: p.id, body: { title: 'x3' }, ifMatch: '*' })) as Wire;
+      const a = (await w.author.posts.patch({
+        blogId: w.blogId,
+        postId: p.id,
+        body: { title: 'x1' },
+        ifMatch: p.etag,
+      })) as Wire;
+      await expectError(
+        w.author.posts.patch({ blogId: w.blogId, postId: p.id, body: { title: 'x2' }, ifMatch: p.etag }),
+        412,
+        'conditionNotMet',
+      );
+      const b = (await w.author.posts.patch({
+        blogId: w.blogId,
+        postId: p.id,
+        body: { title: 'x3' },
+        ifMatch: '*',
+      })) as Wire;
       expect(b.title).toBe('x3');
-      await expectError(w.author.posts.delete({ blogId: w.blogId, postId: p.id, ifMatch: a.etag }), 412, 'conditionNotMet');
-      await expectError(w.author.posts.revert({ blogId: w.blogId, postId: p.id, ifMatch: a.etag }), 412, 'conditionNotMet');
-      await expectError(w.author.posts.update({ blogId: w.blogId, postId: p.id, body: { title: 'y' }, ifMatch: a.etag }), 412, 'conditionNotMet');
+      await expectError(
+        w.author.posts.delete({ blogId: w.blogId, postId: p.id, ifMatch: a.etag }),
+        412,
+        'conditionNotMet',
+      );
+      await expectError(
+        w.author.posts.revert({ blogId: w.blogId, postId: p.id, ifMatch: a.etag }),
+        412,
+        'conditionNotMet',
+      );
+      await expectError(
+        w.author.posts.update({ blogId: w.blogId, postId: p.id, body: { title: 'y' }, ifMatch: a.etag }),
+        412,
+        'conditionNotMet',
+      );
       const r = (await w.author.posts.revert({ blogId: w.blogId, postId: p.id, ifMatch: b.etag })) as Wire;
-      await expectError(w.author.posts.publish({ blogId: w.blogId, postId: p.id, ifMatch: b.etag }), 412, 'conditionNotMet');
+      await expectError(
+        w.author.posts.publish({ blogId: w.blogId, postId: p.id, ifMatch: b.etag }),
+        412,
+        'conditionNotMet',
+      );
       await w.author.posts.publish({ blogId: w.blogId, postId: p.id, ifMatch: r.etag });
     });
   });
@@ -504,9 +616,15 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
 
     it('concurrent inserts with one title get distinct urls', async () => {
       const w = await world(makeDriver());
-      const posts = (await Promise.all([1, 2, 3, 4].map(() => w.author.posts.insert({ blogId: w.blogId, body: { title: 'Race', content: 'x' } })))) as Wire[];
-      expect(posts.map((p) => p.url).sort()).toEqual(['race', 'race_2', 'race_3', 'race_4'].map((s) => `${BLOG_URL}2026/03/${s}.html`));
-      const pages = (await Promise.all([1, 2].map(() => w.admin.pages.insert({ blogId: w.blogId, body: { title: 'Race', content: 'x' } })))) as Wire[];
+      const posts = (await Promise.all(
+        [1, 2, 3, 4].map(() => w.author.posts.insert({ blogId: w.blogId, body: { title: 'Race', content: 'x' } })),
+      )) as Wire[];
+      expect(posts.map((p) => p.url).sort()).toEqual(
+        ['race', 'race_2', 'race_3', 'race_4'].map((s) => `${BLOG_URL}2026/03/${s}.html`),
+      );
+      const pages = (await Promise.all(
+        [1, 2].map(() => w.admin.pages.insert({ blogId: w.blogId, body: { title: 'Race', content: 'x' } })),
+      )) as Wire[];
       expect(pages.map((p) => p.url).sort()).toEqual([`${BLOG_URL}p/race.html`, `${BLOG_URL}p/race_2.html`]);
     });
   });
@@ -514,7 +632,10 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
   describe('pages', () => {
     it('pages.insert / get: wire shape, url /p/slug.html with _2 on collision', async () => {
       const w = await world(makeDriver());
-      const page = (await w.admin.pages.insert({ blogId: w.blogId, body: { title: 'About Me', content: '<p>me</p>' } })) as Wire;
+      const page = (await w.admin.pages.insert({
+        blogId: w.blogId,
+        body: { title: 'About Me', content: '<p>me</p>' },
+      })) as Wire;
       expect(page.kind).toBe('blogger#page');
       expect(typeof page.id).toBe('string');
       expect(page.blog).toEqual({ id: w.blogId });
@@ -527,7 +648,10 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       expect(page.author.id).toBe(USERS.admin.id);
       expect(typeof page.etag).toBe('string');
       expect(page.status).toBe('LIVE');
-      const second = (await w.admin.pages.insert({ blogId: w.blogId, body: { title: 'About Me', content: 'x' } })) as Wire;
+      const second = (await w.admin.pages.insert({
+        blogId: w.blogId,
+        body: { title: 'About Me', content: 'x' },
+      })) as Wire;
       expect(second.url).toBe(`${BLOG_URL}p/about-me_2.html`);
       const got = (await w.anon.pages.get({ blogId: w.blogId, pageId: page.id })) as Wire;
       expect(got.id).toBe(page.id);
@@ -552,7 +676,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       expect(ids(drafts)).toEqual([d.id]);
       const paged = (await w.anon.pages.list({ blogId: w.blogId, maxResults: 1 })) as Wire;
       expect(ids(paged)).toEqual([b.id]);
-      const next = (await w.anon.pages.list({ blogId: w.blogId, maxResults: 1, pageToken: paged.nextPageToken })) as Wire;
+      const next = (await w.anon.pages.list({
+        blogId: w.blogId,
+        maxResults: 1,
+        pageToken: paged.nextPageToken,
+      })) as Wire;
       expect(ids(next)).toEqual([a.id]);
       expect(next.nextPageToken ?? undefined).toBeUndefined();
     });
@@ -565,7 +693,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       expect(patched.title).toBe('Contact');
       expect(patched.content).toBe('c2');
       expect(patched.etag).not.toBe(p.etag);
-      const replaced = (await w.admin.pages.update({ blogId: w.blogId, pageId: p.id, body: { title: 'Contact Us' } })) as Wire;
+      const replaced = (await w.admin.pages.update({
+        blogId: w.blogId,
+        pageId: p.id,
+        body: { title: 'Contact Us' },
+      })) as Wire;
       expect(replaced.title).toBe('Contact Us');
       expect(replaced.content ?? '').toBe('');
       const pub = (await w.admin.pages.publish({ blogId: w.blogId, pageId: p.id })) as Wire;
@@ -581,10 +713,27 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     it('pages honour ifMatch', async () => {
       const w = await world(makeDriver());
       const p = await makePage(w, 'LIVE');
-      const q = (await w.admin.pages.patch({ blogId: w.blogId, pageId: p.id, body: { title: 'n' }, ifMatch: p.etag })) as Wire;
-      await expectError(w.admin.pages.patch({ blogId: w.blogId, pageId: p.id, body: { title: 'm' }, ifMatch: p.etag }), 412, 'conditionNotMet');
-      await expectError(w.admin.pages.revert({ blogId: w.blogId, pageId: p.id, ifMatch: p.etag }), 412, 'conditionNotMet');
-      await expectError(w.admin.pages.delete({ blogId: w.blogId, pageId: p.id, ifMatch: p.etag }), 412, 'conditionNotMet');
+      const q = (await w.admin.pages.patch({
+        blogId: w.blogId,
+        pageId: p.id,
+        body: { title: 'n' },
+        ifMatch: p.etag,
+      })) as Wire;
+      await expectError(
+        w.admin.pages.patch({ blogId: w.blogId, pageId: p.id, body: { title: 'm' }, ifMatch: p.etag }),
+        412,
+        'conditionNotMet',
+      );
+      await expectError(
+        w.admin.pages.revert({ blogId: w.blogId, pageId: p.id, ifMatch: p.etag }),
+        412,
+        'conditionNotMet',
+      );
+      await expectError(
+        w.admin.pages.delete({ blogId: w.blogId, pageId: p.id, ifMatch: p.etag }),
+        412,
+        'conditionNotMet',
+      );
       await w.admin.pages.delete({ blogId: w.blogId, pageId: p.id, ifMatch: q.etag });
     });
   });
@@ -593,7 +742,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     it('comments.insert / get: wire shape, author, inReplyTo', async () => {
       const w = await world(makeDriver());
       const post = await makePost(w, 'LIVE');
-      const c = (await w.author.comments.insert({ blogId: w.blogId, postId: post.id, body: { content: 'Nice post' } })) as Wire;
+      const c = (await w.author.comments.insert({
+        blogId: w.blogId,
+        postId: post.id,
+        body: { content: 'Nice post' },
+      })) as Wire;
       expect(c.kind).toBe('blogger#comment');
       expect(typeof c.id).toBe('string');
       expect(c.post).toEqual({ id: post.id });
@@ -630,7 +783,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       })) as Wire;
       expect(named.author.displayName).toBe('Zed');
       expect(named.author.url).toBe('https://zed.example.test/');
-      const nameless = (await w.anon.comments.insert({ blogId: w.blogId, postId: post.id, body: { content: 'hi' } })) as Wire;
+      const nameless = (await w.anon.comments.insert({
+        blogId: w.blogId,
+        postId: post.id,
+        body: { content: 'hi' },
+      })) as Wire;
       expect(nameless.author.displayName).toBe('Anonymous');
       const signed = (await w.reader.comments.insert({
         blogId: w.blogId,
@@ -646,8 +803,20 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const p1 = await makePost(w, 'LIVE');
       const p2 = await makePost(w, 'LIVE');
       const c = await makeComment(w, p1.id, 'LIVE');
-      await expectError(w.service.comments.insert({ blogId: w.blogId, postId: p2.id, body: { content: 'x', inReplyTo: { id: c.id } } }), 400, 'invalid');
-      await expectError(w.service.comments.insert({ blogId: w.blogId, postId: p1.id, body: { content: 'x', inReplyTo: { id: 'nope' } } }), 400, 'invalid');
+      await expectError(
+        w.service.comments.insert({ blogId: w.blogId, postId: p2.id, body: { content: 'x', inReplyTo: { id: c.id } } }),
+        400,
+        'invalid',
+      );
+      await expectError(
+        w.service.comments.insert({
+          blogId: w.blogId,
+          postId: p1.id,
+          body: { content: 'x', inReplyTo: { id: 'nope' } },
+        }),
+        400,
+        'invalid',
+      );
     });
 
     it('comments.list: blogger#commentList of one post, oldest first, with paging and fetchBodies', async () => {
@@ -666,7 +835,12 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       expect(ids(list)).toEqual(made);
       const p1 = (await w.anon.comments.list({ blogId: w.blogId, postId: post.id, maxResults: 3 })) as Wire;
       expect(ids(p1)).toEqual(made.slice(0, 3));
-      const p2 = (await w.anon.comments.list({ blogId: w.blogId, postId: post.id, maxResults: 3, pageToken: p1.nextPageToken })) as Wire;
+      const p2 = (await w.anon.comments.list({
+        blogId: w.blogId,
+        postId: post.id,
+        maxResults: 3,
+        pageToken: p1.nextPageToken,
+      })) as Wire;
       expect(ids(p2)).toEqual(made.slice(3));
       const nb = (await w.anon.comments.list({ blogId: w.blogId, postId: post.id, fetchBodies: false })) as Wire;
       expect(nb.items.every((c: Wire) => !('content' in c))).toBe(true);
@@ -774,7 +948,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
 
     it('apiBaseUrl prefixes selfLinks', async () => {
       const clock = makeClock();
-      const service = createBlogService({ driver: makeDriver(), now: () => new Date(clock.ms), apiBaseUrl: 'https://other.test/api' });
+      const service = createBlogService({
+        driver: makeDriver(),
+        now: () => new Date(clock.ms),
+        apiBaseUrl: 'https://other.test/api',
+      });
       await service.ready();
       const u = (await service.users.insert({ body: { id: 'u1', displayName: 'U' } })) as Wire;
       expect(u.selfLink).toBe('https://other.test/api/v3/users/u1');

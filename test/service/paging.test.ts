@@ -3,7 +3,18 @@
  * tokens bound to their query, ordering, date bounds, labels, status lists, and the search matcher.
  */
 import { describe, expect, it } from 'vitest';
-import { MINUTE, T0, expectError, ids, makeComment, makePage, makePost, world, type Wire, type World } from './helpers.js';
+import {
+  MINUTE,
+  T0,
+  expectError,
+  ids,
+  makeComment,
+  makePage,
+  makePost,
+  world,
+  type Wire,
+  type World,
+} from './helpers.js';
 import { DRIVERS } from '../support/drivers.js';
 
 /** The runtime also takes enum values in any case and comma-joined lists (as the wire sends them); the types take the canonical forms only. */
@@ -62,7 +73,14 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
 
       // Between pages: a new newest post, a back-dated one in the unseen range, a seen one and an unseen one deleted.
       inserted.push(((await w.author.posts.insert({ blogId: b, body: { title: 'Newest', content: 'x' } })) as Wire).id);
-      inserted.push(((await w.author.posts.insert({ blogId: b, body: { title: 'Middle', content: 'x', published: iso(at(9) + 30_000) } })) as Wire).id);
+      inserted.push(
+        (
+          (await w.author.posts.insert({
+            blogId: b,
+            body: { title: 'Middle', content: 'x', published: iso(at(9) + 30_000) },
+          })) as Wire
+        ).id,
+      );
       await w.author.posts.delete({ blogId: b, postId: item[20]! });
       await w.author.posts.delete({ blogId: b, postId: item[12]! });
       const deleted = new Set([item[12]]);
@@ -80,7 +98,14 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         .find((id) => !seen.includes(id) && !deleted.has(id))!;
       await w.author.posts.delete({ blogId: b, postId: firstUnseen });
       deleted.add(firstUnseen);
-      inserted.push(((await w.author.posts.insert({ blogId: b, body: { title: 'Early', content: 'x', published: iso(at(2) + 30_000) } })) as Wire).id);
+      inserted.push(
+        (
+          (await w.author.posts.insert({
+            blogId: b,
+            body: { title: 'Early', content: 'x', published: iso(at(2) + 30_000) },
+          })) as Wire
+        ).id,
+      );
 
       let token: string | undefined = p2.nextPageToken;
       let pages = 2;
@@ -134,7 +159,12 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const p1 = (await w.anon.posts.list({ blogId: w.blogId, maxResults: 10 })) as Wire;
       const p2 = (await w.anon.posts.list({ blogId: w.blogId, maxResults: 3, pageToken: p1.nextPageToken })) as Wire;
       expect(ids(p2)).toEqual([14, 13, 12].map((n) => item[n]));
-      const p3 = (await w.anon.posts.list({ blogId: w.blogId, maxResults: 500, pageToken: p2.nextPageToken, fetchBodies: false })) as Wire;
+      const p3 = (await w.anon.posts.list({
+        blogId: w.blogId,
+        maxResults: 500,
+        pageToken: p2.nextPageToken,
+        fetchBodies: false,
+      })) as Wire;
       expect(ids(p3)).toEqual(range(11, 0).map((n) => item[n]));
       expect(p3.nextPageToken ?? undefined).toBeUndefined();
     });
@@ -161,27 +191,68 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         { endDate: iso(at(20)) },
       ];
       for (const extra of others) {
-        await expectError(w.author.posts.list({ blogId: b, maxResults: 5, pageToken: tok, ...extra } as any), 400, 'invalid', 'pageToken');
+        await expectError(
+          w.author.posts.list({ blogId: b, maxResults: 5, pageToken: tok, ...extra } as any),
+          400,
+          'invalid',
+          'pageToken',
+        );
       }
       // Same query, other fetch flags and size: fine.
-      const ok = (await w.author.posts.list({ blogId: b, maxResults: 2, pageToken: tok, fetchBodies: false, fetchImages: true })) as Wire;
+      const ok = (await w.author.posts.list({
+        blogId: b,
+        maxResults: 2,
+        pageToken: tok,
+        fetchBodies: false,
+        fetchImages: true,
+      })) as Wire;
       expect(ids(ok)).toEqual([19, 18].map((n) => item[n]));
 
-      const sTok = ((await w.anon.posts.search({ blogId: b, q: 'number', maxResults: 5 })) as Wire).nextPageToken as string;
+      const sTok = ((await w.anon.posts.search({ blogId: b, q: 'number', maxResults: 5 })) as Wire)
+        .nextPageToken as string;
       expect(sTok).toBeTruthy();
-      await expectError(w.anon.posts.search({ blogId: b, q: 'item', maxResults: 5, pageToken: sTok }), 400, 'invalid', 'pageToken');
+      await expectError(
+        w.anon.posts.search({ blogId: b, q: 'item', maxResults: 5, pageToken: sTok }),
+        400,
+        'invalid',
+        'pageToken',
+      );
       await expectError(w.anon.posts.list({ blogId: b, maxResults: 5, pageToken: sTok }), 400, 'invalid', 'pageToken');
-      await expectError(w.anon.posts.search({ blogId: b, q: 'number', maxResults: 5, pageToken: tok }), 400, 'invalid', 'pageToken');
-      expect(ids(await w.anon.posts.search({ blogId: b, q: 'number', maxResults: 5, pageToken: sTok }))).toHaveLength(5);
+      await expectError(
+        w.anon.posts.search({ blogId: b, q: 'number', maxResults: 5, pageToken: tok }),
+        400,
+        'invalid',
+        'pageToken',
+      );
+      expect(ids(await w.anon.posts.search({ blogId: b, q: 'number', maxResults: 5, pageToken: sTok }))).toHaveLength(
+        5,
+      );
 
       for (let i = 0; i < 3; i++) await makeComment(w, item[0]!, 'LIVE', `c${i}`);
       await makeComment(w, item[1]!, 'LIVE');
-      const cTok = ((await w.anon.comments.listByBlog({ blogId: b, post: item[0], maxResults: 1 })) as Wire).nextPageToken as string;
+      const cTok = ((await w.anon.comments.listByBlog({ blogId: b, post: item[0], maxResults: 1 })) as Wire)
+        .nextPageToken as string;
       expect(cTok).toBeTruthy();
-      await expectError(w.anon.comments.listByBlog({ blogId: b, post: item[1], maxResults: 1, pageToken: cTok }), 400, 'invalid', 'pageToken');
-      await expectError(w.anon.comments.listByBlog({ blogId: b, maxResults: 1, pageToken: cTok }), 400, 'invalid', 'pageToken');
-      const pTok = ((await w.anon.comments.list({ blogId: b, postId: item[0]!, maxResults: 1 })) as Wire).nextPageToken as string;
-      await expectError(w.anon.comments.list({ blogId: b, postId: item[1]!, maxResults: 1, pageToken: pTok }), 400, 'invalid', 'pageToken');
+      await expectError(
+        w.anon.comments.listByBlog({ blogId: b, post: item[1], maxResults: 1, pageToken: cTok }),
+        400,
+        'invalid',
+        'pageToken',
+      );
+      await expectError(
+        w.anon.comments.listByBlog({ blogId: b, maxResults: 1, pageToken: cTok }),
+        400,
+        'invalid',
+        'pageToken',
+      );
+      const pTok = ((await w.anon.comments.list({ blogId: b, postId: item[0]!, maxResults: 1 })) as Wire)
+        .nextPageToken as string;
+      await expectError(
+        w.anon.comments.list({ blogId: b, postId: item[1]!, maxResults: 1, pageToken: pTok }),
+        400,
+        'invalid',
+        'pageToken',
+      );
     });
   });
 
@@ -191,16 +262,35 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       await w.author.posts.patch({ blogId: w.blogId, postId: item[3]!, body: { title: 'Touched' } });
       const byUpdated = (await w.anon.posts.list({ blogId: w.blogId, orderBy: 'UPDATED', maxResults: 3 })) as Wire;
       expect(ids(byUpdated)).toEqual([item[3], item[24], item[23]]);
-      const byPublished = (await w.anon.posts.list({ blogId: w.blogId, orderBy: loose('published'), maxResults: 3 })) as Wire;
+      const byPublished = (await w.anon.posts.list({
+        blogId: w.blogId,
+        orderBy: loose('published'),
+        maxResults: 3,
+      })) as Wire;
       expect(ids(byPublished)).toEqual([24, 23, 22].map((n) => item[n]));
 
       const asc = (await w.anon.posts.list({ blogId: w.blogId, sortOption: 'ASCENDING', maxResults: 10 })) as Wire;
       expect(ids(asc)).toEqual(range(0, 9).map((n) => item[n]));
-      const asc2 = (await w.anon.posts.list({ blogId: w.blogId, sortOption: loose('ascending'), maxResults: 10, pageToken: asc.nextPageToken })) as Wire;
+      const asc2 = (await w.anon.posts.list({
+        blogId: w.blogId,
+        sortOption: loose('ascending'),
+        maxResults: 10,
+        pageToken: asc.nextPageToken,
+      })) as Wire;
       expect(ids(asc2)).toEqual(range(10, 19).map((n) => item[n]));
-      const ascBack = (await w.anon.posts.list({ blogId: w.blogId, sortOption: 'ASCENDING', maxResults: 10, pageToken: asc2.prevPageToken })) as Wire;
+      const ascBack = (await w.anon.posts.list({
+        blogId: w.blogId,
+        sortOption: 'ASCENDING',
+        maxResults: 10,
+        pageToken: asc2.prevPageToken,
+      })) as Wire;
       expect(ids(ascBack)).toEqual(ids(asc));
-      const updAsc = (await w.anon.posts.list({ blogId: w.blogId, orderBy: 'UPDATED', sortOption: 'ASCENDING', maxResults: 500 })) as Wire;
+      const updAsc = (await w.anon.posts.list({
+        blogId: w.blogId,
+        orderBy: 'UPDATED',
+        sortOption: 'ASCENDING',
+        maxResults: 500,
+      })) as Wire;
       expect(ids(updAsc).at(-1)).toBe(item[3]);
       expect(ids(updAsc)[0]).toBe(item[0]);
     });
@@ -212,7 +302,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const walked: string[] = [];
       let token: string | undefined;
       do {
-        const p = (await w.anon.posts.list({ blogId: w.blogId, maxResults: 3, ...(token ? { pageToken: token } : {}) })) as Wire;
+        const p = (await w.anon.posts.list({
+          blogId: w.blogId,
+          maxResults: 3,
+          ...(token ? { pageToken: token } : {}),
+        })) as Wire;
         walked.push(...ids(p));
         token = p.nextPageToken;
       } while (token);
@@ -223,7 +317,12 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
 
     it('startDate is inclusive, endDate exclusive, on the orderBy field', async () => {
       const { w, item } = await twentyFive();
-      const r = (await w.anon.posts.list({ blogId: w.blogId, startDate: iso(at(5)), endDate: iso(at(10)), maxResults: 50 })) as Wire;
+      const r = (await w.anon.posts.list({
+        blogId: w.blogId,
+        startDate: iso(at(5)),
+        endDate: iso(at(10)),
+        maxResults: 50,
+      })) as Wire;
       expect(ids(r)).toEqual([9, 8, 7, 6, 5].map((n) => item[n]));
       const onlyStart = (await w.anon.posts.list({ blogId: w.blogId, startDate: iso(at(22)) })) as Wire;
       expect(ids(onlyStart)).toEqual([24, 23, 22].map((n) => item[n]));
@@ -253,8 +352,18 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       expect(ids(await w.anon.posts.list({ blogId: w.blogId, labels: 'fiv' }))).toEqual([]);
       // Paging through a label filter.
       const lp1 = (await w.anon.posts.list({ blogId: w.blogId, labels: 'five,even', maxResults: 6 })) as Wire;
-      const lp2 = (await w.anon.posts.list({ blogId: w.blogId, labels: 'five,even', maxResults: 6, pageToken: lp1.nextPageToken })) as Wire;
-      const lp3 = (await w.anon.posts.list({ blogId: w.blogId, labels: 'five,even', maxResults: 6, pageToken: lp2.nextPageToken })) as Wire;
+      const lp2 = (await w.anon.posts.list({
+        blogId: w.blogId,
+        labels: 'five,even',
+        maxResults: 6,
+        pageToken: lp1.nextPageToken,
+      })) as Wire;
+      const lp3 = (await w.anon.posts.list({
+        blogId: w.blogId,
+        labels: 'five,even',
+        maxResults: 6,
+        pageToken: lp2.nextPageToken,
+      })) as Wire;
       expect([...ids(lp1), ...ids(lp2), ...ids(lp3)]).toEqual(expected.map((n) => item[n]));
     });
 
@@ -278,14 +387,22 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       // Pages and comments take the same forms.
       const lp = await makePage(w, 'LIVE');
       const dp = await makePage(w, 'DRAFT');
-      expect(ids(await w.author.pages.list({ blogId: b, status: loose('live,draft') })).sort()).toEqual([lp.id, dp.id].sort());
+      expect(ids(await w.author.pages.list({ blogId: b, status: loose('live,draft') })).sort()).toEqual(
+        [lp.id, dp.id].sort(),
+      );
       const c1 = await makeComment(w, live.id, 'PENDING');
       const c2 = await makeComment(w, live.id, 'SPAM');
       const c3 = await makeComment(w, live.id, 'LIVE');
-      const cs = (await w.admin.comments.list({ blogId: b, postId: live.id, status: loose(['pending', 'SPAM']) })) as Wire;
+      const cs = (await w.admin.comments.list({
+        blogId: b,
+        postId: live.id,
+        status: loose(['pending', 'SPAM']),
+      })) as Wire;
       expect(ids(cs).sort()).toEqual([c1.id, c2.id].sort());
       expect(cs.items.map((c: Wire) => c.status).sort()).toEqual(['PENDING', 'SPAM']);
-      expect(ids(await w.admin.comments.listByBlog({ blogId: b, status: loose('live,spam') })).sort()).toEqual([c2.id, c3.id].sort());
+      expect(ids(await w.admin.comments.listByBlog({ blogId: b, status: loose('live,spam') })).sort()).toEqual(
+        [c2.id, c3.id].sort(),
+      );
     });
 
     it('drafts without a published time sort by their updated time under PUBLISHED', async () => {
@@ -297,7 +414,12 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const c = await makePost(w, 'LIVE');
       const all = (await w.author.posts.list({ blogId: w.blogId, status: loose('LIVE,DRAFT') })) as Wire;
       expect(ids(all)).toEqual([c.id, d.id, a.id]);
-      const window = (await w.author.posts.list({ blogId: w.blogId, status: 'DRAFT', startDate: iso(T0 + MINUTE), endDate: iso(T0 + 2 * MINUTE) })) as Wire;
+      const window = (await w.author.posts.list({
+        blogId: w.blogId,
+        status: 'DRAFT',
+        startDate: iso(T0 + MINUTE),
+        endDate: iso(T0 + 2 * MINUTE),
+      })) as Wire;
       expect(ids(window)).toEqual([d.id]);
     });
 
@@ -312,7 +434,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       let token: string | undefined;
       let n = 0;
       do {
-        const p = (await w.anon.pages.list({ blogId: w.blogId, maxResults: 3, ...(token ? { pageToken: token } : {}) })) as Wire;
+        const p = (await w.anon.pages.list({
+          blogId: w.blogId,
+          maxResults: 3,
+          ...(token ? { pageToken: token } : {}),
+        })) as Wire;
         expect(p.items.length).toBeLessThanOrEqual(3);
         walked.push(...ids(p));
         token = p.nextPageToken;
@@ -333,10 +459,20 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         w.clock.advance(MINUTE);
       }
       const p1 = (await w.anon.comments.listByBlog({ blogId: w.blogId, post: a.id, maxResults: 4 })) as Wire;
-      const p2 = (await w.anon.comments.listByBlog({ blogId: w.blogId, post: a.id, maxResults: 4, pageToken: p1.nextPageToken })) as Wire;
+      const p2 = (await w.anon.comments.listByBlog({
+        blogId: w.blogId,
+        post: a.id,
+        maxResults: 4,
+        pageToken: p1.nextPageToken,
+      })) as Wire;
       expect([...ids(p1), ...ids(p2)]).toEqual([...onA].reverse());
       expect(p2.nextPageToken ?? undefined).toBeUndefined();
-      const back = (await w.anon.comments.listByBlog({ blogId: w.blogId, post: a.id, maxResults: 4, pageToken: p2.prevPageToken })) as Wire;
+      const back = (await w.anon.comments.listByBlog({
+        blogId: w.blogId,
+        post: a.id,
+        maxResults: 4,
+        pageToken: p2.prevPageToken,
+      })) as Wire;
       expect(ids(back)).toEqual(ids(p1));
       const dated = (await w.anon.comments.listByBlog({
         blogId: w.blogId,
@@ -358,7 +494,8 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
   describe('posts.search', () => {
     async function corpus() {
       const w = await world(makeDriver());
-      const mk = (title: string, content: string, labels: string[] = []) => makePost(w, 'LIVE', { title, content, labels });
+      const mk = (title: string, content: string, labels: string[] = []) =>
+        makePost(w, 'LIVE', { title, content, labels });
       const posts = {
         both: await mk('Alpha news', '<p>The <b>beta</b> release</p>'),
         alphaOnly: await mk('Alpha only', '<p>nothing else</p>'),
@@ -371,7 +508,8 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       };
       return { w, posts };
     }
-    const q = async (w: World, query: string) => ids(await w.anon.posts.search({ blogId: w.blogId, q: query, maxResults: 50 })).sort();
+    const q = async (w: World, query: string) =>
+      ids(await w.anon.posts.search({ blogId: w.blogId, q: query, maxResults: 50 })).sort();
 
     it('every word must occur, in the title, the HTML-stripped text or the labels', async () => {
       const { w, posts } = await corpus();
@@ -421,7 +559,12 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const pages: Wire[] = [];
       let token: string | undefined;
       do {
-        const p = (await w.anon.posts.search({ blogId: w.blogId, q: '"red apple"', maxResults: 2, ...(token ? { pageToken: token } : {}) })) as Wire;
+        const p = (await w.anon.posts.search({
+          blogId: w.blogId,
+          q: '"red apple"',
+          maxResults: 2,
+          ...(token ? { pageToken: token } : {}),
+        })) as Wire;
         pages.push(p);
         token = p.nextPageToken;
       } while (token && pages.length < 100);
@@ -431,7 +574,12 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const back: string[][] = [];
       let prev = last.prevPageToken as string | undefined;
       while (prev && back.length < 100) {
-        const p = (await w.anon.posts.search({ blogId: w.blogId, q: '"red apple"', maxResults: 2, pageToken: prev })) as Wire;
+        const p = (await w.anon.posts.search({
+          blogId: w.blogId,
+          q: '"red apple"',
+          maxResults: 2,
+          pageToken: prev,
+        })) as Wire;
         back.unshift(ids(p));
         prev = p.prevPageToken;
       }
@@ -443,7 +591,15 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const w = await world(makeDriver());
       const made: string[] = [];
       for (let i = 0; i < 12; i++) {
-        made.push((await makePost(w, 'LIVE', { title: `Searchable ${i}`, content: 'common', labels: i % 3 === 0 ? ['third'] : [] })).id);
+        made.push(
+          (
+            await makePost(w, 'LIVE', {
+              title: `Searchable ${i}`,
+              content: 'common',
+              labels: i % 3 === 0 ? ['third'] : [],
+            })
+          ).id,
+        );
         w.clock.advance(MINUTE);
       }
       await makePost(w, 'LIVE', { title: 'unrelated', content: 'other' });
@@ -452,7 +608,12 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       let token: string | undefined;
       let pages = 0;
       do {
-        const p = (await w.anon.posts.search({ blogId: w.blogId, q: 'common', maxResults: 5, ...(token ? { pageToken: token } : {}) })) as Wire;
+        const p = (await w.anon.posts.search({
+          blogId: w.blogId,
+          q: 'common',
+          maxResults: 5,
+          ...(token ? { pageToken: token } : {}),
+        })) as Wire;
         expect(p.kind).toBe('blogger#postList');
         walked.push(...ids(p));
         token = p.nextPageToken;
@@ -461,13 +622,30 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       expect(pages).toBe(3);
       expect(walked).toEqual([...made].reverse());
       const s1 = (await w.anon.posts.search({ blogId: w.blogId, q: 'common', maxResults: 5 })) as Wire;
-      const s2 = (await w.anon.posts.search({ blogId: w.blogId, q: 'common', maxResults: 5, pageToken: s1.nextPageToken })) as Wire;
-      const s3 = (await w.anon.posts.search({ blogId: w.blogId, q: 'common', maxResults: 5, pageToken: s2.nextPageToken })) as Wire;
-      const sBack = (await w.anon.posts.search({ blogId: w.blogId, q: 'common', maxResults: 5, pageToken: s3.prevPageToken })) as Wire;
+      const s2 = (await w.anon.posts.search({
+        blogId: w.blogId,
+        q: 'common',
+        maxResults: 5,
+        pageToken: s1.nextPageToken,
+      })) as Wire;
+      const s3 = (await w.anon.posts.search({
+        blogId: w.blogId,
+        q: 'common',
+        maxResults: 5,
+        pageToken: s2.nextPageToken,
+      })) as Wire;
+      const sBack = (await w.anon.posts.search({
+        blogId: w.blogId,
+        q: 'common',
+        maxResults: 5,
+        pageToken: s3.prevPageToken,
+      })) as Wire;
       expect(ids(sBack)).toEqual(ids(s2));
       const labelled = ids(await w.anon.posts.search({ blogId: w.blogId, q: 'common', labels: 'third' }));
       expect(labelled).toEqual([9, 6, 3, 0].map((i) => made[i]));
-      const asc = ids(await w.anon.posts.search({ blogId: w.blogId, q: 'common', sortOption: 'ASCENDING', maxResults: 3 }));
+      const asc = ids(
+        await w.anon.posts.search({ blogId: w.blogId, q: 'common', sortOption: 'ASCENDING', maxResults: 3 }),
+      );
       expect(asc).toEqual(made.slice(0, 3));
       const dated = ids(await w.anon.posts.search({ blogId: w.blogId, q: 'common', startDate: iso(T0 + 10 * MINUTE) }));
       expect(dated).toEqual([made[11], made[10]]);

@@ -5,7 +5,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../src/http/index.js';
-import { expectError, expectNoWrite, makePage, makePost, newService, makeClock, world, MINUTE, type Wire } from './helpers.js';
+import {
+  expectError,
+  expectNoWrite,
+  makePage,
+  makePost,
+  newService,
+  makeClock,
+  world,
+  MINUTE,
+  type Wire,
+} from './helpers.js';
 import { DRIVERS } from '../support/drivers.js';
 
 const contents = (list: Wire) => (list.items as Wire[]).map((r) => r.content);
@@ -19,7 +29,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       w.clock.advance(MINUTE);
       await w.author.posts.patch({ blogId, postId: post.id, body: { content: 'v2' } });
       w.clock.advance(MINUTE);
-      await w.author.posts.update({ blogId, postId: post.id, body: { title: 'new title', content: 'v3', labels: ['b'] } });
+      await w.author.posts.update({
+        blogId,
+        postId: post.id,
+        body: { title: 'new title', content: 'v3', labels: ['b'] },
+      });
       await w.author.posts.publish({ blogId, postId: post.id });
       await w.author.posts.revert({ blogId, postId: post.id });
       await w.author.posts.patch({ blogId, postId: post.id, body: { content: 'v3' } }); // nothing changed: nothing kept
@@ -27,11 +41,22 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       expect(list.kind).toBe('blogcore#revisionList');
       expect(contents(list)).toEqual(['v2', 'v1']);
       const [v2, v1] = list.items as Wire[];
-      expect(v1).toMatchObject({ kind: 'blogcore#revision', post: { id: post.id }, blog: { id: blogId }, title: post.title, labels: ['a'] });
+      expect(v1).toMatchObject({
+        kind: 'blogcore#revision',
+        post: { id: post.id },
+        blog: { id: blogId },
+        title: post.title,
+        labels: ['a'],
+      });
       expect(v2!.labels).toEqual(['a']);
       expect(await w.author.posts.revisions.get({ blogId, postId: post.id, revisionId: v1!.id })).toEqual(v1);
       const paged = (await w.author.posts.revisions.list({ blogId, postId: post.id, maxResults: 1 })) as Wire;
-      const next = (await w.author.posts.revisions.list({ blogId, postId: post.id, maxResults: 1, pageToken: paged.nextPageToken })) as Wire;
+      const next = (await w.author.posts.revisions.list({
+        blogId,
+        postId: post.id,
+        maxResults: 1,
+        pageToken: paged.nextPageToken,
+      })) as Wire;
       expect([...contents(paged), ...contents(next)]).toEqual(['v2', 'v1']);
     });
 
@@ -39,18 +64,35 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const w = await world(makeDriver());
       const blogId = w.blogId;
       const post = await makePost(w, 'LIVE', { content: 'first', labels: ['old'] });
-      const edited = await w.author.posts.patch({ blogId, postId: post.id, body: { content: 'second', labels: ['new'] } });
+      const edited = await w.author.posts.patch({
+        blogId,
+        postId: post.id,
+        body: { content: 'second', labels: ['new'] },
+      });
       const [first] = ((await w.author.posts.revisions.list({ blogId, postId: post.id })) as Wire).items as Wire[];
       // Someone edits meanwhile: a restore based on the etag read before is refused and changes nothing.
       await w.admin.posts.patch({ blogId, postId: post.id, body: { content: 'third' } });
       await expectNoWrite(w, () =>
-        expectError(w.author.posts.revisions.restore({ blogId, postId: post.id, revisionId: first!.id, ifMatch: edited.etag }), 412, 'conditionNotMet'),
+        expectError(
+          w.author.posts.revisions.restore({ blogId, postId: post.id, revisionId: first!.id, ifMatch: edited.etag }),
+          412,
+          'conditionNotMet',
+        ),
       );
       const current = (await w.author.posts.get({ blogId, postId: post.id })) as Wire;
-      const restored = (await w.author.posts.revisions.restore({ blogId, postId: post.id, revisionId: first!.id, ifMatch: current.etag })) as Wire;
+      const restored = (await w.author.posts.revisions.restore({
+        blogId,
+        postId: post.id,
+        revisionId: first!.id,
+        ifMatch: current.etag,
+      })) as Wire;
       expect(restored).toMatchObject({ kind: 'blogger#post', content: 'first', labels: ['old'] });
       expect(w.events.filter((e) => e.type === 'post.updated').length).toBeGreaterThan(0);
-      expect(contents(await w.author.posts.revisions.list({ blogId, postId: post.id }))).toEqual(['third', 'second', 'first']);
+      expect(contents(await w.author.posts.revisions.list({ blogId, postId: post.id }))).toEqual([
+        'third',
+        'second',
+        'first',
+      ]);
       expect(((await w.anon.labels.list({ blogId })) as Wire).items.map((l: Wire) => l.name)).toEqual(['old']);
     });
 
@@ -82,14 +124,38 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const [rev] = ((await w.author2.posts.revisions.list({ blogId, postId: draft.id })) as Wire).items as Wire[];
       expect(rev!.content).toBe('d1');
       await expectError(w.reader.posts.revisions.list({ blogId, postId: draft.id }), 403, 'forbidden');
-      await expectError(w.anon.posts.revisions.get({ blogId, postId: draft.id, revisionId: rev!.id }), 403, 'forbidden');
-      await expectError(w.author2.posts.revisions.restore({ blogId, postId: draft.id, revisionId: rev!.id }), 403, 'forbidden');
+      await expectError(
+        w.anon.posts.revisions.get({ blogId, postId: draft.id, revisionId: rev!.id }),
+        403,
+        'forbidden',
+      );
+      await expectError(
+        w.author2.posts.revisions.restore({ blogId, postId: draft.id, revisionId: rev!.id }),
+        403,
+        'forbidden',
+      );
       const other = await makePost(w, 'LIVE');
-      await expectError(w.author.posts.revisions.get({ blogId, postId: other.id, revisionId: rev!.id }), 404, 'notFound');
+      await expectError(
+        w.author.posts.revisions.get({ blogId, postId: other.id, revisionId: rev!.id }),
+        404,
+        'notFound',
+      );
       await w.author.posts.delete({ blogId, postId: draft.id, useTrash: true });
-      await expectError(w.author.posts.revisions.restore({ blogId, postId: draft.id, revisionId: rev!.id }), 409, 'conflict');
+      await expectError(
+        w.author.posts.revisions.restore({ blogId, postId: draft.id, revisionId: rev!.id }),
+        409,
+        'conflict',
+      );
       await w.author.posts.delete({ blogId, postId: draft.id });
-      expect(await w.driver.list({ collection: 'revisions', index: 'item', prefix: [draft.id], direction: 'asc', limit: 10 })).toEqual([]);
+      expect(
+        await w.driver.list({
+          collection: 'revisions',
+          index: 'item',
+          prefix: [draft.id],
+          direction: 'asc',
+          limit: 10,
+        }),
+      ).toEqual([]);
     });
   });
 
@@ -100,10 +166,20 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const page = await makePage(w, 'LIVE', { title: 'About', content: 'p1' });
       await w.admin.pages.patch({ blogId, pageId: page.id, body: { title: 'About us', content: 'p2' } });
       const list = (await w.author.pages.revisions.list({ blogId, pageId: page.id })) as Wire;
-      expect(list.items).toEqual([expect.objectContaining({ kind: 'blogcore#revision', page: { id: page.id }, title: 'About', content: 'p1' })]);
+      expect(list.items).toEqual([
+        expect.objectContaining({ kind: 'blogcore#revision', page: { id: page.id }, title: 'About', content: 'p1' }),
+      ]);
       expect(list.items[0]).not.toHaveProperty('labels');
-      await expectError(w.author.pages.revisions.restore({ blogId, pageId: page.id, revisionId: list.items[0].id }), 403, 'forbidden');
-      const restored = (await w.admin.pages.revisions.restore({ blogId, pageId: page.id, revisionId: list.items[0].id })) as Wire;
+      await expectError(
+        w.author.pages.revisions.restore({ blogId, pageId: page.id, revisionId: list.items[0].id }),
+        403,
+        'forbidden',
+      );
+      const restored = (await w.admin.pages.revisions.restore({
+        blogId,
+        pageId: page.id,
+        revisionId: list.items[0].id,
+      })) as Wire;
       expect(restored).toMatchObject({ kind: 'blogger#page', title: 'About', content: 'p1' });
     });
   });
@@ -118,7 +194,9 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const list = (await (await handler(new Request(base))).json()) as Wire;
       const id = list.items[0].id as string;
       expect((await (await handler(new Request(`${base}/${id}`))).json()) as Wire).toMatchObject({ id, content: 'h1' });
-      const stale = await handler(new Request(`${base}/${id}/restore`, { method: 'POST', headers: { 'if-match': post.etag } }));
+      const stale = await handler(
+        new Request(`${base}/${id}/restore`, { method: 'POST', headers: { 'if-match': post.etag } }),
+      );
       expect(stale.status).toBe(412);
       const ok = await handler(new Request(`${base}/${id}/restore`, { method: 'POST' }));
       expect(ok.status).toBe(200);

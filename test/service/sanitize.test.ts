@@ -9,7 +9,8 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     const w = await world(makeDriver());
     const p = await makePost(w, 'LIVE');
     const out: string[] = [];
-    for (const content of contents) out.push(((await w.anon.comments.insert({ blogId: w.blogId, postId: p.id, body: { content } })) as Wire).content);
+    for (const content of contents)
+      out.push(((await w.anon.comments.insert({ blogId: w.blogId, postId: p.id, body: { content } })) as Wire).content);
     return out;
   }
 
@@ -29,13 +30,15 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     });
 
     it('escapes stray angle brackets, balances tags, drops other tags but keeps their text', async () => {
-      expect(await sanitized(['a < b and c > d', '<b>open <i>nested', '</p>stray</b> close', '<div><span>inner</span></div>', '<<b>>'])).toEqual([
-        'a &lt; b and c &gt; d',
-        '<b>open <i>nested</i></b>',
-        'stray close',
-        'inner',
-        '&lt;<b>&gt;</b>',
-      ]);
+      expect(
+        await sanitized([
+          'a < b and c > d',
+          '<b>open <i>nested',
+          '</p>stray</b> close',
+          '<div><span>inner</span></div>',
+          '<<b>>',
+        ]),
+      ).toEqual(['a &lt; b and c &gt; d', '<b>open <i>nested</i></b>', 'stray close', 'inner', '&lt;<b>&gt;</b>']);
     });
 
     it('drops scripts, styles and frames with their content, unsafe hrefs and every other attribute', async () => {
@@ -51,7 +54,9 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
 
     it('no hostile comment keeps a script, an event handler or a javascript: link', async () => {
       for (const content of await sanitized(HOSTILE_COMMENTS)) {
-        expect(content).not.toMatch(/<(script|img|svg|iframe|object|embed|style|form|input|meta|base|math|details|body)/i);
+        expect(content).not.toMatch(
+          /<(script|img|svg|iframe|object|embed|style|form|input|meta|base|math|details|body)/i,
+        );
         expect(content).not.toMatch(/<[^>]*\son\w+\s*=/i);
         expect(content).not.toMatch(/href="\s*(javascript|data|vbscript)/i);
         expect(content).not.toContain('[removed]');

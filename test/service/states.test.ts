@@ -143,15 +143,25 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const live = (await w.author.posts.insert({ blogId: b, body: { title: 'a', content: 'x' } })) as Wire;
       expect(live.status).toBe('LIVE');
       expect(live.published).toBe(iso(T0));
-      const draft = (await w.author.posts.insert({ blogId: b, body: { title: 'b', content: 'x' }, isDraft: true })) as Wire;
+      const draft = (await w.author.posts.insert({
+        blogId: b,
+        body: { title: 'b', content: 'x' },
+        isDraft: true,
+      })) as Wire;
       expect(draft.status).toBe('DRAFT');
       const future = iso(T0 + 2 * DAY);
-      const sched = (await w.author.posts.insert({ blogId: b, body: { title: 'c', content: 'x', published: future } })) as Wire;
+      const sched = (await w.author.posts.insert({
+        blogId: b,
+        body: { title: 'c', content: 'x', published: future },
+      })) as Wire;
       expect(sched.status).toBe('SCHEDULED');
       expect(sched.published).toBe(future);
       // The url is assigned when the post is scheduled.
       expect(sched.url).toBe(`${BLOG_URL}2026/03/c.html`);
-      const back = (await w.author.posts.insert({ blogId: b, body: { title: 'd', content: 'x', published: PAST } })) as Wire;
+      const back = (await w.author.posts.insert({
+        blogId: b,
+        body: { title: 'd', content: 'x', published: PAST },
+      })) as Wire;
       expect(back.status).toBe('LIVE');
       expect(back.published).toBe(PAST);
       expect(back.url).toBe(`${BLOG_URL}2026/02/d.html`);
@@ -166,7 +176,10 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
     it('a scheduled post is hidden until its time, then LIVE by itself with exactly one post.published', async () => {
       const w = await world(makeDriver());
       const when = T0 + 2 * HOUR;
-      const p = (await w.author.posts.insert({ blogId: w.blogId, body: { title: 'Later', content: 'x', published: iso(when) } })) as Wire;
+      const p = (await w.author.posts.insert({
+        blogId: w.blogId,
+        body: { title: 'Later', content: 'x', published: iso(when) },
+      })) as Wire;
       await settle();
       expect(w.events.filter((e) => e.type === 'post.published')).toEqual([]);
       await expectError(w.anon.posts.get(k(w, p)), 404, 'notFound');
@@ -273,7 +286,10 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const patched = (await w.author.posts.patch({ ...k(w, p), body: { published: PAST, title: 'new' } })) as Wire;
       expect(patched.published).toBe(p.published);
       expect(patched.status).toBe('LIVE');
-      const put = (await w.author.posts.update({ ...k(w, p), body: { published: iso(T0 + 9 * DAY), title: 'n', content: 'c' } })) as Wire;
+      const put = (await w.author.posts.update({
+        ...k(w, p),
+        body: { published: iso(T0 + 9 * DAY), title: 'n', content: 'c' },
+      })) as Wire;
       expect(put.published).toBe(p.published);
       expect(put.status).toBe('LIVE');
     });
@@ -321,7 +337,9 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       expect(republished.status).toBe('LIVE');
       expect(republished.url).toBe(p.url);
       expect(((await w.anon.posts.getByPath({ blogId: w.blogId, path: pathOf(p.url) })) as Wire).id).toBe(p.id);
-      expect(((await w.anon.posts.get({ ...k(w, p), maxComments: 5 })) as Wire).replies.items.map((x: Wire) => x.id)).toEqual([c.id]);
+      expect(
+        ((await w.anon.posts.get({ ...k(w, p), maxComments: 5 })) as Wire).replies.items.map((x: Wire) => x.id),
+      ).toEqual([c.id]);
     });
 
     it('a reverted post keeps its url; getByPath does not find it while it is a DRAFT', async () => {
@@ -345,7 +363,10 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       await w.author.posts.delete(k(w, p));
       await expectError(w.service.posts.get(k(w, p)), 404, 'notFound');
       await expectError(w.service.comments.get({ ...k(w, p), commentId: c.id }), 404, 'notFound');
-      const all = (await w.service.comments.listByBlog({ blogId: w.blogId, status: ['LIVE', 'EMPTIED', 'PENDING', 'SPAM'] })) as Wire;
+      const all = (await w.service.comments.listByBlog({
+        blogId: w.blogId,
+        status: ['LIVE', 'EMPTIED', 'PENDING', 'SPAM'],
+      })) as Wire;
       expect(ids(all)).toEqual([kept.id]);
     });
 
@@ -364,15 +385,31 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
 
   type PageOutcome = PageState | 'gone' | 409;
   const pk = (w: World, page: Wire) => ({ blogId: w.blogId, pageId: page.id as string });
-  const pageOps: Array<{ name: string; run: (w: World, p: Wire) => Promise<unknown>; expected: Record<PageState, PageOutcome> }> = [
-    { name: 'publish()', run: (w, p) => w.admin.pages.publish(pk(w, p)), expected: { LIVE: 'LIVE', DRAFT: 'LIVE', SOFT_TRASHED: 409 } },
-    { name: 'revert()', run: (w, p) => w.admin.pages.revert(pk(w, p)), expected: { LIVE: 'DRAFT', DRAFT: 'DRAFT', SOFT_TRASHED: 'DRAFT' } },
+  const pageOps: Array<{
+    name: string;
+    run: (w: World, p: Wire) => Promise<unknown>;
+    expected: Record<PageState, PageOutcome>;
+  }> = [
+    {
+      name: 'publish()',
+      run: (w, p) => w.admin.pages.publish(pk(w, p)),
+      expected: { LIVE: 'LIVE', DRAFT: 'LIVE', SOFT_TRASHED: 409 },
+    },
+    {
+      name: 'revert()',
+      run: (w, p) => w.admin.pages.revert(pk(w, p)),
+      expected: { LIVE: 'DRAFT', DRAFT: 'DRAFT', SOFT_TRASHED: 'DRAFT' },
+    },
     {
       name: 'delete({useTrash: true})',
       run: (w, p) => w.admin.pages.delete({ ...pk(w, p), useTrash: true }),
       expected: { LIVE: 'SOFT_TRASHED', DRAFT: 'SOFT_TRASHED', SOFT_TRASHED: 409 },
     },
-    { name: 'delete()', run: (w, p) => w.admin.pages.delete(pk(w, p)), expected: { LIVE: 'gone', DRAFT: 'gone', SOFT_TRASHED: 'gone' } },
+    {
+      name: 'delete()',
+      run: (w, p) => w.admin.pages.delete(pk(w, p)),
+      expected: { LIVE: 'gone', DRAFT: 'gone', SOFT_TRASHED: 'gone' },
+    },
     {
       name: 'update()',
       run: (w, p) => w.admin.pages.update({ ...pk(w, p), body: { title: 'T', content: 'c' } }),
@@ -421,10 +458,17 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
 
     it('page insert: LIVE, or DRAFT with isDraft (no url until published)', async () => {
       const w = await world(makeDriver());
-      const live = (await w.admin.pages.insert({ blogId: w.blogId, body: { title: 'Live Page', content: 'x' } })) as Wire;
+      const live = (await w.admin.pages.insert({
+        blogId: w.blogId,
+        body: { title: 'Live Page', content: 'x' },
+      })) as Wire;
       expect(live.status).toBe('LIVE');
       expect(live.url).toBe(`${BLOG_URL}p/live-page.html`);
-      const draft = (await w.admin.pages.insert({ blogId: w.blogId, body: { title: 'Draft Page', content: 'x' }, isDraft: true })) as Wire;
+      const draft = (await w.admin.pages.insert({
+        blogId: w.blogId,
+        body: { title: 'Draft Page', content: 'x' },
+        isDraft: true,
+      })) as Wire;
       expect(draft.status).toBe('DRAFT');
       expect(draft.url ?? undefined).toBeUndefined();
     });
@@ -519,7 +563,11 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       const post = await makePost(w, 'LIVE');
       const a = await makeComment(w, post.id, 'LIVE', 'first');
       w.clock.advance(1000);
-      const b = (await w.reader.comments.insert({ blogId: w.blogId, postId: post.id, body: { content: 'second' } })) as Wire;
+      const b = (await w.reader.comments.insert({
+        blogId: w.blogId,
+        postId: post.id,
+        body: { content: 'second' },
+      })) as Wire;
       await w.admin.comments.approve({ blogId: w.blogId, postId: post.id, commentId: b.id });
       w.clock.advance(1000);
       const c = await makeComment(w, post.id, 'LIVE', 'third');
@@ -553,10 +601,26 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
       for (const state of ['DRAFT', 'SCHEDULED', 'SOFT_TRASHED'] as const) {
         const p = await makePost(w, state);
         await expectNoWrite(w, async () => {
-          await expectError(w.author.comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }), 409, 'conflict');
-          await expectError(w.admin.comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }), 409, 'conflict');
-          await expectError(w.anon.comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }), 404, 'notFound');
-          await expectError(w.reader.comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }), 404, 'notFound');
+          await expectError(
+            w.author.comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }),
+            409,
+            'conflict',
+          );
+          await expectError(
+            w.admin.comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }),
+            409,
+            'conflict',
+          );
+          await expectError(
+            w.anon.comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }),
+            404,
+            'notFound',
+          );
+          await expectError(
+            w.reader.comments.insert({ blogId: w.blogId, postId: p.id, body: { content: 'x' } }),
+            404,
+            'notFound',
+          );
         });
       }
     });

@@ -40,14 +40,30 @@ interface Violation {
 async function violations(page: Page, only?: string[]): Promise<string[]> {
   await page.addScriptTag({ content: AXE });
   const found = await page.evaluate(async (rules) => {
-    const axe = (globalThis as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: unknown[] }> } }).axe;
+    const axe = (
+      globalThis as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: unknown[] }> } }
+    ).axe;
     return (await axe.run(document, rules ? { runOnly: { type: 'rule', values: rules } } : {})).violations;
   }, only);
-  return (found as Violation[]).map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  return (found as Violation[]).map(
+    (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+  );
 }
 
 describe('axe-core finds no violation', () => {
-  const kinds = ['home', 'older', 'post', 'pending', 'hostile', 'comments', 'page', 'label', 'month', 'search', 'notFound'];
+  const kinds = [
+    'home',
+    'older',
+    'post',
+    'pending',
+    'hostile',
+    'comments',
+    'page',
+    'label',
+    'month',
+    'search',
+    'notFound',
+  ];
   for (const scheme of ['light', 'dark'] as const) {
     describe(scheme, () => {
       // One tab per colour scheme, reused page after page (a context costs more than the check).
@@ -86,11 +102,19 @@ describe('axe-core finds no violation', () => {
 });
 
 test('on a phone-sized screen nothing is wider than the screen', async () => {
-  const context = await browser.newContext({ viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  const context = await browser.newContext({
+    viewport: { width: 360, height: 740 },
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+  });
   const page = await context.newPage();
   for (const kind of ['home', 'post', 'hostile', 'comments', 'search']) {
     await page.goto(urls[kind]!);
-    const { scroll, width } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
+    const { scroll, width } = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      width: window.innerWidth,
+    }));
     expect(scroll, kind).toBeLessThanOrEqual(width);
   }
   await context.close();

@@ -81,7 +81,9 @@ test('a second export rewrites only what changed: the edited and deleted posts a
           // are cut at posts chosen by id, once a page holds enough).
           const shown = articles(v.text);
           const first = !f.includes('page/');
-          return shown.length > (first ? 10 : 5) && shown.length < (first ? 40 : 35) && shown[shown.length - 1] !== pathOf(p);
+          return (
+            shown.length > (first ? 10 : 5) && shown.length < (first ? 40 : 35) && shown[shown.length - 1] !== pathOf(p)
+          );
         }),
   )!;
   expect(deleted).toBeDefined();
@@ -110,7 +112,9 @@ test('a second export rewrites only what changed: the edited and deleted posts a
     'sitemap.xml',
     'feeds/posts/default.xml',
     'feeds/posts/rss.xml',
-    ...[...before, ...after].filter(([f, v]) => isList(f) && (names(v.text, edited) || names(v.text, deleted))).map(([f]) => f),
+    ...[...before, ...after]
+      .filter(([f, v]) => isList(f) && (names(v.text, edited) || names(v.text, deleted)))
+      .map(([f]) => f),
   ]);
   expect(changed.filter((f) => !allowed.has(f))).toEqual([]);
   // …and each list page that names the edited post shows its new title.
@@ -137,7 +141,18 @@ test('--format site needs --out', () => {
 });
 
 test("serve --site answers the blog's pages at / and the API under /v3", async () => {
-  const p = start(['dist/cli.js', 'serve', '--site', '--quiet', '--db', join(dir, 'served.db'), '--port', '0', '--host', '127.0.0.1']);
+  const p = start([
+    'dist/cli.js',
+    'serve',
+    '--site',
+    '--quiet',
+    '--db',
+    join(dir, 'served.db'),
+    '--port',
+    '0',
+    '--host',
+    '127.0.0.1',
+  ]);
   try {
     const site = (await p.waitFor(/Site: (http:\/\/127\.0\.0\.1:\d+)\//))[1]!;
     const home = await fetch(`${site}/`);

@@ -34,7 +34,8 @@ const fileFetch =
   (root: string) =>
   async (url: string): Promise<Fetched> => {
     const path = decodeURIComponent(new URL(url).pathname).slice(1);
-    const candidates = path === '' || path.endsWith('/') ? [`${path}index.html`] : [path, `${path}.html`, `${path}/index.html`];
+    const candidates =
+      path === '' || path.endsWith('/') ? [`${path}index.html`] : [path, `${path}.html`, `${path}/index.html`];
     for (const c of candidates) {
       const file = join(root, c);
       if (existsSync(file) && !c.endsWith('/')) {
@@ -51,7 +52,9 @@ const fileFetch =
   };
 
 function expectComplete(c: Crawl) {
-  const broken = [...c.pages].filter(([, p]) => p.status !== 200).map(([url, p]) => `${url} → ${p.status} (linked from ${c.from.get(url)})`);
+  const broken = [...c.pages]
+    .filter(([, p]) => p.status !== 200)
+    .map(([url, p]) => `${url} → ${p.status} (linked from ${c.from.get(url)})`);
   expect(broken).toEqual([]);
   const reached = new Set(c.pages.keys());
   const missing = [...seeded.posts, ...seeded.pages].filter((p) => !reached.has(p.url!)).map((p) => p.url);

@@ -31,7 +31,8 @@ export function linksOf(html: string, base: string): string[] {
   const visit = (node: Node) => {
     const attr = (name: string) => node.attrs?.find((a) => a.name === name)?.value;
     if ((node.nodeName === 'a' || node.nodeName === 'link') && attr('href') !== undefined) out.push(attr('href')!);
-    if (node.nodeName === 'form' && (attr('method') ?? 'get').toLowerCase() === 'get' && attr('action') !== undefined) out.push(attr('action')!);
+    if (node.nodeName === 'form' && (attr('method') ?? 'get').toLowerCase() === 'get' && attr('action') !== undefined)
+      out.push(attr('action')!);
     for (const child of node.childNodes ?? []) visit(child);
     if (node.content) visit(node.content);
   };

@@ -31,7 +31,10 @@ const DAY = 86_400_000;
 /** Fills a blog: 40 LIVE posts over three months and four labels, pages, comments in every state, and hidden posts and pages. */
 export async function seed(service: BlogService, url: string): Promise<Seeded> {
   await service.users.insert({ body: { id: 'ada', displayName: 'Ada Author', url: 'https://ada.example/' } });
-  const blog = await service.blogs.insert({ body: { name: 'Field Notes', url, description: 'Notes from the field.' }, ownerId: 'ada' });
+  const blog = await service.blogs.insert({
+    body: { name: 'Field Notes', url, description: 'Notes from the field.' },
+    ownerId: 'ada',
+  });
   const blogId = blog.id;
   const start = Date.UTC(2026, 7, 3);
   const posts: Post[] = [];
@@ -42,7 +45,9 @@ export async function seed(service: BlogService, url: string): Promise<Seeded> {
         body: {
           title: `Field note ${i}`,
           content: `<p>Observation ${i}: the <em>river</em> was ${i % 2 ? 'high' : 'low'}.</p><p>${'More words about the day. '.repeat(12)}</p>`,
-          labels: [['rivers', 'birds', 'weather', 'maps'][i % 4]!, ...(i % 5 === 0 ? ['weather'] : [])].filter((l, k, a) => a.indexOf(l) === k),
+          labels: [['rivers', 'birds', 'weather', 'maps'][i % 4]!, ...(i % 5 === 0 ? ['weather'] : [])].filter(
+            (l, k, a) => a.indexOf(l) === k,
+          ),
           published: new Date(start + i * 2 * DAY).toISOString(),
         },
       }),
@@ -60,19 +65,43 @@ export async function seed(service: BlogService, url: string): Promise<Seeded> {
   posts.push(hostile);
   const chatty = posts[38]!;
   for (let i = 0; i < 55; i++)
-    await service.comments.insert({ blogId, postId: chatty.id, body: { content: `Comment number ${i}`, author: { displayName: `Reader ${i}` } } });
+    await service.comments.insert({
+      blogId,
+      postId: chatty.id,
+      body: { content: `Comment number ${i}`, author: { displayName: `Reader ${i}` } },
+    });
   const withComments = posts[37]!;
-  const first = await service.comments.insert({ blogId, postId: withComments.id, body: { content: 'A <b>kept</b> comment', author: { displayName: 'Kim' } } });
+  const first = await service.comments.insert({
+    blogId,
+    postId: withComments.id,
+    body: { content: 'A <b>kept</b> comment', author: { displayName: 'Kim' } },
+  });
   const anon = service.as(null);
-  const pending = await anon.comments.insert({ blogId, postId: withComments.id, body: { content: 'PENDING-COMMENT-TEXT' } });
-  const spam = await service.comments.insert({ blogId, postId: withComments.id, body: { content: 'SPAM-COMMENT-TEXT' } });
+  const pending = await anon.comments.insert({
+    blogId,
+    postId: withComments.id,
+    body: { content: 'PENDING-COMMENT-TEXT' },
+  });
+  const spam = await service.comments.insert({
+    blogId,
+    postId: withComments.id,
+    body: { content: 'SPAM-COMMENT-TEXT' },
+  });
   await service.comments.markAsSpam({ blogId, postId: withComments.id, commentId: spam.id });
-  const emptied = await service.comments.insert({ blogId, postId: withComments.id, body: { content: 'EMPTIED-COMMENT-TEXT', inReplyTo: { id: first.id } } });
+  const emptied = await service.comments.insert({
+    blogId,
+    postId: withComments.id,
+    body: { content: 'EMPTIED-COMMENT-TEXT', inReplyTo: { id: first.id } },
+  });
   await service.comments.removeContent({ blogId, postId: withComments.id, commentId: emptied.id });
   void pending;
 
   // What a reader never sees: a draft (with its own label), a scheduled post, a trashed and a reverted one, a draft and a trashed page.
-  const draft = await service.posts.insert({ blogId, isDraft: true, body: { title: 'SECRET DRAFT', content: '<p>x</p>', labels: ['secret-label'] } });
+  const draft = await service.posts.insert({
+    blogId,
+    isDraft: true,
+    body: { title: 'SECRET DRAFT', content: '<p>x</p>', labels: ['secret-label'] },
+  });
   const scheduled = await service.posts.insert({
     blogId,
     body: { title: 'SECRET SCHEDULED', content: '<p>x</p>', published: new Date(Date.now() + 30 * DAY).toISOString() },
@@ -91,10 +120,19 @@ export async function seed(service: BlogService, url: string): Promise<Seeded> {
     await service.pages.insert({ blogId, body: { title: 'About', content: '<p>About these notes.</p>' } }),
     await service.pages.insert({ blogId, body: { title: 'Colophon', content: '<p>Made with blogcore.</p>' } }),
   ];
-  const draftPage = await service.pages.insert({ blogId, isDraft: true, body: { title: 'SECRET PAGE', content: '<p>x</p>' } });
-  const trashedPage = await service.pages.insert({ blogId, body: { title: 'SECRET TRASHED PAGE', content: '<p>x</p>' } });
+  const draftPage = await service.pages.insert({
+    blogId,
+    isDraft: true,
+    body: { title: 'SECRET PAGE', content: '<p>x</p>' },
+  });
+  const trashedPage = await service.pages.insert({
+    blogId,
+    body: { title: 'SECRET TRASHED PAGE', content: '<p>x</p>' },
+  });
   await service.pages.delete({ blogId, pageId: trashedPage.id, useTrash: true });
-  const hiddenUrls = [scheduled.url, trashed.url, reverted.url, trashedPage.url].filter((u): u is string => typeof u === 'string');
+  const hiddenUrls = [scheduled.url, trashed.url, reverted.url, trashedPage.url].filter(
+    (u): u is string => typeof u === 'string',
+  );
   void draft;
   void draftPage;
   const live = (await service.as(null).posts.list({ blogId, maxResults: 500 })).items;
@@ -103,7 +141,15 @@ export async function seed(service: BlogService, url: string): Promise<Seeded> {
     posts: live,
     pages,
     hidden: {
-      titles: ['SECRET DRAFT', 'SECRET SCHEDULED', 'SECRET TRASHED', 'SECRET REVERTED', 'SECRET PAGE', 'SECRET TRASHED PAGE', 'secret-label'],
+      titles: [
+        'SECRET DRAFT',
+        'SECRET SCHEDULED',
+        'SECRET TRASHED',
+        'SECRET REVERTED',
+        'SECRET PAGE',
+        'SECRET TRASHED PAGE',
+        'secret-label',
+      ],
       urls: hiddenUrls,
     },
     chatty: (await service.posts.get({ blogId, postId: chatty.id })) as Post,
@@ -120,7 +166,10 @@ export interface SiteServer {
 }
 
 /** A node:http server: the site first, then the API for whatever the site leaves. */
-export async function serveSite(options: SiteOptions = {}, driver: StorageDriver = memoryDriver()): Promise<SiteServer> {
+export async function serveSite(
+  options: SiteOptions = {},
+  driver: StorageDriver = memoryDriver(),
+): Promise<SiteServer> {
   const server: Server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -143,7 +192,11 @@ export async function serveSite(options: SiteOptions = {}, driver: StorageDriver
 }
 
 /** One url of each kind of page the site has (the later pages found by following the links that lead there). */
-export async function pageOfEachKind(seeded: Seeded, origin: string, get: (url: string) => Promise<string>): Promise<Record<string, string>> {
+export async function pageOfEachKind(
+  seeded: Seeded,
+  origin: string,
+  get: (url: string) => Promise<string>,
+): Promise<Record<string, string>> {
   const path = (url: string) => origin + new URL(url).pathname;
   const follow = async (url: string, pattern: RegExp) => {
     const m = pattern.exec(await get(url));

@@ -30,7 +30,11 @@ const postTitled = (title: string) => seeded.posts.find((p) => p.title === title
 
 describe('what a reader may not see', () => {
   test('drafts, scheduled, trashed and reverted posts, hidden pages and draft-only labels get the 404 a missing page gets', async () => {
-    const all = await srv.service.posts.list({ blogId: seeded.blogId, status: ['DRAFT', 'SCHEDULED', 'SOFT_TRASHED'], maxResults: 50 });
+    const all = await srv.service.posts.list({
+      blogId: seeded.blogId,
+      status: ['DRAFT', 'SCHEDULED', 'SOFT_TRASHED'],
+      maxResults: 50,
+    });
     const reverted = all.items.find((p) => p.title === 'SECRET REVERTED')!;
     const hidden = [...seeded.hidden.urls.map(at), `${srv.origin}/search/label/secret-label`, `${srv.origin}/2026/12/`];
     expect(reverted.url).toBeDefined();
@@ -86,7 +90,13 @@ describe('caching', () => {
 
   test('the sitemap, robots.txt and the feeds are served with their own types', async () => {
     const types = await Promise.all(
-      ['/sitemap.xml', '/robots.txt', '/feeds/posts/default', '/feeds/posts/default?alt=rss', '/feeds/posts/default/-/rivers'].map(async (p) => {
+      [
+        '/sitemap.xml',
+        '/robots.txt',
+        '/feeds/posts/default',
+        '/feeds/posts/default?alt=rss',
+        '/feeds/posts/default/-/rivers',
+      ].map(async (p) => {
         const r = await fetch(srv.origin + p);
         return [r.status, r.headers.get('content-type')];
       }),
@@ -100,20 +110,28 @@ describe('caching', () => {
     ]);
   });
   test('each feed names its own address in rel="self", live and in a static export', async () => {
-    const selfOf = (xml: string) => /<(?:atom:)?link rel="self"[^>]*href="([^"]+)"/.exec(xml)?.[1]?.replaceAll('&amp;', '&');
+    const selfOf = (xml: string) =>
+      /<(?:atom:)?link rel="self"[^>]*href="([^"]+)"/.exec(xml)?.[1]?.replaceAll('&amp;', '&');
     for (const p of ['/feeds/posts/default', '/feeds/posts/default?alt=rss', '/feeds/posts/default/-/rivers']) {
       expect(selfOf(await (await fetch(srv.origin + p)).text()), p).toBe(srv.origin + p);
     }
     const files = new Map<string, string>();
-    await exportSite(srv.service, { blogId: seeded.blogId, files: { write: async (p, t) => void files.set(p, t), remove: async () => {} } });
-    for (const p of ['feeds/posts/default.xml', 'feeds/posts/rss.xml']) expect(selfOf(files.get(p)!), p).toBe(`${srv.origin}/${p}`);
+    await exportSite(srv.service, {
+      blogId: seeded.blogId,
+      files: { write: async (p, t) => void files.set(p, t), remove: async () => {} },
+    });
+    for (const p of ['feeds/posts/default.xml', 'feeds/posts/rss.xml'])
+      expect(selfOf(files.get(p)!), p).toBe(`${srv.origin}/${p}`);
   });
 });
 
 describe('the comment form', () => {
   test('adds a PENDING comment, sanitized, then redirects to the post, which says it awaits moderation', async () => {
     const post = postTitled('Field note 20');
-    const r = await fetch(at(post.url!), form({ name: 'Mallory <b>', content: 'Hello <script>alert(1)</script>\n\nSecond paragraph' }));
+    const r = await fetch(
+      at(post.url!),
+      form({ name: 'Mallory <b>', content: 'Hello <script>alert(1)</script>\n\nSecond paragraph' }),
+    );
     expect(r.status).toBe(303);
     expect(r.headers.get('location')).toBe(`${new URL(post.url!).pathname}?comment=pending#comments`);
     const stored = await srv.service.comments.list({ blogId: seeded.blogId, postId: post.id, status: ['PENDING'] });
@@ -136,14 +154,24 @@ describe('the comment form', () => {
     const text = await empty.text();
     expect(text).toContain('role="alert"');
     expect(text).toContain('value="Kim"');
-    const json = await fetch(at(post.url!), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"content":"x"}' });
+    const json = await fetch(at(post.url!), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"content":"x"}',
+    });
     expect(json.status).toBe(400);
-    expect((await srv.service.comments.list({ blogId: seeded.blogId, postId: post.id, status: ['PENDING', 'LIVE'] })).items).toEqual([]);
+    expect(
+      (await srv.service.comments.list({ blogId: seeded.blogId, postId: post.id, status: ['PENDING', 'LIVE'] })).items,
+    ).toEqual([]);
   });
 
   test("obeys the post's readerComments: closed posts show their comments without a form and refuse new ones", async () => {
     const post = seeded.posts.find((p) => p.title === 'Field note 37')!;
-    await srv.service.posts.patch({ blogId: seeded.blogId, postId: post.id, body: { readerComments: 'DONT_ALLOW_SHOW_EXISTING' } });
+    await srv.service.posts.patch({
+      blogId: seeded.blogId,
+      postId: post.id,
+      body: { readerComments: 'DONT_ALLOW_SHOW_EXISTING' },
+    });
     const page = await (await fetch(at(post.url!))).text();
     expect(page).toContain('A <b>kept</b> comment');
     expect(page).toContain('This comment has been removed.');
@@ -152,10 +180,16 @@ describe('the comment form', () => {
     expect(page).not.toContain('SPAM-COMMENT-TEXT');
     const refused = await fetch(at(post.url!), form({ content: 'let me in' }));
     expect(refused.status).toBe(403);
-    await srv.service.posts.patch({ blogId: seeded.blogId, postId: post.id, body: { readerComments: 'DONT_ALLOW_HIDE_EXISTING' } });
+    await srv.service.posts.patch({
+      blogId: seeded.blogId,
+      postId: post.id,
+      body: { readerComments: 'DONT_ALLOW_HIDE_EXISTING' },
+    });
     const hidden = await (await fetch(at(post.url!))).text();
     expect(hidden).not.toContain('A <b>kept</b> comment');
-    expect((await srv.service.comments.list({ blogId: seeded.blogId, postId: post.id, status: ['PENDING'] })).items).toHaveLength(1);
+    expect(
+      (await srv.service.comments.list({ blogId: seeded.blogId, postId: post.id, status: ['PENDING'] })).items,
+    ).toHaveLength(1);
     await srv.service.posts.patch({ blogId: seeded.blogId, postId: post.id, body: { readerComments: 'ALLOW' } });
   });
 
@@ -221,7 +255,8 @@ test('each post page served live counts a page view, gathered into one write a s
 test('a theme part replaces only its pages; the layout wraps every page', async () => {
   const site = createSite(srv.service, {
     theme: {
-      post: (post) => html`<article><h1>${post.title}</h1><p class="custom">Custom post page</p>${post.content}</article>`,
+      post: (post) =>
+        html`<article><h1>${post.title}</h1><p class="custom">Custom post page</p>${post.content}</article>`,
       layout: ({ title, head, body, blog }) =>
         html`<!DOCTYPE html><html lang="${blog.lang}"><head><title>${title}</title>${head}</head><body><nav>Host nav</nav><main>${body}</main></body></html>`,
     },
@@ -248,13 +283,25 @@ test('bounded work: a page reads what it shows, however many posts and comments 
     for (; count < size; count++) {
       last = await service.posts.insert({
         blogId: blog.id,
-        body: { title: `P${count}`, labels: [`l${count % 3}`], published: new Date(Date.UTC(2025, 0, 1) + count * 3_600_000).toISOString() },
+        body: {
+          title: `P${count}`,
+          labels: [`l${count % 3}`],
+          published: new Date(Date.UTC(2025, 0, 1) + count * 3_600_000).toISOString(),
+        },
       });
     }
-    for (let i = 0; i < 120; i++) await service.comments.insert({ blogId: blog.id, postId: last!.id, body: { content: `c${i}` } });
+    for (let i = 0; i < 120; i++)
+      await service.comments.insert({ blogId: blog.id, postId: last!.id, body: { content: `c${i}` } });
     const home = await (await site(new Request('https://big.example/')))!.text();
     const older = /href="([^"]+)" rel="next"/.exec(home)![1]!;
-    const urls = { home: '/', older, post: new URL(last!.url!).pathname, label: '/search/label/l1', month: '/2025/01/', sitemap: '/sitemap.xml' };
+    const urls = {
+      home: '/',
+      older,
+      post: new URL(last!.url!).pathname,
+      label: '/search/label/l1',
+      month: '/2025/01/',
+      sitemap: '/sitemap.xml',
+    };
     for (const [kind, path] of Object.entries(urls)) {
       driver.reset();
       expect((await site(new Request(`https://big.example${path}`)))!.status, kind).toBe(200);

@@ -43,7 +43,11 @@ describe('html-validate finds nothing on each kind of page', () => {
 
   test('a post whose comment was refused, with the form filled in again', async () => {
     const r = await site(
-      new Request(urls.post!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=%3Cb%3E&content=' }),
+      new Request(urls.post!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'name=%3Cb%3E&content=',
+      }),
     );
     expect(r!.status).toBe(400);
     expect(await problems(await r!.text())).toEqual([]);
@@ -51,7 +55,10 @@ describe('html-validate finds nothing on each kind of page', () => {
 
   test('the pages of a static export', async () => {
     const files = new Map<string, string>();
-    await exportSite(service, { blogId: seeded.blogId, files: { write: async (p, t) => void files.set(p, t), remove: async () => {} } });
+    await exportSite(service, {
+      blogId: seeded.blogId,
+      files: { write: async (p, t) => void files.set(p, t), remove: async () => {} },
+    });
     expect([...files.keys()].filter((p) => p.endsWith('.html')).length).toBeGreaterThan(seeded.posts.length);
     // One file of each kind: home, a later home page, a post, its comments page, a page, a label, a month, the 404.
     const kinds = [
@@ -75,13 +82,20 @@ describe('html-validate finds nothing on each kind of page', () => {
 describe('hostile titles and labels are text', () => {
   const pagesShowingIt = ['hostile', 'home', 'label', 'month'];
   test.each(pagesShowingIt)('on the %s page', async (kind) => {
-    const url = kind === 'label' ? `${ORIGIN}/search/label/${encodeURIComponent(HOSTILE_LABEL)}` : kind === 'month' ? `${ORIGIN}/2026/10/` : urls[kind]!;
+    const url =
+      kind === 'label'
+        ? `${ORIGIN}/search/label/${encodeURIComponent(HOSTILE_LABEL)}`
+        : kind === 'month'
+          ? `${ORIGIN}/2026/10/`
+          : urls[kind]!;
     const html = await get(url);
     // The markup inside never becomes markup: no script, img or b element from it, anywhere on the page.
     expect(html).not.toContain('<script>alert');
     expect(html).not.toContain('<img src=x');
     expect(html).not.toContain('<b>bold</b>');
-    expect(html).toContain(kind === 'label' ? '&lt;img src=x onerror=alert(1)&gt;' : '&lt;script&gt;alert(&quot;t&quot;)&lt;/script&gt;');
+    expect(html).toContain(
+      kind === 'label' ? '&lt;img src=x onerror=alert(1)&gt;' : '&lt;script&gt;alert(&quot;t&quot;)&lt;/script&gt;',
+    );
   });
 
   test('in the JSON-LD and OpenGraph of the post', async () => {

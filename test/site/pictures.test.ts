@@ -48,7 +48,10 @@ async function blogWithPicture(url: string, seed: number): Promise<Blog> {
 }
 
 beforeAll(async () => {
-  service = createBlogService({ driver: sqliteDriver({ filename: join(dir, 'blog.db') }), apiBaseUrl: 'https://api.example' });
+  service = createBlogService({
+    driver: sqliteDriver({ filename: join(dir, 'blog.db') }),
+    apiBaseUrl: 'https://api.example',
+  });
   await service.ready();
   site = createSite(service);
   blogs.push(await blogWithPicture('https://sea.example/', 1), await blogWithPicture('https://example.org/notes/', 2));
@@ -144,7 +147,9 @@ it('a static export writes the pictures beside the pages, once, and keeps stored
   expect([...pictures.keys()]).toEqual([file]);
   expect(pictures.get(file)).toEqual(b.bytes);
   expect(first.written).toContain(file);
-  const postFile = [...texts.keys()].find((p) => p.startsWith('20') && p.endsWith('.html') && texts.get(p)!.includes('By the sea'))!;
+  const postFile = [...texts.keys()].find(
+    (p) => p.startsWith('20') && p.endsWith('.html') && texts.get(p)!.includes('By the sea'),
+  )!;
   expect(texts.get(postFile)).toContain(`<img src="${sitePath(b)}" alt="The sea">`);
 
   // An edit: the post is written again, the picture (same bytes under the same id) is not.
@@ -160,6 +165,9 @@ it('a static export writes the pictures beside the pages, once, and keeps stored
 
   // Without writeBytes, pages link the pictures where they are stored.
   const plain = new Map<string, string>();
-  await exportSite(service, { blogId: b.blogId, files: { write: async (p, t) => void plain.set(p, t), remove: async () => {} } });
+  await exportSite(service, {
+    blogId: b.blogId,
+    files: { write: async (p, t) => void plain.set(p, t), remove: async () => {} },
+  });
   expect(plain.get(postFile)).toContain(`<img src="${b.picture.url}" alt="The sea">`);
 });

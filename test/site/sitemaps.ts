@@ -9,20 +9,30 @@ import { fileURLToPath } from 'node:url';
 import { ErrorLevel, XMLToSitemapIndexStream } from 'sitemap';
 import { validateXML } from 'xmllint-wasm';
 
-const XSD = readFileSync(fileURLToPath(new URL('../../node_modules/sitemap/schema/sitemap.xsd', import.meta.url)), 'utf8');
+const XSD = readFileSync(
+  fileURLToPath(new URL('../../node_modules/sitemap/schema/sitemap.xsd', import.meta.url)),
+  'utf8',
+);
 
 const locs = (xml: string) => [...xml.matchAll(/<loc>([^<]*)<\/loc>/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
 
 /** A urlset's `loc`s, after checking it against the sitemaps.org schema (throws with xmllint's report). */
 export async function validUrlset(xml: string): Promise<string[]> {
-  const result = await validateXML({ xml: [{ fileName: 'sitemap.xml', contents: xml }], schema: [{ fileName: 'sitemap.xsd', contents: XSD }] });
+  const result = await validateXML({
+    xml: [{ fileName: 'sitemap.xml', contents: xml }],
+    schema: [{ fileName: 'sitemap.xsd', contents: XSD }],
+  });
   if (!result.valid) throw new Error(`sitemap does not validate:\n${result.rawOutput}`);
   return locs(xml);
 }
 
 /** A sitemap index's `loc`s, read by the sitemap package's parser with every error thrown. */
 export async function validIndex(xml: string): Promise<string[]> {
-  if (!/^<\?xml version="1.0" encoding="UTF-8"\?>\s*<sitemapindex xmlns="http:\/\/www\.sitemaps\.org\/schemas\/sitemap\/0\.9">/.test(xml)) {
+  if (
+    !/^<\?xml version="1.0" encoding="UTF-8"\?>\s*<sitemapindex xmlns="http:\/\/www\.sitemaps\.org\/schemas\/sitemap\/0\.9">/.test(
+      xml,
+    )
+  ) {
     throw new Error('not a sitemaps.org 0.9 sitemap index');
   }
   const items: Array<{ url: string }> = [];

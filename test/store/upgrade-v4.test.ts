@@ -19,7 +19,10 @@ import { sqliteDriver } from '../../drivers/sqlite/index.js';
 const dir = mkdtempSync(join(tmpdir(), 'blogcore-v4-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const SCHEMA_3: StoreSchema = { version: 3, collections: STORE_SCHEMA.collections.filter((c) => !['pageviews', 'labels', 'revisions'].includes(c.name)) };
+const SCHEMA_3: StoreSchema = {
+  version: 3,
+  collections: STORE_SCHEMA.collections.filter((c) => !['pageviews', 'labels', 'revisions'].includes(c.name)),
+};
 
 const at = new Date(Date.UTC(2025, 0, 1)).toISOString();
 const user: UserRecord = { id: 'u1', displayName: 'Owner', created: at };
@@ -66,7 +69,14 @@ async function check(make: () => StorageDriver): Promise<void> {
     },
     put('posts', post('p1', 'LIVE', ['a', 'b']), 0),
     put('posts', post('p2', 'DRAFT', ['b', 'c']), 0),
-    { type: 'put', collection: 'settings', id: 'storeLayout', expect: 0, doc: { id: 'storeLayout', layout: 2 }, keys: {} },
+    {
+      type: 'put',
+      collection: 'settings',
+      id: 'storeLayout',
+      expect: 0,
+      doc: { id: 'storeLayout', layout: 2 },
+      keys: {},
+    },
   ]);
   await old.close();
 
@@ -79,9 +89,13 @@ async function check(make: () => StorageDriver): Promise<void> {
   ]);
   expect((await service.as(null).labels.list({ blogId: 'b1' })).items.map((l) => l.name)).toEqual(['a', 'b']);
   await service.posts.patch({ blogId: 'b1', postId: 'p1', body: { content: '<p>new</p>' } });
-  expect((await service.posts.revisions.list({ blogId: 'b1', postId: 'p1' })).items.map((r) => r.content)).toEqual(['<p>hello</p>']);
+  expect((await service.posts.revisions.list({ blogId: 'b1', postId: 'p1' })).items.map((r) => r.content)).toEqual([
+    '<p>hello</p>',
+  ]);
   await service.pageViews.record({ blogId: 'b1' });
-  expect((await service.pageViews.get({ blogId: 'b1', range: 'all' })).counts).toEqual([{ timeRange: 'ALL_TIME', count: '1' }]);
+  expect((await service.pageViews.get({ blogId: 'b1', range: 'all' })).counts).toEqual([
+    { timeRange: 'ALL_TIME', count: '1' },
+  ]);
   await service.close();
 }
 

@@ -48,4 +48,20 @@ export const HOSTILE_COMMENTS = [
   '<p>a < b and c > d & e</p>',
 ] as const;
 
-export const ALLOWED_TAGS = new Set(['A', 'B', 'STRONG', 'I', 'EM', 'U', 'S', 'BR', 'P', 'BLOCKQUOTE', 'CODE', 'PRE', 'UL', 'OL', 'LI']);
+export const ALLOWED_TAGS = new Set([
+  'A',
+  'B',
+  'STRONG',
+  'I',
+  'EM',
+  'U',
+  'S',
+  'BR',
+  'P',
+  'BLOCKQUOTE',
+  'CODE',
+  'PRE',
+  'UL',
+  'OL',
+  'LI',
+]);

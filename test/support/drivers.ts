@@ -43,7 +43,13 @@ afterAll(async () => {
 
 export const DRIVERS: ReadonlyArray<readonly [name: string, make: DriverFactory]> = [
   ['memory', () => kept(memoryDriver())],
-  ['sqlite', () => kept(sqliteDriver({ filename: join((dir ??= mkdtempSync(join(tmpdir(), 'blogcore-drivers-'))), `store-${++n}.db`) }))],
+  [
+    'sqlite',
+    () =>
+      kept(
+        sqliteDriver({ filename: join((dir ??= mkdtempSync(join(tmpdir(), 'blogcore-drivers-'))), `store-${++n}.db`) }),
+      ),
+  ],
   ['idb', () => kept(idbDriver({ name: `store-${++n}`, indexedDB: new IDBFactory() }))],
   ['postgres', () => pg.make()],
 ];

@@ -20,8 +20,10 @@ beforeAll(async () => {
   const owner = (await service.users.insert({ body: { displayName: 'Owner' } })).id!;
   blogA = (await service.blogs.insert({ body: { name: 'A', url: 'https://a.example/' }, ownerId: owner })).id!;
   blogB = (await service.blogs.insert({ body: { name: 'B', url: 'https://b.example/' }, ownerId: owner })).id!;
-  for (let i = 0; i < 60; i++) postA = (await service.posts.insert({ blogId: blogA, body: { title: `a${i}`, content: 'a' } })).id!;
-  for (let i = 0; i < 30; i++) await service.comments.insert({ blogId: blogA, postId: postA, body: { content: `c${i}` } });
+  for (let i = 0; i < 60; i++)
+    postA = (await service.posts.insert({ blogId: blogA, body: { title: `a${i}`, content: 'a' } })).id!;
+  for (let i = 0; i < 30; i++)
+    await service.comments.insert({ blogId: blogA, postId: postA, body: { content: `c${i}` } });
 }, 60_000);
 afterAll(async () => {
   await service.close();
@@ -35,7 +37,9 @@ async function pull(since: string | undefined, maxResults: number) {
   let pages = 0;
   do {
     counter.reset();
-    const page = await service.as(null).changes.list({ blogId: blogA, maxResults, ...(since ? { since } : {}), ...(pageToken ? { pageToken } : {}) });
+    const page = await service
+      .as(null)
+      .changes.list({ blogId: blogA, maxResults, ...(since ? { since } : {}), ...(pageToken ? { pageToken } : {}) });
     expect(counter.handedOut, `page ${pages}`).toBeLessThanOrEqual(4 * (maxResults + 1));
     items.push(...page.items);
     checkpoint = page.checkpoint;
@@ -55,7 +59,8 @@ it("a change page never walks other blogs' changes", async () => {
   const { checkpoint } = await pull(undefined, 10);
   // Many changes in another blog, a few in this one.
   for (let i = 0; i < 300; i++) await service.posts.insert({ blogId: blogB, body: { title: `b${i}`, content: 'b' } });
-  for (let i = 0; i < 25; i++) await service.posts.patch({ blogId: blogA, postId: postA, body: { title: `edit ${i}` } });
+  for (let i = 0; i < 25; i++)
+    await service.posts.patch({ blogId: blogA, postId: postA, body: { title: `edit ${i}` } });
   const { items } = await pull(checkpoint, 5);
   expect(items.map((i) => i.id)).toContain(postA);
   expect(items.every((i) => i.kind === 'blogger#post' && i.id === postA)).toBe(true);

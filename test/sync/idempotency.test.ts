@@ -17,7 +17,9 @@ describe.each(STORES)('on %s', (store) => {
 
   const HOUR = 3_600_000;
   const titles = async () =>
-    ((await s.service.posts.list({ blogId: s.blogId, status: ['LIVE', 'DRAFT'], maxResults: 100 })).items ?? []).map((p) => p.title).sort();
+    ((await s.service.posts.list({ blogId: s.blogId, status: ['LIVE', 'DRAFT'], maxResults: 100 })).items ?? [])
+      .map((p) => p.title)
+      .sort();
 
   describe('Idempotency-Key', () => {
     it('a create retried after its answer was lost (even after a restart) makes one post and answers the first result', async () => {
@@ -45,7 +47,13 @@ describe.each(STORES)('on %s', (store) => {
       const other = await s.request('author', 'POST', `/blogs/${s.blogId}/posts`, { title: 'B', content: 'b' }, key);
       expect(other.status).toBe(422);
       expect(other.json!.error.errors[0]).toMatchObject({ location: 'Idempotency-Key', locationType: 'header' });
-      const draft = await s.request('author', 'POST', `/blogs/${s.blogId}/posts?isDraft=true`, { title: 'A', content: 'a' }, key);
+      const draft = await s.request(
+        'author',
+        'POST',
+        `/blogs/${s.blogId}/posts?isDraft=true`,
+        { title: 'A', content: 'a' },
+        key,
+      );
       expect(draft.status).toBe(422);
       expect(await titles()).toEqual(['A']);
     });
@@ -56,9 +64,13 @@ describe.each(STORES)('on %s', (store) => {
       const b = await s.request('admin', 'POST', `/blogs/${s.blogId}/posts`, { title: 'Mine', content: 'x' }, key);
       expect(b.json!.id).not.toBe(a.json!.id);
       // A refused create (a reader may not post) leaves the key free: the retry is judged afresh.
-      expect((await s.request('reader', 'POST', `/blogs/${s.blogId}/posts`, { title: 'R', content: 'r' }, key)).status).toBe(403);
+      expect(
+        (await s.request('reader', 'POST', `/blogs/${s.blogId}/posts`, { title: 'R', content: 'r' }, key)).status,
+      ).toBe(403);
       await s.service.members.set({ blogId: s.blogId, userId: s.users.reader, role: 'AUTHOR' });
-      expect((await s.request('reader', 'POST', `/blogs/${s.blogId}/posts`, { title: 'R', content: 'r' }, key)).status).toBe(200);
+      expect(
+        (await s.request('reader', 'POST', `/blogs/${s.blogId}/posts`, { title: 'R', content: 'r' }, key)).status,
+      ).toBe(200);
       expect(await titles()).toEqual(['Mine', 'Mine', 'R']);
 
       const page = { title: 'About', content: 'about' };
@@ -72,19 +84,31 @@ describe.each(STORES)('on %s', (store) => {
       const c1 = await s.request('anonymous', 'POST', path, comment, { 'idempotency-key': 'c-1' });
       const c2 = await s.request('anonymous', 'POST', path, comment, { 'idempotency-key': 'c-1' });
       expect(c2.json!.id).toBe(c1.json!.id);
-      expect((await s.service.comments.list({ blogId: s.blogId, postId: a.json!.id, status: ['PENDING'] })).items).toHaveLength(1);
+      expect(
+        (await s.service.comments.list({ blogId: s.blogId, postId: a.json!.id, status: ['PENDING'] })).items,
+      ).toHaveLength(1);
       // Another visitor reusing the key gets their own comment: never the first visitor's (and no 422 that tells it exists).
-      const other = await s.request('anonymous', 'POST', path, { content: 'me too', author: { displayName: 'Bo' } }, { 'idempotency-key': 'c-1' });
+      const other = await s.request(
+        'anonymous',
+        'POST',
+        path,
+        { content: 'me too', author: { displayName: 'Bo' } },
+        { 'idempotency-key': 'c-1' },
+      );
       expect(other.status).toBe(200);
       expect(other.json!.id).not.toBe(c1.json!.id);
       expect(other.json!.content).toBe('me too');
-      expect((await s.service.comments.list({ blogId: s.blogId, postId: a.json!.id, status: ['PENDING'] })).items).toHaveLength(2);
+      expect(
+        (await s.service.comments.list({ blogId: s.blogId, postId: a.json!.id, status: ['PENDING'] })).items,
+      ).toHaveLength(2);
     });
 
     it('copies sent at once create one post; the others answer it or 409', async () => {
       const key = { 'idempotency-key': 'burst' };
       const answers = await Promise.all(
-        Array.from({ length: 6 }, () => s.request('author', 'POST', `/blogs/${s.blogId}/posts`, { title: 'Burst', content: 'b' }, key)),
+        Array.from({ length: 6 }, () =>
+          s.request('author', 'POST', `/blogs/${s.blogId}/posts`, { title: 'Burst', content: 'b' }, key),
+        ),
       );
       const ok = answers.filter((x) => x.status === 200);
       expect(ok.length).toBeGreaterThan(0);
@@ -94,7 +118,13 @@ describe.each(STORES)('on %s', (store) => {
     });
 
     it('refuses a malformed key with 400, and forgets keys after 24 hours', async () => {
-      const bad = await s.request('author', 'POST', `/blogs/${s.blogId}/posts`, { title: 'x', content: 'x' }, { 'idempotency-key': 'x'.repeat(201) });
+      const bad = await s.request(
+        'author',
+        'POST',
+        `/blogs/${s.blogId}/posts`,
+        { title: 'x', content: 'x' },
+        { 'idempotency-key': 'x'.repeat(201) },
+      );
       expect(bad.status).toBe(400);
       expect(await titles()).toEqual([]);
       const key = { 'idempotency-key': 'day' };

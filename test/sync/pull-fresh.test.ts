@@ -26,7 +26,8 @@ it.each([
 ] as const)('a first pull on %s that finds its %i posts already there stores each once', async (kind, count) => {
   const admin = s.as('admin');
   const ids: string[] = [];
-  for (let i = 0; i < count; i++) ids.push((await admin.posts.insert({ blogId: s.blogId, body: { title: `p${i}`, content: `<p>${i}</p>` } })).id!);
+  for (let i = 0; i < count; i++)
+    ids.push((await admin.posts.insert({ blogId: s.blogId, body: { title: `p${i}`, content: `<p>${i}</p>` } })).id!);
   const store = localStore(kind);
   const first = replicaOf(s, 'admin', store.open(), undefined, { maxResults: 4 });
   opened.push(first);
@@ -49,7 +50,8 @@ it.each([
 it('the look at what waits after a pull reads no base of a pulled post, and still finds a local edit', async () => {
   const admin = s.as('admin');
   const ids: string[] = [];
-  for (let i = 0; i < 6; i++) ids.push((await admin.posts.insert({ blogId: s.blogId, body: { title: `p${i}`, content: `<p>${i}</p>` } })).id!);
+  for (let i = 0; i < 6; i++)
+    ids.push((await admin.posts.insert({ blogId: s.blogId, body: { title: `p${i}`, content: `<p>${i}</p>` } })).id!);
   // The local store, counting the bases of synced records it hands out.
   const inner = memoryDriver();
   let basesRead = 0;
@@ -57,7 +59,8 @@ it('the look at what waits after a pull reads no base of a pulled post, and stil
     get: (target, prop) =>
       prop === 'getMany'
         ? (collection: string, wanted: readonly string[]) => {
-            if (collection === 'settings') basesRead += wanted.filter((id) => id.startsWith(`sync:${s.blogId}:`)).length;
+            if (collection === 'settings')
+              basesRead += wanted.filter((id) => id.startsWith(`sync:${s.blogId}:`)).length;
             return target.getMany(collection as never, wanted);
           }
         : Reflect.get(target, prop),

@@ -61,12 +61,16 @@ describe.each(STORES)('on %s', (store) => {
   }
 
   /** Compares replicas by what matters to a user: the same items at the same revision (etag) and content. */
-  const summary = (m: Map<string, Json>) => new Map([...m].map(([k, v]) => [k, { etag: v.etag, content: v.content, status: v.status, title: v.title }]));
+  const summary = (m: Map<string, Json>) =>
+    new Map([...m].map(([k, v]) => [k, { etag: v.etag, content: v.content, status: v.status, title: v.title }]));
 
   async function seed(svc: BlogService, blogId: string, n: number) {
     const posts: string[] = [];
     for (let i = 0; i < n; i++)
-      posts.push((await svc.posts.insert({ blogId, body: { title: `Post ${i}`, content: `<p>${i}</p>` }, isDraft: i % 5 === 4 })).id!);
+      posts.push(
+        (await svc.posts.insert({ blogId, body: { title: `Post ${i}`, content: `<p>${i}</p>` }, isDraft: i % 5 === 4 }))
+          .id!,
+      );
     const live = posts.filter((_, i) => i % 5 !== 4);
     for (const [i, postId] of live.slice(0, 4).entries()) {
       await svc.comments.insert({ blogId, postId, body: { content: `comment ${i}` } });
@@ -81,17 +85,31 @@ describe.each(STORES)('on %s', (store) => {
     it('pages through everything with writes in between and misses nothing (at-least-once)', async () => {
       const { live } = await seed(s.service, s.blogId, 20);
       // A reader's pending comment, and one on a draft: neither may reach a reader.
-      await s.service.as(null).comments.insert({ blogId: s.blogId, postId: live[5]!, body: { content: 'pending', author: { displayName: 'anon' } } });
+      await s.service.as(null).comments.insert({
+        blogId: s.blogId,
+        postId: live[5]!,
+        body: { content: 'pending', author: { displayName: 'anon' } },
+      });
       const admin = s.as('admin');
       let added = 0;
       for (const who of ['reader', 'author', 'admin'] as const) {
         const first = await s.pull(who, undefined, {
           maxResults: 4,
           between: async (page) => {
-            if (page === 1) await admin.posts.patch({ blogId: s.blogId, postId: live[0]!, body: { title: `Edited during the ${who} snapshot` } });
-            if (page === 2) await admin.posts.insert({ blogId: s.blogId, body: { title: `New during ${who} ${added++}`, content: 'x' } });
+            if (page === 1)
+              await admin.posts.patch({
+                blogId: s.blogId,
+                postId: live[0]!,
+                body: { title: `Edited during the ${who} snapshot` },
+              });
+            if (page === 2)
+              await admin.posts.insert({
+                blogId: s.blogId,
+                body: { title: `New during ${who} ${added++}`, content: 'x' },
+              });
             if (page === 3) await admin.posts.delete({ blogId: s.blogId, postId: live[10 + added]! });
-            if (page === 4) await admin.comments.insert({ blogId: s.blogId, postId: live[1]!, body: { content: 'late' } });
+            if (page === 4)
+              await admin.comments.insert({ blogId: s.blogId, postId: live[1]!, body: { content: 'late' } });
           },
         });
         expect(first.pages).toBeGreaterThan(5);
@@ -105,7 +123,14 @@ describe.each(STORES)('on %s', (store) => {
     });
 
     it('refuses tokens and checkpoints it did not give out with 400, never a 500', async () => {
-      for (const q of ['since=nonsense', 'pageToken=%7B%7D', 'since=eyJ2IjoxfQ', 'maxResults=0', 'wait=61', 'view=OWNER']) {
+      for (const q of [
+        'since=nonsense',
+        'pageToken=%7B%7D',
+        'since=eyJ2IjoxfQ',
+        'maxResults=0',
+        'wait=61',
+        'view=OWNER',
+      ]) {
         const { status, json } = await s.request('reader', 'GET', `/blogs/${s.blogId}/changes?${q}`);
         expect(status, q).toBe(400);
         expect(json!.error.errors[0].reason).toMatch(/invalid/);
@@ -118,7 +143,9 @@ describe.each(STORES)('on %s', (store) => {
       const admin = s.as('admin');
       const b = s.blogId;
       const [gone, reverted, trashed, hiding] = (await Promise.all(
-        ['gone', 'reverted', 'trashed', 'hiding'].map((t) => admin.posts.insert({ blogId: b, body: { title: t, content: t } })),
+        ['gone', 'reverted', 'trashed', 'hiding'].map((t) =>
+          admin.posts.insert({ blogId: b, body: { title: t, content: t } }),
+        ),
       )) as unknown as [Json, Json, Json, Json];
       const page = await admin.pages.insert({ blogId: b, body: { title: 'p', content: 'p' } });
       const c1 = await admin.comments.insert({ blogId: b, postId: hiding.id!, body: { content: 'on hiding' } });
@@ -165,7 +192,10 @@ describe.each(STORES)('on %s', (store) => {
       const admin = s.as('admin');
       const post = await admin.posts.insert({ blogId: s.blogId, body: { title: 'busy', content: 'c' } });
       const comments: string[] = [];
-      for (let i = 0; i < 12; i++) comments.push((await admin.comments.insert({ blogId: s.blogId, postId: post.id!, body: { content: `c${i}` } })).id!);
+      for (let i = 0; i < 12; i++)
+        comments.push(
+          (await admin.comments.insert({ blogId: s.blogId, postId: post.id!, body: { content: `c${i}` } })).id!,
+        );
       const { checkpoint } = await s.pull('reader');
       await admin.posts.delete({ blogId: s.blogId, postId: post.id! });
       const after = await s.pull('reader', checkpoint, { maxResults: 5 });
@@ -193,7 +223,11 @@ describe.each(STORES)('on %s', (store) => {
   describe('the access matrix', () => {
     it("a reader's pull never carries a draft, a pending comment or a field above the reader view", async () => {
       const { live, posts } = await seed(s.as('author'), s.blogId, 10);
-      await s.service.as(null).comments.insert({ blogId: s.blogId, postId: live[0]!, body: { content: 'pending', author: { displayName: 'a' } } });
+      await s.service.as(null).comments.insert({
+        blogId: s.blogId,
+        postId: live[0]!,
+        body: { content: 'pending', author: { displayName: 'a' } },
+      });
       await s.as('reader').comments.insert({ blogId: s.blogId, postId: live[1]!, body: { content: 'pending too' } });
       // A comment on a post that is then reverted to draft.
       const draftPost = live[2]!;
@@ -202,7 +236,9 @@ describe.each(STORES)('on %s', (store) => {
       void posts;
       const first = await s.pull('reader', undefined, { maxResults: 3 });
       await s.as('author').posts.patch({ blogId: s.blogId, postId: draftPost, body: { title: 'still a draft' } });
-      await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'new draft', content: 'x' }, isDraft: true });
+      await s
+        .as('author')
+        .posts.insert({ blogId: s.blogId, body: { title: 'new draft', content: 'x' }, isDraft: true });
       const next = await s.pull('reader', first.checkpoint);
       for (const pulled of [first.items, next.items]) {
         for (const item of pulled) {
@@ -214,10 +250,14 @@ describe.each(STORES)('on %s', (store) => {
         }
       }
       // Nor does it learn that they exist: no tombstone names a draft never published or a pending comment.
-      const secret = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'secret draft', content: 'x' }, isDraft: true });
-      const pending = await s.service
-        .as(null)
-        .comments.insert({ blogId: s.blogId, postId: live[3]!, body: { content: 'pending three', author: { displayName: 'a' } } });
+      const secret = await s
+        .as('author')
+        .posts.insert({ blogId: s.blogId, body: { title: 'secret draft', content: 'x' }, isDraft: true });
+      const pending = await s.service.as(null).comments.insert({
+        blogId: s.blogId,
+        postId: live[3]!,
+        body: { content: 'pending three', author: { displayName: 'a' } },
+      });
       // Nor a post created SCHEDULED (its id would tell its creation time), a draft deleted, a
       // pending comment marked as spam: nobody below AUTHOR could ever have seen any of them.
       const admin0 = s.as('admin');
@@ -226,9 +266,15 @@ describe.each(STORES)('on %s', (store) => {
         blogId: s.blogId,
         body: { title: 'soon', content: 'x', published: new Date(s.clock.ms + DAY).toISOString() },
       });
-      const gone = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'gone draft', content: 'x' }, isDraft: true });
+      const gone = await s
+        .as('author')
+        .posts.insert({ blogId: s.blogId, body: { title: 'gone draft', content: 'x' }, isDraft: true });
       await s.as('author').posts.delete({ blogId: s.blogId, postId: gone.id });
-      const spam = await s.service.as(null).comments.insert({ blogId: s.blogId, postId: live[3]!, body: { content: 'buy', author: { displayName: 'b' } } });
+      const spam = await s.service.as(null).comments.insert({
+        blogId: s.blogId,
+        postId: live[3]!,
+        body: { content: 'buy', author: { displayName: 'b' } },
+      });
       await admin0.comments.markAsSpam({ blogId: s.blogId, postId: live[3]!, commentId: spam.id });
       const never = [secret.id, pending.id, scheduled.id, gone.id, spam.id];
       for (const who of ['reader', 'anonymous'] as const) {
@@ -285,14 +331,19 @@ describe.each(STORES)('on %s', (store) => {
       await new Promise((r) => setTimeout(r, 200));
       expect(answered).toBe(false);
       // A write to another blog does not answer it.
-      const other = await s.service.blogs.insert({ body: { name: 'Other', url: 'https://other.example/' }, ownerId: s.users.admin });
+      const other = await s.service.blogs.insert({
+        body: { name: 'Other', url: 'https://other.example/' },
+        ownerId: s.users.admin,
+      });
       await s.service.posts.insert({ blogId: other.id!, body: { title: 'elsewhere', content: 'c' } });
       await new Promise((r) => setTimeout(r, 1_200));
       expect(answered).toBe(false);
       const post = await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'wake up', content: 'c' } });
       const { status, json } = await waiting;
       expect(status).toBe(200);
-      expect(json!.items).toEqual([{ kind: 'blogger#post', id: post.id, resource: expect.objectContaining({ title: 'wake up' }) }]);
+      expect(json!.items).toEqual([
+        { kind: 'blogger#post', id: post.id, resource: expect.objectContaining({ title: 'wake up' }) },
+      ]);
       expect(json!.nextPageToken).toBeUndefined();
       expect((await s.pull('reader', json!.checkpoint)).items).toEqual([]);
     });

@@ -21,7 +21,8 @@ const caught = async (p: Promise<unknown>) =>
   );
 
 it('follows a pull page by page and continues from its checkpoint', async () => {
-  for (let i = 0; i < 7; i++) await s.as('author').posts.insert({ blogId: s.blogId, body: { title: `p${i}`, content: 'c' } });
+  for (let i = 0; i < 7; i++)
+    await s.as('author').posts.insert({ blogId: s.blogId, body: { title: `p${i}`, content: 'c' } });
   const ids: string[] = [];
   let checkpoint = '';
   let pageToken: string | undefined;
@@ -43,11 +44,19 @@ it('follows a pull page by page and continues from its checkpoint', async () => 
 });
 
 it('turns refusals into RemoteErrors: 412 on a stale etag, 410 when the log no longer reaches back, 0 offline', async () => {
-  const post = await remote.call<Post>('POST', `/blogs/${s.blogId}/posts`, { body: { title: 'v1', content: 'x' }, idempotencyKey: 'create-1' });
-  const again = await remote.call<Post>('POST', `/blogs/${s.blogId}/posts`, { body: { title: 'v1', content: 'x' }, idempotencyKey: 'create-1' });
+  const post = await remote.call<Post>('POST', `/blogs/${s.blogId}/posts`, {
+    body: { title: 'v1', content: 'x' },
+    idempotencyKey: 'create-1',
+  });
+  const again = await remote.call<Post>('POST', `/blogs/${s.blogId}/posts`, {
+    body: { title: 'v1', content: 'x' },
+    idempotencyKey: 'create-1',
+  });
   expect(again.id).toBe(post.id);
   await remote.call('PATCH', `/blogs/${s.blogId}/posts/${post.id}`, { body: { title: 'v2' }, ifMatch: post.etag! });
-  const stale = await caught(remote.call('PATCH', `/blogs/${s.blogId}/posts/${post.id}`, { body: { title: 'v3' }, ifMatch: post.etag! }));
+  const stale = await caught(
+    remote.call('PATCH', `/blogs/${s.blogId}/posts/${post.id}`, { body: { title: 'v3' }, ifMatch: post.etag! }),
+  );
   expect(stale).toBeInstanceOf(RemoteError);
   expect(stale).toMatchObject({ status: 412, reason: 'conditionNotMet' });
 
@@ -55,7 +64,10 @@ it('turns refusals into RemoteErrors: 412 on a stale etag, 410 when the log no l
   await s.as('admin').posts.delete({ blogId: s.blogId, postId: post.id! });
   s.clock.advance(2 * 86_400_000);
   await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'later', content: 'x' } });
-  expect(await caught(remote.pull(s.blogId, { since: checkpoint }))).toMatchObject({ status: 410, reason: 'resyncRequired' });
+  expect(await caught(remote.pull(s.blogId, { since: checkpoint }))).toMatchObject({
+    status: 410,
+    reason: 'resyncRequired',
+  });
 
   const offline = createRemote({ baseUrl: 'http://127.0.0.1:9/v3' });
   expect(await caught(offline.pull(s.blogId))).toMatchObject({ status: 0, reason: 'offline' });

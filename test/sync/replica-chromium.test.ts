@@ -22,17 +22,27 @@ let page: Page;
 beforeAll(async () => {
   s = await startSyncServer();
   const script = await bundlePage('test/browser/replica-page.ts');
-  const html = '<!doctype html><meta charset="utf-8"><title>replica</title><script type="module" src="/app.js"></script>';
+  const html =
+    '<!doctype html><meta charset="utf-8"><title>replica</title><script type="module" src="/app.js"></script>';
   // The page and the blog's /v3 on one origin: "/" and "/app.js" here, everything else forwarded to the server.
   site = createServer(async (req, res) => {
     if (req.url === '/app.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
     if (req.url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(html);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection') as Array<[string, string]>);
-    const answer = await fetch(new URL(req.url!, s.api), { method: req.method!, headers, ...(chunks.length ? { body: Buffer.concat(chunks) } : {}) });
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection') as Array<[string, string]>,
+    );
+    const answer = await fetch(new URL(req.url!, s.api), {
+      method: req.method!,
+      headers,
+      ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
+    });
     res
-      .writeHead(answer.status, Object.fromEntries([...answer.headers].filter(([k]) => k === 'content-type' || k === 'etag')))
+      .writeHead(
+        answer.status,
+        Object.fromEntries([...answer.headers].filter(([k]) => k === 'content-type' || k === 'etag')),
+      )
       .end(Buffer.from(await answer.arrayBuffer()));
   });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
@@ -70,15 +80,23 @@ it('in Chromium on IndexedDB: offline edits survive a reload and reach the serve
   await context.setOffline(false);
   await page.reload();
   await load();
-  expect((await call<Array<{ id: string; action: string }>>('pending')).map((p) => `${p.id}:${p.action}`).sort()).toEqual(
-    [`${made.id}:create`, `${shared.id}:update`].sort(),
-  );
+  expect(
+    (await call<Array<{ id: string; action: string }>>('pending')).map((p) => `${p.id}:${p.action}`).sort(),
+  ).toEqual([`${made.id}:create`, `${shared.id}:update`].sort());
 
   // Meanwhile someone else changes the shared post on the server.
   await s.as('admin').posts.patch({ blogId: s.blogId, postId: shared.id!, body: { content: 'their words' } });
   expect(await call('sync')).toMatchObject({ pushed: 1, conflicts: 1 });
-  const [conflict] = await call<Array<{ id: string; mine: { content: string }; theirs: { content: string }; fields: string[] }>>('conflicts');
-  expect(conflict).toMatchObject({ id: shared.id, mine: { content: 'my browser words' }, theirs: { content: 'their words' }, fields: ['content'] });
+  const [conflict] =
+    await call<Array<{ id: string; mine: { content: string }; theirs: { content: string }; fields: string[] }>>(
+      'conflicts',
+    );
+  expect(conflict).toMatchObject({
+    id: shared.id,
+    mine: { content: 'my browser words' },
+    theirs: { content: 'their words' },
+    fields: ['content'],
+  });
   await call('resolve', shared.id, 'mine');
   expect(await call('sync')).toMatchObject({ pushed: 1, conflicts: 0 });
 
@@ -101,8 +119,14 @@ it('in Chromium on IndexedDB: a post deleted on the server while edited offline 
   await s.as('admin').posts.delete({ blogId: s.blogId, postId: doomed.id! });
   await context.setOffline(false);
   expect(await call('sync')).toMatchObject({ pushed: 0, conflicts: 1 });
-  const [conflict] = await call<Array<{ id: string; reason: string; mine: { content: string }; theirs: unknown }>>('conflicts');
-  expect(conflict).toMatchObject({ id: doomed.id, reason: 'deleted', mine: { content: 'edited offline' }, theirs: null });
+  const [conflict] =
+    await call<Array<{ id: string; reason: string; mine: { content: string }; theirs: unknown }>>('conflicts');
+  expect(conflict).toMatchObject({
+    id: doomed.id,
+    reason: 'deleted',
+    mine: { content: 'edited offline' },
+    theirs: null,
+  });
   await call('resolve', doomed.id, 'theirs');
   expect(await call('sync')).toMatchObject({ pushed: 0, conflicts: 0 });
   const here = await call<Array<{ id: string }>>('posts');
@@ -113,7 +137,8 @@ it('in Chromium on IndexedDB: a post deleted on the server while edited offline 
 }, 60_000);
 
 it('in Chromium on IndexedDB: a first pull over posts already here, pages sent while the one before is written, stores each once', async () => {
-  for (let i = 0; i < 14; i++) await s.as('author').posts.insert({ blogId: s.blogId, body: { title: `Again ${i}`, content: `<p>${i}</p>` } });
+  for (let i = 0; i < 14; i++)
+    await s.as('author').posts.insert({ blogId: s.blogId, body: { title: `Again ${i}`, content: `<p>${i}</p>` } });
   await call('sync');
   const before = await call<number>('count');
   // The state goes, the records stay: the next sync is a first pull, four items a page, each page's commit

@@ -20,15 +20,23 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
   const open = opener(opened, () => s, kind);
   /** Every comment of a post in a service, whatever its status, as [content, status]. */
   const comments = async (service: BlogService, postId: string) =>
-    (await service.comments.list({ blogId: s.blogId, postId, status: [...ALL] })).items.map((c) => [c.content, c.status]);
-  const liveHere = async (local: BlogService, postId: string) => (await local.comments.list({ blogId: s.blogId, postId })).items.map((c) => c.content);
+    (await service.comments.list({ blogId: s.blogId, postId, status: [...ALL] })).items.map((c) => [
+      c.content,
+      c.status,
+    ]);
+  const liveHere = async (local: BlogService, postId: string) =>
+    (await local.comments.list({ blogId: s.blogId, postId })).items.map((c) => c.content);
 
   it("a reader's comment the server keeps PENDING is PENDING here, not LIVE; approved or marked as spam there, it follows", async () => {
     const post = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'Open', content: 'x' } });
     const { replica, local, net } = open('reader');
     await replica.sync();
     net.offline = true;
-    const made = await local.comments.insert({ blogId: s.blogId, postId: post.id!, body: { content: 'kept for moderation' } });
+    const made = await local.comments.insert({
+      blogId: s.blogId,
+      postId: post.id!,
+      body: { content: 'kept for moderation' },
+    });
     const spam = await local.comments.insert({ blogId: s.blogId, postId: post.id!, body: { content: 'buy now' } });
     net.offline = false;
     expect(await replica.sync()).toMatchObject({ pushed: 2, conflicts: 0 });
@@ -40,7 +48,9 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
       ['buy now', 'PENDING'],
     ]);
     expect(await liveHere(local, post.id!)).toEqual([]);
-    expect(await caught(local.comments.get({ blogId: s.blogId, postId: post.id!, commentId: made.id! }))).toMatchObject({ code: 404 });
+    expect(await caught(local.comments.get({ blogId: s.blogId, postId: post.id!, commentId: made.id! }))).toMatchObject(
+      { code: 404 },
+    );
     // The next pull (a PENDING comment is not in a reader's pull) leaves it so.
     await replica.sync();
     expect(await liveHere(local, post.id!)).toEqual([]);
@@ -58,9 +68,17 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
 
   it('moderation done offline by an admin (approve, spam, remove content, delete) reaches the server on reconnect', async () => {
     const post = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'Busy', content: 'x' } });
-    const c = async (content: string) => (await s.as('reader').comments.insert({ blogId: s.blogId, postId: post.id!, body: { content } })).id!;
-    const ids = { approve: await c('good one'), spam: await c('spam one'), empty: await c('rude one'), gone: await c('delete me') };
-    const liveOne = (await s.as('author').comments.insert({ blogId: s.blogId, postId: post.id!, body: { content: 'live to spam' } })).id!;
+    const c = async (content: string) =>
+      (await s.as('reader').comments.insert({ blogId: s.blogId, postId: post.id!, body: { content } })).id!;
+    const ids = {
+      approve: await c('good one'),
+      spam: await c('spam one'),
+      empty: await c('rude one'),
+      gone: await c('delete me'),
+    };
+    const liveOne = (
+      await s.as('author').comments.insert({ blogId: s.blogId, postId: post.id!, body: { content: 'live to spam' } })
+    ).id!;
     const { replica, local, net } = open('admin');
     await replica.sync();
     expect(await comments(local, post.id!)).toEqual([
@@ -78,7 +96,13 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     await local.comments.delete(key(ids.gone));
     await local.comments.markAsSpam(key(liveOne));
     expect(new Set((await replica.pending()).map((p) => `${p.id}:${p.action}`))).toEqual(
-      new Set([`${ids.approve}:update`, `${ids.spam}:update`, `${ids.empty}:update`, `${ids.gone}:delete`, `${liveOne}:update`]),
+      new Set([
+        `${ids.approve}:update`,
+        `${ids.spam}:update`,
+        `${ids.empty}:update`,
+        `${ids.gone}:delete`,
+        `${liveOne}:update`,
+      ]),
     );
     net.offline = false;
     net.log.length = 0;
@@ -102,7 +126,8 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     expect(await comments(s.service, post.id!)).toEqual(expected);
     expect(await comments(local, post.id!)).toEqual(expected);
     // The post's reader-visible count agrees on both sides.
-    const count = async (service: BlogService) => (await service.posts.get({ blogId: s.blogId, postId: post.id! })).replies?.totalItems;
+    const count = async (service: BlogService) =>
+      (await service.posts.get({ blogId: s.blogId, postId: post.id! })).replies?.totalItems;
     expect(await count(local)).toBe(await count(s.service));
     expect(await replica.pending()).toEqual([]);
     expect(await replica.sync()).toEqual({ pulled: expect.any(Number), pushed: 0, conflicts: 0 });

@@ -18,16 +18,28 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
   });
   const open = opener(opened, () => s, kind);
   const postRevisions = async (service: BlogService, postId: string) =>
-    (await service.posts.revisions.list({ blogId: s.blogId, postId, maxResults: 50 })).items.map((r) => [r.title, r.content, r.labels]);
+    (await service.posts.revisions.list({ blogId: s.blogId, postId, maxResults: 50 })).items.map((r) => [
+      r.title,
+      r.content,
+      r.labels,
+    ]);
 
   /** A post the author edits offline while the admin changes it on the server: a 'changed' conflict. */
   async function conflicted() {
-    const post = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'Base', content: 'base text', labels: ['one'] } });
+    const post = await s
+      .as('author')
+      .posts.insert({ blogId: s.blogId, body: { title: 'Base', content: 'base text', labels: ['one'] } });
     const r = open('author');
     await r.replica.sync();
     r.net.offline = true;
-    await r.local.posts.patch({ blogId: s.blogId, postId: post.id!, body: { title: 'Mine', content: 'my text', labels: ['one', 'mine'] } });
-    await s.as('admin').posts.patch({ blogId: s.blogId, postId: post.id!, body: { title: 'Theirs', content: 'their text' } });
+    await r.local.posts.patch({
+      blogId: s.blogId,
+      postId: post.id!,
+      body: { title: 'Mine', content: 'my text', labels: ['one', 'mine'] },
+    });
+    await s
+      .as('admin')
+      .posts.patch({ blogId: s.blogId, postId: post.id!, body: { title: 'Theirs', content: 'their text' } });
     r.net.offline = false;
     expect(await r.replica.sync()).toMatchObject({ conflicts: 1 });
     return { ...r, postId: post.id! };
@@ -36,7 +48,11 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
   it('"theirs": the local edit stays as the newest revision of the post here, readable through posts.revisions', async () => {
     const { replica, local, postId } = await conflicted();
     await replica.resolve(postId, 'theirs');
-    expect(await local.posts.get({ blogId: s.blogId, postId })).toMatchObject({ title: 'Theirs', content: 'their text', labels: ['one'] });
+    expect(await local.posts.get({ blogId: s.blogId, postId })).toMatchObject({
+      title: 'Theirs',
+      content: 'their text',
+      labels: ['one'],
+    });
     const [newest] = (await local.posts.revisions.list({ blogId: s.blogId, postId })).items;
     expect(newest).toMatchObject({ post: { id: postId }, title: 'Mine', content: 'my text', labels: ['one', 'mine'] });
     expect(await local.posts.revisions.get({ blogId: s.blogId, postId, revisionId: newest!.id })).toEqual(newest);
@@ -49,7 +65,11 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     // Restored, it is an ordinary local edit: the next sync sends it.
     await local.posts.revisions.restore({ blogId: s.blogId, postId, revisionId: newest!.id });
     expect(await replica.sync()).toMatchObject({ pushed: 1, conflicts: 0 });
-    expect(await s.service.posts.get({ blogId: s.blogId, postId })).toMatchObject({ title: 'Mine', content: 'my text', labels: ['one', 'mine'] });
+    expect(await s.service.posts.get({ blogId: s.blogId, postId })).toMatchObject({
+      title: 'Mine',
+      content: 'my text',
+      labels: ['one', 'mine'],
+    });
   });
 
   it('"mine": the server\'s version stays as a revision, on the server (its update keeps it) and here', async () => {
@@ -58,7 +78,11 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     const theirs = ['Theirs', 'their text', ['one']];
     expect((await postRevisions(local, postId))[0]).toEqual(theirs);
     expect(await replica.sync()).toMatchObject({ pushed: 1, conflicts: 0 });
-    expect(await s.service.posts.get({ blogId: s.blogId, postId })).toMatchObject({ title: 'Mine', content: 'my text', labels: ['one', 'mine'] });
+    expect(await s.service.posts.get({ blogId: s.blogId, postId })).toMatchObject({
+      title: 'Mine',
+      content: 'my text',
+      labels: ['one', 'mine'],
+    });
     expect((await postRevisions(s.service, postId))[0]).toEqual(theirs);
     expect(await postRevisions(local, postId)).toContainEqual(theirs);
   });
@@ -79,9 +103,17 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
   });
 
   it('labels.list here counts what the server counts, through pulls, offline creates and resolved conflicts', async () => {
-    const labels = async (service: BlogService) => (await service.labels.list({ blogId: s.blogId, view: 'ADMIN' })).items;
-    const a = await s.service.posts.insert({ blogId: s.blogId, body: { title: 'A', content: 'a', labels: ['travel', 'food'] } });
-    const b = await s.service.posts.insert({ blogId: s.blogId, body: { title: 'B', content: 'b', labels: ['travel'] }, isDraft: true });
+    const labels = async (service: BlogService) =>
+      (await service.labels.list({ blogId: s.blogId, view: 'ADMIN' })).items;
+    const a = await s.service.posts.insert({
+      blogId: s.blogId,
+      body: { title: 'A', content: 'a', labels: ['travel', 'food'] },
+    });
+    const b = await s.service.posts.insert({
+      blogId: s.blogId,
+      body: { title: 'B', content: 'b', labels: ['travel'] },
+      isDraft: true,
+    });
     const c = await s.service.posts.insert({ blogId: s.blogId, body: { title: 'C', content: 'c', labels: ['gone'] } });
     const { replica, local, net } = open('admin');
     await replica.sync();
@@ -127,7 +159,8 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     await local.posts.patch({ blogId: s.blogId, postId: made.id!, body: { title: 'Second', content: 'second words' } });
     net.offline = false;
     expect(await replica.sync()).toMatchObject({ pushed: 1 });
-    const [there] = (await s.as('author').posts.list({ blogId: s.blogId, status: ['LIVE', 'DRAFT'], view: 'AUTHOR' })).items;
+    const [there] = (await s.as('author').posts.list({ blogId: s.blogId, status: ['LIVE', 'DRAFT'], view: 'AUTHOR' }))
+      .items;
     expect(there!.id).not.toBe(made.id);
     expect(await postRevisions(local, there!.id!)).toEqual([['First', 'first words', []]]);
   });

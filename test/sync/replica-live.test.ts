@@ -27,10 +27,16 @@ const until = (check: () => Promise<void>) => vi.waitFor(check, { timeout: 10_00
 
 it('live(): server writes arrive by long poll, local writes are sent as they happen, stop() ends both', async () => {
   const stop = r.replica.live();
-  const there = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'From the server', content: 'x' } });
-  await until(async () => expect((await r.local.posts.list({ blogId: s.blogId })).items.map((p) => p.title)).toEqual(['From the server']));
+  const there = await s
+    .as('author')
+    .posts.insert({ blogId: s.blogId, body: { title: 'From the server', content: 'x' } });
+  await until(async () =>
+    expect((await r.local.posts.list({ blogId: s.blogId })).items.map((p) => p.title)).toEqual(['From the server']),
+  );
   await r.local.posts.patch({ blogId: s.blogId, postId: there.id!, body: { content: 'edited in the replica' } });
-  await until(async () => expect((await s.service.posts.get({ blogId: s.blogId, postId: there.id! })).content).toBe('edited in the replica'));
+  await until(async () =>
+    expect((await s.service.posts.get({ blogId: s.blogId, postId: there.id! })).content).toBe('edited in the replica'),
+  );
   await until(async () => expect(rounds.some((x) => x.pulled > 0) && rounds.some((x) => x.pushed > 0)).toBe(true));
   stop();
   await r.replica.close();
@@ -46,17 +52,25 @@ it('live(): a picture added here on its own goes up at once, not at the next lon
   // Once the replica waits on the long poll (up to 10 s), the upload's event wakes it well before that.
   await until(async () => expect(r.net.log.some((l) => l.includes('wait=10'))).toBe(true));
   const picture = await r.local.media.upload({ blogId: s.blogId, body: makePng(8, 8, 3), filename: 'lone.png' });
-  await vi.waitFor(async () => expect((await s.service.media.get({ blogId: s.blogId, mediaId: picture.id })).filename).toBe('lone.png'), {
-    timeout: 3_000,
-    interval: 25,
-  });
+  await vi.waitFor(
+    async () =>
+      expect((await s.service.media.get({ blogId: s.blogId, mediaId: picture.id })).filename).toBe('lone.png'),
+    {
+      timeout: 3_000,
+      interval: 25,
+    },
+  );
   stop();
 });
 
 it('pages made and edited offline by an admin are created, published and trashed on the server', async () => {
   await r.replica.sync();
   r.net.offline = true;
-  const about = await r.local.pages.insert({ blogId: s.blogId, body: { title: 'About', content: 'me' }, isDraft: true });
+  const about = await r.local.pages.insert({
+    blogId: s.blogId,
+    body: { title: 'About', content: 'me' },
+    isDraft: true,
+  });
   const old = await r.local.pages.insert({ blogId: s.blogId, body: { title: 'Old', content: 'x' } });
   await r.local.pages.publish({ blogId: s.blogId, pageId: about.id! });
   r.net.offline = false;

@@ -23,13 +23,19 @@ describe.each(LOCALS)("a reader's pictures, local store on %s", (kind) => {
   beforeEach(async () => {
     s = await serverFor('sqlite');
   });
-  const open = (who: 'reader' | 'anonymous', store = localStore(kind, { apiBaseUrl: new URL(s.api).origin }), extra = {}) => {
+  const open = (
+    who: 'reader' | 'anonymous',
+    store = localStore(kind, { apiBaseUrl: new URL(s.api).origin }),
+    extra = {},
+  ) => {
     const r = replicaOf(s, who, store.open(), undefined, extra);
     opened.push(r);
     return { ...r, store };
   };
   const upload = (seed: number, filename: string) =>
-    s.as('admin').media.upload({ blogId: s.blogId, body: makePng(8, 8, seed), filename, alt: `only authors see this (${seed})` });
+    s
+      .as('admin')
+      .media.upload({ blogId: s.blogId, body: makePng(8, 8, seed), filename, alt: `only authors see this (${seed})` });
   /** Whether the local blob store still holds the bytes a pulled picture had. */
   const held = async (local: BlogService, p: Media) => {
     const body = await internalsOf(local)!.core.blobs.read(`${s.blogId}/replica-${p.id}`);
@@ -44,9 +50,16 @@ describe.each(LOCALS)("a reader's pictures, local store on %s", (kind) => {
     const secret = await upload(4, 'secret.png');
     const admin = s.as('admin');
     await admin.posts.insert({ blogId: s.blogId, body: { title: 'A', content: img(shared.url, 'Harbour') } });
-    const b = await admin.posts.insert({ blogId: s.blogId, body: { title: 'B', content: img(shared.url) + img(solo.url) } });
+    const b = await admin.posts.insert({
+      blogId: s.blogId,
+      body: { title: 'B', content: img(shared.url) + img(solo.url) },
+    });
     const page = await admin.pages.insert({ blogId: s.blogId, body: { title: 'About', content: img(onPage.url) } });
-    await admin.posts.insert({ blogId: s.blogId, body: { title: 'Soon', content: img(secret.url) + img(shared.url) }, isDraft: true });
+    await admin.posts.insert({
+      blogId: s.blogId,
+      body: { title: 'Soon', content: img(secret.url) + img(shared.url) },
+      isDraft: true,
+    });
 
     const { replica, local, net } = open('reader');
     await replica.sync();
@@ -96,14 +109,18 @@ describe.each(LOCALS)("a reader's pictures, local store on %s", (kind) => {
     expect(await replica.downloads()).toEqual({ fetched: 1, waiting: 0 });
     expect(await bytesOf(local, s.blogId, solo.id)).toEqual(makePng(8, 8, 2));
     expect(net.log.filter((l) => l.startsWith('GET /media/'))).toEqual([`GET /media/${s.blogId}/${solo.id}/solo.png`]);
-    expect((await local.media.list({ blogId: s.blogId })).items.map((m) => m.id).sort()).toEqual([shared.id, solo.id].sort());
+    expect((await local.media.list({ blogId: s.blogId })).items.map((m) => m.id).sort()).toEqual(
+      [shared.id, solo.id].sort(),
+    );
     expect(await replica.pending()).toEqual([]);
   });
 
   it('signed out, the downloads are resumable: a reload halfway fetches only what is missing', async () => {
     const pictures = [];
     for (const n of [1, 2, 3, 4]) pictures.push(await upload(10 + n, `p${n}.png`));
-    await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'Album', content: pictures.map((p) => img(p.url)).join('') } });
+    await s
+      .as('admin')
+      .posts.insert({ blogId: s.blogId, body: { title: 'Album', content: pictures.map((p) => img(p.url)).join('') } });
     const first = open('anonymous', undefined, { downloads: 1 });
     let served = 0;
     first.net.lose = (line) => line.startsWith('GET /media/') && ++served > 2;
@@ -116,7 +133,8 @@ describe.each(LOCALS)("a reader's pictures, local store on %s", (kind) => {
     expect(await second.replica.downloads()).toEqual({ fetched: 2, waiting: 0 });
     const fetchedAgain = second.net.log.filter((l) => l.startsWith('GET /media/'));
     expect(fetchedAgain.sort()).toEqual(pictures.slice(2).map((p) => `GET /media/${s.blogId}/${p.id}/${p.filename}`));
-    for (const [i, p] of pictures.entries()) expect(await bytesOf(second.local, s.blogId, p.id)).toEqual(makePng(8, 8, 11 + i));
+    for (const [i, p] of pictures.entries())
+      expect(await bytesOf(second.local, s.blogId, p.id)).toEqual(makePng(8, 8, 11 + i));
   });
 
   it('a resync (410) keeps the pictures the posts still use, without fetching them again', async () => {
@@ -124,7 +142,9 @@ describe.each(LOCALS)("a reader's pictures, local store on %s", (kind) => {
     s = await serverFor('sqlite', { retentionDays: 1 });
     const kept = await upload(31, 'kept.png');
     const lost = await upload(32, 'lost.png');
-    const post = await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'Two', content: img(kept.url) + img(lost.url) } });
+    const post = await s
+      .as('admin')
+      .posts.insert({ blogId: s.blogId, body: { title: 'Two', content: img(kept.url) + img(lost.url) } });
     const { replica, local, net } = open('reader');
     await replica.sync();
     expect(await replica.downloads()).toEqual({ fetched: 2, waiting: 0 });
@@ -145,11 +165,14 @@ describe.each(LOCALS)("a reader's pictures, local store on %s", (kind) => {
     const used = await upload(21, 'used.png');
     const secret = await upload(22, 'secret.png');
     await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'Out', content: img(used.url) } });
-    await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'Draft', content: img(secret.url) }, isDraft: true });
+    await s
+      .as('admin')
+      .posts.insert({ blogId: s.blogId, body: { title: 'Draft', content: img(secret.url) }, isDraft: true });
     const { replica, local } = open('reader');
     await replica.sync();
     await replica.downloads();
-    const setRole = (role: 'AUTHOR' | 'READER') => s.service.members.set({ blogId: s.blogId, userId: s.users.reader, role });
+    const setRole = (role: 'AUTHOR' | 'READER') =>
+      s.service.members.set({ blogId: s.blogId, userId: s.users.reader, role });
     await setRole('AUTHOR');
     await replica.sync();
     await replica.downloads();
@@ -160,7 +183,10 @@ describe.each(LOCALS)("a reader's pictures, local store on %s", (kind) => {
     await replica.downloads();
     expect(await caught(local.media.get({ blogId: s.blogId, mediaId: secret.id }))).toMatchObject({ code: 404 });
     expect(await held(local, secret)).toBe(false);
-    expect(await local.media.get({ blogId: s.blogId, mediaId: used.id })).toMatchObject({ alt: '', author: { id: '' } });
+    expect(await local.media.get({ blogId: s.blogId, mediaId: used.id })).toMatchObject({
+      alt: '',
+      author: { id: '' },
+    });
     expect(await bytesOf(local, s.blogId, used.id)).toEqual(makePng(8, 8, 21));
     expect(await replica.pending()).toEqual([]);
   });

@@ -7,7 +7,15 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { BlogService } from '../../src/index.js';
 import { makePng, sha256Hex } from '../media/pictures.js';
-import { caught, closedAfterEach, localStore, replicaOf, serverFor, type LocalKind, type TestReplica } from './replicas.js';
+import {
+  caught,
+  closedAfterEach,
+  localStore,
+  replicaOf,
+  serverFor,
+  type LocalKind,
+  type TestReplica,
+} from './replicas.js';
 import type { SyncServer } from './server.js';
 
 let s: SyncServer;
@@ -33,7 +41,9 @@ describe.each(['memory', 'idb'] as const)('pictures, local store on %s', (kind: 
   it('pulls media records, then fetches the bytes of the pictures the posts use, checked against their ids', async () => {
     const used = await upload(1, 'used.png');
     const spare = await upload(2, 'spare.png');
-    const post = await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'With a picture', content: img(used.url, 'one') } });
+    const post = await s
+      .as('admin')
+      .posts.insert({ blogId: s.blogId, body: { title: 'With a picture', content: img(used.url, 'one') } });
     const { replica, local, net } = open();
     expect(await replica.sync()).toMatchObject({ pulled: 3, pushed: 0 });
     expect(await replica.downloads()).toEqual({ fetched: 1, waiting: 0 });
@@ -47,7 +57,9 @@ describe.each(['memory', 'idb'] as const)('pictures, local store on %s', (kind: 
     // No post uses the other one: its bytes stay on the server until one does.
     expect(await caught(bytesOf(local, s.blogId, spare.id))).toMatchObject({ code: 404 });
     expect(net.log.filter((l) => l.startsWith('GET /media/'))).toEqual([`GET /media/${s.blogId}/${used.id}/used.png`]);
-    await s.as('admin').posts.patch({ blogId: s.blogId, postId: post.id!, body: { content: img(used.url) + img(spare.url) } });
+    await s
+      .as('admin')
+      .posts.patch({ blogId: s.blogId, postId: post.id!, body: { content: img(used.url) + img(spare.url) } });
     await replica.sync();
     expect(await replica.downloads()).toEqual({ fetched: 1, waiting: 0 });
     expect(await bytesOf(local, s.blogId, spare.id)).toEqual(makePng(8, 8, 2));
@@ -65,9 +77,17 @@ describe.each(['memory', 'idb'] as const)('pictures, local store on %s', (kind: 
     await replica.sync();
     net.offline = true;
     const bytes = makePng(10, 10, 7);
-    const picture = await local.media.upload({ blogId: s.blogId, body: bytes, filename: 'beach.png', alt: 'The beach' });
+    const picture = await local.media.upload({
+      blogId: s.blogId,
+      body: bytes,
+      filename: 'beach.png',
+      alt: 'The beach',
+    });
     expect(picture.id).toBe(await sha256Hex(bytes));
-    const post = await local.posts.insert({ blogId: s.blogId, body: { title: 'Holiday', content: img(picture.url, 'The beach') } });
+    const post = await local.posts.insert({
+      blogId: s.blogId,
+      body: { title: 'Holiday', content: img(picture.url, 'The beach') },
+    });
     expect(await replica.pending()).toEqual([
       { kind: 'media', id: picture.id, action: 'create', title: 'beach.png' },
       { kind: 'post', id: post.id, action: 'create', title: 'Holiday' },
@@ -85,7 +105,9 @@ describe.each(['memory', 'idb'] as const)('pictures, local store on %s', (kind: 
     expect(await bytesOf(s.service, s.blogId, picture.id)).toEqual(bytes);
     const [sent] = (await s.as('admin').posts.list({ blogId: s.blogId })).items;
     expect(sent!.content).toBe(img(picture.url, 'The beach'));
-    expect((await s.as('admin').media.list({ blogId: s.blogId, postId: sent!.id! })).items.map((m) => m.id)).toEqual([picture.id]);
+    expect((await s.as('admin').media.list({ blogId: s.blogId, postId: sent!.id! })).items.map((m) => m.id)).toEqual([
+      picture.id,
+    ]);
     // Here the picture is the server's now: nothing waits, and nothing is fetched again.
     expect(await replica.pending()).toEqual([]);
     expect((await local.media.get({ blogId: s.blogId, mediaId: picture.id })).etag).toBe(there.etag);
@@ -95,14 +117,22 @@ describe.each(['memory', 'idb'] as const)('pictures, local store on %s', (kind: 
 
   it('a post that uses a picture, edited on both sides: the picture goes up, the post is a conflict, either text keeps its pictures', async () => {
     const first = await upload(3, 'first.png');
-    const post = await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'Garden', content: img(first.url) } });
+    const post = await s
+      .as('admin')
+      .posts.insert({ blogId: s.blogId, body: { title: 'Garden', content: img(first.url) } });
     const { replica, local, net } = open();
     await replica.sync();
     await replica.downloads();
     net.offline = true;
     const added = await local.media.upload({ blogId: s.blogId, body: makePng(8, 8, 4), filename: 'second.png' });
-    await local.posts.patch({ blogId: s.blogId, postId: post.id!, body: { content: img(first.url) + img(added.url, 'mine') } });
-    await s.as('admin').posts.patch({ blogId: s.blogId, postId: post.id!, body: { content: `${img(first.url)}<p>theirs</p>` } });
+    await local.posts.patch({
+      blogId: s.blogId,
+      postId: post.id!,
+      body: { content: img(first.url) + img(added.url, 'mine') },
+    });
+    await s
+      .as('admin')
+      .posts.patch({ blogId: s.blogId, postId: post.id!, body: { content: `${img(first.url)}<p>theirs</p>` } });
     net.offline = false;
     expect(await replica.sync()).toMatchObject({ pushed: 1, conflicts: 1 });
     const [conflict] = await replica.conflicts();
@@ -113,7 +143,10 @@ describe.each(['memory', 'idb'] as const)('pictures, local store on %s', (kind: 
     await replica.sync();
     const there = await s.as('admin').posts.get({ blogId: s.blogId, postId: post.id! });
     expect(there.content).toBe(img(first.url) + img(added.url, 'mine'));
-    expect((await s.as('admin').media.list({ blogId: s.blogId, postId: post.id! })).items.map((m) => m.id)).toEqual([first.id, added.id]);
+    expect((await s.as('admin').media.list({ blogId: s.blogId, postId: post.id! })).items.map((m) => m.id)).toEqual([
+      first.id,
+      added.id,
+    ]);
     expect(await bytesOf(local, s.blogId, first.id)).toEqual(makePng(8, 8, 3));
     expect(await replica.pending()).toEqual([]);
   });
@@ -123,7 +156,9 @@ describe.each(['memory', 'idb'] as const)('pictures, local store on %s', (kind: 
     s = await serverFor('sqlite', { retentionDays: 1 });
     const kept = await upload(5, 'kept.png');
     const lost = await upload(6, 'lost.png');
-    const post = await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'Two', content: img(kept.url) + img(lost.url) } });
+    const post = await s
+      .as('admin')
+      .posts.insert({ blogId: s.blogId, body: { title: 'Two', content: img(kept.url) + img(lost.url) } });
     const { replica, local, net } = open();
     await replica.sync();
     expect(await replica.downloads()).toEqual({ fetched: 2, waiting: 0 });
@@ -149,7 +184,13 @@ describe.each(['memory', 'idb'] as const)('pictures, local store on %s', (kind: 
     await s.as('admin').media.patch({ blogId: s.blogId, mediaId: picture.id, body: { alt: 'A pier' } });
     expect(await replica.sync()).toMatchObject({ conflicts: 1 });
     expect(await replica.conflicts()).toMatchObject([
-      { kind: 'media', id: picture.id, reason: 'changed', mine: { title: 'pier.png', content: 'The pier at noon' }, theirs: { content: 'A pier' } },
+      {
+        kind: 'media',
+        id: picture.id,
+        reason: 'changed',
+        mine: { title: 'pier.png', content: 'The pier at noon' },
+        theirs: { content: 'A pier' },
+      },
     ]);
     await replica.resolve(picture.id, 'mine');
     expect(await replica.sync()).toMatchObject({ pushed: 1, conflicts: 0 });
@@ -159,7 +200,9 @@ describe.each(['memory', 'idb'] as const)('pictures, local store on %s', (kind: 
 
   it('a reload halfway through the downloads carries on with the pictures still missing', async () => {
     const pictures = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => upload(10 + n, `p${n}.png`)));
-    await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'Album', content: pictures.map((p) => img(p.url)).join('') } });
+    await s
+      .as('admin')
+      .posts.insert({ blogId: s.blogId, body: { title: 'Album', content: pictures.map((p) => img(p.url)).join('') } });
     const first = open(undefined, { downloads: 1 });
     let served = 0;
     // The network goes after three pictures (the tab is closed, the laptop sleeps).
@@ -173,7 +216,8 @@ describe.each(['memory', 'idb'] as const)('pictures, local store on %s', (kind: 
     expect(await second.replica.downloads()).toEqual({ fetched: 3, waiting: 0 });
     const fetchedAgain = second.net.log.filter((l) => l.startsWith('GET /media/'));
     expect(fetchedAgain).toHaveLength(3);
-    for (const [i, p] of pictures.entries()) expect(await bytesOf(second.local, s.blogId, p.id)).toEqual(makePng(8, 8, 11 + i));
+    for (const [i, p] of pictures.entries())
+      expect(await bytesOf(second.local, s.blogId, p.id)).toEqual(makePng(8, 8, 11 + i));
     expect(fetchedAgain.every((l) => pictures.slice(3).some((p) => l.includes(p.id)))).toBe(true);
   });
 
@@ -185,7 +229,13 @@ describe.each(['memory', 'idb'] as const)('pictures, local store on %s', (kind: 
     await local.posts.insert({ blogId: s.blogId, body: { title: 'Panorama', content: img(big.url) } });
     expect(await replica.sync()).toMatchObject({ pushed: 1, conflicts: 1 });
     const [conflict] = await replica.conflicts();
-    expect(conflict).toMatchObject({ kind: 'media', id: big.id, reason: 'rejected', mine: { title: 'huge.png' }, theirs: null });
+    expect(conflict).toMatchObject({
+      kind: 'media',
+      id: big.id,
+      reason: 'rejected',
+      mine: { title: 'huge.png' },
+      theirs: null,
+    });
     expect(conflict!.message).toMatch(/large|bytes/i);
     expect(await caught(s.as('admin').media.get({ blogId: s.blogId, mediaId: big.id }))).toMatchObject({ code: 404 });
     // Until a choice, the picture stays here (the post still shows it) and is not sent again.

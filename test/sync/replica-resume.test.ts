@@ -30,7 +30,8 @@ describe.each(STORES)('server on %s', (kind) => {
   }
 
   it('a tab reloaded mid-pull resumes from the page it stopped at, and ends with every post once', async () => {
-    for (let i = 0; i < 30; i++) await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: `p${i}`, content: 'x' } });
+    for (let i = 0; i < 30; i++)
+      await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: `p${i}`, content: 'x' } });
     const store = localStore('idb');
     const first = open(store, 5);
     let pages = 0;
@@ -100,15 +101,18 @@ describe.each(STORES)('server on %s', (kind) => {
 
   it('edits made while their updates were on the way stay here and go with the next sync', async () => {
     const made: Post[] = [];
-    for (const title of ['A', 'B', 'C', 'D', 'E']) made.push(await s.as('author').posts.insert({ blogId: s.blogId, body: { title, content: 'server' } }));
+    for (const title of ['A', 'B', 'C', 'D', 'E'])
+      made.push(await s.as('author').posts.insert({ blogId: s.blogId, body: { title, content: 'server' } }));
     const r = open(localStore('idb'));
     await r.replica.sync();
-    for (const p of made) await r.local.posts.patch({ blogId: s.blogId, postId: p.id!, body: { content: `first ${p.title}` } });
+    for (const p of made)
+      await r.local.posts.patch({ blogId: s.blogId, postId: p.id!, body: { content: `first ${p.title}` } });
     // B and D are written again here after the server took their first edit, before the replica hears back.
     const again = new Set([made[1]!, made[3]!].map((p) => p.id!));
     r.net.lose = async (line) => {
       const id = /^PATCH .*\/posts\/([^/?]+)/.exec(line)?.[1];
-      if (id && again.delete(id)) await r.local.posts.patch({ blogId: s.blogId, postId: id, body: { content: 'second' } });
+      if (id && again.delete(id))
+        await r.local.posts.patch({ blogId: s.blogId, postId: id, body: { content: 'second' } });
       return false;
     };
     expect(await r.replica.sync()).toMatchObject({ pushed: 5, conflicts: 0 });
@@ -135,7 +139,8 @@ describe.each(STORES)('server on %s', (kind) => {
 
   it('410: a checkpoint older than the log pulls afresh, drops what the server lost and keeps local edits', async () => {
     const ids: string[] = [];
-    for (const title of ['keep', 'gone', 'changed']) ids.push((await s.as('author').posts.insert({ blogId: s.blogId, body: { title, content: 'v1' } })).id!);
+    for (const title of ['keep', 'gone', 'changed'])
+      ids.push((await s.as('author').posts.insert({ blogId: s.blogId, body: { title, content: 'v1' } })).id!);
     const store = localStore('idb');
     const r = open(store);
     await r.replica.sync();

@@ -23,13 +23,18 @@ it('the tab that does not sync lists what waits and the conflicts the other foun
   await a.replica.sync();
 
   // Both tabs write; each lists both writes; the syncing tab sends them, and then neither lists anything.
-  const made = await a.local.posts.insert({ blogId: s.blogId, body: { title: 'From tab A', content: 'a' }, isDraft: true });
+  const made = await a.local.posts.insert({
+    blogId: s.blogId,
+    body: { title: 'From tab A', content: 'a' },
+    isDraft: true,
+  });
   await b.local.posts.patch({ blogId: s.blogId, postId: post.id!, body: { title: 'Edited in tab B' } });
   const waiting = [
     { kind: 'post', id: made.id, action: 'create', title: 'From tab A' },
     { kind: 'post', id: post.id, action: 'update', title: 'Edited in tab B' },
   ];
-  const sorted = (list: readonly object[]) => [...list].sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)));
+  const sorted = (list: readonly object[]) =>
+    [...list].sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)));
   expect(sorted(await b.replica.pending())).toEqual(sorted(waiting));
   expect(sorted(await a.replica.pending())).toEqual(sorted(waiting));
   expect(await a.replica.sync()).toMatchObject({ pushed: 2, conflicts: 0 });
@@ -41,7 +46,9 @@ it('the tab that does not sync lists what waits and the conflicts the other foun
   await b.local.posts.patch({ blogId: s.blogId, postId: post.id!, body: { content: '<p>tab B</p>' } });
   expect(await b.replica.pending()).toHaveLength(1);
   expect(await a.replica.sync()).toMatchObject({ conflicts: 1 });
-  expect((await b.replica.conflicts()).map((c) => [c.id, c.mine?.content, c.theirs?.content])).toEqual([[post.id, '<p>tab B</p>', '<p>server</p>']]);
+  expect((await b.replica.conflicts()).map((c) => [c.id, c.mine?.content, c.theirs?.content])).toEqual([
+    [post.id, '<p>tab B</p>', '<p>server</p>'],
+  ]);
   await b.replica.resolve(post.id!, 'mine');
   expect(await a.replica.conflicts()).toEqual([]);
   expect(await a.replica.sync()).toMatchObject({ pushed: 1, conflicts: 0 });

@@ -21,8 +21,12 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
   const strip = (p: Post) => ({ ...p, selfLink: '', replies: { ...p.replies, selfLink: '' } });
 
   it('pulls the blog as the user sees it: server ids, etags and fields; nothing it wrote goes back', async () => {
-    const live = await s.as('admin').posts.insert({ blogId: s.blogId, body: { title: 'Hello', content: '<p>hi</p>', labels: ['a', 'b'] } });
-    const draft = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'Mine', content: 'wip' }, isDraft: true });
+    const live = await s
+      .as('admin')
+      .posts.insert({ blogId: s.blogId, body: { title: 'Hello', content: '<p>hi</p>', labels: ['a', 'b'] } });
+    const draft = await s
+      .as('author')
+      .posts.insert({ blogId: s.blogId, body: { title: 'Mine', content: 'wip' }, isDraft: true });
     await s.as('admin').comments.insert({ blogId: s.blogId, postId: live.id!, body: { content: 'first!' } });
     const { replica, local, net } = open('author');
     expect(await replica.sync()).toEqual({ pulled: 3, pushed: 0, conflicts: 0 });
@@ -43,8 +47,16 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     const { replica, local, net } = open('author');
     await replica.sync();
     net.offline = true;
-    const made = await local.posts.insert({ blogId: s.blogId, body: { title: 'Draft one', content: 'first words' }, isDraft: true });
-    await local.posts.patch({ blogId: s.blogId, postId: made.id!, body: { content: 'better words', labels: ['travel'] } });
+    const made = await local.posts.insert({
+      blogId: s.blogId,
+      body: { title: 'Draft one', content: 'first words' },
+      isDraft: true,
+    });
+    await local.posts.patch({
+      blogId: s.blogId,
+      postId: made.id!,
+      body: { content: 'better words', labels: ['travel'] },
+    });
     await local.posts.publish({ blogId: s.blogId, postId: made.id! });
     expect(await replica.pending()).toEqual([{ kind: 'post', id: made.id, action: 'create', title: 'Draft one' }]);
     const offline = await caught(replica.sync());
@@ -52,14 +64,21 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     expect(offline).toMatchObject({ status: 0 });
     net.offline = false;
     expect(await replica.sync()).toMatchObject({ pushed: 1, conflicts: 0 });
-    const there = (await s.as('author').posts.list({ blogId: s.blogId, status: ['LIVE', 'DRAFT'], view: 'AUTHOR' })).items;
+    const there = (await s.as('author').posts.list({ blogId: s.blogId, status: ['LIVE', 'DRAFT'], view: 'AUTHOR' }))
+      .items;
     expect(there.map((p) => [p.title, p.content, p.labels, p.status, p.author.id])).toEqual([
       ['Draft one', 'better words', ['travel'], 'LIVE', s.users.author],
     ]);
     const serverId = there[0]!.id;
     expect(serverId).not.toBe(made.id);
     const here = await local.posts.get({ blogId: s.blogId, postId: serverId });
-    expect([here.title, here.content, here.status, here.etag, here.url]).toEqual(['Draft one', 'better words', 'LIVE', there[0]!.etag, there[0]!.url]);
+    expect([here.title, here.content, here.status, here.etag, here.url]).toEqual([
+      'Draft one',
+      'better words',
+      'LIVE',
+      there[0]!.etag,
+      there[0]!.url,
+    ]);
     expect(await caught(local.posts.get({ blogId: s.blogId, postId: made.id! }))).toMatchObject({ code: 404 });
     expect(await replica.pending()).toEqual([]);
     expect((await replica.sync()).pushed).toBe(0);
@@ -69,21 +88,35 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     const { replica, local, net } = open('author');
     net.offline = true;
     // Never synced: the local blog exists already, so the editor saves.
-    const made = await local.posts.insert({ blogId: s.blogId, body: { title: 'Written on a plane', content: 'words' }, isDraft: true });
+    const made = await local.posts.insert({
+      blogId: s.blogId,
+      body: { title: 'Written on a plane', content: 'words' },
+      isDraft: true,
+    });
     await local.posts.patch({ blogId: s.blogId, postId: made.id!, body: { labels: ['travel'] } });
-    expect((await local.posts.list({ blogId: s.blogId, status: ['DRAFT'], view: 'AUTHOR' })).items.map((p) => p.title)).toEqual(['Written on a plane']);
-    expect(await replica.pending()).toEqual([{ kind: 'post', id: made.id, action: 'create', title: 'Written on a plane' }]);
+    expect(
+      (await local.posts.list({ blogId: s.blogId, status: ['DRAFT'], view: 'AUTHOR' })).items.map((p) => p.title),
+    ).toEqual(['Written on a plane']);
+    expect(await replica.pending()).toEqual([
+      { kind: 'post', id: made.id, action: 'create', title: 'Written on a plane' },
+    ]);
     expect(await caught(replica.sync())).toMatchObject({ status: 0 });
     // Still offline after a failed sync, and after another write.
     await local.posts.publish({ blogId: s.blogId, postId: made.id! });
     net.offline = false;
     expect(await replica.sync()).toMatchObject({ pushed: 1, conflicts: 0 });
-    const there = (await s.as('author').posts.list({ blogId: s.blogId, status: ['LIVE', 'DRAFT'], view: 'AUTHOR' })).items;
-    expect(there.map((p) => [p.title, p.labels, p.status, p.author.id])).toEqual([['Written on a plane', ['travel'], 'LIVE', s.users.author]]);
+    const there = (await s.as('author').posts.list({ blogId: s.blogId, status: ['LIVE', 'DRAFT'], view: 'AUTHOR' }))
+      .items;
+    expect(there.map((p) => [p.title, p.labels, p.status, p.author.id])).toEqual([
+      ['Written on a plane', ['travel'], 'LIVE', s.users.author],
+    ]);
     // The local blog is now the server's, and the post is there under its server id and url.
     const blog = await s.service.blogs.get({ blogId: s.blogId });
     expect(await local.blogs.get({ blogId: s.blogId })).toMatchObject({ name: blog.name, url: blog.url });
-    expect(await local.posts.get({ blogId: s.blogId, postId: there[0]!.id })).toMatchObject({ url: there[0]!.url, etag: there[0]!.etag });
+    expect(await local.posts.get({ blogId: s.blogId, postId: there[0]!.id })).toMatchObject({
+      url: there[0]!.url,
+      etag: there[0]!.etag,
+    });
     expect(await replica.pending()).toEqual([]);
   });
 
@@ -96,7 +129,9 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     await local.posts.patch({ blogId: s.blogId, postId: a.id!, body: { title: 'A2', labels: ['x'] } });
     await local.posts.revert({ blogId: s.blogId, postId: a.id! });
     await local.posts.delete({ blogId: s.blogId, postId: b.id! });
-    expect(new Set((await replica.pending()).map((p) => `${p.id}:${p.action}`))).toEqual(new Set([`${a.id}:update`, `${b.id}:delete`]));
+    expect(new Set((await replica.pending()).map((p) => `${p.id}:${p.action}`))).toEqual(
+      new Set([`${a.id}:update`, `${b.id}:delete`]),
+    );
     net.offline = false;
     expect(await replica.sync()).toMatchObject({ pushed: 2, conflicts: 0 });
     const there = await serverPost(a.id!);
@@ -107,14 +142,20 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
   });
 
   it('two replicas edit one post offline: the first push wins, the second gets a conflict with both texts; "mine" sends it over', async () => {
-    const post = await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'Shared', content: 'base text', labels: ['one'] } });
+    const post = await s
+      .as('author')
+      .posts.insert({ blogId: s.blogId, body: { title: 'Shared', content: 'base text', labels: ['one'] } });
     const admin = open('admin');
     const author = open('author');
     await admin.replica.sync();
     await author.replica.sync();
     admin.net.offline = author.net.offline = true;
     await admin.local.posts.patch({ blogId: s.blogId, postId: post.id!, body: { content: 'admin text' } });
-    await author.local.posts.patch({ blogId: s.blogId, postId: post.id!, body: { title: 'Shared (author)', content: 'author text' } });
+    await author.local.posts.patch({
+      blogId: s.blogId,
+      postId: post.id!,
+      body: { title: 'Shared (author)', content: 'author text' },
+    });
     admin.net.offline = author.net.offline = false;
     expect(await admin.replica.sync()).toMatchObject({ pushed: 1, conflicts: 0 });
     expect(await author.replica.sync()).toMatchObject({ pushed: 0, conflicts: 1 });
@@ -136,7 +177,10 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     expect(await author.replica.sync()).toMatchObject({ pushed: 1, conflicts: 0 });
     expect(await serverPost(post.id!)).toMatchObject({ title: 'Shared (author)', content: 'author text' });
     await admin.replica.sync();
-    expect(await admin.local.posts.get({ blogId: s.blogId, postId: post.id! })).toMatchObject({ title: 'Shared (author)', content: 'author text' });
+    expect(await admin.local.posts.get({ blogId: s.blogId, postId: post.id! })).toMatchObject({
+      title: 'Shared (author)',
+      content: 'author text',
+    });
   });
 
   it('"theirs" keeps the server version and drops the local edit', async () => {
@@ -148,7 +192,11 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     await s.as('admin').posts.patch({ blogId: s.blogId, postId: post.id!, body: { content: 'online' } });
     net.offline = false;
     expect(await replica.sync()).toMatchObject({ conflicts: 1 });
-    expect((await replica.conflicts())[0]).toMatchObject({ mine: { content: 'offline' }, theirs: { content: 'online' }, fields: ['content'] });
+    expect((await replica.conflicts())[0]).toMatchObject({
+      mine: { content: 'offline' },
+      theirs: { content: 'online' },
+      fields: ['content'],
+    });
     await replica.resolve(post.id!, 'theirs');
     expect(await replica.sync()).toMatchObject({ pushed: 0, conflicts: 0 });
     expect((await serverPost(post.id!)).content).toBe('online');
@@ -189,7 +237,11 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     net.offline = true;
     const post = await local.posts.insert({ blogId: s.blogId, body: { title: 'Offline post', content: 'x' } });
     const first = await local.comments.insert({ blogId: s.blogId, postId: post.id!, body: { content: 'first' } });
-    await local.comments.insert({ blogId: s.blogId, postId: post.id!, body: { content: 'reply', inReplyTo: { id: first.id } } });
+    await local.comments.insert({
+      blogId: s.blogId,
+      postId: post.id!,
+      body: { content: 'reply', inReplyTo: { id: first.id } },
+    });
     expect((await replica.pending()).map((p) => [p.kind, p.action])).toEqual([
       ['post', 'create'],
       ['comment', 'create'],
@@ -202,7 +254,9 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     const serverPostId = (await s.service.posts.list({ blogId: s.blogId })).items[0]!.id;
     expect(serverPostId).not.toBe(post.id);
     // Here the comments already sit under the post's server id, still waiting.
-    expect((await local.comments.list({ blogId: s.blogId, postId: serverPostId })).items.map((c) => c.content)).toEqual(['first', 'reply']);
+    expect((await local.comments.list({ blogId: s.blogId, postId: serverPostId })).items.map((c) => c.content)).toEqual(
+      ['first', 'reply'],
+    );
     expect((await replica.pending()).map((p) => [p.kind, p.action])).toEqual([
       ['comment', 'create'],
       ['comment', 'create'],
@@ -213,7 +267,9 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     expect(there.map((c) => c.content)).toEqual(['first', 'reply']);
     expect(there[1]!.inReplyTo).toEqual({ id: there[0]!.id });
     const here = (await local.comments.list({ blogId: s.blogId, postId: serverPostId })).items;
-    expect(here.map((c) => [c.id, c.content, c.inReplyTo?.id])).toEqual(there.map((c) => [c.id, c.content, c.inReplyTo?.id]));
+    expect(here.map((c) => [c.id, c.content, c.inReplyTo?.id])).toEqual(
+      there.map((c) => [c.id, c.content, c.inReplyTo?.id]),
+    );
     expect(await replica.pending()).toEqual([]);
   });
 
@@ -257,7 +313,8 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     await s.as('author').posts.insert({ blogId: s.blogId, body: { title: 'Secret', content: 'x' }, isDraft: true });
     const { replica, local } = open('reader');
     await replica.sync();
-    const all = (local: BlogService) => local.posts.list({ blogId: s.blogId, status: ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'], view: 'ADMIN' });
+    const all = (local: BlogService) =>
+      local.posts.list({ blogId: s.blogId, status: ['LIVE', 'DRAFT', 'SCHEDULED', 'SOFT_TRASHED'], view: 'ADMIN' });
     expect((await all(local)).items.map((p) => p.title)).toEqual(['Public']);
     await s.as('author').posts.revert({ blogId: s.blogId, postId: live.id! });
     expect(await replica.sync()).toMatchObject({ pulled: 1 });

@@ -28,7 +28,8 @@ export const SETUPS: ReadonlyArray<{ local: LocalKind; store: Store }> = [
 ];
 
 /** The sync server of one setup (PostgreSQL schemas are dropped by `dropOwnSchemas` after the file). */
-export const serverFor = (store: Store, options: Omit<SyncServerOptions, 'store'> = {}): Promise<SyncServer> => startSyncServer({ ...options, store });
+export const serverFor = (store: Store, options: Omit<SyncServerOptions, 'store'> = {}): Promise<SyncServer> =>
+  startSyncServer({ ...options, store });
 
 /** A local store that can be opened again (a tab reload): the same IndexedDB database, or the same memory service. */
 export function localStore(kind: LocalKind, options: { apiBaseUrl?: string } = {}): { open(): BlogService } {
@@ -46,9 +47,20 @@ export interface TestReplica {
   net: Net;
 }
 
-export function replicaOf(s: SyncServer, who: Who, local: BlogService, n: Net = net(), extra: Partial<ReplicaOptions> = {}): TestReplica {
+export function replicaOf(
+  s: SyncServer,
+  who: Who,
+  local: BlogService,
+  n: Net = net(),
+  extra: Partial<ReplicaOptions> = {},
+): TestReplica {
   const headers: Record<string, string> = who === 'anonymous' ? {} : { authorization: `Bearer ${who}` };
-  const replica = createReplica({ local, remote: { baseUrl: s.api, headers, fetch: n.fetch }, blogId: s.blogId, ...extra });
+  const replica = createReplica({
+    local,
+    remote: { baseUrl: s.api, headers, fetch: n.fetch },
+    blogId: s.blogId,
+    ...extra,
+  });
   return { replica, local, net: n };
 }
 

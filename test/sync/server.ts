@@ -31,7 +31,13 @@ export interface SyncServer {
   clock: { ms: number; advance(ms: number): void };
   as(who: Exclude<Who, 'anonymous'>): BlogService;
   /** One HTTP request; the JSON answer (or null) with its status. */
-  request(who: Who, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: Json | null }>;
+  request(
+    who: Who,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; json: Json | null }>;
   /** A whole pull (every page), with an optional hook between pages. */
   pull(
     who: Who,
@@ -60,12 +66,18 @@ export async function startSyncServer(options: SyncServerOptions = {}): Promise<
   const store = options.restart?.store ?? options.store ?? 'sqlite';
   const dir = options.restart || store !== 'sqlite' ? undefined : mkdtempSync(join(tmpdir(), 'blogcore-sync-'));
   const file = options.restart?.file ?? (store === 'sqlite' ? join(dir!, 'blog.db') : freshSchema('sync'));
-  const clock = { ms: options.restart?.clock.ms ?? Date.parse('2026-05-01T08:00:00.000Z'), advance: (ms: number) => void (clock.ms += ms) };
+  const clock = {
+    ms: options.restart?.clock.ms ?? Date.parse('2026-05-01T08:00:00.000Z'),
+    advance: (ms: number) => void (clock.ms += ms),
+  };
   const server: Server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const service = createBlogService({
-    driver: store === 'sqlite' ? sqliteDriver({ filename: file }) : postgresDriver({ connectionString: pgUrl(), schema: file, max: 4 }),
+    driver:
+      store === 'sqlite'
+        ? sqliteDriver({ filename: file })
+        : postgresDriver({ connectionString: pgUrl(), schema: file, max: 4 }),
     apiBaseUrl: base,
     now: () => new Date((clock.ms += 1)),
     ...(options.retentionDays !== undefined ? { changeRetention: { days: options.retentionDays } } : {}),
@@ -129,7 +141,8 @@ export async function startSyncServer(options: SyncServerOptions = {}): Promise<
         if (since !== undefined) q.set('since', since);
         if (pageToken !== undefined) q.set('pageToken', pageToken);
         const { status, json } = await request(who, 'GET', `/blogs/${blogId}/changes?${q}`);
-        if (status !== 200) throw Object.assign(new Error(`pull answered ${status}: ${JSON.stringify(json)}`), { status, json });
+        if (status !== 200)
+          throw Object.assign(new Error(`pull answered ${status}: ${JSON.stringify(json)}`), { status, json });
         expect(json!.kind).toBe('blogcore#changeList');
         items.push(...json!.items);
         checkpoint = json!.checkpoint;

@@ -80,7 +80,14 @@ const statuses = ['LIVE', 'DRAFT'] as const;
 const roles: readonly Role[] = ['AUTHOR', 'ADMIN'];
 const labels: ReadonlyArray<string> = ['a', 'b'];
 const body: PostBody = { title: 't', labels, readerComments: 'ALLOW', location: { name: 'here', lat: 1, lng: 2 } };
-const listing: PostsListParams = { blogId, status: statuses, labels, orderBy: 'UPDATED', sortOption: 'ASCENDING', view: 'AUTHOR' };
+const listing: PostsListParams = {
+  blogId,
+  status: statuses,
+  labels,
+  orderBy: 'UPDATED',
+  sortOption: 'ASCENDING',
+  view: 'AUTHOR',
+};
 const one: OneOrMore<PostStatus> = 'SCHEDULED';
 void service.posts.list(listing);
 void service.posts.list({ blogId, status: one, labels: 'a,b', maxResults: 500 });
@@ -88,7 +95,11 @@ void service.posts.search({ ...listing, q: 'two words' });
 void service.posts.insert({ blogId, body, isDraft: true });
 void service.blogs.listByUser({ userId: 'self', role: roles, status: ['LIVE', 'DELETED'] });
 void service.comments.list({ blogId, postId, status: ['LIVE', 'PENDING'] as const, fetchBodies: false });
-void service.comments.insert({ blogId, postId, body: { content: 'c', inReplyTo: { id: 'c1' }, author: { displayName: 'd', url: 'https://d.example/' } } });
+void service.comments.insert({
+  blogId,
+  postId,
+  body: { content: 'c', inReplyTo: { id: 'c1' }, author: { displayName: 'd', url: 'https://d.example/' } },
+});
 void service.pages.update({ blogId, pageId: 'g', body: { title: 't' }, publish: true, ifMatch: '"e"' });
 // A resource read from the service can be sent back as a body: the fields the server owns are accepted.
 void service.posts.get({ blogId, postId }).then((post) => service.posts.update({ blogId, postId, body: post }));
@@ -162,7 +173,9 @@ agree<Same<In<(typeof mediaParams)['mediaList']>, M.MediaListParams>>();
 agree<Same<In<(typeof mediaParams)['mediaPatch']>, M.MediaPatchParams>>();
 agree<Same<In<(typeof mediaParams)['mediaDelete']>, M.MediaDeleteParams>>();
 agree<Same<In<(typeof mediaParams)['mediaRead']>, M.MediaReadParams>>();
-agree<Same<keyof typeof mediaParams, 'mediaUpload' | 'mediaGet' | 'mediaList' | 'mediaPatch' | 'mediaDelete' | 'mediaRead'>>();
+agree<
+  Same<keyof typeof mediaParams, 'mediaUpload' | 'mediaGet' | 'mediaList' | 'mediaPatch' | 'mediaDelete' | 'mediaRead'>
+>();
 agree<Same<keyof typeof params, Checked>>();
 type Checked =
   | 'blogsGet'

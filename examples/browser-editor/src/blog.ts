@@ -32,7 +32,10 @@ export async function findBlog(service: BlogService): Promise<Blog | null> {
   return items[0] ?? null;
 }
 
-export async function createBlog(service: BlogService, input: { displayName: string; name: string; description: string }): Promise<Blog> {
+export async function createBlog(
+  service: BlogService,
+  input: { displayName: string; name: string; description: string },
+): Promise<Blog> {
   // The user may exist already if an earlier attempt stopped half way.
   try {
     await service.users.get({ userId: OWNER_ID });
@@ -42,7 +45,10 @@ export async function createBlog(service: BlogService, input: { displayName: str
   }
   let blog: Blog;
   try {
-    blog = await service.blogs.insert({ body: { name: input.name, url: BLOG_URL, description: input.description }, ownerId: OWNER_ID });
+    blog = await service.blogs.insert({
+      body: { name: input.name, url: BLOG_URL, description: input.description },
+      ownerId: OWNER_ID,
+    });
   } catch (e) {
     // Another tab of the editor created it a moment ago (its address is taken): open that one.
     const existing = BlogError.is(e) && e.code === 409 ? await findBlog(service) : null;

@@ -15,7 +15,9 @@ const KEY = 'blogcore-editor:connection';
 export function savedConnection(): Connection | null {
   try {
     const c = JSON.parse(localStorage.getItem(KEY) ?? 'null') as Partial<Connection> | null;
-    return c && typeof c.api === 'string' && typeof c.token === 'string' && typeof c.blogId === 'string' ? (c as Connection) : null;
+    return c && typeof c.api === 'string' && typeof c.token === 'string' && typeof c.blogId === 'string'
+      ? (c as Connection)
+      : null;
   } catch {
     return null;
   }
@@ -67,7 +69,10 @@ export async function signIn(api: string, token: string): Promise<Account> {
     const json = (await res.json().catch(() => null)) as Record<string, unknown> | null;
     if (!res.ok) {
       const e = (json?.error ?? {}) as { message?: string; errors?: Array<{ reason?: string }> };
-      const why = res.status === 401 ? 'The server does not know this token.' : `The server answered ${res.status} ${e.errors?.[0]?.reason ?? ''}.`;
+      const why =
+        res.status === 401
+          ? 'The server does not know this token.'
+          : `The server answered ${res.status} ${e.errors?.[0]?.reason ?? ''}.`;
       throw signInError(`${why} ${e.message ?? ''}`.trim());
     }
     return json ?? {};

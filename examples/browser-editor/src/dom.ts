@@ -4,12 +4,17 @@ type Child = Node | string | number | null | undefined | false;
 type Props = Record<string, unknown> & { class?: string; dataset?: Record<string, string> };
 
 /** `h('button', { class: 'primary', onclick }, 'Save')`: attributes, `on*` listeners and children. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props | null = null, ...children: Array<Child | Child[]>): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props | null = null,
+  ...children: Array<Child | Child[]>
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(props ?? {})) {
     if (value === undefined || value === null || value === false) continue;
     if (key === 'dataset') Object.assign(el.dataset, value);
-    else if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value as EventListener);
+    else if (key.startsWith('on') && typeof value === 'function')
+      el.addEventListener(key.slice(2), value as EventListener);
     else if (key in el && key !== 'list' && key !== 'form') (el as unknown as Record<string, unknown>)[key] = value;
     else el.setAttribute(key === 'class' ? 'class' : key, value === true ? '' : String(value));
   }
@@ -47,7 +52,11 @@ export function escapeHtml(text: string): string {
  * Shows author HTML in a sandboxed frame: no scripts run, nothing can reach this page, and the frame
  * grows to fit its content.
  */
-export function htmlFrame(html: string, title: string, pictures?: { show(src: string): Promise<string | null> }): HTMLIFrameElement {
+export function htmlFrame(
+  html: string,
+  title: string,
+  pictures?: { show(src: string): Promise<string | null> },
+): HTMLIFrameElement {
   const frame = h('iframe', { class: 'content-frame', title, sandbox: 'allow-same-origin' });
   frame.srcdoc = `<!doctype html><meta charset="utf-8"><base target="_blank"><style>
     body{font:17px/1.65 Georgia,"Times New Roman",serif;color:#1f2328;margin:0;padding:1px 0}
@@ -56,7 +65,8 @@ export function htmlFrame(html: string, title: string, pictures?: { show(src: st
   const fitHeight = () => {
     const doc = frame.contentDocument;
     // The <html> element's own box is as tall as the content (scrollHeight would be at least the frame's).
-    if (doc) frame.style.height = `${Math.ceil(Math.max(40, doc.documentElement.getBoundingClientRect().height)) + 2}px`;
+    if (doc)
+      frame.style.height = `${Math.ceil(Math.max(40, doc.documentElement.getBoundingClientRect().height)) + 2}px`;
   };
   frame.addEventListener('load', () => {
     fitHeight();

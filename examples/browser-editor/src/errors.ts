@@ -39,19 +39,35 @@ export function describe(error: unknown): Problem {
   if (e.name === 'SignInError') return { title: 'Could not sign in to the server.', detail: e.message };
   if (e.name === 'RemoteError') {
     const status = (e as Error & { status?: number }).status;
-    if (!status) return { title: 'The server cannot be reached right now.', detail: `${e.message} Your changes are kept here and sent later.` };
+    if (!status)
+      return {
+        title: 'The server cannot be reached right now.',
+        detail: `${e.message} Your changes are kept here and sent later.`,
+      };
     if (status === 401 || status === 403)
-      return { title: 'The server refused your token.', detail: `${e.message} Sign out and sign in again with a valid token.` };
+      return {
+        title: 'The server refused your token.',
+        detail: `${e.message} Sign out and sign in again with a valid token.`,
+      };
     return { title: 'The server refused a change.', detail: e.message, code: String(status) };
   }
   if (e.name === 'IdbBlockedError') {
-    return { title: 'Another tab keeps an older version of this editor open.', detail: 'Close the other tabs of this editor, then reload this one.' };
+    return {
+      title: 'Another tab keeps an older version of this editor open.',
+      detail: 'Close the other tabs of this editor, then reload this one.',
+    };
   }
   if (e.name === 'QuotaExceededError') {
-    return { title: 'This browser has no room left for your blog.', detail: 'Free some space (or delete posts you no longer need), then try again.' };
+    return {
+      title: 'This browser has no room left for your blog.',
+      detail: 'Free some space (or delete posts you no longer need), then try again.',
+    };
   }
   if (e.name === 'InvalidStateError' || e.name === 'UnknownError') {
-    return { title: 'The browser could not open its local database.', detail: `${e.message} (Private windows and some privacy settings block IndexedDB.)` };
+    return {
+      title: 'The browser could not open its local database.',
+      detail: `${e.message} (Private windows and some privacy settings block IndexedDB.)`,
+    };
   }
   return { title: 'Something went wrong.', detail: e.message || e.name };
 }

@@ -43,7 +43,11 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
   const nav = h(
     'nav',
     { class: 'sections', 'aria-label': 'Sections' },
-    h('ul', null, ...sections.map(([key, label]) => h('li', null, h('a', { href: `#/${key}`, dataset: { section: key } }, label)))),
+    h(
+      'ul',
+      null,
+      ...sections.map(([key, label]) => h('li', null, h('a', { href: `#/${key}`, dataset: { section: key } }, label))),
+    ),
   );
 
   let toastTimer: number | undefined;
@@ -93,7 +97,12 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
       if (app.onRemoteChange?.(e.data)) return;
       mount(
         remote,
-        h('p', null, 'Something changed in another tab. ', h('button', { type: 'button', class: 'link', onclick: () => void show() }, 'Show the latest')),
+        h(
+          'p',
+          null,
+          'Something changed in another tab. ',
+          h('button', { type: 'button', class: 'link', onclick: () => void show() }, 'Show the latest'),
+        ),
       );
     });
   }
@@ -131,7 +140,12 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
                   ? server
                     ? await syncView(app, server.syncer, server.connection)
                     : connectView()
-                  : h('section', { class: 'view' }, h('h1', { tabIndex: -1 }, 'Nothing here'), h('p', null, h('a', { href: '#/posts' }, 'Go to your posts')));
+                  : h(
+                      'section',
+                      { class: 'view' },
+                      h('h1', { tabIndex: -1 }, 'Nothing here'),
+                      h('p', null, h('a', { href: '#/posts' }, 'Go to your posts')),
+                    );
       if (mine !== renders) return; // a newer navigation already took over
       mount(view, el);
       view.querySelector<HTMLElement>('h1')?.focus({ preventScroll: true });
@@ -168,7 +182,9 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
   window.addEventListener('unhandledrejection', (e) => app.fail(e.reason));
 
   const showNet = () => {
-    net.textContent = navigator.onLine ? 'Saved in this browser · works offline' : 'Offline — everything still works and is saved in this browser';
+    net.textContent = navigator.onLine
+      ? 'Saved in this browser · works offline'
+      : 'Offline — everything still works and is saved in this browser';
     net.classList.toggle('offline', !navigator.onLine);
   };
   if (!server) {
@@ -183,7 +199,12 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
     else
       mount(
         remote,
-        h('p', null, 'Changes arrived from the server. ', h('button', { type: 'button', class: 'link', onclick: () => void show() }, 'Show the latest')),
+        h(
+          'p',
+          null,
+          'Changes arrived from the server. ',
+          h('button', { type: 'button', class: 'link', onclick: () => void show() }, 'Show the latest'),
+        ),
       );
   });
 
@@ -235,7 +256,8 @@ async function bootConnected(connection: Connection): Promise<void> {
     const offline = await syncer.replica.sync().then(
       () => false,
       (e: unknown) => {
-        if ((e as { name?: string; status?: number }).name === 'RemoteError' && (e as { status?: number }).status === 0) return true;
+        if ((e as { name?: string; status?: number }).name === 'RemoteError' && (e as { status?: number }).status === 0)
+          return true;
         throw e;
       },
     );

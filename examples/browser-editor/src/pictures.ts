@@ -21,7 +21,8 @@ export function localPictures(service: BlogService, blogId: string): Pictures {
       let local = shown.get(sha);
       if (!local) {
         local = service.media.read({ blogId, mediaId: sha }).then(
-          async (read) => URL.createObjectURL(new Blob([await new Response(read.body).arrayBuffer()], { type: read.contentType })),
+          async (read) =>
+            URL.createObjectURL(new Blob([await new Response(read.body).arrayBuffer()], { type: read.contentType })),
           // Not here (yet: a replica fetches the bytes after a sync): the url itself, and another look next time.
           () => {
             shown.delete(sha);

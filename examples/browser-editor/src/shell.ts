@@ -12,7 +12,14 @@ export function problemBox(error: unknown, onDismiss?: () => void): HTMLElement 
     h('p', { class: 'problem-title' }, p.title),
     h('p', { class: 'problem-detail' }, p.detail, p.code ? h('span', { class: 'problem-code' }, ` (${p.code})`) : null),
   );
-  if (onDismiss) box.append(h('button', { type: 'button', class: 'quiet dismiss', 'aria-label': 'Dismiss this message', onclick: onDismiss }, '×'));
+  if (onDismiss)
+    box.append(
+      h(
+        'button',
+        { type: 'button', class: 'quiet dismiss', 'aria-label': 'Dismiss this message', onclick: onDismiss },
+        '×',
+      ),
+    );
   return box;
 }
 

@@ -12,7 +12,10 @@ declare const self: {
   __WB_MANIFEST: Array<{ url: string; revision: string | null }>;
   skipWaiting(): Promise<void>;
   clients: { claim(): Promise<void> };
-  addEventListener(type: 'install' | 'activate', listener: (event: { waitUntil(p: Promise<unknown>): void }) => void): void;
+  addEventListener(
+    type: 'install' | 'activate',
+    listener: (event: { waitUntil(p: Promise<unknown>): void }) => void,
+  ): void;
 };
 
 precacheAndRoute(self.__WB_MANIFEST);

@@ -37,7 +37,13 @@ const RETRY_MS = 15_000;
 
 export function startSync(connection: Connection, local: BlogService): Syncer {
   const listeners = new Set<(status: SyncStatus, pulled: number) => void>();
-  let status: SyncStatus = { state: navigator.onLine ? 'syncing' : 'offline', pending: 0, conflicts: 0, lastSynced: null, error: null };
+  let status: SyncStatus = {
+    state: navigator.onLine ? 'syncing' : 'offline',
+    pending: 0,
+    conflicts: 0,
+    lastSynced: null,
+    error: null,
+  };
   let stopLive: (() => void) | null = null;
   let stopped = false;
   let leader = false;
@@ -56,7 +62,9 @@ export function startSync(connection: Connection, local: BlogService): Syncer {
     if (n === counts) set({ pending: pending.length, conflicts: conflicts.length });
   };
   const synced = (result: SyncResult) =>
-    count().then(() => set({ state: navigator.onLine ? 'synced' : 'offline', lastSynced: new Date(), error: null }, result.pulled));
+    count().then(() =>
+      set({ state: navigator.onLine ? 'synced' : 'offline', lastSynced: new Date(), error: null }, result.pulled),
+    );
   // Live mode retries by itself but reports only rounds that moved something: a failed status is rechecked.
   let retry: number | undefined;
   const failed = (error: unknown) =>

@@ -13,7 +13,10 @@ import { itemPut, suiteSchema } from '../suite.js';
 it('reads a commit of interleaved streams in order, from any position, and prunes part of a stream’s record', async () => {
   const d = idbDriver({ name: 'log', indexedDB: new IDBFactory() });
   await d.open(suiteSchema);
-  const op = (id: string, stream?: string): PutOp => ({ ...itemPut({ id, group: 'g', status: 'LIVE', time: id }), ...(stream ? { stream } : {}) });
+  const op = (id: string, stream?: string): PutOp => ({
+    ...itemPut({ id, group: 'g', status: 'LIVE', time: id }),
+    ...(stream ? { stream } : {}),
+  });
   const { seq } = await d.commit([op('a', 'g'), op('b', 'h'), op('c', 'g'), op('d'), op('e', 'g')], { time: 1000 });
   const later = await d.commit([op('f', 'h')], { time: 5000 });
   const ids = (changes: Array<{ id: string }>) => changes.map((c) => c.id);
@@ -25,7 +28,8 @@ it('reads a commit of interleaved streams in order, from any position, and prune
     ['e', 4, 'g'],
     ['f', 0, 'h'],
   ]);
-  for (let n = 1; n <= 6; n++) expect(ids(await d.changesSince(0, n))).toEqual(['a', 'b', 'c', 'd', 'e', 'f'].slice(0, n));
+  for (let n = 1; n <= 6; n++)
+    expect(ids(await d.changesSince(0, n))).toEqual(['a', 'b', 'c', 'd', 'e', 'f'].slice(0, n));
   expect(ids(await d.streamChanges('g', { seq, pos: 0 }, 10))).toEqual(['c', 'e']);
   expect(ids(await d.streamChanges('g', { seq, pos: 2 }, 1))).toEqual(['e']);
   expect(ids(await d.streamChanges('h', { seq, pos: 1 }, 10))).toEqual(['f']);

@@ -36,7 +36,9 @@ it('drops layout 1 change-log records, and keeps the sequence going', async () =
   const d = idbDriver({ name: 'legacy-log', indexedDB: factory });
   await d.open(suiteSchema);
   expect(await d.changesSince(0)).toEqual([]);
-  const next = await d.commit([{ ...itemPut({ id: 'c', group: 'g', status: 'LIVE', time: 't' }), stream: 'g' }], { time: 5 });
+  const next = await d.commit([{ ...itemPut({ id: 'c', group: 'g', status: 'LIVE', time: 't' }), stream: 'g' }], {
+    time: 5,
+  });
   expect(next.seq).toBe(3);
   expect((await d.changesSince(0)).map((c) => [c.seq, c.id, c.stream])).toEqual([[3, 'c', 'g']]);
   expect(await d.logBounds()).toEqual({ newest: 3, pruned: 0 });

@@ -5,7 +5,15 @@
  */
 import { serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { buildSegment, mergeDocs, orderedMatches, Segment, allMatches, type Candidate, type PostingDoc } from '../../../drivers/idb/postings.js';
+import {
+  buildSegment,
+  mergeDocs,
+  orderedMatches,
+  Segment,
+  allMatches,
+  type Candidate,
+  type PostingDoc,
+} from '../../../drivers/idb/postings.js';
 import { compareKeys, suffixInBounds, type Key, type KeyBound } from '../../../src/store/driver.js';
 import { rng } from '../sqlite/bench-data.js';
 
@@ -31,15 +39,30 @@ function docs(n: number, seed: number, v = 1): PostingDoc[] {
     if (r() < 0.05) terms.push('rare');
     if (r() < 0.5) terms.push('half');
     const status = r() < 0.2 ? 'DRAFT' : 'LIVE';
-    return { id: `d${seed}-${pad(i)}`, v, s: 'b', key: ['b', status, `2026-${pad(Math.floor(r() * 1e6))}`, `d${seed}-${pad(i)}`], terms };
+    return {
+      id: `d${seed}-${pad(i)}`,
+      v,
+      s: 'b',
+      key: ['b', status, `2026-${pad(Math.floor(r() * 1e6))}`, `d${seed}-${pad(i)}`],
+      terms,
+    };
   });
 }
 
-function brute(all: PostingDoc[], terms: string[], prefixes: Key[], bounds: { lower?: KeyBound; upper?: KeyBound }, up: boolean, limit: number) {
+function brute(
+  all: PostingDoc[],
+  terms: string[],
+  prefixes: Key[],
+  bounds: { lower?: KeyBound; upper?: KeyBound },
+  up: boolean,
+  limit: number,
+) {
   const w = prefixes[0]!.length;
   return all
     .filter((d) => terms.every((t) => d.terms.includes(t)))
-    .filter((d) => prefixes.some((p) => compareKeys(d.key.slice(0, w), p) === 0) && suffixInBounds(d.key.slice(w), bounds))
+    .filter(
+      (d) => prefixes.some((p) => compareKeys(d.key.slice(0, w), p) === 0) && suffixInBounds(d.key.slice(w), bounds),
+    )
     .sort((a, b) => (up ? 1 : -1) * compareKeys(a.key.slice(w), b.key.slice(w)))
     .slice(0, limit)
     .map((d) => d.id);
@@ -60,7 +83,11 @@ describe('search postings', () => {
     ];
     for (const terms of [['all'], ['third', 'half'], ['rare'], ['rare', 'third'], ['none']]) {
       for (const up of [true, false]) {
-        for (const bounds of [{}, { upper: { key: ['2026-500000'] } }, { lower: { key: ['2026-250000'], open: true } }]) {
+        for (const bounds of [
+          {},
+          { upper: { key: ['2026-500000'] } },
+          { lower: { key: ['2026-250000'], open: true } },
+        ]) {
           const got = await orderedMatches(segs, terms, prefixes, bounds, up, 20, verify);
           expect(got.map((c) => c.id)).toEqual(brute(all, terms, prefixes, bounds, up, 20));
         }
@@ -81,11 +108,14 @@ describe('search postings', () => {
   it('keeps only the current version of a document written again, and a merge drops the replaced ones', async () => {
     const s = store();
     const first = docs(100, 4);
-    const second = first.slice(0, 30).map((d) => ({ ...d, v: 2, terms: ['moved'], key: [d.key[0]!, d.key[1]!, '2027-000000', d.id] }));
+    const second = first
+      .slice(0, 30)
+      .map((d) => ({ ...d, v: 2, terms: ['moved'], key: [d.key[0]!, d.key[1]!, '2027-000000', d.id] }));
     const segs = [new Segment(s.add(1, first), s.reader), new Segment(s.add(2, second), s.reader)];
     const current = new Map([...first, ...second].map((d) => [d.id, d.v]));
     const verify = async (batch: readonly Candidate[]) => batch.map((c) => current.get(c.id) === c.v);
-    const page = async (ss: Segment[], terms: string[]) => (await orderedMatches(ss, terms, [['b', 'LIVE']], {}, false, 500, verify)).map((c) => c.id);
+    const page = async (ss: Segment[], terms: string[]) =>
+      (await orderedMatches(ss, terms, [['b', 'LIVE']], {}, false, 500, verify)).map((c) => c.id);
     const before = { all: await page(segs, ['all']), moved: await page(segs, ['moved']) };
     expect(before.all).toEqual(brute(first.slice(30), ['all'], [['b', 'LIVE']], {}, false, 500));
     expect(before.moved).toEqual(brute(second, ['moved'], [['b', 'LIVE']], {}, false, 500));

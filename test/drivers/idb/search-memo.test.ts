@@ -24,11 +24,24 @@ it('a search answers after merges, edits, deletes and another tab’s writes as 
   const insert = async (i: number, words: string) => {
     for (const [n, s] of services.entries()) {
       const published = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
-      ids[n]!.push((await s.posts.insert({ blogId: blogs[n]!, body: { title: `Post ${i}`, content: `<p>${words}</p>`, published } })).id!);
+      ids[n]!.push(
+        (
+          await s.posts.insert({
+            blogId: blogs[n]!,
+            body: { title: `Post ${i}`, content: `<p>${words}</p>`, published },
+          })
+        ).id!,
+      );
     }
   };
   const search = async () =>
-    Promise.all(services.map(async (s, n) => (await s.posts.search({ blogId: blogs[n]!, q: 'alpha beta', maxResults: 5 })).items?.map((p) => p.title) ?? []));
+    Promise.all(
+      services.map(
+        async (s, n) =>
+          (await s.posts.search({ blogId: blogs[n]!, q: 'alpha beta', maxResults: 5 })).items?.map((p) => p.title) ??
+          [],
+      ),
+    );
   // One post at a time: eight single-post segments merge into one as the ninth arrives.
   for (let i = 0; i < 7; i++) await insert(i, i % 2 ? 'alpha beta' : 'alpha');
   let [ours, theirs] = await search();
@@ -47,8 +60,14 @@ it('a search answers after merges, edits, deletes and another tab’s writes as 
   expect(ours).toEqual(theirs);
   // Another tab on the same database writes; this tab's next search sees it.
   const other = open();
-  await other.posts.insert({ blogId: blogs[0]!, body: { title: 'Post 99', content: '<p>alpha beta</p>', published: '2026-02-01T00:00:00.000Z' } });
-  await services[1]!.posts.insert({ blogId: blogs[1]!, body: { title: 'Post 99', content: '<p>alpha beta</p>', published: '2026-02-01T00:00:00.000Z' } });
+  await other.posts.insert({
+    blogId: blogs[0]!,
+    body: { title: 'Post 99', content: '<p>alpha beta</p>', published: '2026-02-01T00:00:00.000Z' },
+  });
+  await services[1]!.posts.insert({
+    blogId: blogs[1]!,
+    body: { title: 'Post 99', content: '<p>alpha beta</p>', published: '2026-02-01T00:00:00.000Z' },
+  });
   [ours, theirs] = await search();
   expect(ours).toEqual(theirs);
   expect(ours![0]).toBe('Post 99');

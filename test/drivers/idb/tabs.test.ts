@@ -28,7 +28,9 @@ async function openTab(): Promise<Page> {
   await page.goto(site.url);
   await page.waitForFunction(() => 'blogcore' in globalThis);
   await page.evaluate(async () => {
-    globalThis.service = globalThis.blogcore.createBlogService({ driver: globalThis.blogcore.idbDriver({ name: 'tabs' }) });
+    globalThis.service = globalThis.blogcore.createBlogService({
+      driver: globalThis.blogcore.idbDriver({ name: 'tabs' }),
+    });
     await globalThis.service.ready();
   });
   return page;
@@ -55,13 +57,25 @@ describe('blogcore on IndexedDB in Chromium, across tabs', () => {
     const b = await openTab();
     ({ blogId, postId } = await a.evaluate(async () => {
       const user = await service.users.insert({ body: { displayName: 'Ada', id: 'ada' } });
-      const blog = await service.blogs.insert({ body: { name: 'Tabs', url: 'https://tabs.example/' }, ownerId: user.id });
-      const post = await service.posts.insert({ blogId: blog.id, body: { title: 'Draft one', content: '<p>first</p>' } });
+      const blog = await service.blogs.insert({
+        body: { name: 'Tabs', url: 'https://tabs.example/' },
+        ownerId: user.id,
+      });
+      const post = await service.posts.insert({
+        blogId: blog.id,
+        body: { title: 'Draft one', content: '<p>first</p>' },
+      });
       return { blogId: blog.id as string, postId: post.id as string };
     }));
     // Tab B sees tab A's post, with the same etag.
-    const etagA = await a.evaluate(async ([blogId, postId]) => (await service.posts.get({ blogId, postId })).etag, [blogId, postId] as const);
-    const etagB = await b.evaluate(async ([blogId, postId]) => (await service.posts.get({ blogId, postId })).etag, [blogId, postId] as const);
+    const etagA = await a.evaluate(async ([blogId, postId]) => (await service.posts.get({ blogId, postId })).etag, [
+      blogId,
+      postId,
+    ] as const);
+    const etagB = await b.evaluate(async ([blogId, postId]) => (await service.posts.get({ blogId, postId })).etag, [
+      blogId,
+      postId,
+    ] as const);
     expect(etagB).toBe(etagA);
 
     // Both tabs save at once against that etag.
@@ -89,7 +103,10 @@ describe('blogcore on IndexedDB in Chromium, across tabs', () => {
 
     // Both tabs now read the winner's edit.
     for (const page of [a, b]) {
-      const now = await page.evaluate(async ([blogId, postId]) => service.posts.get({ blogId, postId }), [blogId, postId] as const);
+      const now = await page.evaluate(async ([blogId, postId]) => service.posts.get({ blogId, postId }), [
+        blogId,
+        postId,
+      ] as const);
       expect(now.title).toBe(winner.title);
       expect(now.etag).toBe(winner.etag);
     }
@@ -114,7 +131,10 @@ describe('blogcore on IndexedDB in Chromium, across tabs', () => {
 
   it('keeps the data through a page reload', async () => {
     const page = await openTab();
-    const before = await page.evaluate(async ([blogId, postId]) => service.posts.get({ blogId, postId }), [blogId, postId] as const);
+    const before = await page.evaluate(async ([blogId, postId]) => service.posts.get({ blogId, postId }), [
+      blogId,
+      postId,
+    ] as const);
     await page.reload();
     await page.waitForFunction(() => 'blogcore' in globalThis);
     const after = await page.evaluate(
@@ -136,7 +156,10 @@ describe('blogcore on IndexedDB in Chromium, across tabs', () => {
     await context.close();
     context = await launchPersistent(profile);
     const page = await openTab();
-    const post = await page.evaluate(async ([blogId, postId]) => service.posts.get({ blogId, postId }), [blogId, postId] as const);
+    const post = await page.evaluate(async ([blogId, postId]) => service.posts.get({ blogId, postId }), [
+      blogId,
+      postId,
+    ] as const);
     expect(post.content).toMatch(/^<p>first<\/p><p>Title from [AB]<\/p>$/);
     await page.close();
   }, 60_000);

@@ -7,7 +7,14 @@ import { IDBFactory } from 'fake-indexeddb';
 import { expect, it } from 'vitest';
 import type { PutOp, StoreSchema } from '../../../src/store/driver.js';
 import { createBlogService } from '../../../src/index.js';
-import { put, type BlogRecord, type CommentRecord, type PostRecord, type Records, type UserRecord } from '../../../src/store/records.js';
+import {
+  put,
+  type BlogRecord,
+  type CommentRecord,
+  type PostRecord,
+  type Records,
+  type UserRecord,
+} from '../../../src/store/records.js';
 import { STORE_SCHEMA } from '../../../src/store/schema.js';
 import { idbDriver } from '../../../drivers/idb/index.js';
 

@@ -24,7 +24,14 @@ describe('postgres change log', () => {
     // Commits of very different sizes, so their transactions overlap and finish out of seq order.
     const commitsOf = (w: number, i: number): WriteOp[] =>
       Array.from({ length: 1 + ((w * 7 + i * 13) % 23) }, (_, k) =>
-        itemPut({ id: `w${w}-${i}-${k}`, group: `g${w}`, status: 'LIVE', time: `t${i}`, tags: ['a', 'b', 'c'], words: ['x', `w${w}`] }),
+        itemPut({
+          id: `w${w}-${i}-${k}`,
+          group: `g${w}`,
+          status: 'LIVE',
+          time: `t${i}`,
+          tags: ['a', 'b', 'c'],
+          words: ['x', `w${w}`],
+        }),
       );
     const committed = new Map<number, string>();
     let writing = true;

@@ -85,6 +85,7 @@ describe('CLI on PostgreSQL', () => {
     await run('users', 'list', '--db', `postgres://${url.username}@${url.host}${url.pathname}?password=${password}x`);
     await run('serve', '--db', db, '--port', 'none');
     expect(outputs.length).toBe(11);
-    for (const [command, out] of outputs) expect(out, `blogcore ${command.replaceAll(password, '***')}`).not.toContain(password);
+    for (const [command, out] of outputs)
+      expect(out, `blogcore ${command.replaceAll(password, '***')}`).not.toContain(password);
   }, 90_000);
 });

@@ -3,7 +3,13 @@ import type { StoreSchema, WriteOp } from '../../../src/store/driver.js';
 
 export const crashSchema: StoreSchema = {
   version: 1,
-  collections: [{ name: 'items', search: true, indexes: [{ name: 'byBatch' }, { name: 'byTag' }, { name: 'bySlug', unique: true }] }],
+  collections: [
+    {
+      name: 'items',
+      search: true,
+      indexes: [{ name: 'byBatch' }, { name: 'byTag' }, { name: 'bySlug', unique: true }],
+    },
+  ],
 };
 
 export const BATCH = 20;

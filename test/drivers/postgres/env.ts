@@ -83,7 +83,10 @@ export function reusedStores<D extends { close(): Promise<void> }>(make: (schema
         await client.connect();
       }
       for (const s of schemas) {
-        const { rows } = await client.query(`SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'docs'`, [s]);
+        const { rows } = await client.query(
+          `SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'docs'`,
+          [s],
+        );
         if (rows.length) {
           await client.query(
             `TRUNCATE "${s}".docs, "${s}".entries, "${s}".changes RESTART IDENTITY; UPDATE "${s}".meta SET value = 0 WHERE key <> 'schemaVersion'`,

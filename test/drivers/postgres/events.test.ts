@@ -17,7 +17,8 @@ afterAll(async () => {
   await dropOwnSchemas();
 });
 
-const service = (schema: string) => createBlogService({ driver: postgresDriver({ connectionString: pgUrl(), schema, max: 3 }) });
+const service = (schema: string) =>
+  createBlogService({ driver: postgresDriver({ connectionString: pgUrl(), schema, max: 3 }) });
 
 async function until(check: () => boolean, what: string, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;
@@ -29,14 +30,23 @@ async function until(check: () => boolean, what: string, ms = 15_000): Promise<v
 
 async function blogIn(s: BlogService): Promise<string> {
   const owner = await s.users.insert({ body: { displayName: 'Owner' } });
-  return (await s.blogs.insert({ body: { name: 'Events', url: `https://events-${Math.random()}.example/` }, ownerId: owner.id })).id!;
+  return (
+    await s.blogs.insert({
+      body: { name: 'Events', url: `https://events-${Math.random()}.example/` },
+      ownerId: owner.id,
+    })
+  ).id!;
 }
 
 /** A writer process inserting posts until it is killed; resolves once it has reported `writes` inserts. */
 function writer(schema: string, blogId: string, writes: number) {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/drivers/postgres/child.ts', 'insert', pgUrl(), schema, blogId], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'test/drivers/postgres/child.ts', 'insert', pgUrl(), schema, blogId],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   proc.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
   const reported = new Promise<void>((resolve, reject) => {
@@ -67,20 +77,33 @@ describe('postgres: events commit with their writes', () => {
       const kids = [writer(schema, blogId, 5 + round * 7), writer(schema, blogId, 11 + round * 5)];
       await Promise.all(kids.map((k) => k.reported));
       for (const k of kids) k.proc.kill('SIGKILL');
-      await Promise.all(kids.map((k) => new Promise((r) => (k.proc.exitCode !== null || k.proc.signalCode !== null ? r(null) : k.proc.once('exit', r)))));
+      await Promise.all(
+        kids.map(
+          (k) =>
+            new Promise((r) =>
+              k.proc.exitCode !== null || k.proc.signalCode !== null ? r(null) : k.proc.once('exit', r),
+            ),
+        ),
+      );
     }
     // The server rolls back what the killed connections had not committed; then the store says what committed.
     await until(() => true, 'nothing');
     for (let i = 0; i < 200; i++) {
-      const busy = await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`, [
-        `%${schema}%commit_ops%`,
-      ]);
+      const busy = await admin.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`,
+        [`%${schema}%commit_ops%`],
+      );
       if (busy.rows[0].n === 0) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     const stored = new Set<string>();
     for (let token: string | undefined; ; ) {
-      const page = await listeners[0]!.posts.list({ blogId, maxResults: 500, fetchBodies: false, ...(token ? { pageToken: token } : {}) });
+      const page = await listeners[0]!.posts.list({
+        blogId,
+        maxResults: 500,
+        fetchBodies: false,
+        ...(token ? { pageToken: token } : {}),
+      });
       for (const p of page.items ?? []) stored.add(p.title!);
       token = page.nextPageToken;
       if (!token) break;

@@ -36,7 +36,10 @@ async function until(check: () => boolean, what: string, ms = 15_000): Promise<v
 
 async function setup(a: BlogService) {
   const owner = await a.users.insert({ body: { displayName: 'Owner' } });
-  const blog = await a.blogs.insert({ body: { name: 'Shared', url: `https://shared-${Math.random()}.example/` }, ownerId: owner.id });
+  const blog = await a.blogs.insert({
+    body: { name: 'Shared', url: `https://shared-${Math.random()}.example/` },
+    ownerId: owner.id,
+  });
   return { blogId: blog.id! };
 }
 
@@ -58,7 +61,11 @@ describe('postgres: events across app servers', () => {
       written.push(p.id!);
       await by.posts.patch({ blogId, postId: p.id!, body: { title: `P${i} edited` } });
     }
-    const expected = ['user.inserted', 'blog.inserted', ...written.flatMap(() => ['post.inserted', 'post.published', 'post.updated'])].sort();
+    const expected = [
+      'user.inserted',
+      'blog.inserted',
+      ...written.flatMap(() => ['post.inserted', 'post.published', 'post.updated']),
+    ].sort();
     for (const [name, seen] of [
       ['a', seenA],
       ['b', seenB],
@@ -82,19 +89,28 @@ describe('postgres: events across app servers', () => {
     await a.posts.insert({ blogId, body: { title: 'before', content: 'x' } });
     await until(() => seen.length === 1, 'the first event');
     // Kill every connection LISTENing on this store's channel, then write while it is gone.
-    const killed = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND query LIKE $1`, [`%${schema}%`]);
+    const killed = await admin.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND query LIKE $1`,
+      [`%${schema}%`],
+    );
     expect(killed.rowCount).toBeGreaterThan(0);
     for (let i = 0; i < 5; i++) await a.posts.insert({ blogId, body: { title: `during ${i}`, content: 'x' } });
     await until(() => seen.length === 6, 'the events written while the listener was gone');
     await new Promise((r) => setTimeout(r, 100));
-    expect(seen.map((e) => (e.resource as { title: string }).title)).toEqual(['before', ...[0, 1, 2, 3, 4].map((i) => `during ${i}`)]);
+    expect(seen.map((e) => (e.resource as { title: string }).title)).toEqual([
+      'before',
+      ...[0, 1, 2, 3, 4].map((i) => `during ${i}`),
+    ]);
   });
 
   it('scheduled posts go LIVE once across instances', async () => {
     const schema = freshSchema('inst');
     let now = Date.parse('2026-03-01T00:00:00Z');
     const make = () => {
-      const s = createBlogService({ driver: postgresDriver({ connectionString: pgUrl(), schema, max: 4 }), now: () => new Date(now) });
+      const s = createBlogService({
+        driver: postgresDriver({ connectionString: pgUrl(), schema, max: 4 }),
+        now: () => new Date(now),
+      });
       services.push(s);
       return s;
     };
@@ -107,12 +123,20 @@ describe('postgres: events across app servers', () => {
     const { blogId } = await setup(a);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      ids.push((await a.posts.insert({ blogId, body: { title: `S${i}`, content: 'x', published: new Date(now + 60_000).toISOString() } })).id!);
+      ids.push(
+        (
+          await a.posts.insert({
+            blogId,
+            body: { title: `S${i}`, content: 'x', published: new Date(now + 60_000).toISOString() },
+          })
+        ).id!,
+      );
     }
     now += 120_000;
     // Both instances read at once: each finds the due posts; compare-and-set lets one promote each.
     await Promise.all([a.posts.list({ blogId }), b.posts.list({ blogId })]);
-    for (const s of [a, b]) expect((await s.posts.list({ blogId })).items?.map((p) => p.id).sort()).toEqual([...ids].sort());
+    for (const s of [a, b])
+      expect((await s.posts.list({ blogId })).items?.map((p) => p.id).sort()).toEqual([...ids].sort());
     // Each instance hears each post.published once: 5 ids × 2 instances.
     await until(() => published.length >= 10, 'post.published on both instances');
     await new Promise((r) => setTimeout(r, 100));

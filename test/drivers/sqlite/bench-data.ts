@@ -40,7 +40,28 @@ function zipf(n: number, s = 1): (r: number) => number {
   };
 }
 
-const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'pa', 'do', 'fi', 'gu', 'he', 'ja', 'bo', 'ce', 'xu', 'wy', 'qi'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ne',
+  'ru',
+  'sa',
+  'ti',
+  'vo',
+  'ze',
+  'pa',
+  'do',
+  'fi',
+  'gu',
+  'he',
+  'ja',
+  'bo',
+  'ce',
+  'xu',
+  'wy',
+  'qi',
+];
 
 export interface Generator {
   vocabulary: string[];
@@ -87,7 +108,13 @@ export function generator(seed = 1, paragraphsPerPost = 3): Generator {
       const n = 1 + Math.floor(pr() * 3);
       while (ls.size < n) ls.add(labels[label(pr())]!);
       // One post a minute, so every post has its own time and a 1M blog spans about two years.
-      return { title, content, labels: [...ls], published: new Date(start + i * 60_000).toISOString(), draft: pr() < 0.06 };
+      return {
+        title,
+        content,
+        labels: [...ls],
+        published: new Date(start + i * 60_000).toISOString(),
+        draft: pr() < 0.06,
+      };
     },
   };
 }

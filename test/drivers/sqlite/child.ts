@@ -3,7 +3,10 @@ import { spawn } from 'node:child_process';
 /** Starts the writer, lets it make `lines` progress reports, then kills it with SIGKILL mid-stream. */
 export function runAndKill(script: string, args: string[], lines: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+      cwd: process.cwd(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let seen = 0;
     let last = 0;
     let stderr = '';

@@ -25,7 +25,8 @@ for (let i = 0; ; i++) {
     isDraft: i % 7 === 0,
   });
   if (post.status === 'LIVE') {
-    for (let k = 0; k < i % 4; k++) await service.comments.insert({ blogId, postId: post.id!, body: { content: `Comment ${k}` } });
+    for (let k = 0; k < i % 4; k++)
+      await service.comments.insert({ blogId, postId: post.id!, body: { content: `Comment ${k}` } });
   }
   const page = await service.posts.list({
     blogId,

@@ -28,13 +28,25 @@ describe('sqlite driver: crash safety', () => {
 
       const d = sqliteDriver({ filename: file });
       await d.open(crashSchema);
-      const posts = await d.list({ collection: 'posts', index: 'time', prefix: ['b'], direction: 'asc', limit: 100_000 });
+      const posts = await d.list({
+        collection: 'posts',
+        index: 'time',
+        prefix: ['b'],
+        direction: 'asc',
+        limit: 100_000,
+      });
       const ids = new Set(posts.map((p) => p.id));
       for (const p of posts) {
         const doc = p.doc as unknown as CrashPost;
         // Every label of the post has its entry, and no other entry names the post.
         for (const label of doc.labels) {
-          const e = await d.list({ collection: 'posts', index: 'label', prefix: ['b', label, doc.time, p.id], direction: 'asc', limit: 2 });
+          const e = await d.list({
+            collection: 'posts',
+            index: 'label',
+            prefix: ['b', label, doc.time, p.id],
+            direction: 'asc',
+            limit: 2,
+          });
           expect(e.map((x) => x.id)).toEqual([p.id]);
         }
         const found = await d.search({
@@ -50,7 +62,13 @@ describe('sqlite driver: crash safety', () => {
         });
         expect(found.map((x) => x.id)).toContain(p.id);
       }
-      const labelled = await d.list({ collection: 'posts', index: 'label', prefix: ['b'], direction: 'asc', limit: 100_000 });
+      const labelled = await d.list({
+        collection: 'posts',
+        index: 'label',
+        prefix: ['b'],
+        direction: 'asc',
+        limit: 100_000,
+      });
       expect(labelled.length).toBe(posts.reduce((s, p) => s + (p.doc as unknown as CrashPost).labels.length, 0));
       // No note outlives its post (a post and its notes are deleted in one commit).
       const notes = await d.list({ collection: 'notes', index: 'post', prefix: [], direction: 'asc', limit: 100_000 });

@@ -16,11 +16,15 @@ export interface StoreCheck {
 export function checkStore(filename: string): StoreCheck {
   const db = new Database(filename, { readonly: true });
   try {
-    const integrity = (db.pragma('integrity_check') as Array<{ integrity_check: string }>).map((r) => r.integrity_check).join('; ');
+    const integrity = (db.pragma('integrity_check') as Array<{ integrity_check: string }>)
+      .map((r) => r.integrity_check)
+      .join('; ');
     const problems: string[] = [];
     const expected = new Set<string>();
     const withTerms = new Set<number>();
-    const docs = db.prepare('SELECT rid, coll, id, terms, keys FROM docs').raw().all() as Array<[number, number, string, string | null, string]>;
+    const docs = db.prepare('SELECT rid, coll, id, terms, keys FROM docs').raw().all() as Array<
+      [number, number, string, string | null, string]
+    >;
     for (const [rid, , , terms, keys] of docs) {
       for (const [ix, list] of Object.entries(JSON.parse(keys) as Record<string, string[][]>)) {
         for (const key of list) expected.add(`${ix}:${rid}:${encodeKey(key).toString('hex')}`);
@@ -29,7 +33,9 @@ export function checkStore(filename: string): StoreCheck {
     }
     const live = new Set((db.prepare('SELECT no FROM indexes').pluck().all() as number[]).map(String));
     let entries = 0;
-    for (const [ix, key, rid] of db.prepare('SELECT ix, key, rid FROM entries').raw().all() as Array<[number, Buffer, number]>) {
+    for (const [ix, key, rid] of db.prepare('SELECT ix, key, rid FROM entries').raw().all() as Array<
+      [number, Buffer, number]
+    >) {
       entries++;
       const ref = `${ix}:${rid}:${key.toString('hex')}`;
       if (!expected.delete(ref)) problems.push(`stray index entry ${ref}`);

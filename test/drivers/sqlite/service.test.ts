@@ -24,8 +24,16 @@ async function everyPost(s: BlogService, blogId: string, labels?: string) {
   const out: Array<{ id: string; labels: string[]; replies: number }> = [];
   let pageToken: string | undefined;
   do {
-    const page = await s.posts.list({ blogId, status: ALL_POST_STATUSES, maxResults: 500, fetchBodies: false, pageToken, ...(labels ? { labels } : {}) });
-    for (const p of page.items ?? []) out.push({ id: p.id!, labels: p.labels ?? [], replies: Number(p.replies?.totalItems ?? 0) });
+    const page = await s.posts.list({
+      blogId,
+      status: ALL_POST_STATUSES,
+      maxResults: 500,
+      fetchBodies: false,
+      pageToken,
+      ...(labels ? { labels } : {}),
+    });
+    for (const p of page.items ?? [])
+      out.push({ id: p.id!, labels: p.labels ?? [], replies: Number(p.replies?.totalItems ?? 0) });
     pageToken = page.nextPageToken;
   } while (pageToken);
   return out;
@@ -35,7 +43,13 @@ async function everyComment(s: BlogService, blogId: string) {
   const out: Array<{ id: string; postId: string; status: string }> = [];
   let pageToken: string | undefined;
   do {
-    const page = await s.comments.listByBlog({ blogId, status: ALL_COMMENT_STATUSES, maxResults: 500, fetchBodies: false, pageToken });
+    const page = await s.comments.listByBlog({
+      blogId,
+      status: ALL_COMMENT_STATUSES,
+      maxResults: 500,
+      fetchBodies: false,
+      pageToken,
+    });
     for (const c of page.items ?? []) out.push({ id: c.id!, postId: c.post!.id, status: c.status! });
     pageToken = page.nextPageToken;
   } while (pageToken);
@@ -51,14 +65,30 @@ describe('sqlite + service: two connections on one file', () => {
     const b = createBlogService({ driver: sqliteDriver({ database: hostDb }) });
     const owner = await a.users.insert({ body: { displayName: 'Owner' } });
     const blog = await a.blogs.insert({ body: { name: 'Race', url: 'https://race.example/' }, ownerId: owner.id });
-    const post = await a.posts.insert({ blogId: blog.id!, body: { title: 'Start', content: '<p>start</p>', labels: ['start'] } });
+    const post = await a.posts.insert({
+      blogId: blog.id!,
+      body: { title: 'Start', content: '<p>start</p>', labels: ['start'] },
+    });
 
     for (let round = 0; round < 10; round++) {
-      const [seenA, seenB] = await Promise.all([a.posts.get({ blogId: blog.id!, postId: post.id! }), b.posts.get({ blogId: blog.id!, postId: post.id! })]);
+      const [seenA, seenB] = await Promise.all([
+        a.posts.get({ blogId: blog.id!, postId: post.id! }),
+        b.posts.get({ blogId: blog.id!, postId: post.id! }),
+      ]);
       expect(seenA.etag).toBe(seenB.etag);
       const results = await Promise.allSettled([
-        a.posts.patch({ blogId: blog.id!, postId: post.id!, ifMatch: seenA.etag, body: { title: `A${round}`, labels: [`a${round}`] } }),
-        b.posts.patch({ blogId: blog.id!, postId: post.id!, ifMatch: seenB.etag, body: { title: `B${round}`, labels: [`b${round}`] } }),
+        a.posts.patch({
+          blogId: blog.id!,
+          postId: post.id!,
+          ifMatch: seenA.etag,
+          body: { title: `A${round}`, labels: [`a${round}`] },
+        }),
+        b.posts.patch({
+          blogId: blog.id!,
+          postId: post.id!,
+          ifMatch: seenB.etag,
+          body: { title: `B${round}`, labels: [`b${round}`] },
+        }),
       ]);
       const won = results.filter((r) => r.status === 'fulfilled');
       expect(won).toHaveLength(1);
@@ -76,7 +106,12 @@ describe('sqlite + service: two connections on one file', () => {
       }
       // The loser re-reads and applies its change on top: both changes are kept.
       const fresh = await loserService.posts.get({ blogId: blog.id!, postId: post.id! });
-      const merged = await loserService.posts.patch({ blogId: blog.id!, postId: post.id!, ifMatch: fresh.etag, body: { content: `<p>after ${round}</p>` } });
+      const merged = await loserService.posts.patch({
+        blogId: blog.id!,
+        postId: post.id!,
+        ifMatch: fresh.etag,
+        body: { content: `<p>after ${round}</p>` },
+      });
       expect(merged.title).toBe(`${winner}${round}`);
       expect(merged.content).toBe(`<p>after ${round}</p>`);
     }
@@ -117,7 +152,9 @@ describe('sqlite + service: crash safety', () => {
       const comments = await everyComment(s, blog.id!);
       for (const c of comments) expect(byId.has(c.postId), `orphan comment ${c.id}`).toBe(true);
       for (const p of posts) {
-        expect(p.replies, `replies of ${p.id}`).toBe(comments.filter((c) => c.postId === p.id && c.status === 'LIVE').length);
+        expect(p.replies, `replies of ${p.id}`).toBe(
+          comments.filter((c) => c.postId === p.id && c.status === 'LIVE').length,
+        );
       }
       await s.close();
     }

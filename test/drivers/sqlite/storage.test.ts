@@ -4,7 +4,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compareKeys, DriverConflict, type Key, type StorageDriver, type StoreSchema } from '../../../src/store/driver.js';
+import {
+  compareKeys,
+  DriverConflict,
+  type Key,
+  type StorageDriver,
+  type StoreSchema,
+} from '../../../src/store/driver.js';
 import { sqliteDriver, SQLITE_STORAGE_VERSION } from '../../../drivers/sqlite/index.js';
 import { decodeKey, encodeKey } from '../../../drivers/shared/byte-keys.js';
 import { countSql, listSql } from '../../../drivers/sqlite/reads.js';
@@ -28,7 +34,15 @@ describe('sqlite driver: durability', () => {
     const f = file();
     const a = await opened(f);
     await a.commit([
-      itemPut({ id: 'x', group: 'g', status: 'LIVE', time: 't1', tags: ['a', 'b'], slug: 'hello', words: ['red', 'apple'] }),
+      itemPut({
+        id: 'x',
+        group: 'g',
+        status: 'LIVE',
+        time: 't1',
+        tags: ['a', 'b'],
+        slug: 'hello',
+        words: ['red', 'apple'],
+      }),
       itemPut({ id: 'y', group: 'g', status: 'LIVE', time: 't2', words: ['red'] }),
     ]);
     const last = await a.commit([{ type: 'delete', collection: 'items', id: 'y', expect: 1 }]);
@@ -38,14 +52,26 @@ describe('sqlite driver: durability', () => {
     expect(await b.get('items', 'x')).toMatchObject({ version: 1, doc: { tags: ['a', 'b'] } });
     expect(await b.get('items', 'y')).toBeUndefined();
     expect((await b.getByIndex('items', 'bySlug', ['g', 'hello']))?.id).toBe('x');
-    expect((await b.list({ collection: 'items', index: 'byTag', prefix: ['g'], direction: 'asc', limit: 10 })).map((e) => e.key)).toEqual([
+    expect(
+      (await b.list({ collection: 'items', index: 'byTag', prefix: ['g'], direction: 'asc', limit: 10 })).map(
+        (e) => e.key,
+      ),
+    ).toEqual([
       ['g', 'a', 't1', 'x'],
       ['g', 'b', 't1', 'x'],
     ]);
     expect(
-      (await b.search({ collection: 'items', scope: 'g', tokens: ['red'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 })).map(
-        (e) => e.id,
-      ),
+      (
+        await b.search({
+          collection: 'items',
+          scope: 'g',
+          tokens: ['red'],
+          index: 'byTime',
+          prefixes: [['g', 'LIVE']],
+          direction: 'asc',
+          limit: 10,
+        })
+      ).map((e) => e.id),
     ).toEqual(['x']);
     expect((await b.changesSince(0)).map((c) => [c.id, c.type])).toEqual([
       ['x', 'put'],
@@ -89,8 +115,24 @@ describe('sqlite driver: migrations', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_STORAGE_VERSION);
     expect(SQLITE_STORAGE_VERSION).toBe(MIGRATIONS.length);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT GLOB 'search_[cdi]*' ORDER BY name").pluck().all();
-    expect(tables).toEqual(['blob_chunks', 'blobs', 'changes', 'collections', 'docs', 'entries', 'indexes', 'meta', 'ranks', 'scopes', 'search', 'terms']);
+    const tables = db
+      .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT GLOB 'search_[cdi]*' ORDER BY name")
+      .pluck()
+      .all();
+    expect(tables).toEqual([
+      'blob_chunks',
+      'blobs',
+      'changes',
+      'collections',
+      'docs',
+      'entries',
+      'indexes',
+      'meta',
+      'ranks',
+      'scopes',
+      'search',
+      'terms',
+    ]);
     // Mark the file: a second open must not run the migrations again (they would fail on existing tables anyway).
     db.prepare("INSERT INTO meta (key, value) VALUES ('marker', 42)").run();
     db.close();
@@ -124,7 +166,11 @@ describe('sqlite driver: migrations', () => {
     const v2: StoreSchema = {
       version: 2,
       collections: [
-        { name: 'items', search: true, indexes: [{ name: 'byTime' }, { name: 'bySlug', unique: true }, { name: 'byStatus' }] },
+        {
+          name: 'items',
+          search: true,
+          indexes: [{ name: 'byTime' }, { name: 'bySlug', unique: true }, { name: 'byStatus' }],
+        },
         { name: 'notes', indexes: [{ name: 'byItem' }] },
         { name: 'tags', indexes: [{ name: 'byName', unique: true }] },
       ],
@@ -141,7 +187,11 @@ describe('sqlite driver: migrations', () => {
       },
       { type: 'put', collection: 'tags', id: 't1', expect: 0, doc: { name: 'x' }, keys: { byName: [['x']] } },
     ]);
-    expect((await d.list({ collection: 'items', index: 'byStatus', prefix: ['LIVE'], direction: 'asc', limit: 5 })).map((e) => e.id)).toEqual(['a']);
+    expect(
+      (await d.list({ collection: 'items', index: 'byStatus', prefix: ['LIVE'], direction: 'asc', limit: 5 })).map(
+        (e) => e.id,
+      ),
+    ).toEqual(['a']);
     expect((await d.getByIndex('tags', 'byName', ['x']))?.id).toBe('t1');
     await d.close();
     expect(checkStore(f)).toMatchObject({ integrity: 'ok', problems: [] });
@@ -179,7 +229,15 @@ describe('sqlite driver: search tokens', () => {
     ];
     await d.commit(tokens.map((t, i) => itemPut({ id: `t${i}`, group: 'g', status: 'LIVE', time: 't', words: [t] })));
     for (const [i, t] of tokens.entries()) {
-      const found = await d.search({ collection: 'items', scope: 'g', tokens: [t], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 });
+      const found = await d.search({
+        collection: 'items',
+        scope: 'g',
+        tokens: [t],
+        index: 'byTime',
+        prefixes: [['g', 'LIVE']],
+        direction: 'asc',
+        limit: 10,
+      });
       expect(
         found.map((e) => e.id),
         JSON.stringify(t),
@@ -195,7 +253,15 @@ describe('sqlite driver: search tokens', () => {
       (
         await Promise.all(
           ['v', 'w', 'x', 'y', 'z'].map((tag) =>
-            d.search({ collection: 'items', scope: 'g', tokens: ['pie'], index: 'byTag', prefixes: [['g', tag]], direction: 'asc', limit: 10 }),
+            d.search({
+              collection: 'items',
+              scope: 'g',
+              tokens: ['pie'],
+              index: 'byTag',
+              prefixes: [['g', tag]],
+              direction: 'asc',
+              limit: 10,
+            }),
           ),
         )
       )
@@ -203,18 +269,36 @@ describe('sqlite driver: search tokens', () => {
         .map((e) => e.key[1]);
     await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't1', tags: ['x', 'y'], words: ['pie'] })]);
     expect(await tagsOf()).toEqual(['x', 'y']);
-    await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't2', tags: ['z'], words: ['pie', 'tart'] }, 1)]);
+    await d.commit([
+      itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't2', tags: ['z'], words: ['pie', 'tart'] }, 1),
+    ]);
     expect(await tagsOf()).toEqual(['z']);
     expect(
-      (await d.search({ collection: 'items', scope: 'g', tokens: ['pie'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 })).map(
-        (e) => e.key,
-      ),
+      (
+        await d.search({
+          collection: 'items',
+          scope: 'g',
+          tokens: ['pie'],
+          index: 'byTime',
+          prefixes: [['g', 'LIVE']],
+          direction: 'asc',
+          limit: 10,
+        })
+      ).map((e) => e.key),
     ).toEqual([['g', 'LIVE', 't2', 'a']]);
     await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't2', words: ['pie'] }, 2)]); // no tags left
     expect(await tagsOf()).toEqual([]);
     await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't2', tags: ['w'] }, 3)]); // no words left
     expect(
-      await d.search({ collection: 'items', scope: 'g', tokens: ['pie'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 }),
+      await d.search({
+        collection: 'items',
+        scope: 'g',
+        tokens: ['pie'],
+        index: 'byTime',
+        prefixes: [['g', 'LIVE']],
+        direction: 'asc',
+        limit: 10,
+      }),
     ).toEqual([]);
     await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: 't3', tags: ['v'], words: ['pie'] }, 4)]);
     expect(await tagsOf()).toEqual(['v']);
@@ -228,20 +312,33 @@ describe('sqlite driver: search tokens', () => {
     // 1,200 matches (past the sparse case), three records per millisecond, ranks as the core gives them.
     const items = Array.from({ length: 1200 }, (_, i) => {
       const time = new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 3)).toISOString();
-      const item = { id: `r${String((i * 7919) % 1200).padStart(4, '0')}`, group: 'g', status: i % 5 ? 'LIVE' : 'DRAFT', time };
+      const item = {
+        id: `r${String((i * 7919) % 1200).padStart(4, '0')}`,
+        group: 'g',
+        status: i % 5 ? 'LIVE' : 'DRAFT',
+        time,
+      };
       const words = i % 4 === 3 ? ['pie'] : ['pie', 'tart'];
       const put = itemPut({ ...item, tags: i % 2 ? ['odd'] : ['even'], words });
       return { ...put, terms: { scope: 'g', tokens: words, rank: Date.parse(time) } };
     });
     for (let i = 0; i < items.length; i += 400) await d.commit(items.slice(i, i + 400));
     const rankOf = (suffix: Key) => Date.parse(suffix[0] as string);
-    const expected = (prefixes: Key[], tokens: string[], q: { direction: 'asc' | 'desc'; lower?: Key; upper?: Key }) => {
+    const expected = (
+      prefixes: Key[],
+      tokens: string[],
+      q: { direction: 'asc' | 'desc'; lower?: Key; upper?: Key },
+    ) => {
       const sign = q.direction === 'asc' ? 1 : -1;
       const hits = items
         .filter((p) => tokens.every((t) => p.terms.tokens.includes(t)))
         .flatMap((p) => [...p.keys.byTime!, ...p.keys.byTag!].map((key) => ({ id: p.id, key })))
         .filter(({ key }) => prefixes.some((x) => compareKeys(key.slice(0, 2), x) === 0))
-        .filter(({ key }) => (!q.lower || compareKeys(key.slice(2), q.lower) > 0) && (!q.upper || compareKeys(key.slice(2), q.upper) < 0));
+        .filter(
+          ({ key }) =>
+            (!q.lower || compareKeys(key.slice(2), q.lower) > 0) &&
+            (!q.upper || compareKeys(key.slice(2), q.upper) < 0),
+        );
       return hits.sort((a, b) => sign * compareKeys(a.key.slice(2), b.key.slice(2))).slice(0, 20);
     };
     const mid = items[601]!.keys.byTime![0]!.slice(2);
@@ -278,7 +375,9 @@ describe('sqlite driver: search tokens', () => {
             ...(lower ? { lower: { key: lower, open: true } } : {}),
             ...(upper ? { upper: { key: upper, open: true } } : {}),
           });
-          expect(got, JSON.stringify({ prefixes, tokens, direction })).toEqual(expected(prefixes, tokens, { direction, lower, upper }));
+          expect(got, JSON.stringify({ prefixes, tokens, direction })).toEqual(
+            expected(prefixes, tokens, { direction, lower, upper }),
+          );
         }),
       );
     await run();
@@ -296,14 +395,30 @@ describe('sqlite driver: search tokens', () => {
     // Scopes are kept apart, including one that is a prefix of another.
     await d.commit([itemPut({ id: 'other', group: 'g2', status: 'LIVE', time: 't', words: ['red'] })]);
     expect(
-      (await d.search({ collection: 'items', scope: 'g2', tokens: ['red'], index: 'byTime', prefixes: [['g2', 'LIVE']], direction: 'asc', limit: 10 })).map(
-        (e) => e.id,
-      ),
+      (
+        await d.search({
+          collection: 'items',
+          scope: 'g2',
+          tokens: ['red'],
+          index: 'byTime',
+          prefixes: [['g2', 'LIVE']],
+          direction: 'asc',
+          limit: 10,
+        })
+      ).map((e) => e.id),
     ).toEqual(['other']);
     expect(
-      (await d.search({ collection: 'items', scope: 'g', tokens: ['red'], index: 'byTime', prefixes: [['g', 'LIVE']], direction: 'asc', limit: 10 })).map(
-        (e) => e.id,
-      ),
+      (
+        await d.search({
+          collection: 'items',
+          scope: 'g',
+          tokens: ['red'],
+          index: 'byTime',
+          prefixes: [['g', 'LIVE']],
+          direction: 'asc',
+          limit: 10,
+        })
+      ).map((e) => e.id),
     ).toEqual(['t0']);
     await d.close();
   });
@@ -346,11 +461,17 @@ describe('sqlite driver: two connections on one file', () => {
     const winner = results[0]!.status === 'fulfilled' ? 'from-a' : 'from-b';
     for (const d of [a, b]) {
       expect(await d.get('items', 'p')).toMatchObject({ version: 2, doc: { tags: [winner] } });
-      expect((await d.list({ collection: 'items', index: 'byTag', prefix: ['g'], direction: 'asc', limit: 10 })).map((e) => e.key[1])).toEqual([winner]);
+      expect(
+        (await d.list({ collection: 'items', index: 'byTag', prefix: ['g'], direction: 'asc', limit: 10 })).map(
+          (e) => e.key[1],
+        ),
+      ).toEqual([winner]);
     }
     // The loser retries on the fresh version and both changes are kept in order.
     const fresh = await b.get('items', 'p');
-    await b.commit([itemPut({ id: 'p', group: 'g', status: 'LIVE', time: 't', tags: [winner, 'retry'] }, fresh!.version)]);
+    await b.commit([
+      itemPut({ id: 'p', group: 'g', status: 'LIVE', time: 't', tags: [winner, 'retry'] }, fresh!.version),
+    ]);
     expect((await a.get('items', 'p'))?.doc.tags).toEqual([winner, 'retry']);
     expect((await a.changesSince(0)).map((c) => c.version)).toEqual([1, 2, 3]);
     await a.close();
@@ -361,7 +482,24 @@ describe('sqlite driver: two connections on one file', () => {
 
 describe('sqlite driver: key order', () => {
   // Characters where UTF-8 byte order and JavaScript's UTF-16 order disagree, plus the escaped code units.
-  const alphabet = ['a', 'b', '\0', '\x01', '\x02', 'é', '\u07ff', '\u0800', '\ud7ff', '\ue000', '\uffff', '🙂', '𝄞', '\ud800', '\udfff', ''];
+  const alphabet = [
+    'a',
+    'b',
+    '\0',
+    '\x01',
+    '\x02',
+    'é',
+    '\u07ff',
+    '\u0800',
+    '\ud7ff',
+    '\ue000',
+    '\uffff',
+    '🙂',
+    '𝄞',
+    '\ud800',
+    '\udfff',
+    '',
+  ];
   const rand = (seed: number) => () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
 
   it('encodes tuples so that byte order equals compareKeys and decodes them back', () => {
@@ -369,7 +507,11 @@ describe('sqlite driver: key order', () => {
     const keys: Key[] = [];
     for (let i = 0; i < 2000; i++) {
       const parts = Math.floor(r() * 3) + 1;
-      keys.push(Array.from({ length: parts }, () => Array.from({ length: Math.floor(r() * 4) }, () => alphabet[Math.floor(r() * alphabet.length)]).join('')));
+      keys.push(
+        Array.from({ length: parts }, () =>
+          Array.from({ length: Math.floor(r() * 4) }, () => alphabet[Math.floor(r() * alphabet.length)]).join(''),
+        ),
+      );
     }
     for (const k of keys) expect(decodeKey(encodeKey(k))).toEqual(k);
     const byBytes = [...keys].sort((x, y) => Buffer.compare(encodeKey(x), encodeKey(y)));
@@ -381,7 +523,13 @@ describe('sqlite driver: key order', () => {
     const d = await opened(':memory:');
     const times = ['\ue000', '🙂', '\uffff', 'z', '\u0000x', '\u0001', 'a\u0000', 'a'];
     await d.commit(times.map((t, i) => itemPut({ id: `i${i}`, group: 'g', status: 'LIVE', time: t })));
-    const got = await d.list({ collection: 'items', index: 'byTime', prefix: ['g', 'LIVE'], direction: 'asc', limit: 20 });
+    const got = await d.list({
+      collection: 'items',
+      index: 'byTime',
+      prefix: ['g', 'LIVE'],
+      direction: 'asc',
+      limit: 20,
+    });
     const expected = times.map((t, i) => ['g', 'LIVE', t, `i${i}`]).sort(compareKeys);
     expect(got.map((e) => e.key)).toEqual(expected);
     const from = await d.list({
@@ -402,7 +550,11 @@ describe('sqlite driver: key order', () => {
     for (const lower of ['>=', '>'] as const) {
       for (const upper of ['<', '<='] as const) {
         for (const sql of [listSql(lower, upper, 'ASC'), listSql(lower, upper, 'DESC'), countSql(lower, upper)]) {
-          const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array(sql.split('?').length - 1).fill(null)) as Array<{ detail: string }>)
+          const plan = (
+            db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array(sql.split('?').length - 1).fill(null)) as Array<{
+              detail: string;
+            }>
+          )
             .map((row) => row.detail)
             .join(' | ');
           expect(plan).toMatch(/SEARCH e(ntries)? USING PRIMARY KEY \(ix=\? AND key>\? AND key<\?\)/);

@@ -109,7 +109,9 @@ it('upgrades a layout-1 store once: comments hidden by the index, search answeri
   // Nor migration 4's rank places.
   db.exec('DROP TABLE ranks');
   // Nor layout 3's change-log columns.
-  db.exec("DROP INDEX changes_by_stream; ALTER TABLE changes DROP COLUMN stream; ALTER TABLE changes DROP COLUMN time; DELETE FROM meta WHERE key = 'pruned'");
+  db.exec(
+    "DROP INDEX changes_by_stream; ALTER TABLE changes DROP COLUMN stream; ALTER TABLE changes DROP COLUMN time; DELETE FROM meta WHERE key = 'pruned'",
+  );
   // Nor migration 5's media bytes.
   db.exec('DROP TABLE blob_chunks; DROP TABLE blobs');
   db.pragma('user_version = 1');

@@ -45,7 +45,13 @@ const RawHtmlView = RawHtml.extend({
     return ({ node, getPos, editor }) => {
       let current = node;
       const preview = h('div', { class: 'rt-raw-preview' });
-      const source = h('textarea', { class: 'rt-raw-source', rows: 6, spellcheck: false, 'aria-label': 'HTML kept as it is', hidden: true });
+      const source = h('textarea', {
+        class: 'rt-raw-source',
+        rows: 6,
+        spellcheck: false,
+        'aria-label': 'HTML kept as it is',
+        hidden: true,
+      });
       const toggle = h('button', { type: 'button', class: 'link' }, 'Edit HTML');
       const dom = h(
         'div',
@@ -122,12 +128,21 @@ const pictureView = (pictures: Pictures) =>
 export function richText(options: RichTextOptions): RichText {
   const schema = richSchema();
   const surface = h('div', { class: 'rt-surface' });
-  const source = h('textarea', { id: 'content', name: 'content', rows: 16, spellcheck: true, class: 'rt-html', hidden: true });
+  const source = h('textarea', {
+    id: 'content',
+    name: 'content',
+    rows: 16,
+    spellcheck: true,
+    class: 'rt-html',
+    hidden: true,
+  });
   let mode: 'rich' | 'html' = 'rich';
 
   const editor = new Editor({
     element: surface,
-    extensions: extensions.map((e) => (e === RawHtml ? RawHtmlView : e === Picture && options.pictures ? pictureView(options.pictures) : e)),
+    extensions: extensions.map((e) =>
+      e === RawHtml ? RawHtmlView : e === Picture && options.pictures ? pictureView(options.pictures) : e,
+    ),
     content: readHtml(schema, options.html).toJSON(),
     editorProps: {
       attributes: { 'aria-label': 'Content', 'aria-multiline': 'true', role: 'textbox', class: 'rt-doc' },
@@ -175,7 +190,14 @@ export function richText(options: RichTextOptions): RichText {
     // A press does not take the focus (or the selection) from the text.
     const b = h(
       'button',
-      { type: 'button', class: 'rt-button', title: label, 'aria-label': label, onmousedown: (e: Event) => e.preventDefault(), onclick: () => run() },
+      {
+        type: 'button',
+        class: 'rt-button',
+        title: label,
+        'aria-label': label,
+        onmousedown: (e: Event) => e.preventDefault(),
+        onclick: () => run(),
+      },
       text,
     );
     if (active) b.setAttribute('aria-pressed', 'false');
@@ -196,7 +218,12 @@ export function richText(options: RichTextOptions): RichText {
         .setHeading({ level: Number(v.slice(1)) as 2 | 3 | 4 })
         .run();
   });
-  const picker = h('input', { type: 'file', accept: 'image/jpeg,image/png,image/gif,image/webp,image/avif', multiple: true, hidden: true });
+  const picker = h('input', {
+    type: 'file',
+    accept: 'image/jpeg,image/png,image/gif,image/webp,image/avif',
+    multiple: true,
+    hidden: true,
+  });
   picker.addEventListener('change', () => {
     takePictures(editor.view, [...(picker.files ?? [])]);
     picker.value = '';
@@ -254,16 +281,31 @@ export function richText(options: RichTextOptions): RichText {
     button('Undo', 'Undo', () => chain().undo().run()),
     button('Redo', 'Redo', () => chain().redo().run()),
   ];
-  const toolbar = h('div', { class: 'rt-toolbar', role: 'toolbar', 'aria-label': 'Formatting' }, blockType, ...buttons.map((x) => x.b), picker);
+  const toolbar = h(
+    'div',
+    { class: 'rt-toolbar', role: 'toolbar', 'aria-label': 'Formatting' },
+    blockType,
+    ...buttons.map((x) => x.b),
+    picker,
+  );
 
   // --- the line under the toolbar: a link's address, a picture's alt text
-  const hrefInput = h('input', { type: 'url', class: 'rt-href', 'aria-label': 'Link address', placeholder: 'https://…' });
+  const hrefInput = h('input', {
+    type: 'url',
+    class: 'rt-href',
+    'aria-label': 'Link address',
+    placeholder: 'https://…',
+  });
   const linkBar = h(
     'div',
     { class: 'rt-context', hidden: true },
     h('label', null, 'Link address ', hrefInput),
     h('button', { type: 'button', onclick: () => applyLink() }, 'Apply'),
-    h('button', { type: 'button', class: 'quiet', onclick: () => chain().extendMarkRange('link').unsetLink().run() }, 'Remove link'),
+    h(
+      'button',
+      { type: 'button', class: 'quiet', onclick: () => chain().extendMarkRange('link').unsetLink().run() },
+      'Remove link',
+    ),
   );
   hrefInput.addEventListener('keydown', (e) => {
     if (e.key === 'Enter') {
@@ -271,11 +313,17 @@ export function richText(options: RichTextOptions): RichText {
       applyLink();
     }
   });
-  const altInput = h('input', { class: 'rt-alt', 'aria-label': 'Alt text', placeholder: 'What the picture shows, for people who cannot see it' });
+  const altInput = h('input', {
+    class: 'rt-alt',
+    'aria-label': 'Alt text',
+    placeholder: 'What the picture shows, for people who cannot see it',
+  });
   altInput.addEventListener('input', () => {
     const { selection } = editor.state;
     if (selection instanceof NodeSelection && selection.node.type.name === 'image') {
-      editor.view.dispatch(editor.state.tr.setNodeMarkup(selection.from, undefined, { ...selection.node.attrs, alt: altInput.value }));
+      editor.view.dispatch(
+        editor.state.tr.setNodeMarkup(selection.from, undefined, { ...selection.node.attrs, alt: altInput.value }),
+      );
     }
   });
   const altBar = h('div', { class: 'rt-context', hidden: true }, h('label', null, 'Alt text ', altInput));
@@ -303,12 +351,23 @@ export function richText(options: RichTextOptions): RichText {
     altBar.hidden = !picture;
     if (picture && document.activeElement !== altInput) altInput.value = (picture.attrs.alt as string | null) ?? '';
     linkBar.hidden = !(linking || editor.isActive('link'));
-    if (!linking && editor.isActive('link') && document.activeElement !== hrefInput) hrefInput.value = (editor.getAttributes('link').href as string) ?? '';
+    if (!linking && editor.isActive('link') && document.activeElement !== hrefInput)
+      hrefInput.value = (editor.getAttributes('link').href as string) ?? '';
   }
 
   // --- rich text or HTML
   const tab = (label: string, which: 'rich' | 'html') =>
-    h('button', { type: 'button', role: 'tab', class: 'rt-tab', 'aria-selected': String(which === mode), onclick: () => setMode(which) }, label);
+    h(
+      'button',
+      {
+        type: 'button',
+        role: 'tab',
+        class: 'rt-tab',
+        'aria-selected': String(which === mode),
+        onclick: () => setMode(which),
+      },
+      label,
+    );
   const richTab = tab('Rich text', 'rich');
   const htmlTab = tab('HTML', 'html');
   const htmlLabel = h('label', { for: 'content', class: 'visually-hidden' }, 'Content (HTML)');

@@ -17,7 +17,9 @@ import { BARE, type Kept } from './schema.js';
 
 /** Elements that flow inside a paragraph; any other element is a block of its own. */
 const INLINE = new Set(
-  'a abbr b bdi bdo big br cite code data del dfn em font i img ins kbd mark q s samp small span strike strong sub sup time tt u var wbr'.split(' '),
+  'a abbr b bdi bdo big br cite code data del dfn em font i img ins kbd mark q s samp small span strike strong sub sup time tt u var wbr'.split(
+    ' ',
+  ),
 );
 const BLOCK_TAG = /^(?:p|h[1-6]|ul|ol|li|blockquote|pre|hr|div|br)$/;
 const SPACE = /^[ \t\n\r\f]*$/;
@@ -41,10 +43,12 @@ interface P5Node {
 
 /** The top-level pieces of `html`, with every character of it in exactly one of them. */
 export function pieces(html: string): Piece[] {
-  const nodes = (parseFragment(html, { sourceCodeLocationInfo: true }) as unknown as { childNodes: P5Node[] }).childNodes;
+  const nodes = (parseFragment(html, { sourceCodeLocationInfo: true }) as unknown as { childNodes: P5Node[] })
+    .childNodes;
   const starts = nodes.map((n) => n.sourceCodeLocation?.startOffset ?? -1);
   // Misnested markup the parser moved around has no clean cut: the whole text stays as it is.
-  if (starts.some((s, i) => s < 0 || (i > 0 && s <= starts[i - 1]!))) return html ? [{ lead: '', body: html, tail: '', inline: false, raw: true }] : [];
+  if (starts.some((s, i) => s < 0 || (i > 0 && s <= starts[i - 1]!)))
+    return html ? [{ lead: '', body: html, tail: '', inline: false, raw: true }] : [];
   const out: Piece[] = [];
   let lead = html.slice(0, starts[0] ?? html.length);
   let run: Piece | undefined;
@@ -69,7 +73,13 @@ export function pieces(html: string): Piece[] {
       run.body += text;
     } else {
       close();
-      push({ lead: '', body: text, tail: '', inline: false, raw: node.nodeName === '#comment' || node.nodeName === '#documentType' });
+      push({
+        lead: '',
+        body: text,
+        tail: '',
+        inline: false,
+        raw: node.nodeName === '#comment' || node.nodeName === '#documentType',
+      });
     }
   });
   close();
@@ -99,7 +109,11 @@ function markBare(root: DocumentFragment): void {
       run = [];
     };
     for (const child of [...box.childNodes]) {
-      if (child.nodeType === Node.TEXT_NODE || (child.nodeType === Node.ELEMENT_NODE && INLINE.has(child.nodeName.toLowerCase()))) run.push(child);
+      if (
+        child.nodeType === Node.TEXT_NODE ||
+        (child.nodeType === Node.ELEMENT_NODE && INLINE.has(child.nodeName.toLowerCase()))
+      )
+        run.push(child);
       else flush();
     }
     flush();
@@ -179,7 +193,13 @@ export function writeHtml(schema: Schema, doc: PMNode): string {
   const nodes: PMNode[] = [];
   doc.forEach((n) => void nodes.push(n));
   // An empty paragraph at the end (where the cursor sits after a last block) is not content.
-  while (nodes.length && nodes.at(-1)!.type.name === 'paragraph' && nodes.at(-1)!.childCount === 0 && !nodes.at(-1)!.attrs.kept) nodes.pop();
+  while (
+    nodes.length &&
+    nodes.at(-1)!.type.name === 'paragraph' &&
+    nodes.at(-1)!.childCount === 0 &&
+    !nodes.at(-1)!.attrs.kept
+  )
+    nodes.pop();
   return nodes
     .map((node, i) => {
       const kept = node.attrs.kept as Kept | null;

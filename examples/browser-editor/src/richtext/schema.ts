@@ -20,7 +20,16 @@ import { StarterKit } from '@tiptap/starter-kit';
 export const BARE = 'data-bc-bare';
 
 /** The top-level nodes html.ts may keep the source text of. */
-export const BLOCKS = ['paragraph', 'heading', 'bulletList', 'orderedList', 'blockquote', 'codeBlock', 'horizontalRule', 'rawHtml'];
+export const BLOCKS = [
+  'paragraph',
+  'heading',
+  'bulletList',
+  'orderedList',
+  'blockquote',
+  'codeBlock',
+  'horizontalRule',
+  'rawHtml',
+];
 
 /**
  * The source a top-level block was read from: its text with the whitespace around it, and how the editor
@@ -69,13 +78,21 @@ const KeptCodeBlock = CodeBlock.extend({
   addAttributes() {
     return {
       ...this.parent?.(),
-      code: { default: true, rendered: false, parseHTML: (el: HTMLElement) => el.firstElementChild?.nodeName === 'CODE' },
+      code: {
+        default: true,
+        rendered: false,
+        parseHTML: (el: HTMLElement) => el.firstElementChild?.nodeName === 'CODE',
+      },
     };
   },
   renderHTML({ node, HTMLAttributes }) {
     const pre = mergeAttributes(this.options.HTMLAttributes, HTMLAttributes);
     if (!node.attrs.code) return ['pre', pre, 0];
-    return ['pre', pre, ['code', { class: node.attrs.language ? `${this.options.languageClassPrefix}${node.attrs.language}` : null }, 0]];
+    return [
+      'pre',
+      pre,
+      ['code', { class: node.attrs.language ? `${this.options.languageClassPrefix}${node.attrs.language}` : null }, 0],
+    ];
   },
 });
 
@@ -104,7 +121,9 @@ export const RawHtml = Node.create({
   draggable: true,
   addAttributes: () => ({ html: { default: '', rendered: false } }),
   // Copied and pasted inside the editor it stays what it is.
-  parseHTML: () => [{ tag: 'div[data-bc-raw]', getAttrs: (el) => ({ html: (el as HTMLElement).getAttribute('data-bc-raw') ?? '' }) }],
+  parseHTML: () => [
+    { tag: 'div[data-bc-raw]', getAttrs: (el) => ({ html: (el as HTMLElement).getAttribute('data-bc-raw') ?? '' }) },
+  ],
   renderHTML: ({ node }) => ['div', { 'data-bc-raw': node.attrs.html as string }],
 });
 
@@ -114,7 +133,9 @@ export const Picture = Image.configure({ inline: true, allowBase64: false });
 /** The source of each top-level block (never written into the HTML itself). */
 const KeepSource = Extension.create({
   name: 'keepSource',
-  addGlobalAttributes: () => [{ types: BLOCKS, attributes: { kept: { default: null, rendered: false, keepOnSplit: false } } }],
+  addGlobalAttributes: () => [
+    { types: BLOCKS, attributes: { kept: { default: null, rendered: false, keepOnSplit: false } } },
+  ],
 });
 
 export const extensions: AnyExtension[] = [

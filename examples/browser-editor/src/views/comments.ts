@@ -41,7 +41,9 @@ export async function commentsView(app: App, route: Route): Promise<HTMLElement>
     }
     return titles.get(postId)!;
   };
-  const postTitles = new Map(await Promise.all(list.items.map(async (c) => [c.post.id, await titleOf(c.post.id)] as const)));
+  const postTitles = new Map(
+    await Promise.all(list.items.map(async (c) => [c.post.id, await titleOf(c.post.id)] as const)),
+  );
   const onePost = post ? (postTitles.get(post) ?? (await titleOf(post))) : undefined;
 
   const rows = h('ul', { class: 'rows comments', 'aria-label': 'Comments' });
@@ -51,12 +53,25 @@ export async function commentsView(app: App, route: Route): Promise<HTMLElement>
     'section',
     { class: 'view comments-view' },
     pageHead('Comments'),
-    onePost ? h('p', { class: 'hint' }, `Comments on “${onePost}”. `, h('a', { href: href(['comments', filter]) }, 'Show comments on every post')) : null,
+    onePost
+      ? h(
+          'p',
+          { class: 'hint' },
+          `Comments on “${onePost}”. `,
+          h('a', { href: href(['comments', filter]) }, 'Show comments on every post'),
+        )
+      : null,
     tabs(
       'Comments by status',
-      Object.entries(FILTERS).map(([key, f]) => ({ label: f.label, href: href(['comments', key], { post }), current: key === filter })),
+      Object.entries(FILTERS).map(([key, f]) => ({
+        label: f.label,
+        href: href(['comments', key], { post }),
+        current: key === filter,
+      })),
     ),
-    list.items.length ? rows : empty(filter === 'pending' ? 'No comments are waiting for approval.' : 'No comments here.'),
+    list.items.length
+      ? rows
+      : empty(filter === 'pending' ? 'No comments are waiting for approval.' : 'No comments here.'),
     pager(list, (token) => href(['comments', filter], { post, page: token })),
   );
 }
@@ -109,12 +124,27 @@ function commentRow(app: App, c: Comment, postTitle: string): HTMLElement {
       h(
         'div',
         { class: 'actions', role: 'group', 'aria-label': `Moderate the comment by ${c.author.displayName}` },
-        s === 'PENDING' || s === 'SPAM' ? act('Approve', 'Comment approved: readers see it now.', () => app.owner.comments.approve(ids), 'primary') : null,
-        s === 'PENDING' || s === 'LIVE' ? act('Mark as spam', 'Marked as spam.', () => app.owner.comments.markAsSpam(ids)) : null,
-        s !== 'EMPTIED'
-          ? act('Remove content', 'Content removed; the comment keeps its place in the thread.', () => app.owner.comments.removeContent(ids), 'quiet')
+        s === 'PENDING' || s === 'SPAM'
+          ? act('Approve', 'Comment approved: readers see it now.', () => app.owner.comments.approve(ids), 'primary')
           : null,
-        act('Delete', 'Comment deleted.', () => app.owner.comments.delete(ids), 'danger', 'Delete this comment for good? Replies to it stay.'),
+        s === 'PENDING' || s === 'LIVE'
+          ? act('Mark as spam', 'Marked as spam.', () => app.owner.comments.markAsSpam(ids))
+          : null,
+        s !== 'EMPTIED'
+          ? act(
+              'Remove content',
+              'Content removed; the comment keeps its place in the thread.',
+              () => app.owner.comments.removeContent(ids),
+              'quiet',
+            )
+          : null,
+        act(
+          'Delete',
+          'Comment deleted.',
+          () => app.owner.comments.delete(ids),
+          'danger',
+          'Delete this comment for good? Replies to it stay.',
+        ),
       ),
     ),
   );

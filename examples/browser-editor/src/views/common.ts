@@ -19,7 +19,12 @@ export function badge(status: string | undefined): HTMLElement | null {
 }
 
 export function pageHead(title: string, ...actions: Array<HTMLElement | null>): HTMLElement {
-  return h('div', { class: 'page-head' }, h('h1', { tabIndex: -1 }, title), h('div', { class: 'head-actions' }, ...actions));
+  return h(
+    'div',
+    { class: 'page-head' },
+    h('h1', { tabIndex: -1 }, title),
+    h('div', { class: 'head-actions' }, ...actions),
+  );
 }
 
 export interface Tab {
@@ -33,12 +38,21 @@ export function tabs(label: string, items: Tab[]): HTMLElement {
   return h(
     'nav',
     { class: 'tabs', 'aria-label': label },
-    h('ul', null, ...items.map((t) => h('li', null, h('a', { href: t.href, 'aria-current': t.current ? 'page' : undefined }, t.label)))),
+    h(
+      'ul',
+      null,
+      ...items.map((t) =>
+        h('li', null, h('a', { href: t.href, 'aria-current': t.current ? 'page' : undefined }, t.label)),
+      ),
+    ),
   );
 }
 
 /** Newer / Older links from a list's prevPageToken / nextPageToken. */
-export function pager(list: { prevPageToken?: string; nextPageToken?: string }, at: (token: string) => string): HTMLElement | null {
+export function pager(
+  list: { prevPageToken?: string; nextPageToken?: string },
+  at: (token: string) => string,
+): HTMLElement | null {
   if (!list.prevPageToken && !list.nextPageToken) return null;
   return h(
     'nav',

@@ -48,14 +48,20 @@ export function postKind(app: App): Kind {
     canSchedule: true,
     body: postBody,
     get: (postId) => posts.get({ blogId, postId, view: 'ADMIN' }),
-    create: (fields, how) => posts.insert({ blogId, isDraft: how === 'draft', body: { ...fields, ...(typeof how === 'object' ? { published: how.at } : {}) } }),
+    create: (fields, how) =>
+      posts.insert({
+        blogId,
+        isDraft: how === 'draft',
+        body: { ...fields, ...(typeof how === 'object' ? { published: how.at } : {}) },
+      }),
     async save(doc, etag, fields, how) {
       const postId = doc.id;
       if (how === 'keep') return posts.patch({ blogId, postId, ifMatch: etag, body: fields });
       if (how === 'revert') return posts.patch({ blogId, postId, ifMatch: etag, body: fields, revert: true });
       const at = how === 'publish' ? new Date().toISOString() : how.at;
       // A draft's saved `published` time is the one `publish` uses: text and date go in one write.
-      if (doc.status === 'DRAFT') return posts.patch({ blogId, postId, ifMatch: etag, body: { ...fields, published: at }, publish: true });
+      if (doc.status === 'DRAFT')
+        return posts.patch({ blogId, postId, ifMatch: etag, body: { ...fields, published: at }, publish: true });
       // Scheduled: store the text, then move the date.
       const saved = await posts.patch({ blogId, postId, ifMatch: etag, body: fields });
       return posts.publish({ blogId, postId, publishDate: at, ifMatch: saved.etag });
@@ -120,9 +126,19 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
   const saveState = h('span', { class: 'save-state', 'aria-live': 'polite' });
   const conflictSlot = h('div', { class: 'conflict-slot' });
   const remoteSlot = h('div', { class: 'remote-slot', role: 'status' });
-  const trashNote = h('p', { class: 'note', hidden: true }, `This ${kind.noun} is in the trash. Restore it to edit it again.`);
+  const trashNote = h(
+    'p',
+    { class: 'note', hidden: true },
+    `This ${kind.noun} is in the trash. Restore it to edit it again.`,
+  );
 
-  const title = h('input', { id: 'title', name: 'title', maxLength: 1000, autocomplete: 'off', placeholder: `${Noun} title` });
+  const title = h('input', {
+    id: 'title',
+    name: 'title',
+    maxLength: 1000,
+    autocomplete: 'off',
+    placeholder: `${Noun} title`,
+  });
   const labels = h('input', { id: 'labels', name: 'labels', autocomplete: 'off', placeholder: 'e.g. travel, food' });
   const content = richText({
     html: '',
@@ -143,7 +159,11 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     h('legend', null, 'Publish at a date'),
     h('label', { for: 'publish-at' }, 'Date and time'),
     h('div', { class: 'inline' }, at, h('button', { type: 'button', onclick: () => schedule() }, 'Schedule')),
-    h('p', { class: 'hint' }, 'A future time schedules the post; it goes live by itself then. A past time back-dates it.'),
+    h(
+      'p',
+      { class: 'hint' },
+      'A future time schedules the post; it goes live by itself then. A past time back-dates it.',
+    ),
   );
   const actions = h('div', { class: 'actions', role: 'group', 'aria-label': `${Noun} actions` });
   const meta = h('dl', { class: 'meta' });
@@ -160,7 +180,13 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     },
     h('div', { class: 'field' }, h('label', { for: 'title' }, 'Title'), title),
     kind.hasLabels
-      ? h('div', { class: 'field' }, h('label', { for: 'labels' }, 'Labels'), labels, h('p', { class: 'hint' }, 'Separate labels with commas.'))
+      ? h(
+          'div',
+          { class: 'field' },
+          h('label', { for: 'labels' }, 'Labels'),
+          labels,
+          h('p', { class: 'hint' }, 'Separate labels with commas.'),
+        )
       : null,
     h('div', { class: 'field' }, h('span', { class: 'label' }, 'Content'), content.element),
     previewBox,
@@ -184,14 +210,27 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     conflictSlot,
     remoteSlot,
     trashNote,
-    h('div', { class: 'editor-grid' }, form, h('aside', { class: 'side', 'aria-label': `About this ${kind.noun}` }, meta)),
+    h(
+      'div',
+      { class: 'editor-grid' },
+      form,
+      h('aside', { class: 'side', 'aria-label': `About this ${kind.noun}` }, meta),
+    ),
   );
 
-  const values = (): Fields => ({ title: title.value, content: content.html(), labels: kind.hasLabels ? splitLabels(labels.value) : [] });
+  const values = (): Fields => ({
+    title: title.value,
+    content: content.html(),
+    labels: kind.hasLabels ? splitLabels(labels.value) : [],
+  });
   const dirty = (): boolean => {
     const v = values();
     const saved = { title: doc?.title ?? '', content: doc?.content ?? '', labels: (doc as Post | null)?.labels ?? [] };
-    return v.title !== saved.title || v.content !== saved.content || (kind.hasLabels && v.labels.join('\n') !== saved.labels.join('\n'));
+    return (
+      v.title !== saved.title ||
+      v.content !== saved.content ||
+      (kind.hasLabels && v.labels.join('\n') !== saved.labels.join('\n'))
+    );
   };
   const showDirty = () => {
     saveState.textContent = dirty() ? 'Unsaved changes' : doc ? 'All changes saved' : '';
@@ -209,7 +248,11 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     if (change.type.endsWith('.deleted')) {
       mount(
         remoteSlot,
-        h('p', { class: 'note' }, `This ${kind.noun} was deleted for good in another tab. Saving it here will fail; copy your text if you need it.`),
+        h(
+          'p',
+          { class: 'note' },
+          `This ${kind.noun} was deleted for good in another tab. Saving it here will fail; copy your text if you need it.`,
+        ),
       );
     } else if (!dirty() && !busy && !conflictSlot.hasChildNodes()) {
       // Nothing unsaved here: just show the newer version.
@@ -236,7 +279,14 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
   let previewTimer: number | undefined;
   const showPreview = () => {
     if (previewBox.open)
-      mount(preview, htmlFrame(content.html() || '<p><em>Nothing to preview yet.</em></p>', `Preview of the ${kind.noun}`, app.pictures ?? undefined));
+      mount(
+        preview,
+        htmlFrame(
+          content.html() || '<p><em>Nothing to preview yet.</em></p>',
+          `Preview of the ${kind.noun}`,
+          app.pictures ?? undefined,
+        ),
+      );
   };
   previewBox.addEventListener('toggle', showPreview);
 
@@ -262,7 +312,15 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     content.setReadOnly(trashed);
     scheduleBox.hidden = !(!doc || status === 'DRAFT' || status === 'SCHEDULED');
     const button = (label: string, onclick: () => void, variant = '') =>
-      h('button', { type: variant === 'primary' ? 'submit' : 'button', class: variant, onclick: variant === 'primary' ? undefined : onclick }, label);
+      h(
+        'button',
+        {
+          type: variant === 'primary' ? 'submit' : 'button',
+          class: variant,
+          onclick: variant === 'primary' ? undefined : onclick,
+        },
+        label,
+      );
     if (!doc) {
       mount(
         actions,
@@ -294,9 +352,22 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
             h('dt', null, 'Last saved'),
             h('dd', null, when(doc.updated)),
             comments !== undefined
-              ? [h('dt', null, 'Comments'), h('dd', null, `${comments} published · `, h('a', { href: `#/comments/pending?post=${doc.id}` }, 'moderate'))]
+              ? [
+                  h('dt', null, 'Comments'),
+                  h(
+                    'dd',
+                    null,
+                    `${comments} published · `,
+                    h('a', { href: `#/comments/pending?post=${doc.id}` }, 'moderate'),
+                  ),
+                ]
               : null,
-            status === 'LIVE' ? [h('dt', null, 'Readers'), h('dd', null, h('a', { href: `#/read/${kind.noun}/${doc.id}` }, 'See it as a reader'))] : null,
+            status === 'LIVE'
+              ? [
+                  h('dt', null, 'Readers'),
+                  h('dd', null, h('a', { href: `#/read/${kind.noun}/${doc.id}` }, 'See it as a reader')),
+                ]
+              : null,
           ]
         : [
             h(
@@ -425,12 +496,23 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     const fields = values();
     if (!checked(fields)) return;
     return run(
-      (etag) => (doc ? kind.save(doc, etag, fields, how) : kind.create(fields, how === 'keep' || how === 'revert' ? 'draft' : how)),
+      (etag) =>
+        doc
+          ? kind.save(doc, etag, fields, how)
+          : kind.create(fields, how === 'keep' || how === 'revert' ? 'draft' : how),
       (saved) => {
         if (typeof how === 'object') {
-          return saved.status === 'SCHEDULED' ? `Scheduled: it goes live ${new Date(saved.published!).toLocaleString()}.` : 'Published, back-dated.';
+          return saved.status === 'SCHEDULED'
+            ? `Scheduled: it goes live ${new Date(saved.published!).toLocaleString()}.`
+            : 'Published, back-dated.';
         }
-        return how === 'publish' ? 'Published.' : how === 'revert' ? 'Reverted to draft.' : doc ? 'Saved.' : 'Draft saved.';
+        return how === 'publish'
+          ? 'Published.'
+          : how === 'revert'
+            ? 'Reverted to draft.'
+            : doc
+              ? 'Saved.'
+              : 'Draft saved.';
       },
     );
   }
@@ -457,7 +539,12 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
   }
 
   function destroy() {
-    if (!confirm(`Delete “${doc!.title || 'untitled'}” for good${kind.noun === 'post' ? ', with its comments' : ''}? This cannot be undone.`)) return;
+    if (
+      !confirm(
+        `Delete “${doc!.title || 'untitled'}” for good${kind.noun === 'post' ? ', with its comments' : ''}? This cannot be undone.`,
+      )
+    )
+      return;
     void run(async (etag) => {
       await kind.destroy(doc!.id, etag);
       return 'gone';

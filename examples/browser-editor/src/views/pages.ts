@@ -25,10 +25,18 @@ export async function pagesView(app: App, route: Route): Promise<HTMLElement> {
     'section',
     { class: 'view pages-view' },
     pageHead('Pages', h('a', { class: 'button primary', href: '#/pages/new' }, 'New page')),
-    h('p', { class: 'hint' }, 'Pages are the lasting parts of a blog, such as About or Contact. They have no date and no comments.'),
+    h(
+      'p',
+      { class: 'hint' },
+      'Pages are the lasting parts of a blog, such as About or Contact. They have no date and no comments.',
+    ),
     tabs(
       'Pages by status',
-      Object.entries(FILTERS).map(([key, f]) => ({ label: f.label, href: href(['pages', key]), current: key === filter })),
+      Object.entries(FILTERS).map(([key, f]) => ({
+        label: f.label,
+        href: href(['pages', key]),
+        current: key === filter,
+      })),
     ),
     list.items.length
       ? h(

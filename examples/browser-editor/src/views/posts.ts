@@ -23,10 +23,23 @@ export async function postsView(app: App, route: Route): Promise<HTMLElement> {
   const pageToken = route.query.get('page') ?? undefined;
   const at = (query: Record<string, string | undefined>) => href(['posts', filter], { q, ...query });
 
-  const params = { blogId: app.blog.id, status, orderBy, maxResults: PAGE_SIZE, fetchBodies: false, ...(pageToken ? { pageToken } : {}) };
+  const params = {
+    blogId: app.blog.id,
+    status,
+    orderBy,
+    maxResults: PAGE_SIZE,
+    fetchBodies: false,
+    ...(pageToken ? { pageToken } : {}),
+  };
   const list: PostList = q ? await app.owner.posts.search({ ...params, q }) : await app.owner.posts.list(params);
 
-  const search = h('input', { type: 'search', id: 'post-search', name: 'q', value: q, placeholder: 'Words in title, text or labels' });
+  const search = h('input', {
+    type: 'search',
+    id: 'post-search',
+    name: 'q',
+    value: q,
+    placeholder: 'Words in title, text or labels',
+  });
   const searchForm = h(
     'form',
     {
@@ -49,7 +62,11 @@ export async function postsView(app: App, route: Route): Promise<HTMLElement> {
     pageHead('Posts', h('a', { class: 'button primary', href: '#/posts/new' }, 'New post')),
     tabs(
       'Posts by status',
-      Object.entries(FILTERS).map(([key, f]) => ({ label: f.label, href: href(['posts', key], { q }), current: key === filter })),
+      Object.entries(FILTERS).map(([key, f]) => ({
+        label: f.label,
+        href: href(['posts', key], { q }),
+        current: key === filter,
+      })),
     ),
     searchForm,
     q ? h('p', { class: 'hint', role: 'status' }, `Results for “${q}” in ${label.toLowerCase()}`) : null,
@@ -57,7 +74,9 @@ export async function postsView(app: App, route: Route): Promise<HTMLElement> {
       ? h('ul', { class: 'rows', 'aria-label': 'Posts' }, ...list.items.map((p) => postRow(p)))
       : empty(
           q ? 'No posts match.' : emptyText(filter),
-          filter === 'all' && !q ? h('a', { class: 'button primary', href: '#/posts/new' }, 'Write your first post') : '',
+          filter === 'all' && !q
+            ? h('a', { class: 'button primary', href: '#/posts/new' }, 'Write your first post')
+            : '',
         ),
     pager(list, (token) => at({ page: token })),
   );
@@ -96,6 +115,8 @@ function postRow(p: Post): HTMLElement {
         comments ? h('span', null, `${comments} comment${comments === 1 ? '' : 's'}`) : null,
       ),
     ),
-    p.labels?.length ? h('ul', { class: 'labels', 'aria-label': 'Labels' }, ...p.labels.map((l) => h('li', null, l))) : null,
+    p.labels?.length
+      ? h('ul', { class: 'labels', 'aria-label': 'Labels' }, ...p.labels.map((l) => h('li', null, l)))
+      : null,
   );
 }

@@ -9,12 +9,21 @@ import { empty, pager, textOf } from './common.js';
 
 export async function readerView(app: App, route: Route): Promise<HTMLElement> {
   const [, kind, id] = route.path;
-  const main = kind === 'post' && id ? await postPage(app, id) : kind === 'page' && id ? await pagePage(app, id) : await home(app, route);
+  const main =
+    kind === 'post' && id
+      ? await postPage(app, id)
+      : kind === 'page' && id
+        ? await pagePage(app, id)
+        : await home(app, route);
   const pages = await app.reader.pages.list({ blogId: app.blog.id, maxResults: 20, fetchBodies: false });
   return h(
     'section',
     { class: 'view reader-view' },
-    h('p', { class: 'reader-banner' }, 'Reader view: this is what visitors see, signed out. Drafts, scheduled posts and unapproved comments stay hidden.'),
+    h(
+      'p',
+      { class: 'reader-banner' },
+      'Reader view: this is what visitors see, signed out. Drafts, scheduled posts and unapproved comments stay hidden.',
+    ),
     h(
       'div',
       { class: 'reader' },
@@ -27,7 +36,11 @@ export async function readerView(app: App, route: Route): Promise<HTMLElement> {
           ? h(
               'nav',
               { 'aria-label': 'Pages of the blog' },
-              h('ul', { class: 'reader-pages' }, ...pages.items.map((p) => h('li', null, h('a', { href: `#/read/page/${p.id}` }, p.title)))),
+              h(
+                'ul',
+                { class: 'reader-pages' },
+                ...pages.items.map((p) => h('li', null, h('a', { href: `#/read/page/${p.id}` }, p.title))),
+              ),
             )
           : null,
       ),
@@ -78,7 +91,12 @@ async function postPage(app: App, postId: string): Promise<HTMLElement> {
       if (c.content)
         body.innerHTML = c.content; // sanitized by blogcore when it was posted
       else body.append(h('em', null, 'This comment was removed.'));
-      return h('li', null, h('p', { class: 'byline' }, h('strong', null, c.author.displayName), ' · ', when(c.published)), body);
+      return h(
+        'li',
+        null,
+        h('p', { class: 'byline' }, h('strong', null, c.author.displayName), ' · ', when(c.published)),
+        body,
+      );
     }),
   );
   return h(
@@ -86,7 +104,9 @@ async function postPage(app: App, postId: string): Promise<HTMLElement> {
     { class: 'reader-main' },
     h('h1', { tabIndex: -1 }, post.title || '(untitled)'),
     h('p', { class: 'byline' }, 'By ', post.author.displayName, ' · ', when(post.published)),
-    post.labels?.length ? h('ul', { class: 'labels', 'aria-label': 'Labels' }, ...post.labels.map((l) => h('li', null, l))) : null,
+    post.labels?.length
+      ? h('ul', { class: 'labels', 'aria-label': 'Labels' }, ...post.labels.map((l) => h('li', null, l)))
+      : null,
     htmlFrame(post.content ?? '', post.title, app.pictures ?? undefined),
     h(
       'section',
@@ -122,7 +142,11 @@ function commentForm(app: App, postId: string): HTMLElement {
           // Typed as plain text: escape it, keep line breaks.
           const content = escapeHtml(text.value.trim()).replace(/\r?\n/g, '<br>');
           const displayName = name.value.trim();
-          await app.reader.comments.insert({ blogId: app.blog.id, postId, body: { content, ...(displayName ? { author: { displayName } } : {}) } });
+          await app.reader.comments.insert({
+            blogId: app.blog.id,
+            postId,
+            body: { content, ...(displayName ? { author: { displayName } } : {}) },
+          });
           text.value = '';
           result.textContent = 'Thanks! Your comment will appear here once the blog owner approves it.';
         } catch (error) {
@@ -142,5 +166,10 @@ function commentForm(app: App, postId: string): HTMLElement {
 
 async function pagePage(app: App, pageId: string): Promise<HTMLElement> {
   const page = await app.reader.pages.get({ blogId: app.blog.id, pageId });
-  return h('article', { class: 'reader-main' }, h('h1', { tabIndex: -1 }, page.title), htmlFrame(page.content ?? '', page.title, app.pictures ?? undefined));
+  return h(
+    'article',
+    { class: 'reader-main' },
+    h('h1', { tabIndex: -1 }, page.title),
+    htmlFrame(page.content ?? '', page.title, app.pictures ?? undefined),
+  );
 }

@@ -7,8 +7,22 @@ import { h, mount } from '../dom.js';
 import { problemBox } from '../shell.js';
 
 export function signInForm(): HTMLElement {
-  const server = h('input', { id: 'server', name: 'server', type: 'url', required: true, autocomplete: 'url', value: 'http://127.0.0.1:8080' });
-  const token = h('input', { id: 'token', name: 'token', type: 'password', required: true, autocomplete: 'current-password', spellcheck: false });
+  const server = h('input', {
+    id: 'server',
+    name: 'server',
+    type: 'url',
+    required: true,
+    autocomplete: 'url',
+    value: 'http://127.0.0.1:8080',
+  });
+  const token = h('input', {
+    id: 'token',
+    name: 'token',
+    type: 'password',
+    required: true,
+    autocomplete: 'current-password',
+    spellcheck: false,
+  });
   const problems = h('div', { role: 'alert' });
   const choice = h('div', { class: 'blog-choice' });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Sign in');
@@ -28,11 +42,14 @@ export function signInForm(): HTMLElement {
           if (!account) {
             api = apiRoot(server.value);
             account = await signIn(api, token.value.trim());
-            if (account.blogs.length === 0) throw Object.assign(new Error('This account has no blog on that server.'), { name: 'SignInError' });
+            if (account.blogs.length === 0)
+              throw Object.assign(new Error('This account has no blog on that server.'), { name: 'SignInError' });
             if (account.blogs.length > 1) return showChoice(account);
           }
           const picked =
-            account.blogs.length === 1 ? account.blogs[0]! : account.blogs.find((b) => b.id === (form.elements.namedItem('blog') as HTMLSelectElement).value)!;
+            account.blogs.length === 1
+              ? account.blogs[0]!
+              : account.blogs.find((b) => b.id === (form.elements.namedItem('blog') as HTMLSelectElement).value)!;
           saveConnection({ api, token: token.value.trim(), blogId: picked.id, blogName: picked.name });
           location.hash = '#/posts';
           location.reload();
@@ -65,7 +82,11 @@ export function signInForm(): HTMLElement {
 
   function showChoice(a: Account) {
     server.readOnly = token.readOnly = true;
-    const select = h('select', { id: 'blog', name: 'blog' }, ...a.blogs.map((b) => h('option', { value: b.id }, b.name)));
+    const select = h(
+      'select',
+      { id: 'blog', name: 'blog' },
+      ...a.blogs.map((b) => h('option', { value: b.id }, b.name)),
+    );
     mount(choice, h('div', { class: 'field' }, h('label', { for: 'blog' }, 'Blog to edit in this browser'), select));
     submit.textContent = 'Replicate this blog';
     select.focus();

@@ -13,7 +13,9 @@ import { pageHead } from './common.js';
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 function statusWords(s: SyncStatus): string {
-  const waiting = s.pending ? `${plural(s.pending, 'change waits', 'changes wait')} to be sent` : 'nothing waits to be sent';
+  const waiting = s.pending
+    ? `${plural(s.pending, 'change waits', 'changes wait')} to be sent`
+    : 'nothing waits to be sent';
   switch (s.state) {
     case 'offline':
       return `Offline — ${s.pending ? `${waiting} when you are back online` : 'everything is saved in this browser'}`;
@@ -38,7 +40,13 @@ export function syncBadge(syncer: Syncer): HTMLElement {
     mount(
       el,
       h('a', { href: '#/sync' }, statusWords(s)),
-      s.conflicts ? h('a', { class: 'conflict-link', href: '#/sync' }, `${plural(s.conflicts, 'conflict needs', 'conflicts need')} your choice`) : null,
+      s.conflicts
+        ? h(
+            'a',
+            { class: 'conflict-link', href: '#/sync' },
+            `${plural(s.conflicts, 'conflict needs', 'conflicts need')} your choice`,
+          )
+        : null,
     );
   };
   syncer.subscribe(show);
@@ -66,8 +74,16 @@ export async function syncView(app: App, syncer: Syncer, connection: Connection)
     h(
       'div',
       { class: 'sign-out' },
-      h('button', { type: 'button', class: 'quiet', onclick: () => void signOut(syncer, connection) }, 'Sign out of the server'),
-      h('p', { class: 'hint' }, 'Removes this blog’s copy from this browser. Changes not yet sent are lost, so sync first.'),
+      h(
+        'button',
+        { type: 'button', class: 'quiet', onclick: () => void signOut(syncer, connection) },
+        'Sign out of the server',
+      ),
+      h(
+        'p',
+        { class: 'hint' },
+        'Removes this blog’s copy from this browser. Changes not yet sent are lost, so sync first.',
+      ),
     ),
   );
 
@@ -91,7 +107,9 @@ export async function syncView(app: App, syncer: Syncer, connection: Connection)
     mount(
       pending,
       h('h2', null, 'Waiting to be sent'),
-      p.length ? h('ul', { class: 'rows pending-list' }, ...p.map(pendingRow)) : h('p', { class: 'hint' }, 'Nothing: the server has every change made here.'),
+      p.length
+        ? h('ul', { class: 'rows pending-list' }, ...p.map(pendingRow))
+        : h('p', { class: 'hint' }, 'Nothing: the server has every change made here.'),
     );
   }
   const off = syncer.subscribe((s) => {
@@ -156,7 +174,11 @@ function conflictCard(app: App, syncer: Syncer, c: Conflict): HTMLElement {
         ? `The server refused “${title}”`
         : `“${title}” was ${c.reason === 'deleted' ? 'deleted' : 'changed'} on the server while you edited it`,
     ),
-    h('p', null, `Your edit of this ${noun} was not sent over the other one. Choose which version to keep; neither text is lost until you choose.`),
+    h(
+      'p',
+      null,
+      `Your edit of this ${noun} was not sent over the other one. Choose which version to keep; neither text is lost until you choose.`,
+    ),
     c.message ? h('p', { class: 'hint' }, c.message) : null,
     c.fields.length ? h('p', { class: 'hint' }, `They differ in: ${c.fields.join(', ')}.`) : null,
     h(
@@ -168,8 +190,16 @@ function conflictCard(app: App, syncer: Syncer, c: Conflict): HTMLElement {
     h(
       'div',
       { class: 'actions' },
-      h('button', { type: 'button', class: 'primary', onclick: choose('mine', 'Kept your version; it is being sent.') }, 'Keep my version'),
-      h('button', { type: 'button', onclick: choose('theirs', 'Using the server’s version.') }, 'Use the server’s version'),
+      h(
+        'button',
+        { type: 'button', class: 'primary', onclick: choose('mine', 'Kept your version; it is being sent.') },
+        'Keep my version',
+      ),
+      h(
+        'button',
+        { type: 'button', onclick: choose('theirs', 'Using the server’s version.') },
+        'Use the server’s version',
+      ),
     ),
   );
   return card;
@@ -177,7 +207,13 @@ function conflictCard(app: App, syncer: Syncer, c: Conflict): HTMLElement {
 
 async function signOut(syncer: Syncer, connection: Connection) {
   const waiting = syncer.status().pending;
-  if (waiting && !confirm(`${plural(waiting, 'change has', 'changes have')} not reached the server yet and will be lost. Sign out anyway?`)) return;
+  if (
+    waiting &&
+    !confirm(
+      `${plural(waiting, 'change has', 'changes have')} not reached the server yet and will be lost. Sign out anyway?`,
+    )
+  )
+    return;
   await syncer.stop();
   forgetConnection();
   await new Promise((resolve) => {

@@ -17,7 +17,11 @@ export function welcome(service: BlogService, start: (blog: Blog) => void): void
       'main',
       { class: 'centered welcome' },
       h('h1', null, 'Start a blog in this browser'),
-      h('p', null, 'Everything you write is kept on this device, in the browser’s own storage. It works offline and nothing is sent anywhere.'),
+      h(
+        'p',
+        null,
+        'Everything you write is kept on this device, in the browser’s own storage. It works offline and nothing is sent anywhere.',
+      ),
       h(
         'form',
         {
@@ -27,7 +31,13 @@ export function welcome(service: BlogService, start: (blog: Blog) => void): void
             submit.disabled = true;
             problems.replaceChildren();
             try {
-              start(await createBlog(service, { displayName: you.value.trim(), name: name.value.trim(), description: description.value.trim() }));
+              start(
+                await createBlog(service, {
+                  displayName: you.value.trim(),
+                  name: name.value.trim(),
+                  description: description.value.trim(),
+                }),
+              );
             } catch (error) {
               problems.append(problemBox(error));
               submit.disabled = false;
@@ -44,7 +54,11 @@ export function welcome(service: BlogService, start: (blog: Blog) => void): void
         'details',
         { class: 'or-server' },
         h('summary', null, 'Or edit a blog on a blogcore server'),
-        h('p', null, 'The blog is copied into this browser: you can keep writing offline, and changes are sent when you are back online.'),
+        h(
+          'p',
+          null,
+          'The blog is copied into this browser: you can keep writing offline, and changes are sent when you are back online.',
+        ),
         signInForm(),
       ),
     ),
