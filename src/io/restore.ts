@@ -9,7 +9,6 @@ import type { Core } from '../core/core.js';
 import { DriverConflict } from '../store/driver.js';
 import { BlogError } from '../util/errors.js';
 import {
-  commentVisOf,
   memberId,
   put,
   type BlogRecord,
@@ -21,6 +20,7 @@ import {
   type MediaRecord,
   mediaId,
 } from '../store/records.js';
+import { commentVisOf } from '../rules/access.js';
 import { storeMedia } from '../resources/media.js';
 import { normalizeBlogUrl } from '../resources/blogs.js';
 import { withPath } from '../resources/content.js';

@@ -21,7 +21,9 @@ import { type BlogScope, scopeOf } from './views.js';
 
 /** Where the files go: paths are relative to the export's folder, with `/` between folders. */
 export interface SiteFiles {
+  /** Writes a text file (a page, a feed, the sitemap), creating its folders. */
   write(path: string, text: string): Promise<void>;
+  /** Removes a file an earlier export wrote that the blog no longer has. */
   remove(path: string): Promise<void>;
   /**
    * Writes a picture's bytes. With it, the blog's pictures that the pages show are exported beside them
@@ -34,11 +36,15 @@ export interface SiteFiles {
 export type { SiteManifest } from './manifest.js';
 
 export interface SiteExportOptions {
+  /** The blog to export (its url decides the pages' links). */
   blogId: string;
+  /** Parts replacing the default theme's, as `createSite` takes them. */
   theme?: Partial<Theme>;
+  /** Posts per list page (1 to 50, default 10). */
   pageSize?: number;
   /** The manifest the last export into the same folder answered; without it (or for another blog) all is written. */
   previous?: SiteManifest | undefined;
+  /** Where the files go. */
   files: SiteFiles;
 }
 
@@ -51,6 +57,7 @@ export interface SiteExportReport {
   removed: string[];
   /** Files rendered again and found unchanged. */
   unchanged: number;
+  /** Keep it (e.g. as a JSON file beside the export) and pass it as `previous` next time. */
   manifest: SiteManifest;
 }
 
@@ -62,6 +69,11 @@ function signatureOf(scope: BlogScope, pageSize: number, theme: Partial<Theme> |
   return shortHash(JSON.stringify([FORMAT, scope.blog, pageSize, parts]));
 }
 
+/**
+ * Writes the reading site of one blog as static files through `files`: the pages `createSite` would serve, the
+ * feeds, the sitemap and robots.txt. Given the `manifest` of the last run as `previous`, it renders only what
+ * changed since; the report lists what it wrote and removed. `blogcore export --format site` runs it.
+ */
 export async function exportSite(service: BlogService, options: SiteExportOptions): Promise<SiteExportReport> {
   const parts = siteParts(service, options);
   const { blogId, files } = options;

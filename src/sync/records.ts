@@ -6,7 +6,6 @@ import type { JsonObject } from '../store/driver.js';
 import { shortHash } from '../util/ids.js';
 import type { Core } from '../core/core.js';
 import {
-  commentVisOf,
   put,
   type BlogRecord,
   type CommentRecord,
@@ -14,6 +13,7 @@ import {
   type PageRecord,
   type PostRecord,
 } from '../store/records.js';
+import { commentVisOf } from '../rules/access.js';
 import type { Base, Synced, Tracked } from './model.js';
 import { etagOf } from '../core/wire.js';
 import type { Blog, Comment, Page, Post } from '../schema/resources.js';
