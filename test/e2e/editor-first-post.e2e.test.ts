@@ -12,7 +12,7 @@ import type { PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../browser/serve.js';
 import { requireBuild, type Proc } from '../http/spawn.js';
-import { serveDemo, serveEditor } from './editor-app.js';
+import { serveDemo, serveEditor, signIn } from './editor-app.js';
 
 interface WirePost {
   id: string;
@@ -94,11 +94,7 @@ afterAll(async () => {
 
 describe('the first posts written in the editor, signed in to blogcore serve', { timeout: 90_000 }, () => {
   it('signs in with the admin token', async () => {
-    await page.goto(editorUrl);
-    await page.getByText('Or edit a blog on a blogcore server').click();
-    await page.getByLabel('Server address').fill(api.replace(/\/v3$/, ''));
-    await page.getByLabel('Token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, editorUrl, api, token);
     await page.getByRole('heading', { name: 'Posts', level: 1 }).waitFor();
     await eventually(syncLine).toBe('Synced — nothing waits to be sent');
   });
