@@ -74,13 +74,10 @@ const rankBySortTime = (suffix: Key) => searchRank(suffix[0]!);
 
 /** Awaits every promise; a failure of an earlier one wins over a later one's (refusals keep their order). */
 async function inOrder<T extends unknown[]>(...all: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
-  // Each later one is handled now (its refusal never goes unheard while an earlier one is awaited), then all in order.
-  for (let i = 1; i < all.length; i++) all[i]!.catch(ignore);
-  const out: unknown[] = [];
-  for (const p of all) out.push(await p);
-  return out as T;
+  const settled = await Promise.allSettled(all);
+  for (const r of settled) if (r.status === 'rejected') throw r.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as T;
 }
-const ignore = () => {};
 
 /** Posts of one blog as the caller sees them: a list page, with the blog and each author looked up once. */
 async function postsOut(core: Core, records: PostRecord[], view: Role, shape: Shape): Promise<Post[]> {

@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createBlogService, type BlogService } from '../../../src/index.js';
-import { sqliteDriver, type SqliteDatabase } from '../../../drivers/sqlite/index.js';
+import { sqliteDriver } from '../../../drivers/sqlite/index.js';
+import { counting } from './counting-db.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'blogcore-sqlite-fresh-'));
 let n = 0;
@@ -20,33 +21,6 @@ const file = () => join(dir, `f${n++}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** A better-sqlite3 Database that counts the runs of statements whose SQL matches `pattern`. */
-function counting(filename: string, pattern: RegExp): { db: SqliteDatabase; runs: () => number } {
-  const db = new Database(filename);
-  db.pragma('journal_mode = WAL');
-  let runs = 0;
-  const prepare = db.prepare.bind(db);
-  const wrapped = new Proxy(db, {
-    get(target, key) {
-      if (key !== 'prepare') {
-        const value = Reflect.get(target, key, target) as unknown;
-        return typeof value === 'function' ? value.bind(target) : value;
-      }
-      return (sql: string) => {
-        const statement = prepare(sql);
-        if (!pattern.test(sql)) return statement;
-        const get = statement.get.bind(statement);
-        statement.get = ((...args: unknown[]) => {
-          runs++;
-          return get(...args);
-        }) as typeof statement.get;
-        return statement;
-      };
-    },
-  });
-  return { db: wrapped as unknown as SqliteDatabase, runs: () => runs };
-}
 
 async function blogOf(service: BlogService) {
   const owner = await service.users.insert({ body: { displayName: 'Owner' } });
