@@ -19,7 +19,7 @@ import {
   type KeyBound,
   type SearchQuery,
 } from '../../src/store/driver.js';
-import { decodeKey, encodeKey } from '../shared/byte-keys.js';
+import { decodeKey } from '../shared/byte-keys.js';
 import type { Connection } from './connect.js';
 import { sqlDirection, walk } from './reads.js';
 
@@ -138,8 +138,13 @@ export function search(c: Connection, q: SearchQuery): IndexEntry[] {
 /** Which of the query's prefixes a key lies under (its number), if any, with a suffix after it. */
 function prefixFinder(q: SearchQuery): (key: Key) => number | undefined {
   const width = q.prefixes[0]!.length;
-  const byPrefix = new Map(q.prefixes.map((p, n) => [encodeKey(p).toString('latin1'), n]));
-  return (key) => (key.length > width ? byPrefix.get(encodeKey(key.slice(0, width)).toString('latin1')) : undefined);
+  if (q.prefixes.length === 1) {
+    const only = q.prefixes[0]!;
+    return (key) => (key.length > width && only.every((part, i) => key[i] === part) ? 0 : undefined);
+  }
+  // (JSON text names a tuple of strings exactly.)
+  const byPrefix = new Map(q.prefixes.map((p, n) => [JSON.stringify(p), n]));
+  return (key) => (key.length > width ? byPrefix.get(JSON.stringify(key.slice(0, width))) : undefined);
 }
 
 function sorted(walks: IndexEntry[][], q: SearchQuery): IndexEntry[][] {
