@@ -282,6 +282,8 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
   const ours: Record<string, Array<[number, Timing]>> = {};
   const raws: Record<string, Array<[number, Timing]>> = {};
   const notes: string[] = [];
+  /** A word in every post against a list page, by size (timed in alternation with each other). */
+  const everyPerList: Array<[number, number]> = [];
   const record = (op: string, n: number, o: Timing, r: Timing, target?: number, judged?: Row['judged']) => {
     rows.push({ op, size: n, ours: o, raw: r, ...(target ? { target } : {}), ...(judged ? { judged } : {}) });
     (ours[op] ??= []).push([n, o]);
@@ -388,9 +390,16 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
         () => service.posts.search({ blogId, q: every, maxResults: PAGE }),
         () => raw.search(blogId, every),
       );
-      const perList = everyOurs.mean / ours['list first page (20)']!.at(-1)![1].mean;
+      // Judged against a list page timed in alternation with it: each row above alternates with its own raw
+      // call, and raw's search of a word in every post (it reads every match) leaves the next call cold caches.
+      const [everyAgain, listAgain] = await pair(
+        () => service.posts.search({ blogId, q: every, maxResults: PAGE }),
+        () => service.posts.list({ blogId, maxResults: PAGE }),
+      );
+      const perList = everyAgain.mean / listAgain.mean;
+      everyPerList.push([n, perList]);
       record('search, a word in every post (20)', n, everyOurs, everyRaw, undefined, {
-        target: `≤ ${TARGETS.everyWord}× a list page (${perList.toFixed(2)}×)`,
+        target: `≤ ${TARGETS.everyWord}× a list page (${perList.toFixed(2)}×, p50s ${(everyAgain.p50 / listAgain.p50).toFixed(2)}×, in alternation)`,
         met: perList <= TARGETS.everyWord,
       });
 
@@ -437,7 +446,6 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
   printGrowth('blogcore on SQLite: cost by size', ours, { ops: FLAT_OPS, target: TARGETS.flat });
   printGrowth('raw better-sqlite3: cost by size', raws);
   console.log('');
-  const first = ours['list first page (20)'] ?? [];
   for (const [n, t] of ours['search, two words (20)'] ?? []) {
     if (n < 1_000_000) continue;
     verdict(
@@ -447,15 +455,14 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
       t.mean <= TARGETS.searchMs * 1000,
     );
   }
-  (ours['search, a word in every post (20)'] ?? []).forEach(([n, t], i) => {
-    const ratio = t.mean / first[i]![1].mean;
+  for (const [n, ratio] of everyPerList) {
     verdict(
-      `a word in every post / list first page, ${n} posts`,
+      `a word in every post / list first page (in alternation), ${n} posts`,
       `${ratio.toFixed(2)}×`,
       `costs what a list costs (≤ ${TARGETS.everyWord}×)`,
       ratio <= TARGETS.everyWord,
     );
-  });
+  }
   await adversarial(ctx);
 }
 
