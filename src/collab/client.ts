@@ -34,7 +34,6 @@ export interface JoinOptions {
   wait?: number;
 }
 
-const ORIGIN = Symbol('blogcore-collab');
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, ms);
@@ -49,6 +48,8 @@ export function startSession(channel: CollabChannel, options: JoinOptions = {}):
   const doc = options.doc ?? new Y.Doc();
   const awareness = new Awareness(doc);
   const wait = Math.min(options.wait ?? 25_000, 30_000);
+  // What this session applies is not sent back by it, but another session on the same doc passes it on.
+  const ORIGIN = { session: true };
   const stop = new AbortController();
   let status: CollabStatus = 'connecting';
   const listeners = new Set<(s: CollabStatus) => void>();

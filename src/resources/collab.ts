@@ -60,6 +60,8 @@ const POLL_MS = 150;
 const MAX_POS = Number.MAX_SAFE_INTEGER;
 
 const EMPTY = new Uint8Array(0);
+/** A Yjs document with nothing in it, as an update. */
+const EMPTY_DOC = new Uint8Array([0, 0]);
 
 /** What one process keeps per store: render timers and presence (never stored). */
 interface Hub {
@@ -123,7 +125,9 @@ export function collabApi(core: Core, actor: Actor) {
       const r = item.doc;
       try {
         if (!found) {
-          const state = await documentFromHtml(r.title, r.content);
+          // A replica's copy starts empty: the server's document arrives through it (a copy made here from the
+          // local HTML would be another document, whose text would merge in twice).
+          const state = core.root.collabFollower ? EMPTY_DOC : await documentFromHtml(r.title, r.content);
           const doc: CollabDocRecord = {
             id: t.docId,
             blogId: t.blogId,
@@ -135,7 +139,7 @@ export function collabApi(core: Core, actor: Actor) {
           await core.commit([put('collabDocs', doc, 0)]);
           return { id: doc.id, version: 1, doc };
         }
-        if (found.doc.rev === r.rev) return found;
+        if (found.doc.rev === r.rev || core.root.collabFollower) return found;
         const next = { ...found.doc, rev: r.rev, title: r.title, content: r.content };
         const ops: WriteOp[] = [put('collabDocs', next, found.version)];
         if (found.doc.title !== r.title || found.doc.content !== r.content) {
@@ -310,7 +314,8 @@ async function render(core: Core, actor: Actor, t: Target): Promise<void> {
     updates.length >= COMPACT_AT ? { state: toBase64(compactState(ydoc)) } : {};
   ydoc.destroy();
   const folded = compacted.state ? updates.map((u) => del('collabUpdates', u.id, u.version)) : [];
-  if (title === stored.doc.title && content === stored.doc.content) {
+  // A replica's copy only compacts: the server renders.
+  if (core.root.collabFollower || (title === stored.doc.title && content === stored.doc.content)) {
     if (folded.length)
       await core.commit([put('collabDocs', { ...stored.doc, ...compacted }, stored.version), ...folded]);
     return;

@@ -304,6 +304,10 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
       const m = r as MediaRecord;
       return { blog: [[m.blogId, m.published, m.id]], source: m.source ? [[m.blogId, m.source, m.id]] : [] };
     }
+    case 'collabDocs': {
+      const d = r as CollabDocRecord;
+      return { blog: [[d.blogId, d.id]] };
+    }
     case 'collabUpdates': {
       const u = r as CollabUpdateRecord;
       return { doc: [[u.docId, u.id]] };
