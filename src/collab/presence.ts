@@ -60,11 +60,22 @@ export class Presence {
     return { update: encodeAwarenessUpdate(room.awareness, clients), clock: room.clock };
   }
 
+  /** Forgets everyone (the service is closing): stops awareness's timers and wakes whoever waits. */
+  close(): void {
+    for (const [docId, room] of [...this.rooms]) {
+      for (const listener of [...room.listeners]) listener();
+      this.forget(docId);
+    }
+  }
+
   /** Calls `listener` when the document's presence moves; answers the function that stops it. */
   onChange(docId: string, listener: () => void): () => void {
     const room = this.rooms.get(docId);
     if (!room) return () => undefined;
     room.listeners.add(listener);
-    return () => room.listeners.delete(listener);
+    return () => {
+      room.listeners.delete(listener);
+      if (room.awareness.getStates().size === 0 && room.listeners.size === 0) this.forget(docId);
+    };
   }
 }

@@ -102,6 +102,8 @@ export class Core {
    * so they are never made from the local HTML nor rendered into it; the server does both.
    */
   collabFollower = false;
+  /** Called when the service closes (features that keep timers, e.g. presence in resources/collab.ts). */
+  readonly closeListeners = new Set<() => void>();
   /** Called after every commit this process makes (long polls wait on it). */
   readonly commitListeners = new Set<() => void>();
   private readonly retention: { ms: number; commits: number | undefined };

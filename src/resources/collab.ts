@@ -71,7 +71,16 @@ interface Hub {
 const hubs = new WeakMap<Core, Hub>();
 const hubOf = (core: Core): Hub => {
   let hub = hubs.get(core.root);
-  if (!hub) hubs.set(core.root, (hub = { renders: new Map(), presence: new Presence() }));
+  if (!hub) {
+    const made: Hub = { renders: new Map(), presence: new Presence() };
+    // Closing the service ends presence's timers and the renders still waiting (the store is going away).
+    core.root.closeListeners.add(() => {
+      made.presence.close();
+      for (const r of made.renders.values()) clearTimeout(r.timer);
+      made.renders.clear();
+    });
+    hubs.set(core.root, (hub = made));
+  }
   return hub;
 };
 

@@ -99,6 +99,7 @@ function scoped(core: Core, actor: Actor): BlogService {
     },
     async close(): Promise<void> {
       core.stopScheduler();
+      for (const listener of core.closeListeners) listener();
       await core.ready().catch(() => undefined);
       await (await core.share)?.close();
       await core.driver.close();
