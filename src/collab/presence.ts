@@ -27,7 +27,8 @@ export class Presence {
       awareness.on('update', () => {
         r.clock = ++this.clock;
         for (const listener of [...r.listeners]) listener();
-        if (awareness.getStates().size === 0 && r.listeners.size === 0) this.forget(docId);
+        if (this.rooms.get(docId) === r && awareness.getStates().size === 0 && r.listeners.size === 0)
+          this.forget(docId);
       });
       this.rooms.set(docId, (room = r));
     }
@@ -37,9 +38,10 @@ export class Presence {
   private forget(docId: string): void {
     const room = this.rooms.get(docId);
     if (!room) return;
+    // Out of the map first: destroying emits one last update, which must not find the room again.
+    this.rooms.delete(docId);
     room.awareness.destroy();
     room.awareness.doc.destroy();
-    this.rooms.delete(docId);
   }
 
   /** Takes in a client's presence (refused quietly when it is not an awareness update: it is only presence). */
