@@ -176,19 +176,9 @@ export function collabApi(core: Core, actor: Actor) {
     update: toBase64(update),
   });
 
-  /** The pushes not yet compacted, oldest first (at most MAX_UPDATES; compaction keeps them far fewer). */
-  const pending = (docId: string) =>
-    core.driver.list({
-      collection: 'collabUpdates',
-      index: 'doc',
-      prefix: [docId],
-      direction: 'asc',
-      limit: MAX_UPDATES,
-    });
-
   /** The state and every push after it. */
   async function stateOf(doc: CollabDocRecord): Promise<Uint8Array[]> {
-    return [fromBase64(doc.state), ...(await pending(doc.id)).map((u) => fromBase64(u.doc.update))];
+    return [fromBase64(doc.state), ...(await pending(core, doc.id)).map((u) => fromBase64(u.doc.update))];
   }
 
   /** The whole document as one update, and the position it stands at (read before the records). */
@@ -300,6 +290,16 @@ function waitForChange(core: Core, hub: Hub, docId: string, deadline: number): P
   });
 }
 
+/** The pushes not yet compacted, oldest first (at most MAX_UPDATES; compaction keeps them far fewer). */
+const pending = (core: Core, docId: string) =>
+  core.driver.list({
+    collection: 'collabUpdates',
+    index: 'doc',
+    prefix: [docId],
+    direction: 'asc',
+    limit: MAX_UPDATES,
+  });
+
 class StaleRender extends Error {}
 
 /**
@@ -310,13 +310,7 @@ class StaleRender extends Error {}
 async function render(core: Core, actor: Actor, t: Target): Promise<void> {
   const stored = await core.get('collabDocs', t.docId);
   if (!stored) return;
-  const updates = await core.driver.list({
-    collection: 'collabUpdates',
-    index: 'doc',
-    prefix: [t.docId],
-    direction: 'asc',
-    limit: MAX_UPDATES,
-  });
+  const updates = await pending(core, t.docId);
   const ydoc = loadDocument([fromBase64(stored.doc.state), ...updates.map((u) => fromBase64(u.doc.update))]);
   const { title, content } = await renderDocument(ydoc);
   const compacted: Partial<Pick<CollabDocRecord, 'state'>> =

@@ -32,6 +32,8 @@ export interface App {
    * otherwise the app offers to show the latest state.
    */
   onRemoteChange: ((change: RemoteChange) => boolean) | null;
+  /** Set by a view that shows the server's changes as they come (writing together): a sync never re-shows it. */
+  live: boolean;
   /** Set by a view that holds something to release when another view replaces it (the rich text editor). */
   onLeave: (() => void) | null;
 }

@@ -86,6 +86,7 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
     unsaved: null,
     onRemoteChange: null,
     onLeave: null,
+    live: false,
     pictures: localPictures(owner, blog.id),
   };
 
@@ -119,6 +120,7 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
     const mine = ++renders;
     app.onLeave?.();
     app.onLeave = null;
+    app.live = false;
     app.unsaved = null;
     app.onRemoteChange = null;
     remote.replaceChildren();
@@ -198,7 +200,7 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
   }
   // What a sync brought in shows at once where nothing is unsaved; otherwise the person is told and chooses.
   server?.syncer.subscribe((_status, pulled) => {
-    if (!pulled) return;
+    if (!pulled || app.live) return;
     if (!app.unsaved?.()) void show();
     else
       mount(

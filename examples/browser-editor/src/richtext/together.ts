@@ -41,8 +41,9 @@ export async function startTogether(options: {
   );
   const here: CollabSession = await joinCollab(serviceChannel(options.local.collab, options.target), { doc });
   const user = { name: options.name, color: COLORS[doc.clientID % COLORS.length]! };
-  // The local copy first: what was typed here offline shows at once, with or without a network.
-  await Promise.race([here.opened, remote.opened]);
+  // The server's document first (an editor bound to an empty one would start a paragraph of its own); without a
+  // network, after a moment, the local copy: what was typed here offline shows, and merges when the server is back.
+  await Promise.race([remote.opened, new Promise((r) => setTimeout(r, 3_000)).then(() => here.opened)]);
 
   const editor = new Editor({
     element: options.surface,

@@ -49,5 +49,7 @@ export async function togetherView(app: App, connection: Connection, id: string)
   together.onChange(show);
   show();
   app.onLeave = () => void together.leave();
+  // The text here is the shared document's: what a sync brings in is already on screen.
+  app.live = true;
   return root;
 }
