@@ -9,7 +9,7 @@
 import { actorUserId, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import type { BlogEvent } from '../core/events.js';
-import { DriverConflict, type StoredDoc, type WriteOp } from '../store/driver.js';
+import { DriverConflict, type Key, type StoredDoc, type WriteOp } from '../store/driver.js';
 import {
   collabDocId,
   collabStream,
@@ -178,7 +178,7 @@ export function collabApi(core: Core, actor: Actor) {
 
   /** The state and every push after it. */
   async function stateOf(doc: CollabDocRecord): Promise<Uint8Array[]> {
-    return [fromBase64(doc.state), ...(await pending(core, doc.id)).map((u) => fromBase64(u.doc.update))];
+    return [fromBase64(doc.state), ...(await allPending(core, doc.id)).map((u) => fromBase64(u.doc.update))];
   }
 
   /** The whole document as one update, and the position it stands at (read before the records). */
@@ -290,15 +290,24 @@ function waitForChange(core: Core, hub: Hub, docId: string, deadline: number): P
   });
 }
 
-/** The pushes not yet compacted, oldest first (at most MAX_UPDATES; compaction keeps them far fewer). */
-const pending = (core: Core, docId: string) =>
+/** The pushes not yet compacted, oldest first: a batch of at most MAX_UPDATES after `after` (an index key). */
+const pending = (core: Core, docId: string, after?: Key) =>
   core.driver.list({
     collection: 'collabUpdates',
     index: 'doc',
     prefix: [docId],
+    ...(after ? { lower: { key: after.slice(1), open: true } } : {}),
     direction: 'asc',
     limit: MAX_UPDATES,
   });
+
+/** Every push not yet compacted (compaction keeps them a few dozen; after a burst, batch by batch). */
+async function allPending(core: Core, docId: string) {
+  const out = await pending(core, docId);
+  for (let batch = out; batch.length === MAX_UPDATES; out.push(...batch))
+    batch = await pending(core, docId, batch[batch.length - 1]!.key);
+  return out;
+}
 
 class StaleRender extends Error {}
 
@@ -311,6 +320,8 @@ async function render(core: Core, actor: Actor, t: Target): Promise<void> {
   const stored = await core.get('collabDocs', t.docId);
   if (!stored) return;
   const updates = await pending(core, t.docId);
+  // A burst left more than one batch: the next render follows at once.
+  if (updates.length === MAX_UPDATES) setTimeout(() => void render(core, actor, t).catch(() => undefined), 0);
   const ydoc = loadDocument([fromBase64(stored.doc.state), ...updates.map((u) => fromBase64(u.doc.update))]);
   const { title, content } = await renderDocument(ydoc);
   const compacted: Partial<Pick<CollabDocRecord, 'state'>> =

@@ -259,6 +259,23 @@ describe.each(DRIVERS)('collab on %s', (name, makeDriver) => {
     expect(await late.html()).toBe(html);
   }, 60_000);
 
+  it('a burst of more pushes than one read takes is opened whole, and rendered whole', async () => {
+    const w = await world(makeDriver());
+    const post = await makePost(w, 'LIVE', { content: '<p>x</p>' });
+    const target = { blogId: w.blogId, postId: post.id };
+    const a = new Writer(w.author, target);
+    await a.open();
+    const text = (a.content.get(0) as Y.XmlElement).get(0) as Y.XmlText;
+    for (let i = 0; i < 1_100; i++) {
+      text.insert(text.length, 'y');
+      await a.push();
+    }
+    const late = new Writer(w.admin, target);
+    await late.open();
+    expect(await late.html()).toBe(`<p>x${'y'.repeat(1_100)}</p>`);
+    await rendered(w, post.id, { title: post.title, content: `<p>x${'y'.repeat(1_100)}</p>` });
+  }, 120_000);
+
   it('only the post’s author and the blog’s admins take part; pages are for admins', async () => {
     const w = await world(makeDriver());
     const post = await makePost(w, 'LIVE', { content: '<p>x</p>' });
