@@ -12,7 +12,7 @@ import * as Y from 'yjs';
 import { readHtml, writeHtml } from './html.js';
 import { richSchema } from './schema.js';
 
-/** The names DESIGN §18 pins: what an editor binds to. */
+/** The names the design pins (docs/design.md §20): what an editor binds to. */
 export const CONTENT = 'content';
 export const TITLE = 'title';
 

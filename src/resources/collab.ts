@@ -260,8 +260,9 @@ export function collabApi(core: Core, actor: Actor) {
       const since = Number(p.since);
       const deadline = Date.now() + (p.wait ?? 0);
       const seen = p.presenceSince ?? 0;
+      // Who may read is judged once per call; each wake reads only the item (a change made elsewhere).
+      let item = await editable(t);
       for (;;) {
-        const item = await editable(t);
         const doc = await current(t, item);
         const found = await after(t, since);
         const presence = hub.presence.since(t.docId, seen);
@@ -270,6 +271,9 @@ export function collabApi(core: Core, actor: Actor) {
         if (found.update.byteLength > 0 || presence || Date.now() >= deadline)
           return withPresence({ update: found.update, position: String(found.position) });
         await waitForChange(core, hub, t.docId, deadline);
+        const again = await core.get(COLLECTION[t.kind], t.itemId);
+        if (!again || again.doc.blogId !== t.blogId) throw notFound(t.kind === 'post' ? 'Post' : 'Page');
+        item = again;
       }
     },
   };

@@ -1,5 +1,5 @@
 /**
- * Writing together (docs/collab.md, DESIGN §9 and §18): 10 writers in one post over loopback, each typing into the
+ * Writing together (docs/collab.md, docs/design.md §20): 10 writers in one post over loopback, each typing into the
  * shared document through `joinCollab(httpChannel(…))`, against blogcore's HTTP helper on SQLite and, in the same
  * run with the same client, a raw relay of the same wire that stores nothing (collab-server.ts, a process of its
  * own). Prints the edit-to-everyone latency (from a writer's keystroke to the moment each other writer has it)
@@ -120,8 +120,14 @@ async function sizeAfter(edits: number): Promise<{ doc: number; html: number }> 
       i++;
     }
   }
-  // After the render (≤ 2 s), compacted on the way.
-  await new Promise((r) => setTimeout(r, 2_500));
+  // After the renders (≤ 2 s after the last edit; a burst renders batch by batch), compacted on the way.
+  let last = '';
+  for (let until = Date.now() + 120_000; Date.now() < until; ) {
+    await new Promise((r) => setTimeout(r, 2_500));
+    const now = (await service.posts.get({ blogId: blog.id, postId: post.id })).content ?? '';
+    if (now === last) break;
+    last = now;
+  }
   const stored = (await service.collab.open(target)).update.byteLength;
   const html = Buffer.byteLength((await service.posts.get({ blogId: blog.id, postId: post.id })).content ?? '');
   await service.close();
