@@ -83,8 +83,10 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
       history.replaceState(null, '', hash);
       shownHash = location.hash;
     },
+    currentId: server ? (id) => server.syncer.replica.idOf(id) : async (id) => id,
     unsaved: null,
     onRemoteChange: null,
+    onSynced: null,
     onLeave: null,
     live: false,
     pictures: localPictures(owner, blog.id),
@@ -123,6 +125,7 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
     app.live = false;
     app.unsaved = null;
     app.onRemoteChange = null;
+    app.onSynced = null;
     remote.replaceChildren();
     app.clearProblems();
     view.setAttribute('aria-busy', 'true');
@@ -200,6 +203,7 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
   }
   // What a sync brought in shows at once where nothing is unsaved; otherwise the person is told and chooses.
   server?.syncer.subscribe((_status, pulled) => {
+    app.onSynced?.();
     if (!pulled || app.live) return;
     if (!app.unsaved?.()) void show();
     else
