@@ -17,6 +17,7 @@ export type {
   LabelsApi,
   ChangesApi,
   MediaApi,
+  CollabApi,
 } from './service/types.js';
 export { BlogError, type BlogErrorInit, type ErrorReason, type GoogleErrorBody } from './util/errors.js';
 export type { BlogEvent, EventType, Listener } from './core/events.js';
@@ -24,6 +25,7 @@ export type { ChangeItem, ChangeKind, ChangeList } from './resources/changes.js'
 export type { SchedulerOptions } from './core/scheduler.js';
 export type * from './schema/params.js';
 export type * from './schema/media.js';
+export type * from './schema/collab.js';
 export {
   POST_STATUSES,
   PAGE_STATUSES,

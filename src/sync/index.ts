@@ -31,6 +31,8 @@ export function createReplica(options: ReplicaOptions): Replica {
     throw new TypeError('createReplica needs { local (a host service), blogId }');
   const core: Core = internals.core;
   const blogId = options.blogId;
+  // Shared documents here follow the server's (resources/collab.ts): the server makes and renders them.
+  core.collabFollower = true;
   // The local blog exists from now on, so the app may write before the first sync, even offline (records.ts).
   core.prepare(() => localBlog(core, blogId));
   const remote = createRemote(options.remote);
@@ -122,13 +124,21 @@ export function createReplica(options: ReplicaOptions): Replica {
       await blog(c);
       const pulled = await pull(c, remote, maxResults);
       const { pushed, conflicts } = await push(c, remote);
-      const result = { pulled, pushed, conflicts };
+      const result = { pulled, pushed: pushed + (await sendSharedDocuments()), conflicts };
       if (pulled || pushed || conflicts) options.onSync?.(result);
       return result;
     }).then((result) => {
       void download().catch((error: unknown) => options.onError?.(error));
       return result;
     });
+
+  /** What was typed offline into shared documents (sync/collab.ts, loaded only when the store holds some). */
+  async function sendSharedDocuments(): Promise<number> {
+    const held = await core.driver.count({ collection: 'collabDocs', index: 'blog', prefix: [blogId] });
+    if (held === 0) return 0;
+    const { syncCollab } = await import('./collab.js');
+    return syncCollab(core, options.local.collab, blogId, options.remote);
+  }
 
   const pending = () =>
     run(async (c) => {

@@ -1,5 +1,6 @@
 /** What every view gets: the blog, the services, and the shared ways to report and navigate. */
 import type { Blog, BlogService } from 'blogcore';
+import type { Connection } from './connection.js';
 import type { Pictures } from './richtext/editor.js';
 
 export interface App {
@@ -12,6 +13,8 @@ export interface App {
   pictures: Pictures | null;
   /** The server this blog is replicated with (its origin), or null for a local-only blog. */
   server: string | null;
+  /** The connection to that server (writing together talks to it directly), or null. */
+  connection: Connection | null;
   /** Says that something worked (a polite live region). */
   notify(message: string): void;
   /** Shows what went wrong, in words. Every failed call ends here or in a view's own message. */
@@ -36,6 +39,8 @@ export interface App {
    * otherwise the app offers to show the latest state.
    */
   onRemoteChange: ((change: RemoteChange) => boolean) | null;
+  /** Set by a view that shows the server's changes as they come (writing together): a sync never re-shows it. */
+  live: boolean;
   /** Set by a view that holds something to release when another view replaces it (the rich text editor). */
   onLeave: (() => void) | null;
 }

@@ -127,6 +127,8 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
   const heading = h('h1', { tabIndex: -1 });
   const badgeSlot = h('span', { class: 'badge-slot' });
   const saveState = h('span', { class: 'save-state', 'aria-live': 'polite' });
+  // On a server's blog a post can be written together with the others who have it open (views/together.ts).
+  const togetherLink = h('a', { class: 'button together-link', hidden: true }, 'Write together');
   const conflictSlot = h('div', { class: 'conflict-slot' });
   const remoteSlot = h('div', { class: 'remote-slot', role: 'status' });
   const trashNote = h(
@@ -209,7 +211,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
       },
     },
     h('a', { class: 'back', href: kind.listHref }, `← All ${listName}`),
-    h('div', { class: 'page-head' }, heading, h('div', { class: 'head-actions' }, badgeSlot, saveState)),
+    h('div', { class: 'page-head' }, heading, h('div', { class: 'head-actions' }, badgeSlot, saveState, togetherLink)),
     conflictSlot,
     remoteSlot,
     trashNote,
@@ -338,6 +340,8 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     const trashed = status === 'SOFT_TRASHED';
     heading.textContent = doc ? `Edit ${kind.noun}` : `New ${kind.noun}`;
     mount(badgeSlot, badge(status));
+    togetherLink.hidden = !(app.connection && doc && kind.noun === 'post' && status !== 'SOFT_TRASHED');
+    if (doc) togetherLink.setAttribute('href', `#/posts/together/${encodeURIComponent(doc.id)}`);
     trashNote.hidden = !trashed;
     for (const field of [title, labels]) field.readOnly = trashed;
     content.setReadOnly(trashed);
