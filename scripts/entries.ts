@@ -14,6 +14,7 @@ export const ENTRIES = {
   blobs: 'src/blobs/index.ts',
   schema: 'src/schema/index.ts',
   site: 'src/site/index.ts',
+  collab: 'src/collab/index.ts',
 } as const satisfies Record<string, string>;
 
 /** The dist/ file name of a subpath ('.' is dist/index). */

@@ -23,6 +23,7 @@ export type {
   LabelsApi,
   ChangesApi,
   MediaApi,
+  CollabApi,
 } from './service/types.js';
 export { BlogError, type BlogErrorInit, type ErrorReason, type GoogleErrorBody } from './util/errors.js';
 export type { BlogEvent, EventType, Listener } from './core/events.js';
@@ -112,6 +113,15 @@ export type {
   MediaReadParams,
   MediaRead,
 } from './schema/media.js';
+export type {
+  CollabTarget,
+  CollabOpenParams,
+  CollabPushParams,
+  CollabPullParams,
+  CollabPresence,
+  CollabState,
+  CollabPushResult,
+} from './schema/collab.js';
 export {
   POST_STATUSES,
   PAGE_STATUSES,
@@ -121,6 +131,7 @@ export {
   LIMITS,
   PAGE_VIEWS_RANGES,
   MEDIA_LIMITS,
+  COLLAB_LIMITS,
 } from './schema/values.js';
 export type {
   Blog,

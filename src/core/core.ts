@@ -98,6 +98,13 @@ export class Core {
   private opened = false;
   /** Users and blogs, kept right across processes through the change log (src/core/record-cache.ts). */
   private readonly cache: RecordCache;
+  /**
+   * A replica's local store (set by blogcore/sync): shared documents follow the server's (resources/collab.ts),
+   * so they are never made from the local HTML nor rendered into it; the server does both.
+   */
+  collabFollower = false;
+  /** Called when the service closes (features that keep timers, e.g. presence in resources/collab.ts). */
+  readonly closeListeners = new Set<() => void>();
   /** Called after every commit this process makes (long polls wait on it). */
   readonly commitListeners = new Set<() => void>();
   private readonly retention: { ms: number; commits: number | undefined };

@@ -9,6 +9,7 @@ import { once } from './idempotency.js';
 import { fetchIncoming, readRequestBody, tooLarge } from './body.js';
 import { feedsBase, serveFeed } from './feeds.js';
 import { mediaBase, serveMedia, uploadHeaders } from './media.js';
+import { serveCollab } from './collab.js';
 import { applyFields, parseFields } from './fields.js';
 import type { RequestHead } from './head.js';
 import { ClientGone, dispatchers, type IncomingLike, type Outgoing } from './internal.js';
@@ -221,6 +222,11 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     const { params, global } = parseQuery(search, route.query);
     const mask = global.fields === undefined ? undefined : parseFields(global.fields);
     Object.assign(params, match.params);
+    if (route.collab) {
+      // A shared document's bytes (src/http/collab.ts): read and answered there, with the scoped collab calls.
+      const calls = (scope(actor ?? null) as unknown as { collab: Parameters<typeof serveCollab>[0] }).collab;
+      return serveCollab(calls, method, params, incoming, corsHeaders);
+    }
     // The whole request is read before anything runs, on every route: a DELETE whose body breaks off
     // midway must not have deleted anything.
     // (An overridden GET's body was its query, read above.)

@@ -20,6 +20,8 @@ export const JSON_TYPE = 'application/json; charset=UTF-8';
 export const CONSISTENCY_TOKEN = 'blogcore-consistency-token';
 /** As Google's API front end: responses depend on the caller, so shared caches keep none and browsers revalidate. */
 export const PRIVATE = 'private, max-age=0, must-revalidate';
+/** What a browser may read of a shared document's answers (src/http/collab.ts). */
+const COLLAB_HEADERS = 'blogcore-collab-position, blogcore-collab-presence, blogcore-collab-presence-clock';
 
 export function errorOut(error: BlogError, corsHeaders: Record<string, string> | undefined): Outgoing {
   const headers: Record<string, string> = {
@@ -67,7 +69,7 @@ export function corsFor(cors: CorsOptions, incoming: IncomingLike): Record<strin
   if (!ok) return undefined;
   const headers: Record<string, string> = {
     'access-control-allow-origin': rule === '*' && !cors.credentials ? '*' : origin,
-    'access-control-expose-headers': `etag, ${CONSISTENCY_TOKEN}`,
+    'access-control-expose-headers': `etag, ${CONSISTENCY_TOKEN}, ${COLLAB_HEADERS}`,
   };
   if (headers['access-control-allow-origin'] !== '*') headers.vary = 'Origin';
   if (cors.credentials) headers['access-control-allow-credentials'] = 'true';
@@ -98,7 +100,8 @@ export function preflight(
       ...corsHeaders,
       'access-control-allow-methods': allowed(methods),
       'access-control-allow-headers':
-        requested ?? `authorization, content-type, if-match, if-none-match, idempotency-key, ${CONSISTENCY_TOKEN}`,
+        requested ??
+        `authorization, content-type, if-match, if-none-match, idempotency-key, ${CONSISTENCY_TOKEN}, blogcore-collab-presence`,
       'access-control-max-age': String(cors.maxAge ?? 600),
     },
     text: null,

@@ -133,6 +133,8 @@ export async function changeContent<K extends Kind>(
   ifMatch: string | undefined,
   fn: (r: ContentOf<K>, now: string) => ContentOf<K>,
   events: (before: ContentOf<K>, after: ContentOf<K>) => Promise<BlogEvent[]>,
+  /** Writes committed with the change, all or nothing (the shared document's, resources/collab.ts). */
+  alongside?: (before: ContentOf<K>, after: ContentOf<K>) => Promise<WriteOp[]>,
 ): Promise<{ before: ContentOf<K>; after: ContentOf<K>; view: Role }> {
   const s = await core.writer(actor, blogId);
   const { before, after } = await core.transact(
@@ -145,7 +147,12 @@ export async function changeContent<K extends Kind>(
       const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc, next) : [];
       const kept = await revisionOps(core, kind, stored.doc, next, now);
       return {
-        ops: [put(COLLECTION[kind], next, stored.version), ...counters, ...kept],
+        ops: [
+          put(COLLECTION[kind], next, stored.version),
+          ...counters,
+          ...kept,
+          ...((await alongside?.(stored.doc, next)) ?? []),
+        ],
         result: { before: stored.doc, after: next },
       };
     },

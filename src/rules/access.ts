@@ -1,5 +1,5 @@
 /**
- * Who may see and do what (DESIGN §4, docs/design.md §5): each rule is one function here, and every operation,
+ * Who may see and do what (docs/design.md §5): each rule is one function here, and every operation,
  * list, change feed and index key that applies it calls that function (test/rules/one-rule.test.ts keeps it so).
  * "Where is the rule that a READER cannot see drafts?": `seesDrafts`.
  */

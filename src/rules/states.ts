@@ -1,5 +1,5 @@
 /**
- * The state table of posts, pages and comments (DESIGN §5, docs/design.md §6): which moves are allowed from which
+ * The state table of posts, pages and comments (docs/design.md §6): which moves are allowed from which
  * state and what they lead to, one function per move. Anything else is 409 `conflict` naming the current and the
  * requested state. The functions take and give plain records (a status, the times the move sets); storing them
  * is the caller's.

@@ -59,6 +59,16 @@ export const LIMITS = {
 /** The ranges `pageViews.get` counts over: the last 7 days, the last 30 days, or since the blog began. */
 export const PAGE_VIEWS_RANGES = ['7DAYS', '30DAYS', 'all'] as const satisfies readonly PageViewsRange[];
 
+/** The limits of writing together (`service.collab`, docs/collab.md). */
+export const COLLAB_LIMITS = {
+  /** Bytes one pushed update may hold: a larger one is refused with 413 and stored nowhere. */
+  update: 256 * 1024,
+  /** Bytes of the presence (cursor, name) one push may carry. */
+  presence: 8 * 1024,
+  /** Milliseconds a pull may wait for news (`wait`). */
+  wait: 30_000,
+} as const;
+
 /** The limits of a picture's texts (`service.media`): a longer `alt` is refused, a longer file name is cut. */
 export const MEDIA_LIMITS = {
   /** Characters of alternative text (`alt`): more is 400 `invalid`. */

@@ -51,6 +51,12 @@ function apis(core: Core, actor: Actor): Namespaces {
       delete: 1,
       read: 1,
     }),
+    // Writing together loads Yjs and the editor's schema: only when a document is first opened, pushed or pulled.
+    collab: lazy(async () => (await import('../resources/collab.js')).collabApi(core, actor), {
+      open: 1,
+      push: 1,
+      pull: 1,
+    }),
   } satisfies Namespaces;
   // Compile-time: the object built here has exactly the namespaces and methods types.ts declares and documents.
   const exact: Same<Shape<typeof all>, Shape<Namespaces>> = true;
@@ -93,6 +99,7 @@ function scoped(core: Core, actor: Actor): BlogService {
     },
     async close(): Promise<void> {
       core.stopScheduler();
+      for (const listener of core.closeListeners) listener();
       await core.ready().catch(() => undefined);
       await (await core.share)?.close();
       await core.driver.close();

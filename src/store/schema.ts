@@ -34,9 +34,11 @@ import type { Collection } from './records.js';
  * media.blog            [blogId, published, id]                 a blog's pictures, newest first (v6)
  * media.source          [blogId, url, id]                       pictures an import downloaded, by their url (v6)
  * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
+ * collabDocs.blog       [blogId, id]                            a post's or page's shared document, compacted (v7, resources/collab.ts)
+ * collabUpdates.doc     [docId, id]                             the updates pushed since its last compaction (v7)
  */
 const SCHEMA = {
-  version: 6,
+  version: 7,
   collections: [
     { name: 'users', indexes: [] },
     { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
@@ -64,6 +66,8 @@ const SCHEMA = {
     { name: 'events', indexes: [{ name: 'time' }] },
     { name: 'idempotency', indexes: [{ name: 'created' }] },
     { name: 'media', indexes: [{ name: 'blog' }, { name: 'source' }] },
+    { name: 'collabDocs', indexes: [{ name: 'blog' }] },
+    { name: 'collabUpdates', indexes: [{ name: 'doc' }] },
   ],
 } as const satisfies StoreSchema;
 

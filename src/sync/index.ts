@@ -17,7 +17,7 @@ import { blogRecord, differs, kindOf, localBlog, type LocalBlog } from './record
 import { push } from './push.js';
 import { createRemote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';
-import { Batch, baseId, loadState, splitKey, type Ctx } from './state.js';
+import { Batch, baseId, loadState, splitKey, stateId, type Ctx } from './state.js';
 import { picturesId } from './wanted.js';
 import type { ConflictChoice, Downloads, PendingChange, Replica, ReplicaOptions } from './types.js';
 import type { Base } from './model.js';
@@ -53,6 +53,8 @@ export function createReplica(options: ReplicaOptions): Replica {
     throw new TypeError('createReplica needs { local (a host service), blogId }');
   const core: Core = internals.core;
   const blogId = options.blogId;
+  // Shared documents here follow the server's (resources/collab.ts): the server makes and renders them.
+  core.collabFollower = true;
   // The local blog exists from now on, so the app may write before the first sync, even offline (records.ts).
   core.prepare(() => localBlog(core, blogId));
   const remote = createRemote(options.remote);
@@ -144,13 +146,21 @@ export function createReplica(options: ReplicaOptions): Replica {
       await blog(c);
       const pulled = await pull(c, remote, maxResults);
       const { pushed, conflicts } = await push(c, remote);
-      const result = { pulled, pushed, conflicts };
+      const result = { pulled, pushed: pushed + (await sendSharedDocuments()), conflicts };
       if (pulled || pushed || conflicts) options.onSync?.(result);
       return result;
     }).then((result) => {
       void download().catch((error: unknown) => options.onError?.(error));
       return result;
     });
+
+  /** What was typed offline into shared documents (sync/collab.ts, loaded only when the store holds some). */
+  async function sendSharedDocuments(): Promise<number> {
+    const held = await core.driver.count({ collection: 'collabDocs', index: 'blog', prefix: [blogId] });
+    if (held === 0) return 0;
+    const { syncCollab } = await import('./collab.js');
+    return syncCollab(core, options.local.collab, blogId, options.remote);
+  }
 
   const pending = () =>
     run(async (c) => {
@@ -181,6 +191,12 @@ export function createReplica(options: ReplicaOptions): Replica {
   const conflicts = () => run(async (c) => c.state.conflicts.map(publicConflict));
 
   const resolve = (id: string, choice: ConflictChoice) => run((c) => resolveConflict(c, id, choice));
+
+  // Not queued behind a running sync: the id map is only ever added to, and each commit stores it whole.
+  const idOf = async (id: string) => {
+    const ids = (await core.getAs<{ ids: Record<string, string> }>('settings', stateId(blogId)))?.doc.ids;
+    return ids && Object.hasOwn(ids, id) ? ids[id]! : id;
+  };
 
   function live(): () => void {
     if (stopLive) return stopLive;
@@ -239,6 +255,7 @@ export function createReplica(options: ReplicaOptions): Replica {
     pending,
     conflicts,
     resolve,
+    idOf,
     downloads: () => download(),
     async close() {
       stopLive?.();

@@ -24,8 +24,17 @@ const LAZY: Record<string, string[]> = {
   'drivers/idb/blobs.ts': ['drivers/idb/blobs.ts'],
   'drivers/idb/search.ts': ['drivers/idb/search.ts'],
   'drivers/idb/segments.ts': [], // (with search.ts's chunk, in one they share)
+  'node_modules/linkedom/esm/index.js': [], // (a DOM for writing together where there is none: never in a browser)
   'src/core/event-share.ts': ['src/core/event-share.ts'],
   'src/core/scheduler.ts': ['src/core/scheduler.ts'],
+  // Writing together: Yjs, the editor's schema and the HTML codec load with the first collab call.
+  'src/resources/collab.ts': [
+    'src/resources/collab.ts',
+    'src/collab/document.ts',
+    'src/collab/html.ts',
+    'src/collab/presence.ts',
+    'src/schema/collab.ts',
+  ],
   'src/resources/rarely-used.ts': [
     'src/resources/blog-admin.ts',
     'src/resources/changes.ts',
@@ -58,6 +67,10 @@ it('keeps the rarely used calls out of the first download, in chunks loaded on f
     expect(firstInputs).toContain(path);
   // The postings code search and writes share (some 9 KB minified) loads with the first of them.
   for (const path of ['drivers/idb/postings.ts', 'drivers/idb/segments.ts']) expect(firstInputs).not.toContain(path);
+  // Yjs and TipTap come with writing together, not before.
+  expect(
+    firstInputs.filter((path) => /node_modules\/(yjs|@tiptap|y-protocols|prosemirror|linkedom)/.test(path)),
+  ).toEqual([]);
   // Media's checks and hashing (image-size, @noble/hashes) load with its calls, not before.
   expect(firstInputs.filter((path) => /image-size|@noble|src\/rules\/images/.test(path))).toEqual([]);
 });

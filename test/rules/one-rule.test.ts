@@ -1,5 +1,5 @@
 /**
- * Each access and state rule is written once (DESIGN §1, §4, §5): one function in src/rules/ per rule, declared
+ * Each access and state rule is written once (docs/design.md §5, §6): one function in src/rules/ per rule, declared
  * nowhere else, used by the code that applies it, and the inline forms it replaced are gone from src/. A newcomer
  * asking "where is the rule that a READER cannot see drafts?" finds `seesDrafts` in src/rules/access.ts, and only
  * there.
@@ -13,7 +13,7 @@ import { ROOT } from '../http/spawn.js';
 const ACCESS = 'src/rules/access.ts';
 const STATES = 'src/rules/states.ts';
 
-/** The rules, each with its one home and the sentence of DESIGN §4/§5 it holds. */
+/** The rules, each with its one home and the sentence of docs/design.md §5 or §6 it holds. */
 const RULES: ReadonlyArray<{ name: string; file: string; rule: string }> = [
   { name: 'mayUseView', file: ACCESS, rule: 'a view needs at least that role in the blog' },
   { name: 'resolveView', file: ACCESS, rule: "unspecified, the view is the caller's own role" },

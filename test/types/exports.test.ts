@@ -1,5 +1,5 @@
 /**
- * The published types tell the truth (DESIGN §1): for every entry of package.json `exports`, the values its `.d.ts`
+ * The published types tell the truth (docs/design.md §12): for every entry of package.json `exports`, the values its `.d.ts`
  * declares (read with the TypeScript compiler) are exactly the keys of the module Node loads, as ESM (`import`)
  * and as CJS (`require`). A name declared but missing at run time type-checks in an app, then Node throws
  * "does not provide an export named …"; a value at run time but undeclared is one the app cannot see. And no
