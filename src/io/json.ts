@@ -11,7 +11,7 @@ import type {
   UserRecord,
 } from '../store/records.js';
 import { mediaParams } from '../schema/media.js';
-import { rarelyUsedParams } from '../schema/rarely-used.js';
+import { blogAdminParams } from '../schema/blog-admin.js';
 import {
   COMMENT_STATUSES,
   LIMITS,
@@ -185,7 +185,7 @@ function recordOf(core: Core, l: Line): Line | string {
       if (!str(u.displayName)) return 'user without a displayName';
       // (An empty or over-long name is mended as the user is created: the id stands in, the rest is cut.)
       const bad = checked(() =>
-        core.parse(rarelyUsedParams.usersUpdate, { userId: u.id, body: { url: u.url, about: u.about } }),
+        core.parse(blogAdminParams.usersUpdate, { userId: u.id, body: { url: u.url, about: u.about } }),
       );
       return bad ?? { type: 'user', record: { ...u, created: isoTime(u.created) ?? '' } };
     }

@@ -11,7 +11,7 @@ import { shortHash } from '../util/ids.js';
 import { checkPageToken, type PageQuery } from '../core/paging.js';
 import { commentVisOf, del, put, type CommentRecord } from '../store/records.js';
 import { moveCommentsStep, visibleClasses } from '../core/comment-visibility.js';
-import { rarelyUsedParams as params } from '../schema/rarely-used.js';
+import { commentModerationParams as params } from '../schema/comment-moderation.js';
 import type { CommentsActionParams, CommentsListByBlogParams } from '../schema/params.js';
 import type { Comment, CommentList } from '../schema/resources.js';
 import { checkStatuses, commentOut, emptyList, hidden, listPage, PUBLIC, recount } from './comments.js';

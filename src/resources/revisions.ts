@@ -10,7 +10,7 @@ import { conflict, forbidden, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page } from '../core/paging.js';
 import type { Schema } from '../schema/standard.js';
-import { rarelyUsedParams as params } from '../schema/rarely-used.js';
+import { revisionsParams as params } from '../schema/revisions.js';
 import type { Revision, RevisionList } from '../schema/resources.js';
 import { loadVisible } from './content.js';
 import type { Item, Kind } from '../core/revision-capture.js';
