@@ -1,7 +1,7 @@
 /**
  * The moderator's comment calls: the blog-wide list (the moderation queue, also what a reader's "recent
- * comments" walks), approve, markAsSpam, removeContent and delete. Loaded on first use with the other rarely
- * used calls (rarely-used.ts); comments.get, list and insert are comments.ts.
+ * comments" walks), approve, markAsSpam, removeContent and delete. Loaded on first use with the rest of the
+ * back office (back-office.ts); comments.get, list and insert are comments.ts.
  */
 import { actorUserId, atLeast, requireRole, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';

@@ -58,7 +58,7 @@ interface Binding<R extends Item, T> {
   change: Change<R, T>;
 }
 
-/** How posts.ts and pages.ts get this module: loaded on first use, with the other rarely used calls (rarely-used.ts). */
+/** How posts.ts and pages.ts get this module: loaded on first use, with the rest of the back office (back-office.ts). */
 export type LoadRevisions = () => Promise<{ revisionsApi: typeof revisionsApi }>;
 
 /** `posts.revisions` / `pages.revisions`; the item id is `postId` or `pageId`. */

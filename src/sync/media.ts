@@ -410,8 +410,9 @@ async function fetchPictures(
         const body = await remote.picture(blogId, t.sha256, t.filename, signal);
         if (t.record) await core.blobs.put(t.blob, verified(body, t.sha256));
         else {
-          // The upload's own checks, from the chunk of the rarely used calls (no start-up module imported here).
-          const { putPicture } = await import('../resources/rarely-used.js');
+          // The upload's own checks (resources/media.ts), through the service's back office import: the same
+          // chunk, so no start-up chunk splits.
+          const { putPicture } = await import('../resources/back-office.js');
           byUrl.push({
             ...(await putPicture(core, t.blob, { body, filename: t.filename, sha256: t.sha256 })),
             blob: t.blob,

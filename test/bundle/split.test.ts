@@ -15,10 +15,12 @@ it('bundles src/index.ts + drivers/idb for the browser platform without Node bui
 });
 
 /**
- * What loads on first use, by the module its chunk is loaded through (src/util/lazy.ts): the rarely used calls in
- * one module, so the code they share with the first download stays in few chunks; the comment sanitizer with
- * js-xss; event sharing (only for drivers that can watch a store, not IndexedDB); the scheduler; the store upgrade;
- * IndexedDB's media bytes, and its search postings (loaded by the first search, or write of a searchable collection). Media's calls (its picture checks and hashing) are rarely used ones.
+ * What loads on first use, by the module its chunk is loaded through (src/util/lazy.ts): the back office's calls
+ * (src/resources/back-office.ts) through one module, so the code they share with the first download stays in few
+ * chunks; the comment sanitizer with js-xss; event sharing (only for drivers that can watch a store, not
+ * IndexedDB); the scheduler; the store upgrade; IndexedDB's media bytes, and its search postings (loaded by the
+ * first search, or write of a searchable collection). Media's calls (its picture checks and hashing) are the back
+ * office's.
  */
 const LAZY: Record<string, string[]> = {
   'drivers/idb/blobs.ts': ['drivers/idb/blobs.ts'],
@@ -26,7 +28,7 @@ const LAZY: Record<string, string[]> = {
   'drivers/idb/segments.ts': [], // (with search.ts's chunk, in one they share)
   'src/core/event-share.ts': ['src/core/event-share.ts'],
   'src/core/scheduler.ts': ['src/core/scheduler.ts'],
-  'src/resources/rarely-used.ts': [
+  'src/resources/back-office.ts': [
     'src/resources/blog-admin.ts',
     'src/resources/changes.ts',
     'src/resources/comment-moderation.ts',
@@ -51,7 +53,7 @@ const LAZY: Record<string, string[]> = {
   'src/store/upgrade.ts': ['src/store/upgrade.ts'],
 };
 
-it('keeps the rarely used calls out of the first download, in chunks loaded on first use', async () => {
+it("keeps the back office's calls out of the first download, in chunks loaded on first use", async () => {
   const { first, lazy } = await splitBrowserBundle(APP);
   const firstInputs = first.flatMap((c) => Object.keys(c.inputs));
   expect(firstInputs).toContain('drivers/idb/index.ts');
