@@ -5,7 +5,6 @@
  * while online. A write the server refuses (someone else changed the post first, or deleted it) becomes a
  * conflict that keeps both versions until `resolve` picks one: nothing anyone typed is lost.
  */
-import { loadMedia } from './kit.js';
 import type { Core } from '../core/core.js';
 import { internalsOf } from '../service/internals.js';
 import { DriverConflict } from '../store/driver.js';
@@ -101,7 +100,7 @@ export function createReplica(options: ReplicaOptions): Replica {
       if (stopDownloads.signal.aborted || !(pictures?.doc.want.length || pictures?.doc.drop.length))
         return { fetched: 0, waiting: 0 };
       const save = (change: (c: Ctx) => Promise<void>) => run(change);
-      return (await loadMedia()).fetchPictures(
+      return (await import('./media.js')).fetchPictures(
         core,
         blogId,
         remote,
