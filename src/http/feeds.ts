@@ -6,7 +6,7 @@
 import { BlogError } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { atomFeed, rssFeed, type FeedSource } from '../io/feeds.js';
-import type { Outgoing } from './internal.js';
+import type { Outgoing } from '../web/dispatch.js';
 
 const TYPES = { atom: 'application/atom+xml; charset=UTF-8', rss: 'application/rss+xml; charset=UTF-8' } as const;
 

@@ -6,12 +6,12 @@
 import { BlogError } from '../util/errors.js';
 import { internalsOf } from '../service/internals.js';
 import { once } from './idempotency.js';
-import { fetchIncoming, readRequestBody, tooLarge } from './body.js';
+import { fetchIncoming, readRequestBody, tooLarge } from '../web/body.js';
 import { feedsBase, serveFeed } from './feeds.js';
-import { mediaBase, serveMedia, uploadHeaders } from './media.js';
+import { mediaBase, serveMedia, uploadHeaders } from '../web/media.js';
 import { applyFields, parseFields } from './fields.js';
-import type { RequestHead } from './head.js';
-import { ClientGone, dispatchers, type IncomingLike, type Outgoing } from './internal.js';
+import type { RequestHead } from '../web/head.js';
+import { ClientGone, dispatchers, type IncomingLike, type Outgoing } from '../web/dispatch.js';
 import { openApiDocument } from './openapi.js';
 import { effectiveMethod, overriddenQuery } from './override.js';
 import { parseQuery } from './params.js';
@@ -20,19 +20,19 @@ import {
   CONSISTENCY_TOKEN,
   corsFor,
   errorOut,
-  etagMatches,
   JSON_TYPE,
   preflight,
   PRIVATE,
   type CorsOptions,
 } from './respond.js';
 import { ROUTES, Router } from './routes.js';
-import { pathSegments, splitTarget } from './target.js';
+import { pathSegments, splitTarget } from '../web/target.js';
+import { etagMatches } from '../web/conditional.js';
 
-export { toNodeHandler, type NodeHandler, type NodeRequestLike, type NodeResponseLike } from './node.js';
+export { toNodeHandler, type NodeHandler, type NodeRequestLike, type NodeResponseLike } from '../web/node.js';
 export { ROUTES, type HttpMethod, type ParamKind, type Route } from './routes.js';
 export { openApiDocument } from './openapi.js';
-export type { RequestHead } from './head.js';
+export type { RequestHead } from '../web/head.js';
 export type { CorsOptions } from './respond.js';
 
 /** Who is calling: a user id of the service, or `null` for an anonymous reader. */

@@ -9,7 +9,7 @@ import { toJSONSchema } from 'zod/mini';
 import { params } from '../schema/index.js';
 import { mediaParams } from '../schema/media.js';
 import { UNSPECIFIED } from './override.js';
-import { mediaBase } from './media.js';
+import { mediaBase } from '../web/media.js';
 import { ROUTES, type ParamKind, type Route } from './routes.js';
 
 type Doc = Record<string, unknown>;
@@ -208,7 +208,7 @@ const PICTURE_CONTENT = Object.fromEntries(
   ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif'].map((t) => [t, {}]),
 );
 
-/** The bytes of a picture (src/http/media.ts), served beside the base path: a path item with its own server. */
+/** The bytes of a picture (src/web/media.ts), served beside the base path: a path item with its own server. */
 export const MEDIA_BYTES_PATH = '/{blogId}/{mediaId}/{filename}';
 function mediaBytes(basePath: string): Doc {
   const op = (method: string): Doc => ({

@@ -8,8 +8,8 @@
  */
 import { BlogError } from '../util/errors.js';
 import type { MediaRead } from '../schema/media.js';
-import type { IncomingLike, Outgoing } from './internal.js';
-import { etagMatches } from './respond.js';
+import type { IncomingLike, Outgoing } from './dispatch.js';
+import { etagMatches } from './conditional.js';
 
 /** Where the bytes live for a handler's basePath: `/v3` → `/media`, `/api/v3` → `/api/media`. */
 export const mediaBase = (basePath: string) => `${basePath.replace(/\/v3$/, '')}/media`;
