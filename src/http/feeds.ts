@@ -5,8 +5,9 @@
  */
 import { BlogError } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
-import { atomFeed, rssFeed, type FeedSource } from '../io/feeds.js';
+import { atomFeed, rssFeed, type FeedSource } from '../web/feeds.js';
 import type { Outgoing } from '../web/dispatch.js';
+import { etagMatches } from '../web/conditional.js';
 
 const TYPES = { atom: 'application/atom+xml; charset=UTF-8', rss: 'application/rss+xml; charset=UTF-8' } as const;
 
@@ -71,8 +72,7 @@ export async function serveFeed(
     alt === 'rss' ? await rssFeed(reader as FeedSource, options) : await atomFeed(reader as FeedSource, options);
   const etag = `"${shortHash(text)}${text.length.toString(36)}"`;
   const headers = { 'cache-control': 'public, max-age=0, must-revalidate', etag, ...corsHeaders };
-  const tags = ifNoneMatch?.split(',').map((t) => t.trim().replace(/^W\//, ''));
-  if (tags?.includes(etag) || ifNoneMatch?.trim() === '*') return { status: 304, headers, text: null };
+  if (etagMatches(ifNoneMatch, etag)) return { status: 304, headers, text: null };
   return {
     status: 200,
     headers: { ...headers, 'content-type': TYPES[alt], 'x-content-type-options': 'nosniff' },

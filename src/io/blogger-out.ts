@@ -9,7 +9,7 @@ import type { Core } from '../core/core.js';
 import type { CommentRecord, PageRecord, PostRecord } from '../store/records.js';
 import { publicUrl } from '../core/wire.js';
 import { blogOf, commentsOf, pages, posts, userCache } from './walk.js';
-import { esc } from './xml-out.js';
+import { esc } from '../util/xml.js';
 
 const LABEL_SCHEME = 'http://www.blogger.com/atom/ns#';
 const kind = (k: 'post' | 'page' | 'comment') =>

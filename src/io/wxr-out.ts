@@ -8,7 +8,7 @@ import type { CommentRecord, MediaRecord, PageRecord, PostRecord, UserRecord } f
 import { slugify } from '../rules/text.js';
 import { publicUrl } from '../core/wire.js';
 import { blogOf, commentsOf, media, members, pages, posts, userCache } from './walk.js';
-import { cdata, esc, rfc822, wpDate } from './xml-out.js';
+import { cdata, esc, rfc822, wpDate } from '../util/xml.js';
 
 const STATUS = { LIVE: 'publish', DRAFT: 'draft', SCHEDULED: 'future', SOFT_TRASHED: 'trash' } as const;
 const APPROVED = { LIVE: '1', PENDING: '0', SPAM: 'spam', EMPTIED: '1' } as const;

@@ -15,7 +15,7 @@ import { serveMedia } from '../web/media.js';
 import { etagMatches } from '../web/conditional.js';
 import { splitTarget } from '../web/target.js';
 import type { RequestHead } from '../web/head.js';
-import { atomFeed, rssFeed } from '../io/feeds.js';
+import { atomFeed, rssFeed } from '../web/feeds.js';
 import {
   type Rendered,
   renderComments,
