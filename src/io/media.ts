@@ -11,7 +11,7 @@ import type { Core } from '../core/core.js';
 import { DriverConflict, type Key, type StoredDoc } from '../store/driver.js';
 import { put, type MediaRecord, type PageRecord, type PostRecord } from '../store/records.js';
 import { PAGE_STATUSES, POST_STATUSES } from '../schema/schemas.js';
-import { storeMedia } from '../resources/media.js';
+import { storeMedia } from '../media/service.js';
 import { FetchFailure, fetchPicture, type FetchPolicy } from '../media/fetch.js';
 import type { Restorer } from './restore.js';
 

@@ -21,7 +21,7 @@ import {
   type MediaRecord,
   mediaId,
 } from '../store/records.js';
-import { storeMedia } from '../resources/media.js';
+import { storeMedia } from '../media/service.js';
 import { normalizeBlogUrl } from '../resources/blogs.js';
 import { withPath } from '../resources/content.js';
 import { sanitizeCommentHtml } from '../rules/sanitize.js';

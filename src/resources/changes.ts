@@ -27,7 +27,7 @@ import { decodeJson, encodeJson } from '../core/paging.js';
 import type { ChangesListParams } from '../schema/params.js';
 import { commentVisOf, type Records } from '../store/records.js';
 import type { IndexName } from '../store/schema.js';
-import { mediaOut } from './media.js';
+import { mediaOut } from '../media/service.js';
 import type { Media } from '../schema/media.js';
 import { commentOut } from './comments.js';
 import { pageOut } from './pages.js';

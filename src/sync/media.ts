@@ -14,7 +14,7 @@ import { asJson, mediaId, type MediaRecord, type UserRecord } from '../store/rec
 import { sha256 } from '../util/sha256.js';
 import { piecesOfStream } from '../util/streams.js';
 import type { Core } from '../core/core.js';
-import type { PictureFacts } from '../resources/media.js';
+import type { PictureFacts } from '../media/service.js';
 import { BlogError } from '../util/errors.js';
 import { RemoteError, type Remote } from './remote.js';
 import { baseId, Batch, keyOf, settled, type Ctx, type StoredConflict } from './state.js';
@@ -378,7 +378,7 @@ export async function fetchPictures(
         const body = await remote.picture(blogId, t.sha256, t.filename, signal);
         if (t.record) await core.blobs.put(t.blob, verified(body, t.sha256));
         else {
-          // The upload's own checks (resources/media.ts), through the service's back office import: the same
+          // The upload's own checks (src/media/service.ts), through the service's back office import: the same
           // chunk, so no start-up chunk splits.
           const { putPicture } = await import('../resources/back-office.js');
           byUrl.push({

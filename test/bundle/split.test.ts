@@ -42,8 +42,8 @@ const LAZY: Record<string, string[]> = {
     'src/schema/revisions.ts',
     'src/schema/userinfos.ts',
     'src/resources/labels.ts',
-    'src/resources/media.ts',
-    'src/rules/images.ts',
+    'src/media/service.ts',
+    'src/media/images.ts',
     'src/resources/members.ts',
     'src/resources/pageviews.ts',
     'src/resources/revisions.ts',
@@ -68,5 +68,5 @@ it("keeps the back office's calls out of the first download, in chunks loaded on
   // The postings code search and writes share (some 9 KB minified) loads with the first of them.
   for (const path of ['drivers/idb/postings.ts', 'drivers/idb/segments.ts']) expect(firstInputs).not.toContain(path);
   // Media's checks and hashing (image-size, @noble/hashes) load with its calls, not before.
-  expect(firstInputs.filter((path) => /image-size|@noble|src\/rules\/images/.test(path))).toEqual([]);
+  expect(firstInputs.filter((path) => /image-size|@noble|src\/media\/images/.test(path))).toEqual([]);
 });
