@@ -1,7 +1,7 @@
 /** `blogcore-json` in (the layout is described in json-out.ts). */
 import { BlogError } from '../util/errors.js';
-import type { Core } from '../core/core.js';
 import type {
+  Core,
   BlogRecord,
   CommentRecord,
   MediaRecord,
@@ -9,7 +9,7 @@ import type {
   PageRecord,
   PostRecord,
   UserRecord,
-} from '../store/records.js';
+} from '../service/store.js';
 import { mediaParams } from '../schema/media.js';
 import { blogAdminParams } from '../schema/blog-admin.js';
 import {

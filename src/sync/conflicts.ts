@@ -3,9 +3,7 @@
  * one beside it, whole, in the replica's state, until `resolve` picks one. Nothing is sent from here: a
  * `'mine'` choice makes the local record wait to be sent again, on top of the server's version.
  */
-import type { JsonObject } from '../store/driver.js';
-import { asJson } from '../store/records.js';
-import { revisionOps } from '../core/revision-capture.js';
+import { type JsonObject, asJson, revisionOps } from '../service/store.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 import { remove, store } from './pull.js';
 import { editable, kindOf } from './records.js';

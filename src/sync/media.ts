@@ -8,12 +8,18 @@
  * `pending()` and goes before the writes that use it: its id is the SHA-256 of its bytes, so its url names
  * the same picture on the server.
  */
-import type { ChangeItem } from '../resources/changes.js';
+import {
+  type ChangeItem,
+  asJson,
+  mediaId,
+  putPicture,
+  type MediaRecord,
+  type UserRecord,
+  type Core,
+} from '../service/store.js';
 import type { Media } from '../schema/media.js';
-import { asJson, mediaId, type MediaRecord, type UserRecord } from '../store/records.js';
 import { sha256 } from '../util/sha256.js';
 import { piecesOfStream } from '../util/streams.js';
-import type { Core } from '../core/core.js';
 import type { PictureFacts } from '../media/service.js';
 import { BlogError } from '../util/errors.js';
 import { RemoteError, type Remote } from './remote.js';
@@ -378,9 +384,6 @@ export async function fetchPictures(
         const body = await remote.picture(blogId, t.sha256, t.filename, signal);
         if (t.record) await core.blobs.put(t.blob, verified(body, t.sha256));
         else {
-          // The upload's own checks (src/media/service.ts), through the service's back office import: the same
-          // chunk, so no start-up chunk splits.
-          const { putPicture } = await import('../resources/back-office.js');
           byUrl.push({
             ...(await putPicture(core, t.blob, { body, filename: t.filename, sha256: t.sha256 })),
             blob: t.blob,

@@ -5,11 +5,21 @@
  * the server's copy and becomes a conflict). A 410 pulls afresh; once a fresh pull is complete, records it did
  * not bring (and that wait for nothing) are dropped, since their tombstones are gone from the server's log.
  */
-import type { ChangeItem, ChangeList } from '../resources/changes.js';
-import { DriverConflict, type IndexedDoc, type Key } from '../store/driver.js';
-import type { Collection, CommentRecord, PageRecord, PostRecord, Records, UserRecord } from '../store/records.js';
-import type { IndexName } from '../store/schema.js';
-import { revisionsOf } from '../core/revision-capture.js';
+import {
+  type ChangeItem,
+  type ChangeList,
+  DriverConflict,
+  type IndexedDoc,
+  type Key,
+  type Collection,
+  type CommentRecord,
+  type PageRecord,
+  type PostRecord,
+  type Records,
+  type UserRecord,
+  type IndexName,
+  revisionsOf,
+} from '../service/store.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
