@@ -60,7 +60,7 @@ export async function applyChanges(
       if (old && old !== path) out.forget(fileOf(relative(old)));
       if (path) {
         manifest.pages[item.id] = path;
-        out.put(fileOf(relative(path)), (await renderPage(parts, scope, path)).body);
+        out.put(relative(path), (await renderPage(parts, scope, path)).body);
       } else delete manifest.pages[item.id];
     }
   }

@@ -14,7 +14,7 @@ import { blogRecord, differs, kindOf, localBlog, type LocalBlog } from './record
 import { push } from './push.js';
 import { createRemote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';
-import { Batch, baseId, loadState, splitKey, type Ctx } from './state.js';
+import { Batch, baseId, loadState, splitKey, stateId, type Ctx } from './state.js';
 import { picturesId } from './wanted.js';
 import type { ConflictChoice, Downloads, PendingChange, Replica, ReplicaOptions } from './types.js';
 import type { Base } from './model.js';
@@ -157,6 +157,12 @@ export function createReplica(options: ReplicaOptions): Replica {
 
   const resolve = (id: string, choice: ConflictChoice) => run((c) => resolveConflict(c, id, choice));
 
+  // Not queued behind a running sync: the id map is only ever added to, and each commit stores it whole.
+  const idOf = async (id: string) => {
+    const ids = (await core.getAs<{ ids: Record<string, string> }>('settings', stateId(blogId)))?.doc.ids;
+    return ids && Object.hasOwn(ids, id) ? ids[id]! : id;
+  };
+
   function live(): () => void {
     if (stopLive) return stopLive;
     let stopped = false;
@@ -214,6 +220,7 @@ export function createReplica(options: ReplicaOptions): Replica {
     pending,
     conflicts,
     resolve,
+    idOf,
     downloads: () => download(),
     async close() {
       stopLive?.();

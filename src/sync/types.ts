@@ -96,6 +96,13 @@ export interface Replica {
   pending(): Promise<readonly PendingChange[]>;
   /** The open conflicts, oldest first. */
   conflicts(): Promise<readonly Conflict[]>;
+  /**
+   * The id a record goes by now. A post, page or comment made here has a local id until the server answers its
+   * create; then the local record moves to the server's id, and this answers that id for the local one (an
+   * address, a link or a form that still names the local id finds the record again). Any other id is answered
+   * as it is. It reads the replica's stored state and waits for no sync.
+   */
+  idOf(id: string): Promise<string>;
   /** Settles a conflict locally; a `'mine'` choice is sent by the next sync. */
   resolve(id: string, choice: ConflictChoice): Promise<void>;
   /**

@@ -22,6 +22,13 @@ export interface App {
   go(hash: string): void;
   /** Changes the address shown for the current view without showing anything new (a new post got its id). */
   setAddress(hash: string): void;
+  /**
+   * The id a post, page or comment goes by now: one written here takes its server id once the replica sent it
+   * (`replica.idOf`), so an address or a form naming the id it had before still finds it. Local-only: the id.
+   */
+  currentId(id: string): Promise<string>;
+  /** Set by a view that shows one post or page: called after each sync round, to follow it to its server id. */
+  onSynced: (() => void) | null;
   /** Set by a view that can hold unsaved work: the question to ask before leaving it, or null when all is saved. */
   unsaved: (() => string | null) | null;
   /**

@@ -81,8 +81,10 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
       history.replaceState(null, '', hash);
       shownHash = location.hash;
     },
+    currentId: server ? (id) => server.syncer.replica.idOf(id) : async (id) => id,
     unsaved: null,
     onRemoteChange: null,
+    onSynced: null,
     onLeave: null,
     pictures: localPictures(owner, blog.id),
   };
@@ -119,6 +121,7 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
     app.onLeave = null;
     app.unsaved = null;
     app.onRemoteChange = null;
+    app.onSynced = null;
     remote.replaceChildren();
     app.clearProblems();
     view.setAttribute('aria-busy', 'true');
@@ -194,6 +197,7 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
   }
   // What a sync brought in shows at once where nothing is unsaved; otherwise the person is told and chooses.
   server?.syncer.subscribe((_status, pulled) => {
+    app.onSynced?.();
     if (!pulled) return;
     if (!app.unsaved?.()) void show();
     else
