@@ -8,6 +8,7 @@ import { shortHash } from '../util/ids.js';
 import { atomFeed, rssFeed, type FeedSource } from '../web/feeds.js';
 import type { Outgoing } from '../web/dispatch.js';
 import { etagMatches } from '../web/conditional.js';
+import { onlyGetOrHead } from '../web/methods.js';
 
 const TYPES = { atom: 'application/atom+xml; charset=UTF-8', rss: 'application/rss+xml; charset=UTF-8' } as const;
 
@@ -38,18 +39,7 @@ export async function serveFeed(
       reason: 'notFound',
       message: 'Not Found: no such feed (try /feeds/{blogId}/posts/default)',
     });
-  if (method !== 'GET' && method !== 'HEAD') {
-    throw Object.assign(
-      new BlogError({
-        code: 405,
-        reason: 'methodNotAllowed',
-        message: `Method ${method} not allowed here; allowed: GET, HEAD`,
-      }),
-      {
-        allow: 'GET, HEAD',
-      },
-    );
-  }
+  onlyGetOrHead(method);
   const params = new URLSearchParams(query);
   const alt = params.get('alt') ?? 'atom';
   if (alt !== 'atom' && alt !== 'rss')

@@ -28,6 +28,7 @@ import {
 import { ROUTES, Router } from './routes.js';
 import { pathSegments, splitTarget } from '../web/target.js';
 import { etagMatches } from '../web/conditional.js';
+import { methodNotAllowed, onlyGetOrHead } from '../web/methods.js';
 
 export { toNodeHandler, type NodeHandler, type NodeRequestLike, type NodeResponseLike } from '../web/node.js';
 export { ROUTES, type HttpMethod, type ParamKind, type Route } from './routes.js';
@@ -139,18 +140,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
 
   /** `{basePath}/openapi.json`: the document of these routes (src/http/openapi.ts), built once. */
   function serveOpenApi(incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Outgoing {
-    if (incoming.method !== 'GET' && incoming.method !== 'HEAD') {
-      throw Object.assign(
-        new BlogError({
-          code: 405,
-          reason: 'methodNotAllowed',
-          message: `Method ${incoming.method} not allowed here; allowed: GET, HEAD`,
-        }),
-        {
-          allow: 'GET, HEAD',
-        },
-      );
-    }
+    onlyGetOrHead(incoming.method);
     openApiText ??= JSON.stringify(openApiDocument(basePath));
     const headers = {
       'content-type': JSON_TYPE,
@@ -196,15 +186,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     }
     const route = match.methods.get(method === 'HEAD' ? 'GET' : method);
     if (!route) {
-      const allow = allowed(match.methods);
-      throw Object.assign(
-        new BlogError({
-          code: 405,
-          reason: 'methodNotAllowed',
-          message: `Method ${method} not allowed here; allowed: ${allow}`,
-        }),
-        { allow },
-      );
+      throw methodNotAllowed(method, allowed(match.methods));
     }
 
     // Authenticate before parsing anything the caller sent (an anonymous flood never gets bodies read).
