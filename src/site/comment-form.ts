@@ -4,7 +4,7 @@
  * `readerComments` rule), then a redirect to the post (post/redirect/get). A refused comment shows the post
  * again with the reason and what was typed.
  */
-import type { IncomingLike } from '../http/internal.js';
+import type { IncomingLike } from '../web/dispatch.js';
 import type { Post } from '../schema/resources.js';
 import { BlogError } from '../util/errors.js';
 import { escapeHtml } from './html.js';
