@@ -11,7 +11,7 @@ export const ENTRIES = {
   http: 'src/http/index.ts',
   io: 'src/io/index.ts',
   sync: 'src/sync/index.ts',
-  blobs: 'src/blobs/index.ts',
+  blobs: 'src/media/blobs/index.ts',
   schema: 'src/schema/index.ts',
   site: 'src/site/index.ts',
   collab: 'src/collab/index.ts',

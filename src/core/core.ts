@@ -127,7 +127,7 @@ export class Core {
     this.retention = { ms: (r.days ?? 30) * DAY_MS, commits: r.commits };
     this.now = options.now ?? (() => new Date());
     this.revisionsKept = Math.max(0, Math.floor(options.revisionsKept ?? 50));
-    // Checked where media is handled (src/resources/media.ts), which loads on first use.
+    // Checked where media is handled (src/media/service.ts), which loads on first use.
     this.blobs = options.blobs ?? this.driver.blobs;
     this.maxMediaBytes = options.maxMediaBytes ?? 20 * 1024 * 1024;
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));

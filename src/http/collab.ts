@@ -9,8 +9,8 @@ import type { CollabPushResult, CollabState } from '../schema/collab.js';
 import { COLLAB_LIMITS } from '../schema/values.js';
 import { fromBase64, toBase64 } from '../util/base64.js';
 import { BlogError } from '../util/errors.js';
-import { tooLarge } from './body.js';
-import type { IncomingLike, Outgoing } from './internal.js';
+import { tooLarge } from '../web/body.js';
+import type { IncomingLike, Outgoing } from '../web/dispatch.js';
 import { JSON_TYPE, PRIVATE } from './respond.js';
 
 export const POSITION_HEADER = 'blogcore-collab-position';

@@ -11,7 +11,7 @@ import { mediaParams } from '../schema/media.js';
 import { collabParams } from '../schema/collab.js';
 import { PRESENCE_CLOCK_HEADER, PRESENCE_HEADER, POSITION_HEADER } from './collab.js';
 import { UNSPECIFIED } from './override.js';
-import { mediaBase } from './media.js';
+import { mediaBase } from '../web/media.js';
 import { ROUTES, type ParamKind, type Route } from './routes.js';
 
 type Doc = Record<string, unknown>;
@@ -255,7 +255,7 @@ const PICTURE_CONTENT = Object.fromEntries(
   ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif'].map((t) => [t, {}]),
 );
 
-/** The bytes of a picture (src/http/media.ts), served beside the base path: a path item with its own server. */
+/** The bytes of a picture (src/web/media.ts), served beside the base path: a path item with its own server. */
 export const MEDIA_BYTES_PATH = '/{blogId}/{mediaId}/{filename}';
 function mediaBytes(basePath: string): Doc {
   const op = (method: string): Doc => ({

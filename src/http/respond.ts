@@ -1,6 +1,6 @@
-/** Building the helper's answers: Google error bodies, CORS headers, preflights, conditional GETs. */
+/** Building the helper's answers: Google error bodies, CORS headers, preflights. */
 import { BlogError } from '../util/errors.js';
-import type { IncomingLike, Outgoing } from './internal.js';
+import type { IncomingLike, Outgoing } from '../web/dispatch.js';
 import type { Route } from './routes.js';
 
 export interface CorsOptions {
@@ -42,16 +42,6 @@ export function allowed(methods: ReadonlyMap<string, Route>): string {
   const list = [...methods.keys()];
   if (methods.has('GET')) list.push('HEAD');
   return list.join(', ');
-}
-
-/** RFC 9110 weak comparison of an If-None-Match list against the current etag. */
-export function etagMatches(header: string | null, etag: string): boolean {
-  if (header === null) return false;
-  const trimmed = header.trim();
-  if (trimmed === '*') return true;
-  const strip = (t: string) => (t.startsWith('W/') ? t.slice(2) : t);
-  const want = strip(etag);
-  return trimmed.split(',').some((t) => strip(t.trim()) === want);
 }
 
 export function corsFor(cors: CorsOptions, incoming: IncomingLike): Record<string, string> | undefined {

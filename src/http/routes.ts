@@ -289,7 +289,7 @@ export const ROUTES: readonly Route[] = [
       extension: true as const,
     },
   ]),
-  // media (an extension, docs/design.md §19); the bytes themselves are served beside /v3 (src/http/media.ts)
+  // media (an extension, docs/design.md §19); the bytes themselves are served beside /v3 (src/web/media.ts)
   {
     method: 'POST',
     path: `${B}/media`,

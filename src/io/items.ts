@@ -1,5 +1,5 @@
 /** Posts and pages of the foreign formats (WXR, Blogger, Ghost) made into records, their states settled as the service would. */
-import type { PageRecord, PostRecord } from '../store/records.js';
+import type { PageRecord, PostRecord } from '../service/store.js';
 import { insertedStatus } from '../rules/states.js';
 import { cleanLabels, idFor } from './keys.js';
 import type { CommentIn, Restorer } from './restore.js';

@@ -3,13 +3,19 @@
  * `post_tag` categories, `wp:status` and `wp:comment_approved` carrying states. What WordPress has no field
  * for travels as meta: `blogcore_path` keeps urls, `blogcore_status` marks an EMPTIED comment.
  */
-import type { Core } from '../core/core.js';
-import type { CommentRecord, MediaRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import {
+  type Core,
+  type CommentRecord,
+  type MediaRecord,
+  type PageRecord,
+  type PostRecord,
+  type UserRecord,
+  publicUrl,
+} from '../service/store.js';
 import { slugify } from '../rules/text.js';
 import { mayComment } from '../rules/access.js';
-import { publicUrl } from '../core/wire.js';
 import { blogOf, commentsOf, media, members, pages, posts, userCache } from './walk.js';
-import { cdata, esc, rfc822, wpDate } from './xml-out.js';
+import { cdata, esc, rfc822, wpDate } from '../util/xml.js';
 
 const STATUS = { LIVE: 'publish', DRAFT: 'draft', SCHEDULED: 'future', SOFT_TRASHED: 'trash' } as const;
 const APPROVED = { LIVE: '1', PENDING: '0', SPAM: 'spam', EMPTIED: '1' } as const;

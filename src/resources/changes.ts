@@ -37,13 +37,13 @@ import { decodeJson, encodeJson } from '../core/paging.js';
 import type { ChangesListParams } from '../schema/params.js';
 import type { Records } from '../store/records.js';
 import type { IndexName } from '../store/schema.js';
-import { mediaOut } from './media.js';
+import { mediaOut } from '../media/service.js';
 import type { Media } from '../schema/media.js';
 import { commentOut } from './comments.js';
 import { pageOut } from './pages.js';
 import { postOut } from './posts.js';
 import type { Role } from '../schema/schemas.js';
-import { rarelyUsedParams as params } from '../schema/rarely-used.js';
+import { changesParams as params } from '../schema/changes.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 
 export type ChangeKind = 'blogger#post' | 'blogger#page' | 'blogger#comment' | 'blogcore#media';

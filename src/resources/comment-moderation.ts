@@ -1,7 +1,7 @@
 /**
  * The moderator's comment calls: the blog-wide list (the moderation queue, also what a reader's "recent
- * comments" walks), approve, markAsSpam, removeContent and delete. Loaded on first use with the other rarely
- * used calls (rarely-used.ts); comments.get, list and insert are comments.ts.
+ * comments" walks), approve, markAsSpam, removeContent and delete. Loaded on first use with the rest of the
+ * back office (back-office.ts); comments.get, list and insert are comments.ts.
  */
 import {
   actorUserId,
@@ -22,7 +22,7 @@ import { shortHash } from '../util/ids.js';
 import { checkPageToken, type PageQuery } from '../core/paging.js';
 import { del, put, type CommentRecord } from '../store/records.js';
 import { moveCommentsStep } from '../core/comment-visibility.js';
-import { rarelyUsedParams as params } from '../schema/rarely-used.js';
+import { commentModerationParams as params } from '../schema/comment-moderation.js';
 import type { CommentsActionParams, CommentsListByBlogParams } from '../schema/params.js';
 import type { Comment, CommentList } from '../schema/resources.js';
 import { commentOut, emptyList, listPage, recount } from './comments.js';

@@ -76,7 +76,7 @@ export function recount(post: StoredDoc<PostRecord>, from: CommentStatus | undef
 
 /**
  * comments.get, list and insert. The moderator's calls (the blog-wide list, approve, markAsSpam, removeContent,
- * delete) are rarely made in a browser: they load on first use (comment-moderation.ts, in rarely-used.ts).
+ * delete) are rarely made in a browser: they load on first use (comment-moderation.ts, in back-office.ts).
  */
 
 export function commentsApi(core: Core, actor: Actor) {

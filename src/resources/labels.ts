@@ -8,7 +8,7 @@ import type { Core } from '../core/core.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page } from '../core/paging.js';
 import type { LabelsListParams } from '../schema/params.js';
-import { rarelyUsedParams as params } from '../schema/rarely-used.js';
+import { labelsParams as params } from '../schema/labels.js';
 import type { Label, LabelList } from '../schema/resources.js';
 
 export function labelsApi(core: Core, actor: Actor) {

@@ -9,7 +9,7 @@ import { conflict, notFound } from '../util/errors.js';
 import type { MembersListParams, MembersRemoveParams, MembersSetParams } from '../schema/params.js';
 import { memberId, put, type MemberRecord } from '../store/records.js';
 import type { Role } from '../schema/schemas.js';
-import { rarelyUsedParams as params } from '../schema/rarely-used.js';
+import { membersParams as params } from '../schema/members.js';
 import type { Member, MemberList } from '../schema/resources.js';
 
 export function membersApi(core: Core, actor: Actor) {

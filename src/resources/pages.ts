@@ -50,7 +50,7 @@ function applyBody(r: PageRecord, b: Body, replace: boolean): PageRecord {
   return next;
 }
 
-/** `loadRevisions` loads the revisions code on the first `pages.revisions` call (the service's rarely used calls). */
+/** `loadRevisions` loads the revisions code on the first `pages.revisions` call (the service's back office). */
 export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions) {
   const actorId = actorUserId(actor);
 

@@ -115,7 +115,7 @@ function applyBody(r: PostRecord, b: Body, replace: boolean): PostRecord {
   return next;
 }
 
-/** `loadRevisions` loads the revisions code on the first `posts.revisions` call (the service's rarely used calls). */
+/** `loadRevisions` loads the revisions code on the first `posts.revisions` call (the service's back office). */
 export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions) {
   const actorId = actorUserId(actor);
 

@@ -10,7 +10,7 @@ import { conflict, forbidden, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page } from '../core/paging.js';
 import type { Schema } from '../schema/standard.js';
-import { rarelyUsedParams as params } from '../schema/rarely-used.js';
+import { revisionsParams as params } from '../schema/revisions.js';
 import type { Revision, RevisionList } from '../schema/resources.js';
 import { loadVisible } from './content.js';
 import type { Item, Kind } from '../core/revision-capture.js';
@@ -58,7 +58,7 @@ interface Binding<R extends Item, T> {
   change: Change<R, T>;
 }
 
-/** How posts.ts and pages.ts get this module: loaded on first use, with the other rarely used calls (rarely-used.ts). */
+/** How posts.ts and pages.ts get this module: loaded on first use, with the rest of the back office (back-office.ts). */
 export type LoadRevisions = () => Promise<{ revisionsApi: typeof revisionsApi }>;
 
 /** `posts.revisions` / `pages.revisions`; the item id is `postId` or `pageId`. */

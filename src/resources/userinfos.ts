@@ -7,7 +7,7 @@ import type { Core } from '../core/core.js';
 import { forbidden, invalid, notFound } from '../util/errors.js';
 import type { BlogUserInfosGetParams, PostUserInfosGetParams, PostUserInfosListParams } from '../schema/params.js';
 import type { Role } from '../schema/schemas.js';
-import { rarelyUsedParams as params } from '../schema/rarely-used.js';
+import { userInfosParams as params } from '../schema/userinfos.js';
 import { blogUserInfoWire } from '../core/wire.js';
 import type { BlogUserInfo, Post, PostUserInfo, PostUserInfosList } from '../schema/resources.js';
 import { blogResource } from './blogs.js';

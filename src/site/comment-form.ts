@@ -5,7 +5,7 @@
  * again with the reason and what was typed.
  */
 import { mayComment } from '../rules/access.js';
-import type { IncomingLike } from '../http/internal.js';
+import type { IncomingLike } from '../web/dispatch.js';
 import type { Post } from '../schema/resources.js';
 import { BlogError } from '../util/errors.js';
 import { escapeHtml } from './html.js';

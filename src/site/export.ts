@@ -7,7 +7,7 @@
 import type { BlogService } from '../service/types.js';
 import { BlogError } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
-import { atomFeed, rssFeed } from '../io/feeds.js';
+import { atomFeed, rssFeed } from '../web/feeds.js';
 import { defaultTheme } from './default-theme.js';
 import { listKey, listOfKey, updateList } from './export-lists.js';
 import { applyChanges, pull } from './export-changes.js';

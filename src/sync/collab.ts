@@ -6,8 +6,7 @@
  * on both sides merges, with no conflict record. Loaded only when the local store holds shared documents.
  */
 import * as Y from 'yjs';
-import type { Core } from '../core/core.js';
-import { collabStream } from '../store/records.js';
+import { collabStream, type Core } from '../service/store.js';
 import type { CollabApi } from '../service/types.js';
 import type { CollabTarget } from '../schema/collab.js';
 import { CollabRefused, httpChannel, type CollabRemote } from '../collab/channel.js';

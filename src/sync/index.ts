@@ -5,11 +5,8 @@
  * while online. A write the server refuses (someone else changed the post first, or deleted it) becomes a
  * conflict that keeps both versions until `resolve` picks one: nothing anyone typed is lost.
  */
-import { loadMedia } from './kit.js';
-import type { Core } from '../core/core.js';
+import { type Core, DriverConflict, type UserRecord } from '../service/store.js';
 import { internalsOf } from '../service/internals.js';
-import { DriverConflict } from '../store/driver.js';
-import type { UserRecord } from '../store/records.js';
 import type { Blog, User } from '../schema/resources.js';
 import { publicConflict, resolveConflict } from './conflicts.js';
 import { pull } from './pull.js';
@@ -125,7 +122,7 @@ export function createReplica(options: ReplicaOptions): Replica {
       if (stopDownloads.signal.aborted || !(pictures?.doc.want.length || pictures?.doc.drop.length))
         return { fetched: 0, waiting: 0 };
       const save = (change: (c: Ctx) => Promise<void>) => run(change);
-      return (await loadMedia()).fetchPictures(
+      return (await import('./media.js')).fetchPictures(
         core,
         blogId,
         remote,

@@ -4,7 +4,7 @@
  * with the server's status and Google error reason (410 `resyncRequired`: pull afresh without `since`;
  * 412 `conditionNotMet`: the server's copy moved, a conflict). The replica (`createReplica`) builds on this.
  */
-import type { ChangeList } from '../resources/changes.js';
+import type { ChangeList } from '../service/store.js';
 
 export interface RemoteOptions {
   /** The API root, e.g. `https://blog.example/v3`. */

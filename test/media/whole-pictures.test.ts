@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryDriver } from '../../drivers/memory/index.js';
 import type { MediaBody } from '../../src/schema/media.js';
-import { ImageCheck } from '../../src/rules/images.js';
+import { ImageCheck } from '../../src/media/images.js';
 import { expectError, world } from '../service/helpers.js';
 import { bytesOf } from '../blobs/suite.js';
 import { makeJpeg } from './jpeg.js';

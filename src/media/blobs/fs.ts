@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { BlobRange, BlobStore } from '../store/driver.js';
+import type { BlobRange, BlobStore } from '../../store/driver.js';
 
 export interface FsBlobsOptions {
   /** The directory that holds the files (created when missing). */

@@ -7,6 +7,7 @@
  * size is not in its first HEAD_MAX bytes. Over the byte limit is 413, found on the way: nothing after the
  * crossing piece is read. Memory per check is at most HEAD_MAX, whatever the picture's size.
  */
+import type { MediaType } from '../schema/media.js';
 import { GIF } from 'image-size/types/gif';
 import { HEIF } from 'image-size/types/heif';
 import { JPG } from 'image-size/types/jpg';
@@ -16,7 +17,6 @@ import { BlogError } from '../util/errors.js';
 import { MEDIA_LIMITS } from '../schema/values.js';
 
 export const MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif'] as const;
-export type MediaType = (typeof MEDIA_TYPES)[number];
 /** Pictures larger than this many pixels are refused (a decompression bomb fits in a few bytes). */
 export const MAX_PIXELS = 100_000_000;
 /** The default of `maxMediaBytes`. */

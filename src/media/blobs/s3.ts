@@ -8,7 +8,7 @@
  * size. Reads are ranged GETs, streamed. An S3-compatible store needs `forcePathStyle: true` on the client
  * and, with recent SDKs, `requestChecksumCalculation: 'WHEN_REQUIRED'` (docs/media.md).
  */
-import { fixedChunks, type BlobRange, type BlobStore } from '../store/driver.js';
+import { fixedChunks, type BlobRange, type BlobStore } from '../../store/driver.js';
 
 /** What blogcore needs of an `S3Client`: its `send`. */
 export interface S3ClientLike {
