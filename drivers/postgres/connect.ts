@@ -6,9 +6,9 @@
 import { shortHash } from '../../src/util/ids.js';
 import { Catalog } from '../shared/catalog.js';
 import type { PgError, PgModule, PgPool, PgQueryConfig } from './native.js';
-import { current, type ReplicaOptions, type Replicas } from './replicas.js';
+import { current, type ReadReplicaOptions, type Replicas } from './replicas.js';
 
-interface Common extends ReplicaOptions {
+interface Common extends ReadReplicaOptions {
   /** The schema holding the store's tables, created when missing. Default `blogcore`. */
   schema?: string;
   /**

@@ -43,7 +43,7 @@ import { ident } from './connect.js';
 
 export type { PostgresConnectionOptions, PostgresDriverOptions, PostgresPoolOptions } from './connect.js';
 export type { PgPool } from './native.js';
-export type { ReplicaOptions } from './replicas.js';
+export type { ReadReplicaOptions } from './replicas.js';
 
 /** The PostgreSQL driver: a StorageDriver, and where its reads went (with replicas). */
 export interface PostgresDriver extends StorageDriver {

@@ -165,6 +165,7 @@ export const richExtensions = (options: { undoRedo?: boolean } = {}): AnyExtensi
   KeepSource,
 ];
 
+/** `richExtensions()` with its defaults (TipTap's own undo history included): an editor that does not write together. */
 export const extensions: AnyExtension[] = richExtensions();
 
 let schema: Schema | undefined;

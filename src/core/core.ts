@@ -14,6 +14,7 @@ import {
 } from '../store/driver.js';
 import { recordStore, type RecordStore } from '../store/record-store.js';
 import { authError, resolveView, type Actor, type Standing } from '../rules/access.js';
+import { isDue } from '../rules/states.js';
 import { BlogError, conditionNotMet, notFound } from '../util/errors.js';
 import type { EventShare } from './event-share.js';
 import { Emitter, type BlogEvent, type EventType, type Listener } from './events.js';
@@ -520,7 +521,7 @@ export class Core {
   /** Makes one due SCHEDULED post LIVE; answers the record as stored afterwards. */
   async promote(stored: StoredDoc<PostRecord>): Promise<PostRecord> {
     const p = stored.doc;
-    if (p.status !== 'SCHEDULED' || !p.published || p.published > this.nowIso()) return p;
+    if (!isDue(p, this.nowIso())) return p;
     const next: PostRecord = { ...p, status: 'LIVE', rev: p.rev + 1 };
     const told = await this.event('post.published', { blogId: p.blogId, id: p.id }, () => this.adminPost(next));
     try {

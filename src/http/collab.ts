@@ -5,7 +5,8 @@
  * the sender's in `Blogcore-Collab-Presence` (base64), everyone's back in the same header with its clock in
  * `Blogcore-Collab-Presence-Clock` (send that clock back as `presence` to wait past it).
  */
-import { COLLAB_LIMITS, type CollabPushResult, type CollabState } from '../schema/collab.js';
+import type { CollabPushResult, CollabState } from '../schema/collab.js';
+import { COLLAB_LIMITS } from '../schema/values.js';
 import { fromBase64, toBase64 } from '../util/base64.js';
 import { BlogError } from '../util/errors.js';
 import { tooLarge } from '../web/body.js';

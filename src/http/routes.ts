@@ -73,6 +73,11 @@ const P = `${B}/posts/{postId}`;
 const C = `${P}/comments/{commentId}`;
 const G = `${B}/pages/{pageId}`;
 
+/**
+ * Every route `createHttpHandler` answers under its base path: method, path, the service call it makes and the
+ * query parameters it takes. The OpenAPI document (`openApiDocument`) is made from it; a host may read it to
+ * list or proxy the API.
+ */
 export const ROUTES: readonly Route[] = [
   // blogs
   {

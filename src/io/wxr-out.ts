@@ -13,6 +13,7 @@ import {
   publicUrl,
 } from '../service/store.js';
 import { slugify } from '../rules/text.js';
+import { mayComment } from '../rules/access.js';
 import { blogOf, commentsOf, media, members, pages, posts, userCache } from './walk.js';
 import { cdata, esc, rfc822, wpDate } from '../util/xml.js';
 
@@ -108,7 +109,8 @@ ${m.alt ? meta('_wp_attachment_image_alt', m.alt) : ''}\t</item>
     const url = p.path ? publicUrl(blog, p.path) : `${base}/?p=${id}`;
     const labels = 'labels' in p ? p.labels : [];
     const slug = p.path ? p.path.replace(/^.*\//, '').replace(/\.html$/, '') : slugify(p.title, type);
-    const open = 'readerComments' in p ? (p.readerComments === 'ALLOW' ? 'open' : 'closed') : 'closed';
+    // WordPress's 'open': the public may add comments.
+    const open = 'readerComments' in p && mayComment(p.readerComments, null) ? 'open' : 'closed';
     return `\t<item>
 \t\t<title>${esc(p.title)}</title>
 \t\t<link>${esc(url)}</link>

@@ -14,6 +14,7 @@ import { JPG } from 'image-size/types/jpg';
 import { PNG } from 'image-size/types/png';
 import { WEBP } from 'image-size/types/webp';
 import { BlogError } from '../util/errors.js';
+import { MEDIA_LIMITS } from '../schema/values.js';
 
 export const MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif'] as const;
 /** Pictures larger than this many pixels are refused (a decompression bomb fits in a few bytes). */
@@ -389,7 +390,7 @@ const ALL_EXTENSIONS = new Set(Object.values(EXTENSIONS).flat());
 
 /**
  * The file name a picture is kept and served under: the last part of the name given (no directories, no
- * control or quoting characters, no leading dots), at most 200 characters, its extension made to match the
+ * control or quoting characters, no leading dots), at most `MEDIA_LIMITS.filename` characters, its extension made to match the
  * type. Without a usable name: `image.<ext>`.
  */
 export function fileName(given: string | undefined, type: MediaType): string {
@@ -406,9 +407,9 @@ export function fileName(given: string | undefined, type: MediaType): string {
     if (ALL_EXTENSIONS.has(ext)) name = name.slice(0, dot);
     name = `${name || 'image'}.${EXTENSIONS[type][0]}`;
   }
-  if (name.length > 200) {
+  if (name.length > MEDIA_LIMITS.filename) {
     const cut = name.lastIndexOf('.');
-    name = name.slice(0, 200 - (name.length - cut)) + name.slice(cut);
+    name = name.slice(0, MEDIA_LIMITS.filename - (name.length - cut)) + name.slice(cut);
   }
   return name;
 }

@@ -5,7 +5,7 @@
  * the bytes is removed), so a blog stores each picture once. A refused, oversized or broken upload leaves
  * nothing: the blob store keeps no bytes of a put whose source failed, and no record was written.
  */
-import { actorUserId, requireRole, type Actor, type Standing } from '../rules/access.js';
+import { actorUserId, mayEdit, requireRole, type Actor, type Standing } from '../rules/access.js';
 import { checkIfMatch, type Core } from '../core/core.js';
 import { etagOf } from '../core/wire.js';
 import { decodeJson, encodeJson, page } from '../core/paging.js';
@@ -350,7 +350,7 @@ export function mediaApi(core: Core, actor: Actor) {
       const gone = await core.transact(
         async () => {
           const stored = await load(p.blogId, p.mediaId);
-          if (s.role !== 'ADMIN' && stored.doc.authorId !== userId)
+          if (!mayEdit(s.role, userId, 'media', stored.doc))
             throw forbidden('Authors may delete only the media they uploaded');
           checkIfMatch(p.ifMatch, stored.id, stored.doc.rev);
           if (!p.force && (await used(p.blogId, p.mediaId))) {

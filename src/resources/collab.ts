@@ -6,7 +6,7 @@
  * through the normal write path after a pause (`RENDER_MS`), and a change of them made elsewhere is merged into
  * the document the next time anyone opens or pulls it. Compaction folds the pushes into the document's state.
  */
-import { actorUserId, type Actor } from '../rules/access.js';
+import { actorUserId, mayEdit, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import type { BlogEvent } from '../core/events.js';
 import { DriverConflict, type Key, type StoredDoc, type WriteOp } from '../store/driver.js';
@@ -22,9 +22,9 @@ import {
 } from '../store/records.js';
 import { BlogError, conflict, forbidden, invalid, notFound } from '../util/errors.js';
 import { fromBase64, toBase64 } from '../util/base64.js';
+import { COLLAB_LIMITS } from '../schema/values.js';
 import {
   collabParams,
-  COLLAB_LIMITS,
   type CollabOpenParams,
   type CollabPullParams,
   type CollabPushParams,
@@ -40,7 +40,7 @@ import {
   mergeUpdates,
   renderDocument,
 } from '../collab/document.js';
-import { changeContent, changeEvents, loadVisible, mayEdit } from './content.js';
+import { changeContent, changeEvents, loadVisible } from './content.js';
 import { pageOut } from './pages.js';
 import { Presence } from '../collab/presence.js';
 

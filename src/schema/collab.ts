@@ -2,9 +2,10 @@
  * Writing together (docs/design.md §20): the parameters and answers of `service.collab`, and their zod schemas
  * (built from src/schema/checks.ts as schemas.ts's are; kept apart so they load with the collab calls).
  */
-import type { output, ZodMiniType } from 'zod/mini';
+import type { ZodMiniType } from 'zod/mini';
 import { describe, integer, object, optional, refine, string, unknown } from './checks.js';
 import { id } from './schemas.js';
+import { COLLAB_LIMITS } from './values.js';
 
 /** Which shared document: a post's (`postId`) or a page's (`pageId`), never both. */
 export interface CollabTarget {
@@ -50,9 +51,6 @@ export interface CollabPushResult {
   position: string;
 }
 
-/** The largest update one push may carry (bytes); larger ones are refused with 413 and stored nowhere. */
-export const COLLAB_LIMITS = { update: 256 * 1024, presence: 8 * 1024, wait: 30_000 } as const;
-
 const bytes = (max: number) =>
   refine(
     unknown,
@@ -82,5 +80,3 @@ export const collabParams = {
     presenceSince: optional(integer(0, Number.MAX_SAFE_INTEGER)),
   }),
 };
-
-export type CollabParsed<K extends keyof typeof collabParams> = output<(typeof collabParams)[K]>;

@@ -23,7 +23,6 @@ export {
 export {
   asJson,
   collabStream,
-  commentVisOf,
   del,
   mediaId,
   memberId,
@@ -39,6 +38,9 @@ export {
   type UserRecord,
 } from '../store/records.js';
 export type { IndexName } from '../store/schema.js';
+
+// A post's comment class (which comment index prefix its comments are filed under): an access rule.
+export { commentVisOf } from '../rules/access.js';
 
 // The log, and the upkeep a write of a post or page carries.
 export { blogChanges } from '../store/streams.js';

@@ -27,7 +27,9 @@ import { type BlogScope, scopeOf } from './views.js';
  * any other error stops the export.
  */
 export interface SiteFiles {
+  /** Writes a text file (a page, a feed, the sitemap), creating its folders. */
   write(path: string, text: string): Promise<void>;
+  /** Removes a file an earlier export wrote that the blog no longer has. */
   remove(path: string): Promise<void>;
   /**
    * Writes a picture's bytes. With it, the blog's pictures that the pages show are exported beside them
@@ -40,11 +42,15 @@ export interface SiteFiles {
 export type { SiteManifest } from './manifest.js';
 
 export interface SiteExportOptions {
+  /** The blog to export (its url decides the pages' links). */
   blogId: string;
+  /** Parts replacing the default theme's, as `createSite` takes them. */
   theme?: Partial<Theme>;
+  /** Posts per list page (1 to 50, default 10). */
   pageSize?: number;
   /** The manifest the last export into the same folder answered; without it (or for another blog) all is written. */
   previous?: SiteManifest | undefined;
+  /** Where the files go. */
   files: SiteFiles;
 }
 
@@ -63,6 +69,7 @@ export interface SiteExportReport {
    * that file alone. Everything else is written.
    */
   skipped: SkippedFile[];
+  /** Keep it (e.g. as a JSON file beside the export) and pass it as `previous` next time. */
   manifest: SiteManifest;
 }
 
@@ -80,6 +87,11 @@ function signatureOf(scope: BlogScope, pageSize: number, theme: Partial<Theme> |
   return shortHash(JSON.stringify([FORMAT, scope.blog, pageSize, parts]));
 }
 
+/**
+ * Writes the reading site of one blog as static files through `files`: the pages `createSite` would serve, the
+ * feeds, the sitemap and robots.txt. Given the `manifest` of the last run as `previous`, it renders only what
+ * changed since; the report lists what it wrote and removed. `blogcore export --format site` runs it.
+ */
 export async function exportSite(service: BlogService, options: SiteExportOptions): Promise<SiteExportReport> {
   const parts = siteParts(service, options);
   const { blogId, files } = options;

@@ -5,6 +5,7 @@
 import type { JsonObject, Key, PutOp, WriteOp } from './driver.js';
 import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from '../schema/schemas.js';
 import { distinctWords, postWordFields } from '../rules/text.js';
+import { commentVisOf, seesCommentStatus, seesContent, visibleClasses, type CommentVis } from '../rules/access.js';
 import { mediaRefs } from '../rules/media-refs.js';
 import type { MediaType } from '../schema/media.js';
 import { blogStream, RECORDS_STREAM } from './streams.js';
@@ -198,11 +199,6 @@ export const collabDocId = (kind: 'post' | 'page', itemId: string) => `${kind}:$
 /** The change-log stream of a document's updates: a pull walks it alone. */
 export const collabStream = (docId: string) => `${docId}~collab`;
 
-/** Who may see a post's comments: everyone ('open'), the AUTHOR view and up ('draft': the post is not LIVE), the ADMIN view only ('hidden'). */
-export type CommentVis = 'open' | 'draft' | 'hidden';
-export const COMMENT_VIS: readonly CommentVis[] = ['open', 'draft', 'hidden'];
-export const commentVisOf = (p: { status: PostStatus; readerComments: ReaderComments }): CommentVis =>
-  p.readerComments === 'DONT_ALLOW_HIDE_EXISTING' ? 'hidden' : p.status === 'LIVE' ? 'open' : 'draft';
 /** A post whose comments are (partly) filed under a class other than its own. */
 export const commentsMoving = (p: PostRecord) => p.allComments > 0 && (p.commentsVis ?? 'open') !== commentVisOf(p);
 
@@ -330,14 +326,15 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
  */
 function markUnseen(
   collection: Collection,
-  record: { status?: string; vis?: CommentVis; unseen?: true },
+  record: { status: PostStatus | CommentStatus; vis?: CommentVis; unseen?: true },
   expect: number,
 ): void {
   if (collection !== 'posts' && collection !== 'pages' && collection !== 'comments') return;
   const shown =
     collection === 'comments'
-      ? (record.status === 'LIVE' || record.status === 'EMPTIED') && (record.vis ?? 'open') === 'open'
-      : record.status === 'LIVE';
+      ? seesCommentStatus(record.status as CommentStatus, 'READER') &&
+        visibleClasses('READER').includes(record.vis ?? 'open')
+      : seesContent(record.status as PostStatus, 'READER');
   if (shown) delete record.unseen;
   else if (expect === 0) record.unseen = true;
 }
@@ -349,7 +346,7 @@ export const asJson = (record: Records[Collection]): JsonObject => record as unk
 export function put<C extends Collection>(collection: C, record: Records[C], expect: number): PutOp {
   // Optional fields are left out rather than stored as undefined (JSON has no undefined).
   for (const [k, v] of Object.entries(record)) if (v === undefined) delete (record as Record<string, unknown>)[k];
-  markUnseen(collection, record as { status?: string; vis?: CommentVis; unseen?: true }, expect);
+  markUnseen(collection, record as { status: PostStatus | CommentStatus; vis?: CommentVis; unseen?: true }, expect);
   const doc = asJson(record);
   const op: PutOp = { type: 'put', collection, id: doc.id as string, expect, doc, keys: keysOf(collection, record) };
   const stream =

@@ -20,8 +20,30 @@ import type { ConflictChoice, Downloads, PendingChange, Replica, ReplicaOptions 
 import type { Base } from './model.js';
 
 export { RemoteError, type RemoteOptions } from './remote.js';
-export type * from './types.js';
+export type {
+  Conflict,
+  ConflictChoice,
+  ConflictField,
+  ConflictVersion,
+  Downloads,
+  PendingChange,
+  Replica,
+  ReplicaOptions,
+  SyncKind,
+  SyncResult,
+} from './types.js';
 
+/**
+ * Keeps one blog of a blogcore server in `local` (a host service, usually on `idbDriver`) for offline reading and
+ * writing: the app uses `local` as usual; `sync()` pulls and pushes once, `live()` keeps doing it while online.
+ * Nothing is sent or fetched until one of them is called; the local blog exists at once, so writing may start
+ * offline. Throws a TypeError without a host `local` service or a `blogId`.
+ *
+ * @example
+ * const local = createBlogService({ driver: idbDriver() });
+ * const replica = createReplica({ local, remote: { baseUrl: 'https://blog.example/v3', headers: auth }, blogId });
+ * const stop = replica.live();
+ */
 export function createReplica(options: ReplicaOptions): Replica {
   const internals = options?.local ? internalsOf(options.local) : undefined;
   if (internals?.actor.kind !== 'host' || !options.blogId)

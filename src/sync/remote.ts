@@ -11,6 +11,7 @@ export interface RemoteOptions {
   baseUrl: string;
   /** Sent with every request (e.g. `authorization`); a function is asked each time (tokens that rotate). */
   headers?: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
+  /** The `fetch` requests go through (default: the global one). */
   fetch?: typeof fetch;
 }
 

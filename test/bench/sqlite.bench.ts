@@ -28,7 +28,8 @@ import { join } from 'node:path';
 import { createBlogService, type BlogService } from '../../src/index.js';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { generator, rng, type BenchPost, type Generator } from '../drivers/sqlite/bench-data.js';
-import { commentVisOf, put, type CommentRecord, type PostRecord } from '../../src/store/records.js';
+import { put, type CommentRecord, type PostRecord } from '../../src/store/records.js';
+import { commentVisOf } from '../../src/rules/access.js';
 import { bulkLoad } from './bulk-load.js';
 import {
   formatMicros,
