@@ -27,9 +27,10 @@ import {
 } from '../store/records.js';
 import type { IndexName } from '../store/schema.js';
 import { blogAdminParams as params, type BlogAdminParsed as Parsed } from '../schema/blog-admin.js';
+import { normalizeBlogUrl } from '../schema/schemas.js';
 import { userWire } from '../core/wire.js';
 import type { Blog, User } from '../schema/resources.js';
-import { blogResource, normalizeBlogUrl } from './blogs.js';
+import { blogResource } from './views.js';
 import { revisionDeletes } from '../core/revision-capture.js';
 
 /** Records removed per commit by blogs.delete. */

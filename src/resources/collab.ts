@@ -8,7 +8,6 @@
  */
 import { actorUserId, mayEdit, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
-import type { BlogEvent } from '../core/events.js';
 import { DriverConflict, type Key, type StoredDoc, type WriteOp } from '../store/driver.js';
 import {
   collabDocId,
@@ -40,8 +39,7 @@ import {
   mergeUpdates,
   renderDocument,
 } from '../collab/document.js';
-import { changeContent, changeEvents, loadVisible } from './content.js';
-import { pageOut } from './pages.js';
+import { changeContent, contentEvents, loadVisible } from './content.js';
 import { Presence } from '../collab/presence.js';
 
 type Kind = 'post' | 'page';
@@ -386,7 +384,7 @@ async function renderOnce(core: Core, actor: Actor, t: Target): Promise<'done' |
       t.itemId,
       undefined,
       (r) => (r.rev !== stored.doc.rev || (r.title === title && r.content === content) ? r : { ...r, title, content }),
-      async (before, after) => contentEvents(core, t.kind, before, after, actorId),
+      async (before, after) => contentEvents(core, t.kind, before, after, true, actorId),
       async (before, after) => {
         const doc = await core.get('collabDocs', t.docId);
         if (!doc || doc.doc.rev !== before.rev || doc.version !== stored.version) throw new StaleRender();
@@ -402,23 +400,4 @@ async function renderOnce(core: Core, actor: Actor, t: Target): Promise<'done' |
     throw error;
   }
   return 'done';
-}
-
-/** The events of a rendered change (post.updated / page.updated), with the item as an ADMIN sees it. */
-async function contentEvents(
-  core: Core,
-  kind: Kind,
-  before: PostRecord | PageRecord,
-  after: PostRecord | PageRecord,
-  actorId: string | undefined,
-): Promise<BlogEvent[]> {
-  const out: BlogEvent[] = [];
-  for (const type of changeEvents(kind, before, after, true)) {
-    out.push(
-      ...(await core.event(type, { blogId: after.blogId, id: after.id, actorId }, () =>
-        kind === 'post' ? core.adminPost(after as PostRecord) : pageOut(core, after as PageRecord, 'ADMIN'),
-      )),
-    );
-  }
-  return out;
 }
