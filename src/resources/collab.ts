@@ -63,18 +63,31 @@ const EMPTY = new Uint8Array(0);
 /** A Yjs document with nothing in it, as an update. */
 const EMPTY_DOC = new Uint8Array([0, 0]);
 
-/** What one process keeps per store: render timers and presence (never stored). */
+/** What a pull reads of the store: the document (a change made elsewhere taken in) and what came after `since`. */
+interface Look {
+  doc: StoredDoc<CollabDocRecord>;
+  found: { update: Uint8Array; position: number } | undefined;
+}
+
+/** What one process keeps per store: render timers, presence (never stored), and the reads its pulls share. */
 interface Hub {
   renders: Map<string, { timer: ReturnType<typeof setTimeout>; first: number; by: Actor }>;
   presence: Presence;
+  /** This process's commits so far: a shared read serves only the pulls that came before the next commit. */
+  commits: number;
+  /** The latest read per document and `since`, the commit count and the time it started at. */
+  looks: Map<string, { commits: number; at: number; look: Promise<Look> }>;
 }
 const hubs = new WeakMap<Core, Hub>();
 const hubOf = (core: Core): Hub => {
   let hub = hubs.get(core.root);
   if (!hub) {
-    const made: Hub = { renders: new Map(), presence: new Presence() };
+    const made: Hub = { renders: new Map(), presence: new Presence(), commits: 0, looks: new Map() };
+    const counted = () => void made.commits++;
+    core.root.commitListeners.add(counted);
     // Closing the service ends presence's timers and the renders still waiting (the store is going away).
     core.root.closeListeners.add(() => {
+      core.root.commitListeners.delete(counted);
       made.presence.close();
       for (const r of made.renders.values()) clearTimeout(r.timer);
       made.renders.clear();
@@ -232,6 +245,29 @@ export function collabApi(core: Core, actor: Actor) {
     };
   }
 
+  /**
+   * The item read again (gone: 404), the document with a change made elsewhere taken in, and what came after
+   * `since`: read once for every pull of the document from `since` that arrives before this process's next commit
+   * and within `POLL_MS` (a push wakes all the others' pulls at once, and they come back together: one read and
+   * one merge serve them all; other app servers' pushes are seen as late as the poll sees them anyway).
+   */
+  function look(t: Target, since: number): Promise<Look> {
+    const key = `${t.docId} ${since}`;
+    const known = hub.looks.get(key);
+    if (known && known.commits === hub.commits && Date.now() - known.at < POLL_MS) return known.look;
+    const read = (async (): Promise<Look> => {
+      const doc = await current(t, await reread(t));
+      return { doc, found: await after(t, since) };
+    })();
+    const entry = { commits: hub.commits, at: Date.now(), look: read };
+    hub.looks.set(key, entry);
+    const forget = () => {
+      if (hub.looks.get(key) === entry) hub.looks.delete(key);
+    };
+    read.then(() => void (setTimeout(forget, POLL_MS) as { unref?: () => void }).unref?.(), forget);
+    return read;
+  }
+
   function scheduleRender(t: Target): void {
     const now = Date.now();
     const was = hub.renders.get(t.docId);
@@ -284,18 +320,16 @@ export function collabApi(core: Core, actor: Actor) {
       const since = Number(p.since);
       const deadline = Date.now() + (p.wait ?? 0);
       const seen = p.presenceSince ?? 0;
-      // Who may read is judged once per call; each wake reads only the item (a change made elsewhere).
-      let item = await editable(t);
+      // Who may read is judged once per call; each wake reads only what every pull of the document reads.
+      await editable(t);
       for (;;) {
-        const doc = await current(t, item);
-        const found = await after(t, since);
+        const { doc, found } = await look(t, since);
         const presence = hub.presence.since(t.docId, seen);
         const withPresence = (s: CollabState) => (presence ? { ...s, presence } : s);
         if (!found) return withPresence(await whole(t, doc));
         if (found.update.byteLength > 0 || presence || Date.now() >= deadline)
           return withPresence({ update: found.update, position: String(found.position) });
         await waitForChange(core, hub, t.docId, deadline);
-        item = await reread(t);
       }
     },
   };
