@@ -9,7 +9,7 @@
 import { actorUserId, mayEdit, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import type { BlogEvent } from '../core/events.js';
-import { DriverConflict, type Key, type StoredDoc, type WriteOp } from '../store/driver.js';
+import { DriverConflict, MESSAGE_CHARS, type Key, type StoredDoc, type WriteOp } from '../store/driver.js';
 import {
   collabDocId,
   collabStream,
@@ -77,16 +77,57 @@ interface Hub {
   commits: number;
   /** The latest read per document and `since`, the commit count and the time it started at. */
   looks: Map<string, { commits: number; at: number; look: Promise<Look> }>;
+  /** Passes a writer's presence to the other app servers on the store (drivers that can `tell`). */
+  share: (docId: string, presence: Uint8Array) => void;
+  /** Starts hearing theirs (once the store is open). */
+  listen: () => void;
+}
+
+/** A presence message between app servers: `collab-presence <sender> <docId> <base64>`. */
+const PRESENCE_MESSAGE = 'collab-presence';
+
+/**
+ * Presence across app servers: told through the store's change signal (`driver.tell`, PostgreSQL's NOTIFY) and
+ * stored nowhere. Each app server takes the others' into its own memory, so a pull anywhere sees everyone.
+ */
+function sharePresence(core: Core, presence: Presence): { share: Hub['share']; listen: () => void; stop: () => void } {
+  const { tell, hear } = core.root.driver;
+  if (!tell || !hear) return { share: () => undefined, listen: () => undefined, stop: () => undefined };
+  const me = Math.random().toString(36).slice(2, 12);
+  let stop: (() => void) | undefined;
+  // From the first call on (the store is open by then), until the service closes.
+  const listen = () => {
+    stop ??= hear.call(core.root.driver, (message) => {
+      const [kind, from, docId, bytes] = message.split(' ');
+      if (kind === PRESENCE_MESSAGE && from !== me && docId && bytes) presence.apply(docId, fromBase64(bytes));
+    });
+  };
+  const share = (docId: string, update: Uint8Array) => {
+    const message = `${PRESENCE_MESSAGE} ${me} ${docId} ${toBase64(update)}`;
+    // A larger presence (a very long name?) stays on this app server: the message has a bound.
+    if (message.length <= MESSAGE_CHARS) tell.call(core.root.driver, message);
+  };
+  return { share, listen, stop: () => stop?.() };
 }
 const hubs = new WeakMap<Core, Hub>();
 const hubOf = (core: Core): Hub => {
   let hub = hubs.get(core.root);
   if (!hub) {
-    const made: Hub = { renders: new Map(), presence: new Presence(), commits: 0, looks: new Map() };
+    const presence = new Presence();
+    const shared = sharePresence(core, presence);
+    const made: Hub = {
+      renders: new Map(),
+      presence,
+      commits: 0,
+      looks: new Map(),
+      share: shared.share,
+      listen: shared.listen,
+    };
     const counted = () => void made.commits++;
     core.root.commitListeners.add(counted);
     // Closing the service ends presence's timers and the renders still waiting (the store is going away).
     core.root.closeListeners.add(() => {
+      shared.stop();
       core.root.commitListeners.delete(counted);
       made.presence.close();
       for (const r of made.renders.values()) clearTimeout(r.timer);
@@ -124,6 +165,7 @@ export function collabApi(core: Core, actor: Actor) {
   /** The item, if the caller may write it together: its AUTHOR (posts) or an ADMIN; nobody else reads. */
   async function editable(t: Target): Promise<StoredDoc<PostRecord | PageRecord>> {
     const s = await core.writer(actor, t.blogId);
+    hub.listen();
     const stored = await loadVisible(core, t.kind, t.blogId, t.itemId, s);
     const userId = actor.kind === 'user' ? actor.userId : undefined;
     if (!mayEdit(s.role, userId, t.kind, stored.doc)) {
@@ -304,7 +346,10 @@ export function collabApi(core: Core, actor: Actor) {
       if (!isUpdate(p.update)) throw invalid('update', 'update must be a Yjs update');
       const item = await editable(t);
       await current(t, item);
-      if (p.presence) hub.presence.apply(t.docId, p.presence);
+      if (p.presence) {
+        hub.presence.apply(t.docId, p.presence);
+        hub.share(t.docId, p.presence);
+      }
       if (p.update.byteLength <= 2 && p.update.every((b) => b === 0)) {
         return { position: String((await core.driver.logBounds()).newest) };
       }
