@@ -8,7 +8,6 @@
  */
 import { actorUserId, mayEdit, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
-import type { BlogEvent } from '../core/events.js';
 import { DriverConflict, MESSAGE_CHARS, type Key, type StoredDoc, type WriteOp } from '../store/driver.js';
 import {
   collabDocId,
