@@ -4,10 +4,10 @@
  */
 import { actorUserId, commentVisOf, mayEdit, seesContent, type Actor, type Standing } from '../rules/access.js';
 import { checkIfMatch, type Core } from '../core/core.js';
-import type { StoredDoc, WriteOp } from '../store/driver.js';
+import type { Key, StoredDoc, WriteOp } from '../store/driver.js';
 import { forbidden, notFound } from '../util/errors.js';
 import type { BlogEvent, EventType } from '../core/events.js';
-import { del, put, type PageRecord, type PostRecord, type Records } from '../store/records.js';
+import { collabDocId, del, put, type PageRecord, type PostRecord, type Records } from '../store/records.js';
 import type { CommentStatus, Role } from '../schema/schemas.js';
 import { labelCounterOps } from '../store/label-counts.js';
 import { revisionDeletes, revisionOps } from '../core/revision-capture.js';
@@ -203,11 +203,13 @@ export async function deleteContent<K extends Kind>(
       const stored = await loadEditable(core, kind, blogId, id, s, ifMatch);
       const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc, undefined) : [];
       const revisions = await revisionDeletes(core, id);
+      const shared = await collabDocDeletes(core, collabDocId(kind, id));
       return {
         ops: [
           del(COLLECTION[kind], id, stored.version, stored.doc),
           ...counters,
           ...revisions,
+          ...shared,
           ...(await dependents(stored)),
         ],
         result: undefined,
@@ -232,4 +234,31 @@ export function recount(post: StoredDoc<PostRecord>, from: CommentStatus | undef
       post.version,
     ),
   ];
+}
+
+/**
+ * The deletes of an item's shared document (resources/collab.ts) and the pushes not yet folded into it, which
+ * count toward the blog's store: they go with the item, in its commit.
+ */
+export async function collabDocDeletes(core: Core, docId: string): Promise<WriteOp[]> {
+  const doc = await core.driver.get('collabDocs', docId);
+  return [...(doc ? [del('collabDocs', docId, doc.version)] : []), ...(await collabUpdateDeletes(core, docId))];
+}
+
+/** The deletes of every push of a shared document not yet folded into its state, a thousand per read. */
+export async function collabUpdateDeletes(core: Core, docId: string): Promise<WriteOp[]> {
+  const ops: WriteOp[] = [];
+  for (let after: Key | undefined; ; ) {
+    const batch = await core.driver.list({
+      collection: 'collabUpdates',
+      index: 'doc',
+      prefix: [docId],
+      ...(after ? { lower: { key: after, open: true } } : {}),
+      direction: 'asc',
+      limit: 1000,
+    });
+    for (const u of batch) ops.push(del('collabUpdates', u.id, u.version));
+    if (batch.length < 1000) return ops;
+    after = batch[batch.length - 1]!.key.slice(1);
+  }
 }
