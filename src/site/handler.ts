@@ -29,7 +29,7 @@ import { feedPaths, parseRoute, type Route } from './routes.js';
 import { robotsTxt, sitemapPart, sitemapRoot } from './sitemap.js';
 import { siteParts } from './parts.js';
 import { hostResolver } from './hosts.js';
-import { type CachedPage, pageCache } from './page-cache.js';
+import { type CachedPage, pageCache, pageKey } from './page-cache.js';
 import { viewCounter } from './view-counts.js';
 import type { Theme } from './theme.js';
 import { type BlogScope, scopeOf } from './views.js';
@@ -46,6 +46,8 @@ export interface SiteOptions {
   cacheControl?: string;
   /** Rendered pages kept in memory until the service reports a write, 2 s at most (default 1,000; 0 keeps none). */
   cachePages?: number;
+  /** The most bytes those pages may hold together (default 32 MiB); a page over a quarter of it is not kept. */
+  cacheBytes?: number;
   /** Called with every unexpected failure (the reader gets a plain 500), and failed page-view counts. */
   onError?: (error: unknown, request?: RequestHead) => void;
 }
@@ -115,7 +117,7 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
   const parts = siteParts(service, options);
   const cacheControl = options.cacheControl ?? PAGE_CACHE;
   const blogOfHost = hostResolver(parts.reader);
-  const cache = pageCache(options.cachePages ?? 1000, service);
+  const cache = pageCache({ size: options.cachePages ?? 1000, bytes: options.cacheBytes ?? 32 * 1024 * 1024 }, service);
   const report = (error: unknown, request?: RequestHead) => {
     try {
       options.onError?.(error, request);
@@ -220,8 +222,8 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
       const match = options.blogId !== undefined ? { blogId: options.blogId } : await blogOfHost(host, target.path);
       if (!match) return NOT_MINE;
       const read = method === 'GET' || method === 'HEAD';
-      // A page read again since the last write is sent as it was rendered.
-      const key = `${match.blogId}\0${target.path}?${target.query}`;
+      // A page read again since the last write is sent as it was rendered (kept by what changes it).
+      const key = pageKey(match.blogId, target.path, target.query);
       const kept = read ? cache.get(key) : undefined;
       if (kept) {
         if (kept.postId && method === 'GET') views.count(match.blogId, kept.postId);
