@@ -26,6 +26,7 @@ import {
 } from '../service/store.js';
 import { BlogError } from '../util/errors.js';
 import { storeMedia } from '../media/service.js';
+import { storedPathProblem } from '../rules/paths.js';
 import { sanitizeCommentHtml } from '../rules/sanitize.js';
 import { isHttpUrl, LIMITS, type Role } from '../schema/schemas.js';
 import { internalsOf } from '../service/internals.js';
@@ -309,6 +310,9 @@ export class Restorer {
         ? { ...r, liveComments: live, allComments: ready.length, commentsVis: ready.length ? vis : undefined }
         : r
     ) as typeof r;
+    // A path no site or folder can hold (`..%2f`, a NUL, a 300-byte name) is never stored: the record gets a
+    // path of its own, and its old address, when the file gives one, redirects there.
+    if (record.path && storedPathProblem(record.path)) record = { ...record, path: undefined } as typeof record;
     for (let attempt = 0; ; attempt++) {
       if (record.path) {
         const holder = await this.core.driver.getByIndex(collection, 'path', [record.blogId, record.path]);
