@@ -50,6 +50,11 @@ export interface SiteOptions {
   cacheBytes?: number;
   /** Called with every unexpected failure (the reader gets a plain 500), and failed page-view counts. */
   onError?: (error: unknown, request?: RequestHead) => void;
+  /**
+   * Paths the site leaves to what follows it although they are under a blog's address (default `['/v3']`, the
+   * API's): every other unknown path there gets the site's HTML 404.
+   */
+  leave?: readonly string[];
 }
 
 export type SiteHandler = (request: Request) => Promise<Response | null>;
@@ -67,6 +72,7 @@ const TYPES = {
 const MAX_FORM_BYTES = 64 * 1024;
 
 const NOT_MINE: Outgoing = { status: 404, headers: { 'content-type': TYPES.text }, text: 'Not Found', notMine: true };
+const FAVICON: Outgoing = { status: 204, headers: { 'cache-control': 'public, max-age=86400' }, text: null };
 const plain = (status: number, text: string, extra?: Record<string, string>): Outgoing => ({
   status,
   headers: { 'content-type': TYPES.text, 'cache-control': 'no-store', ...extra },
@@ -126,6 +132,7 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
     }
   };
   const views = viewCounter(service, report);
+  const leave = (options.leave ?? ['/v3']).map((p) => p.replace(/\/+$/, ''));
 
   const html = (r: Rendered & { post?: { id: string } }): Answer => ({
     status: r.status,
@@ -239,7 +246,7 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
       const scope = scopeOf(blog, true);
       // Found by an old url of the blog (blogs.update keeps them): the same page at its address now.
       const home = new URL(blog.url);
-      if ('base' in match && (home.host !== host || home.pathname !== match.base)) {
+      if ('base' in match && (home.host !== match.host || home.pathname !== match.base)) {
         if (!read) return NOT_MINE;
         return {
           status: 301,
@@ -250,11 +257,19 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
           text: null,
         };
       }
+      // Browsers ask every host for its icon: having none is no error (204), never a page nor the API's JSON.
+      if (target.path === '/favicon.ico' && read) return FAVICON;
       if (!target.path.startsWith(scope.base)) return NOT_MINE;
       const rest = target.path.slice(scope.base.length);
       if (rest.startsWith('media/')) return await picture(incoming, scope, rest.split('/').slice(1));
       const route = parseRoute(target.path.slice(scope.base.length), new URLSearchParams(target.query));
-      if (!route) return NOT_MINE;
+      if (!route) {
+        if (leave.some((p) => target.path === p || target.path.startsWith(`${p}/`))) return NOT_MINE;
+        if (!read) return plain(405, `Method ${method} not allowed here; allowed: GET, HEAD`, { allow: 'GET, HEAD' });
+        const page = pageOf(html(renderNotFound(parts, scope)));
+        cache.set(key, page, since);
+        return send(incoming, page);
+      }
       if (method === 'POST' && route.kind === 'post') {
         const r = await addComment(parts, scope, route.path, incoming, MAX_FORM_BYTES);
         // Post/redirect/get: the reader lands on the post again, with a note that the comment awaits moderation.
