@@ -8,6 +8,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { CliError, UsageError } from './errors.js';
 import { IO_COMMANDS } from './io.js';
 import { MEDIA_COMMANDS } from './media.js';
+import { REDIRECT_COMMANDS } from './redirects.js';
 import { SERVER_LIMITS, serve } from './serve.js';
 import { redactSecrets } from './store.js';
 import { token } from './token.js';
@@ -118,6 +119,7 @@ const COMMANDS: Record<string, Command> = {
   },
   ...IO_COMMANDS,
   ...MEDIA_COMMANDS,
+  ...REDIRECT_COMMANDS,
 };
 
 const USAGE = `blogcore ${VERSION}

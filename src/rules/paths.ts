@@ -34,3 +34,23 @@ export function storedPathProblem(path: string): string | undefined {
   }
   return undefined;
 }
+
+/** The longest old address a redirect keeps (a path and query). */
+export const REDIRECT_FROM_MAX = 2_000;
+
+/**
+ * The old address a redirect answers, as it is kept and looked up: the path and query of a url or of a
+ * root-relative path (`https://old.example/2019/05/x.html?m=1` → `/2019/05/x.html?m=1`), the fragment dropped;
+ * undefined when it is neither. The host is not kept: a blog's redirects answer on the blog's own host.
+ */
+export function redirectFrom(from: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(from, 'http://x.invalid');
+  } catch {
+    return undefined;
+  }
+  if (!/^https?:$/.test(url.protocol) || (!/^https?:\/\//i.test(from) && !from.startsWith('/'))) return undefined;
+  const kept = url.pathname + url.search;
+  return kept.length <= REDIRECT_FROM_MAX ? kept : undefined;
+}

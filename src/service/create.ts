@@ -42,6 +42,7 @@ function apis(core: Core, actor: Actor): Namespaces {
     postUserInfos: lazy(async () => (await infos()).postUserInfos, { get: 1, list: 1 }),
     pageViews: lazy(async () => (await backOffice()).pageViewsApi(core, actor), { get: 1, record: 1 }),
     labels: lazy(async () => (await backOffice()).labelsApi(core, actor), { list: 1 }),
+    redirects: lazy(async () => (await backOffice()).redirectsApi(core, actor), { list: 1, insert: 1, delete: 1 }),
     changes: lazy(async () => (await backOffice()).changesApi(core, actor), { list: 1 }),
     media: lazy(async () => (await backOffice()).mediaApi(core, actor), {
       upload: 1,

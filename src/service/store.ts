@@ -52,6 +52,8 @@ export { revisionOps, revisionsOf } from '../core/revision-capture.js';
 export { etagOf, publicUrl } from '../core/wire.js';
 export { normalizeBlogUrl } from '../resources/blogs.js';
 export { withPath } from '../resources/content.js';
+// A blog's redirects: the site's look-up and an import's store of them (resources/redirects.ts).
+export { redirectOf, redirectsAfter, storeRedirects } from '../resources/redirects.js';
 
 /**
  * The upload's checks and store of a picture's bytes (src/media/service.ts), loaded with the back office's

@@ -33,6 +33,7 @@ import { type CachedPage, pageCache, pageKey } from './page-cache.js';
 import { viewCounter } from './view-counts.js';
 import type { Theme } from './theme.js';
 import { type BlogScope, scopeOf } from './views.js';
+import type { BlogInfo } from './store.js';
 import { addComment } from './comment-form.js';
 
 export interface SiteOptions {
@@ -215,6 +216,37 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
     }
   }
 
+  /**
+   * The 301 a blog's stored redirects give this address (DESIGN §15), if any. `early`: only an address with a
+   * query, matched whole, and Blogger's mobile `?m=1`/`?m=0`, which leads to the same address without it; else
+   * the path alone (an old link that picked up `?utm_source=…` still finds its redirect). A redirect to where
+   * the reader already is never answers. On the blog's own host the location is a path, so a blog served on
+   * this machine (`*.localhost`) keeps its readers here.
+   */
+  async function redirected(
+    blog: BlogInfo,
+    path: string,
+    query: string,
+    early: boolean,
+  ): Promise<Outgoing | undefined> {
+    if (early && !query) return undefined;
+    const here = query ? `${path}?${query}` : path;
+    let to = await parts.store.redirect(blog.id, early ? here : path);
+    if (to === undefined && early) {
+      const params = new URLSearchParams(query);
+      if (!params.has('m')) return undefined;
+      params.delete('m');
+      const rest = params.toString();
+      to = (await parts.store.redirect(blog.id, path)) ?? (rest ? `${path}?${rest}` : path);
+    }
+    if (to === undefined) return undefined;
+    const home = new URL(blog.url);
+    const url = new URL(to, home);
+    const location = url.origin === home.origin ? url.pathname + url.search + url.hash : url.href;
+    if (location === here) return undefined;
+    return { status: 301, headers: { location, 'cache-control': FILE_CACHE }, text: null };
+  }
+
   async function run(incoming: IncomingLike): Promise<Outgoing> {
     let target: ReturnType<typeof splitTarget>;
     try {
@@ -262,10 +294,15 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
       if (!target.path.startsWith(scope.base)) return NOT_MINE;
       const rest = target.path.slice(scope.base.length);
       if (rest.startsWith('media/')) return await picture(incoming, scope, rest.split('/').slice(1));
+      // An old address with a query (`/?p=12`, Blogger's `?m=1`) leads on before any page is read.
+      const early = read ? await redirected(blog, target.path, target.query, true) : undefined;
+      if (early) return early;
       const route = parseRoute(target.path.slice(scope.base.length), new URLSearchParams(target.query));
       if (!route) {
         if (leave.some((p) => target.path === p || target.path.startsWith(`${p}/`))) return NOT_MINE;
         if (!read) return plain(405, `Method ${method} not allowed here; allowed: GET, HEAD`, { allow: 'GET, HEAD' });
+        const moved = await redirected(blog, target.path, target.query, false);
+        if (moved) return moved;
         const page = pageOf(html(renderNotFound(parts, scope)));
         cache.set(key, page, since);
         return send(incoming, page);
@@ -283,6 +320,10 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
       }
       const a = await answer(incoming, scope, route);
       if (!a) return NOT_MINE;
+      if (a.status === 404) {
+        const moved = await redirected(blog, target.path, target.query, false);
+        if (moved) return moved;
+      }
       const page = pageOf(a);
       // Search results are many and rarely read twice: only the site's own pages are kept.
       if (route.kind !== 'search' && (a.status === 200 || a.status === 404)) cache.set(key, page, since);

@@ -22,8 +22,11 @@ const MAX_AGE_MS = 2_000;
 /** Headers, ETag and the map's own entry: a small page still weighs something. */
 const OVERHEAD = 512;
 
-/** The query parameters any page of the site reads; every other one leaves the page as it is. */
-const READ = ['alt', 'comment', 'page', 'q'] as const;
+/**
+ * The query parameters any page of the site reads; every other one leaves the page as it is. `m`, `p` and
+ * `page_id` are old Blogger and WordPress addresses a blog's redirects may answer (handler.ts).
+ */
+const READ = ['alt', 'comment', 'm', 'p', 'page', 'page_id', 'q'] as const;
 
 /** The key a page is kept under: its blog, its path, and only the query parameters a page reads. */
 export function pageKey(blogId: string, path: string, query: string): string {
