@@ -42,7 +42,8 @@ export const IO_COMMANDS = {
       --owner           the user who becomes the blog's ADMIN (default: the file's first author);
                         created with that id when the store has no such user
       --format          blogcore-json, wxr, blogger-atom or ghost-json (default: detected)
-      --redirects       write the map of old permalinks to new urls (JSON for *.json, else "old<TAB>new" lines)
+      --redirects       also write the map of old permalinks to new urls to a file (JSON for *.json, else
+                        "old<TAB>new" lines); the blog keeps it either way and serve --site answers it (301)
       --json            print the report as JSON
       --verbose         list every skipped and drafted item (by default: one line per reason, with its count)`,
     positionals: true,

@@ -222,6 +222,7 @@ export function blogAdminApi(core: Core, actor: Actor) {
         while (await purge('collabDocs', 'blog', [blogId], collabUpdatesOf));
         while (await purge('labels', 'blog', [blogId]));
         while (await purge('pageviews', 'owner', [blogId]));
+        while (await purge('redirects', 'blog', [blogId]));
         // Media: the bytes of each picture go before its record.
         while (
           await purge(

@@ -39,6 +39,7 @@ function apis(core: Core, actor: Actor): Namespaces {
     postUserInfos: lazy(async () => (await infos()).postUserInfos, ['get', 'list']),
     pageViews: lazy(async () => (await backOffice()).pageViewsApi(core, actor), ['get', 'record']),
     labels: lazy(async () => (await backOffice()).labelsApi(core, actor), ['list']),
+    redirects: lazy(async () => (await backOffice()).redirectsApi(core, actor), ['list', 'insert', 'delete']),
     changes: lazy(async () => (await backOffice()).changesApi(core, actor), ['list']),
     media: lazy(
       async () => (await backOffice()).mediaApi(core, actor),

@@ -36,9 +36,10 @@ import type { Collection } from './records.js';
  * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
  * collabDocs.blog       [blogId, id]                            a post's or page's shared document, compacted (v7, resources/collab.ts)
  * collabUpdates.doc     [docId, id]                             the updates pushed since its last compaction (v7)
+ * redirects.blog        [blogId, from, id]                      a blog's old addresses and where they moved (v8, resources/redirects.ts)
  */
 const SCHEMA = {
-  version: 7,
+  version: 8,
   collections: [
     { name: 'users', indexes: [] },
     { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
@@ -68,6 +69,7 @@ const SCHEMA = {
     { name: 'media', indexes: [{ name: 'blog' }, { name: 'source' }] },
     { name: 'collabDocs', indexes: [{ name: 'blog' }] },
     { name: 'collabUpdates', indexes: [{ name: 'doc' }] },
+    { name: 'redirects', indexes: [{ name: 'blog' }] },
   ],
 } as const satisfies StoreSchema;
 
