@@ -1,5 +1,5 @@
 /**
- * Kept responses (docs/http.md "Kept responses", docs/design.md §37): the bytes, ETag and headers of a read's
+ * Kept responses (docs/http.md "Kept responses", docs/design.md §21): the bytes, ETag and headers of a read's
  * 200 answer, keyed by route, normalized query and the caller, so the same read again is sent without parsing,
  * reading or shaping anything. Everything kept goes at once when the store may have changed: any commit of this
  * process (before the write's call returns), other processes' commits found by the change-log check a kept
