@@ -221,10 +221,10 @@ async function expectCurrent(ctx: Ctx, step: string): Promise<void> {
 
 async function interleaved(ctx: Ctx): Promise<void> {
   const steps = writes(ctx);
+  // Read twice first (the second from what is kept); after that, each write meets the answers read after the last.
   await expectCurrent(ctx, 'start');
+  await expectCurrent(ctx, 'start, again');
   for (let n = 1; n <= steps.length + 1; n++) {
-    // Read twice first (the second from what is kept), then write through one of the servers.
-    await expectCurrent(ctx, `before write ${n}`);
     await steps[n % steps.length]!(ctx.ports[n % ctx.ports.length]!, n);
     await expectCurrent(ctx, `after write ${n} (${n % steps.length})`);
   }
