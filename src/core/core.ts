@@ -107,6 +107,11 @@ export class Core {
   readonly closeListeners = new Set<() => void>();
   /** Called after every commit this process makes (long polls wait on it). */
   readonly commitListeners = new Set<() => void>();
+  /**
+   * Called when a call's check of the change log finds commits by other hands (another process on the store):
+   * what was read before may be stale (the HTTP helper's kept responses go).
+   */
+  readonly movedListeners = new Set<() => void>();
   private readonly retention: { ms: number; commits: number | undefined };
   private sincePrune = 0;
   private lastPrune = -Infinity;
@@ -122,7 +127,10 @@ export class Core {
   constructor(options: CoreOptions) {
     this.driver = recordStore(options.driver);
     this.processSession = options.driver.session?.();
-    this.cache = new RecordCache(this.driver, () => this.dueUnknown());
+    this.cache = new RecordCache(this.driver, () => {
+      this.dueUnknown();
+      for (const listener of this.movedListeners) listener();
+    });
     const r = options.changeRetention ?? {};
     this.retention = { ms: (r.days ?? 30) * DAY_MS, commits: r.commits };
     this.now = options.now ?? (() => new Date());
@@ -202,6 +210,16 @@ export class Core {
     this.cache.begin();
     // Every schema the core is given is one of src/schema/schemas.ts (zod): Schema only keeps zod out of its type.
     return parse(schema as unknown as ZodMiniType, input) as Output<S>;
+  }
+
+  /**
+   * What a call does before it reads, without a call: looks at the change log (other processes' commits reach
+   * `movedListeners`) and makes due scheduled posts LIVE. A kept answer (src/http/kept.ts) is as current after it
+   * as a call beginning now.
+   */
+  async catchUp(): Promise<void> {
+    this.cache.begin();
+    await this.promoteDue();
   }
 
   async get<C extends Collection>(collection: C, id: string): Promise<StoredDoc<Records[C]> | undefined> {
@@ -489,8 +507,10 @@ export class Core {
   async promoteDue(force = false): Promise<number> {
     await this.ready();
     await this.cache.fresh();
+    // (No clock read when nothing is scheduled: every kept HTTP answer passes here.)
+    if (!force && this.nextDue === '') return 0;
     const now = this.nowIso();
-    if (!force && this.nextDue !== undefined && (this.nextDue === '' || this.nextDue > now)) return 0;
+    if (!force && this.nextDue !== undefined && this.nextDue > now) return 0;
     const epoch = this.dueEpoch;
     let count = 0;
     for (;;) {
