@@ -10,7 +10,7 @@ import { exportBlogger, importBlogger } from './blogger.js';
 import { importGhost } from './ghost.js';
 import { importJson } from './json.js';
 import { exportJson } from './json-out.js';
-import { storeRedirects } from '../service/store.js';
+import { storeRedirects } from '../service/redirects.js';
 import { coreOf, Restorer } from './restore.js';
 import { peek, textChunks, type ImportSource } from './source.js';
 import type { ExportFormat, ExportOptions, ImportFormat, ImportOptions, ImportReport } from './types.js';

@@ -14,5 +14,6 @@ export { mediaApi } from '../media/service.js';
 export { membersApi } from './members.js';
 export { pageViewsApi } from './pageviews.js';
 export { redirectsApi } from './redirects.js';
+export { pagesApi } from './pages.js';
 export { revisionsApi } from './revisions.js';
 export { userInfosApi } from './userinfos.js';

@@ -6,7 +6,7 @@
  */
 import type { BlogService } from '../service/types.js';
 import { internalsOf } from '../service/internals.js';
-import { redirectOf, redirectsAfter } from '../service/store.js';
+import { redirectOf, redirectsAfter } from '../service/redirects.js';
 import type { Blog } from '../schema/resources.js';
 
 export type BlogInfo = Pick<Blog, 'id' | 'name' | 'description' | 'url' | 'locale'>;
