@@ -286,6 +286,14 @@ export interface ImageInfo {
   bytes: number;
 }
 
+/** 413: a picture over `maxMediaBytes`. */
+export const pictureTooLarge = (max: number) =>
+  new BlogError({
+    code: 413,
+    reason: 'requestTooLarge',
+    message: `The picture is larger than ${max} bytes (maxMediaBytes)`,
+  });
+
 /** Bytes that must arrive before the type is decided (fewer only if the whole file is shorter). */
 const SNIFF_BYTES = 32;
 
@@ -311,13 +319,7 @@ export class ImageCheck {
 
   add(chunk: Uint8Array): void {
     this.bytes += chunk.byteLength;
-    if (this.bytes > this.maxBytes) {
-      throw new BlogError({
-        code: 413,
-        reason: 'requestTooLarge',
-        message: `The picture is larger than ${this.maxBytes} bytes (maxMediaBytes)`,
-      });
-    }
+    if (this.bytes > this.maxBytes) throw pictureTooLarge(this.maxBytes);
     let kept = 0;
     if (!this.size && this.headLength < this.head.byteLength) {
       kept = Math.min(chunk.byteLength, this.head.byteLength - this.headLength);
