@@ -392,7 +392,7 @@ const ALL_EXTENSIONS = new Set(Object.values(EXTENSIONS).flat());
 
 /**
  * The file name a picture is kept and served under: the last part of the name given (no directories, no
- * control or quoting characters, no leading dots), at most `MEDIA_LIMITS.filename` characters, its extension made to match the
+ * control, quoting, direction or invisible characters, no leading dots), at most `MEDIA_LIMITS.filename` characters, its extension made to match the
  * type. Without a usable name: `image.<ext>`.
  */
 export function fileName(given: string | undefined, type: MediaType): string {
@@ -400,6 +400,8 @@ export function fileName(given: string | undefined, type: MediaType): string {
     .split(/[/\\]/)
     .pop()!
     .replace(/[\u0000-\u001f\u007f"<>|*?:]/g, '')
+    // Direction overrides and invisible characters make a name show as another (`gpj.exe` read as `exe.jpg`).
+    .replace(/[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g, '')
     .replace(/\s+/g, ' ')
     .trim()
     .replace(/^\.+/, '');

@@ -67,7 +67,7 @@ const MAX_FORM_BYTES = 64 * 1024;
 const NOT_MINE: Outgoing = { status: 404, headers: { 'content-type': TYPES.text }, text: 'Not Found', notMine: true };
 const plain = (status: number, text: string, extra?: Record<string, string>): Outgoing => ({
   status,
-  headers: { 'content-type': TYPES.text, 'cache-control': 'no-store', ...extra },
+  headers: { 'content-type': TYPES.text, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...extra },
   text,
 });
 const encoder = new TextEncoder();

@@ -58,8 +58,10 @@ function rangeOf(header: string | null, size: number): { offset: number; length:
     return n > 0 ? { offset: size - n, length: n } : 'bad';
   }
   const start = Number(m[1]);
+  // A last position before the first makes the header invalid, to be ignored (RFC 9110 §14.1.1): the whole picture.
+  if (m[2] !== '' && Number(m[2]) < start) return undefined;
   const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
-  if (start >= size || end < start) return 'bad';
+  if (start >= size) return 'bad';
   return { offset: start, length: end - start + 1 };
 }
 

@@ -97,6 +97,11 @@ describe.each([0, 1])('a blog at %s', (i) => {
     const post = await get(url, { 'content-type': 'image/png' }, 'POST');
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(post.headers.get('x-content-type-options')).toBe('nosniff');
+    const past = await get(url, { range: `bytes=${b.bytes.byteLength}-` });
+    expect(past.status).toBe(416);
+    expect(past.headers.get('x-content-type-options')).toBe('nosniff');
+    expect((await get(url, { range: 'bytes=5-2' })).status).toBe(200);
   });
 
   it("answers the site's 404 for another blog's picture, an unknown one, or a broken path", async () => {
