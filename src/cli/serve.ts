@@ -189,10 +189,25 @@ export async function serve(opts: ServeOptions): Promise<void> {
   for (const run of pending.splice(0)) run();
 
   if (!signals.received()) {
-    printBanner(opts, `${origin}/v3`, setup, await whoAdministers(setup), opts.site ? `${origin}/` : undefined);
+    printBanner(
+      opts,
+      `${origin}/v3`,
+      setup,
+      await whoAdministers(setup),
+      opts.site ? `${origin}/` : undefined,
+      await picturesLine(),
+    );
   }
   await signals.stopped;
   process.exit(await shutdown(server, service));
+}
+
+/** Whether pictures get variants for readers (DESIGN §16): sharp loads, or why not and what readers get instead. */
+async function picturesLine(): Promise<string> {
+  const { loadSharp, sharpProblem } = await import('../media/variants.js');
+  return (await loadSharp())
+    ? '  Pictures: resized for readers with sharp (/media/…/w{N}/…)'
+    : `  Pictures: sharp did not load (${sharpProblem()}): readers get originals; \`npm install sharp\` resizes them`;
 }
 
 /** The token's user and blog on a first run; else up to three blogs of the store with their admins, and the first admin. */
@@ -222,6 +237,7 @@ function printBanner(
   setup: Awaited<ReturnType<typeof setUp>>,
   admins: { lines: string[]; first?: string },
   site: string | undefined,
+  pictures: string,
 ): void {
   const { blogId, token } = setup;
   const lines = [
@@ -229,6 +245,7 @@ function printBanner(
     ...(site ? [`  Site: ${site}`] : []),
     `  API:  ${api}/`,
     ...(blogId ? [`  Blog: ${api}/blogs/${blogId}`] : []),
+    pictures,
     '',
   ];
   if (token) {

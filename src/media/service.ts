@@ -11,6 +11,7 @@ import { etagOf } from '../core/wire.js';
 import { decodeJson, encodeJson, page } from '../core/paging.js';
 import { ImageCheck, fileName, pictureTooLarge, type ImageInfo } from './images.js';
 import { cleanMetadata, type CleanResult } from './clean.js';
+import { deleteVariants } from './variants.js';
 import { mediaRefs } from '../rules/media-refs.js';
 import { BlogError, conflict, forbidden, invalid, notFound } from '../util/errors.js';
 import { sha256 } from '../util/sha256.js';
@@ -397,6 +398,7 @@ export function mediaApi(core: Core, actor: Actor) {
       );
       // After the record: a crash in between leaves unreferenced bytes, never a record without its bytes.
       await core.blobs.delete(gone.blob);
+      await deleteVariants(core, gone);
     },
 
     async read(input: MediaReadParams): Promise<MediaRead> {

@@ -31,6 +31,7 @@ import { userWire } from '../core/wire.js';
 import type { Blog, User } from '../schema/resources.js';
 import { blogResource, normalizeBlogUrl } from './blogs.js';
 import { revisionDeletes } from '../core/revision-capture.js';
+import { deleteVariants } from '../media/variants.js';
 
 /** Records removed per commit by blogs.delete. */
 const BATCH = 100;
@@ -222,7 +223,13 @@ export function blogAdminApi(core: Core, actor: Actor) {
             'blog',
             [blogId],
             undefined,
-            async (docs) => void (await Promise.all(docs.map((d) => core.blobs.delete(d.blob)))),
+            async (docs) =>
+              void (await Promise.all(
+                docs.map(async (d) => {
+                  await core.blobs.delete(d.blob);
+                  await deleteVariants(core, d);
+                }),
+              )),
           )
         );
         // Members go last, so the admin who started can resume; the blog record goes with the last of them.

@@ -195,13 +195,18 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
     try {
       return await serveMedia(parts.reader, incoming, decoded, undefined);
     } catch (e) {
-      if (!BlogError.is(e) || e.code >= 500) throw e;
+      if (!BlogError.is(e) || (e.code >= 500 && e.code !== 503)) throw e;
       if (e.code === 404) return missing();
-      // 405 names what is allowed; 416 the picture's size.
-      const { allow, contentRange } = e as BlogError & { allow?: string; contentRange?: string };
+      // 405 names what is allowed; 416 the picture's size; 503 when to come back.
+      const { allow, contentRange, retryAfter } = e as BlogError & {
+        allow?: string;
+        contentRange?: string;
+        retryAfter?: string;
+      };
       return plain(e.code, e.message, {
         ...(allow ? { allow } : {}),
         ...(contentRange ? { 'content-range': contentRange } : {}),
+        ...(retryAfter ? { 'retry-after': retryAfter } : {}),
       });
     }
   }
