@@ -202,12 +202,16 @@ export async function serve(opts: ServeOptions): Promise<void> {
   process.exit(await shutdown(server, service));
 }
 
-/** Whether pictures get variants for readers (DESIGN §16): sharp loads, or why not and what readers get instead. */
+/** Whether pictures get variants for readers (DESIGN §16): sharp loads here, or why not and what readers get instead. */
 async function picturesLine(): Promise<string> {
-  const { loadSharp, sharpProblem } = await import('../media/variants.js');
-  return (await loadSharp())
-    ? '  Pictures: resized for readers with sharp (/media/…/w{N}/…)'
-    : `  Pictures: sharp did not load (${sharpProblem()}): readers get originals; \`npm install sharp\` resizes them`;
+  const name = 'sharp'; // the optional dependency the library loads the same way (src/media/variants.ts)
+  try {
+    await import(name);
+    return '  Pictures: resized for readers with sharp (/media/…/w{N}/…)';
+  } catch (error) {
+    const why = error instanceof Error ? error.message.split('\n', 1)[0] : String(error);
+    return `  Pictures: sharp did not load (${why}): readers get originals; \`npm install sharp\` resizes them`;
+  }
 }
 
 /** The token's user and blog on a first run; else up to three blogs of the store with their admins, and the first admin. */
