@@ -7,6 +7,7 @@
 import type { BlogService } from '../service/types.js';
 import { internalsOf } from '../service/internals.js';
 import type { Blog } from '../schema/resources.js';
+import { picturesOf, type PictureFacts } from './pictures.js';
 
 export type BlogInfo = Pick<Blog, 'id' | 'name' | 'description' | 'url' | 'locale'>;
 
@@ -16,6 +17,8 @@ export interface SiteStore {
   /** LIVE posts published in [start, end) (either open). */
   countPosts(blogId: string, start?: string, end?: string): Promise<number>;
   countPages(blogId: string): Promise<number>;
+  /** The facts of the blog's pictures `html` names (size, variants' widths). */
+  pictures(blogId: string, html: string): Promise<Map<string, PictureFacts>>;
 }
 
 export function storeOf(service: BlogService): SiteStore {
@@ -40,6 +43,10 @@ export function storeOf(service: BlogService): SiteStore {
         ...(start ? { lower: { key: [start] } } : {}),
         ...(end ? { upper: { key: [end], open: true } } : {}),
       });
+    },
+    async pictures(blogId, html) {
+      await core.ready();
+      return picturesOf(core, blogId, html);
     },
     async countPages(blogId) {
       await core.ready();
