@@ -5,9 +5,8 @@
  * `decoding="async"`, and `loading="lazy"` except the page's first picture (`fetchpriority="high"`). Where sharp
  * is not there, no variants are named: the `<img>` keeps the original with its size and loading.
  */
-import type { Core } from '../core/core.js';
 import { mediaUses } from '../rules/media-refs.js';
-import { mediaId, type MediaRecord } from '../store/records.js';
+import { mediaId, type Core, type MediaRecord } from '../service/store.js';
 import { loadSharp, variantWidths } from '../media/variants.js';
 import { EXTENSIONS } from '../media/images.js';
 
