@@ -1,5 +1,5 @@
 /**
- * `blogcore redirects list|add|remove`: a blog's old addresses and where they lead (DESIGN §15). An import
+ * `blogcore redirects list|add|remove`: a blog's old addresses and where they lead (docs/design.md §22). An import
  * stores its redirects with the blog; these add, change and remove them, and `serve --site` answers each
  * with a 301.
  */

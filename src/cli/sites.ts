@@ -1,5 +1,5 @@
 /**
- * The reading site as `blogcore serve --site` serves it (DESIGN §15): every blog of the store by the request's
+ * The reading site as `blogcore serve --site` serves it (docs/design.md §22): every blog of the store by the request's
  * Host and path; on this machine (a Host no blog has) the store's only blog at its path, or an index page
  * linking each blog's local address `http://<its host>.localhost:<port><its path>` (browsers and curl send
  * `*.localhost` to this machine, and the site reads the host before `.localhost`). `--blog` limits it to one.

@@ -85,7 +85,7 @@ export async function importBlog(
     else if (format === 'wxr') await importWxr(restorer, rest);
     else if (format === 'blogger-atom') await importBlogger(restorer, rest);
     else await importGhost(restorer, rest);
-    // The redirects go with the blog, so its site answers the old addresses (DESIGN §15).
+    // The redirects go with the blog, so its site answers the old addresses (docs/design.md §22).
     if (restorer.report.blogId) await storeRedirects(core, restorer.report.blogId, restorer.report.redirects);
     if (options.media) {
       await importMedia(restorer, {

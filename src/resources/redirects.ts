@@ -1,5 +1,5 @@
 /**
- * redirects (an extension, DESIGN §15): a blog's old addresses and where each moved, kept with the blog so the
+ * redirects (an extension, docs/design.md §22): a blog's old addresses and where each moved, kept with the blog so the
  * reading site answers them with a 301, live and in a static export. An import stores the redirects it makes;
  * ADMIN lists, adds and removes them. One record per old path and query (`redirectId`), so the site's look-up is
  * one read, and a second insert of the same `from` replaces its `to`.

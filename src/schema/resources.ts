@@ -348,7 +348,7 @@ export interface Label {
   /** Posts in any state carrying it: at AUTHOR view and above. */
   allPosts?: number;
 }
-/** An old address of a blog and where it moved: the site answers `from` with a 301 to `to` (DESIGN §15). */
+/** An old address of a blog and where it moved: the site answers `from` with a 301 to `to` (docs/design.md §22). */
 export interface Redirect {
   /** Always `blogcore#redirect`. */
   kind: 'blogcore#redirect';

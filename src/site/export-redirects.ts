@@ -1,5 +1,5 @@
 /**
- * A static export's redirects (DESIGN §15): the blog's stored redirects as an `_redirects` file in the
+ * A static export's redirects (docs/design.md §22): the blog's stored redirects as an `_redirects` file in the
  * Netlify/Cloudflare Pages format (`from to 301` a line) and a small page at each old path with a canonical
  * link and a meta refresh, for hosts that read no `_redirects`. Both go through the export's one checked path
  * (`put`, then the last check before the writer), so an old address never names a file outside the folder.

@@ -222,7 +222,7 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
   }
 
   /**
-   * The 301 a blog's stored redirects give this address (DESIGN §15), if any. `early`: only an address with a
+   * The 301 a blog's stored redirects give this address (docs/design.md §22), if any. `early`: only an address with a
    * query, matched whole, and Blogger's mobile `?m=1`/`?m=0`, which leads to the same address without it; else
    * the path alone (an old link that picked up `?utm_source=…` still finds its redirect). A redirect to where
    * the reader already is never answers. On the blog's own host the location is a path, so a blog served on

@@ -187,7 +187,7 @@ export interface CollabDocRecord {
   changed?: string;
 }
 
-/** An old address of a blog and where it moved (DESIGN §15): the site answers `from` with a 301 to `to`. */
+/** An old address of a blog and where it moved (docs/design.md §22): the site answers `from` with a 301 to `to`. */
 export interface RedirectRecord {
   /** `redirectId(blogId, from)`: one redirect per old address. */
   id: string;

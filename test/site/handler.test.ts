@@ -204,7 +204,7 @@ describe('which requests are the site’s', () => {
     const site = createSite(srv.service);
     expect(await site(new Request('https://elsewhere.example/'))).toBeNull();
     expect(await site(new Request(`${srv.origin}/v3/blogs`))).toBeNull();
-    // A path no page has, under the blog's address, is the site's own 404 page (DESIGN §15).
+    // A path no page has, under the blog's address, is the site's own 404 page (docs/design.md §22).
     expect((await site(new Request(`${srv.origin}/wp-admin/setup.php`)))!.status).toBe(404);
     expect((await site(new Request(`${srv.origin}/`)))!.status).toBe(200);
     // Through the Node adapter, what the site leaves falls through to the API beside it.

@@ -1,5 +1,5 @@
 /**
- * Old links keep working after a move (DESIGN §15): an import stores its redirects with the blog
+ * Old links keep working after a move (docs/design.md §22): an import stores its redirects with the blog
  * (`service.redirects`, ADMIN only; `blogcore redirects`), the site answers each with a 301 to the new address
  * on the blog's host (WordPress `?p=N` and Blogger's `?m=1` included), and the static export writes them as an
  * `_redirects` file and a small page at each old path, through the same checked path as every page.

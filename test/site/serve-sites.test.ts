@@ -1,5 +1,5 @@
 /**
- * Every blog of a store at its own address (DESIGN §15): the site answers each blog by the request's Host and
+ * Every blog of a store at its own address (docs/design.md §22): the site answers each blog by the request's Host and
  * path, in process and in `blogcore serve --site`; on this machine the banner names each blog's local address
  * (path included) and `/` is the only blog or an index page linking each; unknown paths under a blog's address
  * get the site's HTML 404, and `/favicon.ico` is answered, never with the API's JSON.
