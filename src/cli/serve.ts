@@ -202,7 +202,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
   process.exit(await shutdown(server, service));
 }
 
-/** Whether pictures get variants for readers (DESIGN §16): sharp loads here, or why not and what readers get instead. */
+/** Whether pictures get variants for readers (docs/design.md §23): sharp loads here, or why not and what readers get instead. */
 async function picturesLine(): Promise<string> {
   const name = 'sharp'; // the optional dependency the library loads the same way (src/media/variants.ts)
   try {

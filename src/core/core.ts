@@ -57,13 +57,13 @@ export interface CoreOptions {
   blobs?: BlobStore;
   /** Larger pictures are refused with 413, read no further. Default 20 MiB. */
   maxMediaBytes?: number;
-  /** Pictures are stored as uploaded, metadata and all (DESIGN §16). Default false: metadata out at upload. */
+  /** Pictures are stored as uploaded, metadata and all (docs/design.md §23). Default false: metadata out at upload. */
   keepImageMetadata?: boolean;
-  /** The widths of pictures' variants (DESIGN §16). Default `[320, 640, 960, 1280, 1920]`. */
+  /** The widths of pictures' variants (docs/design.md §23). Default `[320, 640, 960, 1280, 1920]`. */
   imageWidths?: readonly number[];
 }
 
-/** The default widths of pictures' variants (DESIGN §16). */
+/** The default widths of pictures' variants (docs/design.md §23). */
 const IMAGE_WIDTHS = [320, 640, 960, 1280, 1920];
 
 const DAY_MS = 86_400_000;

@@ -1,5 +1,5 @@
 /**
- * Metadata out of a picture (DESIGN §16, docs/media.md): a lossless rewrite of its container, streamed, that
+ * Metadata out of a picture (docs/design.md §23, docs/media.md): a lossless rewrite of its container, streamed, that
  * keeps the pixels, the orientation and the colour profile and drops what can tell who took it and where — EXIF
  * (GPS, serials, owner names, maker notes, thumbnails), XMP, IPTC, comments, and bytes after the picture's end.
  * The orientation survives as a minimal EXIF block holding that one tag. No Node built-ins: the replica and the

@@ -160,7 +160,12 @@ export async function putPicture(
   // Bytes of a known picture (a restore, a replica's fetch) are stored exactly; others lose their metadata.
   if (core.keepImageMetadata || input.sha256 !== undefined) return putChecked(core, key, input, piecesOf(input.body));
   const result: CleanResult = {};
-  const facts = await putChecked(core, key, input, cleanMetadata(counted(piecesOf(input.body), core), result));
+  const facts = await putChecked(
+    core,
+    key,
+    input,
+    cleanMetadata(wholeAsSent(counted(piecesOf(input.body), core), input.contentType, core), result),
+  );
   if (!result.again) return facts;
   // WebP and AVIF may need a second pass (their sizes lead the file): over the bytes the first one stored.
   const first = key.replace(/[^/]*$/, `${core.newId()}-first`);
@@ -171,6 +176,23 @@ export async function putPicture(
   } finally {
     await core.blobs.delete(first).catch(() => undefined);
   }
+}
+
+/**
+ * The upload as sent must itself be a whole picture (the checks of src/media/images.ts): cleaning rewrites a
+ * container, it never mends one, so bytes after a picture's end or a picture cut short are refused as before.
+ */
+async function* wholeAsSent(
+  pieces: AsyncIterable<Uint8Array>,
+  contentType: string | undefined,
+  core: Core,
+): AsyncGenerator<Uint8Array> {
+  const check = new ImageCheck(contentType, core.maxMediaBytes);
+  for await (const p of pieces) {
+    if (p.byteLength > 0) check.add(p);
+    yield p;
+  }
+  check.finish();
 }
 
 /** The upload's own bytes, counted before cleaning shrinks them: 413 past `maxMediaBytes`, read no further. */

@@ -1,5 +1,5 @@
 /**
- * Variants of a picture (DESIGN §16): the picture `width` pixels wide, as its own type, WebP or AVIF, made on first
+ * Variants of a picture (docs/design.md §23): the picture `width` pixels wide, as its own type, WebP or AVIF, made on first
  * request by `sharp` (an optional dependency, loaded here only) and kept in the blob store beside the original
  * (`{blob}.w{N}.{ext}`), so later requests read them from there. Only widths of `imageWidths` below the picture's
  * own are offered (never upscaled); GIFs are not (their animation would be lost). Making is bounded per process:

@@ -1,5 +1,5 @@
 /**
- * The blog's pictures as readers get them (DESIGN §16): each `<img>` naming a picture of the blog's media becomes
+ * The blog's pictures as readers get them (docs/design.md §23): each `<img>` naming a picture of the blog's media becomes
  * a `<picture>` with AVIF and WebP sources and an `<img>` with `srcset` (w descriptors over the variants of
  * src/media/variants.ts and the original), `sizes` (the theme's column), its intrinsic `width`/`height`,
  * `decoding="async"`, and `loading="lazy"` except the page's first picture (`fetchpriority="high"`). Where sharp

@@ -51,7 +51,7 @@ export function dispositionName(header: string | null): string | undefined {
 }
 
 /**
- * `GET|HEAD {mediaBase}/{blogId}/{mediaId}/w{N}/{name}` (DESIGN §16): the picture N pixels wide, in the type the
+ * `GET|HEAD {mediaBase}/{blogId}/{mediaId}/w{N}/{name}` (docs/design.md §23): the picture N pixels wide, in the type the
  * name's extension says (src/media/variants.ts), with the original's headers; 404 for what is not offered.
  */
 async function serveVariant(

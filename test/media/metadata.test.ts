@@ -1,5 +1,5 @@
 /**
- * Metadata out at upload (DESIGN §16): JPEG, PNG and WebP photos made by sharp, carrying a GPS position, a camera
+ * Metadata out at upload (docs/design.md §23): JPEG, PNG and WebP photos made by sharp, carrying a GPS position, a camera
  * serial, an owner's name, XMP and an ICC profile, lose all but the orientation and the profile; their pixels are
  * the same; the id is the SHA-256 of the bytes stored; the browser's service (Chromium, IndexedDB) stores the same
  * bytes under the same id; `keepImageMetadata: true` keeps everything; cleaning a clean picture changes nothing.

@@ -1,6 +1,6 @@
 /**
  * Small real pictures made with ImageMagick, cwebp and avifenc (40×30), for tests that run in Node and in Chromium.
- * Clean as an upload stores them (DESIGN §16): the PNG's tIME and tEXt chunks were taken out.
+ * Clean as an upload stores them (docs/design.md §23): the PNG's tIME and tEXt chunks were taken out.
  */
 const b64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 

@@ -1,5 +1,5 @@
 /**
- * Variants (DESIGN §16): `GET|HEAD /media/{blogId}/{mediaId}/w{N}/{name}` answers the picture N pixels wide in the
+ * Variants (docs/design.md §23): `GET|HEAD /media/{blogId}/{mediaId}/w{N}/{name}` answers the picture N pixels wide in the
  * original's type, WebP or AVIF, made by sharp on first request and kept in the blob store beside the original
  * (memory, SQLite and PostgreSQL stores, fsBlobs, s3Blobs), deleted with it; 404 for widths not offered (upscales,
  * unlisted widths) and types not offered; ETag/304, Range, HEAD; 20 parallel first requests answer 200 or 503 with

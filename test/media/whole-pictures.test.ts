@@ -47,7 +47,7 @@ const PHOTOS = [
   },
 ];
 
-/** The bytes an upload stores (DESIGN §16): the APP1 segment, after SOI (2 bytes) and APP0 (18), taken out. */
+/** The bytes an upload stores (docs/design.md §23): the APP1 segment, after SOI (2 bytes) and APP0 (18), taken out. */
 const withoutApp1 = (bytes: Uint8Array, app1Bytes: number) =>
   app1Bytes ? concatBytes(bytes.subarray(0, 20), bytes.subarray(20 + 4 + app1Bytes)) : bytes;
 

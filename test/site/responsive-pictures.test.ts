@@ -1,5 +1,5 @@
 /**
- * The site's pictures for readers (DESIGN §16), read with parse5 from a post page: each picture of the blog as
+ * The site's pictures for readers (docs/design.md §23), read with parse5 from a post page: each picture of the blog as
  * `<picture>` with AVIF and WebP sources, an `<img>` with srcset (w descriptors of the variants, then the original),
  * sizes, its intrinsic width and height, decoding="async", the first with fetchpriority="high" and the others lazy;
  * every url named answers 200 with a picture of the width it claims. A picture outside the blog is left alone.
