@@ -196,10 +196,22 @@ export async function serve(opts: ServeOptions): Promise<void> {
   for (const run of pending.splice(0)) run();
 
   if (!signals.received()) {
-    printBanner(opts, `${origin}/v3`, setup, await whoAdministers(setup), site);
+    printBanner(opts, `${origin}/v3`, setup, await whoAdministers(setup), site, await picturesLine());
   }
   await signals.stopped;
   process.exit(await shutdown(server, service));
+}
+
+/** Whether pictures get variants for readers (docs/design.md §23): sharp loads here, or why not and what readers get instead. */
+async function picturesLine(): Promise<string> {
+  const name = 'sharp'; // the optional dependency the library loads the same way (src/media/variants.ts)
+  try {
+    await import(name);
+    return '  Pictures: resized for readers with sharp (/media/…/w{N}/…)';
+  } catch (error) {
+    const why = error instanceof Error ? error.message.split('\n', 1)[0] : String(error);
+    return `  Pictures: sharp did not load (${why}): readers get originals; \`npm install sharp\` resizes them`;
+  }
 }
 
 /** The token's user and blog on a first run; else up to three blogs of the store with their admins, and the first admin. */
@@ -229,6 +241,7 @@ function printBanner(
   setup: Awaited<ReturnType<typeof setUp>>,
   admins: { lines: string[]; first?: string },
   site: { blogs: ServedBlog[]; more: boolean } | undefined,
+  pictures: string,
 ): void {
   const { blogId, token } = setup;
   const lines = [
@@ -236,6 +249,7 @@ function printBanner(
     ...(site ? siteLines(site.blogs, site.more) : []),
     `  API:  ${api}/`,
     ...(blogId ? [`  Blog: ${api}/blogs/${blogId}`] : []),
+    pictures,
     '',
   ];
   if (token) {

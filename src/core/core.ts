@@ -57,7 +57,14 @@ export interface CoreOptions {
   blobs?: BlobStore;
   /** Larger pictures are refused with 413, read no further. Default 20 MiB. */
   maxMediaBytes?: number;
+  /** Pictures are stored as uploaded, metadata and all (docs/design.md §23). Default false: metadata out at upload. */
+  keepImageMetadata?: boolean;
+  /** The widths of pictures' variants (docs/design.md §23). Default `[320, 640, 960, 1280, 1920]`. */
+  imageWidths?: readonly number[];
 }
+
+/** The default widths of pictures' variants (docs/design.md §23). */
+const IMAGE_WIDTHS = [320, 640, 960, 1280, 1920];
 
 const DAY_MS = 86_400_000;
 /** Log entries removed per pruning step, and how often a step runs (every N commits, or after a pause). */
@@ -89,6 +96,8 @@ export class Core {
   readonly revisionsKept: number;
   readonly blobs: BlobStore;
   readonly maxMediaBytes: number;
+  readonly keepImageMetadata: boolean;
+  readonly imageWidths: readonly number[];
   private scheduler: Pick<Scheduler, 'scheduled' | 'stop'> | undefined;
   /** Promotions this process has committed: a list read beside promoteDue re-reads if one landed meanwhile. */
   promotions = 0;
@@ -138,6 +147,8 @@ export class Core {
     // Checked where media is handled (src/media/service.ts), which loads on first use.
     this.blobs = options.blobs ?? this.driver.blobs;
     this.maxMediaBytes = options.maxMediaBytes ?? 20 * 1024 * 1024;
+    this.keepImageMetadata = options.keepImageMetadata === true;
+    this.imageWidths = [...new Set(options.imageWidths ?? IMAGE_WIDTHS)].sort((a, b) => a - b);
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
     if (typeof this.driver.watch === 'function') {
       this.share = import('./event-share.js').then(({ EventShare }) => new EventShare(this.driver, this.events));

@@ -121,6 +121,14 @@ export interface BlogServiceOptions {
   blobs?: BlobStore;
   /** Larger pictures are refused with 413, read no further. Default 20 MiB. */
   maxMediaBytes?: number;
+  /**
+   * Keep pictures as uploaded, metadata and all (photography blogs). Default false: an upload loses its EXIF
+   * (GPS position, serials, owner names), XMP, IPTC and comments by a lossless rewrite; pixels, orientation and
+   * colour profile stay.
+   */
+  keepImageMetadata?: boolean;
+  /** The widths (pixels) of the variants of pictures readers get. Default `[320, 640, 960, 1280, 1920]`. */
+  imageWidths?: readonly number[];
 }
 
 /** Who a scoped service acts for: a user of the host (`{ userId }`), or an anonymous reader (`null`). */

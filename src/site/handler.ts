@@ -76,7 +76,7 @@ const NOT_MINE: Outgoing = { status: 404, headers: { 'content-type': TYPES.text 
 const FAVICON: Outgoing = { status: 204, headers: { 'cache-control': 'public, max-age=86400' }, text: null };
 const plain = (status: number, text: string, extra?: Record<string, string>): Outgoing => ({
   status,
-  headers: { 'content-type': TYPES.text, 'cache-control': 'no-store', ...extra },
+  headers: { 'content-type': TYPES.text, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...extra },
   text,
 });
 const encoder = new TextEncoder();
@@ -205,13 +205,18 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
     try {
       return await serveMedia(parts.reader, incoming, decoded, undefined);
     } catch (e) {
-      if (!BlogError.is(e) || e.code >= 500) throw e;
+      if (!BlogError.is(e) || (e.code >= 500 && e.code !== 503)) throw e;
       if (e.code === 404) return missing();
-      // 405 names what is allowed; 416 the picture's size.
-      const { allow, contentRange } = e as BlogError & { allow?: string; contentRange?: string };
+      // 405 names what is allowed; 416 the picture's size; 503 when to come back.
+      const { allow, contentRange, retryAfter } = e as BlogError & {
+        allow?: string;
+        contentRange?: string;
+        retryAfter?: string;
+      };
       return plain(e.code, e.message, {
         ...(allow ? { allow } : {}),
         ...(contentRange ? { 'content-range': contentRange } : {}),
+        ...(retryAfter ? { 'retry-after': retryAfter } : {}),
       });
     }
   }

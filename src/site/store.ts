@@ -8,6 +8,7 @@ import type { BlogService } from '../service/types.js';
 import { internalsOf } from '../service/internals.js';
 import { redirectOf, redirectsAfter } from '../service/redirects.js';
 import type { Blog } from '../schema/resources.js';
+import { picturesOf, type PictureFacts } from './pictures.js';
 
 export type BlogInfo = Pick<Blog, 'id' | 'name' | 'description' | 'url' | 'locale'>;
 
@@ -21,6 +22,8 @@ export interface SiteStore {
   redirect(blogId: string, pathAndQuery: string): Promise<string | undefined>;
   /** The blog's redirects, `after` the last `from` of the previous page, `limit` at a time (for the export). */
   redirects(blogId: string, after: string | undefined, limit: number): Promise<Array<{ from: string; to: string }>>;
+  /** The facts of the blog's pictures `html` names (size, variants' widths). */
+  pictures(blogId: string, html: string): Promise<Map<string, PictureFacts>>;
 }
 
 export function storeOf(service: BlogService): SiteStore {
@@ -53,6 +56,10 @@ export function storeOf(service: BlogService): SiteStore {
         ...(start ? { lower: { key: [start] } } : {}),
         ...(end ? { upper: { key: [end], open: true } } : {}),
       });
+    },
+    async pictures(blogId, html) {
+      await core.ready();
+      return picturesOf(core, blogId, html);
     },
     async countPages(blogId) {
       await core.ready();
