@@ -15,7 +15,7 @@ import {
 } from 'blogcore/io';
 import { CliError, UsageError } from './errors.js';
 import { exportSiteCommand } from './site.js';
-import { openDriver, shownDb } from './store.js';
+import { blogIdOf, openDriver, shownDb } from './store.js';
 import { userLabel } from './users.js';
 
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -154,9 +154,7 @@ export async function exportCommand(values: Values, ctx: IoStreams): Promise<voi
     throw new UsageError('export: --db, --blog and --format are required');
   const service = await open(db, false);
   try {
-    const blogId = /^https?:\/\//i.test(blog)
-      ? (await service.blogs.getByUrl({ url: blog })).id
-      : (await service.blogs.get({ blogId: blog })).id;
+    const blogId = await blogIdOf(service, blog);
     if (format === 'site') {
       if (typeof values.out !== 'string')
         throw new UsageError('export: --format site needs --out <dir>, the folder to write the site into');

@@ -6,7 +6,7 @@
 import { createBlogService } from 'blogcore';
 import type { IoStreams } from './io.js';
 import { UsageError } from './errors.js';
-import { openDriver } from './store.js';
+import { blogIdOf, openDriver } from './store.js';
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
@@ -37,9 +37,7 @@ export async function redirectsCommand(values: Values, positionals: string[], ct
   const service = createBlogService({ driver: await openDriver(values.db, { create: false }) });
   try {
     const blog = values.blog;
-    const blogId = /^https?:\/\//i.test(blog)
-      ? (await service.blogs.getByUrl({ url: blog })).id
-      : (await service.blogs.get({ blogId: blog })).id;
+    const blogId = await blogIdOf(service, blog);
     if (sub === 'add') {
       const r = await service.redirects.insert({ blogId, body: { from: args[0]!, to: args[1]! } });
       ctx.stdout.write(`${r.from} → ${r.to} (301)\n`);
