@@ -29,10 +29,12 @@ let pair: ReplicatedPair;
 let standby: pg.Client;
 const opened: Array<{ close(): Promise<void> }> = [];
 
+// Starting a primary, taking a base backup and starting a standby from it took 61 s at load 26 (two CPU burners
+// beside the loop the house issue asks for): the setup's bound is generous; the tests' own bounds stay.
 beforeAll(async () => {
   pair = await startReplicatedPair();
   standby = await connect(pair.standby.url);
-}, 60_000);
+}, 300_000);
 
 afterAll(async () => {
   for (const o of opened.splice(0)) await o.close().catch(() => undefined);
