@@ -86,8 +86,10 @@ const busy = () =>
   });
 
 export class Core {
-  /** The driver, read through the collection map (src/store/record-store.ts): a read of 'posts' answers PostRecords. */
-  readonly driver: RecordStore;
+  /** The driver as opened: only open() and what runs inside it use it unguarded. */
+  private readonly store: RecordStore;
+  /** The driver for calls that may come before the store opened: each waits for it (docs/design.md §24). */
+  private readonly opensFirst: RecordStore;
   readonly now: () => Date;
   readonly links: Links;
   readonly events = new Emitter();
@@ -134,9 +136,14 @@ export class Core {
   private readonly processSession: ReadSession | undefined;
 
   constructor(options: CoreOptions) {
-    this.driver = recordStore(options.driver);
+    this.store = recordStore(options.driver);
+    this.opensFirst = afterOpen(
+      this.store,
+      () => this.opened,
+      () => this.ready(),
+    );
     this.processSession = options.driver.session?.();
-    this.cache = new RecordCache(this.driver, () => {
+    this.cache = new RecordCache(this.opensFirst, () => {
       this.dueUnknown();
       for (const listener of this.movedListeners) listener();
     });
@@ -145,13 +152,13 @@ export class Core {
     this.now = options.now ?? (() => new Date());
     this.revisionsKept = Math.max(0, Math.floor(options.revisionsKept ?? 50));
     // Checked where media is handled (src/media/service.ts), which loads on first use.
-    this.blobs = options.blobs ?? this.driver.blobs;
+    this.blobs = options.blobs ?? this.store.blobs;
     this.maxMediaBytes = options.maxMediaBytes ?? 20 * 1024 * 1024;
     this.keepImageMetadata = options.keepImageMetadata === true;
     this.imageWidths = [...new Set(options.imageWidths ?? IMAGE_WIDTHS)].sort((a, b) => a - b);
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
-    if (typeof this.driver.watch === 'function') {
-      this.share = import('./event-share.js').then(({ EventShare }) => new EventShare(this.driver, this.events));
+    if (typeof this.store.watch === 'function') {
+      this.share = import('./event-share.js').then(({ EventShare }) => new EventShare(this.store, this.events));
       this.events.shared = true;
     }
   }
@@ -168,6 +175,15 @@ export class Core {
 
   ready(): Promise<void> {
     return (this.opening ??= this.open());
+  }
+
+  /**
+   * The driver, read through the collection map (src/store/record-store.ts): a read of 'posts' answers
+   * PostRecords. Until the store is open, each call of it opens the store first, so any call — a service
+   * method, a feed, an export — may be a fresh service's first (docs/design.md §24).
+   */
+  get driver(): RecordStore {
+    return this.opened ? this.store : this.opensFirst;
   }
 
   /**
@@ -188,16 +204,26 @@ export class Core {
     if (!session) return this.root;
     return new Proxy(this.root, {
       get: (target, key, receiver) =>
-        key === 'driver' ? session.driver : key === 'readSession' ? session : Reflect.get(target, key, receiver),
+        key === 'driver'
+          ? target.opened
+            ? session.driver
+            : afterOpen(
+                session.driver,
+                () => target.opened,
+                () => target.ready(),
+              )
+          : key === 'readSession'
+            ? session
+            : Reflect.get(target, key, receiver),
     });
   }
 
   private async open(): Promise<void> {
-    await this.driver.open(STORE_SCHEMA);
-    const mark = await this.driver.get('settings', LAYOUT_MARKER);
+    await this.store.open(STORE_SCHEMA);
+    const mark = await this.store.get('settings', LAYOUT_MARKER);
     // Only a store behind the current layout (or a new one) loads the upgrade's code.
     if (!(Number(mark?.doc.layout) >= STORE_LAYOUT)) {
-      await (await import('../store/upgrade.js')).upgradeStore(this.driver, mark, () => this.now().getTime());
+      await (await import('../store/upgrade.js')).upgradeStore(this.store, mark, () => this.now().getTime());
     }
     // Other instances' events are followed from here on, listened to or not: a listener added later hears
     // every write committed after its on() returned.
@@ -591,4 +617,28 @@ export function checkIfMatch(ifMatch: string | undefined, id: string, rev: numbe
     return t === '*' || t === want || `"${t}"` === want;
   });
   if (!ok) throw conditionNotMet();
+}
+
+/**
+ * `driver` with each of its calls made once the store is open (open and close excepted): what a call reads
+ * before that would meet a driver that is not open. Once open, the calls go straight through.
+ */
+function afterOpen<D extends object>(driver: D, isOpen: () => boolean, ready: () => Promise<void>): D {
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(driver, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      if (!bound.has(key)) {
+        const call = value.bind(target) as (...args: unknown[]) => unknown;
+        bound.set(
+          key,
+          key === 'open' || key === 'close' || key === 'session'
+            ? call
+            : (...args: unknown[]) => (isOpen() ? call(...args) : ready().then(() => call(...args))),
+        );
+      }
+      return bound.get(key);
+    },
+  });
 }

@@ -48,16 +48,14 @@ function snapshot(root: string): Map<string, { text: string; mtime: number }> {
  */
 async function withFixedIds<T>(fill: (now: () => Date) => Promise<T>): Promise<T> {
   let state = 0x2f6b_1c3d;
-  const spy = vi
-    .spyOn(globalThis.crypto, 'getRandomValues')
-    .mockImplementation(<A extends ArrayBufferView | null>(a: A) => {
-      const bytes = new Uint8Array(a!.buffer, a!.byteOffset, a!.byteLength);
-      for (let i = 0; i < bytes.length; i++) {
-        state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
-        bytes[i] = state >>> 24;
-      }
-      return a;
-    });
+  const spy = vi.spyOn(globalThis.crypto, 'getRandomValues').mockImplementation((a: ArrayBufferView) => {
+    const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    for (let i = 0; i < bytes.length; i++) {
+      state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+      bytes[i] = state >>> 24;
+    }
+    return a;
+  });
   try {
     return await fill(() => new Date(Date.UTC(2026, 10, 1)));
   } finally {
