@@ -624,21 +624,14 @@ export function checkIfMatch(ifMatch: string | undefined, id: string, rev: numbe
  * before that would meet a driver that is not open. Once open, the calls go straight through.
  */
 function afterOpen<D extends object>(driver: D, isOpen: () => boolean, ready: () => Promise<void>): D {
-  const bound = new Map<PropertyKey, unknown>();
   return new Proxy(driver, {
     get(target, key) {
       const value = Reflect.get(target, key, target);
       if (typeof value !== 'function') return value;
-      if (!bound.has(key)) {
-        const call = value.bind(target) as (...args: unknown[]) => unknown;
-        bound.set(
-          key,
-          key === 'open' || key === 'close' || key === 'session'
-            ? call
-            : (...args: unknown[]) => (isOpen() ? call(...args) : ready().then(() => call(...args))),
-        );
-      }
-      return bound.get(key);
+      const call = value.bind(target) as (...args: unknown[]) => unknown;
+      return isOpen() || /^(open|close|session)$/.test(String(key))
+        ? call
+        : (...args: unknown[]) => ready().then(() => call(...args));
     },
   });
 }
