@@ -88,8 +88,12 @@ const busy = () =>
 export class Core {
   /** The driver as opened: only open() and what runs inside it use it unguarded. */
   private readonly store: RecordStore;
-  /** The driver for calls that may come before the store opened: each waits for it (docs/design.md §24). */
-  private readonly opensFirst: RecordStore;
+  /**
+   * The driver, read through the collection map (src/store/record-store.ts): a read of 'posts' answers
+   * PostRecords. Until the store is open, each call of it opens the store first, so any call — a service
+   * method, a feed, an export — may be a fresh service's first (docs/design.md §24); then the driver itself.
+   */
+  driver: RecordStore;
   readonly now: () => Date;
   readonly links: Links;
   readonly events = new Emitter();
@@ -106,7 +110,8 @@ export class Core {
   /** Events shared with other app servers on the same store (drivers that can `watch` it; the code loads then). */
   readonly share: Promise<EventShare> | undefined;
   private opening: Promise<void> | undefined;
-  private opened = false;
+  /** Whether the store is open (calls before it wait for it: `afterOpen`). */
+  opened = false;
   /** Users and blogs, kept right across processes through the change log (src/core/record-cache.ts). */
   private readonly cache: RecordCache;
   /**
@@ -137,13 +142,9 @@ export class Core {
 
   constructor(options: CoreOptions) {
     this.store = recordStore(options.driver);
-    this.opensFirst = afterOpen(
-      this.store,
-      () => this.opened,
-      () => this.ready(),
-    );
+    this.driver = afterOpen(this.store, this);
     this.processSession = options.driver.session?.();
-    this.cache = new RecordCache(this.opensFirst, () => {
+    this.cache = new RecordCache(this.driver, () => {
       this.dueUnknown();
       for (const listener of this.movedListeners) listener();
     });
@@ -178,15 +179,6 @@ export class Core {
   }
 
   /**
-   * The driver, read through the collection map (src/store/record-store.ts): a read of 'posts' answers
-   * PostRecords. Until the store is open, each call of it opens the store first, so any call — a service
-   * method, a feed, an export — may be a fresh service's first (docs/design.md §24).
-   */
-  get driver(): RecordStore {
-    return this.opened ? this.store : this.opensFirst;
-  }
-
-  /**
    * Runs `step` once the store is open and before every call that waits for it from now on (a replica's local
    * blog, sync/index.ts, exists before the app's first write). A failing step fails nothing: what it wanted to
    * write is then written by whoever needs it.
@@ -200,18 +192,12 @@ export class Core {
    * reads see the session's own writes (`session`, default a new one); otherwise this core. Everything but
    * the driver is the root's.
    */
-  withSession(session: ReadSession | undefined = this.root.driver.session?.()): Core {
+  withSession(session: ReadSession | undefined = this.root.store.session?.()): Core {
     if (!session) return this.root;
     return new Proxy(this.root, {
       get: (target, key, receiver) =>
         key === 'driver'
-          ? target.opened
-            ? session.driver
-            : afterOpen(
-                session.driver,
-                () => target.opened,
-                () => target.ready(),
-              )
+          ? afterOpen(session.driver, target)
           : key === 'readSession'
             ? session
             : Reflect.get(target, key, receiver),
@@ -229,6 +215,7 @@ export class Core {
     // every write committed after its on() returned.
     if (this.share) await (await this.share).start(() => this.heardFrom);
     this.opened = true;
+    this.driver = this.store;
   }
 
   nowIso(): string {
@@ -620,18 +607,19 @@ export function checkIfMatch(ifMatch: string | undefined, id: string, rev: numbe
 }
 
 /**
- * `driver` with each of its calls made once the store is open (open and close excepted): what a call reads
- * before that would meet a driver that is not open. Once open, the calls go straight through.
+ * `driver` with each of its calls made once the store is open (close excepted): what a call reads before that
+ * would meet a driver that is not open.
  */
-function afterOpen<D extends object>(driver: D, isOpen: () => boolean, ready: () => Promise<void>): D {
+function afterOpen<D extends object>(driver: D, core: Pick<Core, 'opened' | 'ready'>): D {
   return new Proxy(driver, {
-    get(target, key) {
-      const value = Reflect.get(target, key, target);
-      if (typeof value !== 'function') return value;
-      const call = value.bind(target) as (...args: unknown[]) => unknown;
-      return isOpen() || /^(open|close|session)$/.test(String(key))
-        ? call
-        : (...args: unknown[]) => ready().then(() => call(...args));
+    get: (target, key) => {
+      const value = (target as Record<PropertyKey, unknown>)[key];
+      return typeof value === 'function'
+        ? (...args: unknown[]) =>
+            core.opened || key === 'close'
+              ? value.apply(target, args)
+              : core.ready().then(() => value.apply(target, args))
+        : value;
     },
   });
 }
