@@ -86,8 +86,14 @@ const busy = () =>
   });
 
 export class Core {
-  /** The driver, read through the collection map (src/store/record-store.ts): a read of 'posts' answers PostRecords. */
-  readonly driver: RecordStore;
+  /** The driver as opened: only open() and what runs inside it use it unguarded. */
+  private readonly store: RecordStore;
+  /**
+   * The driver, read through the collection map (src/store/record-store.ts): a read of 'posts' answers
+   * PostRecords. Until the store is open, each call of it opens the store first, so any call — a service
+   * method, a feed, an export — may be a fresh service's first (docs/design.md §24); then the driver itself.
+   */
+  driver: RecordStore;
   readonly now: () => Date;
   readonly links: Links;
   readonly events = new Emitter();
@@ -104,7 +110,8 @@ export class Core {
   /** Events shared with other app servers on the same store (drivers that can `watch` it; the code loads then). */
   readonly share: Promise<EventShare> | undefined;
   private opening: Promise<void> | undefined;
-  private opened = false;
+  /** Whether the store is open (calls before it wait for it: `afterOpen`). */
+  opened = false;
   /** Users and blogs, kept right across processes through the change log (src/core/record-cache.ts). */
   private readonly cache: RecordCache;
   /**
@@ -134,7 +141,8 @@ export class Core {
   private readonly processSession: ReadSession | undefined;
 
   constructor(options: CoreOptions) {
-    this.driver = recordStore(options.driver);
+    this.store = recordStore(options.driver);
+    this.driver = afterOpen(this.store, this);
     this.processSession = options.driver.session?.();
     this.cache = new RecordCache(this.driver, () => {
       this.dueUnknown();
@@ -145,13 +153,13 @@ export class Core {
     this.now = options.now ?? (() => new Date());
     this.revisionsKept = Math.max(0, Math.floor(options.revisionsKept ?? 50));
     // Checked where media is handled (src/media/service.ts), which loads on first use.
-    this.blobs = options.blobs ?? this.driver.blobs;
+    this.blobs = options.blobs ?? this.store.blobs;
     this.maxMediaBytes = options.maxMediaBytes ?? 20 * 1024 * 1024;
     this.keepImageMetadata = options.keepImageMetadata === true;
     this.imageWidths = [...new Set(options.imageWidths ?? IMAGE_WIDTHS)].sort((a, b) => a - b);
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
-    if (typeof this.driver.watch === 'function') {
-      this.share = import('./event-share.js').then(({ EventShare }) => new EventShare(this.driver, this.events));
+    if (typeof this.store.watch === 'function') {
+      this.share = import('./event-share.js').then(({ EventShare }) => new EventShare(this.store, this.events));
       this.events.shared = true;
     }
   }
@@ -184,25 +192,30 @@ export class Core {
    * reads see the session's own writes (`session`, default a new one); otherwise this core. Everything but
    * the driver is the root's.
    */
-  withSession(session: ReadSession | undefined = this.root.driver.session?.()): Core {
+  withSession(session: ReadSession | undefined = this.root.store.session?.()): Core {
     if (!session) return this.root;
     return new Proxy(this.root, {
       get: (target, key, receiver) =>
-        key === 'driver' ? session.driver : key === 'readSession' ? session : Reflect.get(target, key, receiver),
+        key === 'driver'
+          ? afterOpen(session.driver, target)
+          : key === 'readSession'
+            ? session
+            : Reflect.get(target, key, receiver),
     });
   }
 
   private async open(): Promise<void> {
-    await this.driver.open(STORE_SCHEMA);
-    const mark = await this.driver.get('settings', LAYOUT_MARKER);
+    await this.store.open(STORE_SCHEMA);
+    const mark = await this.store.get('settings', LAYOUT_MARKER);
     // Only a store behind the current layout (or a new one) loads the upgrade's code.
     if (!(Number(mark?.doc.layout) >= STORE_LAYOUT)) {
-      await (await import('../store/upgrade.js')).upgradeStore(this.driver, mark, () => this.now().getTime());
+      await (await import('../store/upgrade.js')).upgradeStore(this.store, mark, () => this.now().getTime());
     }
     // Other instances' events are followed from here on, listened to or not: a listener added later hears
     // every write committed after its on() returned.
     if (this.share) await (await this.share).start(() => this.heardFrom);
     this.opened = true;
+    this.driver = this.store;
   }
 
   nowIso(): string {
@@ -591,4 +604,22 @@ export function checkIfMatch(ifMatch: string | undefined, id: string, rev: numbe
     return t === '*' || t === want || `"${t}"` === want;
   });
   if (!ok) throw conditionNotMet();
+}
+
+/**
+ * `driver` with each of its calls made once the store is open (close excepted): what a call reads before that
+ * would meet a driver that is not open.
+ */
+function afterOpen<D extends object>(driver: D, core: Pick<Core, 'opened' | 'ready'>): D {
+  return new Proxy(driver, {
+    get: (target, key) => {
+      const value = (target as Record<PropertyKey, unknown>)[key];
+      return typeof value === 'function'
+        ? (...args: unknown[]) =>
+            core.opened || key === 'close'
+              ? value.apply(target, args)
+              : core.ready().then(() => value.apply(target, args))
+        : value;
+    },
+  });
 }

@@ -186,6 +186,12 @@ function operation(route: Route): Doc {
       ? {
           requestBody: {
             required: true,
+            ...(route.method === 'PATCH'
+              ? {
+                  description:
+                    'The fields to change; the others stay. `null` clears a field (as an update without it would).',
+                }
+              : {}),
             content: { 'application/json': { schema: props.body ?? { type: 'object' } } },
           },
         }

@@ -47,7 +47,7 @@ function applyBlog(b: BlogRecord, body: BlogPatch, replace: boolean, now: string
   const next: BlogRecord = {
     ...b,
     name: body.name?.trim() ?? b.name,
-    description: body.description ?? (replace ? '' : b.description),
+    description: body.description ?? (replace || body.description === null ? '' : b.description),
     url,
     locale: body.locale
       ? {
@@ -55,12 +55,12 @@ function applyBlog(b: BlogRecord, body: BlogPatch, replace: boolean, now: string
           country: body.locale.country ?? '',
           variant: body.locale.variant ?? '',
         }
-      : replace
+      : replace || body.locale === null
         ? { language: 'en', country: '', variant: '' }
         : b.locale,
     updated: now,
   };
-  const meta = body.customMetaData ?? (replace ? undefined : b.customMetaData);
+  const meta = body.customMetaData ?? (replace || body.customMetaData === null ? undefined : b.customMetaData);
   if (meta === undefined) delete next.customMetaData;
   else next.customMetaData = meta;
   if (url !== b.url)
@@ -316,9 +316,12 @@ export function blogAdminApi(core: Core, actor: Actor) {
             const u: UserRecord = {
               ...stored.doc,
               ...(b.displayName !== undefined ? { displayName: b.displayName.trim() } : {}),
-              ...(b.url !== undefined ? { url: b.url } : {}),
-              ...(b.about !== undefined ? { about: b.about } : {}),
+              ...(b.url != null ? { url: b.url } : {}),
+              ...(b.about != null ? { about: b.about } : {}),
             };
+            // `null` clears the field (docs/design.md §24).
+            if (b.url === null) delete u.url;
+            if (b.about === null) delete u.about;
             return { ops: [put('users', u, stored.version)], result: u };
           },
           (u) => core.event('user.updated', { id: userId, actorId }, () => userWire(u, core.links)),

@@ -22,16 +22,17 @@ import { changeContent, contentEvents, deleteContent, loadVisible, withPath } fr
 import { pageOut } from './views.js';
 import type { LoadRevisions } from './revisions.js';
 
-type Body = Parsed<'pagesInsert'>['body'];
+/** A page body as checked; an update's or patch's may hold `null`: the field cleared (docs/design.md §24). */
+type Body = Parsed<'pagesUpdate'>['body'];
 
 function applyBody(r: PageRecord, b: Body, replace: boolean): PageRecord {
   const next: PageRecord = {
     ...r,
-    title: b.title ?? (replace ? '' : r.title),
-    content: b.content ?? (replace ? '' : r.content),
+    title: b.title ?? (replace || b.title === null ? '' : r.title),
+    content: b.content ?? (replace || b.content === null ? '' : r.content),
   };
   if (r.status === 'DRAFT') {
-    const published = b.published ?? (replace ? undefined : r.published);
+    const published = b.published ?? (replace || b.published === null ? undefined : r.published);
     if (published === undefined) delete next.published;
     else next.published = published;
   }

@@ -30,7 +30,8 @@ import type { LoadRevisions } from './revisions.js';
 import { changeContent, contentEvents, deleteContent, loadVisible, withPath } from './content.js';
 import { postOut, type Shape } from './views.js';
 
-type Body = Parsed<'postsInsert'>['body'];
+/** A post body as checked; an update's or patch's may hold `null`: the field cleared (docs/design.md §24). */
+type Body = Parsed<'postsUpdate'>['body'];
 
 /** The rank of a suffix [sortTime, id] of the published-order indexes. */
 const rankBySortTime = (suffix: Key) => searchRank(suffix[0]!);
@@ -63,8 +64,11 @@ async function postsOut(core: Core, records: PostRecord[], view: Role, shape: Sh
 
 /** PUT replaces every writable field (absent ones are cleared); PATCH changes only the fields given. */
 function applyBody(r: PostRecord, b: Body, replace: boolean): PostRecord {
-  const pick = <K extends keyof Body>(k: K, fallback: Body[K] | undefined, current: Body[K] | undefined) =>
-    b[k] !== undefined ? b[k] : replace ? fallback : current;
+  const pick = <K extends keyof Body>(
+    k: K,
+    fallback: NonNullable<Body[K]> | undefined,
+    current: NonNullable<Body[K]> | undefined,
+  ): NonNullable<Body[K]> | undefined => (b[k] === null ? fallback : (b[k] ?? (replace ? fallback : current)));
   const next: PostRecord = {
     ...r,
     title: pick('title', '', r.title) ?? '',

@@ -124,7 +124,7 @@ export interface PostsInsertParams {
 export interface PostsUpdateParams extends IfMatch {
   blogId: string;
   postId: string;
-  body: PostBody;
+  body: PostPatchBody;
   publish?: boolean;
   revert?: boolean;
   fetchBody?: boolean;
@@ -168,7 +168,7 @@ export interface PagesInsertParams {
 export interface PagesUpdateParams extends IfMatch {
   blogId: string;
   pageId: string;
-  body: PageBody;
+  body: PagePatchBody;
   publish?: boolean;
   revert?: boolean;
 }
@@ -337,7 +337,12 @@ export interface PagesRevisionsRestoreParams extends IfMatch {
 }
 
 /** blogs.patch: the fields of a blog body, all optional. */
-export type BlogPatchBody = Partial<BlogBody>;
+/** The body of blogs.patch: a blog body's fields, all optional; `null` clears description, customMetaData and locale. */
+export interface BlogPatchBody extends Omit<Partial<BlogBody>, 'description' | 'customMetaData' | 'locale'> {
+  description?: string | null;
+  customMetaData?: string | null;
+  locale?: { language?: string; country?: string; variant?: string } | null;
+}
 /** users.update: the fields a user may change; absent ones stay. */
 export interface UserPatchBody {
   kind?: unknown;
@@ -347,9 +352,10 @@ export interface UserPatchBody {
   /** Ignored: a user's id is theirs for good. */
   id?: unknown;
   displayName?: string;
-  /** An absolute http(s) URL. */
-  url?: string;
-  about?: string;
+  /** An absolute http(s) URL; `null` clears it. */
+  url?: string | null;
+  /** `null` clears it. */
+  about?: string | null;
 }
 export interface UsersUpdateParams {
   /** A user id, or `self`. Only that user (and host code) may change it. */
@@ -412,6 +418,25 @@ export interface PageBody extends ServerOwnedFields {
   title?: string;
   content?: string;
   published?: Timestamp;
+}
+
+/** The body of posts.update and patch: a post body where `null` clears a field (as an update without it would). */
+export interface PostPatchBody extends ServerOwnedFields {
+  title?: string | null;
+  content?: string | null;
+  labels?: readonly string[] | null;
+  published?: Timestamp | null;
+  titleLink?: string | null;
+  customMetaData?: string | null;
+  readerComments?: ReaderComments | null;
+  location?: { name?: string; lat?: number; lng?: number; span?: string } | null;
+}
+
+/** The body of pages.update and patch: a page body where `null` clears a field (as an update without it would). */
+export interface PagePatchBody extends ServerOwnedFields {
+  title?: string | null;
+  content?: string | null;
+  published?: Timestamp | null;
 }
 
 export interface CommentBody extends ServerOwnedFields {

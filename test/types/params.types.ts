@@ -232,6 +232,8 @@ agree<Same<Parameters<BlogService['comments']['insert']>[0], P.CommentsInsertPar
 // The body schemas `blogcore/schema` exports take exactly the body interfaces.
 agree<Same<In<typeof S.postBody>, P.PostBody>>();
 agree<Same<In<typeof S.pageBody>, P.PageBody>>();
+agree<Same<In<typeof S.postPatchBody>, P.PostPatchBody>>();
+agree<Same<In<typeof S.pagePatchBody>, P.PagePatchBody>>();
 agree<Same<In<typeof S.commentBody>, P.CommentBody>>();
 agree<Same<In<typeof S.blogBody>, P.BlogBody>>();
 agree<Same<In<typeof S.blogPatchBody>, P.BlogPatchBody>>();
