@@ -30,6 +30,13 @@ export type { BlogEvent, EventType, Listener } from './core/events.js';
 export type { ChangeItem, ChangeKind, ChangeList } from './resources/changes.js';
 export type { SchedulerOptions } from './core/scheduler.js';
 export type {
+  CheckComment,
+  CommentCheckContext,
+  CommentLimits,
+  CommentToCheck,
+  CommentVerdict,
+} from './rules/comments.js';
+export type {
   PostStatus,
   PageStatus,
   CommentStatus,

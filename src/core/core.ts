@@ -23,6 +23,8 @@ import { newId } from '../util/ids.js';
 import { labelCounterOps } from '../store/label-counts.js';
 import type { Scheduler, SchedulerOptions } from './scheduler.js';
 import { RecordCache } from './record-cache.js';
+import { CommentGate } from './comment-gate.js';
+import { commentOptionsOf, type CommentOptions } from '../rules/comments.js';
 import {
   memberId,
   put,
@@ -41,7 +43,7 @@ import type { ZodMiniType } from 'zod/mini';
 import { authorOf, etagOf, links, postWire, type Links } from './wire.js';
 import type { Post } from '../schema/resources.js';
 
-export interface CoreOptions {
+export interface CoreOptions extends CommentOptions {
   driver: StorageDriver;
   /** Earlier versions kept per post or page (default 50; 0 keeps none). */
   revisionsKept?: number;
@@ -89,6 +91,9 @@ export class Core {
   readonly revisionsKept: number;
   readonly blobs: BlobStore;
   readonly maxMediaBytes: number;
+  /** The comment options (DESIGN §17), and the counters of the comment limits in this process. */
+  readonly commentOptions: CommentOptions;
+  readonly commentGate = new CommentGate();
   private scheduler: Pick<Scheduler, 'scheduled' | 'stop'> | undefined;
   /** Promotions this process has committed: a list read beside promoteDue re-reads if one landed meanwhile. */
   promotions = 0;
@@ -130,6 +135,7 @@ export class Core {
     // Checked where media is handled (src/media/service.ts), which loads on first use.
     this.blobs = options.blobs ?? this.driver.blobs;
     this.maxMediaBytes = options.maxMediaBytes ?? 20 * 1024 * 1024;
+    this.commentOptions = commentOptionsOf(options);
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
     if (typeof this.driver.watch === 'function') {
       this.share = import('./event-share.js').then(({ EventShare }) => new EventShare(this.driver, this.events));

@@ -30,12 +30,14 @@ import { ROUTES, Router } from './routes.js';
 import { pathSegments, splitTarget } from '../web/target.js';
 import { etagMatches } from '../web/conditional.js';
 import { methodNotAllowed, onlyGetOrHead } from '../web/methods.js';
+import { type ClientAddressOptions, clientAddressResolver, clientOf } from '../web/client-address.js';
 
 export { toNodeHandler, type NodeHandler, type NodeRequestLike, type NodeResponseLike } from '../web/node.js';
 export { ROUTES, type HttpMethod, type ParamKind, type Route } from './routes.js';
 export { openApiDocument } from './openapi.js';
 export type { RequestHead } from '../web/head.js';
 export type { CorsOptions } from './respond.js';
+export type { ClientAddressOptions, TrustProxy } from '../web/client-address.js';
 
 /** Who is calling: a user id of the service, or `null` for an anonymous reader. */
 export interface Actor {
@@ -47,7 +49,7 @@ export interface ScopableService {
   as(actor: Actor | null): object;
 }
 
-export interface HttpHandlerOptions {
+export interface HttpHandlerOptions extends ClientAddressOptions {
   /**
    * Who the request comes from: `{ userId }`, or `null` for anonymous. Throw a `BlogError` (e.g. 401
    * `authError`) to answer with it; anything else thrown is a 500 `backendError`. Default: everyone is anonymous.
@@ -89,6 +91,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
   const maxMediaBytes = internalsOf(service)?.core.maxMediaBytes;
   const cors = options.cors === true ? {} : options.cors || undefined;
   const { authenticate, onError } = options;
+  const addressOf = clientAddressResolver(options);
   let anonymous: object | undefined;
   let openApiText: string | undefined;
   const users = new Map<string, object>();
@@ -259,7 +262,10 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     // A namespace may be nested (`posts.revisions`).
     let api: Record<string, unknown> = scoped;
     for (const part of route.op[0].split('.')) api = api[part] as Record<string, unknown>;
-    const call = () => (api[route.op[1]] as (p: unknown) => Promise<unknown>)(params);
+    // Who sent it, for the comment limits (not part of an Idempotency-Key's fingerprint: a retry may come from elsewhere).
+    const client = route.client ? clientOf(incoming, addressOf) : undefined;
+    const call = () =>
+      (api[route.op[1]] as (p: unknown) => Promise<unknown>)(client ? { ...params, ...client } : params);
     const key = route.idempotent ? incoming.header('idempotency-key') : null;
     const inner = internalsOf(scoped);
     // An upload's bytes are its id (the same picture answers the same media): its key stands for its headers.

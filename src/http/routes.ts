@@ -34,6 +34,8 @@ export interface Route {
   extension?: true;
   /** A shared document's route: bytes in and out (src/http/collab.ts), not JSON. */
   collab?: true;
+  /** The operation is told who sent it: `clientAddress`, `userAgent`, `referrer` (DESIGN §17). */
+  client?: true;
 }
 
 const postRead = { fetchBody: 'bool', fetchImages: 'bool', maxComments: 'int', view: 'string' } as const;
@@ -200,6 +202,7 @@ export const ROUTES: readonly Route[] = [
     body: true,
     idempotent: true,
     extension: true,
+    client: true,
   },
   {
     method: 'GET',

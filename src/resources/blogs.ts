@@ -1,4 +1,4 @@
-import { actorUserId, authError, mayUseView, type Actor } from '../rules/access.js';
+import { actorUserId, authError, mayUseView, seesHeldComments, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import { BlogError, forbidden, invalid, notFound } from '../util/errors.js';
 import type { BlogRecord } from '../store/records.js';
@@ -33,7 +33,11 @@ export async function blogResource(core: Core, b: BlogRecord, view: Role, maxPos
     });
     items = await Promise.all(hits.map((h) => postOut(core, h.doc, view, {})));
   }
-  return blogWire(b, { posts, pages }, items, core.links);
+  const blog = blogWire(b, { posts, pages }, items, core.links);
+  // The blog's own spam words are its ADMINs' to see (a spammer would write around them).
+  if (b.disallowedCommentWords?.length && seesHeldComments(view))
+    blog.disallowedCommentWords = [...b.disallowedCommentWords];
+  return blog;
 }
 
 export function blogsApi(core: Core, actor: Actor) {

@@ -211,6 +211,16 @@ export interface CommentsInsertParams {
   blogId: string;
   postId: string;
   body: CommentBody;
+  /**
+   * The address of the client that sent the comment (an extension, DESIGN §17): anonymous comments are limited
+   * per address, and the blog's ADMINs see it for 30 days. The HTTP helper and the site set it from the request;
+   * a host calling in process for its own form passes it (absent: only the per-user limits apply).
+   */
+  clientAddress?: string;
+  /** The client's `User-Agent`, for `checkComment` (never stored). */
+  userAgent?: string;
+  /** The page the comment was sent from (`Referer`), for `checkComment` (never stored). */
+  referrer?: string;
 }
 
 /** `changes.list`: a replica's pull (docs/design.md §15). */

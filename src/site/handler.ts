@@ -34,8 +34,9 @@ import { viewCounter } from './view-counts.js';
 import type { Theme } from './theme.js';
 import { type BlogScope, scopeOf } from './views.js';
 import { addComment } from './comment-form.js';
+import { type ClientAddressOptions, clientAddressResolver, clientOf } from '../web/client-address.js';
 
-export interface SiteOptions {
+export interface SiteOptions extends ClientAddressOptions {
   /** Parts replacing the default theme's (`{ post }` alone changes only post pages). */
   theme?: Partial<Theme>;
   /** Serve this blog whatever the request's host (default: the blog whose url has the request's host). */
@@ -124,6 +125,7 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
     }
   };
   const views = viewCounter(service, report);
+  const addressOf = clientAddressResolver(options);
 
   const html = (r: Rendered & { post?: { id: string } }): Answer => ({
     status: r.status,
@@ -254,7 +256,7 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
       const route = parseRoute(target.path.slice(scope.base.length), new URLSearchParams(target.query));
       if (!route) return NOT_MINE;
       if (method === 'POST' && route.kind === 'post') {
-        const r = await addComment(parts, scope, route.path, incoming, MAX_FORM_BYTES);
+        const r = await addComment(parts, scope, route.path, incoming, MAX_FORM_BYTES, clientOf(incoming, addressOf));
         // Post/redirect/get: the reader lands on the post again, with a note that the comment awaits moderation.
         return 'location' in r
           ? { status: 303, headers: { location: r.location, 'cache-control': 'no-store' }, text: null }

@@ -7,6 +7,7 @@ import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from
 import { distinctWords, postWordFields } from '../rules/text.js';
 import { commentVisOf, seesCommentStatus, seesContent, visibleClasses, type CommentVis } from '../rules/access.js';
 import { mediaRefs } from '../rules/media-refs.js';
+import { whoOf } from '../rules/comments.js';
 import type { MediaType } from '../schema/media.js';
 import { blogStream, RECORDS_STREAM } from './streams.js';
 
@@ -34,6 +35,8 @@ export interface BlogRecord {
   oldUrls?: string[];
   /** Set by blogs.delete: the blog reads as gone while its records are removed in batches. */
   deleting?: true;
+  /** Words that send a comment to SPAM in this blog, beside the service's (docs/design.md §21). */
+  disallowedCommentWords?: string[];
   published: string;
   updated: string;
 }
@@ -95,6 +98,8 @@ export interface CommentRecord {
   authorId?: string;
   authorName?: string;
   authorUrl?: string;
+  /** Where an anonymous comment came from: for the blog's ADMINs only, removed after 30 days (docs/design.md §21). */
+  clientAddress?: string;
   /** The visibility class its blog-wide index entries are filed under (absent: 'open'); see comment-visibility.ts. */
   vis?: CommentVis;
   /** No reader has ever been able to see it (set by `put`, see `markUnseen`). */
@@ -165,6 +170,19 @@ export interface MediaRecord {
   source?: string;
 }
 
+/**
+ * A comment counter shared by the app servers on one store (`commentLimits.shared`): the token bucket of one
+ * address or user (rules/comments.ts), written with each comment it admits, swept once it would be full again.
+ */
+export interface LimitRecord {
+  id: string;
+  tokens: number;
+  /** When `tokens` was counted (ms). */
+  at: number;
+  /** When the bucket is full again (ISO): a sweep may remove it then. */
+  expires: string;
+}
+
 export const mediaId = (blogId: string, sha256: string) => `${blogId}:${sha256}`;
 
 /**
@@ -223,6 +241,7 @@ export interface Records {
   media: MediaRecord;
   collabDocs: CollabDocRecord;
   collabUpdates: CollabUpdateRecord;
+  limits: LimitRecord;
 }
 
 export type Collection = keyof Records;
@@ -273,10 +292,18 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
     case 'comments': {
       const c = r as CommentRecord;
       const vis = c.vis ?? 'open';
+      const who = whoOf(c);
+      const anonymousHeld = c.authorId === undefined && (c.status === 'PENDING' || c.status === 'SPAM');
       return {
         post: [[c.blogId, c.postId, c.status, c.published, c.id]],
         blog: [[c.blogId, vis, c.status, c.published, c.id]],
         move: [[c.postId, vis, c.id]],
+        who: who ? [[c.blogId, who, c.status, c.published, c.id]] : [],
+        held: anonymousHeld ? [[c.blogId, c.id]] : [],
+        sweep: [
+          ...(c.status === 'SPAM' ? [['spam', c.updated, c.id]] : []),
+          ...(c.clientAddress !== undefined ? [['address', c.published, c.id]] : []),
+        ],
       };
     }
     case 'blogs': {
@@ -307,6 +334,10 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
     case 'collabUpdates': {
       const u = r as CollabUpdateRecord;
       return { doc: [[u.docId, u.id]] };
+    }
+    case 'limits': {
+      const l = r as LimitRecord;
+      return { expires: [[l.expires, l.id]] };
     }
     case 'pageviews': {
       const v = r as PageViewRecord;
