@@ -78,6 +78,8 @@ export type {
   CommentsListParams,
   CommentsListByBlogParams,
   CommentsActionParams,
+  CommentsModerateParams,
+  CommentsModerateResult,
   CommentsInsertParams,
   ChangesListParams,
   BlogUserInfosGetParams,

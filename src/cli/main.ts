@@ -31,7 +31,7 @@ const DB_HELP =
 
 const COMMANDS: Record<string, Command> = {
   serve: {
-    usage: `blogcore serve [--db <file>] [--replica <url>] [--port <n>] [--host <addr>] [--api-base-url <url>] [--quiet] [--max-connections <n>] [--cors <origin>] [--site]
+    usage: `blogcore serve [--db <file>] [--replica <url>] [--port <n>] [--host <addr>] [--api-base-url <url>] [--quiet] [--max-connections <n>] [--cors <origin>] [--site] [--trust-proxy <hops|addr,cidr,…>]
       Serves the Blogger v3 API under /v3 and the pictures under /media (default 127.0.0.1:8080). The first
       run on an empty store creates a demo blog and prints a bearer token for its admin; a store that holds
       blogs is served as it is.
@@ -43,7 +43,10 @@ const COMMANDS: Record<string, Command> = {
       --max-connections connections served at once (default ${SERVER_LIMITS.maxConnections})
       --cors <origin>   let web pages from this origin call the API (e.g. http://127.0.0.1:5173 for the
                         browser editor); repeat for more origins, * for any
-      --site            serve the blog's reading site at / (the API stays under /v3)`,
+      --site            serve the blog's reading site at / (the API stays under /v3)
+      --trust-proxy     the proxies in front of this server whose X-Forwarded-For names the client (for the
+                        comment limits): a hop count (1: one load balancer) or their addresses and CIDRs,
+                        comma-separated (docs/comments.md). Default none: the header is ignored`,
     options: {
       db: { type: 'string', default: './data/blog.db' },
       replica: { type: 'string', multiple: true },
@@ -54,8 +57,10 @@ const COMMANDS: Record<string, Command> = {
       'max-connections': { type: 'string', default: String(SERVER_LIMITS.maxConnections) },
       cors: { type: 'string', multiple: true },
       site: { type: 'boolean', default: false },
+      'trust-proxy': { type: 'string' },
     },
     run(values) {
+      const trustProxy = trustProxyOf(values['trust-proxy'] as string | undefined);
       const port = integer('--port', values.port, 0, 65535);
       const maxConnections = integer('--max-connections', values['max-connections'], 1, 1_000_000);
       const apiBaseUrl = (values['api-base-url'] as string | undefined)?.replace(/\/+$/, '');
@@ -89,6 +94,7 @@ const COMMANDS: Record<string, Command> = {
         site: values.site === true,
         version: VERSION,
         ...(apiBaseUrl ? { apiBaseUrl } : {}),
+        ...(trustProxy !== undefined ? { trustProxy } : {}),
       });
     },
   },
@@ -181,3 +187,17 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   );
   process.exit(1);
 });
+
+/** `--trust-proxy`: a hop count, or a comma-separated list of addresses and CIDRs. */
+function trustProxyOf(value: string | undefined): number | string[] | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value)) return integer('--trust-proxy', value, 0, 100);
+  const list = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  // (The handler checks each one fully when the server starts.)
+  if (list.length === 0 || list.some((a) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(a)))
+    throw new UsageError(`--trust-proxy: a hop count or addresses and CIDRs such as 10.0.0.0/8,::1, not ${value}`);
+  return list;
+}

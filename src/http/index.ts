@@ -248,7 +248,18 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
           locationType: 'body',
         });
       }
-      params.body = body;
+      if (!route.bodyFields) params.body = body;
+      else if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+        // The path's parameters stand: a body naming another blog does not move the call there.
+        for (const [k, v] of Object.entries(body)) if (!(k in match.params)) params[k] = v;
+      } else
+        throw new BlogError({
+          code: 400,
+          reason: 'invalid',
+          message: 'The request body must be a JSON object',
+          location: 'body',
+          locationType: 'body',
+        });
     }
     if (route.ifMatch) {
       const ifMatch = incoming.header('if-match');

@@ -14,19 +14,30 @@ import {
   visibleClasses,
   type Actor,
 } from '../rules/access.js';
-import { moveComment, type COMMENT_MOVES } from '../rules/states.js';
+import { moveComment, movesFrom, type COMMENT_MOVES } from '../rules/states.js';
+import { whoOf } from '../rules/comments.js';
+import { htmlToText } from '../rules/text.js';
+import { normalizeAddress } from '../util/addresses.js';
+import { COMMENT_STATUSES, LIMITS, type CommentStatus } from '../schema/schemas.js';
 import type { Core } from '../core/core.js';
-import type { Key } from '../store/driver.js';
+import type { Key, WriteOp } from '../store/driver.js';
 import { notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
-import { checkPageToken, type PageQuery } from '../core/paging.js';
+import { checkPageToken, page, type PageQuery } from '../core/paging.js';
 import { del, put, type CommentRecord } from '../store/records.js';
 import { moveCommentsStep } from '../core/comment-visibility.js';
 import { commentModerationParams as params } from '../schema/comment-moderation.js';
-import type { CommentsActionParams, CommentsListByBlogParams } from '../schema/params.js';
+import type {
+  CommentsActionParams,
+  CommentsListByBlogParams,
+  CommentsModerateParams,
+  CommentsModerateResult,
+} from '../schema/params.js';
 import type { Comment, CommentList } from '../schema/resources.js';
-import { commentOut, emptyList, listPage, recount } from './comments.js';
+import { commentOut, emptyList, listPage, recount, recountAll } from './comments.js';
 import { loadVisible } from './content.js';
+
+type ModerateAction = CommentsModerateParams['action'];
 
 /** The event each moderation move emits (the moves themselves: src/rules/states.ts `COMMENT_MOVES`). */
 const MOVED = {
@@ -75,7 +86,93 @@ export function commentModerationApi(core: Core, actor: Actor) {
     return commentOut(core, after, s.view, true);
   }
 
+  /**
+   * One action on the given comments of one post, in one write: each comment the action applies to moves (or
+   * goes), the post's counters follow. Comments gone or moved meanwhile are read again; those it does not apply
+   * to stay. Answers the comments changed.
+   */
+  async function actOnPost(blogId: string, postId: string, ids: string[], action: ModerateAction): Promise<number> {
+    return core
+      .transact(
+        async () => {
+          const [post, ...found] = await Promise.all([
+            core.get('posts', postId),
+            ...ids.map((id) => core.get('comments', id)),
+          ]);
+          if (!post || post.doc.blogId !== blogId) return { ops: [], result: [] as CommentRecord[] };
+          const ops: WriteOp[] = [];
+          const moves: Array<[CommentStatus, CommentStatus | undefined]> = [];
+          const changed: CommentRecord[] = [];
+          for (const c of found) {
+            if (!c || c.doc.postId !== postId) continue;
+            if (action === 'delete') {
+              ops.push(del('comments', c.id, c.version, c.doc));
+              moves.push([c.doc.status, undefined]);
+            } else {
+              const move = action === 'approve' ? 'approve' : 'markAsSpam';
+              if (!movesFrom(move, c.doc.status)) continue;
+              const next: CommentRecord = { ...c.doc, status: moveComment(move, c.doc.status), updated: core.nowIso() };
+              ops.push(put('comments', next, c.version));
+              moves.push([c.doc.status, next.status]);
+            }
+            changed.push(c.doc);
+          }
+          if (ops.length === 0) return { ops, result: changed };
+          return { ops: [...ops, ...recountAll(post, moves)], result: changed };
+        },
+        async (changed) =>
+          (
+            await Promise.all(
+              changed.map((c) =>
+                action === 'delete'
+                  ? core.event('comment.deleted', { blogId, id: c.id, actorId })
+                  : core.event(action === 'approve' ? MOVED.approve : MOVED.markAsSpam, { blogId, id: c.id, actorId }),
+              ),
+            )
+          ).flat(),
+      )
+      .then((changed) => changed.length);
+  }
+
   return {
+    async moderate(input: CommentsModerateParams): Promise<CommentsModerateResult> {
+      const p = core.parse(params.commentsModerate, input);
+      const s = await core.writer(actor, p.blogId);
+      requireRole(s, 'ADMIN', 'moderate comments');
+      const f = p.filter;
+      const statuses = f.status ?? [...COMMENT_STATUSES];
+      const address = f.clientAddress === undefined ? undefined : normalizeAddress(f.clientAddress);
+      const who = whoOf({ authorId: f.authorId, clientAddress: address });
+      // The author or address index when one is named (an author's and an address's never meet: whoOf).
+      const prefixes: Key[] = who
+        ? statuses.map((st) => [p.blogId, who, st])
+        : COMMENT_VIS.flatMap((vis) => statuses.map((st) => [p.blogId, vis, st]));
+      const contains = f.contains?.toLowerCase();
+      const q: PageQuery<'comments'> = {
+        collection: 'comments',
+        index: who ? 'who' : 'blog',
+        prefixes,
+        direction: 'asc',
+        fingerprint: shortHash(JSON.stringify(['moderate', p.blogId, [...statuses].sort(), f, p.action])),
+        ...(contains !== undefined || (who && f.authorId !== undefined && address !== undefined)
+          ? {
+              filter: (hits) =>
+                hits.filter(
+                  (h) =>
+                    (contains === undefined || htmlToText(h.doc.content).toLowerCase().includes(contains)) &&
+                    (address === undefined || h.doc.clientAddress === address),
+                ),
+            }
+          : {}),
+      };
+      const pg = await page(core.driver, q, LIMITS.moderateBatch, p.pageToken);
+      const byPost = new Map<string, string[]>();
+      for (const h of pg.items) byPost.set(h.doc.postId, [...(byPost.get(h.doc.postId) ?? []), h.id]);
+      let handled = 0;
+      for (const [postId, ids] of byPost) handled += await actOnPost(p.blogId, postId, ids, p.action);
+      return { handled, ...(pg.nextPageToken ? { nextPageToken: pg.nextPageToken } : {}) };
+    },
+
     async listByBlog(input: CommentsListByBlogParams): Promise<CommentList> {
       const p = core.parse(params.commentsListByBlog, input);
       const s = await core.reader(actor, p.blogId, p.view);

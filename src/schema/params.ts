@@ -207,6 +207,31 @@ export interface CommentsActionParams {
   postId: string;
   commentId: string;
 }
+/** `comments.moderate` (DESIGN §17): one action on every comment of a blog that matches a filter, 500 a call. */
+export interface CommentsModerateParams {
+  blogId: string;
+  /** Which comments: all of the given statuses (default every status) that match every other field given. */
+  filter: {
+    status?: OneOrMore<CommentStatus>;
+    /** Comments of this signed-in author. */
+    authorId?: string;
+    /** Anonymous comments sent from this address. */
+    clientAddress?: string;
+    /** Comments whose text contains this (case aside). */
+    contains?: string;
+  };
+  /** approve (to LIVE), spam (to SPAM), or delete. Comments the action does not apply to are left as they are. */
+  action: 'approve' | 'spam' | 'delete';
+  /** The `nextPageToken` of the previous call with the same filter and action. */
+  pageToken?: string;
+}
+
+/** What `comments.moderate` did: how many comments it changed, and where to go on when there may be more. */
+export interface CommentsModerateResult {
+  handled: number;
+  nextPageToken?: string;
+}
+
 export interface CommentsInsertParams {
   blogId: string;
   postId: string;

@@ -36,6 +36,7 @@ function apis(core: Core, actor: Actor): Namespaces {
         markAsSpam: 1,
         removeContent: 1,
         delete: 1,
+        moderate: 1,
       }),
     },
     blogUserInfos: lazy(async () => (await infos()).blogUserInfos, { get: 1 }),

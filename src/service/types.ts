@@ -44,6 +44,8 @@ import type {
   CommentsInsertParams,
   CommentsListByBlogParams,
   CommentsListParams,
+  CommentsModerateParams,
+  CommentsModerateResult,
   LabelsListParams,
   MembersListParams,
   MembersRemoveParams,
@@ -372,6 +374,20 @@ export interface CommentsApi {
   removeContent(input: CommentsActionParams): Promise<Comment>;
   /** Deletes a comment for good; replies to it stay. ADMIN. */
   delete(input: CommentsActionParams): Promise<void>;
+  /**
+   * One action (approve, spam, delete) on the blog's comments that match a filter (status, author, client
+   * address, text), at most 500 a call; go on with `nextPageToken` until none is answered. ADMIN.
+   *
+   * @example
+   * ```ts
+   * let pageToken: string | undefined;
+   * do {
+   *   const r = await service.comments.moderate({ blogId, filter: { status: 'PENDING', clientAddress: '203.0.113.9' }, action: 'spam', ...(pageToken ? { pageToken } : {}) });
+   *   pageToken = r.nextPageToken;
+   * } while (pageToken);
+   * ```
+   */
+  moderate(input: CommentsModerateParams): Promise<CommentsModerateResult>;
 }
 
 export interface BlogUserInfosApi {

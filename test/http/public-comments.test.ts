@@ -171,4 +171,21 @@ describe('comments from the public over HTTP', () => {
     const admin = await s.list(ADMIN);
     expect(admin.json.items[0].clientAddress).toBe('127.0.0.1');
   });
+
+  it('POST /v3/blogs/{blogId}/comments/moderate: an ADMIN clears one address in a call; anyone else gets 403', async () => {
+    const s = await start({ trustProxy: 1 });
+    for (let i = 0; i < 3; i++) await s.say({ headers: { 'x-forwarded-for': '192.0.2.66' } });
+    await s.say({ headers: { 'x-forwarded-for': '192.0.2.67' } });
+    const url = s.comments.replace(/\/posts\/[^/]+\/comments$/, '/comments/moderate');
+    const body = { filter: { status: 'PENDING', clientAddress: '192.0.2.66' }, action: 'delete' };
+    const refused = await send(url, body);
+    expect(refused.status).toBe(403);
+    expect(refused.json.error.errors[0].reason).toBe('forbidden');
+    const done = await send(url, { ...body, blogId: 'another-blog' }, { headers: { authorization: ADMIN } });
+    expect(done.status).toBe(200);
+    expect(done.json).toEqual({ handled: 3 });
+    expect(await s.addresses()).toEqual(['192.0.2.67']);
+    const bad = await send(url, { filter: {}, action: 'burn' }, { headers: { authorization: ADMIN } });
+    expect(bad.status).toBe(400);
+  });
 });

@@ -47,6 +47,7 @@ const RULES: ReadonlyArray<{ name: string; file: string; rule: string }> = [
   { name: 'isDue', file: STATES, rule: 'a SCHEDULED post is LIVE once its time has come' },
   { name: 'acceptsComments', file: STATES, rule: 'comments only on LIVE posts' },
   { name: 'COMMENT_MOVES', file: STATES, rule: 'approve, markAsSpam, removeContent: from and to' },
+  { name: 'movesFrom', file: STATES, rule: 'a moderation move applies from the states it lists' },
   { name: 'moveComment', file: STATES, rule: 'a moderation move from a state it does not allow is 409' },
 ];
 

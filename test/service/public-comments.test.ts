@@ -203,4 +203,82 @@ describe.each(DRIVERS)('comments from the public on %s', (_name, makeDriver) => 
     expect(JSON.stringify(shown)).not.toContain(ADDRESS);
     void DAY;
   });
+
+  it('comments.moderate clears a spam run by address, author, status and text, in calls of at most 500', async () => {
+    const w = await world(makeDriver(), { commentLimits: { anonymous: { everySeconds: 1, burst: 1000 } } });
+    const post = await makePost(w, 'LIVE');
+    const other = await makePost(w, 'LIVE');
+    for (let i = 0; i < 6; i++) await say(w.anon, w.blogId, i % 2 ? post.id : other.id, `buy pills ${i}`, ADDRESS);
+    await say(w.anon, w.blogId, post.id, 'a real reader', '198.51.100.1');
+    await say(w.reader, w.blogId, post.id, 'buy pills from a reader');
+    await expectError(w.reader.comments.moderate({ blogId: w.blogId, filter: {}, action: 'delete' }), 403, 'forbidden');
+    const spam = await w.admin.comments.moderate({
+      blogId: w.blogId,
+      filter: { status: 'PENDING', clientAddress: ADDRESS },
+      action: 'spam',
+    });
+    expect(spam).toEqual({ handled: 6 });
+    const byAuthor = await w.admin.comments.moderate({
+      blogId: w.blogId,
+      filter: { authorId: 'reader', contains: 'PILLS' },
+      action: 'approve',
+    });
+    expect(byAuthor.handled).toBe(1);
+    const statuses = async () =>
+      (
+        await w.service.comments.listByBlog({ blogId: w.blogId, status: ['LIVE', 'PENDING', 'SPAM'], maxResults: 50 })
+      ).items
+        .map((c) => `${c.status}:${c.content}`)
+        .sort();
+    expect(await statuses()).toEqual([
+      'LIVE:buy pills from a reader',
+      'PENDING:a real reader',
+      ...[0, 1, 2, 3, 4, 5].map((i) => `SPAM:buy pills ${i}`),
+    ]);
+    // "All spam" in one action; the posts' counters follow.
+    expect(await w.admin.comments.moderate({ blogId: w.blogId, filter: { status: 'SPAM' }, action: 'delete' })).toEqual(
+      {
+        handled: 6,
+      },
+    );
+    expect(await statuses()).toEqual(['LIVE:buy pills from a reader', 'PENDING:a real reader']);
+    const p = (await w.service.posts.get({ blogId: w.blogId, postId: post.id })) as Wire;
+    expect(p.replies.totalItems).toBe('1');
+    // Nothing matches: nothing written.
+    await expectNoWrite(w, () =>
+      w.admin.comments.moderate({ blogId: w.blogId, filter: { contains: 'no such words' }, action: 'delete' }),
+    );
+  });
+});
+
+describe('comments.moderate on memory', () => {
+  it('handles at most 500 a call and goes on with its token', async () => {
+    const w = await world(DRIVERS[0]![1]());
+    const post = await makePost(w, 'LIVE');
+    for (let i = 0; i < 510; i++)
+      await w.anon.comments.insert({ blogId: w.blogId, postId: post.id, body: { content: `c ${i}` } });
+    const first = await w.admin.comments.moderate({
+      blogId: w.blogId,
+      filter: { status: 'PENDING' },
+      action: 'delete',
+    });
+    expect(first.handled).toBe(500);
+    expect(first.nextPageToken).toBeDefined();
+    const second = await w.admin.comments.moderate({
+      blogId: w.blogId,
+      filter: { status: 'PENDING' },
+      action: 'delete',
+      pageToken: first.nextPageToken!,
+    });
+    expect(second).toEqual({ handled: 10 });
+    await expectError(
+      w.admin.comments.moderate({
+        blogId: w.blogId,
+        filter: { status: 'SPAM' },
+        action: 'delete',
+        pageToken: first.nextPageToken!,
+      }),
+      400,
+    );
+  }, 120_000);
 });
