@@ -91,7 +91,7 @@ export class Core {
   readonly revisionsKept: number;
   readonly blobs: BlobStore;
   readonly maxMediaBytes: number;
-  /** The comment options (DESIGN §17), and the counters of the comment limits in this process. */
+  /** The comment options (docs/design.md §21), and the counters of the comment limits in this process. */
   readonly commentOptions: CommentOptions;
   readonly commentGate = new CommentGate();
   private scheduler: Pick<Scheduler, 'scheduled' | 'stop'> | undefined;

@@ -57,7 +57,7 @@ export type CheckComment = (
   context: CommentCheckContext,
 ) => CommentVerdict | Promise<CommentVerdict>;
 
-/** The service options of comments from the public (DESIGN §17), as `createBlogService` takes them. */
+/** The service options of comments from the public (docs/design.md §21), as `createBlogService` takes them. */
 export interface CommentOptions {
   /** How often comments may come (defaults: anonymous 1 per 15 s per address, burst 3; readers 30 a minute). */
   commentLimits?: CommentLimits;

@@ -207,7 +207,7 @@ export interface CommentsActionParams {
   postId: string;
   commentId: string;
 }
-/** `comments.moderate` (DESIGN §17): one action on every comment of a blog that matches a filter, 500 a call. */
+/** `comments.moderate` (docs/design.md §21): one action on every comment of a blog that matches a filter, 500 a call. */
 export interface CommentsModerateParams {
   blogId: string;
   /** Which comments: all of the given statuses (default every status) that match every other field given. */
@@ -237,7 +237,7 @@ export interface CommentsInsertParams {
   postId: string;
   body: CommentBody;
   /**
-   * The address of the client that sent the comment (an extension, DESIGN §17): anonymous comments are limited
+   * The address of the client that sent the comment (an extension, docs/design.md §21): anonymous comments are limited
    * per address, and the blog's ADMINs see it for 30 days. The HTTP helper and the site set it from the request;
    * a host calling in process for its own form passes it (absent: only the per-user limits apply).
    */
@@ -445,6 +445,8 @@ export interface BlogBody extends ServerOwnedFields {
   url: string;
   description?: string;
   customMetaData?: string;
+  /** Words or phrases that file a comment as SPAM in this blog (an extension, docs/comments.md); ADMIN view only. */
+  disallowedCommentWords?: readonly string[];
   published?: unknown;
   posts?: unknown;
   pages?: unknown;

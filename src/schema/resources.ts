@@ -161,7 +161,7 @@ export interface Comment {
   author: Author;
   /** LIVE, EMPTIED, PENDING or SPAM: at the ADMIN view only. */
   status?: CommentStatus;
-  /** Where an anonymous comment came from (an extension): at ADMIN view only, for 30 days. */
+  /** Where an anonymous comment came from (an extension): at ADMIN view only. */
   clientAddress?: string;
 }
 

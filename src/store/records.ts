@@ -98,7 +98,7 @@ export interface CommentRecord {
   authorId?: string;
   authorName?: string;
   authorUrl?: string;
-  /** Where an anonymous comment came from: for the blog's ADMINs only, removed after 30 days (docs/design.md §21). */
+  /** Where an anonymous comment came from: for the blog's ADMINs only (docs/design.md §21). */
   clientAddress?: string;
   /** The visibility class its blog-wide index entries are filed under (absent: 'open'); see comment-visibility.ts. */
   vis?: CommentVis;

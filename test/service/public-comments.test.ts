@@ -1,5 +1,5 @@
 /**
- * Comments from the public, in process (DESIGN §17, docs/comments.md): the limits per client address and per
+ * Comments from the public, in process (docs/design.md §21, docs/comments.md): the limits per client address and per
  * user, the blog's room for held comments, duplicates, the content rules and the `checkComment` hook, on every
  * driver. A refused comment writes nothing: no record, no change-log entry, no event, and it counts for nothing.
  */
@@ -132,6 +132,12 @@ describe.each(DRIVERS)('comments from the public on %s', (_name, makeDriver) => 
     expect(await status('cheap, but no pills')).toBe('PENDING');
     expect(await status('hello', 'Casino King')).toBe('SPAM');
     expect(await status('casinos are not the word')).toBe('PENDING');
+    // The blog's own list, set by its ADMIN, seen by its ADMINs only.
+    await w.admin.blogs.patch({ blogId: w.blogId, body: { disallowedCommentWords: ['lottery'] } });
+    expect(await status('you won the LOTTERY')).toBe('SPAM');
+    expect((await w.admin.blogs.get({ blogId: w.blogId })).disallowedCommentWords).toEqual(['lottery']);
+    expect((await w.anon.blogs.get({ blogId: w.blogId })).disallowedCommentWords).toBeUndefined();
+    await expectError(w.author.blogs.patch({ blogId: w.blogId, body: { disallowedCommentWords: [] } }), 403);
     // The blog's trusted writers are not judged.
     const mine = await w.author.comments.insert({ blogId: w.blogId, postId: post.id, body: { content: 'casino' } });
     expect(mine.status ?? 'LIVE').toBe('LIVE');
