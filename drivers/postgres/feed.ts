@@ -12,6 +12,8 @@ const RETRY_MS = 500;
 
 export class Feed {
   private listeners = new Set<() => void>();
+  /** Who hears the messages told on the channel (a notification with a payload; a commit's has none). */
+  private hearers = new Set<(message: string) => void>();
   private client: PgClient | undefined;
   private stopped = false;
   private connecting: Promise<void> | undefined;
@@ -24,12 +26,30 @@ export class Feed {
   ) {}
 
   add(listener: () => void): () => void {
-    this.listeners.add(listener);
-    if (this.listeners.size === 1) this.start();
+    return this.follow(this.listeners, listener);
+  }
+
+  hear(listener: (message: string) => void): () => void {
+    return this.follow(this.hearers, listener);
+  }
+
+  private follow<L>(set: Set<L>, listener: L): () => void {
+    set.add(listener);
+    if (this.listeners.size + this.hearers.size === 1) this.start();
     return () => {
-      this.listeners.delete(listener);
-      if (this.listeners.size === 0) void this.stop(false);
+      set.delete(listener);
+      if (this.listeners.size + this.hearers.size === 0) void this.stop(false);
     };
+  }
+
+  private heard(message: string): void {
+    for (const l of this.hearers) {
+      try {
+        l(message);
+      } catch (error) {
+        console.error('blogcore/postgres: a message listener failed', error);
+      }
+    }
   }
 
   private tell(): void {
@@ -64,7 +84,9 @@ export class Feed {
         this.later();
       };
       client.on('notification', (n) => {
-        if (n.channel === this.channel) this.tell();
+        if (n.channel !== this.channel) return;
+        if (n.payload) this.heard(n.payload);
+        else this.tell();
       });
       client.on('error', lost);
       client.on('end', () => lost());
@@ -90,7 +112,10 @@ export class Feed {
 
   async stop(final = true): Promise<void> {
     this.stopped = true;
-    if (final) this.listeners.clear();
+    if (final) {
+      this.listeners.clear();
+      this.hearers.clear();
+    }
     clearInterval(this.timer);
     clearTimeout(this.retry);
     this.timer = this.retry = undefined;
@@ -131,6 +156,11 @@ export class Notifier {
       } while (this.again);
       this.sending = undefined;
     })();
+  }
+
+  /** A message for every listening app server (lost, like any notification, when nobody listens). */
+  tell(message: string): void {
+    void this.pool.query({ text: 'SELECT pg_notify($1, $2)', values: [this.channel, message] }).catch(() => undefined);
   }
 
   /** Settles once nothing is on its way. */

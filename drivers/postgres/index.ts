@@ -75,7 +75,11 @@ class Driver implements PostgresDriver {
       s: ident(this.schema),
       run: (text, values) => this.connection().run(text, values, false),
     });
-    if (options.shareEvents !== false) this.watch = (listener) => this.follow(listener);
+    if (options.shareEvents !== false) {
+      this.watch = (listener) => this.follow(listener);
+      this.tell = (message) => this.notifier?.tell(message);
+      this.hear = (listener) => this.feedOf().hear(listener);
+    }
     if (options.replicas?.length) this.session = () => this.sessionOf(new Session());
   }
 
@@ -137,6 +141,7 @@ class Driver implements PostgresDriver {
       pruneChanges: within(this.pruneChanges),
       blobs: this.blobs,
       ...(this.watch ? { watch: this.watch } : {}),
+      ...(this.tell && this.hear ? { tell: this.tell, hear: this.hear } : {}),
       session: () => this.sessionOf(new Session()),
       close: () => this.close(),
     };
@@ -216,11 +221,16 @@ class Driver implements PostgresDriver {
    * Absent with `shareEvents: false`.
    */
   readonly watch?: (listener: () => void) => () => void;
+  /** Passes a message to every app server on this store (NOTIFY with a payload): stored nowhere. */
+  readonly tell?: (message: string) => void;
+  readonly hear?: (listener: (message: string) => void) => () => void;
+
+  private feedOf(): Feed {
+    return (this.feed ??= new Feed(this.connection().pool, channelOf(this.schema)));
+  }
 
   private follow(listener: () => void): () => void {
-    const { pool } = this.connection();
-    this.feed ??= new Feed(pool, channelOf(this.schema));
-    return this.feed.add(listener);
+    return this.feedOf().add(listener);
   }
 
   async close(): Promise<void> {

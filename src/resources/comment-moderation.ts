@@ -34,8 +34,8 @@ import type {
   CommentsModerateResult,
 } from '../schema/params.js';
 import type { Comment, CommentList } from '../schema/resources.js';
-import { commentOut, emptyList, listPage, recount, recountAll } from './comments.js';
-import { loadVisible } from './content.js';
+import { loadVisible, recount, recountAll } from './content.js';
+import { commentListPage, commentOut, emptyCommentList } from './views.js';
 
 type ModerateAction = CommentsModerateParams['action'];
 
@@ -181,7 +181,7 @@ export function commentModerationApi(core: Core, actor: Actor) {
       let prefixes: Key[];
       if (p.post) {
         const post = await loadVisible(core, 'post', p.blogId, p.post, s);
-        if (hidesComments(post.doc.readerComments, s.view)) return emptyList();
+        if (hidesComments(post.doc.readerComments, s.view)) return emptyCommentList();
         prefixes = statuses.map((st) => [p.blogId, p.post!, st]);
       } else {
         prefixes = visibleClasses(s.view).flatMap((vis) => statuses.map((st) => [p.blogId, vis, st]));
@@ -213,7 +213,7 @@ export function commentModerationApi(core: Core, actor: Actor) {
           return hits.filter((h) => ok.has(h.doc.postId));
         };
       }
-      return listPage(core, q, p, s.view);
+      return commentListPage(core, q, p, s.view);
     },
 
     approve: async (input: CommentsActionParams) => moderate(input, 'approve'),
