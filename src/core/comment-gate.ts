@@ -1,5 +1,5 @@
 /**
- * The comment limits' counters (docs/design.md §21): a token bucket per client address or user, in this
+ * The comment limits' counters (docs/design.md §24): a token bucket per client address or user, in this
  * process's memory, checked before anything is read from the store, so refusing a flood costs a map lookup.
  * With `commentLimits.shared` the same bucket is also kept in the store (`limits`), read and written in the
  * comment's own commit (resources/comments.ts), so app servers on one store share one limit.

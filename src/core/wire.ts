@@ -120,7 +120,7 @@ export function commentWire(c: CommentRecord, author: Author, view: Role, fetchB
     ...(fetchBody ? { content: c.content } : {}),
     author,
     ...(seesHeldComments(view) ? { status: c.status } : {}),
-    // Where an anonymous comment came from is for the blog's ADMINs alone (docs/design.md §21).
+    // Where an anonymous comment came from is for the blog's ADMINs alone (docs/design.md §24).
     ...(c.clientAddress !== undefined && seesClientAddress(view) ? { clientAddress: c.clientAddress } : {}),
   };
 }

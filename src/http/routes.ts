@@ -36,7 +36,7 @@ export interface Route {
   extension?: true;
   /** A shared document's route: bytes in and out (src/http/collab.ts), not JSON. */
   collab?: true;
-  /** The operation is told who sent it: `clientAddress`, `userAgent`, `referrer` (docs/design.md §21). */
+  /** The operation is told who sent it: `clientAddress`, `userAgent`, `referrer` (docs/design.md §24). */
   client?: true;
 }
 

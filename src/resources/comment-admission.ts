@@ -1,5 +1,5 @@
 /**
- * What a comment from the public goes through before it is stored (docs/design.md §21): the limits (in memory
+ * What a comment from the public goes through before it is stored (docs/design.md §24): the limits (in memory
  * first, so a flood is refused before anything is read; then the store's counter with `commentLimits.shared`),
  * the blog's room for held comments, duplicates, the content rules and the host's `checkComment`. The rules
  * themselves are src/rules/comments.ts; this file reads what they need and turns their answers into errors.

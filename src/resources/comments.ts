@@ -71,7 +71,7 @@ export function commentsApi(core: Core, actor: Actor) {
       const sent = (input as { clientAddress?: unknown } | undefined)?.clientAddress;
       const clientAddress =
         typeof sent === 'string' && sent.length <= LIMITS.clientHeader ? normalizeAddress(sent) : undefined;
-      // An anonymous caller's limit first: a flood is refused before anything is read (docs/design.md §21).
+      // An anonymous caller's limit first: a flood is refused before anything is read (docs/design.md §24).
       let admitted = actor.kind === 'anonymous' ? admit(core, actor, null, clientAddress) : undefined;
       try {
         const p = core.parse(params.commentsInsert, input);

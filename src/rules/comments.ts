@@ -1,5 +1,5 @@
 /**
- * The rules of comments from the public (docs/design.md §21): who is limited and how fast, what counts as a
+ * The rules of comments from the public (docs/design.md §24): who is limited and how fast, what counts as a
  * link, which words send a comment to SPAM, and what a duplicate is. Pure functions of their inputs; the
  * counters live in src/core/comment-gate.ts, the checks run in src/resources/comment-admission.ts.
  */
@@ -57,7 +57,7 @@ export type CheckComment = (
   context: CommentCheckContext,
 ) => CommentVerdict | Promise<CommentVerdict>;
 
-/** The service options of comments from the public (docs/design.md §21), as `createBlogService` takes them. */
+/** The service options of comments from the public (docs/design.md §24), as `createBlogService` takes them. */
 export interface CommentOptions {
   /** How often comments may come (defaults: anonymous 1 per 15 s per address, burst 3; readers 30 a minute). */
   commentLimits?: CommentLimits;

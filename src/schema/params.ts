@@ -207,7 +207,7 @@ export interface CommentsActionParams {
   postId: string;
   commentId: string;
 }
-/** `comments.moderate` (docs/design.md §21): one action on every comment of a blog that matches a filter, 500 a call. */
+/** `comments.moderate` (docs/design.md §24): one action on every comment of a blog that matches a filter, 500 a call. */
 export interface CommentsModerateParams {
   blogId: string;
   /** Which comments: all of the given statuses (default every status) that match every other field given. */
@@ -237,7 +237,7 @@ export interface CommentsInsertParams {
   postId: string;
   body: CommentBody;
   /**
-   * The address of the client that sent the comment (an extension, docs/design.md §21): anonymous comments are limited
+   * The address of the client that sent the comment (an extension, docs/design.md §24): anonymous comments are limited
    * per address, and the blog's ADMINs see it for 30 days. The HTTP helper and the site set it from the request;
    * a host calling in process for its own form passes it (absent: only the per-user limits apply).
    */
@@ -307,6 +307,25 @@ export interface PageViewsRecordParams {
   postId?: string;
   /** Views to count at once (1 to 1,000,000; default 1), for hosts that gather views before writing them. */
   count?: number;
+}
+
+export interface RedirectsListParams {
+  blogId: string;
+  /** 1 to 500; default 100. */
+  maxResults?: number;
+  pageToken?: string;
+}
+
+export interface RedirectsInsertParams {
+  blogId: string;
+  /** `from`: the old address (a url or a path, its query kept); `to`: the new one (a url, or a path on the blog's host). */
+  body: { from: string; to: string };
+}
+
+export interface RedirectsDeleteParams {
+  blogId: string;
+  /** The old address, as given to `insert` (a url or a path). */
+  from: string;
 }
 
 export interface LabelsListParams {

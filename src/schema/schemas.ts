@@ -294,7 +294,7 @@ export const params = {
     blogId: id,
     postId: id,
     body: commentBody,
-    // Who sent it (docs/design.md §21): set by the HTTP helper and the site, or by a host for its own form.
+    // Who sent it (docs/design.md §24): set by the HTTP helper and the site, or by a host for its own form.
     clientAddress: optional(text(LIMITS.clientHeader)),
     userAgent: optional(text(LIMITS.clientHeader)),
     referrer: optional(text(LIMITS.clientHeader)),

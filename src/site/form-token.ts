@@ -1,5 +1,5 @@
 /**
- * The comment form's time token (docs/design.md §21, docs/design.md §21): when the form was served and for which post,
+ * The comment form's time token (docs/design.md §24): when the form was served and for which post,
  * signed with HMAC-SHA-256 under a key kept in the store (`settings/commentFormKey`, made on first use, shared
  * by every app server on the store). A form sent back with no token, a forged one, one older than a day or
  * sooner than 2 s after it was served is a bot's. `rotateCommentFormKey` makes a new key; the one before it

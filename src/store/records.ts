@@ -35,7 +35,7 @@ export interface BlogRecord {
   oldUrls?: string[];
   /** Set by blogs.delete: the blog reads as gone while its records are removed in batches. */
   deleting?: true;
-  /** Words that send a comment to SPAM in this blog, beside the service's (docs/design.md §21). */
+  /** Words that send a comment to SPAM in this blog, beside the service's (docs/design.md §24). */
   disallowedCommentWords?: string[];
   published: string;
   updated: string;
@@ -98,7 +98,7 @@ export interface CommentRecord {
   authorId?: string;
   authorName?: string;
   authorUrl?: string;
-  /** Where an anonymous comment came from: for the blog's ADMINs only (docs/design.md §21). */
+  /** Where an anonymous comment came from: for the blog's ADMINs only (docs/design.md §24). */
   clientAddress?: string;
   /** The visibility class its blog-wide index entries are filed under (absent: 'open'); see comment-visibility.ts. */
   vis?: CommentVis;
@@ -205,6 +205,20 @@ export interface CollabDocRecord {
   changed?: string;
 }
 
+/** An old address of a blog and where it moved (docs/design.md §22): the site answers `from` with a 301 to `to`. */
+export interface RedirectRecord {
+  /** `redirectId(blogId, from)`: one redirect per old address. */
+  id: string;
+  blogId: string;
+  /** The old path and query (`redirectFrom`). */
+  from: string;
+  /** The new address: a url, or a path on the blog's host. */
+  to: string;
+  created: string;
+}
+
+export const redirectId = (blogId: string, from: string) => `${blogId}:${from}`;
+
 /** One pushed Yjs update (base64), kept until the next compaction folds it into the document's state. */
 export interface CollabUpdateRecord {
   id: string;
@@ -242,6 +256,7 @@ export interface Records {
   collabDocs: CollabDocRecord;
   collabUpdates: CollabUpdateRecord;
   limits: LimitRecord;
+  redirects: RedirectRecord;
 }
 
 export type Collection = keyof Records;
@@ -338,6 +353,10 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
     case 'limits': {
       const l = r as LimitRecord;
       return { expires: [[l.expires, l.id]] };
+    }
+    case 'redirects': {
+      const d = r as RedirectRecord;
+      return { blog: [[d.blogId, d.from, d.id]] };
     }
     case 'pageviews': {
       const v = r as PageViewRecord;

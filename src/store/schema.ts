@@ -36,14 +36,15 @@ import type { Collection } from './records.js';
  * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
  * collabDocs.blog       [blogId, id]                            a post's or page's shared document, compacted (v7, resources/collab.ts)
  * collabUpdates.doc     [docId, id]                             the updates pushed since its last compaction (v7)
+ * redirects.blog        [blogId, from, id]                      a blog's old addresses and where they moved (v8, resources/redirects.ts)
  * comments.who          [blogId, who, status, published, id]    by author (`u:<userId>`) or client address (`a:<address>`):
- *                                                               moderation by filter, duplicates (rules/comments.ts, v8)
- * comments.held         [blogId, id]                            anonymous PENDING and SPAM comments: maxPendingComments (v8)
- * comments.sweep        ['spam', updated, id], ['address', published, id]   spam to delete, addresses to forget (v8)
- * limits.expires        [expires, id]                           shared comment counters by when they are full again (v8)
+ *                                                               moderation by filter, duplicates (rules/comments.ts, v9)
+ * comments.held         [blogId, id]                            anonymous PENDING and SPAM comments: maxPendingComments (v9)
+ * comments.sweep        ['spam', updated, id], ['address', published, id]   spam to delete, addresses to forget (v9)
+ * limits.expires        [expires, id]                           shared comment counters by when they are full again (v9)
  */
 const SCHEMA = {
-  version: 8,
+  version: 9,
   collections: [
     { name: 'users', indexes: [] },
     { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
@@ -84,6 +85,7 @@ const SCHEMA = {
     { name: 'collabDocs', indexes: [{ name: 'blog' }] },
     { name: 'collabUpdates', indexes: [{ name: 'doc' }] },
     { name: 'limits', indexes: [{ name: 'expires' }] },
+    { name: 'redirects', indexes: [{ name: 'blog' }] },
   ],
 } as const satisfies StoreSchema;
 

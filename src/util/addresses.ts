@@ -1,6 +1,6 @@
 /**
  * IP addresses as text and numbers: parsing (IPv4, IPv6 with an embedded IPv4 tail), the one form an address is
- * kept and compared in, and CIDR ranges. Used by an import's download checks and by who-is-asking (docs/design.md §21).
+ * kept and compared in, and CIDR ranges. Used by an import's download checks and by who-is-asking (docs/design.md §24).
  */
 
 /** The 4 numbers of an IPv4 address, or undefined. */

@@ -1,5 +1,5 @@
 /**
- * Who is asking (docs/design.md §21): the address of the client behind a request, from the connection (the Node
+ * Who is asking (docs/design.md §24): the address of the client behind a request, from the connection (the Node
  * adapter's socket, or a Fetch host's `clientAddress(request)`) and, behind trusted proxies only, from
  * `X-Forwarded-For`. The comment limits count by it; nothing of it is answered to anyone but a blog's ADMINs.
  */

@@ -1,5 +1,5 @@
 /**
- * Comments from the public (docs/comments.md, docs/design.md §21), over loopback on a memory store:
+ * Comments from the public (docs/comments.md, docs/design.md §24), over loopback on a memory store:
  * - a burst of 1,000 anonymous comments from one client through `POST /v3/…/comments`: how many are stored
  *   (target ≤ 10);
  * - CPU per refused request (429): blogcore's handler beside a raw `node:http` server answering the same 429, both

@@ -1,5 +1,5 @@
 /**
- * Comments from the public over HTTP (docs/design.md §21): who is asking (the socket, `trustProxy`, a Fetch host's
+ * Comments from the public over HTTP (docs/design.md §24): who is asking (the socket, `trustProxy`, a Fetch host's
  * `clientAddress`), the API flood answered 429 with `Retry-After` in Google's error shape, a second address let
  * in during the flood, and the address seen by the blog's ADMINs alone.
  */

@@ -1,5 +1,5 @@
 /**
- * Comments from the public, in process (docs/design.md §21, docs/comments.md): the limits per client address and per
+ * Comments from the public, in process (docs/design.md §24, docs/comments.md): the limits per client address and per
  * user, the blog's room for held comments, duplicates, the content rules and the `checkComment` hook, on every
  * driver. A refused comment writes nothing: no record, no change-log entry, no event, and it counts for nothing.
  */

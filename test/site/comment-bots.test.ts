@@ -1,5 +1,5 @@
 /**
- * The comment form against bots (docs/design.md §21): the honeypot, a missing, forged, too fast or day-old token, the
+ * The comment form against bots (docs/design.md §24): the honeypot, a missing, forged, too fast or day-old token, the
  * flood from one address (≤ 10 stored, a second address gets in during it, the "wait a little" page), the
  * client address behind a trusted proxy, and the key's rotation. A bot's form stores nothing and is answered as
  * an accepted one is.
