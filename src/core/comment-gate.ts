@@ -32,6 +32,16 @@ export class CommentGate {
     };
   }
 
+  /**
+   * Seconds until `key`'s bucket holds a token again, if it is empty at `now`: a peek that takes nothing, so the
+   * HTTP helper refuses a flood before reading a body (the call that follows takes the token).
+   */
+  refuses(key: string, now: number): number | undefined {
+    const kept = this.buckets.get(key);
+    const r = kept && takeToken(kept.bucket, kept.rate, now);
+    return r && !r.ok ? r.retryAfter : undefined;
+  }
+
   /** Another server's count (the store's bucket) is newer than ours: ours follows it, so a refusal needs no read. */
   follow(key: string, rate: Rate, bucket: Bucket): void {
     const kept = this.buckets.get(key);

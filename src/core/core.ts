@@ -438,7 +438,7 @@ export class Core {
    * Starts publishing on time (src/core/scheduler.ts, whose code loads now: its first look at the store comes after
    * that, so a post scheduled meanwhile is found by it); answers the function that stops it. Idempotent.
    */
-  startScheduler(options: SchedulerOptions = {}): () => void {
+  startScheduler(options: SchedulerOptions = {}, housekeeping?: () => Promise<boolean>): () => void {
     if (!this.scheduler) {
       let running: Scheduler | undefined;
       let stopped = false;
@@ -457,6 +457,7 @@ export class Core {
             {
               now: this.now,
               promoteDue: () => this.promoteDue(true),
+              ...(housekeeping ? { housekeeping } : {}),
               nextDue: async () => {
                 await this.ready();
                 const [first] = await this.driver.list({

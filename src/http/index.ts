@@ -3,7 +3,8 @@
  * mounts in node:http (via `toNodeHandler`), Express, Fastify, Hono, Bun, Deno, workers and route handlers.
  * No Node built-ins here: this module bundles for any runtime.
  */
-import { BlogError } from '../util/errors.js';
+import { BlogError, tooManyComments } from '../util/errors.js';
+import { commentRate } from '../rules/comments.js';
 import { internalsOf } from '../service/internals.js';
 import { once } from './idempotency.js';
 import { fetchIncoming, readRequestBody, tooLarge } from '../web/body.js';
@@ -116,6 +117,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
   let openApiText: string | undefined;
   const users = new Map<string, object>();
   const kept = keptFor(service, options.keptResponses);
+  const core = internalsOf(service)?.core;
 
   const run = async (incoming: IncomingLike): Promise<Outgoing> => {
     const corsHeaders = cors ? corsFor(cors, incoming) : undefined;
@@ -162,6 +164,22 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
       }
     }
     return scoped as Record<string, Record<string, (p: unknown) => Promise<unknown>>>;
+  }
+
+  /**
+   * An anonymous comment whose address is over its limit is refused here, before its body is read or parsed:
+   * the limiter's peek, taking nothing (the call takes the token). Not with an Idempotency-Key, whose retry of a
+   * stored comment gets that comment.
+   */
+  function refuseFlood(incoming: IncomingLike): void {
+    if (!core || incoming.header('idempotency-key') !== null) return;
+    const address = addressOf(incoming);
+    const limit =
+      address === undefined
+        ? undefined
+        : commentRate({ kind: 'anonymous', role: null }, address, core.commentOptions.commentLimits);
+    const wait = limit && core.commentGate.refuses(limit.key, core.now().getTime());
+    if (wait !== undefined) throw tooManyComments(wait);
   }
 
   /** `{basePath}/openapi.json`: the document of these routes (src/http/openapi.ts), built once. */
@@ -220,6 +238,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     if (actor != null && (typeof actor !== 'object' || typeof actor.userId !== 'string')) {
       throw new TypeError('authenticate() must return { userId: string } or null');
     }
+    if (route.client && actor == null) refuseFlood(incoming);
 
     // A kept answer, once the store is known not to have changed since it was kept (src/http/kept.ts).
     let keptKey: string | undefined;

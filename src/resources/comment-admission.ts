@@ -24,7 +24,7 @@ import {
 import type { CommentStatus, Role } from '../schema/schemas.js';
 import { put, type BlogRecord, type LimitRecord } from '../store/records.js';
 import type { WriteOp } from '../store/driver.js';
-import { BlogError, rateLimited } from '../util/errors.js';
+import { BlogError, rateLimited, tooManyComments } from '../util/errors.js';
 
 /** A comment let through the limits: its key and rate, and how to undo the count if it is refused after all. */
 export interface Admitted {
@@ -32,8 +32,6 @@ export interface Admitted {
   rate: Rate;
   giveBack: () => void;
 }
-
-const tooFast = (retryAfter: number) => rateLimited(`Too many comments: try again in ${retryAfter} s`, retryAfter);
 
 /**
  * The caller's limit, counted in this process's memory: undefined when the caller is not limited (host code,
@@ -53,7 +51,7 @@ export function admit(
   );
   if (!limit) return undefined;
   const taken = core.commentGate.take(limit.key, limit.rate, core.now().getTime());
-  if (!taken.ok) throw tooFast(taken.retryAfter);
+  if (!taken.ok) throw tooManyComments(taken.retryAfter);
   return { ...limit, giveBack: taken.giveBack };
 }
 
@@ -71,7 +69,7 @@ export async function sharedLimit(core: Core, admitted: Admitted | undefined): P
   const taken = takeToken(kept, admitted.rate, now);
   if (!taken.ok) {
     if (kept) core.commentGate.follow(admitted.key, admitted.rate, kept);
-    throw tooFast(taken.retryAfter);
+    throw tooManyComments(taken.retryAfter);
   }
   const record: LimitRecord = {
     id,

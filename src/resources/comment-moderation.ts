@@ -20,7 +20,7 @@ import { htmlToText } from '../rules/text.js';
 import { normalizeAddress } from '../util/addresses.js';
 import { COMMENT_STATUSES, LIMITS, type CommentStatus } from '../schema/schemas.js';
 import type { Core } from '../core/core.js';
-import type { Key, WriteOp } from '../store/driver.js';
+import { DriverConflict, type Key, type WriteOp } from '../store/driver.js';
 import { notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { checkPageToken, page, type PageQuery } from '../core/paging.js';
@@ -86,54 +86,6 @@ export function commentModerationApi(core: Core, actor: Actor) {
     return commentOut(core, after, s.view, true);
   }
 
-  /**
-   * One action on the given comments of one post, in one write: each comment the action applies to moves (or
-   * goes), the post's counters follow. Comments gone or moved meanwhile are read again; those it does not apply
-   * to stay. Answers the comments changed.
-   */
-  async function actOnPost(blogId: string, postId: string, ids: string[], action: ModerateAction): Promise<number> {
-    return core
-      .transact(
-        async () => {
-          const [post, ...found] = await Promise.all([
-            core.get('posts', postId),
-            ...ids.map((id) => core.get('comments', id)),
-          ]);
-          if (!post || post.doc.blogId !== blogId) return { ops: [], result: [] as CommentRecord[] };
-          const ops: WriteOp[] = [];
-          const moves: Array<[CommentStatus, CommentStatus | undefined]> = [];
-          const changed: CommentRecord[] = [];
-          for (const c of found) {
-            if (!c || c.doc.postId !== postId) continue;
-            if (action === 'delete') {
-              ops.push(del('comments', c.id, c.version, c.doc));
-              moves.push([c.doc.status, undefined]);
-            } else {
-              const move = action === 'approve' ? 'approve' : 'markAsSpam';
-              if (!movesFrom(move, c.doc.status)) continue;
-              const next: CommentRecord = { ...c.doc, status: moveComment(move, c.doc.status), updated: core.nowIso() };
-              ops.push(put('comments', next, c.version));
-              moves.push([c.doc.status, next.status]);
-            }
-            changed.push(c.doc);
-          }
-          if (ops.length === 0) return { ops, result: changed };
-          return { ops: [...ops, ...recountAll(post, moves)], result: changed };
-        },
-        async (changed) =>
-          (
-            await Promise.all(
-              changed.map((c) =>
-                action === 'delete'
-                  ? core.event('comment.deleted', { blogId, id: c.id, actorId })
-                  : core.event(action === 'approve' ? MOVED.approve : MOVED.markAsSpam, { blogId, id: c.id, actorId }),
-              ),
-            )
-          ).flat(),
-      )
-      .then((changed) => changed.length);
-  }
-
   return {
     async moderate(input: CommentsModerateParams): Promise<CommentsModerateResult> {
       const p = core.parse(params.commentsModerate, input);
@@ -169,7 +121,7 @@ export function commentModerationApi(core: Core, actor: Actor) {
       const byPost = new Map<string, string[]>();
       for (const h of pg.items) byPost.set(h.doc.postId, [...(byPost.get(h.doc.postId) ?? []), h.id]);
       let handled = 0;
-      for (const [postId, ids] of byPost) handled += await actOnPost(p.blogId, postId, ids, p.action);
+      for (const [postId, ids] of byPost) handled += await actOnPost(core, actorId, p.blogId, postId, ids, p.action);
       return { handled, ...(pg.nextPageToken ? { nextPageToken: pg.nextPageToken } : {}) };
     },
 
@@ -240,4 +192,99 @@ export function commentModerationApi(core: Core, actor: Actor) {
       );
     },
   };
+}
+
+/**
+ * One action on the given comments of one post, in one write: each comment the action applies to moves (or
+ * goes), the post's counters follow. Comments gone or moved meanwhile are read again; those it does not apply
+ * to stay. Answers the comments changed.
+ */
+async function actOnPost(
+  core: Core,
+  actorId: string | undefined,
+  blogId: string,
+  postId: string,
+  ids: string[],
+  action: ModerateAction,
+): Promise<number> {
+  return core
+    .transact(
+      async () => {
+        const [post, ...found] = await Promise.all([
+          core.get('posts', postId),
+          ...ids.map((id) => core.get('comments', id)),
+        ]);
+        if (!post || post.doc.blogId !== blogId) return { ops: [], result: [] as CommentRecord[] };
+        const ops: WriteOp[] = [];
+        const moves: Array<[CommentStatus, CommentStatus | undefined]> = [];
+        const changed: CommentRecord[] = [];
+        for (const c of found) {
+          if (!c || c.doc.postId !== postId) continue;
+          if (action === 'delete') {
+            ops.push(del('comments', c.id, c.version, c.doc));
+            moves.push([c.doc.status, undefined]);
+          } else {
+            const move = action === 'approve' ? 'approve' : 'markAsSpam';
+            if (!movesFrom(move, c.doc.status)) continue;
+            const next: CommentRecord = { ...c.doc, status: moveComment(move, c.doc.status), updated: core.nowIso() };
+            ops.push(put('comments', next, c.version));
+            moves.push([c.doc.status, next.status]);
+          }
+          changed.push(c.doc);
+        }
+        if (ops.length === 0) return { ops, result: changed };
+        return { ops: [...ops, ...recountAll(post, moves)], result: changed };
+      },
+      async (changed) =>
+        (
+          await Promise.all(
+            changed.map((c) =>
+              action === 'delete'
+                ? core.event('comment.deleted', { blogId, id: c.id, actorId })
+                : core.event(action === 'approve' ? MOVED.approve : MOVED.markAsSpam, { blogId, id: c.id, actorId }),
+            ),
+          )
+        ).flat(),
+    )
+    .then((changed) => changed.length);
+}
+
+/** How long spam is kept, and an anonymous comment's client address (docs/design.md §24). */
+const KEPT_MS = 30 * 86_400_000;
+
+/**
+ * The scheduler's housekeeping (docs/design.md §24): spam that has been SPAM for 30 days is deleted (with its
+ * post's counters, as `comments.moderate` deletes), and client addresses older than 30 days are removed from
+ * their comments; a bounded batch of each (the `comments.sweep` index), oldest first. Answers whether more is left.
+ */
+export async function sweepComments(core: Core): Promise<boolean> {
+  await core.ready();
+  const before = new Date(core.now().getTime() - KEPT_MS).toISOString();
+  const batch = LIMITS.moderateBatch;
+  const due = (kind: 'spam' | 'address') =>
+    core.driver.list({
+      collection: 'comments',
+      index: 'sweep',
+      prefix: [kind],
+      upper: { key: [before] },
+      direction: 'asc',
+      limit: batch,
+    });
+  const spam = await due('spam');
+  const byPost = new Map<string, { blogId: string; ids: string[] }>();
+  for (const h of spam) {
+    const group = byPost.get(h.doc.postId) ?? { blogId: h.doc.blogId, ids: [] };
+    group.ids.push(h.id);
+    byPost.set(h.doc.postId, group);
+  }
+  for (const [postId, { blogId, ids }] of byPost) await actOnPost(core, undefined, blogId, postId, ids, 'delete');
+  const addressed = await due('address');
+  for (const h of addressed) {
+    const { clientAddress: _forgotten, ...kept } = h.doc;
+    // Changed meanwhile (moderated, deleted): the next sweep finds it again if it still holds the address.
+    await core.commit([put('comments', kept, h.version)]).catch((e: unknown) => {
+      if (!DriverConflict.is(e)) throw e;
+    });
+  }
+  return spam.length === batch || addressed.length === batch;
 }

@@ -90,7 +90,10 @@ function scoped(core: Core, actor: Actor): BlogService {
     },
     startScheduler(options?: SchedulerOptions): () => void {
       if (actor.kind !== 'host') throw forbidden('Only the host service runs the scheduler');
-      return core.startScheduler(options);
+      // Besides publishing on time: spam and client addresses past their 30 days go (docs/design.md §24).
+      return core.startScheduler(options, async () =>
+        (await import('../resources/back-office.js')).sweepComments(core),
+      );
     },
     async close(): Promise<void> {
       core.stopScheduler();

@@ -221,7 +221,8 @@ export interface BlogService {
   ready(): Promise<void>;
   /**
    * Publishes scheduled posts at their time (a timer set to the next one, re-armed by writes), emitting
-   * `post.published` then rather than at the next read. Answers the function that stops it. Host only.
+   * `post.published` then rather than at the next read; and deletes spam older than 30 days and forgets anonymous
+   * comments' client addresses after 30 days (docs/comments.md). Answers the function that stops it. Host only.
    */
   startScheduler(options?: SchedulerOptions): () => void;
   /** Closes the store (and stops the scheduler). */

@@ -3,7 +3,7 @@
  * user, the blog's room for held comments, duplicates, the content rules and the `checkComment` hook, on every
  * driver. A refused comment writes nothing: no record, no change-log entry, no event, and it counts for nothing.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createBlogService } from '../../src/index.js';
 import { DRIVERS } from '../support/drivers.js';
 import { DAY, expectError, expectNoWrite, HOUR, makePost, type Service, type Wire, world } from './helpers.js';
@@ -208,6 +208,31 @@ describe.each(DRIVERS)('comments from the public on %s', (_name, makeDriver) => 
     const shown = await w.anon.comments.list({ blogId: w.blogId, postId: post.id });
     expect(JSON.stringify(shown)).not.toContain(ADDRESS);
     void DAY;
+  });
+
+  it('the scheduler deletes spam after 30 days and forgets client addresses after 30 days', async () => {
+    const w = await world(makeDriver(), { disallowedCommentWords: ['casino'] });
+    const post = await makePost(w, 'LIVE');
+    const spam = await say(w.anon, w.blogId, post.id, 'casino', ADDRESS);
+    const held = await say(w.anon, w.blogId, post.id, 'hello', ADDRESS);
+    w.clock.advance(29 * DAY);
+    const young = await say(w.anon, w.blogId, post.id, 'casino again', '198.51.100.1');
+    w.clock.advance(2 * DAY);
+    const got = (c: { id?: string }) =>
+      w.admin.comments.get({ blogId: w.blogId, postId: post.id, commentId: c.id as string, view: 'ADMIN' });
+    const stop = w.service.startScheduler();
+    try {
+      await vi.waitFor(async () => expect((await got(held)).clientAddress).toBeUndefined(), { timeout: 20_000 });
+    } finally {
+      stop();
+    }
+    await expectError(got(spam), 404);
+    expect(await got(held)).toMatchObject({ status: 'PENDING', content: 'hello' });
+    expect(await got(young)).toMatchObject({ status: 'SPAM', clientAddress: '198.51.100.1' });
+    const left = await w.admin.comments.listByBlog({ blogId: w.blogId, status: ['SPAM', 'PENDING'], view: 'ADMIN' });
+    expect(left.items?.map((c) => c.id).sort()).toEqual([held.id, young.id].sort());
+    // The post's count of its comments followed the deleted spam.
+    expect((await w.driver.get('posts', post.id as string))?.doc.allComments).toBe(2);
   });
 
   it('comments.moderate clears a spam run by address, author, status and text, in calls of at most 500', async () => {
