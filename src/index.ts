@@ -36,7 +36,7 @@ export type {
   CommentLimits,
   CommentToCheck,
   CommentVerdict,
-} from './rules/comments.js';
+} from './rules/comment-options.js';
 export type {
   PostStatus,
   PageStatus,

@@ -23,8 +23,8 @@ import { newId } from '../util/ids.js';
 import { labelCounterOps } from '../store/label-counts.js';
 import type { Scheduler, SchedulerOptions } from './scheduler.js';
 import { RecordCache } from './record-cache.js';
-import { CommentGate } from './comment-gate.js';
-import { commentOptionsOf, type CommentOptions } from '../rules/comments.js';
+import type { CommentGate } from './comment-gate.js';
+import { commentOptionsOf, type CommentOptions } from '../rules/comment-options.js';
 import {
   memberId,
   put,
@@ -100,7 +100,8 @@ export class Core {
   readonly maxMediaBytes: number;
   /** The comment options (docs/design.md §24), and the counters of the comment limits in this process. */
   readonly commentOptions: CommentOptions;
-  readonly commentGate = new CommentGate();
+  /** Made with the first comment limited (src/resources/comment-admission.ts), whose code loads then. */
+  commentGate: CommentGate | undefined;
   readonly keepImageMetadata: boolean;
   readonly imageWidths: readonly number[];
   private scheduler: Pick<Scheduler, 'scheduled' | 'stop'> | undefined;

@@ -3,8 +3,8 @@
  * mounts in node:http (via `toNodeHandler`), Express, Fastify, Hono, Bun, Deno, workers and route handlers.
  * No Node built-ins here: this module bundles for any runtime.
  */
-import { BlogError, tooManyComments } from '../util/errors.js';
-import { commentRate } from '../rules/comments.js';
+import { BlogError } from '../util/errors.js';
+import { commentRate, tooManyComments } from '../rules/comments.js';
 import { internalsOf } from '../service/internals.js';
 import { once } from './idempotency.js';
 import { fetchIncoming, readRequestBody, tooLarge } from '../web/body.js';
@@ -168,18 +168,17 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
 
   /**
    * An anonymous comment whose address is over its limit is refused here, before its body is read or parsed:
-   * the limiter's peek, taking nothing (the call takes the token). Not with an Idempotency-Key, whose retry of a
-   * stored comment gets that comment.
+   * the limiter's peek, taking nothing (the call takes the token), answers the seconds to wait. Not with an
+   * Idempotency-Key, whose retry of a stored comment gets that comment.
    */
-  function refuseFlood(incoming: IncomingLike): void {
-    if (!core || incoming.header('idempotency-key') !== null) return;
+  function floodWait(incoming: IncomingLike): number | undefined {
+    if (!core || incoming.header('idempotency-key') !== null) return undefined;
     const address = addressOf(incoming);
     const limit =
       address === undefined
         ? undefined
         : commentRate({ kind: 'anonymous', role: null }, address, core.commentOptions.commentLimits);
-    const wait = limit && core.commentGate.refuses(limit.key, core.now().getTime());
-    if (wait !== undefined) throw tooManyComments(wait);
+    return limit && core.commentGate?.refuses(limit.key, core.now().getTime());
   }
 
   /** `{basePath}/openapi.json`: the document of these routes (src/http/openapi.ts), built once. */
@@ -238,7 +237,10 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     if (actor != null && (typeof actor !== 'object' || typeof actor.userId !== 'string')) {
       throw new TypeError('authenticate() must return { userId: string } or null');
     }
-    if (route.client && actor == null) refuseFlood(incoming);
+    if (route.client && actor == null) {
+      const wait = floodWait(incoming);
+      if (wait !== undefined) return refusal(wait, corsHeaders);
+    }
 
     // A kept answer, once the store is known not to have changed since it was kept (src/http/kept.ts).
     let keptKey: string | undefined;
@@ -392,6 +394,22 @@ function keptOut(hit: KeptResponse, incoming: IncomingLike, corsHeaders: Record<
   const text = incoming.method === 'HEAD' ? null : hit.body;
   if (corsHeaders) return { status: 200, headers: { ...hit.headers, ...corsHeaders }, text };
   return { status: 200, headers: hit.headers as Record<string, string>, head: hit.head, text };
+}
+
+/** The 429s of refused floods by their Retry-After, each built once: a refusal builds no error and no JSON. */
+const refusals = new Map<number, Outgoing>();
+
+function refusal(wait: number, corsHeaders: Record<string, string> | undefined): Outgoing {
+  if (corsHeaders) return errorOut(tooManyComments(wait), corsHeaders);
+  let out = refusals.get(wait);
+  if (!out) {
+    const { headers, text } = errorOut(tooManyComments(wait), undefined);
+    const body = encoder.encode(text as string);
+    const head = [...Object.entries(headers).flat(), 'content-length', String(body.byteLength)];
+    out = { status: 429, headers, head, text: body };
+    if (refusals.size < 100) refusals.set(wait, out);
+  }
+  return out;
 }
 
 const routeNotFound = () => new BlogError({ code: 404, reason: 'notFound', message: 'Not Found: no such route' });

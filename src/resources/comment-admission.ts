@@ -8,9 +8,6 @@ import type { Core } from '../core/core.js';
 import type { Actor } from '../rules/access.js';
 import {
   type Bucket,
-  type CheckComment,
-  type CommentCheckContext,
-  type CommentToCheck,
   COMMENT_DEFAULTS,
   commentRate,
   fullAt,
@@ -18,13 +15,16 @@ import {
   sameText,
   spamByContent,
   statusOfVerdict,
+  rateLimited,
   takeToken,
-  whoOf,
+  tooManyComments,
 } from '../rules/comments.js';
+import type { CheckComment, CommentCheckContext, CommentToCheck } from '../rules/comment-options.js';
 import type { CommentStatus, Role } from '../schema/schemas.js';
-import { put, type BlogRecord, type LimitRecord } from '../store/records.js';
+import { put, whoOf, type BlogRecord, type LimitRecord } from '../store/records.js';
+import { CommentGate } from '../core/comment-gate.js';
 import type { WriteOp } from '../store/driver.js';
-import { BlogError, rateLimited, tooManyComments } from '../util/errors.js';
+import { BlogError } from '../util/errors.js';
 
 /** A comment let through the limits: its key and rate, and how to undo the count if it is refused after all. */
 export interface Admitted {
@@ -50,7 +50,7 @@ export function admit(
     core.commentOptions.commentLimits,
   );
   if (!limit) return undefined;
-  const taken = core.commentGate.take(limit.key, limit.rate, core.now().getTime());
+  const taken = (core.commentGate ??= new CommentGate()).take(limit.key, limit.rate, core.now().getTime());
   if (!taken.ok) throw tooManyComments(taken.retryAfter);
   return { ...limit, giveBack: taken.giveBack };
 }
@@ -68,7 +68,7 @@ export async function sharedLimit(core: Core, admitted: Admitted | undefined): P
   const kept: Bucket | undefined = found ? { tokens: found.doc.tokens, at: found.doc.at } : undefined;
   const taken = takeToken(kept, admitted.rate, now);
   if (!taken.ok) {
-    if (kept) core.commentGate.follow(admitted.key, admitted.rate, kept);
+    if (kept) (core.commentGate ??= new CommentGate()).follow(admitted.key, admitted.rate, kept);
     throw tooManyComments(taken.retryAfter);
   }
   const record: LimitRecord = {
@@ -132,7 +132,12 @@ export async function judge(
   const words = [...(o.disallowedCommentWords ?? []), ...(blog.disallowedCommentWords ?? [])];
   if (spamByContent(comment, o.maxCommentLinks ?? COMMENT_DEFAULTS.maxCommentLinks, words)) return 'SPAM';
   if (!o.checkComment) return held;
-  const verdict = await ask(o.checkComment, comment, context, o.checkCommentTimeoutMs ?? 2000);
+  const verdict = await ask(
+    o.checkComment,
+    comment,
+    context,
+    o.checkCommentTimeoutMs ?? COMMENT_DEFAULTS.checkCommentTimeoutMs,
+  );
   return verdict === undefined ? held : statusOfVerdict(verdict);
 }
 

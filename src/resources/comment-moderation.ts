@@ -15,7 +15,7 @@ import {
   type Actor,
 } from '../rules/access.js';
 import { moveComment, movesFrom, type COMMENT_MOVES } from '../rules/states.js';
-import { whoOf } from '../rules/comments.js';
+import { COMMENT_DEFAULTS } from '../rules/comments.js';
 import { htmlToText } from '../rules/text.js';
 import { normalizeAddress } from '../util/addresses.js';
 import { COMMENT_STATUSES, LIMITS, type CommentStatus } from '../schema/schemas.js';
@@ -24,7 +24,7 @@ import { DriverConflict, type Key, type WriteOp } from '../store/driver.js';
 import { notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { checkPageToken, page, type PageQuery } from '../core/paging.js';
-import { del, put, type CommentRecord } from '../store/records.js';
+import { del, put, whoOf, type CommentRecord } from '../store/records.js';
 import { moveCommentsStep } from '../core/comment-visibility.js';
 import { commentModerationParams as params } from '../schema/comment-moderation.js';
 import type {
@@ -249,9 +249,6 @@ async function actOnPost(
     .then((changed) => changed.length);
 }
 
-/** How long spam is kept, and an anonymous comment's client address (docs/design.md §24). */
-const KEPT_MS = 30 * 86_400_000;
-
 /**
  * The scheduler's housekeeping (docs/design.md §24): spam that has been SPAM for 30 days is deleted (with its
  * post's counters, as `comments.moderate` deletes), and client addresses older than 30 days are removed from
@@ -259,7 +256,7 @@ const KEPT_MS = 30 * 86_400_000;
  */
 export async function sweepComments(core: Core): Promise<boolean> {
   await core.ready();
-  const before = new Date(core.now().getTime() - KEPT_MS).toISOString();
+  const before = new Date(core.now().getTime() - COMMENT_DEFAULTS.keepDays * 86_400_000).toISOString();
   const batch = LIMITS.moderateBatch;
   const due = (kind: 'spam' | 'address') =>
     core.driver.list({

@@ -4,75 +4,13 @@
  * counters live in src/core/comment-gate.ts, the checks run in src/resources/comment-admission.ts.
  */
 import type { Role } from '../schema/schemas.js';
+import type { CommentLimits, CommentVerdict } from './comment-options.js';
+import { BlogError } from '../util/errors.js';
 import { limitsComments } from './access.js';
 import { v6 } from '../util/addresses.js';
 import { hasPhrase, htmlToText, words } from './text.js';
 
-/** `commentLimits` of createBlogService: how often comments may come (ADMINs and AUTHORs are never limited). */
-export interface CommentLimits {
-  /** Anonymous comments per client address: one every `everySeconds`, at most `burst` at once. Default 15 s, 3. */
-  anonymous?: { everySeconds: number; burst: number };
-  /** Signed-in readers (READERs and non-members): at most `perMinute` per user. Default 30. */
-  reader?: { perMinute: number };
-  /**
-   * Count in the store as well as in memory, so several app servers on one store share one limit per address
-   * and user (one more read, and one counter write with each accepted comment). Default false: each process
-   * counts alone, and N app servers admit up to N times the limit.
-   */
-  shared?: boolean;
-}
-
-/** What `checkComment` answers: publish it (LIVE), keep it for moderation (PENDING), or file it as SPAM. */
-export type CommentVerdict = 'ham' | 'pending' | 'spam';
-
-/** The comment `checkComment` is asked about (its content already sanitized). */
-export interface CommentToCheck {
-  blogId: string;
-  postId: string;
-  /** The comment's HTML as it will be stored. */
-  content: string;
-  author: { displayName: string; url?: string; id?: string };
-  inReplyTo?: string;
-}
-
-/** Where a comment comes from, for `checkComment` (an Akismet-like service wants all of it). */
-export interface CommentCheckContext {
-  blog: { id: string; name: string; url: string };
-  post: { id: string; title: string; url?: string };
-  /** The caller's role in the blog (null: anonymous or not a member). */
-  role: Role | null;
-  clientAddress?: string;
-  userAgent?: string;
-  referrer?: string;
-  /** Aborted when `checkCommentTimeoutMs` has passed: the comment then stays PENDING. */
-  signal: AbortSignal;
-}
-
-/** The state a comment starts in by `checkComment`'s verdict: ham is published, spam is SPAM, else PENDING. */
-export const statusOfVerdict = (v: CommentVerdict): 'LIVE' | 'PENDING' | 'SPAM' =>
-  v === 'ham' ? 'LIVE' : v === 'spam' ? 'SPAM' : 'PENDING';
-
-export type CheckComment = (
-  comment: CommentToCheck,
-  context: CommentCheckContext,
-) => CommentVerdict | Promise<CommentVerdict>;
-
-/** The service options of comments from the public (docs/design.md §24), as `createBlogService` takes them. */
-export interface CommentOptions {
-  /** How often comments may come (defaults: anonymous 1 per 15 s per address, burst 3; readers 30 a minute). */
-  commentLimits?: CommentLimits;
-  /** Anonymous PENDING and SPAM comments a blog holds at most; past it anonymous comments get 429. Default 10,000. */
-  maxPendingComments?: number;
-  /** A comment with more links than this is SPAM. Default 2. */
-  maxCommentLinks?: number;
-  /** Words (or phrases) that make a comment SPAM in every blog, beside each blog's own list. Default none. */
-  disallowedCommentWords?: readonly string[];
-  /** Asks a service (Akismet-like) about each comment from outside the blog's AUTHORs and ADMINs. */
-  checkComment?: CheckComment;
-  /** How long `checkComment` may take before the comment stays PENDING (ms). Default 2,000. */
-  checkCommentTimeoutMs?: number;
-}
-
+/** The defaults of the comment options, and the rules' own constants. */
 export const COMMENT_DEFAULTS = {
   anonymous: { everySeconds: 15, burst: 3 },
   reader: { perMinute: 30 },
@@ -85,32 +23,17 @@ export const COMMENT_DEFAULTS = {
   duplicateMs: 3_600_000,
 } as const;
 
-const positive = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0;
-const count = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+/** The state a comment starts in by `checkComment`'s verdict: ham is published, spam is SPAM, else PENDING. */
+export const statusOfVerdict = (v: CommentVerdict): 'LIVE' | 'PENDING' | 'SPAM' =>
+  v === 'ham' ? 'LIVE' : v === 'spam' ? 'SPAM' : 'PENDING';
 
-/** The comment options checked (a host's mistake is a TypeError when the service is made, not a 500 later). */
-export function commentOptionsOf(o: CommentOptions): CommentOptions {
-  const l = o.commentLimits;
-  if (l?.anonymous !== undefined && (!positive(l.anonymous.everySeconds) || !positive(l.anonymous.burst)))
-    throw new TypeError('commentLimits.anonymous needs { everySeconds, burst }, both > 0');
-  if (l?.reader !== undefined && !positive(l.reader.perMinute))
-    throw new TypeError('commentLimits.reader needs { perMinute } > 0');
-  for (const name of ['maxPendingComments', 'maxCommentLinks', 'checkCommentTimeoutMs'] as const)
-    if (o[name] !== undefined && !count(o[name])) throw new TypeError(`${name} must be an integer ≥ 0`);
-  if (o.checkComment !== undefined && typeof o.checkComment !== 'function')
-    throw new TypeError('checkComment must be a function');
-  const words = o.disallowedCommentWords;
-  if (words !== undefined && (!Array.isArray(words) || words.some((w) => typeof w !== 'string')))
-    throw new TypeError('disallowedCommentWords must be a list of strings');
-  return {
-    commentLimits: l ?? {},
-    maxPendingComments: o.maxPendingComments ?? COMMENT_DEFAULTS.maxPendingComments,
-    maxCommentLinks: o.maxCommentLinks ?? COMMENT_DEFAULTS.maxCommentLinks,
-    disallowedCommentWords: words ?? [],
-    ...(o.checkComment ? { checkComment: o.checkComment } : {}),
-    checkCommentTimeoutMs: o.checkCommentTimeoutMs ?? COMMENT_DEFAULTS.checkCommentTimeoutMs,
-  };
-}
+/** 429: too many comments too fast ; try again in `retryAfter` seconds. */
+export const rateLimited = (message: string, retryAfter: number) =>
+  new BlogError({ code: 429, reason: 'rateLimitExceeded', message, retryAfter });
+
+/** The 429 of a comment over its limit: try again in `retryAfter` seconds. */
+export const tooManyComments = (retryAfter: number) =>
+  rateLimited(`Too many comments: try again in ${retryAfter} s`, retryAfter);
 
 /** A token bucket: `capacity` at most, one token back every `refillMs`. */
 export interface Rate {
@@ -219,10 +142,3 @@ export function spamByContent(
 
 /** What two comments must share to be duplicates: their text, words only (markup, case and spacing aside). */
 export const sameText = (a: string, b: string) => words(htmlToText(a)).join(' ') === words(htmlToText(b)).join(' ');
-
-/**
- * Who wrote a comment, as the moderation and duplicate index files it: a signed-in author by user, an
- * anonymous one by client address (none: not filed).
- */
-export const whoOf = (c: { authorId?: string | undefined; clientAddress?: string | undefined }) =>
-  c.authorId !== undefined ? `u:${c.authorId}` : c.clientAddress !== undefined ? `a:${c.clientAddress}` : undefined;

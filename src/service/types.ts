@@ -7,7 +7,7 @@
  * wire resource, or rejects with a `BlogError` and changes nothing.
  */
 import type { BlobStore, StorageDriver } from '../store/driver.js';
-import type { CheckComment, CommentLimits } from '../rules/comments.js';
+import type { CheckComment, CommentLimits } from '../rules/comment-options.js';
 import type { EventType, Listener } from '../core/events.js';
 import type { SchedulerOptions } from '../core/scheduler.js';
 import type { ChangeList } from '../resources/changes.js';

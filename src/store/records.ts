@@ -7,7 +7,6 @@ import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from
 import { distinctWords, postWordFields } from '../rules/text.js';
 import { commentVisOf, seesCommentStatus, seesContent, visibleClasses, type CommentVis } from '../rules/access.js';
 import { mediaRefs } from '../rules/media-refs.js';
-import { whoOf } from '../rules/comments.js';
 import type { MediaType } from '../schema/media.js';
 import { blogStream, RECORDS_STREAM } from './streams.js';
 
@@ -291,6 +290,13 @@ function postKeys(p: PostRecord): Record<string, Key[]> {
 /** The media a post's or page's content uses, as `media` index entries [blogId, sha256, id]. */
 const usesOf = (r: PostRecord | PageRecord): Key[] =>
   mediaRefs(r.blogId, r.content).map((sha) => [r.blogId, sha, r.id]);
+
+/**
+ * Who wrote a comment, as the moderation and duplicate index files it: a signed-in author by user, an
+ * anonymous one by client address (none: not filed).
+ */
+export const whoOf = (c: { authorId?: string | undefined; clientAddress?: string | undefined }) =>
+  c.authorId !== undefined ? `u:${c.authorId}` : c.clientAddress !== undefined ? `a:${c.clientAddress}` : undefined;
 
 function keysOf(collection: Collection, r: Records[Collection]): Record<string, Key[]> {
   switch (collection) {

@@ -118,11 +118,6 @@ export const required = (location: string) =>
     location,
     locationType: 'parameter',
   });
-/** 429: too many comments too fast (docs/design.md §24); try again in `retryAfter` seconds. */
-export const rateLimited = (message: string, retryAfter: number) =>
-  new BlogError({ code: 429, reason: 'rateLimitExceeded', message, retryAfter });
-export const tooManyComments = (retryAfter: number) =>
-  rateLimited(`Too many comments: try again in ${retryAfter} s`, retryAfter);
 export const conflict = (message: string) => new BlogError({ code: 409, reason: 'conflict', message });
 export const conditionNotMet = () =>
   new BlogError({

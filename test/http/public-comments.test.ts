@@ -113,6 +113,28 @@ describe('comments from the public over HTTP', () => {
     for (let i = 0; i < 10; i++) expect((await s.say({ headers: { authorization: ADMIN } })).status).toBe(200);
   });
 
+  it('a flood is refused before its body is read; a retry with its Idempotency-Key still gets its comment', async () => {
+    const s = await start();
+    const retry = () => send(s.comments, { content: 'said once' }, { headers: { 'idempotency-key': 'k1' } });
+    const first = await retry();
+    expect(first.status).toBe(200);
+    for (let i = 0; i < 2; i++) await s.say();
+    // Over the limit, a body that is not even JSON gets the 429, not a 400: it was never parsed.
+    const broken = await new Promise<number>((resolve, reject) => {
+      const req = request(s.comments, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject);
+      req.end('{"content": "not json');
+    });
+    expect(broken).toBe(429);
+    const again = await retry();
+    expect(again.status).toBe(200);
+    expect(again.json.id).toBe(first.json.id);
+    expect((await s.say({ headers: { 'idempotency-key': 'k2' } })).status).toBe(429);
+  });
+
   it('without trustProxy a forged X-Forwarded-For is ignored', async () => {
     const s = await start();
     const statuses = [];
