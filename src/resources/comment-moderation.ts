@@ -252,7 +252,8 @@ async function actOnPost(
 /**
  * The scheduler's housekeeping (docs/design.md §24): spam that has been SPAM for 30 days is deleted (with its
  * post's counters, as `comments.moderate` deletes), and client addresses older than 30 days are removed from
- * their comments; a bounded batch of each (the `comments.sweep` index), oldest first. Answers whether more is left.
+ * their comments; a bounded batch of each (the `comments.sweep` index), oldest first, and the shared comment
+ * counters that are full again. Answers whether more is left.
  */
 export async function sweepComments(core: Core): Promise<boolean> {
   await core.ready();
@@ -283,5 +284,18 @@ export async function sweepComments(core: Core): Promise<boolean> {
       if (!DriverConflict.is(e)) throw e;
     });
   }
-  return spam.length === batch || addressed.length === batch;
+  // Shared counters (`commentLimits.shared`) full again are as good as none.
+  const spent = await core.driver.list({
+    collection: 'limits',
+    index: 'expires',
+    prefix: [],
+    upper: { key: [core.nowIso()] },
+    direction: 'asc',
+    limit: batch,
+  });
+  for (const l of spent)
+    await core.commit([del('limits', l.id, l.version)]).catch((e: unknown) => {
+      if (!DriverConflict.is(e)) throw e;
+    });
+  return spam.length === batch || addressed.length === batch || spent.length === batch;
 }
