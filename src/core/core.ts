@@ -23,6 +23,8 @@ import { newId } from '../util/ids.js';
 import { labelCounterOps } from '../store/label-counts.js';
 import type { Scheduler, SchedulerOptions } from './scheduler.js';
 import { RecordCache } from './record-cache.js';
+import type { CommentGate } from './comment-gate.js';
+import { commentOptionsOf, type CommentOptions } from '../rules/comment-options.js';
 import {
   memberId,
   put,
@@ -41,7 +43,7 @@ import type { ZodMiniType } from 'zod/mini';
 import { authorOf, etagOf, links, postWire, type Links } from './wire.js';
 import type { Post } from '../schema/resources.js';
 
-export interface CoreOptions {
+export interface CoreOptions extends CommentOptions {
   driver: StorageDriver;
   /** Earlier versions kept per post or page (default 50; 0 keeps none). */
   revisionsKept?: number;
@@ -102,6 +104,10 @@ export class Core {
   readonly revisionsKept: number;
   readonly blobs: BlobStore;
   readonly maxMediaBytes: number;
+  /** The comment options (docs/design.md §25), and the counters of the comment limits in this process. */
+  readonly commentOptions: CommentOptions;
+  /** Made with the first comment limited (src/resources/comment-admission.ts), whose code loads then. */
+  commentGate: CommentGate | undefined;
   readonly keepImageMetadata: boolean;
   readonly imageWidths: readonly number[];
   private scheduler: Pick<Scheduler, 'scheduled' | 'stop'> | undefined;
@@ -155,6 +161,7 @@ export class Core {
     // Checked where media is handled (src/media/service.ts), which loads on first use.
     this.blobs = options.blobs ?? this.store.blobs;
     this.maxMediaBytes = options.maxMediaBytes ?? 20 * 1024 * 1024;
+    this.commentOptions = commentOptionsOf(options);
     this.keepImageMetadata = options.keepImageMetadata === true;
     this.imageWidths = [...new Set(options.imageWidths ?? IMAGE_WIDTHS)].sort((a, b) => a - b);
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
@@ -445,7 +452,7 @@ export class Core {
    * Starts publishing on time (src/core/scheduler.ts, whose code loads now: its first look at the store comes after
    * that, so a post scheduled meanwhile is found by it); answers the function that stops it. Idempotent.
    */
-  startScheduler(options: SchedulerOptions = {}): () => void {
+  startScheduler(options: SchedulerOptions = {}, housekeeping?: () => Promise<boolean>): () => void {
     if (!this.scheduler) {
       let running: Scheduler | undefined;
       let stopped = false;
@@ -464,6 +471,7 @@ export class Core {
             {
               now: this.now,
               promoteDue: () => this.promoteDue(true),
+              ...(housekeeping ? { housekeeping } : {}),
               nextDue: async () => {
                 await this.ready();
                 const [first] = await this.driver.list({

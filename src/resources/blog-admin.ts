@@ -63,6 +63,9 @@ function applyBlog(b: BlogRecord, body: BlogPatch, replace: boolean, now: string
   const meta = body.customMetaData ?? (replace || body.customMetaData === null ? undefined : b.customMetaData);
   if (meta === undefined) delete next.customMetaData;
   else next.customMetaData = meta;
+  const words = body.disallowedCommentWords ?? (replace ? undefined : b.disallowedCommentWords);
+  if (words === undefined || words.length === 0) delete next.disallowedCommentWords;
+  else next.disallowedCommentWords = [...words];
   if (url !== b.url)
     next.oldUrls = [...(b.oldUrls ?? []).filter((u) => u !== url && u !== b.url), b.url].slice(-OLD_URLS);
   return next;
@@ -155,6 +158,7 @@ async function insertBlog(core: Core, actor: Actor, input: BlogsInsertParams): P
       variant: b.locale?.variant ?? '',
     },
     ...(b.customMetaData !== undefined ? { customMetaData: b.customMetaData } : {}),
+    ...(b.disallowedCommentWords?.length ? { disallowedCommentWords: [...b.disallowedCommentWords] } : {}),
     ownerId,
     published: now,
     updated: now,

@@ -221,8 +221,20 @@ export async function deleteContent<K extends Kind>(
 
 /** The post record with its comment counters moved by a comment going from one state to another. */
 export function recount(post: StoredDoc<PostRecord>, from: CommentStatus | undefined, to: CommentStatus | undefined) {
-  const live = (to === 'LIVE' ? 1 : 0) - (from === 'LIVE' ? 1 : 0);
-  const all = (to ? 1 : 0) - (from ? 1 : 0);
+  return recountAll(post, [[from, to]]);
+}
+
+/** The post record with its comment counters moved by comments going from one state to another (undefined: none). */
+export function recountAll(
+  post: StoredDoc<PostRecord>,
+  moves: ReadonlyArray<readonly [CommentStatus | undefined, CommentStatus | undefined]>,
+) {
+  let live = 0;
+  let all = 0;
+  for (const [from, to] of moves) {
+    live += (to === 'LIVE' ? 1 : 0) - (from === 'LIVE' ? 1 : 0);
+    all += (to ? 1 : 0) - (from ? 1 : 0);
+  }
   if (live === 0 && all === 0) return [];
   const p = post.doc;
   // A post's first comment settles the class its comments are filed under (comment-visibility.ts).

@@ -5,7 +5,7 @@
  * carries them (docs/design.md §13).
  */
 import type { output } from 'zod/mini';
-import { object, optionalEach, optional, refine, unknown } from './checks.js';
+import { array, object, optionalEach, optional, refine, string, unknown } from './checks.js';
 import { httpUrl, id, nonEmpty, readOnly, text } from './schemas.js';
 import { LIMITS } from './values.js';
 
@@ -13,6 +13,13 @@ import { LIMITS } from './values.js';
 const blogFields = {
   description: optional(text(LIMITS.description)),
   customMetaData: optional(text(LIMITS.text)),
+  disallowedCommentWords: optional(
+    array(
+      string(1, LIMITS.disallowedWord),
+      LIMITS.disallowedWords,
+      `at most ${LIMITS.disallowedWords} disallowed words`,
+    ),
+  ),
   published: optional(unknown),
   posts: optional(unknown),
   pages: optional(unknown),

@@ -207,10 +207,45 @@ export interface CommentsActionParams {
   postId: string;
   commentId: string;
 }
+/** `comments.moderate` (docs/design.md §25): one action on every comment of a blog that matches a filter, 500 a call. */
+export interface CommentsModerateParams {
+  blogId: string;
+  /** Which comments: all of the given statuses (default every status) that match every other field given. */
+  filter: {
+    status?: OneOrMore<CommentStatus>;
+    /** Comments of this signed-in author. */
+    authorId?: string;
+    /** Anonymous comments sent from this address. */
+    clientAddress?: string;
+    /** Comments whose text contains this (case aside). */
+    contains?: string;
+  };
+  /** approve (to LIVE), spam (to SPAM), or delete. Comments the action does not apply to are left as they are. */
+  action: 'approve' | 'spam' | 'delete';
+  /** The `nextPageToken` of the previous call with the same filter and action. */
+  pageToken?: string;
+}
+
+/** What `comments.moderate` did: how many comments it changed, and where to go on when there may be more. */
+export interface CommentsModerateResult {
+  handled: number;
+  nextPageToken?: string;
+}
+
 export interface CommentsInsertParams {
   blogId: string;
   postId: string;
   body: CommentBody;
+  /**
+   * The address of the client that sent the comment (an extension, docs/design.md §25): anonymous comments are limited
+   * per address, and the blog's ADMINs see it for 30 days. The HTTP helper and the site set it from the request;
+   * a host calling in process for its own form passes it (absent: only the per-user limits apply).
+   */
+  clientAddress?: string;
+  /** The client's `User-Agent`, for `checkComment` (never stored). */
+  userAgent?: string;
+  /** The page the comment was sent from (`Referer`), for `checkComment` (never stored). */
+  referrer?: string;
 }
 
 /** `changes.list`: a replica's pull (docs/design.md §15). */
@@ -454,6 +489,8 @@ export interface BlogBody extends ServerOwnedFields {
   url: string;
   description?: string;
   customMetaData?: string;
+  /** Words or phrases that file a comment as SPAM in this blog (an extension, docs/comments.md); ADMIN view only. */
+  disallowedCommentWords?: readonly string[];
   published?: unknown;
   posts?: unknown;
   pages?: unknown;

@@ -293,7 +293,15 @@ export const params = {
     status: optional(enumList(COMMENT_STATUSES)),
     fetchBodies: optional(bool),
   }),
-  commentsInsert: object({ blogId: id, postId: id, body: commentBody }),
+  commentsInsert: object({
+    blogId: id,
+    postId: id,
+    body: commentBody,
+    // Who sent it (docs/design.md §25): set by the HTTP helper and the site, or by a host for its own form.
+    clientAddress: optional(text(LIMITS.clientHeader)),
+    userAgent: optional(text(LIMITS.clientHeader)),
+    referrer: optional(text(LIMITS.clientHeader)),
+  }),
 };
 
 /** What the service works with after a check: `Parsed<'postsList'>`. */

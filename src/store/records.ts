@@ -34,6 +34,8 @@ export interface BlogRecord {
   oldUrls?: string[];
   /** Set by blogs.delete: the blog reads as gone while its records are removed in batches. */
   deleting?: true;
+  /** Words that send a comment to SPAM in this blog, beside the service's (docs/design.md §25). */
+  disallowedCommentWords?: string[];
   published: string;
   updated: string;
 }
@@ -95,6 +97,8 @@ export interface CommentRecord {
   authorId?: string;
   authorName?: string;
   authorUrl?: string;
+  /** Where an anonymous comment came from: for the blog's ADMINs only (docs/design.md §25). */
+  clientAddress?: string;
   /** The visibility class its blog-wide index entries are filed under (absent: 'open'); see comment-visibility.ts. */
   vis?: CommentVis;
   /** No reader has ever been able to see it (set by `put`, see `markUnseen`). */
@@ -163,6 +167,19 @@ export interface MediaRecord {
   rev: number;
   /** The url an import downloaded it from: a re-run finds it there instead of downloading it again. */
   source?: string;
+}
+
+/**
+ * A comment counter shared by the app servers on one store (`commentLimits.shared`): the token bucket of one
+ * address or user (rules/comments.ts), written with each comment it admits, swept once it would be full again.
+ */
+export interface LimitRecord {
+  id: string;
+  tokens: number;
+  /** When `tokens` was counted (ms). */
+  at: number;
+  /** When the bucket is full again (ISO): a sweep may remove it then. */
+  expires: string;
 }
 
 export const mediaId = (blogId: string, sha256: string) => `${blogId}:${sha256}`;
@@ -237,6 +254,7 @@ export interface Records {
   media: MediaRecord;
   collabDocs: CollabDocRecord;
   collabUpdates: CollabUpdateRecord;
+  limits: LimitRecord;
   redirects: RedirectRecord;
 }
 
@@ -273,6 +291,13 @@ function postKeys(p: PostRecord): Record<string, Key[]> {
 const usesOf = (r: PostRecord | PageRecord): Key[] =>
   mediaRefs(r.blogId, r.content).map((sha) => [r.blogId, sha, r.id]);
 
+/**
+ * Who wrote a comment, as the moderation and duplicate index files it: a signed-in author by user, an
+ * anonymous one by client address (none: not filed).
+ */
+export const whoOf = (c: { authorId?: string | undefined; clientAddress?: string | undefined }) =>
+  c.authorId !== undefined ? `u:${c.authorId}` : c.clientAddress !== undefined ? `a:${c.clientAddress}` : undefined;
+
 function keysOf(collection: Collection, r: Records[Collection]): Record<string, Key[]> {
   switch (collection) {
     case 'posts':
@@ -288,10 +313,18 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
     case 'comments': {
       const c = r as CommentRecord;
       const vis = c.vis ?? 'open';
+      const who = whoOf(c);
+      const anonymousHeld = c.authorId === undefined && (c.status === 'PENDING' || c.status === 'SPAM');
       return {
         post: [[c.blogId, c.postId, c.status, c.published, c.id]],
         blog: [[c.blogId, vis, c.status, c.published, c.id]],
         move: [[c.postId, vis, c.id]],
+        who: who ? [[c.blogId, who, c.status, c.published, c.id]] : [],
+        held: anonymousHeld ? [[c.blogId, c.id]] : [],
+        sweep: [
+          ...(c.status === 'SPAM' ? [['spam', c.updated, c.id]] : []),
+          ...(c.clientAddress !== undefined ? [['address', c.published, c.id]] : []),
+        ],
       };
     }
     case 'blogs': {
@@ -322,6 +355,10 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
     case 'collabUpdates': {
       const u = r as CollabUpdateRecord;
       return { doc: [[u.docId, u.id]] };
+    }
+    case 'limits': {
+      const l = r as LimitRecord;
+      return { expires: [[l.expires, l.id]] };
     }
     case 'redirects': {
       const d = r as RedirectRecord;

@@ -37,9 +37,14 @@ import type { Collection } from './records.js';
  * collabDocs.blog       [blogId, id]                            a post's or page's shared document, compacted (v7, resources/collab.ts)
  * collabUpdates.doc     [docId, id]                             the updates pushed since its last compaction (v7)
  * redirects.blog        [blogId, from, id]                      a blog's old addresses and where they moved (v8, resources/redirects.ts)
+ * comments.who          [blogId, who, status, published, id]    by author (`u:<userId>`) or client address (`a:<address>`):
+ *                                                               moderation by filter, duplicates (rules/comments.ts, v9)
+ * comments.held         [blogId, id]                            anonymous PENDING and SPAM comments: maxPendingComments (v9)
+ * comments.sweep        ['spam', updated, id], ['address', published, id]   spam to delete, addresses to forget (v9)
+ * limits.expires        [expires, id]                           shared comment counters by when they are full again (v9)
  */
 const SCHEMA = {
-  version: 8,
+  version: 9,
   collections: [
     { name: 'users', indexes: [] },
     { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
@@ -59,7 +64,17 @@ const SCHEMA = {
       ],
     },
     { name: 'pages', indexes: [{ name: 'published' }, { name: 'path', unique: true }, { name: 'media' }] },
-    { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }, { name: 'move' }] },
+    {
+      name: 'comments',
+      indexes: [
+        { name: 'post' },
+        { name: 'blog' },
+        { name: 'move' },
+        { name: 'who' },
+        { name: 'held' },
+        { name: 'sweep' },
+      ],
+    },
     { name: 'settings', indexes: [] },
     { name: 'pageviews', indexes: [{ name: 'blog' }, { name: 'owner' }] },
     { name: 'labels', indexes: [{ name: 'blog' }, { name: 'live' }] },
@@ -69,6 +84,7 @@ const SCHEMA = {
     { name: 'media', indexes: [{ name: 'blog' }, { name: 'source' }] },
     { name: 'collabDocs', indexes: [{ name: 'blog' }] },
     { name: 'collabUpdates', indexes: [{ name: 'doc' }] },
+    { name: 'limits', indexes: [{ name: 'expires' }] },
     { name: 'redirects', indexes: [{ name: 'blog' }] },
   ],
 } as const satisfies StoreSchema;
@@ -90,4 +106,4 @@ void _sameCollections;
  * without it or behind it is brought up by src/store/upgrade.ts, whose code loads only then.
  */
 export const LAYOUT_MARKER = 'storeLayout';
-export const STORE_LAYOUT = 4;
+export const STORE_LAYOUT = 5;

@@ -148,6 +148,7 @@ agree<Check<'commentsList', P.CommentsListParams>>();
 agree<Check<'commentsListByBlog', P.CommentsListByBlogParams>>();
 agree<Check<'commentsAction', P.CommentsActionParams>>();
 agree<Check<'commentsInsert', P.CommentsInsertParams>>();
+agree<Check<'commentsModerate', P.CommentsModerateParams>>();
 agree<Check<'changesList', P.ChangesListParams>>();
 agree<Check<'blogUserInfosGet', P.BlogUserInfosGetParams>>();
 agree<Check<'postUserInfosGet', P.PostUserInfosGetParams>>();
@@ -207,6 +208,7 @@ type Checked =
   | 'commentsListByBlog'
   | 'commentsAction'
   | 'commentsInsert'
+  | 'commentsModerate'
   | 'changesList'
   | 'blogUserInfosGet'
   | 'postUserInfosGet'
