@@ -1,12 +1,15 @@
 /**
  * Connecting through node-postgres (`pg`, an optional peer loaded on first open), and the Connection every
  * read and write starts from: the pool, one statement per round trip (named prepared statements) and the
- * collection catalog (drivers/shared/catalog.ts, filled by schema.ts).
+ * store's layout (layout.ts, made by schema.ts).
  */
 import { shortHash } from '../../src/util/ids.js';
-import { Catalog } from '../shared/catalog.js';
+import type { StoreSchema } from '../../src/store/driver.js';
+import { commitSql, sideGroups } from './functions.js';
+import type { CollectionPlan, IndexPlan } from './layout.js';
 import type { PgError, PgModule, PgPool, PgQueryConfig } from './native.js';
 import { current, type ReplicaOptions, type Replicas } from './replicas.js';
+import { ident } from './text.js';
 
 interface Common extends ReplicaOptions {
   /** The schema holding the store's tables, created when missing. Default `blogcore`. */
@@ -21,6 +24,8 @@ interface Common extends ReplicaOptions {
    * Default true. A single server may turn it off: each write then skips storing its events for others.
    */
   shareEvents?: boolean;
+  /** Where the progress of a long migration goes (one line per batch). Default `console.info`. */
+  log?: (line: string) => void;
   /**
    * Streaming replicas of the database (`postgres://` URLs, or host-owned Pools used as given): reads go to a
    * replica far enough along, writes to the primary; each scoped service reads its own writes (docs/postgres.md).
@@ -54,11 +59,6 @@ export async function openPool(options: { connectionString: string; max?: number
   pool.on('error', () => {});
   return pool;
 }
-
-/** A double-quoted identifier. */
-export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
-
-export type { CollectionInfo, IndexInfo } from '../shared/catalog.js';
 
 /** SQLSTATEs of a connection that went away: the call failed, and whether it ran is unknown. */
 const CONNECTION_LOST = /^(08|57P0)/;
@@ -106,12 +106,19 @@ export function clearError(error: unknown): unknown {
   );
 }
 
-/** A pool on one store's schema, and what the driver learned of the store. */
-export class Connection extends Catalog {
+/** A pool on one store's schema, and what the driver learned of the store: its layout (layout.ts). */
+export class Connection {
   /** The schema name as a quoted identifier, for statements. */
   readonly s: string;
-  /** Index names by number (a unique violation names the index by number). */
-  indexByNo = new Map<number, string>();
+  /** The declared collections' plans, in declaration order. */
+  plans: CollectionPlan[] = [];
+  /** The declared collections by name. */
+  byName = new Map<string, CollectionPlan>();
+  /** Every collection ever declared, by number (the change log names them by number). */
+  namesByNo = new Map<number, string>();
+  /** The statement calling commit_ops as the layout has it. */
+  commitSql = '';
+  #constraints = new Map<string, { collection: string; index: string }>();
   readonly #names = new Map<string, string>();
   /** Statement names start with a tag of the schema: two stores on one connection never share a name. */
   readonly #prefix: string;
@@ -124,9 +131,41 @@ export class Connection extends Catalog {
     readonly schema: string,
     private readonly prepared: boolean,
   ) {
-    super();
     this.s = ident(schema);
     this.#prefix = `bc${shortHash(schema)}_`;
+  }
+
+  /** What schema.ts `declare` made of the declaration. */
+  setPlans(plans: CollectionPlan[], namesByNo: Map<number, string>, _schema: StoreSchema): void {
+    this.plans = plans;
+    this.byName = new Map(plans.map((p) => [p.name, p]));
+    this.namesByNo = namesByNo;
+    this.#constraints = new Map(
+      plans.flatMap((p) => [...p.indexes.values()].map((i) => [i.pg, { collection: p.name, index: i.name }] as const)),
+    );
+    const groups = sideGroups(plans);
+    this.commitSql = commitSql(
+      this.s,
+      groups.length,
+      groups.map((g) => g.bytes),
+    );
+  }
+
+  collection(name: string): CollectionPlan {
+    const c = this.byName.get(name);
+    if (!c) throw new Error(`unknown collection ${name}`);
+    return c;
+  }
+
+  index(c: CollectionPlan, name: string): IndexPlan {
+    const i = c.indexes.get(name);
+    if (!i) throw new Error(`unknown index ${name}`);
+    return i;
+  }
+
+  /** The index a unique constraint (or unique index) stands for. */
+  byConstraint(name: string): { collection: string; index: string } | undefined {
+    return this.#constraints.get(name);
   }
 
   /** The statements `build` writes for this store's schema, built once per connection. */

@@ -4,7 +4,7 @@
  * `changesSince` themselves, so a lost notification only delays them: they are also told after a reconnect
  * and on a slow timer.
  */
-import { ident } from './connect.js';
+import { ident } from './text.js';
 import type { PgClient, PgPool } from './native.js';
 
 const POLL_MS = 2_000;

@@ -2,11 +2,12 @@
  * The PostgreSQL storage driver, on node-postgres (`pg`, an optional peer dependency): several app servers
  * sharing one database. It stores what the core gives it (documents, index keys, search tokens) and decides
  * nothing; see src/store/driver.ts. Where each part lives: connect.ts the pool and one statement per round
- * trip, schema.ts the layout, migrations and `commit_ops`, reads.ts reads by id and key range, search.ts
- * token search, commit.ts writes, changes.ts the change log, blobs.ts media bytes, functions.ts the SQL functions of commits and of
- * the log's end, feed.ts the change signal across app servers, replicas.ts where reads go when there are read
- * replicas, text.ts strings as PostgreSQL text, native.ts the slice of `pg` it uses; key bytes come from
- * drivers/shared/byte-keys.ts.
+ * trip, layout.ts the tables a declaration makes, schema.ts the catalog, layouts and their changes, migrate.ts the
+ * copy from layout 4 (legacy.ts), reads.ts reads by id and key range, search.ts token search, commit.ts writes,
+ * changes.ts the change log, blobs.ts media bytes, functions.ts the SQL functions of commits and of the log's
+ * end, feed.ts the change signal across app servers, replicas.ts where reads go when there are read replicas,
+ * text.ts strings as PostgreSQL text, native.ts the slice of `pg` it uses; byte keys (indexes declared without
+ * fields) come from drivers/shared/byte-keys.ts.
  */
 import type {
   BlobStore,
@@ -36,10 +37,10 @@ import { Feed, Notifier } from './feed.js';
 import type { PgPool } from './native.js';
 import { current, formatLsn, parseLsn, Replicas, Session } from './replicas.js';
 import { count, get, getByIndex, getMany, keys, list } from './reads.js';
-import { channelOf, migrate, MIGRATIONS } from './schema.js';
+import { channelOf, LAYOUT, migrate } from './schema.js';
 import { search } from './search.js';
 import { postgresBlobs } from './blobs.js';
-import { ident } from './connect.js';
+import { ident } from './text.js';
 
 export type { PostgresConnectionOptions, PostgresDriverOptions, PostgresPoolOptions } from './connect.js';
 export type { PgPool } from './native.js';
@@ -52,7 +53,7 @@ export interface PostgresDriver extends StorageDriver {
 }
 
 /** The storage-layout version this build writes (rows of `<schema>.migrations`). */
-export const POSTGRES_STORAGE_VERSION = MIGRATIONS.length;
+export const POSTGRES_STORAGE_VERSION = LAYOUT;
 
 class Driver implements PostgresDriver {
   private conn: Connection | undefined;
@@ -82,7 +83,7 @@ class Driver implements PostgresDriver {
   /** The open connection, or why there is none. */
   private connection(): Connection {
     if (this.closed) throw new Error('postgres driver is closed');
-    if (!this.conn || this.conn.byName.size === 0)
+    if (!this.conn || this.conn.plans.length === 0)
       throw new Error('postgres driver is not open: call open(schema) first');
     return this.conn;
   }
@@ -92,7 +93,7 @@ class Driver implements PostgresDriver {
     const pool = this.conn?.pool ?? ('pool' in this.options ? this.options.pool : await openPool(this.options));
     this.conn ??= new Connection(pool, this.schema, this.options.preparedStatements !== false);
     try {
-      await migrate(this.conn, schema);
+      await migrate(this.conn, schema, this.options.log ?? ((line) => console.info(line)));
     } catch (error) {
       if (this.owned) {
         await pool.end().catch(() => undefined);

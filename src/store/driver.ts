@@ -17,10 +17,23 @@ export type JsonObject = { [key: string]: Json };
 /** One index key: a tuple of strings. The core always ends it with the record id, so it is unique. */
 export type Key = readonly string[];
 
+/** How many entries a record has in an index: exactly one, none or one, or any number (e.g. one per label). */
+export type IndexEntries = 'one' | 'optional' | 'many';
+
 export interface IndexDef {
   name: string;
   /** At most one record may hold a given key. A commit that would break this fails with `unique`. */
   unique?: boolean;
+  /**
+   * What each part of the index's keys is, by name (e.g. `['blogId', 'status', 'published', 'id']`; `id` is the
+   * record's id), so a driver can keep key parts as columns a person reads (PostgreSQL). A part's name means one
+   * value per record across the collection's `one` and `optional` indexes; in a `many` index the parts named by
+   * no such index vary per entry (a label). Without it a driver keeps the keys as it likes. Drivers refuse a
+   * commit that does not fit the declaration (a programming error, not a conflict).
+   */
+  fields?: readonly string[];
+  /** With `fields`: how many entries a record has in this index. Default `many`. */
+  entries?: IndexEntries;
 }
 
 export interface CollectionDef {
@@ -28,6 +41,13 @@ export interface CollectionDef {
   indexes: readonly IndexDef[];
   /** The collection takes part in `search` (its puts carry `terms`). */
   search?: boolean;
+  /**
+   * Top-level fields of the documents that hold whole numbers (counters such as a post's comment count), which a
+   * driver may keep as columns of their own (PostgreSQL).
+   */
+  counters?: readonly string[];
+  /** Top-level text fields of the documents a person reading the store wants to see (a title), shown as columns where a driver can (PostgreSQL 18's virtual columns). */
+  columns?: readonly string[];
 }
 
 /** Declared once by the core and passed to `open`. A driver stores this shape and nothing else. */

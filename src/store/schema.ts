@@ -34,36 +34,85 @@ import type { Collection } from './records.js';
  * media.blog            [blogId, published, id]                 a blog's pictures, newest first (v6)
  * media.source          [blogId, url, id]                       pictures an import downloaded, by their url (v6)
  * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
+ *
+ * Each index also names its key parts (`fields`) and says how many entries a record has in it (`entries`), and
+ * collections name their counters and the text fields a person reads: PostgreSQL keeps them as columns
+ * (docs/postgres.md). `published` in posts' and pages' keys is the sort time: a draft's last update until it is
+ * published.
  */
 const SCHEMA = {
   version: 6,
   collections: [
-    { name: 'users', indexes: [] },
-    { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
-    { name: 'members', indexes: [{ name: 'blog' }, { name: 'user' }] },
+    { name: 'users', indexes: [], columns: ['displayName'] },
+    { name: 'blogs', indexes: [{ name: 'url', unique: true, fields: ['url'], entries: 'many' }], columns: ['name'] },
+    {
+      name: 'members',
+      indexes: [
+        { name: 'blog', fields: ['blogId', 'userId'], entries: 'one' },
+        { name: 'user', fields: ['userId', 'blogId'], entries: 'one' },
+      ],
+    },
     {
       name: 'posts',
       search: true,
       indexes: [
-        { name: 'published' },
-        { name: 'updated' },
-        { name: 'labelPublished' },
-        { name: 'labelUpdated' },
-        { name: 'path', unique: true },
-        { name: 'due' },
-        { name: 'moving' },
-        { name: 'media' },
+        { name: 'published', fields: ['blogId', 'status', 'published', 'id'], entries: 'one' },
+        { name: 'updated', fields: ['blogId', 'status', 'updated', 'id'], entries: 'one' },
+        { name: 'labelPublished', fields: ['blogId', 'label', 'status', 'published', 'id'], entries: 'many' },
+        { name: 'labelUpdated', fields: ['blogId', 'label', 'status', 'updated', 'id'], entries: 'many' },
+        { name: 'path', unique: true, fields: ['blogId', 'path'], entries: 'optional' },
+        { name: 'due', fields: ['published', 'id'], entries: 'optional' },
+        { name: 'moving', fields: ['id'], entries: 'optional' },
+        { name: 'media', fields: ['blogId', 'sha256', 'id'], entries: 'many' },
+      ],
+      counters: ['liveComments', 'allComments'],
+      columns: ['title'],
+    },
+    {
+      name: 'pages',
+      indexes: [
+        { name: 'published', fields: ['blogId', 'status', 'published', 'id'], entries: 'one' },
+        { name: 'path', unique: true, fields: ['blogId', 'path'], entries: 'optional' },
+        { name: 'media', fields: ['blogId', 'sha256', 'id'], entries: 'many' },
+      ],
+      columns: ['title'],
+    },
+    {
+      name: 'comments',
+      indexes: [
+        { name: 'post', fields: ['blogId', 'postId', 'status', 'published', 'id'], entries: 'one' },
+        { name: 'blog', fields: ['blogId', 'vis', 'status', 'published', 'id'], entries: 'one' },
+        { name: 'move', fields: ['postId', 'vis', 'id'], entries: 'one' },
       ],
     },
-    { name: 'pages', indexes: [{ name: 'published' }, { name: 'path', unique: true }, { name: 'media' }] },
-    { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }, { name: 'move' }] },
     { name: 'settings', indexes: [] },
-    { name: 'pageviews', indexes: [{ name: 'blog' }, { name: 'owner' }] },
-    { name: 'labels', indexes: [{ name: 'blog' }, { name: 'live' }] },
-    { name: 'revisions', indexes: [{ name: 'item' }] },
-    { name: 'events', indexes: [{ name: 'time' }] },
-    { name: 'idempotency', indexes: [{ name: 'created' }] },
-    { name: 'media', indexes: [{ name: 'blog' }, { name: 'source' }] },
+    {
+      name: 'pageviews',
+      indexes: [
+        { name: 'blog', fields: ['blogId', 'day', 'id'], entries: 'optional' },
+        { name: 'owner', fields: ['blogId', 'id'], entries: 'one' },
+      ],
+      counters: ['count'],
+    },
+    {
+      name: 'labels',
+      indexes: [
+        { name: 'blog', fields: ['blogId', 'label', 'id'], entries: 'one' },
+        { name: 'live', fields: ['blogId', 'label', 'id'], entries: 'optional' },
+      ],
+      counters: ['live', 'all'],
+    },
+    { name: 'revisions', indexes: [{ name: 'item', fields: ['itemId', 'replaced', 'id'], entries: 'one' }] },
+    { name: 'events', indexes: [{ name: 'time', fields: ['time', 'id'], entries: 'one' }] },
+    { name: 'idempotency', indexes: [{ name: 'created', fields: ['created', 'id'], entries: 'one' }] },
+    {
+      name: 'media',
+      indexes: [
+        { name: 'blog', fields: ['blogId', 'published', 'id'], entries: 'one' },
+        { name: 'source', fields: ['blogId', 'source', 'id'], entries: 'optional' },
+      ],
+      columns: ['filename'],
+    },
   ],
 } as const satisfies StoreSchema;
 

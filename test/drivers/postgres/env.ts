@@ -83,13 +83,14 @@ export function reusedStores<D extends { close(): Promise<void> }>(make: (schema
         await client.connect();
       }
       for (const s of schemas) {
-        const { rows } = await client.query(
-          `SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'docs'`,
+        // Every table but the catalog: the collections' tables and side tables, the log, the blobs.
+        const { rows } = await client.query<{ t: string }>(
+          `SELECT tablename AS t FROM pg_tables WHERE schemaname = $1 AND tablename NOT IN ('collections', 'indexes', 'meta', 'migrations')`,
           [s],
         );
         if (rows.length) {
           await client.query(
-            `TRUNCATE "${s}".docs, "${s}".entries, "${s}".changes RESTART IDENTITY; UPDATE "${s}".meta SET value = 0 WHERE key <> 'schemaVersion'`,
+            `TRUNCATE ${rows.map((r) => `"${s}"."${r.t}"`).join(', ')} RESTART IDENTITY; UPDATE "${s}".meta SET value = 0 WHERE key <> 'schemaVersion'`,
           );
         }
       }
