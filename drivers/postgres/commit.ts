@@ -37,6 +37,8 @@ export interface RowOp {
   stream?: string;
   /** Position in the commit as the caller gave it (the change log's `pos`). */
   pos: number;
+  /** An add's deltas, by counter. */
+  add?: Readonly<Record<string, number>>;
 }
 
 /** One op's values: its key columns, flags and counters, and its side rows per group. */
@@ -174,7 +176,13 @@ export function encode(c: Connection, ops: readonly RowOp[], time: number): unkn
     a.stream.push(op.stream !== undefined ? pgText(op.stream) : null);
     const text = op.docText ?? (op.doc ? JSON.stringify(op.doc) : null);
     a.doc.push(text);
-    if (op.kind === 0 || op.kind === 3) {
+    if (op.kind === 2) {
+      // An add: a delta per counter, then (to create the record if missing) its values as a put's.
+      for (const field of Object.keys(op.add ?? {}))
+        if (!p.counters.some((x) => x.field === field)) throw new Error(`${p.name} has no counter ${field}`);
+      for (const x of p.counters) a.v.push(String(counterOf(p, op.id, op.add?.[x.field] ?? 0)));
+    }
+    if (op.kind === 0 || op.kind === 3 || (op.kind === 2 && op.doc)) {
       const { values, sides } = valuesOf(p, groupNo, op);
       a.v.push(...values);
       for (const [k, rows] of sides) for (const row of rows) g[k]!.values.push(...row);
@@ -204,6 +212,18 @@ export function encode(c: Connection, ops: readonly RowOp[], time: number): unkn
 
 /** A driver op as commit_ops takes it. */
 export function rowOp(op: WriteOp, pos: number, c: Connection): RowOp {
+  if (op.type === 'add')
+    return {
+      kind: 2,
+      collection: op.collection,
+      id: op.id,
+      expect: 0,
+      add: op.add,
+      keys: op.keys,
+      ...(op.create ? { doc: op.create } : {}),
+      pos,
+      ...(op.stream !== undefined ? { stream: op.stream } : {}),
+    };
   if (op.type === 'delete')
     return {
       kind: 1,
@@ -227,9 +247,23 @@ export function rowOp(op: WriteOp, pos: number, c: Connection): RowOp {
   };
 }
 
+/**
+ * The order commit_ops runs the ops in: adds last (each holds its counter's row lock until the commit ends, so
+ * the less of the commit comes after it, the less writers sharing a counter wait), unless a record has both an
+ * add and another op in the batch (then as given). Each keeps its position in the log.
+ */
+function runOrder(rows: RowOp[]): RowOp[] {
+  const adds = rows.filter((r) => r.kind === 2);
+  if (!adds.length || adds.length === rows.length) return rows;
+  const others = rows.filter((r) => r.kind !== 2);
+  const touched = new Set(others.map((r) => `${r.collection}\0${r.id}`));
+  if (adds.some((r) => touched.has(`${r.collection}\0${r.id}`))) return rows;
+  return [...others, ...adds];
+}
+
 export async function commit(c: Connection, ops: readonly WriteOp[], options: CommitOptions): Promise<CommitResult> {
   // Resolve names first: an unknown collection or index is a programming error, not a conflict.
-  const rows = ops.map((op, k) => rowOp(op, k, c));
+  const rows = runOrder(ops.map((op, k) => rowOp(op, k, c)));
   const params = encode(c, rows, Math.floor(options.time ?? Date.now()));
   try {
     const result = await c.run(c.commitSql, params, false);

@@ -21,26 +21,27 @@ export const WRITERS_LOCK = 1651273575; // 'blog'
 export const sideGroups = (plans: readonly CollectionPlan[]): SideGroup[] => plans.flatMap((p) => p.groups);
 
 /**
- * The statements of one collection's ops inside `commit_ops`: `v` holds each op's column values (a put: the key
+ * The statements of one collection's ops inside `commit_ops`: `v$` holds each op's column values (a put: the key
  * columns and flags in plan order, then the counters; an add: one delta per counter, then a put's values for the
- * record it creates if missing), `t` its tokens, `g<k>` its side rows (`width` values each).
+ * record it creates if missing), `t$` its tokens, `g<k>$` its side rows (`width` values each). The function's
+ * own names end with `$`, which no column name has, so a column is never mistaken for one.
  */
 function collectionOps(s: string, p: CollectionPlan, groupNo: (g: SideGroup) => number): string {
   const t = `${s}.${ident(p.table)}`;
   const cast = (c: MainColumn, at: string) => (c.type === 'boolean' ? `(${at})::boolean` : at);
-  const vals = p.columns.map((c, k) => cast(c, `v[vb + ${k + 1}]`));
-  const counterVals = p.counters.map((_, k) => `(v[vb + ${p.columns.length + k + 1}])::bigint`);
+  const vals = p.columns.map((c, k) => cast(c, `v$[vb$ + ${k + 1}]`));
+  const counterVals = p.counters.map((_, k) => `(v$[vb$ + ${p.columns.length + k + 1}])::bigint`);
   const cols = [...p.columns.map((c) => ident(c.name)), ...p.counters.map((c) => ident(c.column))];
   const tokens = p.search ? ['tokens'] : [];
-  const tokenVal = p.search ? ['t[tb + 1:o_t[i]]'] : [];
-  const conflict = `RAISE EXCEPTION 'blogcore: version conflict' USING ERRCODE = 'BC001', DETAIL = i::text`;
+  const tokenVal = p.search ? ['t$[tb$ + 1:o$t[i$]]'] : [];
+  const conflict = `RAISE EXCEPTION 'blogcore: version conflict' USING ERRCODE = 'BC001', DETAIL = i$::text`;
   const sideInserts = p.groups
     .map((g) => {
       const k = groupNo(g);
       const w = g.columns.length;
-      return `IF o_g${k}[i] > g${k}b THEN
+      return `IF o$g${k}$[i$] > g${k}b$ THEN
           INSERT INTO ${s}.${ident(g.table)} (id, ${g.columns.map(ident).join(', ')})
-            SELECT o_id[i], ${g.columns.map((_, j) => `g${k}[x + ${j}]`).join(', ')} FROM generate_series(g${k}b + 1, o_g${k}[i], ${w}) x
+            SELECT o$id[i$], ${g.columns.map((_, j) => `g${k}$[k$ + ${j}]`).join(', ')} FROM generate_series(g${k}b$ + 1, o$g${k}$[i$], ${w}) AS s$(k$)
             ON CONFLICT (id, ${g.varying.map(ident).join(', ')}) DO NOTHING;
         END IF;`;
     })
@@ -49,51 +50,51 @@ function collectionOps(s: string, p: CollectionPlan, groupNo: (g: SideGroup) => 
     .map((g) => {
       const k = groupNo(g);
       const w = g.columns.length;
-      return `DELETE FROM ${s}.${ident(g.table)} e WHERE e.id = o_id[i] AND NOT EXISTS (
-            SELECT 1 FROM generate_series(g${k}b + 1, o_g${k}[i], ${w}) x WHERE ${g.columns.map((c, j) => `e.${ident(c)} = g${k}[x + ${j}]`).join(' AND ')});`;
+      return `DELETE FROM ${s}.${ident(g.table)} e WHERE e.id = o$id[i$] AND NOT EXISTS (
+            SELECT 1 FROM generate_series(g${k}b$ + 1, o$g${k}$[i$], ${w}) AS s$(k$) WHERE ${g.columns.map((c, j) => `e.${ident(c)} = g${k}$[k$ + ${j}]`).join(' AND ')});`;
     })
     .join('\n          ');
-  const sideDeletes = p.groups.map((g) => `DELETE FROM ${s}.${ident(g.table)} WHERE id = o_id[i];`).join('\n        ');
+  const sideDeletes = p.groups.map((g) => `DELETE FROM ${s}.${ident(g.table)} WHERE id = o$id[i$];`).join('\n        ');
   const insert = (
     counters: string[],
     version = '1',
   ) => `INSERT INTO ${t} (id, version, doc${cols.map((c) => `, ${c}`).join('')}${tokens.map((c) => `, ${c}`).join('')})
-          VALUES (o_id[i], ${version}, o_doc[i]::json${[...vals, ...counters, ...tokenVal].map((x) => `, ${x}`).join('')})
+          VALUES (o$id[i$], ${version}, o$doc[i$]::json${[...vals, ...counters, ...tokenVal].map((x) => `, ${x}`).join('')})
           ON CONFLICT (id) DO NOTHING`;
   const C = p.counters.length;
-  const bump = `UPDATE ${t} SET version = version + 1${p.counters.map((c, k) => `, ${ident(c.column)} = ${ident(c.column)} + (v[vb + ${k + 1}])::bigint`).join('')}
-          WHERE id = o_id[i] RETURNING version INTO v_ver`;
+  const bump = `UPDATE ${t} SET version = version + 1${p.counters.map((c, k) => `, ${ident(c.column)} = ${ident(c.column)} + (v$[vb$ + ${k + 1}])::bigint`).join('')}
+          WHERE id = o$id[i$] RETURNING version INTO got$`;
   const add = C
     ? `${bump};
         IF NOT FOUND THEN
-          IF o_doc[i] IS NULL THEN ${conflict}; END IF;
-          vb := vb + ${C};
-          ${insert(p.counters.map((_, k) => `(v[vb + ${p.columns.length + k + 1}])::bigint + (v[vb - ${C} + ${k + 1}])::bigint`))};
-          vb := vb - ${C};
+          IF o$doc[i$] IS NULL THEN ${conflict}; END IF;
+          vb$ := vb$ + ${C};
+          ${insert(p.counters.map((_, k) => `(v$[vb$ + ${p.columns.length + k + 1}])::bigint + (v$[vb$ - ${C} + ${k + 1}])::bigint`))};
+          vb$ := vb$ - ${C};
           IF FOUND THEN
-            v_ver := 1;
+            got$ := 1;
             ${sideInserts}
           ELSE
             ${bump};
           END IF;
         END IF;
-        ver[i] := v_ver;`
+        ver$[i$] := got$;`
     : `RAISE EXCEPTION 'blogcore: ${p.name.replace(/'/g, "''")} has no counters to add to';`;
   return `WHEN ${p.no} THEN
-      IF o_kind[i] = 0 OR o_kind[i] = 3 THEN
-        IF o_kind[i] = 3 OR o_expect[i] = 0 THEN
-          ${insert(counterVals, 'CASE WHEN o_kind[i] = 3 THEN o_expect[i] ELSE 1 END')};
+      IF o$kind[i$] = 0 OR o$kind[i$] = 3 THEN
+        IF o$kind[i$] = 3 OR o$expect[i$] = 0 THEN
+          ${insert(counterVals, 'CASE WHEN o$kind[i$] = 3 THEN o$expect[i$] ELSE 1 END')};
           IF NOT FOUND THEN ${conflict}; END IF;
         ELSE
-          UPDATE ${t} SET version = version + 1, doc = o_doc[i]::json${[...cols.map((c, k) => `${c} = ${[...vals, ...counterVals][k]}`), ...(p.search ? [`tokens = ${tokenVal[0]}`] : [])].map((x) => `, ${x}`).join('')}
-            WHERE id = o_id[i] AND version = o_expect[i];
+          UPDATE ${t} SET version = version + 1, doc = o$doc[i$]::json${[...cols.map((c, k) => `${c} = ${[...vals, ...counterVals][k]}`), ...(p.search ? [`tokens = ${tokenVal[0]}`] : [])].map((x) => `, ${x}`).join('')}
+            WHERE id = o$id[i$] AND version = o$expect[i$];
           IF NOT FOUND THEN ${conflict}; END IF;
           ${sideStale}
         END IF;
         ${sideInserts}
-        ver[i] := o_expect[i] + 1;
-      ELSIF o_kind[i] = 1 THEN
-        DELETE FROM ${t} WHERE id = o_id[i] AND version = o_expect[i];
+        ver$[i$] := o$expect[i$] + 1;
+      ELSIF o$kind[i$] = 1 THEN
+        DELETE FROM ${t} WHERE id = o$id[i$] AND version = o$expect[i$];
         IF NOT FOUND THEN ${conflict}; END IF;
         ${sideDeletes}
       ELSE
@@ -109,37 +110,37 @@ function collectionOps(s: string, p: CollectionPlan, groupNo: (g: SideGroup) => 
 export function commitOps(s: string, schema: string, plans: readonly CollectionPlan[]): string {
   const groups = sideGroups(plans);
   const groupNo = (g: SideGroup) => groups.indexOf(g) + 1;
-  const gParams = groups.map((g, k) => `, o_g${k + 1} int[], g${k + 1} ${g.bytes ? 'bytea' : 'text'}[]`).join('');
-  const gVars = groups.map((_, k) => `g${k + 1}b int := 0;`).join(' ');
-  const gNext = groups.map((_, k) => `g${k + 1}b := o_g${k + 1}[i];`).join(' ');
+  const gParams = groups.map((g, k) => `, o$g${k + 1}$ int[], g${k + 1}$ ${g.bytes ? 'bytea' : 'text'}[]`).join('');
+  const gVars = groups.map((_, k) => `g${k + 1}b$ int := 0;`).join(' ');
+  const gNext = groups.map((_, k) => `g${k + 1}b$ := o$g${k + 1}$[i$];`).join(' ');
   return `
   CREATE FUNCTION ${s}.commit_ops(
-    o_coll int[], o_id text[], o_cid text[], o_pos int[], o_kind int[], o_expect int[], o_doc text[], o_stream text[],
-    o_v int[], v text[], o_t int[], t text[]${gParams}, c_time bigint
+    o$coll int[], o$id text[], o$cid text[], o$pos int[], o$kind int[], o$expect int[], o$doc text[], o$stream text[],
+    o$v int[], v$ text[], o$t int[], t$ text[]${gParams}, c$time bigint
   ) RETURNS bigint LANGUAGE plpgsql AS $fn$
   DECLARE
-    n int := coalesce(array_length(o_coll, 1), 0);
-    ver int[] := o_expect;
-    v_ver int;
-    v_seq bigint;
-    vb int := 0;
-    tb int := 0;
+    n$ int := coalesce(array_length(o$coll, 1), 0);
+    ver$ int[] := o$expect;
+    got$ int;
+    seq$ bigint;
+    vb$ int := 0;
+    tb$ int := 0;
     ${gVars}
   BEGIN
     -- First, before this transaction has an id: readers of the log find it in flight by this lock (log_end).
     PERFORM pg_advisory_xact_lock_shared(${WRITERS_LOCK}, hashtext(${lit(schema)}));
-    v_seq := pg_current_xact_id()::text::bigint + (SELECT value FROM ${s}.meta WHERE key = 'seqBase');
-    FOR i IN 1..n LOOP
-      CASE o_coll[i]
+    seq$ := pg_current_xact_id()::text::bigint + (SELECT value FROM ${s}.meta WHERE key = 'seqBase');
+    FOR i$ IN 1..n$ LOOP
+      CASE o$coll[i$]
       ${plans.map((p) => collectionOps(s, p, groupNo)).join('\n      ')}
-      ELSE RAISE EXCEPTION 'blogcore: unknown collection %', o_coll[i];
+      ELSE RAISE EXCEPTION 'blogcore: unknown collection %', o$coll[i$];
       END CASE;
-      vb := o_v[i]; tb := o_t[i]; ${gNext}
+      vb$ := o$v[i$]; tb$ := o$t[i$]; ${gNext}
     END LOOP;
     INSERT INTO ${s}.changes (seq, pos, coll, id, type, version, stream, time)
-      SELECT v_seq, o_pos[g], o_coll[g], o_cid[g], CASE WHEN o_kind[g] = 1 THEN 'delete' ELSE 'put' END, ver[g], o_stream[g], c_time
-      FROM generate_series(1, n) AS g WHERE o_kind[g] <> 3;
-    RETURN v_seq;
+      SELECT seq$, o$pos[k$], o$coll[k$], o$cid[k$], CASE WHEN o$kind[k$] = 1 THEN 'delete' ELSE 'put' END, ver$[k$], o$stream[k$], c$time
+      FROM generate_series(1, n$) AS q$(k$) WHERE o$kind[k$] <> 3;
+    RETURN seq$;
   END
   $fn$;
 `;

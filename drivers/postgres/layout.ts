@@ -5,7 +5,8 @@
  * - Each collection is a table (`posts`): `id`, `version`, the document as `json` (`doc`), one `text` column
  *   (collation "C") per key part its `one` and `optional` indexes name (`blog_id`, `status`, `published`, …), a
  *   boolean `in_<index>` for an optional index whose parts are all shared with others (posts in `due`), a
- *   `bigint` per counter, `tokens` for search, and on PostgreSQL 18 a virtual column per readable field (`title`).
+ *   `bigint` per counter (with a generated `<counter>_positive` for an index held while it is above 0), `tokens`
+ *   for search, and on PostgreSQL 18 a virtual column per readable field (`title`).
  * - A `many` index (one entry per label) keeps its entries in a side table named for the parts that vary per
  *   entry (`posts_label`): `id`, the varying parts, and copies of the other parts its indexes name; indexes of a
  *   collection that vary by the same parts share it (`labelPublished` and `labelUpdated`).
@@ -72,6 +73,8 @@ export interface CollectionPlan {
   /** Key-part columns and flags of the table, in the order commits pass their values. */
   columns: MainColumn[];
   counters: Array<{ field: string; column: string }>;
+  /** Generated `<counter>_positive` columns, for indexes held while a counter is above 0. */
+  positives: Array<{ column: string; counter: string }>;
   readable: Array<{ field: string; column: string }>;
   indexes: Map<string, IndexPlan>;
   groups: SideGroup[];
@@ -163,6 +166,19 @@ export function plan(
     taken.add(column);
     return { field, column };
   });
+  const positives: CollectionPlan['positives'] = [];
+  const positive = (i: IndexDef): string | undefined => {
+    if (i.positive === undefined) return undefined;
+    const counter = counters.find((c) => c.field === i.positive);
+    if (!counter) throw new Error(`index ${def.name}.${i.name}: ${i.positive} is not a counter of the collection`);
+    const column = `${counter.column}_positive`;
+    if (!positives.some((x) => x.column === column)) {
+      if (taken.has(column)) throw new Error(`collection ${def.name}: ${column} clashes with another column`);
+      taken.add(column);
+      positives.push({ column, counter: counter.column });
+    }
+    return column;
+  };
   const readable = virtual
     ? (def.columns ?? []).map((field) => ({ field, column: snake(field) })).filter((r) => !taken.has(r.column))
     : [];
@@ -177,6 +193,8 @@ export function plan(
     const where = [...new Set(parts)].filter((c) => c !== 'id' && !notNull(c)).map((c) => `${ident(c)} IS NOT NULL`);
     const flag = sh.flagged.has(i.name) ? `in_${snake(i.name)}` : undefined;
     if (flag) where.unshift(ident(flag));
+    const held = positive(i);
+    if (held) where.unshift(ident(held));
     indexes.set(i.name, {
       no: n.no,
       name: i.name,
@@ -221,7 +239,21 @@ export function plan(
     }
     groups.push(group);
   }
-  return { no, name: def.name, table: names.table, search: !!def.search, columns, counters, readable, indexes, groups };
+  for (const i of def.indexes)
+    if (i.positive !== undefined && (!sh.declared(i) || sh.entriesOf(i) === 'many'))
+      throw new Error(`index ${def.name}.${i.name}: only one or optional indexes with fields may be positive`);
+  return {
+    no,
+    name: def.name,
+    table: names.table,
+    search: !!def.search,
+    columns,
+    counters,
+    positives,
+    readable,
+    indexes,
+    groups,
+  };
 }
 
 /** The statements that create what a plan needs and is not there yet (`has`: the schema's relations by name). */
@@ -244,6 +276,7 @@ export function ensure(
           : `${ident(c.name)} text COLLATE "C"${c.notNull ? ' NOT NULL' : ''}`,
       ),
       ...p.counters.map((c) => `${ident(c.column)} bigint NOT NULL DEFAULT 0`),
+      ...p.positives.map((x) => `${ident(x.column)} boolean GENERATED ALWAYS AS (${ident(x.counter)} > 0) STORED`),
       ...(p.search ? ['tokens text[] COLLATE "C"'] : []),
     ];
     out.push(`CREATE TABLE ${t} (${cols.join(', ')})`);
@@ -258,6 +291,11 @@ export function ensure(
         out.push(`ALTER TABLE ${t} ADD COLUMN ${ident(c.column)} bigint NOT NULL DEFAULT 0`);
         out.push(`UPDATE ${t} SET ${ident(c.column)} = coalesce((doc->>${lit(c.field)})::bigint, 0)`);
       }
+    for (const x of p.positives)
+      if (!has.column(p.table, x.column))
+        out.push(
+          `ALTER TABLE ${t} ADD COLUMN ${ident(x.column)} boolean GENERATED ALWAYS AS (${ident(x.counter)} > 0) STORED`,
+        );
     if (p.search && !has.column(p.table, 'tokens')) out.push(`ALTER TABLE ${t} ADD COLUMN tokens text[] COLLATE "C"`);
   }
   for (const r of p.readable)

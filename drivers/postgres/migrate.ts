@@ -34,7 +34,7 @@ export async function toNative(q: Query, s: string): Promise<void> {
   await q(`ALTER TABLE ${s}.collections ADD COLUMN IF NOT EXISTS tbl text,
     ADD COLUMN IF NOT EXISTS counters text[] NOT NULL DEFAULT '{}', ADD COLUMN IF NOT EXISTS columns text[] NOT NULL DEFAULT '{}'`);
   await q(`ALTER TABLE ${s}.indexes ADD COLUMN IF NOT EXISTS fields text[], ADD COLUMN IF NOT EXISTS entries text,
-    ADD COLUMN IF NOT EXISTS tbl text, ADD COLUMN IF NOT EXISTS pg text`);
+    ADD COLUMN IF NOT EXISTS tbl text, ADD COLUMN IF NOT EXISTS pg text, ADD COLUMN IF NOT EXISTS positive text`);
 }
 
 /** Where a copy stands; made once, by the first open that finds records to copy. */

@@ -90,12 +90,15 @@ async function look(q: Query, c: Connection) {
       entries: string | null;
       tbl: string | null;
       pg: string | null;
+      positive: string | null;
     }
   >();
-  for (const [no, coll, name, uniq, fields, entries, tbl, pg] of (await q(
-    `SELECT no, coll, name, uniq, fields, entries, tbl, pg FROM ${s}.indexes`,
-  )) as Array<[number, number, string, boolean, string[] | null, string | null, string | null, string | null]>)
-    idx.set(`${coll}\0${name}`, { no, uniq, fields, entries, tbl, pg });
+  for (const [no, coll, name, uniq, fields, entries, tbl, pg, positive] of (await q(
+    `SELECT no, coll, name, uniq, fields, entries, tbl, pg, positive FROM ${s}.indexes`,
+  )) as Array<
+    [number, number, string, boolean, string[] | null, string | null, string | null, string | null, string | null]
+  >)
+    idx.set(`${coll}\0${name}`, { no, uniq, fields, entries, tbl, pg, positive });
   const relations = new Set(
     (
       (await q(`SELECT relname FROM pg_class WHERE relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1)`, [
@@ -191,7 +194,8 @@ async function declare(c: Connection, schema: StoreSchema, q: Query): Promise<vo
         row.tbl !== null &&
         row.uniq === !!def_.unique &&
         JSON.stringify(row.fields ?? null) === JSON.stringify(def_.fields?.length ? def_.fields : null) &&
-        row.entries === (def_.fields?.length ? (def_.entries ?? 'many') : null);
+        row.entries === (def_.fields?.length ? (def_.entries ?? 'many') : null) &&
+        row.positive === (def_.positive ?? null);
       if (row.fields && row.entries !== 'many') {
         for (const f of row.fields) oldColumns.add(partColumn(f));
         oldColumns.add(`in_${snake(name)}`);
@@ -225,17 +229,17 @@ async function declare(c: Connection, schema: StoreSchema, q: Query): Promise<vo
       const pg = fresh(`${table}_${snake(index)}`);
       const fields = def_.fields?.length ? [...def_.fields] : null;
       const entries = fields ? (def_.entries ?? 'many') : null;
-      const values = [!!def_.unique, fields, entries, tbl, pg];
+      const values = [!!def_.unique, fields, entries, tbl, pg, def_.positive ?? null];
       const no = n
         ? (
             await q(
-              `UPDATE ${s}.indexes SET uniq = $1, fields = $2, entries = $3, tbl = $4, pg = $5 WHERE no = $6 RETURNING no`,
+              `UPDATE ${s}.indexes SET uniq = $1, fields = $2, entries = $3, tbl = $4, pg = $5, positive = $6 WHERE no = $7 RETURNING no`,
               [...values, n.no],
             )
           )[0]![0]
         : (
             await q(
-              `INSERT INTO ${s}.indexes (uniq, fields, entries, tbl, pg, coll, name) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING no`,
+              `INSERT INTO ${s}.indexes (uniq, fields, entries, tbl, pg, positive, coll, name) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING no`,
               [...values, coll!.no, index],
             )
           )[0]![0];

@@ -25,8 +25,9 @@ import type { Collection } from './records.js';
  * pageviews.blog        [blogId, day, id]                       a blog's daily view counters (v3)
  * pageviews.owner       [blogId, id]                            every counter of a blog, for blogs.delete (v3)
  * blogs.url             also holds a blog's old urls (oldUrls), so getByUrl finds it by them
- * labels.blog           [blogId, label, id]                     every label of a blog with its post counts (v3)
- * labels.live           [blogId, label, id]                     only labels that LIVE posts carry (v3)
+ * labels.blog           [blogId, label, id]                     every label of a blog a post carries, with its post counts (v3)
+ * labels.live           [blogId, label, id]                     only labels that LIVE posts carry (v3); both held while
+ *                                                               their counter (all, live) is above 0: counters are adds
  * revisions.item        [itemId, replaced, id]                  earlier versions of a post or page, oldest first (v3)
  * events.time           [time, id]                              events shared between app servers on one store by commit time
  *                                                               (src/core/event-share.ts): found again for a listener added before the store opened
@@ -97,8 +98,8 @@ const SCHEMA = {
     {
       name: 'labels',
       indexes: [
-        { name: 'blog', fields: ['blogId', 'label', 'id'], entries: 'one' },
-        { name: 'live', fields: ['blogId', 'label', 'id'], entries: 'optional' },
+        { name: 'blog', fields: ['blogId', 'label', 'id'], entries: 'one', positive: 'all' },
+        { name: 'live', fields: ['blogId', 'label', 'id'], entries: 'one', positive: 'live' },
       ],
       counters: ['live', 'all'],
     },
