@@ -39,6 +39,8 @@ export interface IndexPlan {
   where: string[];
   /** The presence flag of an optional index without a column of its own. */
   flag?: string;
+  /** Held while this generated column (`<counter>_positive`) is true: a put may give it no key. */
+  positive?: string;
   /** The native index (or unique constraint). */
   pg: string;
   /** The native index orders ties by id after the parts (keys that do not end with the id). */
@@ -206,6 +208,7 @@ export function plan(
       fields: [...i.fields!],
       where,
       ...(flag ? { flag } : {}),
+      ...(held ? { positive: held } : {}),
       pg: n.pg,
       tie: !i.unique && parts[parts.length - 1] !== 'id',
     });

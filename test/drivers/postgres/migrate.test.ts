@@ -162,7 +162,8 @@ describe('postgres: a layout-4 store migrated on open', () => {
       const got = await a.get(r.name, id);
       expect(got, `${r.name}/${id}`).toEqual({ id, version: r.version, doc: JSON.parse(r.doc) });
       const byIndex = new Map<string, Key[]>();
-      (r.names ?? []).forEach((name, k) => byIndex.set(name, [...(byIndex.get(name) ?? []), decodeKey(r.ekey[k]!)]));
+      for (const [k, name] of (r.names ?? []).entries())
+        byIndex.set(name, [...(byIndex.get(name) ?? []), decodeKey(r.ekey[k]!)]);
       for (const i of STORE_SCHEMA.collections.find((c) => c.name === r.name)!.indexes) {
         const want = (byIndex.get(i.name) ?? []).sort(compareKeys);
         const have = (entries.get(`${r.name}\0${i.name}\0${id}`) ?? []).sort(compareKeys);
