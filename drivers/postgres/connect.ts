@@ -16,9 +16,18 @@ interface Common extends ReplicaOptions {
   schema?: string;
   /**
    * Named prepared statements (parsed once per connection). Default true. Set false behind a pooler in
-   * transaction mode that cannot keep them (PgBouncer before 1.21, or without `max_prepared_statements`).
+   * transaction mode that cannot keep them (PgBouncer before 1.21, or without `max_prepared_statements`); a
+   * driver that meets such a pooler anyway (a statement it prepared is missing, or already there) stops naming
+   * them and runs the statement again.
    */
   preparedStatements?: boolean;
+  /**
+   * Where the driver LISTENs for the commits of other app servers: a `postgres://` URL of a direct connection
+   * (PostgreSQL itself, or a pooler in session mode) for when `connectionString` goes through a pooler in
+   * transaction mode, which cannot carry LISTEN. Default: a connection of the driver's own pool. `false`: no
+   * LISTEN; the change log is polled every 250 ms instead (events from other servers arrive that much later).
+   */
+  listen?: string | false;
   /**
    * Share `service.on` events with the other app servers on this store (LISTEN/NOTIFY and the change log).
    * Default true. A single server may turn it off: each write then skips storing its events for others.
@@ -59,6 +68,15 @@ export async function openPool(options: { connectionString: string; max?: number
   pool.on('error', () => {});
   return pool;
 }
+
+/**
+ * A named statement the connection does not have (26000) or already has (42P05): a pooler in transaction mode
+ * handed this client another server connection. Nothing ran.
+ */
+const lostStatement = (error: unknown) => {
+  const code = (error as PgError)?.code;
+  return code === '26000' || code === '42P05';
+};
 
 /** SQLSTATEs of a connection that went away: the call failed, and whether it ran is unknown. */
 const CONNECTION_LOST = /^(08|57P0)/;
@@ -129,7 +147,7 @@ export class Connection {
   constructor(
     readonly pool: PgPool,
     readonly schema: string,
-    private readonly prepared: boolean,
+    private prepared: boolean,
   ) {
     this.s = ident(schema);
     this.#prefix = `bc${shortHash(schema)}_`;
@@ -192,6 +210,11 @@ export class Connection {
     try {
       return await pooled(pool, config);
     } catch (error) {
+      if (config.name && lostStatement(error)) {
+        // Behind a transaction-mode pooler: statements go unnamed from now on (one parse per statement).
+        this.prepared = false;
+        return this.run(text, values, read);
+      }
       if (read && lostConnection(error)) {
         try {
           return await pooled(pool !== this.pool && this.replicas!.failed(pool) ? this.pool : pool, config);

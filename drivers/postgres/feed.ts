@@ -1,13 +1,17 @@
 /**
- * The store's change signal across app servers: one pooled connection LISTENs on the store's channel
- * (the Notifier NOTIFYs after commits). Listeners are told "the log may have grown" and read
- * `changesSince` themselves, so a lost notification only delays them: they are also told after a reconnect
- * and on a slow timer.
+ * The store's change signal across app servers: one connection LISTENs on the store's channel (the Notifier
+ * NOTIFYs after commits) — from the driver's pool, or from a direct connection of its own when the pool goes
+ * through a transaction-mode pooler (`listen`). Listeners are told "the log may have grown" and read
+ * `changesSince` themselves, so a lost notification only delays them: they are also told after a reconnect and
+ * on a timer — a slow one while a LISTEN stands, a quick one without any (`listen: false`).
  */
 import { ident } from './text.js';
 import type { PgClient, PgPool } from './native.js';
 
-const POLL_MS = 2_000;
+/** The poll while a LISTEN connection stands (it only catches what a lost notification missed). */
+export const POLL_MS = 2_000;
+/** The poll without LISTEN: how late another server's commit may be heard. */
+export const POLL_ALONE_MS = 250;
 const RETRY_MS = 500;
 
 export class Feed {
@@ -18,8 +22,9 @@ export class Feed {
   private timer: ReturnType<typeof setInterval> | undefined;
   private retry: ReturnType<typeof setTimeout> | undefined;
 
+  /** `pool`: where the LISTEN connection comes from (undefined: no LISTEN, the quick poll only). */
   constructor(
-    private readonly pool: PgPool,
+    private readonly pool: (() => Promise<PgPool>) | undefined,
     private readonly channel: string,
   ) {}
 
@@ -44,14 +49,14 @@ export class Feed {
 
   private start(): void {
     this.stopped = false;
-    this.timer ??= setInterval(() => this.tell(), POLL_MS);
+    this.timer ??= setInterval(() => this.tell(), this.pool ? POLL_MS : POLL_ALONE_MS);
     (this.timer as { unref?: () => void }).unref?.();
-    this.connecting ??= this.connect();
+    if (this.pool) this.connecting ??= this.connect(this.pool);
   }
 
-  private async connect(): Promise<void> {
+  private async connect(source: () => Promise<PgPool>): Promise<void> {
     try {
-      const client = await this.pool.connect();
+      const client = await (await source()).connect();
       if (this.stopped) {
         client.release();
         return;
@@ -83,7 +88,7 @@ export class Feed {
     if (this.stopped || this.retry) return;
     this.retry = setTimeout(() => {
       this.retry = undefined;
-      if (!this.stopped) this.connecting ??= this.connect();
+      if (!this.stopped && this.pool) this.connecting ??= this.connect(this.pool);
     }, RETRY_MS);
     (this.retry as { unref?: () => void }).unref?.();
   }

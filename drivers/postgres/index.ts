@@ -65,6 +65,8 @@ class Driver implements PostgresDriver {
   private notifier: Notifier | undefined;
   /** Replica pools this driver opened (and ends on close). */
   private ownedReplicas: PgPool[] = [];
+  /** The pool of the direct LISTEN connection (`listen`), once opened. */
+  private listenPool: Promise<PgPool> | undefined;
 
   constructor(private readonly options: PostgresDriverOptions) {
     this.owned = !('pool' in options);
@@ -220,7 +222,14 @@ class Driver implements PostgresDriver {
 
   private follow(listener: () => void): () => void {
     const { pool } = this.connection();
-    this.feed ??= new Feed(pool, channelOf(this.schema));
+    const { listen } = this.options;
+    const source =
+      listen === false
+        ? undefined
+        : typeof listen === 'string'
+          ? () => (this.listenPool ??= openPool({ connectionString: listen, max: 1 }))
+          : async () => pool;
+    this.feed ??= new Feed(source, channelOf(this.schema));
     return this.feed.add(listener);
   }
 
@@ -229,6 +238,7 @@ class Driver implements PostgresDriver {
     this.closed = true;
     await this.feed?.stop();
     this.feed = undefined;
+    if (this.listenPool) await (await this.listenPool.catch(() => undefined))?.end().catch(() => undefined);
     await this.notifier?.idle();
     this.conn?.replicas?.stop();
     for (const pool of this.ownedReplicas.splice(0)) await pool.end().catch(() => undefined);

@@ -1,7 +1,26 @@
-/** What PostgreSQL test files share: the server URL (see global-setup.ts) and a fresh schema per store. */
+/** What PostgreSQL test files share: the server's URLs (see global-setup.ts) and a fresh schema per store. */
 import { inject } from 'vitest';
 
 export const pgUrl = (): string => inject('pgUrl');
+
+/** The same server through PgBouncer in transaction mode. */
+export const pgBouncerUrl = (): string => inject('pgBouncerUrl');
+
+/** What a driver needs to reach the store through a route. */
+export interface RouteOptions {
+  connectionString: string;
+  preparedStatements?: false;
+  listen?: string | false;
+}
+
+/**
+ * The two ways app servers reach PostgreSQL in these tests: directly, and behind PgBouncer in transaction mode
+ * (no named prepared statements, LISTEN on a direct connection), as docs/postgres.md tells deployments.
+ */
+export const ROUTES: ReadonlyArray<readonly [name: string, options: () => RouteOptions]> = [
+  ['direct', () => ({ connectionString: pgUrl() })],
+  ['behind PgBouncer', () => ({ connectionString: pgBouncerUrl(), preparedStatements: false, listen: pgUrl() })],
+];
 
 let n = 0;
 const run = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
