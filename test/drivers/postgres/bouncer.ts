@@ -67,6 +67,11 @@ export async function startPgBouncer(targets: Record<string, string>): Promise<P
       'max_client_conn = 1000',
       'default_pool_size = 40',
       'server_reset_query =',
+      // A server that is down (a killed standby) fails the queries waiting for it within seconds, not minutes,
+      // and is tried again a second later.
+      'query_wait_timeout = 5',
+      'server_connect_timeout = 3',
+      'server_login_retry = 1',
       'ignore_startup_parameters = extra_float_digits',
       '',
     ].join('\n'),
