@@ -125,12 +125,23 @@ export function commitOps(s: string, schema: string, plans: readonly CollectionP
     seq$ bigint;
     vb$ int := 0;
     tb$ int := 0;
+    logged$ int := 0;
+    split$ boolean := false;
     ${gVars}
   BEGIN
     -- First, before this transaction has an id: readers of the log find it in flight by this lock (log_end).
     PERFORM pg_advisory_xact_lock_shared(${WRITERS_LOCK}, hashtext(${lit(schema)}));
     seq$ := pg_current_xact_id()::text::bigint + (SELECT value FROM ${s}.meta WHERE key = 'seqBase');
     FOR i$ IN 1..n$ LOOP
+      -- The change rows of the ops before the first add go in before it: an add holds its counter's row until
+      -- the commit ends, and writers sharing the counter wait that long.
+      IF o$kind[i$] = 2 AND NOT split$ THEN
+        INSERT INTO ${s}.changes (seq, pos, coll, id, type, version, stream, time)
+          SELECT seq$, o$pos[k$], o$coll[k$], o$cid[k$], CASE WHEN o$kind[k$] = 1 THEN 'delete' ELSE 'put' END, ver$[k$], o$stream[k$], c$time
+          FROM generate_series(1, i$ - 1) AS q$(k$) WHERE o$kind[k$] <> 3;
+        logged$ := i$ - 1;
+        split$ := true;
+      END IF;
       CASE o$coll[i$]
       ${plans.map((p) => collectionOps(s, p, groupNo)).join('\n      ')}
       ELSE RAISE EXCEPTION 'blogcore: unknown collection %', o$coll[i$];
@@ -139,7 +150,7 @@ export function commitOps(s: string, schema: string, plans: readonly CollectionP
     END LOOP;
     INSERT INTO ${s}.changes (seq, pos, coll, id, type, version, stream, time)
       SELECT seq$, o$pos[k$], o$coll[k$], o$cid[k$], CASE WHEN o$kind[k$] = 1 THEN 'delete' ELSE 'put' END, ver$[k$], o$stream[k$], c$time
-      FROM generate_series(1, n$) AS q$(k$) WHERE o$kind[k$] <> 3;
+      FROM generate_series(logged$ + 1, n$) AS q$(k$) WHERE o$kind[k$] <> 3;
     RETURN seq$;
   END
   $fn$;
