@@ -17,15 +17,25 @@ const RETRY_MS = 500;
 export class Feed {
   private listeners = new Set<() => void>();
   private client: PgClient | undefined;
+  /** Bumped by every notification and every (re)connection: what was read of the log before may be old. */
+  generation = 0;
   private stopped = false;
   private connecting: Promise<void> | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private retry: ReturnType<typeof setTimeout> | undefined;
 
-  /** `pool`: where the LISTEN connection comes from (undefined: no LISTEN, the quick poll only). */
+  /** The payload of the probe sent after LISTEN; heard back, the connection is known to hear the store's NOTIFYs. */
+  private probe: string | undefined;
+  private heard = false;
+
+  /**
+   * `pool`: where the LISTEN connection comes from (undefined: no LISTEN, the quick poll only); `notify`: how
+   * this server NOTIFYs the store's channel (as its commits do).
+   */
   constructor(
     private readonly pool: (() => Promise<PgPool>) | undefined,
     private readonly channel: string,
+    private readonly notify: (payload: string) => Promise<unknown>,
   ) {}
 
   add(listener: () => void): () => void {
@@ -35,6 +45,14 @@ export class Feed {
       this.listeners.delete(listener);
       if (this.listeners.size === 0) void this.stop(false);
     };
+  }
+
+  /**
+   * Whether a LISTEN connection stands now and has heard its probe: every commit of the store since it stood is
+   * notified to it.
+   */
+  get listening(): boolean {
+    return this.client !== undefined && this.heard;
   }
 
   private tell(): void {
@@ -64,17 +82,27 @@ export class Feed {
       const lost = (error?: Error) => {
         if (this.client !== client) return;
         this.client = undefined;
+        this.heard = false;
+        this.generation++;
         client.removeAllListeners('notification');
         client.release(error ?? true);
         this.later();
       };
       client.on('notification', (n) => {
-        if (n.channel === this.channel) this.tell();
+        if (n.channel !== this.channel) return;
+        this.generation++;
+        if (this.client === client && n.payload === this.probe) this.heard = true;
+        this.tell();
       });
       client.on('error', lost);
       client.on('end', () => lost());
       await client.query(`LISTEN ${ident(this.channel)}`);
       this.client = client;
+      this.heard = false;
+      this.generation++;
+      // A LISTEN through a pooler in transaction mode hears nothing: only a probe heard back proves it hears.
+      this.probe = `probe:${Math.random().toString(36).slice(2)}`;
+      void this.notify(this.probe).catch(() => undefined);
       // Commits made while no one listened are in the log: catch up now.
       this.tell();
     } catch {

@@ -36,13 +36,17 @@ import { clearError, Connection, openPool, type PostgresDriverOptions } from './
 import { Feed, Notifier } from './feed.js';
 import type { PgPool } from './native.js';
 import { current, formatLsn, parseLsn, Replicas, Session } from './replicas.js';
-import { count, get, getByIndex, getMany, keys, list } from './reads.js';
+import { count, get, getByIndex, getMany, keys, list, prefetchedDoc } from './reads.js';
+import { Prefetched } from './prefetch.js';
 import { channelOf, LAYOUT, migrate } from './schema.js';
 import { search } from './search.js';
 import { postgresBlobs } from './blobs.js';
 import { ident } from './text.js';
 
 export type { PostgresConnectionOptions, PostgresDriverOptions, PostgresPoolOptions } from './connect.js';
+
+/** How long bounds read without a notification since are answered again without a query. */
+const BOUNDS_MS = 1000;
 export type { PgPool } from './native.js';
 export type { ReplicaOptions } from './replicas.js';
 
@@ -67,6 +71,12 @@ class Driver implements PostgresDriver {
   private ownedReplicas: PgPool[] = [];
   /** The pool of the direct LISTEN connection (`listen`), once opened. */
   private listenPool: Promise<PgPool> | undefined;
+  /** Documents `keys` read with its entries, for the `getMany` that follows. */
+  private readonly prefetched = new Prefetched();
+  /** This driver's commits so far (with the feed's notifications: whether the log may have moved). */
+  private commits = 0;
+  /** The log's bounds as last read, and the stamp they were read at. */
+  private bounds: { value: LogBounds; stamp: string; at: number } | undefined;
 
   constructor(private readonly options: PostgresDriverOptions) {
     this.owned = !('pool' in options);
@@ -103,7 +113,11 @@ class Driver implements PostgresDriver {
       }
       throw clearError(error);
     }
-    if (this.options.shareEvents !== false) this.notifier ??= new Notifier(pool, channelOf(this.schema));
+    // Every server NOTIFYs after its commits and LISTENs (unless `listen: false`), with or without shared
+    // events: a server that heard of no commit since it last read the log knows it is unchanged (logBounds,
+    // prefetch.ts), and reads it again only after one.
+    this.notifier ??= new Notifier(pool, channelOf(this.schema));
+    if (this.options.listen !== false && !this.feed) this.follow(() => {});
     if (this.options.replicas?.length && !this.conn.replicas) {
       const max = 'max' in this.options ? this.options.max : undefined;
       const pools: PgPool[] = [];
@@ -164,7 +178,29 @@ class Driver implements PostgresDriver {
   }
 
   async getMany(collection: string, ids: readonly string[]): Promise<Array<StoredDoc | undefined>> {
-    return getMany(this.connection(), collection, ids);
+    const c = this.connection();
+    const stamp = this.stamp();
+    if (stamp === undefined) return getMany(c, collection, ids);
+    const p = c.collection(collection);
+    const out: Array<StoredDoc | undefined> = ids.map((id) => {
+      const row = this.prefetched.take(collection, id, stamp);
+      return row && prefetchedDoc(p, id, row);
+    });
+    const missing = ids.filter((_, k) => !out[k]);
+    if (missing.length === 0) return out;
+    const read = await getMany(c, collection, missing);
+    let next = 0;
+    return out.map((d) => d ?? read[next++]);
+  }
+
+  /**
+   * What the store's log is known to be at: this driver's commits and the feed's notifications so far, while a
+   * LISTEN connection stands (undefined otherwise: nothing read before is known to be current).
+   */
+  private stamp(): string | undefined {
+    const feed = this.feed;
+    if (!feed?.listening || (this.conn?.replicas && current.getStore())) return undefined;
+    return `${feed.generation}:${this.commits}`;
   }
 
   async getByIndex(collection: string, index: string, key: Key): Promise<StoredDoc | undefined> {
@@ -180,7 +216,10 @@ class Driver implements PostgresDriver {
   }
 
   async keys(q: KeysQuery): Promise<IndexEntry[]> {
-    return keys(this.connection(), q);
+    const stamp = this.stamp();
+    if (stamp === undefined) return keys(this.connection(), q);
+    const c = this.connection();
+    return keys(c, q, (id, row) => this.prefetched.put(q.collection, id, row, stamp));
   }
 
   async search(q: SearchQuery): Promise<IndexEntry[]> {
@@ -189,7 +228,13 @@ class Driver implements PostgresDriver {
 
   async commit(ops: readonly WriteOp[], options: CommitOptions = {}): Promise<CommitResult> {
     const c = this.connection();
-    const result = await commit(c, ops, options);
+    let result: CommitResult;
+    try {
+      result = await commit(c, ops, options);
+    } finally {
+      // (Even a failed commit: one whose connection was lost may have happened.)
+      this.commits++;
+    }
     this.notifier?.committed();
     // With replicas: the primary's position now is at or past this commit; the session reads from there on.
     const session = current.getStore();
@@ -205,12 +250,28 @@ class Driver implements PostgresDriver {
     return streamChanges(this.connection(), stream, after, limit);
   }
 
+  /**
+   * The log's bounds. While a LISTEN connection stands (the feed), every commit of the store is notified to it, so
+   * bounds read since the last notification and the last commit of this driver are still the log's, and are
+   * answered without a query (for at most BOUNDS_MS): a call of the core begins with this, and needs no round
+   * trip for it while nothing was written.
+   */
   async logBounds(): Promise<LogBounds> {
-    return logBounds(this.connection());
+    const stamp = this.stamp();
+    const b = this.bounds;
+    if (b && stamp !== undefined && b.stamp === stamp && Date.now() - b.at < BOUNDS_MS) return { ...b.value };
+    const value = await logBounds(this.connection());
+    if (stamp !== undefined) this.bounds = { value, stamp, at: Date.now() };
+    return { ...value };
   }
 
   async pruneChanges(q: PruneQuery): Promise<number> {
-    return pruneChanges(this.connection(), q);
+    try {
+      return await pruneChanges(this.connection(), q);
+    } finally {
+      // The log's bounds moved (how far it was pruned): nothing read of them before is current.
+      this.commits++;
+    }
   }
 
   /**
@@ -222,14 +283,19 @@ class Driver implements PostgresDriver {
 
   private follow(listener: () => void): () => void {
     const { pool } = this.connection();
-    const { listen } = this.options;
+    // The LISTEN connection: on `listen`'s URL, else beside the driver's own pool (not one of its connections),
+    // else (a host's Pool) one of the host's.
+    const listen =
+      this.options.listen ?? ('connectionString' in this.options ? this.options.connectionString : undefined);
     const source =
       listen === false
         ? undefined
-        : typeof listen === 'string'
+        : listen !== undefined
           ? () => (this.listenPool ??= openPool({ connectionString: listen, max: 1 }))
           : async () => pool;
-    this.feed ??= new Feed(source, channelOf(this.schema));
+    this.feed ??= new Feed(source, channelOf(this.schema), (payload) =>
+      pool.query({ text: 'SELECT pg_notify($1, $2)', values: [channelOf(this.schema), payload] }),
+    );
     return this.feed.add(listener);
   }
 

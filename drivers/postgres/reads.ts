@@ -136,6 +136,11 @@ export async function get(c: Connection, collection: string, id: string): Promis
   return rows[0] && docOf(p, id, rows[0], 0);
 }
 
+/** A document as `keys` prefetched it (`version, doc text, counters…`). */
+export function prefetchedDoc(p: CollectionPlan, id: string, row: readonly unknown[]): StoredDoc {
+  return docOf(p, id, [row[0], JSON.parse(row[1] as string), ...row.slice(2)], 0);
+}
+
 export async function getMany(
   c: Connection,
   collection: string,
@@ -271,7 +276,15 @@ export function walkColumns(i: IndexPlan): string {
   return [...i.parts.map((c, k) => `e.${ident(c)} AS k${k + 1}`), 'e.id AS kid'].join(', ');
 }
 
-export async function keys(c: Connection, q: KeysQuery): Promise<IndexEntry[]> {
+/**
+ * `keys`; with `found`, each entry's document is read in the same statement and handed to it (the core reads
+ * the page's documents right after: prefetch.ts keeps them for that `getMany`).
+ */
+export async function keys(
+  c: Connection,
+  q: KeysQuery,
+  found?: (id: string, row: unknown[]) => void,
+): Promise<IndexEntry[]> {
   const limit = Math.max(0, Math.floor(q.limit));
   if (limit === 0 || q.prefixes.length === 0) return [];
   const p = c.collection(q.collection);
@@ -283,12 +296,18 @@ export async function keys(c: Connection, q: KeysQuery): Promise<IndexEntry[]> {
   const L = P.add(limit);
   const sfx = suffixOf(i, width);
   const nk = i.kind === 'bytes' ? 1 : i.parts.length;
-  const sql = `SELECT ${Array.from({ length: nk }, (_, k) => `m.k${k + 1}`).join(', ')}, m.kid FROM (
+  const docs = found ? `, d.version, d.doc::text${p.counters.map((x) => `, d.${ident(x.column)}`).join('')}` : '';
+  const sql = `SELECT ${Array.from({ length: nk }, (_, k) => `m.k${k + 1}`).join(', ')}, m.kid${docs} FROM (
       SELECT DISTINCT ON (${sfx.join(', ')}) w.* FROM ${pre.from}
       CROSS JOIN LATERAL (SELECT ${walkColumns(i)} FROM ${entriesFrom(c, p, i, false)}
         WHERE ${all(pre.terms)} ORDER BY ${orderBy(i, width, dir).join(', ')} LIMIT ${L}) w
       ORDER BY ${sfx.join(', ')}, p.n
-    ) m ORDER BY ${sfx.map((x) => `m.${x} ${dir}`).join(', ')} LIMIT ${L}`;
+    ) m${found ? ` LEFT JOIN ${c.s}.${ident(p.table)} d ON d.id = m.kid` : ''}
+    ORDER BY ${sfx.map((x) => `m.${x} ${dir}`).join(', ')} LIMIT ${L}`;
   const rows = await c.run(sql, P.values);
-  return rows.map((row) => ({ id: fromKeyText(row[nk] as string), key: keyOf(i, row) }));
+  return rows.map((row) => {
+    const id = fromKeyText(row[nk] as string);
+    if (found && row[nk + 1] !== null) found(id, row.slice(nk + 1));
+    return { id, key: keyOf(i, row) };
+  });
 }

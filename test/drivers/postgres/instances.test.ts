@@ -141,6 +141,30 @@ describe.each(ROUTES)('postgres: events across app servers, %s', (_name, route) 
   });
 });
 
+describe("postgres: what a server knows of the others' writes", () => {
+  it("reads another server's change once it heard of it, and at once when its LISTEN cannot hear (a pooler)", async () => {
+    const schema = freshSchema('inst');
+    // Through PgBouncer without a direct LISTEN connection: its LISTEN hears nothing, so nothing is taken as
+    // known without reading the log.
+    const pooled = () => ({ connectionString: pgBouncerUrl(), preparedStatements: false as const });
+    const direct = () => ({ connectionString: pgUrl() });
+    const a = instance(direct, schema);
+    const b = instance(direct, schema);
+    const c = instance(pooled, schema);
+    const { blogId } = await setup(a);
+    for (const s of [b, c]) expect((await s.blogs.get({ blogId })).name).toBe('Shared');
+    for (let i = 0; i < 5; i++) {
+      await a.blogs.patch({ blogId, body: { name: `Renamed ${i}` } });
+      expect((await c.blogs.get({ blogId })).name, 'behind the pooler, at once').toBe(`Renamed ${i}`);
+      const t0 = Date.now();
+      while ((await b.blogs.get({ blogId })).name !== `Renamed ${i}`) {
+        expect(Date.now() - t0, 'directly, once the notification arrived').toBeLessThan(1000);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    }
+  });
+});
+
 describe('postgres: without any LISTEN', () => {
   it('every instance hears every write once, by polling the change log', () =>
     everyWriteOnce(() => ({ connectionString: pgBouncerUrl(), preparedStatements: false, listen: false })));
