@@ -1,6 +1,7 @@
 /**
- * The catalog both SQL drivers keep of a store: its collections and indexes by name, each with the number the
- * store knows it by, and the lookups every part of a driver starts from.
+ * The catalog the SQLite driver keeps of a store: its collections and indexes by name, each with the number the
+ * store knows it by, and the lookups every part of a driver starts from. (PostgreSQL's is its layout:
+ * drivers/postgres/layout.ts.)
  */
 import type { CollectionDef, RangeQuery } from '../../src/store/driver.js';
 import { byteRange, type ByteRange } from './byte-keys.js';
