@@ -18,8 +18,9 @@ function newest(path) {
   return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))));
 }
 
-export function stale() {
-  const out = OUTPUTS.map((f) => join(root, f));
+/** Whether the build in `outDir` (default dist/) is missing a file or older than a source. */
+export function stale(outDir = join(root, 'dist')) {
+  const out = OUTPUTS.map((f) => join(outDir, f.replace(/^dist\//, '')));
   if (!out.every((f) => existsSync(f))) return true;
   const built = Math.min(...out.map((f) => statSync(f).mtimeMs));
   return INPUTS.some((f) => existsSync(join(root, f)) && newest(join(root, f)) > built);

@@ -11,9 +11,10 @@ export const ENTRIES = {
   http: 'src/http/index.ts',
   io: 'src/io/index.ts',
   sync: 'src/sync/index.ts',
-  blobs: 'src/blobs/index.ts',
+  blobs: 'src/media/blobs/index.ts',
   schema: 'src/schema/index.ts',
   site: 'src/site/index.ts',
+  collab: 'src/collab/index.ts',
 } as const satisfies Record<string, string>;
 
 /** The dist/ file name of a subpath ('.' is dist/index). */

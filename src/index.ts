@@ -1,3 +1,9 @@
+/**
+ * `blogcore`: the service (`createBlogService`), its error type, the public types of every call and resource,
+ * the enum values and limits, and the storage-driver contract a driver implements. Every export is named here
+ * (no `export *`): the published `.d.ts` then declares exactly the values this module has at run time
+ * (test/types/exports.test.ts).
+ */
 export { createBlogService } from './service/create.js';
 export type {
   ActorInput,
@@ -17,13 +23,105 @@ export type {
   LabelsApi,
   ChangesApi,
   MediaApi,
+  CollabApi,
 } from './service/types.js';
 export { BlogError, type BlogErrorInit, type ErrorReason, type GoogleErrorBody } from './util/errors.js';
 export type { BlogEvent, EventType, Listener } from './core/events.js';
 export type { ChangeItem, ChangeKind, ChangeList } from './resources/changes.js';
 export type { SchedulerOptions } from './core/scheduler.js';
-export type * from './schema/params.js';
-export type * from './schema/media.js';
+export type {
+  PostStatus,
+  PageStatus,
+  CommentStatus,
+  BlogStatus,
+  Role,
+  View,
+  ReaderComments,
+  OrderBy,
+  SortOption,
+  OneOrMore,
+  Timestamp,
+  IfMatch,
+  Listing,
+  BlogsGetParams,
+  BlogsGetByUrlParams,
+  BlogsListByUserParams,
+  BlogsInsertParams,
+  UsersGetParams,
+  UsersInsertParams,
+  MembersSetParams,
+  MembersRemoveParams,
+  MembersListParams,
+  PostsGetParams,
+  PostsListParams,
+  PostsSearchParams,
+  PostsGetByPathParams,
+  PostsInsertParams,
+  PostsUpdateParams,
+  PostsDeleteParams,
+  PostsPublishParams,
+  PostsRevertParams,
+  PagesGetParams,
+  PagesListParams,
+  PagesInsertParams,
+  PagesUpdateParams,
+  PagesDeleteParams,
+  PagesActionParams,
+  CommentsGetParams,
+  CommentsListParams,
+  CommentsListByBlogParams,
+  CommentsActionParams,
+  CommentsInsertParams,
+  ChangesListParams,
+  BlogUserInfosGetParams,
+  PostUserInfosGetParams,
+  PostUserInfosListParams,
+  PageViewsRange,
+  PageViewsGetParams,
+  PageViewsRecordParams,
+  LabelsListParams,
+  PostsRevisionsListParams,
+  PostsRevisionsGetParams,
+  PostsRevisionsRestoreParams,
+  PagesRevisionsListParams,
+  PagesRevisionsGetParams,
+  PagesRevisionsRestoreParams,
+  BlogPatchBody,
+  UserPatchBody,
+  UsersUpdateParams,
+  BlogsUpdateParams,
+  BlogsPatchParams,
+  BlogsDeleteParams,
+  ServerOwnedFields,
+  PostBody,
+  PageBody,
+  CommentBody,
+  BlogBody,
+  UserBody,
+} from './schema/params.js';
+export type {
+  MediaType,
+  Media,
+  MediaList,
+  MediaBody,
+  MediaUploadParams,
+  MediaGetParams,
+  MediaListParams,
+  MediaPatchParams,
+  MediaDeleteParams,
+  MediaRange,
+  MediaReadParams,
+  MediaRead,
+} from './schema/media.js';
+export type {
+  CollabTarget,
+  CollabOpenParams,
+  CollabPushParams,
+  CollabPullParams,
+  CollabPresence,
+  CollabState,
+  CollabPushResult,
+} from './schema/collab.js';
 export {
   POST_STATUSES,
   PAGE_STATUSES,
@@ -32,6 +130,8 @@ export {
   READER_COMMENTS,
   LIMITS,
   PAGE_VIEWS_RANGES,
+  MEDIA_LIMITS,
+  COLLAB_LIMITS,
 } from './schema/values.js';
 export type {
   Blog,

@@ -8,10 +8,10 @@ import type { StoreSchema } from '../../src/store/driver.js';
 import { commitSql, sideGroups } from './functions.js';
 import type { CollectionPlan, IndexPlan } from './layout.js';
 import type { PgError, PgModule, PgPool, PgQueryConfig } from './native.js';
-import { current, type ReplicaOptions, type Replicas } from './replicas.js';
+import { current, type ReadReplicaOptions, type Replicas } from './replicas.js';
 import { ident } from './text.js';
 
-interface Common extends ReplicaOptions {
+interface Common extends ReadReplicaOptions {
   /** The schema holding the store's tables, created when missing. Default `blogcore`. */
   schema?: string;
   /**

@@ -48,7 +48,7 @@ export type { PostgresConnectionOptions, PostgresDriverOptions, PostgresPoolOpti
 /** How long bounds read without a notification since are answered again without a query. */
 const BOUNDS_MS = 1000;
 export type { PgPool } from './native.js';
-export type { ReplicaOptions } from './replicas.js';
+export type { ReadReplicaOptions } from './replicas.js';
 
 /** The PostgreSQL driver: a StorageDriver, and where its reads went (with replicas). */
 export interface PostgresDriver extends StorageDriver {

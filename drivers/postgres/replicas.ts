@@ -54,7 +54,11 @@ export class Session {
 /** The session of the driver call in progress (set by the session's driver around each call). */
 export const current = new AsyncLocalStorage<Session>();
 
-export interface ReplicaOptions {
+/**
+ * Where reads may go when the store has streaming read replicas (part of `postgresDriver`'s options beside
+ * `replicas`). Not to be confused with `blogcore/sync`'s `ReplicaOptions`, the options of an offline copy.
+ */
+export interface ReadReplicaOptions {
   /**
    * How far behind the primary a replica may be, in ms, to serve reads that carry no write of their own.
    * Default 1000.
@@ -101,7 +105,7 @@ export class Replicas {
   constructor(
     private readonly primary: PgPool,
     pools: readonly PgPool[],
-    options: ReplicaOptions = {},
+    options: ReadReplicaOptions = {},
   ) {
     this.replicas = pools.map((pool) => ({ pool, replayed: 0n, failedAt: 0, looking: undefined }));
     this.maxLag = Math.max(0, options.maxLagMs ?? 1000);

@@ -1,6 +1,6 @@
 /** The change log: the `changes` table, one row per op under (commit seq, position in the commit). */
 import type { Change, LogBounds, LogPosition, PruneQuery, WriteOp } from '../../src/store/driver.js';
-import type { Connection } from './connect.js';
+import { type Connection, PROCESS_WRITES } from './connect.js';
 import { META_SQL } from './schema.js';
 
 const CHANGE_SQL = {
@@ -60,18 +60,35 @@ export function streamChanges(c: Connection, stream: string, after: LogPosition,
 }
 
 /**
- * Asked at the start of nearly every call (the core's record cache): answered from the last answer while
- * neither this connection (`c.writes`, counted by commits and prunes) nor another one (data_version) wrote.
+ * Asked at the start of nearly every call (the core's record cache). Other connections' commits are looked for
+ * (data_version: a read transaction of its own) once per event-loop turn, and again after any commit of this
+ * process: whatever reached this process from elsewhere (a request, a message, a timer) starts a turn of its own,
+ * so a call sees every commit that could have come before it (docs/design.md §15). The bounds themselves are read
+ * again only when this connection (`c.writes`) or another one (data_version) wrote since the last read.
  */
 export function logBounds(c: Connection): LogBounds {
-  const version = c.stmt(CHANGE_SQL.dataVersion).pluck().get() as number;
   const known = c.bounds;
+  if (known && known.writes === c.writes && (c.exclusive || c.lookedThisTurn === PROCESS_WRITES.n)) {
+    return { ...known.value };
+  }
+  const version = c.exclusive ? 0 : (c.stmt(CHANGE_SQL.dataVersion).pluck().get() as number);
+  if (!c.exclusive && !c.db.inTransaction) lookedThisTurn(c);
   if (known && known.version === version && known.writes === c.writes) return { ...known.value };
   const [newest, pruned] = c.stmt(CHANGE_SQL.bounds).raw().get() as [number, number];
   const value = { newest: Number(newest), pruned: Number(pruned) };
   // Inside a transaction the host opened, what this reads may still roll back: nothing is kept then.
   c.bounds = c.db.inTransaction ? undefined : { version, writes: c.writes, value };
   return { ...value };
+}
+
+/**
+ * Marks this turn as looked, until a commit of this process or the turn's end: the tick queue runs once the
+ * microtasks of the callback that started the turn are done (an immediate would run a loop later, after the
+ * next I/O callbacks — too late).
+ */
+function lookedThisTurn(c: Connection): void {
+  if (c.lookedThisTurn === undefined) process.nextTick(() => void (c.lookedThisTurn = undefined));
+  c.lookedThisTurn = PROCESS_WRITES.n;
 }
 
 export function pruneChanges(c: Connection, q: PruneQuery): number {
@@ -86,7 +103,7 @@ export function pruneChanges(c: Connection, q: PruneQuery): number {
         n++;
       }
       if (n === 0) return 0;
-      c.writes++;
+      c.wrote();
       const [seq, pos] = rows[n - 1]!;
       // meta.seq keeps the counter right if the newest entries go; meta.pruned says how far the log is gone.
       c.stmt(META_SQL.raiseMeta).run(seq, 'seq');

@@ -79,7 +79,7 @@ export function commit(c: Connection, ops: readonly WriteOp[], options: CommitOp
     return coll;
   });
   c.hostTransaction = c.db.inTransaction;
-  c.writes++;
+  c.wrote();
   return (c.commitTx ??= c.db.transaction((ops: readonly WriteOp[], resolved: CollectionInfo[], time: number) => {
     const seq = Number(c.stmt(META_SQL.nextSeq).pluck().get());
     if (ops.length === 0) c.stmt(META_SQL.setSeq).run(seq);

@@ -18,6 +18,13 @@ export interface SqliteFileOptions {
    * turns each of those into a read from the OS.
    */
   cacheSizeKb?: number;
+  /**
+   * The file is this process's alone (PRAGMA locking_mode=EXCLUSIVE): the connection holds its lock from the
+   * first read to `close()`, so any other connection, in this process or another, gets SQLITE_BUSY. Reads skip
+   * their shared-memory locks and the look for other connections' commits. Default false: several processes
+   * may share the file.
+   */
+  exclusive?: boolean;
 }
 
 export interface SqliteDatabaseOptions {
@@ -38,6 +45,8 @@ export async function openFile(options: SqliteFileOptions): Promise<SqliteDataba
   } catch (error) {
     throw NATIVE_LOAD.test(String(error)) ? loadError(error) : error;
   }
+  // Before WAL is entered: an exclusive connection keeps WAL's index in its own memory instead of a shared file.
+  if (options.exclusive) db.pragma('locking_mode = EXCLUSIVE');
   // synchronous=NORMAL: every write is one transaction either way, so a killed process leaves whole commits only.
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -71,6 +80,12 @@ export interface IndexInfo extends Index {
 
 export type CollectionInfo = Collection<IndexInfo>;
 
+/**
+ * Commits and prunes through every connection of this process: a turn that looked for other connections' commits
+ * looks again after one, so two services on one file in one process see each other's writes at once.
+ */
+export const PROCESS_WRITES = { n: 0 };
+
 /** An open database and what the driver learned of it. */
 export class Connection extends Catalog<IndexInfo> {
   /** Search scope numbers committed so far (search.ts `scopeNo`). */
@@ -83,10 +98,25 @@ export class Connection extends Catalog<IndexInfo> {
   writes = 0;
   /** The log's bounds as last read, and the state they were read in (changes.ts `logBounds`). */
   bounds: { version: number; writes: number; value: LogBounds } | undefined;
+  /**
+   * `PROCESS_WRITES.n` when this event-loop turn last looked for other connections' commits (changes.ts
+   * `logBounds`); undefined once the turn is over, or when the file is this connection's alone (`exclusive`).
+   */
+  lookedThisTurn: number | undefined;
   readonly #statements = new Map<string, SqliteStatement>();
+
+  /** No other connection can see the file (in memory, or locking_mode=EXCLUSIVE): no commits of others to look for. */
+  readonly exclusive: boolean;
 
   constructor(readonly db: SqliteDatabase) {
     super();
+    this.exclusive = db.memory || String(db.pragma('locking_mode', { simple: true })).toLowerCase() === 'exclusive';
+  }
+
+  /** Counts a commit or prune through this connection (for this connection's and this process's `logBounds`). */
+  wrote(): void {
+    this.writes++;
+    PROCESS_WRITES.n++;
   }
 
   /** Prepared statements, kept for the life of the connection. */

@@ -19,7 +19,7 @@ import {
   type KeyBound,
   type SearchQuery,
 } from '../../src/store/driver.js';
-import { decodeKey, encodeKey } from '../shared/byte-keys.js';
+import { decodeKey } from '../shared/byte-keys.js';
 import type { Connection } from './connect.js';
 import { sqlDirection, walk } from './reads.js';
 
@@ -39,6 +39,9 @@ export const SLOTS = 1024;
 export const RANKED_FLOOR = -(2 ** 52);
 export const UNRANKED = Number.MIN_SAFE_INTEGER;
 
+/** Whether any searchable record sits below the ranked places (commit.ts `placeFor`). */
+const UNRANKED_ANY = `EXISTS (SELECT 1 FROM ranks WHERE frid < ${RANKED_FLOOR})`;
+
 export const SEARCH_SQL = {
   scopeNo: `SELECT no FROM scopes WHERE name = ?`,
   addScope: `INSERT INTO scopes (name) VALUES (?)`,
@@ -51,16 +54,16 @@ export const SEARCH_SQL = {
    */
   sparse: `SELECT json_group_array(json_array(d.id, d.keys -> ?)) FROM search s JOIN ranks r ON r.frid = s.rowid
    JOIN docs d ON d.rid = r.rid WHERE search MATCH ? AND d.coll = ?`,
-  /** Matches in rank order from a place on (exclusive), with their keys of one index (`$."<index number>"`). */
-  rankDesc: `SELECT s.rowid, d.id, d.keys -> ? FROM search s JOIN ranks r ON r.frid = s.rowid JOIN docs d ON d.rid = r.rid
-   WHERE search MATCH ? AND s.rowid < ? ORDER BY s.rowid DESC LIMIT ?`,
   /**
-   * The lowest place of a match: below the ranked places, the rank order is not the whole answer. (FTS5 reads
-   * its doclists forward from the start; a `rowid <` bound does not cut that short, the LIMIT does.)
+   * Matches in rank order from a place on (exclusive), with their keys of one index (`$."<index number>"`) and
+   * whether any record sits below the ranked places (then the rank order is not the whole answer): one seek
+   * of `ranks`, evaluated once per statement, in the same read as the matches.
    */
-  lowest: `SELECT rowid FROM search WHERE search MATCH ? ORDER BY rowid ASC LIMIT 1`,
-  rankAsc: `SELECT s.rowid, d.id, d.keys -> ? FROM search s JOIN ranks r ON r.frid = s.rowid JOIN docs d ON d.rid = r.rid
-   WHERE search MATCH ? AND s.rowid > ? ORDER BY s.rowid ASC LIMIT ?`,
+  rankDesc: `SELECT s.rowid, d.id, d.keys -> ?, ${UNRANKED_ANY} FROM search s JOIN ranks r ON r.frid = s.rowid
+   JOIN docs d ON d.rid = r.rid WHERE search MATCH ? AND s.rowid < ? ORDER BY s.rowid DESC LIMIT ?`,
+  rankAsc: `SELECT s.rowid, d.id, d.keys -> ?, ${UNRANKED_ANY} FROM search s JOIN ranks r ON r.frid = s.rowid
+   JOIN docs d ON d.rid = r.rid WHERE search MATCH ? AND s.rowid > ? ORDER BY s.rowid ASC LIMIT ?`,
+  unrankedAny: `SELECT ${UNRANKED_ANY}`,
 } as const;
 
 /**
@@ -135,8 +138,13 @@ export function search(c: Connection, q: SearchQuery): IndexEntry[] {
 /** Which of the query's prefixes a key lies under (its number), if any, with a suffix after it. */
 function prefixFinder(q: SearchQuery): (key: Key) => number | undefined {
   const width = q.prefixes[0]!.length;
-  const byPrefix = new Map(q.prefixes.map((p, n) => [encodeKey(p).toString('latin1'), n]));
-  return (key) => (key.length > width ? byPrefix.get(encodeKey(key.slice(0, width)).toString('latin1')) : undefined);
+  if (q.prefixes.length === 1) {
+    const only = q.prefixes[0]!;
+    return (key) => (key.length > width && only.every((part, i) => key[i] === part) ? 0 : undefined);
+  }
+  // (JSON text names a tuple of strings exactly.)
+  const byPrefix = new Map(q.prefixes.map((p, n) => [JSON.stringify(p), n]));
+  return (key) => (key.length > width ? byPrefix.get(JSON.stringify(key.slice(0, width))) : undefined);
 }
 
 function sorted(walks: IndexEntry[][], q: SearchQuery): IndexEntry[][] {
@@ -170,8 +178,7 @@ function rankWalk(
       : desc
         ? (start + 1) * SLOTS
         : start * SLOTS - 1;
-  if (!Number.isSafeInteger(cursor) || (c.stmt(SEARCH_SQL.lowest).pluck().get(match) as number) < RANKED_FLOOR)
-    return undefined;
+  if (!Number.isSafeInteger(cursor)) return undefined;
   const read = c.stmt(desc ? SEARCH_SQL.rankDesc : SEARCH_SQL.rankAsc).raw();
   const width = q.prefixes[0]!.length;
   const prefixOf = prefixFinder(q);
@@ -181,7 +188,9 @@ function rankWalk(
   // The first read asks for about a page (FTS5's backward walk costs by the row), later ones for more.
   let batch = Math.min(RANK_BATCH, limit + 4);
   for (let seen = 0; seen < RANK_WALK(limit); batch = RANK_BATCH) {
-    const rows = read.all(path, match, cursor, batch) as Array<[number, string, string | null]>;
+    const rows = read.all(path, match, cursor, batch) as Array<[number, string, string | null, number]>;
+    // Records below the ranked places may match anywhere in the index's order: the other walks answer then.
+    if (seen === 0 && (rows.length ? rows[0]![3] : c.stmt(SEARCH_SQL.unrankedAny).pluck().get())) return undefined;
     for (const [place, id, keys] of rows) {
       const rank = Math.floor(place / SLOTS);
       if ((last !== undefined && rank !== last) || (stop !== undefined && (desc ? rank < stop : rank > stop)))

@@ -159,7 +159,7 @@ export async function exportCommand(values: Values, ctx: IoStreams): Promise<voi
     if (format === 'site') {
       if (typeof values.out !== 'string')
         throw new UsageError('export: --format site needs --out <dir>, the folder to write the site into');
-      await exportSiteCommand(service, blogId, values.out, ctx.stdout);
+      await exportSiteCommand(service, blogId, values.out, ctx.stdout, ctx.stderr);
       return;
     }
     const chunks = exportBlog(service, blogId, { format: format as ExportFormat, media: values.media === true });

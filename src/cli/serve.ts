@@ -120,6 +120,8 @@ function surviveLogReaders(): void {
 
 export async function serve(opts: ServeOptions): Promise<void> {
   surviveLogReaders();
+  // From the first moment: a signal during start-up lets it finish, then stops as cleanly as one sent later.
+  const signals = stopSignals();
   let ready: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const pending: Array<() => void> = [];
   // Checks the timeouts every second (Node's default is every 30 s).
@@ -186,10 +188,11 @@ export async function serve(opts: ServeOptions): Promise<void> {
   };
   for (const run of pending.splice(0)) run();
 
-  // Signals are handled before the banner says Ctrl+C stops the server: a signal sent the moment it is read
-  // (a supervisor, a test) must find the handler, not Node's default of dying at once.
-  stopOnSignals(server, service);
-  printBanner(opts, `${origin}/v3`, setup, await whoAdministers(setup), opts.site ? `${origin}/` : undefined);
+  if (!signals.received()) {
+    printBanner(opts, `${origin}/v3`, setup, await whoAdministers(setup), opts.site ? `${origin}/` : undefined);
+  }
+  await signals.stopped;
+  process.exit(await shutdown(server, service));
 }
 
 /** The token's user and blog on a first run; else up to three blogs of the store with their admins, and the first admin. */
@@ -268,20 +271,44 @@ function printBanner(
   console.log(lines.join('\n'));
 }
 
-function stopOnSignals(server: ReturnType<typeof createServer>, service: BlogService): void {
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) process.exit(1); // a second signal: do not wait any longer
-    stopping = true;
-    console.log(`\n${signal}: shutting down`);
-    const closed = new Promise<void>((r) => server.close(() => r()));
-    server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), 2000).unref();
-    await closed;
+/**
+ * SIGINT, SIGTERM and SIGHUP stop the server, handled from the start of `serve`: the first one resolves `stopped`
+ * (start-up, if under way, finishes first; nothing is closed under it). One more while stopping changes nothing
+ * (a supervisor, or `npm start` passing on a Ctrl+C, may send a second at once), except Ctrl+C pressed again
+ * after a second: that ends the process at once (130).
+ */
+function stopSignals(): { stopped: Promise<string>; received(): boolean } {
+  let first: { signal: string; at: number } | undefined;
+  let resolve!: (signal: string) => void;
+  const stopped = new Promise<string>((r) => (resolve = r));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      if (!first) {
+        first = { signal, at: Date.now() };
+        console.log(`\n${signal}: shutting down`);
+        resolve(signal);
+      } else if (signal === 'SIGINT' && Date.now() - first.at > 1000) {
+        process.exit(130);
+      }
+    });
+  }
+  return { stopped, received: () => first !== undefined };
+}
+
+/**
+ * Stops taking requests, gives those under way 2 s to finish, then closes the store. Answers the exit code: 0,
+ * or 1 when closing the store failed (said on stderr, not thrown: a failed close is no crash).
+ */
+async function shutdown(server: ReturnType<typeof createServer>, service: BlogService): Promise<number> {
+  const closed = new Promise<void>((r) => server.close(() => r()));
+  server.closeIdleConnections();
+  setTimeout(() => server.closeAllConnections(), 2000).unref();
+  await closed;
+  try {
     await service.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGHUP', () => void stop('SIGHUP'));
+    return 0;
+  } catch (error) {
+    console.error(redactSecrets(`blogcore: closing the store failed: ${inspect(error)}`));
+    return 1;
+  }
 }

@@ -4,8 +4,8 @@
  * Why this shape. Hidden comments (of posts that are not LIVE, or that hide theirs with
  * DONT_ALLOW_HIDE_EXISTING) are interleaved in time with visible ones, so a walk over one time-ordered
  * index can skip them only if their keys say so: `comments.blog` is [blogId, vis, status, published, id],
- * where `vis` is the post's visibility class (records.ts `commentVisOf`: open / draft / hidden). A reader
- * walks the 'open' prefixes, an AUTHOR 'open' and 'draft', an ADMIN all three (merged by `keys`).
+ * where `vis` is the post's visibility class (rules/access.ts `commentVisOf`: open / draft / hidden). A reader
+ * walks the 'open' prefixes, an AUTHOR 'open' and 'draft', an ADMIN all three (`visibleClasses`; merged by `keys`).
  *
  * The class is the post's, so a post that changes class (reverted to draft, comments hidden) must refile
  * its comments — 60k of them for a busy post, which no single request may do. So the post's own write
@@ -21,16 +21,11 @@
  */
 import type { Core } from './core.js';
 import { DriverConflict, type WriteOp } from '../store/driver.js';
-import { COMMENT_VIS, commentVisOf, put, type CommentVis } from '../store/records.js';
-import { atLeast } from '../rules/access.js';
-import type { Role } from '../schema/schemas.js';
+import { put } from '../store/records.js';
+import { COMMENT_VIS, commentVisOf } from '../rules/access.js';
 
 /** Comments refiled per step (one step per blog-wide list request). */
 export const MOVE_BATCH = 200;
-
-/** The classes a view may see. */
-export const visibleClasses = (view: Role): CommentVis[] =>
-  atLeast(view, 'ADMIN') ? [...COMMENT_VIS] : atLeast(view, 'AUTHOR') ? ['open', 'draft'] : ['open'];
 
 /** Refiles up to MOVE_BATCH comments of one post whose class changed; marks the post done with the last batch. */
 export async function moveCommentsStep(core: Core): Promise<void> {

@@ -14,6 +14,7 @@ import {
 } from '../store/driver.js';
 import { recordStore, type RecordStore } from '../store/record-store.js';
 import { authError, resolveView, type Actor, type Standing } from '../rules/access.js';
+import { isDue } from '../rules/states.js';
 import { BlogError, conditionNotMet, notFound } from '../util/errors.js';
 import type { EventShare } from './event-share.js';
 import { Emitter, type BlogEvent, type EventType, type Listener } from './events.js';
@@ -97,6 +98,13 @@ export class Core {
   private opened = false;
   /** Users and blogs, kept right across processes through the change log (src/core/record-cache.ts). */
   private readonly cache: RecordCache;
+  /**
+   * A replica's local store (set by blogcore/sync): shared documents follow the server's (resources/collab.ts),
+   * so they are never made from the local HTML nor rendered into it; the server does both.
+   */
+  collabFollower = false;
+  /** Called when the service closes (features that keep timers, e.g. presence in resources/collab.ts). */
+  readonly closeListeners = new Set<() => void>();
   /** Called after every commit this process makes (long polls wait on it). */
   readonly commitListeners = new Set<() => void>();
   private readonly retention: { ms: number; commits: number | undefined };
@@ -119,7 +127,7 @@ export class Core {
     this.retention = { ms: (r.days ?? 30) * DAY_MS, commits: r.commits };
     this.now = options.now ?? (() => new Date());
     this.revisionsKept = Math.max(0, Math.floor(options.revisionsKept ?? 50));
-    // Checked where media is handled (src/resources/media.ts), which loads on first use.
+    // Checked where media is handled (src/media/service.ts), which loads on first use.
     this.blobs = options.blobs ?? this.driver.blobs;
     this.maxMediaBytes = options.maxMediaBytes ?? 20 * 1024 * 1024;
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
@@ -513,7 +521,7 @@ export class Core {
   /** Makes one due SCHEDULED post LIVE; answers the record as stored afterwards. */
   async promote(stored: StoredDoc<PostRecord>): Promise<PostRecord> {
     const p = stored.doc;
-    if (p.status !== 'SCHEDULED' || !p.published || p.published > this.nowIso()) return p;
+    if (!isDue(p, this.nowIso())) return p;
     const next: PostRecord = { ...p, status: 'LIVE', rev: p.rev + 1 };
     const told = await this.event('post.published', { blogId: p.blogId, id: p.id }, () => this.adminPost(next));
     try {

@@ -1,6 +1,6 @@
 /** Records -> the JSON resources of the Blogger v3 wire (docs/design.md §7), shaped for a view. */
 import { shortHash } from '../util/ids.js';
-import { atLeast } from '../rules/access.js';
+import { seesDrafts, seesHeldComments } from '../rules/access.js';
 import type { BlogRecord, CommentRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
 import type { Role } from '../schema/schemas.js';
 import type { Author, Post, Page, Comment, Blog, User, BlogUserInfo } from '../schema/resources.js';
@@ -75,7 +75,7 @@ export function postWire(p: PostRecord, blog: BlogRecord, author: Author, shape:
   if (p.labels.length) out.labels = [...p.labels];
   if (p.location) out.location = { ...p.location };
   out.readerComments = p.readerComments;
-  if (atLeast(shape.view, 'AUTHOR')) {
+  if (seesDrafts(shape.view)) {
     out.status = p.status;
     if (p.trashed) out.trashed = p.trashed;
   }
@@ -102,7 +102,7 @@ export function pageWire(
     title: p.title,
     ...(fetchBody ? { content: p.content } : {}),
     author,
-    ...(atLeast(view, 'AUTHOR') ? { status: p.status, ...(p.trashed ? { trashed: p.trashed } : {}) } : {}),
+    ...(seesDrafts(view) ? { status: p.status, ...(p.trashed ? { trashed: p.trashed } : {}) } : {}),
     etag: etagOf(p.id, p.rev),
   };
 }
@@ -119,7 +119,7 @@ export function commentWire(c: CommentRecord, author: Author, view: Role, fetchB
     selfLink: l.comment(c),
     ...(fetchBody ? { content: c.content } : {}),
     author,
-    ...(atLeast(view, 'ADMIN') ? { status: c.status } : {}),
+    ...(seesHeldComments(view) ? { status: c.status } : {}),
   };
 }
 

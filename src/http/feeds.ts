@@ -5,8 +5,10 @@
  */
 import { BlogError } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
-import { atomFeed, rssFeed, type FeedSource } from '../io/feeds.js';
-import type { Outgoing } from './internal.js';
+import { atomFeed, rssFeed, type FeedSource } from '../web/feeds.js';
+import type { Outgoing } from '../web/dispatch.js';
+import { etagMatches } from '../web/conditional.js';
+import { onlyGetOrHead } from '../web/methods.js';
 
 const TYPES = { atom: 'application/atom+xml; charset=UTF-8', rss: 'application/rss+xml; charset=UTF-8' } as const;
 
@@ -37,18 +39,7 @@ export async function serveFeed(
       reason: 'notFound',
       message: 'Not Found: no such feed (try /feeds/{blogId}/posts/default)',
     });
-  if (method !== 'GET' && method !== 'HEAD') {
-    throw Object.assign(
-      new BlogError({
-        code: 405,
-        reason: 'methodNotAllowed',
-        message: `Method ${method} not allowed here; allowed: GET, HEAD`,
-      }),
-      {
-        allow: 'GET, HEAD',
-      },
-    );
-  }
+  onlyGetOrHead(method);
   const params = new URLSearchParams(query);
   const alt = params.get('alt') ?? 'atom';
   if (alt !== 'atom' && alt !== 'rss')
@@ -71,8 +62,7 @@ export async function serveFeed(
     alt === 'rss' ? await rssFeed(reader as FeedSource, options) : await atomFeed(reader as FeedSource, options);
   const etag = `"${shortHash(text)}${text.length.toString(36)}"`;
   const headers = { 'cache-control': 'public, max-age=0, must-revalidate', etag, ...corsHeaders };
-  const tags = ifNoneMatch?.split(',').map((t) => t.trim().replace(/^W\//, ''));
-  if (tags?.includes(etag) || ifNoneMatch?.trim() === '*') return { status: 304, headers, text: null };
+  if (etagMatches(ifNoneMatch, etag)) return { status: 304, headers, text: null };
   return {
     status: 200,
     headers: { ...headers, 'content-type': TYPES[alt], 'x-content-type-options': 'nosniff' },

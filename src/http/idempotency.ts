@@ -9,8 +9,7 @@
  * process died is taken over after STALE_MS. Expired keys are swept a bounded batch per call.
  */
 import type { Actor } from '../rules/access.js';
-import type { Core } from '../core/core.js';
-import { DriverConflict, type JsonObject } from '../store/driver.js';
+import { type Core, DriverConflict, type JsonObject } from '../service/store.js';
 import { BlogError, conflict } from '../util/errors.js';
 
 /** How long a key is kept (at least): a retry within it answers the first result. */

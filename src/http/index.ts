@@ -6,12 +6,13 @@
 import { BlogError } from '../util/errors.js';
 import { internalsOf } from '../service/internals.js';
 import { once } from './idempotency.js';
-import { fetchIncoming, readRequestBody, tooLarge } from './body.js';
+import { fetchIncoming, readRequestBody, tooLarge } from '../web/body.js';
 import { feedsBase, serveFeed } from './feeds.js';
-import { mediaBase, serveMedia, uploadHeaders } from './media.js';
+import { mediaBase, serveMedia, uploadHeaders } from '../web/media.js';
+import { serveCollab } from './collab.js';
 import { applyFields, parseFields } from './fields.js';
-import type { RequestHead } from './head.js';
-import { ClientGone, dispatchers, type IncomingLike, type Outgoing } from './internal.js';
+import type { RequestHead } from '../web/head.js';
+import { ClientGone, dispatchers, type IncomingLike, type Outgoing } from '../web/dispatch.js';
 import { openApiDocument } from './openapi.js';
 import { effectiveMethod, overriddenQuery } from './override.js';
 import { parseQuery } from './params.js';
@@ -20,19 +21,20 @@ import {
   CONSISTENCY_TOKEN,
   corsFor,
   errorOut,
-  etagMatches,
   JSON_TYPE,
   preflight,
   PRIVATE,
   type CorsOptions,
 } from './respond.js';
 import { ROUTES, Router } from './routes.js';
-import { pathSegments, splitTarget } from './target.js';
+import { pathSegments, splitTarget } from '../web/target.js';
+import { etagMatches } from '../web/conditional.js';
+import { methodNotAllowed, onlyGetOrHead } from '../web/methods.js';
 
-export { toNodeHandler, type NodeHandler, type NodeRequestLike, type NodeResponseLike } from './node.js';
+export { toNodeHandler, type NodeHandler, type NodeRequestLike, type NodeResponseLike } from '../web/node.js';
 export { ROUTES, type HttpMethod, type ParamKind, type Route } from './routes.js';
 export { openApiDocument } from './openapi.js';
-export type { RequestHead } from './head.js';
+export type { RequestHead } from '../web/head.js';
 export type { CorsOptions } from './respond.js';
 
 /** Who is calling: a user id of the service, or `null` for an anonymous reader. */
@@ -139,18 +141,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
 
   /** `{basePath}/openapi.json`: the document of these routes (src/http/openapi.ts), built once. */
   function serveOpenApi(incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Outgoing {
-    if (incoming.method !== 'GET' && incoming.method !== 'HEAD') {
-      throw Object.assign(
-        new BlogError({
-          code: 405,
-          reason: 'methodNotAllowed',
-          message: `Method ${incoming.method} not allowed here; allowed: GET, HEAD`,
-        }),
-        {
-          allow: 'GET, HEAD',
-        },
-      );
-    }
+    onlyGetOrHead(incoming.method);
     openApiText ??= JSON.stringify(openApiDocument(basePath));
     const headers = {
       'content-type': JSON_TYPE,
@@ -196,15 +187,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     }
     const route = match.methods.get(method === 'HEAD' ? 'GET' : method);
     if (!route) {
-      const allow = allowed(match.methods);
-      throw Object.assign(
-        new BlogError({
-          code: 405,
-          reason: 'methodNotAllowed',
-          message: `Method ${method} not allowed here; allowed: ${allow}`,
-        }),
-        { allow },
-      );
+      throw methodNotAllowed(method, allowed(match.methods));
     }
 
     // Authenticate before parsing anything the caller sent (an anonymous flood never gets bodies read).
@@ -221,6 +204,11 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     const { params, global } = parseQuery(search, route.query);
     const mask = global.fields === undefined ? undefined : parseFields(global.fields);
     Object.assign(params, match.params);
+    if (route.collab) {
+      // A shared document's bytes (src/http/collab.ts): read and answered there, with the scoped collab calls.
+      const calls = (scope(actor ?? null) as unknown as { collab: Parameters<typeof serveCollab>[0] }).collab;
+      return serveCollab(calls, method, params, incoming, corsHeaders);
+    }
     // The whole request is read before anything runs, on every route: a DELETE whose body breaks off
     // midway must not have deleted anything.
     // (An overridden GET's body was its query, read above.)

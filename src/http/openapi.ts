@@ -8,8 +8,10 @@
 import { toJSONSchema } from 'zod/mini';
 import { params } from '../schema/index.js';
 import { mediaParams } from '../schema/media.js';
+import { collabParams } from '../schema/collab.js';
+import { PRESENCE_CLOCK_HEADER, PRESENCE_HEADER, POSITION_HEADER } from './collab.js';
 import { UNSPECIFIED } from './override.js';
-import { mediaBase } from './media.js';
+import { mediaBase } from '../web/media.js';
 import { ROUTES, type ParamKind, type Route } from './routes.js';
 
 type Doc = Record<string, unknown>;
@@ -86,7 +88,7 @@ function resourceSchema({ kind, item }: { kind: string; item?: string }): JsonSc
   };
 }
 
-const schemas: Record<string, (typeof params)[keyof typeof params]> = { ...params, ...mediaParams };
+const schemas: Record<string, (typeof params)[keyof typeof params]> = { ...params, ...mediaParams, ...collabParams };
 const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 
 /** The parameter schema of a route's operation: `postsList` for posts.list; patch shares update's, actions share one. */
@@ -138,7 +140,8 @@ function operation(route: Route): Doc {
     .map(([name, kind]) => ({
       name,
       in: 'query',
-      ...((json.required as string[] | undefined)?.includes(name) ? { required: true } : {}),
+      // A shared document's GET without `since` opens it: nothing in its query is required.
+      ...(!route.collab && (json.required as string[] | undefined)?.includes(name) ? { required: true } : {}),
       schema: querySchema(name, kind, props[name]),
       ...(kind === 'list' ? { style: 'form', explode: true } : {}),
     }));
@@ -161,16 +164,20 @@ function operation(route: Route): Doc {
           },
         ]
       : [];
-  const ok = route.noContent
-    ? { '204': { description: 'Done' } }
-    : {
-        '200': {
-          description: 'The resource',
-          ...(route.etag ? { headers: { ETag: { schema: { type: 'string' } } } } : {}),
-          content: { 'application/json': { schema: { $ref: `#/components/schemas/${resourceOf(route.op)}` } } },
-        },
-        ...(route.method === 'GET' && route.etag ? { '304': { description: 'Not modified (If-None-Match)' } } : {}),
-      };
+  if (route.collab)
+    headers.push({ name: PRESENCE_HEADER, in: 'header', schema: { type: 'string' }, description: PRESENCE });
+  const ok = route.collab
+    ? collabAnswers(route)
+    : route.noContent
+      ? { '204': { description: 'Done' } }
+      : {
+          '200': {
+            description: 'The resource',
+            ...(route.etag ? { headers: { ETag: { schema: { type: 'string' } } } } : {}),
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/${resourceOf(route.op)}` } } },
+          },
+          ...(route.method === 'GET' && route.etag ? { '304': { description: 'Not modified (If-None-Match)' } } : {}),
+        };
   return {
     operationId: route.op.join('.'),
     tags: [route.op[0]],
@@ -180,6 +187,15 @@ function operation(route: Route): Doc {
           requestBody: {
             required: true,
             content: { 'application/json': { schema: props.body ?? { type: 'object' } } },
+          },
+        }
+      : {}),
+    ...(route.collab && route.method === 'POST'
+      ? {
+          requestBody: {
+            required: true,
+            description: 'One Yjs update (empty: presence only)',
+            content: { 'application/octet-stream': {} },
           },
         }
       : {}),
@@ -203,12 +219,43 @@ function operation(route: Route): Doc {
   };
 }
 
+const PRESENCE =
+  'Presence (a y-protocols awareness update), base64: the sender’s on a request, everyone’s on an answer';
+
+/** A shared document's answers (src/http/collab.ts): its bytes, or the position of a push. */
+function collabAnswers(route: Route): Doc {
+  const position = { [POSITION_HEADER]: { schema: { type: 'string' }, description: 'Where the answer stands' } };
+  if (route.method === 'POST')
+    return {
+      '200': {
+        description: 'Stored',
+        headers: position,
+        content: {
+          'application/json': {
+            schema: { type: 'object', required: ['position'], properties: { position: { type: 'string' } } },
+          },
+        },
+      },
+    };
+  return {
+    '200': {
+      description: 'The document as one Yjs update (without `since`), or what is new since it (empty: nothing)',
+      headers: {
+        ...position,
+        [PRESENCE_HEADER]: { schema: { type: 'string' }, description: PRESENCE },
+        [PRESENCE_CLOCK_HEADER]: { schema: { type: 'string' }, description: 'Send it back as `presence`' },
+      },
+      content: { 'application/octet-stream': {} },
+    },
+  };
+}
+
 /** The picture types, as request and response content. */
 const PICTURE_CONTENT = Object.fromEntries(
   ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif'].map((t) => [t, {}]),
 );
 
-/** The bytes of a picture (src/http/media.ts), served beside the base path: a path item with its own server. */
+/** The bytes of a picture (src/web/media.ts), served beside the base path: a path item with its own server. */
 export const MEDIA_BYTES_PATH = '/{blogId}/{mediaId}/{filename}';
 function mediaBytes(basePath: string): Doc {
   const op = (method: string): Doc => ({

@@ -8,7 +8,7 @@
  * - Enum parameters whose discovery document lists a `*_UNSPECIFIED` value: that value means "not set".
  */
 import { BlogError } from '../util/errors.js';
-import type { IncomingLike } from './internal.js';
+import type { IncomingLike } from '../web/dispatch.js';
 
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
 

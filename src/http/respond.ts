@@ -1,6 +1,6 @@
-/** Building the helper's answers: Google error bodies, CORS headers, preflights, conditional GETs. */
+/** Building the helper's answers: Google error bodies, CORS headers, preflights. */
 import { BlogError } from '../util/errors.js';
-import type { IncomingLike, Outgoing } from './internal.js';
+import type { IncomingLike, Outgoing } from '../web/dispatch.js';
 import type { Route } from './routes.js';
 
 export interface CorsOptions {
@@ -20,6 +20,8 @@ export const JSON_TYPE = 'application/json; charset=UTF-8';
 export const CONSISTENCY_TOKEN = 'blogcore-consistency-token';
 /** As Google's API front end: responses depend on the caller, so shared caches keep none and browsers revalidate. */
 export const PRIVATE = 'private, max-age=0, must-revalidate';
+/** What a browser may read of a shared document's answers (src/http/collab.ts). */
+const COLLAB_HEADERS = 'blogcore-collab-position, blogcore-collab-presence, blogcore-collab-presence-clock';
 
 export function errorOut(error: BlogError, corsHeaders: Record<string, string> | undefined): Outgoing {
   const headers: Record<string, string> = {
@@ -42,16 +44,6 @@ export function allowed(methods: ReadonlyMap<string, Route>): string {
   return list.join(', ');
 }
 
-/** RFC 9110 weak comparison of an If-None-Match list against the current etag. */
-export function etagMatches(header: string | null, etag: string): boolean {
-  if (header === null) return false;
-  const trimmed = header.trim();
-  if (trimmed === '*') return true;
-  const strip = (t: string) => (t.startsWith('W/') ? t.slice(2) : t);
-  const want = strip(etag);
-  return trimmed.split(',').some((t) => strip(t.trim()) === want);
-}
-
 export function corsFor(cors: CorsOptions, incoming: IncomingLike): Record<string, string> | undefined {
   const origin = incoming.header('origin');
   if (origin === null) return undefined;
@@ -67,7 +59,7 @@ export function corsFor(cors: CorsOptions, incoming: IncomingLike): Record<strin
   if (!ok) return undefined;
   const headers: Record<string, string> = {
     'access-control-allow-origin': rule === '*' && !cors.credentials ? '*' : origin,
-    'access-control-expose-headers': `etag, ${CONSISTENCY_TOKEN}`,
+    'access-control-expose-headers': `etag, ${CONSISTENCY_TOKEN}, ${COLLAB_HEADERS}`,
   };
   if (headers['access-control-allow-origin'] !== '*') headers.vary = 'Origin';
   if (cors.credentials) headers['access-control-allow-credentials'] = 'true';
@@ -98,7 +90,8 @@ export function preflight(
       ...corsHeaders,
       'access-control-allow-methods': allowed(methods),
       'access-control-allow-headers':
-        requested ?? `authorization, content-type, if-match, if-none-match, idempotency-key, ${CONSISTENCY_TOKEN}`,
+        requested ??
+        `authorization, content-type, if-match, if-none-match, idempotency-key, ${CONSISTENCY_TOKEN}, blogcore-collab-presence`,
       'access-control-max-age': String(cors.maxAge ?? 600),
     },
     text: null,

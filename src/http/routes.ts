@@ -32,6 +32,8 @@ export interface Route {
   idempotent?: boolean;
   /** Not a Blogger v3 method: blogcore's own (marked so in the OpenAPI document). */
   extension?: true;
+  /** A shared document's route: bytes in and out (src/http/collab.ts), not JSON. */
+  collab?: true;
 }
 
 const postRead = { fetchBody: 'bool', fetchImages: 'bool', maxComments: 'int', view: 'string' } as const;
@@ -71,6 +73,11 @@ const P = `${B}/posts/{postId}`;
 const C = `${P}/comments/{commentId}`;
 const G = `${B}/pages/{pageId}`;
 
+/**
+ * Every route `createHttpHandler` answers under its base path: method, path, the service call it makes and the
+ * query parameters it takes. The OpenAPI document (`openApiDocument`) is made from it; a host may read it to
+ * list or proxy the API.
+ */
 export const ROUTES: readonly Route[] = [
   // blogs
   {
@@ -263,7 +270,26 @@ export const ROUTES: readonly Route[] = [
     etag: true,
     extension: true,
   },
-  // media (an extension, docs/design.md §19); the bytes themselves are served beside /v3 (src/http/media.ts)
+  // writing together (an extension, docs/collab.md): GET opens (or with `since` pulls), POST pushes one update
+  ...[P, G].flatMap((item): Route[] => [
+    {
+      method: 'GET' as const,
+      path: `${item}/collab`,
+      op: ['collab', 'pull'] as const,
+      query: { since: 'string', wait: 'int', presence: 'int' } as const,
+      collab: true as const,
+      extension: true as const,
+    },
+    {
+      method: 'POST' as const,
+      path: `${item}/collab`,
+      op: ['collab', 'push'] as const,
+      query: {},
+      collab: true as const,
+      extension: true as const,
+    },
+  ]),
+  // media (an extension, docs/design.md §19); the bytes themselves are served beside /v3 (src/web/media.ts)
   {
     method: 'POST',
     path: `${B}/media`,

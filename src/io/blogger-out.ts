@@ -5,11 +5,9 @@
  * carries the legacy markers (the `kind#post|page|comment` category, `app:draft`, `thr:in-reply-to`), so
  * readers of Blogger's older Atom export understand it too.
  */
-import type { Core } from '../core/core.js';
-import type { CommentRecord, PageRecord, PostRecord } from '../store/records.js';
-import { publicUrl } from '../core/wire.js';
+import { type Core, type CommentRecord, type PageRecord, type PostRecord, publicUrl } from '../service/store.js';
 import { blogOf, commentsOf, pages, posts, userCache } from './walk.js';
-import { esc } from './xml-out.js';
+import { esc } from '../util/xml.js';
 
 const LABEL_SCHEME = 'http://www.blogger.com/atom/ns#';
 const kind = (k: 'post' | 'page' | 'comment') =>

@@ -5,7 +5,7 @@
  * Comments may come before or after their post and parent: they wait (in memory, bounded by how many do)
  * until the end of the file when what they point at is not stored yet.
  */
-import type { CommentRecord } from '../store/records.js';
+import type { CommentRecord } from '../service/store.js';
 import type { CommentStatus, PostStatus } from '../schema/schemas.js';
 import { authorUser, idFor, isoTime, own } from './keys.js';
 import { restoreItem } from './items.js';

@@ -16,12 +16,11 @@ import type { ExportFormat, ExportOptions, ImportFormat, ImportOptions, ImportRe
 import { exportWxr, importWxr } from './wxr.js';
 import { DEFAULT_MEDIA_TIMEOUT_MS, importMedia } from './media.js';
 
-export { atomFeed, rssFeed, type FeedSource } from './feeds.js';
+export { atomFeed, rssFeed, type FeedOptions, type FeedSource } from '../web/feeds.js';
 export type { ImportSource } from './source.js';
 export type {
   ExportFormat,
   ExportOptions,
-  FeedOptions,
   ImportFormat,
   ImportOptions,
   ImportProgress,

@@ -1,5 +1,6 @@
 /** Posts and pages of the foreign formats (WXR, Blogger, Ghost) made into records, their states settled as the service would. */
-import type { PageRecord, PostRecord } from '../store/records.js';
+import type { PageRecord, PostRecord } from '../service/store.js';
+import { insertedStatus } from '../rules/states.js';
 import { cleanLabels, idFor } from './keys.js';
 import type { CommentIn, Restorer } from './restore.js';
 
@@ -47,7 +48,7 @@ export async function restoreItem(restorer: Restorer, it: ItemIn): Promise<strin
   if (status === 'SCHEDULED' && !published) status = 'DRAFT';
   if (status === 'LIVE') {
     published ??= updated;
-    if (it.kind === 'post' && published > now) status = 'SCHEDULED';
+    status = insertedStatus(it.kind, false, published, now);
   }
   const path = it.path && /^\/[^?#\s]*$/.test(it.path) && it.path.length <= 500 ? it.path : undefined;
   const base = {

@@ -14,9 +14,16 @@
  * the import counts them again as it stores the comments. A file reformatted by another tool is still read
  * (whole, as plain JSON).
  */
-import type { Core } from '../core/core.js';
-import { fixedChunks } from '../store/driver.js';
-import type { CommentRecord, MediaRecord, MemberRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import {
+  type Core,
+  fixedChunks,
+  type CommentRecord,
+  type MediaRecord,
+  type MemberRecord,
+  type PageRecord,
+  type PostRecord,
+  type UserRecord,
+} from '../service/store.js';
 import { toBase64 } from '../util/base64.js';
 import { piecesOfStream } from '../util/streams.js';
 import { blogOf, commentsOf, media, members, pages, posts, userCache } from './walk.js';

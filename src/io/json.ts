@@ -1,7 +1,7 @@
 /** `blogcore-json` in (the layout is described in json-out.ts). */
 import { BlogError } from '../util/errors.js';
-import type { Core } from '../core/core.js';
 import type {
+  Core,
   BlogRecord,
   CommentRecord,
   MediaRecord,
@@ -9,9 +9,9 @@ import type {
   PageRecord,
   PostRecord,
   UserRecord,
-} from '../store/records.js';
+} from '../service/store.js';
 import { mediaParams } from '../schema/media.js';
-import { rarelyUsedParams } from '../schema/rarely-used.js';
+import { blogAdminParams } from '../schema/blog-admin.js';
 import {
   COMMENT_STATUSES,
   LIMITS,
@@ -185,7 +185,7 @@ function recordOf(core: Core, l: Line): Line | string {
       if (!str(u.displayName)) return 'user without a displayName';
       // (An empty or over-long name is mended as the user is created: the id stands in, the rest is cut.)
       const bad = checked(() =>
-        core.parse(rarelyUsedParams.usersUpdate, { userId: u.id, body: { url: u.url, about: u.about } }),
+        core.parse(blogAdminParams.usersUpdate, { userId: u.id, body: { url: u.url, about: u.about } }),
       );
       return bad ?? { type: 'user', record: { ...u, created: isoTime(u.created) ?? '' } };
     }

@@ -1,5 +1,5 @@
 /** What a file's records become: stable ids, times as the core stores them, labels within the limits. */
-import type { UserRecord } from '../store/records.js';
+import type { UserRecord } from '../service/store.js';
 import { isHttpUrl, LIMITS } from '../schema/schemas.js';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

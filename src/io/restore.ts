@@ -5,10 +5,9 @@
  * import twice, or again after an interruption, completes it without duplicates. A post's comment counters
  * move in the same commit as its comments, so they never drift.
  */
-import type { Core } from '../core/core.js';
-import { DriverConflict } from '../store/driver.js';
-import { BlogError } from '../util/errors.js';
 import {
+  type Core,
+  DriverConflict,
   commentVisOf,
   memberId,
   put,
@@ -20,18 +19,19 @@ import {
   type UserRecord,
   type MediaRecord,
   mediaId,
-} from '../store/records.js';
-import { storeMedia } from '../resources/media.js';
-import { normalizeBlogUrl } from '../resources/blogs.js';
-import { withPath } from '../resources/content.js';
+  normalizeBlogUrl,
+  withPath,
+  publicUrl,
+  labelCounterOps,
+} from '../service/store.js';
+import { BlogError } from '../util/errors.js';
+import { storeMedia } from '../media/service.js';
 import { sanitizeCommentHtml } from '../rules/sanitize.js';
 import { isHttpUrl, LIMITS, type Role } from '../schema/schemas.js';
 import { internalsOf } from '../service/internals.js';
 import type { BlogService } from '../service/types.js';
-import { publicUrl } from '../core/wire.js';
 import { isoTime, own } from './keys.js';
 import type { ImportFormat, ImportOptions, ImportReport } from './types.js';
-import { labelCounterOps } from '../store/label-counts.js';
 
 export function coreOf(service: BlogService): Core {
   const internals = service ? internalsOf(service) : undefined;

@@ -56,17 +56,3 @@ export interface ExportOptions {
   /** `blogcore-json` only: carry the pictures' bytes too (base64), so the file restores them into any store. */
   media?: boolean;
 }
-
-export interface FeedOptions {
-  blogId: string;
-  /** Only posts with this label. */
-  label?: string;
-  /** Newest first; default 25, at most 500. */
-  maxResults?: number;
-  /**
-   * The feed's own address, for its `rel="self"` link (feed readers and validators want it). The HTTP helper
-   * passes the URL it was asked for. Default: the feed's path beside the service's `apiBaseUrl` when that is an
-   * absolute URL (`https://blog.example.com/feeds/{blogId}/posts/default`), else no self link.
-   */
-  selfUrl?: string;
-}

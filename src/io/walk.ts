@@ -1,7 +1,8 @@
 /** Export reads: a blog's records in index order, in batches, so memory stays at one batch whatever the blog's size. */
-import type { Core } from '../core/core.js';
-import type { Key, StoredDoc } from '../store/driver.js';
 import type {
+  Core,
+  Key,
+  StoredDoc,
   BlogRecord,
   Collection,
   CommentRecord,
@@ -9,8 +10,8 @@ import type {
   PostRecord,
   Records,
   UserRecord,
-} from '../store/records.js';
-import type { IndexName } from '../store/schema.js';
+  IndexName,
+} from '../service/store.js';
 import { PAGE_STATUSES, POST_STATUSES } from '../schema/schemas.js';
 
 const BATCH = 200;

@@ -3,12 +3,19 @@
  * `post_tag` categories, `wp:status` and `wp:comment_approved` carrying states. What WordPress has no field
  * for travels as meta: `blogcore_path` keeps urls, `blogcore_status` marks an EMPTIED comment.
  */
-import type { Core } from '../core/core.js';
-import type { CommentRecord, MediaRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
+import {
+  type Core,
+  type CommentRecord,
+  type MediaRecord,
+  type PageRecord,
+  type PostRecord,
+  type UserRecord,
+  publicUrl,
+} from '../service/store.js';
 import { slugify } from '../rules/text.js';
-import { publicUrl } from '../core/wire.js';
+import { mayComment } from '../rules/access.js';
 import { blogOf, commentsOf, media, members, pages, posts, userCache } from './walk.js';
-import { cdata, esc, rfc822, wpDate } from './xml-out.js';
+import { cdata, esc, rfc822, wpDate } from '../util/xml.js';
 
 const STATUS = { LIVE: 'publish', DRAFT: 'draft', SCHEDULED: 'future', SOFT_TRASHED: 'trash' } as const;
 const APPROVED = { LIVE: '1', PENDING: '0', SPAM: 'spam', EMPTIED: '1' } as const;
@@ -102,7 +109,8 @@ ${m.alt ? meta('_wp_attachment_image_alt', m.alt) : ''}\t</item>
     const url = p.path ? publicUrl(blog, p.path) : `${base}/?p=${id}`;
     const labels = 'labels' in p ? p.labels : [];
     const slug = p.path ? p.path.replace(/^.*\//, '').replace(/\.html$/, '') : slugify(p.title, type);
-    const open = 'readerComments' in p ? (p.readerComments === 'ALLOW' ? 'open' : 'closed') : 'closed';
+    // WordPress's 'open': the public may add comments.
+    const open = 'readerComments' in p && mayComment(p.readerComments, null) ? 'open' : 'closed';
     return `\t<item>
 \t\t<title>${esc(p.title)}</title>
 \t\t<link>${esc(url)}</link>

@@ -26,7 +26,7 @@ import {
   type UserRecord,
 } from '../store/records.js';
 import type { IndexName } from '../store/schema.js';
-import { rarelyUsedParams as params, type RarelyUsedParsed as Parsed } from '../schema/rarely-used.js';
+import { blogAdminParams as params, type BlogAdminParsed as Parsed } from '../schema/blog-admin.js';
 import { userWire } from '../core/wire.js';
 import type { Blog, User } from '../schema/resources.js';
 import { blogResource, normalizeBlogUrl } from './blogs.js';

@@ -1,4 +1,4 @@
-import { actorUserId, atLeast, authError, type Actor } from '../rules/access.js';
+import { actorUserId, authError, mayUseView, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import { BlogError, forbidden, invalid, notFound } from '../util/errors.js';
 import type { BlogRecord } from '../store/records.js';
@@ -95,7 +95,7 @@ export function blogsApi(core: Core, actor: Actor) {
           const member = m.doc;
           if (!roles.includes(member.role)) continue;
           // A view above the user's role on a blog leaves that blog out instead of failing the whole list.
-          if (p.view && !atLeast(member.role, p.view)) continue;
+          if (p.view && !mayUseView(member.role, p.view)) continue;
           // A blog being deleted is left out (its memberships go last).
           const record = await core.blog(member.blogId).catch((e: unknown) => {
             if (BlogError.is(e) && e.code === 404) return undefined;

@@ -17,37 +17,54 @@
  * Bounded work: one page reads at most maxResults + 1 log entries or index entries, the records they name
  * and the posts of the comments among them.
  */
-import { actorUserId, atLeast, type Actor } from '../rules/access.js';
-import { moveCommentsStep, visibleClasses } from '../core/comment-visibility.js';
+import {
+  actorUserId,
+  seesComment,
+  seesContent,
+  seesDrafts,
+  seesMedia,
+  visibleClasses,
+  visibleCommentStatuses,
+  visibleContentStatuses,
+  type Actor,
+} from '../rules/access.js';
+import { moveCommentsStep } from '../core/comment-visibility.js';
 import type { Core } from '../core/core.js';
 import type { Change, Key } from '../store/driver.js';
 import { blogChanges } from '../store/streams.js';
 import { BlogError, invalid } from '../util/errors.js';
 import { decodeJson, encodeJson } from '../core/paging.js';
 import type { ChangesListParams } from '../schema/params.js';
-import { commentVisOf, type Records } from '../store/records.js';
+import type { Records } from '../store/records.js';
 import type { IndexName } from '../store/schema.js';
-import { mediaOut } from './media.js';
+import { mediaOut } from '../media/service.js';
 import type { Media } from '../schema/media.js';
 import { commentOut } from './comments.js';
 import { pageOut } from './pages.js';
 import { postOut } from './posts.js';
-import { COMMENT_STATUSES, PAGE_STATUSES, POST_STATUSES, type CommentStatus, type Role } from '../schema/schemas.js';
-import { rarelyUsedParams as params } from '../schema/rarely-used.js';
+import type { Role } from '../schema/schemas.js';
+import { changesParams as params } from '../schema/changes.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 
 export type ChangeKind = 'blogger#post' | 'blogger#page' | 'blogger#comment' | 'blogcore#media';
 
 /** One changed item: its resource at the caller's view, or `deleted: true` when the caller can no longer see it. */
 export interface ChangeItem {
+  /** What changed: a post, a page, a comment or a picture (the `kind` of its resource). */
   kind: ChangeKind;
+  /** Its id (a picture's: its SHA-256). */
   id: string;
+  /** It is gone, or out of the caller's sight now: drop the local copy. */
   deleted?: true;
+  /** The record as it is now, at the caller's view (absent with `deleted`). */
   resource?: Post | Page | Comment | Media;
 }
 
+/** One page of a pull (`changes.list`): what the caller may see of a blog, or what changed since a checkpoint. */
 export interface ChangeList {
+  /** Always `blogcore#changeList`. */
   kind: 'blogcore#changeList';
+  /** The changed items of this page (a record changed several times comes once, as it is now). */
   items: ChangeItem[];
   /** More of this pull: pass it as `pageToken` (with the same `since`, or none). */
   nextPageToken?: string;
@@ -58,7 +75,6 @@ export interface ChangeList {
 const DEFAULT_MAX = 100;
 /** Long polls look at the log at least this often (writes of other processes wake no listener here). */
 const POLL_MS = 1_000;
-const PUBLIC: readonly CommentStatus[] = ['LIVE', 'EMPTIED'];
 const KIND = {
   posts: 'blogger#post',
   pages: 'blogger#page',
@@ -187,21 +203,19 @@ export function changesApi(core: Core, actor: Actor) {
     after: Key | undefined,
     max: number,
   ): Promise<{ items: ChangeItem[]; next?: [string, string] }> {
-    const author = atLeast(view, 'AUTHOR');
     let index: IndexName<Synced>;
     let prefixes: Key[];
     if (phase === 'comments') {
-      const statuses = atLeast(view, 'ADMIN') ? COMMENT_STATUSES : PUBLIC;
+      const statuses = visibleCommentStatuses(view);
       index = 'blog';
       prefixes = visibleClasses(view).flatMap((vis) => statuses.map((st) => [blogId, vis, st]));
     } else if (phase === 'media') {
-      // Media records are for AUTHORs and ADMINs (readers load the pictures by url).
-      if (!author) return { items: [] };
+      if (!seesMedia(view)) return { items: [] };
       index = 'blog';
       prefixes = [[blogId]];
     } else {
       index = 'published';
-      prefixes = (author ? (phase === 'posts' ? POST_STATUSES : PAGE_STATUSES) : ['LIVE']).map((st) => [blogId, st]);
+      prefixes = visibleContentStatuses(phase === 'posts' ? 'post' : 'page', view).map((st) => [blogId, st]);
     }
     const width = prefixes[0]!.length;
     const entries = await core.driver.keys({
@@ -233,7 +247,7 @@ export function changesApi(core: Core, actor: Actor) {
     max: number,
   ): Promise<{ items: ChangeItem[]; next?: Change }> {
     // A reader's pull walks only what readers see or once saw: nothing created out of their sight is mentioned.
-    const found = (await blogChanges(core.driver, blogId, { seq, pos }, max + 1, atLeast(view, 'AUTHOR'))).filter(
+    const found = (await blogChanges(core.driver, blogId, { seq, pos }, max + 1, seesDrafts(view))).filter(
       (c) => c.seq <= end,
     );
     const page = found.slice(0, max);
@@ -258,8 +272,8 @@ export function changesApi(core: Core, actor: Actor) {
     view: Role,
     snapshot: boolean,
   ): Promise<ChangeItem[]> {
-    // Media records are for AUTHORs and ADMINs: a reader hears of none, not even that one went.
-    if (ids.length === 0 || (phase === 'media' && !atLeast(view, 'AUTHOR'))) return [];
+    // A reader hears of no media record, not even that one went.
+    if (ids.length === 0 || (phase === 'media' && !seesMedia(view))) return [];
     const docs = await core.driver.getMany(phase, ids);
     const seen = await SEEN[phase](
       core,
@@ -305,13 +319,12 @@ const SEEN: {
 } = {
   posts: (core, records, view) =>
     inOrder(records, async (r) => {
-      if (r.status === 'LIVE' || atLeast(view, 'AUTHOR'))
-        return { resource: await postOut(core, r, view, { fetchBody: true }) };
+      if (seesContent(r.status, view)) return { resource: await postOut(core, r, view, { fetchBody: true }) };
       return { unseen: r.path === undefined };
     }),
   pages: (core, records, view) =>
     inOrder(records, async (r) => {
-      if (r.status === 'LIVE' || atLeast(view, 'AUTHOR')) return { resource: await pageOut(core, r, view) };
+      if (seesContent(r.status, view)) return { resource: await pageOut(core, r, view) };
       return { unseen: r.path === undefined };
     }),
   comments: async (core, records, view, actorId) => {
@@ -320,11 +333,7 @@ const SEEN: {
     const posts = new Map(found.flatMap((d) => (d ? [[d.id, d.doc] as const] : [])));
     return inOrder(records, async (c) => {
       const post = posts.get(c.postId);
-      const seen =
-        post &&
-        visibleClasses(view).includes(commentVisOf(post)) &&
-        (PUBLIC.includes(c.status) || atLeast(view, 'ADMIN'));
-      if (seen) return { resource: await commentOut(core, c, view, true) };
+      if (post && seesComment(c, post, view)) return { resource: await commentOut(core, c, view, true) };
       return {
         unseen: c.status === 'PENDING' || (c.unseen === true && (c.authorId === undefined || c.authorId !== actorId)),
       };

@@ -1,28 +1,39 @@
 /**
  * The moderator's comment calls: the blog-wide list (the moderation queue, also what a reader's "recent
- * comments" walks), approve, markAsSpam, removeContent and delete. Loaded on first use with the other rarely
- * used calls (rarely-used.ts); comments.get, list and insert are comments.ts.
+ * comments" walks), approve, markAsSpam, removeContent and delete. Loaded on first use with the rest of the
+ * back office (back-office.ts); comments.get, list and insert are comments.ts.
  */
-import { actorUserId, atLeast, requireRole, type Actor } from '../rules/access.js';
+import {
+  actorUserId,
+  COMMENT_VIS,
+  commentVisOf,
+  hidesComments,
+  PUBLIC_COMMENT_STATUSES,
+  requireRole,
+  requireVisibleComments,
+  visibleClasses,
+  type Actor,
+} from '../rules/access.js';
+import { moveComment, type COMMENT_MOVES } from '../rules/states.js';
 import type { Core } from '../core/core.js';
 import type { Key } from '../store/driver.js';
-import { conflict, notFound } from '../util/errors.js';
+import { notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { checkPageToken, type PageQuery } from '../core/paging.js';
-import { commentVisOf, del, put, type CommentRecord } from '../store/records.js';
-import { moveCommentsStep, visibleClasses } from '../core/comment-visibility.js';
-import { rarelyUsedParams as params } from '../schema/rarely-used.js';
+import { del, put, type CommentRecord } from '../store/records.js';
+import { moveCommentsStep } from '../core/comment-visibility.js';
+import { commentModerationParams as params } from '../schema/comment-moderation.js';
 import type { CommentsActionParams, CommentsListByBlogParams } from '../schema/params.js';
 import type { Comment, CommentList } from '../schema/resources.js';
-import { checkStatuses, commentOut, emptyList, hidden, listPage, PUBLIC, recount } from './comments.js';
+import { commentOut, emptyList, listPage, recount } from './comments.js';
 import { loadVisible } from './content.js';
 
-/** Moderation moves, per docs/design.md §6: the next state, the same record for "stays", or 409. */
-const MODERATION = {
-  approve: { to: 'LIVE', from: ['PENDING', 'SPAM'], event: 'comment.approved' },
-  markAsSpam: { to: 'SPAM', from: ['LIVE', 'PENDING'], event: 'comment.spam' },
-  removeContent: { to: 'EMPTIED', from: ['LIVE', 'PENDING', 'SPAM'], event: 'comment.contentRemoved' },
-} as const;
+/** The event each moderation move emits (the moves themselves: src/rules/states.ts `COMMENT_MOVES`). */
+const MOVED = {
+  approve: 'comment.approved',
+  markAsSpam: 'comment.spam',
+  removeContent: 'comment.contentRemoved',
+} as const satisfies Record<keyof typeof COMMENT_MOVES, string>;
 
 export function commentModerationApi(core: Core, actor: Actor) {
   const actorId = actorUserId(actor);
@@ -35,24 +46,21 @@ export function commentModerationApi(core: Core, actor: Actor) {
     return { post, comment };
   }
 
-  async function moderate(input: CommentsActionParams, action: keyof typeof MODERATION): Promise<Comment> {
+  async function moderate(input: CommentsActionParams, action: keyof typeof COMMENT_MOVES): Promise<Comment> {
     const p = core.parse(params.commentsAction, input);
     const s = await core.writer(actor, p.blogId);
     requireRole(s, 'ADMIN', 'moderate comments');
-    const move = MODERATION[action];
     const { after } = await core.transact(
       async () => {
         const { post, comment } = await loadPair(p.blogId, p.postId, p.commentId);
         const c = comment.doc;
-        if (c.status === move.to) return { ops: [], result: { before: c, after: c } };
-        if (!(move.from as readonly string[]).includes(c.status)) {
-          throw conflict(`Cannot ${action} this comment: it is ${c.status} (requested ${move.to})`);
-        }
+        const to = moveComment(action, c.status);
+        if (to === c.status) return { ops: [], result: { before: c, after: c } };
         const next: CommentRecord = {
           ...c,
-          status: move.to,
+          status: to,
           updated: core.nowIso(),
-          ...(move.to === 'EMPTIED' ? { content: '' } : {}),
+          ...(to === 'EMPTIED' ? { content: '' } : {}),
         };
         return {
           ops: [put('comments', next, comment.version), ...recount(post, c.status, next.status)],
@@ -60,7 +68,7 @@ export function commentModerationApi(core: Core, actor: Actor) {
         };
       },
       (r) =>
-        core.event(move.event, { blogId: p.blogId, id: r.after.id, actorId }, () =>
+        core.event(MOVED[action], { blogId: p.blogId, id: r.after.id, actorId }, () =>
           commentOut(core, r.after, 'ADMIN', true),
         ),
     );
@@ -71,12 +79,12 @@ export function commentModerationApi(core: Core, actor: Actor) {
     async listByBlog(input: CommentsListByBlogParams): Promise<CommentList> {
       const p = core.parse(params.commentsListByBlog, input);
       const s = await core.reader(actor, p.blogId, p.view);
-      const statuses = p.status ?? [...PUBLIC];
-      checkStatuses(statuses, s);
+      const statuses = p.status ?? [...PUBLIC_COMMENT_STATUSES];
+      requireVisibleComments(statuses, s.view);
       let prefixes: Key[];
       if (p.post) {
         const post = await loadVisible(core, 'post', p.blogId, p.post, s);
-        if (hidden(post.doc, s.view)) return emptyList();
+        if (hidesComments(post.doc.readerComments, s.view)) return emptyList();
         prefixes = statuses.map((st) => [p.blogId, p.post!, st]);
       } else {
         prefixes = visibleClasses(s.view).flatMap((vis) => statuses.map((st) => [p.blogId, vis, st]));
@@ -98,10 +106,10 @@ export function commentModerationApi(core: Core, actor: Actor) {
         // One bounded step of refiling the comments of a post whose visibility changed (comment-visibility.ts).
         await moveCommentsStep(core);
       }
-      if (!p.post && !atLeast(s.view, 'ADMIN')) {
+      const classes = visibleClasses(s.view);
+      if (!p.post && classes.length < COMMENT_VIS.length) {
         // The index keeps hidden comments out of the walk; this drops only those of a post whose class changed
         // and whose comments are not yet refiled.
-        const classes = visibleClasses(s.view);
         q.filter = async (hits) => {
           const posts = await core.driver.getMany('posts', [...new Set(hits.map((h) => h.doc.postId))]);
           const ok = new Set(posts.flatMap((x) => (x && classes.includes(commentVisOf(x.doc)) ? [x.id] : [])));

@@ -1,10 +1,21 @@
-import { actorUserId, atLeast, type Actor, type Standing } from '../rules/access.js';
+import {
+  actorUserId,
+  commentVisOf,
+  hidesComments,
+  mayComment,
+  newCommentStatus,
+  PUBLIC_COMMENT_STATUSES,
+  requireVisibleComments,
+  seesComment,
+  type Actor,
+} from '../rules/access.js';
+import { acceptsComments } from '../rules/states.js';
 import type { Core } from '../core/core.js';
 import type { StoredDoc } from '../store/driver.js';
 import { conflict, forbidden, invalid, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page, type PageQuery } from '../core/paging.js';
-import { commentVisOf, put, type CommentRecord, type PostRecord } from '../store/records.js';
+import { put, type CommentRecord, type PostRecord } from '../store/records.js';
 import { params, type CommentStatus, type Role } from '../schema/schemas.js';
 import type { CommentsGetParams, CommentsInsertParams, CommentsListParams } from '../schema/params.js';
 import { authorOf, commentWire, listEtag } from '../core/wire.js';
@@ -28,21 +39,6 @@ export async function inlineComments(core: Core, post: PostRecord, view: Role, m
     limit: max,
   });
   return Promise.all(hits.map((h) => commentOut(core, h.doc, view, true)));
-}
-
-export const PUBLIC: readonly CommentStatus[] = ['LIVE', 'EMPTIED'];
-
-/** DONT_ALLOW_HIDE_EXISTING hides a post's comments from everyone below the ADMIN view. */
-export const hidden = (post: PostRecord, view: Role) =>
-  post.readerComments === 'DONT_ALLOW_HIDE_EXISTING' && !atLeast(view, 'ADMIN');
-
-const visible = (c: CommentRecord, post: PostRecord, view: Role) =>
-  (PUBLIC.includes(c.status) || atLeast(view, 'ADMIN')) && !hidden(post, view);
-
-export function checkStatuses(statuses: CommentStatus[], s: Standing) {
-  if (statuses.some((st) => !PUBLIC.includes(st)) && !atLeast(s.view, 'ADMIN')) {
-    throw forbidden('Listing PENDING or SPAM comments needs the ADMIN view');
-  }
 }
 
 export async function listPage(
@@ -80,7 +76,7 @@ export function recount(post: StoredDoc<PostRecord>, from: CommentStatus | undef
 
 /**
  * comments.get, list and insert. The moderator's calls (the blog-wide list, approve, markAsSpam, removeContent,
- * delete) are rarely made in a browser: they load on first use (comment-moderation.ts, in rarely-used.ts).
+ * delete) are rarely made in a browser: they load on first use (comment-moderation.ts, in back-office.ts).
  */
 
 export function commentsApi(core: Core, actor: Actor) {
@@ -92,7 +88,7 @@ export function commentsApi(core: Core, actor: Actor) {
       const s = await core.reader(actor, p.blogId, p.view);
       const post = await loadVisible(core, 'post', p.blogId, p.postId, s);
       const c = (await core.get('comments', p.commentId))?.doc;
-      if (!c || c.postId !== p.postId || c.blogId !== p.blogId || !visible(c, post.doc, s.view))
+      if (!c || c.postId !== p.postId || c.blogId !== p.blogId || !seesComment(c, post.doc, s.view))
         throw notFound('Comment');
       return commentOut(core, c, s.view, true);
     },
@@ -100,10 +96,10 @@ export function commentsApi(core: Core, actor: Actor) {
     async list(input: CommentsListParams): Promise<CommentList> {
       const p = core.parse(params.commentsList, input);
       const s = await core.reader(actor, p.blogId, p.view);
-      const statuses = p.status ?? [...PUBLIC];
-      checkStatuses(statuses, s);
+      const statuses = p.status ?? [...PUBLIC_COMMENT_STATUSES];
+      requireVisibleComments(statuses, s.view);
       const post = await loadVisible(core, 'post', p.blogId, p.postId, s);
-      if (hidden(post.doc, s.view)) return emptyList();
+      if (hidesComments(post.doc.readerComments, s.view)) return emptyList();
       return listPage(
         core,
         {
@@ -125,7 +121,6 @@ export function commentsApi(core: Core, actor: Actor) {
     async insert(input: CommentsInsertParams): Promise<Comment> {
       const p = core.parse(params.commentsInsert, input);
       const s = await core.writer(actor, p.blogId);
-      const trusted = s.role === 'AUTHOR' || s.role === 'ADMIN';
       const b = p.body;
       const authorUrl = b.author?.url;
       // The sanitizer (and js-xss in it) loads on the first comment written: browsers rarely need it.
@@ -133,13 +128,12 @@ export function commentsApi(core: Core, actor: Actor) {
       const c = await core.transact(
         async () => {
           const post = await loadVisible(core, 'post', p.blogId, p.postId, s);
-          if (post.doc.status !== 'LIVE')
+          if (!acceptsComments(post.doc.status))
             throw conflict(`Comments are accepted only on LIVE posts; this post is ${post.doc.status}`);
-          if (post.doc.readerComments !== 'ALLOW' && !trusted)
-            throw forbidden('This post does not accept new comments');
+          if (!mayComment(post.doc.readerComments, s.role)) throw forbidden('This post does not accept new comments');
           if (b.inReplyTo) {
             const parent = (await core.get('comments', b.inReplyTo.id))?.doc;
-            if (!parent || parent.postId !== p.postId || !visible(parent, post.doc, s.view)) {
+            if (!parent || parent.postId !== p.postId || !seesComment(parent, post.doc, s.view)) {
               throw invalid('body.inReplyTo.id', 'inReplyTo must name a comment of the same post');
             }
           }
@@ -148,7 +142,7 @@ export function commentsApi(core: Core, actor: Actor) {
             id: core.newId(),
             blogId: p.blogId,
             postId: p.postId,
-            status: trusted ? 'LIVE' : 'PENDING',
+            status: newCommentStatus(s.role),
             content,
             published: now,
             updated: now,

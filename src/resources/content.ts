@@ -1,8 +1,11 @@
-/** What posts and pages share: loading with visibility, who may edit, paths, and the state table. */
-import { actorUserId, atLeast, type Actor, type Standing } from '../rules/access.js';
+/**
+ * What posts and pages share: loading with visibility, the check of who may edit, paths, the events of a change,
+ * and the write path. The rules they apply are src/rules/access.ts's and the state table src/rules/states.ts's.
+ */
+import { actorUserId, mayEdit, seesContent, type Actor, type Standing } from '../rules/access.js';
 import { checkIfMatch, type Core } from '../core/core.js';
 import type { StoredDoc, WriteOp } from '../store/driver.js';
-import { conflict, forbidden, invalid, notFound } from '../util/errors.js';
+import { forbidden, notFound } from '../util/errors.js';
 import type { BlogEvent, EventType } from '../core/events.js';
 import { del, put, type PageRecord, type PostRecord, type Records } from '../store/records.js';
 import type { Role } from '../schema/schemas.js';
@@ -39,7 +42,7 @@ export async function loadVisible<K extends Kind>(
     const doc = await core.promote(stored);
     if (doc !== stored.doc) stored = (await core.get(COLLECTION[kind], id)) ?? stored;
   }
-  if (stored.doc.status !== 'LIVE' && !atLeast(s.view, 'AUTHOR')) throw notFound(NOUN[kind]);
+  if (!seesContent(stored.doc.status, s.view)) throw notFound(NOUN[kind]);
   return stored;
 }
 
@@ -56,17 +59,6 @@ async function loadEditable<K extends Kind>(
   requireEditor(s, kind, stored.doc);
   checkIfMatch(ifMatch, id, stored.doc.rev);
   return stored;
-}
-
-/** ADMINs change anything in their blog; AUTHORs change their own posts; pages are for ADMINs only. */
-export function mayEdit(
-  role: Role | null,
-  userId: string | undefined,
-  kind: Kind,
-  record: { authorId: string },
-): boolean {
-  if (role === 'ADMIN') return true;
-  return kind === 'post' && role === 'AUTHOR' && userId !== undefined && record.authorId === userId;
 }
 
 function requireEditor(s: Standing, kind: Kind, record: PostRecord | PageRecord): void {
@@ -108,59 +100,6 @@ export async function withPath<R extends PostRecord | PageRecord>(
   return { ...r, path: `${base}_${r.id.toLowerCase()}.html` };
 }
 
-const refuse = (kind: Kind, action: string, from: string, to: string) =>
-  conflict(`Cannot ${action} this ${kind}: it is ${from}${to ? ` (requested ${to})` : ''}`);
-
-/**
- * posts.publish / publish:true. Without a date: the saved publish time if it is still ahead, else now.
- * A future time schedules, a present or past one goes LIVE. LIVE stays LIVE, but not with a new date.
- */
-export function publishPost(p: PostRecord, publishDate: string | undefined, now: string): PostRecord {
-  if (p.status === 'SOFT_TRASHED')
-    throw refuse('post', 'publish', p.status, publishDate && publishDate > now ? 'SCHEDULED' : 'LIVE');
-  if (p.status === 'LIVE') {
-    if (publishDate !== undefined) throw refuse('post', 'reschedule', 'LIVE', 'SCHEDULED');
-    return p;
-  }
-  const at = publishDate ?? (p.published && p.published > now ? p.published : now);
-  return { ...p, status: at > now ? 'SCHEDULED' : 'LIVE', published: at };
-}
-
-export function publishPage(p: PageRecord, now: string): PageRecord {
-  if (p.status === 'SOFT_TRASHED') throw refuse('page', 'publish', p.status, 'LIVE');
-  if (p.status === 'LIVE') return p;
-  return { ...p, status: 'LIVE', published: p.published && p.published <= now ? p.published : now };
-}
-
-/** Back to DRAFT from LIVE, SCHEDULED or the trash; the url stays reserved for when it is published again. */
-export function revertTo<R extends PostRecord | PageRecord>(r: R): R {
-  if (r.status === 'DRAFT') return r;
-  const { trashed: _gone, ...rest } = r;
-  return { ...rest, status: 'DRAFT' } as R;
-}
-
-export function trash<R extends PostRecord | PageRecord>(kind: Kind, r: R, now: string): R {
-  if (r.status === 'SOFT_TRASHED') throw refuse(kind, 'trash', r.status, 'SOFT_TRASHED');
-  return { ...r, status: 'SOFT_TRASHED', trashed: now };
-}
-
-/** update/patch: refused in the trash; the body applied, then `publish: true` or `revert: true` in the same write. */
-export function edit<R extends PostRecord | PageRecord>(
-  kind: Kind,
-  flags: { publish?: boolean | undefined; revert?: boolean | undefined },
-  apply: (r: R) => R,
-  publish: (r: R, now: string) => R,
-): (r: R, now: string) => R {
-  if (flags.publish && flags.revert) throw invalid('revert', 'publish and revert cannot both be true');
-  return (r, now) => {
-    if (r.status === 'SOFT_TRASHED') throw conflict(`Cannot change this ${kind}: it is SOFT_TRASHED (revert it first)`);
-    let next = apply(r);
-    if (flags.publish) next = publish(next, now);
-    if (flags.revert) next = revertTo(next);
-    return next;
-  };
-}
-
 /** The events one stored change of a post or page stands for, in order. */
 export function changeEvents(
   kind: Kind,
@@ -194,6 +133,8 @@ export async function changeContent<K extends Kind>(
   ifMatch: string | undefined,
   fn: (r: ContentOf<K>, now: string) => ContentOf<K>,
   events: (before: ContentOf<K>, after: ContentOf<K>) => Promise<BlogEvent[]>,
+  /** Writes committed with the change, all or nothing (the shared document's, resources/collab.ts). */
+  alongside?: (before: ContentOf<K>, after: ContentOf<K>) => Promise<WriteOp[]>,
 ): Promise<{ before: ContentOf<K>; after: ContentOf<K>; view: Role }> {
   const s = await core.writer(actor, blogId);
   const { before, after } = await core.transact(
@@ -206,7 +147,12 @@ export async function changeContent<K extends Kind>(
       const counters = kind === 'post' ? labelCounterOps(stored.doc, next) : [];
       const kept = await revisionOps(core, kind, stored.doc, next, now);
       return {
-        ops: [put(COLLECTION[kind], next, stored.version), ...counters, ...kept],
+        ops: [
+          put(COLLECTION[kind], next, stored.version),
+          ...counters,
+          ...kept,
+          ...((await alongside?.(stored.doc, next)) ?? []),
+        ],
         result: { before: stored.doc, after: next },
       };
     },

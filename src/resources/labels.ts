@@ -3,12 +3,12 @@
  * writes keep (src/store/label-counts.ts), keyset-paged by label. Below AUTHOR view the walk is over the `live`
  * index, so a label only drafts or trashed posts carry is never visited, let alone shown.
  */
-import { atLeast, type Actor } from '../rules/access.js';
+import { seesDrafts, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page } from '../core/paging.js';
 import type { LabelsListParams } from '../schema/params.js';
-import { rarelyUsedParams as params } from '../schema/rarely-used.js';
+import { labelsParams as params } from '../schema/labels.js';
 import type { Label, LabelList } from '../schema/resources.js';
 
 export function labelsApi(core: Core, actor: Actor) {
@@ -16,7 +16,8 @@ export function labelsApi(core: Core, actor: Actor) {
     async list(input: LabelsListParams): Promise<LabelList> {
       const p = core.parse(params.labelsList, input);
       const s = await core.reader(actor, p.blogId, p.view);
-      const all = atLeast(s.view, 'AUTHOR');
+      // Counts of drafts, scheduled and trashed posts (`allPosts`) are for the views that see those.
+      const all = seesDrafts(s.view);
       // Due scheduled posts go LIVE first, so their labels count.
       await core.promoteDue();
       const pg = await page(

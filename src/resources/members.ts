@@ -2,14 +2,14 @@
  * A blog's members and their roles (READER, AUTHOR, ADMIN): blog ADMINs (and host code) only. Loaded on first
  * use, like the rest of blog management (src/util/lazy.ts).
  */
-import { actorUserId, requireRole, type Actor } from '../rules/access.js';
+import { actorUserId, leavesNoAdmin, requireRole, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import type { StoredDoc } from '../store/driver.js';
 import { conflict, notFound } from '../util/errors.js';
 import type { MembersListParams, MembersRemoveParams, MembersSetParams } from '../schema/params.js';
 import { memberId, put, type MemberRecord } from '../store/records.js';
 import type { Role } from '../schema/schemas.js';
-import { rarelyUsedParams as params } from '../schema/rarely-used.js';
+import { membersParams as params } from '../schema/members.js';
 import type { Member, MemberList } from '../schema/resources.js';
 
 export function membersApi(core: Core, actor: Actor) {
@@ -51,8 +51,14 @@ export function membersApi(core: Core, actor: Actor) {
       const all = await members(blogId);
       const current = all.find((m) => m.doc.userId === userId);
       if (!role && !current) throw notFound('Member');
-      const admins = all.filter((m) => m.doc.role === 'ADMIN');
-      if (current?.doc.role === 'ADMIN' && role !== 'ADMIN' && admins.length === 1) {
+      if (
+        current &&
+        leavesNoAdmin(
+          all.map((m) => m.doc.role),
+          current.doc.role,
+          role,
+        )
+      ) {
         throw conflict('A blog must keep at least one ADMIN: add another admin first');
       }
       const lock = put('blogs', blog.doc, blog.version);

@@ -1,7 +1,7 @@
-import { actorUserId, atLeast, requireRole, type Actor } from '../rules/access.js';
+import { actorUserId, requireRole, requireVisibleContent, type Actor } from '../rules/access.js';
+import { edit, insertedStatus, publishPage, revertTo, trash } from '../rules/states.js';
 import type { Core } from '../core/core.js';
 import { lazy } from '../util/lazy.js';
-import { forbidden } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page } from '../core/paging.js';
 import { put, type PageRecord } from '../store/records.js';
@@ -20,17 +20,7 @@ import type {
 import { authorOf, pageWire } from '../core/wire.js';
 import type { Page, PageList } from '../schema/resources.js';
 import type { BlogEvent } from '../core/events.js';
-import {
-  changeContent,
-  changeEvents,
-  deleteContent,
-  edit,
-  loadVisible,
-  publishPage,
-  revertTo,
-  trash,
-  withPath,
-} from './content.js';
+import { changeContent, changeEvents, deleteContent, loadVisible, withPath } from './content.js';
 import type { LoadRevisions } from './revisions.js';
 
 type Body = Parsed<'pagesInsert'>['body'];
@@ -60,7 +50,7 @@ function applyBody(r: PageRecord, b: Body, replace: boolean): PageRecord {
   return next;
 }
 
-/** `loadRevisions` loads the revisions code on the first `pages.revisions` call (the service's rarely used calls). */
+/** `loadRevisions` loads the revisions code on the first `pages.revisions` call (the service's back office). */
 export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions) {
   const actorId = actorUserId(actor);
 
@@ -130,8 +120,7 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
       const p = core.parse(params.pagesList, input);
       const s = await core.reader(actor, p.blogId, p.view);
       const statuses = p.status ?? ['LIVE'];
-      if (statuses.some((st) => st !== 'LIVE') && !atLeast(s.view, 'AUTHOR'))
-        throw forbidden('Listing pages that are not LIVE needs the AUTHOR view');
+      requireVisibleContent('page', statuses, s.view);
       const pg = await page(
         core.driver,
         {
@@ -154,7 +143,7 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
       const blog = s.blog;
       requireRole(s, 'ADMIN', 'write pages');
       const now = core.nowIso();
-      const status = p.isDraft ? 'DRAFT' : 'LIVE';
+      const status = insertedStatus('page', p.isDraft, p.body.published, now);
       const draft = applyBody(
         {
           id: core.newId(),

@@ -8,7 +8,7 @@ import type { Core } from '../core/core.js';
 import { forbidden } from '../util/errors.js';
 import type { PageViewsGetParams, PageViewsRange, PageViewsRecordParams } from '../schema/params.js';
 import { addTo, type PageViewRecord } from '../store/records.js';
-import { rarelyUsedParams as params } from '../schema/rarely-used.js';
+import { pageViewsParams as params } from '../schema/pageviews.js';
 import type { PageViews } from '../schema/resources.js';
 
 const DAY_MS = 86_400_000;

@@ -1,8 +1,9 @@
-import { actorUserId, atLeast, requireRole, type Actor } from '../rules/access.js';
+import { actorUserId, hidesComments, requireRole, requireVisibleContent, type Actor } from '../rules/access.js';
+import { edit, insertedStatus, publishPost, revertTo, trash } from '../rules/states.js';
 import type { Core } from '../core/core.js';
 import { lazy } from '../util/lazy.js';
 import type { Key, WriteOp } from '../store/driver.js';
-import { forbidden, notFound } from '../util/errors.js';
+import { notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page, type PageQuery } from '../core/paging.js';
 import { del, put, searchRank, type CommentRecord, type PostRecord, type UserRecord } from '../store/records.js';
@@ -28,17 +29,7 @@ import type { Post, PostList } from '../schema/resources.js';
 import type { BlogEvent } from '../core/events.js';
 import { inlineComments } from './comments.js';
 import type { LoadRevisions } from './revisions.js';
-import {
-  changeContent,
-  changeEvents,
-  deleteContent,
-  edit,
-  loadVisible,
-  publishPost,
-  revertTo,
-  trash,
-  withPath,
-} from './content.js';
+import { changeContent, changeEvents, deleteContent, loadVisible, withPath } from './content.js';
 
 type Body = Parsed<'postsInsert'>['body'];
 
@@ -51,7 +42,7 @@ interface Shape {
 /** A post as the caller sees it at `view`. */
 export async function postOut(core: Core, r: PostRecord, view: Role, shape: Shape): Promise<Post> {
   const blog = await core.blog(r.blogId);
-  const hideComments = r.readerComments === 'DONT_ALLOW_HIDE_EXISTING' && !atLeast(view, 'ADMIN');
+  const hideComments = hidesComments(r.readerComments, view);
   const comments =
     shape.maxComments && !hideComments ? await inlineComments(core, r, view, shape.maxComments) : undefined;
   return postWire(
@@ -85,7 +76,6 @@ async function postsOut(core: Core, records: PostRecord[], view: Role, shape: Sh
   const blog = await core.blog(records[0]!.blogId);
   const users = new Map<string, UserRecord | undefined>();
   for (const r of records) if (!users.has(r.authorId)) users.set(r.authorId, await core.user(r.authorId));
-  const admin = atLeast(view, 'ADMIN');
   const fetchBody = shape.fetchBody ?? true;
   const fetchImages = shape.fetchImages ?? false;
   return records.map((r) =>
@@ -93,7 +83,7 @@ async function postsOut(core: Core, records: PostRecord[], view: Role, shape: Sh
       r,
       blog,
       authorOf(users.get(r.authorId), r.authorId),
-      { view, fetchBody, fetchImages, hideComments: r.readerComments === 'DONT_ALLOW_HIDE_EXISTING' && !admin },
+      { view, fetchBody, fetchImages, hideComments: hidesComments(r.readerComments, view) },
       core.links,
     ),
   );
@@ -125,7 +115,7 @@ function applyBody(r: PostRecord, b: Body, replace: boolean): PostRecord {
   return next;
 }
 
-/** `loadRevisions` loads the revisions code on the first `posts.revisions` call (the service's rarely used calls). */
+/** `loadRevisions` loads the revisions code on the first `posts.revisions` call (the service's back office). */
 export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions) {
   const actorId = actorUserId(actor);
 
@@ -152,9 +142,7 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     const statuses = p.status ?? ['LIVE'];
     const allowed = async () => {
       const s = await standing;
-      if (statuses.some((st) => st !== 'LIVE') && !atLeast(s.view, 'AUTHOR')) {
-        throw forbidden('Listing posts that are not LIVE needs the AUTHOR view');
-      }
+      requireVisibleContent('post', statuses, s.view);
       return s;
     };
     const byUpdated = p.orderBy === 'UPDATED';
@@ -287,7 +275,7 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
       const p = core.parse(params.postsInsert, input);
       const b = p.body;
       const now = core.nowIso();
-      const status = p.isDraft ? 'DRAFT' : b.published && b.published > now ? 'SCHEDULED' : 'LIVE';
+      const status = insertedStatus('post', p.isDraft, b.published, now);
       const s = await core.writer(actor, p.blogId);
       const blog = s.blog;
       requireRole(s, 'AUTHOR', 'write posts');

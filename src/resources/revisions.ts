@@ -3,14 +3,14 @@
  * is src/core/revision-capture.ts). Read at AUTHOR view under the item's own visibility; a restore is an
  * ordinary change (ifMatch, the editor rules, events, and it keeps the version it replaces).
  */
-import { atLeast, type Actor } from '../rules/access.js';
+import { seesDrafts, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import type { RevisionRecord } from '../store/records.js';
 import { conflict, forbidden, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page } from '../core/paging.js';
 import type { Schema } from '../schema/standard.js';
-import { rarelyUsedParams as params } from '../schema/rarely-used.js';
+import { revisionsParams as params } from '../schema/revisions.js';
 import type { Revision, RevisionList } from '../schema/resources.js';
 import { loadVisible } from './content.js';
 import type { Item, Kind } from '../core/revision-capture.js';
@@ -58,7 +58,7 @@ interface Binding<R extends Item, T> {
   change: Change<R, T>;
 }
 
-/** How posts.ts and pages.ts get this module: loaded on first use, with the other rarely used calls (rarely-used.ts). */
+/** How posts.ts and pages.ts get this module: loaded on first use, with the rest of the back office (back-office.ts). */
 export type LoadRevisions = () => Promise<{ revisionsApi: typeof revisionsApi }>;
 
 /** `posts.revisions` / `pages.revisions`; the item id is `postId` or `pageId`. */
@@ -69,7 +69,8 @@ export function revisionsApi<R extends Item, T, L, G, S>(core: Core, actor: Acto
   /** The item as an AUTHOR-view caller may see it: 403 below AUTHOR view, 404 where the item is. */
   async function reader(blogId: string, itemId: string) {
     const s = await core.reader(actor, blogId);
-    if (!atLeast(s.view, 'AUTHOR')) throw forbidden('Revisions need the AUTHOR view');
+    // Revisions hold text that was never published: drafts, for the AUTHOR view and above.
+    if (!seesDrafts(s.view)) throw forbidden('Revisions need the AUTHOR view');
     await loadVisible(core, kind, blogId, itemId, s);
   }
   async function load(p: { blogId: string; revisionId: string }): Promise<RevisionRecord> {

@@ -2,16 +2,15 @@
  * blogUserInfos and postUserInfos (Blogger v3): a blog or post together with one user's standing in it.
  * A user's info is theirs and their blog's ADMINs' (docs/design.md §5): anyone else is refused. Loaded on first use.
  */
-import { actorUserId, authError, type Actor } from '../rules/access.js';
+import { actorUserId, authError, mayEdit, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import { forbidden, invalid, notFound } from '../util/errors.js';
 import type { BlogUserInfosGetParams, PostUserInfosGetParams, PostUserInfosListParams } from '../schema/params.js';
 import type { Role } from '../schema/schemas.js';
-import { rarelyUsedParams as params } from '../schema/rarely-used.js';
+import { userInfosParams as params } from '../schema/userinfos.js';
 import { blogUserInfoWire } from '../core/wire.js';
 import type { BlogUserInfo, Post, PostUserInfo, PostUserInfosList } from '../schema/resources.js';
 import { blogResource } from './blogs.js';
-import { mayEdit } from './content.js';
 import type { postsApi } from './posts.js';
 
 /** What user infos read posts through: the same caller's `posts.get` and `posts.list`. */

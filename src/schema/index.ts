@@ -6,10 +6,27 @@
  * refuses a value with the very BlogError the service would give.
  */
 import { params as firstDownload } from './schemas.js';
-import { rarelyUsedParams } from './rarely-used.js';
+import { blogAdminParams } from './blog-admin.js';
+import { changesParams } from './changes.js';
+import { commentModerationParams } from './comment-moderation.js';
+import { labelsParams } from './labels.js';
+import { membersParams } from './members.js';
+import { pageViewsParams } from './pageviews.js';
+import { revisionsParams } from './revisions.js';
+import { userInfosParams } from './userinfos.js';
 
 export { commentBody, pageBody, postBody } from './schemas.js';
-export { blogBody, blogPatchBody, userBody, userPatchBody } from './rarely-used.js';
+export { blogBody, blogPatchBody, userBody, userPatchBody } from './blog-admin.js';
 /** Every operation's parameter schema, by operation (`postsList` for posts.list). */
-export const params = { ...firstDownload, ...rarelyUsedParams };
+export const params = {
+  ...firstDownload,
+  ...blogAdminParams,
+  ...membersParams,
+  ...commentModerationParams,
+  ...userInfosParams,
+  ...pageViewsParams,
+  ...labelsParams,
+  ...changesParams,
+  ...revisionsParams,
+};
 export { parse } from './parse.js';

@@ -2,38 +2,64 @@
  * Media (docs/design.md §19): the resource, the parameters of `service.media`, and their zod schemas (built from
  * src/schema/checks.ts as schemas.ts's are; kept apart so they load with the media calls, not in every bundle).
  */
-import type { output, ZodMiniType } from 'zod/mini';
+import type { ZodMiniType } from 'zod/mini';
 import { bool, describe, integer, object, optional, refine, string, unknown } from './checks.js';
 import type { IfMatch } from './params.js';
 import { id, text } from './schemas.js';
+import { MEDIA_LIMITS } from './values.js';
 
 /** The picture types media may hold: decided by the bytes, never by a name or a declared type. */
 export type MediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp' | 'image/avif';
 
 /** A picture of a blog. `id` is the lowercase hex SHA-256 of its bytes. */
 export interface Media {
+  /** Always `blogcore#media`. */
   kind: 'blogcore#media';
+  /** The picture's id: the lowercase hex SHA-256 of its bytes (the same picture uploaded twice is one). */
   id: string;
-  blog: { id: string };
+  /** The blog the picture belongs to. */
+  blog: {
+    /** The blog's id. */
+    id: string;
+  };
   /** `{apiBaseUrl}/media/{blogId}/{id}/{filename}`: where the bytes are served. */
   url: string;
+  /** The picture's type, as its bytes say (never as a name or a sender says). */
   contentType: MediaType;
   /** The size in bytes. */
   bytes: number;
+  /** Its width in pixels. */
   width: number;
+  /** Its height in pixels. */
   height: number;
+  /** The lowercase hex SHA-256 of the bytes (the same as `id`). */
   sha256: string;
+  /** The file name it is served under, its extension matching the type (at most `MEDIA_LIMITS.filename` characters). */
   filename: string;
+  /** Alternative text for readers who cannot see it (may be empty). */
   alt: string;
-  author: { id: string; displayName: string };
+  /** Who uploaded it. */
+  author: {
+    /** The uploader's user id. */
+    id: string;
+    /** The uploader's display name. */
+    displayName: string;
+  };
+  /** When it was uploaded. */
   published: string;
+  /** When its `alt` or `filename` last changed. */
   updated: string;
+  /** The stored version's tag, for `ifMatch` on `media.patch` and `media.delete`. */
   etag: string;
 }
 
+/** One page of a blog's pictures (`media.list`). */
 export interface MediaList {
+  /** Always `blogcore#mediaList`. */
   kind: 'blogcore#mediaList';
+  /** The pictures of this page. */
   items: Media[];
+  /** Pass as `pageToken` for the next page; absent on the last. */
   nextPageToken?: string;
 }
 
@@ -96,8 +122,6 @@ export interface MediaRead {
   body: ReadableStream<Uint8Array>;
 }
 
-export const MEDIA_LIMITS = { alt: 1_000, filename: 200 } as const;
-
 const isBody = (v: unknown) =>
   v instanceof Uint8Array ||
   (typeof Blob !== 'undefined' && v instanceof Blob) ||
@@ -149,5 +173,3 @@ export const mediaParams = {
     ),
   }),
 };
-
-export type MediaParsed<K extends keyof typeof mediaParams> = output<(typeof mediaParams)[K]>;

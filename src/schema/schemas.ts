@@ -1,10 +1,10 @@
 /**
  * The parameters and bodies of the calls in a browser's first download (posts, pages, comments.get, list and
  * insert, blog and user reads) as zod schemas built from src/schema/checks.ts, and the pieces the other calls'
- * schemas share with them; those of the calls loaded on first use are in src/schema/rarely-used.ts, so they
- * travel in that chunk. The public parameter types are the plain interfaces of src/schema/params.ts;
- * test/types/ proves each is identical to its schema's input type. `blogcore/schema` exports both files'
- * schemas (src/schema/index.ts).
+ * schemas share with them; those of the calls loaded on first use are in a file per domain (blog-admin.ts,
+ * members.ts, comment-moderation.ts, …), so they travel in that domain's chunk. The public parameter types are the
+ * plain interfaces of src/schema/params.ts; test/types/ proves each is identical to its schema's input type.
+ * `blogcore/schema` exports all of them (src/schema/index.ts).
  */
 import type { output } from 'zod/mini';
 import {
@@ -209,7 +209,7 @@ export const blogRead = { view: optional(view), maxPosts: optional(count(LIMITS.
 
 /**
  * The parameter schema of each call in the first download, by operation (`postsList` for posts.list);
- * `blogcore/schema`'s `params` adds those of src/schema/rarely-used.ts.
+ * `blogcore/schema`'s `params` adds those of the domain files (src/schema/index.ts).
  */
 export const params = {
   blogsGet: object({ blogId: id, ...blogRead }),

@@ -16,21 +16,21 @@ type Namespaces = Omit<BlogService, 'as' | 'on' | 'ready' | 'startScheduler' | '
 
 function apis(core: Core, actor: Actor): Namespaces {
   const base = blogsApi(core, actor);
-  // The rarely used calls are loaded on first call (src/util/lazy.ts), all in one module: blog management and
-  // members, comment moderation, user infos, page views, labels, the pull, revisions, media.
-  const rare = () => import('../resources/rarely-used.js');
-  const posts = postsApi(core, actor, rare);
-  const admin = async () => (await rare()).blogAdminApi(core, actor);
-  const infos = async () => (await rare()).userInfosApi(core, actor, posts);
+  // The back office's calls (blog and user management, members, comment moderation, user infos, page views,
+  // labels, changes, revisions, media) load on the first of them, through one module (src/util/lazy.ts).
+  const backOffice = () => import('../resources/back-office.js');
+  const posts = postsApi(core, actor, backOffice);
+  const admin = async () => (await backOffice()).blogAdminApi(core, actor);
+  const infos = async () => (await backOffice()).userInfosApi(core, actor, posts);
   const all = {
     blogs: { ...base.blogs, ...lazy(async () => (await admin()).blogs, { insert: 1, update: 1, patch: 1, delete: 1 }) },
     users: { ...base.users, ...lazy(async () => (await admin()).users, { insert: 1, update: 1 }) },
-    members: lazy(async () => (await rare()).membersApi(core, actor), { set: 1, remove: 1, list: 1 }),
+    members: lazy(async () => (await backOffice()).membersApi(core, actor), { set: 1, remove: 1, list: 1 }),
     posts,
-    pages: pagesApi(core, actor, rare),
+    pages: pagesApi(core, actor, backOffice),
     comments: {
       ...commentsApi(core, actor),
-      ...lazy(async () => (await rare()).commentModerationApi(core, actor), {
+      ...lazy(async () => (await backOffice()).commentModerationApi(core, actor), {
         listByBlog: 1,
         approve: 1,
         markAsSpam: 1,
@@ -40,16 +40,22 @@ function apis(core: Core, actor: Actor): Namespaces {
     },
     blogUserInfos: lazy(async () => (await infos()).blogUserInfos, { get: 1 }),
     postUserInfos: lazy(async () => (await infos()).postUserInfos, { get: 1, list: 1 }),
-    pageViews: lazy(async () => (await rare()).pageViewsApi(core, actor), { get: 1, record: 1 }),
-    labels: lazy(async () => (await rare()).labelsApi(core, actor), { list: 1 }),
-    changes: lazy(async () => (await rare()).changesApi(core, actor), { list: 1 }),
-    media: lazy(async () => (await rare()).mediaApi(core, actor), {
+    pageViews: lazy(async () => (await backOffice()).pageViewsApi(core, actor), { get: 1, record: 1 }),
+    labels: lazy(async () => (await backOffice()).labelsApi(core, actor), { list: 1 }),
+    changes: lazy(async () => (await backOffice()).changesApi(core, actor), { list: 1 }),
+    media: lazy(async () => (await backOffice()).mediaApi(core, actor), {
       upload: 1,
       get: 1,
       list: 1,
       patch: 1,
       delete: 1,
       read: 1,
+    }),
+    // Writing together loads Yjs and the editor's schema: only when a document is first opened, pushed or pulled.
+    collab: lazy(async () => (await import('../resources/collab.js')).collabApi(core, actor), {
+      open: 1,
+      push: 1,
+      pull: 1,
     }),
   } satisfies Namespaces;
   // Compile-time: the object built here has exactly the namespaces and methods types.ts declares and documents.
@@ -93,6 +99,7 @@ function scoped(core: Core, actor: Actor): BlogService {
     },
     async close(): Promise<void> {
       core.stopScheduler();
+      for (const listener of core.closeListeners) listener();
       await core.ready().catch(() => undefined);
       await (await core.share)?.close();
       await core.driver.close();

@@ -22,6 +22,13 @@ import type {
   MediaUploadParams,
 } from '../schema/media.js';
 import type {
+  CollabOpenParams,
+  CollabPullParams,
+  CollabPushParams,
+  CollabPushResult,
+  CollabState,
+} from '../schema/collab.js';
+import type {
   BlogsDeleteParams,
   BlogsGetByUrlParams,
   BlogsGetParams,
@@ -153,6 +160,8 @@ export interface BlogService {
   changes: ChangesApi;
   /** A blog's pictures: upload, list, describe, delete, read their bytes (an extension, docs/design.md §14). */
   media: MediaApi;
+  /** Writing a post or page together: its shared Yjs document (an extension, docs/collab.md). */
+  collab: CollabApi;
   /**
    * A service acting for one user (`{ userId }`) or an anonymous reader (`null`). Only host code may choose who
    * to act as: a scoped service's `as` is 403.
@@ -410,4 +419,22 @@ export interface MediaApi {
   delete(input: MediaDeleteParams): Promise<void>;
   /** The bytes as a stream, all or a `range` (416 past the end). Whoever may read the blog. */
   read(input: MediaReadParams): Promise<MediaRead>;
+}
+
+export interface CollabApi {
+  /**
+   * The post's (`postId`) or page's (`pageId`) shared document as one Yjs update, made from its stored HTML on the
+   * first open, and the position to pull from. The post's AUTHOR and the blog's ADMINs (pages: ADMINs) only.
+   *
+   * @example
+   * ```ts
+   * const { update, position } = await service.collab.open({ blogId, postId });
+   * Y.applyUpdate(doc, update);
+   * ```
+   */
+  open(input: CollabOpenParams): Promise<CollabState>;
+  /** Stores one Yjs update (at most 256 KiB: 413 beyond), with the sender's presence if given; answers its position. */
+  push(input: CollabPushParams): Promise<CollabPushResult>;
+  /** The updates after `since` merged into one (empty when none; waits up to `wait` ms for one), and others' presence. */
+  pull(input: CollabPullParams): Promise<CollabState>;
 }

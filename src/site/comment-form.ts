@@ -4,7 +4,8 @@
  * `readerComments` rule), then a redirect to the post (post/redirect/get). A refused comment shows the post
  * again with the reason and what was typed.
  */
-import type { IncomingLike } from '../http/internal.js';
+import { mayComment } from '../rules/access.js';
+import type { IncomingLike } from '../web/dispatch.js';
 import type { Post } from '../schema/resources.js';
 import { BlogError } from '../util/errors.js';
 import { escapeHtml } from './html.js';
@@ -53,8 +54,8 @@ export async function addComment(
     name: (fields.get('name') ?? '').trim().slice(0, 100),
     content: (fields.get('content') ?? '').trim(),
   };
-  if (post.readerComments !== undefined && post.readerComments !== 'ALLOW')
-    return renderPostResource(parts, scope, post, { status: 403 });
+  // The form posts as an anonymous reader: refused where the post takes no new comments from one.
+  if (!mayComment(post.readerComments ?? 'ALLOW', null)) return renderPostResource(parts, scope, post, { status: 403 });
   if (!values.content)
     return renderPostResource(parts, scope, post, {
       status: 400,

@@ -123,6 +123,10 @@ ${form.error ? html`<p class="error" role="alert">${form.error}</p>` : ''}
 }</section>`;
 }
 
+/**
+ * The theme `createSite` and `exportSite` use for every part a `theme` option leaves out: accessible, phone-ready
+ * HTML and CSS, no script. Replace parts with `{ theme: { post } }`, or build on it: `{ ...defaultTheme, post }`.
+ */
 export const defaultTheme: Theme = {
   layout: ({ blog, title, head, body, feeds }) => html`<!DOCTYPE html>
 <html lang="${blog.lang}">

@@ -3,7 +3,7 @@
  * it (the changed posts' and pages' own, and the stretches of the lists around their old and new places).
  */
 import type { BlogService } from '../service/types.js';
-import type { ChangeItem } from '../resources/changes.js';
+import type { ChangeItem } from '../service/store.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 import { BlogError } from '../util/errors.js';
 import { keyOf, listKey, listOfKey, updateList } from './export-lists.js';
@@ -60,7 +60,7 @@ export async function applyChanges(
       if (old && old !== path) out.forget(fileOf(relative(old)));
       if (path) {
         manifest.pages[item.id] = path;
-        out.put(fileOf(relative(path)), (await renderPage(parts, scope, path)).body);
+        out.put(relative(path), (await renderPage(parts, scope, path)).body);
       } else delete manifest.pages[item.id];
     }
   }

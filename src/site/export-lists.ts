@@ -36,7 +36,8 @@ export function listOfKey(key: string): ListRef {
 
 /** Where written pages go; `posts` sees every post a page shows (the full walk renders their own pages from it). */
 export interface ListSink {
-  write(file: string, text: string): void;
+  /** A list page at its path relative to the blog (`Output.put`). */
+  write(rel: string, text: string): void;
   posts?(posts: readonly Post[]): Promise<void>;
 }
 
@@ -85,7 +86,7 @@ export async function updateList(
       const rel = listPath(list, token);
       const file = fileOf(rel);
       const rendered = await renderList(parts, scope, list, token, chunk);
-      if (file) sink.write(file, rendered.body);
+      sink.write(rel, rendered.body);
       await sink.posts?.(chunk.items);
       const first = chunk.items[0];
       const last = chunk.items[chunk.items.length - 1];

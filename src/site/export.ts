@@ -7,21 +7,29 @@
 import type { BlogService } from '../service/types.js';
 import { BlogError } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
-import { atomFeed, rssFeed } from '../io/feeds.js';
+import { atomFeed, rssFeed } from '../web/feeds.js';
 import { defaultTheme } from './default-theme.js';
 import { listKey, listOfKey, updateList } from './export-lists.js';
 import { applyChanges, pull } from './export-changes.js';
 import { type Output, PostWriter, type SiteManifest } from './manifest.js';
 import { siteParts } from './parts.js';
 import { renderNotFound, renderPage, type SiteParts } from './render.js';
-import { feedPaths, fileOf, monthOf, relative } from './routes.js';
+import { feedPaths, monthOf, outsideProblem, relative, segmentProblem, toFile } from './routes.js';
 import { robotsTxt, sitemapPart, sitemapRoot, windowRange } from './sitemap.js';
 import type { Theme } from './theme.js';
 import { type BlogScope, scopeOf } from './views.js';
 
-/** Where the files go: paths are relative to the export's folder, with `/` between folders. */
+/**
+ * Where the files go: paths are relative to the export's folder, with `/` between folders. Every path handed
+ * out stays below the folder (no `..`, `.` or empty step, no backslash, NUL or drive; docs/design.md §17), so a
+ * writer may join it to its folder as it is. A call that throws an error whose `code` names a problem of that
+ * one file (`ENAMETOOLONG`, `EINVAL`, `EILSEQ`, `ENOTDIR`, `EISDIR`) skips that file, reported in `skipped`;
+ * any other error stops the export.
+ */
 export interface SiteFiles {
+  /** Writes a text file (a page, a feed, the sitemap), creating its folders. */
   write(path: string, text: string): Promise<void>;
+  /** Removes a file an earlier export wrote that the blog no longer has. */
   remove(path: string): Promise<void>;
   /**
    * Writes a picture's bytes. With it, the blog's pictures that the pages show are exported beside them
@@ -34,11 +42,15 @@ export interface SiteFiles {
 export type { SiteManifest } from './manifest.js';
 
 export interface SiteExportOptions {
+  /** The blog to export (its url decides the pages' links). */
   blogId: string;
+  /** Parts replacing the default theme's, as `createSite` takes them. */
   theme?: Partial<Theme>;
+  /** Posts per list page (1 to 50, default 10). */
   pageSize?: number;
   /** The manifest the last export into the same folder answered; without it (or for another blog) all is written. */
   previous?: SiteManifest | undefined;
+  /** Where the files go. */
   files: SiteFiles;
 }
 
@@ -51,7 +63,20 @@ export interface SiteExportReport {
   removed: string[];
   /** Files rendered again and found unchanged. */
   unchanged: number;
+  /**
+   * What could not be written, and why: a page or picture whose path no file below the folder can hold (a
+   * segment that decodes to `/`, `\`, `..` or NUL, a name over 255 bytes), or a write the writer refused for
+   * that file alone. Everything else is written.
+   */
+  skipped: SkippedFile[];
+  /** Keep it (e.g. as a JSON file beside the export) and pass it as `previous` next time. */
   manifest: SiteManifest;
+}
+
+export interface SkippedFile {
+  /** The page's path relative to the blog (as its url names it), or the file's path for a refused write. */
+  path: string;
+  reason: string;
 }
 
 /** Bumped when the site's own markup changes in a way a theme's signature cannot show. */
@@ -62,6 +87,11 @@ function signatureOf(scope: BlogScope, pageSize: number, theme: Partial<Theme> |
   return shortHash(JSON.stringify([FORMAT, scope.blog, pageSize, parts]));
 }
 
+/**
+ * Writes the reading site of one blog as static files through `files`: the pages `createSite` would serve, the
+ * feeds, the sitemap and robots.txt. Given the `manifest` of the last run as `previous`, it renders only what
+ * changed since; the report lists what it wrote and removed. `blogcore export --format site` runs it.
+ */
 export async function exportSite(service: BlogService, options: SiteExportOptions): Promise<SiteExportReport> {
   const parts = siteParts(service, options);
   const { blogId, files } = options;
@@ -85,9 +115,14 @@ export async function exportSite(service: BlogService, options: SiteExportOption
 
   const pending = new Map<string, string>();
   const drop = new Set<string>();
+  const skipped = new Map<string, string>();
   const out: Output = {
-    put(file, text) {
-      if (!file) return;
+    put(rel, text) {
+      const file = toFile(rel);
+      if (typeof file !== 'string') {
+        skipped.set(rel, file.reason);
+        return;
+      }
       pending.set(file, text);
       drop.delete(file);
     },
@@ -124,29 +159,64 @@ export async function exportSite(service: BlogService, options: SiteExportOption
   // Write what changed; remove what the last export had and this one has not.
   const before = manifest.files;
   const after: Record<string, string> = incremental ? { ...before } : {};
-  const report: SiteExportReport = { full: !incremental, written: [], removed: [], unchanged: 0, manifest };
+  const report: SiteExportReport = {
+    full: !incremental,
+    written: [],
+    removed: [],
+    unchanged: 0,
+    skipped: [],
+    manifest,
+  };
+  const attempt = (file: string, call: () => Promise<void>) => tryFile(file, call, skipped);
   for (const [file, text] of pending) {
     const hash = `${shortHash(text)}${text.length.toString(36)}`;
     if (before[file] === hash && incremental) report.unchanged++;
-    else {
-      await files.write(file, text);
-      report.written.push(file);
-    }
+    else if (await attempt(file, () => files.write(file, text))) report.written.push(file);
+    else continue; // not in the manifest: the next run tries it again
     after[file] = hash;
   }
-  if (files.writeBytes)
-    await exportPictures(parts, scope, pending, before, after, report, files.writeBytes.bind(files));
+  if (files.writeBytes) {
+    const writeBytes = files.writeBytes.bind(files);
+    await exportPictures(parts, scope, pending, before, after, report, skipped, (path, bytes) =>
+      attempt(path, () => writeBytes(path, bytes)),
+    );
+  }
   const gone = incremental ? [...drop] : Object.keys(prev?.files ?? {}).filter((f) => !(f in after));
   for (const file of gone) {
     if (incremental && !(file in before)) continue; // never written
+    if (!(await attempt(file, () => files.remove(file)))) continue;
     delete after[file];
-    await files.remove(file);
     report.removed.push(file);
   }
   manifest.files = after;
   report.written.sort();
   report.removed.sort();
+  report.skipped = [...skipped].map(([path, reason]) => ({ path, reason })).sort((a, b) => (a.path < b.path ? -1 : 1));
   return report;
+}
+
+/** Errors of one file that skip it, not the export (docs/design.md §17). */
+const FILE_ERRORS = new Set(['ENAMETOOLONG', 'EINVAL', 'EILSEQ', 'ENOTDIR', 'EISDIR']);
+
+/**
+ * Hands one path to the writer once it passes the last check; answers whether it was written. A path that
+ * fails the check, or a write that fails for that file alone, is noted in `skipped`; other errors propagate.
+ */
+async function tryFile(file: string, call: () => Promise<void>, skipped: Map<string, string>): Promise<boolean> {
+  const outside = outsideProblem(file);
+  if (outside) {
+    skipped.set(file, outside);
+    return false;
+  }
+  try {
+    await call();
+    return true;
+  } catch (e) {
+    const code = (e as { code?: unknown } | null)?.code;
+    if (typeof code !== 'string' || !FILE_ERRORS.has(code)) throw e;
+    skipped.set(file, `${code}: ${(e as Error).message ?? code}`);
+    return false;
+  }
 }
 
 /**
@@ -161,7 +231,8 @@ async function exportPictures(
   before: Record<string, string>,
   after: Record<string, string>,
   report: SiteExportReport,
-  writeBytes: (path: string, bytes: ReadableStream<Uint8Array>) => Promise<void>,
+  skipped: Map<string, string>,
+  writeBytes: (path: string, bytes: ReadableStream<Uint8Array>) => Promise<boolean>,
 ): Promise<void> {
   const at = `${scope.media}${scope.blog.id}/`;
   const link = new RegExp(`${at.replace(/[^\w/-]/g, '\\$&')}([0-9a-f]{64})/([^"'\\s?#<>]+)`, 'g');
@@ -175,8 +246,10 @@ async function exportPictures(
       } catch {
         continue;
       }
-      if (filename.includes('/') || filename === '.' || filename === '..') continue;
-      wanted.set(`media/${scope.blog.id}/${mediaId}/${filename}`, mediaId!);
+      const path = `media/${scope.blog.id}/${mediaId}/${filename}`;
+      const problem = segmentProblem(filename);
+      if (problem) skipped.set(path, problem);
+      else wanted.set(path, mediaId!);
     }
   }
   for (const [path, mediaId] of wanted) {
@@ -186,7 +259,10 @@ async function exportPictures(
         throw e;
       });
       if (!read) continue;
-      await writeBytes(path, read.body);
+      if (!(await writeBytes(path, read.body))) {
+        await read.body.cancel().catch(() => {});
+        continue;
+      }
       report.written.push(path);
     } else report.unchanged++;
     after[path] = mediaId;
@@ -228,7 +304,7 @@ async function exportAround(
 async function exportPages(
   parts: SiteParts,
   scope: BlogScope,
-  put: (file: string | undefined, text: string) => void,
+  put: (rel: string, text: string) => void,
 ): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   let pageToken: string | undefined;
@@ -242,7 +318,7 @@ async function exportPages(
     for (const p of list.items) {
       const path = new URL(p.url!).pathname.slice(scope.base.length - 1);
       out[p.id] = path;
-      put(fileOf(relative(path)), (await renderPage(parts, scope, path)).body);
+      put(relative(path), (await renderPage(parts, scope, path)).body);
     }
     pageToken = list.nextPageToken;
   } while (pageToken);

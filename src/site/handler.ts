@@ -9,13 +9,13 @@
 import type { BlogService } from '../service/types.js';
 import { BlogError } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
-import { fetchIncoming } from '../http/body.js';
-import { dispatchers, type IncomingLike, type Outgoing } from '../http/internal.js';
-import { serveMedia } from '../http/media.js';
-import { etagMatches } from '../http/respond.js';
-import { splitTarget } from '../http/target.js';
-import type { RequestHead } from '../http/head.js';
-import { atomFeed, rssFeed } from '../io/feeds.js';
+import { fetchIncoming } from '../web/body.js';
+import { dispatchers, type IncomingLike, type Outgoing } from '../web/dispatch.js';
+import { serveMedia } from '../web/media.js';
+import { etagMatches } from '../web/conditional.js';
+import { splitTarget } from '../web/target.js';
+import type { RequestHead } from '../web/head.js';
+import { atomFeed, rssFeed } from '../web/feeds.js';
 import {
   type Rendered,
   renderComments,

@@ -10,6 +10,7 @@ export {
   type SiteExportReport,
   type SiteFiles,
   type SiteManifest,
+  type SkippedFile,
 } from './export.js';
 export { defaultTheme } from './default-theme.js';
 export { html, raw, escapeHtml, Html, type Interpolation } from './html.js';

@@ -27,9 +27,12 @@ export interface SiteManifest {
   lists: Record<string, ChunkState[]>;
 }
 
-/** The files of this run: `put` one, or `forget` one the last run wrote (removed unless put again). */
+/**
+ * The files of this run: `put` a page at its path relative to the blog (its file is `toFile`'s; a path no file
+ * can hold is reported as skipped), or `forget` a file the last run wrote (removed unless put again).
+ */
 export interface Output {
-  put(file: string | undefined, text: string): void;
+  put(rel: string, text: string): void;
   forget(file: string | undefined): void;
 }
 
@@ -47,7 +50,7 @@ export class PostWriter {
     const path = new URL(post.url!).pathname.slice(scope.base.length - 1);
     const old = manifest.posts[post.id];
     if (old && old.path !== path) this.out.forget(fileOf(relative(old.path)));
-    this.out.put(fileOf(relative(path)), (await renderPostResource(parts, scope, post)).body);
+    this.out.put(relative(path), (await renderPostResource(parts, scope, post)).body);
     // The comments shown, for a later run to find the post of a comment that disappears.
     const commentFiles: string[] = [];
     let token: string | undefined;
@@ -63,9 +66,10 @@ export class PostWriter {
         });
         for (const c of list.items) manifest.comments[c.id] = post.id;
         if (token) {
-          const file = fileOf(commentsPath(relOf(scope, path), token))!;
-          commentFiles.push(file);
-          this.out.put(file, (await renderComments(parts, scope, path, token, post)).body);
+          const rel = commentsPath(relOf(scope, path), token);
+          const file = fileOf(rel);
+          if (file) commentFiles.push(file);
+          this.out.put(rel, (await renderComments(parts, scope, path, token, post)).body);
         }
         token = list.nextPageToken;
       } while (token);

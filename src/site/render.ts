@@ -3,6 +3,7 @@
  * public may see: anything else is the same 404 as a missing page) and drawn by the theme. Shared by the live
  * handler and the static export.
  */
+import { mayComment } from '../rules/access.js';
 import type { BlogService } from '../service/types.js';
 import type { Post, PostList } from '../schema/resources.js';
 import { BlogError } from '../util/errors.js';
@@ -201,7 +202,7 @@ async function commentsOf(
         }),
       );
   if (!list) return undefined;
-  const closed = post.readerComments !== undefined && post.readerComments !== 'ALLOW';
+  const closed = !mayComment(post.readerComments ?? 'ALLOW', null);
   const path = new URL(post.url!).pathname;
   const form: CommentForm | null =
     scope.live && !closed && token === undefined

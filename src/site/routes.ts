@@ -116,15 +116,55 @@ export function parseRoute(rel: string, query: URLSearchParams): Route | undefin
   return undefined;
 }
 
+/** A file name's longest length in UTF-8 bytes on common file systems (ext4, APFS, NTFS in UTF-16 units). */
+const NAME_BYTES = 255;
+const utf8 = new TextEncoder();
+
+/** Why a decoded path segment cannot be a file or folder name below the export's folder; undefined when it can. */
+export function segmentProblem(name: string): string | undefined {
+  if (name === '' || name === '.' || name === '..') return `a path segment is ${name ? `"${name}"` : 'empty'}`;
+  if (/[/\\]/.test(name)) return 'a path segment holds a slash or backslash';
+  if (name.includes('\0')) return 'a path segment holds a NUL character';
+  if (utf8.encode(name).length > NAME_BYTES) return `a path segment is longer than ${NAME_BYTES} bytes`;
+  return undefined;
+}
+
 /**
  * The file a static export keeps a page in: the path as a static server decodes it, with `.html` added to
  * extensionless pages and `index.html` to folders (servers with clean urls answer `/search/label/x` from
- * `search/label/x.html`). Undefined for a path that cannot be a file below the export's folder.
+ * `search/label/x.html`); else why no file below the export's folder can hold it. Each segment is decoded on
+ * its own and must stay one name: `..%2f` or `%5c` never become a step out of the folder.
  */
-export function fileOf(rel: string): string | undefined {
+export function toFile(rel: string): string | { reason: string } {
   const path =
     rel === '' || rel.endsWith('/') ? `${rel}index.html` : /\.(html|xml|txt)$/.test(rel) ? rel : `${rel}.html`;
-  const parts = path.split('/').map(decode);
-  if (parts.some((p) => p === undefined || p === '' || p === '.' || p === '..' || /[\\\0]/.test(p))) return undefined;
-  return parts.join('/');
+  const names: string[] = [];
+  for (const segment of path.split('/')) {
+    const name = decode(segment);
+    const problem = name === undefined ? 'a path segment is not valid percent-encoding' : segmentProblem(name);
+    if (problem) return { reason: problem };
+    names.push(name!);
+  }
+  const file = names.join('/');
+  const outside = outsideProblem(file);
+  return outside ? { reason: outside } : file;
+}
+
+/** `toFile` without the reason: undefined for a path no file can hold. */
+export function fileOf(rel: string): string | undefined {
+  const file = toFile(rel);
+  return typeof file === 'string' ? file : undefined;
+}
+
+/**
+ * The last check before a path reaches the writer, whoever made it (a page, a picture, a manifest read back):
+ * split into steps at `/` and `\` as POSIX or Windows would, no step is empty, `.` or `..`, and it names no
+ * drive, so resolved below any folder it stays below it. Undefined when the path is safe to hand out.
+ */
+export function outsideProblem(file: string): string | undefined {
+  if (file.includes('\0')) return 'the path holds a NUL character';
+  if (/^[a-z]:/i.test(file)) return 'the path names a drive';
+  const steps = file.split(/[/\\]/);
+  if (steps.some((s) => s === '' || s === '.' || s === '..')) return 'the path leaves the export folder';
+  return undefined;
 }

@@ -5,6 +5,7 @@
 import type { AddOp, JsonObject, Key, PutOp, WriteOp } from './driver.js';
 import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from '../schema/schemas.js';
 import { distinctWords, postWordFields } from '../rules/text.js';
+import { commentVisOf, seesCommentStatus, seesContent, visibleClasses, type CommentVis } from '../rules/access.js';
 import { mediaRefs } from '../rules/media-refs.js';
 import type { MediaType } from '../schema/media.js';
 import { blogStream, RECORDS_STREAM } from './streams.js';
@@ -166,11 +167,38 @@ export interface MediaRecord {
 
 export const mediaId = (blogId: string, sha256: string) => `${blogId}:${sha256}`;
 
-/** Who may see a post's comments: everyone ('open'), the AUTHOR view and up ('draft': the post is not LIVE), the ADMIN view only ('hidden'). */
-export type CommentVis = 'open' | 'draft' | 'hidden';
-export const COMMENT_VIS: readonly CommentVis[] = ['open', 'draft', 'hidden'];
-export const commentVisOf = (p: { status: PostStatus; readerComments: ReaderComments }): CommentVis =>
-  p.readerComments === 'DONT_ALLOW_HIDE_EXISTING' ? 'hidden' : p.status === 'LIVE' ? 'open' : 'draft';
+/**
+ * A post's or page's shared document (docs/design.md §20): its Yjs state as of its last compaction, and what the
+ * item's stored title and content were when the document last rendered them or took them in (`rev` is the item's
+ * revision then: a later revision is a change from outside, merged into the document).
+ */
+export interface CollabDocRecord {
+  /** `post:<postId>` or `page:<pageId>` (collabDocId). */
+  id: string;
+  blogId: string;
+  /** The Yjs state (base64), updates merged and deleted content collected. */
+  state: string;
+  rev: number;
+  title: string;
+  content: string;
+  /** Who pushed last: the render writes as them (their standing and rules). */
+  by?: string;
+  /** When the document last changed (ISO): the render waits for a pause. */
+  changed?: string;
+}
+
+/** One pushed Yjs update (base64), kept until the next compaction folds it into the document's state. */
+export interface CollabUpdateRecord {
+  id: string;
+  docId: string;
+  blogId: string;
+  update: string;
+}
+
+export const collabDocId = (kind: 'post' | 'page', itemId: string) => `${kind}:${itemId}`;
+/** The change-log stream of a document's updates: a pull walks it alone. */
+export const collabStream = (docId: string) => `${docId}~collab`;
+
 /** A post whose comments are (partly) filed under a class other than its own. */
 export const commentsMoving = (p: PostRecord) => p.allComments > 0 && (p.commentsVis ?? 'open') !== commentVisOf(p);
 
@@ -193,6 +221,8 @@ export interface Records {
   events: JsonObject;
   idempotency: JsonObject;
   media: MediaRecord;
+  collabDocs: CollabDocRecord;
+  collabUpdates: CollabUpdateRecord;
 }
 
 export type Collection = keyof Records;
@@ -271,6 +301,14 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
       const m = r as MediaRecord;
       return { blog: [[m.blogId, m.published, m.id]], source: m.source ? [[m.blogId, m.source, m.id]] : [] };
     }
+    case 'collabDocs': {
+      const d = r as CollabDocRecord;
+      return { blog: [[d.blogId, d.id]] };
+    }
+    case 'collabUpdates': {
+      const u = r as CollabUpdateRecord;
+      return { doc: [[u.docId, u.id]] };
+    }
     case 'pageviews': {
       const v = r as PageViewRecord;
       return { blog: v.day && !v.postId ? [[v.blogId, v.day, v.id]] : [], owner: [[v.blogId, v.id]] };
@@ -289,14 +327,15 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
  */
 function markUnseen(
   collection: Collection,
-  record: { status?: string; vis?: CommentVis; unseen?: true },
+  record: { status: PostStatus | CommentStatus; vis?: CommentVis; unseen?: true },
   expect: number,
 ): void {
   if (collection !== 'posts' && collection !== 'pages' && collection !== 'comments') return;
   const shown =
     collection === 'comments'
-      ? (record.status === 'LIVE' || record.status === 'EMPTIED') && (record.vis ?? 'open') === 'open'
-      : record.status === 'LIVE';
+      ? seesCommentStatus(record.status as CommentStatus, 'READER') &&
+        visibleClasses('READER').includes(record.vis ?? 'open')
+      : seesContent(record.status as PostStatus, 'READER');
   if (shown) delete record.unseen;
   else if (expect === 0) record.unseen = true;
 }
@@ -308,10 +347,13 @@ export const asJson = (record: Records[Collection]): JsonObject => record as unk
 export function put<C extends Collection>(collection: C, record: Records[C], expect: number): PutOp {
   // Optional fields are left out rather than stored as undefined (JSON has no undefined).
   for (const [k, v] of Object.entries(record)) if (v === undefined) delete (record as Record<string, unknown>)[k];
-  markUnseen(collection, record as { status?: string; vis?: CommentVis; unseen?: true }, expect);
+  markUnseen(collection, record as { status: PostStatus | CommentStatus; vis?: CommentVis; unseen?: true }, expect);
   const doc = asJson(record);
   const op: PutOp = { type: 'put', collection, id: doc.id as string, expect, doc, keys: keysOf(collection, record) };
-  const stream = streamOf(collection, record as { blogId?: string; unseen?: true });
+  const stream =
+    collection === 'collabUpdates'
+      ? collabStream((record as CollabUpdateRecord).docId)
+      : streamOf(collection, record as { blogId?: string; unseen?: true });
   if (stream) op.stream = stream;
   if (collection === 'posts') {
     const p = record as PostRecord;

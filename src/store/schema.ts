@@ -35,6 +35,8 @@ import type { Collection } from './records.js';
  * media.blog            [blogId, published, id]                 a blog's pictures, newest first (v6)
  * media.source          [blogId, url, id]                       pictures an import downloaded, by their url (v6)
  * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
+ * collabDocs.blog       [blogId, id]                            a post's or page's shared document, compacted (v7, resources/collab.ts)
+ * collabUpdates.doc     [docId, id]                             the updates pushed since its last compaction (v7)
  *
  * Each index also names its key parts (`fields`) and says how many entries a record has in it (`entries`), and
  * collections name their counters and the text fields a person reads: PostgreSQL keeps them as columns
@@ -42,7 +44,7 @@ import type { Collection } from './records.js';
  * published.
  */
 const SCHEMA = {
-  version: 6,
+  version: 7,
   collections: [
     { name: 'users', indexes: [], columns: ['displayName'] },
     { name: 'blogs', indexes: [{ name: 'url', unique: true, fields: ['url'], entries: 'many' }], columns: ['name'] },
@@ -114,6 +116,8 @@ const SCHEMA = {
       ],
       columns: ['filename'],
     },
+    { name: 'collabDocs', indexes: [{ name: 'blog', fields: ['blogId', 'id'], entries: 'one' }], columns: ['title'] },
+    { name: 'collabUpdates', indexes: [{ name: 'doc', fields: ['docId', 'id'], entries: 'one' }] },
   ],
 } as const satisfies StoreSchema;
 

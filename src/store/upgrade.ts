@@ -10,15 +10,8 @@
  */
 import { DriverConflict, type IndexedDoc, type Key, type StoredDoc, type WriteOp } from './driver.js';
 import type { RecordStore } from './record-store.js';
-import {
-  commentVisOf,
-  labelId,
-  put,
-  type Collection,
-  type LabelRecord,
-  type PostRecord,
-  type Records,
-} from './records.js';
+import { labelId, put, type Collection, type LabelRecord, type PostRecord, type Records } from './records.js';
+import { commentVisOf } from '../rules/access.js';
 import { LAYOUT_MARKER, STORE_LAYOUT, type IndexName } from './schema.js';
 
 const BATCH = 500;

@@ -3,10 +3,7 @@
  * one beside it, whole, in the replica's state, until `resolve` picks one. Nothing is sent from here: a
  * `'mine'` choice makes the local record wait to be sent again, on top of the server's version.
  */
-import { loadMedia } from './kit.js';
-import type { JsonObject } from '../store/driver.js';
-import { asJson } from '../store/records.js';
-import { revisionOps } from '../core/revision-capture.js';
+import { type JsonObject, asJson, revisionOps } from '../service/store.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 import { remove, store } from './pull.js';
 import { editable, kindOf } from './records.js';
@@ -111,7 +108,7 @@ export async function resolveConflict(c: Ctx, id: string, choice: ConflictChoice
   const found = c.state.conflicts.find((x) => shownId(x) === id);
   if (!found || (choice !== 'mine' && choice !== 'theirs'))
     throw new TypeError("resolve: no open conflict, or not 'mine' | 'theirs'");
-  if (found.collection === 'media') return (await loadMedia()).resolveMedia(c, found, choice);
+  if (found.collection === 'media') return (await import('./media.js')).resolveMedia(c, found, choice);
   const { collection, mine } = found;
   const batch = new Batch(c.core);
   const current = (await batch.get<Fields>(collection, id))?.doc;

@@ -5,11 +5,8 @@
  * while online. A write the server refuses (someone else changed the post first, or deleted it) becomes a
  * conflict that keeps both versions until `resolve` picks one: nothing anyone typed is lost.
  */
-import { loadMedia } from './kit.js';
-import type { Core } from '../core/core.js';
+import { type Core, DriverConflict, type UserRecord } from '../service/store.js';
 import { internalsOf } from '../service/internals.js';
-import { DriverConflict } from '../store/driver.js';
-import type { UserRecord } from '../store/records.js';
 import type { Blog, User } from '../schema/resources.js';
 import { publicConflict, resolveConflict } from './conflicts.js';
 import { pull } from './pull.js';
@@ -17,20 +14,44 @@ import { blogRecord, differs, kindOf, localBlog, type LocalBlog } from './record
 import { push } from './push.js';
 import { createRemote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';
-import { Batch, baseId, loadState, splitKey, type Ctx } from './state.js';
+import { Batch, baseId, loadState, splitKey, stateId, type Ctx } from './state.js';
 import { picturesId } from './wanted.js';
 import type { ConflictChoice, Downloads, PendingChange, Replica, ReplicaOptions } from './types.js';
 import type { Base } from './model.js';
 
 export { RemoteError, type RemoteOptions } from './remote.js';
-export type * from './types.js';
+export type {
+  Conflict,
+  ConflictChoice,
+  ConflictField,
+  ConflictVersion,
+  Downloads,
+  PendingChange,
+  Replica,
+  ReplicaOptions,
+  SyncKind,
+  SyncResult,
+} from './types.js';
 
+/**
+ * Keeps one blog of a blogcore server in `local` (a host service, usually on `idbDriver`) for offline reading and
+ * writing: the app uses `local` as usual; `sync()` pulls and pushes once, `live()` keeps doing it while online.
+ * Nothing is sent or fetched until one of them is called; the local blog exists at once, so writing may start
+ * offline. Throws a TypeError without a host `local` service or a `blogId`.
+ *
+ * @example
+ * const local = createBlogService({ driver: idbDriver() });
+ * const replica = createReplica({ local, remote: { baseUrl: 'https://blog.example/v3', headers: auth }, blogId });
+ * const stop = replica.live();
+ */
 export function createReplica(options: ReplicaOptions): Replica {
   const internals = options?.local ? internalsOf(options.local) : undefined;
   if (internals?.actor.kind !== 'host' || !options.blogId)
     throw new TypeError('createReplica needs { local (a host service), blogId }');
   const core: Core = internals.core;
   const blogId = options.blogId;
+  // Shared documents here follow the server's (resources/collab.ts): the server makes and renders them.
+  core.collabFollower = true;
   // The local blog exists from now on, so the app may write before the first sync, even offline (records.ts).
   core.prepare(() => localBlog(core, blogId));
   const remote = createRemote(options.remote);
@@ -101,7 +122,7 @@ export function createReplica(options: ReplicaOptions): Replica {
       if (stopDownloads.signal.aborted || !(pictures?.doc.want.length || pictures?.doc.drop.length))
         return { fetched: 0, waiting: 0 };
       const save = (change: (c: Ctx) => Promise<void>) => run(change);
-      return (await loadMedia()).fetchPictures(
+      return (await import('./media.js')).fetchPictures(
         core,
         blogId,
         remote,
@@ -122,13 +143,21 @@ export function createReplica(options: ReplicaOptions): Replica {
       await blog(c);
       const pulled = await pull(c, remote, maxResults);
       const { pushed, conflicts } = await push(c, remote);
-      const result = { pulled, pushed, conflicts };
+      const result = { pulled, pushed: pushed + (await sendSharedDocuments()), conflicts };
       if (pulled || pushed || conflicts) options.onSync?.(result);
       return result;
     }).then((result) => {
       void download().catch((error: unknown) => options.onError?.(error));
       return result;
     });
+
+  /** What was typed offline into shared documents (sync/collab.ts, loaded only when the store holds some). */
+  async function sendSharedDocuments(): Promise<number> {
+    const held = await core.driver.count({ collection: 'collabDocs', index: 'blog', prefix: [blogId] });
+    if (held === 0) return 0;
+    const { syncCollab } = await import('./collab.js');
+    return syncCollab(core, options.local.collab, blogId, options.remote);
+  }
 
   const pending = () =>
     run(async (c) => {
@@ -159,6 +188,12 @@ export function createReplica(options: ReplicaOptions): Replica {
   const conflicts = () => run(async (c) => c.state.conflicts.map(publicConflict));
 
   const resolve = (id: string, choice: ConflictChoice) => run((c) => resolveConflict(c, id, choice));
+
+  // Not queued behind a running sync: the id map is only ever added to, and each commit stores it whole.
+  const idOf = async (id: string) => {
+    const ids = (await core.getAs<{ ids: Record<string, string> }>('settings', stateId(blogId)))?.doc.ids;
+    return ids && Object.hasOwn(ids, id) ? ids[id]! : id;
+  };
 
   function live(): () => void {
     if (stopLive) return stopLive;
@@ -217,6 +252,7 @@ export function createReplica(options: ReplicaOptions): Replica {
     pending,
     conflicts,
     resolve,
+    idOf,
     downloads: () => download(),
     async close() {
       stopLive?.();

@@ -8,52 +8,29 @@
  * `pending()` and goes before the writes that use it: its id is the SHA-256 of its bytes, so its url names
  * the same picture on the server.
  */
-import type { ChangeItem } from '../resources/changes.js';
+import {
+  type ChangeItem,
+  asJson,
+  mediaId,
+  putPicture,
+  type MediaRecord,
+  type UserRecord,
+  type Core,
+} from '../service/store.js';
 import type { Media } from '../schema/media.js';
-import type { asJson, mediaId, MediaRecord, UserRecord } from '../store/records.js';
 import { sha256 } from '../util/sha256.js';
 import { piecesOfStream } from '../util/streams.js';
-import type { Core } from '../core/core.js';
-import type { PictureFacts } from '../resources/media.js';
-import type { BlogError } from '../util/errors.js';
-import type { RemoteError, Remote } from './remote.js';
-import type { baseId, Batch, Ctx, keyOf, settled, StoredConflict } from './state.js';
-import type { Pictures, picturesId, picturesIn } from './wanted.js';
+import type { PictureFacts } from '../media/service.js';
+import { BlogError } from '../util/errors.js';
+import { RemoteError, type Remote } from './remote.js';
+import { baseId, Batch, keyOf, settled, type Ctx, type StoredConflict } from './state.js';
+import { picturesId, picturesIn, type Pictures } from './wanted.js';
+import { isDirty, type Base } from './model.js';
+import { editable, fingerprint, revOf } from './records.js';
+import type { ConflictChoice, Downloads } from './types.js';
 
 /** The pictures document as a batch changes it (every field there). */
 type Wanted = Required<Pictures>;
-import type { Base, isDirty } from './model.js';
-import type { editable, fingerprint, revOf } from './records.js';
-import type { ConflictChoice, Downloads } from './types.js';
-
-/**
- * What this module takes from the replica's start-up modules, handed in by kit.ts rather than imported: a lazy
- * module that imported them would split the start-up chunks they sit in (docs/design.md §16).
- */
-export interface MediaKit {
-  Batch: typeof Batch;
-  BlogError: typeof BlogError;
-  RemoteError: typeof RemoteError;
-  asJson: typeof asJson;
-  mediaId: typeof mediaId;
-  isDirty: typeof isDirty;
-  editable: typeof editable;
-  fingerprint: typeof fingerprint;
-  revOf: typeof revOf;
-  baseId: typeof baseId;
-  keyOf: typeof keyOf;
-  picturesId: typeof picturesId;
-  picturesIn: typeof picturesIn;
-  settled: typeof settled;
-}
-
-let kit: MediaKit;
-
-/** The module's calls, once it has its kit. */
-export function pictures(given: MediaKit) {
-  kit = given;
-  return { applyMedia, dropMedia, sweepMedia, releasePictures, pushMedia, mediaConflict, resolveMedia, fetchPictures };
-}
 
 /** The base status of a picture known by its url alone (no media record from the feed): reader-safe fields only. */
 const BY_URL = 'url';
@@ -63,7 +40,7 @@ const blobKey = (blogId: string, sha: string) => `${blogId}/replica-${sha}`;
 
 /** The local record of a server picture; bytes stored here before (an upload, a download) keep their key. */
 function mediaRecord(w: Media, old: MediaRecord | undefined): MediaRecord {
-  const id = kit.mediaId(w.blog.id, w.id);
+  const id = mediaId(w.blog.id, w.id);
   return {
     id,
     blogId: w.blog.id,
@@ -78,7 +55,7 @@ function mediaRecord(w: Media, old: MediaRecord | undefined): MediaRecord {
     authorId: w.author.id,
     published: w.published,
     updated: w.updated,
-    rev: kit.revOf(id, w.etag),
+    rev: revOf(id, w.etag),
   };
 }
 
@@ -90,7 +67,7 @@ const urlRecord = (
   blogId: string,
   f: Pick<MediaRecord, 'sha256' | 'blob' | 'contentType' | 'bytes' | 'width' | 'height' | 'filename'>,
 ): MediaRecord => ({
-  id: kit.mediaId(blogId, f.sha256),
+  id: mediaId(blogId, f.sha256),
   blogId,
   sha256: f.sha256,
   blob: f.blob,
@@ -116,11 +93,11 @@ async function putWithBase(
 ): Promise<void> {
   const v = await batch.put('media', record);
   const base: Base = {
-    id: kit.baseId(ctx.blogId, 'media', record.id),
+    id: baseId(ctx.blogId, 'media', record.id),
     v,
     etag,
     s,
-    h: kit.fingerprint('media', record),
+    h: fingerprint('media', record),
     g: ctx.state.gen,
   };
   await batch.put('settings', base);
@@ -128,7 +105,7 @@ async function putWithBase(
 
 /** Writes a server picture here with its base; a picture new here joins what waits to be fetched. */
 async function keep(ctx: Ctx, batch: Batch, pictures: Wanted, w: Media): Promise<void> {
-  const id = kit.mediaId(ctx.blogId, w.id);
+  const id = mediaId(ctx.blogId, w.id);
   const local = (await batch.get<MediaRecord>('media', id))?.doc;
   const { id: authorId, displayName } = w.author;
   if (authorId && !(await batch.get('users', authorId)))
@@ -139,7 +116,7 @@ async function keep(ctx: Ctx, batch: Batch, pictures: Wanted, w: Media): Promise
 
 /** Removes a picture here, record, base and (soon after) bytes. */
 async function forget(ctx: Ctx, batch: Batch, pictures: Wanted, id: string): Promise<void> {
-  const bId = kit.baseId(ctx.blogId, 'media', id);
+  const bId = baseId(ctx.blogId, 'media', id);
   const local = (await batch.get<MediaRecord>('media', id))?.doc;
   if (await batch.get('settings', bId)) await batch.delete('settings', bId);
   if (!local) return;
@@ -160,7 +137,7 @@ async function dropOrFetch(
   blogId: string,
   change: (pictures: Wanted) => void | Promise<void>,
 ): Promise<void> {
-  const pictures = await kit.picturesIn(batch, blogId);
+  const pictures = await picturesIn(batch, blogId);
   await change(pictures);
   await batch.put('settings', pictures);
 }
@@ -174,7 +151,7 @@ const dropMedia = (ctx: Ctx, batch: Batch, id: string) =>
  * lowered). One known by its url stays while posts here use it (releasePictures lets it go); so does a record
  * still used here, as one known by its url; the rest go.
  */
-async function sweepMedia(ctx: Ctx, batch: Batch, id: string, base: Base): Promise<void> {
+export async function sweepMedia(ctx: Ctx, batch: Batch, id: string, base: Base): Promise<void> {
   if (base.s === BY_URL) return;
   const local = (await batch.get<MediaRecord>('media', id))?.doc;
   if (local && (await usedHere(ctx.core, ctx.blogId, local.sha256)))
@@ -187,18 +164,18 @@ async function sweepMedia(ctx: Ctx, batch: Batch, id: string, base: Base): Promi
  * are known by their urls alone go, record, base and (in the next download pass) bytes; those still waiting
  * to be fetched are no longer wanted. An author's media records come and go with the feed, used or not.
  */
-async function releasePictures(ctx: Ctx): Promise<void> {
+export async function releasePictures(ctx: Ctx): Promise<void> {
   const { core, blogId } = ctx;
-  const batch = new kit.Batch(core);
+  const batch = new Batch(core);
   await dropOrFetch(batch, blogId, async (pictures) => {
     const unused = new Set<string>();
     for (const sha of pictures.left) {
       if (await usedHere(core, blogId, sha)) continue;
-      const id = kit.mediaId(blogId, sha);
+      const id = mediaId(blogId, sha);
       const local = await batch.get<MediaRecord>('media', id);
-      const base = (await batch.get<Base>('settings', kit.baseId(blogId, 'media', id)))?.doc;
+      const base = (await batch.get<Base>('settings', baseId(blogId, 'media', id)))?.doc;
       if (!local) unused.add(sha);
-      else if (base?.s === BY_URL && !kit.isDirty(local.stored, base)) await forget(ctx, batch, pictures, id);
+      else if (base?.s === BY_URL && !isDirty(local.stored, base)) await forget(ctx, batch, pictures, id);
     }
     unwant(pictures, unused);
     pictures.left = [];
@@ -207,16 +184,13 @@ async function releasePictures(ctx: Ctx): Promise<void> {
 }
 
 /** Applies a pulled page's media items in its batch; answers how many it applied (local edits keep theirs). */
-async function applyMedia(ctx: Ctx, batch: Batch, items: readonly ChangeItem[]): Promise<number> {
+export async function applyMedia(ctx: Ctx, batch: Batch, items: readonly ChangeItem[]): Promise<number> {
   let applied = 0;
   await dropOrFetch(batch, ctx.blogId, async (pictures) => {
     for (const item of items) {
-      const id = kit.mediaId(ctx.blogId, item.id);
+      const id = mediaId(ctx.blogId, item.id);
       const local = await batch.get<MediaRecord>('media', id);
-      if (
-        local &&
-        kit.isDirty(local.stored, (await batch.get<Base>('settings', kit.baseId(ctx.blogId, 'media', id)))?.doc)
-      )
+      if (local && isDirty(local.stored, (await batch.get<Base>('settings', baseId(ctx.blogId, 'media', id)))?.doc))
         continue;
       if (item.deleted || !item.resource) await forget(ctx, batch, pictures, id);
       else await keep(ctx, batch, pictures, item.resource as Media);
@@ -229,7 +203,7 @@ async function applyMedia(ctx: Ctx, batch: Batch, items: readonly ChangeItem[]):
 /** The bytes of a local picture, whole (an upload sends them with their length). */
 async function bytesOf(core: Core, r: MediaRecord): Promise<Blob> {
   const stream = await core.blobs.read(r.blob);
-  if (!stream) throw new kit.RemoteError(400, 'invalid', `The bytes of ${r.filename} are not in the local store`);
+  if (!stream) throw new RemoteError(400, 'invalid', `The bytes of ${r.filename} are not in the local store`);
   return new Response(stream).blob();
 }
 
@@ -238,27 +212,27 @@ async function bytesOf(core: Core, r: MediaRecord): Promise<Blob> {
  * and file name if the server's differ; a patch of them; or a delete. The server's answer becomes the local
  * record and base, unless the picture was written again meanwhile.
  */
-async function pushMedia(ctx: Ctx, remote: Remote, id: string): Promise<boolean> {
+export async function pushMedia(ctx: Ctx, remote: Remote, id: string): Promise<boolean> {
   const { core, blogId, state: st } = ctx;
   const rec = await core.driver.get('media', id);
-  const bId = kit.baseId(blogId, 'media', id);
+  const bId = baseId(blogId, 'media', id);
   const base = (await core.getAs<Base>('settings', bId))?.doc;
   const sha = id.slice(-64);
   const path = `/blogs/${blogId}/media/${sha}`;
-  const batch = new kit.Batch(core);
+  const batch = new Batch(core);
   if (!rec) {
     if (base) {
       await remote.call('DELETE', path, { ifMatch: base.etag }).catch((error: unknown) => {
-        if (!(error instanceof kit.RemoteError && error.status === 404)) throw error;
+        if (!(error instanceof RemoteError && error.status === 404)) throw error;
       });
       await batch.delete('settings', bId);
     }
-    kit.settled(st, 'media', id);
+    settled(st, 'media', id);
     await batch.commit(ctx);
     return !!base;
   }
   const r = rec.doc;
-  const wanted = kit.editable('media', r);
+  const wanted = editable('media', r);
   let server: Media;
   if (!base) {
     server = await remote.call<Media>('POST', `/blogs/${blogId}/media`, {
@@ -269,7 +243,7 @@ async function pushMedia(ctx: Ctx, remote: Remote, id: string): Promise<boolean>
   } else server = await remote.call<Media>('PATCH', path, { body: wanted, ifMatch: base.etag });
   const now = await batch.get<MediaRecord>('media', id);
   if (now?.stored === rec.version) {
-    kit.settled(st, 'media', id);
+    settled(st, 'media', id);
     await putWithBase(ctx, batch, mediaRecord(server, r), server.etag);
   } else await batch.put('settings', { id: bId, v: -1, etag: server.etag, s: '', h: '', g: st.gen } satisfies Base);
   await batch.commit(ctx);
@@ -280,23 +254,23 @@ async function pushMedia(ctx: Ctx, remote: Remote, id: string): Promise<boolean>
  * The server refused a picture: the conflict names it (its id is the picture's SHA-256) and says why; the
  * local picture stays as it is (the posts that use it still show it here) until `resolve` picks a side.
  */
-async function mediaConflict(ctx: Ctx, remote: Remote, id: string, error: RemoteError): Promise<void> {
+export async function mediaConflict(ctx: Ctx, remote: Remote, id: string, error: RemoteError): Promise<void> {
   const { core, blogId, state: st } = ctx;
   const local = (await core.driver.get('media', id))?.doc;
-  const base = (await core.getAs<Base>('settings', kit.baseId(blogId, 'media', id)))?.doc;
+  const base = (await core.getAs<Base>('settings', baseId(blogId, 'media', id)))?.doc;
   const theirs = base
     ? await remote.call<Media>('GET', `/blogs/${blogId}/media/${id.slice(-64)}`).catch((e: unknown) => {
-        if (e instanceof kit.RemoteError && (e.status === 404 || e.status === 403)) return undefined;
+        if (e instanceof RemoteError && (e.status === 404 || e.status === 403)) return undefined;
         throw e;
       })
     : undefined;
   const { status, message } = error;
-  const batch = new kit.Batch(core);
+  const batch = new Batch(core);
   // The server's version becomes the base: 'mine' is then sent over it.
   if (theirs) {
-    const h = kit.fingerprint('media', mediaRecord(theirs, undefined));
+    const h = fingerprint('media', mediaRecord(theirs, undefined));
     await batch.put('settings', {
-      id: kit.baseId(blogId, 'media', id),
+      id: baseId(blogId, 'media', id),
       v: -1,
       etag: theirs.etag,
       s: '',
@@ -309,13 +283,13 @@ async function mediaConflict(ctx: Ctx, remote: Remote, id: string, error: Remote
     collection: 'media',
     reason: status === 412 ? 'changed' : status === 404 ? 'deleted' : 'rejected',
     message: status === 412 || status === 404 ? undefined : message,
-    mine: local ? kit.asJson(local) : null,
-    theirs: theirs ? kit.asJson(mediaRecord(theirs, undefined)) : null,
+    mine: local ? asJson(local) : null,
+    theirs: theirs ? asJson(mediaRecord(theirs, undefined)) : null,
     etag: theirs?.etag,
     detected: core.nowIso(),
   };
   st.conflicts = [...st.conflicts.filter((c) => c.id !== id), record];
-  kit.settled(st, 'media', id);
+  settled(st, 'media', id);
   await batch.commit(ctx);
 }
 
@@ -323,12 +297,12 @@ async function mediaConflict(ctx: Ctx, remote: Remote, id: string, error: Remote
  * `'mine'` sends the local picture (its upload, or its alt and name over the server's) again; `'theirs'` keeps
  * the server's picture, or, when the server has none, lets the local one go.
  */
-async function resolveMedia(ctx: Ctx, found: StoredConflict, choice: ConflictChoice): Promise<void> {
-  const batch = new kit.Batch(ctx.core);
+export async function resolveMedia(ctx: Ctx, found: StoredConflict, choice: ConflictChoice): Promise<void> {
+  const batch = new Batch(ctx.core);
   if (choice === 'mine') {
-    ctx.state.dirty.push(kit.keyOf('media', found.id));
+    ctx.state.dirty.push(keyOf('media', found.id));
     // Gone from the server: uploaded again, as a picture made here.
-    if (!found.theirs) await batch.delete('settings', kit.baseId(ctx.blogId, 'media', found.id));
+    if (!found.theirs) await batch.delete('settings', baseId(ctx.blogId, 'media', found.id));
   } else if (found.theirs) {
     const local = (await batch.get<MediaRecord>('media', found.id))?.doc;
     const theirs = found.theirs as unknown as MediaRecord;
@@ -349,7 +323,7 @@ async function* verified(stream: ReadableStream<Uint8Array>, sha: string): Async
   }
   const got = hash.hex();
   if (got !== sha)
-    throw new kit.RemoteError(502, 'badPicture', `The server sent bytes with SHA-256 ${got} for the picture ${sha}`);
+    throw new RemoteError(502, 'badPicture', `The server sent bytes with SHA-256 ${got} for the picture ${sha}`);
 }
 
 /** Pictures looked at per pass (the rest wait for the next). */
@@ -367,7 +341,7 @@ type Fetch = { sha256: string; blob: string; filename: string; record: boolean }
  * download (offline) ends the pass, and what it fetched before stays fetched. A picture no post uses yet
  * waits until one does.
  */
-async function fetchPictures(
+export async function fetchPictures(
   core: Core,
   blogId: string,
   remote: Remote,
@@ -375,7 +349,7 @@ async function fetchPictures(
   signal: AbortSignal,
   save: (change: (ctx: Ctx) => Promise<void>) => Promise<void>,
 ): Promise<Downloads> {
-  const stored = (await core.getAs<Pictures>('settings', kit.picturesId(blogId)))?.doc;
+  const stored = (await core.getAs<Pictures>('settings', picturesId(blogId)))?.doc;
   if (!stored || (!stored.want.length && !stored.drop.length)) return { fetched: 0, waiting: 0 };
   const dropped = stored.drop.slice(0, PASS);
   for (const key of dropped) await core.blobs.delete(key);
@@ -386,7 +360,7 @@ async function fetchPictures(
     const shas = stored.want.slice(at, at + PASS);
     const records = await core.driver.getMany(
       'media',
-      shas.map((sha) => kit.mediaId(blogId, sha)),
+      shas.map((sha) => mediaId(blogId, sha)),
     );
     for (const [i, found] of records.entries()) {
       const sha = shas[i]!;
@@ -410,8 +384,6 @@ async function fetchPictures(
         const body = await remote.picture(blogId, t.sha256, t.filename, signal);
         if (t.record) await core.blobs.put(t.blob, verified(body, t.sha256));
         else {
-          // The upload's own checks, from the chunk of the rarely used calls (no start-up module imported here).
-          const { putPicture } = await import('../resources/rarely-used.js');
           byUrl.push({
             ...(await putPicture(core, t.blob, { body, filename: t.filename, sha256: t.sha256 })),
             blob: t.blob,
@@ -421,7 +393,7 @@ async function fetchPictures(
       } catch (error) {
         // Gone from the server (its removal comes through the feed, or its posts'), or bytes this store does not
         // take (the local service's checks): nothing to fetch.
-        if ((error instanceof kit.RemoteError && error.status === 404) || kit.BlogError.is(error)) gone.push(t.sha256);
+        if ((error instanceof RemoteError && error.status === 404) || BlogError.is(error)) gone.push(t.sha256);
         else failed ??= error;
       }
     }
@@ -429,13 +401,13 @@ async function fetchPictures(
   await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
   if (done.length || gone.length || dropped.length) {
     await save(async (ctx) => {
-      const batch = new kit.Batch(core);
-      const pictures = await kit.picturesIn(batch, blogId);
+      const batch = new Batch(core);
+      const pictures = await picturesIn(batch, blogId);
       pictures.drop = pictures.drop.filter((key) => !dropped.includes(key));
       for (const f of byUrl) {
         // A record that came meanwhile (the feed's, an upload) stays, and so do its bytes; a picture a pull let go
         // meanwhile goes.
-        const there = (await batch.get<MediaRecord>('media', kit.mediaId(blogId, f.sha256)))?.doc;
+        const there = (await batch.get<MediaRecord>('media', mediaId(blogId, f.sha256)))?.doc;
         if (there) {
           if (there.blob !== f.blob) pictures.drop.push(f.blob);
         } else if (await usedHere(core, blogId, f.sha256))

@@ -5,12 +5,21 @@
  * the server's copy and becomes a conflict). A 410 pulls afresh; once a fresh pull is complete, records it did
  * not bring (and that wait for nothing) are dropped, since their tombstones are gone from the server's log.
  */
-import { loadMedia } from './kit.js';
-import type { ChangeItem, ChangeList } from '../resources/changes.js';
-import { DriverConflict, type IndexedDoc, type Key } from '../store/driver.js';
-import type { Collection, CommentRecord, PageRecord, PostRecord, Records, UserRecord } from '../store/records.js';
-import type { IndexName } from '../store/schema.js';
-import { revisionsOf } from '../core/revision-capture.js';
+import {
+  type ChangeItem,
+  type ChangeList,
+  DriverConflict,
+  type IndexedDoc,
+  type Key,
+  type Collection,
+  type CommentRecord,
+  type PageRecord,
+  type PostRecord,
+  type Records,
+  type UserRecord,
+  type IndexName,
+  revisionsOf,
+} from '../service/store.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
@@ -175,7 +184,7 @@ async function applyPage(ctx: Ctx, page: ChangeList, at: At, careful: boolean, k
   ]);
   let stored = 0;
   for (const item of items) if (await applyItem(ctx, batch, item)) stored++;
-  if (media.length) stored += await (await loadMedia()).applyMedia(ctx, batch, media);
+  if (media.length) stored += await (await import('./media.js')).applyMedia(ctx, batch, media);
   if (page.nextPageToken) st.pull = { ...at, pageToken: page.nextPageToken };
   else {
     delete st.pull;
@@ -292,7 +301,7 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
   if (st.sweep !== undefined) await sweep(ctx);
   // Pictures posts stopped using: those nothing here uses any more may go (media.ts).
   if ((await ctx.core.getAs<Pictures>('settings', picturesId(ctx.blogId)))?.doc.left?.length)
-    await (await loadMedia()).releasePictures(ctx);
+    await (await import('./media.js')).releasePictures(ctx);
   return applied;
 }
 
@@ -304,7 +313,7 @@ async function sweep(ctx: Ctx): Promise<void> {
   const gen = ctx.state.sweep!;
   await eachRecord(ctx, async (batch, collection, id, version, base) => {
     if (!base || base.v !== version || base.g >= gen) return;
-    if (collection === 'media') await (await loadMedia()).sweepMedia(ctx, batch, id, base);
+    if (collection === 'media') await (await import('./media.js')).sweepMedia(ctx, batch, id, base);
     else await remove(ctx, batch, collection, id);
   });
   delete ctx.state.sweep;

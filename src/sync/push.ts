@@ -4,10 +4,14 @@
  * fields and the status moves, or a delete, each with `If-Match` of the base etag. A refusal (412, 404, or a
  * 4xx the server gives for the write) becomes a conflict (conflicts.ts).
  */
-import { loadMedia } from './kit.js';
-import { DriverConflict, type JsonObject } from '../store/driver.js';
-import type { CommentRecord, PageRecord, PostRecord } from '../store/records.js';
-import { revisionsOf } from '../core/revision-capture.js';
+import {
+  DriverConflict,
+  type JsonObject,
+  type CommentRecord,
+  type PageRecord,
+  type PostRecord,
+  revisionsOf,
+} from '../service/store.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 import { conflict, pathOf } from './conflicts.js';
 import { commentsOf, store } from './pull.js';
@@ -47,7 +51,7 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
   // Pictures first: the writes that use them name their urls (media.ts, loaded when one waits).
   const pictures = waiting.filter((q) => q.collection === 'media');
   if (pictures.length) {
-    const media = await loadMedia();
+    const media = await import('./media.js');
     for (const { id } of pictures) {
       if (st.conflicts.some((c) => c.id === id)) continue;
       try {

@@ -2,10 +2,9 @@
  * Wire resources (what the server sends at the caller's view) turned back into the core's records, so the
  * local service answers with the server's ids, etags and fields; and the fields a replica pushes.
  */
-import type { JsonObject } from '../store/driver.js';
-import { shortHash } from '../util/ids.js';
-import type { Core } from '../core/core.js';
 import {
+  type JsonObject,
+  type Core,
   commentVisOf,
   put,
   type BlogRecord,
@@ -13,9 +12,10 @@ import {
   type MediaRecord,
   type PageRecord,
   type PostRecord,
-} from '../store/records.js';
+  etagOf,
+} from '../service/store.js';
+import { shortHash } from '../util/ids.js';
 import type { Base, Synced, Tracked } from './model.js';
-import { etagOf } from '../core/wire.js';
 import type { Blog, Comment, Page, Post } from '../schema/resources.js';
 
 /** `blogger#post` → `posts`, and `posts` → `post` (`media` → `media`). */

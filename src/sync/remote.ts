@@ -4,13 +4,14 @@
  * with the server's status and Google error reason (410 `resyncRequired`: pull afresh without `since`;
  * 412 `conditionNotMet`: the server's copy moved, a conflict). The replica (`createReplica`) builds on this.
  */
-import type { ChangeList } from '../resources/changes.js';
+import type { ChangeList } from '../service/store.js';
 
 export interface RemoteOptions {
   /** The API root, e.g. `https://blog.example/v3`. */
   baseUrl: string;
   /** Sent with every request (e.g. `authorization`); a function is asked each time (tokens that rotate). */
   headers?: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
+  /** The `fetch` requests go through (default: the global one). */
   fetch?: typeof fetch;
 }
 

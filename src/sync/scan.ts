@@ -3,7 +3,7 @@
  * stream of the blog names what was written since the last look, and a write whose version is one the replica
  * stored itself is skipped, so pull-applied writes never go back.
  */
-import { blogChanges } from '../store/streams.js';
+import { blogChanges } from '../service/store.js';
 import { eachRecord } from './pull.js';
 
 import { baseId, keyOf, pulledCommits, saveState, type Ctx } from './state.js';

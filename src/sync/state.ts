@@ -6,10 +6,19 @@
  * fields, and the local version the replica wrote). Records, bases and state move in one commit each time,
  * so a reload or a crash at any point finds them consistent.
  */
-import type { Core } from '../core/core.js';
-import type { JsonObject, LogPosition, StoredDoc, WriteOp } from '../store/driver.js';
-import { labelCountsOps } from '../store/label-counts.js';
-import { del, put, type Collection, type PostRecord, type Records } from '../store/records.js';
+import {
+  type Core,
+  type JsonObject,
+  type LogPosition,
+  type StoredDoc,
+  type WriteOp,
+  labelCountsOps,
+  del,
+  put,
+  type Collection,
+  type PostRecord,
+  type Records,
+} from '../service/store.js';
 import type { Tracked } from './model.js';
 import { noteUses } from './wanted.js';
 

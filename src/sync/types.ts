@@ -2,11 +2,16 @@
 import type { BlogService } from '../service/types.js';
 import type { RemoteOptions } from './remote.js';
 
+/**
+ * The options of `createReplica`: which local service holds the copy, which server and blog it copies. (Not to be
+ * confused with `blogcore/postgres`'s `ReadReplicaOptions`, where a driver's reads go.)
+ */
 export interface ReplicaOptions {
   /** The local service the app reads and writes (any driver; usually `idbDriver`). Use the host service, not one from `as()`. */
   local: BlogService;
   /** The server: its API root (e.g. `https://blog.example/v3`), headers sent with every request (a function is asked each time), and a `fetch`. */
   remote: RemoteOptions;
+  /** The blog to keep a copy of: its id on the server (the local copy keeps the same id). */
   blogId: string;
   /** Items per pull page (default 500, the most the server gives). */
   maxResults?: number;
@@ -96,6 +101,13 @@ export interface Replica {
   pending(): Promise<readonly PendingChange[]>;
   /** The open conflicts, oldest first. */
   conflicts(): Promise<readonly Conflict[]>;
+  /**
+   * The id a record goes by now. A post, page or comment made here has a local id until the server answers its
+   * create; then the local record moves to the server's id, and this answers that id for the local one (an
+   * address, a link or a form that still names the local id finds the record again). Any other id is answered
+   * as it is. It reads the replica's stored state and waits for no sync.
+   */
+  idOf(id: string): Promise<string>;
   /** Settles a conflict locally; a `'mine'` choice is sent by the next sync. */
   resolve(id: string, choice: ConflictChoice): Promise<void>;
   /**

@@ -5,7 +5,7 @@
  * a post starts to use and that has no local record yet is wanted (a reader's feed has no media records, so its
  * pictures are known by their urls alone), and one a post stops using is looked at again after the pull.
  */
-import { mediaId, type Collection, type PageRecord, type PostRecord } from '../store/records.js';
+import { mediaId, type Collection, type PageRecord, type PostRecord } from '../service/store.js';
 import { mediaUses } from '../rules/media-refs.js';
 
 /** What this module does with a batch (state.ts's `Batch`, which imports this module). */

@@ -9,7 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
-import { fsBlobs } from '../../src/blobs/index.js';
+import { fsBlobs } from '../../src/media/blobs/index.js';
 import { createBlogService } from '../../src/index.js';
 
 const [what, dir, name] = [process.argv[2]!, process.argv[3]!, process.argv[4] ?? 'big.png'];

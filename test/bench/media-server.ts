@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
-import { fsBlobs } from '../../src/blobs/index.js';
+import { fsBlobs } from '../../src/media/blobs/index.js';
 import { createHttpHandler, toNodeHandler } from '../../src/http/index.js';
 import { createBlogService } from '../../src/index.js';
 import { makePng } from '../media/pictures.js';

@@ -26,7 +26,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { postgresDriver } from '../../drivers/postgres/index.js';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
-import { fsBlobs } from '../../src/blobs/index.js';
+import { fsBlobs } from '../../src/media/blobs/index.js';
 import { createBlogService, type BlogService } from '../../src/index.js';
 import { startPostgres } from '../drivers/postgres/server.js';
 import { makePng } from '../media/pictures.js';

@@ -28,7 +28,8 @@ import { join } from 'node:path';
 import { createBlogService, type BlogService } from '../../src/index.js';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { generator, rng, type BenchPost, type Generator } from '../drivers/sqlite/bench-data.js';
-import { commentVisOf, put, type CommentRecord, type PostRecord } from '../../src/store/records.js';
+import { put, type CommentRecord, type PostRecord } from '../../src/store/records.js';
+import { commentVisOf } from '../../src/rules/access.js';
 import { bulkLoad } from './bulk-load.js';
 import {
   formatMicros,
@@ -282,8 +283,10 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
   const ours: Record<string, Array<[number, Timing]>> = {};
   const raws: Record<string, Array<[number, Timing]>> = {};
   const notes: string[] = [];
-  const record = (op: string, n: number, o: Timing, r: Timing, target?: number) => {
-    rows.push({ op, size: n, ours: o, raw: r, ...(target ? { target } : {}) });
+  /** A word in every post against a list page, by size (timed in alternation with each other). */
+  const everyPerList: Array<[number, number]> = [];
+  const record = (op: string, n: number, o: Timing, r: Timing, target?: number, judged?: Row['judged']) => {
+    rows.push({ op, size: n, ours: o, raw: r, ...(target ? { target } : {}), ...(judged ? { judged } : {}) });
     (ours[op] ??= []).push([n, o]);
     (raws[op] ??= []).push([n, r]);
   };
@@ -333,6 +336,18 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
         )),
         TARGETS.read,
       );
+      // As a server's requests come: each call in a turn of its own, so each one looks for other processes' writes.
+      record(
+        'get, each call in its own turn',
+        n,
+        ...(await timePair(
+          () => service.posts.get({ blogId, postId: ga() }),
+          () => raw.get(gb()),
+          b,
+          true,
+        )),
+        TARGETS.read,
+      );
       record(
         'list first page (20)',
         n,
@@ -372,14 +387,22 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
       // The most common word of the vocabulary is in (nearly) every post: search must cost what a list costs.
       const every = gen.vocabulary[0]!;
       notes.push(`${n}: "${every}" is in ${raw.matches(every)} of ${n} posts`);
-      record(
-        'search, a word in every post (20)',
-        n,
-        ...(await pair(
-          () => service.posts.search({ blogId, q: every, maxResults: PAGE }),
-          () => raw.search(blogId, every),
-        )),
+      const [everyOurs, everyRaw] = await pair(
+        () => service.posts.search({ blogId, q: every, maxResults: PAGE }),
+        () => raw.search(blogId, every),
       );
+      // Judged against a list page timed in alternation with it: each row above alternates with its own raw
+      // call, and raw's search of a word in every post (it reads every match) leaves the next call cold caches.
+      const [everyAgain, listAgain] = await pair(
+        () => service.posts.search({ blogId, q: every, maxResults: PAGE }),
+        () => service.posts.list({ blogId, maxResults: PAGE }),
+      );
+      const perList = everyAgain.mean / listAgain.mean;
+      everyPerList.push([n, perList]);
+      record('search, a word in every post (20)', n, everyOurs, everyRaw, undefined, {
+        target: `≤ ${TARGETS.everyWord}× a list page (${perList.toFixed(2)}×, p50s ${(everyAgain.p50 / listAgain.p50).toFixed(2)}×, in alternation)`,
+        met: perList <= TARGETS.everyWord,
+      });
 
       // Writes: new posts (published now), then title patches of random existing posts.
       let k = 0;
@@ -424,7 +447,6 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
   printGrowth('blogcore on SQLite: cost by size', ours, { ops: FLAT_OPS, target: TARGETS.flat });
   printGrowth('raw better-sqlite3: cost by size', raws);
   console.log('');
-  const first = ours['list first page (20)'] ?? [];
   for (const [n, t] of ours['search, two words (20)'] ?? []) {
     if (n < 1_000_000) continue;
     verdict(
@@ -434,15 +456,14 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
       t.mean <= TARGETS.searchMs * 1000,
     );
   }
-  (ours['search, a word in every post (20)'] ?? []).forEach(([n, t], i) => {
-    const ratio = t.mean / first[i]![1].mean;
+  for (const [n, ratio] of everyPerList) {
     verdict(
-      `a word in every post / list first page, ${n} posts`,
+      `a word in every post / list first page (in alternation), ${n} posts`,
       `${ratio.toFixed(2)}×`,
       `costs what a list costs (≤ ${TARGETS.everyWord}×)`,
       ratio <= TARGETS.everyWord,
     );
-  });
+  }
   await adversarial(ctx);
 }
 

@@ -12,8 +12,8 @@ export const TARGETS = {
   /** two-word search, 20 results, 1M posts, SQLite: absolute (ms) and against raw. */
   searchMs: 1,
   searchRaw: 2,
-  /** a word in every post costs what a list costs: search / list first page (the read bound). */
-  everyWord: 1.3,
+  /** a word in every post costs what a list costs: search / list first page (issue 34: at most 1.5×). */
+  everyWord: 1.5,
   /** HTTP through the helper on node:http: share of raw req/s. */
   http: 0.85,
   httpAuth: 0.8,

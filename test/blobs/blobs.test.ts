@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fsBlobs, s3Blobs } from '../../src/blobs/index.js';
+import { fsBlobs, s3Blobs } from '../../src/media/blobs/index.js';
 import { startS3, type S3Test } from './s3-server.js';
 import { bytesOf, pattern, runBlobSuite } from './suite.js';
 

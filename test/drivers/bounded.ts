@@ -9,7 +9,8 @@ import type { StorageDriver, WriteOp } from '../../src/store/driver.js';
 import { MOVE_BATCH } from '../../src/core/comment-visibility.js';
 import { createBlogService, type BlogService } from '../../src/index.js';
 import { FILTER_ROUNDS } from '../../src/core/paging.js';
-import { commentVisOf, put, type CommentRecord, type PostRecord } from '../../src/store/records.js';
+import { put, type CommentRecord, type PostRecord } from '../../src/store/records.js';
+import { commentVisOf } from '../../src/rules/access.js';
 import { countingDriver, type CountingDriver } from '../support/counting-driver.js';
 
 const pad = (n: number) => String(n).padStart(6, '0');

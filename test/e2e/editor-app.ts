@@ -4,6 +4,7 @@
  */
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { build, preview, type PreviewServer } from 'vite';
 import { root } from '../browser/serve.js';
 import { start, type Proc } from '../http/spawn.js';
@@ -60,4 +61,13 @@ export async function serveDemo(
     blogId: printed.match(/Blog: +\S+\/blogs\/(\S+)/)![1]!,
     token: printed.match(/^ +(bc_[\w-]{20,})$/m)![1]!,
   };
+}
+
+/** Signs the editor at `editorUrl` in to the server whose API is `api`, with `token`, as a person would. */
+export async function signIn(page: Page, editorUrl: string, api: string, token: string): Promise<void> {
+  await page.goto(editorUrl);
+  await page.getByText('Or edit a blog on a blogcore server').click();
+  await page.getByLabel('Server address').fill(api.replace(/\/v3$/, ''));
+  await page.getByLabel('Token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
 }

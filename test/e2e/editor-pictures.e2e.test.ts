@@ -14,7 +14,7 @@ import type { PreviewServer } from 'vite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchChromium, root } from '../browser/serve.js';
 import { requireBuild, type Proc } from '../http/spawn.js';
-import { serveDemo, serveEditor } from './editor-app.js';
+import { serveDemo, serveEditor, signIn } from './editor-app.js';
 import { sha256Hex } from '../media/pictures.js';
 
 const shots = join(root, 'test-output');
@@ -131,11 +131,7 @@ it('adds pictures offline by paste and file chooser (online by drag and drop), s
   );
 
   // Online once: sign in; the first sync brings the post, and the picture's bytes follow.
-  await page.goto(editorUrl);
-  await page.getByText('Or edit a blog on a blogcore server').click();
-  await page.getByLabel('Server address').fill(api.replace(/\/v3$/, ''));
-  await page.getByLabel('Token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signIn(page, editorUrl, api, token);
   await eventually(() => syncLine().textContent()).toBe('Synced — nothing waits to be sent');
   await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
   await page.goto(`${editorUrl}#/sync`);

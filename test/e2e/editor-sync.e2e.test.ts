@@ -13,7 +13,7 @@ import type { PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, root } from '../browser/serve.js';
 import { requireBuild, start, type Proc } from '../http/spawn.js';
-import { serveDemo, serveEditor } from './editor-app.js';
+import { serveDemo, serveEditor, signIn } from './editor-app.js';
 
 const shots = join(root, 'test-output');
 
@@ -172,11 +172,7 @@ describe('the browser editor synced with blogcore serve', { timeout: 90_000 }, (
 
   it('signs in with the admin token and replicates the blog into each browser', async () => {
     for (const { page } of Object.values(tabs)) {
-      await page.goto(editorUrl);
-      await page.getByText('Or edit a blog on a blogcore server').click();
-      await page.getByLabel('Server address').fill(api.replace(/\/v3$/, ''));
-      await page.getByLabel('Token').fill(token);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signIn(page, editorUrl, api, token);
       await page.getByRole('heading', { name: 'Posts', level: 1 }).waitFor();
       await eventually(() => syncLine(page).textContent()).toBe('Synced — nothing waits to be sent');
       expect(await page.locator('.brand').textContent()).toContain('blogcore demo');

@@ -1,6 +1,6 @@
 // `blogcore serve` / `blogcore token` as `npm start` runs them: the built dist/cli.js on a temp SQLite file.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,6 +120,39 @@ describe('blogcore serve', () => {
     );
 
     expect(await p.stop('SIGINT')).toBe(0);
+  });
+
+  it('a SIGTERM during start-up lets it finish, then stops cleanly (exit 0, no banner)', async () => {
+    const fresh = join(dir, 'starting.db');
+    const p = start(['dist/cli.js', 'serve', '--db', fresh, '--port', '0', '--host', '127.0.0.1']);
+    procs.push(p);
+    // The store's file appears early in start-up (the demo blog is written after it): signal then.
+    while (!existsSync(fresh) && p.child.exitCode === null) await new Promise((r) => setTimeout(r, 2));
+    expect(await p.stop('SIGTERM'), p.output()).toBe(0);
+    expect(p.output()).toContain('SIGTERM: shutting down');
+    expect(p.output()).not.toContain('Ctrl+C stops the server');
+    // Closed cleanly: the next run finds the demo blog it wrote, and says so instead of making another.
+    const again = start(['dist/cli.js', 'serve', '--db', fresh, '--port', '0', '--host', '127.0.0.1']);
+    procs.push(again);
+    await again.waitFor(/Ctrl\+C stops the server/);
+    expect(again.output()).toContain('Blogs in this store, and who administers them:');
+    expect(await again.stop('SIGTERM')).toBe(0);
+  });
+
+  it('a second signal while it stops (a supervisor, `npm start` passing one on) does not cut the stop short', async () => {
+    const p = serve();
+    const port = Number((await p.waitFor(/API: +http:\/\/127\.0\.0\.1:(\d+)\//))[1]);
+    await p.waitFor(/Ctrl\+C stops the server/);
+    // A client still sending its request keeps the stop waiting (for it, 2 s at most): the second signal comes then.
+    const slow = connect(port, '127.0.0.1');
+    slow.on('error', () => {});
+    await new Promise((r) => slow.once('connect', r));
+    slow.write('GET /v3 HTTP/1.1\r\nHost: x\r\n');
+    p.child.kill('SIGTERM');
+    await p.waitFor(/SIGTERM: shutting down/);
+    p.child.kill('SIGINT');
+    expect(await p.exited, p.output()).toBe(0);
+    slow.destroy();
   });
 
   it('fails clearly on a bad port', async () => {

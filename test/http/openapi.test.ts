@@ -53,7 +53,9 @@ describe('OpenAPI document', () => {
       );
       const path = op!.parameters.filter((p) => p.in === 'path').map((p) => p.name);
       expect(path).toEqual([...r.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]));
-      expect(op!.requestBody !== undefined).toBe(r.body === true || r.upload === true);
+      expect(op!.requestBody !== undefined).toBe(
+        r.body === true || r.upload === true || (r.collab === true && r.method === 'POST'),
+      );
     }
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.keys(ops)
@@ -85,6 +87,10 @@ describe('OpenAPI document', () => {
       'blogs.patch',
       'blogs.update',
       'changes.list',
+      'collab.pull',
+      'collab.pull',
+      'collab.push',
+      'collab.push',
       'comments.insert',
       'labels.list',
       'media.bytes.get',
@@ -142,6 +148,14 @@ describe('OpenAPI document', () => {
       const url = r.path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name]!) + (query[r.op[1]] ?? '');
       const res = await handler(new Request(`http://x.test/v3${url}`));
       expect(res.status, `${r.op.join('.')} ${url}`).toBe(200);
+      if (r.collab) {
+        // A shared document answers its bytes, as its document says, with the position beside them.
+        const answer = (doc.paths[r.path]!.get as unknown as { responses: { 200: { content: object } } })
+          .responses[200];
+        expect(Object.keys(answer.content)).toEqual([res.headers.get('content-type')]);
+        expect(res.headers.get('blogcore-collab-position')).toMatch(/^\d+$/);
+        continue;
+      }
       const ref = (
         doc.paths[r.path]!.get as unknown as {
           responses: { 200: { content: { 'application/json': { schema: { $ref: string } } } } };

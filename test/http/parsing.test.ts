@@ -22,9 +22,9 @@ function caught(fn: () => unknown): BlogError {
 }
 
 describe('router', () => {
-  it('has the 33 Blogger v3 methods plus the extensions (comments.insert, labels.list, revisions, blog and user changes, changes.list, media)', () => {
+  it('has the 33 Blogger v3 methods plus the extensions (comments.insert, labels.list, revisions, blog and user changes, changes.list, media, collab)', () => {
     const ops = new Set(ROUTES.map((r) => r.op.join('.')));
-    expect(ops.size).toBe(51);
+    expect(ops.size).toBe(53);
     for (const op of [
       'blogs.get',
       'blogs.getByUrl',
@@ -44,6 +44,8 @@ describe('router', () => {
       'media.get',
       'media.patch',
       'media.delete',
+      'collab.pull',
+      'collab.push',
     ]) {
       expect(ops.has(op)).toBe(true);
     }

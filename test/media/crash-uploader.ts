@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { createBlogService, BlogError } from '../../src/index.js';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
-import { fsBlobs } from '../../src/blobs/index.js';
+import { fsBlobs } from '../../src/media/blobs/index.js';
 import { makePng } from './pictures.js';
 
 const [kind, dir] = [process.argv[2]!, process.argv[3]!];

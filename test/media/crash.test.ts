@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
-import { fsBlobs } from '../../src/blobs/index.js';
+import { fsBlobs } from '../../src/media/blobs/index.js';
 import { createBlogService } from '../../src/index.js';
 import { STORE_SCHEMA } from '../../src/store/schema.js';
 import { bytesOf } from '../blobs/suite.js';

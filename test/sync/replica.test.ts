@@ -80,6 +80,10 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
       there[0]!.url,
     ]);
     expect(await caught(local.posts.get({ blogId: s.blogId, postId: made.id! }))).toMatchObject({ code: 404 });
+    // What names the local id finds the post again: idOf answers its server id (others as they are).
+    expect(await replica.idOf(made.id!)).toBe(serverId);
+    expect(await replica.idOf(serverId)).toBe(serverId);
+    expect(await replica.idOf('__proto__')).toBe('__proto__');
     expect(await replica.pending()).toEqual([]);
     expect((await replica.sync()).pushed).toBe(0);
   });

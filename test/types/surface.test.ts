@@ -1,6 +1,7 @@
 /**
  * The published types (dist/*.d.ts, what an app's editor shows): no internal class, record or validator type
- * leaks into them, and every method of BlogService's namespaces carries its doc comment.
+ * leaks into them, every method of BlogService's namespaces carries its doc comment, and so does every field of
+ * the wire resources (read from their sources).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,5 +54,33 @@ it('every BlogService namespace method has a doc comment in the published types'
   };
   visit('BlogService', '', new Set());
   expect(methods).toBeGreaterThan(55);
+  expect(undocumented).toEqual([]);
+});
+
+/** The wire resources: every interface of resources.ts, and the media and change-feed resources beside it. */
+const RESOURCES: ReadonlyArray<{ file: string; only?: readonly string[] }> = [
+  { file: 'src/schema/resources.ts' },
+  { file: 'src/schema/media.ts', only: ['Media', 'MediaList'] },
+  { file: 'src/resources/changes.ts', only: ['ChangeItem', 'ChangeList'] },
+];
+
+it('every field of the wire resources has a doc comment, nested ones included', () => {
+  const undocumented: string[] = [];
+  let fields = 0;
+  for (const { file, only } of RESOURCES) {
+    const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.ES2022, true);
+    const visit = (node: ts.Node, path: string) => {
+      if (ts.isPropertySignature(node)) {
+        const key = `${path}.${node.name.getText(source)}`;
+        fields++;
+        if (ts.getJSDocCommentsAndTags(node).length === 0) undocumented.push(`${file}: ${key}`);
+        if (node.type) ts.forEachChild(node.type, (child) => visit(child, key));
+      } else ts.forEachChild(node, (child) => visit(child, path));
+    };
+    source.forEachChild((node) => {
+      if (ts.isInterfaceDeclaration(node) && (!only || only.includes(node.name.text))) visit(node, node.name.text);
+    });
+  }
+  expect(fields).toBeGreaterThan(190);
   expect(undocumented).toEqual([]);
 });

@@ -1,5 +1,6 @@
 /** What every view gets: the blog, the services, and the shared ways to report and navigate. */
 import type { Blog, BlogService } from 'blogcore';
+import type { Connection } from './connection.js';
 import type { Pictures } from './richtext/editor.js';
 
 export interface App {
@@ -12,6 +13,8 @@ export interface App {
   pictures: Pictures | null;
   /** The server this blog is replicated with (its origin), or null for a local-only blog. */
   server: string | null;
+  /** The connection to that server (writing together talks to it directly), or null. */
+  connection: Connection | null;
   /** Says that something worked (a polite live region). */
   notify(message: string): void;
   /** Shows what went wrong, in words. Every failed call ends here or in a view's own message. */
@@ -22,6 +25,13 @@ export interface App {
   go(hash: string): void;
   /** Changes the address shown for the current view without showing anything new (a new post got its id). */
   setAddress(hash: string): void;
+  /**
+   * The id a post, page or comment goes by now: one written here takes its server id once the replica sent it
+   * (`replica.idOf`), so an address or a form naming the id it had before still finds it. Local-only: the id.
+   */
+  currentId(id: string): Promise<string>;
+  /** Set by a view that shows one post or page: called after each sync round, to follow it to its server id. */
+  onSynced: (() => void) | null;
   /** Set by a view that can hold unsaved work: the question to ask before leaving it, or null when all is saved. */
   unsaved: (() => string | null) | null;
   /**
@@ -29,6 +39,8 @@ export interface App {
    * otherwise the app offers to show the latest state.
    */
   onRemoteChange: ((change: RemoteChange) => boolean) | null;
+  /** Set by a view that shows the server's changes as they come (writing together): a sync never re-shows it. */
+  live: boolean;
   /** Set by a view that holds something to release when another view replaces it (the rich text editor). */
   onLeave: (() => void) | null;
 }

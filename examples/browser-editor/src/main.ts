@@ -7,6 +7,7 @@ import './style.css';
 import { BlogError, type Blog, type BlogService } from 'blogcore';
 import { parseRoute, type App, type RemoteChange } from './app.js';
 import { findBlog, openService, OWNER_ID } from './blog.js';
+import { togetherView } from './views/together.js';
 import { forgetConnection, replicaDatabase, savedConnection, type Connection } from './connection.js';
 import { h, mount } from './dom.js';
 import { localPictures } from './pictures.js';
@@ -59,6 +60,7 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
     owner,
     reader: service.as(null),
     server: server ? new URL(server.connection.api).origin : null,
+    connection: server?.connection ?? null,
     notify(message) {
       status.textContent = message;
       status.classList.add('shown');
@@ -81,9 +83,12 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
       history.replaceState(null, '', hash);
       shownHash = location.hash;
     },
+    currentId: server ? (id) => server.syncer.replica.idOf(id) : async (id) => id,
     unsaved: null,
     onRemoteChange: null,
+    onSynced: null,
     onLeave: null,
+    live: false,
     pictures: localPictures(owner, blog.id),
   };
 
@@ -117,8 +122,10 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
     const mine = ++renders;
     app.onLeave?.();
     app.onLeave = null;
+    app.live = false;
     app.unsaved = null;
     app.onRemoteChange = null;
+    app.onSynced = null;
     remote.replaceChildren();
     app.clearProblems();
     view.setAttribute('aria-busy', 'true');
@@ -127,7 +134,9 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
         section === 'posts'
           ? sub === 'new' || sub === 'edit'
             ? await editorView(app, postKind(app), id)
-            : await postsView(app, route)
+            : sub === 'together' && id && server
+              ? await togetherView(app, server.connection, id)
+              : await postsView(app, route)
           : section === 'pages'
             ? sub === 'new' || sub === 'edit'
               ? await editorView(app, pageKind(app), id)
@@ -194,7 +203,8 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
   }
   // What a sync brought in shows at once where nothing is unsaved; otherwise the person is told and chooses.
   server?.syncer.subscribe((_status, pulled) => {
-    if (!pulled) return;
+    app.onSynced?.();
+    if (!pulled || app.live) return;
     if (!app.unsaved?.()) void show();
     else
       mount(

@@ -8,8 +8,7 @@ import { Editor } from '@tiptap/core';
 import { NodeSelection } from '@tiptap/pm/state';
 import type { EditorView } from '@tiptap/pm/view';
 import { h, htmlFrame, mount } from '../dom.js';
-import { readHtml, writeHtml } from './html.js';
-import { extensions, Picture, RawHtml, richSchema } from './schema.js';
+import { extensions, Picture, RawHtml, readHtml, richSchema, writeHtml } from 'blogcore/collab';
 
 export interface Pictures {
   /** Stores a picture (locally first when offline) and answers the url the post names it by. */
@@ -143,7 +142,7 @@ export function richText(options: RichTextOptions): RichText {
     extensions: extensions.map((e) =>
       e === RawHtml ? RawHtmlView : e === Picture && options.pictures ? pictureView(options.pictures) : e,
     ),
-    content: readHtml(schema, options.html).toJSON(),
+    content: readHtml(schema, options.html, document).toJSON(),
     editorProps: {
       attributes: { 'aria-label': 'Content', 'aria-multiline': 'true', role: 'textbox', class: 'rt-doc' },
       handlePaste: (view, event) => takePictures(view, [...(event.clipboardData?.files ?? [])]),
@@ -375,8 +374,8 @@ export function richText(options: RichTextOptions): RichText {
 
   function setMode(next: 'rich' | 'html') {
     if (next === mode) return;
-    if (next === 'html') source.value = writeHtml(schema, editor.state.doc);
-    else editor.commands.setContent(readHtml(schema, source.value).toJSON(), { emitUpdate: false });
+    if (next === 'html') source.value = writeHtml(schema, editor.state.doc, document);
+    else editor.commands.setContent(readHtml(schema, source.value, document).toJSON(), { emitUpdate: false });
     mode = next;
     richTab.setAttribute('aria-selected', String(mode === 'rich'));
     htmlTab.setAttribute('aria-selected', String(mode === 'html'));
@@ -403,10 +402,10 @@ export function richText(options: RichTextOptions): RichText {
 
   return {
     element,
-    html: () => (mode === 'html' ? source.value : writeHtml(schema, editor.state.doc)),
+    html: () => (mode === 'html' ? source.value : writeHtml(schema, editor.state.doc, document)),
     setHtml(html) {
       if (mode === 'html') source.value = html;
-      else editor.commands.setContent(readHtml(schema, html).toJSON(), { emitUpdate: false });
+      else editor.commands.setContent(readHtml(schema, html, document).toJSON(), { emitUpdate: false });
     },
     setReadOnly(readOnly) {
       editor.setEditable(!readOnly);

@@ -47,7 +47,7 @@ export function postKind(app: App): Kind {
     hasLabels: true,
     canSchedule: true,
     body: postBody,
-    get: (postId) => posts.get({ blogId, postId, view: 'ADMIN' }),
+    get: async (postId) => posts.get({ blogId, postId: await app.currentId(postId), view: 'ADMIN' }),
     create: (fields, how) =>
       posts.insert({
         blogId,
@@ -81,7 +81,7 @@ export function pageKind(app: App): Kind {
     hasLabels: false,
     canSchedule: false,
     body: pageBody,
-    get: (pageId) => pages.get({ blogId, pageId, view: 'ADMIN' }),
+    get: async (pageId) => pages.get({ blogId, pageId: await app.currentId(pageId), view: 'ADMIN' }),
     create: ({ title, content }, how) => pages.insert({ blogId, isDraft: how === 'draft', body: { title, content } }),
     save: (doc, ifMatch, { title, content }, how) =>
       pages.patch({
@@ -120,10 +120,15 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
   let doc: Doc | null = found;
   const Noun = kind.noun === 'post' ? 'Post' : 'Page';
   const listName = `${kind.noun}s`;
+  const address = (id: string) => `#/${listName}/edit/${id}`;
+  // Opened by the id it had before the replica sent it: the address names the one it goes by now.
+  if (found && found.id !== id) app.setAddress(address(found.id));
 
   const heading = h('h1', { tabIndex: -1 });
   const badgeSlot = h('span', { class: 'badge-slot' });
   const saveState = h('span', { class: 'save-state', 'aria-live': 'polite' });
+  // On a server's blog a post can be written together with the others who have it open (views/together.ts).
+  const togetherLink = h('a', { class: 'button together-link', hidden: true }, 'Write together');
   const conflictSlot = h('div', { class: 'conflict-slot' });
   const remoteSlot = h('div', { class: 'remote-slot', role: 'status' });
   const trashNote = h(
@@ -206,7 +211,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
       },
     },
     h('a', { class: 'back', href: kind.listHref }, `← All ${listName}`),
-    h('div', { class: 'page-head' }, heading, h('div', { class: 'head-actions' }, badgeSlot, saveState)),
+    h('div', { class: 'page-head' }, heading, h('div', { class: 'head-actions' }, badgeSlot, saveState, togetherLink)),
     conflictSlot,
     remoteSlot,
     trashNote,
@@ -276,6 +281,34 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     return true;
   };
 
+  /**
+   * The replica sent this post and it took its server id: the view follows it there (the address too). With the
+   * same text as loaded here, the moved record is taken whole (its etag); otherwise the etag loaded here stays,
+   * so a save meets the other change as a conflict. What is typed and not saved stays in the form.
+   */
+  async function follow(): Promise<void> {
+    if (!doc) return;
+    const id = await app.currentId(doc.id);
+    if (id === doc.id) return;
+    const moved = await kind.get(id);
+    const was = doc;
+    const same =
+      moved.title === was.title &&
+      moved.content === was.content &&
+      moved.status === was.status &&
+      ((moved as Post).labels ?? []).join('\n') === ((was as Post).labels ?? []).join('\n');
+    if (doc !== was) return; // a write or a load took over meanwhile
+    if (same && !dirty()) load(moved);
+    else {
+      doc = (same ? moved : { ...was, id: moved.id }) as Doc;
+      refresh();
+    }
+    app.setAddress(address(id));
+  }
+  app.onSynced = () => {
+    if (!busy) follow().catch(app.fail);
+  };
+
   let previewTimer: number | undefined;
   const showPreview = () => {
     if (previewBox.open)
@@ -307,6 +340,8 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     const trashed = status === 'SOFT_TRASHED';
     heading.textContent = doc ? `Edit ${kind.noun}` : `New ${kind.noun}`;
     mount(badgeSlot, badge(status));
+    togetherLink.hidden = !(app.connection && doc && kind.noun === 'post' && status !== 'SOFT_TRASHED');
+    if (doc) togetherLink.setAttribute('href', `#/posts/together/${encodeURIComponent(doc.id)}`);
     trashNote.hidden = !trashed;
     for (const field of [title, labels]) field.readOnly = trashed;
     content.setReadOnly(trashed);
@@ -394,6 +429,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     form.setAttribute('aria-busy', 'true');
     for (const b of actions.querySelectorAll('button')) b.disabled = true;
     try {
+      await follow();
       settle(await act(doc?.etag ?? ''), done);
     } catch (error) {
       if (isConflict(error) && doc) showConflict(act, done);
@@ -413,9 +449,9 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
       app.go(kind.listHref);
       return;
     }
-    const wasNew = !doc;
+    const shown = doc?.id;
     load(result);
-    if (wasNew) app.setAddress(`#/${listName}/edit/${result.id}`);
+    if (result.id !== shown) app.setAddress(address(result.id));
     if (!root.contains(document.activeElement)) (actions.querySelector('button') as HTMLButtonElement | null)?.focus();
   }
 

@@ -1,15 +1,15 @@
 /**
  * `service.media` (docs/design.md §19): pictures of a blog. An upload streams its bytes into the blob store under a
- * key of its own while the picture is checked (src/rules/images.ts) and hashed; the record (id: the SHA-256
+ * key of its own while the picture is checked (src/media/images.ts) and hashed; the record (id: the SHA-256
  * of the bytes) is committed after. The same picture again answers the media already there (its new copy of
  * the bytes is removed), so a blog stores each picture once. A refused, oversized or broken upload leaves
  * nothing: the blob store keeps no bytes of a put whose source failed, and no record was written.
  */
-import { actorUserId, requireRole, type Actor, type Standing } from '../rules/access.js';
+import { actorUserId, mayEdit, requireRole, type Actor, type Standing } from '../rules/access.js';
 import { checkIfMatch, type Core } from '../core/core.js';
 import { etagOf } from '../core/wire.js';
 import { decodeJson, encodeJson, page } from '../core/paging.js';
-import { ImageCheck, fileName, type ImageInfo } from '../rules/images.js';
+import { ImageCheck, fileName, type ImageInfo } from './images.js';
 import { mediaRefs } from '../rules/media-refs.js';
 import { BlogError, conflict, forbidden, invalid, notFound } from '../util/errors.js';
 import { sha256 } from '../util/sha256.js';
@@ -350,7 +350,7 @@ export function mediaApi(core: Core, actor: Actor) {
       const gone = await core.transact(
         async () => {
           const stored = await load(p.blogId, p.mediaId);
-          if (s.role !== 'ADMIN' && stored.doc.authorId !== userId)
+          if (!mayEdit(s.role, userId, 'media', stored.doc))
             throw forbidden('Authors may delete only the media they uploaded');
           checkIfMatch(p.ifMatch, stored.id, stored.doc.rev);
           if (!p.force && (await used(p.blogId, p.mediaId))) {

@@ -4,4 +4,4 @@
  */
 export { fsBlobs, type FsBlobsOptions } from './fs.js';
 export { s3Blobs, type S3BlobsOptions, type S3ClientLike } from './s3.js';
-export type { BlobStore, BlobRange } from '../store/driver.js';
+export type { BlobStore, BlobRange } from '../../store/driver.js';

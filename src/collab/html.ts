@@ -88,19 +88,24 @@ export function pieces(html: string): Piece[] {
   return out;
 }
 
+/** DOM node types (numbers, so no global `Node` is needed: the server passes a DOM of its own). */
+const TEXT = 3;
+const ELEMENT = 1;
+const COMMENT = 8;
+
 /** A template's content: parsed, but inert (no picture loads, nothing runs). */
-function inert(html: string): DocumentFragment {
+function inert(html: string, document: Document): DocumentFragment {
   const t = document.createElement('template');
   t.innerHTML = html;
   return t.content;
 }
 
 /** Inline runs inside list items and quotes become bare paragraphs (the schema wants blocks there). */
-function markBare(root: DocumentFragment): void {
+function markBare(root: DocumentFragment, document: Document): void {
   for (const box of root.querySelectorAll('li, blockquote')) {
     let run: ChildNode[] = [];
     const flush = () => {
-      if (run.some((n) => n.nodeType !== Node.TEXT_NODE || !SPACE.test(n.textContent ?? ''))) {
+      if (run.some((n) => n.nodeType !== TEXT || !SPACE.test(n.textContent ?? ''))) {
         const p = document.createElement('p');
         p.setAttribute(BARE, '');
         run[0]!.before(p);
@@ -109,10 +114,7 @@ function markBare(root: DocumentFragment): void {
       run = [];
     };
     for (const child of [...box.childNodes]) {
-      if (
-        child.nodeType === Node.TEXT_NODE ||
-        (child.nodeType === Node.ELEMENT_NODE && INLINE.has(child.nodeName.toLowerCase()))
-      )
+      if (child.nodeType === TEXT || (child.nodeType === ELEMENT && INLINE.has(child.nodeName.toLowerCase())))
         run.push(child);
       else flush();
     }
@@ -127,14 +129,14 @@ const escapeText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;')
  * A form of HTML that two renderings of the same content share: attributes sorted, entities decoded, runs of
  * whitespace outside `<pre>` as one space, and none next to block tags or line breaks (the browser shows none there).
  */
-export function canonical(html: string): string {
+export function canonical(html: string, document: Document): string {
   const walk = (node: ChildNode, pre: boolean): string => {
-    if (node.nodeType === Node.TEXT_NODE) {
+    if (node.nodeType === TEXT) {
       const text = node.textContent ?? '';
       return escapeText(pre ? text : text.replace(/[ \t\n\r\f]+/g, ' '));
     }
-    if (node.nodeType === Node.COMMENT_NODE) return `<!--${(node as Comment).data}-->`;
-    if (node.nodeType !== Node.ELEMENT_NODE) return '';
+    if (node.nodeType === COMMENT) return `<!--${(node as Comment).data}-->`;
+    if (node.nodeType !== ELEMENT) return '';
     const el = node as Element;
     const tag = el.nodeName.toLowerCase();
     const attrs = [...el.attributes]
@@ -144,7 +146,7 @@ export function canonical(html: string): string {
     const inner = [...el.childNodes].map((c) => walk(c, pre || tag === 'pre')).join('');
     return `<${tag}${attrs ? ` ${attrs}` : ''}>${inner}</${tag}>`;
   };
-  return [...inert(html).childNodes]
+  return [...inert(html, document).childNodes]
     .map((n) => walk(n, false))
     .join('')
     .replace(/ ?(<\/?([a-z0-9]+)\b[^>]*>) ?/g, (all, tag: string, name: string) => (BLOCK_TAG.test(name) ? tag : all))
@@ -154,7 +156,7 @@ export function canonical(html: string): string {
 const written = new WeakMap<PMNode, string>();
 
 /** How the editor writes one block (bare paragraphs without their `<p>`), remembered per node. */
-export function writeNode(schema: Schema, node: PMNode): string {
+export function writeNode(schema: Schema, node: PMNode, document: Document): string {
   let html = written.get(node);
   if (html === undefined) {
     const dom = DOMSerializer.fromSchema(schema).serializeFragment(Fragment.from(node), { document });
@@ -162,34 +164,39 @@ export function writeNode(schema: Schema, node: PMNode): string {
     const t = document.createElement('template');
     t.content.append(dom);
     html = t.innerHTML;
+    // linkedom's template serializes only children of its own, not its content: the same nodes moved there.
+    if (html === '' && t.content.firstChild) {
+      t.append(...t.content.childNodes);
+      html = t.innerHTML;
+    }
     written.set(node, html);
   }
   return html;
 }
 
 /** One piece as an editor block: editable when the editor writes it back the same, else kept raw. */
-function block(schema: Schema, piece: Piece): PMNode {
+function block(schema: Schema, piece: Piece, document: Document): PMNode {
   const kept = (written: string): Kept => ({ lead: piece.lead, body: piece.body, tail: piece.tail, written });
   const raw = () => schema.nodes.rawHtml!.create({ html: piece.body, kept: kept(piece.body) });
   if (piece.raw) return raw();
-  const dom = inert(piece.inline ? `<p ${BARE}>${piece.body}</p>` : piece.body);
-  markBare(dom);
+  const dom = inert(piece.inline ? `<p ${BARE}>${piece.body}</p>` : piece.body, document);
+  markBare(dom, document);
   const doc = PMParser.fromSchema(schema).parse(dom);
   if (doc.childCount !== 1) return raw();
   const node = doc.child(0);
-  const html = writeNode(schema, node);
-  if (canonical(html) !== canonical(piece.body)) return raw();
+  const html = writeNode(schema, node, document);
+  if (canonical(html, document) !== canonical(piece.body, document)) return raw();
   return node.type.create({ ...node.attrs, kept: kept(html) }, node.content, node.marks);
 }
 
 /** A post's HTML as an editor document (JSON for TipTap's `setContent`). */
-export function readHtml(schema: Schema, html: string): PMNode {
-  const blocks = pieces(html).map((p) => block(schema, p));
+export function readHtml(schema: Schema, html: string, document: Document): PMNode {
+  const blocks = pieces(html).map((p) => block(schema, p, document));
   return schema.nodes.doc!.create(null, blocks.length ? blocks : [schema.nodes.paragraph!.create()]);
 }
 
 /** The editor's document as the post's HTML. */
-export function writeHtml(schema: Schema, doc: PMNode): string {
+export function writeHtml(schema: Schema, doc: PMNode, document: Document): string {
   const nodes: PMNode[] = [];
   doc.forEach((n) => void nodes.push(n));
   // An empty paragraph at the end (where the cursor sits after a last block) is not content.
@@ -204,7 +211,7 @@ export function writeHtml(schema: Schema, doc: PMNode): string {
     .map((node, i) => {
       const kept = node.attrs.kept as Kept | null;
       if (node.type.name === 'rawHtml') return `${kept?.lead ?? ''}${node.attrs.html as string}${kept?.tail ?? ''}`;
-      const html = writeNode(schema, node);
+      const html = writeNode(schema, node, document);
       if (kept && html === kept.written) return kept.lead + kept.body + kept.tail;
       return `${kept?.lead ?? ''}${html}${kept?.tail ?? (i < nodes.length - 1 ? '\n' : '')}`;
     })

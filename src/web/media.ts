@@ -8,8 +8,9 @@
  */
 import { BlogError } from '../util/errors.js';
 import type { MediaRead } from '../schema/media.js';
-import type { IncomingLike, Outgoing } from './internal.js';
-import { etagMatches } from './respond.js';
+import type { IncomingLike, Outgoing } from './dispatch.js';
+import { etagMatches } from './conditional.js';
+import { onlyGetOrHead } from './methods.js';
 
 /** Where the bytes live for a handler's basePath: `/v3` → `/media`, `/api/v3` → `/api/media`. */
 export const mediaBase = (basePath: string) => `${basePath.replace(/\/v3$/, '')}/media`;
@@ -71,18 +72,7 @@ export async function serveMedia(
 ): Promise<Outgoing> {
   const [blogId, mediaId, filename, ...extra] = parts;
   if (!blogId || !mediaId || !SHA.test(mediaId) || !filename || extra.length > 0) throw notFound();
-  if (incoming.method !== 'GET' && incoming.method !== 'HEAD') {
-    throw Object.assign(
-      new BlogError({
-        code: 405,
-        reason: 'methodNotAllowed',
-        message: `Method ${incoming.method} not allowed here; allowed: GET, HEAD`,
-      }),
-      {
-        allow: 'GET, HEAD',
-      },
-    );
-  }
+  onlyGetOrHead(incoming.method);
   const etag = `"${mediaId}"`;
   const common = { etag, 'cache-control': IMMUTABLE, 'x-content-type-options': 'nosniff', ...cors };
   // The bytes of an id never change: a client holding this etag holds these bytes (once we know the media exists).

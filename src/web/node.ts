@@ -2,7 +2,7 @@
  * `toNodeHandler`: a Fetch handler as a `(req, res, next?)` listener for node:http, Express and Fastify
  * (`reply.raw`). Typed structurally so this file imports nothing from Node and still bundles anywhere.
  */
-import { dispatchers, type Outgoing } from './internal.js';
+import { dispatchers, type Outgoing } from './dispatch.js';
 import { NodeIncoming, hasBody, isDestroyed, parsedBody, urlOf, type NodeRequestLike } from './node-request.js';
 
 export type { NodeRequestLike } from './node-request.js';

@@ -5,7 +5,7 @@
  */
 import { concat, tooLarge } from './body.js';
 import { NodeHeaders, type RequestHead } from './head.js';
-import { ClientGone, type IncomingLike } from './internal.js';
+import { ClientGone, type IncomingLike } from './dispatch.js';
 
 /** The slice of `http.IncomingMessage` (plus Express's `originalUrl`/`body`) the adapter reads. */
 export interface NodeRequestLike {

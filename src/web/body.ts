@@ -1,6 +1,6 @@
 /** Reading a JSON request body without ever holding more than `maxBytes` of it. */
 import { BlogError } from '../util/errors.js';
-import { ClientGone, type IncomingLike } from './internal.js';
+import { ClientGone, type IncomingLike } from './dispatch.js';
 
 export const tooLarge = (maxBytes: number) =>
   new BlogError({ code: 413, reason: 'requestTooLarge', message: `Request body larger than ${maxBytes} bytes` });

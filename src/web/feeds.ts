@@ -1,13 +1,26 @@
 /**
  * Atom 1.0 and RSS 2.0 feeds of a blog's LIVE posts, newest first (all posts, or one label). A feed is one
  * page of `posts.list` at the READER view, so it shows exactly what the public sees and its cost is that
- * page's. No Node built-ins: the HTTP helper serves these too.
+ * page's. No Node built-ins: the HTTP helper and the reading site serve these; blogcore/io exports them.
  */
 import { BlogError } from '../util/errors.js';
 import { LIMITS } from '../schema/schemas.js';
 import type { Blog, Post, PostList } from '../schema/resources.js';
-import type { FeedOptions } from './types.js';
-import { esc, rfc822 } from './xml-out.js';
+import { esc, rfc822 } from '../util/xml.js';
+
+export interface FeedOptions {
+  blogId: string;
+  /** Only posts with this label. */
+  label?: string;
+  /** Newest first; default 25, at most 500. */
+  maxResults?: number;
+  /**
+   * The feed's own address, for its `rel="self"` link (feed readers and validators want it). The HTTP helper
+   * passes the URL it was asked for. Default: the feed's path beside the service's `apiBaseUrl` when that is an
+   * absolute URL (`https://blog.example.com/feeds/{blogId}/posts/default`), else no self link.
+   */
+  selfUrl?: string;
+}
 
 /** The slice of a BlogService a feed reads (any service: the host, a scoped user, an anonymous reader). */
 export interface FeedSource {

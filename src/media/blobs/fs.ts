@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { BlobRange, BlobStore } from '../store/driver.js';
+import type { BlobRange, BlobStore } from '../../store/driver.js';
 
 export interface FsBlobsOptions {
   /** The directory that holds the files (created when missing). */
@@ -20,6 +20,13 @@ const READ_SIZE = 256 * 1024;
 
 const isMissing = (e: unknown) => (e as { code?: string }).code === 'ENOENT';
 
+/**
+ * A blob store for media bytes in files under `dir` (Node only): pass it as `blobs` to `createBlogService`.
+ * Every file under its final name is whole (written aside, flushed, then renamed); the records stay in the driver.
+ *
+ * @example
+ * createBlogService({ driver: sqliteDriver({ filename: 'blog.db' }), blobs: fsBlobs({ dir: 'media' }) });
+ */
 export function fsBlobs(options: FsBlobsOptions): BlobStore {
   const dir = options?.dir;
   if (typeof dir !== 'string' || dir === '')

@@ -7,15 +7,16 @@
  * size is not in its first HEAD_MAX bytes. Over the byte limit is 413, found on the way: nothing after the
  * crossing piece is read. Memory per check is at most HEAD_MAX, whatever the picture's size.
  */
+import type { MediaType } from '../schema/media.js';
 import { GIF } from 'image-size/types/gif';
 import { HEIF } from 'image-size/types/heif';
 import { JPG } from 'image-size/types/jpg';
 import { PNG } from 'image-size/types/png';
 import { WEBP } from 'image-size/types/webp';
 import { BlogError } from '../util/errors.js';
+import { MEDIA_LIMITS } from '../schema/values.js';
 
 export const MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif'] as const;
-export type MediaType = (typeof MEDIA_TYPES)[number];
 /** Pictures larger than this many pixels are refused (a decompression bomb fits in a few bytes). */
 export const MAX_PIXELS = 100_000_000;
 /** The default of `maxMediaBytes`. */
@@ -73,12 +74,14 @@ interface Walker {
 
 /**
  * Length-prefixed units (PNG chunks, ISO-BMFF boxes): after `start` bytes, each unit's 8-byte header says how
- * many bytes to skip (`unit`), or that the picture ended ('end'), runs to the end of the file ('rest'), or
- * that 8 more header bytes give the length ('large', then `large` turns them into the bytes to skip).
+ * many bytes to skip (`unit`), or that the picture ends after this unit's `last` bytes, runs to the end of the
+ * file ('rest'), or that 8 more header bytes give the length ('large', then `large` turns them into the bytes
+ * to skip). A format with an end unit (`marked`) ends only after it; another may end after any whole unit.
  */
 function units(
   start: number,
-  unit: (h: DataView) => number | 'end' | 'rest' | 'large',
+  marked: boolean,
+  unit: (h: DataView) => number | { last: number } | 'rest' | 'large',
   large: (h: DataView) => number = () => -1,
 ): Walker {
   let skip = start;
@@ -86,6 +89,7 @@ function units(
   let have = 0;
   let count = 0;
   let wide = false;
+  let closing = false;
   let state: 'walk' | 'end' | 'rest' | 'broken' = 'walk';
   return {
     feed(chunk) {
@@ -95,6 +99,7 @@ function units(
           const n = Math.min(skip, chunk.byteLength - at);
           skip -= n;
           at += n;
+          if (skip === 0 && closing) state = 'end';
           continue;
         }
         const n = Math.min(8 - have, chunk.byteLength - at);
@@ -110,24 +115,33 @@ function units(
         if (typeof r === 'number') {
           if (r < 0 || !Number.isSafeInteger(r)) state = 'broken';
           else skip = r;
+        } else if (typeof r === 'object') {
+          closing = true;
+          skip = r.last;
+          if (skip === 0) state = 'end';
         } else if (r !== 'large') state = r;
       }
     },
-    // Ended at the end marker, inside a unit that runs to the end of the file, or on a unit boundary.
+    // Ended at the end marker, inside a unit that runs to the end of the file, or (where the format has no end
+    // marker) on a unit boundary.
     ended: () =>
-      state === 'end' || state === 'rest' || (state === 'walk' && count > 0 && skip === 0 && have === 0 && !wide),
+      state === 'end' ||
+      state === 'rest' ||
+      (!marked && state === 'walk' && count > 0 && skip === 0 && have === 0 && !wide),
   };
 }
 
 const fourcc = (h: DataView) => String.fromCharCode(h.getUint8(4), h.getUint8(5), h.getUint8(6), h.getUint8(7));
 
-// Only IEND ends a PNG: a file that stops at any other chunk boundary was cut short.
-const pngWalker = () => units(8, (h) => (fourcc(h) === 'IEND' ? 'end' : h.getUint32(0) + 4));
+// Only IEND (with its CRC) ends a PNG: a file that stops at any other chunk boundary was cut short.
+const pngWalker = () =>
+  units(8, true, (h) => (fourcc(h) === 'IEND' ? { last: h.getUint32(0) + 4 } : h.getUint32(0) + 4));
 
 /** ISO-BMFF boxes (AVIF): every box whole, or a last box of size 0 that runs to the end of the file. */
 const avifWalker = () =>
   units(
     0,
+    false,
     (h) => {
       const size = h.getUint32(0);
       return size === 0 ? 'rest' : size === 1 ? 'large' : size - 8;
@@ -304,14 +318,19 @@ export class ImageCheck {
         message: `The picture is larger than ${this.maxBytes} bytes (maxMediaBytes)`,
       });
     }
+    let kept = 0;
     if (!this.size && this.headLength < this.head.byteLength) {
-      const n = Math.min(chunk.byteLength, this.head.byteLength - this.headLength);
-      this.head.set(chunk.subarray(0, n), this.headLength);
-      this.headLength += n;
+      kept = Math.min(chunk.byteLength, this.head.byteLength - this.headLength);
+      this.head.set(chunk.subarray(0, kept), this.headLength);
+      this.headLength += kept;
     }
-    // Deciding feeds the walker everything so far (all of it is in the head); after that, each piece.
+    // Deciding feeds the walker the head (everything so far, this piece's first `kept` bytes included), then
+    // the rest of this piece; after that, each piece whole. Every byte reaches the walker once, however split.
     if (this.walker) this.walker.feed(chunk);
-    else if (this.headLength >= SNIFF_BYTES) this.decide();
+    else if (this.headLength >= SNIFF_BYTES) {
+      this.decide();
+      this.walker!.feed(chunk.subarray(kept));
+    }
     // The size is read as soon as the head holds it (tries at growing lengths: a JPEG's may sit far in).
     if (
       this.type &&
@@ -371,7 +390,7 @@ const ALL_EXTENSIONS = new Set(Object.values(EXTENSIONS).flat());
 
 /**
  * The file name a picture is kept and served under: the last part of the name given (no directories, no
- * control or quoting characters, no leading dots), at most 200 characters, its extension made to match the
+ * control or quoting characters, no leading dots), at most `MEDIA_LIMITS.filename` characters, its extension made to match the
  * type. Without a usable name: `image.<ext>`.
  */
 export function fileName(given: string | undefined, type: MediaType): string {
@@ -388,9 +407,9 @@ export function fileName(given: string | undefined, type: MediaType): string {
     if (ALL_EXTENSIONS.has(ext)) name = name.slice(0, dot);
     name = `${name || 'image'}.${EXTENSIONS[type][0]}`;
   }
-  if (name.length > 200) {
+  if (name.length > MEDIA_LIMITS.filename) {
     const cut = name.lastIndexOf('.');
-    name = name.slice(0, 200 - (name.length - cut)) + name.slice(cut);
+    name = name.slice(0, MEDIA_LIMITS.filename - (name.length - cut)) + name.slice(cut);
   }
   return name;
 }

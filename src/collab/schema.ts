@@ -138,8 +138,13 @@ const KeepSource = Extension.create({
   ],
 });
 
-export const extensions: AnyExtension[] = [
+/**
+ * The editor's extensions. Writing together, the Yjs document keeps the undo history (TipTap's collaboration
+ * extension brings its own): `undoRedo: false` leaves TipTap's out. The schema is the same either way.
+ */
+export const richExtensions = (options: { undoRedo?: boolean } = {}): AnyExtension[] => [
   StarterKit.configure({
+    ...(options.undoRedo === false ? { undoRedo: false as const } : {}),
     bold: false,
     italic: false,
     strike: false,
@@ -159,6 +164,9 @@ export const extensions: AnyExtension[] = [
   RawHtml,
   KeepSource,
 ];
+
+/** `richExtensions()` with its defaults (TipTap's own undo history included): an editor that does not write together. */
+export const extensions: AnyExtension[] = richExtensions();
 
 let schema: Schema | undefined;
 /** The schema of `extensions` (the editor builds the same one). */

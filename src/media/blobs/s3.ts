@@ -8,7 +8,7 @@
  * size. Reads are ranged GETs, streamed. An S3-compatible store needs `forcePathStyle: true` on the client
  * and, with recent SDKs, `requestChecksumCalculation: 'WHEN_REQUIRED'` (docs/media.md).
  */
-import { fixedChunks, type BlobRange, type BlobStore } from '../store/driver.js';
+import { fixedChunks, type BlobRange, type BlobStore } from '../../store/driver.js';
 
 /** What blogcore needs of an `S3Client`: its `send`. */
 export interface S3ClientLike {
@@ -18,6 +18,7 @@ export interface S3ClientLike {
 export interface S3BlobsOptions {
   /** An `S3Client` of `@aws-sdk/client-s3`, configured with region, credentials (and for other stores, endpoint and path style). */
   client: S3ClientLike;
+  /** The bucket that holds the objects (it must exist). */
   bucket: string;
   /** Put before every object name, e.g. `media/`. Default none. */
   prefix?: string;
@@ -50,6 +51,13 @@ function slice({ offset, length }: BlobRange): TransformStream<Uint8Array, Uint8
 const status = (e: unknown) => (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 const isMissing = (e: unknown) => (e as { name?: string }).name === 'NoSuchKey' || status(e) === 404;
 
+/**
+ * A blob store for media bytes in an S3 bucket (or an S3-compatible store), through the host's `S3Client`: pass it
+ * as `blobs` to `createBlogService`. Large pictures go up as multipart uploads, reads are ranged and streamed.
+ *
+ * @example
+ * createBlogService({ driver, blobs: s3Blobs({ client: new S3Client({ region }), bucket: 'blog-media' }) });
+ */
 export function s3Blobs(options: S3BlobsOptions): BlobStore {
   const { client, bucket } = options ?? ({} as S3BlobsOptions);
   if (typeof client?.send !== 'function' || typeof bucket !== 'string' || bucket === '') {

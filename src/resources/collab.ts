@@ -1,0 +1,384 @@
+/**
+ * `service.collab` (docs/design.md §20): a post's or page's shared document, stored through the driver like any
+ * record. Each push is a record of its own (no two writers ever move the same record), logged in the document's
+ * change-log stream: its commit's seq is its position, so a pull from any app server walks the stream after its
+ * `since`. The stored title and content stay the truth for everyone else: the document is rendered into them
+ * through the normal write path after a pause (`RENDER_MS`), and a change of them made elsewhere is merged into
+ * the document the next time anyone opens or pulls it. Compaction folds the pushes into the document's state.
+ */
+import { actorUserId, mayEdit, type Actor } from '../rules/access.js';
+import type { Core } from '../core/core.js';
+import type { BlogEvent } from '../core/events.js';
+import { DriverConflict, type Key, type StoredDoc, type WriteOp } from '../store/driver.js';
+import {
+  collabDocId,
+  collabStream,
+  del,
+  put,
+  type CollabDocRecord,
+  type CollabUpdateRecord,
+  type PageRecord,
+  type PostRecord,
+} from '../store/records.js';
+import { BlogError, conflict, forbidden, invalid, notFound } from '../util/errors.js';
+import { fromBase64, toBase64 } from '../util/base64.js';
+import { COLLAB_LIMITS } from '../schema/values.js';
+import {
+  collabParams,
+  type CollabOpenParams,
+  type CollabPullParams,
+  type CollabPushParams,
+  type CollabPushResult,
+  type CollabState,
+} from '../schema/collab.js';
+import {
+  absorbChange,
+  compactState,
+  documentFromHtml,
+  isUpdate,
+  loadDocument,
+  mergeUpdates,
+  renderDocument,
+} from '../collab/document.js';
+import { changeContent, changeEvents, loadVisible } from './content.js';
+import { pageOut } from './pages.js';
+import { Presence } from '../collab/presence.js';
+
+type Kind = 'post' | 'page';
+const COLLECTION = { post: 'posts', page: 'pages' } as const;
+
+/** The render follows the last push by this long (and never later than `RENDER_MAX_MS` after the first). */
+const RENDER_MS = 750;
+const RENDER_MAX_MS = 2_000;
+/** Pushes kept beside the state before a compaction folds them in; the most one read of the document takes. */
+const COMPACT_AT = 64;
+const MAX_UPDATES = 1_000;
+/** The most pushes one pull merges into its answer (a caller further behind gets the whole state instead). */
+const PULL_BATCH = 256;
+/** How often a waiting pull looks at the log for other app servers' pushes (this one's wake it at once). */
+const POLL_MS = 150;
+const MAX_POS = Number.MAX_SAFE_INTEGER;
+
+const EMPTY = new Uint8Array(0);
+/** A Yjs document with nothing in it, as an update. */
+const EMPTY_DOC = new Uint8Array([0, 0]);
+
+/** What one process keeps per store: render timers and presence (never stored). */
+interface Hub {
+  renders: Map<string, { timer: ReturnType<typeof setTimeout>; first: number; by: Actor }>;
+  presence: Presence;
+}
+const hubs = new WeakMap<Core, Hub>();
+const hubOf = (core: Core): Hub => {
+  let hub = hubs.get(core.root);
+  if (!hub) {
+    const made: Hub = { renders: new Map(), presence: new Presence() };
+    // Closing the service ends presence's timers and the renders still waiting (the store is going away).
+    core.root.closeListeners.add(() => {
+      made.presence.close();
+      for (const r of made.renders.values()) clearTimeout(r.timer);
+      made.renders.clear();
+    });
+    hubs.set(core.root, (hub = made));
+  }
+  return hub;
+};
+
+interface Target {
+  kind: Kind;
+  itemId: string;
+  docId: string;
+  blogId: string;
+}
+
+const tooLarge = () =>
+  new BlogError({
+    code: 413,
+    reason: 'requestTooLarge',
+    message: `A collab update is at most ${COLLAB_LIMITS.update} bytes: send smaller ones`,
+  });
+
+function targetOf(p: { blogId: string; postId?: string | undefined; pageId?: string | undefined }): Target {
+  if ((p.postId === undefined) === (p.pageId === undefined)) throw invalid('postId', 'Name either postId or pageId');
+  const kind: Kind = p.postId !== undefined ? 'post' : 'page';
+  const itemId = (p.postId ?? p.pageId)!;
+  return { kind, itemId, docId: collabDocId(kind, itemId), blogId: p.blogId };
+}
+
+export function collabApi(core: Core, actor: Actor) {
+  const hub = hubOf(core);
+
+  /** The item, if the caller may write it together: its AUTHOR (posts) or an ADMIN; nobody else reads. */
+  async function editable(t: Target): Promise<StoredDoc<PostRecord | PageRecord>> {
+    const s = await core.writer(actor, t.blogId);
+    const stored = await loadVisible(core, t.kind, t.blogId, t.itemId, s);
+    const userId = actor.kind === 'user' ? actor.userId : undefined;
+    if (!mayEdit(s.role, userId, t.kind, stored.doc)) {
+      throw forbidden(
+        t.kind === 'post'
+          ? 'Only the post’s author and the blog’s admins write it together'
+          : 'Only blog admins write pages together',
+      );
+    }
+    if (stored.doc.status === 'SOFT_TRASHED') throw conflict(`Cannot edit this ${t.kind}: it is SOFT_TRASHED`);
+    return stored;
+  }
+
+  /**
+   * The document record, made from the item's HTML on first use, and with any change made to the item elsewhere
+   * since (a later revision than the document last saw) merged in: one update record and the record, in one commit.
+   */
+  async function current(t: Target, item: StoredDoc<PostRecord | PageRecord>): Promise<StoredDoc<CollabDocRecord>> {
+    for (;;) {
+      const found = await core.get('collabDocs', t.docId);
+      const r = item.doc;
+      try {
+        if (!found) {
+          // A replica's copy starts empty: the server's document arrives through it (a copy made here from the
+          // local HTML would be another document, whose text would merge in twice).
+          const state = core.root.collabFollower ? EMPTY_DOC : await documentFromHtml(r.title, r.content);
+          const doc: CollabDocRecord = {
+            id: t.docId,
+            blogId: t.blogId,
+            state: toBase64(state),
+            rev: r.rev,
+            title: r.title,
+            content: r.content,
+          };
+          await core.commit([put('collabDocs', doc, 0)]);
+          return { id: doc.id, version: 1, doc };
+        }
+        if (found.doc.rev === r.rev || core.root.collabFollower) return found;
+        const next = { ...found.doc, rev: r.rev, title: r.title, content: r.content };
+        const ops: WriteOp[] = [put('collabDocs', next, found.version)];
+        if (found.doc.title !== r.title || found.doc.content !== r.content) {
+          const ydoc = loadDocument(await stateOf(found.doc));
+          const update = await absorbChange(ydoc, r.title, r.content);
+          ydoc.destroy();
+          ops.push(put('collabUpdates', updateRecord(t, update), 0));
+        }
+        await core.commit(ops);
+        return { id: next.id, version: found.version + 1, doc: next };
+      } catch (error) {
+        if (!DriverConflict.is(error)) throw error;
+        // Someone else made or moved it first: read it again.
+        const again = await core.get(COLLECTION[t.kind], t.itemId);
+        if (!again) throw notFound(t.kind === 'post' ? 'Post' : 'Page');
+        item = again;
+      }
+    }
+  }
+
+  const updateRecord = (t: Target, update: Uint8Array): CollabUpdateRecord => ({
+    id: `${t.docId}:${core.newId()}`,
+    docId: t.docId,
+    blogId: t.blogId,
+    update: toBase64(update),
+  });
+
+  /** The state and every push after it. */
+  async function stateOf(doc: CollabDocRecord): Promise<Uint8Array[]> {
+    return [fromBase64(doc.state), ...(await allPending(core, doc.id)).map((u) => fromBase64(u.doc.update))];
+  }
+
+  /** The whole document as one update, and the position it stands at (read before the records). */
+  async function whole(t: Target, doc: CollabDocRecord): Promise<CollabState> {
+    const { newest } = await core.driver.logBounds();
+    const fresh = (await core.get('collabDocs', t.docId))?.doc ?? doc;
+    return { update: mergeUpdates(await stateOf(fresh)), position: String(newest) };
+  }
+
+  /** What was pushed after `since`, merged; undefined when the caller must take the whole state instead. */
+  async function after(t: Target, since: number): Promise<{ update: Uint8Array; position: number } | undefined> {
+    const { pruned, newest } = await core.driver.logBounds();
+    if (since < pruned || since > newest) return undefined;
+    const changes = (
+      await core.driver.streamChanges(collabStream(t.docId), { seq: since, pos: MAX_POS }, PULL_BATCH)
+    ).filter((c) => c.type === 'put');
+    if (changes.length === 0) return { update: EMPTY, position: since };
+    const found = await core.driver.getMany(
+      'collabUpdates',
+      changes.map((c) => c.id),
+    );
+    // A compaction folded some of them into the state meanwhile.
+    if (found.some((f) => f === undefined)) return undefined;
+    return {
+      update: mergeUpdates(found.map((f) => fromBase64(f!.doc.update))),
+      position: changes[changes.length - 1]!.seq,
+    };
+  }
+
+  function scheduleRender(t: Target): void {
+    const now = Date.now();
+    const was = hub.renders.get(t.docId);
+    if (was) clearTimeout(was.timer);
+    const first = was?.first ?? now;
+    const delay = Math.max(0, Math.min(RENDER_MS, first + RENDER_MAX_MS - now));
+    const timer = setTimeout(() => {
+      hub.renders.delete(t.docId);
+      render(core, actor, t).catch(() => {
+        // The next push renders again; a document whose writer lost their rights stays as it is.
+      });
+    }, delay);
+    // A pending render never keeps a process alive on its own.
+    (timer as { unref?: () => void }).unref?.();
+    hub.renders.set(t.docId, { timer, first, by: actor });
+  }
+
+  return {
+    /** The document as one update, made from the item's HTML on the first open. */
+    async open(input: CollabOpenParams): Promise<CollabState> {
+      const t = targetOf(core.parse(collabParams.collabOpen, input));
+      const item = await editable(t);
+      const doc = await current(t, item);
+      const state = await whole(t, doc.doc);
+      const presence = hub.presence.since(t.docId, 0);
+      return presence ? { ...state, presence } : state;
+    },
+
+    /** Stores one update (and passes presence on); answers its position. */
+    async push(input: CollabPushParams): Promise<CollabPushResult> {
+      if (input?.update instanceof Uint8Array && input.update.byteLength > COLLAB_LIMITS.update) throw tooLarge();
+      const p = core.parse(collabParams.collabPush, input);
+      const t = targetOf(p);
+      if (!isUpdate(p.update)) throw invalid('update', 'update must be a Yjs update');
+      const item = await editable(t);
+      await current(t, item);
+      if (p.presence) hub.presence.apply(t.docId, p.presence);
+      if (p.update.byteLength <= 2 && p.update.every((b) => b === 0)) {
+        return { position: String((await core.driver.logBounds()).newest) };
+      }
+      const { seq } = await core.commit([put('collabUpdates', updateRecord(t, p.update), 0)]);
+      scheduleRender(t);
+      return { position: String(seq) };
+    },
+
+    /** What is new since `since`, merged into one update (empty when nothing is; waits up to `wait` ms for it). */
+    async pull(input: CollabPullParams): Promise<CollabState> {
+      const p = core.parse(collabParams.collabPull, input);
+      const t = targetOf(p);
+      const since = Number(p.since);
+      const deadline = Date.now() + (p.wait ?? 0);
+      const seen = p.presenceSince ?? 0;
+      // Who may read is judged once per call; each wake reads only the item (a change made elsewhere).
+      let item = await editable(t);
+      for (;;) {
+        const doc = await current(t, item);
+        const found = await after(t, since);
+        const presence = hub.presence.since(t.docId, seen);
+        const withPresence = (s: CollabState) => (presence ? { ...s, presence } : s);
+        if (!found) return withPresence(await whole(t, doc.doc));
+        if (found.update.byteLength > 0 || presence || Date.now() >= deadline)
+          return withPresence({ update: found.update, position: String(found.position) });
+        await waitForChange(core, hub, t.docId, deadline);
+        const again = await core.get(COLLECTION[t.kind], t.itemId);
+        if (!again || again.doc.blogId !== t.blogId) throw notFound(t.kind === 'post' ? 'Post' : 'Page');
+        item = again;
+      }
+    },
+  };
+}
+
+/** Until this process commits, presence moves, a look at the log is due (other app servers), or the deadline. */
+function waitForChange(core: Core, hub: Hub, docId: string, deadline: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      core.commitListeners.delete(done);
+      stop();
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, Math.min(POLL_MS, deadline - Date.now())));
+    core.commitListeners.add(done);
+    const stop = hub.presence.onChange(docId, done);
+  });
+}
+
+/** The pushes not yet compacted, oldest first: a batch of at most MAX_UPDATES after `after` (an index key). */
+const pending = (core: Core, docId: string, after?: Key) =>
+  core.driver.list({
+    collection: 'collabUpdates',
+    index: 'doc',
+    prefix: [docId],
+    ...(after ? { lower: { key: after.slice(1), open: true } } : {}),
+    direction: 'asc',
+    limit: MAX_UPDATES,
+  });
+
+/** Every push not yet compacted (compaction keeps them a few dozen; after a burst, batch by batch). */
+async function allPending(core: Core, docId: string) {
+  const out = await pending(core, docId);
+  for (let batch = out; batch.length === MAX_UPDATES; out.push(...batch))
+    batch = await pending(core, docId, batch[batch.length - 1]!.key);
+  return out;
+}
+
+class StaleRender extends Error {}
+
+/**
+ * Writes the document's title and HTML into the item through the normal write path (revision, etag, event), as
+ * the writer who pushed last, with the document record in the same commit (so no app server mistakes the render
+ * for a change made elsewhere); compacts the document on the way when enough pushes piled up.
+ */
+async function render(core: Core, actor: Actor, t: Target): Promise<void> {
+  const stored = await core.get('collabDocs', t.docId);
+  if (!stored) return;
+  const updates = await pending(core, t.docId);
+  // A burst left more than one batch: the next render follows at once.
+  if (updates.length === MAX_UPDATES) setTimeout(() => void render(core, actor, t).catch(() => undefined), 0);
+  const ydoc = loadDocument([fromBase64(stored.doc.state), ...updates.map((u) => fromBase64(u.doc.update))]);
+  const { title, content } = await renderDocument(ydoc);
+  const compacted: Partial<Pick<CollabDocRecord, 'state'>> =
+    updates.length >= COMPACT_AT ? { state: toBase64(compactState(ydoc)) } : {};
+  ydoc.destroy();
+  const folded = compacted.state ? updates.map((u) => del('collabUpdates', u.id, u.version)) : [];
+  // A replica's copy only compacts: the server renders.
+  if (core.root.collabFollower || (title === stored.doc.title && content === stored.doc.content)) {
+    if (folded.length)
+      await core.commit([put('collabDocs', { ...stored.doc, ...compacted }, stored.version), ...folded]);
+    return;
+  }
+  const actorId = actorUserId(actor);
+  try {
+    await changeContent(
+      core,
+      actor,
+      t.kind,
+      t.blogId,
+      t.itemId,
+      undefined,
+      (r) => (r.rev !== stored.doc.rev || (r.title === title && r.content === content) ? r : { ...r, title, content }),
+      async (before, after) => contentEvents(core, t.kind, before, after, actorId),
+      async (before, after) => {
+        const doc = await core.get('collabDocs', t.docId);
+        if (!doc || doc.doc.rev !== before.rev || doc.version !== stored.version) throw new StaleRender();
+        return [
+          put('collabDocs', { ...doc.doc, ...compacted, rev: after.rev, title, content }, doc.version),
+          ...folded,
+        ];
+      },
+    );
+  } catch (error) {
+    // The document or the item moved meanwhile: the next push or open takes it from there.
+    if (!(error instanceof StaleRender)) throw error;
+  }
+}
+
+/** The events of a rendered change (post.updated / page.updated), with the item as an ADMIN sees it. */
+async function contentEvents(
+  core: Core,
+  kind: Kind,
+  before: PostRecord | PageRecord,
+  after: PostRecord | PageRecord,
+  actorId: string | undefined,
+): Promise<BlogEvent[]> {
+  const out: BlogEvent[] = [];
+  for (const type of changeEvents(kind, before, after, true)) {
+    out.push(
+      ...(await core.event(type, { blogId: after.blogId, id: after.id, actorId }, () =>
+        kind === 'post' ? core.adminPost(after as PostRecord) : pageOut(core, after as PageRecord, 'ADMIN'),
+      )),
+    );
+  }
+  return out;
+}

@@ -1,0 +1,301 @@
+/**
+ * Writing together (docs/collab.md) on every driver: documents made from the stored HTML, random concurrent
+ * edits from 2–5 writers converging through the service, the HTML rendered back through the normal write path,
+ * a change made elsewhere reaching open documents, compaction keeping the document small, and who may take part.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import * as Y from 'yjs';
+import { yXmlFragmentToProseMirrorRootNode } from '@tiptap/y-tiptap';
+import { DRIVERS } from '../support/drivers.js';
+import { expectError, getPost, makePage, makePost, world, type Service, type World } from './helpers.js';
+import { htmlDocument } from '../../src/collab/document.js';
+import { richSchema, writeHtml } from '../../src/collab/index.js';
+
+type Target = { blogId: string; postId: string };
+
+/** One writer: a Yjs document kept in step with the service by open, push and pull. */
+class Writer {
+  readonly doc = new Y.Doc();
+  position = '0';
+  private outbox: Uint8Array[] = [];
+  constructor(
+    readonly service: Service,
+    readonly target: Target,
+  ) {
+    this.doc.on('update', (u: Uint8Array, origin: unknown) => {
+      if (origin !== 'remote') this.outbox.push(u);
+    });
+  }
+  async open(): Promise<void> {
+    const s = await this.service.collab.open(this.target);
+    Y.applyUpdate(this.doc, s.update, 'remote');
+    this.position = s.position;
+  }
+  async push(): Promise<void> {
+    if (this.outbox.length === 0) return;
+    const update = Y.mergeUpdates(this.outbox.splice(0));
+    await this.service.collab.push({ ...this.target, update });
+  }
+  async pull(wait?: number): Promise<Uint8Array> {
+    const s = await this.service.collab.pull({ ...this.target, since: this.position, ...(wait ? { wait } : {}) });
+    if (s.update.byteLength) Y.applyUpdate(this.doc, s.update, 'remote');
+    this.position = s.position;
+    return s.update;
+  }
+  /** Pulls until nothing is new. */
+  async catchUp(): Promise<void> {
+    while ((await this.pull()).byteLength > 0);
+  }
+  get content(): Y.XmlFragment {
+    return this.doc.getXmlFragment('content');
+  }
+  async html(): Promise<string> {
+    const node = yXmlFragmentToProseMirrorRootNode(this.content, richSchema());
+    return writeHtml(richSchema(), node, await htmlDocument());
+  }
+}
+
+/** A random edit of a writer's document: typing or deleting in a paragraph or the title, or a new paragraph. */
+type Edit = { at: number; where: number; op: 'type' | 'delete' | 'paragraph' | 'title'; text: string; length: number };
+const edit = fc.record({
+  at: fc.nat(),
+  where: fc.nat(),
+  op: fc.constantFrom('type', 'type', 'delete', 'paragraph', 'title'),
+  text: fc.string({ minLength: 1, maxLength: 6, unit: fc.constantFrom('a', 'b', 'é', ' ', '日', 'z') }),
+  length: fc.integer({ min: 1, max: 4 }),
+}) as fc.Arbitrary<Edit>;
+
+function apply(w: Writer, e: Edit): void {
+  const blocks = w.content.toArray().filter((n): n is Y.XmlElement => n instanceof Y.XmlElement);
+  if (e.op === 'title') {
+    const t = w.doc.getText('title');
+    t.insert(e.where % (t.length + 1), e.text);
+    return;
+  }
+  if (e.op === 'paragraph' || blocks.length === 0) {
+    const p = new Y.XmlElement('paragraph');
+    p.insert(0, [new Y.XmlText(e.text)]);
+    w.content.insert(e.at % (w.content.length + 1), [p]);
+    return;
+  }
+  const block = blocks[e.at % blocks.length]!;
+  const text = block.toArray().find((n): n is Y.XmlText => n instanceof Y.XmlText);
+  if (!text) return;
+  if (e.op === 'type') text.insert(e.where % (text.length + 1), e.text);
+  else if (text.length > 0) {
+    const from = e.where % text.length;
+    text.delete(from, Math.min(e.length, text.length - from));
+  }
+}
+
+/** Waits (a few seconds at most) until the stored post shows `expected`. */
+async function rendered(w: World, postId: string, expected: { title: string; content: string }): Promise<void> {
+  const until = Date.now() + 8_000;
+  let post = await getPost(w, postId);
+  while ((post.content !== expected.content || post.title !== expected.title) && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 100));
+    post = await getPost(w, postId);
+  }
+  expect({ title: post.title, content: post.content }).toEqual(expected);
+}
+
+describe.each(DRIVERS)('collab on %s', (name, makeDriver) => {
+  it('makes the document from the stored HTML and renders edits back through the normal write path', async () => {
+    const w = await world(makeDriver());
+    const post = await makePost(w, 'LIVE', { title: 'Hello', content: '<p>One <b>two</b></p><p>Three</p>' });
+    const target = { blogId: w.blogId, postId: post.id };
+    const a = new Writer(w.author, target);
+    await a.open();
+    expect(a.doc.getText('title').toString()).toBe('Hello');
+    expect(await a.html()).toBe('<p>One <b>two</b></p>\n<p>Three</p>');
+    const para = a.content.get(1) as Y.XmlElement;
+    (para.get(0) as Y.XmlText).insert(5, ' and four');
+    a.doc.getText('title').insert(5, ' there');
+    await a.push();
+    await rendered(w, post.id, { title: 'Hello there', content: '<p>One <b>two</b></p>\n<p>Three and four</p>' });
+    const after = await getPost(w, post.id);
+    expect(after.etag).not.toBe(post.etag);
+    expect(w.events.some((e) => e.type === 'post.updated' && e.id === post.id)).toBe(true);
+    // The earlier text is a revision, as after any edit.
+    const revisions = await w.author.posts.revisions.list({ blogId: w.blogId, postId: post.id });
+    expect(revisions.items.some((r: { content?: string }) => r.content === post.content)).toBe(true);
+  });
+
+  it('converges: random concurrent edits of 2 to 5 writers end in one document and its HTML', async () => {
+    const w = await world(makeDriver());
+    const runs = name === 'memory' ? 12 : 4;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 5 }),
+        fc.array(fc.tuple(fc.nat(), edit, fc.constantFrom('none', 'push', 'sync')), { minLength: 1, maxLength: 25 }),
+        async (count, steps) => {
+          const post = await makePost(w, 'DRAFT', { title: 'Together', content: '<p>Start</p>' });
+          const target = { blogId: w.blogId, postId: post.id };
+          // The author and the admin both write: the post's AUTHOR and the blog's ADMINs may.
+          const writers = Array.from({ length: count }, (_, i) => new Writer(i % 2 ? w.admin : w.author, target));
+          for (const wr of writers) await wr.open();
+          for (const [who, e, then] of steps) {
+            const wr = writers[who % count]!;
+            apply(wr, e);
+            if (then !== 'none') await wr.push();
+            if (then === 'sync') await wr.catchUp();
+          }
+          for (const wr of writers) await wr.push();
+          for (const wr of writers) await wr.catchUp();
+          const title = writers[0]!.doc.getText('title').toString();
+          const html = await writers[0]!.html();
+          for (const wr of writers.slice(1)) {
+            expect(wr.doc.getText('title').toString()).toBe(title);
+            expect(await wr.html()).toBe(html);
+          }
+          // A writer arriving now sees the same.
+          const late = new Writer(w.admin, target);
+          await late.open();
+          expect(await late.html()).toBe(html);
+          expect(late.doc.getText('title').toString()).toBe(title);
+        },
+      ),
+      { numRuns: runs },
+    );
+  }, 120_000);
+
+  it('the rendered HTML is what the writers show, and a change made elsewhere reaches open documents', async () => {
+    const w = await world(makeDriver());
+    const post = await makePost(w, 'LIVE', { title: 'T', content: '<p>Alpha</p><ul><li><p>one</p></li></ul>' });
+    const target = { blogId: w.blogId, postId: post.id };
+    const a = new Writer(w.author, target);
+    const b = new Writer(w.admin, target);
+    await a.open();
+    await b.open();
+    ((a.content.get(0) as Y.XmlElement).get(0) as Y.XmlText).insert(5, ' beta');
+    await a.push();
+    await b.catchUp();
+    await rendered(w, post.id, { title: 'T', content: await b.html() });
+
+    // Google's client (or an import, or a revert) changes the content over the API.
+    const current = await getPost(w, post.id);
+    await w.admin.posts.patch({
+      blogId: w.blogId,
+      postId: post.id,
+      body: { content: `${current.content}\n<p>From elsewhere</p>` },
+    });
+    const waiting = b.pull(5_000);
+    const update = await waiting;
+    expect(update.byteLength).toBeGreaterThan(0);
+    expect(await b.html()).toContain('<p>From elsewhere</p>');
+    await a.catchUp();
+    expect(await a.html()).toBe(await b.html());
+    // Edits go on from there: the outside paragraph stays.
+    ((a.content.get(0) as Y.XmlElement).get(0) as Y.XmlText).insert(0, '> ');
+    await a.push();
+    await b.catchUp();
+    await rendered(w, post.id, { title: 'T', content: await b.html() });
+    expect((await getPost(w, post.id)).content).toContain('From elsewhere');
+  });
+
+  it('a pull waits for the next push and wakes with it', async () => {
+    const w = await world(makeDriver());
+    const post = await makePost(w, 'LIVE', { content: '<p>x</p>' });
+    const target = { blogId: w.blogId, postId: post.id };
+    const a = new Writer(w.author, target);
+    const b = new Writer(w.author, target);
+    await a.open();
+    await b.open();
+    const started = Date.now();
+    const waiting = b.pull(10_000);
+    await new Promise((r) => setTimeout(r, 50));
+    ((a.content.get(0) as Y.XmlElement).get(0) as Y.XmlText).insert(1, 'y');
+    await a.push();
+    expect((await waiting).byteLength).toBeGreaterThan(0);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await b.html()).toBe('<p>xy</p>');
+    // Nothing new: an empty answer at the same position.
+    const before = b.position;
+    expect((await b.pull()).byteLength).toBe(0);
+    expect(b.position).toBe(before);
+  });
+
+  it('compaction keeps the document within 3× the HTML after a session of typing and taking back', async () => {
+    const w = await world(makeDriver());
+    const post = await makePost(w, 'LIVE', { content: '<p>Start here.</p>' });
+    const target = { blogId: w.blogId, postId: post.id };
+    const a = new Writer(w.author, target);
+    await a.open();
+    const text = (a.content.get(0) as Y.XmlElement).get(0) as Y.XmlText;
+    // 400 keystrokes at one place, each pushed as typed: words, and every seventh word a typo taken back.
+    for (let i = 0, word = 0; i < 400; word++) {
+      for (const ch of ` word${word}`) {
+        text.insert(text.length, ch);
+        await a.push();
+        i++;
+      }
+      if (word % 7 === 6) {
+        text.delete(text.length - 3, 3);
+        await a.push();
+        text.insert(text.length, 'xyz');
+        await a.push();
+        i += 2;
+      }
+    }
+    await a.catchUp();
+    const html = await a.html();
+    await rendered(w, post.id, { title: post.title, content: html });
+    const stored = await w.driver.get('collabDocs', `post:${post.id}`);
+    const state = Buffer.from(String(stored!.doc.state), 'base64');
+    const left = await w.driver.list({
+      collection: 'collabUpdates',
+      index: 'doc',
+      prefix: [`post:${post.id}`],
+      direction: 'asc',
+      limit: 1000,
+    });
+    const bytes = state.byteLength + left.reduce((n, u) => n + Buffer.from(String(u.doc.update), 'base64').length, 0);
+    expect(left.length).toBeLessThan(64);
+    expect(bytes).toBeLessThanOrEqual(3 * Buffer.byteLength(html));
+    // And it is still the same document for a newcomer.
+    const late = new Writer(w.author, target);
+    await late.open();
+    expect(await late.html()).toBe(html);
+  }, 60_000);
+
+  it('a burst of more pushes than one read takes is opened whole, and rendered whole', async () => {
+    const w = await world(makeDriver());
+    const post = await makePost(w, 'LIVE', { content: '<p>x</p>' });
+    const target = { blogId: w.blogId, postId: post.id };
+    const a = new Writer(w.author, target);
+    await a.open();
+    const text = (a.content.get(0) as Y.XmlElement).get(0) as Y.XmlText;
+    for (let i = 0; i < 1_100; i++) {
+      text.insert(text.length, 'y');
+      await a.push();
+    }
+    const late = new Writer(w.admin, target);
+    await late.open();
+    expect(await late.html()).toBe(`<p>x${'y'.repeat(1_100)}</p>`);
+    await rendered(w, post.id, { title: post.title, content: `<p>x${'y'.repeat(1_100)}</p>` });
+  }, 120_000);
+
+  it('only the post’s author and the blog’s admins take part; pages are for admins', async () => {
+    const w = await world(makeDriver());
+    const post = await makePost(w, 'LIVE', { content: '<p>x</p>' });
+    const target = { blogId: w.blogId, postId: post.id };
+    for (const who of [w.reader, w.author2, w.outsider]) await expectError(who.collab.open(target), 403, 'forbidden');
+    await expectError(w.anon.collab.open(target), 403);
+    await expectError(w.reader.collab.pull({ ...target, since: '0' }), 403, 'forbidden');
+    const update = Y.encodeStateAsUpdate(new Y.Doc());
+    await expectError(w.author2.collab.push({ ...target, update }), 403, 'forbidden');
+    const draft = await makePost(w, 'DRAFT', { content: '<p>secret</p>' });
+    await expectError(w.reader.collab.open({ blogId: w.blogId, postId: draft.id }), 404, 'notFound');
+    const page = await makePage(w, 'LIVE', { content: '<p>page</p>' });
+    await expectError(w.author.collab.open({ blogId: w.blogId, pageId: page.id }), 403, 'forbidden');
+    const opened = await w.admin.collab.open({ blogId: w.blogId, pageId: page.id });
+    expect(opened.update.byteLength).toBeGreaterThan(0);
+    await expectError(w.author.collab.open({ blogId: w.blogId }), 400, 'invalid');
+    await expectError(w.author.collab.open({ blogId: w.blogId, postId: post.id, pageId: page.id }), 400, 'invalid');
+    await expectError(w.author.collab.push({ ...target, update: new Uint8Array([255, 1, 2]) }), 400, 'invalid');
+    await expectError(w.author.collab.push({ ...target, update: new Uint8Array(300 * 1024) }), 413);
+    await expectError(w.author.collab.pull({ ...target, since: 'abc' }), 400, 'invalid');
+    await expectError(w.author.collab.pull({ ...target, since: '0', wait: 30_001 }), 400, 'invalid');
+  });
+});
