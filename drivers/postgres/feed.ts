@@ -30,12 +30,14 @@ export class Feed {
 
   /**
    * `pool`: where the LISTEN connection comes from (undefined: no LISTEN, the quick poll only); `notify`: how
-   * this server NOTIFYs the store's channel (as its commits do).
+   * this server NOTIFYs the store's channel (as its commits do); `own`: the payload of this server's Notifier,
+   * whose notifications tell it nothing new (its commits are its own to know).
    */
   constructor(
     private readonly pool: (() => Promise<PgPool>) | undefined,
     private readonly channel: string,
     private readonly notify: (payload: string) => Promise<unknown>,
+    private readonly own?: string,
   ) {}
 
   add(listener: () => void): () => void {
@@ -90,8 +92,9 @@ export class Feed {
       };
       client.on('notification', (n) => {
         if (n.channel !== this.channel) return;
-        this.generation++;
         if (this.client === client && n.payload === this.probe) this.heard = true;
+        if (this.own && n.payload === this.own) return;
+        this.generation++;
         this.tell();
       });
       client.on('error', lost);
@@ -147,9 +150,11 @@ export class Notifier {
   private sending: Promise<void> | undefined;
   private again = false;
 
+  /** `from`: the payload of its notifications, so the sender's own feed knows them for its own. */
   constructor(
     private readonly pool: PgPool,
     private readonly channel: string,
+    private readonly from = '',
   ) {}
 
   committed(): void {
@@ -160,7 +165,9 @@ export class Notifier {
     this.sending = (async () => {
       do {
         this.again = false;
-        await this.pool.query({ text: 'SELECT pg_notify($1, $2)', values: [this.channel, ''] }).catch(() => undefined);
+        await this.pool
+          .query({ text: 'SELECT pg_notify($1, $2)', values: [this.channel, this.from] })
+          .catch(() => undefined);
       } while (this.again);
       this.sending = undefined;
     })();

@@ -71,6 +71,8 @@ class Driver implements PostgresDriver {
   private ownedReplicas: PgPool[] = [];
   /** The pool of the direct LISTEN connection (`listen`), once opened. */
   private listenPool: Promise<PgPool> | undefined;
+  /** This driver's name on the store's channel: the payload of its notifications. */
+  private readonly instance = `n${Math.random().toString(36).slice(2, 12)}`;
   /** Documents `keys` read with its entries, for the `getMany` that follows. */
   private readonly prefetched = new Prefetched();
   /** This driver's commits so far (with the feed's notifications: whether the log may have moved). */
@@ -116,7 +118,7 @@ class Driver implements PostgresDriver {
     // Every server NOTIFYs after its commits and LISTENs (unless `listen: false`), with or without shared
     // events: a server that heard of no commit since it last read the log knows it is unchanged (logBounds,
     // prefetch.ts), and reads it again only after one.
-    this.notifier ??= new Notifier(pool, channelOf(this.schema));
+    this.notifier ??= new Notifier(pool, channelOf(this.schema), this.instance);
     if (this.options.listen !== false && !this.feed) this.follow(() => {});
     if (this.options.replicas?.length && !this.conn.replicas) {
       const max = 'max' in this.options ? this.options.max : undefined;
@@ -293,8 +295,11 @@ class Driver implements PostgresDriver {
         : listen !== undefined
           ? () => (this.listenPool ??= openPool({ connectionString: listen, max: 1 }))
           : async () => pool;
-    this.feed ??= new Feed(source, channelOf(this.schema), (payload) =>
-      pool.query({ text: 'SELECT pg_notify($1, $2)', values: [channelOf(this.schema), payload] }),
+    this.feed ??= new Feed(
+      source,
+      channelOf(this.schema),
+      (payload) => pool.query({ text: 'SELECT pg_notify($1, $2)', values: [channelOf(this.schema), payload] }),
+      this.instance,
     );
     return this.feed.add(listener);
   }
