@@ -129,6 +129,7 @@ export function collabApi(core: Core, actor: Actor) {
    * since (a later revision than the document last saw) merged in: one update record and the record, in one commit.
    */
   async function current(t: Target, item: StoredDoc<PostRecord | PageRecord>): Promise<StoredDoc<CollabDocRecord>> {
+    let fresh = false;
     for (;;) {
       const found = await core.get('collabDocs', t.docId);
       const r = item.doc;
@@ -149,6 +150,13 @@ export function collabApi(core: Core, actor: Actor) {
           return { id: doc.id, version: 1, doc };
         }
         if (found.doc.rev === r.rev || core.root.collabFollower) return found;
+        if (found.doc.rev > r.rev && !fresh) {
+          // A render landed after the item was read: that older text is no change made elsewhere (taking it in
+          // would undo the pushes rendered since). The item read after the document is at least as new as it.
+          item = await reread(t);
+          fresh = true;
+          continue;
+        }
         const next = { ...found.doc, rev: r.rev, title: r.title, content: r.content };
         const ops: WriteOp[] = [put('collabDocs', next, found.version)];
         if (found.doc.title !== r.title || found.doc.content !== r.content) {
@@ -158,15 +166,22 @@ export function collabApi(core: Core, actor: Actor) {
           ops.push(put('collabUpdates', updateRecord(t, update), 0));
         }
         await core.commit(ops);
+        // Pushes a render skipped for the change made elsewhere are rendered on top of it.
+        if (ops.length > 1) scheduleRender(t);
         return { id: next.id, version: found.version + 1, doc: next };
       } catch (error) {
         if (!DriverConflict.is(error)) throw error;
         // Someone else made or moved it first: read it again.
-        const again = await core.get(COLLECTION[t.kind], t.itemId);
-        if (!again) throw notFound(t.kind === 'post' ? 'Post' : 'Page');
-        item = again;
+        item = await reread(t);
+        fresh = true;
       }
     }
+  }
+
+  async function reread(t: Target): Promise<StoredDoc<PostRecord | PageRecord>> {
+    const again = await core.get(COLLECTION[t.kind], t.itemId);
+    if (!again || again.doc.blogId !== t.blogId) throw notFound(t.kind === 'post' ? 'Post' : 'Page');
+    return again;
   }
 
   const updateRecord = (t: Target, update: Uint8Array): CollabUpdateRecord => ({
@@ -181,11 +196,20 @@ export function collabApi(core: Core, actor: Actor) {
     return [fromBase64(doc.state), ...(await allPending(core, doc.id)).map((u) => fromBase64(u.doc.update))];
   }
 
-  /** The whole document as one update, and the position it stands at (read before the records). */
-  async function whole(t: Target, doc: CollabDocRecord): Promise<CollabState> {
+  /**
+   * The whole document as one update, and the position it stands at (read before the records). The state and the
+   * pushes after it are one reading only if no compaction landed between them (it folds pushes into a state this
+   * read no longer sees): the document's version, unchanged after the pushes were read, says so.
+   */
+  async function whole(t: Target, doc: StoredDoc<CollabDocRecord>): Promise<CollabState> {
     const { newest } = await core.driver.logBounds();
-    const fresh = (await core.get('collabDocs', t.docId))?.doc ?? doc;
-    return { update: mergeUpdates(await stateOf(fresh)), position: String(newest) };
+    let seen = doc;
+    for (;;) {
+      const updates = await stateOf(seen.doc);
+      const now = (await core.get('collabDocs', t.docId)) ?? seen;
+      if (now.version === seen.version) return { update: mergeUpdates(updates), position: String(newest) };
+      seen = now;
+    }
   }
 
   /** What was pushed after `since`, merged; undefined when the caller must take the whole state instead. */
@@ -231,7 +255,7 @@ export function collabApi(core: Core, actor: Actor) {
       const t = targetOf(core.parse(collabParams.collabOpen, input));
       const item = await editable(t);
       const doc = await current(t, item);
-      const state = await whole(t, doc.doc);
+      const state = await whole(t, doc);
       const presence = hub.presence.since(t.docId, 0);
       return presence ? { ...state, presence } : state;
     },
@@ -267,13 +291,11 @@ export function collabApi(core: Core, actor: Actor) {
         const found = await after(t, since);
         const presence = hub.presence.since(t.docId, seen);
         const withPresence = (s: CollabState) => (presence ? { ...s, presence } : s);
-        if (!found) return withPresence(await whole(t, doc.doc));
+        if (!found) return withPresence(await whole(t, doc));
         if (found.update.byteLength > 0 || presence || Date.now() >= deadline)
           return withPresence({ update: found.update, position: String(found.position) });
         await waitForChange(core, hub, t.docId, deadline);
-        const again = await core.get(COLLECTION[t.kind], t.itemId);
-        if (!again || again.doc.blogId !== t.blogId) throw notFound(t.kind === 'post' ? 'Post' : 'Page');
-        item = again;
+        item = await reread(t);
       }
     },
   };
@@ -315,28 +337,44 @@ async function allPending(core: Core, docId: string) {
 
 class StaleRender extends Error {}
 
+/** How often a render that met another write (a push's catch-up, another app server's render) starts again. */
+const RENDER_TRIES = 8;
+
 /**
  * Writes the document's title and HTML into the item through the normal write path (revision, etag, event), as
  * the writer who pushed last, with the document record in the same commit (so no app server mistakes the render
- * for a change made elsewhere); compacts the document on the way when enough pushes piled up.
+ * for a change made elsewhere); compacts the document on the way when enough pushes piled up. A burst of more
+ * pushes than one read takes is compacted batch by batch first, so no partial text is ever rendered.
  */
 async function render(core: Core, actor: Actor, t: Target): Promise<void> {
+  for (let tries = 0; tries < RENDER_TRIES; ) {
+    const step = await renderOnce(core, actor, t);
+    if (step === 'done') return;
+    if (step === 'stale') tries++;
+  }
+}
+
+async function renderOnce(core: Core, actor: Actor, t: Target): Promise<'done' | 'more' | 'stale'> {
   const stored = await core.get('collabDocs', t.docId);
-  if (!stored) return;
+  if (!stored) return 'done';
   const updates = await pending(core, t.docId);
-  // A burst left more than one batch: the next render follows at once.
-  if (updates.length === MAX_UPDATES) setTimeout(() => void render(core, actor, t).catch(() => undefined), 0);
+  const more = updates.length === MAX_UPDATES;
   const ydoc = loadDocument([fromBase64(stored.doc.state), ...updates.map((u) => fromBase64(u.doc.update))]);
-  const { title, content } = await renderDocument(ydoc);
   const compacted: Partial<Pick<CollabDocRecord, 'state'>> =
     updates.length >= COMPACT_AT ? { state: toBase64(compactState(ydoc)) } : {};
+  const { title, content } = more ? stored.doc : await renderDocument(ydoc);
   ydoc.destroy();
   const folded = compacted.state ? updates.map((u) => del('collabUpdates', u.id, u.version)) : [];
   // A replica's copy only compacts: the server renders.
-  if (core.root.collabFollower || (title === stored.doc.title && content === stored.doc.content)) {
-    if (folded.length)
+  if (more || core.root.collabFollower || (title === stored.doc.title && content === stored.doc.content)) {
+    if (!folded.length) return 'done';
+    try {
       await core.commit([put('collabDocs', { ...stored.doc, ...compacted }, stored.version), ...folded]);
-    return;
+    } catch (error) {
+      if (DriverConflict.is(error)) return 'stale';
+      throw error;
+    }
+    return more ? 'more' : 'done';
   }
   const actorId = actorUserId(actor);
   try {
@@ -359,9 +397,11 @@ async function render(core: Core, actor: Actor, t: Target): Promise<void> {
       },
     );
   } catch (error) {
-    // The document or the item moved meanwhile: the next push or open takes it from there.
-    if (!(error instanceof StaleRender)) throw error;
+    // The document or the item moved meanwhile: read them again.
+    if (error instanceof StaleRender || DriverConflict.is(error)) return 'stale';
+    throw error;
   }
+  return 'done';
 }
 
 /** The events of a rendered change (post.updated / page.updated), with the item as an ADMIN sees it. */

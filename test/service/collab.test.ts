@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { yXmlFragmentToProseMirrorRootNode } from '@tiptap/y-tiptap';
 import { DRIVERS } from '../support/drivers.js';
-import { expectError, getPost, makePage, makePost, world, type Service, type World } from './helpers.js';
+import { expectError, getPost, makePage, makePost, world, type Driver, type Service, type World } from './helpers.js';
+import type { WriteOp } from '../../src/store/driver.js';
 import { htmlDocument } from '../../src/collab/document.js';
 import { richSchema, writeHtml } from '../../src/collab/index.js';
 
@@ -99,6 +100,56 @@ async function rendered(w: World, postId: string, expected: { title: string; con
   }
   expect({ title: post.title, content: post.content }).toEqual(expected);
 }
+
+/**
+ * A driver that lets a test hold one call until another lands: `hold(match)` makes the next call `match` picks
+ * wait (before it reaches the store) until `release()`; `landed(match)` resolves once a commit `match` picks is done.
+ * How a race between a push or open and a render is made to happen every time instead of once in a while.
+ */
+function racingDriver(inner: Driver) {
+  type Hold = { match: (call: string, args: unknown[]) => boolean; gate: Promise<void>; reached: () => void };
+  const holds: Hold[] = [];
+  const watchers: { match: (ops: readonly WriteOp[]) => boolean; done: () => void }[] = [];
+  const driver = new Proxy(inner, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        const i = holds.findIndex((h) => h.match(String(prop), args));
+        if (i >= 0) {
+          const [h] = holds.splice(i, 1);
+          h!.reached();
+          await h!.gate;
+        }
+        const result = await value.apply(target, args);
+        if (prop === 'commit') {
+          for (const w of watchers.splice(0)) {
+            if (w.match(args[0] as WriteOp[])) w.done();
+            else watchers.push(w);
+          }
+        }
+        return result;
+      };
+    },
+  });
+  return {
+    driver,
+    /** Holds the next call `match` picks; answers when it is reached, and how to let it go on. */
+    hold(match: Hold['match']) {
+      let release!: () => void;
+      let reached!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const at = new Promise<void>((r) => (reached = r));
+      holds.push({ match, gate, reached });
+      return { reached: at, release };
+    },
+    landed(match: (ops: readonly WriteOp[]) => boolean) {
+      return new Promise<void>((done) => watchers.push({ match, done }));
+    },
+  };
+}
+const rendersPost = (ops: readonly WriteOp[]) => ops.some((o) => o.type === 'put' && o.collection === 'posts');
+const compacts = (ops: readonly WriteOp[]) => ops.some((o) => o.type === 'delete' && o.collection === 'collabUpdates');
 
 describe.each(DRIVERS)('collab on %s', (name, makeDriver) => {
   it('makes the document from the stored HTML and renders edits back through the normal write path', async () => {
@@ -258,6 +309,60 @@ describe.each(DRIVERS)('collab on %s', (name, makeDriver) => {
     await late.open();
     expect(await late.html()).toBe(html);
   }, 60_000);
+
+  it('a push that meets a render never takes the rendered text for a change made elsewhere', async () => {
+    const race = racingDriver(makeDriver());
+    const w = await world(race.driver);
+    const post = await makePost(w, 'LIVE', { content: '<p>x</p>' });
+    const target = { blogId: w.blogId, postId: post.id };
+    const a = new Writer(w.author, target);
+    await a.open();
+    const text = (a.content.get(0) as Y.XmlElement).get(0) as Y.XmlText;
+    text.insert(1, 'a');
+    await a.push();
+    // The next push has read the post; the render of the first lands before it reads the document.
+    const held = race.hold((call, args) => call === 'get' && args[0] === 'collabDocs');
+    const render = race.landed(rendersPost);
+    text.insert(2, 'b');
+    const pushing = a.push();
+    await held.reached;
+    await render;
+    held.release();
+    await pushing;
+    await rendered(w, post.id, { title: post.title, content: '<p>xab</p>' });
+    const late = new Writer(w.admin, target);
+    await late.open();
+    expect(await late.html()).toBe('<p>xab</p>');
+  });
+
+  it('an open that meets a compaction still answers the whole document', async () => {
+    const race = racingDriver(makeDriver());
+    const w = await world(race.driver);
+    const post = await makePost(w, 'LIVE', { content: '<p>x</p>' });
+    const target = { blogId: w.blogId, postId: post.id };
+    const a = new Writer(w.author, target);
+    await a.open();
+    const text = (a.content.get(0) as Y.XmlElement).get(0) as Y.XmlText;
+    // Enough pushes for the render to compact them; it is held at its commit until the open has read the state.
+    const compaction = race.hold((call, args) => call === 'commit' && compacts(args[0] as WriteOp[]));
+    for (let i = 0; i < 70; i++) {
+      text.insert(text.length, 'y');
+      await a.push();
+    }
+    await compaction.reached;
+    const listing = race.hold(
+      (call, args) => call === 'list' && (args[0] as { collection: string }).collection === 'collabUpdates',
+    );
+    const compacted = race.landed(compacts);
+    const late = new Writer(w.admin, target);
+    const opening = late.open();
+    await listing.reached;
+    compaction.release();
+    await compacted;
+    listing.release();
+    await opening;
+    expect(await late.html()).toBe(`<p>x${'y'.repeat(70)}</p>`);
+  });
 
   it('a burst of more pushes than one read takes is opened whole, and rendered whole', async () => {
     const w = await world(makeDriver());
