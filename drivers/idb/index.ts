@@ -44,12 +44,7 @@ class IdbDriver implements StorageDriver {
   /** Media bytes (blobs.ts, loaded on first use: most page loads never touch a picture's bytes). */
   readonly blobs: BlobStore = lazy(
     async () => (await import('./blobs.js')).idbBlobs(() => this.connection().db, BLOBS),
-    {
-      put: 1,
-      read: 1,
-      delete: 1,
-      sweep: 1,
-    },
+    ['put', 'read', 'delete', 'sweep'],
   );
 
   constructor(options: IdbDriverOptions) {

@@ -15,13 +15,7 @@ import {
 } from '../../src/store/driver.js';
 import type { Connection } from './connect.js';
 import type { Index3 } from './native.js';
-import { stored, type Rec } from './schema.js';
-
-/** A key part that sorts after every string: `[...prefix, MAX]` bounds "everything with the prefix". */
-const MAX: [] = [];
-
-export const cursorDirection = (q: { direction: 'asc' | 'desc' }): IDBCursorDirection =>
-  q.direction === 'asc' ? 'next' : 'prev';
+import { cursorDirection, range, stored, type Rec } from './schema.js';
 
 export async function get(c: Connection, collection: string, id: string): Promise<StoredDoc | undefined> {
   return stored(await c.readStore(collection, (store) => store.get(id)));
@@ -44,17 +38,6 @@ export async function getByIndex(
   key: Key,
 ): Promise<StoredDoc | undefined> {
   return stored(await c.readStore(collection, (store) => store.index(index).get([...key])));
-}
-
-/** The IDBKeyRange of a query, or undefined when the range is empty. */
-export function range(c: Connection, q: RangeQuery): IDBKeyRange | undefined {
-  const lower: unknown[] = [...q.prefix, ...(q.lower?.key ?? [])];
-  const upper: unknown[] = [...q.prefix, ...(q.upper?.key ?? [MAX])];
-  const lowerOpen = !!q.lower?.open;
-  const upperOpen = !!q.upper?.open;
-  const order = c.factory.cmp(lower, upper);
-  if (order > 0 || (order === 0 && (lowerOpen || upperOpen))) return undefined;
-  return c.KeyRange.bound(lower, upper, lowerOpen, upperOpen);
 }
 
 /** Runs `issue` on a collection's index in a read transaction (Connection.read). */

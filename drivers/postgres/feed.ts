@@ -13,9 +13,13 @@ export const POLL_MS = 2_000;
 /** The poll without LISTEN: how late another server's commit may be heard. */
 export const POLL_ALONE_MS = 250;
 const RETRY_MS = 500;
+/** The payload prefix of a message (`tell`); a commit's notification is empty or its server's name, a probe `probe:…`. */
+const MESSAGE = 'm:';
 
 export class Feed {
   private listeners = new Set<() => void>();
+  /** Who hears the messages told on the channel (`Notifier.tell`). */
+  private hearers = new Set<(message: string) => void>();
   private client: PgClient | undefined;
   /** Bumped by every notification and every (re)connection: what was read of the log before may be old. */
   generation = 0;
@@ -41,12 +45,30 @@ export class Feed {
   ) {}
 
   add(listener: () => void): () => void {
-    this.listeners.add(listener);
-    if (this.listeners.size === 1) this.start();
+    return this.follow(this.listeners, listener);
+  }
+
+  hear(listener: (message: string) => void): () => void {
+    return this.follow(this.hearers, listener);
+  }
+
+  private follow<L>(set: Set<L>, listener: L): () => void {
+    set.add(listener);
+    if (this.listeners.size + this.hearers.size === 1) this.start();
     return () => {
-      this.listeners.delete(listener);
-      if (this.listeners.size === 0) void this.stop(false);
+      set.delete(listener);
+      if (this.listeners.size + this.hearers.size === 0) void this.stop(false);
     };
+  }
+
+  private deliver(message: string): void {
+    for (const l of this.hearers) {
+      try {
+        l(message);
+      } catch (error) {
+        console.error('blogcore/postgres: a message listener failed', error);
+      }
+    }
   }
 
   /**
@@ -92,6 +114,7 @@ export class Feed {
       };
       client.on('notification', (n) => {
         if (n.channel !== this.channel) return;
+        if (n.payload?.startsWith(MESSAGE)) return this.deliver(n.payload.slice(MESSAGE.length));
         if (this.client === client && n.payload === this.probe) this.heard = true;
         if (this.own && n.payload === this.own) return;
         this.generation++;
@@ -126,7 +149,10 @@ export class Feed {
 
   async stop(final = true): Promise<void> {
     this.stopped = true;
-    if (final) this.listeners.clear();
+    if (final) {
+      this.listeners.clear();
+      this.hearers.clear();
+    }
     clearInterval(this.timer);
     clearTimeout(this.retry);
     this.timer = this.retry = undefined;
@@ -171,6 +197,13 @@ export class Notifier {
       } while (this.again);
       this.sending = undefined;
     })();
+  }
+
+  /** A message for every listening app server (lost, like any notification, when nobody listens). */
+  tell(message: string): void {
+    void this.pool
+      .query({ text: 'SELECT pg_notify($1, $2)', values: [this.channel, MESSAGE + message] })
+      .catch(() => undefined);
   }
 
   /** Settles once nothing is on its way. */

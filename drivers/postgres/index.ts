@@ -90,7 +90,11 @@ class Driver implements PostgresDriver {
       s: ident(this.schema),
       run: (text, values) => this.connection().run(text, values, false),
     });
-    if (options.shareEvents !== false) this.watch = (listener) => this.follow(listener);
+    if (options.shareEvents !== false) {
+      this.watch = (listener) => this.follow(listener);
+      this.tell = (message) => this.notifier?.tell(message);
+      this.hear = (listener) => this.feedOf().hear(listener);
+    }
     if (options.replicas?.length) this.session = () => this.sessionOf(new Session());
   }
 
@@ -156,6 +160,7 @@ class Driver implements PostgresDriver {
       pruneChanges: within(this.pruneChanges),
       blobs: this.blobs,
       ...(this.watch ? { watch: this.watch } : {}),
+      ...(this.tell && this.hear ? { tell: this.tell, hear: this.hear } : {}),
       session: () => this.sessionOf(new Session()),
       close: () => this.close(),
     };
@@ -282,8 +287,15 @@ class Driver implements PostgresDriver {
    * Absent with `shareEvents: false`.
    */
   readonly watch?: (listener: () => void) => () => void;
+  /** Passes a message to every app server on this store (NOTIFY with a payload): stored nowhere. */
+  readonly tell?: (message: string) => void;
+  readonly hear?: (listener: (message: string) => void) => () => void;
 
   private follow(listener: () => void): () => void {
+    return this.feedOf().add(listener);
+  }
+
+  private feedOf(): Feed {
     const { pool } = this.connection();
     // The LISTEN connection: on `listen`'s URL, else beside the driver's own pool (not one of its connections),
     // else (a host's Pool) one of the host's.
@@ -295,13 +307,12 @@ class Driver implements PostgresDriver {
         : listen !== undefined
           ? () => (this.listenPool ??= openPool({ connectionString: listen, max: 1 }))
           : async () => pool;
-    this.feed ??= new Feed(
+    return (this.feed ??= new Feed(
       source,
       channelOf(this.schema),
       (payload) => pool.query({ text: 'SELECT pg_notify($1, $2)', values: [channelOf(this.schema), payload] }),
       this.instance,
-    );
-    return this.feed.add(listener);
+    ));
   }
 
   async close(): Promise<void> {

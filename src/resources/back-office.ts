@@ -10,7 +10,7 @@ export { blogAdminApi } from './blog-admin.js';
 export { changesApi } from './changes.js';
 export { commentModerationApi } from './comment-moderation.js';
 export { labelsApi } from './labels.js';
-export { mediaApi, putPicture } from '../media/service.js';
+export { mediaApi } from '../media/service.js';
 export { membersApi } from './members.js';
 export { pageViewsApi } from './pageviews.js';
 export { revisionsApi } from './revisions.js';

@@ -27,10 +27,12 @@ import {
 } from '../store/records.js';
 import type { IndexName } from '../store/schema.js';
 import { blogAdminParams as params, type BlogAdminParsed as Parsed } from '../schema/blog-admin.js';
+import { normalizeBlogUrl } from '../schema/schemas.js';
 import { userWire } from '../core/wire.js';
 import type { Blog, User } from '../schema/resources.js';
-import { blogResource, normalizeBlogUrl } from './blogs.js';
+import { blogResource } from './views.js';
 import { revisionDeletes } from '../core/revision-capture.js';
+import { collabUpdateDeletes } from './content.js';
 
 /** Records removed per commit by blogs.delete. */
 const BATCH = 100;
@@ -118,6 +120,8 @@ export function blogAdminApi(core: Core, actor: Actor) {
   }
 
   const revisionsOf = async (ids: string[]) => (await Promise.all(ids.map((id) => revisionDeletes(core, id)))).flat();
+  const collabUpdatesOf = async (ids: string[]) =>
+    (await Promise.all(ids.map((id) => collabUpdateDeletes(core, id)))).flat();
 
   return {
     blogs: {
@@ -213,6 +217,9 @@ export function blogAdminApi(core: Core, actor: Actor) {
         while (await purge('comments', 'post', [blogId]));
         while (await purge('posts', 'published', [blogId], revisionsOf));
         while (await purge('pages', 'published', [blogId], revisionsOf));
+        // Shared documents with the pushes not yet folded into them (deleted with their posts and pages above,
+        // unless a crash came between).
+        while (await purge('collabDocs', 'blog', [blogId], collabUpdatesOf));
         while (await purge('labels', 'blog', [blogId]));
         while (await purge('pageviews', 'owner', [blogId]));
         // Media: the bytes of each picture go before its record.

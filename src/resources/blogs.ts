@@ -2,39 +2,11 @@ import { actorUserId, authError, mayUseView, type Actor } from '../rules/access.
 import type { Core } from '../core/core.js';
 import { BlogError, forbidden, invalid, notFound } from '../util/errors.js';
 import type { BlogRecord } from '../store/records.js';
-import { params, type Role } from '../schema/schemas.js';
+import { normalizeBlogUrl, params, type Role } from '../schema/schemas.js';
 import type { BlogsGetByUrlParams, BlogsGetParams, BlogsListByUserParams, UsersGetParams } from '../schema/params.js';
-import { blogUserInfoWire, blogWire, userWire } from '../core/wire.js';
-import type { Blog, BlogList, BlogUserInfo, Post, User } from '../schema/resources.js';
-import { postOut } from './posts.js';
-
-/** Blog urls compare without case in scheme and host, with one trailing slash. */
-export function normalizeBlogUrl(url: string): string {
-  const u = new URL(url);
-  const path = u.pathname.endsWith('/') ? u.pathname : `${u.pathname}/`;
-  // URL() already lower-cases scheme and host; query and fragment are not part of a blog's address.
-  return `${u.protocol}//${u.host}${path}`;
-}
-
-/** A blog as the caller sees it at `view`, with its `maxPosts` newest LIVE posts. */
-export async function blogResource(core: Core, b: BlogRecord, view: Role, maxPosts: number | undefined): Promise<Blog> {
-  const [posts, pages] = await Promise.all([
-    core.driver.count({ collection: 'posts', index: 'published', prefix: [b.id, 'LIVE'] }),
-    core.driver.count({ collection: 'pages', index: 'published', prefix: [b.id, 'LIVE'] }),
-  ]);
-  let items: Post[] | undefined;
-  if (maxPosts) {
-    const hits = await core.driver.list({
-      collection: 'posts',
-      index: 'published',
-      prefix: [b.id, 'LIVE'],
-      direction: 'desc',
-      limit: maxPosts,
-    });
-    items = await Promise.all(hits.map((h) => postOut(core, h.doc, view, {})));
-  }
-  return blogWire(b, { posts, pages }, items, core.links);
-}
+import { blogUserInfoWire, userWire } from '../core/wire.js';
+import type { Blog, BlogList, BlogUserInfo, User } from '../schema/resources.js';
+import { blogResource } from './views.js';
 
 export function blogsApi(core: Core, actor: Actor) {
   const actorId = actorUserId(actor);

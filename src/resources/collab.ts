@@ -8,8 +8,7 @@
  */
 import { actorUserId, mayEdit, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
-import type { BlogEvent } from '../core/events.js';
-import { DriverConflict, type Key, type StoredDoc, type WriteOp } from '../store/driver.js';
+import { DriverConflict, MESSAGE_CHARS, type Key, type StoredDoc, type WriteOp } from '../store/driver.js';
 import {
   collabDocId,
   collabStream,
@@ -40,8 +39,7 @@ import {
   mergeUpdates,
   renderDocument,
 } from '../collab/document.js';
-import { changeContent, changeEvents, loadVisible } from './content.js';
-import { pageOut } from './pages.js';
+import { changeContent, contentEvents, loadVisible } from './content.js';
 import { Presence } from '../collab/presence.js';
 
 type Kind = 'post' | 'page';
@@ -63,18 +61,72 @@ const EMPTY = new Uint8Array(0);
 /** A Yjs document with nothing in it, as an update. */
 const EMPTY_DOC = new Uint8Array([0, 0]);
 
-/** What one process keeps per store: render timers and presence (never stored). */
+/** What a pull reads of the store: the document (a change made elsewhere taken in) and what came after `since`. */
+interface Look {
+  doc: StoredDoc<CollabDocRecord>;
+  found: { update: Uint8Array; position: number } | undefined;
+}
+
+/** What one process keeps per store: render timers, presence (never stored), and the reads its pulls share. */
 interface Hub {
   renders: Map<string, { timer: ReturnType<typeof setTimeout>; first: number; by: Actor }>;
   presence: Presence;
+  /** This process's commits so far: a shared read serves only the pulls that came before the next commit. */
+  commits: number;
+  /** The latest read per document and `since`, the commit count and the time it started at. */
+  looks: Map<string, { commits: number; at: number; look: Promise<Look> }>;
+  /** Passes a writer's presence to the other app servers on the store (drivers that can `tell`). */
+  share: (docId: string, presence: Uint8Array) => void;
+  /** Starts hearing theirs (once the store is open). */
+  listen: () => void;
+}
+
+/** A presence message between app servers: `collab-presence <sender> <docId> <base64>`. */
+const PRESENCE_MESSAGE = 'collab-presence';
+
+/**
+ * Presence across app servers: told through the store's change signal (`driver.tell`, PostgreSQL's NOTIFY) and
+ * stored nowhere. Each app server takes the others' into its own memory, so a pull anywhere sees everyone.
+ */
+function sharePresence(core: Core, presence: Presence): { share: Hub['share']; listen: () => void; stop: () => void } {
+  const { tell, hear } = core.root.driver;
+  if (!tell || !hear) return { share: () => undefined, listen: () => undefined, stop: () => undefined };
+  const me = Math.random().toString(36).slice(2, 12);
+  let stop: (() => void) | undefined;
+  // From the first call on (the store is open by then), until the service closes.
+  const listen = () => {
+    stop ??= hear.call(core.root.driver, (message) => {
+      const [kind, from, docId, bytes] = message.split(' ');
+      if (kind === PRESENCE_MESSAGE && from !== me && docId && bytes) presence.apply(docId, fromBase64(bytes));
+    });
+  };
+  const share = (docId: string, update: Uint8Array) => {
+    const message = `${PRESENCE_MESSAGE} ${me} ${docId} ${toBase64(update)}`;
+    // A larger presence (a very long name?) stays on this app server: the message has a bound.
+    if (message.length <= MESSAGE_CHARS) tell.call(core.root.driver, message);
+  };
+  return { share, listen, stop: () => stop?.() };
 }
 const hubs = new WeakMap<Core, Hub>();
 const hubOf = (core: Core): Hub => {
   let hub = hubs.get(core.root);
   if (!hub) {
-    const made: Hub = { renders: new Map(), presence: new Presence() };
+    const presence = new Presence();
+    const shared = sharePresence(core, presence);
+    const made: Hub = {
+      renders: new Map(),
+      presence,
+      commits: 0,
+      looks: new Map(),
+      share: shared.share,
+      listen: shared.listen,
+    };
+    const counted = () => void made.commits++;
+    core.root.commitListeners.add(counted);
     // Closing the service ends presence's timers and the renders still waiting (the store is going away).
     core.root.closeListeners.add(() => {
+      shared.stop();
+      core.root.commitListeners.delete(counted);
       made.presence.close();
       for (const r of made.renders.values()) clearTimeout(r.timer);
       made.renders.clear();
@@ -111,6 +163,7 @@ export function collabApi(core: Core, actor: Actor) {
   /** The item, if the caller may write it together: its AUTHOR (posts) or an ADMIN; nobody else reads. */
   async function editable(t: Target): Promise<StoredDoc<PostRecord | PageRecord>> {
     const s = await core.writer(actor, t.blogId);
+    hub.listen();
     const stored = await loadVisible(core, t.kind, t.blogId, t.itemId, s);
     const userId = actor.kind === 'user' ? actor.userId : undefined;
     if (!mayEdit(s.role, userId, t.kind, stored.doc)) {
@@ -232,6 +285,29 @@ export function collabApi(core: Core, actor: Actor) {
     };
   }
 
+  /**
+   * The item read again (gone: 404), the document with a change made elsewhere taken in, and what came after
+   * `since`: read once for every pull of the document from `since` that arrives before this process's next commit
+   * and within `POLL_MS` (a push wakes all the others' pulls at once, and they come back together: one read and
+   * one merge serve them all; other app servers' pushes are seen as late as the poll sees them anyway).
+   */
+  function look(t: Target, since: number): Promise<Look> {
+    const key = `${t.docId} ${since}`;
+    const known = hub.looks.get(key);
+    if (known && known.commits === hub.commits && Date.now() - known.at < POLL_MS) return known.look;
+    const read = (async (): Promise<Look> => {
+      const doc = await current(t, await reread(t));
+      return { doc, found: await after(t, since) };
+    })();
+    const entry = { commits: hub.commits, at: Date.now(), look: read };
+    hub.looks.set(key, entry);
+    const forget = () => {
+      if (hub.looks.get(key) === entry) hub.looks.delete(key);
+    };
+    read.then(() => void (setTimeout(forget, POLL_MS) as { unref?: () => void }).unref?.(), forget);
+    return read;
+  }
+
   function scheduleRender(t: Target): void {
     const now = Date.now();
     const was = hub.renders.get(t.docId);
@@ -268,7 +344,10 @@ export function collabApi(core: Core, actor: Actor) {
       if (!isUpdate(p.update)) throw invalid('update', 'update must be a Yjs update');
       const item = await editable(t);
       await current(t, item);
-      if (p.presence) hub.presence.apply(t.docId, p.presence);
+      if (p.presence) {
+        hub.presence.apply(t.docId, p.presence);
+        hub.share(t.docId, p.presence);
+      }
       if (p.update.byteLength <= 2 && p.update.every((b) => b === 0)) {
         return { position: String((await core.driver.logBounds()).newest) };
       }
@@ -284,18 +363,16 @@ export function collabApi(core: Core, actor: Actor) {
       const since = Number(p.since);
       const deadline = Date.now() + (p.wait ?? 0);
       const seen = p.presenceSince ?? 0;
-      // Who may read is judged once per call; each wake reads only the item (a change made elsewhere).
-      let item = await editable(t);
+      // Who may read is judged once per call; each wake reads only what every pull of the document reads.
+      await editable(t);
       for (;;) {
-        const doc = await current(t, item);
-        const found = await after(t, since);
+        const { doc, found } = await look(t, since);
         const presence = hub.presence.since(t.docId, seen);
         const withPresence = (s: CollabState) => (presence ? { ...s, presence } : s);
         if (!found) return withPresence(await whole(t, doc));
         if (found.update.byteLength > 0 || presence || Date.now() >= deadline)
           return withPresence({ update: found.update, position: String(found.position) });
         await waitForChange(core, hub, t.docId, deadline);
-        item = await reread(t);
       }
     },
   };
@@ -386,7 +463,7 @@ async function renderOnce(core: Core, actor: Actor, t: Target): Promise<'done' |
       t.itemId,
       undefined,
       (r) => (r.rev !== stored.doc.rev || (r.title === title && r.content === content) ? r : { ...r, title, content }),
-      async (before, after) => contentEvents(core, t.kind, before, after, actorId),
+      async (before, after) => contentEvents(core, t.kind, before, after, true, actorId),
       async (before, after) => {
         const doc = await core.get('collabDocs', t.docId);
         if (!doc || doc.doc.rev !== before.rev || doc.version !== stored.version) throw new StaleRender();
@@ -402,23 +479,4 @@ async function renderOnce(core: Core, actor: Actor, t: Target): Promise<'done' |
     throw error;
   }
   return 'done';
-}
-
-/** The events of a rendered change (post.updated / page.updated), with the item as an ADMIN sees it. */
-async function contentEvents(
-  core: Core,
-  kind: Kind,
-  before: PostRecord | PageRecord,
-  after: PostRecord | PageRecord,
-  actorId: string | undefined,
-): Promise<BlogEvent[]> {
-  const out: BlogEvent[] = [];
-  for (const type of changeEvents(kind, before, after, true)) {
-    out.push(
-      ...(await core.event(type, { blogId: after.blogId, id: after.id, actorId }, () =>
-        kind === 'post' ? core.adminPost(after as PostRecord) : pageOut(core, after as PageRecord, 'ADMIN'),
-      )),
-    );
-  }
-  return out;
 }

@@ -25,8 +25,8 @@ import { moveCommentsStep } from '../core/comment-visibility.js';
 import { commentModerationParams as params } from '../schema/comment-moderation.js';
 import type { CommentsActionParams, CommentsListByBlogParams } from '../schema/params.js';
 import type { Comment, CommentList } from '../schema/resources.js';
-import { commentOut, emptyList, listPage, recount } from './comments.js';
-import { loadVisible } from './content.js';
+import { loadVisible, recount } from './content.js';
+import { commentListPage, commentOut, emptyCommentList } from './views.js';
 
 /** The event each moderation move emits (the moves themselves: src/rules/states.ts `COMMENT_MOVES`). */
 const MOVED = {
@@ -84,7 +84,7 @@ export function commentModerationApi(core: Core, actor: Actor) {
       let prefixes: Key[];
       if (p.post) {
         const post = await loadVisible(core, 'post', p.blogId, p.post, s);
-        if (hidesComments(post.doc.readerComments, s.view)) return emptyList();
+        if (hidesComments(post.doc.readerComments, s.view)) return emptyCommentList();
         prefixes = statuses.map((st) => [p.blogId, p.post!, st]);
       } else {
         prefixes = visibleClasses(s.view).flatMap((vis) => statuses.map((st) => [p.blogId, vis, st]));
@@ -116,7 +116,7 @@ export function commentModerationApi(core: Core, actor: Actor) {
           return hits.filter((h) => ok.has(h.doc.postId));
         };
       }
-      return listPage(core, q, p, s.view);
+      return commentListPage(core, q, p, s.view);
     },
 
     approve: async (input: CommentsActionParams) => moderate(input, 'approve'),

@@ -11,68 +11,14 @@ import {
 } from '../rules/access.js';
 import { acceptsComments } from '../rules/states.js';
 import type { Core } from '../core/core.js';
-import type { StoredDoc } from '../store/driver.js';
 import { conflict, forbidden, invalid, notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
-import { listOf, page, type PageQuery } from '../core/paging.js';
-import { put, type CommentRecord, type PostRecord } from '../store/records.js';
-import { params, type CommentStatus, type Role } from '../schema/schemas.js';
+import { put, type CommentRecord } from '../store/records.js';
+import { params } from '../schema/schemas.js';
 import type { CommentsGetParams, CommentsInsertParams, CommentsListParams } from '../schema/params.js';
-import { authorOf, commentWire, listEtag } from '../core/wire.js';
 import type { Comment, CommentList } from '../schema/resources.js';
-import { loadVisible } from './content.js';
-
-export async function commentOut(core: Core, c: CommentRecord, view: Role, fetchBody: boolean): Promise<Comment> {
-  const author = c.authorId
-    ? authorOf(await core.user(c.authorId), c.authorId)
-    : authorOf(undefined, undefined, c.authorName, c.authorUrl);
-  return commentWire(c, author, view, fetchBody, core.links);
-}
-
-/** `maxComments` on a post: its LIVE comments, oldest first. */
-export async function inlineComments(core: Core, post: PostRecord, view: Role, max: number): Promise<Comment[]> {
-  const hits = await core.driver.list({
-    collection: 'comments',
-    index: 'post',
-    prefix: [post.blogId, post.id, 'LIVE'],
-    direction: 'asc',
-    limit: max,
-  });
-  return Promise.all(hits.map((h) => commentOut(core, h.doc, view, true)));
-}
-
-export async function listPage(
-  core: Core,
-  q: PageQuery<'comments'>,
-  p: { maxResults?: number | undefined; pageToken?: string | undefined; fetchBodies?: boolean | undefined },
-  view: Role,
-): Promise<CommentList> {
-  const pg = await page(core.driver, q, p.maxResults ?? 10, p.pageToken);
-  const items = await Promise.all(pg.items.map((h) => commentOut(core, h.doc, view, p.fetchBodies ?? true)));
-  return listOf('blogger#commentList', items, pg, [
-    ...items.map((c) => `${c.id}:${c.updated}:${c.status ?? ''}`),
-    view,
-  ]);
-}
-
-export const emptyList = (): CommentList => ({ kind: 'blogger#commentList', items: [], etag: listEtag(['empty']) });
-
-/** The post record with its comment counters moved by a comment going from one state to another. */
-export function recount(post: StoredDoc<PostRecord>, from: CommentStatus | undefined, to: CommentStatus | undefined) {
-  const live = (to === 'LIVE' ? 1 : 0) - (from === 'LIVE' ? 1 : 0);
-  const all = (to ? 1 : 0) - (from ? 1 : 0);
-  if (live === 0 && all === 0) return [];
-  const p = post.doc;
-  // A post's first comment settles the class its comments are filed under (comment-visibility.ts).
-  const settled = p.allComments === 0 && all > 0 ? { commentsVis: commentVisOf(p) } : {};
-  return [
-    put(
-      'posts',
-      { ...p, ...settled, liveComments: p.liveComments + live, allComments: p.allComments + all },
-      post.version,
-    ),
-  ];
-}
+import { loadVisible, recount } from './content.js';
+import { commentListPage, commentOut, emptyCommentList } from './views.js';
 
 /**
  * comments.get, list and insert. The moderator's calls (the blog-wide list, approve, markAsSpam, removeContent,
@@ -99,8 +45,8 @@ export function commentsApi(core: Core, actor: Actor) {
       const statuses = p.status ?? [...PUBLIC_COMMENT_STATUSES];
       requireVisibleComments(statuses, s.view);
       const post = await loadVisible(core, 'post', p.blogId, p.postId, s);
-      if (hidesComments(post.doc.readerComments, s.view)) return emptyList();
-      return listPage(
+      if (hidesComments(post.doc.readerComments, s.view)) return emptyCommentList();
+      return commentListPage(
         core,
         {
           collection: 'comments',

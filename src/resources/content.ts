@@ -2,16 +2,18 @@
  * What posts and pages share: loading with visibility, the check of who may edit, paths, the events of a change,
  * and the write path. The rules they apply are src/rules/access.ts's and the state table src/rules/states.ts's.
  */
-import { actorUserId, mayEdit, seesContent, type Actor, type Standing } from '../rules/access.js';
+import { actorUserId, commentVisOf, mayEdit, seesContent, type Actor, type Standing } from '../rules/access.js';
 import { checkIfMatch, type Core } from '../core/core.js';
-import type { StoredDoc, WriteOp } from '../store/driver.js';
+import type { Key, StoredDoc, WriteOp } from '../store/driver.js';
 import { forbidden, notFound } from '../util/errors.js';
 import type { BlogEvent, EventType } from '../core/events.js';
-import { del, put, type PageRecord, type PostRecord, type Records } from '../store/records.js';
-import type { Role } from '../schema/schemas.js';
+import { collabDocId, del, put, type PageRecord, type PostRecord, type Records } from '../store/records.js';
+import type { CommentStatus, Role } from '../schema/schemas.js';
 import { labelCounterOps } from '../store/label-counts.js';
 import { revisionDeletes, revisionOps } from '../core/revision-capture.js';
 import { slugify } from '../rules/text.js';
+import type { Page, Post } from '../schema/resources.js';
+import { pageOut } from './views.js';
 
 type Kind = 'post' | 'page';
 const NOUN = { post: 'Post', page: 'Page' } as const;
@@ -101,7 +103,7 @@ export async function withPath<R extends PostRecord | PageRecord>(
 }
 
 /** The events one stored change of a post or page stands for, in order. */
-export function changeEvents(
+function changeEvents(
   kind: Kind,
   before: PostRecord | PageRecord | undefined,
   after: PostRecord | PageRecord,
@@ -117,6 +119,30 @@ export function changeEvents(
     else if (after.status === 'SCHEDULED' && before && !edited) types.push(`${kind}.updated`);
   }
   return types;
+}
+
+/**
+ * The events of one stored change of a post or page (committed with it); their payload is the item as an ADMIN
+ * sees it, made once and only if a listener asks for it.
+ */
+export async function contentEvents(
+  core: Core,
+  kind: Kind,
+  before: PostRecord | PageRecord | undefined,
+  after: PostRecord | PageRecord,
+  edited: boolean,
+  actorId: string | undefined,
+): Promise<BlogEvent[]> {
+  const out: BlogEvent[] = [];
+  let resource: Promise<Post | Page> | undefined;
+  const adminView = () =>
+    kind === 'post' ? core.adminPost(after as PostRecord) : pageOut(core, after as PageRecord, 'ADMIN');
+  for (const type of changeEvents(kind, before, after, edited)) {
+    out.push(
+      ...(await core.event(type, { blogId: after.blogId, id: after.id, actorId }, () => (resource ??= adminView()))),
+    );
+  }
+  return out;
 }
 
 /**
@@ -177,11 +203,13 @@ export async function deleteContent<K extends Kind>(
       const stored = await loadEditable(core, kind, blogId, id, s, ifMatch);
       const counters = kind === 'post' ? labelCounterOps(stored.doc, undefined) : [];
       const revisions = await revisionDeletes(core, id);
+      const shared = await collabDocDeletes(core, collabDocId(kind, id));
       return {
         ops: [
           del(COLLECTION[kind], id, stored.version, stored.doc),
           ...counters,
           ...revisions,
+          ...shared,
           ...(await dependents(stored)),
         ],
         result: undefined,
@@ -189,4 +217,48 @@ export async function deleteContent<K extends Kind>(
     },
     () => core.event(`${kind}.deleted`, { blogId, id, actorId: actorUserId(actor) }),
   );
+}
+
+/** The post record with its comment counters moved by a comment going from one state to another. */
+export function recount(post: StoredDoc<PostRecord>, from: CommentStatus | undefined, to: CommentStatus | undefined) {
+  const live = (to === 'LIVE' ? 1 : 0) - (from === 'LIVE' ? 1 : 0);
+  const all = (to ? 1 : 0) - (from ? 1 : 0);
+  if (live === 0 && all === 0) return [];
+  const p = post.doc;
+  // A post's first comment settles the class its comments are filed under (comment-visibility.ts).
+  const settled = p.allComments === 0 && all > 0 ? { commentsVis: commentVisOf(p) } : {};
+  return [
+    put(
+      'posts',
+      { ...p, ...settled, liveComments: p.liveComments + live, allComments: p.allComments + all },
+      post.version,
+    ),
+  ];
+}
+
+/**
+ * The deletes of an item's shared document (resources/collab.ts) and the pushes not yet folded into it, which
+ * count toward the blog's store: they go with the item, in its commit.
+ */
+export async function collabDocDeletes(core: Core, docId: string): Promise<WriteOp[]> {
+  const doc = await core.driver.get('collabDocs', docId);
+  return [...(doc ? [del('collabDocs', docId, doc.version)] : []), ...(await collabUpdateDeletes(core, docId))];
+}
+
+/** The deletes of every push of a shared document not yet folded into its state, a thousand per read. */
+export async function collabUpdateDeletes(core: Core, docId: string): Promise<WriteOp[]> {
+  const ops: WriteOp[] = [];
+  for (let after: Key | undefined; ; ) {
+    const batch = await core.driver.list({
+      collection: 'collabUpdates',
+      index: 'doc',
+      prefix: [docId],
+      ...(after ? { lower: { key: after, open: true } } : {}),
+      direction: 'asc',
+      limit: 1000,
+    });
+    for (const u of batch) ops.push(del('collabUpdates', u.id, u.version));
+    if (batch.length < 1000) return ops;
+    after = batch[batch.length - 1]!.key.slice(1);
+  }
 }

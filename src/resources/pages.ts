@@ -5,7 +5,7 @@ import { lazy } from '../util/lazy.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page } from '../core/paging.js';
 import { put, type PageRecord } from '../store/records.js';
-import { params, type Parsed, type Role } from '../schema/schemas.js';
+import { params, type Parsed } from '../schema/schemas.js';
 import type {
   PagesActionParams,
   PagesDeleteParams,
@@ -17,24 +17,12 @@ import type {
   PagesRevisionsRestoreParams,
   PagesUpdateParams,
 } from '../schema/params.js';
-import { authorOf, pageWire } from '../core/wire.js';
 import type { Page, PageList } from '../schema/resources.js';
-import type { BlogEvent } from '../core/events.js';
-import { changeContent, changeEvents, deleteContent, loadVisible, withPath } from './content.js';
+import { changeContent, contentEvents, deleteContent, loadVisible, withPath } from './content.js';
+import { pageOut } from './views.js';
 import type { LoadRevisions } from './revisions.js';
 
 type Body = Parsed<'pagesInsert'>['body'];
-
-export async function pageOut(core: Core, r: PageRecord, view: Role, fetchBody = true): Promise<Page> {
-  return pageWire(
-    r,
-    await core.blog(r.blogId),
-    authorOf(await core.user(r.authorId), r.authorId),
-    view,
-    fetchBody,
-    core.links,
-  );
-}
 
 function applyBody(r: PageRecord, b: Body, replace: boolean): PageRecord {
   const next: PageRecord = {
@@ -62,25 +50,9 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     edited: boolean,
   ) {
     const { after, view } = await changeContent(core, actor, 'page', blogId, pageId, ifMatch, fn, (b, a) =>
-      eventsOf(b, a, edited),
+      contentEvents(core, 'page', b, a, edited, actorId),
     );
     return { after, view };
-  }
-
-  /** The events a stored change stands for (committed with it). */
-  async function eventsOf(before: PageRecord | undefined, after: PageRecord, edited: boolean): Promise<BlogEvent[]> {
-    const out: BlogEvent[] = [];
-    let resource: Page | undefined;
-    for (const type of changeEvents('page', before, after, edited)) {
-      out.push(
-        ...(await core.event(
-          type,
-          { blogId: after.blogId, id: after.id, actorId },
-          async () => (resource ??= await pageOut(core, after, 'ADMIN')),
-        )),
-      );
-    }
-    return out;
   }
 
   async function replaceOrPatch(input: PagesUpdateParams, replace: boolean): Promise<Page> {
@@ -107,7 +79,7 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
             return pageOut(core, after, view);
           },
         }),
-      { list: 1, get: 1, restore: 1 },
+      ['list', 'get', 'restore'],
     ),
     async get(input: PagesGetParams): Promise<Page> {
       const p = core.parse(params.pagesGet, input);
@@ -164,7 +136,7 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
           const withUrl = await withPath(core, 'page', record, retry > 0);
           return { ops: [put('pages', withUrl, 0)], result: withUrl };
         },
-        (withUrl) => eventsOf(undefined, withUrl, false),
+        (withUrl) => contentEvents(core, 'page', undefined, withUrl, false, actorId),
       );
       return pageOut(core, r, s.view);
     },

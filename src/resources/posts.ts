@@ -26,39 +26,11 @@ import { labelCounterOps } from '../store/label-counts.js';
 import { hasPhrase, parseQuery, postWordFields } from '../rules/text.js';
 import { authorOf, listEtag, postWire } from '../core/wire.js';
 import type { Post, PostList } from '../schema/resources.js';
-import type { BlogEvent } from '../core/events.js';
-import { inlineComments } from './comments.js';
 import type { LoadRevisions } from './revisions.js';
-import { changeContent, changeEvents, deleteContent, loadVisible, withPath } from './content.js';
+import { changeContent, contentEvents, deleteContent, loadVisible, withPath } from './content.js';
+import { postOut, type Shape } from './views.js';
 
 type Body = Parsed<'postsInsert'>['body'];
-
-interface Shape {
-  fetchBody?: boolean | undefined;
-  fetchImages?: boolean | undefined;
-  maxComments?: number | undefined;
-}
-
-/** A post as the caller sees it at `view`. */
-export async function postOut(core: Core, r: PostRecord, view: Role, shape: Shape): Promise<Post> {
-  const blog = await core.blog(r.blogId);
-  const hideComments = hidesComments(r.readerComments, view);
-  const comments =
-    shape.maxComments && !hideComments ? await inlineComments(core, r, view, shape.maxComments) : undefined;
-  return postWire(
-    r,
-    blog,
-    authorOf(await core.user(r.authorId), r.authorId),
-    {
-      view,
-      fetchBody: shape.fetchBody ?? true,
-      fetchImages: shape.fetchImages ?? false,
-      hideComments,
-      ...(comments ? { comments } : {}),
-    },
-    core.links,
-  );
-}
 
 /** The rank of a suffix [sortTime, id] of the published-order indexes. */
 const rankBySortTime = (suffix: Key) => searchRank(suffix[0]!);
@@ -118,22 +90,6 @@ function applyBody(r: PostRecord, b: Body, replace: boolean): PostRecord {
 /** `loadRevisions` loads the revisions code on the first `posts.revisions` call (the service's back office). */
 export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions) {
   const actorId = actorUserId(actor);
-
-  /** The events a stored change stands for (committed with it). */
-  async function eventsOf(before: PostRecord | undefined, after: PostRecord, edited: boolean): Promise<BlogEvent[]> {
-    const out: BlogEvent[] = [];
-    let resource: Post | undefined;
-    for (const type of changeEvents('post', before, after, edited)) {
-      out.push(
-        ...(await core.event(
-          type,
-          { blogId: after.blogId, id: after.id, actorId },
-          async () => (resource ??= await core.adminPost(after)),
-        )),
-      );
-    }
-    return out;
-  }
 
   async function listOrSearch(p: Parsed<'postsList'>, q?: string): Promise<PostList> {
     // The caller's standing is checked beside the page's read (one round trip instead of two on a server);
@@ -213,7 +169,7 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     edited: boolean,
   ) {
     const { after, view } = await changeContent(core, actor, 'post', blogId, postId, ifMatch, fn, (b, a) =>
-      eventsOf(b, a, edited),
+      contentEvents(core, 'post', b, a, edited, actorId),
     );
     return { after, view };
   }
@@ -235,7 +191,7 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
             return postOut(core, after, view, {});
           },
         }),
-      { list: 1, get: 1, restore: 1 },
+      ['list', 'get', 'restore'],
     ),
 
     async get(input: PostsGetParams): Promise<Post> {
@@ -305,7 +261,7 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
           const withUrl = await withPath(core, 'post', draft, retry > 0);
           return { ops: [put('posts', withUrl, 0), ...labelCounterOps(undefined, withUrl)], result: withUrl };
         },
-        (withUrl) => eventsOf(undefined, withUrl, false),
+        (withUrl) => contentEvents(core, 'post', undefined, withUrl, false, actorId),
       );
       return postOut(core, r, s.view, p);
     },

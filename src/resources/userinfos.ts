@@ -10,7 +10,7 @@ import type { Role } from '../schema/schemas.js';
 import { userInfosParams as params } from '../schema/userinfos.js';
 import { blogUserInfoWire } from '../core/wire.js';
 import type { BlogUserInfo, Post, PostUserInfo, PostUserInfosList } from '../schema/resources.js';
-import { blogResource } from './blogs.js';
+import { blogResource } from './views.js';
 import type { postsApi } from './posts.js';
 
 /** What user infos read posts through: the same caller's `posts.get` and `posts.list`. */

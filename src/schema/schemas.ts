@@ -80,6 +80,14 @@ export function isHttpUrl(s: string): boolean {
   }
 }
 
+/** Blog urls compare without case in scheme and host, with one trailing slash. */
+export function normalizeBlogUrl(url: string): string {
+  const u = new URL(url);
+  const path = u.pathname.endsWith('/') ? u.pathname : `${u.pathname}/`;
+  // URL() already lower-cases scheme and host; query and fragment are not part of a blog's address.
+  return `${u.protocol}//${u.host}${path}`;
+}
+
 /** One or more enum values: one value, a comma-joined list or an array of them, deduplicated. */
 export const enumList = <const T extends readonly [string, ...string[]]>(values: T) =>
   list(upperEnum(values), 'must name at least one value', Infinity, '');

@@ -23,40 +23,29 @@ function apis(core: Core, actor: Actor): Namespaces {
   const admin = async () => (await backOffice()).blogAdminApi(core, actor);
   const infos = async () => (await backOffice()).userInfosApi(core, actor, posts);
   const all = {
-    blogs: { ...base.blogs, ...lazy(async () => (await admin()).blogs, { insert: 1, update: 1, patch: 1, delete: 1 }) },
-    users: { ...base.users, ...lazy(async () => (await admin()).users, { insert: 1, update: 1 }) },
-    members: lazy(async () => (await backOffice()).membersApi(core, actor), { set: 1, remove: 1, list: 1 }),
+    blogs: { ...base.blogs, ...lazy(async () => (await admin()).blogs, ['insert', 'update', 'patch', 'delete']) },
+    users: { ...base.users, ...lazy(async () => (await admin()).users, ['insert', 'update']) },
+    members: lazy(async () => (await backOffice()).membersApi(core, actor), ['set', 'remove', 'list']),
     posts,
     pages: pagesApi(core, actor, backOffice),
     comments: {
       ...commentsApi(core, actor),
-      ...lazy(async () => (await backOffice()).commentModerationApi(core, actor), {
-        listByBlog: 1,
-        approve: 1,
-        markAsSpam: 1,
-        removeContent: 1,
-        delete: 1,
-      }),
+      ...lazy(
+        async () => (await backOffice()).commentModerationApi(core, actor),
+        ['listByBlog', 'approve', 'markAsSpam', 'removeContent', 'delete'],
+      ),
     },
-    blogUserInfos: lazy(async () => (await infos()).blogUserInfos, { get: 1 }),
-    postUserInfos: lazy(async () => (await infos()).postUserInfos, { get: 1, list: 1 }),
-    pageViews: lazy(async () => (await backOffice()).pageViewsApi(core, actor), { get: 1, record: 1 }),
-    labels: lazy(async () => (await backOffice()).labelsApi(core, actor), { list: 1 }),
-    changes: lazy(async () => (await backOffice()).changesApi(core, actor), { list: 1 }),
-    media: lazy(async () => (await backOffice()).mediaApi(core, actor), {
-      upload: 1,
-      get: 1,
-      list: 1,
-      patch: 1,
-      delete: 1,
-      read: 1,
-    }),
+    blogUserInfos: lazy(async () => (await infos()).blogUserInfos, ['get']),
+    postUserInfos: lazy(async () => (await infos()).postUserInfos, ['get', 'list']),
+    pageViews: lazy(async () => (await backOffice()).pageViewsApi(core, actor), ['get', 'record']),
+    labels: lazy(async () => (await backOffice()).labelsApi(core, actor), ['list']),
+    changes: lazy(async () => (await backOffice()).changesApi(core, actor), ['list']),
+    media: lazy(
+      async () => (await backOffice()).mediaApi(core, actor),
+      ['upload', 'get', 'list', 'patch', 'delete', 'read'],
+    ),
     // Writing together loads Yjs and the editor's schema: only when a document is first opened, pushed or pulled.
-    collab: lazy(async () => (await import('../resources/collab.js')).collabApi(core, actor), {
-      open: 1,
-      push: 1,
-      pull: 1,
-    }),
+    collab: lazy(async () => (await import('../resources/collab.js')).collabApi(core, actor), ['open', 'push', 'pull']),
   } satisfies Namespaces;
   // Compile-time: the object built here has exactly the namespaces and methods types.ts declares and documents.
   const exact: Same<Shape<typeof all>, Shape<Namespaces>> = true;

@@ -6,8 +6,6 @@
  * name from here, never from store/, core/ or resources/ (biome.jsonc fences them), beside the service's public
  * surface (types.ts) and its engine (internals.ts).
  */
-import type { putPicture as put_picture } from '../media/service.js';
-
 // The records, their keys and writes.
 export type { Core } from '../core/core.js';
 export {
@@ -50,12 +48,5 @@ export { revisionOps, revisionsOf } from '../core/revision-capture.js';
 
 // What the service decides about stored records: etags, public urls, a blog's url, a post's or page's path.
 export { etagOf, publicUrl } from '../core/wire.js';
-export { normalizeBlogUrl } from '../resources/blogs.js';
+export { normalizeBlogUrl } from '../schema/schemas.js';
 export { withPath } from '../resources/content.js';
-
-/**
- * The upload's checks and store of a picture's bytes (src/media/service.ts), loaded with the back office's
- * calls: a replica needs them only when it meets a picture, and the same import keeps them in one chunk.
- */
-export const putPicture: typeof put_picture = async (...args) =>
-  (await import('../resources/back-office.js')).putPicture(...args);

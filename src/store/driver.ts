@@ -130,6 +130,9 @@ export interface AddOp {
 
 export type WriteOp = PutOp | DeleteOp | AddOp;
 
+/** The longest message `tell` passes on (PostgreSQL's NOTIFY payload is under 8000 bytes). */
+export const MESSAGE_CHARS = 7_000;
+
 /** A bound on the part of the key after `prefix`. `open` excludes the bound key itself. */
 export interface KeyBound {
   key: Key;
@@ -333,6 +336,13 @@ export interface StorageDriver {
    * store only this instance writes leaves it out. Returns the function that stops the calls.
    */
   watch?(listener: () => void): () => void;
+  /**
+   * Optional, beside `watch`: passes a short text (at most 7,000 characters) to every app server on this store,
+   * this one included, and stores it nowhere: what is not heard at once is gone (PostgreSQL: NOTIFY).
+   */
+  tell?(message: string): void;
+  /** Optional, with `tell`: calls `listener` with each message told on this store; answers the function that stops it. */
+  hear?(listener: (message: string) => void): () => void;
   /** The bytes of media, kept in the same store as the records (so a backup of the store holds the pictures). */
   readonly blobs: BlobStore;
   /**

@@ -8,19 +8,11 @@
  * `pending()` and goes before the writes that use it: its id is the SHA-256 of its bytes, so its url names
  * the same picture on the server.
  */
-import {
-  type ChangeItem,
-  asJson,
-  mediaId,
-  putPicture,
-  type MediaRecord,
-  type UserRecord,
-  type Core,
-} from '../service/store.js';
+import { type ChangeItem, asJson, mediaId, type MediaRecord, type UserRecord, type Core } from '../service/store.js';
 import type { Media } from '../schema/media.js';
 import { sha256 } from '../util/sha256.js';
 import { piecesOfStream } from '../util/streams.js';
-import type { PictureFacts } from '../media/service.js';
+import { putPicture, type PictureFacts } from '../media/service.js';
 import { BlogError } from '../util/errors.js';
 import { RemoteError, type Remote } from './remote.js';
 import { baseId, Batch, keyOf, settled, type Ctx, type StoredConflict } from './state.js';

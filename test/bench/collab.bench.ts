@@ -25,7 +25,9 @@ const WRITERS = 10;
 const here = dirname(fileURLToPath(import.meta.url));
 
 async function startServer(dir: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'collab-server.ts'), dir], {
+  // COLLAB_PROFILE=<dir>: the server's CPU profile (node --cpu-prof) lands there, to say where its time goes.
+  const prof = process.env.COLLAB_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.COLLAB_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', join(here, 'collab-server.ts'), dir], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
@@ -37,7 +39,9 @@ async function startServer(dir: string) {
   };
   const stop = () => {
     child.stdin!.write('exit\n');
-    child.kill();
+    // A profiled server writes its profile as it exits: give it the time.
+    if (prof.length) setTimeout(() => child.kill(), 10_000).unref();
+    else child.kill();
   };
   return { ...info, cpu, stop };
 }

@@ -183,7 +183,7 @@ describe('collab over HTTP', () => {
     expect((await new Client(pageUrl, 'ada').open()).status).toBe(200);
   });
 
-  const twoServers = async (make: () => StorageDriver) => {
+  const twoServers = async (make: () => StorageDriver, presenceCrosses = false) => {
     const one = await appServer(make());
     const two = await appServer(make());
     const { blogId, postId } = await seed(one.service);
@@ -209,6 +209,24 @@ describe('collab over HTTP', () => {
     await b.push(b.type('!'));
     await a.pull(2_000);
     expect(a.text).toBe(b.text);
+    if (!presenceCrosses) return;
+    // Bob's cursor, sent to the first server, reaches Ada's pull on the second (and is stored nowhere).
+    const bobAware = new Awareness(a.doc);
+    bobAware.setLocalState({ user: { name: 'Bob', color: '#d33' } });
+    const seen = new Awareness(new Y.Doc());
+    const started = Date.now();
+    const waiting = b.pull(5_000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await a.push(new Uint8Array(0), encodeAwarenessUpdate(bobAware, [a.doc.clientID]))).status).toBe(200);
+    for (let got = await waiting; ; got = await b.pull(2_000)) {
+      const header = got.res.headers.get('blogcore-collab-presence');
+      if (header) applyAwarenessUpdate(seen, Buffer.from(header, 'base64'), 'x');
+      if (seen.getStates().has(a.doc.clientID) || Date.now() - started > 5_000) break;
+    }
+    expect(seen.getStates().get(a.doc.clientID)).toEqual({ user: { name: 'Bob', color: '#d33' } });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    bobAware.destroy();
+    seen.destroy();
   };
 
   it('two app servers on one SQLite file: a push to one is pulled from the other within 2 s', async () => {
@@ -216,8 +234,8 @@ describe('collab over HTTP', () => {
     await twoServers(() => sqliteDriver({ filename: file }));
   });
 
-  it('two app servers on one PostgreSQL schema: a push to one is pulled from the other within 2 s', async () => {
+  it('two app servers on one PostgreSQL schema: a push and a cursor reach the other within 2 s', async () => {
     const schema = freshSchema('collab_http');
-    await twoServers(() => postgresDriver({ connectionString: pgUrl(), schema, max: 3 }));
+    await twoServers(() => postgresDriver({ connectionString: pgUrl(), schema, max: 3 }), true);
   });
 });

@@ -381,6 +381,42 @@ describe.each(DRIVERS)('collab on %s', (name, makeDriver) => {
     await rendered(w, post.id, { title: post.title, content: `<p>x${'y'.repeat(1_100)}</p>` });
   }, 120_000);
 
+  it('a deleted post, page or blog takes its shared documents with it', async () => {
+    const w = await world(makeDriver());
+    const stored = async (docId: string) => ({
+      doc: await w.driver.get('collabDocs', docId),
+      updates: (
+        await w.driver.list({ collection: 'collabUpdates', index: 'doc', prefix: [docId], direction: 'asc', limit: 10 })
+      ).length,
+    });
+    const typed = async (service: Service, target: { blogId: string; postId?: string; pageId?: string }) => {
+      const doc = new Y.Doc();
+      Y.applyUpdate(doc, (await service.collab.open(target)).update);
+      const sv = Y.encodeStateVector(doc);
+      doc.getText('title').insert(0, 'Shared ');
+      await service.collab.push({ ...target, update: Y.encodeStateAsUpdate(doc, sv) });
+    };
+    const post = await makePost(w, 'LIVE', { content: '<p>x</p>' });
+    const page = await makePage(w, 'LIVE', { content: '<p>y</p>' });
+    await typed(w.author, { blogId: w.blogId, postId: post.id });
+    await typed(w.admin, { blogId: w.blogId, pageId: page.id });
+    expect(await stored(`post:${post.id}`)).toMatchObject({ doc: expect.anything(), updates: 1 });
+    expect(await stored(`page:${page.id}`)).toMatchObject({ doc: expect.anything(), updates: 1 });
+    // In the trash the document stays (a restored post is written together again); deleted, it goes.
+    await w.author.posts.delete({ blogId: w.blogId, postId: post.id, useTrash: true });
+    expect((await stored(`post:${post.id}`)).doc).toBeDefined();
+    await w.author.posts.delete({ blogId: w.blogId, postId: post.id });
+    expect(await stored(`post:${post.id}`)).toEqual({ doc: undefined, updates: 0 });
+    await w.admin.pages.delete({ blogId: w.blogId, pageId: page.id });
+    expect(await stored(`page:${page.id}`)).toEqual({ doc: undefined, updates: 0 });
+    // A blog takes every document of its posts and pages.
+    const other = await makePost(w, 'DRAFT', { content: '<p>z</p>' });
+    await typed(w.author, { blogId: w.blogId, postId: other.id });
+    expect((await stored(`post:${other.id}`)).updates).toBe(1);
+    await w.admin.blogs.delete({ blogId: w.blogId });
+    expect(await stored(`post:${other.id}`)).toEqual({ doc: undefined, updates: 0 });
+  });
+
   it('only the post’s author and the blog’s admins take part; pages are for admins', async () => {
     const w = await world(makeDriver());
     const post = await makePost(w, 'LIVE', { content: '<p>x</p>' });
