@@ -15,7 +15,7 @@ import {
 } from 'blogcore/io';
 import { CliError, UsageError } from './errors.js';
 import { exportSiteCommand } from './site.js';
-import { openDriver, shownDb } from './store.js';
+import { blogIdOf, openDriver, shownDb } from './store.js';
 import { userLabel } from './users.js';
 
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -42,7 +42,8 @@ export const IO_COMMANDS = {
       --owner           the user who becomes the blog's ADMIN (default: the file's first author);
                         created with that id when the store has no such user
       --format          blogcore-json, wxr, blogger-atom or ghost-json (default: detected)
-      --redirects       write the map of old permalinks to new urls (JSON for *.json, else "old<TAB>new" lines)
+      --redirects       also write the map of old permalinks to new urls to a file (JSON for *.json, else
+                        "old<TAB>new" lines); the blog keeps it either way and serve --site answers it (301)
       --json            print the report as JSON
       --verbose         list every skipped and drafted item (by default: one line per reason, with its count)`,
     positionals: true,
@@ -153,9 +154,7 @@ export async function exportCommand(values: Values, ctx: IoStreams): Promise<voi
     throw new UsageError('export: --db, --blog and --format are required');
   const service = await open(db, false);
   try {
-    const blogId = /^https?:\/\//i.test(blog)
-      ? (await service.blogs.getByUrl({ url: blog })).id
-      : (await service.blogs.get({ blogId: blog })).id;
+    const blogId = await blogIdOf(service, blog);
     if (format === 'site') {
       if (typeof values.out !== 'string')
         throw new UsageError('export: --format site needs --out <dir>, the folder to write the site into');

@@ -8,6 +8,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { CliError, UsageError } from './errors.js';
 import { IO_COMMANDS } from './io.js';
 import { MEDIA_COMMANDS } from './media.js';
+import { REDIRECT_COMMANDS } from './redirects.js';
 import { SERVER_LIMITS, serve } from './serve.js';
 import { redactSecrets } from './store.js';
 import { token } from './token.js';
@@ -31,7 +32,7 @@ const DB_HELP =
 
 const COMMANDS: Record<string, Command> = {
   serve: {
-    usage: `blogcore serve [--db <file>] [--replica <url>] [--port <n>] [--host <addr>] [--api-base-url <url>] [--quiet] [--max-connections <n>] [--cors <origin>] [--site]
+    usage: `blogcore serve [--db <file>] [--replica <url>] [--port <n>] [--host <addr>] [--api-base-url <url>] [--quiet] [--max-connections <n>] [--cors <origin>] [--site] [--blog <id|url>]
       Serves the Blogger v3 API under /v3 and the pictures under /media (default 127.0.0.1:8080). The first
       run on an empty store creates a demo blog and prints a bearer token for its admin; a store that holds
       blogs is served as it is.
@@ -43,7 +44,10 @@ const COMMANDS: Record<string, Command> = {
       --max-connections connections served at once (default ${SERVER_LIMITS.maxConnections})
       --cors <origin>   let web pages from this origin call the API (e.g. http://127.0.0.1:5173 for the
                         browser editor); repeat for more origins, * for any
-      --site            serve the blog's reading site at / (the API stays under /v3)`,
+      --site            serve the reading site of every blog of the store beside the API (under /v3): each
+                        blog by the request's Host and path, and on this machine at the address the banner
+                        prints (the only blog at its path, or an index page linking each blog)
+      --blog <id|url>   serve the site of this blog only, whatever the Host`,
     options: {
       db: { type: 'string', default: './data/blog.db' },
       replica: { type: 'string', multiple: true },
@@ -54,6 +58,7 @@ const COMMANDS: Record<string, Command> = {
       'max-connections': { type: 'string', default: String(SERVER_LIMITS.maxConnections) },
       cors: { type: 'string', multiple: true },
       site: { type: 'boolean', default: false },
+      blog: { type: 'string' },
     },
     run(values) {
       const port = integer('--port', values.port, 0, 65535);
@@ -86,7 +91,8 @@ const COMMANDS: Record<string, Command> = {
         host: values.host as string,
         quiet: values.quiet === true,
         maxConnections,
-        site: values.site === true,
+        site: values.site === true || values.blog !== undefined,
+        ...(values.blog !== undefined ? { blog: values.blog as string } : {}),
         version: VERSION,
         ...(apiBaseUrl ? { apiBaseUrl } : {}),
       });
@@ -113,6 +119,7 @@ const COMMANDS: Record<string, Command> = {
   },
   ...IO_COMMANDS,
   ...MEDIA_COMMANDS,
+  ...REDIRECT_COMMANDS,
 };
 
 const USAGE = `blogcore ${VERSION}

@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import { BlogError, createBlogService, type BlogService, type Media } from 'blogcore';
 import { CliError, UsageError } from './errors.js';
 import type { IoStreams } from './io.js';
-import { openDriver } from './store.js';
+import { blogIdOf, openDriver } from './store.js';
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
@@ -41,9 +41,7 @@ export async function mediaCommand(values: Values, positionals: string[], ctx: I
   const service = createBlogService({ driver: await openDriver(values.db, { create: false }) });
   try {
     const blog = values.blog;
-    const blogId = /^https?:\/\//i.test(blog)
-      ? (await service.blogs.getByUrl({ url: blog })).id
-      : (await service.blogs.get({ blogId: blog })).id;
+    const blogId = await blogIdOf(service, blog);
     if (sub === 'add') await add(service, blogId, files, values, ctx);
     else await list(service, blogId, values, ctx);
   } finally {

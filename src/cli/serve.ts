@@ -9,10 +9,10 @@ import { performance } from 'node:perf_hooks';
 import { inspect } from 'node:util';
 import { type BlogService, createBlogService } from 'blogcore';
 import { createHttpHandler, toNodeHandler } from 'blogcore/http';
-import { createSite } from 'blogcore/site';
 import { seedDemo } from './demo.js';
 import { bearerAuth, mintToken, readSettings, writeSettings } from './settings.js';
 import { describeSqliteError, openDriver, redactSecrets, shownDb } from './store.js';
+import { type ServedBlog, siteOfStore } from './sites.js';
 import { blogLabel, blogsAndAdmins, userLabel } from './users.js';
 
 /**
@@ -39,8 +39,10 @@ export interface ServeOptions {
   maxConnections: number;
   /** Origins whose pages may call the API (CORS); `*` for any. Empty: none. */
   cors?: readonly string[];
-  /** Serve the blog's reading site at `/` (blogcore/site), beside the API. */
+  /** Serve the reading site of the store's blogs (blogcore/site) beside the API. */
   site?: boolean;
+  /** Serve the site of this blog only (an id or url), whatever the Host. */
+  blog?: string;
   version: string;
 }
 
@@ -165,15 +167,20 @@ export async function serve(opts: ServeOptions): Promise<void> {
       onError: logError,
     }),
   );
-  // The site answers its own pages (whatever the Host: the store's blog); everything else, and the API's /v3
-  // and /media, goes to the API.
-  const site = opts.site
-    ? toNodeHandler(createSite(service, { ...(blogId ? { blogId } : {}), onError: logError }))
-    : undefined;
+  // The site answers its blogs' pages (src/cli/sites.ts); everything else, and the API's /v3 and /media, goes to
+  // the API.
+  let site: Awaited<ReturnType<typeof siteOfStore>> | undefined;
+  try {
+    site = opts.site ? await siteOfStore(driver, service, { origin, blog: opts.blog, onError: logError }) : undefined;
+  } catch (error) {
+    server.close();
+    await service.close().catch(() => undefined);
+    throw error;
+  }
   ready = (req, res) => {
     const path = (req.url ?? '').split('?')[0]!;
     if (site && !path.startsWith('/v3') && !path.startsWith('/media/')) {
-      void site(req, res, () => void handle(req, res));
+      site.handler(req, res, () => void handle(req, res));
       return;
     }
     if ((req.method === 'GET' || req.method === 'HEAD') && (path === '/' || path === '/v3' || path === '/v3/')) {
@@ -189,10 +196,22 @@ export async function serve(opts: ServeOptions): Promise<void> {
   for (const run of pending.splice(0)) run();
 
   if (!signals.received()) {
-    printBanner(opts, `${origin}/v3`, setup, await whoAdministers(setup), opts.site ? `${origin}/` : undefined);
+    printBanner(opts, `${origin}/v3`, setup, await whoAdministers(setup), site, await picturesLine());
   }
   await signals.stopped;
   process.exit(await shutdown(server, service));
+}
+
+/** Whether pictures get variants for readers (docs/design.md §23): sharp loads here, or why not and what readers get instead. */
+async function picturesLine(): Promise<string> {
+  const name = 'sharp'; // the optional dependency the library loads the same way (src/media/variants.ts)
+  try {
+    await import(name);
+    return '  Pictures: resized for readers with sharp (/media/…/w{N}/…)';
+  } catch (error) {
+    const why = error instanceof Error ? error.message.split('\n', 1)[0] : String(error);
+    return `  Pictures: sharp did not load (${why}): readers get originals; \`npm install sharp\` resizes them`;
+  }
 }
 
 /** The token's user and blog on a first run; else up to three blogs of the store with their admins, and the first admin. */
@@ -221,14 +240,16 @@ function printBanner(
   api: string,
   setup: Awaited<ReturnType<typeof setUp>>,
   admins: { lines: string[]; first?: string },
-  site: string | undefined,
+  site: { blogs: ServedBlog[]; more: boolean } | undefined,
+  pictures: string,
 ): void {
   const { blogId, token } = setup;
   const lines = [
     `blogcore ${opts.version} is serving ${shownDb(opts.db)}`,
-    ...(site ? [`  Site: ${site}`] : []),
+    ...(site ? siteLines(site.blogs, site.more) : []),
     `  API:  ${api}/`,
     ...(blogId ? [`  Blog: ${api}/blogs/${blogId}`] : []),
+    pictures,
     '',
   ];
   if (token) {
@@ -269,6 +290,18 @@ function printBanner(
       : 'Each request is logged as: method path status time (--quiet turns this off). Ctrl+C stops the server.',
   );
   console.log(lines.join('\n'));
+}
+
+/** Where each blog's site is on this machine (path included), and the address it has for its readers. */
+function siteLines(blogs: readonly ServedBlog[], more: boolean): string[] {
+  if (!blogs.length) return ['  Site: none yet (this store holds no blog)'];
+  if (blogs.length === 1)
+    return [`  Site: ${blogs[0]!.local}${blogs[0]!.local === blogs[0]!.url ? '' : `  (${blogs[0]!.url})`}`];
+  return [
+    `  Sites (each blog by its Host and path; the index at ${new URL(blogs[0]!.local).protocol}//127.0.0.1:${new URL(blogs[0]!.local).port}/ links each):`,
+    ...blogs.map((b) => `    ${b.local}  (${b.url})`),
+    ...(more ? ['    … and more'] : []),
+  ];
 }
 
 /**

@@ -6,7 +6,7 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { STORE_SCHEMA, type StorageDriver } from 'blogcore';
+import { STORE_SCHEMA, type BlogService, type StorageDriver } from 'blogcore';
 import { SQLITE_STORAGE_VERSION, sqliteDriver } from 'blogcore/sqlite';
 import { CliError } from './errors.js';
 
@@ -226,4 +226,11 @@ async function ownTables(): Promise<string[]> {
     await driver.close();
     db.close();
   }
+}
+
+/** The id of the blog `--blog` names: its id, or its url (http… or https…). */
+export async function blogIdOf(service: BlogService, blog: string): Promise<string> {
+  return /^https?:\/\//i.test(blog)
+    ? (await service.blogs.getByUrl({ url: blog })).id
+    : (await service.blogs.get({ blogId: blog })).id;
 }

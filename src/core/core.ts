@@ -57,7 +57,14 @@ export interface CoreOptions {
   blobs?: BlobStore;
   /** Larger pictures are refused with 413, read no further. Default 20 MiB. */
   maxMediaBytes?: number;
+  /** Pictures are stored as uploaded, metadata and all (docs/design.md §23). Default false: metadata out at upload. */
+  keepImageMetadata?: boolean;
+  /** The widths of pictures' variants (docs/design.md §23). Default `[320, 640, 960, 1280, 1920]`. */
+  imageWidths?: readonly number[];
 }
+
+/** The default widths of pictures' variants (docs/design.md §23). */
+const IMAGE_WIDTHS = [320, 640, 960, 1280, 1920];
 
 const DAY_MS = 86_400_000;
 /** Log entries removed per pruning step, and how often a step runs (every N commits, or after a pause). */
@@ -89,6 +96,8 @@ export class Core {
   readonly revisionsKept: number;
   readonly blobs: BlobStore;
   readonly maxMediaBytes: number;
+  readonly keepImageMetadata: boolean;
+  readonly imageWidths: readonly number[];
   private scheduler: Pick<Scheduler, 'scheduled' | 'stop'> | undefined;
   /** Promotions this process has committed: a list read beside promoteDue re-reads if one landed meanwhile. */
   promotions = 0;
@@ -107,6 +116,11 @@ export class Core {
   readonly closeListeners = new Set<() => void>();
   /** Called after every commit this process makes (long polls wait on it). */
   readonly commitListeners = new Set<() => void>();
+  /**
+   * Called when a call's check of the change log finds commits by other hands (another process on the store):
+   * what was read before may be stale (the HTTP helper's kept responses go).
+   */
+  readonly movedListeners = new Set<() => void>();
   private readonly retention: { ms: number; commits: number | undefined };
   private sincePrune = 0;
   private lastPrune = -Infinity;
@@ -122,7 +136,10 @@ export class Core {
   constructor(options: CoreOptions) {
     this.driver = recordStore(options.driver);
     this.processSession = options.driver.session?.();
-    this.cache = new RecordCache(this.driver, () => this.dueUnknown());
+    this.cache = new RecordCache(this.driver, () => {
+      this.dueUnknown();
+      for (const listener of this.movedListeners) listener();
+    });
     const r = options.changeRetention ?? {};
     this.retention = { ms: (r.days ?? 30) * DAY_MS, commits: r.commits };
     this.now = options.now ?? (() => new Date());
@@ -130,6 +147,8 @@ export class Core {
     // Checked where media is handled (src/media/service.ts), which loads on first use.
     this.blobs = options.blobs ?? this.driver.blobs;
     this.maxMediaBytes = options.maxMediaBytes ?? 20 * 1024 * 1024;
+    this.keepImageMetadata = options.keepImageMetadata === true;
+    this.imageWidths = [...new Set(options.imageWidths ?? IMAGE_WIDTHS)].sort((a, b) => a - b);
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
     if (typeof this.driver.watch === 'function') {
       this.share = import('./event-share.js').then(({ EventShare }) => new EventShare(this.driver, this.events));
@@ -202,6 +221,16 @@ export class Core {
     this.cache.begin();
     // Every schema the core is given is one of src/schema/schemas.ts (zod): Schema only keeps zod out of its type.
     return parse(schema as unknown as ZodMiniType, input) as Output<S>;
+  }
+
+  /**
+   * What a call does before it reads, without a call: looks at the change log (other processes' commits reach
+   * `movedListeners`) and makes due scheduled posts LIVE. A kept answer (src/http/kept.ts) is as current after it
+   * as a call beginning now.
+   */
+  async catchUp(): Promise<void> {
+    this.cache.begin();
+    await this.promoteDue();
   }
 
   async get<C extends Collection>(collection: C, id: string): Promise<StoredDoc<Records[C]> | undefined> {
@@ -489,8 +518,10 @@ export class Core {
   async promoteDue(force = false): Promise<number> {
     await this.ready();
     await this.cache.fresh();
+    // (No clock read when nothing is scheduled: every kept HTTP answer passes here.)
+    if (!force && this.nextDue === '') return 0;
     const now = this.nowIso();
-    if (!force && this.nextDue !== undefined && (this.nextDue === '' || this.nextDue > now)) return 0;
+    if (!force && this.nextDue !== undefined && this.nextDue > now) return 0;
     const epoch = this.dueEpoch;
     let count = 0;
     for (;;) {

@@ -28,6 +28,7 @@ import {
 } from './respond.js';
 import { ROUTES, Router } from './routes.js';
 import { pathSegments, splitTarget } from '../web/target.js';
+import { KEPT_BYTES, KEPT_OPS, KeptResponses, type KeptResponse, normalizedQuery } from './kept.js';
 import { etagMatches } from '../web/conditional.js';
 import { methodNotAllowed, onlyGetOrHead } from '../web/methods.js';
 
@@ -63,11 +64,30 @@ export interface HttpHandlerOptions {
   cors?: boolean | CorsOptions;
   /** Called with every unexpected (non-BlogError) failure, e.g. to log it; the client only sees a 500. */
   onError?: (error: unknown, request: RequestHead) => void;
+  /**
+   * Kept responses (docs/http.md): the answers of reads (posts, pages, comments, blogs, their lists and searches)
+   * kept until the store may have changed, at most `maxBytes` (default 32 MiB). `false` reads every time.
+   */
+  keptResponses?: { maxBytes?: number } | false;
 }
 
 export type HttpHandler = (request: Request) => Promise<Response>;
 
 const router = new Router(ROUTES);
+const KEPT_ROUTES = new Set(ROUTES.filter((r) => r.method === 'GET' && KEPT_OPS.has(r.op.join('.'))));
+const encoder = new TextEncoder();
+const keptOf = new WeakMap<HttpHandler, KeptResponses>();
+
+/**
+ * What a handler's kept responses hold now (answers, and bytes of bodies, headers and keys) and their bound;
+ * undefined for a handler that keeps none (`keptResponses: false`).
+ */
+export function keptResponsesOf(
+  handler: HttpHandler,
+): { responses: number; bytes: number; maxBytes: number } | undefined {
+  const kept = keptOf.get(handler);
+  return kept && { ...kept.stats(), maxBytes: kept.maxBytes };
+}
 const NO_QUERY = new URLSearchParams();
 /** Scoped services kept per user id (a scoped service is a set of closures; building one per request costs). */
 const SCOPE_CACHE_SIZE = 256;
@@ -92,6 +112,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
   let anonymous: object | undefined;
   let openApiText: string | undefined;
   const users = new Map<string, object>();
+  const kept = keptFor(service, options.keptResponses);
 
   const run = async (incoming: IncomingLike): Promise<Outgoing> => {
     const corsHeaders = cors ? corsFor(cors, incoming) : undefined;
@@ -124,6 +145,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     return new Response(out.body ?? out.text, { status: out.status, headers: out.headers });
   };
   dispatchers.set(handle, run);
+  if (kept) keptOf.set(handle, kept.responses);
   return handle;
 
   function scope(actor: Actor | null): Record<string, Record<string, (p: unknown) => Promise<unknown>>> {
@@ -194,6 +216,24 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     const actor = authenticate ? await authenticate(incoming.head()) : null;
     if (actor != null && (typeof actor !== 'object' || typeof actor.userId !== 'string')) {
       throw new TypeError('authenticate() must return { userId: string } or null');
+    }
+
+    // A kept answer, once the store is known not to have changed since it was kept (src/http/kept.ts).
+    let keptKey: string | undefined;
+    let since = 0;
+    if (
+      kept &&
+      KEPT_ROUTES.has(route) &&
+      !overridden &&
+      !incoming.hasBody() &&
+      incoming.header(CONSISTENCY_TOKEN) === null &&
+      !kept.core.readSession
+    ) {
+      keptKey = `${actor ? `u${actor.userId}` : 'a'} ${target.path}?${normalizedQuery(target.query)}`;
+      await kept.core.catchUp();
+      const hit = kept.responses.get(keptKey);
+      if (hit) return keptOut(hit, incoming, corsHeaders);
+      since = kept.responses.mark();
     }
 
     const search = overridden
@@ -276,7 +316,6 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
       'content-type': JSON_TYPE,
       'cache-control': PRIVATE,
       'x-content-type-options': 'nosniff',
-      ...corsHeaders,
     };
     if (token !== undefined) headers[CONSISTENCY_TOKEN] = token;
     const etag = route.etag ? (result as { etag?: unknown } | undefined)?.etag : undefined;
@@ -288,8 +327,35 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     }
     const out = mask ? applyFields(result, mask) : result;
     const text = global.pretty ? `${JSON.stringify(out, null, 2)}\n` : JSON.stringify(out);
-    return { status: 200, headers, text: method === 'HEAD' ? null : text };
+    if (keptKey === undefined) {
+      return { status: 200, headers: { ...headers, ...corsHeaders }, text: method === 'HEAD' ? null : text };
+    }
+    const encoded = encoder.encode(text);
+    kept!.responses.set(keptKey, headers, encoded, since);
+    return { status: 200, headers: { ...headers, ...corsHeaders }, text: method === 'HEAD' ? null : encoded };
   }
+}
+
+/** The kept responses of a handler, with the core whose change-log check comes before each (none without one). */
+function keptFor(service: ScopableService, option: HttpHandlerOptions['keptResponses']) {
+  const core = internalsOf(service)?.core;
+  if (!core || option === false) return undefined;
+  const responses = new KeptResponses(option?.maxBytes ?? KEPT_BYTES);
+  // Every commit of this process, other processes' commits found by a call's check, other instances' events.
+  core.commitListeners.add(responses.drop);
+  core.movedListeners.add(responses.drop);
+  if (core.events.shared) core.events.on('*', responses.drop);
+  return { core, responses };
+}
+
+/** A kept answer as sent: 304 when the client has it; the prepared header block when nothing is added to it. */
+function keptOut(hit: KeptResponse, incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Outgoing {
+  if (hit.etag !== undefined && etagMatches(incoming.header('if-none-match'), hit.etag)) {
+    return { status: 304, headers: { etag: hit.etag, 'cache-control': PRIVATE, ...corsHeaders }, text: null };
+  }
+  const text = incoming.method === 'HEAD' ? null : hit.body;
+  if (corsHeaders) return { status: 200, headers: { ...hit.headers, ...corsHeaders }, text };
+  return { status: 200, headers: hit.headers as Record<string, string>, head: hit.head, text };
 }
 
 const routeNotFound = () => new BlogError({ code: 404, reason: 'notFound', message: 'Not Found: no such route' });

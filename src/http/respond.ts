@@ -30,9 +30,14 @@ export function errorOut(error: BlogError, corsHeaders: Record<string, string> |
     'x-content-type-options': 'nosniff',
     ...corsHeaders,
   };
-  const { allow, contentRange } = error as BlogError & { allow?: string; contentRange?: string };
+  const { allow, contentRange, retryAfter } = error as BlogError & {
+    allow?: string;
+    contentRange?: string;
+    retryAfter?: string;
+  };
   if (allow) headers.allow = allow;
   if (contentRange) headers['content-range'] = contentRange;
+  if (retryAfter) headers['retry-after'] = retryAfter;
   // A refused upload may still be arriving: close the connection rather than read it to the end.
   if (error.code === 413) headers.connection = 'close';
   return { status: error.code, headers, text: `${JSON.stringify(error.toJSON(), null, 2)}\n` };

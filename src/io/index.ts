@@ -10,6 +10,7 @@ import { exportBlogger, importBlogger } from './blogger.js';
 import { importGhost } from './ghost.js';
 import { importJson } from './json.js';
 import { exportJson } from './json-out.js';
+import { storeRedirects } from '../service/redirects.js';
 import { coreOf, Restorer } from './restore.js';
 import { peek, textChunks, type ImportSource } from './source.js';
 import type { ExportFormat, ExportOptions, ImportFormat, ImportOptions, ImportReport } from './types.js';
@@ -84,6 +85,8 @@ export async function importBlog(
     else if (format === 'wxr') await importWxr(restorer, rest);
     else if (format === 'blogger-atom') await importBlogger(restorer, rest);
     else await importGhost(restorer, rest);
+    // The redirects go with the blog, so its site answers the old addresses (docs/design.md §22).
+    if (restorer.report.blogId) await storeRedirects(core, restorer.report.blogId, restorer.report.redirects);
     if (options.media) {
       await importMedia(restorer, {
         allowPrivateHosts: options.allowPrivateHosts,

@@ -21,7 +21,7 @@ export interface ItemIn {
   path?: string | undefined;
   authorId: string;
   /** Its address in the old blog, for the redirect map. */
-  oldUrl?: string | undefined;
+  oldUrl?: string | readonly string[] | undefined;
   readerComments?: PostRecord['readerComments'];
   /** Why the source keeps it from the public (a password, members only, private), if it does: it becomes a DRAFT. */
   notPublic?: string | undefined;

@@ -26,12 +26,16 @@ import {
 } from '../service/store.js';
 import { BlogError } from '../util/errors.js';
 import { storeMedia } from '../media/service.js';
+import { storedPathProblem } from '../rules/paths.js';
 import { sanitizeCommentHtml } from '../rules/sanitize.js';
 import { isHttpUrl, LIMITS, type Role } from '../schema/schemas.js';
 import { internalsOf } from '../service/internals.js';
 import type { BlogService } from '../service/types.js';
 import { isoTime, own } from './keys.js';
 import type { ImportFormat, ImportOptions, ImportReport } from './types.js';
+
+/** An item's addresses in the old blog (a pretty permalink and WordPress's `?p=N`, say). */
+type OldUrls = string | readonly string[];
 
 export function coreOf(service: BlogService): Core {
   const internals = service ? internalsOf(service) : undefined;
@@ -263,12 +267,12 @@ export class Restorer {
   }
 
   /** A post, with its comments in the same commit when it is new (the common case: one write per post). */
-  async post(r: PostRecord, source: string, oldUrl?: string, comments: readonly CommentIn[] = []): Promise<void> {
+  async post(r: PostRecord, source: string, oldUrl?: OldUrls, comments: readonly CommentIn[] = []): Promise<void> {
     const done = await this.content('posts', r, source, oldUrl, comments);
     if (done !== 'with comments') await this.comments(r.id, comments);
   }
 
-  async page(r: PageRecord, source: string, oldUrl?: string): Promise<void> {
+  async page(r: PageRecord, source: string, oldUrl?: OldUrls): Promise<void> {
     await this.content('pages', r, source, oldUrl, []);
   }
 
@@ -277,7 +281,7 @@ export class Restorer {
     collection: 'posts' | 'pages',
     r: PostRecord | PageRecord,
     source: string,
-    oldUrl: string | undefined,
+    oldUrl: OldUrls | undefined,
     comments: readonly CommentIn[],
   ): Promise<'with comments' | 'alone' | 'nothing'> {
     const kind = collection === 'posts' ? 'post' : 'page';
@@ -309,6 +313,9 @@ export class Restorer {
         ? { ...r, liveComments: live, allComments: ready.length, commentsVis: ready.length ? vis : undefined }
         : r
     ) as typeof r;
+    // A path no site or folder can hold (`..%2f`, a NUL, a 300-byte name) is never stored: the record gets a
+    // path of its own, and its old address, when the file gives one, redirects there.
+    if (record.path && storedPathProblem(record.path)) record = { ...record, path: undefined } as typeof record;
     for (let attempt = 0; ; attempt++) {
       if (record.path) {
         const holder = await this.core.driver.getByIndex(collection, 'path', [record.blogId, record.path]);
@@ -348,10 +355,11 @@ export class Restorer {
     return handled ? 'with comments' : 'alone';
   }
 
-  private redirect(oldUrl: string | undefined, path: string | undefined): void {
-    if (!oldUrl || !path) return;
+  private redirect(oldUrls: OldUrls | undefined, path: string | undefined): void {
+    if (!oldUrls || !path) return;
     const to = publicUrl(this.blog!, path);
-    if (to !== oldUrl) this.report.redirects.push({ from: own(oldUrl), to: own(to) });
+    for (const oldUrl of typeof oldUrls === 'string' ? [oldUrls] : oldUrls)
+      if (to !== oldUrl) this.report.redirects.push({ from: own(oldUrl), to: own(to) });
   }
 
   /** Comments checked and shaped as the service keeps them; the rest are skipped with the reason. */

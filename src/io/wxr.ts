@@ -202,6 +202,7 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
         },
       });
     }
+    const guid = textOf(el, ':guid');
     await restoreItem(restorer, {
       kind: type,
       key: wpId,
@@ -217,7 +218,11 @@ export async function importWxr(restorer: Restorer, chunks: AsyncIterable<string
       path: keptPath ? textOf(keptPath, 'wp:meta_value') : undefined,
       // A plain permalink (`/?p=15`, `/?page_id=2`) is a published post's public url on a site without pretty
       // permalinks (links to it must keep working); on a draft or a scheduled post it is only WordPress's preview.
-      oldUrl: /^https?:\/\//.test(link) && (status === 'LIVE' || !/[?&]p(age_id)?=\d/.test(link)) ? link : undefined,
+      oldUrl: [
+        ...(/^https?:\/\//.test(link) && (status === 'LIVE' || !/[?&]p(age_id)?=\d/.test(link)) ? [link] : []),
+        // The guid is the plain permalink (`/?p=15`) old links and feeds readers hold, beside a pretty one.
+        ...(status === 'LIVE' && /^https?:\/\/[^\s]*[?&]p(age_id)?=\d+$/.test(guid) && guid !== link ? [guid] : []),
+      ],
       readerComments: textOf(el, 'wp:comment_status') === 'closed' ? 'DONT_ALLOW_SHOW_EXISTING' : 'ALLOW',
       notPublic,
       comments: list,

@@ -286,6 +286,14 @@ export interface ImageInfo {
   bytes: number;
 }
 
+/** 413: a picture over `maxMediaBytes`. */
+export const pictureTooLarge = (max: number) =>
+  new BlogError({
+    code: 413,
+    reason: 'requestTooLarge',
+    message: `The picture is larger than ${max} bytes (maxMediaBytes)`,
+  });
+
 /** Bytes that must arrive before the type is decided (fewer only if the whole file is shorter). */
 const SNIFF_BYTES = 32;
 
@@ -311,13 +319,7 @@ export class ImageCheck {
 
   add(chunk: Uint8Array): void {
     this.bytes += chunk.byteLength;
-    if (this.bytes > this.maxBytes) {
-      throw new BlogError({
-        code: 413,
-        reason: 'requestTooLarge',
-        message: `The picture is larger than ${this.maxBytes} bytes (maxMediaBytes)`,
-      });
-    }
+    if (this.bytes > this.maxBytes) throw pictureTooLarge(this.maxBytes);
     let kept = 0;
     if (!this.size && this.headLength < this.head.byteLength) {
       kept = Math.min(chunk.byteLength, this.head.byteLength - this.headLength);
@@ -390,7 +392,7 @@ const ALL_EXTENSIONS = new Set(Object.values(EXTENSIONS).flat());
 
 /**
  * The file name a picture is kept and served under: the last part of the name given (no directories, no
- * control or quoting characters, no leading dots), at most `MEDIA_LIMITS.filename` characters, its extension made to match the
+ * control, quoting, direction or invisible characters, no leading dots), at most `MEDIA_LIMITS.filename` characters, its extension made to match the
  * type. Without a usable name: `image.<ext>`.
  */
 export function fileName(given: string | undefined, type: MediaType): string {
@@ -398,6 +400,8 @@ export function fileName(given: string | undefined, type: MediaType): string {
     .split(/[/\\]/)
     .pop()!
     .replace(/[\u0000-\u001f\u007f"<>|*?:]/g, '')
+    // Direction overrides and invisible characters make a name show as another (`gpj.exe` read as `exe.jpg`).
+    .replace(/[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g, '')
     .replace(/\s+/g, ' ')
     .trim()
     .replace(/^\.+/, '');

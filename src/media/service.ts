@@ -9,7 +9,9 @@ import { actorUserId, mayEdit, requireRole, type Actor, type Standing } from '..
 import { checkIfMatch, type Core } from '../core/core.js';
 import { etagOf } from '../core/wire.js';
 import { decodeJson, encodeJson, page } from '../core/paging.js';
-import { ImageCheck, fileName, type ImageInfo } from './images.js';
+import { ImageCheck, fileName, pictureTooLarge, type ImageInfo } from './images.js';
+import { cleanMetadata, type CleanResult } from './clean.js';
+import { deleteVariants } from './variants.js';
 import { mediaRefs } from '../rules/media-refs.js';
 import { BlogError, conflict, forbidden, invalid, notFound } from '../util/errors.js';
 import { sha256 } from '../util/sha256.js';
@@ -57,13 +59,13 @@ const piece = (value: unknown): Uint8Array => {
  * and the store keeps none of it.
  */
 async function* inspected(
-  body: MediaBody,
+  pieces: AsyncIterable<Uint8Array>,
   check: ImageCheck,
   done: (info: ImageInfo, sha: string) => void,
   expect?: string,
 ): AsyncGenerator<Uint8Array> {
   const hash = sha256();
-  for await (const chunk of piecesOf(body)) {
+  for await (const chunk of pieces) {
     if (chunk.byteLength === 0) continue;
     check.add(chunk);
     hash.update(chunk);
@@ -155,13 +157,67 @@ export async function putPicture(
 ): Promise<PictureFacts> {
   await core.ready();
   ready(core);
+  // Bytes of a known picture (a restore, a replica's fetch) are stored exactly; others lose their metadata.
+  if (core.keepImageMetadata || input.sha256 !== undefined) return putChecked(core, key, input, piecesOf(input.body));
+  const result: CleanResult = {};
+  const facts = await putChecked(
+    core,
+    key,
+    input,
+    cleanMetadata(wholeAsSent(counted(piecesOf(input.body), core), input.contentType, core), result),
+  );
+  if (!result.again) return facts;
+  // WebP and AVIF may need a second pass (their sizes lead the file): over the bytes the first one stored.
+  const first = key.replace(/[^/]*$/, `${core.newId()}-first`);
+  await core.blobs.put(first, piecesOfStream((await core.blobs.read(key, { offset: 0, length: facts.bytes }))!));
+  const again = await core.blobs.read(first, { offset: 0, length: facts.bytes });
+  try {
+    return await putChecked(core, key, input, cleanMetadata(piecesOfStream(again!), {}, result.again));
+  } finally {
+    await core.blobs.delete(first).catch(() => undefined);
+  }
+}
+
+/**
+ * The upload as sent must itself be a whole picture (the checks of src/media/images.ts): cleaning rewrites a
+ * container, it never mends one, so bytes after a picture's end or a picture cut short are refused as before.
+ */
+async function* wholeAsSent(
+  pieces: AsyncIterable<Uint8Array>,
+  contentType: string | undefined,
+  core: Core,
+): AsyncGenerator<Uint8Array> {
+  const check = new ImageCheck(contentType, core.maxMediaBytes);
+  for await (const p of pieces) {
+    if (p.byteLength > 0) check.add(p);
+    yield p;
+  }
+  check.finish();
+}
+
+/** The upload's own bytes, counted before cleaning shrinks them: 413 past `maxMediaBytes`, read no further. */
+async function* counted(pieces: AsyncIterable<Uint8Array>, core: Core): AsyncGenerator<Uint8Array> {
+  let bytes = 0;
+  for await (const p of pieces) {
+    bytes += p.byteLength;
+    if (bytes > core.maxMediaBytes) throw pictureTooLarge(core.maxMediaBytes);
+    yield p;
+  }
+}
+
+async function putChecked(
+  core: Core,
+  key: string,
+  input: { contentType?: string | undefined; filename?: string | undefined; sha256?: string | undefined },
+  pieces: AsyncIterable<Uint8Array>,
+): Promise<PictureFacts> {
   const check = new ImageCheck(input.contentType, core.maxMediaBytes);
   let info: ImageInfo | undefined;
   let sha = '';
   await core.blobs.put(
     key,
     inspected(
-      input.body,
+      pieces,
       check,
       (i, hex) => {
         info = i;
@@ -364,6 +420,7 @@ export function mediaApi(core: Core, actor: Actor) {
       );
       // After the record: a crash in between leaves unreferenced bytes, never a record without its bytes.
       await core.blobs.delete(gone.blob);
+      await deleteVariants(core, gone);
     },
 
     async read(input: MediaReadParams): Promise<MediaRead> {

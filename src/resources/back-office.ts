@@ -1,7 +1,7 @@
 /**
  * The back office: the calls that run a blog rather than read and write its posts, pages and comments — its
  * settings and users (blog-admin.ts), members, comment moderation with the blog-wide comment list, user infos,
- * page views, labels, the change feed a replica pulls (changes.ts), revisions and the media library. Each is a
+ * page views, redirects, labels, the change feed a replica pulls (changes.ts), revisions and the media library. Each is a
  * file of its own; the service imports them through this one module on the first such call (src/util/lazy.ts),
  * because a bundler gives the start-up code each dynamic `import()` shares a chunk of its own: one import for
  * all of them keeps a browser's first download a few chunks (docs/design.md §13, figures in docs/benchmarks.md).
@@ -13,5 +13,7 @@ export { labelsApi } from './labels.js';
 export { mediaApi } from '../media/service.js';
 export { membersApi } from './members.js';
 export { pageViewsApi } from './pageviews.js';
+export { redirectsApi } from './redirects.js';
+export { pagesApi } from './pages.js';
 export { revisionsApi } from './revisions.js';
 export { userInfosApi } from './userinfos.js';

@@ -32,6 +32,7 @@ import { userWire } from '../core/wire.js';
 import type { Blog, User } from '../schema/resources.js';
 import { blogResource } from './views.js';
 import { revisionDeletes } from '../core/revision-capture.js';
+import { deleteVariants } from '../media/variants.js';
 import { collabUpdateDeletes } from './content.js';
 
 /** Records removed per commit by blogs.delete. */
@@ -222,6 +223,7 @@ export function blogAdminApi(core: Core, actor: Actor) {
         while (await purge('collabDocs', 'blog', [blogId], collabUpdatesOf));
         while (await purge('labels', 'blog', [blogId]));
         while (await purge('pageviews', 'owner', [blogId]));
+        while (await purge('redirects', 'blog', [blogId]));
         // Media: the bytes of each picture go before its record.
         while (
           await purge(
@@ -229,7 +231,13 @@ export function blogAdminApi(core: Core, actor: Actor) {
             'blog',
             [blogId],
             undefined,
-            async (docs) => void (await Promise.all(docs.map((d) => core.blobs.delete(d.blob)))),
+            async (docs) =>
+              void (await Promise.all(
+                docs.map(async (d) => {
+                  await core.blobs.delete(d.blob);
+                  await deleteVariants(core, d);
+                }),
+              )),
           )
         );
         // Members go last, so the admin who started can resume; the blog record goes with the last of them.

@@ -274,6 +274,25 @@ export interface PageViewsRecordParams {
   count?: number;
 }
 
+export interface RedirectsListParams {
+  blogId: string;
+  /** 1 to 500; default 100. */
+  maxResults?: number;
+  pageToken?: string;
+}
+
+export interface RedirectsInsertParams {
+  blogId: string;
+  /** `from`: the old address (a url or a path, its query kept); `to`: the new one (a url, or a path on the blog's host). */
+  body: { from: string; to: string };
+}
+
+export interface RedirectsDeleteParams {
+  blogId: string;
+  /** The old address, as given to `insert` (a url or a path). */
+  from: string;
+}
+
 export interface LabelsListParams {
   blogId: string;
   /** 1 to 500; default 100. */

@@ -348,6 +348,29 @@ export interface Label {
   /** Posts in any state carrying it: at AUTHOR view and above. */
   allPosts?: number;
 }
+/** An old address of a blog and where it moved: the site answers `from` with a 301 to `to` (docs/design.md §22). */
+export interface Redirect {
+  /** Always `blogcore#redirect`. */
+  kind: 'blogcore#redirect';
+  /** The old path and query, as the site matches it (`/2019/05/old.html`, `/?p=12`). */
+  from: string;
+  /** The new address: a url, or a path on the blog's host. */
+  to: string;
+}
+/** One page of a blog's redirects (`redirects.list`), in `from` order. */
+export interface RedirectList {
+  /** Always `blogcore#redirectList`. */
+  kind: 'blogcore#redirectList';
+  /** The redirects of this page. */
+  items: Redirect[];
+  /** Pass as `pageToken` for the next page; absent on the last. */
+  nextPageToken?: string;
+  /** Pass as `pageToken` for the previous page; absent on the first. */
+  prevPageToken?: string;
+  /** The page's tag, for `If-None-Match`. */
+  etag: string;
+}
+
 /** One page of a blog's labels (`labels.list`). */
 export interface LabelList {
   /** Always `blogcore#labelList`. */

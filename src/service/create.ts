@@ -7,9 +7,8 @@ import { lazy } from '../util/lazy.js';
 import type { SchedulerOptions } from '../core/scheduler.js';
 import { blogsApi } from '../resources/blogs.js';
 import { commentsApi } from '../resources/comments.js';
-import { pagesApi } from '../resources/pages.js';
 import { postsApi } from '../resources/posts.js';
-import type { ActorInput, BlogService, BlogServiceOptions } from './types.js';
+import type { ActorInput, BlogService, BlogServiceOptions, PagesApi } from './types.js';
 
 /** The namespaces of a service (everything but its own methods). */
 type Namespaces = Omit<BlogService, 'as' | 'on' | 'ready' | 'startScheduler' | 'close'>;
@@ -22,12 +21,18 @@ function apis(core: Core, actor: Actor): Namespaces {
   const posts = postsApi(core, actor, backOffice);
   const admin = async () => (await backOffice()).blogAdminApi(core, actor);
   const infos = async () => (await backOffice()).userInfosApi(core, actor, posts);
+  // Pages are rarer than posts in a browser editor: they load with the back office, which shares their code.
+  const pages = async () => (await backOffice()).pagesApi(core, actor, backOffice);
+  const pageCalls = async (): Promise<Omit<PagesApi, 'revisions'>> => pages();
   const all = {
     blogs: { ...base.blogs, ...lazy(async () => (await admin()).blogs, ['insert', 'update', 'patch', 'delete']) },
     users: { ...base.users, ...lazy(async () => (await admin()).users, ['insert', 'update']) },
     members: lazy(async () => (await backOffice()).membersApi(core, actor), ['set', 'remove', 'list']),
     posts,
-    pages: pagesApi(core, actor, backOffice),
+    pages: {
+      ...lazy(pageCalls, ['get', 'list', 'insert', 'update', 'patch', 'delete', 'publish', 'revert']),
+      revisions: lazy(async () => (await pages()).revisions, ['list', 'get', 'restore']),
+    },
     comments: {
       ...commentsApi(core, actor),
       ...lazy(
@@ -39,6 +44,7 @@ function apis(core: Core, actor: Actor): Namespaces {
     postUserInfos: lazy(async () => (await infos()).postUserInfos, ['get', 'list']),
     pageViews: lazy(async () => (await backOffice()).pageViewsApi(core, actor), ['get', 'record']),
     labels: lazy(async () => (await backOffice()).labelsApi(core, actor), ['list']),
+    redirects: lazy(async () => (await backOffice()).redirectsApi(core, actor), ['list', 'insert', 'delete']),
     changes: lazy(async () => (await backOffice()).changesApi(core, actor), ['list']),
     media: lazy(
       async () => (await backOffice()).mediaApi(core, actor),

@@ -50,3 +50,4 @@ export { revisionOps, revisionsOf } from '../core/revision-capture.js';
 export { etagOf, publicUrl } from '../core/wire.js';
 export { normalizeBlogUrl } from '../schema/schemas.js';
 export { withPath } from '../resources/content.js';
+// A blog's redirects are in ./redirects.ts, apart: a replica imports this module and never needs them.

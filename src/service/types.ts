@@ -72,6 +72,9 @@ import type {
   PostsUpdateParams,
   PostUserInfosGetParams,
   PostUserInfosListParams,
+  RedirectsDeleteParams,
+  RedirectsInsertParams,
+  RedirectsListParams,
   UsersGetParams,
   UsersInsertParams,
   UsersUpdateParams,
@@ -92,6 +95,8 @@ import type {
   PostList,
   PostUserInfo,
   PostUserInfosList,
+  Redirect,
+  RedirectList,
   Revision,
   RevisionList,
   User,
@@ -116,6 +121,14 @@ export interface BlogServiceOptions {
   blobs?: BlobStore;
   /** Larger pictures are refused with 413, read no further. Default 20 MiB. */
   maxMediaBytes?: number;
+  /**
+   * Keep pictures as uploaded, metadata and all (photography blogs). Default false: an upload loses its EXIF
+   * (GPS position, serials, owner names), XMP, IPTC and comments by a lossless rewrite; pixels, orientation and
+   * colour profile stay.
+   */
+  keepImageMetadata?: boolean;
+  /** The widths (pixels) of the variants of pictures readers get. Default `[320, 640, 960, 1280, 1920]`. */
+  imageWidths?: readonly number[];
 }
 
 /** Who a scoped service acts for: a user of the host (`{ userId }`), or an anonymous reader (`null`). */
@@ -156,6 +169,8 @@ export interface BlogService {
   pageViews: PageViewsApi;
   /** A blog's labels with their post counts (an extension). */
   labels: LabelsApi;
+  /** A blog's old addresses and where they moved; the reading site answers them with 301 (an extension). */
+  redirects: RedirectsApi;
   /** What changed in a blog, for replicas (an extension). */
   changes: ChangesApi;
   /** A blog's pictures: upload, list, describe, delete, read their bytes (an extension, docs/design.md §14). */
@@ -375,6 +390,23 @@ export interface PageViewsApi {
   get(input: PageViewsGetParams): Promise<PageViews>;
   /** Counts one view today (UTC), of the blog or one of its posts. Host only. */
   record(input: PageViewsRecordParams): Promise<void>;
+}
+
+export interface RedirectsApi {
+  /** The blog's redirects in `from` order, one page. ADMIN. */
+  list(input: RedirectsListParams): Promise<RedirectList>;
+  /**
+   * Adds a redirect (`from` an old url or path, its query kept; `to` a url or a path on the blog's host), or
+   * changes where an old address leads. ADMIN.
+   *
+   * @example
+   * ```ts
+   * await service.redirects.insert({ blogId, body: { from: 'https://old.example/?p=12', to: '/2026/11/hello.html' } });
+   * ```
+   */
+  insert(input: RedirectsInsertParams): Promise<Redirect>;
+  /** Removes the redirect of an old address (404 when there is none). ADMIN. */
+  delete(input: RedirectsDeleteParams): Promise<void>;
 }
 
 export interface LabelsApi {

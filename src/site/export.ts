@@ -13,8 +13,10 @@ import { listKey, listOfKey, updateList } from './export-lists.js';
 import { applyChanges, pull } from './export-changes.js';
 import { type Output, PostWriter, type SiteManifest } from './manifest.js';
 import { siteParts } from './parts.js';
+import { exportRedirects } from './export-redirects.js';
 import { renderNotFound, renderPage, type SiteParts } from './render.js';
-import { feedPaths, monthOf, outsideProblem, relative, segmentProblem, toFile } from './routes.js';
+import { segmentProblem } from '../rules/paths.js';
+import { feedPaths, monthOf, outsideProblem, relative, toFile } from './routes.js';
 import { robotsTxt, sitemapPart, sitemapRoot, windowRange } from './sitemap.js';
 import type { Theme } from './theme.js';
 import { type BlogScope, scopeOf } from './views.js';
@@ -155,6 +157,15 @@ export async function exportSite(service: BlogService, options: SiteExportOption
   }
   if (!incremental || changes!.items.length > 0)
     await exportAround(parts, scope, out, changed && { ...changed, had: manifest.files });
+  // Redirects are not in the change feed: put each run (unchanged files are not written again).
+  await exportRedirects(
+    parts,
+    scope,
+    put,
+    (file, text) => pending.set(file, text),
+    // A page of the blog wins; in a run after the first, a file already there stays as it is.
+    (file) => pending.has(file) || (incremental && file in manifest.files),
+  );
 
   // Write what changed; remove what the last export had and this one has not.
   const before = manifest.files;

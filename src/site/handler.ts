@@ -29,10 +29,11 @@ import { feedPaths, parseRoute, type Route } from './routes.js';
 import { robotsTxt, sitemapPart, sitemapRoot } from './sitemap.js';
 import { siteParts } from './parts.js';
 import { hostResolver } from './hosts.js';
-import { type CachedPage, pageCache } from './page-cache.js';
+import { type CachedPage, pageCache, pageKey } from './page-cache.js';
 import { viewCounter } from './view-counts.js';
 import type { Theme } from './theme.js';
 import { type BlogScope, scopeOf } from './views.js';
+import type { BlogInfo } from './store.js';
 import { addComment } from './comment-form.js';
 
 export interface SiteOptions {
@@ -46,8 +47,15 @@ export interface SiteOptions {
   cacheControl?: string;
   /** Rendered pages kept in memory until the service reports a write, 2 s at most (default 1,000; 0 keeps none). */
   cachePages?: number;
+  /** The most bytes those pages may hold together (default 32 MiB); a page over a quarter of it is not kept. */
+  cacheBytes?: number;
   /** Called with every unexpected failure (the reader gets a plain 500), and failed page-view counts. */
   onError?: (error: unknown, request?: RequestHead) => void;
+  /**
+   * Paths the site leaves to what follows it although they are under a blog's address (default `['/v3']`, the
+   * API's): every other unknown path there gets the site's HTML 404.
+   */
+  leave?: readonly string[];
 }
 
 export type SiteHandler = (request: Request) => Promise<Response | null>;
@@ -65,9 +73,10 @@ const TYPES = {
 const MAX_FORM_BYTES = 64 * 1024;
 
 const NOT_MINE: Outgoing = { status: 404, headers: { 'content-type': TYPES.text }, text: 'Not Found', notMine: true };
+const FAVICON: Outgoing = { status: 204, headers: { 'cache-control': 'public, max-age=86400' }, text: null };
 const plain = (status: number, text: string, extra?: Record<string, string>): Outgoing => ({
   status,
-  headers: { 'content-type': TYPES.text, 'cache-control': 'no-store', ...extra },
+  headers: { 'content-type': TYPES.text, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...extra },
   text,
 });
 const encoder = new TextEncoder();
@@ -115,7 +124,7 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
   const parts = siteParts(service, options);
   const cacheControl = options.cacheControl ?? PAGE_CACHE;
   const blogOfHost = hostResolver(parts.reader);
-  const cache = pageCache(options.cachePages ?? 1000, service);
+  const cache = pageCache({ size: options.cachePages ?? 1000, bytes: options.cacheBytes ?? 32 * 1024 * 1024 }, service);
   const report = (error: unknown, request?: RequestHead) => {
     try {
       options.onError?.(error, request);
@@ -124,6 +133,7 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
     }
   };
   const views = viewCounter(service, report);
+  const leave = (options.leave ?? ['/v3']).map((p) => p.replace(/\/+$/, ''));
 
   const html = (r: Rendered & { post?: { id: string } }): Answer => ({
     status: r.status,
@@ -195,15 +205,51 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
     try {
       return await serveMedia(parts.reader, incoming, decoded, undefined);
     } catch (e) {
-      if (!BlogError.is(e) || e.code >= 500) throw e;
+      if (!BlogError.is(e) || (e.code >= 500 && e.code !== 503)) throw e;
       if (e.code === 404) return missing();
-      // 405 names what is allowed; 416 the picture's size.
-      const { allow, contentRange } = e as BlogError & { allow?: string; contentRange?: string };
+      // 405 names what is allowed; 416 the picture's size; 503 when to come back.
+      const { allow, contentRange, retryAfter } = e as BlogError & {
+        allow?: string;
+        contentRange?: string;
+        retryAfter?: string;
+      };
       return plain(e.code, e.message, {
         ...(allow ? { allow } : {}),
         ...(contentRange ? { 'content-range': contentRange } : {}),
+        ...(retryAfter ? { 'retry-after': retryAfter } : {}),
       });
     }
+  }
+
+  /**
+   * The 301 a blog's stored redirects give this address (docs/design.md §22), if any. `early`: only an address with a
+   * query, matched whole, and Blogger's mobile `?m=1`/`?m=0`, which leads to the same address without it; else
+   * the path alone (an old link that picked up `?utm_source=…` still finds its redirect). A redirect to where
+   * the reader already is never answers. On the blog's own host the location is a path, so a blog served on
+   * this machine (`*.localhost`) keeps its readers here.
+   */
+  async function redirected(
+    blog: BlogInfo,
+    path: string,
+    query: string,
+    early: boolean,
+  ): Promise<Outgoing | undefined> {
+    if (early && !query) return undefined;
+    const here = query ? `${path}?${query}` : path;
+    let to = await parts.store.redirect(blog.id, early ? here : path);
+    if (to === undefined && early) {
+      const params = new URLSearchParams(query);
+      if (!params.has('m')) return undefined;
+      params.delete('m');
+      const rest = params.toString();
+      to = (await parts.store.redirect(blog.id, path)) ?? (rest ? `${path}?${rest}` : path);
+    }
+    if (to === undefined) return undefined;
+    const home = new URL(blog.url);
+    const url = new URL(to, home);
+    const location = url.origin === home.origin ? url.pathname + url.search + url.hash : url.href;
+    if (location === here) return undefined;
+    return { status: 301, headers: { location, 'cache-control': FILE_CACHE }, text: null };
   }
 
   async function run(incoming: IncomingLike): Promise<Outgoing> {
@@ -220,8 +266,8 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
       const match = options.blogId !== undefined ? { blogId: options.blogId } : await blogOfHost(host, target.path);
       if (!match) return NOT_MINE;
       const read = method === 'GET' || method === 'HEAD';
-      // A page read again since the last write is sent as it was rendered.
-      const key = `${match.blogId}\0${target.path}?${target.query}`;
+      // A page read again since the last write is sent as it was rendered (kept by what changes it).
+      const key = pageKey(match.blogId, target.path, target.query);
       const kept = read ? cache.get(key) : undefined;
       if (kept) {
         if (kept.postId && method === 'GET') views.count(match.blogId, kept.postId);
@@ -237,7 +283,7 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
       const scope = scopeOf(blog, true);
       // Found by an old url of the blog (blogs.update keeps them): the same page at its address now.
       const home = new URL(blog.url);
-      if ('base' in match && (home.host !== host || home.pathname !== match.base)) {
+      if ('base' in match && (home.host !== match.host || home.pathname !== match.base)) {
         if (!read) return NOT_MINE;
         return {
           status: 301,
@@ -248,11 +294,24 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
           text: null,
         };
       }
+      // Browsers ask every host for its icon: having none is no error (204), never a page nor the API's JSON.
+      if (target.path === '/favicon.ico' && read) return FAVICON;
       if (!target.path.startsWith(scope.base)) return NOT_MINE;
       const rest = target.path.slice(scope.base.length);
       if (rest.startsWith('media/')) return await picture(incoming, scope, rest.split('/').slice(1));
+      // An old address with a query (`/?p=12`, Blogger's `?m=1`) leads on before any page is read.
+      const early = read ? await redirected(blog, target.path, target.query, true) : undefined;
+      if (early) return early;
       const route = parseRoute(target.path.slice(scope.base.length), new URLSearchParams(target.query));
-      if (!route) return NOT_MINE;
+      if (!route) {
+        if (leave.some((p) => target.path === p || target.path.startsWith(`${p}/`))) return NOT_MINE;
+        if (!read) return plain(405, `Method ${method} not allowed here; allowed: GET, HEAD`, { allow: 'GET, HEAD' });
+        const moved = await redirected(blog, target.path, target.query, false);
+        if (moved) return moved;
+        const page = pageOf(html(renderNotFound(parts, scope)));
+        cache.set(key, page, since);
+        return send(incoming, page);
+      }
       if (method === 'POST' && route.kind === 'post') {
         const r = await addComment(parts, scope, route.path, incoming, MAX_FORM_BYTES);
         // Post/redirect/get: the reader lands on the post again, with a note that the comment awaits moderation.
@@ -266,6 +325,10 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
       }
       const a = await answer(incoming, scope, route);
       if (!a) return NOT_MINE;
+      if (a.status === 404) {
+        const moved = await redirected(blog, target.path, target.query, false);
+        if (moved) return moved;
+      }
       const page = pageOf(a);
       // Search results are many and rarely read twice: only the site's own pages are kept.
       if (route.kind !== 'search' && (a.status === 200 || a.status === 404)) cache.set(key, page, since);

@@ -1,6 +1,7 @@
 /**
  * Which blog a request's host serves: the blog whose url has that host (http or https), at the root or under
  * the path's first segment. `blogs.getByUrl` also finds a blog by an old url (the handler then redirects).
+ * `<host>.localhost[:port]` stands for `<host>`, so each blog of a store has a local address as well.
  * Answers are kept for 30 s per host and first segment, for at most 1,000 of them.
  */
 import type { BlogService } from '../service/types.js';
@@ -13,6 +14,8 @@ export interface HostMatch {
   blogId: string;
   /** The path the matched url starts with (`/`, or `/notes/`). */
   base: string;
+  /** The host the matched url names (the request's, without `.localhost`). */
+  host: string;
 }
 
 export function hostResolver(reader: BlogService) {
@@ -22,7 +25,9 @@ export function hostResolver(reader: BlogService) {
       if (BlogError.is(e) && (e.code === 404 || e.code === 400)) return undefined;
       throw e;
     });
-  return async (host: string, path: string): Promise<HostMatch | undefined> => {
+  return async (named: string, path: string): Promise<HostMatch | undefined> => {
+    // `a.example.localhost:8080` is a.example's blog served on this machine (browsers send *.localhost to it).
+    const host = /^(.+)\.localhost(:\d+)?$/.exec(named)?.[1] ?? named;
     const first = /^\/([^/?#]+)\//.exec(path)?.[1];
     const key = `${host}\0${first ?? ''}`;
     const cached = known.get(key);
@@ -32,7 +37,7 @@ export function hostResolver(reader: BlogService) {
       for (const scheme of ['https', 'http']) {
         const blog = await byUrl(`${scheme}://${host}${base}`);
         if (blog) {
-          found = { blogId: blog.id, base };
+          found = { blogId: blog.id, base, host };
           break search;
         }
       }

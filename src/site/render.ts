@@ -12,6 +12,7 @@ import { headOf, type HeadInput } from './head.js';
 import { type Html, markup, raw } from './html.js';
 import { commentsPath, feedPaths, type ListRef, listPath, monthRange } from './routes.js';
 import type { SiteStore } from './store.js';
+import { COLUMN_SIZES, responsivePictures } from './pictures.js';
 import type { CommentForm, LayoutData, ListView, PostView, Theme } from './theme.js';
 import {
   type BlogScope,
@@ -241,7 +242,7 @@ export async function renderPostResource(
   const comments = await commentsOf(parts, scope, post, undefined, state);
   const view: PostView = {
     ...summaryOf(scope, post),
-    content: raw(contentOf(scope, post.content)),
+    content: raw(await withPictures(parts, scope, contentOf(scope, post.content))),
     comments: comments ?? emptyComments(),
   };
   const body = document(
@@ -253,6 +254,12 @@ export async function renderPostResource(
     parts.theme.post(view, scope.blog),
   );
   return { status: state.status ?? 200, body, post };
+}
+
+/** Content with the blog's pictures made responsive (src/site/pictures.ts). */
+async function withPictures(parts: SiteParts, scope: BlogScope, content: string): Promise<string> {
+  const pictures = await parts.store.pictures(scope.blog.id, content);
+  return responsivePictures(content, scope.blog.id, pictures, parts.theme.pictureSizes ?? COLUMN_SIZES);
 }
 
 const emptyComments = (): PostView['comments'] => ({ items: [], more: null, form: null, pending: false, closed: true });
@@ -292,6 +299,7 @@ export async function renderPage(parts: SiteParts, scope: BlogScope, path: strin
     id === undefined ? undefined : await orMissing(parts.reader.pages.get({ blogId: scope.blog.id, pageId: id }));
   if (!page?.url || new URL(page.url).pathname !== scope.base + path.slice(1)) return renderNotFound(parts, scope);
   const view = pageViewOf(scope, page);
+  view.content = raw(await withPictures(parts, scope, String(view.content)));
   return {
     status: 200,
     body: document(

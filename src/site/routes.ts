@@ -5,6 +5,8 @@
  * keyset tokens, placed in the path so a static export can hold every page as a file.
  */
 
+import { segmentProblem } from '../rules/paths.js';
+
 /** A list of posts: the blog's newest, one label's, or one month's. */
 export type ListRef =
   | { kind: 'home' }
@@ -113,19 +115,6 @@ export function parseRoute(rel: string, query: URLSearchParams): Route | undefin
     if (s.length === 5 && s[3] === 'comments' && TOKEN.test(s[4]!))
       return { kind: 'comments', path: `/${s[0]}/${s[1]}/${s[2]}.html`, token: s[4]! };
   }
-  return undefined;
-}
-
-/** A file name's longest length in UTF-8 bytes on common file systems (ext4, APFS, NTFS in UTF-16 units). */
-const NAME_BYTES = 255;
-const utf8 = new TextEncoder();
-
-/** Why a decoded path segment cannot be a file or folder name below the export's folder; undefined when it can. */
-export function segmentProblem(name: string): string | undefined {
-  if (name === '' || name === '.' || name === '..') return `a path segment is ${name ? `"${name}"` : 'empty'}`;
-  if (/[/\\]/.test(name)) return 'a path segment holds a slash or backslash';
-  if (name.includes('\0')) return 'a path segment holds a NUL character';
-  if (utf8.encode(name).length > NAME_BYTES) return `a path segment is longer than ${NAME_BYTES} bytes`;
   return undefined;
 }
 

@@ -6,7 +6,9 @@
  */
 import type { BlogService } from '../service/types.js';
 import { internalsOf } from '../service/internals.js';
+import { redirectOf, redirectsAfter } from '../service/redirects.js';
 import type { Blog } from '../schema/resources.js';
+import { picturesOf, type PictureFacts } from './pictures.js';
 
 export type BlogInfo = Pick<Blog, 'id' | 'name' | 'description' | 'url' | 'locale'>;
 
@@ -16,6 +18,12 @@ export interface SiteStore {
   /** LIVE posts published in [start, end) (either open). */
   countPosts(blogId: string, start?: string, end?: string): Promise<number>;
   countPages(blogId: string): Promise<number>;
+  /** Where an old path and query of the blog leads (its stored redirect), if anywhere. */
+  redirect(blogId: string, pathAndQuery: string): Promise<string | undefined>;
+  /** The blog's redirects, `after` the last `from` of the previous page, `limit` at a time (for the export). */
+  redirects(blogId: string, after: string | undefined, limit: number): Promise<Array<{ from: string; to: string }>>;
+  /** The facts of the blog's pictures `html` names (size, variants' widths). */
+  pictures(blogId: string, html: string): Promise<Map<string, PictureFacts>>;
 }
 
 export function storeOf(service: BlogService): SiteStore {
@@ -26,6 +34,14 @@ export function storeOf(service: BlogService): SiteStore {
     async blog(blogId) {
       const b = await core.blog(blogId);
       return { id: b.id, name: b.name, description: b.description, url: b.url, locale: b.locale };
+    },
+    async redirect(blogId, pathAndQuery) {
+      await core.ready();
+      return redirectOf(core, blogId, pathAndQuery);
+    },
+    async redirects(blogId, after, limit) {
+      await core.ready();
+      return redirectsAfter(core, blogId, after, limit);
     },
     async pageIdByPath(blogId, path) {
       await core.ready();
@@ -40,6 +56,10 @@ export function storeOf(service: BlogService): SiteStore {
         ...(start ? { lower: { key: [start] } } : {}),
         ...(end ? { upper: { key: [end], open: true } } : {}),
       });
+    },
+    async pictures(blogId, html) {
+      await core.ready();
+      return picturesOf(core, blogId, html);
     },
     async countPages(blogId) {
       await core.ready();

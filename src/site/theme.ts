@@ -141,4 +141,6 @@ export interface Theme {
   search(list: ListView, blog: SiteBlog): Html | string;
   comments(page: CommentsPageView, blog: SiteBlog): Html | string;
   notFound(blog: SiteBlog): Html | string;
+  /** The `sizes` of pictures in content: how wide the column shows them (default: the default theme's 42rem). */
+  pictureSizes?: string;
 }

@@ -187,6 +187,20 @@ export interface CollabDocRecord {
   changed?: string;
 }
 
+/** An old address of a blog and where it moved (docs/design.md §22): the site answers `from` with a 301 to `to`. */
+export interface RedirectRecord {
+  /** `redirectId(blogId, from)`: one redirect per old address. */
+  id: string;
+  blogId: string;
+  /** The old path and query (`redirectFrom`). */
+  from: string;
+  /** The new address: a url, or a path on the blog's host. */
+  to: string;
+  created: string;
+}
+
+export const redirectId = (blogId: string, from: string) => `${blogId}:${from}`;
+
 /** One pushed Yjs update (base64), kept until the next compaction folds it into the document's state. */
 export interface CollabUpdateRecord {
   id: string;
@@ -223,6 +237,7 @@ export interface Records {
   media: MediaRecord;
   collabDocs: CollabDocRecord;
   collabUpdates: CollabUpdateRecord;
+  redirects: RedirectRecord;
 }
 
 export type Collection = keyof Records;
@@ -308,6 +323,10 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
     case 'collabUpdates': {
       const u = r as CollabUpdateRecord;
       return { doc: [[u.docId, u.id]] };
+    }
+    case 'redirects': {
+      const d = r as RedirectRecord;
+      return { blog: [[d.blogId, d.from, d.id]] };
     }
     case 'pageviews': {
       const v = r as PageViewRecord;

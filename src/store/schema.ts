@@ -37,6 +37,7 @@ import type { Collection } from './records.js';
  * idempotency.created   [created, id]                           Idempotency-Key records by age, to sweep expired ones (http/idempotency.ts)
  * collabDocs.blog       [blogId, id]                            a post's or page's shared document, compacted (v7, resources/collab.ts)
  * collabUpdates.doc     [docId, id]                             the updates pushed since its last compaction (v7)
+ * redirects.blog        [blogId, from, id]                      a blog's old addresses and where they moved (v8, resources/redirects.ts)
  *
  * Each index also names its key parts (`fields`) and says how many entries a record has in it (`entries`), and
  * collections name their counters and the text fields a person reads: PostgreSQL keeps them as columns
@@ -44,7 +45,7 @@ import type { Collection } from './records.js';
  * published.
  */
 const SCHEMA = {
-  version: 7,
+  version: 8,
   collections: [
     { name: 'users', indexes: [], columns: ['displayName'] },
     { name: 'blogs', indexes: [{ name: 'url', unique: true, fields: ['url'], entries: 'many' }], columns: ['name'] },
@@ -118,6 +119,7 @@ const SCHEMA = {
     },
     { name: 'collabDocs', indexes: [{ name: 'blog', fields: ['blogId', 'id'], entries: 'one' }], columns: ['title'] },
     { name: 'collabUpdates', indexes: [{ name: 'doc', fields: ['docId', 'id'], entries: 'one' }] },
+    { name: 'redirects', indexes: [{ name: 'blog', fields: ['blogId', 'from', 'id'], entries: 'one' }] },
   ],
 } as const satisfies StoreSchema;
 

@@ -41,6 +41,11 @@ export interface Outgoing {
   headers: Record<string, string>;
   /** The body (text, or bytes already encoded); null for 204, 304, HEAD, and a streamed body. */
   text: string | Uint8Array<ArrayBuffer> | null;
+  /**
+   * A prepared header block (a kept answer's, src/http/kept.ts): `headers` and content-length as a flat
+   * [name, value, …] list, written by the Node adapter as it is.
+   */
+  head?: readonly string[];
   /** A body streamed as it is read (media bytes), instead of `text`. */
   body?: ReadableStream<Uint8Array>;
   /** A 404 for a path outside the base path: an Express-style adapter passes it to `next()`. */

@@ -11,11 +11,13 @@ import type { MediaRead } from '../schema/media.js';
 import type { IncomingLike, Outgoing } from './dispatch.js';
 import { etagMatches } from './conditional.js';
 import { onlyGetOrHead } from './methods.js';
+import { internalsOf } from '../service/internals.js';
 
 /** Where the bytes live for a handler's basePath: `/v3` → `/media`, `/api/v3` → `/api/media`. */
 export const mediaBase = (basePath: string) => `${basePath.replace(/\/v3$/, '')}/media`;
 
 const SHA = /^[0-9a-f]{64}$/;
+const WIDTH = /^w([1-9]\d{0,4})$/;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const notFound = () => new BlogError({ code: 404, reason: 'notFound', message: 'Media not found' });
 
@@ -48,6 +50,74 @@ export function dispositionName(header: string | null): string | undefined {
   return plain[1] !== undefined ? plain[1].replace(/\\(.)/g, '$1') : plain[2];
 }
 
+/**
+ * `GET|HEAD {mediaBase}/{blogId}/{mediaId}/w{N}/{name}` (docs/design.md §23): the picture N pixels wide, in the type the
+ * name's extension says (src/media/variants.ts), with the original's headers; 404 for what is not offered.
+ */
+async function serveVariant(
+  reader: Reader,
+  incoming: IncomingLike,
+  parts: readonly string[],
+  cors: Record<string, string> | undefined,
+): Promise<Outgoing> {
+  const [blogId, mediaId, w, name] = parts as [string, string, string, string];
+  const dot = name.lastIndexOf('.');
+  if (!SHA.test(mediaId) || dot < 1) throw notFound();
+  onlyGetOrHead(incoming.method);
+  const core = internalsOf(reader)?.core;
+  if (!core) throw notFound();
+  // Who may read the original may read its variants (and the original must be there).
+  try {
+    const original = await reader.media.read({ blogId, mediaId, range: { offset: 0, length: 1 } });
+    await original.body.cancel();
+  } catch (error) {
+    if (BlogError.is(error) && error.code === 400) throw notFound();
+    throw error;
+  }
+  const { variant } = await import('../media/variants.js');
+  const v = await variant(core, blogId, mediaId, Number(WIDTH.exec(w)![1]), name.slice(dot + 1));
+  const common = { etag: v.etag, 'cache-control': IMMUTABLE, 'x-content-type-options': 'nosniff', ...cors };
+  if (etagMatches(incoming.header('if-none-match'), v.etag)) return { status: 304, headers: common, text: null };
+  const headers: Record<string, string> = {
+    ...common,
+    'content-type': v.contentType,
+    'content-security-policy': "default-src 'none'",
+    'accept-ranges': 'bytes',
+    'content-disposition': `inline; filename*=UTF-8''${encodeURIComponent(name)}`,
+  };
+  const ifRange = incoming.header('if-range');
+  const range = rangeOf(
+    ifRange === null || ifRange.trim() === v.etag ? incoming.header('range') : null,
+    v.bytes.byteLength,
+  );
+  if (range === 'bad') throw unsatisfiable(v.bytes.byteLength);
+  const part = range ? v.bytes.subarray(range.offset, range.offset + range.length) : v.bytes;
+  if (range)
+    headers['content-range'] = `bytes ${range.offset}-${range.offset + range.length - 1}/${v.bytes.byteLength}`;
+  headers['content-length'] = String(part.byteLength);
+  const status = range ? 206 : 200;
+  if (incoming.method === 'HEAD') return { status, headers, text: null };
+  return { status, headers, text: null, body: streamOf(part) };
+}
+
+const streamOf = (bytes: Uint8Array) =>
+  new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(bytes);
+      c.close();
+    },
+  });
+
+const unsatisfiable = (size: number) =>
+  Object.assign(
+    new BlogError({
+      code: 416,
+      reason: 'requestedRangeNotSatisfiable',
+      message: `No byte of the range is in the picture (${size} bytes)`,
+    }),
+    { contentRange: `bytes */${size}` },
+  );
+
 /** A `Range` header's one range over `size` bytes: undefined to send everything, 'bad' when none is satisfiable. */
 function rangeOf(header: string | null, size: number): { offset: number; length: number } | 'bad' | undefined {
   const m = header === null ? null : /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
@@ -58,8 +128,10 @@ function rangeOf(header: string | null, size: number): { offset: number; length:
     return n > 0 ? { offset: size - n, length: n } : 'bad';
   }
   const start = Number(m[1]);
+  // A last position before the first makes the header invalid, to be ignored (RFC 9110 §14.1.1): the whole picture.
+  if (m[2] !== '' && Number(m[2]) < start) return undefined;
   const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
-  if (start >= size || end < start) return 'bad';
+  if (start >= size) return 'bad';
   return { offset: start, length: end - start + 1 };
 }
 
@@ -70,6 +142,7 @@ export async function serveMedia(
   parts: readonly string[],
   cors: Record<string, string> | undefined,
 ): Promise<Outgoing> {
+  if (parts.length === 4 && WIDTH.test(parts[2]!)) return serveVariant(reader, incoming, parts, cors);
   const [blogId, mediaId, filename, ...extra] = parts;
   if (!blogId || !mediaId || !SHA.test(mediaId) || !filename || extra.length > 0) throw notFound();
   onlyGetOrHead(incoming.method);
@@ -97,16 +170,7 @@ export async function serveMedia(
   const range = conditional ? undefined : rangeOf(wanted, read.bytes);
   if (conditional || incoming.method === 'HEAD' || range !== undefined) await read.body.cancel();
   if (conditional) return { status: 304, headers: common, text: null };
-  if (range === 'bad') {
-    throw Object.assign(
-      new BlogError({
-        code: 416,
-        reason: 'requestedRangeNotSatisfiable',
-        message: `No byte of the range is in the picture (${read.bytes} bytes)`,
-      }),
-      { contentRange: `bytes */${read.bytes}` },
-    );
-  }
+  if (range === 'bad') throw unsatisfiable(read.bytes);
   if (range) {
     headers['content-range'] = `bytes ${range.offset}-${range.offset + range.length - 1}/${read.bytes}`;
     headers['content-length'] = String(range.length);

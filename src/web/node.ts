@@ -14,7 +14,8 @@ export interface NodeResponseLike {
   /** True once the connection is gone (nothing written then reaches anyone). */
   destroyed?: boolean;
   setHeader(name: string, value: string | string[]): unknown;
-  writeHead(status: number, headers: Record<string, string>): unknown;
+  /** Headers as an object, or as a flat [name, value, …] list. */
+  writeHead(status: number, headers: Record<string, string> | string[]): unknown;
   write(chunk: Uint8Array): boolean;
   end(chunk?: string | Uint8Array): unknown;
   once(event: 'drain' | 'close', listener: () => void): unknown;
@@ -94,6 +95,11 @@ function fetchHeaders(req: NodeRequestLike): Headers {
 }
 
 function writeOutgoing(out: Outgoing, res: NodeResponseLike): void {
+  if (out.head) {
+    res.writeHead(out.status, out.head as string[]);
+    res.end(out.text ?? undefined);
+    return;
+  }
   if (out.text === null) {
     res.writeHead(out.status, out.headers);
     res.end();

@@ -26,12 +26,16 @@ export const autocannon = createRequire(import.meta.url)('autocannon') as Autoca
 export const CONNECTIONS = 10;
 
 /** The server half: serves `listener` on 127.0.0.1 with `/__stats` beside it, prints `READY <port>`, stops on SIGTERM. */
-export function serveWithStats(listener: RequestListener, close: () => Promise<void>): void {
+export function serveWithStats(
+  listener: RequestListener,
+  close: () => Promise<void>,
+  extra: () => object = () => ({}),
+): void {
   let served = 0;
   const server = createServer((req, res) => {
     if (req.url === '/__stats') {
       const cpu = process.cpuUsage();
-      res.end(JSON.stringify({ requests: served, cpuMicros: cpu.user + cpu.system }));
+      res.end(JSON.stringify({ requests: served, cpuMicros: cpu.user + cpu.system, ...extra() }));
       return;
     }
     served++;
@@ -76,8 +80,10 @@ export async function warmUp(url: string): Promise<void> {
 interface Stats {
   requests: number;
   cpuMicros: number;
+  /** The HTTP helper's kept responses (http-server.ts). */
+  kept?: { responses: number; bytes: number; maxBytes: number };
 }
-const stats = async (origin: string) => (await (await fetch(`${origin}/__stats`)).json()) as Stats;
+export const stats = async (origin: string) => (await (await fetch(`${origin}/__stats`)).json()) as Stats;
 
 /** One autocannon run, plus the server's CPU time per request over it. */
 export async function measure(

@@ -5,24 +5,32 @@
  *   --mode=blogcore-auth  the same with an `authenticate` hook (reading the Authorization header)
  *   --mode=raw      a hand-written node:http handler running the same SQL on the same file with
  *                   better-sqlite3 and answering JSON.stringify of the stored documents
+ *   --mode=raw-bytes --bytes=<file>  node:http answering every request with the bytes and headers in the file
+ *                   (a JSON `{ headers, body }`: blogcore's own answer, so both sides send the same bytes)
  *
  * Prints `READY <port>` once listening. `GET /__stats` (answered before either handler) reports the requests
  * served and the process's CPU time, so the bench can compare CPU per request, which a shared machine
  * disturbs far less than requests/s.
  */
+import { readFileSync } from 'node:fs';
 import type { RequestListener } from 'node:http';
 import Database from 'better-sqlite3';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { encodeKey, prefixEnd } from '../../drivers/shared/byte-keys.js';
 import { createBlogService } from '../../src/index.js';
-import { createHttpHandler, toNodeHandler, type RequestHead } from '../../src/http/index.js';
+import { createHttpHandler, keptResponsesOf, toNodeHandler, type RequestHead } from '../../src/http/index.js';
 import { serveWithStats } from './cannon.js';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
-const { mode, db } = args as { mode: 'blogcore' | 'blogcore-auth' | 'raw'; db: string };
+const { mode, db, bytes } = args as {
+  mode: 'blogcore' | 'blogcore-auth' | 'raw' | 'raw-bytes';
+  db: string;
+  bytes: string;
+};
 
 let listener: RequestListener;
 let close: () => Promise<void>;
+let extra = (): object => ({});
 
 if (mode === 'blogcore' || mode === 'blogcore-auth') {
   const service = createBlogService({ driver: sqliteDriver({ filename: db }) });
@@ -31,8 +39,18 @@ if (mode === 'blogcore' || mode === 'blogcore-auth') {
     const auth = request.headers.get('authorization');
     return auth === null ? null : { userId: auth.slice(7) };
   };
-  listener = toNodeHandler(createHttpHandler(service, mode === 'blogcore-auth' ? { authenticate } : {}));
+  const handler = createHttpHandler(service, mode === 'blogcore-auth' ? { authenticate } : {});
+  listener = toNodeHandler(handler);
   close = () => service.close();
+  extra = () => ({ kept: keptResponsesOf(handler) });
+} else if (mode === 'raw-bytes') {
+  const answer = JSON.parse(readFileSync(bytes, 'utf8')) as { headers: Record<string, string>; body: string };
+  const body = Buffer.from(answer.body);
+  listener = (_req, res) => {
+    res.writeHead(200, { ...answer.headers, 'content-length': String(body.byteLength) });
+    res.end(body);
+  };
+  close = async () => undefined;
 } else {
   const sqlite = new Database(db);
   sqlite.pragma('journal_mode = WAL');
@@ -69,4 +87,4 @@ if (mode === 'blogcore' || mode === 'blogcore-auth') {
   close = async () => void sqlite.close();
 }
 
-serveWithStats(listener, close);
+serveWithStats(listener, close, extra);

@@ -3,17 +3,19 @@
  * raw node:http handler running the same SQL on the same file (better-sqlite3) and JSON.stringify.
  * Each server runs alone in a child process; autocannon (10 connections, 127.0.0.1) runs here.
  * Targets (docs/benchmarks.md, docs/design.md §14): GET one post and a list of 20 at ≥ 85% of the raw handler's requests/s, GET with an
- * `authenticate` hook at ≥ 80%.
+ * `authenticate` hook at ≥ 80%. The same reads again are kept responses (docs/http.md): a fourth row sets the one
+ * post's kept answer against node:http sending the same bytes (≥ 95%), and the memory the kept responses hold
+ * is printed below the table.
  *
  *   npm run bench -- --only=http [--quick] [--http-seconds=2.5] [--http-rounds=4] [--http-posts=2000]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { createBlogService } from '../../src/index.js';
-import { type CannonResult, CONNECTIONS, measure, startServer, warmUp } from './cannon.js';
+import { type CannonResult, CONNECTIONS, measure, startServer, stats, warmUp } from './cannon.js';
 import type { BenchContext } from './harness.js';
 import { TARGETS } from './targets.js';
 
@@ -68,8 +70,19 @@ async function seed(file: string, posts: number): Promise<{ blogId: string; post
 }
 
 /** Starts http-server.ts in a child process. */
-const startMode = (mode: 'blogcore' | 'blogcore-auth' | 'raw', db: string) =>
-  startServer(join(here, 'http-server.ts'), [`--mode=${mode}`, `--db=${db}`]);
+const startMode = (mode: 'blogcore' | 'blogcore-auth' | 'raw' | 'raw-bytes', db: string, extra: string[] = []) =>
+  startServer(join(here, 'http-server.ts'), [`--mode=${mode}`, `--db=${db}`, ...extra]);
+
+/** blogcore's answer to `url` (headers a client sees, body), for the server that sends the same bytes. */
+async function answerOf(url: string): Promise<{ headers: Record<string, string>; body: string }> {
+  const res = await fetch(url);
+  const headers: Record<string, string> = {};
+  for (const name of ['content-type', 'cache-control', 'x-content-type-options', 'etag']) {
+    const value = res.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  return { headers, body: await res.text() };
+}
 
 export default async function httpBench(ctx: BenchContext): Promise<void> {
   const seconds = Number(ctx.args['http-seconds'] ?? (ctx.quick ? 1.5 : 2.5));
@@ -84,6 +97,11 @@ export default async function httpBench(ctx: BenchContext): Promise<void> {
     const oursAuth = await startMode('blogcore-auth', db);
     const raw = await startMode('raw', db);
     servers.push(ours, oursAuth, raw);
+    const postUrl = `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`;
+    const bytesFile = join(dir, 'answer.json');
+    writeFileSync(bytesFile, JSON.stringify(await answerOf(`http://127.0.0.1:${ours.port}${postUrl}`)));
+    const rawBytes = await startMode('raw-bytes', db, [`--bytes=${bytesFile}`]);
+    servers.push(rawBytes);
     const ops = [
       // prettyPrint=false: the raw handler sends compact JSON too (Google's default, kept by the helper, indents).
       {
@@ -103,12 +121,19 @@ export default async function httpBench(ctx: BenchContext): Promise<void> {
         target: TARGETS.httpAuth,
         urls: { blogcore: `/v3/blogs/${blogId}/posts/${postId}?prettyPrint=false`, raw: `/post?id=${postId}` },
       },
+      // Nothing changed since the first read: a kept response, against node:http sending the same bytes.
+      {
+        op: 'GET one post, unchanged: kept vs node:http sending the same bytes',
+        bytes: true,
+        target: TARGETS.httpKept,
+        urls: { blogcore: postUrl, raw: postUrl },
+      },
     ];
     const rows: string[] = [];
-    for (const { op, urls, auth, target } of ops) {
+    for (const { op, urls, auth, bytes, target } of ops) {
       const best: Record<string, CannonResult> = {};
       const cpu: Record<string, number> = {};
-      const port = { blogcore: auth ? oursAuth.port : ours.port, raw: raw.port };
+      const port = { blogcore: auth ? oursAuth.port : ours.port, raw: bytes ? rawBytes.port : raw.port };
       for (const mode of ['blogcore', 'raw'] as const) await warmUp(`http://127.0.0.1:${port[mode]}${urls[mode]}`);
       // Alternate short rounds and keep each side's best: the machine is shared, so a round can be disturbed.
       for (let r = 0; r < rounds; r++) {
@@ -133,10 +158,17 @@ export default async function httpBench(ctx: BenchContext): Promise<void> {
         '| op | blogcore req/s | p50 / p99 ms | raw req/s | p50 / p99 ms | req/s blogcore / raw (target) | server CPU per request, blogcore / raw (raw ÷ blogcore) |',
         '|---|---|---|---|---|---|---|',
         ...rows,
+        '',
+        `Kept responses held by the helper after these runs: ${keptLine((await stats(`http://127.0.0.1:${ours.port}`)).kept)}`,
       ].join('\n'),
     );
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+function keptLine(kept: { responses: number; bytes: number; maxBytes: number } | undefined): string {
+  if (!kept) return 'none (keptResponses: false)';
+  return `${kept.responses} answers, ${(kept.bytes / 1024).toFixed(1)} KiB (bound ${(kept.maxBytes / 1024 / 1024).toFixed(0)} MiB)`;
 }

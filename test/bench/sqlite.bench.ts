@@ -283,8 +283,11 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
   const ours: Record<string, Array<[number, Timing]>> = {};
   const raws: Record<string, Array<[number, Timing]>> = {};
   const notes: string[] = [];
-  /** A word in every post against a list page, by size (timed in alternation with each other). */
-  const everyPerList: Array<[number, number]> = [];
+  /**
+   * A word in every post against a list page, by size: as issue 34 defines it (the search row's mean
+   * over the list row's, each timed beside its raw call), and, for information only, the two timed in alternation.
+   */
+  const everyPerList: Array<[number, number, number]> = [];
   const record = (op: string, n: number, o: Timing, r: Timing, target?: number, judged?: Row['judged']) => {
     rows.push({ op, size: n, ours: o, raw: r, ...(target ? { target } : {}), ...(judged ? { judged } : {}) });
     (ours[op] ??= []).push([n, o]);
@@ -391,16 +394,19 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
         () => service.posts.search({ blogId, q: every, maxResults: PAGE }),
         () => raw.search(blogId, every),
       );
-      // Judged against a list page timed in alternation with it: each row above alternates with its own raw
-      // call, and raw's search of a word in every post (it reads every match) leaves the next call cold caches.
+      // Judged as the target is defined: this row's mean over the list row's (each beside its own raw call).
+      // Also shown, not judged: the two timed in alternation with each other (raw's search of every match leaves
+      // the next call cold caches, which the defined measure charges to the search).
+      const listRow = ours['list first page (20)']!.at(-1)![1];
+      const perList = everyOurs.mean / listRow.mean;
       const [everyAgain, listAgain] = await pair(
         () => service.posts.search({ blogId, q: every, maxResults: PAGE }),
         () => service.posts.list({ blogId, maxResults: PAGE }),
       );
-      const perList = everyAgain.mean / listAgain.mean;
-      everyPerList.push([n, perList]);
+      const alternating = everyAgain.mean / listAgain.mean;
+      everyPerList.push([n, perList, alternating]);
       record('search, a word in every post (20)', n, everyOurs, everyRaw, undefined, {
-        target: `≤ ${TARGETS.everyWord}× a list page (${perList.toFixed(2)}×, p50s ${(everyAgain.p50 / listAgain.p50).toFixed(2)}×, in alternation)`,
+        target: `≤ ${TARGETS.everyWord}× a list page (${perList.toFixed(2)}×; in alternation, not judged: ${alternating.toFixed(2)}×)`,
         met: perList <= TARGETS.everyWord,
       });
 
@@ -456,10 +462,10 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
       t.mean <= TARGETS.searchMs * 1000,
     );
   }
-  for (const [n, ratio] of everyPerList) {
+  for (const [n, ratio, alternating] of everyPerList) {
     verdict(
-      `a word in every post / list first page (in alternation), ${n} posts`,
-      `${ratio.toFixed(2)}×`,
+      `a word in every post / list first page, ${n} posts`,
+      `${ratio.toFixed(2)}× (in alternation with a list page, not judged: ${alternating.toFixed(2)}×)`,
       `costs what a list costs (≤ ${TARGETS.everyWord}×)`,
       ratio <= TARGETS.everyWord,
     );

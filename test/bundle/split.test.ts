@@ -54,6 +54,7 @@ const LAZY: Record<string, string[]> = {
     'src/media/service.ts',
     'src/media/images.ts',
     'src/resources/members.ts',
+    'src/resources/pages.ts',
     'src/resources/pageviews.ts',
     'src/resources/revisions.ts',
     'src/resources/userinfos.ts',

@@ -179,4 +179,29 @@ describe('the first posts written in the editor, signed in to blogcore serve', {
     expect(await screen()).toEqual({ heading: 'Edit post', title: 'Written offline', badge: 'Draft', problems: [] });
     expect(errors).toEqual([]);
   });
+
+  it("published offline: the reader view and the post's comments, at addresses naming its local id, show it", async () => {
+    await page.context().setOffline(true);
+    await eventually(syncLine).toMatch(/^Offline/);
+    await page.goto(`${editorUrl}#/posts/new`);
+    await page.getByLabel('Title').fill('Published offline');
+    await page.getByRole('button', { name: 'Publish now' }).click();
+    await eventually(() => page.locator('.page-head .badge').textContent()).toBe('Published');
+    const localId = shownId()!;
+    await page.context().setOffline(false);
+    await eventually(() => onServer('Published offline')).toBeDefined();
+    const sent = (await onServer('Published offline'))!;
+    expect(sent.id).not.toBe(localId);
+    await eventually(syncLine).toBe('Synced — nothing waits to be sent');
+
+    await page.goto(`${editorUrl}#/read/post/${localId}`);
+    await eventually(() => page.locator('.reader-main h1').first().textContent()).toBe('Published offline');
+    expect(await page.locator('.problem').allTextContents()).toEqual([]);
+    await page.goto(`${editorUrl}#/comments/pending?post=${localId}`);
+    await eventually(() => page.locator('.comments-view .hint').first().textContent()).toMatch(
+      /^Comments on “Published offline”/,
+    );
+    expect(await page.locator('.problem').allTextContents()).toEqual([]);
+    expect(errors).toEqual([]);
+  });
 });

@@ -233,6 +233,10 @@ describe('the bytes', () => {
     expect(past.headers.get('content-range')).toBe(`bytes */${bytes.byteLength}`);
     expect((await fetch(url, { headers: { range: 'bytes=0-1', 'if-range': '"other"' } })).status).toBe(200);
     expect((await fetch(url, { headers: { range: 'bytes=0-1,5-6' } })).status).toBe(200);
+    // A last position before the first: an invalid header, ignored (RFC 9110 §14.1.1), so all of it.
+    const backwards = await fetch(url, { headers: { range: 'bytes=5-2' } });
+    expect(backwards.status).toBe(200);
+    expect(new Uint8Array(await backwards.arrayBuffer())).toEqual(bytes);
   });
 
   it('answers 404 for what is not a picture of the blog, 405 for other methods', async () => {

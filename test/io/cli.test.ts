@@ -32,6 +32,7 @@ describe('blogcore import / export', () => {
         from: 'https://cafe.example.org/2025/11/le-cafe-parfait/',
         to: 'https://cafe.example.org/2025/11/unicode-le-cafe-parfait.html',
       },
+      { from: 'https://cafe.example.org/?p=11', to: 'https://cafe.example.org/2025/11/unicode-le-cafe-parfait.html' },
       { from: 'https://cafe.example.org/a-propos/', to: 'https://cafe.example.org/p/a-propos.html' },
     ]);
     const again = run('import', fixture('wordpress-1.2.xml'), '--db', db, '--json');

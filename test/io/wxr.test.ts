@@ -31,6 +31,11 @@ describe('WordPress WXR import', () => {
         from: 'https://cafe.example.org/2025/11/le-cafe-parfait/',
         to: 'https://cafe.example.org/2025/11/unicode-le-cafe-parfait.html',
       },
+      // The guid: WordPress's plain permalink, which old links and feed readers hold too.
+      {
+        from: 'https://cafe.example.org/?p=11',
+        to: 'https://cafe.example.org/2025/11/unicode-le-cafe-parfait.html',
+      },
       { from: 'https://cafe.example.org/a-propos/', to: 'https://cafe.example.org/p/a-propos.html' },
     ]);
     const { blogId } = report;
@@ -161,6 +166,7 @@ describe('WordPress WXR import', () => {
     });
     expect(old.redirects).toEqual([
       { from: 'http://old.example.net/2009/04/hello-world/', to: 'http://old.example.net/2009/04/hello-world.html' },
+      { from: 'http://old.example.net/?p=1', to: 'http://old.example.net/2009/04/hello-world.html' },
     ]);
 
     const mid = await importBlog(service, fixture('wordpress-1.1.xml'));

@@ -128,6 +128,9 @@ export function runMediaSuite(name: string, makeDriver: () => Driver | Promise<D
         ['  .hidden.PNG ', 'hidden.PNG'],
         ['notes.txt', 'notes.txt.png'],
         ['ünïcödé 写真.png', 'ünïcödé 写真.png'],
+        // A right-to-left override shows `holiday\u202Egnp.exe` as `holidayexe.png`; zero-width characters hide.
+        ['holiday\u202egnp.exe.png', 'holidaygnp.exe.png'],
+        ['ha\u200brbo\u2066ur\ufeff.png', 'harbour.png'],
       ];
       for (const [i, [given, want]] of cases.entries()) {
         const m = await author.media.upload({

@@ -200,10 +200,12 @@ describe('the comment form', () => {
 });
 
 describe('which requests are the site’s', () => {
-  test('another host, or a path no page has, is not the site’s: the API (or the host) answers it', async () => {
+  test('another host, or the API’s path, is not the site’s: the API (or the host) answers it', async () => {
     const site = createSite(srv.service);
     expect(await site(new Request('https://elsewhere.example/'))).toBeNull();
-    expect(await site(new Request(`${srv.origin}/wp-admin/setup.php`))).toBeNull();
+    expect(await site(new Request(`${srv.origin}/v3/blogs`))).toBeNull();
+    // A path no page has, under the blog's address, is the site's own 404 page (docs/design.md §22).
+    expect((await site(new Request(`${srv.origin}/wp-admin/setup.php`)))!.status).toBe(404);
     expect((await site(new Request(`${srv.origin}/`)))!.status).toBe(200);
     // Through the Node adapter, what the site leaves falls through to the API beside it.
     const api = await fetch(`${srv.origin}/v3/blogs/${seeded.blogId}/posts?maxResults=1`);

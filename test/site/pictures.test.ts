@@ -73,7 +73,9 @@ describe.each([0, 1])('a blog at %s', (i) => {
     const b = blogs[i]!;
     const html = await (await get(b.postUrl)).text();
     expect(html).not.toContain('https://api.example/media/');
-    expect(html).toContain(`<img src="${sitePath(b)}" alt="The sea">`);
+    expect(html).toContain(
+      `<img src="${sitePath(b)}" alt="The sea" width="4" height="3" decoding="async" fetchpriority="high">`,
+    );
     expect(html).toContain(`<a href="${sitePath(b)}">full size</a>`);
     expect(html).toContain(`srcset="${sitePath(b)} 2x"`);
     expect(html).toContain(`<meta property="og:image" content="${b.origin}${sitePath(b)}">`);
@@ -97,6 +99,11 @@ describe.each([0, 1])('a blog at %s', (i) => {
     const post = await get(url, { 'content-type': 'image/png' }, 'POST');
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(post.headers.get('x-content-type-options')).toBe('nosniff');
+    const past = await get(url, { range: `bytes=${b.bytes.byteLength}-` });
+    expect(past.status).toBe(416);
+    expect(past.headers.get('x-content-type-options')).toBe('nosniff');
+    expect((await get(url, { range: 'bytes=5-2' })).status).toBe(200);
   });
 
   it("answers the site's 404 for another blog's picture, an unknown one, or a broken path", async () => {
@@ -150,7 +157,9 @@ it('a static export writes the pictures beside the pages, once, and keeps stored
   const postFile = [...texts.keys()].find(
     (p) => p.startsWith('20') && p.endsWith('.html') && texts.get(p)!.includes('By the sea'),
   )!;
-  expect(texts.get(postFile)).toContain(`<img src="${sitePath(b)}" alt="The sea">`);
+  expect(texts.get(postFile)).toContain(
+    `<img src="${sitePath(b)}" alt="The sea" width="4" height="3" decoding="async" fetchpriority="high">`,
+  );
 
   // An edit: the post is written again, the picture (same bytes under the same id) is not.
   const post = (await service.posts.list({ blogId: b.blogId })).items[0]!;
@@ -169,5 +178,7 @@ it('a static export writes the pictures beside the pages, once, and keeps stored
     blogId: b.blogId,
     files: { write: async (p, t) => void plain.set(p, t), remove: async () => {} },
   });
-  expect(plain.get(postFile)).toContain(`<img src="${b.picture.url}" alt="The sea">`);
+  expect(plain.get(postFile)).toContain(
+    `<img src="${b.picture.url}" alt="The sea" width="4" height="3" decoding="async" fetchpriority="high">`,
+  );
 });

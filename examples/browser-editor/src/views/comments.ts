@@ -15,7 +15,9 @@ const FILTERS: Record<string, { label: string; status: CommentStatus }> = {
 
 export async function commentsView(app: App, route: Route): Promise<HTMLElement> {
   const filter = route.path[1] && route.path[1] in FILTERS ? route.path[1] : 'pending';
-  const post = route.query.get('post') ?? undefined;
+  const named = route.query.get('post');
+  // `?post=` made before the post was sent names its local id: the server's comments are under its server id.
+  const post = named ? await app.currentId(named) : undefined;
   const pageToken = route.query.get('page') ?? undefined;
   const blogId = app.blog.id;
   const list: CommentList = await app.owner.comments.listByBlog({

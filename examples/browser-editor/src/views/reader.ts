@@ -8,7 +8,9 @@ import { escapeHtml, h, htmlFrame, when } from '../dom.js';
 import { empty, pager, textOf } from './common.js';
 
 export async function readerView(app: App, route: Route): Promise<HTMLElement> {
-  const [, kind, id] = route.path;
+  const [, kind, named] = route.path;
+  // An address made before the post or page was sent names its local id: follow it to its server id.
+  const id = named && (await app.currentId(named));
   const main =
     kind === 'post' && id
       ? await postPage(app, id)

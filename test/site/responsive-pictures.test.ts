@@ -1,0 +1,85 @@
+/**
+ * The site's pictures for readers (docs/design.md §23), read with parse5 from a post page: each picture of the blog as
+ * `<picture>` with AVIF and WebP sources, an `<img>` with srcset (w descriptors of the variants, then the original),
+ * sizes, its intrinsic width and height, decoding="async", the first with fetchpriority="high" and the others lazy;
+ * every url named answers 200 with a picture of the width it claims. A picture outside the blog is left alone.
+ */
+import { parse, type DefaultTreeAdapterMap } from 'parse5';
+import sharp from 'sharp';
+import { expect, it } from 'vitest';
+import { memoryDriver } from '../../drivers/memory/index.js';
+import { createBlogService } from '../../src/index.js';
+import { createHttpHandler } from '../../src/http/index.js';
+import { createSite } from '../../src/site/index.js';
+
+type Element = DefaultTreeAdapterMap['element'];
+const walk = (node: DefaultTreeAdapterMap['parentNode'], out: Element[] = []): Element[] => {
+  for (const child of node.childNodes)
+    if ('tagName' in child) {
+      out.push(child);
+      walk(child, out);
+    }
+  return out;
+};
+const attrs = (e: Element) => Object.fromEntries(e.attrs.map((a) => [a.name, a.value]));
+
+it('renders each picture of the blog as <picture> with sources, srcset, sizes, size and loading', async () => {
+  const service = createBlogService({ driver: memoryDriver(), apiBaseUrl: 'https://blog.example' });
+  await service.users.insert({ body: { id: 'ada', displayName: 'Ada' } });
+  const blog = await service.blogs.insert({ body: { name: 'Harbour', url: 'https://blog.example/' }, ownerId: 'ada' });
+  const photo = async (width: number, height: number, hue: number) =>
+    new Uint8Array(
+      await sharp({ create: { width, height, channels: 3, background: { r: hue, g: 120, b: 200 } } })
+        .jpeg()
+        .toBuffer(),
+    );
+  const big = await service.media.upload({ blogId: blog.id, body: await photo(2000, 1500, 10), filename: 'quay.jpg' });
+  const small = await service.media.upload({ blogId: blog.id, body: await photo(500, 400, 90), filename: 'boat.jpg' });
+  const post = await service.posts.insert({
+    blogId: blog.id,
+    body: {
+      title: 'At the harbour',
+      content: `<p><img src="${big.url}" alt="The quay"></p><p><img src="${small.url}" alt="A boat"></p><p><img src="https://elsewhere.example/x.jpg" alt="x"></p>`,
+    },
+  });
+  const site = createSite(service);
+  const api = createHttpHandler(service);
+  const get = async (url: string) => (await site(new Request(url))) ?? api(new Request(url));
+  const page = await (await get(post.url!)).text();
+  const elements = walk(parse(page));
+  const pictures = elements.filter((e) => e.tagName === 'picture');
+  expect(pictures).toHaveLength(2);
+  const imgs = elements.filter((e) => e.tagName === 'img').map(attrs);
+  expect(imgs).toHaveLength(3);
+  const [first, second, other] = imgs as [Record<string, string>, Record<string, string>, Record<string, string>];
+  expect(first).toMatchObject({ width: '2000', height: '1500', decoding: 'async', fetchpriority: 'high' });
+  expect(first.loading).toBeUndefined();
+  expect(second).toMatchObject({ width: '500', height: '400', decoding: 'async', loading: 'lazy' });
+  expect(other).toEqual({ src: 'https://elsewhere.example/x.jpg', alt: 'x' });
+  expect(first.sizes).toBe('(max-width: 44rem) calc(100vw - 2rem), 42rem');
+  // The quay at every width below its own, then itself; the boat (500 px) at 320 only.
+  const widthsOf = (srcset: string) => srcset.split(', ').map((s) => Number(s.split(' ')[1]!.slice(0, -1)));
+  expect(widthsOf(first.srcset!)).toEqual([320, 640, 960, 1280, 1920, 2000]);
+  expect(widthsOf(second.srcset!)).toEqual([320, 500]);
+  const sources = pictures.map((p) =>
+    walk(p)
+      .filter((e) => e.tagName === 'source')
+      .map(attrs),
+  );
+  expect(sources[0]!.map((s) => s.type)).toEqual(['image/avif', 'image/webp']);
+  // Every url named answers with a picture of the type and width it claims.
+  for (const [type, srcset] of [
+    ['jpeg', first.srcset!],
+    ['heif', sources[0]![0]!.srcset!],
+    ['webp', sources[0]![1]!.srcset!],
+    ['jpeg', second.srcset!],
+  ] as const)
+    for (const candidate of srcset.split(', ')) {
+      const [url, w] = candidate.split(' ') as [string, string];
+      const r = await get(new URL(url, post.url).href);
+      expect(r.status, url).toBe(200);
+      const meta = await sharp(new Uint8Array(await r.arrayBuffer())).metadata();
+      expect([meta.format, `${meta.width}w`], url).toEqual([type, w]);
+    }
+  await service.close();
+}, 300_000);
