@@ -267,8 +267,8 @@ export async function commit(c: Connection, ops: readonly WriteOp[], options: Co
   const rows = runOrder(ops.map((op, k) => rowOp(op, k, c)));
   const params = encode(c, rows, Math.floor(options.time ?? Date.now()));
   try {
-    const result = await c.run(c.commitSql, params, false);
-    return { seq: Number(result[0]![0]) };
+    const [seq, previous] = (await c.run(c.commitSql, params, false))[0]![0] as [string, string | null];
+    return { seq: Number(seq), ...(previous !== null ? { previous: Number(previous) } : {}) };
   } catch (error) {
     throw conflict(c, error, ops) ?? error;
   }

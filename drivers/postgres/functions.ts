@@ -117,12 +117,15 @@ export function commitOps(s: string, schema: string, plans: readonly CollectionP
   CREATE FUNCTION ${s}.commit_ops(
     o$coll int[], o$id text[], o$cid text[], o$pos int[], o$kind int[], o$expect int[], o$doc text[], o$stream text[],
     o$v int[], v$ text[], o$t int[], t$ text[]${gParams}, c$time bigint
-  ) RETURNS bigint LANGUAGE plpgsql AS $fn$
+  ) RETURNS bigint[] LANGUAGE plpgsql AS $fn$
   DECLARE
     n$ int := coalesce(array_length(o$coll, 1), 0);
     ver$ int[] := o$expect;
     got$ int;
     seq$ bigint;
+    own$ xid8;
+    snap$ pg_snapshot;
+    prev$ bigint;
     vb$ int := 0;
     tb$ int := 0;
     logged$ int := 0;
@@ -131,7 +134,21 @@ export function commitOps(s: string, schema: string, plans: readonly CollectionP
   BEGIN
     -- First, before this transaction has an id: readers of the log find it in flight by this lock (log_end).
     PERFORM pg_advisory_xact_lock_shared(${WRITERS_LOCK}, hashtext(${lit(schema)}));
-    seq$ := pg_current_xact_id()::text::bigint + (SELECT value FROM ${s}.meta WHERE key = 'seqBase');
+    own$ := pg_current_xact_id();
+    seq$ := own$::text::bigint + (SELECT value FROM ${s}.meta WHERE key = 'seqBase');
+    -- Whether every commit of the store below this one has landed: none older runs now, and any that starts
+    -- later gets a larger id. Then the log's newest below this one, read now, is all there will ever be below
+    -- it, and the driver knows the log's end after this commit without reading it (commit.ts).
+    -- (A query with a FROM, so it runs on a snapshot of its own, taken now: an expression would see the call's.)
+    SELECT pg_current_snapshot() INTO snap$ FROM ${s}.meta WHERE key = 'seqBase';
+    IF pg_snapshot_xmin(snap$) >= own$ OR NOT EXISTS (
+      -- (age: how long before this transaction's id one was given, wraparound and all.)
+      SELECT 1 FROM pg_locks a JOIN pg_locks t ON t.virtualtransaction = a.virtualtransaction
+      WHERE a.locktype = 'advisory' AND a.objsubid = 2 AND a.classid = ${WRITERS_LOCK}::oid
+        AND a.objid = hashtext(${lit(schema)})::oid AND t.locktype = 'transactionid' AND age(t.transactionid) > 0
+    ) THEN
+      prev$ := greatest((SELECT max(seq) FROM ${s}.changes WHERE seq < seq$), (SELECT value FROM ${s}.meta WHERE key = 'pruned'), 0);
+    END IF;
     FOR i$ IN 1..n$ LOOP
       -- The change rows of the ops before the first add go in before it: an add holds its counter's row until
       -- the commit ends, and writers sharing the counter wait that long.
@@ -151,7 +168,7 @@ export function commitOps(s: string, schema: string, plans: readonly CollectionP
     INSERT INTO ${s}.changes (seq, pos, coll, id, type, version, stream, time)
       SELECT seq$, o$pos[k$], o$coll[k$], o$cid[k$], CASE WHEN o$kind[k$] = 1 THEN 'delete' ELSE 'put' END, ver$[k$], o$stream[k$], c$time
       FROM generate_series(logged$ + 1, n$) AS q$(k$) WHERE o$kind[k$] <> 3;
-    RETURN seq$;
+    RETURN ARRAY[seq$, prev$];
   END
   $fn$;
 `;

@@ -243,10 +243,25 @@ class Driver implements PostgresDriver {
       this.commits++;
     }
     this.notifier?.committed();
+    this.known(result);
     // With replicas: the primary's position now is at or past this commit; the session reads from there on.
     const session = current.getStore();
     if (c.replicas && session) session.wrote(await c.replicas.position());
     return result;
+  }
+
+  /**
+   * A commit that found every commit below it landed (`previous`) moves the log's end to its seq: bounds read
+   * since the last notification are kept at that, so the next call needs no round trip to learn the log moved
+   * only by this server's hand (for no longer than the bounds themselves were to be kept).
+   */
+  private known(result: CommitResult): void {
+    const b = this.bounds;
+    const stamp = this.stamp();
+    if (result.previous === undefined || !b || stamp === undefined) return;
+    if (b.stamp.slice(0, b.stamp.indexOf(':')) !== stamp.slice(0, stamp.indexOf(':'))) return;
+    b.value = { ...b.value, newest: Math.max(b.value.newest, result.seq) };
+    b.stamp = stamp;
   }
 
   async changesSince(seq: number, limit?: number): Promise<Change[]> {

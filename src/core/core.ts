@@ -382,7 +382,7 @@ export class Core {
       this.cache.forget(op.collection, op.id);
       if (op.type === 'put' && op.collection === 'posts' && dueTime(op.doc) !== undefined) this.dueUnknown();
     }
-    this.cache.committed(result.seq);
+    this.cache.committed(result.seq, result.previous);
     for (const listener of this.commitListeners) listener();
     if (this.scheduler) {
       for (const op of ops) if (op.type === 'put' && op.collection === 'posts') this.scheduled(op.doc);

@@ -237,6 +237,11 @@ export interface PruneQuery {
 export interface CommitResult {
   /** The sequence number of this commit; strictly increasing across commits of one store. */
   seq: number;
+  /**
+   * The newest seq of the log below this commit, when the driver knows it for final (no commit below `seq` was
+   * still to land): drivers whose seqs have gaps say so (PostgreSQL's are transaction ids). Absent: `seq - 1`.
+   */
+  previous?: number;
 }
 
 export type ConflictKind = 'version' | 'unique';

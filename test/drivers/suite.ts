@@ -780,6 +780,24 @@ export function runDriverSuite(
         expect(await d.changesSince(0, 2)).toHaveLength(2);
       });
 
+      it("names the log's newest seq below a commit (`previous`, else seq - 1), final: no commit lands below it later", async () => {
+        const first = await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]);
+        const second = await d.commit([itemPut({ id: 'b', group: 'g', status: 'LIVE', time: time(2) })]);
+        const side = await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            d.commit([itemPut({ id: `c${i}`, group: 'g', status: 'LIVE', time: time(3 + i) })]),
+          ),
+        );
+        const last = await d.commit([itemPut({ id: 'z', group: 'g', status: 'LIVE', time: time(20) })]);
+        const seqs = [...new Set((await d.changesSince(0)).map((c) => c.seq))];
+        const newestBelow = (seq: number) => seqs.filter((s) => s < seq).at(-1) ?? 0;
+        expect(second.previous ?? second.seq - 1).toBe(first.seq);
+        expect(first.previous ?? first.seq - 1).toBe(newestBelow(first.seq));
+        // Side by side, a commit may not know (another below it still running); what it names holds.
+        for (const r of [...side, last]) if (r.previous !== undefined) expect(r.previous).toBe(newestBelow(r.seq));
+        expect(last.previous ?? last.seq - 1).toBe(newestBelow(last.seq));
+      });
+
       it('logs nothing for a refused commit', async () => {
         await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]);
         await expectConflict(d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]), 'version');
