@@ -15,29 +15,8 @@ const labelsOf = (r: Item) => ('labels' in r ? r.labels : undefined);
 const sameLabels = (a: string[] | undefined, b: string[] | undefined) =>
   JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
 
-/**
- * The number of an item's revisions, asked for before the write knows it keeps one (beside the item's load); a
- * failure waits for the write that uses it. Undefined when none are kept.
- */
-export function revisionCount(core: Core, itemId: string): Promise<number> | undefined {
-  if (core.revisionsKept === 0) return undefined;
-  const counting = core.driver.count({ collection: 'revisions', index: 'item', prefix: [itemId] });
-  counting.catch(() => undefined);
-  return counting;
-}
-
-/**
- * The ops that keep `before` as a revision when `after` changed its title, content or labels (none otherwise);
- * `counted`: the item's revisions, counted already (revisionCount).
- */
-export async function revisionOps(
-  core: Core,
-  kind: Kind,
-  before: Item,
-  after: Item,
-  now: string,
-  counted?: Promise<number>,
-): Promise<WriteOp[]> {
+/** The ops that keep `before` as a revision when `after` changed its title, content or labels (none otherwise). */
+export async function revisionOps(core: Core, kind: Kind, before: Item, after: Item, now: string): Promise<WriteOp[]> {
   if (core.revisionsKept === 0) return [];
   if (before.title === after.title && before.content === after.content && sameLabels(labelsOf(before), labelsOf(after)))
     return [];
@@ -54,7 +33,7 @@ export async function revisionOps(
     updated: before.updated,
     replaced: now,
   };
-  const count = await (counted ?? core.driver.count({ collection: 'revisions', index: 'item', prefix: [before.id] }));
+  const count = await core.driver.count({ collection: 'revisions', index: 'item', prefix: [before.id] });
   const excess = count + 1 - core.revisionsKept;
   const oldest =
     excess > 0

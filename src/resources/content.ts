@@ -10,7 +10,7 @@ import type { BlogEvent, EventType } from '../core/events.js';
 import { collabDocId, del, put, type PageRecord, type PostRecord, type Records } from '../store/records.js';
 import type { CommentStatus, Role } from '../schema/schemas.js';
 import { labelCounterOps } from '../store/label-counts.js';
-import { revisionCount, revisionDeletes, revisionOps } from '../core/revision-capture.js';
+import { revisionDeletes, revisionOps } from '../core/revision-capture.js';
 import { slugify } from '../rules/text.js';
 import type { Page, Post } from '../schema/resources.js';
 import { pageOut } from './views.js';
@@ -165,15 +165,13 @@ export async function changeContent<K extends Kind>(
   const s = await core.writer(actor, blogId);
   const { before, after } = await core.transact(
     async (retry) => {
-      // The item's revisions are counted beside its load (one round trip fewer for a write that keeps one).
-      const counted = revisionCount(core, id);
       const stored = await loadEditable(core, kind, blogId, id, s, ifMatch);
       const now = core.nowIso();
       const changed = fn(stored.doc, now);
       if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
       const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 }, retry > 0);
       const counters = kind === 'post' ? labelCounterOps(stored.doc, next) : [];
-      const kept = await revisionOps(core, kind, stored.doc, next, now, counted);
+      const kept = await revisionOps(core, kind, stored.doc, next, now);
       return {
         ops: [
           put(COLLECTION[kind], next, stored.version),
