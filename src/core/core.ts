@@ -402,7 +402,7 @@ export class Core {
       this.cache.forget(op.collection, op.id);
       if (op.type === 'put' && op.collection === 'posts' && dueTime(op.doc) !== undefined) this.dueUnknown();
     }
-    this.cache.committed(result.seq);
+    this.cache.committed(result.seq, result.previous);
     for (const listener of this.commitListeners) listener();
     if (this.scheduler) {
       for (const op of ops) if (op.type === 'put' && op.collection === 'posts') this.scheduled(op.doc);
@@ -577,7 +577,7 @@ export class Core {
     const next: PostRecord = { ...p, status: 'LIVE', rev: p.rev + 1 };
     const told = await this.event('post.published', { blogId: p.blogId, id: p.id }, () => this.adminPost(next));
     try {
-      await this.commit([put('posts', next, stored.version), ...(await labelCounterOps(this.driver, p, next))], told);
+      await this.commit([put('posts', next, stored.version), ...labelCounterOps(p, next)], told);
       this.promotions++;
     } catch (error) {
       if (!DriverConflict.is(error)) throw error;

@@ -170,7 +170,7 @@ export async function changeContent<K extends Kind>(
       const changed = fn(stored.doc, now);
       if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
       const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 }, retry > 0);
-      const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc, next) : [];
+      const counters = kind === 'post' ? labelCounterOps(stored.doc, next) : [];
       const kept = await revisionOps(core, kind, stored.doc, next, now);
       return {
         ops: [
@@ -201,7 +201,7 @@ export async function deleteContent<K extends Kind>(
   await core.transact(
     async () => {
       const stored = await loadEditable(core, kind, blogId, id, s, ifMatch);
-      const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc, undefined) : [];
+      const counters = kind === 'post' ? labelCounterOps(stored.doc, undefined) : [];
       const revisions = await revisionDeletes(core, id);
       const shared = await collabDocDeletes(core, collabDocId(kind, id));
       return {

@@ -169,15 +169,6 @@ async function insertPost(core: Core, actor: Actor, input: PostsInsertParams): P
   const b = p.body;
   const now = core.nowIso();
   const status = insertedStatus('post', p.isDraft, b.published, now);
-  // The label counters the post moves are read beside the caller's standing (one round trip instead of
-  // two on IndexedDB); the first attempt uses them if the post kept those labels.
-  const counted: Pick<PostRecord, 'blogId' | 'status' | 'labels'> = {
-    blogId: p.blogId,
-    status,
-    labels: b.labels ?? [],
-  };
-  const counters = core.ready().then(() => labelCounterOps(core.driver, undefined, counted));
-  counters.catch(() => {});
   const s = await core.writer(actor, p.blogId);
   const blog = s.blog;
   requireRole(s, 'AUTHOR', 'write posts');
@@ -205,17 +196,7 @@ async function insertPost(core: Core, actor: Actor, input: PostsInsertParams): P
   const r = await core.transact(
     async (retry) => {
       const withUrl = await withPath(core, 'post', draft, retry > 0);
-      const same =
-        retry === 0 &&
-        withUrl.status === counted.status &&
-        JSON.stringify(withUrl.labels) === JSON.stringify(counted.labels);
-      return {
-        ops: [
-          put('posts', withUrl, 0),
-          ...(await (same ? counters : labelCounterOps(core.driver, undefined, withUrl))),
-        ],
-        result: withUrl,
-      };
+      return { ops: [put('posts', withUrl, 0), ...labelCounterOps(undefined, withUrl)], result: withUrl };
     },
     (withUrl) => contentEvents(core, 'post', undefined, withUrl, false, actorId),
   );

@@ -2,7 +2,7 @@
  * What the core stores, and the index keys and tokens each record gets. This is the only place that
  * knows how records map onto the indexes of `store-schema.ts`.
  */
-import type { JsonObject, Key, PutOp, WriteOp } from './driver.js';
+import type { AddOp, JsonObject, Key, PutOp, WriteOp } from './driver.js';
 import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from '../schema/schemas.js';
 import { distinctWords, postWordFields } from '../rules/text.js';
 import { commentVisOf, seesCommentStatus, seesContent, visibleClasses, type CommentVis } from '../rules/access.js';
@@ -340,9 +340,10 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
       return { item: [[v.itemId, v.replaced, v.id]] };
     }
     case 'labels': {
-      // Readers walk `live`, which holds only labels a LIVE post carries: a draft's label is never visited.
+      // Readers walk `live`, which holds only labels a LIVE post carries (schema.ts: held while `live` is above 0),
+      // so a draft's label is never visited.
       const l = r as LabelRecord;
-      return { blog: [[l.blogId, l.label, l.id]], live: l.live > 0 ? [[l.blogId, l.label, l.id]] : [] };
+      return { blog: [[l.blogId, l.label, l.id]], live: [[l.blogId, l.label, l.id]] };
     }
     case 'media': {
       const m = r as MediaRecord;
@@ -415,6 +416,15 @@ export function put<C extends Collection>(collection: C, record: Records[C], exp
     op.terms = { scope: p.blogId, tokens: distinctWords(postWordFields(p)), rank: searchRank(sortTime(p)) };
   }
   return op;
+}
+
+/**
+ * An add to counters of a record (schema.ts `counters`), created as `record` first if it does not exist: what
+ * concurrent writers of one counter send, so none of them reads it or retries for it.
+ */
+export function addTo<C extends Collection>(collection: C, record: Records[C], add: Record<string, number>): AddOp {
+  const doc = asJson(record);
+  return { type: 'add', collection, id: doc.id as string, add, keys: keysOf(collection, record), create: doc };
 }
 
 /** A delete; `was` (the record deleted) names the change stream of posts, pages and comments (a delete is a change too). */
