@@ -18,7 +18,8 @@ import {
 import type { Connection } from './connect.js';
 import { groups } from './changes.js';
 import { loadedPostings, loadPostings } from './lazy-postings.js';
-import { CHANGES, DEAD, LOG, POST, SEG, type LogChange, type Rec } from './schema.js';
+import { CHANGES, LOG, type LogChange, type Rec } from './schema.js';
+import { DEAD, POST, SEG } from './ranges.js';
 import type { PostingDoc } from './segments.js';
 
 type WriteTx = ReturnType<typeof writeTx>;

@@ -15,7 +15,8 @@ import {
 } from '../../src/store/driver.js';
 import type { Connection } from './connect.js';
 import type { Index3 } from './native.js';
-import { cursorDirection, range, stored, type Rec } from './schema.js';
+import { stored, type Rec } from './schema.js';
+import { cursorDirection, range } from './ranges.js';
 
 export async function get(c: Connection, collection: string, id: string): Promise<StoredDoc | undefined> {
   return stored(await c.readStore(collection, (store) => store.get(id)));

@@ -18,7 +18,8 @@
  * The database version is the core's schema version × 1000 + this layout's version.
  */
 import type { IDBPDatabase, IDBPTransaction } from 'idb';
-import type { CollectionDef, JsonObject, Key, RangeQuery, StoredDoc, StoreSchema } from '../../src/store/driver.js';
+import type { CollectionDef, JsonObject, Key, StoredDoc, StoreSchema } from '../../src/store/driver.js';
+import { DEAD, POST, SEG } from './ranges.js';
 
 /** segments.ts's upgrade from layout 2, handed in once its code is loaded (lazy-postings.ts). */
 interface SegmentBuilder {
@@ -36,10 +37,6 @@ export const CHANGES = '~changes';
 export const META = '~meta';
 export const BLOBS = '~blobs';
 export const STREAM_INDEX = 'stream';
-/** A searchable collection's postings: segment heads, their bodies, replaced versions (segments.ts). */
-export const SEG = (collection: string) => `~seg.${collection}`;
-export const POST = (collection: string) => `~post.${collection}`;
-export const DEAD = (collection: string) => `~dead.${collection}`;
 /** Layout 2's token store, read once by the upgrade. */
 const TERMS = (collection: string) => `~terms.${collection}`;
 const NAME = /^[A-Za-z_$][\w$]*$/;
@@ -166,27 +163,4 @@ export function missingLayout(db: IDBPDatabase, schema: StoreSchema): string[] {
     }
   }
   return missing;
-}
-
-/** A key part that sorts after every string: `[...prefix, MAX]` bounds "everything with the prefix". */
-const MAX: [] = [];
-
-export const cursorDirection = (q: { direction: 'asc' | 'desc' }): IDBCursorDirection =>
-  q.direction === 'asc' ? 'next' : 'prev';
-
-/** What `range` uses of a connection: the key order and the key ranges of its IndexedDB. */
-interface KeyRanges {
-  factory: Pick<IDBFactory, 'cmp'>;
-  KeyRange: typeof IDBKeyRange;
-}
-
-/** The IDBKeyRange of a query, or undefined when the range is empty. */
-export function range(c: KeyRanges, q: RangeQuery): IDBKeyRange | undefined {
-  const lower: unknown[] = [...q.prefix, ...(q.lower?.key ?? [])];
-  const upper: unknown[] = [...q.prefix, ...(q.upper?.key ?? [MAX])];
-  const lowerOpen = !!q.lower?.open;
-  const upperOpen = !!q.upper?.open;
-  const order = c.factory.cmp(lower, upper);
-  if (order > 0 || (order === 0 && (lowerOpen || upperOpen))) return undefined;
-  return c.KeyRange.bound(lower, upper, lowerOpen, upperOpen);
 }

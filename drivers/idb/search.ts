@@ -19,7 +19,8 @@ import {
 import type { Connection, ReadTx } from './connect.js';
 import type { Index3 } from './native.js';
 import { allMatches, current, orderedMatches, type Candidate } from './postings.js';
-import { cursorDirection, DEAD, range, type Rec } from './schema.js';
+import type { Rec } from './schema.js';
+import { cursorDirection, DEAD, range } from './ranges.js';
 import { goneOf, segmentsOf } from './segments.js';
 
 /** Ids per request when a search walks an index keeping its matches. */

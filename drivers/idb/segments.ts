@@ -8,7 +8,7 @@
 import type { IDBPTransaction } from 'idb';
 import type { CollectionDef, Key } from '../../src/store/driver.js';
 import { buildSegment, level, mergeDocs, Segment, type Gone, type PostingDoc, type SegHead } from './postings.js';
-import { DEAD, POST, SEG } from './schema.js';
+import { DEAD, POST, SEG } from './ranges.js';
 
 export type { PostingDoc } from './postings.js';
 

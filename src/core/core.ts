@@ -24,7 +24,7 @@ import { labelCounterOps } from '../store/label-counts.js';
 import type { Scheduler, SchedulerOptions } from './scheduler.js';
 import { RecordCache } from './record-cache.js';
 import type { CommentGate } from './comment-gate.js';
-import { commentOptionsOf, type CommentOptions } from '../rules/comment-options.js';
+import type { CommentOptions } from '../rules/comment-options.js';
 import {
   memberId,
   put,
@@ -161,7 +161,8 @@ export class Core {
     // Checked where media is handled (src/media/service.ts), which loads on first use.
     this.blobs = options.blobs ?? this.store.blobs;
     this.maxMediaBytes = options.maxMediaBytes ?? 20 * 1024 * 1024;
-    this.commentOptions = commentOptionsOf(options);
+    // Checked where comments are written (src/resources/comment-insert.ts) and by the HTTP helper as it is made.
+    this.commentOptions = options;
     this.keepImageMetadata = options.keepImageMetadata === true;
     this.imageWidths = [...new Set(options.imageWidths ?? IMAGE_WIDTHS)].sort((a, b) => a - b);
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));

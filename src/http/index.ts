@@ -3,6 +3,7 @@
  * mounts in node:http (via `toNodeHandler`), Express, Fastify, Hono, Bun, Deno, workers and route handlers.
  * No Node built-ins here: this module bundles for any runtime.
  */
+import { commentOptionsOf } from '../rules/comment-options.js';
 import { BlogError } from '../util/errors.js';
 import { commentRate, tooManyComments } from '../rules/comments.js';
 import { internalsOf } from '../service/internals.js';
@@ -118,6 +119,8 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
   const users = new Map<string, object>();
   const kept = keptFor(service, options.keptResponses);
   const core = internalsOf(service)?.core;
+  // A host's mistake in the comment options is a TypeError here, not a failure of the first comment.
+  if (core) commentOptionsOf(core.commentOptions);
 
   const run = async (incoming: IncomingLike): Promise<Outgoing> => {
     const corsHeaders = cors ? corsFor(cors, incoming) : undefined;

@@ -21,11 +21,19 @@ import type { CommentsInsertParams } from '../schema/params.js';
 import type { Comment } from '../schema/resources.js';
 import { publicUrl } from '../core/wire.js';
 import { normalizeAddress } from '../util/addresses.js';
+import { commentOptionsOf } from '../rules/comment-options.js';
 import { type Admitted, admit, judge, refuseDuplicate, requireRoom, sharedLimit } from './comment-admission.js';
 import { loadVisible, recount } from './content.js';
 import { commentOut } from './views.js';
 
+/** The services whose comment options were checked (once each, on the first comment written). */
+const checked = new WeakSet<Core>();
+
 export async function insertCommentCall(core: Core, actor: Actor, input: CommentsInsertParams): Promise<Comment> {
+  if (!checked.has(core)) {
+    commentOptionsOf(core.commentOptions);
+    checked.add(core);
+  }
   const sent = (input as { clientAddress?: unknown } | undefined)?.clientAddress;
   const clientAddress =
     typeof sent === 'string' && sent.length <= LIMITS.clientHeader ? normalizeAddress(sent) : undefined;

@@ -1,6 +1,6 @@
 /**
  * The options of comments from the public (docs/design.md §25) as `createBlogService` takes them, and their
- * check when a service is made. The rules that use them are src/rules/comments.ts, which
+ * check (on the first comment written, and when the HTTP helper is made: kept out of a browser's first download). The rules that use them are src/rules/comments.ts, which
  * loads with the first comment written; this much is read at start.
  */
 import type { Role } from '../schema/schemas.js';
@@ -67,8 +67,8 @@ export interface CommentOptions {
 }
 
 /**
- * The comment options checked, so a host's mistake is a TypeError when the service is made rather than a 500
- * later; their defaults are applied where they are used (COMMENT_DEFAULTS, src/rules/comments.ts).
+ * The comment options checked, so a host's mistake is a TypeError (on the first comment written, or when the
+ * HTTP helper is made) rather than a wrong limit; their defaults are applied where they are used (COMMENT_DEFAULTS, src/rules/comments.ts).
  */
 export function commentOptionsOf(o: CommentOptions): CommentOptions {
   const { anonymous: a, reader: r } = o.commentLimits ?? {};

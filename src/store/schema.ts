@@ -44,54 +44,44 @@ import type { Collection } from './records.js';
  * comments.sweep        ['spam', updated, id], ['address', published, id]   spam to delete, addresses to forget (v9)
  * limits.expires        [expires, id]                           shared comment counters by when they are full again (v9)
  *
- * Each index also names its key parts (`fields`) and says how many entries a record has in it (`entries`), and
- * collections name their counters and the text fields a person reads: PostgreSQL keeps them as columns
- * (docs/postgres.md). `published` in posts' and pages' keys is the sort time: a draft's last update until it is
- * published.
+ * The key parts of each index as named columns and the text fields a person reads are in
+ * columns.ts (PostgreSQL keeps them as columns, docs/postgres.md). `published` in posts' and pages' keys is the
+ * sort time: a draft's last update until it is published.
  */
 const SCHEMA = {
   version: 9,
   collections: [
-    { name: 'users', indexes: [], columns: ['displayName'] },
-    { name: 'blogs', indexes: [{ name: 'url', unique: true, fields: ['url'], entries: 'many' }], columns: ['name'] },
+    { name: 'users', indexes: [] },
+    { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
     {
       name: 'members',
-      indexes: [
-        { name: 'blog', fields: ['blogId', 'userId'], entries: 'one' },
-        { name: 'user', fields: ['userId', 'blogId'], entries: 'one' },
-      ],
+      indexes: [{ name: 'blog' }, { name: 'user' }],
     },
     {
       name: 'posts',
       search: true,
       indexes: [
-        { name: 'published', fields: ['blogId', 'status', 'published', 'id'], entries: 'one' },
-        { name: 'updated', fields: ['blogId', 'status', 'updated', 'id'], entries: 'one' },
-        { name: 'labelPublished', fields: ['blogId', 'label', 'status', 'published', 'id'], entries: 'many' },
-        { name: 'labelUpdated', fields: ['blogId', 'label', 'status', 'updated', 'id'], entries: 'many' },
-        { name: 'path', unique: true, fields: ['blogId', 'path'], entries: 'optional' },
-        { name: 'due', fields: ['published', 'id'], entries: 'optional' },
-        { name: 'moving', fields: ['id'], entries: 'optional' },
-        { name: 'media', fields: ['blogId', 'sha256', 'id'], entries: 'many' },
+        { name: 'published' },
+        { name: 'updated' },
+        { name: 'labelPublished' },
+        { name: 'labelUpdated' },
+        { name: 'path', unique: true },
+        { name: 'due' },
+        { name: 'moving' },
+        { name: 'media' },
       ],
       counters: ['liveComments', 'allComments'],
-      columns: ['title'],
     },
     {
       name: 'pages',
-      indexes: [
-        { name: 'published', fields: ['blogId', 'status', 'published', 'id'], entries: 'one' },
-        { name: 'path', unique: true, fields: ['blogId', 'path'], entries: 'optional' },
-        { name: 'media', fields: ['blogId', 'sha256', 'id'], entries: 'many' },
-      ],
-      columns: ['title'],
+      indexes: [{ name: 'published' }, { name: 'path', unique: true }, { name: 'media' }],
     },
     {
       name: 'comments',
       indexes: [
-        { name: 'post', fields: ['blogId', 'postId', 'status', 'published', 'id'], entries: 'one' },
-        { name: 'blog', fields: ['blogId', 'vis', 'status', 'published', 'id'], entries: 'one' },
-        { name: 'move', fields: ['postId', 'vis', 'id'], entries: 'one' },
+        { name: 'post' },
+        { name: 'blog' },
+        { name: 'move' },
         // Keys the core computes from several fields (who: `u:<user>` or `a:<address>`): kept as byte keys.
         { name: 'who' },
         { name: 'held' },
@@ -101,35 +91,28 @@ const SCHEMA = {
     { name: 'settings', indexes: [] },
     {
       name: 'pageviews',
-      indexes: [
-        { name: 'blog', fields: ['blogId', 'day', 'id'], entries: 'optional' },
-        { name: 'owner', fields: ['blogId', 'id'], entries: 'one' },
-      ],
+      indexes: [{ name: 'blog' }, { name: 'owner' }],
       counters: ['count'],
     },
     {
       name: 'labels',
       indexes: [
-        { name: 'blog', fields: ['blogId', 'label', 'id'], entries: 'one', positive: 'all' },
-        { name: 'live', fields: ['blogId', 'label', 'id'], entries: 'one', positive: 'live' },
+        { name: 'blog', positive: 'all' },
+        { name: 'live', positive: 'live' },
       ],
       counters: ['live', 'all'],
     },
-    { name: 'revisions', indexes: [{ name: 'item', fields: ['itemId', 'replaced', 'id'], entries: 'one' }] },
-    { name: 'events', indexes: [{ name: 'time', fields: ['time', 'id'], entries: 'one' }] },
-    { name: 'idempotency', indexes: [{ name: 'created', fields: ['created', 'id'], entries: 'one' }] },
+    { name: 'revisions', indexes: [{ name: 'item' }] },
+    { name: 'events', indexes: [{ name: 'time' }] },
+    { name: 'idempotency', indexes: [{ name: 'created' }] },
     {
       name: 'media',
-      indexes: [
-        { name: 'blog', fields: ['blogId', 'published', 'id'], entries: 'one' },
-        { name: 'source', fields: ['blogId', 'source', 'id'], entries: 'optional' },
-      ],
-      columns: ['filename'],
+      indexes: [{ name: 'blog' }, { name: 'source' }],
     },
-    { name: 'collabDocs', indexes: [{ name: 'blog', fields: ['blogId', 'id'], entries: 'one' }], columns: ['title'] },
-    { name: 'collabUpdates', indexes: [{ name: 'doc', fields: ['docId', 'id'], entries: 'one' }] },
-    { name: 'limits', indexes: [{ name: 'expires', fields: ['expires', 'id'], entries: 'one' }] },
-    { name: 'redirects', indexes: [{ name: 'blog', fields: ['blogId', 'from', 'id'], entries: 'one' }] },
+    { name: 'collabDocs', indexes: [{ name: 'blog' }] },
+    { name: 'collabUpdates', indexes: [{ name: 'doc' }] },
+    { name: 'limits', indexes: [{ name: 'expires' }] },
+    { name: 'redirects', indexes: [{ name: 'blog' }] },
   ],
 } as const satisfies StoreSchema;
 

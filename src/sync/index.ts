@@ -8,7 +8,6 @@
 import { type Core, DriverConflict, type UserRecord } from '../service/store.js';
 import { internalsOf } from '../service/internals.js';
 import type { Blog, User } from '../schema/resources.js';
-import { publicConflict, resolveConflict } from './conflicts.js';
 import { pull } from './pull.js';
 import { blogRecord, differs, kindOf, localBlog, type LocalBlog } from './records.js';
 import { push } from './push.js';
@@ -257,9 +256,16 @@ export function createReplica(options: ReplicaOptions): Replica {
 
   const pending = () => run((c) => pendingChanges(c, blogId));
 
-  const conflicts = () => run(async (c) => c.state.conflicts.map(publicConflict));
+  // Showing and resolving conflicts loads on first use (sync/resolve.ts).
+  const conflicts = () =>
+    run(async (c) => {
+      if (c.state.conflicts.length === 0) return [];
+      const { publicConflict } = await import('./resolve.js');
+      return c.state.conflicts.map(publicConflict);
+    });
 
-  const resolve = (id: string, choice: ConflictChoice) => run((c) => resolveConflict(c, id, choice));
+  const resolve = (id: string, choice: ConflictChoice) =>
+    run(async (c) => (await import('./resolve.js')).resolveConflict(c, id, choice));
 
   // Not queued behind a running sync: the id map is only ever added to, and each commit stores it whole.
   const idOf = async (id: string) => {

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { createBlogService } from '../../src/index.js';
+import { createHttpHandler } from '../../src/http/index.js';
 import { DRIVERS } from '../support/drivers.js';
 import { DAY, expectError, expectNoWrite, HOUR, makePost, type Service, type Wire, world } from './helpers.js';
 
@@ -81,9 +82,12 @@ describe.each(DRIVERS)('comments from the public on %s', (_name, makeDriver) => 
     await say(w.reader, w.blogId, post.id, 'one');
     await say(w.reader, w.blogId, post.id, 'two');
     await expectError(say(w.reader, w.blogId, post.id, 'three'), 429);
-    expect(() =>
-      createBlogService({ driver: w.driver, commentLimits: { anonymous: { everySeconds: 0, burst: 1 } } }),
-    ).toThrow(TypeError);
+    // A host's mistake in the options: the first comment written (and the HTTP helper, as it is made) says so.
+    const wrong = createBlogService({ driver: w.driver, commentLimits: { anonymous: { everySeconds: 0, burst: 1 } } });
+    await expect(
+      wrong.comments.insert({ blogId: w.blogId, postId: post.id, body: { content: 'hello' } }),
+    ).rejects.toThrow(TypeError);
+    expect(() => createHttpHandler(wrong)).toThrow(TypeError);
   });
 
   it('a blog holds at most maxPendingComments anonymous PENDING and SPAM comments', async () => {
