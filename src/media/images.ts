@@ -63,7 +63,7 @@ export function sniff(head: Uint8Array): MediaType | undefined {
 /** HEIF brands of HEVC pictures (an iPhone's HEIC), which no browser but Safari shows. */
 const HEIC_BRANDS = new Set(['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'hevm', 'hevs']);
 const HEIC =
-  'The body is a HEIC picture (an iPhone\'s default format), which most browsers cannot show: convert it to JPEG ' +
+  "The body is a HEIC picture (an iPhone's default format), which most browsers cannot show: convert it to JPEG " +
   'first (on the iPhone: Settings › Camera › Formats › Most Compatible; or export it as JPEG from Photos or Preview)';
 
 /** Whether the first bytes announce a HEIF picture coded in HEVC (major or compatible brand), not AVIF. */

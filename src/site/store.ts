@@ -8,7 +8,7 @@ import type { BlogService } from '../service/types.js';
 import { internalsOf } from '../service/internals.js';
 import { redirectOf, redirectsAfter } from '../service/redirects.js';
 import type { Blog } from '../schema/resources.js';
-import { picturesOf, type PictureFacts } from './pictures.js';
+import { picturesOf, type PictureFacts } from '../web/pictures.js';
 
 export type BlogInfo = Pick<Blog, 'id' | 'name' | 'description' | 'url' | 'locale'>;
 

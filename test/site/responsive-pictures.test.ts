@@ -11,6 +11,8 @@ import { memoryDriver } from '../../drivers/memory/index.js';
 import { createBlogService } from '../../src/index.js';
 import { createHttpHandler } from '../../src/http/index.js';
 import { createSite } from '../../src/site/index.js';
+import { atomFeed, rssFeed } from '../../src/io/index.js';
+import { parseFeed } from '@rowanmanning/feed-parser';
 
 type Element = DefaultTreeAdapterMap['element'];
 const walk = (node: DefaultTreeAdapterMap['parentNode'], out: Element[] = []): Element[] => {
@@ -81,5 +83,34 @@ it('renders each picture of the blog as <picture> with sources, srcset, sizes, s
       const meta = await sharp(new Uint8Array(await r.arrayBuffer())).metadata();
       expect([meta.format, `${meta.width}w`], url).toEqual([type, w]);
     }
+  // og:image: the featured (first) picture at 1280 px, its own type, with its size; the url serves exactly that.
+  const meta = (name: string) =>
+    elements.find((e) => e.tagName === 'meta' && attrs(e).property === name)?.attrs.find((a) => a.name === 'content')
+      ?.value;
+  const og = `https://blog.example/media/${blog.id}/${big.id}/w1280/quay.jpg`;
+  expect([meta('og:image'), meta('og:image:width'), meta('og:image:height')]).toEqual([og, '1280', '960']);
+  const ogMeta = await sharp(new Uint8Array(await (await get(og)).arrayBuffer())).metadata();
+  expect([ogMeta.format, ogMeta.width, ogMeta.height]).toEqual(['jpeg', 1280, 960]);
+  // The feeds: <media:thumbnail> of the featured picture at most 640 px, with its size, read by a feed parser.
+  const thumb = `https://blog.example/media/${blog.id}/${big.id}/w640/quay.jpg`;
+  for (const feed of [await atomFeed(service, { blogId: blog.id }), await rssFeed(service, { blogId: blog.id })]) {
+    expect(parseFeed(feed).items[0]!.image?.url).toBe(thumb);
+    expect(feed).toContain(`<media:thumbnail url="${thumb}" width="640" height="480"/>`);
+  }
+  // A picture marked featured (on its <figure>) is the one named; at 500 px it is the original, with its size.
+  const marked = await service.posts.insert({
+    blogId: blog.id,
+    body: {
+      title: 'The boat',
+      content: `<p><img src="${big.url}" alt="The quay"></p><figure data-featured><img src="${small.url}" alt="A boat"><figcaption>Ours</figcaption></figure>`,
+    },
+  });
+  const markedPage = walk(parse(await (await get(marked.url!)).text()));
+  const ogOf = (name: string) =>
+    markedPage.find((e) => e.tagName === 'meta' && attrs(e).property === name)?.attrs.find((a) => a.name === 'content')
+      ?.value;
+  expect([ogOf('og:image'), ogOf('og:image:width'), ogOf('og:image:height')]).toEqual([small.url, '500', '400']);
+  const rss = parseFeed(await rssFeed(service, { blogId: blog.id }));
+  expect(rss.items.map((i) => i.image?.url)).toEqual([small.url, thumb]);
   await service.close();
 }, 300_000);
