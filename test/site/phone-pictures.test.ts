@@ -16,6 +16,7 @@ import { createBlogService } from '../../src/index.js';
 import { createHttpHandler, toNodeHandler } from '../../src/http/index.js';
 import { createSite } from '../../src/site/index.js';
 import { launchChromium, root } from '../browser/serve.js';
+import { cameraPhoto } from '../media/camera-photo.js';
 
 let server: Server | undefined;
 let browser: Browser | undefined;
@@ -24,27 +25,6 @@ afterAll(async () => {
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
 });
-
-/** A 4000×3000 camera-like photo: smooth gradients under a little sensor noise, at a camera's quality. */
-export async function cameraPhoto(seed = 0): Promise<Uint8Array> {
-  const [w, h] = [4000, 3000];
-  const raw = Buffer.alloc(w * h * 3);
-  let n = seed * 7919 + 1;
-  for (let y = 0; y < h; y++)
-    for (let x = 0; x < w; x++) {
-      n = (n * 1103515245 + 12345) & 0x7fffffff;
-      const i = (y * w + x) * 3;
-      const grain = (n >> 16) % 24;
-      raw[i] = ((x * 200) / w + grain) & 255;
-      raw[i + 1] = ((y * 180) / h + 40 + grain) & 255;
-      raw[i + 2] = (((x + y) * 120) / (w + h) + 90 + grain) & 255;
-    }
-  return new Uint8Array(
-    await sharp(raw, { raw: { width: w, height: h, channels: 3 } })
-      .jpeg({ quality: 92 })
-      .toBuffer(),
-  );
-}
 
 it('a phone (375 px, DPR 2) downloads a variant of a 4000×3000 photo, not the original', async () => {
   const service = createBlogService({ driver: memoryDriver() });
@@ -55,7 +35,7 @@ it('a phone (375 px, DPR 2) downloads a variant of a 4000×3000 photo, not the o
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   await service.users.insert({ body: { id: 'ada', displayName: 'Ada' } });
   const blog = await service.blogs.insert({ body: { name: 'Harbour notes', url: `${origin}/` }, ownerId: 'ada' });
-  const photo = await cameraPhoto();
+  const photo = await cameraPhoto(0);
   const m = await service.media.upload({ blogId: blog.id, body: photo, filename: 'harbour.jpg', alt: 'The harbour' });
   const post = await service.posts.insert({
     blogId: blog.id,
