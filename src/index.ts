@@ -31,6 +31,13 @@ export type { BlogEvent, EventType, Listener } from './core/events.js';
 export type { ChangeItem, ChangeKind, ChangeList } from './resources/changes.js';
 export type { SchedulerOptions } from './core/scheduler.js';
 export type {
+  CheckComment,
+  CommentCheckContext,
+  CommentLimits,
+  CommentToCheck,
+  CommentVerdict,
+} from './rules/comment-options.js';
+export type {
   PostStatus,
   PageStatus,
   CommentStatus,
@@ -72,6 +79,8 @@ export type {
   CommentsListParams,
   CommentsListByBlogParams,
   CommentsActionParams,
+  CommentsModerateParams,
+  CommentsModerateResult,
   CommentsInsertParams,
   ChangesListParams,
   BlogUserInfosGetParams,
@@ -98,7 +107,9 @@ export type {
   BlogsDeleteParams,
   ServerOwnedFields,
   PostBody,
+  PostPatchBody,
   PageBody,
+  PagePatchBody,
   CommentBody,
   BlogBody,
   UserBody,

@@ -4,7 +4,17 @@
  * let IndexedDB auto-commit half way). The commit's sequence number is the key `~log` gives its record.
  */
 import { unwrap } from 'idb';
-import { DriverConflict, type CommitResult, type Key, type WriteOp } from '../../src/store/driver.js';
+import {
+  addAsPut,
+  DriverConflict,
+  heldKeys,
+  type CommitResult,
+  type DeleteOp,
+  type Key,
+  type PutOp,
+  type StoredDoc,
+  type WriteOp,
+} from '../../src/store/driver.js';
 import type { Connection } from './connect.js';
 import { groups } from './changes.js';
 import { loadedPostings, loadPostings } from './lazy-postings.js';
@@ -25,28 +35,29 @@ const uniqueRef = (collection: string, index: string, key: Key) => `${collection
  */
 export async function commit(
   c: Connection,
-  ops: readonly WriteOp[],
+  given: readonly WriteOp[],
   time: number,
   read = false,
 ): Promise<CommitResult> {
   const stores = new Set<string>([LOG, CHANGES]);
-  for (const op of ops) {
+  for (const op of given) {
     const def = c.collection(op.collection);
     stores.add(op.collection);
     if (def.search) for (const name of [SEG(op.collection), POST(op.collection), DEAD(op.collection)]) stores.add(name);
-    if (op.type === 'put') {
+    if (op.type !== 'delete') {
       for (const name of Object.keys(op.keys)) {
         if (!def.indexes.some((i) => i.name === name)) throw new Error(`unknown index ${name}`);
       }
     }
   }
   // The postings code, loaded before the transaction starts (awaiting it inside would end the transaction).
-  const seg = ops.some((op) => c.collection(op.collection).search)
+  const seg = given.some((op) => c.collection(op.collection).search)
     ? (loadedPostings() ?? (await loadPostings()))
     : undefined;
   /** An insert trusted to the transaction's own refusal (a second one of an id in the batch is refused too). */
-  const trusted = (op: WriteOp) => !read && op.type === 'put' && op.expect === 0;
+  const trusted = (op: Lowered) => !read && op.type === 'put' && op.expect === 0;
   const tx = writeTx(c, [...stores]);
+  const ops = await lower(c, tx, given);
   // The checks' reads go first and the writes right behind them, unawaited: requests run in order, so the
   // reads see the store as it was, and a failed check aborts the transaction, writes and all. So a commit sent
   // while another is still being written builds its requests meanwhile, not once that one is done.
@@ -137,12 +148,42 @@ export async function commit(
   } catch (e) {
     const error = (refused as Error | null) ?? (e as Error);
     if (error?.name === 'ConstraintError') {
-      if (!read) return commit(c, ops, time, true);
+      if (!read) return commit(c, given, time, true);
       // After reads, not expected (check saw every key this transaction claims), but never a crash.
       throw new DriverConflict('unique', ops[0]!.collection, ops[0]!.id);
     }
     throw error;
   }
+}
+
+type Lowered = PutOp | DeleteOp;
+
+/**
+ * Adds as the puts they amount to, on the records as the batch's earlier ops leave them (read in this
+ * transaction: awaiting its own requests keeps it open), and every put's keys as the record holds them.
+ */
+async function lower(c: Connection, tx: WriteTx, ops: readonly WriteOp[]): Promise<Lowered[]> {
+  const stored = new Map<string, StoredDoc | undefined>();
+  await Promise.all(
+    ops
+      .filter((op) => op.type === 'add')
+      .map(async (op) => {
+        const rec = (await tx.objectStore(op.collection).get(op.id)) as Rec | undefined;
+        stored.set(refOf(op.collection, op.id), rec && { id: rec.id, version: rec.v, doc: rec.doc });
+      }),
+  );
+  const pending = new Map<string, StoredDoc | undefined>();
+  return ops.map((op) => {
+    const def = c.collection(op.collection);
+    const ref = refOf(op.collection, op.id);
+    const out = op.type === 'add' ? addAsPut(def, op, pending.has(ref) ? pending.get(ref) : stored.get(ref)) : op;
+    if (out.type === 'delete') {
+      pending.set(ref, undefined);
+      return out;
+    }
+    pending.set(ref, { id: out.id, version: out.expect + 1, doc: out.doc });
+    return { ...out, keys: heldKeys(def, out.doc, out.keys) };
+  });
 }
 
 /**
@@ -152,8 +193,8 @@ export async function commit(
 async function check(
   c: Connection,
   tx: WriteTx,
-  ops: readonly WriteOp[],
-  trusted: (op: WriteOp) => boolean,
+  ops: readonly Lowered[],
+  trusted: (op: Lowered) => boolean,
 ): Promise<DriverConflict | undefined> {
   // All reads at once: current records (absent: version 0, no keys), and the holders of the unique keys
   // that puts claim. (A failed read aborts the transaction.)

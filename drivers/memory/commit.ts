@@ -4,17 +4,23 @@
  * the change log grows by one entry per op.
  */
 import {
+  addAsPut,
   compareKeys,
   DriverConflict,
+  heldKeys,
   type Change,
   type CommitOptions,
   type CommitResult,
+  type DeleteOp,
   type Key,
+  type PutOp,
+  type StoredDoc,
   type WriteOp,
 } from '../../src/store/driver.js';
 import { compareEntries, copyIn, deepFreeze, uniqueKey, type Collection, type Slot, type Store } from './schema.js';
 
-export function commit(store: Store, ops: readonly WriteOp[], options: CommitOptions): CommitResult {
+export function commit(store: Store, given: readonly WriteOp[], options: CommitOptions): CommitResult {
+  const ops = lower(store, given);
   check(store, ops);
   const seq = ++store.log.seq;
   const time = options.time ?? Date.now();
@@ -52,8 +58,29 @@ export function commit(store: Store, ops: readonly WriteOp[], options: CommitOpt
   return { seq };
 }
 
+/**
+ * Adds as the puts they amount to (on the record as the batch's earlier ops leave it), and every put's keys as
+ * the record holds them (`positive` indexes).
+ */
+function lower(store: Store, ops: readonly WriteOp[]): Array<PutOp | DeleteOp> {
+  const pending = new Map<string, StoredDoc | undefined>();
+  return ops.map((op) => {
+    const c = store.collection(op.collection);
+    const ref = `${op.collection}\0${op.id}`;
+    const slot = c.slots.get(op.id);
+    const now = pending.has(ref) ? pending.get(ref) : slot && { id: op.id, version: slot.version, doc: slot.doc };
+    const out = op.type === 'add' ? addAsPut(c.def, op, now) : op;
+    if (out.type === 'delete') {
+      pending.set(ref, undefined);
+      return out;
+    }
+    pending.set(ref, { id: op.id, version: out.expect + 1, doc: out.doc });
+    return { ...out, keys: heldKeys(c.def, out.doc, out.keys) };
+  });
+}
+
 /** Throws the first precondition that fails, in batch order. */
-function check(store: Store, ops: readonly WriteOp[]): void {
+function check(store: Store, ops: ReadonlyArray<PutOp | DeleteOp>): void {
   const pending = new Map<string, number>(); // "collection\0id" -> version after earlier ops (0: absent)
   const claimed = new Map<string, string>(); // "collection\0index\0key" -> id, for unique keys
   const released = new Set<string>();

@@ -3,7 +3,13 @@
  * sorted by key then id, so a range is a binary search plus a walk; unique keys and search tokens in maps.
  * The Store holds the collections and the change log, and answers the collection and index lookups.
  */
-import { compareKeys, type JsonObject, type Key, type StoreSchema } from '../../src/store/driver.js';
+import {
+  compareKeys,
+  type CollectionDef,
+  type JsonObject,
+  type Key,
+  type StoreSchema,
+} from '../../src/store/driver.js';
 import { ChangeLog } from './changes.js';
 
 /** One stored record: the frozen document plus what the driver needs to undo its index entries. */
@@ -20,6 +26,8 @@ export interface Entry {
 }
 
 export interface Collection {
+  /** As the schema declares it (counters, and indexes held while a counter is positive). */
+  def: CollectionDef;
   slots: Map<string, Slot>;
   /** Per index: entries sorted by key (then id), so ranges are a binary search plus a walk. */
   indexes: Map<string, Entry[]>;
@@ -58,11 +66,13 @@ export class Store {
   declare(schema: StoreSchema): void {
     for (const def of schema.collections) {
       const c: Collection = this.collections.get(def.name) ?? {
+        def,
         slots: new Map(),
         indexes: new Map(),
         unique: new Map(),
         tokens: new Map(),
       };
+      c.def = def;
       for (const index of def.indexes) {
         if (!c.indexes.has(index.name)) c.indexes.set(index.name, []);
         if (index.unique && !c.unique.has(index.name)) c.unique.set(index.name, new Map());

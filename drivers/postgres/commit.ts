@@ -1,100 +1,281 @@
 /**
- * One commit, one statement: the ops, their index entries and tokens go as arrays to `commit_ops`
- * (functions.ts), which checks and writes them atomically and logs them (the driver notifies the store's
- * channel after); a refusal comes back as an SQLSTATE this file turns into a DriverConflict.
+ * One commit, one statement: the ops go to `commit_ops` (functions.ts) as arrays — each op's column values, its
+ * tokens and its side-table rows, laid out as the collection's plan says (layout.ts) — which checks and writes
+ * them atomically and logs them (the driver notifies the store's channel after); a refusal comes back as an
+ * SQLSTATE this file turns into a DriverConflict.
  */
-import { DriverConflict, type CommitOptions, type CommitResult, type WriteOp } from '../../src/store/driver.js';
+import {
+  DriverConflict,
+  type CommitOptions,
+  type CommitResult,
+  type JsonObject,
+  type Key,
+  type WriteOp,
+} from '../../src/store/driver.js';
 import { encodeKey } from '../shared/byte-keys.js';
 import type { Connection } from './connect.js';
+import { sideGroups } from './functions.js';
+import type { CollectionPlan } from './layout.js';
 import type { PgError } from './native.js';
 import { storedToken } from './search.js';
-import { pgText } from './text.js';
+import { keyText, pgText } from './text.js';
 
-const commitSql = (
-  s: string,
-) => `SELECT ${s}.commit_ops($1::int[], $2::text[], $3::int[], $4::boolean[], $5::text[], $6::text[],
-      $7::text[], $8::int[], $9::int[], $10::bytea[], $11::boolean[], $12::int[], $13::text[], $14::bigint)`;
+/** What commit_ops does with an op: 0 put, 1 delete, 2 add, 3 load (a copy with its version, not logged). */
+export type Kind = 0 | 1 | 2 | 3;
 
-export async function commit(c: Connection, ops: readonly WriteOp[], options: CommitOptions): Promise<CommitResult> {
-  const oStream: Array<string | null> = ops.map((op) => (op.stream !== undefined ? pgText(op.stream) : null));
-  const oColl: number[] = [];
-  const oId: string[] = [];
-  const oExpect: number[] = [];
-  const oDel: boolean[] = [];
-  const oDoc: Array<string | null> = [];
-  const oScope: Array<string | null> = [];
-  const eOp: number[] = [];
-  const eIx: number[] = [];
-  const eKey: Buffer[] = [];
-  const eU: boolean[] = [];
-  const tTok: string[] = [];
-  /** Where each op's entries and tokens end (1-based, inclusive): commit_ops takes slices up to there. */
-  const oE: number[] = [];
-  const oT: number[] = [];
-  // Resolve names first: an unknown collection or index is a programming error, not a conflict.
-  ops.forEach((op, k) => {
-    const coll = c.collection(op.collection);
-    oColl.push(coll.no);
-    oId.push(pgText(op.id));
-    oExpect.push(op.expect);
-    oDel.push(op.type === 'delete');
-    if (op.type === 'delete') {
-      oDoc.push(null);
-      oScope.push(null);
-      oE.push(eIx.length);
-      oT.push(tTok.length);
+/** An op as the store takes it (`doc` as JSON text, `tokens` as stored), for a commit or a copy (migrate.ts). */
+export interface RowOp {
+  kind: Kind;
+  collection: string;
+  id: string;
+  /** The version expected (a load: the version to give it). */
+  expect: number;
+  docText?: string;
+  doc?: JsonObject;
+  keys?: Readonly<Record<string, readonly Key[]>>;
+  tokens?: readonly string[];
+  stream?: string;
+  /** Position in the commit as the caller gave it (the change log's `pos`). */
+  pos: number;
+  /** An add's deltas, by counter. */
+  add?: Readonly<Record<string, number>>;
+}
+
+/** One op's values: its key columns, flags and counters, and its side rows per group. */
+export interface OpValues {
+  values: Array<string | null>;
+  sides: Map<number, Array<Array<string | Buffer>>>;
+}
+
+const fail = (p: CollectionPlan, id: string, what: string): never => {
+  throw new Error(`postgres driver: ${p.name}/${id}: ${what}`);
+};
+
+/** The column values and side rows of a put: the keys laid onto the plan's columns, checked against it. */
+export function valuesOf(p: CollectionPlan, groupNo: (t: string) => number, op: RowOp): OpValues {
+  const cols = new Map<string, string>();
+  const set = (column: string, value: string) => {
+    if (column === 'id') {
+      if (value !== op.id) fail(p, op.id, `key part id is ${JSON.stringify(value)}`);
       return;
     }
-    oDoc.push(JSON.stringify(op.doc));
-    for (const [name, keys] of Object.entries(op.keys)) {
-      const i = c.index(coll, name);
-      for (const key of keys) {
-        eOp.push(k + 1);
-        eIx.push(i.no);
-        eKey.push(encodeKey(key));
-        eU.push(i.unique);
-      }
+    const had = cols.get(column);
+    if (had !== undefined && had !== value)
+      fail(p, op.id, `${column} is ${JSON.stringify(had)} in one index and ${JSON.stringify(value)} in another`);
+    cols.set(column, value);
+  };
+  const keys = op.keys ?? {};
+  for (const name of Object.keys(keys)) if (!p.indexes.has(name)) throw new Error(`unknown index ${name}`);
+  const sides = new Map<number, Array<Array<string | Buffer>>>();
+  const rows = new Map<number, Map<string, Map<string, string>>>();
+  for (const i of p.indexes.values()) {
+    const list = keys[i.name] ?? [];
+    if (i.kind === 'main') {
+      // (A positive index's record may come without its key: the other indexes give its columns.)
+      if (i.entries === 'one' && !i.positive ? list.length !== 1 : list.length > 1)
+        fail(
+          p,
+          op.id,
+          `index ${i.name} takes ${i.entries === 'one' ? 'one entry' : 'at most one entry'}, got ${list.length}`,
+        );
+      if (i.flag) cols.set(i.flag, list.length ? 't' : 'f');
     }
-    oScope.push(op.terms ? pgText(op.terms.scope) : null);
-    if (op.terms) for (const t of new Set(op.terms.tokens)) tTok.push(storedToken(coll.no, op.terms.scope, t));
-    oE.push(eIx.length);
-    oT.push(tTok.length);
+    if (i.kind === 'bytes') {
+      const g = groupNo(i.table);
+      sides.set(g, [...(sides.get(g) ?? []), ...list.map((k) => [encodeKey(k)])]);
+      continue;
+    }
+    for (const key of list) {
+      if (key.length !== i.parts.length)
+        fail(p, op.id, `index ${i.name} keys have ${i.parts.length} parts, got ${key.length}`);
+      if (i.kind === 'main') {
+        key.forEach((part, k) => {
+          set(i.parts[k]!, part);
+        });
+        continue;
+      }
+      const group = i.group!;
+      const g = groupNo(group.table);
+      const byVarying = rows.get(g) ?? new Map<string, Map<string, string>>();
+      rows.set(g, byVarying);
+      const vary = JSON.stringify(group.varying.map((c) => key[i.parts.indexOf(c)]));
+      const row = byVarying.get(vary) ?? new Map<string, string>();
+      byVarying.set(vary, row);
+      key.forEach((part, k) => {
+        const c = i.parts[k]!;
+        if (c === 'id') {
+          if (part !== op.id) fail(p, op.id, `key part id is ${JSON.stringify(part)}`);
+          return;
+        }
+        const had = row.get(c);
+        if (had !== undefined && had !== part) fail(p, op.id, `index ${i.name}: ${c} differs between entries`);
+        row.set(c, part);
+      });
+    }
+  }
+  for (const group of p.groups) {
+    if (group.bytes) continue;
+    const g = groupNo(group.table);
+    const out: Array<Array<string | Buffer>> = [];
+    for (const row of rows.get(g)?.values() ?? []) {
+      if (row.size !== group.columns.length)
+        fail(p, op.id, `the entries of ${group.indexes.map((i) => i.name).join(' and ')} do not pair up`);
+      out.push(group.columns.map((c) => keyText(row.get(c)!)));
+    }
+    sides.set(g, out);
+  }
+  const values: Array<string | null> = p.columns.map((c) => {
+    const v = cols.get(c.name);
+    if (v === undefined) {
+      if (c.notNull) fail(p, op.id, `no index gives ${c.name}`);
+      return null;
+    }
+    return c.type === 'boolean' ? v : keyText(v);
   });
+  if (p.counters.length) {
+    const doc = op.doc ?? (JSON.parse(op.docText ?? '{}') as JsonObject);
+    for (const c of p.counters) values.push(String(counterOf(p, op.id, doc[c.field])));
+  }
+  return { values, sides };
+}
+
+function counterOf(p: CollectionPlan, id: string, value: unknown): number {
+  if (value === undefined || value === null) return 0;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value))
+    fail(p, id, `counter ${JSON.stringify(value)} is not a whole number`);
+  return value as number;
+}
+
+/** The arrays commit_ops takes, for ops in the order they run. */
+export function encode(c: Connection, ops: readonly RowOp[], time: number): unknown[] {
+  const groups = sideGroups(c.plans);
+  const groupIndex = new Map(groups.map((g, k) => [g.table, k]));
+  const groupNo = (t: string) => groupIndex.get(t)!;
+  const a = {
+    coll: [] as number[],
+    id: [] as string[],
+    cid: [] as string[],
+    pos: [] as number[],
+    kind: [] as number[],
+    expect: [] as number[],
+    doc: [] as Array<string | null>,
+    stream: [] as Array<string | null>,
+    vEnd: [] as number[],
+    v: [] as Array<string | null>,
+    tEnd: [] as number[],
+    t: [] as string[],
+  };
+  const g = groups.map(() => ({ end: [] as number[], values: [] as Array<string | Buffer> }));
+  for (const op of ops) {
+    const p = c.collection(op.collection);
+    a.coll.push(p.no);
+    a.id.push(keyText(op.id));
+    a.cid.push(pgText(op.id));
+    a.pos.push(op.pos);
+    a.kind.push(op.kind);
+    a.expect.push(op.expect);
+    a.stream.push(op.stream !== undefined ? pgText(op.stream) : null);
+    const text = op.docText ?? (op.doc ? JSON.stringify(op.doc) : null);
+    a.doc.push(text);
+    if (op.kind === 2) {
+      // An add: a delta per counter, then (to create the record if missing) its values as a put's.
+      for (const field of Object.keys(op.add ?? {}))
+        if (!p.counters.some((x) => x.field === field)) throw new Error(`${p.name} has no counter ${field}`);
+      for (const x of p.counters) a.v.push(String(counterOf(p, op.id, op.add?.[x.field] ?? 0)));
+    }
+    if (op.kind === 0 || op.kind === 3 || (op.kind === 2 && op.doc)) {
+      const { values, sides } = valuesOf(p, groupNo, op);
+      a.v.push(...values);
+      for (const [k, rows] of sides) for (const row of rows) g[k]!.values.push(...row);
+      if (p.search) a.t.push(...(op.tokens ?? []));
+    }
+    a.vEnd.push(a.v.length);
+    a.tEnd.push(a.t.length);
+    for (const x of g) x.end.push(x.values.length);
+  }
+  return [
+    a.coll,
+    a.id,
+    a.cid,
+    a.pos,
+    a.kind,
+    a.expect,
+    a.doc,
+    a.stream,
+    a.vEnd,
+    a.v,
+    a.tEnd,
+    a.t,
+    ...g.flatMap((x) => [x.end, x.values]),
+    time,
+  ];
+}
+
+/** A driver op as commit_ops takes it. */
+export function rowOp(op: WriteOp, pos: number, c: Connection): RowOp {
+  if (op.type === 'add')
+    return {
+      kind: 2,
+      collection: op.collection,
+      id: op.id,
+      expect: 0,
+      add: op.add,
+      keys: op.keys,
+      ...(op.create ? { doc: op.create } : {}),
+      pos,
+      ...(op.stream !== undefined ? { stream: op.stream } : {}),
+    };
+  if (op.type === 'delete')
+    return {
+      kind: 1,
+      collection: op.collection,
+      id: op.id,
+      expect: op.expect,
+      pos,
+      ...(op.stream !== undefined ? { stream: op.stream } : {}),
+    };
+  const coll = c.collection(op.collection);
+  return {
+    kind: 0,
+    collection: op.collection,
+    id: op.id,
+    expect: op.expect,
+    doc: op.doc,
+    keys: op.keys,
+    ...(op.terms ? { tokens: [...new Set(op.terms.tokens)].map((t) => storedToken(coll.no, op.terms!.scope, t)) } : {}),
+    ...(op.stream !== undefined ? { stream: op.stream } : {}),
+    pos,
+  };
+}
+
+/**
+ * The order commit_ops runs the ops in: adds last (each holds its counter's row lock until the commit ends, so
+ * the less of the commit comes after it, the less writers sharing a counter wait), unless a record has both an
+ * add and another op in the batch (then as given). Each keeps its position in the log.
+ */
+function runOrder(rows: RowOp[]): RowOp[] {
+  const adds = rows.filter((r) => r.kind === 2);
+  if (!adds.length || adds.length === rows.length) return rows;
+  const others = rows.filter((r) => r.kind !== 2);
+  const touched = new Set(others.map((r) => `${r.collection}\0${r.id}`));
+  if (adds.some((r) => touched.has(`${r.collection}\0${r.id}`))) return rows;
+  return [...others, ...adds];
+}
+
+export async function commit(c: Connection, ops: readonly WriteOp[], options: CommitOptions): Promise<CommitResult> {
+  // Resolve names first: an unknown collection or index is a programming error, not a conflict.
+  const rows = runOrder(ops.map((op, k) => rowOp(op, k, c)));
+  const params = encode(c, rows, Math.floor(options.time ?? Date.now()));
   try {
-    const rows = await c.run(
-      c.sql(commitSql),
-      [
-        oColl,
-        oId,
-        oExpect,
-        oDel,
-        oDoc,
-        oScope,
-        oStream,
-        oE,
-        eIx,
-        eKey,
-        eU,
-        oT,
-        tTok,
-        Math.floor(options.time ?? Date.now()),
-      ],
-      false,
-    );
-    return { seq: Number(rows[0]![0]) };
+    const [seq, previous] = (await c.run(c.commitSql, params, false))[0]![0] as [string, string | null];
+    return { seq: Number(seq), ...(previous !== null ? { previous: Number(previous) } : {}) };
   } catch (error) {
-    throw conflict(c, error, ops, eOp, eIx) ?? error;
+    throw conflict(c, error, ops) ?? error;
   }
 }
 
 /** The DriverConflict a failed commit stands for, if it is one. */
-function conflict(
-  c: Connection,
-  error: unknown,
-  ops: readonly WriteOp[],
-  eOp: number[],
-  eIx: number[],
-): DriverConflict | undefined {
+function conflict(c: Connection, error: unknown, ops: readonly WriteOp[]): DriverConflict | undefined {
   const e = (error instanceof Error && 'cause' in error && error.cause ? error.cause : error) as PgError;
   const at = (n: number) => ops[Math.max(0, n - 1)] ?? ops[0]!;
   switch (e.code) {
@@ -102,18 +283,15 @@ function conflict(
       const op = at(Number(e.detail));
       return new DriverConflict('version', op.collection, op.id);
     }
-    case 'BC002': {
-      const [n, ix] = (e.detail ?? '').split(':').map(Number);
-      const op = at(n!);
-      return new DriverConflict('unique', op.collection, op.id, c.indexByNo.get(ix!));
-    }
     case '23505': {
-      // A race the checks in commit_ops could not see: two commits inserting one record or one unique key.
-      if (e.constraint === 'docs_id') return new DriverConflict('version', ops[0]!.collection, ops[0]!.id);
-      const ix = Number(/\(ix, key\)=\((\d+),/.exec(e.detail ?? '')?.[1]);
-      const k = eIx.indexOf(ix);
-      const op = at(k >= 0 ? eOp[k]! : 1);
-      return new DriverConflict('unique', op.collection, op.id, c.indexByNo.get(ix));
+      // A unique key taken: the index is the constraint's; the op, the first that gives that index a key.
+      const found = c.byConstraint(e.constraint ?? '');
+      if (!found) return new DriverConflict('version', ops[0]!.collection, ops[0]!.id);
+      const op =
+        ops.find(
+          (o) => o.type === 'put' && o.collection === found.collection && (o.keys[found.index]?.length ?? 0) > 0,
+        ) ?? ops[0]!;
+      return new DriverConflict('unique', op.collection, op.id, found.index);
     }
     case '40P01': // deadlock: two commits locking the same records in another order; one retries
     case '40001':

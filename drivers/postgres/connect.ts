@@ -1,26 +1,40 @@
 /**
  * Connecting through node-postgres (`pg`, an optional peer loaded on first open), and the Connection every
  * read and write starts from: the pool, one statement per round trip (named prepared statements) and the
- * collection catalog (drivers/shared/catalog.ts, filled by schema.ts).
+ * store's layout (layout.ts, made by schema.ts).
  */
 import { shortHash } from '../../src/util/ids.js';
-import { Catalog } from '../shared/catalog.js';
+import type { StoreSchema } from '../../src/store/driver.js';
+import { commitSql, sideGroups } from './functions.js';
+import type { CollectionPlan, IndexPlan } from './layout.js';
 import type { PgError, PgModule, PgPool, PgQueryConfig } from './native.js';
 import { current, type ReadReplicaOptions, type Replicas } from './replicas.js';
+import { ident } from './text.js';
 
 interface Common extends ReadReplicaOptions {
   /** The schema holding the store's tables, created when missing. Default `blogcore`. */
   schema?: string;
   /**
    * Named prepared statements (parsed once per connection). Default true. Set false behind a pooler in
-   * transaction mode that cannot keep them (PgBouncer before 1.21, or without `max_prepared_statements`).
+   * transaction mode that cannot keep them (PgBouncer before 1.21, or without `max_prepared_statements`); a
+   * driver that meets such a pooler anyway (a statement it prepared is missing, or already there) stops naming
+   * them and runs the statement again.
    */
   preparedStatements?: boolean;
+  /**
+   * Where the driver LISTENs for the commits of other app servers: a `postgres://` URL of a direct connection
+   * (PostgreSQL itself, or a pooler in session mode) for when `connectionString` goes through a pooler in
+   * transaction mode, which cannot carry LISTEN. Default: a connection of the driver's own pool. `false`: no
+   * LISTEN; the change log is polled every 250 ms instead (events from other servers arrive that much later).
+   */
+  listen?: string | false;
   /**
    * Share `service.on` events with the other app servers on this store (LISTEN/NOTIFY and the change log).
    * Default true. A single server may turn it off: each write then skips storing its events for others.
    */
   shareEvents?: boolean;
+  /** Where the progress of a long migration goes (one line per batch). Default `console.info`. */
+  log?: (line: string) => void;
   /**
    * Streaming replicas of the database (`postgres://` URLs, or host-owned Pools used as given): reads go to a
    * replica far enough along, writes to the primary; each scoped service reads its own writes (docs/postgres.md).
@@ -55,10 +69,14 @@ export async function openPool(options: { connectionString: string; max?: number
   return pool;
 }
 
-/** A double-quoted identifier. */
-export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
-
-export type { CollectionInfo, IndexInfo } from '../shared/catalog.js';
+/**
+ * A named statement the connection does not have (26000) or already has (42P05): a pooler in transaction mode
+ * handed this client another server connection. Nothing ran.
+ */
+const lostStatement = (error: unknown) => {
+  const code = (error as PgError)?.code;
+  return code === '26000' || code === '42P05';
+};
 
 /** SQLSTATEs of a connection that went away: the call failed, and whether it ran is unknown. */
 const CONNECTION_LOST = /^(08|57P0)/;
@@ -106,12 +124,19 @@ export function clearError(error: unknown): unknown {
   );
 }
 
-/** A pool on one store's schema, and what the driver learned of the store. */
-export class Connection extends Catalog {
+/** A pool on one store's schema, and what the driver learned of the store: its layout (layout.ts). */
+export class Connection {
   /** The schema name as a quoted identifier, for statements. */
   readonly s: string;
-  /** Index names by number (a unique violation names the index by number). */
-  indexByNo = new Map<number, string>();
+  /** The declared collections' plans, in declaration order. */
+  plans: CollectionPlan[] = [];
+  /** The declared collections by name. */
+  byName = new Map<string, CollectionPlan>();
+  /** Every collection ever declared, by number (the change log names them by number). */
+  namesByNo = new Map<number, string>();
+  /** The statement calling commit_ops as the layout has it. */
+  commitSql = '';
+  #constraints = new Map<string, { collection: string; index: string }>();
   readonly #names = new Map<string, string>();
   /** Statement names start with a tag of the schema: two stores on one connection never share a name. */
   readonly #prefix: string;
@@ -122,11 +147,43 @@ export class Connection extends Catalog {
   constructor(
     readonly pool: PgPool,
     readonly schema: string,
-    private readonly prepared: boolean,
+    private prepared: boolean,
   ) {
-    super();
     this.s = ident(schema);
     this.#prefix = `bc${shortHash(schema)}_`;
+  }
+
+  /** What schema.ts `declare` made of the declaration. */
+  setPlans(plans: CollectionPlan[], namesByNo: Map<number, string>, _schema: StoreSchema): void {
+    this.plans = plans;
+    this.byName = new Map(plans.map((p) => [p.name, p]));
+    this.namesByNo = namesByNo;
+    this.#constraints = new Map(
+      plans.flatMap((p) => [...p.indexes.values()].map((i) => [i.pg, { collection: p.name, index: i.name }] as const)),
+    );
+    const groups = sideGroups(plans);
+    this.commitSql = commitSql(
+      this.s,
+      groups.length,
+      groups.map((g) => g.bytes),
+    );
+  }
+
+  collection(name: string): CollectionPlan {
+    const c = this.byName.get(name);
+    if (!c) throw new Error(`unknown collection ${name}`);
+    return c;
+  }
+
+  index(c: CollectionPlan, name: string): IndexPlan {
+    const i = c.indexes.get(name);
+    if (!i) throw new Error(`unknown index ${name}`);
+    return i;
+  }
+
+  /** The index a unique constraint (or unique index) stands for. */
+  byConstraint(name: string): { collection: string; index: string } | undefined {
+    return this.#constraints.get(name);
   }
 
   /** The statements `build` writes for this store's schema, built once per connection. */
@@ -153,6 +210,11 @@ export class Connection extends Catalog {
     try {
       return await pooled(pool, config);
     } catch (error) {
+      if (config.name && lostStatement(error)) {
+        // Behind a transaction-mode pooler: statements go unnamed from now on (one parse per statement).
+        this.prepared = false;
+        return this.run(text, values, read);
+      }
       if (read && lostConnection(error)) {
         try {
           return await pooled(pool !== this.pool && this.replicas!.failed(pool) ? this.pool : pool, config);

@@ -1,28 +1,47 @@
 /**
- * The store's change signal across app servers: one pooled connection LISTENs on the store's channel
- * (the Notifier NOTIFYs after commits). Listeners are told "the log may have grown" and read
- * `changesSince` themselves, so a lost notification only delays them: they are also told after a reconnect
- * and on a slow timer.
+ * The store's change signal across app servers: one connection LISTENs on the store's channel (the Notifier
+ * NOTIFYs after commits) — from the driver's pool, or from a direct connection of its own when the pool goes
+ * through a transaction-mode pooler (`listen`). Listeners are told "the log may have grown" and read
+ * `changesSince` themselves, so a lost notification only delays them: they are also told after a reconnect and
+ * on a timer — a slow one while a LISTEN stands, a quick one without any (`listen: false`).
  */
-import { ident } from './connect.js';
+import { ident } from './text.js';
 import type { PgClient, PgPool } from './native.js';
 
-const POLL_MS = 2_000;
+/** The poll while a LISTEN connection stands (it only catches what a lost notification missed). */
+export const POLL_MS = 2_000;
+/** The poll without LISTEN: how late another server's commit may be heard. */
+export const POLL_ALONE_MS = 250;
 const RETRY_MS = 500;
+/** The payload prefix of a message (`tell`); a commit's notification is empty or its server's name, a probe `probe:…`. */
+const MESSAGE = 'm:';
 
 export class Feed {
   private listeners = new Set<() => void>();
-  /** Who hears the messages told on the channel (a notification with a payload; a commit's has none). */
+  /** Who hears the messages told on the channel (`Notifier.tell`). */
   private hearers = new Set<(message: string) => void>();
   private client: PgClient | undefined;
+  /** Bumped by every notification and every (re)connection: what was read of the log before may be old. */
+  generation = 0;
   private stopped = false;
   private connecting: Promise<void> | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private retry: ReturnType<typeof setTimeout> | undefined;
 
+  /** The payload of the probe sent after LISTEN; heard back, the connection is known to hear the store's NOTIFYs. */
+  private probe: string | undefined;
+  private heard = false;
+
+  /**
+   * `pool`: where the LISTEN connection comes from (undefined: no LISTEN, the quick poll only); `notify`: how
+   * this server NOTIFYs the store's channel (as its commits do); `own`: the payload of this server's Notifier,
+   * whose notifications tell it nothing new (its commits are its own to know).
+   */
   constructor(
-    private readonly pool: PgPool,
+    private readonly pool: (() => Promise<PgPool>) | undefined,
     private readonly channel: string,
+    private readonly notify: (payload: string) => Promise<unknown>,
+    private readonly own?: string,
   ) {}
 
   add(listener: () => void): () => void {
@@ -42,7 +61,7 @@ export class Feed {
     };
   }
 
-  private heard(message: string): void {
+  private deliver(message: string): void {
     for (const l of this.hearers) {
       try {
         l(message);
@@ -50,6 +69,14 @@ export class Feed {
         console.error('blogcore/postgres: a message listener failed', error);
       }
     }
+  }
+
+  /**
+   * Whether a LISTEN connection stands now and has heard its probe: every commit of the store since it stood is
+   * notified to it.
+   */
+  get listening(): boolean {
+    return this.client !== undefined && this.heard;
   }
 
   private tell(): void {
@@ -64,14 +91,14 @@ export class Feed {
 
   private start(): void {
     this.stopped = false;
-    this.timer ??= setInterval(() => this.tell(), POLL_MS);
+    this.timer ??= setInterval(() => this.tell(), this.pool ? POLL_MS : POLL_ALONE_MS);
     (this.timer as { unref?: () => void }).unref?.();
-    this.connecting ??= this.connect();
+    if (this.pool) this.connecting ??= this.connect(this.pool);
   }
 
-  private async connect(): Promise<void> {
+  private async connect(source: () => Promise<PgPool>): Promise<void> {
     try {
-      const client = await this.pool.connect();
+      const client = await (await source()).connect();
       if (this.stopped) {
         client.release();
         return;
@@ -79,19 +106,29 @@ export class Feed {
       const lost = (error?: Error) => {
         if (this.client !== client) return;
         this.client = undefined;
+        this.heard = false;
+        this.generation++;
         client.removeAllListeners('notification');
         client.release(error ?? true);
         this.later();
       };
       client.on('notification', (n) => {
         if (n.channel !== this.channel) return;
-        if (n.payload) this.heard(n.payload);
-        else this.tell();
+        if (n.payload?.startsWith(MESSAGE)) return this.deliver(n.payload.slice(MESSAGE.length));
+        if (this.client === client && n.payload === this.probe) this.heard = true;
+        if (this.own && n.payload === this.own) return;
+        this.generation++;
+        this.tell();
       });
       client.on('error', lost);
       client.on('end', () => lost());
       await client.query(`LISTEN ${ident(this.channel)}`);
       this.client = client;
+      this.heard = false;
+      this.generation++;
+      // A LISTEN through a pooler in transaction mode hears nothing: only a probe heard back proves it hears.
+      this.probe = `probe:${Math.random().toString(36).slice(2)}`;
+      void this.notify(this.probe).catch(() => undefined);
       // Commits made while no one listened are in the log: catch up now.
       this.tell();
     } catch {
@@ -105,7 +142,7 @@ export class Feed {
     if (this.stopped || this.retry) return;
     this.retry = setTimeout(() => {
       this.retry = undefined;
-      if (!this.stopped) this.connecting ??= this.connect();
+      if (!this.stopped && this.pool) this.connecting ??= this.connect(this.pool);
     }, RETRY_MS);
     (this.retry as { unref?: () => void }).unref?.();
   }
@@ -139,9 +176,11 @@ export class Notifier {
   private sending: Promise<void> | undefined;
   private again = false;
 
+  /** `from`: the payload of its notifications, so the sender's own feed knows them for its own. */
   constructor(
     private readonly pool: PgPool,
     private readonly channel: string,
+    private readonly from = '',
   ) {}
 
   committed(): void {
@@ -152,7 +191,9 @@ export class Notifier {
     this.sending = (async () => {
       do {
         this.again = false;
-        await this.pool.query({ text: 'SELECT pg_notify($1, $2)', values: [this.channel, ''] }).catch(() => undefined);
+        await this.pool
+          .query({ text: 'SELECT pg_notify($1, $2)', values: [this.channel, this.from] })
+          .catch(() => undefined);
       } while (this.again);
       this.sending = undefined;
     })();
@@ -160,7 +201,9 @@ export class Notifier {
 
   /** A message for every listening app server (lost, like any notification, when nobody listens). */
   tell(message: string): void {
-    void this.pool.query({ text: 'SELECT pg_notify($1, $2)', values: [this.channel, message] }).catch(() => undefined);
+    void this.pool
+      .query({ text: 'SELECT pg_notify($1, $2)', values: [this.channel, MESSAGE + message] })
+      .catch(() => undefined);
   }
 
   /** Settles once nothing is on its way. */

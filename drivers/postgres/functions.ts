@@ -9,91 +9,170 @@
  * log stop at its safe end (`log_end`): below the oldest commit of the store still running.
  */
 
+import { ident } from './text.js';
+import type { CollectionPlan, MainColumn, SideGroup } from './layout.js';
+
 const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
 /** The advisory lock every commit of a store holds (shared) while it runs: readers find its writers in flight by it. */
 export const WRITERS_LOCK = 1651273575; // 'blog'
 
+/** Every side group of a store, numbered from 1 in plan order: the commit function takes one array pair per group. */
+export const sideGroups = (plans: readonly CollectionPlan[]): SideGroup[] => plans.flatMap((p) => p.groups);
+
 /**
- * One commit: compare-and-set on every op, index and token upkeep, and the change rows, atomically. Each op's
- * index entries and tokens are the slices of the entry and token arrays up to its end (`o_e`, `o_t`).
+ * The statements of one collection's ops inside `commit_ops`: `v$` holds each op's column values (a put: the key
+ * columns and flags in plan order, then the counters; an add: one delta per counter, then a put's values for the
+ * record it creates if missing), `t$` its tokens, `g<k>$` its side rows (`width` values each). The function's
+ * own names end with `$`, which no column name has, so a column is never mistaken for one.
  */
-export const commitOps = (s: string, schema: string) => `
+function collectionOps(s: string, p: CollectionPlan, groupNo: (g: SideGroup) => number): string {
+  const t = `${s}.${ident(p.table)}`;
+  const cast = (c: MainColumn, at: string) => (c.type === 'boolean' ? `(${at})::boolean` : at);
+  const vals = p.columns.map((c, k) => cast(c, `v$[vb$ + ${k + 1}]`));
+  const counterVals = p.counters.map((_, k) => `(v$[vb$ + ${p.columns.length + k + 1}])::bigint`);
+  const cols = [...p.columns.map((c) => ident(c.name)), ...p.counters.map((c) => ident(c.column))];
+  const tokens = p.search ? ['tokens'] : [];
+  const tokenVal = p.search ? ['t$[tb$ + 1:o$t[i$]]'] : [];
+  const conflict = `RAISE EXCEPTION 'blogcore: version conflict' USING ERRCODE = 'BC001', DETAIL = i$::text`;
+  const sideInserts = p.groups
+    .map((g) => {
+      const k = groupNo(g);
+      const w = g.columns.length;
+      return `IF o$g${k}$[i$] > g${k}b$ THEN
+          INSERT INTO ${s}.${ident(g.table)} (id, ${g.columns.map(ident).join(', ')})
+            SELECT o$id[i$], ${g.columns.map((_, j) => `g${k}$[k$ + ${j}]`).join(', ')} FROM generate_series(g${k}b$ + 1, o$g${k}$[i$], ${w}) AS s$(k$)
+            ON CONFLICT (id, ${g.varying.map(ident).join(', ')}) DO NOTHING;
+        END IF;`;
+    })
+    .join('\n        ');
+  const sideStale = p.groups
+    .map((g) => {
+      const k = groupNo(g);
+      const w = g.columns.length;
+      return `DELETE FROM ${s}.${ident(g.table)} e WHERE e.id = o$id[i$] AND NOT EXISTS (
+            SELECT 1 FROM generate_series(g${k}b$ + 1, o$g${k}$[i$], ${w}) AS s$(k$) WHERE ${g.columns.map((c, j) => `e.${ident(c)} = g${k}$[k$ + ${j}]`).join(' AND ')});`;
+    })
+    .join('\n          ');
+  const sideDeletes = p.groups.map((g) => `DELETE FROM ${s}.${ident(g.table)} WHERE id = o$id[i$];`).join('\n        ');
+  const insert = (
+    counters: string[],
+    version = '1',
+  ) => `INSERT INTO ${t} (id, version, doc${cols.map((c) => `, ${c}`).join('')}${tokens.map((c) => `, ${c}`).join('')})
+          VALUES (o$id[i$], ${version}, o$doc[i$]::json${[...vals, ...counters, ...tokenVal].map((x) => `, ${x}`).join('')})
+          ON CONFLICT (id) DO NOTHING`;
+  const C = p.counters.length;
+  const bump = `UPDATE ${t} SET version = version + 1${p.counters.map((c, k) => `, ${ident(c.column)} = ${ident(c.column)} + (v$[vb$ + ${k + 1}])::bigint`).join('')}
+          WHERE id = o$id[i$] RETURNING version INTO got$`;
+  const add = C
+    ? `${bump};
+        IF NOT FOUND THEN
+          IF o$doc[i$] IS NULL THEN ${conflict}; END IF;
+          vb$ := vb$ + ${C};
+          ${insert(p.counters.map((_, k) => `(v$[vb$ + ${p.columns.length + k + 1}])::bigint + (v$[vb$ - ${C} + ${k + 1}])::bigint`))};
+          vb$ := vb$ - ${C};
+          IF FOUND THEN
+            got$ := 1;
+            ${sideInserts}
+          ELSE
+            ${bump};
+          END IF;
+        END IF;
+        ver$[i$] := got$;`
+    : `RAISE EXCEPTION 'blogcore: ${p.name.replace(/'/g, "''")} has no counters to add to';`;
+  return `WHEN ${p.no} THEN
+      IF o$kind[i$] = 0 OR o$kind[i$] = 3 THEN
+        IF o$kind[i$] = 3 OR o$expect[i$] = 0 THEN
+          ${insert(counterVals, 'CASE WHEN o$kind[i$] = 3 THEN o$expect[i$] ELSE 1 END')};
+          IF NOT FOUND THEN ${conflict}; END IF;
+        ELSE
+          UPDATE ${t} SET version = version + 1, doc = o$doc[i$]::json${[...cols.map((c, k) => `${c} = ${[...vals, ...counterVals][k]}`), ...(p.search ? [`tokens = ${tokenVal[0]}`] : [])].map((x) => `, ${x}`).join('')}
+            WHERE id = o$id[i$] AND version = o$expect[i$];
+          IF NOT FOUND THEN ${conflict}; END IF;
+          ${sideStale}
+        END IF;
+        ${sideInserts}
+        ver$[i$] := o$expect[i$] + 1;
+      ELSIF o$kind[i$] = 1 THEN
+        DELETE FROM ${t} WHERE id = o$id[i$] AND version = o$expect[i$];
+        IF NOT FOUND THEN ${conflict}; END IF;
+        ${sideDeletes}
+      ELSE
+        ${add}
+      END IF;`;
+}
+
+/**
+ * One commit, as the store's layout has it (kinds: 0 put, 1 delete, 2 add, 3 load — a copied record with its
+ * version, not logged: migrate.ts): compare-and-set on every op, the rows of its tables and side tables,
+ * and the change rows, atomically. Remade whenever the layout changes (schema.ts).
+ */
+export function commitOps(s: string, schema: string, plans: readonly CollectionPlan[]): string {
+  const groups = sideGroups(plans);
+  const groupNo = (g: SideGroup) => groups.indexOf(g) + 1;
+  const gParams = groups.map((g, k) => `, o$g${k + 1}$ int[], g${k + 1}$ ${g.bytes ? 'bytea' : 'text'}[]`).join('');
+  const gVars = groups.map((_, k) => `g${k + 1}b$ int := 0;`).join(' ');
+  const gNext = groups.map((_, k) => `g${k + 1}b$ := o$g${k + 1}$[i$];`).join(' ');
+  return `
   CREATE FUNCTION ${s}.commit_ops(
-    o_coll int[], o_id text[], o_expect int[], o_del boolean[], o_doc text[], o_scope text[], o_stream text[],
-    o_e int[], e_ix int[], e_key bytea[], e_u boolean[], o_t int[], t_tok text[], c_time bigint
-  ) RETURNS bigint LANGUAGE plpgsql AS $fn$
+    o$coll int[], o$id text[], o$cid text[], o$pos int[], o$kind int[], o$expect int[], o$doc text[], o$stream text[],
+    o$v int[], v$ text[], o$t int[], t$ text[]${gParams}, c$time bigint
+  ) RETURNS bigint[] LANGUAGE plpgsql AS $fn$
   DECLARE
-    n int := coalesce(array_length(o_coll, 1), 0);
-    v_rid bigint;
-    v_ver int;
-    v_eix int[];
-    v_ekey bytea[];
-    n_ix int[];
-    n_key bytea[];
-    n_u boolean[];
-    n_tok text[];
-    v_bad int;
-    v_seq bigint;
-    e_from int := 1;
-    t_from int := 1;
+    n$ int := coalesce(array_length(o$coll, 1), 0);
+    ver$ int[] := o$expect;
+    got$ int;
+    seq$ bigint;
+    own$ xid8;
+    snap$ pg_snapshot;
+    prev$ bigint;
+    vb$ int := 0;
+    tb$ int := 0;
+    logged$ int := 0;
+    split$ boolean := false;
+    ${gVars}
   BEGIN
     -- First, before this transaction has an id: readers of the log find it in flight by this lock (log_end).
     PERFORM pg_advisory_xact_lock_shared(${WRITERS_LOCK}, hashtext(${lit(schema)}));
-    v_seq := pg_current_xact_id()::text::bigint + (SELECT value FROM ${s}.meta WHERE key = 'seqBase');
-    FOR i IN 1..n LOOP
-      SELECT d.rid, d.version, d.eix, d.ekey INTO v_rid, v_ver, v_eix, v_ekey
-        FROM ${s}.docs d WHERE d.coll = o_coll[i] AND d.id = o_id[i] FOR UPDATE;
-      IF NOT FOUND THEN
-        v_rid := NULL;
-        v_ver := 0;
+    own$ := pg_current_xact_id();
+    seq$ := own$::text::bigint + (SELECT value FROM ${s}.meta WHERE key = 'seqBase');
+    -- Whether every commit of the store below this one has landed: none older runs now, and any that starts
+    -- later gets a larger id. Then the log's newest below this one, read now, is all there will ever be below
+    -- it, and the driver knows the log's end after this commit without reading it (commit.ts).
+    -- (A query with a FROM, so it runs on a snapshot of its own, taken now: an expression would see the call's.)
+    SELECT pg_current_snapshot() INTO snap$ FROM ${s}.meta WHERE key = 'seqBase';
+    IF pg_snapshot_xmin(snap$) >= own$ OR NOT EXISTS (
+      -- (age: how long before this transaction's id one was given, wraparound and all.)
+      SELECT 1 FROM pg_locks a JOIN pg_locks t ON t.virtualtransaction = a.virtualtransaction
+      WHERE a.locktype = 'advisory' AND a.objsubid = 2 AND a.classid = ${WRITERS_LOCK}::oid
+        AND a.objid = hashtext(${lit(schema)})::oid AND t.locktype = 'transactionid' AND age(t.transactionid) > 0
+    ) THEN
+      prev$ := greatest((SELECT max(seq) FROM ${s}.changes WHERE seq < seq$), (SELECT value FROM ${s}.meta WHERE key = 'pruned'), 0);
+    END IF;
+    FOR i$ IN 1..n$ LOOP
+      -- The change rows of the ops before the first add go in before it: an add holds its counter's row until
+      -- the commit ends, and writers sharing the counter wait that long.
+      IF o$kind[i$] = 2 AND NOT split$ THEN
+        INSERT INTO ${s}.changes (seq, pos, coll, id, type, version, stream, time)
+          SELECT seq$, o$pos[k$], o$coll[k$], o$cid[k$], CASE WHEN o$kind[k$] = 1 THEN 'delete' ELSE 'put' END, ver$[k$], o$stream[k$], c$time
+          FROM generate_series(1, i$ - 1) AS q$(k$) WHERE o$kind[k$] <> 3;
+        logged$ := i$ - 1;
+        split$ := true;
       END IF;
-      IF v_ver <> o_expect[i] THEN
-        RAISE EXCEPTION 'blogcore: version conflict' USING ERRCODE = 'BC001', DETAIL = i::text;
-      END IF;
-      -- This op's entries and tokens: the slices up to o_e[i] and o_t[i] (the arrays are in op order).
-      n_ix := e_ix[e_from:o_e[i]];
-      n_key := e_key[e_from:o_e[i]];
-      n_u := e_u[e_from:o_e[i]];
-      n_tok := CASE WHEN o_scope[i] IS NULL THEN NULL ELSE t_tok[t_from:o_t[i]] END;
-      e_from := o_e[i] + 1;
-      t_from := o_t[i] + 1;
-      IF o_del[i] THEN
-        DELETE FROM ${s}.entries e USING unnest(v_eix, v_ekey) AS o(ix, key)
-          WHERE e.ix = o.ix AND e.key = o.key AND e.rid = v_rid;
-        DELETE FROM ${s}.docs WHERE rid = v_rid;
-        CONTINUE;
-      END IF;
-      IF v_rid IS NULL THEN
-        INSERT INTO ${s}.docs (coll, id, version, doc, eix, ekey, scope, tokens)
-          VALUES (o_coll[i], o_id[i], 1, o_doc[i], n_ix, n_key, o_scope[i], n_tok) RETURNING rid INTO v_rid;
-      ELSE
-        UPDATE ${s}.docs SET version = v_ver + 1, doc = o_doc[i], eix = n_ix, ekey = n_key, scope = o_scope[i], tokens = n_tok
-          WHERE rid = v_rid AND version = o_expect[i];
-        DELETE FROM ${s}.entries e
-          USING (SELECT * FROM unnest(v_eix, v_ekey) EXCEPT SELECT * FROM unnest(n_ix, n_key)) AS o(ix, key)
-          WHERE e.ix = o.ix AND e.key = o.key AND e.rid = v_rid;
-      END IF;
-      IF true = ANY (n_u) THEN
-        SELECT x.ix INTO v_bad FROM unnest(n_ix, n_key, n_u) AS x(ix, key, u)
-          WHERE x.u AND EXISTS (SELECT 1 FROM ${s}.entries e WHERE e.ix = x.ix AND e.key = x.key AND e.u AND e.rid <> v_rid)
-          LIMIT 1;
-        IF FOUND THEN
-          RAISE EXCEPTION 'blogcore: unique conflict' USING ERRCODE = 'BC002', DETAIL = i::text || ':' || v_bad::text;
-        END IF;
-      END IF;
-      INSERT INTO ${s}.entries (ix, key, rid, u)
-        SELECT x.ix, x.key, v_rid, x.u FROM unnest(n_ix, n_key, n_u) AS x(ix, key, u)
-        ON CONFLICT (ix, key, rid) DO NOTHING;
+      CASE o$coll[i$]
+      ${plans.map((p) => collectionOps(s, p, groupNo)).join('\n      ')}
+      ELSE RAISE EXCEPTION 'blogcore: unknown collection %', o$coll[i$];
+      END CASE;
+      vb$ := o$v[i$]; tb$ := o$t[i$]; ${gNext}
     END LOOP;
     INSERT INTO ${s}.changes (seq, pos, coll, id, type, version, stream, time)
-      SELECT v_seq, g - 1, o_coll[g], o_id[g], CASE WHEN o_del[g] THEN 'delete' ELSE 'put' END,
-             CASE WHEN o_del[g] THEN o_expect[g] ELSE o_expect[g] + 1 END, o_stream[g], c_time
-      FROM generate_series(1, n) AS g;
-    RETURN v_seq;
+      SELECT seq$, o$pos[k$], o$coll[k$], o$cid[k$], CASE WHEN o$kind[k$] = 1 THEN 'delete' ELSE 'put' END, ver$[k$], o$stream[k$], c$time
+      FROM generate_series(logged$ + 1, n$) AS q$(k$) WHERE o$kind[k$] <> 3;
+    RETURN ARRAY[seq$, prev$];
   END
   $fn$;
 `;
+}
 
 /**
  * The log's safe end: the newest seq below which every commit is visible and none is still to come. Seqs are
@@ -140,3 +219,10 @@ export const logEnd = (s: string, schema: string) => `
   END
   $fn$;
 `;
+
+/** The statement that calls commit_ops with `groups` pairs of side arrays. */
+export const commitSql = (s: string, groups: number, bytes: readonly boolean[]): string =>
+  `SELECT ${s}.commit_ops($1::int[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[], $9::int[], $10::text[], $11::int[], $12::text[]${Array.from(
+    { length: groups },
+    (_, k) => `, $${13 + 2 * k}::int[], $${14 + 2 * k}::${bytes[k] ? 'bytea' : 'text'}[]`,
+  ).join('')}, $${13 + 2 * groups}::bigint)`;

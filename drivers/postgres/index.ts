@@ -2,11 +2,12 @@
  * The PostgreSQL storage driver, on node-postgres (`pg`, an optional peer dependency): several app servers
  * sharing one database. It stores what the core gives it (documents, index keys, search tokens) and decides
  * nothing; see src/store/driver.ts. Where each part lives: connect.ts the pool and one statement per round
- * trip, schema.ts the layout, migrations and `commit_ops`, reads.ts reads by id and key range, search.ts
- * token search, commit.ts writes, changes.ts the change log, blobs.ts media bytes, functions.ts the SQL functions of commits and of
- * the log's end, feed.ts the change signal across app servers, replicas.ts where reads go when there are read
- * replicas, text.ts strings as PostgreSQL text, native.ts the slice of `pg` it uses; key bytes come from
- * drivers/shared/byte-keys.ts.
+ * trip, layout.ts the tables a declaration makes, schema.ts the catalog, layouts and their changes, migrate.ts the
+ * copy from layout 4 (legacy.ts), reads.ts reads by id and key range, search.ts token search, commit.ts writes,
+ * changes.ts the change log, blobs.ts media bytes, functions.ts the SQL functions of commits and of the log's
+ * end, feed.ts the change signal across app servers, replicas.ts where reads go when there are read replicas,
+ * text.ts strings as PostgreSQL text, native.ts the slice of `pg` it uses; byte keys (indexes declared without
+ * fields) come from drivers/shared/byte-keys.ts.
  */
 import type {
   BlobStore,
@@ -35,13 +36,17 @@ import { clearError, Connection, openPool, type PostgresDriverOptions } from './
 import { Feed, Notifier } from './feed.js';
 import type { PgPool } from './native.js';
 import { current, formatLsn, parseLsn, Replicas, Session } from './replicas.js';
-import { count, get, getByIndex, getMany, keys, list } from './reads.js';
-import { channelOf, migrate, MIGRATIONS } from './schema.js';
+import { count, get, getByIndex, getMany, keys, list, prefetchedDoc } from './reads.js';
+import { Prefetched } from './prefetch.js';
+import { channelOf, LAYOUT, migrate } from './schema.js';
 import { search } from './search.js';
 import { postgresBlobs } from './blobs.js';
-import { ident } from './connect.js';
+import { ident } from './text.js';
 
 export type { PostgresConnectionOptions, PostgresDriverOptions, PostgresPoolOptions } from './connect.js';
+
+/** How long bounds read without a notification since are answered again without a query. */
+const BOUNDS_MS = 1000;
 export type { PgPool } from './native.js';
 export type { ReadReplicaOptions } from './replicas.js';
 
@@ -52,7 +57,7 @@ export interface PostgresDriver extends StorageDriver {
 }
 
 /** The storage-layout version this build writes (rows of `<schema>.migrations`). */
-export const POSTGRES_STORAGE_VERSION = MIGRATIONS.length;
+export const POSTGRES_STORAGE_VERSION = LAYOUT;
 
 class Driver implements PostgresDriver {
   private conn: Connection | undefined;
@@ -64,6 +69,16 @@ class Driver implements PostgresDriver {
   private notifier: Notifier | undefined;
   /** Replica pools this driver opened (and ends on close). */
   private ownedReplicas: PgPool[] = [];
+  /** The pool of the direct LISTEN connection (`listen`), once opened. */
+  private listenPool: Promise<PgPool> | undefined;
+  /** This driver's name on the store's channel: the payload of its notifications. */
+  private readonly instance = `n${Math.random().toString(36).slice(2, 12)}`;
+  /** Documents `keys` read with its entries, for the `getMany` that follows. */
+  private readonly prefetched = new Prefetched();
+  /** This driver's commits so far (with the feed's notifications: whether the log may have moved). */
+  private commits = 0;
+  /** The log's bounds as last read, and the stamp they were read at. */
+  private bounds: { value: LogBounds; stamp: string; at: number } | undefined;
 
   constructor(private readonly options: PostgresDriverOptions) {
     this.owned = !('pool' in options);
@@ -86,7 +101,7 @@ class Driver implements PostgresDriver {
   /** The open connection, or why there is none. */
   private connection(): Connection {
     if (this.closed) throw new Error('postgres driver is closed');
-    if (!this.conn || this.conn.byName.size === 0)
+    if (!this.conn || this.conn.plans.length === 0)
       throw new Error('postgres driver is not open: call open(schema) first');
     return this.conn;
   }
@@ -96,7 +111,7 @@ class Driver implements PostgresDriver {
     const pool = this.conn?.pool ?? ('pool' in this.options ? this.options.pool : await openPool(this.options));
     this.conn ??= new Connection(pool, this.schema, this.options.preparedStatements !== false);
     try {
-      await migrate(this.conn, schema);
+      await migrate(this.conn, schema, this.options.log ?? ((line) => console.info(line)));
     } catch (error) {
       if (this.owned) {
         await pool.end().catch(() => undefined);
@@ -104,7 +119,11 @@ class Driver implements PostgresDriver {
       }
       throw clearError(error);
     }
-    if (this.options.shareEvents !== false) this.notifier ??= new Notifier(pool, channelOf(this.schema));
+    // Every server NOTIFYs after its commits and LISTENs (unless `listen: false`), with or without shared
+    // events: a server that heard of no commit since it last read the log knows it is unchanged (logBounds,
+    // prefetch.ts), and reads it again only after one.
+    this.notifier ??= new Notifier(pool, channelOf(this.schema), this.instance);
+    if (this.options.listen !== false && !this.feed) this.follow(() => {});
     if (this.options.replicas?.length && !this.conn.replicas) {
       const max = 'max' in this.options ? this.options.max : undefined;
       const pools: PgPool[] = [];
@@ -166,7 +185,29 @@ class Driver implements PostgresDriver {
   }
 
   async getMany(collection: string, ids: readonly string[]): Promise<Array<StoredDoc | undefined>> {
-    return getMany(this.connection(), collection, ids);
+    const c = this.connection();
+    const stamp = this.stamp();
+    if (stamp === undefined) return getMany(c, collection, ids);
+    const p = c.collection(collection);
+    const out: Array<StoredDoc | undefined> = ids.map((id) => {
+      const row = this.prefetched.take(collection, id, stamp);
+      return row && prefetchedDoc(p, id, row);
+    });
+    const missing = ids.filter((_, k) => !out[k]);
+    if (missing.length === 0) return out;
+    const read = await getMany(c, collection, missing);
+    let next = 0;
+    return out.map((d) => d ?? read[next++]);
+  }
+
+  /**
+   * What the store's log is known to be at: this driver's commits and the feed's notifications so far, while a
+   * LISTEN connection stands (undefined otherwise: nothing read before is known to be current).
+   */
+  private stamp(): string | undefined {
+    const feed = this.feed;
+    if (!feed?.listening || (this.conn?.replicas && current.getStore())) return undefined;
+    return `${feed.generation}:${this.commits}`;
   }
 
   async getByIndex(collection: string, index: string, key: Key): Promise<StoredDoc | undefined> {
@@ -182,7 +223,10 @@ class Driver implements PostgresDriver {
   }
 
   async keys(q: KeysQuery): Promise<IndexEntry[]> {
-    return keys(this.connection(), q);
+    const stamp = this.stamp();
+    if (stamp === undefined) return keys(this.connection(), q);
+    const c = this.connection();
+    return keys(c, q, (id, row) => this.prefetched.put(q.collection, id, row, stamp));
   }
 
   async search(q: SearchQuery): Promise<IndexEntry[]> {
@@ -191,12 +235,33 @@ class Driver implements PostgresDriver {
 
   async commit(ops: readonly WriteOp[], options: CommitOptions = {}): Promise<CommitResult> {
     const c = this.connection();
-    const result = await commit(c, ops, options);
+    let result: CommitResult;
+    try {
+      result = await commit(c, ops, options);
+    } finally {
+      // (Even a failed commit: one whose connection was lost may have happened.)
+      this.commits++;
+    }
     this.notifier?.committed();
+    this.known(result);
     // With replicas: the primary's position now is at or past this commit; the session reads from there on.
     const session = current.getStore();
     if (c.replicas && session) session.wrote(await c.replicas.position());
     return result;
+  }
+
+  /**
+   * A commit that found every commit below it landed (`previous`) moves the log's end to its seq: bounds read
+   * since the last notification are kept at that, so the next call needs no round trip to learn the log moved
+   * only by this server's hand (for no longer than the bounds themselves were to be kept).
+   */
+  private known(result: CommitResult): void {
+    const b = this.bounds;
+    const stamp = this.stamp();
+    if (result.previous === undefined || !b || stamp === undefined) return;
+    if (b.stamp.slice(0, b.stamp.indexOf(':')) !== stamp.slice(0, stamp.indexOf(':'))) return;
+    b.value = { ...b.value, newest: Math.max(b.value.newest, result.seq) };
+    b.stamp = stamp;
   }
 
   async changesSince(seq: number, limit?: number): Promise<Change[]> {
@@ -207,12 +272,28 @@ class Driver implements PostgresDriver {
     return streamChanges(this.connection(), stream, after, limit);
   }
 
+  /**
+   * The log's bounds. While a LISTEN connection stands (the feed), every commit of the store is notified to it, so
+   * bounds read since the last notification and the last commit of this driver are still the log's, and are
+   * answered without a query (for at most BOUNDS_MS): a call of the core begins with this, and needs no round
+   * trip for it while nothing was written.
+   */
   async logBounds(): Promise<LogBounds> {
-    return logBounds(this.connection());
+    const stamp = this.stamp();
+    const b = this.bounds;
+    if (b && stamp !== undefined && b.stamp === stamp && Date.now() - b.at < BOUNDS_MS) return { ...b.value };
+    const value = await logBounds(this.connection());
+    if (stamp !== undefined) this.bounds = { value, stamp, at: Date.now() };
+    return { ...value };
   }
 
   async pruneChanges(q: PruneQuery): Promise<number> {
-    return pruneChanges(this.connection(), q);
+    try {
+      return await pruneChanges(this.connection(), q);
+    } finally {
+      // The log's bounds moved (how far it was pruned): nothing read of them before is current.
+      this.commits++;
+    }
   }
 
   /**
@@ -225,12 +306,28 @@ class Driver implements PostgresDriver {
   readonly tell?: (message: string) => void;
   readonly hear?: (listener: (message: string) => void) => () => void;
 
-  private feedOf(): Feed {
-    return (this.feed ??= new Feed(this.connection().pool, channelOf(this.schema)));
-  }
-
   private follow(listener: () => void): () => void {
     return this.feedOf().add(listener);
+  }
+
+  private feedOf(): Feed {
+    const { pool } = this.connection();
+    // The LISTEN connection: on `listen`'s URL, else beside the driver's own pool (not one of its connections),
+    // else (a host's Pool) one of the host's.
+    const listen =
+      this.options.listen ?? ('connectionString' in this.options ? this.options.connectionString : undefined);
+    const source =
+      listen === false
+        ? undefined
+        : listen !== undefined
+          ? () => (this.listenPool ??= openPool({ connectionString: listen, max: 1 }))
+          : async () => pool;
+    return (this.feed ??= new Feed(
+      source,
+      channelOf(this.schema),
+      (payload) => pool.query({ text: 'SELECT pg_notify($1, $2)', values: [channelOf(this.schema), payload] }),
+      this.instance,
+    ));
   }
 
   async close(): Promise<void> {
@@ -238,6 +335,7 @@ class Driver implements PostgresDriver {
     this.closed = true;
     await this.feed?.stop();
     this.feed = undefined;
+    if (this.listenPool) await (await this.listenPool.catch(() => undefined))?.end().catch(() => undefined);
     await this.notifier?.idle();
     this.conn?.replicas?.stop();
     for (const pool of this.ownedReplicas.splice(0)) await pool.end().catch(() => undefined);

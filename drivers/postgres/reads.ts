@@ -1,6 +1,7 @@
 /**
- * Reads by id, by unique key and by key range, each one statement: lists and counts are one range walk of
- * the `entries` primary key; several prefixes' walks are merged by suffix in SQL.
+ * Reads by id, by unique key and by key range, each one statement on the tables of layout.ts: a list walks one
+ * native index (`WHERE blog_id = $1 AND status = $2 AND (published, id) < ($3, $4) ORDER BY published DESC, id
+ * DESC LIMIT $5`); several prefixes' walks are merged by the key after the prefix in SQL.
  */
 import type {
   IndexedDoc,
@@ -12,50 +13,132 @@ import type {
   RangeQuery,
   StoredDoc,
 } from '../../src/store/driver.js';
-import { decodeKey, encodeKey } from '../shared/byte-keys.js';
+import { byteRange, decodeKey, encodeKey } from '../shared/byte-keys.js';
 import type { Connection } from './connect.js';
-import { fromPgText, pgText } from './text.js';
+import type { CollectionPlan, IndexPlan } from './layout.js';
+import { fromKeyText, ident, keyText } from './text.js';
 
-type Lower = '>=' | '>';
-type Upper = '<=' | '<';
 type Dir = 'ASC' | 'DESC';
-
-const readSql = (s: string) => ({
-  get: `SELECT version, doc FROM ${s}.docs WHERE coll = $1 AND id = $2`,
-  getMany: `SELECT id, version, doc FROM ${s}.docs WHERE coll = $1 AND id = ANY ($2::text[])`,
-  byKey: `SELECT d.id, d.version, d.doc FROM ${s}.entries e JOIN ${s}.docs d ON d.rid = e.rid
-      WHERE e.ix = $1 AND e.key = $2 ORDER BY e.rid LIMIT 1`,
-});
-
-/** One index range walk on the entries' primary key; ties (possible only off the core's keys) by rid. */
-const listSql = (s: string, lower: Lower, upper: Upper, dir: Dir) =>
-  `SELECT e.key, d.id, d.version, d.doc FROM ${s}.entries e JOIN ${s}.docs d ON d.rid = e.rid
-   WHERE e.ix = $1 AND e.key ${lower} $2 AND e.key ${upper} $3 ORDER BY e.key ${dir}, e.rid ${dir} LIMIT $4`;
-
-const countSql = (s: string, lower: Lower, upper: Upper) =>
-  `SELECT count(*)::int FROM ${s}.entries WHERE ix = $1 AND key ${lower} $2 AND key ${upper} $3`;
-
-/** The per-prefix bounds: lower bytes, upper bytes and where the suffix starts (1-based, for substr). */
-export const PREFIXES = `unnest($2::bytea[], $3::bytea[], $4::int[]) WITH ORDINALITY AS p(lo, hi, w, n)`;
-
-/**
- * Per prefix, a range walk of the entries' primary key of at most `limit` entries; merged by suffix (DISTINCT
- * ON the suffix bytes drops a record's repeats under other prefixes), then `limit` kept.
- */
-const keysSql = (s: string, lower: Lower, upper: Upper, dir: Dir) =>
-  `SELECT m.key, d.id FROM (
-     SELECT DISTINCT ON (sfx) k.key, k.rid, substr(k.key, p.w) AS sfx FROM ${PREFIXES}
-     CROSS JOIN LATERAL (SELECT e.key, e.rid FROM ${s}.entries e WHERE e.ix = $1 AND e.key ${lower} p.lo AND e.key ${upper} p.hi
-                         ORDER BY e.key ${dir}, e.rid ${dir} LIMIT $5) k
-     ORDER BY sfx, p.n
-   ) m JOIN ${s}.docs d ON d.rid = m.rid ORDER BY m.sfx ${dir} LIMIT $5`;
-
 export const sqlDirection = (q: { direction: 'asc' | 'desc' }): Dir => (q.direction === 'desc' ? 'DESC' : 'ASC');
 
+/** Numbered parameters of one statement. */
+export class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    return `$${this.values.push(value)}`;
+  }
+}
+
+/** The columns a read of documents selects, after `alias.`: version, doc, then the counters. */
+export const docColumns = (p: CollectionPlan, alias: string): string =>
+  [`${alias}.version`, `${alias}.doc`, ...p.counters.map((c) => `${alias}.${ident(c.column)}`)].join(', ');
+
+/** A stored document from `version, doc, counters…` at `at` in a row (counters are the columns' values). */
+export function docOf(p: CollectionPlan, id: string, row: unknown[], at: number): StoredDoc {
+  const doc = row[at + 1] as JsonObject;
+  p.counters.forEach((c, k) => {
+    doc[c.field] = Number(row[at + 2 + k]);
+  });
+  return { id, version: row[at] as number, doc };
+}
+
+/** The table of an index's entries, aliased `e`, and for side tables the collection's table aliased `d`. */
+export function entriesFrom(c: Connection, p: CollectionPlan, i: IndexPlan, docs: boolean): string {
+  const e = `${c.s}.${ident(i.table)} e`;
+  if (i.kind === 'main') return e;
+  return docs ? `${e} JOIN ${c.s}.${ident(p.table)} d ON d.id = e.id` : e;
+}
+
+/** The alias holding a walk's documents. */
+export const docAlias = (i: IndexPlan): string => (i.kind === 'main' ? 'e' : 'd');
+
+/** Terms joined by AND (none: TRUE). */
+export const all = (terms: readonly string[]): string => (terms.length ? terms.join(' AND ') : 'TRUE');
+
+const rowCompare = (cols: string[], values: string[], op: string) =>
+  cols.length === 1 ? `${cols[0]} ${op} ${values[0]}` : `(${cols.join(', ')}) ${op} (${values.join(', ')})`;
+
+/**
+ * The terms of a range on an index: equality on the prefix's parts, and the bounds on the parts after it as row
+ * comparisons (a bound shorter than the rest of the key compares its own length: a longer key with those parts
+ * sorts after it). `prefix` gives each prefix part's SQL (a parameter, or a column of the prefixes' rows).
+ */
+export function rangeTerms(
+  i: IndexPlan,
+  prefix: readonly string[],
+  q: Pick<RangeQuery, 'lower' | 'upper'>,
+  P: Params,
+): string[] {
+  const col = (c: string) => `e.${ident(c)}`;
+  if (i.kind === 'bytes') throw new Error('byte-key ranges are built by bytesTerms');
+  const n = i.parts.length;
+  if (prefix.length > n) return ['FALSE'];
+  const terms = [...i.where.map((w) => `e.${w}`), ...prefix.map((v, k) => `${col(i.parts[k]!)} = ${v}`)];
+  const rest = i.parts.slice(prefix.length).map(col);
+  const m = rest.length;
+  const vals = (key: Key, k: number) => key.slice(0, k).map((part) => P.add(keyText(part)));
+  if (q.lower) {
+    const { key, open } = q.lower;
+    const l = key.length;
+    if (l === 0) {
+      if (open && m === 0) terms.push('FALSE');
+    } else if (l <= m) terms.push(rowCompare(rest.slice(0, l), vals(key, l), open && l === m ? '>' : '>='));
+    else terms.push(m === 0 ? 'FALSE' : rowCompare(rest, vals(key, m), '>'));
+  }
+  if (q.upper) {
+    const { key, open } = q.upper;
+    const l = key.length;
+    if (l === 0) {
+      if (open || m > 0) terms.push('FALSE');
+    } else if (l <= m) terms.push(rowCompare(rest.slice(0, l), vals(key, l), !open && l === m ? '<=' : '<'));
+    else if (m > 0) terms.push(rowCompare(rest, vals(key, m), '<='));
+  }
+  return terms;
+}
+
+/** The order of a walk after the prefix: the remaining parts, then the id for ties. */
+export function orderBy(i: IndexPlan, prefixLength: number, dir: Dir, alias = 'e'): string[] {
+  if (i.kind === 'bytes') return [`${alias}.key ${dir}`, `${alias}.id ${dir}`];
+  const cols = i.parts.slice(prefixLength).map((c) => `${alias}.${ident(c)} ${dir}`);
+  if (i.tie || !cols.length) cols.push(`${alias}.id ${dir}`);
+  return cols;
+}
+
+/** The key columns a walk selects (bytes: the key), and the key of a row from them. */
+export const keyColumns = (i: IndexPlan, alias = 'e'): string[] =>
+  i.kind === 'bytes' ? [`${alias}.key`] : i.parts.map((c) => `${alias}.${ident(c)}`);
+
+export const keyOf = (i: IndexPlan, row: unknown[], at = 0): Key =>
+  i.kind === 'bytes' ? decodeKey(row[at] as Buffer) : i.parts.map((_, k) => fromKeyText(row[at + k] as string));
+
+/** The terms of one prefix's range on a byte-key index. */
+function bytesTerms(q: Pick<RangeQuery, 'prefix' | 'lower' | 'upper'>, P: Params): string[] {
+  const r = byteRange(q);
+  return [`e.key ${r.lower} ${P.add(r.from)}`, `e.key ${r.upper} ${P.add(r.to)}`];
+}
+
+/** The terms of a range query (one prefix). */
+export function terms(i: IndexPlan, q: RangeQuery, P: Params): string[] {
+  if (i.kind === 'bytes') return bytesTerms(q, P);
+  return rangeTerms(
+    i,
+    q.prefix.map((part) => P.add(keyText(part))),
+    q,
+    P,
+  );
+}
+
 export async function get(c: Connection, collection: string, id: string): Promise<StoredDoc | undefined> {
-  const coll = c.collection(collection);
-  const row = (await c.run(c.sql(readSql).get, [coll.no, pgText(id)]))[0] as [number, string] | undefined;
-  return row && { id, version: row[0], doc: JSON.parse(row[1]) as JsonObject };
+  const p = c.collection(collection);
+  const rows = await c.run(`SELECT ${docColumns(p, 't')} FROM ${c.s}.${ident(p.table)} t WHERE t.id = $1`, [
+    keyText(id),
+  ]);
+  return rows[0] && docOf(p, id, rows[0], 0);
+}
+
+/** A document as `keys` prefetched it (`version, doc text, counters…`). */
+export function prefetchedDoc(p: CollectionPlan, id: string, row: readonly unknown[]): StoredDoc {
+  return docOf(p, id, [row[0], JSON.parse(row[1] as string), ...row.slice(2)], 0);
 }
 
 export async function getMany(
@@ -63,15 +146,24 @@ export async function getMany(
   collection: string,
   ids: readonly string[],
 ): Promise<Array<StoredDoc | undefined>> {
-  const coll = c.collection(collection);
+  const p = c.collection(collection);
   if (ids.length === 0) return [];
   if (ids.length === 1) return [await get(c, collection, ids[0]!)];
-  const rows = (await c.run(c.sql(readSql).getMany, [coll.no, ids.map(pgText)])) as Array<[string, number, string]>;
-  const found = new Map(rows.map(([id, version, doc]) => [fromPgText(id), { version, doc }]));
+  const rows = await c.run(
+    `SELECT t.id, ${docColumns(p, 't')} FROM ${c.s}.${ident(p.table)} t WHERE t.id = ANY ($1::text[])`,
+    [ids.map(keyText)],
+  );
+  const found = new Map(rows.map((row) => [fromKeyText(row[0] as string), row]));
+  // Each answer is its own object (pg parses each row's json; an id asked twice is copied), so a caller changing
+  // one answer never changes another.
+  const given = new Set<string>();
   return ids.map((id) => {
-    const f = found.get(id);
-    // Each record gets its own parse, so a caller changing one answer never changes another.
-    return f && { id, version: f.version, doc: JSON.parse(f.doc) as JsonObject };
+    const row = found.get(id);
+    if (!row) return undefined;
+    const d = docOf(p, id, row, 1);
+    if (given.has(id)) return structuredClone(d);
+    given.add(id);
+    return d;
   });
 }
 
@@ -81,56 +173,141 @@ export async function getByIndex(
   index: string,
   key: Key,
 ): Promise<StoredDoc | undefined> {
-  const i = c.index(c.collection(collection), index);
+  const p = c.collection(collection);
+  const i = c.index(p, index);
   if (!i.unique) throw new Error(`index ${index} is not unique`);
-  const row = (await c.run(c.sql(readSql).byKey, [i.no, encodeKey(key)]))[0] as [string, number, string] | undefined;
-  return row && { id: fromPgText(row[0]), version: row[1], doc: JSON.parse(row[2]) as JsonObject };
+  const P = new Params();
+  const where =
+    i.kind === 'bytes'
+      ? [`e.key = ${P.add(encodeKey(key))}`]
+      : key.length !== i.parts.length
+        ? ['FALSE']
+        : rangeTerms(
+            i,
+            key.map((part) => P.add(keyText(part))),
+            {},
+            P,
+          );
+  const d = docAlias(i);
+  const rows = await c.run(
+    `SELECT ${d}.id, ${docColumns(p, d)} FROM ${entriesFrom(c, p, i, true)} WHERE ${all(where)} LIMIT 1`,
+    P.values,
+  );
+  return rows[0] && docOf(p, fromKeyText(rows[0][0] as string), rows[0], 1);
 }
 
 export async function list(c: Connection, q: ListQuery): Promise<IndexedDoc[]> {
   const limit = Math.max(0, Math.floor(q.limit));
-  const r = c.range(q);
+  const p = c.collection(q.collection);
+  const i = c.index(p, q.index);
   if (limit === 0) return [];
-  const rows = (await c.run(listSql(c.s, r.lower, r.upper, sqlDirection(q)), [r.ix, r.from, r.to, limit])) as Array<
-    [Buffer, string, number, string]
-  >;
-  return rows.map(([key, id, version, doc]) => ({
-    id: fromPgText(id),
-    key: decodeKey(key),
-    version,
-    doc: JSON.parse(doc) as JsonObject,
-  }));
+  const P = new Params();
+  const where = terms(i, q, P);
+  const d = docAlias(i);
+  const keys = keyColumns(i);
+  const sql = `SELECT ${keys.join(', ')}, ${d}.id, ${docColumns(p, d)} FROM ${entriesFrom(c, p, i, true)}
+    WHERE ${all(where)} ORDER BY ${orderBy(i, q.prefix.length, sqlDirection(q)).join(', ')} LIMIT ${P.add(limit)}`;
+  const rows = await c.run(sql, P.values);
+  return rows.map((row) => {
+    const id = fromKeyText(row[keys.length] as string);
+    return { ...docOf(p, id, row, keys.length + 1), key: keyOf(i, row) };
+  });
 }
 
 export async function count(c: Connection, q: RangeQuery): Promise<number> {
-  const r = c.range(q);
-  return Number((await c.run(countSql(c.s, r.lower, r.upper), [r.ix, r.from, r.to]))[0]![0]);
+  const p = c.collection(q.collection);
+  const i = c.index(p, q.index);
+  const P = new Params();
+  const where = terms(i, q, P);
+  const rows = await c.run(`SELECT count(*)::int FROM ${entriesFrom(c, p, i, false)} WHERE ${all(where)}`, P.values);
+  return Number(rows[0]![0]);
 }
 
-/** The per-prefix byte ranges of a merged walk, as the array parameters of PREFIXES. */
-export function ranges(c: Connection, q: KeysQuery) {
-  let ix = 0;
-  let lower: Lower = '>=';
-  let upper: Upper = '<';
-  const lo: Buffer[] = [];
-  const hi: Buffer[] = [];
-  const w: number[] = [];
-  for (const prefix of q.prefixes) {
-    const r = c.range({ ...q, prefix });
-    ({ ix, lower, upper } = r);
-    lo.push(r.from);
-    hi.push(r.to);
-    w.push(encodeKey(prefix).length + 1);
+/**
+ * The prefixes of a merged walk as rows `p(a1, …, n)` (one array parameter per prefix part; byte keys: each
+ * prefix's range as `p(lo, hi, n)`), and each prefix's range terms inside a walk.
+ */
+export function prefixRows(i: IndexPlan, q: KeysQuery, P: Params): { from: string; terms: string[] } {
+  const width = q.prefixes[0]?.length ?? 0;
+  if (i.kind === 'bytes') {
+    const lo: Buffer[] = [];
+    const hi: Buffer[] = [];
+    const w: number[] = [];
+    let lower = '>=';
+    let upper = '<';
+    for (const prefix of q.prefixes) {
+      const r = byteRange({ ...q, prefix });
+      lo.push(r.from);
+      hi.push(r.to);
+      w.push(prefix.length ? encodeKey(prefix).length : 0);
+      ({ lower, upper } = r);
+    }
+    return {
+      from: `unnest(${P.add(lo)}::bytea[], ${P.add(hi)}::bytea[], ${P.add(w)}::int[]) WITH ORDINALITY AS p(lo, hi, w, n)`,
+      terms: [`e.key ${lower} p.lo`, `e.key ${upper} p.hi`],
+    };
   }
-  return { ix, lower, upper, lo, hi, w, dir: sqlDirection(q) };
+  const cols = Array.from({ length: width }, (_, k) => `a${k + 1}`);
+  const arrays = cols.map((_, k) => `${P.add(q.prefixes.map((pr) => keyText(pr[k]!)))}::text[]`);
+  return {
+    from: width
+      ? `unnest(${arrays.join(', ')}) WITH ORDINALITY AS p(${cols.join(', ')}, n)`
+      : `(SELECT 1::bigint AS n) p`,
+    terms: rangeTerms(
+      i,
+      cols.map((a) => `p.${a}`),
+      q,
+      P,
+    ),
+  };
 }
 
-export async function keys(c: Connection, q: KeysQuery): Promise<IndexEntry[]> {
+/** The suffix columns of a merged walk's rows (aliased k1…), by which entries of several prefixes are merged. */
+export function suffixOf(i: IndexPlan, width: number): string[] {
+  if (i.kind === 'bytes') return ['sfx'];
+  const cols = i.parts.slice(width).map((_, k) => `k${width + k + 1}`);
+  if (i.tie || !cols.length) cols.push('kid');
+  return cols;
+}
+
+/** The selected key columns of a walk, named k1…kn and kid (bytes: key, sfx — the bytes after the prefix). */
+export function walkColumns(i: IndexPlan): string {
+  if (i.kind === 'bytes') return `e.key AS k1, substr(e.key, p.w + 1) AS sfx, e.id AS kid`;
+  return [...i.parts.map((c, k) => `e.${ident(c)} AS k${k + 1}`), 'e.id AS kid'].join(', ');
+}
+
+/**
+ * `keys`; with `found`, each entry's document is read in the same statement and handed to it (the core reads
+ * the page's documents right after: prefetch.ts keeps them for that `getMany`).
+ */
+export async function keys(
+  c: Connection,
+  q: KeysQuery,
+  found?: (id: string, row: unknown[]) => void,
+): Promise<IndexEntry[]> {
   const limit = Math.max(0, Math.floor(q.limit));
   if (limit === 0 || q.prefixes.length === 0) return [];
-  const r = ranges(c, q);
-  const rows = (await c.run(keysSql(c.s, r.lower, r.upper, r.dir), [r.ix, r.lo, r.hi, r.w, limit])) as Array<
-    [Buffer, string]
-  >;
-  return rows.map(([key, id]) => ({ id: fromPgText(id), key: decodeKey(key) }));
+  const p = c.collection(q.collection);
+  const i = c.index(p, q.index);
+  const P = new Params();
+  const dir = sqlDirection(q);
+  const width = q.prefixes[0]!.length;
+  const pre = prefixRows(i, q, P);
+  const L = P.add(limit);
+  const sfx = suffixOf(i, width);
+  const nk = i.kind === 'bytes' ? 1 : i.parts.length;
+  const docs = found ? `, d.version, d.doc::text${p.counters.map((x) => `, d.${ident(x.column)}`).join('')}` : '';
+  const sql = `SELECT ${Array.from({ length: nk }, (_, k) => `m.k${k + 1}`).join(', ')}, m.kid${docs} FROM (
+      SELECT DISTINCT ON (${sfx.join(', ')}) w.* FROM ${pre.from}
+      CROSS JOIN LATERAL (SELECT ${walkColumns(i)} FROM ${entriesFrom(c, p, i, false)}
+        WHERE ${all(pre.terms)} ORDER BY ${orderBy(i, width, dir).join(', ')} LIMIT ${L}) w
+      ORDER BY ${sfx.join(', ')}, p.n
+    ) m${found ? ` LEFT JOIN ${c.s}.${ident(p.table)} d ON d.id = m.kid` : ''}
+    ORDER BY ${sfx.map((x) => `m.${x} ${dir}`).join(', ')} LIMIT ${L}`;
+  const rows = await c.run(sql, P.values);
+  return rows.map((row) => {
+    const id = fromKeyText(row[nk] as string);
+    if (found && row[nk + 1] !== null) found(id, row.slice(nk + 1));
+    return { id, key: keyOf(i, row) };
+  });
 }

@@ -74,6 +74,11 @@ export interface ReadReplicaOptions {
 const CHECK_MS = 50;
 /** A replica that failed is tried again (by the monitor) after this long. */
 const RETRY_MS = 1000;
+/**
+ * A look that takes longer counts as a failure (its answer still counts when it comes): a replica behind a pooler
+ * that waits for a server that is down would otherwise seem fine for as long as the pooler waits.
+ */
+const LOOK_MS = 1000;
 
 interface Replica {
   pool: PgPool;
@@ -144,7 +149,7 @@ export class Replicas {
   }
 
   private lookAt(r: Replica): Promise<void> {
-    return (r.looking ??= (async () => {
+    r.looking ??= (async () => {
       try {
         const { rows } = await r.pool.query<[string | null, boolean]>({
           text: 'SELECT pg_last_wal_replay_lsn()::text, pg_is_in_recovery()',
@@ -154,11 +159,26 @@ export class Replicas {
         r.replayed = recovering ? (lsn === null ? 0n : parseLsn(lsn)!) : CAUGHT_UP;
         r.failedAt = 0;
       } catch {
-        r.failedAt = Date.now();
+        this.down(r);
       } finally {
         r.looking = undefined;
       }
-    })());
+    })();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const slow = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        this.down(r);
+        resolve();
+      }, LOOK_MS);
+      (timer as { unref?: () => void }).unref?.();
+    });
+    return Promise.race([r.looking, slow]).finally(() => clearTimeout(timer));
+  }
+
+  /** A replica that failed or did not answer in time: no reads until a look finds it again. */
+  private down(r: Replica): void {
+    r.failedAt = Date.now();
+    r.replayed = 0n;
   }
 
   /** What a replica must have replayed for a read without a position: what the primary had maxLagMs ago. */
@@ -204,7 +224,7 @@ export class Replicas {
   /** A read on `pool` failed as if the server went away: if it is a replica, leave it alone for a while. */
   failed(pool: PgPool): boolean {
     const r = this.replicas.find((x) => x.pool === pool);
-    if (r) r.failedAt = Date.now();
+    if (r) this.down(r);
     return !!r;
   }
 

@@ -1,186 +1,35 @@
 /**
- * The PostgreSQL layout of the driver, inside its own schema (so one database can hold several stores).
- * Storage migrations are numbered by their position in MIGRATIONS, recorded in `<schema>.migrations`, and
- * run under a transaction-level advisory lock, so app servers that start at once migrate once. (The core's
- * StoreSchema — collections and indexes — is data in the `collections`/`indexes` catalog, not DDL.)
+ * The PostgreSQL layout of a store, inside its own schema (so one database can hold several stores). Storage
+ * layouts are numbered; `<schema>.migrations` records the store's, and every change runs under a
+ * transaction-level advisory lock, so app servers that start at once migrate once (and work through a pooler).
  *
- * - docs      one row per record; `eix`/`ekey` hold the record's index entries (index numbers, key bytes)
- *             so an update removes exactly the entries it replaces; `scope`/`tokens` feed search.
- * - entries   every index entry: (index number, key bytes, doc rid). Keys are the SQLite driver's
- *             order-preserving encoding (drivers/shared/byte-keys.ts), so bytea order (memcmp) equals
- *             `compareKeys`, astral characters included; a list is one range walk of the primary key.
- *             Unique indexes are enforced by a partial unique index (`u`).
- * - changes   the change log, (seq, position in the commit). Since layout 3 a commit's seq is its
- *             transaction id plus `meta.seqBase`, and readers stop at the log's safe end (functions.ts).
- * - commit_ops() one commit as one statement (one round trip, atomic): compare-and-set on every op, index
- *             and token upkeep, the change rows (functions.ts). The driver NOTIFYs the store's channel after.
- * - log_end(), changes_since() the log's safe end and a page of it below that end (functions.ts).
+ * Layout 5 (layout.ts): a table per declared collection, its index key parts as columns, each declared index a
+ * native index; side tables for indexes with several entries per record.
+ * - meta           seqBase (a commit's seq is its transaction id plus it), pruned, schemaVersion.
+ * - collections    the catalog: number, name and table of each collection the core ever declared, its counters
+ *   indexes        and readable columns; of each index its fields, entries, table and native index.
+ * - changes        the change log, (seq, position in the commit); readers stop at its safe end (functions.ts).
+ * - blobs, blob_chunks  media bytes (blobs.ts).
+ * - commit_ops()   one commit as one statement, made from the layout (functions.ts); log_end(), changes_since().
+ *
+ * Layouts 1–4 (legacy.ts) kept records as rows of one `docs` table and index entries as byte keys in `entries`;
+ * such a store is copied into layout 5 on open (migrate.ts).
  */
-
-import { blobTables } from './blobs.js';
 import type { StoreSchema } from '../../src/store/driver.js';
-import type { CollectionInfo, Connection } from './connect.js';
-import { commitOps as commitOpsNow, logEnd } from './functions.js';
+import type { Connection } from './connect.js';
+import { ident } from './text.js';
+import { commitOps } from './functions.js';
+import { ensure, partColumn, plan, shape, snake, type CollectionPlan, type Names } from './layout.js';
+import { LEGACY_MIGRATIONS } from './legacy.js';
+import { layoutOf, locked } from './lock.js';
+import { copyLegacy, finish, LEGACY_LAYOUT, startCopy, toNative } from './migrate.js';
+import type { Query } from './lock.js';
 
 /** The NOTIFY channel of a store: one per schema. */
 export const channelOf = (schema: string): string => `blogcore:${schema}`.slice(0, 63);
 
-const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
-
-/**
- * The commit function of layouts 1 and 2 (`v2` takes each op's stream and the commit time, and logs them): its
- * seq came from the meta counter row, locked by every commit until it ended.
- */
-const commitOps = (s: string, schema: string, v2: boolean) => `
-  CREATE FUNCTION ${s}.commit_ops(
-    o_coll int[], o_id text[], o_expect int[], o_del boolean[], o_doc text[], o_scope text[],
-    e_op int[], e_ix int[], e_key bytea[], e_u boolean[],
-    t_op int[], t_tok text[]${v2 ? ', o_stream text[], c_time bigint' : ''}
-  ) RETURNS bigint LANGUAGE plpgsql AS $fn$
-  DECLARE
-    n int := coalesce(array_length(o_coll, 1), 0);
-    v_rid bigint;
-    v_ver int;
-    v_eix int[];
-    v_ekey bytea[];
-    n_ix int[];
-    n_key bytea[];
-    n_u boolean[];
-    n_tok text[];
-    v_bad int;
-    v_seq bigint;
-  BEGIN
-    FOR i IN 1..n LOOP
-      SELECT d.rid, d.version, d.eix, d.ekey INTO v_rid, v_ver, v_eix, v_ekey
-        FROM ${s}.docs d WHERE d.coll = o_coll[i] AND d.id = o_id[i] FOR UPDATE;
-      IF NOT FOUND THEN
-        v_rid := NULL;
-        v_ver := 0;
-      END IF;
-      IF v_ver <> o_expect[i] THEN
-        RAISE EXCEPTION 'blogcore: version conflict' USING ERRCODE = 'BC001', DETAIL = i::text;
-      END IF;
-      IF o_del[i] THEN
-        DELETE FROM ${s}.entries e USING unnest(v_eix, v_ekey) AS o(ix, key)
-          WHERE e.ix = o.ix AND e.key = o.key AND e.rid = v_rid;
-        DELETE FROM ${s}.docs WHERE rid = v_rid;
-        CONTINUE;
-      END IF;
-      SELECT coalesce(array_agg(x.ix), '{}'), coalesce(array_agg(x.key), '{}'), coalesce(array_agg(x.u), '{}')
-        INTO n_ix, n_key, n_u FROM unnest(e_op, e_ix, e_key, e_u) AS x(op, ix, key, u) WHERE x.op = i;
-      n_tok := NULL;
-      IF o_scope[i] IS NOT NULL THEN
-        SELECT coalesce(array_agg(x.t), '{}') INTO n_tok FROM unnest(t_op, t_tok) AS x(op, t) WHERE x.op = i;
-      END IF;
-      IF v_rid IS NULL THEN
-        INSERT INTO ${s}.docs (coll, id, version, doc, eix, ekey, scope, tokens)
-          VALUES (o_coll[i], o_id[i], 1, o_doc[i], n_ix, n_key, o_scope[i], n_tok) RETURNING rid INTO v_rid;
-      ELSE
-        UPDATE ${s}.docs SET version = v_ver + 1, doc = o_doc[i], eix = n_ix, ekey = n_key, scope = o_scope[i], tokens = n_tok
-          WHERE rid = v_rid AND version = o_expect[i];
-        DELETE FROM ${s}.entries e
-          USING (SELECT * FROM unnest(v_eix, v_ekey) EXCEPT SELECT * FROM unnest(n_ix, n_key)) AS o(ix, key)
-          WHERE e.ix = o.ix AND e.key = o.key AND e.rid = v_rid;
-      END IF;
-      SELECT x.ix INTO v_bad FROM unnest(n_ix, n_key, n_u) AS x(ix, key, u)
-        WHERE x.u AND EXISTS (SELECT 1 FROM ${s}.entries e WHERE e.ix = x.ix AND e.key = x.key AND e.u AND e.rid <> v_rid)
-        LIMIT 1;
-      IF FOUND THEN
-        RAISE EXCEPTION 'blogcore: unique conflict' USING ERRCODE = 'BC002', DETAIL = i::text || ':' || v_bad::text;
-      END IF;
-      INSERT INTO ${s}.entries (ix, key, rid, u)
-        SELECT x.ix, x.key, v_rid, x.u FROM unnest(n_ix, n_key, n_u) AS x(ix, key, u)
-        ON CONFLICT (ix, key, rid) DO NOTHING;
-    END LOOP;
-    -- Last: the counter row stays locked until this transaction ends, so seqs are handed out in commit order.
-    UPDATE ${s}.meta SET value = value + 1 WHERE key = 'seq' RETURNING value INTO v_seq;
-    INSERT INTO ${s}.changes (seq, pos, coll, id, type, version${v2 ? ', stream, time' : ''})
-      SELECT v_seq, g - 1, o_coll[g], o_id[g], CASE WHEN o_del[g] THEN 'delete' ELSE 'put' END,
-             CASE WHEN o_del[g] THEN o_expect[g] ELSE o_expect[g] + 1 END${v2 ? ', o_stream[g], c_time' : ''}
-      FROM generate_series(1, n) AS g;
-    PERFORM pg_notify(${lit(channelOf(schema))}, v_seq::text);
-    RETURN v_seq;
-  END
-  $fn$;
-`;
-
-export const MIGRATIONS: ReadonlyArray<(s: string, schema: string) => string> = [
-  /* 1 */ (s, schema) => `
-  CREATE TABLE ${s}.meta (
-    key   text PRIMARY KEY,
-    value bigint NOT NULL
-  );
-  INSERT INTO ${s}.meta (key, value) VALUES ('seq', 0), ('schemaVersion', 0);
-
-  CREATE TABLE ${s}.collections (
-    no     int GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    name   text NOT NULL UNIQUE,
-    search boolean NOT NULL DEFAULT false
-  );
-
-  CREATE TABLE ${s}.indexes (
-    no   int GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    coll int NOT NULL REFERENCES ${s}.collections (no),
-    name text NOT NULL,
-    uniq boolean NOT NULL DEFAULT false,
-    UNIQUE (coll, name)
-  );
-
-  CREATE TABLE ${s}.docs (
-    rid     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    coll    int NOT NULL,
-    id      text COLLATE "C" NOT NULL,
-    version int NOT NULL,
-    doc     text NOT NULL,
-    eix     int[] NOT NULL,
-    ekey    bytea[] NOT NULL,
-    scope   text COLLATE "C",
-    tokens  text[] COLLATE "C",
-    CONSTRAINT docs_id UNIQUE (coll, id)
-  );
-  CREATE INDEX docs_tokens ON ${s}.docs USING gin (tokens);
-
-  CREATE TABLE ${s}.entries (
-    ix  int NOT NULL,
-    key bytea NOT NULL,
-    rid bigint NOT NULL,
-    u   boolean NOT NULL,
-    PRIMARY KEY (ix, key, rid)
-  );
-  CREATE UNIQUE INDEX entries_unique ON ${s}.entries (ix, key) WHERE u;
-
-  CREATE TABLE ${s}.changes (
-    seq     bigint NOT NULL,
-    pos     int NOT NULL,
-    coll    int NOT NULL,
-    id      text COLLATE "C" NOT NULL,
-    type    text NOT NULL,
-    version int NOT NULL,
-    PRIMARY KEY (seq, pos)
-  );
-
-  ${commitOps(s, schema, false)}
-  `,
-  /* 2: each change's stream (blog id) and commit time, walkable per stream; meta.pruned says how far pruning
-     went. Older entries get time 0 (the first to go). */ (s, schema) => `
-  ALTER TABLE ${s}.changes ADD COLUMN stream text COLLATE "C";
-  ALTER TABLE ${s}.changes ADD COLUMN time bigint NOT NULL DEFAULT 0;
-  CREATE INDEX changes_by_stream ON ${s}.changes (stream, seq, pos) WHERE stream IS NOT NULL;
-  INSERT INTO ${s}.meta (key, value) VALUES ('pruned', 0);
-  DROP FUNCTION ${s}.commit_ops(int[], text[], int[], boolean[], text[], text[], int[], int[], bytea[], boolean[], int[], text[]);
-  ${commitOps(s, schema, true)}
-  `,
-  /* 3: commits no longer take turns on the counter row (functions.ts): a seq is the commit's transaction id
-     plus seqBase, chosen so the next seq is above every seq of the counter. App servers of an older blogcore
-     find no commit_ops they know and refuse to write: upgrade them together. */ (s, schema) => `
-  INSERT INTO ${s}.meta (key, value)
-    SELECT 'seqBase', greatest(0, (SELECT value FROM ${s}.meta WHERE key = 'seq') - pg_current_xact_id()::text::bigint + 1);
-  DROP FUNCTION ${s}.commit_ops(int[], text[], int[], boolean[], text[], text[], int[], int[], bytea[], boolean[], int[], text[], text[], bigint);
-  ${commitOpsNow(s, schema)}
-  ${logEnd(s, schema)}
-  `,
-  /* 4: media bytes (blobs.ts) */ (s) => blobTables(s),
-];
+/** The storage layout this build writes. */
+export const LAYOUT = LEGACY_LAYOUT + 1;
 
 /**
  * A store restored into another cluster (pg_dump) meets transaction ids lower than its seqs: seqBase is raised
@@ -191,112 +40,251 @@ const keepSeqsRising = (s: string) => `UPDATE ${s}.meta SET value = greatest(val
     - pg_current_xact_id()::text::bigint + 1)
   WHERE key = 'seqBase'`;
 
-/** The meta rows and the collection catalog, schema-qualified. */
-export const catalogSql = (s: string) => ({
-  getMeta: `SELECT value FROM ${s}.meta WHERE key = $1`,
-  setMeta: `UPDATE ${s}.meta SET value = $1 WHERE key = $2`,
-  catalogCollections: `SELECT no, name, search FROM ${s}.collections`,
-  catalogIndexes: `SELECT no, coll, name, uniq FROM ${s}.indexes`,
-  addCollection: `INSERT INTO ${s}.collections (name, search) VALUES ($1, $2) RETURNING no`,
-  setSearch: `UPDATE ${s}.collections SET search = $1 WHERE no = $2`,
-  addIndex: `INSERT INTO ${s}.indexes (coll, name, uniq) VALUES ($1, $2, $3) RETURNING no`,
-  setUnique: `UPDATE ${s}.indexes SET uniq = $1 WHERE no = $2`,
-  dropIndex: `DELETE FROM ${s}.indexes WHERE no = $1`,
-  dropEntries: `DELETE FROM ${s}.entries WHERE ix = $1`,
-});
-
 /**
- * Brings the store to this build's layout and the schema's catalog in one transaction, under an advisory
- * lock: app servers that start at once migrate once.
+ * Brings the store to this build's layout and the schema's declaration: in one transaction for a new or current
+ * store, in batches for a store of layout 4 (migrate.ts). `log` hears the progress of a migration.
  */
-export async function migrate(c: Connection, schema: StoreSchema): Promise<void> {
-  const client = await c.pool.connect();
+export async function migrate(c: Connection, schema: StoreSchema, log: (line: string) => void): Promise<void> {
   const { s } = c;
-  try {
-    await client.query('BEGIN');
-    // One migrator at a time per store, across every app server; released at COMMIT/ROLLBACK.
-    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`blogcore:${c.schema}`]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS ${s}.migrations (version int PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())`,
-    );
-    const { rows } = await client.query<[number]>({
-      text: `SELECT coalesce(max(version), 0)::int FROM ${s}.migrations`,
-      rowMode: 'array',
-    });
-    const current = rows[0]![0];
-    if (current > MIGRATIONS.length) {
+  const copying = await locked(c, async (q) => {
+    await q(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    let current = await layoutOf(q, s);
+    if (current > LAYOUT)
       throw new Error(
-        `postgres schema ${c.schema} has storage version ${current}; this blogcore knows up to ${MIGRATIONS.length}`,
+        `postgres schema ${c.schema} has storage version ${current}; this blogcore knows up to ${LAYOUT}`,
       );
+    const fresh = current === 0;
+    for (; current < LEGACY_LAYOUT; current++) {
+      await q(LEGACY_MIGRATIONS[current]!(s, c.schema));
+      await q(`INSERT INTO ${s}.migrations (version) VALUES ($1)`, [current + 1]);
     }
-    for (let v = current; v < MIGRATIONS.length; v++) {
-      await client.query(MIGRATIONS[v]!(s, c.schema));
-      await client.query(`INSERT INTO ${s}.migrations (version) VALUES ($1)`, [v + 1]);
-    }
-    await client.query(keepSeqsRising(s));
-    await declare(c, schema, (text, values) =>
-      client.query<unknown[]>({ text, values, rowMode: 'array' }).then((r) => r.rows),
-    );
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    client.release();
-    throw error;
-  }
-  client.release();
+    if (current === LEGACY_LAYOUT) await toNative(q, s);
+    await q(keepSeqsRising(s));
+    await declare(c, schema, q);
+    if (current !== LEGACY_LAYOUT) return false;
+    // A new store has nothing to copy: layout 5 at once.
+    if (fresh) await finish(q, s);
+    else await startCopy(q, s);
+    return !fresh;
+  });
+  if (copying) await copyLegacy(c, log);
 }
 
-/** Brings the catalog to the declared collections and indexes (new ones added, dropped indexes emptied). */
-async function declare(
-  c: Connection,
-  schema: StoreSchema,
-  q: (text: string, values?: unknown[]) => Promise<unknown[][]>,
-): Promise<void> {
-  const sql = c.sql(catalogSql);
-  const stored = Number((await q(sql.getMeta, ['schemaVersion']))[0]![0]);
-  if (stored > schema.version) {
+/** The catalog rows and what is in the schema now. */
+async function look(q: Query, c: Connection) {
+  const { s } = c;
+  const colls = new Map<
+    string,
+    { no: number; search: boolean; tbl: string | null; counters: string[]; columns: string[] }
+  >();
+  for (const [no, name, search, tbl, counters, columns] of (await q(
+    `SELECT no, name, search, tbl, counters, columns FROM ${s}.collections`,
+  )) as Array<[number, string, boolean, string | null, string[], string[]]>)
+    colls.set(name, { no, search, tbl, counters, columns });
+  const idx = new Map<
+    string,
+    {
+      no: number;
+      uniq: boolean;
+      fields: string[] | null;
+      entries: string | null;
+      tbl: string | null;
+      pg: string | null;
+      positive: string | null;
+    }
+  >();
+  for (const [no, coll, name, uniq, fields, entries, tbl, pg, positive] of (await q(
+    `SELECT no, coll, name, uniq, fields, entries, tbl, pg, positive FROM ${s}.indexes`,
+  )) as Array<
+    [number, number, string, boolean, string[] | null, string | null, string | null, string | null, string | null]
+  >)
+    idx.set(`${coll}\0${name}`, { no, uniq, fields, entries, tbl, pg, positive });
+  const relations = new Set(
+    (
+      (await q(`SELECT relname FROM pg_class WHERE relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1)`, [
+        c.schema,
+      ])) as Array<[string]>
+    ).map((r) => r[0]),
+  );
+  const columns = new Map<string, boolean>();
+  for (const [t, col, nullable] of (await q(
+    `SELECT table_name, column_name, is_nullable FROM information_schema.columns WHERE table_schema = $1`,
+    [c.schema],
+  )) as Array<[string, string, string]>)
+    columns.set(`${t}\0${col}`, nullable === 'NO');
+  const version = Number((await q(`SELECT current_setting('server_version_num')::int`))[0]![0]);
+  return { colls, idx, relations, columns, virtual: version >= 180000 };
+}
+
+/**
+ * Brings the tables to the declared collections and indexes: new ones made, changed ones made anew (empty:
+ * the core rewrites the records it must), dropped ones removed; then remakes `commit_ops` if the layout moved.
+ */
+async function declare(c: Connection, schema: StoreSchema, q: Query): Promise<void> {
+  const { s } = c;
+  const stored = Number((await q(`SELECT value FROM ${s}.meta WHERE key = 'schemaVersion'`))[0]![0]);
+  if (stored > schema.version)
     throw new Error(`postgres store holds schema version ${stored}, newer than this blogcore's ${schema.version}`);
+  const now = await look(q, c);
+  const used = new Set([...now.relations]);
+  for (const r of now.colls.values()) if (r.tbl) used.add(r.tbl);
+  for (const r of now.idx.values()) {
+    if (r.tbl) used.add(r.tbl);
+    if (r.pg) used.add(r.pg);
   }
-  const colls = new Map<string, { no: number; search: boolean }>();
-  for (const [no, name, s] of (await q(sql.catalogCollections)) as Array<[number, string, boolean]>)
-    colls.set(name, { no, search: s });
-  const idx = new Map<string, { no: number; uniq: boolean }>();
-  for (const [no, coll, name, uniq] of (await q(sql.catalogIndexes)) as Array<[number, number, string, boolean]>) {
-    idx.set(`${coll}\0${name}`, { no, uniq });
-  }
-  const byName = new Map<string, CollectionInfo>();
-  const indexByNo = new Map<number, string>();
-  const keep = new Set<number>();
+  const fresh = (base: string) => {
+    let name = base.slice(0, 55);
+    for (let n = 2; used.has(name); n++) name = `${base.slice(0, 55)}_${n}`;
+    used.add(name);
+    return name;
+  };
+  const plans: CollectionPlan[] = [];
+  const dropped: string[] = [];
+  const goneRelations = new Set<string>();
+  const goneColumns = new Set<string>();
+  const dropColumn = (table: string, column: string) => {
+    if (!now.columns.has(`${table}\0${column}`) || goneColumns.has(`${table}\0${column}`)) return;
+    goneColumns.add(`${table}\0${column}`);
+    dropped.push(`ALTER TABLE ${s}.${ident(table)} DROP COLUMN ${ident(column)}`);
+  };
   for (const def of schema.collections) {
-    let coll = colls.get(def.name);
-    const searchable = !!def.search;
+    let coll = now.colls.get(def.name);
+    const counters = [...(def.counters ?? [])];
+    const columns = [...(def.columns ?? [])];
     if (!coll) {
-      coll = { no: Number((await q(sql.addCollection, [def.name, searchable]))[0]![0]), search: searchable };
-      colls.set(def.name, coll);
-    } else if (coll.search !== searchable) {
-      await q(sql.setSearch, [searchable, coll.no]);
+      const tbl = fresh(snake(def.name));
+      const no = Number(
+        (
+          await q(
+            `INSERT INTO ${s}.collections (name, search, tbl, counters, columns) VALUES ($1, $2, $3, $4, $5) RETURNING no`,
+            [def.name, !!def.search, tbl, counters, columns],
+          )
+        )[0]![0],
+      );
+      coll = { no, search: !!def.search, tbl, counters, columns };
+    } else {
+      coll.tbl ??= fresh(snake(def.name));
+      await q(`UPDATE ${s}.collections SET search = $1, tbl = $2, counters = $3, columns = $4 WHERE no = $5`, [
+        !!def.search,
+        coll.tbl,
+        counters,
+        columns,
+        coll.no,
+      ]);
     }
-    const info: CollectionInfo = { no: coll.no, name: def.name, indexes: new Map() };
-    for (const index of def.indexes) {
-      let i = idx.get(`${coll.no}\0${index.name}`);
-      const uniq = !!index.unique;
-      if (!i) i = { no: Number((await q(sql.addIndex, [coll.no, index.name, uniq]))[0]![0]), uniq };
-      else if (i.uniq !== uniq) await q(sql.setUnique, [uniq, i.no]);
-      keep.add(i.no);
-      info.indexes.set(index.name, { no: i.no, name: index.name, unique: uniq });
-      indexByNo.set(i.no, index.name);
+    const table = coll.tbl!;
+    const tableThere = now.relations.has(table);
+    // What the table had that this declaration drops: search, counters, readable columns.
+    if (tableThere) {
+      if (coll.search && !def.search) dropColumn(table, 'tokens');
+      for (const f of coll.counters.filter((f) => !counters.includes(f))) dropColumn(table, snake(f));
+      for (const f of coll.columns.filter((f) => !columns.includes(f))) dropColumn(table, snake(f));
     }
-    byName.set(def.name, info);
+    const sh = shape(def);
+    const names: Names = { table, indexes: new Map() };
+    const oldColumns = new Set<string>();
+    const oldTables = new Set<string>();
+    const keep = new Set<number>();
+    for (const [key, row] of now.idx) {
+      if (!key.startsWith(`${coll.no}\0`)) continue;
+      const name = key.slice(key.indexOf('\0') + 1);
+      const def_ = def.indexes.find((i) => i.name === name);
+      const same =
+        def_ &&
+        row.tbl !== null &&
+        row.uniq === !!def_.unique &&
+        JSON.stringify(row.fields ?? null) === JSON.stringify(def_.fields?.length ? def_.fields : null) &&
+        row.entries === (def_.fields?.length ? (def_.entries ?? 'many') : null) &&
+        row.positive === (def_.positive ?? null);
+      if (row.fields && row.entries !== 'many') {
+        for (const f of row.fields) oldColumns.add(partColumn(f));
+        oldColumns.add(`in_${snake(name)}`);
+      }
+      if (row.tbl && row.tbl !== table) oldTables.add(row.tbl);
+      if (same) {
+        names.indexes.set(name, { no: row.no, table: row.tbl!, pg: row.pg! });
+        keep.add(row.no);
+        continue;
+      }
+      // Changed or gone: its native index goes (a changed one is made anew below).
+      if (row.pg && now.relations.has(row.pg)) {
+        dropped.push(`ALTER TABLE ${s}.${ident(row.tbl!)} DROP CONSTRAINT IF EXISTS ${ident(row.pg)}`);
+        dropped.push(`DROP INDEX IF EXISTS ${s}.${ident(row.pg)}`);
+        goneRelations.add(row.pg);
+      }
+      if (!def_) await q(`DELETE FROM ${s}.indexes WHERE no = $1`, [row.no]);
+      else names.indexes.set(name, { no: row.no, table: '', pg: '' });
+    }
+    // New and changed indexes get their tables and native index names.
+    for (const [k, g] of sh.groups) {
+      const known = g.indexes.map((i) => names.indexes.get(i.name)).find((n) => n?.table);
+      const gt = known?.table ?? fresh(`${table}_${snake(k.startsWith('\0') ? k.slice(1) : g.varying.join('_'))}`);
+      for (const i of g.indexes) await name(i.name, gt);
+    }
+    for (const i of sh.onMain) await name(i.name, table);
+    async function name(index: string, tbl: string) {
+      const def_ = def.indexes.find((i) => i.name === index)!;
+      const n = names.indexes.get(index);
+      if (n?.table) return;
+      const pg = fresh(`${table}_${snake(index)}`);
+      const fields = def_.fields?.length ? [...def_.fields] : null;
+      const entries = fields ? (def_.entries ?? 'many') : null;
+      const values = [!!def_.unique, fields, entries, tbl, pg, def_.positive ?? null];
+      const no = n
+        ? (
+            await q(
+              `UPDATE ${s}.indexes SET uniq = $1, fields = $2, entries = $3, tbl = $4, pg = $5, positive = $6 WHERE no = $7 RETURNING no`,
+              [...values, n.no],
+            )
+          )[0]![0]
+        : (
+            await q(
+              `INSERT INTO ${s}.indexes (uniq, fields, entries, tbl, pg, positive, coll, name) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING no`,
+              [...values, coll!.no, index],
+            )
+          )[0]![0];
+      names.indexes.set(index, { no: Number(no), table: tbl, pg });
+    }
+    const p = plan(
+      coll.no,
+      def,
+      names,
+      tableThere ? (col) => now.columns.get(`${table}\0${col}`) === true : undefined,
+      now.virtual,
+    );
+    // Columns and side tables no index uses any more.
+    if (tableThere)
+      for (const col of oldColumns) if (col !== 'id' && !p.columns.some((x) => x.name === col)) dropColumn(table, col);
+    for (const tbl of oldTables)
+      if (!p.groups.some((g) => g.table === tbl) && !goneRelations.has(tbl)) {
+        dropped.push(`DROP TABLE IF EXISTS ${s}.${ident(tbl)}`);
+        goneRelations.add(tbl);
+      }
+    plans.push(p);
   }
-  // An index the schema no longer declares: its entries could not be kept up to date, so they go.
-  for (const [, i] of idx) {
-    if (keep.has(i.no)) continue;
-    await q(sql.dropEntries, [i.no]);
-    await q(sql.dropIndex, [i.no]);
-  }
-  await q(sql.setMeta, [schema.version, 'schemaVersion']);
-  c.byName = byName;
-  c.indexByNo = indexByNo;
-  c.namesByNo = new Map([...colls].map(([name, coll]) => [coll.no, name]));
+  for (const statement of dropped) await q(statement);
+  const has = {
+    relation: (name: string) => now.relations.has(name) && !goneRelations.has(name),
+    column: (table: string, column: string) =>
+      now.columns.has(`${table}\0${column}`) && !goneColumns.has(`${table}\0${column}`),
+  };
+  for (const p of plans) for (const statement of ensure(s, p, has)) await q(statement);
+  await q(`UPDATE ${s}.meta SET value = $1 WHERE key = 'schemaVersion'`, [schema.version]);
+  await remakeCommit(q, c, plans);
+  c.setPlans(plans, new Map([...now.colls].map(([name, r]) => [r.no, name])).set(0, '').set(-1, ''), schema);
+  // Collections made in this transaction are not in `now.colls`: name every plan's number too.
+  for (const p of plans) c.namesByNo.set(p.no, p.name);
+}
+
+/** Remakes `commit_ops` when the layout's function differs from the one stored. */
+async function remakeCommit(q: Query, c: Connection, plans: readonly CollectionPlan[]): Promise<void> {
+  const text = commitOps(c.s, c.schema, plans);
+  const body = text.slice(text.indexOf('$fn$') + 4, text.lastIndexOf('$fn$'));
+  const rows = (await q(
+    `SELECT prosrc FROM pg_proc WHERE proname = 'commit_ops' AND pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1)`,
+    [c.schema],
+  )) as Array<[string]>;
+  if (rows.length === 1 && rows[0]![0] === body) return;
+  for (let k = 0; k < rows.length; k++) await q(`DROP FUNCTION IF EXISTS ${c.s}.commit_ops`);
+  await q(text);
 }

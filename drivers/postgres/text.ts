@@ -19,3 +19,43 @@ export function fromPgText(s: string): string {
   for (let i = 1; i < s.length; i += 4) out += String.fromCharCode(parseInt(s.slice(i, i + 4), 16));
   return out;
 }
+
+/**
+ * Key parts and ids as text whose "C" collation order (UTF-8 bytes) is JavaScript's UTF-16 code-unit order
+ * (`compareKeys`): every code unit from U+D800 up (surrogates, then U+E000–U+FFFF) is written as the code point
+ * U+F0000 + (unit − 0xD800), above every other character and in unit order; U+0000 and U+0001 are escaped as
+ * U+0001 U+0001 and U+0001 U+0002. Text without those characters — nearly all text, every ASCII id and time — is
+ * stored as it is, so a person reading the tables sees the values.
+ */
+const KEY_SPECIAL = /[\0\x01\uD800-\uFFFF]/;
+const KEY_STORED_SPECIAL = /[\x01\uD800-\uDFFF]/;
+
+export function keyText(s: string): string {
+  if (!KEY_SPECIAL.test(s)) return s;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const u = s.charCodeAt(i);
+    if (u === 0) out += '\x01\x01';
+    else if (u === 1) out += '\x01\x02';
+    else if (u >= 0xd800) out += String.fromCodePoint(0xf0000 + u - 0xd800);
+    else out += s[i];
+  }
+  return out;
+}
+
+export function fromKeyText(s: string): string {
+  if (!KEY_STORED_SPECIAL.test(s)) return s;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const u = s.charCodeAt(i);
+    if (u === 1) out += String.fromCharCode(s.charCodeAt(++i) - 1);
+    else if (u >= 0xd800 && u <= 0xdbff) {
+      out += String.fromCharCode(s.codePointAt(i)! - 0xf0000 + 0xd800);
+      i++;
+    } else out += s[i];
+  }
+  return out;
+}
+
+/** A double-quoted identifier. */
+export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;

@@ -1,8 +1,9 @@
 /**
- * The catalog both SQL drivers keep of a store: its collections and indexes by name, each with the number the
- * store knows it by, and the lookups every part of a driver starts from.
+ * The catalog the SQLite driver keeps of a store: its collections and indexes by name, each with the number the
+ * store knows it by, and the lookups every part of a driver starts from. (PostgreSQL's is its layout:
+ * drivers/postgres/layout.ts.)
  */
-import type { RangeQuery } from '../../src/store/driver.js';
+import type { CollectionDef, RangeQuery } from '../../src/store/driver.js';
 import { byteRange, type ByteRange } from './byte-keys.js';
 
 export interface IndexInfo {
@@ -15,6 +16,8 @@ export interface CollectionInfo<I extends IndexInfo = IndexInfo> {
   no: number;
   name: string;
   indexes: Map<string, I>;
+  /** As the schema declares it (counters, and indexes held while a counter is positive). */
+  def: CollectionDef;
 }
 
 export class Catalog<I extends IndexInfo = IndexInfo> {

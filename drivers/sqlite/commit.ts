@@ -5,9 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  addAsPut,
   DriverConflict,
+  heldKeys,
   type CommitOptions,
   type CommitResult,
+  type JsonObject,
   type Key,
   type WriteOp,
 } from '../../src/store/driver.js';
@@ -19,6 +22,7 @@ import { ftsToken, RANKED_FLOOR, scopeNo, SLOTS, UNRANKED } from './search.js';
 
 const WRITE_SQL = {
   current: `SELECT rid, version, terms, keys FROM docs WHERE coll = ? AND id = ?`,
+  doc: `SELECT doc FROM docs WHERE rid = ?`,
   insertDoc: `INSERT INTO docs (coll, id, version, terms, keys, doc) VALUES (?, ?, ?, ?, ?, ?)`,
   updateDoc: `UPDATE docs SET version = ?, terms = ?, keys = ?, doc = ? WHERE rid = ?`,
   deleteDoc: `DELETE FROM docs WHERE rid = ?`,
@@ -71,7 +75,7 @@ export function commit(c: Connection, ops: readonly WriteOp[], options: CommitOp
   // Resolve names first: an unknown collection or index is a programming error, not a conflict.
   const resolved = ops.map((op) => {
     const coll = c.collection(op.collection);
-    if (op.type === 'put') for (const name of Object.keys(op.keys)) c.index(coll, name);
+    if (op.type !== 'delete') for (const name of Object.keys(op.keys)) c.index(coll, name);
     return coll;
   });
   c.hostTransaction = c.db.inTransaction;
@@ -84,11 +88,20 @@ export function commit(c: Connection, ops: readonly WriteOp[], options: CommitOp
   })).immediate(ops, resolved, Math.floor(options.time ?? Date.now()));
 }
 
-/** One op inside the commit transaction; throwing DriverConflict rolls the whole commit back. */
-function apply(c: Connection, coll: CollectionInfo, op: WriteOp, seq: number, pos: number, time: number): void {
-  const row = c.stmt(WRITE_SQL.current).raw().get(coll.no, op.id) as
+/**
+ * One op inside the commit transaction; throwing DriverConflict rolls the whole commit back. An add is the put it
+ * amounts to on the record as it stands; a put's keys are those the record holds (`positive` indexes).
+ */
+function apply(c: Connection, coll: CollectionInfo, given: WriteOp, seq: number, pos: number, time: number): void {
+  const row = c.stmt(WRITE_SQL.current).raw().get(coll.no, given.id) as
     | [number, number, string | null, string]
     | undefined;
+  let op = given;
+  if (op.type === 'add') {
+    const doc = row && (JSON.parse(c.stmt(WRITE_SQL.doc).pluck().get(row[0]) as string) as JsonObject);
+    op = addAsPut(coll.def, op, row && { id: op.id, version: row[1], doc: doc! });
+  }
+  if (op.type === 'put') op = { ...op, keys: heldKeys(coll.def, op.doc, op.keys) };
   const version = row?.[1] ?? 0;
   if (version !== op.expect) throw new DriverConflict('version', op.collection, op.id);
   const rid = row?.[0];

@@ -184,7 +184,7 @@ export function declare(c: Connection, schema: StoreSchema): void {
         } else if (coll.search !== search) {
           c.stmt(META_SQL.setSearch).run(search, coll.no);
         }
-        const info: CollectionInfo = { no: coll.no, name: def.name, indexes: new Map() };
+        const info: CollectionInfo = { no: coll.no, name: def.name, indexes: new Map(), def };
         for (const index of def.indexes) {
           let i = idx.get(`${coll.no}\0${index.name}`);
           const uniq = index.unique ? 1 : 0;

@@ -32,7 +32,7 @@ const DB_HELP =
 
 const COMMANDS: Record<string, Command> = {
   serve: {
-    usage: `blogcore serve [--db <file>] [--replica <url>] [--port <n>] [--host <addr>] [--api-base-url <url>] [--quiet] [--max-connections <n>] [--cors <origin>] [--site] [--blog <id|url>]
+    usage: `blogcore serve [--db <file>] [--replica <url>] [--port <n>] [--host <addr>] [--api-base-url <url>] [--quiet] [--max-connections <n>] [--cors <origin>] [--site] [--blog <id|url>] [--trust-proxy <hops|addr,cidr,…>]
       Serves the Blogger v3 API under /v3 and the pictures under /media (default 127.0.0.1:8080). The first
       run on an empty store creates a demo blog and prints a bearer token for its admin; a store that holds
       blogs is served as it is.
@@ -47,7 +47,10 @@ const COMMANDS: Record<string, Command> = {
       --site            serve the reading site of every blog of the store beside the API (under /v3): each
                         blog by the request's Host and path, and on this machine at the address the banner
                         prints (the only blog at its path, or an index page linking each blog)
-      --blog <id|url>   serve the site of this blog only, whatever the Host`,
+      --blog <id|url>   serve the site of this blog only, whatever the Host
+      --trust-proxy     the proxies in front of this server whose X-Forwarded-For names the client (for the
+                        comment limits): a hop count (1: one load balancer) or their addresses and CIDRs,
+                        comma-separated (docs/comments.md). Default none: the header is ignored`,
     options: {
       db: { type: 'string', default: './data/blog.db' },
       replica: { type: 'string', multiple: true },
@@ -58,9 +61,11 @@ const COMMANDS: Record<string, Command> = {
       'max-connections': { type: 'string', default: String(SERVER_LIMITS.maxConnections) },
       cors: { type: 'string', multiple: true },
       site: { type: 'boolean', default: false },
+      'trust-proxy': { type: 'string' },
       blog: { type: 'string' },
     },
     run(values) {
+      const trustProxy = trustProxyOf(values['trust-proxy'] as string | undefined);
       const port = integer('--port', values.port, 0, 65535);
       const maxConnections = integer('--max-connections', values['max-connections'], 1, 1_000_000);
       const apiBaseUrl = (values['api-base-url'] as string | undefined)?.replace(/\/+$/, '');
@@ -95,6 +100,7 @@ const COMMANDS: Record<string, Command> = {
         ...(values.blog !== undefined ? { blog: values.blog as string } : {}),
         version: VERSION,
         ...(apiBaseUrl ? { apiBaseUrl } : {}),
+        ...(trustProxy !== undefined ? { trustProxy } : {}),
       });
     },
   },
@@ -188,3 +194,17 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   );
   process.exit(1);
 });
+
+/** `--trust-proxy`: a hop count, or a comma-separated list of addresses and CIDRs. */
+function trustProxyOf(value: string | undefined): number | string[] | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value)) return integer('--trust-proxy', value, 0, 100);
+  const list = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  // (The handler checks each one fully when the server starts.)
+  if (list.length === 0 || list.some((a) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(a)))
+    throw new UsageError(`--trust-proxy: a hop count or addresses and CIDRs such as 10.0.0.0/8,::1, not ${value}`);
+  return list;
+}

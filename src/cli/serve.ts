@@ -16,14 +16,16 @@ import { type ServedBlog, siteOfStore } from './sites.js';
 import { blogLabel, blogsAndAdmins, userLabel } from './users.js';
 
 /**
- * The server's limits. Headers must arrive within 10 s and a whole request (1 MiB body at most) within 30 s,
- * so a slow client cannot hold a connection for Node's default 300 s; idle keep-alive connections close after
- * 5 s; at most 1000 connections at once (more are refused, not queued).
+ * The server's limits. Headers must arrive within 10 s and a whole request within 15 s (a picture upload within
+ * 120 s), so a slow client cannot hold a connection for Node's default 300 s; idle keep-alive connections close
+ * after 5 s; at most 1000 connections at once (more are refused, not queued).
  */
 export const SERVER_LIMITS = {
   headersTimeout: 10_000,
-  // The whole request, body included: a picture of maxMediaBytes (20 MiB) needs about 1.5 Mbit/s to make it.
+  // A picture upload, body included: one of maxMediaBytes (20 MiB) needs about 1.5 Mbit/s to make it.
   requestTimeout: 120_000,
+  // Every other request (a JSON body of 1 MiB at most, a comment form): a slow sender is cut off after this.
+  bodyTimeout: 15_000,
   keepAliveTimeout: 5_000,
   maxConnections: 1000,
 } as const;
@@ -41,6 +43,8 @@ export interface ServeOptions {
   cors?: readonly string[];
   /** Serve the reading site of the store's blogs (blogcore/site) beside the API. */
   site?: boolean;
+  /** The proxies whose X-Forwarded-For names the client: a hop count, or their addresses and CIDRs. */
+  trustProxy?: number | readonly string[];
   /** Serve the site of this blog only (an id or url), whatever the Host. */
   blog?: string;
   version: string;
@@ -112,6 +116,28 @@ function logRequest(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
+const UPLOAD = /^\/v3\/blogs\/[^/]+\/media\/?(\?|$)/;
+const TOO_SLOW =
+  '{"error":{"code":408,"message":"The request took too long to arrive","status":"DEADLINE_EXCEEDED","errors":[{"domain":"global","reason":"requestTimeout","message":"The request took too long to arrive"}]}}';
+
+/**
+ * Node's `requestTimeout` is the upload's (120 s): every other request must have arrived whole within
+ * `bodyTimeout`, so an anonymous POST trickled in a byte at a time holds its connection 15 s, not 120.
+ */
+function bodyDeadline(req: IncomingMessage, res: ServerResponse): void {
+  if (req.method === 'POST' && UPLOAD.test(req.url ?? '')) return;
+  const timer = setTimeout(() => {
+    if (req.complete) return;
+    if (!res.headersSent) {
+      res.writeHead(408, { 'content-type': 'application/json; charset=UTF-8', connection: 'close' });
+      res.end(TOO_SLOW);
+    }
+    req.destroy();
+  }, SERVER_LIMITS.bodyTimeout);
+  timer.unref();
+  res.once('close', () => clearTimeout(timer));
+}
+
 /**
  * A server never dies of its own logging: when whatever reads its output goes away (`blogcore serve | head`, a
  * log shipper that dies), writes fail with EPIPE, which would be an unhandled 'error' event. Logging stops instead.
@@ -129,6 +155,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
   // Checks the timeouts every second (Node's default is every 30 s).
   const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
     if (!opts.quiet) logRequest(req, res);
+    bodyDeadline(req, res);
     if (ready) ready(req, res);
     else pending.push(() => ready!(req, res));
   });
@@ -164,6 +191,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
     createHttpHandler(service, {
       authenticate: bearerAuth(driver),
       ...(opts.cors?.length ? { cors: { origin: opts.cors.includes('*') ? '*' : opts.cors } } : {}),
+      ...(opts.trustProxy !== undefined ? { trustProxy: opts.trustProxy } : {}),
       onError: logError,
     }),
   );
@@ -171,7 +199,14 @@ export async function serve(opts: ServeOptions): Promise<void> {
   // the API.
   let site: Awaited<ReturnType<typeof siteOfStore>> | undefined;
   try {
-    site = opts.site ? await siteOfStore(driver, service, { origin, blog: opts.blog, onError: logError }) : undefined;
+    site = opts.site
+      ? await siteOfStore(driver, service, {
+          origin,
+          blog: opts.blog,
+          ...(opts.trustProxy !== undefined ? { trustProxy: opts.trustProxy } : {}),
+          onError: logError,
+        })
+      : undefined;
   } catch (error) {
     server.close();
     await service.close().catch(() => undefined);

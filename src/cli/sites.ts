@@ -75,7 +75,12 @@ ${items}
 export async function siteOfStore(
   driver: StorageDriver,
   service: BlogService,
-  options: { origin: string; blog?: string; onError: (error: unknown) => void },
+  options: {
+    origin: string;
+    blog?: string;
+    trustProxy?: number | readonly string[];
+    onError: (error: unknown) => void;
+  },
 ): Promise<{ handler: Handler; blogs: ServedBlog[]; more: boolean }> {
   const limited = options.blog === undefined ? undefined : await namedBlog(service, options.blog);
   const found = limited ? [limited] : await storeBlogs(driver, service, LISTED + 1);
@@ -88,8 +93,13 @@ export async function siteOfStore(
       : `http://${url.hostname}.localhost:${origin.port}${url.pathname}`;
     return { id: b.id, name: b.name, url: b.url, local };
   });
-  const only = one ? toNodeHandler(createSite(service, { blogId: found[0]!.id, onError: options.onError })) : undefined;
-  const byHost = limited ? undefined : toNodeHandler(createSite(service, { onError: options.onError }));
+  // Behind proxies, the comment limits count the client their X-Forwarded-For names (docs/comments.md).
+  const common = {
+    onError: options.onError,
+    ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+  };
+  const only = one ? toNodeHandler(createSite(service, { blogId: found[0]!.id, ...common })) : undefined;
+  const byHost = limited ? undefined : toNodeHandler(createSite(service, common));
   const index = indexPage(blogs);
 
   const here: Handler = (req, res, next) => {

@@ -23,6 +23,8 @@ import { newId } from '../util/ids.js';
 import { labelCounterOps } from '../store/label-counts.js';
 import type { Scheduler, SchedulerOptions } from './scheduler.js';
 import { RecordCache } from './record-cache.js';
+import type { CommentGate } from './comment-gate.js';
+import { commentOptionsOf, type CommentOptions } from '../rules/comment-options.js';
 import {
   memberId,
   put,
@@ -41,7 +43,7 @@ import type { ZodMiniType } from 'zod/mini';
 import { authorOf, etagOf, links, postWire, type Links } from './wire.js';
 import type { Post } from '../schema/resources.js';
 
-export interface CoreOptions {
+export interface CoreOptions extends CommentOptions {
   driver: StorageDriver;
   /** Earlier versions kept per post or page (default 50; 0 keeps none). */
   revisionsKept?: number;
@@ -86,8 +88,14 @@ const busy = () =>
   });
 
 export class Core {
-  /** The driver, read through the collection map (src/store/record-store.ts): a read of 'posts' answers PostRecords. */
-  readonly driver: RecordStore;
+  /** The driver as opened: only open() and what runs inside it use it unguarded. */
+  private readonly store: RecordStore;
+  /**
+   * The driver, read through the collection map (src/store/record-store.ts): a read of 'posts' answers
+   * PostRecords. Until the store is open, each call of it opens the store first, so any call — a service
+   * method, a feed, an export — may be a fresh service's first (docs/design.md §24); then the driver itself.
+   */
+  driver: RecordStore;
   readonly now: () => Date;
   readonly links: Links;
   readonly events = new Emitter();
@@ -96,6 +104,10 @@ export class Core {
   readonly revisionsKept: number;
   readonly blobs: BlobStore;
   readonly maxMediaBytes: number;
+  /** The comment options (docs/design.md §25), and the counters of the comment limits in this process. */
+  readonly commentOptions: CommentOptions;
+  /** Made with the first comment limited (src/resources/comment-admission.ts), whose code loads then. */
+  commentGate: CommentGate | undefined;
   readonly keepImageMetadata: boolean;
   readonly imageWidths: readonly number[];
   private scheduler: Pick<Scheduler, 'scheduled' | 'stop'> | undefined;
@@ -104,7 +116,8 @@ export class Core {
   /** Events shared with other app servers on the same store (drivers that can `watch` it; the code loads then). */
   readonly share: Promise<EventShare> | undefined;
   private opening: Promise<void> | undefined;
-  private opened = false;
+  /** Whether the store is open (calls before it wait for it: `afterOpen`). */
+  opened = false;
   /** Users and blogs, kept right across processes through the change log (src/core/record-cache.ts). */
   private readonly cache: RecordCache;
   /**
@@ -134,7 +147,8 @@ export class Core {
   private readonly processSession: ReadSession | undefined;
 
   constructor(options: CoreOptions) {
-    this.driver = recordStore(options.driver);
+    this.store = recordStore(options.driver);
+    this.driver = afterOpen(this.store, this);
     this.processSession = options.driver.session?.();
     this.cache = new RecordCache(this.driver, () => {
       this.dueUnknown();
@@ -145,13 +159,14 @@ export class Core {
     this.now = options.now ?? (() => new Date());
     this.revisionsKept = Math.max(0, Math.floor(options.revisionsKept ?? 50));
     // Checked where media is handled (src/media/service.ts), which loads on first use.
-    this.blobs = options.blobs ?? this.driver.blobs;
+    this.blobs = options.blobs ?? this.store.blobs;
     this.maxMediaBytes = options.maxMediaBytes ?? 20 * 1024 * 1024;
+    this.commentOptions = commentOptionsOf(options);
     this.keepImageMetadata = options.keepImageMetadata === true;
     this.imageWidths = [...new Set(options.imageWidths ?? IMAGE_WIDTHS)].sort((a, b) => a - b);
     this.links = links((options.apiBaseUrl ?? '').replace(/\/+$/, ''));
-    if (typeof this.driver.watch === 'function') {
-      this.share = import('./event-share.js').then(({ EventShare }) => new EventShare(this.driver, this.events));
+    if (typeof this.store.watch === 'function') {
+      this.share = import('./event-share.js').then(({ EventShare }) => new EventShare(this.store, this.events));
       this.events.shared = true;
     }
   }
@@ -184,25 +199,30 @@ export class Core {
    * reads see the session's own writes (`session`, default a new one); otherwise this core. Everything but
    * the driver is the root's.
    */
-  withSession(session: ReadSession | undefined = this.root.driver.session?.()): Core {
+  withSession(session: ReadSession | undefined = this.root.store.session?.()): Core {
     if (!session) return this.root;
     return new Proxy(this.root, {
       get: (target, key, receiver) =>
-        key === 'driver' ? session.driver : key === 'readSession' ? session : Reflect.get(target, key, receiver),
+        key === 'driver'
+          ? afterOpen(session.driver, target)
+          : key === 'readSession'
+            ? session
+            : Reflect.get(target, key, receiver),
     });
   }
 
   private async open(): Promise<void> {
-    await this.driver.open(STORE_SCHEMA);
-    const mark = await this.driver.get('settings', LAYOUT_MARKER);
+    await this.store.open(STORE_SCHEMA);
+    const mark = await this.store.get('settings', LAYOUT_MARKER);
     // Only a store behind the current layout (or a new one) loads the upgrade's code.
     if (!(Number(mark?.doc.layout) >= STORE_LAYOUT)) {
-      await (await import('../store/upgrade.js')).upgradeStore(this.driver, mark, () => this.now().getTime());
+      await (await import('../store/upgrade.js')).upgradeStore(this.store, mark, () => this.now().getTime());
     }
     // Other instances' events are followed from here on, listened to or not: a listener added later hears
     // every write committed after its on() returned.
     if (this.share) await (await this.share).start(() => this.heardFrom);
     this.opened = true;
+    this.driver = this.store;
   }
 
   nowIso(): string {
@@ -382,7 +402,7 @@ export class Core {
       this.cache.forget(op.collection, op.id);
       if (op.type === 'put' && op.collection === 'posts' && dueTime(op.doc) !== undefined) this.dueUnknown();
     }
-    this.cache.committed(result.seq);
+    this.cache.committed(result.seq, result.previous);
     for (const listener of this.commitListeners) listener();
     if (this.scheduler) {
       for (const op of ops) if (op.type === 'put' && op.collection === 'posts') this.scheduled(op.doc);
@@ -432,7 +452,7 @@ export class Core {
    * Starts publishing on time (src/core/scheduler.ts, whose code loads now: its first look at the store comes after
    * that, so a post scheduled meanwhile is found by it); answers the function that stops it. Idempotent.
    */
-  startScheduler(options: SchedulerOptions = {}): () => void {
+  startScheduler(options: SchedulerOptions = {}, housekeeping?: () => Promise<boolean>): () => void {
     if (!this.scheduler) {
       let running: Scheduler | undefined;
       let stopped = false;
@@ -451,6 +471,7 @@ export class Core {
             {
               now: this.now,
               promoteDue: () => this.promoteDue(true),
+              ...(housekeeping ? { housekeeping } : {}),
               nextDue: async () => {
                 await this.ready();
                 const [first] = await this.driver.list({
@@ -556,7 +577,7 @@ export class Core {
     const next: PostRecord = { ...p, status: 'LIVE', rev: p.rev + 1 };
     const told = await this.event('post.published', { blogId: p.blogId, id: p.id }, () => this.adminPost(next));
     try {
-      await this.commit([put('posts', next, stored.version), ...(await labelCounterOps(this.driver, p, next))], told);
+      await this.commit([put('posts', next, stored.version), ...labelCounterOps(p, next)], told);
       this.promotions++;
     } catch (error) {
       if (!DriverConflict.is(error)) throw error;
@@ -591,4 +612,22 @@ export function checkIfMatch(ifMatch: string | undefined, id: string, rev: numbe
     return t === '*' || t === want || `"${t}"` === want;
   });
   if (!ok) throw conditionNotMet();
+}
+
+/**
+ * `driver` with each of its calls made once the store is open (close excepted): what a call reads before that
+ * would meet a driver that is not open.
+ */
+function afterOpen<D extends object>(driver: D, core: Pick<Core, 'opened' | 'ready'>): D {
+  return new Proxy(driver, {
+    get: (target, key) => {
+      const value = (target as Record<PropertyKey, unknown>)[key];
+      return typeof value === 'function'
+        ? (...args: unknown[]) =>
+            core.opened || key === 'close'
+              ? value.apply(target, args)
+              : core.ready().then(() => value.apply(target, args))
+        : value;
+    },
+  });
 }

@@ -8,7 +8,9 @@
  * again: another writer of this process touching those records waits its turn instead of racing. Writes of
  * other processes can still move a record; those retries back off with jitter (core.ts `transact`).
  *
- * A lane is a record (`collection/id`) or a key of a unique index (two posts claiming one path).
+ * A lane is a record (`collection/id`) or a key of a unique index (two posts claiming one path). Adds to counters
+ * (a label's, a day's page views) need none: they read nothing and never conflict, so writers sharing a counter
+ * commit side by side.
  */
 import type { WriteOp } from '../store/driver.js';
 import { STORE_SCHEMA } from '../store/schema.js';
@@ -21,6 +23,7 @@ const UNIQUE = new Map(
 export function lanesOf(ops: readonly WriteOp[]): string[] {
   const out = new Set<string>();
   for (const op of ops) {
+    if (op.type === 'add') continue;
     out.add(`${op.collection}/${op.id}`);
     if (op.type !== 'put') continue;
     for (const index of UNIQUE.get(op.collection) ?? [])

@@ -106,9 +106,12 @@ export class RecordCache {
     this.map.delete(key);
   }
 
-  /** This process committed `seq`: if nothing came between, the cache is still current after it. */
-  committed(seq: number): void {
-    if (this.seen === seq - 1) this.seen = seq;
+  /**
+   * This process committed `seq` (`previous`: the log's newest seq below it): if nothing came between, the cache
+   * is still current after it.
+   */
+  committed(seq: number, previous = seq - 1): void {
+    if (this.seen === previous) this.seen = seq;
   }
 
   private async follow(): Promise<void> {

@@ -22,11 +22,15 @@ export interface SchedulerHost {
   nextDue(): Promise<string | undefined>;
   /** Makes every due post LIVE (emitting `post.published` for each this process promoted). */
   promoteDue(): Promise<number>;
+  /** The store's housekeeping (spam and client addresses past their time), a batch a look; true when more is left. */
+  housekeeping?(): Promise<boolean>;
 }
 
 /** setTimeout's own limit (a longer delay fires at once). */
 const MAX_TIMEOUT = 2 ** 31 - 1;
 const RETRY_MS = 5_000;
+/** The next look when housekeeping left more to do. */
+const MORE_MS = 1_000;
 
 export class Scheduler {
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -76,19 +80,35 @@ export class Scheduler {
     (this.timer as { unref?: () => void }).unref?.();
   }
 
+  /** The housekeeping's batch; its failure is reported and tried again at the next look, never stops publishing. */
+  private async tidy(): Promise<boolean> {
+    try {
+      return (await this.host.housekeeping?.()) === true;
+    } catch (error) {
+      this.report(error);
+      return false;
+    }
+  }
+
+  private report(error: unknown): void {
+    try {
+      this.options.onError?.(error);
+    } catch {
+      // A failing logger must not stop the scheduler.
+    }
+  }
+
   /** Promotes what is due, then arms for the next due post (one look at a time). */
   private look(): Promise<void> {
     this.running ??= (async () => {
       try {
         await this.host.promoteDue();
+        const more = await this.tidy();
         const next = await this.host.nextDue();
-        this.arm(Math.min(next === undefined ? Infinity : Date.parse(next), this.pending));
+        const soon = more ? this.host.now().getTime() + MORE_MS : Infinity;
+        this.arm(Math.min(next === undefined ? Infinity : Date.parse(next), this.pending, soon));
       } catch (error) {
-        try {
-          this.options.onError?.(error);
-        } catch {
-          // A failing logger must not stop the scheduler.
-        }
+        this.report(error);
         this.arm(Math.min(this.host.now().getTime() + RETRY_MS, this.pending));
       } finally {
         this.pending = Infinity;

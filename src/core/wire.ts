@@ -1,6 +1,6 @@
 /** Records -> the JSON resources of the Blogger v3 wire (docs/design.md §7), shaped for a view. */
 import { shortHash } from '../util/ids.js';
-import { seesDrafts, seesHeldComments } from '../rules/access.js';
+import { seesClientAddress, seesDrafts, seesHeldComments } from '../rules/access.js';
 import type { BlogRecord, CommentRecord, PageRecord, PostRecord, UserRecord } from '../store/records.js';
 import type { Role } from '../schema/schemas.js';
 import type { Author, Post, Page, Comment, Blog, User, BlogUserInfo } from '../schema/resources.js';
@@ -120,6 +120,8 @@ export function commentWire(c: CommentRecord, author: Author, view: Role, fetchB
     ...(fetchBody ? { content: c.content } : {}),
     author,
     ...(seesHeldComments(view) ? { status: c.status } : {}),
+    // Where an anonymous comment came from is for the blog's ADMINs alone (docs/design.md §25).
+    ...(c.clientAddress !== undefined && seesClientAddress(view) ? { clientAddress: c.clientAddress } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
  * No Node built-ins here: this module bundles for any runtime.
  */
 import { BlogError } from '../util/errors.js';
+import { commentRate, tooManyComments } from '../rules/comments.js';
 import { internalsOf } from '../service/internals.js';
 import { once } from './idempotency.js';
 import { fetchIncoming, readRequestBody, tooLarge } from '../web/body.js';
@@ -31,12 +32,14 @@ import { pathSegments, splitTarget } from '../web/target.js';
 import { KEPT_BYTES, KEPT_OPS, KeptResponses, type KeptResponse, normalizedQuery } from './kept.js';
 import { etagMatches } from '../web/conditional.js';
 import { methodNotAllowed, onlyGetOrHead } from '../web/methods.js';
+import { type ClientAddressOptions, clientAddressResolver, clientOf } from '../web/client-address.js';
 
 export { toNodeHandler, type NodeHandler, type NodeRequestLike, type NodeResponseLike } from '../web/node.js';
 export { ROUTES, type HttpMethod, type ParamKind, type Route } from './routes.js';
 export { openApiDocument } from './openapi.js';
 export type { RequestHead } from '../web/head.js';
 export type { CorsOptions } from './respond.js';
+export type { ClientAddressOptions, TrustProxy } from '../web/client-address.js';
 
 /** Who is calling: a user id of the service, or `null` for an anonymous reader. */
 export interface Actor {
@@ -48,7 +51,7 @@ export interface ScopableService {
   as(actor: Actor | null): object;
 }
 
-export interface HttpHandlerOptions {
+export interface HttpHandlerOptions extends ClientAddressOptions {
   /**
    * Who the request comes from: `{ userId }`, or `null` for anonymous. Throw a `BlogError` (e.g. 401
    * `authError`) to answer with it; anything else thrown is a 500 `backendError`. Default: everyone is anonymous.
@@ -109,10 +112,12 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
   const maxMediaBytes = internalsOf(service)?.core.maxMediaBytes;
   const cors = options.cors === true ? {} : options.cors || undefined;
   const { authenticate, onError } = options;
+  const addressOf = clientAddressResolver(options);
   let anonymous: object | undefined;
   let openApiText: string | undefined;
   const users = new Map<string, object>();
   const kept = keptFor(service, options.keptResponses);
+  const core = internalsOf(service)?.core;
 
   const run = async (incoming: IncomingLike): Promise<Outgoing> => {
     const corsHeaders = cors ? corsFor(cors, incoming) : undefined;
@@ -159,6 +164,21 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
       }
     }
     return scoped as Record<string, Record<string, (p: unknown) => Promise<unknown>>>;
+  }
+
+  /**
+   * An anonymous comment whose address is over its limit is refused here, before its body is read or parsed:
+   * the limiter's peek, taking nothing (the call takes the token), answers the seconds to wait. Not with an
+   * Idempotency-Key, whose retry of a stored comment gets that comment.
+   */
+  function floodWait(incoming: IncomingLike): number | undefined {
+    if (!core || incoming.header('idempotency-key') !== null) return undefined;
+    const address = addressOf(incoming);
+    const limit =
+      address === undefined
+        ? undefined
+        : commentRate({ kind: 'anonymous', role: null }, address, core.commentOptions.commentLimits);
+    return limit && core.commentGate?.refuses(limit.key, core.now().getTime());
   }
 
   /** `{basePath}/openapi.json`: the document of these routes (src/http/openapi.ts), built once. */
@@ -216,6 +236,10 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     const actor = authenticate ? await authenticate(incoming.head()) : null;
     if (actor != null && (typeof actor !== 'object' || typeof actor.userId !== 'string')) {
       throw new TypeError('authenticate() must return { userId: string } or null');
+    }
+    if (route.client && actor == null) {
+      const wait = floodWait(incoming);
+      if (wait !== undefined) return refusal(wait, corsHeaders);
     }
 
     // A kept answer, once the store is known not to have changed since it was kept (src/http/kept.ts).
@@ -285,7 +309,18 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
           locationType: 'body',
         });
       }
-      params.body = body;
+      if (!route.bodyFields) params.body = body;
+      else if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+        // The path's parameters stand: a body naming another blog does not move the call there.
+        for (const [k, v] of Object.entries(body)) if (!(k in match.params)) params[k] = v;
+      } else
+        throw new BlogError({
+          code: 400,
+          reason: 'invalid',
+          message: 'The request body must be a JSON object',
+          location: 'body',
+          locationType: 'body',
+        });
     }
     if (route.ifMatch) {
       const ifMatch = incoming.header('if-match');
@@ -299,7 +334,10 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     // A namespace may be nested (`posts.revisions`).
     let api: Record<string, unknown> = scoped;
     for (const part of route.op[0].split('.')) api = api[part] as Record<string, unknown>;
-    const call = () => (api[route.op[1]] as (p: unknown) => Promise<unknown>)(params);
+    // Who sent it, for the comment limits (not part of an Idempotency-Key's fingerprint: a retry may come from elsewhere).
+    const client = route.client ? clientOf(incoming, addressOf) : undefined;
+    const call = () =>
+      (api[route.op[1]] as (p: unknown) => Promise<unknown>)(client ? { ...params, ...client } : params);
     const key = route.idempotent ? incoming.header('idempotency-key') : null;
     const inner = internalsOf(scoped);
     // An upload's bytes are its id (the same picture answers the same media): its key stands for its headers.
@@ -356,6 +394,22 @@ function keptOut(hit: KeptResponse, incoming: IncomingLike, corsHeaders: Record<
   const text = incoming.method === 'HEAD' ? null : hit.body;
   if (corsHeaders) return { status: 200, headers: { ...hit.headers, ...corsHeaders }, text };
   return { status: 200, headers: hit.headers as Record<string, string>, head: hit.head, text };
+}
+
+/** The 429s of refused floods by their Retry-After, each built once: a refusal builds no error and no JSON. */
+const refusals = new Map<number, Outgoing>();
+
+function refusal(wait: number, corsHeaders: Record<string, string> | undefined): Outgoing {
+  if (corsHeaders) return errorOut(tooManyComments(wait), corsHeaders);
+  let out = refusals.get(wait);
+  if (!out) {
+    const { headers, text } = errorOut(tooManyComments(wait), undefined);
+    const body = encoder.encode(text as string);
+    const head = [...Object.entries(headers).flat(), 'content-length', String(body.byteLength)];
+    out = { status: 429, headers, head, text: body };
+    if (refusals.size < 100) refusals.set(wait, out);
+  }
+  return out;
 }
 
 const routeNotFound = () => new BlogError({ code: 404, reason: 'notFound', message: 'Not Found: no such route' });

@@ -42,6 +42,15 @@ const RESOURCES: Record<string, { kind: string; item?: string }> = {
   MediaList: { kind: 'blogcore#mediaList', item: 'Media' },
 };
 
+/** Answers that are not resources (no `kind`): their schemas as they are. */
+const RESULTS: Record<string, JsonSchema> = {
+  CommentsModerateResult: {
+    type: 'object',
+    required: ['handled'],
+    properties: { handled: { type: 'integer', minimum: 0 }, nextPageToken: { type: 'string' } },
+  },
+};
+
 /** The component a route answers: by namespace, `…List` for lists, the rest by their method. */
 function resourceOf([ns, method]: Route['op']): string {
   const special: Record<string, string> = {
@@ -53,6 +62,7 @@ function resourceOf([ns, method]: Route['op']): string {
     'labels.list': 'LabelList',
     'changes.list': 'ChangeList',
     'comments.listByBlog': 'CommentList',
+    'comments.moderate': 'CommentsModerateResult',
     'posts.search': 'PostList',
     'posts.revisions.restore': 'Post',
     'pages.revisions.restore': 'Page',
@@ -68,7 +78,7 @@ function resourceOf([ns, method]: Route['op']): string {
     media: 'Media',
   }[ns];
   const name = special[`${ns}.${method}`] ?? (base && (method === 'list' ? `${base}List` : base));
-  if (!name || !RESOURCES[name]) throw new Error(`openapi: no resource for ${ns}.${method}`);
+  if (!name || !(RESOURCES[name] || RESULTS[name])) throw new Error(`openapi: no resource for ${ns}.${method}`);
   return name;
 }
 
@@ -104,6 +114,14 @@ function operationSchema(route: Route): JsonSchema {
   // What a caller may send (the input side: enums before their values are normalised, lists before splitting).
   const { $schema: _, ...json } = toJSONSchema(found, { io: 'input' }) as JsonSchema;
   return json;
+}
+
+/** A body whose fields are the operation's parameters: its schema without the path's. */
+function bodyFieldsOf(json: JsonSchema, route: Route): JsonSchema {
+  const inPath = new Set([...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!));
+  const properties = Object.fromEntries(Object.entries(propertiesOf(json)).filter(([k]) => !inPath.has(k)));
+  const required = ((json.required ?? []) as string[]).filter((k) => !inPath.has(k));
+  return { ...json, properties, required };
 }
 
 const propertiesOf = (json: JsonSchema) => (json.properties ?? {}) as Record<string, JsonSchema>;
@@ -186,7 +204,17 @@ function operation(route: Route): Doc {
       ? {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: props.body ?? { type: 'object' } } },
+            ...(route.method === 'PATCH'
+              ? {
+                  description:
+                    'The fields to change; the others stay. `null` clears a field (as an update without it would).',
+                }
+              : {}),
+            content: {
+              'application/json': {
+                schema: route.bodyFields ? bodyFieldsOf(json, route) : (props.body ?? { type: 'object' }),
+              },
+            },
           },
         }
       : {}),
@@ -304,6 +332,7 @@ export function openApiDocument(basePath = '/v3'): Doc {
     components: {
       schemas: {
         ...Object.fromEntries(Object.entries(RESOURCES).map(([name, r]) => [name, resourceSchema(r)])),
+        ...RESULTS,
         Error: {
           type: 'object',
           required: ['error'],

@@ -30,14 +30,10 @@ export function errorOut(error: BlogError, corsHeaders: Record<string, string> |
     'x-content-type-options': 'nosniff',
     ...corsHeaders,
   };
-  const { allow, contentRange, retryAfter } = error as BlogError & {
-    allow?: string;
-    contentRange?: string;
-    retryAfter?: string;
-  };
+  const { allow, contentRange } = error as BlogError & { allow?: string; contentRange?: string };
   if (allow) headers.allow = allow;
   if (contentRange) headers['content-range'] = contentRange;
-  if (retryAfter) headers['retry-after'] = retryAfter;
+  if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter);
   // A refused upload may still be arriving: close the connection rather than read it to the end.
   if (error.code === 413) headers.connection = 'close';
   return { status: error.code, headers, text: `${JSON.stringify(error.toJSON(), null, 2)}\n` };
@@ -64,7 +60,7 @@ export function corsFor(cors: CorsOptions, incoming: IncomingLike): Record<strin
   if (!ok) return undefined;
   const headers: Record<string, string> = {
     'access-control-allow-origin': rule === '*' && !cors.credentials ? '*' : origin,
-    'access-control-expose-headers': `etag, ${CONSISTENCY_TOKEN}, ${COLLAB_HEADERS}`,
+    'access-control-expose-headers': `etag, retry-after, ${CONSISTENCY_TOKEN}, ${COLLAB_HEADERS}`,
   };
   if (headers['access-control-allow-origin'] !== '*') headers.vary = 'Origin';
   if (cors.credentials) headers['access-control-allow-credentials'] = 'true';

@@ -20,6 +20,8 @@ export interface Route {
   query: Readonly<Record<string, ParamKind>>;
   /** The request carries a JSON resource (`body`). */
   body?: boolean;
+  /** The JSON body's fields are the operation's parameters themselves (beside the path's), not its `body`. */
+  bodyFields?: true;
   /** The request body is raw bytes streamed to the operation as `body` (media uploads; own size limit). */
   upload?: true;
   /** The operation accepts `ifMatch` (HTTP `If-Match`). */
@@ -34,6 +36,8 @@ export interface Route {
   extension?: true;
   /** A shared document's route: bytes in and out (src/http/collab.ts), not JSON. */
   collab?: true;
+  /** The operation is told who sent it: `clientAddress`, `userAgent`, `referrer` (docs/design.md §25). */
+  client?: true;
 }
 
 const postRead = { fetchBody: 'bool', fetchImages: 'bool', maxComments: 'int', view: 'string' } as const;
@@ -200,6 +204,7 @@ export const ROUTES: readonly Route[] = [
     body: true,
     idempotent: true,
     extension: true,
+    client: true,
   },
   {
     method: 'GET',
@@ -207,6 +212,15 @@ export const ROUTES: readonly Route[] = [
     op: ['comments', 'listByBlog'],
     query: { ...commentList, post: 'string' },
     etag: true,
+  },
+  {
+    method: 'POST',
+    path: `${B}/comments/moderate`,
+    op: ['comments', 'moderate'],
+    query: {},
+    body: true,
+    bodyFields: true,
+    extension: true,
   },
   { method: 'GET', path: C, op: ['comments', 'get'], query: { view: 'string' } },
   { method: 'DELETE', path: C, op: ['comments', 'delete'], query: {}, noContent: true },

@@ -161,6 +161,58 @@ const MEDIA_KEYS = [
   'source',
 ] as const satisfies readonly (keyof MediaRecord)[];
 
+/** Why `check` refused its input (a BlogError's message), or undefined when it passed. */
+function checked(check: () => unknown): string | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (error) {
+    if (!BlogError.is(error)) throw error;
+    return error.message;
+  }
+}
+
+/** A post or page line, checked as `posts.update` / `pages.update` check their bodies. */
+function contentRecordOf(core: Core, type: 'post' | 'page', r: Record<string, unknown>): Line | string {
+  const states: readonly unknown[] = type === 'post' ? POST_STATUSES : PAGE_STATUSES;
+  if (!states.includes(r.status)) return `unknown ${type} status ${String(r.status)}`;
+  if (!str(r.title) || !str(r.content) || !str(r.authorId) || !isoTime(r.updated as string))
+    return `${type} without title, content, authorId or updated`;
+  if (r.path !== undefined && !(str(r.path) && r.path.startsWith('/'))) return `${type} path must start with /`;
+  if (type === 'page') {
+    const page = pick<PageRecord>(r, PAGE_KEYS);
+    return (
+      checked(() =>
+        core.parse(params.pagesUpdate, {
+          blogId: 'b',
+          pageId: page.id,
+          body: { title: page.title, content: page.content },
+        }),
+      ) ?? {
+        type: 'page',
+        record: page,
+      }
+    );
+  }
+  if (!(Array.isArray(r.labels) && r.labels.every(str))) return 'post labels must be strings';
+  const post = pick<PostRecord>(r, POST_KEYS);
+  const { title, content, titleLink, customMetaData, location } = post;
+  const body = {
+    title,
+    content,
+    titleLink,
+    customMetaData,
+    location,
+    readerComments: post.readerComments ?? 'ALLOW',
+  };
+  return (
+    checked(() => core.parse(params.postsUpdate, { blogId: 'b', postId: post.id, body })) ?? {
+      type: 'post',
+      record: post,
+    }
+  );
+}
+
 /**
  * One line of the file as a record, checked like any other input: the fields of its kind only, each value
  * through the service's own schema for it (a post's fields as `posts.update` checks them); else why it is skipped.
@@ -170,15 +222,6 @@ function recordOf(core: Core, l: Line): Line | string {
   const r = l.record as unknown as Record<string, unknown>;
   if (!r || typeof r !== 'object' || !str(r.id) || !r.id) return 'record without an id';
   if (!ID.test(r.id)) return 'record id with characters other than letters, digits and . _ @ : -';
-  const checked = (check: () => unknown): string | undefined => {
-    try {
-      check();
-      return undefined;
-    } catch (error) {
-      if (!BlogError.is(error)) throw error;
-      return error.message;
-    }
-  };
   switch (l.type) {
     case 'user': {
       const u = pick<UserRecord>(r, ['id', 'displayName', 'url', 'about', 'created']);
@@ -194,45 +237,8 @@ function recordOf(core: Core, l: Line): Line | string {
         ? { type: 'member', record: pick<MemberRecord>(r, ['id', 'userId', 'role']) }
         : 'member without userId and role';
     case 'post':
-    case 'page': {
-      const states: readonly unknown[] = l.type === 'post' ? POST_STATUSES : PAGE_STATUSES;
-      if (!states.includes(r.status)) return `unknown ${l.type} status ${String(r.status)}`;
-      if (!str(r.title) || !str(r.content) || !str(r.authorId) || !isoTime(r.updated as string))
-        return `${l.type} without title, content, authorId or updated`;
-      if (r.path !== undefined && !(str(r.path) && r.path.startsWith('/'))) return `${l.type} path must start with /`;
-      if (l.type === 'page') {
-        const page = pick<PageRecord>(r, PAGE_KEYS);
-        return (
-          checked(() =>
-            core.parse(params.pagesUpdate, {
-              blogId: 'b',
-              pageId: page.id,
-              body: { title: page.title, content: page.content },
-            }),
-          ) ?? {
-            type: 'page',
-            record: page,
-          }
-        );
-      }
-      if (!(Array.isArray(r.labels) && r.labels.every(str))) return 'post labels must be strings';
-      const post = pick<PostRecord>(r, POST_KEYS);
-      const { title, content, titleLink, customMetaData, location } = post;
-      const body = {
-        title,
-        content,
-        titleLink,
-        customMetaData,
-        location,
-        readerComments: post.readerComments ?? 'ALLOW',
-      };
-      return (
-        checked(() => core.parse(params.postsUpdate, { blogId: 'b', postId: post.id, body })) ?? {
-          type: 'post',
-          record: post,
-        }
-      );
-    }
+    case 'page':
+      return contentRecordOf(core, l.type, r);
     case 'comment': {
       if (!(COMMENT_STATUSES as readonly unknown[]).includes(r.status))
         return `unknown comment status ${String(r.status)}`;
@@ -268,6 +274,30 @@ function recordOf(core: Core, l: Line): Line | string {
   }
 }
 
+/** The blog of the file's header, opened with its owner (when the file names them). */
+function openBlogOf(restorer: Restorer, b: BlogRecord, users: Map<string, UserRecord>) {
+  return restorer.openBlog(
+    {
+      id: b.id,
+      name: b.name,
+      description: str(b.description) ? b.description : '',
+      url: restorer.blogUrl(b.url),
+      locale:
+        b.locale && typeof b.locale === 'object'
+          ? {
+              language: String(b.locale.language ?? 'en'),
+              country: String(b.locale.country ?? ''),
+              variant: String(b.locale.variant ?? ''),
+            }
+          : { language: 'en', country: '', variant: '' },
+      ...(str(b.customMetaData) ? { customMetaData: b.customMetaData } : {}),
+      ...(isoTime(b.published) ? { published: isoTime(b.published)! } : {}),
+      ...(isoTime(b.updated) ? { updated: isoTime(b.updated)! } : {}),
+    },
+    users.get(b.ownerId),
+  );
+}
+
 export async function importJson(restorer: Restorer, chunks: AsyncIterable<string>): Promise<void> {
   let fileBlog: BlogRecord | undefined;
   const users = new Map<string, UserRecord>();
@@ -276,30 +306,7 @@ export async function importJson(restorer: Restorer, chunks: AsyncIterable<strin
     if (pending) await restorer.comments(pending.postId, pending.list);
     pending = undefined;
   };
-  const open = async () => {
-    if (restorer.blog) return restorer.blog;
-    const b = fileBlog!;
-    return restorer.openBlog(
-      {
-        id: b.id,
-        name: b.name,
-        description: str(b.description) ? b.description : '',
-        url: restorer.blogUrl(b.url),
-        locale:
-          b.locale && typeof b.locale === 'object'
-            ? {
-                language: String(b.locale.language ?? 'en'),
-                country: String(b.locale.country ?? ''),
-                variant: String(b.locale.variant ?? ''),
-              }
-            : { language: 'en', country: '', variant: '' },
-        ...(str(b.customMetaData) ? { customMetaData: b.customMetaData } : {}),
-        ...(isoTime(b.published) ? { published: isoTime(b.published)! } : {}),
-        ...(isoTime(b.updated) ? { updated: isoTime(b.updated)! } : {}),
-      },
-      users.get(b.ownerId),
-    );
-  };
+  const open = async () => restorer.blog ?? openBlogOf(restorer, fileBlog!, users);
   const items = records(chunks)[Symbol.asyncIterator]();
   /** A line read past a picture's bytes, handed back to the loop. */
   let back: Awaited<ReturnType<typeof items.next>> | undefined;
@@ -373,33 +380,41 @@ export async function importJson(restorer: Restorer, chunks: AsyncIterable<strin
     }
     await flush();
     await authorOf(l.record.authorId);
-    const times = {
-      updated: isoTime(l.record.updated)!,
-      ...(isoTime(l.record.published) ? { published: isoTime(l.record.published)! } : { published: undefined }),
-      ...(isoTime(l.record.trashed) ? { trashed: isoTime(l.record.trashed)! } : { trashed: undefined }),
-      rev: Number.isInteger(l.record.rev) && l.record.rev > 0 ? l.record.rev : 1,
-    };
-    if (l.type === 'post') {
-      const p = l.record;
-      await restorer.post(
-        {
-          ...p,
-          ...times,
-          blogId: blog.id,
-          labels: cleanLabels(p.labels),
-          readerComments: (READER_COMMENTS as readonly string[]).includes(p.readerComments)
-            ? p.readerComments
-            : 'ALLOW',
-          liveComments: 0,
-          allComments: 0,
-        },
-        source,
-      );
-    } else {
-      await restorer.page({ ...l.record, ...times, blogId: blog.id }, source);
-    }
+    await restoreContent(restorer, blog.id, l, source);
   }
   await flush();
   if (!fileBlog) throw badFile('Not a blogcore-json file: no header');
   await open();
+}
+
+/** A post or page line stored: its times read as the file gives them, a post's labels and comment setting checked. */
+async function restoreContent(
+  restorer: Restorer,
+  blogId: string,
+  l: Extract<Line, { type: 'post' | 'page' }>,
+  source: string,
+): Promise<void> {
+  const times = {
+    updated: isoTime(l.record.updated)!,
+    ...(isoTime(l.record.published) ? { published: isoTime(l.record.published)! } : { published: undefined }),
+    ...(isoTime(l.record.trashed) ? { trashed: isoTime(l.record.trashed)! } : { trashed: undefined }),
+    rev: Number.isInteger(l.record.rev) && l.record.rev > 0 ? l.record.rev : 1,
+  };
+  if (l.type === 'post') {
+    const p = l.record;
+    await restorer.post(
+      {
+        ...p,
+        ...times,
+        blogId,
+        labels: cleanLabels(p.labels),
+        readerComments: (READER_COMMENTS as readonly string[]).includes(p.readerComments) ? p.readerComments : 'ALLOW',
+        liveComments: 0,
+        allComments: 0,
+      },
+      source,
+    );
+  } else {
+    await restorer.page({ ...l.record, ...times, blogId }, source);
+  }
 }

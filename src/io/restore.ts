@@ -325,7 +325,7 @@ export class Restorer {
       if (!record.path) record = await withPath(this.core, kind, record, true);
       try {
         // An imported post moves its labels' counters in the same commit (src/store/label-counts.ts).
-        const counters = collection === 'posts' ? await labelCounterOps(this.core.driver, undefined, record) : [];
+        const counters = collection === 'posts' ? labelCounterOps(undefined, record) : [];
         await this.core.commit([
           put(collection, record, 0),
           ...counters,

@@ -4,6 +4,7 @@
  * for travels as meta: `blogcore_path` keeps urls, `blogcore_status` marks an EMPTIED comment.
  */
 import {
+  type BlogRecord,
   type Core,
   type CommentRecord,
   type MediaRecord,
@@ -57,33 +58,36 @@ export async function* exportWxr(core: Core, blogId: string): AsyncGenerator<str
   };
   const yield_: string[] = [];
   for await (const p of posts(core, blogId)) {
-    const text = await item(p, 'post', ++wpId, await login(p.authorId));
+    const text = item(blog, p, 'post', ++wpId, await login(p.authorId));
     const comments: string[] = [];
     const numbers = new Map<string, number>();
     for await (const c of commentsOf(core, p)) {
       numbers.set(c.id, ++commentId);
-      comments.push(await comment(c, commentId, c.inReplyTo ? (numbers.get(c.inReplyTo) ?? 0) : 0));
+      const u = c.authorId ? await userOf(c.authorId) : undefined;
+      comments.push(comment(c, u, commentId, c.inReplyTo ? (numbers.get(c.inReplyTo) ?? 0) : 0));
     }
     yield* yield_.splice(0);
     yield `${text}${comments.join('')}\t</item>\n`;
   }
   for await (const p of pages(core, blogId)) {
-    const text = await item(p, 'page', ++wpId, await login(p.authorId));
+    const text = item(blog, p, 'page', ++wpId, await login(p.authorId));
     yield* yield_.splice(0);
     yield `${text}\t</item>\n`;
   }
   // Pictures as WordPress attachments: its importer downloads each from its attachment url.
   for await (const m of media(core, blogId)) {
-    const text = attachment(m, ++wpId, await login(m.authorId));
+    const text = attachment(core, blog, m, ++wpId, await login(m.authorId));
     yield* yield_.splice(0);
     yield text;
   }
   yield '</channel>\n</rss>\n';
+}
 
-  function attachment(m: MediaRecord, id: number, by: string): string {
-    // An absolute url (media urls are relative when the service has no apiBaseUrl: then the blog's origin serves them).
-    const url = new URL(core.links.media(m.blogId, m.sha256, m.filename), blog.url).href;
-    return `\t<item>
+/** A picture as a WordPress attachment item. */
+function attachment(core: Core, blog: BlogRecord, m: MediaRecord, id: number, by: string): string {
+  // An absolute url (media urls are relative when the service has no apiBaseUrl: then the blog's origin serves them).
+  const url = new URL(core.links.media(m.blogId, m.sha256, m.filename), blog.url).href;
+  return `\t<item>
 \t\t<title>${esc(m.filename)}</title>
 \t\t<link>${esc(url)}</link>
 \t\t<pubDate>${rfc822(m.published)}</pubDate>
@@ -103,15 +107,17 @@ export async function* exportWxr(core: Core, blogId: string): AsyncGenerator<str
 \t\t<wp:attachment_url>${esc(url)}</wp:attachment_url>
 ${m.alt ? meta('_wp_attachment_image_alt', m.alt) : ''}\t</item>
 `;
-  }
+}
 
-  async function item(p: PostRecord | PageRecord, type: 'post' | 'page', id: number, by: string): Promise<string> {
-    const url = p.path ? publicUrl(blog, p.path) : `${base}/?p=${id}`;
-    const labels = 'labels' in p ? p.labels : [];
-    const slug = p.path ? p.path.replace(/^.*\//, '').replace(/\.html$/, '') : slugify(p.title, type);
-    // WordPress's 'open': the public may add comments.
-    const open = 'readerComments' in p && mayComment(p.readerComments, null) ? 'open' : 'closed';
-    return `\t<item>
+/** A post or page as a WordPress item, up to its comments (the caller closes it). */
+function item(blog: BlogRecord, p: PostRecord | PageRecord, type: 'post' | 'page', id: number, by: string): string {
+  const base = blog.url.replace(/\/$/, '');
+  const url = p.path ? publicUrl(blog, p.path) : `${base}/?p=${id}`;
+  const labels = 'labels' in p ? p.labels : [];
+  const slug = p.path ? p.path.replace(/^.*\//, '').replace(/\.html$/, '') : slugify(p.title, type);
+  // WordPress's 'open': the public may add comments.
+  const open = 'readerComments' in p && mayComment(p.readerComments, null) ? 'open' : 'closed';
+  return `\t<item>
 \t\t<title>${esc(p.title)}</title>
 \t\t<link>${esc(url)}</link>
 \t\t<pubDate>${p.published ? rfc822(p.published) : ''}</pubDate>
@@ -135,11 +141,11 @@ ${m.alt ? meta('_wp_attachment_image_alt', m.alt) : ''}\t</item>
 \t\t<wp:post_password></wp:post_password>
 \t\t<wp:is_sticky>0</wp:is_sticky>
 ${labels.map((l) => `\t\t<category domain="post_tag" nicename="${esc(slugify(l, 'tag'))}">${cdata(l)}</category>\n`).join('')}${p.path ? meta('blogcore_path', p.path) : ''}${meta('blogcore_id', p.id)}`;
-  }
+}
 
-  async function comment(c: CommentRecord, id: number, parent: number): Promise<string> {
-    const u = c.authorId ? await userOf(c.authorId) : undefined;
-    return `\t\t<wp:comment>
+/** A comment as WordPress writes it inside its item; `u` is its signed-in author, if any. */
+function comment(c: CommentRecord, u: UserRecord | undefined, id: number, parent: number): string {
+  return `\t\t<wp:comment>
 \t\t\t<wp:comment_id>${id}</wp:comment_id>
 \t\t\t<wp:comment_author>${cdata(u?.displayName ?? c.authorName ?? 'Anonymous')}</wp:comment_author>
 \t\t\t<wp:comment_author_email></wp:comment_author_email>
@@ -154,7 +160,6 @@ ${labels.map((l) => `\t\t<category domain="post_tag" nicename="${esc(slugify(l, 
 \t\t\t<wp:comment_user_id>0</wp:comment_user_id>
 ${c.status === 'EMPTIED' ? `\t\t\t<wp:commentmeta>\n\t\t\t\t<wp:meta_key>blogcore_status</wp:meta_key>\n\t\t\t\t<wp:meta_value>EMPTIED</wp:meta_value>\n\t\t\t</wp:commentmeta>\n` : ''}\t\t</wp:comment>
 `;
-  }
 }
 
 function meta(key: string, value: string): string {

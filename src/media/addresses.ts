@@ -3,12 +3,7 @@
  * shared (CGNAT), multicast or reserved ranges, nor IPv6 forms that lead to them (mapped, NAT64, ULA), unless
  * the host is allowed. Checked on the address a connection actually goes to, at every hop of a redirect.
  */
-
-function v4(ip: string): number[] | undefined {
-  const parts = ip.split('.');
-  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)) return undefined;
-  return parts.map(Number);
-}
+import { v4, v6 } from '../util/addresses.js';
 
 function privateV4([a, b]: number[]): boolean {
   return (
@@ -22,29 +17,6 @@ function privateV4([a, b]: number[]): boolean {
     (a === 198 && (b === 18 || b === 19)) ||
     a! >= 224
   );
-}
-
-/** The 8 groups of an IPv6 address (with an embedded IPv4 tail expanded), or undefined. */
-function v6(ip: string): number[] | undefined {
-  let text = ip
-    .replace(/^\[|\]$/g, '')
-    .split('%')[0]!
-    .toLowerCase();
-  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (tail) {
-    const q = v4(tail[1]!);
-    if (!q) return undefined;
-    text = `${text.slice(0, -tail[1]!.length)}${((q[0]! << 8) | q[1]!).toString(16)}:${((q[2]! << 8) | q[3]!).toString(16)}`;
-  }
-  const halves = text.split('::');
-  if (halves.length > 2) return undefined;
-  const head = halves[0] ? halves[0].split(':') : [];
-  const rest = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
-  const missing = 8 - head.length - rest.length;
-  if ((halves.length === 1 && missing !== 0) || missing < 0) return undefined;
-  const groups = [...head, ...Array(halves.length === 2 ? missing : 0).fill('0'), ...rest];
-  if (!groups.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return undefined;
-  return groups.map((g) => Number.parseInt(g, 16));
 }
 
 /** Whether an IP address (v4 or v6 text) is one an import must not reach unless its host is allowed. */

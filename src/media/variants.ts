@@ -85,10 +85,12 @@ const waiting: Array<() => void> = [];
 const inFlight = new Map<string, Promise<Uint8Array>>();
 
 const busy = () =>
-  Object.assign(
-    new BlogError({ code: 503, reason: 'backendError', message: 'Too many pictures are being resized; try again' }),
-    { retryAfter: '1' },
-  );
+  new BlogError({
+    code: 503,
+    reason: 'backendError',
+    message: 'Too many pictures are being resized; try again',
+    retryAfter: 1,
+  });
 
 async function turn<T>(work: () => Promise<T>): Promise<T> {
   if (making >= MAKING) {

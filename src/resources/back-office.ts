@@ -8,7 +8,7 @@
  */
 export { blogAdminApi } from './blog-admin.js';
 export { changesApi } from './changes.js';
-export { commentModerationApi } from './comment-moderation.js';
+export { commentModerationApi, sweepComments } from './comment-moderation.js';
 export { labelsApi } from './labels.js';
 export { mediaApi } from '../media/service.js';
 export { membersApi } from './members.js';

@@ -158,7 +158,7 @@ export function changesApi(core: Core, actor: Actor) {
       });
 
       if (token.p !== 'log') {
-        const { items, next } = await snapshotPage(p.blogId, view, token.p, token.k, max);
+        const { items, next } = await snapshotPage(core, actor, p.blogId, view, token.p, token.k, max);
         if (next) return answer(items, { ...token, k: next });
         const after = PHASES[PHASES.indexOf(token.p) + 1];
         return answer(items, after ? { v: code, e: token.e, p: after } : undefined);
@@ -166,12 +166,12 @@ export function changesApi(core: Core, actor: Actor) {
 
       const deadline = Date.now() + (p.wait ?? 0) * 1000;
       for (;;) {
-        const { items, next } = await logPage(p.blogId, view, token.q, token.o, token.e, max);
+        const { items, next } = await logPage(core, actor, p.blogId, view, token.q, token.o, token.e, max);
         if (items.length > 0 || next || Date.now() >= deadline)
           return answer(items, next && { ...token, q: next.seq, o: next.pos });
         // Nothing changed here: a long poll waits for a commit (or the next look at the log), then reads on
         // to the log's newest seq from the same place (a write to another blog finds nothing and waits on).
-        await waitForCommit(deadline);
+        await waitForCommit(core, deadline);
         const newest = (await core.driver.logBounds()).newest;
         if (newest !== token.e) {
           await moveCommentsStep(core);
@@ -180,115 +180,123 @@ export function changesApi(core: Core, actor: Actor) {
       }
     },
   };
+}
 
-  function waitForCommit(deadline: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        core.commitListeners.delete(done);
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(0, Math.min(POLL_MS, deadline - Date.now())));
-      core.commitListeners.add(done);
-    });
-  }
+function waitForCommit(core: Core, deadline: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      core.commitListeners.delete(done);
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, Math.min(POLL_MS, deadline - Date.now())));
+    core.commitListeners.add(done);
+  });
+}
 
-  /** One keyset page of the snapshot over one collection, at the caller's statuses and classes. */
-  async function snapshotPage(
-    blogId: string,
-    view: Role,
-    phase: Synced,
-    after: Key | undefined,
-    max: number,
-  ): Promise<{ items: ChangeItem[]; next?: [string, string] }> {
-    let index: IndexName<Synced>;
-    let prefixes: Key[];
-    if (phase === 'comments') {
-      const statuses = visibleCommentStatuses(view);
-      index = 'blog';
-      prefixes = visibleClasses(view).flatMap((vis) => statuses.map((st) => [blogId, vis, st]));
-    } else if (phase === 'media') {
-      if (!seesMedia(view)) return { items: [] };
-      index = 'blog';
-      prefixes = [[blogId]];
-    } else {
-      index = 'published';
-      prefixes = visibleContentStatuses(phase === 'posts' ? 'post' : 'page', view).map((st) => [blogId, st]);
-    }
-    const width = prefixes[0]!.length;
-    const entries = await core.driver.keys({
-      collection: phase,
-      index,
-      prefixes,
-      ...(after ? { lower: { key: after, open: true } } : {}),
-      direction: 'asc',
-      limit: max + 1,
-    });
-    const page = entries.slice(0, max);
-    const items = await shape(
-      phase,
-      page.map((e) => e.id),
-      view,
-      true,
-    );
-    const last = page[page.length - 1];
-    return { items, ...(entries.length > max && last ? { next: last.key.slice(width) as [string, string] } : {}) };
+/** One keyset page of the snapshot over one collection, at the caller's statuses and classes. */
+async function snapshotPage(
+  core: Core,
+  actor: Actor,
+  blogId: string,
+  view: Role,
+  phase: Synced,
+  after: Key | undefined,
+  max: number,
+): Promise<{ items: ChangeItem[]; next?: [string, string] }> {
+  let index: IndexName<Synced>;
+  let prefixes: Key[];
+  if (phase === 'comments') {
+    const statuses = visibleCommentStatuses(view);
+    index = 'blog';
+    prefixes = visibleClasses(view).flatMap((vis) => statuses.map((st) => [blogId, vis, st]));
+  } else if (phase === 'media') {
+    if (!seesMedia(view)) return { items: [] };
+    index = 'blog';
+    prefixes = [[blogId]];
+  } else {
+    index = 'published';
+    prefixes = visibleContentStatuses(phase === 'posts' ? 'post' : 'page', view).map((st) => [blogId, st]);
   }
+  const width = prefixes[0]!.length;
+  const entries = await core.driver.keys({
+    collection: phase,
+    index,
+    prefixes,
+    ...(after ? { lower: { key: after, open: true } } : {}),
+    direction: 'asc',
+    limit: max + 1,
+  });
+  const page = entries.slice(0, max);
+  const items = await shape(
+    core,
+    actor,
+    phase,
+    page.map((e) => e.id),
+    view,
+    true,
+  );
+  const last = page[page.length - 1];
+  return { items, ...(entries.length > max && last ? { next: last.key.slice(width) as [string, string] } : {}) };
+}
 
-  /** One page of the blog's change stream after (seq, pos), up to seq `end`: each record as it is now. */
-  async function logPage(
-    blogId: string,
-    view: Role,
-    seq: number,
-    pos: number,
-    end: number,
-    max: number,
-  ): Promise<{ items: ChangeItem[]; next?: Change }> {
-    // A reader's pull walks only what readers see or once saw: nothing created out of their sight is mentioned.
-    const found = (await blogChanges(core.driver, blogId, { seq, pos }, max + 1, seesDrafts(view))).filter(
-      (c) => c.seq <= end,
-    );
-    const page = found.slice(0, max);
-    // The last change of a record in the page stands for all of them.
-    const latest = new Map<string, Change>();
-    for (const c of page) if (c.collection in KIND) latest.set(`${c.collection}\0${c.id}`, c);
-    const items: ChangeItem[] = [];
-    for (const phase of PHASES) {
-      const ids = [...latest.values()].filter((c) => c.collection === phase).map((c) => c.id);
-      items.push(...(await shape(phase, ids, view, false)));
-    }
-    return { items, ...(found.length > max ? { next: page[page.length - 1]! } : {}) };
+/** One page of the blog's change stream after (seq, pos), up to seq `end`: each record as it is now. */
+async function logPage(
+  core: Core,
+  actor: Actor,
+  blogId: string,
+  view: Role,
+  seq: number,
+  pos: number,
+  end: number,
+  max: number,
+): Promise<{ items: ChangeItem[]; next?: Change }> {
+  // A reader's pull walks only what readers see or once saw: nothing created out of their sight is mentioned.
+  const found = (await blogChanges(core.driver, blogId, { seq, pos }, max + 1, seesDrafts(view))).filter(
+    (c) => c.seq <= end,
+  );
+  const page = found.slice(0, max);
+  // The last change of a record in the page stands for all of them.
+  const latest = new Map<string, Change>();
+  for (const c of page) if (c.collection in KIND) latest.set(`${c.collection}\0${c.id}`, c);
+  const items: ChangeItem[] = [];
+  for (const phase of PHASES) {
+    const ids = [...latest.values()].filter((c) => c.collection === phase).map((c) => c.id);
+    items.push(...(await shape(core, actor, phase, ids, view, false)));
   }
+  return { items, ...(found.length > max ? { next: page[page.length - 1]! } : {}) };
+}
 
-  /**
-   * The records of `ids` as items at `view`: resources where the caller may see them, else tombstones (a
-   * snapshot leaves out what the caller may not see, rather than sending tombstones for it).
-   */
-  async function shape<P extends Synced>(
-    phase: P,
-    ids: string[],
-    view: Role,
-    snapshot: boolean,
-  ): Promise<ChangeItem[]> {
-    // A reader hears of no media record, not even that one went.
-    if (ids.length === 0 || (phase === 'media' && !seesMedia(view))) return [];
-    const docs = await core.driver.getMany(phase, ids);
-    const seen = await SEEN[phase](
-      core,
-      docs.map((d) => d?.doc),
-      view,
-      actorUserId(actor),
-    );
-    const out: ChangeItem[] = [];
-    // Media ids on the wire are the SHA-256 (the record id is blog:sha256).
-    const wireId = (id: string) => (phase === 'media' ? id.slice(-64) : id);
-    ids.forEach((id, i) => {
-      const { resource, unseen } = seen[i]!;
-      if (resource) out.push({ kind: KIND[phase], id: wireId(id), resource });
-      else if (!snapshot && !unseen) out.push({ kind: KIND[phase], id: wireId(id), deleted: true });
-    });
-    return out;
-  }
+/**
+ * The records of `ids` as items at `view`: resources where the caller may see them, else tombstones (a
+ * snapshot leaves out what the caller may not see, rather than sending tombstones for it).
+ */
+async function shape<P extends Synced>(
+  core: Core,
+  actor: Actor,
+  phase: P,
+  ids: string[],
+  view: Role,
+  snapshot: boolean,
+): Promise<ChangeItem[]> {
+  // A reader hears of no media record, not even that one went.
+  if (ids.length === 0 || (phase === 'media' && !seesMedia(view))) return [];
+  const docs = await core.driver.getMany(phase, ids);
+  const seen = await SEEN[phase](
+    core,
+    docs.map((d) => d?.doc),
+    view,
+    actorUserId(actor),
+  );
+  const out: ChangeItem[] = [];
+  // Media ids on the wire are the SHA-256 (the record id is blog:sha256).
+  const wireId = (id: string) => (phase === 'media' ? id.slice(-64) : id);
+  ids.forEach((id, i) => {
+    const { resource, unseen } = seen[i]!;
+    if (resource) out.push({ kind: KIND[phase], id: wireId(id), resource });
+    else if (!snapshot && !unseen) out.push({ kind: KIND[phase], id: wireId(id), deleted: true });
+  });
+  return out;
 }
 
 /** What a caller sees of a record: its resource, or whether it may never have seen it (nothing: absent). */

@@ -157,181 +157,204 @@ function targetOf(p: { blogId: string; postId?: string | undefined; pageId?: str
   return { kind, itemId, docId: collabDocId(kind, itemId), blogId: p.blogId };
 }
 
+/** Who is editing which service's documents: what every part of a collab call needs. */
+interface Session {
+  core: Core;
+  actor: Actor;
+  hub: Hub;
+}
+
+/** The item, if the caller may write it together: its AUTHOR (posts) or an ADMIN; nobody else reads. */
+async function editable(cx: Session, t: Target): Promise<StoredDoc<PostRecord | PageRecord>> {
+  const { core, actor, hub } = cx;
+  const s = await core.writer(actor, t.blogId);
+  hub.listen();
+  const stored = await loadVisible(core, t.kind, t.blogId, t.itemId, s);
+  const userId = actor.kind === 'user' ? actor.userId : undefined;
+  if (!mayEdit(s.role, userId, t.kind, stored.doc)) {
+    throw forbidden(
+      t.kind === 'post'
+        ? 'Only the post’s author and the blog’s admins write it together'
+        : 'Only blog admins write pages together',
+    );
+  }
+  if (stored.doc.status === 'SOFT_TRASHED') throw conflict(`Cannot edit this ${t.kind}: it is SOFT_TRASHED`);
+  return stored;
+}
+
+/**
+ * The document record, made from the item's HTML on first use, and with any change made to the item elsewhere
+ * since (a later revision than the document last saw) merged in: one update record and the record, in one commit.
+ */
+async function current(
+  cx: Session,
+  t: Target,
+  item: StoredDoc<PostRecord | PageRecord>,
+): Promise<StoredDoc<CollabDocRecord>> {
+  const { core } = cx;
+  let fresh = false;
+  for (;;) {
+    const found = await core.get('collabDocs', t.docId);
+    const r = item.doc;
+    try {
+      if (!found) {
+        // A replica's copy starts empty: the server's document arrives through it (a copy made here from the
+        // local HTML would be another document, whose text would merge in twice).
+        const state = core.root.collabFollower ? EMPTY_DOC : await documentFromHtml(r.title, r.content);
+        const doc: CollabDocRecord = {
+          id: t.docId,
+          blogId: t.blogId,
+          state: toBase64(state),
+          rev: r.rev,
+          title: r.title,
+          content: r.content,
+        };
+        await core.commit([put('collabDocs', doc, 0)]);
+        return { id: doc.id, version: 1, doc };
+      }
+      if (found.doc.rev === r.rev || core.root.collabFollower) return found;
+      if (found.doc.rev > r.rev && !fresh) {
+        // A render landed after the item was read: that older text is no change made elsewhere (taking it in
+        // would undo the pushes rendered since). The item read after the document is at least as new as it.
+        item = await reread(cx, t);
+        fresh = true;
+        continue;
+      }
+      const next = { ...found.doc, rev: r.rev, title: r.title, content: r.content };
+      const ops: WriteOp[] = [put('collabDocs', next, found.version)];
+      if (found.doc.title !== r.title || found.doc.content !== r.content) {
+        const ydoc = loadDocument(await stateOf(cx, found.doc));
+        const update = await absorbChange(ydoc, r.title, r.content);
+        ydoc.destroy();
+        ops.push(put('collabUpdates', updateRecord(cx.core, t, update), 0));
+      }
+      await core.commit(ops);
+      // Pushes a render skipped for the change made elsewhere are rendered on top of it.
+      if (ops.length > 1) scheduleRender(cx, t);
+      return { id: next.id, version: found.version + 1, doc: next };
+    } catch (error) {
+      if (!DriverConflict.is(error)) throw error;
+      // Someone else made or moved it first: read it again.
+      item = await reread(cx, t);
+      fresh = true;
+    }
+  }
+}
+
+async function reread(cx: Session, t: Target): Promise<StoredDoc<PostRecord | PageRecord>> {
+  const { core } = cx;
+  const again = await core.get(COLLECTION[t.kind], t.itemId);
+  if (!again || again.doc.blogId !== t.blogId) throw notFound(t.kind === 'post' ? 'Post' : 'Page');
+  return again;
+}
+
+const updateRecord = (core: Core, t: Target, update: Uint8Array): CollabUpdateRecord => ({
+  id: `${t.docId}:${core.newId()}`,
+  docId: t.docId,
+  blogId: t.blogId,
+  update: toBase64(update),
+});
+
+/** The state and every push after it. */
+async function stateOf(cx: Session, doc: CollabDocRecord): Promise<Uint8Array[]> {
+  const { core } = cx;
+  return [fromBase64(doc.state), ...(await allPending(core, doc.id)).map((u) => fromBase64(u.doc.update))];
+}
+
+/**
+ * The whole document as one update, and the position it stands at (read before the records). The state and the
+ * pushes after it are one reading only if no compaction landed between them (it folds pushes into a state this
+ * read no longer sees): the document's version, unchanged after the pushes were read, says so.
+ */
+async function whole(cx: Session, t: Target, doc: StoredDoc<CollabDocRecord>): Promise<CollabState> {
+  const { core } = cx;
+  const { newest } = await core.driver.logBounds();
+  let seen = doc;
+  for (;;) {
+    const updates = await stateOf(cx, seen.doc);
+    const now = (await core.get('collabDocs', t.docId)) ?? seen;
+    if (now.version === seen.version) return { update: mergeUpdates(updates), position: String(newest) };
+    seen = now;
+  }
+}
+
+/** What was pushed after `since`, merged; undefined when the caller must take the whole state instead. */
+async function after(
+  cx: Session,
+  t: Target,
+  since: number,
+): Promise<{ update: Uint8Array; position: number } | undefined> {
+  const { core } = cx;
+  const { pruned, newest } = await core.driver.logBounds();
+  if (since < pruned || since > newest) return undefined;
+  const changes = (
+    await core.driver.streamChanges(collabStream(t.docId), { seq: since, pos: MAX_POS }, PULL_BATCH)
+  ).filter((c) => c.type === 'put');
+  if (changes.length === 0) return { update: EMPTY, position: since };
+  const found = await core.driver.getMany(
+    'collabUpdates',
+    changes.map((c) => c.id),
+  );
+  // A compaction folded some of them into the state meanwhile.
+  if (found.some((f) => f === undefined)) return undefined;
+  return {
+    update: mergeUpdates(found.map((f) => fromBase64(f!.doc.update))),
+    position: changes[changes.length - 1]!.seq,
+  };
+}
+
+/**
+ * The item read again (gone: 404), the document with a change made elsewhere taken in, and what came after
+ * `since`: read once for every pull of the document from `since` that arrives before this process's next commit
+ * and within `POLL_MS` (a push wakes all the others' pulls at once, and they come back together: one read and
+ * one merge serve them all; other app servers' pushes are seen as late as the poll sees them anyway).
+ */
+function look(cx: Session, t: Target, since: number): Promise<Look> {
+  const { hub } = cx;
+  const key = `${t.docId} ${since}`;
+  const known = hub.looks.get(key);
+  if (known && known.commits === hub.commits && Date.now() - known.at < POLL_MS) return known.look;
+  const read = (async (): Promise<Look> => {
+    const doc = await current(cx, t, await reread(cx, t));
+    return { doc, found: await after(cx, t, since) };
+  })();
+  const entry = { commits: hub.commits, at: Date.now(), look: read };
+  hub.looks.set(key, entry);
+  const forget = () => {
+    if (hub.looks.get(key) === entry) hub.looks.delete(key);
+  };
+  read.then(() => void (setTimeout(forget, POLL_MS) as { unref?: () => void }).unref?.(), forget);
+  return read;
+}
+
+function scheduleRender(cx: Session, t: Target): void {
+  const { core, actor, hub } = cx;
+  const now = Date.now();
+  const was = hub.renders.get(t.docId);
+  if (was) clearTimeout(was.timer);
+  const first = was?.first ?? now;
+  const delay = Math.max(0, Math.min(RENDER_MS, first + RENDER_MAX_MS - now));
+  const timer = setTimeout(() => {
+    hub.renders.delete(t.docId);
+    render(core, actor, t).catch(() => {
+      // The next push renders again; a document whose writer lost their rights stays as it is.
+    });
+  }, delay);
+  // A pending render never keeps a process alive on its own.
+  (timer as { unref?: () => void }).unref?.();
+  hub.renders.set(t.docId, { timer, first, by: actor });
+}
+
 export function collabApi(core: Core, actor: Actor) {
   const hub = hubOf(core);
-
-  /** The item, if the caller may write it together: its AUTHOR (posts) or an ADMIN; nobody else reads. */
-  async function editable(t: Target): Promise<StoredDoc<PostRecord | PageRecord>> {
-    const s = await core.writer(actor, t.blogId);
-    hub.listen();
-    const stored = await loadVisible(core, t.kind, t.blogId, t.itemId, s);
-    const userId = actor.kind === 'user' ? actor.userId : undefined;
-    if (!mayEdit(s.role, userId, t.kind, stored.doc)) {
-      throw forbidden(
-        t.kind === 'post'
-          ? 'Only the post’s author and the blog’s admins write it together'
-          : 'Only blog admins write pages together',
-      );
-    }
-    if (stored.doc.status === 'SOFT_TRASHED') throw conflict(`Cannot edit this ${t.kind}: it is SOFT_TRASHED`);
-    return stored;
-  }
-
-  /**
-   * The document record, made from the item's HTML on first use, and with any change made to the item elsewhere
-   * since (a later revision than the document last saw) merged in: one update record and the record, in one commit.
-   */
-  async function current(t: Target, item: StoredDoc<PostRecord | PageRecord>): Promise<StoredDoc<CollabDocRecord>> {
-    let fresh = false;
-    for (;;) {
-      const found = await core.get('collabDocs', t.docId);
-      const r = item.doc;
-      try {
-        if (!found) {
-          // A replica's copy starts empty: the server's document arrives through it (a copy made here from the
-          // local HTML would be another document, whose text would merge in twice).
-          const state = core.root.collabFollower ? EMPTY_DOC : await documentFromHtml(r.title, r.content);
-          const doc: CollabDocRecord = {
-            id: t.docId,
-            blogId: t.blogId,
-            state: toBase64(state),
-            rev: r.rev,
-            title: r.title,
-            content: r.content,
-          };
-          await core.commit([put('collabDocs', doc, 0)]);
-          return { id: doc.id, version: 1, doc };
-        }
-        if (found.doc.rev === r.rev || core.root.collabFollower) return found;
-        if (found.doc.rev > r.rev && !fresh) {
-          // A render landed after the item was read: that older text is no change made elsewhere (taking it in
-          // would undo the pushes rendered since). The item read after the document is at least as new as it.
-          item = await reread(t);
-          fresh = true;
-          continue;
-        }
-        const next = { ...found.doc, rev: r.rev, title: r.title, content: r.content };
-        const ops: WriteOp[] = [put('collabDocs', next, found.version)];
-        if (found.doc.title !== r.title || found.doc.content !== r.content) {
-          const ydoc = loadDocument(await stateOf(found.doc));
-          const update = await absorbChange(ydoc, r.title, r.content);
-          ydoc.destroy();
-          ops.push(put('collabUpdates', updateRecord(t, update), 0));
-        }
-        await core.commit(ops);
-        // Pushes a render skipped for the change made elsewhere are rendered on top of it.
-        if (ops.length > 1) scheduleRender(t);
-        return { id: next.id, version: found.version + 1, doc: next };
-      } catch (error) {
-        if (!DriverConflict.is(error)) throw error;
-        // Someone else made or moved it first: read it again.
-        item = await reread(t);
-        fresh = true;
-      }
-    }
-  }
-
-  async function reread(t: Target): Promise<StoredDoc<PostRecord | PageRecord>> {
-    const again = await core.get(COLLECTION[t.kind], t.itemId);
-    if (!again || again.doc.blogId !== t.blogId) throw notFound(t.kind === 'post' ? 'Post' : 'Page');
-    return again;
-  }
-
-  const updateRecord = (t: Target, update: Uint8Array): CollabUpdateRecord => ({
-    id: `${t.docId}:${core.newId()}`,
-    docId: t.docId,
-    blogId: t.blogId,
-    update: toBase64(update),
-  });
-
-  /** The state and every push after it. */
-  async function stateOf(doc: CollabDocRecord): Promise<Uint8Array[]> {
-    return [fromBase64(doc.state), ...(await allPending(core, doc.id)).map((u) => fromBase64(u.doc.update))];
-  }
-
-  /**
-   * The whole document as one update, and the position it stands at (read before the records). The state and the
-   * pushes after it are one reading only if no compaction landed between them (it folds pushes into a state this
-   * read no longer sees): the document's version, unchanged after the pushes were read, says so.
-   */
-  async function whole(t: Target, doc: StoredDoc<CollabDocRecord>): Promise<CollabState> {
-    const { newest } = await core.driver.logBounds();
-    let seen = doc;
-    for (;;) {
-      const updates = await stateOf(seen.doc);
-      const now = (await core.get('collabDocs', t.docId)) ?? seen;
-      if (now.version === seen.version) return { update: mergeUpdates(updates), position: String(newest) };
-      seen = now;
-    }
-  }
-
-  /** What was pushed after `since`, merged; undefined when the caller must take the whole state instead. */
-  async function after(t: Target, since: number): Promise<{ update: Uint8Array; position: number } | undefined> {
-    const { pruned, newest } = await core.driver.logBounds();
-    if (since < pruned || since > newest) return undefined;
-    const changes = (
-      await core.driver.streamChanges(collabStream(t.docId), { seq: since, pos: MAX_POS }, PULL_BATCH)
-    ).filter((c) => c.type === 'put');
-    if (changes.length === 0) return { update: EMPTY, position: since };
-    const found = await core.driver.getMany(
-      'collabUpdates',
-      changes.map((c) => c.id),
-    );
-    // A compaction folded some of them into the state meanwhile.
-    if (found.some((f) => f === undefined)) return undefined;
-    return {
-      update: mergeUpdates(found.map((f) => fromBase64(f!.doc.update))),
-      position: changes[changes.length - 1]!.seq,
-    };
-  }
-
-  /**
-   * The item read again (gone: 404), the document with a change made elsewhere taken in, and what came after
-   * `since`: read once for every pull of the document from `since` that arrives before this process's next commit
-   * and within `POLL_MS` (a push wakes all the others' pulls at once, and they come back together: one read and
-   * one merge serve them all; other app servers' pushes are seen as late as the poll sees them anyway).
-   */
-  function look(t: Target, since: number): Promise<Look> {
-    const key = `${t.docId} ${since}`;
-    const known = hub.looks.get(key);
-    if (known && known.commits === hub.commits && Date.now() - known.at < POLL_MS) return known.look;
-    const read = (async (): Promise<Look> => {
-      const doc = await current(t, await reread(t));
-      return { doc, found: await after(t, since) };
-    })();
-    const entry = { commits: hub.commits, at: Date.now(), look: read };
-    hub.looks.set(key, entry);
-    const forget = () => {
-      if (hub.looks.get(key) === entry) hub.looks.delete(key);
-    };
-    read.then(() => void (setTimeout(forget, POLL_MS) as { unref?: () => void }).unref?.(), forget);
-    return read;
-  }
-
-  function scheduleRender(t: Target): void {
-    const now = Date.now();
-    const was = hub.renders.get(t.docId);
-    if (was) clearTimeout(was.timer);
-    const first = was?.first ?? now;
-    const delay = Math.max(0, Math.min(RENDER_MS, first + RENDER_MAX_MS - now));
-    const timer = setTimeout(() => {
-      hub.renders.delete(t.docId);
-      render(core, actor, t).catch(() => {
-        // The next push renders again; a document whose writer lost their rights stays as it is.
-      });
-    }, delay);
-    // A pending render never keeps a process alive on its own.
-    (timer as { unref?: () => void }).unref?.();
-    hub.renders.set(t.docId, { timer, first, by: actor });
-  }
-
+  const cx: Session = { core, actor, hub };
   return {
     /** The document as one update, made from the item's HTML on the first open. */
     async open(input: CollabOpenParams): Promise<CollabState> {
       const t = targetOf(core.parse(collabParams.collabOpen, input));
-      const item = await editable(t);
-      const doc = await current(t, item);
-      const state = await whole(t, doc);
+      const item = await editable(cx, t);
+      const doc = await current(cx, t, item);
+      const state = await whole(cx, t, doc);
       const presence = hub.presence.since(t.docId, 0);
       return presence ? { ...state, presence } : state;
     },
@@ -342,8 +365,8 @@ export function collabApi(core: Core, actor: Actor) {
       const p = core.parse(collabParams.collabPush, input);
       const t = targetOf(p);
       if (!isUpdate(p.update)) throw invalid('update', 'update must be a Yjs update');
-      const item = await editable(t);
-      await current(t, item);
+      const item = await editable(cx, t);
+      await current(cx, t, item);
       if (p.presence) {
         hub.presence.apply(t.docId, p.presence);
         hub.share(t.docId, p.presence);
@@ -351,8 +374,8 @@ export function collabApi(core: Core, actor: Actor) {
       if (p.update.byteLength <= 2 && p.update.every((b) => b === 0)) {
         return { position: String((await core.driver.logBounds()).newest) };
       }
-      const { seq } = await core.commit([put('collabUpdates', updateRecord(t, p.update), 0)]);
-      scheduleRender(t);
+      const { seq } = await core.commit([put('collabUpdates', updateRecord(cx.core, t, p.update), 0)]);
+      scheduleRender(cx, t);
       return { position: String(seq) };
     },
 
@@ -364,12 +387,12 @@ export function collabApi(core: Core, actor: Actor) {
       const deadline = Date.now() + (p.wait ?? 0);
       const seen = p.presenceSince ?? 0;
       // Who may read is judged once per call; each wake reads only what every pull of the document reads.
-      await editable(t);
+      await editable(cx, t);
       for (;;) {
-        const { doc, found } = await look(t, since);
+        const { doc, found } = await look(cx, t, since);
         const presence = hub.presence.since(t.docId, seen);
         const withPresence = (s: CollabState) => (presence ? { ...s, presence } : s);
-        if (!found) return withPresence(await whole(t, doc));
+        if (!found) return withPresence(await whole(cx, t, doc));
         if (found.update.byteLength > 0 || presence || Date.now() >= deadline)
           return withPresence({ update: found.update, position: String(found.position) });
         await waitForChange(core, hub, t.docId, deadline);

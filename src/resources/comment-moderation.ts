@@ -14,19 +14,30 @@ import {
   visibleClasses,
   type Actor,
 } from '../rules/access.js';
-import { moveComment, type COMMENT_MOVES } from '../rules/states.js';
+import { moveComment, movesFrom, type COMMENT_MOVES } from '../rules/states.js';
+import { COMMENT_DEFAULTS } from '../rules/comments.js';
+import { htmlToText } from '../rules/text.js';
+import { normalizeAddress } from '../util/addresses.js';
+import { COMMENT_STATUSES, LIMITS, type CommentStatus } from '../schema/schemas.js';
 import type { Core } from '../core/core.js';
-import type { Key } from '../store/driver.js';
+import { DriverConflict, type Key, type WriteOp } from '../store/driver.js';
 import { notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
-import { checkPageToken, type PageQuery } from '../core/paging.js';
-import { del, put, type CommentRecord } from '../store/records.js';
+import { checkPageToken, page, type PageQuery } from '../core/paging.js';
+import { del, put, whoOf, type CommentRecord } from '../store/records.js';
 import { moveCommentsStep } from '../core/comment-visibility.js';
 import { commentModerationParams as params } from '../schema/comment-moderation.js';
-import type { CommentsActionParams, CommentsListByBlogParams } from '../schema/params.js';
+import type {
+  CommentsActionParams,
+  CommentsListByBlogParams,
+  CommentsModerateParams,
+  CommentsModerateResult,
+} from '../schema/params.js';
 import type { Comment, CommentList } from '../schema/resources.js';
-import { loadVisible, recount } from './content.js';
+import { loadVisible, recount, recountAll } from './content.js';
 import { commentListPage, commentOut, emptyCommentList } from './views.js';
+
+type ModerateAction = CommentsModerateParams['action'];
 
 /** The event each moderation move emits (the moves themselves: src/rules/states.ts `COMMENT_MOVES`). */
 const MOVED = {
@@ -76,6 +87,44 @@ export function commentModerationApi(core: Core, actor: Actor) {
   }
 
   return {
+    async moderate(input: CommentsModerateParams): Promise<CommentsModerateResult> {
+      const p = core.parse(params.commentsModerate, input);
+      const s = await core.writer(actor, p.blogId);
+      requireRole(s, 'ADMIN', 'moderate comments');
+      const f = p.filter;
+      const statuses = f.status ?? [...COMMENT_STATUSES];
+      const address = f.clientAddress === undefined ? undefined : normalizeAddress(f.clientAddress);
+      const who = whoOf({ authorId: f.authorId, clientAddress: address });
+      // The author or address index when one is named (an author's and an address's never meet: whoOf).
+      const prefixes: Key[] = who
+        ? statuses.map((st) => [p.blogId, who, st])
+        : COMMENT_VIS.flatMap((vis) => statuses.map((st) => [p.blogId, vis, st]));
+      const contains = f.contains?.toLowerCase();
+      const q: PageQuery<'comments'> = {
+        collection: 'comments',
+        index: who ? 'who' : 'blog',
+        prefixes,
+        direction: 'asc',
+        fingerprint: shortHash(JSON.stringify(['moderate', p.blogId, [...statuses].sort(), f, p.action])),
+        ...(contains !== undefined || (who && f.authorId !== undefined && address !== undefined)
+          ? {
+              filter: (hits) =>
+                hits.filter(
+                  (h) =>
+                    (contains === undefined || htmlToText(h.doc.content).toLowerCase().includes(contains)) &&
+                    (address === undefined || h.doc.clientAddress === address),
+                ),
+            }
+          : {}),
+      };
+      const pg = await page(core.driver, q, LIMITS.moderateBatch, p.pageToken);
+      const byPost = new Map<string, string[]>();
+      for (const h of pg.items) byPost.set(h.doc.postId, [...(byPost.get(h.doc.postId) ?? []), h.id]);
+      let handled = 0;
+      for (const [postId, ids] of byPost) handled += await actOnPost(core, actorId, p.blogId, postId, ids, p.action);
+      return { handled, ...(pg.nextPageToken ? { nextPageToken: pg.nextPageToken } : {}) };
+    },
+
     async listByBlog(input: CommentsListByBlogParams): Promise<CommentList> {
       const p = core.parse(params.commentsListByBlog, input);
       const s = await core.reader(actor, p.blogId, p.view);
@@ -143,4 +192,110 @@ export function commentModerationApi(core: Core, actor: Actor) {
       );
     },
   };
+}
+
+/**
+ * One action on the given comments of one post, in one write: each comment the action applies to moves (or
+ * goes), the post's counters follow. Comments gone or moved meanwhile are read again; those it does not apply
+ * to stay. Answers the comments changed.
+ */
+async function actOnPost(
+  core: Core,
+  actorId: string | undefined,
+  blogId: string,
+  postId: string,
+  ids: string[],
+  action: ModerateAction,
+): Promise<number> {
+  return core
+    .transact(
+      async () => {
+        const [post, ...found] = await Promise.all([
+          core.get('posts', postId),
+          ...ids.map((id) => core.get('comments', id)),
+        ]);
+        if (!post || post.doc.blogId !== blogId) return { ops: [], result: [] as CommentRecord[] };
+        const ops: WriteOp[] = [];
+        const moves: Array<[CommentStatus, CommentStatus | undefined]> = [];
+        const changed: CommentRecord[] = [];
+        for (const c of found) {
+          if (!c || c.doc.postId !== postId) continue;
+          if (action === 'delete') {
+            ops.push(del('comments', c.id, c.version, c.doc));
+            moves.push([c.doc.status, undefined]);
+          } else {
+            const move = action === 'approve' ? 'approve' : 'markAsSpam';
+            if (!movesFrom(move, c.doc.status)) continue;
+            const next: CommentRecord = { ...c.doc, status: moveComment(move, c.doc.status), updated: core.nowIso() };
+            ops.push(put('comments', next, c.version));
+            moves.push([c.doc.status, next.status]);
+          }
+          changed.push(c.doc);
+        }
+        if (ops.length === 0) return { ops, result: changed };
+        return { ops: [...ops, ...recountAll(post, moves)], result: changed };
+      },
+      async (changed) =>
+        (
+          await Promise.all(
+            changed.map((c) =>
+              action === 'delete'
+                ? core.event('comment.deleted', { blogId, id: c.id, actorId })
+                : core.event(action === 'approve' ? MOVED.approve : MOVED.markAsSpam, { blogId, id: c.id, actorId }),
+            ),
+          )
+        ).flat(),
+    )
+    .then((changed) => changed.length);
+}
+
+/**
+ * The scheduler's housekeeping (docs/design.md §25): spam that has been SPAM for 30 days is deleted (with its
+ * post's counters, as `comments.moderate` deletes), and client addresses older than 30 days are removed from
+ * their comments; a bounded batch of each (the `comments.sweep` index), oldest first, and the shared comment
+ * counters that are full again. Answers whether more is left.
+ */
+export async function sweepComments(core: Core): Promise<boolean> {
+  await core.ready();
+  const before = new Date(core.now().getTime() - COMMENT_DEFAULTS.keepDays * 86_400_000).toISOString();
+  const batch = LIMITS.moderateBatch;
+  const due = (kind: 'spam' | 'address') =>
+    core.driver.list({
+      collection: 'comments',
+      index: 'sweep',
+      prefix: [kind],
+      upper: { key: [before] },
+      direction: 'asc',
+      limit: batch,
+    });
+  const spam = await due('spam');
+  const byPost = new Map<string, { blogId: string; ids: string[] }>();
+  for (const h of spam) {
+    const group = byPost.get(h.doc.postId) ?? { blogId: h.doc.blogId, ids: [] };
+    group.ids.push(h.id);
+    byPost.set(h.doc.postId, group);
+  }
+  for (const [postId, { blogId, ids }] of byPost) await actOnPost(core, undefined, blogId, postId, ids, 'delete');
+  const addressed = await due('address');
+  for (const h of addressed) {
+    const { clientAddress: _forgotten, ...kept } = h.doc;
+    // Changed meanwhile (moderated, deleted): the next sweep finds it again if it still holds the address.
+    await core.commit([put('comments', kept, h.version)]).catch((e: unknown) => {
+      if (!DriverConflict.is(e)) throw e;
+    });
+  }
+  // Shared counters (`commentLimits.shared`) full again are as good as none.
+  const spent = await core.driver.list({
+    collection: 'limits',
+    index: 'expires',
+    prefix: [],
+    upper: { key: [core.nowIso()] },
+    direction: 'asc',
+    limit: batch,
+  });
+  for (const l of spent)
+    await core.commit([del('limits', l.id, l.version)]).catch((e: unknown) => {
+      if (!DriverConflict.is(e)) throw e;
+    });
+  return spam.length === batch || addressed.length === batch || spent.length === batch;
 }

@@ -1,33 +1,26 @@
 import {
-  actorUserId,
-  commentVisOf,
   hidesComments,
-  mayComment,
-  newCommentStatus,
   PUBLIC_COMMENT_STATUSES,
   requireVisibleComments,
   seesComment,
   type Actor,
 } from '../rules/access.js';
-import { acceptsComments } from '../rules/states.js';
 import type { Core } from '../core/core.js';
-import { conflict, forbidden, invalid, notFound } from '../util/errors.js';
+import { notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
-import { put, type CommentRecord } from '../store/records.js';
 import { params } from '../schema/schemas.js';
 import type { CommentsGetParams, CommentsInsertParams, CommentsListParams } from '../schema/params.js';
 import type { Comment, CommentList } from '../schema/resources.js';
-import { loadVisible, recount } from './content.js';
+import { loadVisible } from './content.js';
 import { commentListPage, commentOut, emptyCommentList } from './views.js';
 
 /**
- * comments.get, list and insert. The moderator's calls (the blog-wide list, approve, markAsSpam, removeContent,
- * delete) are rarely made in a browser: they load on first use (comment-moderation.ts, in back-office.ts).
+ * comments.get, list and insert (whose code, comment-insert.ts, loads with the first comment written). The
+ * moderator's calls (the blog-wide list, approve, markAsSpam, removeContent, delete) are rarely made in a
+ * browser: they load on first use (comment-moderation.ts, in back-office.ts).
  */
 
 export function commentsApi(core: Core, actor: Actor) {
-  const actorId = actorUserId(actor);
-
   return {
     async get(input: CommentsGetParams): Promise<Comment> {
       const p = core.parse(params.commentsGet, input);
@@ -64,48 +57,8 @@ export function commentsApi(core: Core, actor: Actor) {
       );
     },
 
-    async insert(input: CommentsInsertParams): Promise<Comment> {
-      const p = core.parse(params.commentsInsert, input);
-      const s = await core.writer(actor, p.blogId);
-      const b = p.body;
-      const authorUrl = b.author?.url;
-      // The sanitizer (and js-xss in it) loads on the first comment written: browsers rarely need it.
-      const content = (await import('../rules/sanitize.js')).sanitizeCommentHtml(b.content);
-      const c = await core.transact(
-        async () => {
-          const post = await loadVisible(core, 'post', p.blogId, p.postId, s);
-          if (!acceptsComments(post.doc.status))
-            throw conflict(`Comments are accepted only on LIVE posts; this post is ${post.doc.status}`);
-          if (!mayComment(post.doc.readerComments, s.role)) throw forbidden('This post does not accept new comments');
-          if (b.inReplyTo) {
-            const parent = (await core.get('comments', b.inReplyTo.id))?.doc;
-            if (!parent || parent.postId !== p.postId || !seesComment(parent, post.doc, s.view)) {
-              throw invalid('body.inReplyTo.id', 'inReplyTo must name a comment of the same post');
-            }
-          }
-          const now = core.nowIso();
-          const record: CommentRecord = {
-            id: core.newId(),
-            blogId: p.blogId,
-            postId: p.postId,
-            status: newCommentStatus(s.role),
-            content,
-            published: now,
-            updated: now,
-            vis: commentVisOf(post.doc),
-            ...(b.inReplyTo ? { inReplyTo: b.inReplyTo.id } : {}),
-            ...(actorId
-              ? { authorId: actorId }
-              : { authorName: b.author?.displayName?.trim() || 'Anonymous', ...(authorUrl ? { authorUrl } : {}) }),
-          };
-          return { ops: [put('comments', record, 0), ...recount(post, undefined, record.status)], result: record };
-        },
-        (record) =>
-          core.event('comment.inserted', { blogId: p.blogId, id: record.id, actorId }, () =>
-            commentOut(core, record, 'ADMIN', true),
-          ),
-      );
-      return commentOut(core, c, s.view, true);
-    },
+    // Writing a comment (its limits, rules and sanitizer) loads with the first one (comment-insert.ts).
+    insert: async (input: CommentsInsertParams): Promise<Comment> =>
+      (await import('./comment-insert.js')).insertCommentCall(core, actor, input),
   };
 }

@@ -170,7 +170,7 @@ export async function changeContent<K extends Kind>(
       const changed = fn(stored.doc, now);
       if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
       const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 }, retry > 0);
-      const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc, next) : [];
+      const counters = kind === 'post' ? labelCounterOps(stored.doc, next) : [];
       const kept = await revisionOps(core, kind, stored.doc, next, now);
       return {
         ops: [
@@ -201,7 +201,7 @@ export async function deleteContent<K extends Kind>(
   await core.transact(
     async () => {
       const stored = await loadEditable(core, kind, blogId, id, s, ifMatch);
-      const counters = kind === 'post' ? await labelCounterOps(core.driver, stored.doc, undefined) : [];
+      const counters = kind === 'post' ? labelCounterOps(stored.doc, undefined) : [];
       const revisions = await revisionDeletes(core, id);
       const shared = await collabDocDeletes(core, collabDocId(kind, id));
       return {
@@ -221,8 +221,20 @@ export async function deleteContent<K extends Kind>(
 
 /** The post record with its comment counters moved by a comment going from one state to another. */
 export function recount(post: StoredDoc<PostRecord>, from: CommentStatus | undefined, to: CommentStatus | undefined) {
-  const live = (to === 'LIVE' ? 1 : 0) - (from === 'LIVE' ? 1 : 0);
-  const all = (to ? 1 : 0) - (from ? 1 : 0);
+  return recountAll(post, [[from, to]]);
+}
+
+/** The post record with its comment counters moved by comments going from one state to another (undefined: none). */
+export function recountAll(
+  post: StoredDoc<PostRecord>,
+  moves: ReadonlyArray<readonly [CommentStatus | undefined, CommentStatus | undefined]>,
+) {
+  let live = 0;
+  let all = 0;
+  for (const [from, to] of moves) {
+    live += (to === 'LIVE' ? 1 : 0) - (from === 'LIVE' ? 1 : 0);
+    all += (to ? 1 : 0) - (from ? 1 : 0);
+  }
   if (live === 0 && all === 0) return [];
   const p = post.doc;
   // A post's first comment settles the class its comments are filed under (comment-visibility.ts).

@@ -22,46 +22,83 @@ import { changeContent, contentEvents, deleteContent, loadVisible, withPath } fr
 import { pageOut } from './views.js';
 import type { LoadRevisions } from './revisions.js';
 
-type Body = Parsed<'pagesInsert'>['body'];
+/** A page body as checked; an update's or patch's may hold `null`: the field cleared (docs/design.md §24). */
+type Body = Parsed<'pagesUpdate'>['body'];
 
 function applyBody(r: PageRecord, b: Body, replace: boolean): PageRecord {
   const next: PageRecord = {
     ...r,
-    title: b.title ?? (replace ? '' : r.title),
-    content: b.content ?? (replace ? '' : r.content),
+    title: b.title ?? (replace || b.title === null ? '' : r.title),
+    content: b.content ?? (replace || b.content === null ? '' : r.content),
   };
   if (r.status === 'DRAFT') {
-    const published = b.published ?? (replace ? undefined : r.published);
+    const published = b.published ?? (replace || b.published === null ? undefined : r.published);
     if (published === undefined) delete next.published;
     else next.published = published;
   }
   return next;
 }
 
+/** A change of a stored page by `fn`, with its events; answers the page after it and the caller's view. */
+async function change(
+  core: Core,
+  actor: Actor,
+  blogId: string,
+  pageId: string,
+  ifMatch: string | undefined,
+  fn: (r: PageRecord, now: string) => PageRecord,
+  edited: boolean,
+) {
+  const { after, view } = await changeContent(core, actor, 'page', blogId, pageId, ifMatch, fn, (b, a) =>
+    contentEvents(core, 'page', b, a, edited, actorUserId(actor)),
+  );
+  return { after, view };
+}
+
+/** pages.update (`replace`) and pages.patch. */
+async function replaceOrPatch(core: Core, actor: Actor, input: PagesUpdateParams, replace: boolean): Promise<Page> {
+  const p = core.parse(params.pagesUpdate, input);
+  const fn = edit<PageRecord>('page', p, (r) => applyBody(r, p.body, replace), publishPage);
+  const { after, view } = await change(core, actor, p.blogId, p.pageId, p.ifMatch, fn, true);
+  return pageOut(core, after, view);
+}
+
+/** A new page (ADMINs only): its state from the request and the clock, and its url. */
+async function insertPage(core: Core, actor: Actor, input: PagesInsertParams): Promise<Page> {
+  const actorId = actorUserId(actor);
+  const p = core.parse(params.pagesInsert, input);
+  const s = await core.writer(actor, p.blogId);
+  const blog = s.blog;
+  requireRole(s, 'ADMIN', 'write pages');
+  const now = core.nowIso();
+  const status = insertedStatus('page', p.isDraft, p.body.published, now);
+  const draft = applyBody(
+    {
+      id: core.newId(),
+      blogId: p.blogId,
+      authorId: actorId ?? blog.ownerId,
+      status: 'DRAFT',
+      title: '',
+      content: '',
+      updated: now,
+      rev: 1,
+    },
+    p.body,
+    true,
+  );
+  const record = status === 'LIVE' ? publishPage(draft, now) : draft;
+  const r = await core.transact(
+    async (retry) => {
+      const withUrl = await withPath(core, 'page', record, retry > 0);
+      return { ops: [put('pages', withUrl, 0)], result: withUrl };
+    },
+    (withUrl) => contentEvents(core, 'page', undefined, withUrl, false, actorId),
+  );
+  return pageOut(core, r, s.view);
+}
+
 /** `loadRevisions` loads the revisions code on the first `pages.revisions` call (the service's back office). */
 export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions) {
-  const actorId = actorUserId(actor);
-
-  async function change(
-    blogId: string,
-    pageId: string,
-    ifMatch: string | undefined,
-    fn: (r: PageRecord, now: string) => PageRecord,
-    edited: boolean,
-  ) {
-    const { after, view } = await changeContent(core, actor, 'page', blogId, pageId, ifMatch, fn, (b, a) =>
-      contentEvents(core, 'page', b, a, edited, actorId),
-    );
-    return { after, view };
-  }
-
-  async function replaceOrPatch(input: PagesUpdateParams, replace: boolean): Promise<Page> {
-    const p = core.parse(params.pagesUpdate, input);
-    const fn = edit<PageRecord>('page', p, (r) => applyBody(r, p.body, replace), publishPage);
-    const { after, view } = await change(p.blogId, p.pageId, p.ifMatch, fn, true);
-    return pageOut(core, after, view);
-  }
-
   return {
     /** Earlier versions of a page (an extension): list, get, restore. */
     revisions: lazy(
@@ -75,7 +112,7 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
         >(core, actor, {
           kind: 'page',
           change: async (blogId, pageId, ifMatch, fn) => {
-            const { after, view } = await change(blogId, pageId, ifMatch, fn, true);
+            const { after, view } = await change(core, actor, blogId, pageId, ifMatch, fn, true);
             return pageOut(core, after, view);
           },
         }),
@@ -109,45 +146,15 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
       return listOf('blogger#pageList', items, pg, [...items.map((i) => i.etag), s.view]);
     },
 
-    async insert(input: PagesInsertParams): Promise<Page> {
-      const p = core.parse(params.pagesInsert, input);
-      const s = await core.writer(actor, p.blogId);
-      const blog = s.blog;
-      requireRole(s, 'ADMIN', 'write pages');
-      const now = core.nowIso();
-      const status = insertedStatus('page', p.isDraft, p.body.published, now);
-      const draft = applyBody(
-        {
-          id: core.newId(),
-          blogId: p.blogId,
-          authorId: actorId ?? blog.ownerId,
-          status: 'DRAFT',
-          title: '',
-          content: '',
-          updated: now,
-          rev: 1,
-        },
-        p.body,
-        true,
-      );
-      const record = status === 'LIVE' ? publishPage(draft, now) : draft;
-      const r = await core.transact(
-        async (retry) => {
-          const withUrl = await withPath(core, 'page', record, retry > 0);
-          return { ops: [put('pages', withUrl, 0)], result: withUrl };
-        },
-        (withUrl) => contentEvents(core, 'page', undefined, withUrl, false, actorId),
-      );
-      return pageOut(core, r, s.view);
-    },
+    insert: async (input: PagesInsertParams): Promise<Page> => insertPage(core, actor, input),
 
-    update: async (input: PagesUpdateParams) => replaceOrPatch(input, true),
-    patch: async (input: PagesUpdateParams) => replaceOrPatch(input, false),
+    update: async (input: PagesUpdateParams) => replaceOrPatch(core, actor, input, true),
+    patch: async (input: PagesUpdateParams) => replaceOrPatch(core, actor, input, false),
 
     async delete(input: PagesDeleteParams): Promise<void> {
       const p = core.parse(params.pagesDelete, input);
       if (p.useTrash) {
-        await change(p.blogId, p.pageId, p.ifMatch, (r, now) => trash('page', r, now), false);
+        await change(core, actor, p.blogId, p.pageId, p.ifMatch, (r, now) => trash('page', r, now), false);
         return;
       }
       await deleteContent(core, actor, 'page', p.blogId, p.pageId, p.ifMatch);
@@ -155,13 +162,21 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
 
     async publish(input: PagesActionParams): Promise<Page> {
       const p = core.parse(params.pagesAction, input);
-      const { after, view } = await change(p.blogId, p.pageId, p.ifMatch, (r, now) => publishPage(r, now), false);
+      const { after, view } = await change(
+        core,
+        actor,
+        p.blogId,
+        p.pageId,
+        p.ifMatch,
+        (r, now) => publishPage(r, now),
+        false,
+      );
       return pageOut(core, after, view);
     },
 
     async revert(input: PagesActionParams): Promise<Page> {
       const p = core.parse(params.pagesAction, input);
-      const { after, view } = await change(p.blogId, p.pageId, p.ifMatch, (r) => revertTo(r), false);
+      const { after, view } = await change(core, actor, p.blogId, p.pageId, p.ifMatch, (r) => revertTo(r), false);
       return pageOut(core, after, view);
     },
   };

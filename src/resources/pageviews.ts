@@ -1,13 +1,13 @@
 /**
  * pageViews (Blogger v3): views the host reports (`record`, e.g. from its page renderer), kept in UTC day
- * buckets plus an all-time counter per blog, so recording is one small commit and reading a range walks at
- * most 30 buckets, however old the blog.
+ * buckets plus an all-time counter per blog, so recording is one small commit of adds (no read, no retry) and
+ * reading a range walks at most 30 buckets, however old the blog.
  */
 import { authError, requireRole, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import { forbidden } from '../util/errors.js';
 import type { PageViewsGetParams, PageViewsRange, PageViewsRecordParams } from '../schema/params.js';
-import { put, type PageViewRecord } from '../store/records.js';
+import { addTo, type PageViewRecord } from '../store/records.js';
 import { pageViewsParams as params } from '../schema/pageviews.js';
 import type { PageViews } from '../schema/resources.js';
 
@@ -63,16 +63,9 @@ export function pageViewsApi(core: Core, actor: Actor) {
           ? [{ id: `${p.blogId}:${p.postId}:${day}`, blogId: p.blogId, postId: p.postId, day, count: 0 }]
           : []),
       ];
-      await core.transact(async () => {
-        const stored = await core.driver.getMany(
-          'pageviews',
-          counters.map((c) => c.id),
-        );
-        const ops = counters.map((c, i) =>
-          put('pageviews', { ...c, count: (stored[i]?.doc.count ?? 0) + (p.count ?? 1) }, stored[i]?.version ?? 0),
-        );
-        return { ops, result: undefined };
-      });
+      // Adds: views of one blog recorded at once all count, none waits to read the counter first.
+      const ops = counters.map((c) => addTo('pageviews', c, { count: p.count ?? 1 }));
+      await core.transact(async () => ({ ops, result: undefined }));
     },
   };
 }

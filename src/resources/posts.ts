@@ -30,7 +30,8 @@ import type { LoadRevisions } from './revisions.js';
 import { changeContent, contentEvents, deleteContent, loadVisible, withPath } from './content.js';
 import { postOut, type Shape } from './views.js';
 
-type Body = Parsed<'postsInsert'>['body'];
+/** A post body as checked; an update's or patch's may hold `null`: the field cleared (docs/design.md §24). */
+type Body = Parsed<'postsUpdate'>['body'];
 
 /** The rank of a suffix [sortTime, id] of the published-order indexes. */
 const rankBySortTime = (suffix: Key) => searchRank(suffix[0]!);
@@ -63,8 +64,11 @@ async function postsOut(core: Core, records: PostRecord[], view: Role, shape: Sh
 
 /** PUT replaces every writable field (absent ones are cleared); PATCH changes only the fields given. */
 function applyBody(r: PostRecord, b: Body, replace: boolean): PostRecord {
-  const pick = <K extends keyof Body>(k: K, fallback: Body[K] | undefined, current: Body[K] | undefined) =>
-    b[k] !== undefined ? b[k] : replace ? fallback : current;
+  const pick = <K extends keyof Body>(
+    k: K,
+    fallback: NonNullable<Body[K]> | undefined,
+    current: NonNullable<Body[K]> | undefined,
+  ): NonNullable<Body[K]> | undefined => (b[k] === null ? fallback : (b[k] ?? (replace ? fallback : current)));
   const next: PostRecord = {
     ...r,
     title: pick('title', '', r.title) ?? '',
@@ -87,93 +91,185 @@ function applyBody(r: PostRecord, b: Body, replace: boolean): PostRecord {
   return next;
 }
 
+/** One page of a blog's posts, by time or by label, filtered by a search query when `q` is given. */
+async function listOrSearch(core: Core, actor: Actor, p: Parsed<'postsList'>, q?: string): Promise<PostList> {
+  // The caller's standing is checked beside the page's read (one round trip instead of two on a server);
+  // its refusals still come first.
+  const standing = core.reader(actor, p.blogId, p.view);
+  const statuses = p.status ?? ['LIVE'];
+  const allowed = async () => {
+    const s = await standing;
+    requireVisibleContent('post', statuses, s.view);
+    return s;
+  };
+  const byUpdated = p.orderBy === 'UPDATED';
+  const labels = p.labels?.length ? [...p.labels].sort() : undefined;
+  const prefixes: Key[] = labels
+    ? labels.flatMap((l) => statuses.map((st) => [p.blogId, l, st]))
+    : statuses.map((st) => [p.blogId, st]);
+  const parsed = q === undefined ? undefined : parseQuery(q);
+  const query: PageQuery<'posts'> = {
+    collection: 'posts',
+    index: labels ? (byUpdated ? 'labelUpdated' : 'labelPublished') : byUpdated ? 'updated' : 'published',
+    prefixes,
+    direction: p.sortOption === 'ASCENDING' ? 'asc' : 'desc',
+    ...(p.startDate !== undefined ? { start: p.startDate } : {}),
+    ...(p.endDate !== undefined ? { end: p.endDate } : {}),
+    fingerprint: shortHash(
+      JSON.stringify([
+        'posts',
+        p.blogId,
+        [...statuses].sort(),
+        labels,
+        byUpdated,
+        p.sortOption === 'ASCENDING',
+        p.startDate,
+        p.endDate,
+        parsed,
+      ]),
+    ),
+  };
+  if (parsed) {
+    const { words, phrases } = parsed;
+    if (words.length === 0) {
+      await allowed();
+      return { kind: 'blogger#postList', items: [], etag: listEtag(['empty']) };
+    }
+    // By publish time, the index's order is the search rank's (records.ts): a driver may walk its index in it.
+    query.search = { scope: p.blogId, tokens: words, ...(byUpdated ? {} : { rankOf: rankBySortTime }) };
+    if (phrases.length) {
+      query.filter = (hits) =>
+        hits.filter((h) => {
+          const fields = postWordFields(h.doc);
+          return phrases.every((ph) => hasPhrase(fields, ph));
+        });
+    }
+  }
+  // Due scheduled posts are looked for beside the page, not before it: almost always none are due; when
+  // some were made LIVE, the page is read again so it shows them.
+  const read = () =>
+    page(core.driver, query, p.maxResults ?? 10, p.pageToken, (collection, ids) => core.docs(collection, ids));
+  // A promotion by a concurrent call of this process may land between the read and promoteDue's look.
+  const seen = core.promotions;
+  const [s, promoted, first] = await inOrder(allowed(), core.promoteDue(), read());
+  const pg = promoted || core.promotions !== seen ? await read() : first;
+  const items = await postsOut(
+    core,
+    pg.items.map((h) => h.doc),
+    s.view,
+    { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments },
+  );
+  return listOf('blogger#postList', items, pg, [...items.map((i) => i.etag), s.view]);
+}
+
+/** A new post: its state from the request and the clock, its url, and its labels' counters in one commit. */
+async function insertPost(core: Core, actor: Actor, input: PostsInsertParams): Promise<Post> {
+  const actorId = actorUserId(actor);
+  const p = core.parse(params.postsInsert, input);
+  const b = p.body;
+  const now = core.nowIso();
+  const status = insertedStatus('post', p.isDraft, b.published, now);
+  const s = await core.writer(actor, p.blogId);
+  const blog = s.blog;
+  requireRole(s, 'AUTHOR', 'write posts');
+  const published = status === 'DRAFT' ? b.published : (b.published ?? now);
+  const draft = applyBody(
+    {
+      id: core.newId(),
+      blogId: p.blogId,
+      authorId: actorId ?? blog.ownerId,
+      status,
+      title: '',
+      content: '',
+      labels: [],
+      readerComments: 'ALLOW',
+      ...(published !== undefined ? { published } : {}),
+      updated: now,
+      rev: 1,
+      liveComments: 0,
+      allComments: 0,
+    },
+    b,
+    true,
+  );
+  if (status !== 'DRAFT') draft.published = published!;
+  const r = await core.transact(
+    async (retry) => {
+      const withUrl = await withPath(core, 'post', draft, retry > 0);
+      return { ops: [put('posts', withUrl, 0), ...labelCounterOps(undefined, withUrl)], result: withUrl };
+    },
+    (withUrl) => contentEvents(core, 'post', undefined, withUrl, false, actorId),
+  );
+  return postOut(core, r, s.view, p);
+}
+
+/** Deletions of every comment on a post, read in pages of 1,000. */
+async function commentDeletions(core: Core, blogId: string, postId: string): Promise<WriteOp[]> {
+  const ops: WriteOp[] = [];
+  let after: Key | undefined;
+  for (;;) {
+    const batch = await core.driver.list({
+      collection: 'comments',
+      index: 'post',
+      prefix: [blogId, postId],
+      ...(after ? { lower: { key: after, open: true } } : {}),
+      direction: 'asc',
+      limit: 1000,
+    });
+    for (const c of batch) ops.push(del('comments', c.id, c.version, c.doc as unknown as CommentRecord));
+    if (batch.length < 1000) return ops;
+    after = batch[batch.length - 1]!.key.slice(2);
+  }
+}
+
+/** A LIVE post by its path: as Blogger shows it, without the leading slash, or as the full url. */
+async function postByPath(core: Core, actor: Actor, input: PostsGetByPathParams): Promise<Post> {
+  const p = core.parse(params.postsGetByPath, input);
+  const s = await core.reader(actor, p.blogId, p.view);
+  const blog = s.blog;
+  // Accept the path as Blogger shows it (/2026/11/x.html), without the slash, or as the full url.
+  let path = p.path.startsWith(blog.url) ? p.path.slice(blog.url.length - 1) : p.path;
+  if (!path.startsWith('/')) path = `/${path}`;
+  path = path.split(/[?#]/)[0]!;
+  const hit = await core.driver.getByIndex('posts', 'path', [p.blogId, path]);
+  if (!hit) throw notFound('Post');
+  let r = hit.doc;
+  if (r.status === 'SCHEDULED') r = await core.promote(hit);
+  if (r.status !== 'LIVE') throw notFound('Post');
+  return postOut(core, r, s.view, { maxComments: p.maxComments });
+}
+
+/** A change of a stored post by `fn`, with its events; answers the post after it and the caller's view. */
+async function change(
+  core: Core,
+  actor: Actor,
+  blogId: string,
+  postId: string,
+  ifMatch: string | undefined,
+  fn: (r: PostRecord, now: string) => PostRecord,
+  edited: boolean,
+) {
+  const { after, view } = await changeContent(core, actor, 'post', blogId, postId, ifMatch, fn, (b, a) =>
+    contentEvents(core, 'post', b, a, edited, actorUserId(actor)),
+  );
+  return { after, view };
+}
+
+/** posts.update (`replace`) and posts.patch. */
+async function replaceOrPatch(core: Core, actor: Actor, input: PostsUpdateParams, replace: boolean): Promise<Post> {
+  const p = core.parse(params.postsUpdate, input);
+  const fn = edit<PostRecord>(
+    'post',
+    p,
+    (r) => applyBody(r, p.body, replace),
+    (r, now) => publishPost(r, undefined, now),
+  );
+  const { after, view } = await change(core, actor, p.blogId, p.postId, p.ifMatch, fn, true);
+  return postOut(core, after, view, p);
+}
+
 /** `loadRevisions` loads the revisions code on the first `posts.revisions` call (the service's back office). */
 export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions) {
-  const actorId = actorUserId(actor);
-
-  async function listOrSearch(p: Parsed<'postsList'>, q?: string): Promise<PostList> {
-    // The caller's standing is checked beside the page's read (one round trip instead of two on a server);
-    // its refusals still come first.
-    const standing = core.reader(actor, p.blogId, p.view);
-    const statuses = p.status ?? ['LIVE'];
-    const allowed = async () => {
-      const s = await standing;
-      requireVisibleContent('post', statuses, s.view);
-      return s;
-    };
-    const byUpdated = p.orderBy === 'UPDATED';
-    const labels = p.labels?.length ? [...p.labels].sort() : undefined;
-    const prefixes: Key[] = labels
-      ? labels.flatMap((l) => statuses.map((st) => [p.blogId, l, st]))
-      : statuses.map((st) => [p.blogId, st]);
-    const parsed = q === undefined ? undefined : parseQuery(q);
-    const query: PageQuery<'posts'> = {
-      collection: 'posts',
-      index: labels ? (byUpdated ? 'labelUpdated' : 'labelPublished') : byUpdated ? 'updated' : 'published',
-      prefixes,
-      direction: p.sortOption === 'ASCENDING' ? 'asc' : 'desc',
-      ...(p.startDate !== undefined ? { start: p.startDate } : {}),
-      ...(p.endDate !== undefined ? { end: p.endDate } : {}),
-      fingerprint: shortHash(
-        JSON.stringify([
-          'posts',
-          p.blogId,
-          [...statuses].sort(),
-          labels,
-          byUpdated,
-          p.sortOption === 'ASCENDING',
-          p.startDate,
-          p.endDate,
-          parsed,
-        ]),
-      ),
-    };
-    if (parsed) {
-      const { words, phrases } = parsed;
-      if (words.length === 0) {
-        await allowed();
-        return { kind: 'blogger#postList', items: [], etag: listEtag(['empty']) };
-      }
-      // By publish time, the index's order is the search rank's (records.ts): a driver may walk its index in it.
-      query.search = { scope: p.blogId, tokens: words, ...(byUpdated ? {} : { rankOf: rankBySortTime }) };
-      if (phrases.length) {
-        query.filter = (hits) =>
-          hits.filter((h) => {
-            const fields = postWordFields(h.doc);
-            return phrases.every((ph) => hasPhrase(fields, ph));
-          });
-      }
-    }
-    // Due scheduled posts are looked for beside the page, not before it: almost always none are due; when
-    // some were made LIVE, the page is read again so it shows them.
-    const read = () =>
-      page(core.driver, query, p.maxResults ?? 10, p.pageToken, (collection, ids) => core.docs(collection, ids));
-    // A promotion by a concurrent call of this process may land between the read and promoteDue's look.
-    const seen = core.promotions;
-    const [s, promoted, first] = await inOrder(allowed(), core.promoteDue(), read());
-    const pg = promoted || core.promotions !== seen ? await read() : first;
-    const items = await postsOut(
-      core,
-      pg.items.map((h) => h.doc),
-      s.view,
-      { fetchBody: p.fetchBodies, fetchImages: p.fetchImages, maxComments: p.maxComments },
-    );
-    return listOf('blogger#postList', items, pg, [...items.map((i) => i.etag), s.view]);
-  }
-
-  async function change(
-    blogId: string,
-    postId: string,
-    ifMatch: string | undefined,
-    fn: (r: PostRecord, now: string) => PostRecord,
-    edited: boolean,
-  ) {
-    const { after, view } = await changeContent(core, actor, 'post', blogId, postId, ifMatch, fn, (b, a) =>
-      contentEvents(core, 'post', b, a, edited, actorId),
-    );
-    return { after, view };
-  }
-
   return {
     /** Earlier versions of a post (an extension): list, get, restore. */
     revisions: lazy(
@@ -187,7 +283,7 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
         >(core, actor, {
           kind: 'post',
           change: async (blogId, postId, ifMatch, fn) => {
-            const { after, view } = await change(blogId, postId, ifMatch, fn, true);
+            const { after, view } = await change(core, actor, blogId, postId, ifMatch, fn, true);
             return postOut(core, after, view, {});
           },
         }),
@@ -203,126 +299,48 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     },
 
     async list(input: PostsListParams): Promise<PostList> {
-      return listOrSearch(core.parse(params.postsList, input));
+      return listOrSearch(core, actor, core.parse(params.postsList, input));
     },
 
     async search(input: PostsSearchParams): Promise<PostList> {
       const { q, ...rest } = core.parse(params.postsSearch, input);
-      return listOrSearch(rest, q);
+      return listOrSearch(core, actor, rest, q);
     },
 
     async getByPath(input: PostsGetByPathParams): Promise<Post> {
-      const p = core.parse(params.postsGetByPath, input);
-      const s = await core.reader(actor, p.blogId, p.view);
-      const blog = s.blog;
-      // Accept the path as Blogger shows it (/2026/11/x.html), without the slash, or as the full url.
-      let path = p.path.startsWith(blog.url) ? p.path.slice(blog.url.length - 1) : p.path;
-      if (!path.startsWith('/')) path = `/${path}`;
-      path = path.split(/[?#]/)[0]!;
-      const hit = await core.driver.getByIndex('posts', 'path', [p.blogId, path]);
-      if (!hit) throw notFound('Post');
-      let r = hit.doc;
-      if (r.status === 'SCHEDULED') r = await core.promote(hit);
-      if (r.status !== 'LIVE') throw notFound('Post');
-      return postOut(core, r, s.view, { maxComments: p.maxComments });
+      return postByPath(core, actor, input);
     },
 
     async insert(input: PostsInsertParams): Promise<Post> {
-      const p = core.parse(params.postsInsert, input);
-      const b = p.body;
-      const now = core.nowIso();
-      const status = insertedStatus('post', p.isDraft, b.published, now);
-      // The label counters the post moves are read beside the caller's standing (one round trip instead of
-      // two on IndexedDB); the first attempt uses them if the post kept those labels.
-      const counted: Pick<PostRecord, 'blogId' | 'status' | 'labels'> = {
-        blogId: p.blogId,
-        status,
-        labels: b.labels ?? [],
-      };
-      const counters = core.ready().then(() => labelCounterOps(core.driver, undefined, counted));
-      counters.catch(() => {});
-      const s = await core.writer(actor, p.blogId);
-      const blog = s.blog;
-      requireRole(s, 'AUTHOR', 'write posts');
-      const published = status === 'DRAFT' ? b.published : (b.published ?? now);
-      const draft = applyBody(
-        {
-          id: core.newId(),
-          blogId: p.blogId,
-          authorId: actorId ?? blog.ownerId,
-          status,
-          title: '',
-          content: '',
-          labels: [],
-          readerComments: 'ALLOW',
-          ...(published !== undefined ? { published } : {}),
-          updated: now,
-          rev: 1,
-          liveComments: 0,
-          allComments: 0,
-        },
-        b,
-        true,
-      );
-      if (status !== 'DRAFT') draft.published = published!;
-      const r = await core.transact(
-        async (retry) => {
-          const withUrl = await withPath(core, 'post', draft, retry > 0);
-          const same =
-            retry === 0 &&
-            withUrl.status === counted.status &&
-            JSON.stringify(withUrl.labels) === JSON.stringify(counted.labels);
-          return {
-            ops: [
-              put('posts', withUrl, 0),
-              ...(await (same ? counters : labelCounterOps(core.driver, undefined, withUrl))),
-            ],
-            result: withUrl,
-          };
-        },
-        (withUrl) => contentEvents(core, 'post', undefined, withUrl, false, actorId),
-      );
-      return postOut(core, r, s.view, p);
+      return insertPost(core, actor, input);
     },
 
     async update(input: PostsUpdateParams): Promise<Post> {
-      return replaceOrPatch(input, true);
+      return replaceOrPatch(core, actor, input, true);
     },
 
     async patch(input: PostsUpdateParams): Promise<Post> {
-      return replaceOrPatch(input, false);
+      return replaceOrPatch(core, actor, input, false);
     },
 
     async delete(input: PostsDeleteParams): Promise<void> {
       const p = core.parse(params.postsDelete, input);
       if (p.useTrash) {
-        await change(p.blogId, p.postId, p.ifMatch, (r, now) => trash('post', r, now), false);
+        await change(core, actor, p.blogId, p.postId, p.ifMatch, (r, now) => trash('post', r, now), false);
         return;
       }
       // The post and every comment on it go in one commit. Comment writes also touch the post, so a
       // comment added meanwhile makes this commit fail and retry rather than leave an orphan.
-      await deleteContent(core, actor, 'post', p.blogId, p.postId, p.ifMatch, async () => {
-        const ops: WriteOp[] = [];
-        let after: Key | undefined;
-        for (;;) {
-          const batch = await core.driver.list({
-            collection: 'comments',
-            index: 'post',
-            prefix: [p.blogId, p.postId],
-            ...(after ? { lower: { key: after, open: true } } : {}),
-            direction: 'asc',
-            limit: 1000,
-          });
-          for (const c of batch) ops.push(del('comments', c.id, c.version, c.doc as unknown as CommentRecord));
-          if (batch.length < 1000) return ops;
-          after = batch[batch.length - 1]!.key.slice(2);
-        }
-      });
+      await deleteContent(core, actor, 'post', p.blogId, p.postId, p.ifMatch, () =>
+        commentDeletions(core, p.blogId, p.postId),
+      );
     },
 
     async publish(input: PostsPublishParams): Promise<Post> {
       const p = core.parse(params.postsPublish, input);
       const { after, view } = await change(
+        core,
+        actor,
         p.blogId,
         p.postId,
         p.ifMatch,
@@ -334,20 +352,8 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
 
     async revert(input: PostsRevertParams): Promise<Post> {
       const p = core.parse(params.postsRevert, input);
-      const { after, view } = await change(p.blogId, p.postId, p.ifMatch, (r) => revertTo(r), false);
+      const { after, view } = await change(core, actor, p.blogId, p.postId, p.ifMatch, (r) => revertTo(r), false);
       return postOut(core, after, view, {});
     },
   };
-
-  async function replaceOrPatch(input: PostsUpdateParams, replace: boolean): Promise<Post> {
-    const p = core.parse(params.postsUpdate, input);
-    const fn = edit<PostRecord>(
-      'post',
-      p,
-      (r) => applyBody(r, p.body, replace),
-      (r, now) => publishPost(r, undefined, now),
-    );
-    const { after, view } = await change(p.blogId, p.postId, p.ifMatch, fn, true);
-    return postOut(core, after, view, p);
-  }
 }

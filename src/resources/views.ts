@@ -3,7 +3,7 @@
  * shaped for the caller's view by core/wire.ts. Every namespace answers through these, and so do the back
  * office's calls and the events (content.ts), so they sit in one module of their own.
  */
-import { hidesComments } from '../rules/access.js';
+import { hidesComments, seesHeldComments } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import { listOf, page, type PageQuery } from '../core/paging.js';
 import type { BlogRecord, CommentRecord, PageRecord, PostRecord } from '../store/records.js';
@@ -68,7 +68,11 @@ export async function blogResource(core: Core, b: BlogRecord, view: Role, maxPos
     });
     items = await Promise.all(hits.map((h) => postOut(core, h.doc, view, {})));
   }
-  return blogWire(b, { posts, pages }, items, core.links);
+  const blog = blogWire(b, { posts, pages }, items, core.links);
+  // The blog's own spam words are its ADMINs' to see (a spammer would write around them).
+  if (b.disallowedCommentWords?.length && seesHeldComments(view))
+    blog.disallowedCommentWords = [...b.disallowedCommentWords];
+  return blog;
 }
 
 /** A comment as the caller sees it at `view`. */

@@ -64,6 +64,9 @@ export const PUBLIC_COMMENT_STATUSES: readonly CommentStatus[] = ['LIVE', 'EMPTI
 /** PENDING and SPAM comments (and a comment's status field) are for the ADMIN view: the moderators'. */
 export const seesHeldComments = (view: Role): boolean => atLeast(view, 'ADMIN');
 
+/** Where an anonymous comment came from (its client address) is for the ADMIN view alone (docs/design.md §25). */
+export const seesClientAddress = (view: Role): boolean => atLeast(view, 'ADMIN');
+
 /** Whether `view` sees a comment in `status`. */
 export const seesCommentStatus = (status: CommentStatus, view: Role): boolean =>
   PUBLIC_COMMENT_STATUSES.includes(status) || seesHeldComments(view);
@@ -143,6 +146,9 @@ const trustedCommenter = (role: Role | null): boolean => role !== null && atLeas
 
 /** The state a new comment starts in: LIVE from a trusted commenter, else PENDING (held for moderation). */
 export const newCommentStatus = (role: Role | null): CommentStatus => (trustedCommenter(role) ? 'LIVE' : 'PENDING');
+
+/** AUTHORs and ADMINs of the blog (and host code) are never held to the comment limits (docs/design.md §25). */
+export const limitsComments = (role: Role | null): boolean => !trustedCommenter(role);
 
 /** A post's `readerComments` other than ALLOW refuses new comments from callers below AUTHOR. */
 export const mayComment = (readerComments: ReaderComments, role: Role | null): boolean =>

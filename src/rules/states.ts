@@ -101,10 +101,14 @@ export const COMMENT_MOVES = {
   removeContent: { to: 'EMPTIED', from: ['LIVE', 'PENDING', 'SPAM'] },
 } as const satisfies Record<string, { to: CommentStatus; from: readonly CommentStatus[] }>;
 
+/** Whether a moderation move applies to a comment in `status` (bulk moderation leaves the others as they are). */
+export const movesFrom = (action: keyof typeof COMMENT_MOVES, status: CommentStatus): boolean =>
+  (COMMENT_MOVES[action].from as readonly CommentStatus[]).includes(status);
+
 /** The state a moderation move takes a comment in `status` to: the same state means it stays; else 409. */
 export function moveComment(action: keyof typeof COMMENT_MOVES, status: CommentStatus): CommentStatus {
   const move = COMMENT_MOVES[action];
   if (status === move.to) return status;
-  if (!(move.from as readonly CommentStatus[]).includes(status)) throw refuse('comment', action, status, move.to);
+  if (!movesFrom(action, status)) throw refuse('comment', action, status, move.to);
   return move.to;
 }

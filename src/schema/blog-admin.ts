@@ -5,7 +5,7 @@
  * carries them (docs/design.md §13).
  */
 import type { output } from 'zod/mini';
-import { object, optional, refine, unknown } from './checks.js';
+import { array, object, optionalEach, optional, refine, string, unknown } from './checks.js';
 import { httpUrl, id, nonEmpty, readOnly, text } from './schemas.js';
 import { LIMITS } from './values.js';
 
@@ -13,6 +13,13 @@ import { LIMITS } from './values.js';
 const blogFields = {
   description: optional(text(LIMITS.description)),
   customMetaData: optional(text(LIMITS.text)),
+  disallowedCommentWords: optional(
+    array(
+      string(1, LIMITS.disallowedWord),
+      LIMITS.disallowedWords,
+      `at most ${LIMITS.disallowedWords} disallowed words`,
+    ),
+  ),
   published: optional(unknown),
   posts: optional(unknown),
   pages: optional(unknown),
@@ -21,12 +28,20 @@ const blogFields = {
 /** The body of blogs.insert and update (`BlogBody`). */
 export const blogBody = object({ ...readOnly, name: nonEmpty(LIMITS.blogName), url: httpUrl, ...blogFields });
 
-/** The body of blogs.patch: the fields of a blog body, all optional (`BlogPatchBody`). */
+/** The body of blogs.patch: the fields of a blog body, all optional; `null` clears one that may be empty (`BlogPatchBody`). */
 export const blogPatchBody = object({
   ...readOnly,
   name: optional(nonEmpty(LIMITS.blogName)),
   url: optional(httpUrl),
   ...blogFields,
+  ...optionalEach(
+    {
+      description: text(LIMITS.description),
+      customMetaData: text(LIMITS.text),
+      locale: blogFields.locale.def.innerType,
+    },
+    true,
+  ),
 });
 
 /** The body of users.update: what a user may change; the id is the user's for good (`UserPatchBody`). */
@@ -37,8 +52,8 @@ export const userPatchBody = object({
   blogs: optional(unknown),
   id: optional(unknown),
   displayName: optional(nonEmpty(LIMITS.displayName)),
-  url: optional(httpUrl),
-  about: optional(text(LIMITS.text)),
+  // `null` clears the field (docs/design.md §24).
+  ...optionalEach({ url: httpUrl, about: text(LIMITS.text) }, true),
 });
 
 /** The body of users.insert (`UserBody`). */

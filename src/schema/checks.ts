@@ -38,6 +38,22 @@ const rule = <T>(ok: (value: T) => boolean, message: string) =>
 export const unknown = z.unknown();
 export const optional = z.optional;
 
+/**
+ * Each field of `shape` optional and, `clearable`, `null` too (an update or patch body): Google's APIs read `null`
+ * in a patch as "clear this field" (its Go client sends it for `NullFields`), so it clears the field as an update
+ * without the field would (docs/design.md §24).
+ */
+export function optionalEach<S extends Record<string, z.ZodMiniType>>(
+  shape: S,
+): { [K in keyof S]: z.ZodMiniOptional<S[K]> };
+export function optionalEach<S extends Record<string, z.ZodMiniType>>(
+  shape: S,
+  clearable: true,
+): { [K in keyof S]: z.ZodMiniOptional<z.ZodMiniNullable<S[K]>> };
+export function optionalEach(shape: Record<string, z.ZodMiniType>, clearable?: true) {
+  return Object.fromEntries(Object.entries(shape).map(([k, s]) => [k, z.optional(clearable ? z.nullable(s) : s)]));
+}
+
 export const bool = z.boolean({ error: expected('boolean') });
 export const number = z.number({ error: expected('number') });
 

@@ -15,7 +15,7 @@ import { pageViewsParams } from './pageviews.js';
 import { revisionsParams } from './revisions.js';
 import { userInfosParams } from './userinfos.js';
 
-export { commentBody, pageBody, postBody } from './schemas.js';
+export { commentBody, pageBody, pagePatchBody, postBody, postPatchBody } from './schemas.js';
 export { blogBody, blogPatchBody, userBody, userPatchBody } from './blog-admin.js';
 /** Every operation's parameter schema, by operation (`postsList` for posts.list). */
 export const params = {

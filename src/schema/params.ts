@@ -124,7 +124,7 @@ export interface PostsInsertParams {
 export interface PostsUpdateParams extends IfMatch {
   blogId: string;
   postId: string;
-  body: PostBody;
+  body: PostPatchBody;
   publish?: boolean;
   revert?: boolean;
   fetchBody?: boolean;
@@ -168,7 +168,7 @@ export interface PagesInsertParams {
 export interface PagesUpdateParams extends IfMatch {
   blogId: string;
   pageId: string;
-  body: PageBody;
+  body: PagePatchBody;
   publish?: boolean;
   revert?: boolean;
 }
@@ -207,10 +207,45 @@ export interface CommentsActionParams {
   postId: string;
   commentId: string;
 }
+/** `comments.moderate` (docs/design.md §25): one action on every comment of a blog that matches a filter, 500 a call. */
+export interface CommentsModerateParams {
+  blogId: string;
+  /** Which comments: all of the given statuses (default every status) that match every other field given. */
+  filter: {
+    status?: OneOrMore<CommentStatus>;
+    /** Comments of this signed-in author. */
+    authorId?: string;
+    /** Anonymous comments sent from this address. */
+    clientAddress?: string;
+    /** Comments whose text contains this (case aside). */
+    contains?: string;
+  };
+  /** approve (to LIVE), spam (to SPAM), or delete. Comments the action does not apply to are left as they are. */
+  action: 'approve' | 'spam' | 'delete';
+  /** The `nextPageToken` of the previous call with the same filter and action. */
+  pageToken?: string;
+}
+
+/** What `comments.moderate` did: how many comments it changed, and where to go on when there may be more. */
+export interface CommentsModerateResult {
+  handled: number;
+  nextPageToken?: string;
+}
+
 export interface CommentsInsertParams {
   blogId: string;
   postId: string;
   body: CommentBody;
+  /**
+   * The address of the client that sent the comment (an extension, docs/design.md §25): anonymous comments are limited
+   * per address, and the blog's ADMINs see it for 30 days. The HTTP helper and the site set it from the request;
+   * a host calling in process for its own form passes it (absent: only the per-user limits apply).
+   */
+  clientAddress?: string;
+  /** The client's `User-Agent`, for `checkComment` (never stored). */
+  userAgent?: string;
+  /** The page the comment was sent from (`Referer`), for `checkComment` (never stored). */
+  referrer?: string;
 }
 
 /** `changes.list`: a replica's pull (docs/design.md §15). */
@@ -337,7 +372,12 @@ export interface PagesRevisionsRestoreParams extends IfMatch {
 }
 
 /** blogs.patch: the fields of a blog body, all optional. */
-export type BlogPatchBody = Partial<BlogBody>;
+/** The body of blogs.patch: a blog body's fields, all optional; `null` clears description, customMetaData and locale. */
+export interface BlogPatchBody extends Omit<Partial<BlogBody>, 'description' | 'customMetaData' | 'locale'> {
+  description?: string | null;
+  customMetaData?: string | null;
+  locale?: { language?: string; country?: string; variant?: string } | null;
+}
 /** users.update: the fields a user may change; absent ones stay. */
 export interface UserPatchBody {
   kind?: unknown;
@@ -347,9 +387,10 @@ export interface UserPatchBody {
   /** Ignored: a user's id is theirs for good. */
   id?: unknown;
   displayName?: string;
-  /** An absolute http(s) URL. */
-  url?: string;
-  about?: string;
+  /** An absolute http(s) URL; `null` clears it. */
+  url?: string | null;
+  /** `null` clears it. */
+  about?: string | null;
 }
 export interface UsersUpdateParams {
   /** A user id, or `self`. Only that user (and host code) may change it. */
@@ -414,6 +455,25 @@ export interface PageBody extends ServerOwnedFields {
   published?: Timestamp;
 }
 
+/** The body of posts.update and patch: a post body where `null` clears a field (as an update without it would). */
+export interface PostPatchBody extends ServerOwnedFields {
+  title?: string | null;
+  content?: string | null;
+  labels?: readonly string[] | null;
+  published?: Timestamp | null;
+  titleLink?: string | null;
+  customMetaData?: string | null;
+  readerComments?: ReaderComments | null;
+  location?: { name?: string; lat?: number; lng?: number; span?: string } | null;
+}
+
+/** The body of pages.update and patch: a page body where `null` clears a field (as an update without it would). */
+export interface PagePatchBody extends ServerOwnedFields {
+  title?: string | null;
+  content?: string | null;
+  published?: Timestamp | null;
+}
+
 export interface CommentBody extends ServerOwnedFields {
   published?: unknown;
   /** HTML; sanitized to a small set of harmless tags. */
@@ -429,6 +489,8 @@ export interface BlogBody extends ServerOwnedFields {
   url: string;
   description?: string;
   customMetaData?: string;
+  /** Words or phrases that file a comment as SPAM in this blog (an extension, docs/comments.md); ADMIN view only. */
+  disallowedCommentWords?: readonly string[];
   published?: unknown;
   posts?: unknown;
   pages?: unknown;

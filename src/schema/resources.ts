@@ -161,6 +161,8 @@ export interface Comment {
   author: Author;
   /** LIVE, EMPTIED, PENDING or SPAM: at the ADMIN view only. */
   status?: CommentStatus;
+  /** Where an anonymous comment came from (an extension): at ADMIN view only. */
+  clientAddress?: string;
 }
 
 /** A blog (`blogger#blog`). */
@@ -210,6 +212,8 @@ export interface Blog {
   customMetaData?: string;
   /** Always LIVE: a deleted blog is gone (404), never shown. */
   status: 'LIVE';
+  /** Words that send a comment to SPAM (an extension): at ADMIN view only. */
+  disallowedCommentWords?: string[];
 }
 
 /** A user (`blogger#user`): someone who may hold roles in blogs and write. */

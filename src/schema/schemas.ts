@@ -18,6 +18,7 @@ import {
   number,
   object,
   optional,
+  optionalEach,
   refine,
   string,
   unknown,
@@ -134,33 +135,35 @@ const labels = map(array(text(LIMITS.label), LIMITS.labels, `at most ${LIMITS.la
   ...new Set(ls.map((l) => l.trim()).filter(Boolean)),
 ]);
 
-/** The body of posts.insert, update and patch (`PostBody`). */
-export const postBody = object({
-  ...readOnly,
-  title: optional(text(LIMITS.title)),
-  content: optional(text(LIMITS.content)),
-  labels: optional(labels),
-  published: optional(timestamp),
-  titleLink: optional(httpUrl),
-  customMetaData: optional(text(LIMITS.text)),
-  readerComments: optional(upperEnum(READER_COMMENTS)),
-  location: optional(
-    object({
-      name: optional(text(LIMITS.text)),
-      lat: optional(number),
-      lng: optional(number),
-      span: optional(text(200)),
-    }),
-  ),
-});
+/** The fields of a post body (`PostBody`). */
+const postFields = {
+  title: text(LIMITS.title),
+  content: text(LIMITS.content),
+  labels,
+  published: timestamp,
+  titleLink: httpUrl,
+  customMetaData: text(LIMITS.text),
+  readerComments: upperEnum(READER_COMMENTS),
+  location: object({
+    name: optional(text(LIMITS.text)),
+    lat: optional(number),
+    lng: optional(number),
+    span: optional(text(200)),
+  }),
+};
 
-/** The body of pages.insert, update and patch (`PageBody`). */
-export const pageBody = object({
-  ...readOnly,
-  title: optional(text(LIMITS.title)),
-  content: optional(text(LIMITS.content)),
-  published: optional(timestamp),
-});
+/** The body of posts.insert (`PostBody`). */
+export const postBody = object({ ...readOnly, ...optionalEach(postFields) });
+/** The body of posts.update and patch: `null` clears a field (`PostPatchBody`). */
+export const postPatchBody = object({ ...readOnly, ...optionalEach(postFields, true) });
+
+/** The fields of a page body (`PageBody`). */
+const pageFields = { title: text(LIMITS.title), content: text(LIMITS.content), published: timestamp };
+
+/** The body of pages.insert (`PageBody`). */
+export const pageBody = object({ ...readOnly, ...optionalEach(pageFields) });
+/** The body of pages.update and patch: `null` clears a field (`PagePatchBody`). */
+export const pagePatchBody = object({ ...readOnly, ...optionalEach(pageFields, true) });
 
 /** The body of comments.insert (`CommentBody`). */
 export const commentBody = object({
@@ -251,7 +254,7 @@ export const params = {
   postsUpdate: object({
     blogId: id,
     postId: id,
-    body: postBody,
+    body: postPatchBody,
     publish: optional(bool),
     revert: optional(bool),
     ...withIfMatch,
@@ -274,7 +277,7 @@ export const params = {
   pagesUpdate: object({
     blogId: id,
     pageId: id,
-    body: pageBody,
+    body: pagePatchBody,
     publish: optional(bool),
     revert: optional(bool),
     ...withIfMatch,
@@ -290,7 +293,15 @@ export const params = {
     status: optional(enumList(COMMENT_STATUSES)),
     fetchBodies: optional(bool),
   }),
-  commentsInsert: object({ blogId: id, postId: id, body: commentBody }),
+  commentsInsert: object({
+    blogId: id,
+    postId: id,
+    body: commentBody,
+    // Who sent it (docs/design.md §25): set by the HTTP helper and the site, or by a host for its own form.
+    clientAddress: optional(text(LIMITS.clientHeader)),
+    userAgent: optional(text(LIMITS.clientHeader)),
+    referrer: optional(text(LIMITS.clientHeader)),
+  }),
 };
 
 /** What the service works with after a check: `Parsed<'postsList'>`. */

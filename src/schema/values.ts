@@ -52,6 +52,13 @@ export const LIMITS = {
   maxInline: 500,
   /** Characters in an id (a host may bring its own user ids). */
   id: 200,
+  /** Characters in what a comment's sender is known by: its client address, `User-Agent`, `Referer`. */
+  clientHeader: 2_000,
+  /** Entries of a blog's `disallowedCommentWords`, and characters in each. */
+  disallowedWords: 1_000,
+  disallowedWord: 200,
+  /** Comments `comments.moderate` acts on in one call. */
+  moderateBatch: 500,
   /** Characters in the other free texts: `customMetaData`, a location's name, a user's `about`. */
   text: 10_000,
 } as const;

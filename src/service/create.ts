@@ -13,11 +13,12 @@ import type { ActorInput, BlogService, BlogServiceOptions, PagesApi } from './ty
 /** The namespaces of a service (everything but its own methods). */
 type Namespaces = Omit<BlogService, 'as' | 'on' | 'ready' | 'startScheduler' | 'close'>;
 
+// The back office's calls (blog and user management, members, comment moderation, user infos, page views,
+// labels, changes, revisions, media) load on the first of them, through one module (src/util/lazy.ts).
+const backOffice = () => import('../resources/back-office.js');
+
 function apis(core: Core, actor: Actor): Namespaces {
   const base = blogsApi(core, actor);
-  // The back office's calls (blog and user management, members, comment moderation, user infos, page views,
-  // labels, changes, revisions, media) load on the first of them, through one module (src/util/lazy.ts).
-  const backOffice = () => import('../resources/back-office.js');
   const posts = postsApi(core, actor, backOffice);
   const admin = async () => (await backOffice()).blogAdminApi(core, actor);
   const infos = async () => (await backOffice()).userInfosApi(core, actor, posts);
@@ -37,7 +38,7 @@ function apis(core: Core, actor: Actor): Namespaces {
       ...commentsApi(core, actor),
       ...lazy(
         async () => (await backOffice()).commentModerationApi(core, actor),
-        ['listByBlog', 'approve', 'markAsSpam', 'removeContent', 'delete'],
+        ['listByBlog', 'approve', 'markAsSpam', 'removeContent', 'delete', 'moderate'],
       ),
     },
     blogUserInfos: lazy(async () => (await infos()).blogUserInfos, ['get']),
@@ -90,7 +91,8 @@ function scoped(core: Core, actor: Actor): BlogService {
     },
     startScheduler(options?: SchedulerOptions): () => void {
       if (actor.kind !== 'host') throw forbidden('Only the host service runs the scheduler');
-      return core.startScheduler(options);
+      // Besides publishing on time: spam and client addresses past their 30 days go (docs/design.md §25).
+      return core.startScheduler(options, async () => (await backOffice()).sweepComments(core));
     },
     async close(): Promise<void> {
       core.stopScheduler();

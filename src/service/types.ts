@@ -7,6 +7,7 @@
  * wire resource, or rejects with a `BlogError` and changes nothing.
  */
 import type { BlobStore, StorageDriver } from '../store/driver.js';
+import type { CheckComment, CommentLimits } from '../rules/comment-options.js';
 import type { EventType, Listener } from '../core/events.js';
 import type { SchedulerOptions } from '../core/scheduler.js';
 import type { ChangeList } from '../resources/changes.js';
@@ -43,6 +44,8 @@ import type {
   CommentsInsertParams,
   CommentsListByBlogParams,
   CommentsListParams,
+  CommentsModerateParams,
+  CommentsModerateResult,
   LabelsListParams,
   MembersListParams,
   MembersRemoveParams,
@@ -121,6 +124,21 @@ export interface BlogServiceOptions {
   blobs?: BlobStore;
   /** Larger pictures are refused with 413, read no further. Default 20 MiB. */
   maxMediaBytes?: number;
+  /**
+   * How often comments may come (docs/comments.md): anonymous ones at most one per 15 s per client address
+   * (a burst of 3), signed-in readers 30 a minute; AUTHORs and ADMINs never. Beyond: 429 `rateLimitExceeded`.
+   */
+  commentLimits?: CommentLimits;
+  /** Anonymous PENDING and SPAM comments a blog holds at most; past it anonymous comments get 429. Default 10,000. */
+  maxPendingComments?: number;
+  /** A comment with more links than this is filed as SPAM. Default 2. */
+  maxCommentLinks?: number;
+  /** Words or phrases that file a comment as SPAM in every blog (each blog's ADMINs add their own). Default none. */
+  disallowedCommentWords?: readonly string[];
+  /** Asks a service (Akismet-like) about each comment from outside the blog's AUTHORs and ADMINs. */
+  checkComment?: CheckComment;
+  /** How long `checkComment` may take before the comment stays PENDING (ms). Default 2,000. */
+  checkCommentTimeoutMs?: number;
   /**
    * Keep pictures as uploaded, metadata and all (photography blogs). Default false: an upload loses its EXIF
    * (GPS position, serials, owner names), XMP, IPTC and comments by a lossless rewrite; pixels, orientation and
@@ -203,7 +221,8 @@ export interface BlogService {
   ready(): Promise<void>;
   /**
    * Publishes scheduled posts at their time (a timer set to the next one, re-armed by writes), emitting
-   * `post.published` then rather than at the next read. Answers the function that stops it. Host only.
+   * `post.published` then rather than at the next read; and deletes spam older than 30 days and forgets anonymous
+   * comments' client addresses after 30 days (docs/comments.md). Answers the function that stops it. Host only.
    */
   startScheduler(options?: SchedulerOptions): () => void;
   /** Closes the store (and stops the scheduler). */
@@ -371,6 +390,20 @@ export interface CommentsApi {
   removeContent(input: CommentsActionParams): Promise<Comment>;
   /** Deletes a comment for good; replies to it stay. ADMIN. */
   delete(input: CommentsActionParams): Promise<void>;
+  /**
+   * One action (approve, spam, delete) on the blog's comments that match a filter (status, author, client
+   * address, text), at most 500 a call; go on with `nextPageToken` until none is answered. ADMIN.
+   *
+   * @example
+   * ```ts
+   * let pageToken: string | undefined;
+   * do {
+   *   const r = await service.comments.moderate({ blogId, filter: { status: 'PENDING', clientAddress: '203.0.113.9' }, action: 'spam', ...(pageToken ? { pageToken } : {}) });
+   *   pageToken = r.nextPageToken;
+   * } while (pageToken);
+   * ```
+   */
+  moderate(input: CommentsModerateParams): Promise<CommentsModerateResult>;
 }
 
 export interface BlogUserInfosApi {

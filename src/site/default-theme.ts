@@ -43,6 +43,7 @@ ol.comments>li{background:var(--soft);border-radius:6px;padding:.5rem .9rem;marg
 .more{display:flex;justify-content:space-between;gap:1rem;margin-top:1.5rem}
 .notice{border-left:4px solid var(--link);padding:.25rem .75rem}
 .error{border-left:4px solid #c5221f;padding:.25rem .75rem}
+.hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}
 footer.site{border-top:1px solid var(--line);padding:1rem 0;color:var(--muted);font-size:.95rem}
 `
   .trim()
@@ -119,6 +120,7 @@ ${
     ? html`<form method="post" action="${form.action}" class="comment-form">
 <h3>Leave a comment</h3>
 ${form.error ? html`<p class="error" role="alert">${form.error}</p>` : ''}
+${form.hidden}
 <p><label for="comment-name">Name (optional)</label><br><input id="comment-name" type="text" name="name" maxlength="100" autocomplete="name" value="${form.values.name}"></p>
 <p><label for="comment-content">Comment</label><br><textarea id="comment-content" name="content" rows="6" maxlength="4096" required>${form.values.content}</textarea></p>
 <p><button type="submit">Send comment</button></p>

@@ -35,8 +35,9 @@ import type { Theme } from './theme.js';
 import { type BlogScope, scopeOf } from './views.js';
 import type { BlogInfo } from './store.js';
 import { addComment } from './comment-form.js';
+import { type ClientAddressOptions, clientAddressResolver, clientOf } from '../web/client-address.js';
 
-export interface SiteOptions {
+export interface SiteOptions extends ClientAddressOptions {
   /** Parts replacing the default theme's (`{ post }` alone changes only post pages). */
   theme?: Partial<Theme>;
   /** Serve this blog whatever the request's host (default: the blog whose url has the request's host). */
@@ -133,6 +134,7 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
     }
   };
   const views = viewCounter(service, report);
+  const addressOf = clientAddressResolver(options);
   const leave = (options.leave ?? ['/v3']).map((p) => p.replace(/\/+$/, ''));
 
   const html = (r: Rendered & { post?: { id: string } }): Answer => ({
@@ -208,15 +210,11 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
       if (!BlogError.is(e) || (e.code >= 500 && e.code !== 503)) throw e;
       if (e.code === 404) return missing();
       // 405 names what is allowed; 416 the picture's size; 503 when to come back.
-      const { allow, contentRange, retryAfter } = e as BlogError & {
-        allow?: string;
-        contentRange?: string;
-        retryAfter?: string;
-      };
+      const { allow, contentRange, retryAfter } = e as BlogError & { allow?: string; contentRange?: string };
       return plain(e.code, e.message, {
         ...(allow ? { allow } : {}),
         ...(contentRange ? { 'content-range': contentRange } : {}),
-        ...(retryAfter ? { 'retry-after': retryAfter } : {}),
+        ...(retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {}),
       });
     }
   }
@@ -313,7 +311,7 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
         return send(incoming, page);
       }
       if (method === 'POST' && route.kind === 'post') {
-        const r = await addComment(parts, scope, route.path, incoming, MAX_FORM_BYTES);
+        const r = await addComment(parts, scope, route.path, incoming, MAX_FORM_BYTES, clientOf(incoming, addressOf));
         // Post/redirect/get: the reader lands on the post again, with a note that the comment awaits moderation.
         return 'location' in r
           ? { status: 303, headers: { location: r.location, 'cache-control': 'no-store' }, text: null }

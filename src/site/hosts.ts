@@ -1,6 +1,6 @@
 /**
  * Which blog a request's host serves: the blog whose url has that host (http or https), at the root or under
- * the path's first segment. `blogs.getByUrl` also finds a blog by an old url (the handler then redirects).
+ * the path's first segments (at most DEPTH: Blogger's `www.blogger.com/blogspot/<name>/` has two), longest first. `blogs.getByUrl` also finds a blog by an old url (the handler then redirects).
  * `<host>.localhost[:port]` stands for `<host>`, so each blog of a store has a local address as well.
  * Answers are kept for 30 s per host and first segment, for at most 1,000 of them.
  */
@@ -9,6 +9,7 @@ import { BlogError } from '../util/errors.js';
 
 const TTL_MS = 30_000;
 const SIZE = 1000;
+const DEPTH = 3;
 
 export interface HostMatch {
   blogId: string;
@@ -28,12 +29,14 @@ export function hostResolver(reader: BlogService) {
   return async (named: string, path: string): Promise<HostMatch | undefined> => {
     // `a.example.localhost:8080` is a.example's blog served on this machine (browsers send *.localhost to it).
     const host = /^(.+)\.localhost(:\d+)?$/.exec(named)?.[1] ?? named;
-    const first = /^\/([^/?#]+)\//.exec(path)?.[1];
-    const key = `${host}\0${first ?? ''}`;
+    // The folders the path starts with (the last segment is a page, not a folder), DEPTH at most.
+    const folders = path.split(/[?#]/)[0]!.split('/').slice(1, -1).slice(0, DEPTH);
+    const bases = folders.map((_, i) => `/${folders.slice(0, folders.length - i).join('/')}/`);
+    const key = `${host}\0${folders.join('/')}`;
     const cached = known.get(key);
     if (cached && cached.until > Date.now()) return cached.found;
     let found: HostMatch | undefined;
-    search: for (const base of [...(first ? [`/${first}/`] : []), '/']) {
+    search: for (const base of [...bases, '/']) {
       for (const scheme of ['https', 'http']) {
         const blog = await byUrl(`${scheme}://${host}${base}`);
         if (blog) {

@@ -13,6 +13,8 @@ export {
   type SkippedFile,
 } from './export.js';
 export { defaultTheme } from './default-theme.js';
+export { rotateCommentFormKey } from './form-token.js';
+export type { ClientAddressOptions, TrustProxy } from '../web/client-address.js';
 export { html, raw, escapeHtml, Html, type Interpolation } from './html.js';
 export type {
   Theme,

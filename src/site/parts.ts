@@ -3,6 +3,7 @@ import type { BlogService } from '../service/types.js';
 import { defaultTheme } from './default-theme.js';
 import type { SiteParts } from './render.js';
 import { storeOf } from './store.js';
+import { formTokens } from './form-token.js';
 import type { Theme } from './theme.js';
 
 /** The whole theme: the default's parts with the given ones over them. */
@@ -28,5 +29,5 @@ export function siteParts(
   const pageSize = options.pageSize ?? 10;
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 50)
     throw new TypeError('pageSize must be an integer from 1 to 50');
-  return { reader, store: storeOf(service), theme: themeOf(options.theme), pageSize };
+  return { reader, store: storeOf(service), theme: themeOf(options.theme), pageSize, tokens: formTokens(service) };
 }

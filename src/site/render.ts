@@ -4,17 +4,18 @@
  * handler and the static export.
  */
 import { mayComment } from '../rules/access.js';
+import type { FormTokens } from './form-token.js';
 import type { BlogService } from '../service/types.js';
 import type { Post, PostList } from '../schema/resources.js';
 import { BlogError } from '../util/errors.js';
 import { type Chunk, type ListSource, readChunk } from './chunks.js';
 import { headOf, type HeadInput } from './head.js';
-import { type Html, markup, raw } from './html.js';
+import { type Html, html, markup, raw } from './html.js';
 import { commentsPath, feedPaths, type ListRef, listPath, monthRange } from './routes.js';
 import type { SiteStore } from './store.js';
 import { COLUMN_SIZES, responsivePictures } from './pictures.js';
 import { featuredPicture } from '../web/pictures.js';
-import type { CommentForm, LayoutData, ListView, PostView, Theme } from './theme.js';
+import { type CommentForm, HONEYPOT, type LayoutData, type ListView, type PostView, type Theme } from './theme.js';
 import {
   type BlogScope,
   commentViewOf,
@@ -38,10 +39,12 @@ export interface SiteParts {
   store: SiteStore;
   theme: Theme;
   pageSize: number;
+  /** The comment form's time tokens (form-token.ts). */
+  tokens: FormTokens;
 }
 
 export interface Rendered {
-  status: 200 | 400 | 403 | 404;
+  status: 200 | 400 | 403 | 404 | 409 | 429;
   body: string;
 }
 
@@ -179,8 +182,8 @@ export interface PostState {
   /** A comment was just sent (the page after the redirect). */
   pending?: boolean;
   /** A refused submission: its values and why. */
-  form?: CommentForm;
-  status?: 400 | 403;
+  form?: Omit<CommentForm, 'hidden'>;
+  status?: 400 | 403 | 409 | 429;
 }
 
 /** The comments of a post after `token` (none: the first page), as the theme shows them. */
@@ -208,7 +211,10 @@ async function commentsOf(
   const path = new URL(post.url!).pathname;
   const form: CommentForm | null =
     scope.live && !closed && token === undefined
-      ? (state.form ?? { action: `${path}#comments`, values: { name: '', content: '' }, error: null })
+      ? {
+          ...(state.form ?? { action: `${path}#comments`, values: { name: '', content: '' }, error: null }),
+          hidden: await formFields(parts, scope, post),
+        }
       : null;
   return {
     items: list.items.map(commentViewOf),
@@ -220,6 +226,12 @@ async function commentsOf(
     pending: state.pending === true,
     closed,
   };
+}
+
+/** The form's hidden part: an empty field people never see (bots fill it in) and the signed time token. */
+async function formFields(parts: SiteParts, scope: BlogScope, post: Post): Promise<Html> {
+  const token = await parts.tokens.issue(scope.blog.id, post.id);
+  return html`<p class="hp" aria-hidden="true"><label for="comment-website">Leave this empty</label><input id="comment-website" type="text" name="${HONEYPOT}" tabindex="-1" autocomplete="off"></p><input type="hidden" name="token" value="${token}">`;
 }
 
 /** A LIVE post at its path (stored form: `/2026/11/hello.html`), with its first comments. */

@@ -70,7 +70,16 @@ export interface CommentForm {
   values: { name: string; content: string };
   /** Why the last submission was refused, or null. */
   error: string | null;
+  /**
+   * The form's hidden part, to put inside the `<form>` as it is: an empty field people never see (hide it with
+   * the `.hp` rule of the default theme's CSS; bots fill it in) and the signed time token. A form sent without
+   * them is taken for a bot's: it is answered like any other and stores nothing (docs/comments.md).
+   */
+  hidden: Html;
 }
+
+/** The name of the form's empty field (the honeypot): a comment that fills it in is a bot's. */
+export const HONEYPOT = 'website';
 
 export interface PostView extends PostSummary {
   content: Html;

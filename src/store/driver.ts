@@ -17,10 +17,29 @@ export type JsonObject = { [key: string]: Json };
 /** One index key: a tuple of strings. The core always ends it with the record id, so it is unique. */
 export type Key = readonly string[];
 
+/** How many entries a record has in an index: exactly one, none or one, or any number (e.g. one per label). */
+export type IndexEntries = 'one' | 'optional' | 'many';
+
 export interface IndexDef {
   name: string;
   /** At most one record may hold a given key. A commit that would break this fails with `unique`. */
   unique?: boolean;
+  /**
+   * What each part of the index's keys is, by name (e.g. `['blogId', 'status', 'published', 'id']`; `id` is the
+   * record's id), so a driver can keep key parts as columns a person reads (PostgreSQL). A part's name means one
+   * value per record across the collection's `one` and `optional` indexes; in a `many` index the parts named by
+   * no such index vary per entry (a label). Without it a driver keeps the keys as it likes. Drivers refuse a
+   * commit that does not fit the declaration (a programming error, not a conflict).
+   */
+  fields?: readonly string[];
+  /** With `fields`: how many entries a record has in this index. Default `many`. */
+  entries?: IndexEntries;
+  /**
+   * A counter of the collection (`counters`): the record has its entries in this index only while that counter
+   * is above 0 (a label's `live` index holds labels that LIVE posts carry). Puts and adds give the record's keys
+   * as they are when the counter is positive; drivers apply the condition on every write (`heldKeys`).
+   */
+  positive?: string;
 }
 
 export interface CollectionDef {
@@ -28,6 +47,13 @@ export interface CollectionDef {
   indexes: readonly IndexDef[];
   /** The collection takes part in `search` (its puts carry `terms`). */
   search?: boolean;
+  /**
+   * Top-level fields of the documents that hold whole numbers (counters such as a post's comment count), which a
+   * driver may keep as columns of their own (PostgreSQL).
+   */
+  counters?: readonly string[];
+  /** Top-level text fields of the documents a person reading the store wants to see (a title), shown as columns where a driver can (PostgreSQL 18's virtual columns). */
+  columns?: readonly string[];
 }
 
 /** Declared once by the core and passed to `open`. A driver stores this shape and nothing else. */
@@ -82,7 +108,27 @@ export interface DeleteOp {
   stream?: string;
 }
 
-export type WriteOp = PutOp | DeleteOp;
+/**
+ * Adds to counters of a record (`CollectionDef.counters`) without reading it first: concurrent adds to one record
+ * all count, whatever their order, and never conflict with each other. The record's version goes up by one, as
+ * for a put. A missing record is created from `create` first (its counters as given, then added to); without
+ * `create` a missing record refuses the commit (`version`).
+ */
+export interface AddOp {
+  type: 'add';
+  collection: string;
+  id: string;
+  /** What to add to each counter (negative subtracts): whole numbers. */
+  add: Readonly<Record<string, number>>;
+  /** The record's index keys, as a put of it gives them (they do not change with its counters). */
+  keys: Readonly<Record<string, readonly Key[]>>;
+  /** The document to create when the record does not exist. */
+  create?: JsonObject;
+  /** As on `PutOp`: the change-log stream of this change. */
+  stream?: string;
+}
+
+export type WriteOp = PutOp | DeleteOp | AddOp;
 
 /** The longest message `tell` passes on (PostgreSQL's NOTIFY payload is under 8000 bytes). */
 export const MESSAGE_CHARS = 7_000;
@@ -149,6 +195,7 @@ export interface Change {
   pos: number;
   collection: string;
   id: string;
+  /** An add is logged as the put it amounts to. */
   type: 'put' | 'delete';
   /** The version written (for deletes, the version the record had). */
   version: number;
@@ -190,6 +237,11 @@ export interface PruneQuery {
 export interface CommitResult {
   /** The sequence number of this commit; strictly increasing across commits of one store. */
   seq: number;
+  /**
+   * The newest seq of the log below this commit, when the driver knows it for final (no commit below `seq` was
+   * still to land): drivers whose seqs have gaps say so (PostgreSQL's are transaction ids). Absent: `seq - 1`.
+   */
+  previous?: number;
 }
 
 export type ConflictKind = 'version' | 'unique';
@@ -332,6 +384,49 @@ export function compareKeys(a: Key, b: Key): number {
     if (x !== y) return x < y ? -1 : 1;
   }
   return a.length - b.length;
+}
+
+/**
+ * The entries a record holds: its keys, less those of indexes whose `positive` counter is not above 0 in `doc`.
+ * The reference reading of `IndexDef.positive`, for drivers that keep the keys a write gives.
+ */
+export function heldKeys(
+  def: CollectionDef,
+  doc: JsonObject,
+  keys: Readonly<Record<string, readonly Key[]>>,
+): Readonly<Record<string, readonly Key[]>> {
+  let out: Record<string, readonly Key[]> | undefined;
+  for (const index of def.indexes) {
+    if (index.positive === undefined || !keys[index.name]?.length) continue;
+    const n = doc[index.positive];
+    if (typeof n === 'number' && n > 0) continue;
+    out ??= { ...keys };
+    out[index.name] = [];
+  }
+  return out ?? keys;
+}
+
+/**
+ * An add as the put it amounts to, given the record as it stands when the commit's earlier ops have applied
+ * (undefined: there is none): the reference reading of `AddOp` for drivers that keep whole documents.
+ */
+export function addAsPut(def: CollectionDef, op: AddOp, stored: StoredDoc | undefined): PutOp {
+  if (!stored && !op.create) throw new DriverConflict('version', op.collection, op.id);
+  const doc: JsonObject = { ...(stored?.doc ?? op.create!) };
+  for (const [field, n] of Object.entries(op.add)) {
+    if (!def.counters?.includes(field)) throw new Error(`${op.collection} has no counter ${field}`);
+    const was = doc[field];
+    doc[field] = (typeof was === 'number' ? was : 0) + n;
+  }
+  return {
+    type: 'put',
+    collection: op.collection,
+    id: op.id,
+    expect: stored?.version ?? 0,
+    doc,
+    keys: op.keys,
+    ...(op.stream !== undefined ? { stream: op.stream } : {}),
+  };
 }
 
 /** Whether `key` (a full index key) lies inside the query's prefix and bounds. */

@@ -2,7 +2,7 @@
  * What the core stores, and the index keys and tokens each record gets. This is the only place that
  * knows how records map onto the indexes of `store-schema.ts`.
  */
-import type { JsonObject, Key, PutOp, WriteOp } from './driver.js';
+import type { AddOp, JsonObject, Key, PutOp, WriteOp } from './driver.js';
 import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from '../schema/schemas.js';
 import { distinctWords, postWordFields } from '../rules/text.js';
 import { commentVisOf, seesCommentStatus, seesContent, visibleClasses, type CommentVis } from '../rules/access.js';
@@ -34,6 +34,8 @@ export interface BlogRecord {
   oldUrls?: string[];
   /** Set by blogs.delete: the blog reads as gone while its records are removed in batches. */
   deleting?: true;
+  /** Words that send a comment to SPAM in this blog, beside the service's (docs/design.md §25). */
+  disallowedCommentWords?: string[];
   published: string;
   updated: string;
 }
@@ -95,6 +97,8 @@ export interface CommentRecord {
   authorId?: string;
   authorName?: string;
   authorUrl?: string;
+  /** Where an anonymous comment came from: for the blog's ADMINs only (docs/design.md §25). */
+  clientAddress?: string;
   /** The visibility class its blog-wide index entries are filed under (absent: 'open'); see comment-visibility.ts. */
   vis?: CommentVis;
   /** No reader has ever been able to see it (set by `put`, see `markUnseen`). */
@@ -165,6 +169,19 @@ export interface MediaRecord {
   source?: string;
   /** Its bytes went through metadata cleaning when stored (docs/design.md §23): `cleanMedia` passes it by. */
   cleaned?: true;
+}
+
+/**
+ * A comment counter shared by the app servers on one store (`commentLimits.shared`): the token bucket of one
+ * address or user (rules/comments.ts), written with each comment it admits, swept once it would be full again.
+ */
+export interface LimitRecord {
+  id: string;
+  tokens: number;
+  /** When `tokens` was counted (ms). */
+  at: number;
+  /** When the bucket is full again (ISO): a sweep may remove it then. */
+  expires: string;
 }
 
 export const mediaId = (blogId: string, sha256: string) => `${blogId}:${sha256}`;
@@ -239,6 +256,7 @@ export interface Records {
   media: MediaRecord;
   collabDocs: CollabDocRecord;
   collabUpdates: CollabUpdateRecord;
+  limits: LimitRecord;
   redirects: RedirectRecord;
 }
 
@@ -275,6 +293,13 @@ function postKeys(p: PostRecord): Record<string, Key[]> {
 const usesOf = (r: PostRecord | PageRecord): Key[] =>
   mediaRefs(r.blogId, r.content).map((sha) => [r.blogId, sha, r.id]);
 
+/**
+ * Who wrote a comment, as the moderation and duplicate index files it: a signed-in author by user, an
+ * anonymous one by client address (none: not filed).
+ */
+export const whoOf = (c: { authorId?: string | undefined; clientAddress?: string | undefined }) =>
+  c.authorId !== undefined ? `u:${c.authorId}` : c.clientAddress !== undefined ? `a:${c.clientAddress}` : undefined;
+
 function keysOf(collection: Collection, r: Records[Collection]): Record<string, Key[]> {
   switch (collection) {
     case 'posts':
@@ -290,10 +315,18 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
     case 'comments': {
       const c = r as CommentRecord;
       const vis = c.vis ?? 'open';
+      const who = whoOf(c);
+      const anonymousHeld = c.authorId === undefined && (c.status === 'PENDING' || c.status === 'SPAM');
       return {
         post: [[c.blogId, c.postId, c.status, c.published, c.id]],
         blog: [[c.blogId, vis, c.status, c.published, c.id]],
         move: [[c.postId, vis, c.id]],
+        who: who ? [[c.blogId, who, c.status, c.published, c.id]] : [],
+        held: anonymousHeld ? [[c.blogId, c.id]] : [],
+        sweep: [
+          ...(c.status === 'SPAM' ? [['spam', c.updated, c.id]] : []),
+          ...(c.clientAddress !== undefined ? [['address', c.published, c.id]] : []),
+        ],
       };
     }
     case 'blogs': {
@@ -309,9 +342,10 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
       return { item: [[v.itemId, v.replaced, v.id]] };
     }
     case 'labels': {
-      // Readers walk `live`, which holds only labels a LIVE post carries: a draft's label is never visited.
+      // Readers walk `live`, which holds only labels a LIVE post carries (schema.ts: held while `live` is above 0),
+      // so a draft's label is never visited.
       const l = r as LabelRecord;
-      return { blog: [[l.blogId, l.label, l.id]], live: l.live > 0 ? [[l.blogId, l.label, l.id]] : [] };
+      return { blog: [[l.blogId, l.label, l.id]], live: [[l.blogId, l.label, l.id]] };
     }
     case 'media': {
       const m = r as MediaRecord;
@@ -324,6 +358,10 @@ function keysOf(collection: Collection, r: Records[Collection]): Record<string, 
     case 'collabUpdates': {
       const u = r as CollabUpdateRecord;
       return { doc: [[u.docId, u.id]] };
+    }
+    case 'limits': {
+      const l = r as LimitRecord;
+      return { expires: [[l.expires, l.id]] };
     }
     case 'redirects': {
       const d = r as RedirectRecord;
@@ -380,6 +418,15 @@ export function put<C extends Collection>(collection: C, record: Records[C], exp
     op.terms = { scope: p.blogId, tokens: distinctWords(postWordFields(p)), rank: searchRank(sortTime(p)) };
   }
   return op;
+}
+
+/**
+ * An add to counters of a record (schema.ts `counters`), created as `record` first if it does not exist: what
+ * concurrent writers of one counter send, so none of them reads it or retries for it.
+ */
+export function addTo<C extends Collection>(collection: C, record: Records[C], add: Record<string, number>): AddOp {
+  const doc = asJson(record);
+  return { type: 'add', collection, id: doc.id as string, add, keys: keysOf(collection, record), create: doc };
 }
 
 /** A delete; `was` (the record deleted) names the change stream of posts, pages and comments (a delete is a change too). */

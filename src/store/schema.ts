@@ -25,8 +25,9 @@ import type { Collection } from './records.js';
  * pageviews.blog        [blogId, day, id]                       a blog's daily view counters (v3)
  * pageviews.owner       [blogId, id]                            every counter of a blog, for blogs.delete (v3)
  * blogs.url             also holds a blog's old urls (oldUrls), so getByUrl finds it by them
- * labels.blog           [blogId, label, id]                     every label of a blog with its post counts (v3)
- * labels.live           [blogId, label, id]                     only labels that LIVE posts carry (v3)
+ * labels.blog           [blogId, label, id]                     every label of a blog a post carries, with its post counts (v3)
+ * labels.live           [blogId, label, id]                     only labels that LIVE posts carry (v3); both held while
+ *                                                               their counter (all, live) is above 0: counters are adds
  * revisions.item        [itemId, replaced, id]                  earlier versions of a post or page, oldest first (v3)
  * events.time           [time, id]                              events shared between app servers on one store by commit time
  *                                                               (src/core/event-share.ts): found again for a listener added before the store opened
@@ -37,39 +38,98 @@ import type { Collection } from './records.js';
  * collabDocs.blog       [blogId, id]                            a post's or page's shared document, compacted (v7, resources/collab.ts)
  * collabUpdates.doc     [docId, id]                             the updates pushed since its last compaction (v7)
  * redirects.blog        [blogId, from, id]                      a blog's old addresses and where they moved (v8, resources/redirects.ts)
+ * comments.who          [blogId, who, status, published, id]    by author (`u:<userId>`) or client address (`a:<address>`):
+ *                                                               moderation by filter, duplicates (rules/comments.ts, v9)
+ * comments.held         [blogId, id]                            anonymous PENDING and SPAM comments: maxPendingComments (v9)
+ * comments.sweep        ['spam', updated, id], ['address', published, id]   spam to delete, addresses to forget (v9)
+ * limits.expires        [expires, id]                           shared comment counters by when they are full again (v9)
+ *
+ * Each index also names its key parts (`fields`) and says how many entries a record has in it (`entries`), and
+ * collections name their counters and the text fields a person reads: PostgreSQL keeps them as columns
+ * (docs/postgres.md). `published` in posts' and pages' keys is the sort time: a draft's last update until it is
+ * published.
  */
 const SCHEMA = {
-  version: 8,
+  version: 9,
   collections: [
-    { name: 'users', indexes: [] },
-    { name: 'blogs', indexes: [{ name: 'url', unique: true }] },
-    { name: 'members', indexes: [{ name: 'blog' }, { name: 'user' }] },
+    { name: 'users', indexes: [], columns: ['displayName'] },
+    { name: 'blogs', indexes: [{ name: 'url', unique: true, fields: ['url'], entries: 'many' }], columns: ['name'] },
+    {
+      name: 'members',
+      indexes: [
+        { name: 'blog', fields: ['blogId', 'userId'], entries: 'one' },
+        { name: 'user', fields: ['userId', 'blogId'], entries: 'one' },
+      ],
+    },
     {
       name: 'posts',
       search: true,
       indexes: [
-        { name: 'published' },
-        { name: 'updated' },
-        { name: 'labelPublished' },
-        { name: 'labelUpdated' },
-        { name: 'path', unique: true },
-        { name: 'due' },
-        { name: 'moving' },
-        { name: 'media' },
+        { name: 'published', fields: ['blogId', 'status', 'published', 'id'], entries: 'one' },
+        { name: 'updated', fields: ['blogId', 'status', 'updated', 'id'], entries: 'one' },
+        { name: 'labelPublished', fields: ['blogId', 'label', 'status', 'published', 'id'], entries: 'many' },
+        { name: 'labelUpdated', fields: ['blogId', 'label', 'status', 'updated', 'id'], entries: 'many' },
+        { name: 'path', unique: true, fields: ['blogId', 'path'], entries: 'optional' },
+        { name: 'due', fields: ['published', 'id'], entries: 'optional' },
+        { name: 'moving', fields: ['id'], entries: 'optional' },
+        { name: 'media', fields: ['blogId', 'sha256', 'id'], entries: 'many' },
+      ],
+      counters: ['liveComments', 'allComments'],
+      columns: ['title'],
+    },
+    {
+      name: 'pages',
+      indexes: [
+        { name: 'published', fields: ['blogId', 'status', 'published', 'id'], entries: 'one' },
+        { name: 'path', unique: true, fields: ['blogId', 'path'], entries: 'optional' },
+        { name: 'media', fields: ['blogId', 'sha256', 'id'], entries: 'many' },
+      ],
+      columns: ['title'],
+    },
+    {
+      name: 'comments',
+      indexes: [
+        { name: 'post', fields: ['blogId', 'postId', 'status', 'published', 'id'], entries: 'one' },
+        { name: 'blog', fields: ['blogId', 'vis', 'status', 'published', 'id'], entries: 'one' },
+        { name: 'move', fields: ['postId', 'vis', 'id'], entries: 'one' },
+        // Keys the core computes from several fields (who: `u:<user>` or `a:<address>`): kept as byte keys.
+        { name: 'who' },
+        { name: 'held' },
+        { name: 'sweep' },
       ],
     },
-    { name: 'pages', indexes: [{ name: 'published' }, { name: 'path', unique: true }, { name: 'media' }] },
-    { name: 'comments', indexes: [{ name: 'post' }, { name: 'blog' }, { name: 'move' }] },
     { name: 'settings', indexes: [] },
-    { name: 'pageviews', indexes: [{ name: 'blog' }, { name: 'owner' }] },
-    { name: 'labels', indexes: [{ name: 'blog' }, { name: 'live' }] },
-    { name: 'revisions', indexes: [{ name: 'item' }] },
-    { name: 'events', indexes: [{ name: 'time' }] },
-    { name: 'idempotency', indexes: [{ name: 'created' }] },
-    { name: 'media', indexes: [{ name: 'blog' }, { name: 'source' }] },
-    { name: 'collabDocs', indexes: [{ name: 'blog' }] },
-    { name: 'collabUpdates', indexes: [{ name: 'doc' }] },
-    { name: 'redirects', indexes: [{ name: 'blog' }] },
+    {
+      name: 'pageviews',
+      indexes: [
+        { name: 'blog', fields: ['blogId', 'day', 'id'], entries: 'optional' },
+        { name: 'owner', fields: ['blogId', 'id'], entries: 'one' },
+      ],
+      counters: ['count'],
+    },
+    {
+      name: 'labels',
+      indexes: [
+        { name: 'blog', fields: ['blogId', 'label', 'id'], entries: 'one', positive: 'all' },
+        { name: 'live', fields: ['blogId', 'label', 'id'], entries: 'one', positive: 'live' },
+      ],
+      counters: ['live', 'all'],
+    },
+    { name: 'revisions', indexes: [{ name: 'item', fields: ['itemId', 'replaced', 'id'], entries: 'one' }] },
+    { name: 'events', indexes: [{ name: 'time', fields: ['time', 'id'], entries: 'one' }] },
+    { name: 'idempotency', indexes: [{ name: 'created', fields: ['created', 'id'], entries: 'one' }] },
+    {
+      name: 'media',
+      indexes: [
+        { name: 'blog', fields: ['blogId', 'published', 'id'], entries: 'one' },
+        { name: 'source', fields: ['blogId', 'source', 'id'], entries: 'optional' },
+      ],
+      columns: ['filename'],
+    },
+    { name: 'collabDocs', indexes: [{ name: 'blog', fields: ['blogId', 'id'], entries: 'one' }], columns: ['title'] },
+    { name: 'collabUpdates', indexes: [{ name: 'doc', fields: ['docId', 'id'], entries: 'one' }] },
+    { name: 'limits', indexes: [{ name: 'expires', fields: ['expires', 'id'], entries: 'one' }] },
+    { name: 'redirects', indexes: [{ name: 'blog', fields: ['blogId', 'from', 'id'], entries: 'one' }] },
   ],
 } as const satisfies StoreSchema;
 
@@ -90,4 +150,4 @@ void _sameCollections;
  * without it or behind it is brought up by src/store/upgrade.ts, whose code loads only then.
  */
 export const LAYOUT_MARKER = 'storeLayout';
-export const STORE_LAYOUT = 4;
+export const STORE_LAYOUT = 5;

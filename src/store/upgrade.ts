@@ -4,7 +4,7 @@
  * so the core rewrites the records whose keys changed. Layout 2 (store-schema version 2): comments filed
  * by their post's visibility class (comment-visibility.ts) and posts' search tokens re-given (the SQLite
  * driver rebuilt its token tables). Layout 3: label counters (label-counts.ts) counted from the posts there.
- * Layout 4: posts' search ranks (rankPosts).
+ * Layout 4: posts' search ranks (rankPosts). Layout 5: comments filed by author, held and swept (fileComments).
  * A marker in `settings` records the layout, so this runs once per store (the core reads the marker and loads
  * this module only for a store behind the current layout).
  */
@@ -48,8 +48,10 @@ export async function upgradeStore(
   const layout = mark ? Number(mark.doc.layout) : 0;
   if (layout >= STORE_LAYOUT) return;
   if (layout < 2) await layout2(driver, time);
-  else await rankPosts(driver, time);
+  else if (layout < 4) await rankPosts(driver, time);
   if (layout < 3) await countLabels(driver, time);
+  // (Layout 2 wrote every comment anew, with these entries.)
+  if (layout >= 2 && layout < 5) await fileComments(driver, time);
   try {
     const doc = { id: LAYOUT_MARKER, layout: STORE_LAYOUT };
     await driver.commit(
@@ -84,6 +86,23 @@ async function rankPosts(driver: RecordStore, time: () => number): Promise<void>
           found.map((p) => p.id),
         );
       }
+    }
+  });
+}
+
+/**
+ * Layout 5: the comments the new indexes hold (by author, anonymous PENDING and SPAM, spam to sweep) written
+ * again as they are; a comment another process changed meanwhile was filed by that write.
+ */
+async function fileComments(driver: RecordStore, time: () => number): Promise<void> {
+  await eachBatch(driver, 'comments', 'post', async (batch) => {
+    const filed = batch.filter(
+      (c) => c.doc.authorId !== undefined || c.doc.status === 'PENDING' || c.doc.status === 'SPAM',
+    );
+    for (const c of filed) {
+      await driver.commit([put('comments', c.doc, c.version)], { time: time() }).catch((e: unknown) => {
+        if (!DriverConflict.is(e)) throw e;
+      });
     }
   });
 }

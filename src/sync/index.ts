@@ -12,7 +12,7 @@ import { publicConflict, resolveConflict } from './conflicts.js';
 import { pull } from './pull.js';
 import { blogRecord, differs, kindOf, localBlog, type LocalBlog } from './records.js';
 import { push } from './push.js';
-import { createRemote, type RemoteError } from './remote.js';
+import { createRemote, type Remote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';
 import { Batch, baseId, loadState, splitKey, stateId, type Ctx } from './state.js';
 import { picturesId } from './wanted.js';
@@ -32,6 +32,154 @@ export type {
   SyncKind,
   SyncResult,
 } from './types.js';
+
+/** The blog (and the signed-in user, who writes what the app creates locally), fetched once. */
+async function fetchBlog(c: Ctx, remote: Remote, blogId: string): Promise<void> {
+  const core = c.core;
+  const here = await core.get('blogs', blogId);
+  if (here && !(here.doc as LocalBlog).placeholder) return;
+  const b = await remote.call<Blog>('GET', `/blogs/${blogId}`);
+  // Signed out (401) there is no self; offline or a server fault fails this sync.
+  const self = await remote.call<User>('GET', '/users/self').catch((error: RemoteError) => {
+    if (!error.status || error.status >= 500) throw error;
+  });
+  const batch = new Batch(core);
+  if (self)
+    await batch.put('users', {
+      id: self.id,
+      displayName: self.displayName,
+      url: self.url,
+      created: self.created,
+    } satisfies UserRecord);
+  await batch.put('blogs', blogRecord(b, self?.id ?? ''));
+  await batch.commit(c);
+}
+
+/** What waits to be sent: every record changed here since the server's version of it. */
+async function pendingChanges(c: Ctx, blogId: string): Promise<PendingChange[]> {
+  const core = c.core;
+  await scan(c, false);
+  const out: PendingChange[] = [];
+  for (const key of c.state.dirty) {
+    const { collection, id } = splitKey(key);
+    const [rec, base] = await Promise.all([
+      core.get(collection, id),
+      core.getAs<Base>('settings', baseId(blogId, collection, id)),
+    ]);
+    // Made and dropped here, never sent, or written with nothing a push sends (a post's comment counts): nothing waits.
+    if (rec ? !base || differs(collection, rec.doc, base.doc) : base || c.state.creates[id]) {
+      const doc = rec?.doc as { title?: string; filename?: string } | undefined;
+      const picture = collection === 'media';
+      out.push({
+        kind: kindOf(collection),
+        // A picture by its media id, the SHA-256 of its bytes (its record's id starts with the blog's).
+        id: picture ? id.slice(-64) : id,
+        action: !base ? 'create' : rec ? 'update' : 'delete',
+        title: picture ? doc?.filename : doc?.title,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Syncs, then waits on the server's long poll (or a local write) and syncs again, until the answer is called;
+ * after a failure it waits 1 s, doubling up to 30 s.
+ */
+function keepSyncing(
+  options: ReplicaOptions,
+  remote: Remote,
+  sync: () => Promise<unknown>,
+  checkpoint: () => string | undefined,
+): () => void {
+  const blogId = options.blogId;
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  let abort: AbortController | undefined;
+  const kick = () => {
+    abort?.abort();
+    wake?.();
+  };
+  // Local writes (the app's, through the local service) are sent soon; the replica's own writes emit nothing.
+  const off = options.local.on('*', (event) => {
+    if (event.blogId === blogId) kick();
+  });
+  const waitSeconds = Math.min(60, options.wait ?? 30);
+  void (async () => {
+    let pause = 1_000;
+    while (!stopped) {
+      try {
+        // Made before the sync, so a local write during it wakes the wait at once.
+        const woken = new Promise<void>((r) => (wake = r));
+        await sync();
+        pause = 1_000;
+        abort = new AbortController();
+        const since = checkpoint();
+        await Promise.race([
+          remote.pull(blogId, { since, maxResults: 1, wait: waitSeconds, signal: abort.signal }).catch(() => undefined),
+          woken,
+        ]);
+        abort.abort();
+      } catch (error) {
+        if (stopped) break;
+        options.onError?.(error);
+        await new Promise<void>((r) => {
+          wake = r;
+          setTimeout(r, pause);
+        });
+        pause = Math.min(pause * 2, 30_000);
+      }
+    }
+  })();
+  return () => {
+    stopped = true;
+    off();
+    kick();
+  };
+}
+
+/**
+ * Pictures' bytes come in the background after a sync (media.ts, loaded then): one pass at a time, another
+ * after it when a sync ended meanwhile; what a pass did is saved as a replica operation (`save`).
+ */
+function pictureDownloads(
+  core: Core,
+  blogId: string,
+  remote: Remote,
+  parallel: number,
+  save: (change: (c: Ctx) => Promise<void>) => Promise<void>,
+  closed: () => boolean,
+) {
+  let pass: Promise<Downloads> | undefined;
+  let again = false;
+  const stopped = new AbortController();
+  function next(): Promise<Downloads> {
+    if (pass) {
+      again = true;
+      return pass;
+    }
+    again = false;
+    const started = (async () => {
+      const pictures = await core.getAs<{ want: string[]; drop: string[] }>('settings', picturesId(blogId));
+      if (stopped.signal.aborted || !(pictures?.doc.want.length || pictures?.doc.drop.length))
+        return { fetched: 0, waiting: 0 };
+      return (await import('./media.js')).fetchPictures(core, blogId, remote, parallel, stopped.signal, save);
+    })();
+    pass = started.finally(() => {
+      pass = undefined;
+      if (again && !closed()) void next().catch(() => undefined);
+    });
+    return pass;
+  }
+  return {
+    next,
+    /** Stops further passes and waits for the running one. */
+    async stop(): Promise<void> {
+      stopped.abort();
+      await pass?.catch(() => undefined);
+    },
+  };
+}
 
 /**
  * Keeps one blog of a blogcore server in `local` (a host service, usually on `idbDriver`) for offline reading and
@@ -83,64 +231,12 @@ export function createReplica(options: ReplicaOptions): Replica {
     return next;
   }
 
-  /** The blog (and the signed-in user, who writes what the app creates locally), fetched once. */
-  async function blog(c: Ctx): Promise<void> {
-    const here = await core.get('blogs', blogId);
-    if (here && !(here.doc as LocalBlog).placeholder) return;
-    const b = await remote.call<Blog>('GET', `/blogs/${blogId}`);
-    // Signed out (401) there is no self; offline or a server fault fails this sync.
-    const self = await remote.call<User>('GET', '/users/self').catch((error: RemoteError) => {
-      if (!error.status || error.status >= 500) throw error;
-    });
-    const batch = new Batch(core);
-    if (self)
-      await batch.put('users', {
-        id: self.id,
-        displayName: self.displayName,
-        url: self.url,
-        created: self.created,
-      } satisfies UserRecord);
-    await batch.put('blogs', blogRecord(b, self?.id ?? ''));
-    await batch.commit(c);
-  }
-
-  /*
-   * Pictures' bytes come in the background after a sync (media.ts, loaded then): one pass at a time, another
-   * after it when a sync ended meanwhile; what a pass did is saved as a replica operation.
-   */
-  let pass: Promise<Downloads> | undefined;
-  let again = false;
-  const stopDownloads = new AbortController();
-  function download(): Promise<Downloads> {
-    if (pass) {
-      again = true;
-      return pass;
-    }
-    again = false;
-    const started = (async () => {
-      const pictures = await core.getAs<{ want: string[]; drop: string[] }>('settings', picturesId(blogId));
-      if (stopDownloads.signal.aborted || !(pictures?.doc.want.length || pictures?.doc.drop.length))
-        return { fetched: 0, waiting: 0 };
-      const save = (change: (c: Ctx) => Promise<void>) => run(change);
-      return (await import('./media.js')).fetchPictures(
-        core,
-        blogId,
-        remote,
-        options.downloads ?? 4,
-        stopDownloads.signal,
-        save,
-      );
-    })();
-    pass = started.finally(() => {
-      pass = undefined;
-      if (again && !closed) void download().catch(() => undefined);
-    });
-    return pass;
-  }
+  const downloads = pictureDownloads(core, blogId, remote, options.downloads ?? 4, run, () => closed);
+  const download = downloads.next;
 
   const sync = () =>
     run(async (c) => {
-      await blog(c);
+      await fetchBlog(c, remote, blogId);
       const pulled = await pull(c, remote, maxResults);
       const { pushed, conflicts } = await push(c, remote);
       const result = { pulled, pushed: pushed + (await sendSharedDocuments()), conflicts };
@@ -159,31 +255,7 @@ export function createReplica(options: ReplicaOptions): Replica {
     return syncCollab(core, options.local.collab, blogId, options.remote);
   }
 
-  const pending = () =>
-    run(async (c) => {
-      await scan(c, false);
-      const out: PendingChange[] = [];
-      for (const key of c.state.dirty) {
-        const { collection, id } = splitKey(key);
-        const [rec, base] = await Promise.all([
-          core.get(collection, id),
-          core.getAs<Base>('settings', baseId(blogId, collection, id)),
-        ]);
-        // Made and dropped here, never sent, or written with nothing a push sends (a post's comment counts): nothing waits.
-        if (rec ? !base || differs(collection, rec.doc, base.doc) : base || c.state.creates[id]) {
-          const doc = rec?.doc as { title?: string; filename?: string } | undefined;
-          const picture = collection === 'media';
-          out.push({
-            kind: kindOf(collection),
-            // A picture by its media id, the SHA-256 of its bytes (its record's id starts with the blog's).
-            id: picture ? id.slice(-64) : id,
-            action: !base ? 'create' : rec ? 'update' : 'delete',
-            title: picture ? doc?.filename : doc?.title,
-          });
-        }
-      }
-      return out;
-    });
+  const pending = () => run((c) => pendingChanges(c, blogId));
 
   const conflicts = () => run(async (c) => c.state.conflicts.map(publicConflict));
 
@@ -197,50 +269,9 @@ export function createReplica(options: ReplicaOptions): Replica {
 
   function live(): () => void {
     if (stopLive) return stopLive;
-    let stopped = false;
-    let wake: (() => void) | undefined;
-    let abort: AbortController | undefined;
-    const kick = () => {
-      abort?.abort();
-      wake?.();
-    };
-    // Local writes (the app's, through the local service) are sent soon; the replica's own writes emit nothing.
-    const off = options.local.on('*', (event) => {
-      if (event.blogId === blogId) kick();
-    });
-    const waitSeconds = Math.min(60, options.wait ?? 30);
-    void (async () => {
-      let pause = 1_000;
-      while (!stopped) {
-        try {
-          // Made before the sync, so a local write during it wakes the wait at once.
-          const woken = new Promise<void>((r) => (wake = r));
-          await sync();
-          pause = 1_000;
-          abort = new AbortController();
-          const since = ctx?.state.checkpoint;
-          await Promise.race([
-            remote
-              .pull(blogId, { since, maxResults: 1, wait: waitSeconds, signal: abort.signal })
-              .catch(() => undefined),
-            woken,
-          ]);
-          abort.abort();
-        } catch (error) {
-          if (stopped) break;
-          options.onError?.(error);
-          await new Promise<void>((r) => {
-            wake = r;
-            setTimeout(r, pause);
-          });
-          pause = Math.min(pause * 2, 30_000);
-        }
-      }
-    })();
+    const stop = keepSyncing(options, remote, sync, () => ctx?.state.checkpoint);
     stopLive = () => {
-      stopped = true;
-      off();
-      kick();
+      stop();
       stopLive = undefined;
     };
     return stopLive;
@@ -256,8 +287,7 @@ export function createReplica(options: ReplicaOptions): Replica {
     downloads: () => download(),
     async close() {
       stopLive?.();
-      stopDownloads.abort();
-      await pass?.catch(() => undefined);
+      await downloads.stop();
       await queue;
       closed = true;
     },

@@ -158,10 +158,10 @@ export class Batch {
   }
 
   /**
-   * Builds the batch's commit (reading the label counters it moves) and answers what sends it.
+   * Builds the batch's commit (with the adds to the label counters it moves) and answers what sends it.
    *
    * `ahead` (a pull's pages, on `known`): what the batch writes counts as written as soon as it is sent — in
-   * `known`, label counters included, and in the state's version — so the next page's batch can be sent
+   * `known` and in the state's version — so the next page's batch can be sent
    * while IndexedDB still writes this one (it runs them in the order they were sent). Should this one fail,
    * the next fails too (it expects the state's version this one writes), and each takes back what it counted.
    */
@@ -196,22 +196,15 @@ export class Batch {
         ops.push(del(s.collection, s.id, s.stored, s.was as { blogId?: string; unseen?: true } | undefined));
       if (s.collection === 'posts') posts.push([s.was as PostRecord | undefined, s.doc as PostRecord | undefined]);
     }
-    // Label counters move with the posts, as on every write of the core (label-counts.ts).
+    // Label counters move with the posts, as on every write of the core (label-counts.ts: adds, nothing read).
     const known = this.known;
-    if (posts.length)
-      ops.push(...(await labelCountsOps(counted && known ? knownReader(this.core, known) : this.core.driver, posts)));
+    if (posts.length) ops.push(...labelCountsOps(posts));
     const slots = [...this.slots];
     this.slots.clear();
     // The next batch on `known` starts from what this one writes.
     const wrote = () => {
       for (const [k, s] of slots)
         if (s.touched) known?.set(k, s.doc && { id: s.id, doc: s.doc, version: s.stored + 1 });
-      const labels = counted ? ops.filter((op) => op.collection === 'labels') : [];
-      for (const op of labels)
-        known?.set(
-          `labels/${op.id}`,
-          op.type === 'put' ? { id: op.id, doc: op.doc as unknown as Doc, version: op.expect + 1 } : undefined,
-        );
     };
     return async () => {
       if (!ops.length) return undefined;
@@ -242,21 +235,6 @@ export class Batch {
 
 /** Records read ahead, by `collection/id` (undefined: absent). */
 export type Known = Map<string, StoredDoc<Doc> | undefined>;
-
-/** `getMany` from `known` where it holds the record, else from the store (what it reads is known from then on). */
-const knownReader = (core: Core, known: Known) => ({
-  async getMany<C extends Collection>(
-    collection: C,
-    ids: readonly string[],
-  ): Promise<Array<StoredDoc<Records[C]> | undefined>> {
-    const missing = ids.filter((id) => !known.has(`${collection}/${id}`));
-    const found = missing.length ? await core.driver.getMany(collection, missing) : [];
-    missing.forEach((id, i) => {
-      known.set(`${collection}/${id}`, found[i]);
-    });
-    return ids.map((id) => known.get(`${collection}/${id}`) as StoredDoc<Records[C]> | undefined);
-  },
-});
 
 /** Reads many records of each collection at once (one driver call per collection). */
 export async function preload(

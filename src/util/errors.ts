@@ -10,6 +10,7 @@ const STATUS_NAMES: Record<number, string> = {
   413: 'OUT_OF_RANGE',
   415: 'INVALID_ARGUMENT',
   416: 'OUT_OF_RANGE',
+  429: 'RESOURCE_EXHAUSTED',
   500: 'INTERNAL',
   503: 'UNAVAILABLE',
 };
@@ -30,7 +31,8 @@ export type ErrorReason =
   | 'unsupportedMediaType'
   | 'backendError'
   | 'resyncRequired'
-  | 'requestedRangeNotSatisfiable';
+  | 'requestedRangeNotSatisfiable'
+  | 'rateLimitExceeded';
 
 export interface BlogErrorInit {
   code: number;
@@ -39,6 +41,8 @@ export interface BlogErrorInit {
   /** The parameter, body field or header at fault. */
   location?: string;
   locationType?: 'parameter' | 'header' | 'body';
+  /** A 429's wait: seconds until the caller may try again (HTTP `Retry-After`). */
+  retryAfter?: number;
 }
 
 /** Google's JSON error body. */
@@ -60,6 +64,8 @@ export class BlogError extends Error {
   readonly reason: ErrorReason;
   readonly location?: string;
   readonly locationType?: 'parameter' | 'header' | 'body';
+  /** A 429's wait: seconds until the caller may try again (sent as `Retry-After`). */
+  readonly retryAfter?: number;
   readonly [BRAND] = true;
 
   constructor(init: BlogErrorInit) {
@@ -69,6 +75,7 @@ export class BlogError extends Error {
     // (Both are own properties either way: class fields are defined even when undefined.)
     this.location = init.location;
     this.locationType = init.locationType;
+    if (init.retryAfter !== undefined) this.retryAfter = init.retryAfter;
   }
 
   /** True for a BlogError from any copy of this package (where `instanceof` would fail). */

@@ -26,6 +26,8 @@ export interface IncomingLike {
   bodyStream(): AsyncIterable<Uint8Array>;
   /** Method, URL and headers for `authenticate` and `onError`. */
   head(): RequestHead;
+  /** The address of the connection (the Node adapter's socket); absent on the Fetch path. */
+  readonly peer?: string | undefined;
 }
 
 /** A request body that could not be read to its end: the client's failure, never logged as the server's. */

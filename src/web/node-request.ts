@@ -19,7 +19,7 @@ export interface NodeRequestLike {
   readableEnded?: boolean;
   /** True once the stream is torn down (e.g. the client hung up before the body was read). */
   destroyed?: boolean;
-  /** A TLS socket has `encrypted: true`; a closed one `destroyed: true`. */
+  /** A TLS socket has `encrypted: true`; a closed one `destroyed: true`; its `remoteAddress` is the peer's. */
   socket?: object | null;
   // One overload per event, for `on` and `removeListener` alike: @types/node 20–26 all accept them (26 types the
   // events of IncomingMessage, so a catch-all `(event: string, listener: (...args: never[]) => void)` no longer fits).
@@ -91,6 +91,10 @@ export class NodeIncoming implements IncomingLike {
 
   header(name: string): string | null {
     return header(this.req, name);
+  }
+
+  get peer(): string | undefined {
+    return (this.req.socket as { remoteAddress?: string } | null | undefined)?.remoteAddress;
   }
 
   hasBody(): boolean {

@@ -17,7 +17,9 @@
  * Writes are measured twice: with events shared across app servers (the default) and with
  * `shareEvents: false` (one server). HTTP: `--only=postgres` also runs GET one post and a 20-post list
  * through the HTTP helper with 1 and 2 app processes on the one server (autocannon, 10 connections).
- * Targets are docs/design.md §14's (test/bench/targets.ts).
+ * Targets are docs/design.md §14's (test/bench/targets.ts). Then 32 concurrent writers and the WAL per insert
+ * against raw `pg` on a server of their own (postgres-writers.ts; `--pg-writers=false` leaves them out,
+ * `--pg-writers-ms` sets the length of a run).
  */
 import pg from 'pg';
 import { postgresDriver } from '../../drivers/postgres/index.js';
@@ -29,6 +31,7 @@ import { bulkLoad } from './bulk-load.js';
 import { printGrowth, printTable, timePair, type BenchContext, type Row, type Timing } from './harness.js';
 import { TARGETS } from './targets.js';
 import { httpRows } from './postgres-http.js';
+import { writersRows } from './postgres-writers.js';
 
 const PAGE = 20;
 const LABEL = 'label-30';
@@ -403,6 +406,18 @@ export default async function postgresBench(ctx: BenchContext): Promise<void> {
     await admin.end();
     await server?.stop();
   }
+  // The writers rows get a server of their own (WAL per insert counts everything the cluster writes meanwhile).
+  const writers: string[] = [];
+  if (ctx.args['pg-writers'] !== 'false') {
+    const own = ctx.args['pg-url']
+      ? undefined
+      : await startPostgres({ durable: true, flags: ['-c', 'shared_buffers=1GB', '-c', 'jit=off'] });
+    try {
+      writers.push(...(await writersRows(ctx.args['pg-url'] ?? own!.url, ctx)));
+    } finally {
+      await own?.stop();
+    }
+  }
   printTable('PostgreSQL: blogcore (service on postgresDriver) vs raw pg', rows);
   for (const note of notes) console.log(`- ${note}`);
   printGrowth('blogcore on PostgreSQL: cost by size', ours, {
@@ -410,4 +425,5 @@ export default async function postgresBench(ctx: BenchContext): Promise<void> {
     target: TARGETS.flat,
   });
   printGrowth('raw pg: cost by size', raws);
+  if (writers.length) console.log(writers.join('\n'));
 }

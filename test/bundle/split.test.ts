@@ -17,7 +17,7 @@ it('bundles src/index.ts + drivers/idb for the browser platform without Node bui
 /**
  * What loads on first use, by the module its chunk is loaded through (src/util/lazy.ts): the back office's calls
  * (src/resources/back-office.ts) through one module, so the code they share with the first download stays in few
- * chunks; the comment sanitizer with js-xss; event sharing (only for drivers that can watch a store, not
+ * chunks; writing a comment (its limits and rules); the comment sanitizer with js-xss; event sharing (only for drivers that can watch a store, not
  * IndexedDB); the scheduler; the store upgrade; IndexedDB's media bytes, and its search postings (loaded by the
  * first search, or write of a searchable collection). Media's calls (its picture checks and hashing) are the back
  * office's.
@@ -59,6 +59,13 @@ const LAZY: Record<string, string[]> = {
     'src/resources/revisions.ts',
     'src/resources/userinfos.ts',
   ],
+  // Comments from the public: the limits and their counters load with the first comment written (their rules,
+  // src/rules/comments.ts, in a chunk shared with the back office's moderation).
+  'src/resources/comment-insert.ts': [
+    'src/resources/comment-insert.ts',
+    'src/resources/comment-admission.ts',
+    'src/core/comment-gate.ts',
+  ],
   'src/rules/sanitize.ts': ['src/rules/sanitize.ts'],
   'src/store/upgrade.ts': ['src/store/upgrade.ts'],
 };
@@ -81,6 +88,8 @@ it("keeps the back office's calls out of the first download, in chunks loaded on
   expect(
     firstInputs.filter((path) => /node_modules\/(yjs|@tiptap|y-protocols|prosemirror|linkedom)/.test(path)),
   ).toEqual([]);
+  // Nor do the comment rules and address parsing.
+  expect(firstInputs.filter((path) => /src\/rules\/comments\.ts|src\/util\/addresses/.test(path))).toEqual([]);
   // Media's checks and hashing (image-size, @noble/hashes) load with its calls, not before.
   expect(firstInputs.filter((path) => /image-size|@noble|src\/media\/images/.test(path))).toEqual([]);
 });

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   compareKeys,
   DriverConflict,
+  type AddOp,
   type IndexedDoc,
   type JsonObject,
   type Key,
@@ -27,6 +28,14 @@ export const suiteSchema: StoreSchema = {
       indexes: [{ name: 'byTime' }, { name: 'byTag' }, { name: 'bySlug', unique: true }],
     },
     { name: 'notes', indexes: [{ name: 'byItem' }] },
+    {
+      name: 'counts',
+      counters: ['n', 'm'],
+      indexes: [
+        { name: 'byGroup', fields: ['group', 'id'], entries: 'one' },
+        { name: 'held', fields: ['group', 'id'], entries: 'one', positive: 'n' },
+      ],
+    },
   ],
 };
 
@@ -771,6 +780,24 @@ export function runDriverSuite(
         expect(await d.changesSince(0, 2)).toHaveLength(2);
       });
 
+      it("names the log's newest seq below a commit (`previous`, else seq - 1), final: no commit lands below it later", async () => {
+        const first = await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]);
+        const second = await d.commit([itemPut({ id: 'b', group: 'g', status: 'LIVE', time: time(2) })]);
+        const side = await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            d.commit([itemPut({ id: `c${i}`, group: 'g', status: 'LIVE', time: time(3 + i) })]),
+          ),
+        );
+        const last = await d.commit([itemPut({ id: 'z', group: 'g', status: 'LIVE', time: time(20) })]);
+        const seqs = [...new Set((await d.changesSince(0)).map((c) => c.seq))];
+        const newestBelow = (seq: number) => seqs.filter((s) => s < seq).at(-1) ?? 0;
+        expect(second.previous ?? second.seq - 1).toBe(first.seq);
+        expect(first.previous ?? first.seq - 1).toBe(newestBelow(first.seq));
+        // Side by side, a commit may not know (another below it still running); what it names holds.
+        for (const r of [...side, last]) if (r.previous !== undefined) expect(r.previous).toBe(newestBelow(r.seq));
+        expect(last.previous ?? last.seq - 1).toBe(newestBelow(last.seq));
+      });
+
       it('logs nothing for a refused commit', async () => {
         await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]);
         await expectConflict(d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]), 'version');
@@ -862,6 +889,97 @@ export function runDriverSuite(
         const next = await d.commit([streamed({ id: 'c', group: 'g', status: 'LIVE', time: time(9) })], { time: 9000 });
         expect(next.seq).toBeGreaterThan(seqs[4]!);
         expect((await d.streamChanges('g', { seq: 0, pos: -1 }, 100)).map((c) => c.id)).toEqual(['c']);
+      });
+    });
+
+    describe('counters (adds)', () => {
+      const keys = (id: string) => ({ byGroup: [['g', id]], held: [['g', id]] });
+      const add = (id: string, by: Record<string, number>, create = true): AddOp => ({
+        type: 'add',
+        collection: 'counts',
+        id,
+        add: by,
+        keys: keys(id),
+        ...(create ? { create: { id, group: 'g', n: 0, m: 0, note: 'made' } } : {}),
+      });
+      const held = async () =>
+        ids(await d.list({ collection: 'counts', index: 'held', prefix: ['g'], direction: 'asc', limit: 10 }));
+
+      it('adds to counters without a read, creating the record from `create` when it is missing', async () => {
+        await d.commit([add('c', { n: 2, m: 5 })]);
+        expect(await d.get('counts', 'c')).toEqual({
+          id: 'c',
+          version: 1,
+          doc: { id: 'c', group: 'g', n: 2, m: 5, note: 'made' },
+        });
+        await d.commit([add('c', { n: 3 })]);
+        await d.commit([add('c', { m: -1 }, false)]);
+        expect(await d.get('counts', 'c')).toEqual({
+          id: 'c',
+          version: 3,
+          doc: { id: 'c', group: 'g', n: 5, m: 4, note: 'made' },
+        });
+        expect(
+          ids(await d.list({ collection: 'counts', index: 'byGroup', prefix: ['g'], direction: 'asc', limit: 10 })),
+        ).toEqual(['c']);
+      });
+
+      it('refuses an add to a missing record without `create`, and writes nothing of the batch', async () => {
+        await expectConflict(
+          d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) }), add('none', { n: 1 }, false)]),
+          'version',
+        );
+        expect(await d.get('items', 'a')).toBeUndefined();
+        expect(await d.get('counts', 'none')).toBeUndefined();
+      });
+
+      it('counts every one of many adds to one record committed at once, none refused', async () => {
+        const results = await Promise.allSettled(
+          Array.from({ length: 20 }, () => d.commit([add('hot', { n: 1, m: 2 })])),
+        );
+        expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+        expect(await d.get('counts', 'hot')).toMatchObject({ version: 20, doc: { n: 20, m: 40 } });
+      });
+
+      it("holds an index's entries only while its positive counter is above 0, for adds and puts alike", async () => {
+        await d.commit([add('p', { m: 1 })]);
+        expect(await held()).toEqual([]);
+        await d.commit([add('p', { n: 1 })]);
+        expect(await held()).toEqual(['p']);
+        await d.commit([add('p', { n: -1 })]);
+        expect(await held()).toEqual([]);
+        expect(await d.count({ collection: 'counts', index: 'byGroup', prefix: ['g'] })).toBe(1);
+        const put = (n: number, expect: number): PutOp => ({
+          type: 'put',
+          collection: 'counts',
+          id: 'p',
+          expect,
+          doc: { id: 'p', group: 'g', n, m: 0 },
+          keys: keys('p'),
+        });
+        await d.commit([put(4, 3)]);
+        expect(await held()).toEqual(['p']);
+        await d.commit([put(0, 4)]);
+        expect(await held()).toEqual([]);
+      });
+
+      it('applies an add after the ops before it on the record, and logs it as the put it amounts to', async () => {
+        const put: PutOp = {
+          type: 'put',
+          collection: 'counts',
+          id: 'b',
+          expect: 0,
+          doc: { id: 'b', group: 'g', n: 10, m: 1 },
+          keys: keys('b'),
+        };
+        const { seq } = await d.commit([put, { ...add('b', { n: 1 }, false), stream: 's' }]);
+        expect(await d.get('counts', 'b')).toEqual({ id: 'b', version: 2, doc: { id: 'b', group: 'g', n: 11, m: 1 } });
+        expect(
+          (await d.changesSince(seq - 1)).map((c) => [c.seq === seq, c.pos, c.id, c.type, c.version, c.stream]),
+        ).toEqual([
+          [true, 0, 'b', 'put', 1, undefined],
+          [true, 1, 'b', 'put', 2, 's'],
+        ]);
       });
     });
   });

@@ -259,6 +259,12 @@ const bodyText = fc.oneof(
     '',
     ' ',
     '{"title":"\\ud800"}',
+    // comments.moderate and a comment's sender (docs/comments.md).
+    '{"filter":{"status":"SPAM"},"action":"delete"}',
+    '{"filter":{"status":["PENDING","NOPE"],"clientAddress":"::ffff:999.1.1.1"},"action":"approve"}',
+    '{"filter":{"authorId":"","contains":""},"action":"spam","pageToken":"%%"}',
+    '{"filter":null,"action":"explode"}',
+    '{"content":"c","clientAddress":"10.0.0.1","userAgent":"x","referrer":"javascript:1"}',
   ),
   fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v) ?? 'null'),
   deep,
@@ -337,6 +343,8 @@ const headers = fc
     'x-http-method-override': headerValue(['DELETE', 'PATCH'], 6),
     accept: headerValue(['application/xml', '*/*', 'text/html'], 4),
     host: headerValue(['a@b', 'evil.example:99999', '[::1', 'x y'], 6),
+    'x-forwarded-for': headerValue(['203.0.113.9', '1.2.3.4, ::1', 'not an address', ',,', '999.999.1.1'], 4),
+    'idempotency-key': headerValue(['k', ' ', 'x'.repeat(300)], 8),
   })
   .map((h) => Object.fromEntries(Object.entries(h).filter(([, v]) => v !== undefined)) as Record<string, string>);
 

@@ -1,4 +1,5 @@
-// `npm start` as a contributor runs it: no rebuild when dist/ is current, and stopping npm stops the server.
+// `npm start` as a contributor runs it: the demo blog at `/` beside the API, no rebuild when dist/ is current, and
+// stopping npm stops the server.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,6 +65,12 @@ describe('npm start', () => {
       const npm = npmStart(join(dir, `${signal === 'SIGTERM' ? 'term' : 'int'}.db`));
       const api = await npm.api;
       expect(await answers(api)).toBe(200);
+      // The first look: the demo blog's pages at the server's root, beside the API, and the banner says where.
+      const site = /Site: +(\S+)/.exec(npm.output())?.[1];
+      expect(site).toBe(`${new URL(api).origin}/`);
+      const home = await fetch(site!);
+      expect(home.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await home.text()).toContain('<html');
       expect(npm.output()).not.toContain('building dist/');
       expect(statSync(join(ROOT, 'dist/cli.js')).mtimeMs).toBe(before);
 

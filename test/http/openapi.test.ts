@@ -92,6 +92,7 @@ describe('OpenAPI document', () => {
       'collab.push',
       'collab.push',
       'comments.insert',
+      'comments.moderate',
       'labels.list',
       'media.bytes.get',
       'media.bytes.head',

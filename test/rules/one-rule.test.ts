@@ -24,6 +24,7 @@ const RULES: ReadonlyArray<{ name: string; file: string; rule: string }> = [
   { name: 'requireVisibleContent', file: ACCESS, rule: 'listing non-LIVE posts or pages below AUTHOR view is 403' },
   { name: 'PUBLIC_COMMENT_STATUSES', file: ACCESS, rule: 'readers see LIVE and EMPTIED comments' },
   { name: 'seesHeldComments', file: ACCESS, rule: 'PENDING and SPAM comments need ADMIN view' },
+  { name: 'seesClientAddress', file: ACCESS, rule: "an anonymous comment's client address needs ADMIN view" },
   { name: 'seesCommentStatus', file: ACCESS, rule: 'a comment status is public, or per seesHeldComments' },
   { name: 'visibleCommentStatuses', file: ACCESS, rule: 'the comment statuses a view walks' },
   { name: 'requireVisibleComments', file: ACCESS, rule: 'listing PENDING or SPAM below ADMIN view is 403' },
@@ -34,6 +35,7 @@ const RULES: ReadonlyArray<{ name: string; file: string; rule: string }> = [
   { name: 'seesMedia', file: ACCESS, rule: 'media records are for the AUTHOR view and above' },
   { name: 'mayEdit', file: ACCESS, rule: 'AUTHORs change their own posts and media, ADMINs everything' },
   { name: 'newCommentStatus', file: ACCESS, rule: 'a comment starts PENDING unless its caller is AUTHOR or ADMIN' },
+  { name: 'limitsComments', file: ACCESS, rule: 'comment limits hold for callers below AUTHOR' },
   { name: 'mayComment', file: ACCESS, rule: 'readerComments other than ALLOW refuses new comments below AUTHOR' },
   { name: 'leavesNoAdmin', file: ACCESS, rule: 'removing or demoting the last ADMIN is 409' },
   { name: 'insertedStatus', file: STATES, rule: 'insert gives LIVE, DRAFT with isDraft, SCHEDULED in the future' },
@@ -45,6 +47,7 @@ const RULES: ReadonlyArray<{ name: string; file: string; rule: string }> = [
   { name: 'isDue', file: STATES, rule: 'a SCHEDULED post is LIVE once its time has come' },
   { name: 'acceptsComments', file: STATES, rule: 'comments only on LIVE posts' },
   { name: 'COMMENT_MOVES', file: STATES, rule: 'approve, markAsSpam, removeContent: from and to' },
+  { name: 'movesFrom', file: STATES, rule: 'a moderation move applies from the states it lists' },
   { name: 'moveComment', file: STATES, rule: 'a moderation move from a state it does not allow is 409' },
 ];
 

@@ -79,14 +79,14 @@ export function makeClock(start = T0): Clock {
   return clock;
 }
 
-export function newService(driver: Driver, clock: Clock = makeClock()): Service {
-  return createBlogService({ driver, now: () => new Date(clock.ms), apiBaseUrl: API });
+export function newService(driver: Driver, clock: Clock = makeClock(), options: Partial<ServiceOptions> = {}): Service {
+  return createBlogService({ driver, now: () => new Date(clock.ms), apiBaseUrl: API, ...options });
 }
 
 /** A blog with an admin, two authors, a reader and an outsider, on a new empty store; the clock at T0; events recorded. */
-export async function world(driver: Driver): Promise<World> {
+export async function world(driver: Driver, options: Partial<ServiceOptions> = {}): Promise<World> {
   const clock = makeClock();
-  const service = newService(driver, clock);
+  const service = newService(driver, clock, options);
   await service.ready();
   const events: Wire[] = [];
   service.on('*', (e: unknown) => {

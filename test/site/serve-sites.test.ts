@@ -18,7 +18,7 @@ import { type Proc, requireBuild, start } from '../http/spawn.js';
 const dir = mkdtempSync(join(tmpdir(), 'blogcore-serve-sites-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Two blogs, one at a host's root and one under a path of another host, each with a post. */
+/** Blogs at a host's root, under a path of another host, and two folders deep (Blogger's), each with a post. */
 async function twoBlogs(service: BlogService, which: 'both' | 'notes' = 'both') {
   await service.users.insert({ body: { id: 'ada', displayName: 'Ada' } });
   const as = service.as({ userId: 'ada' });
@@ -26,8 +26,10 @@ async function twoBlogs(service: BlogService, which: 'both' | 'notes' = 'both') 
   for (const [name, url] of [
     ['Alpha', 'https://a.example/'],
     ['Notes', 'https://b.example/notes/'],
+    // An imported Blogger blog: its url is two folders deep.
+    ['Things', 'http://www.blogger.com/blogspot/jjsfavoritethings/'],
   ] as const) {
-    if (which === 'notes' && name === 'Alpha') continue;
+    if (which === 'notes' && name !== 'Notes') continue;
     const blog = await service.blogs.insert({ body: { name, url }, ownerId: 'ada' });
     const post = await as.posts.insert({ blogId: blog.id, body: { title: `${name} post`, content: `<p>${name}</p>` } });
     made[name] = { blogId: blog.id, post: new URL(post.url!).pathname };
@@ -112,6 +114,9 @@ describe('blogcore serve --site', { timeout: 60_000 }, () => {
       expect([notes.status, notes.text.includes('Notes post')]).toEqual([200, true]);
       expect((await get(origin, made.Notes!.post, `b.example.localhost:${port}`)).status).toBe(200);
       expect((await get(origin, made.Alpha!.post, 'a.example')).status).toBe(200);
+      const things = await get(origin, '/blogspot/jjsfavoritethings/', `www.blogger.com.localhost:${port}`);
+      expect([things.status, things.text.includes('Things post')]).toEqual([200, true]);
+      expect((await get(origin, made.Things!.post, 'www.blogger.com')).status).toBe(200);
       for (const [path, host] of [
         ['/nope.html', 'a.example'],
         ['/about', 'a.example'],

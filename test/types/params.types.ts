@@ -148,6 +148,7 @@ agree<Check<'commentsList', P.CommentsListParams>>();
 agree<Check<'commentsListByBlog', P.CommentsListByBlogParams>>();
 agree<Check<'commentsAction', P.CommentsActionParams>>();
 agree<Check<'commentsInsert', P.CommentsInsertParams>>();
+agree<Check<'commentsModerate', P.CommentsModerateParams>>();
 agree<Check<'changesList', P.ChangesListParams>>();
 agree<Check<'blogUserInfosGet', P.BlogUserInfosGetParams>>();
 agree<Check<'postUserInfosGet', P.PostUserInfosGetParams>>();
@@ -207,6 +208,7 @@ type Checked =
   | 'commentsListByBlog'
   | 'commentsAction'
   | 'commentsInsert'
+  | 'commentsModerate'
   | 'changesList'
   | 'blogUserInfosGet'
   | 'postUserInfosGet'
@@ -232,6 +234,8 @@ agree<Same<Parameters<BlogService['comments']['insert']>[0], P.CommentsInsertPar
 // The body schemas `blogcore/schema` exports take exactly the body interfaces.
 agree<Same<In<typeof S.postBody>, P.PostBody>>();
 agree<Same<In<typeof S.pageBody>, P.PageBody>>();
+agree<Same<In<typeof S.postPatchBody>, P.PostPatchBody>>();
+agree<Same<In<typeof S.pagePatchBody>, P.PagePatchBody>>();
 agree<Same<In<typeof S.commentBody>, P.CommentBody>>();
 agree<Same<In<typeof S.blogBody>, P.BlogBody>>();
 agree<Same<In<typeof S.blogPatchBody>, P.BlogPatchBody>>();

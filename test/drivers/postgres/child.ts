@@ -57,7 +57,11 @@ if (mode === 'rmw') {
   say({ user: u.id });
   await service.close();
 } else if (mode === 'insert') {
-  const service = createBlogService({ driver: postgresDriver({ connectionString: url, schema, max: 4 }) });
+  // BLOGCORE_PG_ROUTE: how to reach the store (env.ts ROUTES), e.g. through PgBouncer.
+  const route = JSON.parse(process.env.BLOGCORE_PG_ROUTE ?? '{}') as Record<string, unknown>;
+  const service = createBlogService({
+    driver: postgresDriver({ connectionString: url, ...route, schema, max: 4 }),
+  });
   await service.ready();
   say('ready');
   // Four writes in flight at a time, so a kill lands in the middle of some of them.

@@ -1,4 +1,7 @@
-/** The crash test's store: batches of 20 records, each with several index entries and search tokens. */
+/**
+ * The crash test's store: batches of 20 records, each with several index entries and search tokens, in native
+ * tables (`items` with its `group` and `slug` columns, `items_tag` with five rows per record).
+ */
 import type { StoreSchema, WriteOp } from '../../../src/store/driver.js';
 
 export const crashSchema: StoreSchema = {
@@ -7,7 +10,11 @@ export const crashSchema: StoreSchema = {
     {
       name: 'items',
       search: true,
-      indexes: [{ name: 'byBatch' }, { name: 'byTag' }, { name: 'bySlug', unique: true }],
+      indexes: [
+        { name: 'byBatch', fields: ['group', 'id'], entries: 'one' },
+        { name: 'byTag', fields: ['tag', 'group', 'id'], entries: 'many' },
+        { name: 'bySlug', unique: true, fields: ['slug'], entries: 'one' },
+      ],
     },
   ],
 };

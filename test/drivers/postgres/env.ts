@@ -1,7 +1,26 @@
-/** What PostgreSQL test files share: the server URL (see global-setup.ts) and a fresh schema per store. */
+/** What PostgreSQL test files share: the server's URLs (see global-setup.ts) and a fresh schema per store. */
 import { inject } from 'vitest';
 
 export const pgUrl = (): string => inject('pgUrl');
+
+/** The same server through PgBouncer in transaction mode. */
+export const pgBouncerUrl = (): string => inject('pgBouncerUrl');
+
+/** What a driver needs to reach the store through a route. */
+export interface RouteOptions {
+  connectionString: string;
+  preparedStatements?: false;
+  listen?: string | false;
+}
+
+/**
+ * The two ways app servers reach PostgreSQL in these tests: directly, and behind PgBouncer in transaction mode
+ * (no named prepared statements, LISTEN on a direct connection), as docs/postgres.md tells deployments.
+ */
+export const ROUTES: ReadonlyArray<readonly [name: string, options: () => RouteOptions]> = [
+  ['direct', () => ({ connectionString: pgUrl() })],
+  ['behind PgBouncer', () => ({ connectionString: pgBouncerUrl(), preparedStatements: false, listen: pgUrl() })],
+];
 
 let n = 0;
 const run = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
@@ -83,13 +102,14 @@ export function reusedStores<D extends { close(): Promise<void> }>(make: (schema
         await client.connect();
       }
       for (const s of schemas) {
-        const { rows } = await client.query(
-          `SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'docs'`,
+        // Every table but the catalog: the collections' tables and side tables, the log, the blobs.
+        const { rows } = await client.query<{ t: string }>(
+          `SELECT tablename AS t FROM pg_tables WHERE schemaname = $1 AND tablename NOT IN ('collections', 'indexes', 'meta', 'migrations')`,
           [s],
         );
         if (rows.length) {
           await client.query(
-            `TRUNCATE "${s}".docs, "${s}".entries, "${s}".changes RESTART IDENTITY; UPDATE "${s}".meta SET value = 0 WHERE key <> 'schemaVersion'`,
+            `TRUNCATE ${rows.map((r) => `"${s}"."${r.t}"`).join(', ')} RESTART IDENTITY; UPDATE "${s}".meta SET value = 0 WHERE key <> 'schemaVersion'`,
           );
         }
       }

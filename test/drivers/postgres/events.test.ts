@@ -2,14 +2,15 @@
  * Events across app servers are as durable as the writes they report: a write and its event commit together
  * (writer processes killed with SIGKILL mid-stream, many times: every committed write is heard once by every
  * other server, no write that did not commit is heard), and a listener hears every write committed after its
- * `on()` returned, on every instance, once (a fresh instance each round, in a loop).
+ * `on()` returned, on every instance, once (a fresh instance each round, in a loop). Directly and behind
+ * PgBouncer (env.ts ROUTES).
  */
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresDriver } from '../../../drivers/postgres/index.js';
 import { createBlogService, type BlogService } from '../../../src/index.js';
-import { dropOwnSchemas, freshSchema, pgUrl } from './env.js';
+import { dropOwnSchemas, freshSchema, pgUrl, ROUTES, type RouteOptions } from './env.js';
 
 const admin = new pg.Pool({ connectionString: pgUrl(), max: 2 });
 afterAll(async () => {
@@ -17,8 +18,8 @@ afterAll(async () => {
   await dropOwnSchemas();
 });
 
-const service = (schema: string) =>
-  createBlogService({ driver: postgresDriver({ connectionString: pgUrl(), schema, max: 3 }) });
+const service = (route: () => RouteOptions, schema: string) =>
+  createBlogService({ driver: postgresDriver({ ...route(), schema, max: 3 }) });
 
 async function until(check: () => boolean, what: string, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;
@@ -39,12 +40,14 @@ async function blogIn(s: BlogService): Promise<string> {
 }
 
 /** A writer process inserting posts until it is killed; resolves once it has reported `writes` inserts. */
-function writer(schema: string, blogId: string, writes: number) {
+function writer(route: () => RouteOptions, schema: string, blogId: string, writes: number) {
   const proc = spawn(
     process.execPath,
     ['--import', 'tsx', 'test/drivers/postgres/child.ts', 'insert', pgUrl(), schema, blogId],
     {
       stdio: ['pipe', 'pipe', 'pipe'],
+      // How it reaches the store (child.ts): the route's driver options.
+      env: { ...process.env, BLOGCORE_PG_ROUTE: JSON.stringify(route()) },
     },
   );
   let stderr = '';
@@ -60,10 +63,10 @@ function writer(schema: string, blogId: string, writes: number) {
   return { proc, reported };
 }
 
-describe('postgres: events commit with their writes', () => {
+describe.each(ROUTES)('postgres: events commit with their writes, %s', (_name, route) => {
   it('writers killed with SIGKILL mid-stream: every committed write is heard once by every other server, nothing else', async () => {
     const schema = freshSchema('kill');
-    const listeners = [service(schema), service(schema)];
+    const listeners = [service(route, schema), service(route, schema)];
     const heard = listeners.map(() => new Map<string, number>());
     listeners.forEach((l, i) => {
       l.on('post.inserted', (e) => {
@@ -74,7 +77,7 @@ describe('postgres: events commit with their writes', () => {
     await Promise.all(listeners.map((l) => l.ready()));
     const blogId = await blogIn(listeners[0]!);
     for (let round = 0; round < 4; round++) {
-      const kids = [writer(schema, blogId, 5 + round * 7), writer(schema, blogId, 11 + round * 5)];
+      const kids = [writer(route, schema, blogId, 5 + round * 7), writer(route, schema, blogId, 11 + round * 5)];
       await Promise.all(kids.map((k) => k.reported));
       for (const k of kids) k.proc.kill('SIGKILL');
       await Promise.all(
@@ -119,12 +122,12 @@ describe('postgres: events commit with their writes', () => {
 
   it('a listener hears every write committed after its on() returned, on every instance, once (in a loop)', async () => {
     const schema = freshSchema('from');
-    const a = service(schema);
+    const a = service(route, schema);
     const blogId = await blogIn(a);
     const post = await a.posts.insert({ blogId, body: { title: 'v0', content: '<p>x</p>' } });
     for (let round = 0; round < 12; round++) {
       // Every other round the listener comes before the store is open (on() then open on their own).
-      const b = service(schema);
+      const b = service(route, schema);
       if (round % 2) await b.ready();
       const heard: string[] = [];
       b.on('post.updated', (e) => void heard.push((e.resource as { title: string }).title));

@@ -1,13 +1,14 @@
 /**
  * Several app servers on one PostgreSQL store, in one process: two services on two pools (as two servers
  * would have), each listener seeing every write once, also after its LISTEN connection is killed; a lost
- * connection surfaces as a clear error or a retry, never a wrong answer.
+ * connection surfaces as a clear error or a retry, never a wrong answer. Each reaches the store directly and
+ * behind PgBouncer (env.ts ROUTES); without any LISTEN, events still arrive by polling the change log.
  */
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { postgresDriver } from '../../../drivers/postgres/index.js';
 import { createBlogService, type BlogEvent, type BlogService } from '../../../src/index.js';
-import { dropOwnSchemas, freshSchema, pgUrl } from './env.js';
+import { dropOwnSchemas, freshSchema, pgBouncerUrl, pgUrl, ROUTES, type RouteOptions } from './env.js';
 
 const admin = new pg.Pool({ connectionString: pgUrl(), max: 2 });
 const services: BlogService[] = [];
@@ -19,8 +20,8 @@ afterAll(async () => {
   await dropOwnSchemas();
 });
 
-function instance(schema: string, max = 4): BlogService {
-  const s = createBlogService({ driver: postgresDriver({ connectionString: pgUrl(), schema, max }) });
+function instance(route: () => RouteOptions, schema: string, max = 4, now?: () => Date): BlogService {
+  const s = createBlogService({ driver: postgresDriver({ ...route(), schema, max }), ...(now ? { now } : {}) });
   services.push(s);
   return s;
 }
@@ -43,45 +44,48 @@ async function setup(a: BlogService) {
   return { blogId: blog.id! };
 }
 
-describe('postgres: events across app servers', () => {
-  it("each instance's listeners see every write of every instance exactly once", async () => {
-    const schema = freshSchema('inst');
-    const a = instance(schema);
-    const b = instance(schema);
-    const seenA: BlogEvent[] = [];
-    const seenB: BlogEvent[] = [];
-    a.on('*', (e) => void seenA.push(e));
-    b.on('*', (e) => void seenB.push(e));
-    await Promise.all([a.ready(), b.ready()]);
-    const { blogId } = await setup(a);
-    const written: string[] = [];
-    for (let i = 0; i < 10; i++) {
-      const by = i % 2 ? b : a;
-      const p = await by.posts.insert({ blogId, body: { title: `P${i}`, content: '<p>x</p>' } });
-      written.push(p.id!);
-      await by.posts.patch({ blogId, postId: p.id!, body: { title: `P${i} edited` } });
-    }
-    const expected = [
-      'user.inserted',
-      'blog.inserted',
-      ...written.flatMap(() => ['post.inserted', 'post.published', 'post.updated']),
-    ].sort();
-    for (const [name, seen] of [
-      ['a', seenA],
-      ['b', seenB],
-    ] as const) {
-      await until(() => seen.length >= expected.length, `instance ${name}'s events`);
-      await new Promise((r) => setTimeout(r, 100)); // nothing extra arrives late
-      expect(seen.map((e) => e.type).sort(), name).toEqual(expected);
-      const updated = seen.filter((e) => e.type === 'post.updated').map((e) => (e.resource as { title: string }).title);
-      expect(new Set(updated).size, `${name}: each post.updated once`).toBe(10);
-    }
-  });
+/** Each instance's listeners see every write of every instance exactly once. */
+async function everyWriteOnce(route: () => RouteOptions) {
+  const schema = freshSchema('inst');
+  const a = instance(route, schema);
+  const b = instance(route, schema);
+  const seenA: BlogEvent[] = [];
+  const seenB: BlogEvent[] = [];
+  a.on('*', (e) => void seenA.push(e));
+  b.on('*', (e) => void seenB.push(e));
+  await Promise.all([a.ready(), b.ready()]);
+  const { blogId } = await setup(a);
+  const written: string[] = [];
+  for (let i = 0; i < 10; i++) {
+    const by = i % 2 ? b : a;
+    const p = await by.posts.insert({ blogId, body: { title: `P${i}`, content: '<p>x</p>' } });
+    written.push(p.id!);
+    await by.posts.patch({ blogId, postId: p.id!, body: { title: `P${i} edited` } });
+  }
+  const expected = [
+    'user.inserted',
+    'blog.inserted',
+    ...written.flatMap(() => ['post.inserted', 'post.published', 'post.updated']),
+  ].sort();
+  for (const [name, seen] of [
+    ['a', seenA],
+    ['b', seenB],
+  ] as const) {
+    await until(() => seen.length >= expected.length, `instance ${name}'s events`);
+    await new Promise((r) => setTimeout(r, 100)); // nothing extra arrives late
+    expect(seen.map((e) => e.type).sort(), name).toEqual(expected);
+    const updated = seen.filter((e) => e.type === 'post.updated').map((e) => (e.resource as { title: string }).title);
+    expect(new Set(updated).size, `${name}: each post.updated once`).toBe(10);
+  }
+}
+
+describe.each(ROUTES)('postgres: events across app servers, %s', (_name, route) => {
+  it("each instance's listeners see every write of every instance exactly once", () => everyWriteOnce(route));
 
   it('a listener catches up after its LISTEN connection is killed (missed notifications)', async () => {
     const schema = freshSchema('inst');
-    const a = instance(schema);
-    const b = instance(schema);
+    const a = instance(route, schema);
+    const b = instance(route, schema);
     const seen: BlogEvent[] = [];
     b.on('post.inserted', (e) => void seen.push(e));
     await b.ready();
@@ -106,14 +110,7 @@ describe('postgres: events across app servers', () => {
   it('scheduled posts go LIVE once across instances', async () => {
     const schema = freshSchema('inst');
     let now = Date.parse('2026-03-01T00:00:00Z');
-    const make = () => {
-      const s = createBlogService({
-        driver: postgresDriver({ connectionString: pgUrl(), schema, max: 4 }),
-        now: () => new Date(now),
-      });
-      services.push(s);
-      return s;
-    };
+    const make = () => instance(route, schema, 4, () => new Date(now));
     const a = make();
     const b = make();
     const published: string[] = [];
@@ -144,10 +141,55 @@ describe('postgres: events across app servers', () => {
   });
 });
 
-describe('postgres: connection loss', () => {
+describe("postgres: what a server knows of the others' writes", () => {
+  it("reads another server's change once it heard of it, and at once when its LISTEN cannot hear (a pooler)", async () => {
+    const schema = freshSchema('inst');
+    // Through PgBouncer without a direct LISTEN connection: its LISTEN hears nothing, so nothing is taken as
+    // known without reading the log.
+    const pooled = () => ({ connectionString: pgBouncerUrl(), preparedStatements: false as const });
+    const direct = () => ({ connectionString: pgUrl() });
+    const a = instance(direct, schema);
+    const b = instance(direct, schema);
+    const c = instance(pooled, schema);
+    const { blogId } = await setup(a);
+    for (const s of [b, c]) expect((await s.blogs.get({ blogId })).name).toBe('Shared');
+    for (let i = 0; i < 5; i++) {
+      await a.blogs.patch({ blogId, body: { name: `Renamed ${i}` } });
+      expect((await c.blogs.get({ blogId })).name, 'behind the pooler, at once').toBe(`Renamed ${i}`);
+      const t0 = Date.now();
+      while ((await b.blogs.get({ blogId })).name !== `Renamed ${i}`) {
+        expect(Date.now() - t0, 'directly, once the notification arrived').toBeLessThan(1000);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    }
+  });
+});
+
+describe('postgres: without any LISTEN', () => {
+  it('every instance hears every write once, by polling the change log', () =>
+    everyWriteOnce(() => ({ connectionString: pgBouncerUrl(), preparedStatements: false, listen: false })));
+
+  it('opens no LISTEN connection', async () => {
+    const schema = freshSchema('inst');
+    const a = instance(() => ({ connectionString: pgUrl(), listen: false }), schema);
+    const seen: BlogEvent[] = [];
+    a.on('*', (e) => void seen.push(e));
+    await a.ready();
+    await setup(a);
+    await new Promise((r) => setTimeout(r, 300));
+    const listening = await admin.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND query LIKE $1`,
+      [`%${schema}%`],
+    );
+    expect(listening.rows[0].n).toBe(0);
+    expect(seen.map((e) => e.type)).toEqual(['user.inserted', 'blog.inserted']);
+  });
+});
+
+describe.each(ROUTES)('postgres: connection loss, %s', (_name, route) => {
   it('a terminated backend gives a clear error or a retried answer, never a wrong one', async () => {
     const schema = freshSchema('inst');
-    const a = instance(schema, 2);
+    const a = instance(route, schema, 2);
     const { blogId } = await setup(a);
     const post = await a.posts.insert({ blogId, body: { title: 'Stable', content: '<p>stable</p>' } });
     let errors = 0;

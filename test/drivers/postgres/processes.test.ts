@@ -138,20 +138,21 @@ describe('postgres: several app server processes', () => {
     }
     const s = `"${schema}"`;
     const q = async (sql: string) => (await admin.query(sql)).rows;
-    const groups = await q(`SELECT doc::json->>'group' AS g, count(*)::int AS n FROM ${s}.docs GROUP BY 1`);
+    const groups = await q(`SELECT "group" AS g, count(*)::int AS n FROM ${s}.items GROUP BY 1`);
     expect(groups.length).toBeGreaterThanOrEqual(9);
     expect(groups.filter((g) => g.n !== BATCH)).toEqual([]);
-    // Every record has all its entries, every entry its record, every commit its change rows.
+    // Every record has all its side rows, every side row its record, every commit its change rows.
     expect(
       await q(
-        `SELECT count(*)::int AS n FROM ${s}.entries e LEFT JOIN ${s}.docs d ON d.rid = e.rid WHERE d.rid IS NULL`,
+        `SELECT count(*)::int AS n FROM ${s}.items_tag t LEFT JOIN ${s}.items i ON i.id = t.id WHERE i.id IS NULL`,
       ),
     ).toEqual([{ n: 0 }]);
     expect(
-      await q(`SELECT count(*)::int AS n FROM ${s}.docs d CROSS JOIN LATERAL unnest(d.eix, d.ekey) k(ix, key)
-               WHERE NOT EXISTS (SELECT 1 FROM ${s}.entries e WHERE e.ix = k.ix AND e.key = k.key AND e.rid = d.rid)`),
+      await q(
+        `SELECT count(*)::int AS n FROM ${s}.items i WHERE (SELECT count(*) FROM ${s}.items_tag t WHERE t.id = i.id) <> 5`,
+      ),
     ).toEqual([{ n: 0 }]);
-    expect(await q(`SELECT count(*)::int AS n FROM ${s}.entries`)).toEqual([{ n: groups.length * BATCH * 7 }]);
+    expect(await q(`SELECT count(*)::int AS n FROM ${s}.items_tag`)).toEqual([{ n: groups.length * BATCH * 5 }]);
     expect(await q(`SELECT count(*)::int AS n FROM ${s}.changes`)).toEqual([{ n: groups.length * BATCH }]);
     expect(
       await q(

@@ -29,7 +29,7 @@ import { dirname, join } from 'node:path';
 
 const PASSWORD = 'blogcore-test';
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
@@ -135,6 +135,9 @@ function prepared() {
   }
   return setup;
 }
+
+/** The user servers run as when the tests run as root (the `postgres` user made for PostgreSQL), else none. */
+export const serverUser = (): string | undefined => (prepared().as.uid !== undefined ? 'postgres' : undefined);
 
 /** A running server process. */
 export interface PgProcess {
