@@ -1,6 +1,6 @@
 /**
  * The offline editor: a static app (HTML, JS, CSS, a service worker from vite-plugin-pwa) that runs blogcore on
- * IndexedDB in the page. `blogcore`, `blogcore/idb`, `blogcore/sync`, `blogcore/schema` and `blogcore/collab` resolve to the sources, so it
+ * IndexedDB in the page. `blogcore`, `blogcore/idb`, `blogcore/sync`, `blogcore/schema`, `blogcore/collab` and `blogcore/site` resolve to the sources, so it
  * builds on a fresh clone without
  * `npm run build`; an app of your own would import the published package the same way.
  */
@@ -24,6 +24,7 @@ export default defineConfig(({ command }) => ({
       { find: /^blogcore\/sync$/, replacement: here('../../src/sync/index.ts') },
       { find: /^blogcore\/schema$/, replacement: here('../../src/schema/index.ts') },
       { find: /^blogcore\/collab$/, replacement: here('../../src/collab/index.ts') },
+      { find: /^blogcore\/site$/, replacement: here('../../src/site/index.ts') },
     ],
   },
   // The rich text editor (TipTap, ProseMirror, parse5) is one lazy chunk of ~570 KB (~180 KB gzip), loaded on the first edit.

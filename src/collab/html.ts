@@ -21,7 +21,7 @@ const INLINE = new Set(
     ' ',
   ),
 );
-const BLOCK_TAG = /^(?:p|h[1-6]|ul|ol|li|blockquote|pre|hr|div|br)$/;
+const BLOCK_TAG = /^(?:p|h[1-6]|ul|ol|li|blockquote|pre|hr|div|br|figure|figcaption)$/;
 const SPACE = /^[ \t\n\r\f]*$/;
 
 interface Piece {

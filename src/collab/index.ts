@@ -4,7 +4,18 @@
  * `joinCollab`, which keeps a Yjs document in step with a service's or a server's shared document (its code, and
  * Yjs, load when it is first called).
  */
-export { extensions, richExtensions, richSchema, Picture, RawHtml, BARE, BLOCKS, type Kept } from './schema.js';
+export {
+  extensions,
+  richExtensions,
+  richSchema,
+  Picture,
+  Figure,
+  RawHtml,
+  type FigureAlign,
+  BARE,
+  BLOCKS,
+  type Kept,
+} from './schema.js';
 export { readHtml, writeHtml, canonical, pieces } from './html.js';
 export {
   httpChannel,

@@ -1,6 +1,6 @@
 /**
  * What the rich text editor can hold: TipTap's starter kit (paragraphs, headings, lists, quotes, code, links,
- * bold, italic…), pictures, and one node for the HTML it cannot represent (`rawHtml`, kept byte for byte).
+ * bold, italic…), pictures (inline, or as figures with a caption and alignment), and one node for the HTML it cannot represent (`rawHtml`, kept byte for byte).
  * A few extensions remember the exact tag they were read from (`<b>` or `<strong>`, `<i>` or `<em>`, `<pre>`
  * with or without `<code>`), and a paragraph can be *bare*: inline content that stood without a `<p>` (at the
  * top of a Blogger post, inside an `<li>` or a `<blockquote>`) is written back without one. html.ts reads and
@@ -28,6 +28,7 @@ export const BLOCKS = [
   'blockquote',
   'codeBlock',
   'horizontalRule',
+  'figure',
   'rawHtml',
 ];
 
@@ -127,8 +128,81 @@ export const RawHtml = Node.create({
   renderHTML: ({ node }) => ['div', { 'data-bc-raw': node.attrs.html as string }],
 });
 
+/** `data-featured` on an `<img>`: the post's featured picture (docs/design.md §23; the first picture when none is). */
+const featured = {
+  featured: {
+    default: false,
+    parseHTML: (el: HTMLElement) => el.hasAttribute('data-featured'),
+    renderHTML: (attrs: Record<string, unknown>) => (attrs.featured ? { 'data-featured': '' } : {}),
+  },
+};
+
 /** A picture (`<img>`), inline; editor.ts shows it from the local store when it is there. */
-export const Picture = Image.configure({ inline: true, allowBase64: false });
+export const Picture = Image.extend({
+  addAttributes() {
+    return { ...this.parent?.(), ...featured };
+  },
+}).configure({ inline: true, allowBase64: false });
+
+/** The first child element of `el` named `name` (no `:scope` selectors: the server's DOM has none). */
+const child = (el: Element, name: string) => [...el.children].find((c) => c.nodeName.toUpperCase() === name) ?? null;
+
+/** How a figure stands in the column (the default theme styles `data-align`); null: as the column has it. */
+export type FigureAlign = 'left' | 'center' | 'wide';
+const ALIGNS: readonly string[] = ['left', 'center', 'wide'];
+
+/**
+ * A picture with an optional caption and alignment: `<figure data-align><img src alt data-featured><figcaption>`.
+ * The caption is the node's text; the `<figcaption>` is written only when there is one. A figure holding more
+ * (other attributes, two pictures, a link around the picture) does not write back the same and stays raw HTML.
+ */
+export const Figure = Node.create({
+  name: 'figure',
+  group: 'block',
+  content: 'inline*',
+  draggable: true,
+  selectable: true,
+  isolating: true,
+  addAttributes: () => ({
+    src: { default: null, rendered: false },
+    alt: { default: null, rendered: false },
+    title: { default: null, rendered: false },
+    featured: { default: false, rendered: false },
+    align: {
+      default: null,
+      parseHTML: (el: HTMLElement) => {
+        const a = el.getAttribute('data-align');
+        return a && ALIGNS.includes(a) ? a : null;
+      },
+      renderHTML: (attrs: Record<string, unknown>) => (attrs.align ? { 'data-align': attrs.align } : {}),
+    },
+  }),
+  parseHTML: () => [
+    {
+      tag: 'figure',
+      // Without a <figcaption> the caption is empty (not the picture read as text).
+      contentElement: (el: HTMLElement) =>
+        (child(el, 'FIGCAPTION') as HTMLElement | null) ?? el.ownerDocument.createElement('figcaption'),
+      getAttrs: (el: HTMLElement) => {
+        const img = child(el, 'IMG');
+        if (!img) return false;
+        return {
+          src: img.getAttribute('src'),
+          alt: img.getAttribute('alt'),
+          title: img.getAttribute('title'),
+          featured: img.hasAttribute('data-featured'),
+        };
+      },
+    },
+  ],
+  renderHTML({ node, HTMLAttributes }) {
+    const { src, alt, title } = node.attrs as { src: string | null; alt: string | null; title: string | null };
+    const img = ['img', { src, alt, title, ...(node.attrs.featured ? { 'data-featured': '' } : {}) }] as const;
+    // No hole without a caption: nothing is written for it.
+    if (node.childCount === 0) return ['figure', HTMLAttributes, img];
+    return ['figure', HTMLAttributes, img, ['figcaption', 0]];
+  },
+});
 
 /** The source of each top-level block (never written into the HTML itself). */
 const KeepSource = Extension.create({
@@ -161,6 +235,7 @@ export const richExtensions = (options: { undoRedo?: boolean } = {}): AnyExtensi
   KeptCodeBlock,
   BareParagraph,
   Picture,
+  Figure,
   RawHtml,
   KeepSource,
 ];

@@ -18,6 +18,7 @@ import { exportWxr, importWxr } from './wxr.js';
 import { DEFAULT_MEDIA_TIMEOUT_MS, importMedia } from './media.js';
 
 export { atomFeed, rssFeed, type FeedOptions, type FeedSource } from '../web/feeds.js';
+export { cleanMedia, type CleanedPicture, type CleanMediaOptions, type CleanMediaReport } from './clean-media.js';
 export type { ImportSource } from './source.js';
 export type {
   ExportFormat,

@@ -60,6 +60,21 @@ export function sniff(head: Uint8Array): MediaType | undefined {
   return undefined;
 }
 
+/** HEIF brands of HEVC pictures (an iPhone's HEIC), which no browser but Safari shows. */
+const HEIC_BRANDS = new Set(['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'hevm', 'hevs']);
+const HEIC =
+  "The body is a HEIC picture (an iPhone's default format), which most browsers cannot show: convert it to JPEG " +
+  'first (on the iPhone: Settings › Camera › Formats › Most Compatible; or export it as JPEG from Photos or Preview)';
+
+/** Whether the first bytes announce a HEIF picture coded in HEVC (major or compatible brand), not AVIF. */
+function isHeic(head: Uint8Array): boolean {
+  if (ascii(head, 4, 8) !== 'ftyp' || head.byteLength < 12) return false;
+  const size = new DataView(head.buffer, head.byteOffset, head.byteLength).getUint32(0);
+  for (let at = 8; at + 4 <= Math.min(size, head.byteLength); at += 4)
+    if (at !== 12 && HEIC_BRANDS.has(ascii(head, at, at + 4))) return true;
+  return false;
+}
+
 /** A declared type as the bytes' type would be named: lower case, no parameters, `image/jpg` as `image/jpeg`. */
 export function normalizeType(declared: string): string {
   const t = declared.split(';', 1)[0]!.trim().toLowerCase();
@@ -374,7 +389,7 @@ export class ImageCheck {
 
   private decide(): void {
     const type = sniff(this.head.subarray(0, this.headLength));
-    if (!type) throw bad(NOT_AN_IMAGE);
+    if (!type) throw bad(isHeic(this.head.subarray(0, this.headLength)) ? HEIC : NOT_AN_IMAGE);
     if (this.declared !== undefined && normalizeType(this.declared) !== type) {
       throw bad(`The declared type ${this.declared} disagrees with the bytes, which are ${type}`);
     }

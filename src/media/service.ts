@@ -141,6 +141,10 @@ export interface StoreMediaInput {
 /** What the bytes of a picture decide of its record (and the file name, fitted to its type). */
 export type PictureFacts = ImageInfo & { sha256: string; filename: string };
 
+/** Bytes of a known picture (a restore, a replica's fetch) are stored exactly; others lose their metadata. */
+const cleans = (core: Core, input: { sha256?: string | undefined }) =>
+  !core.keepImageMetadata && input.sha256 === undefined;
+
 /**
  * Streams a picture's bytes into the blob store under `key` while they are checked and hashed (against `sha256`
  * when given): answers what they are. Refused bytes leave nothing (the put keeps none).
@@ -157,8 +161,7 @@ export async function putPicture(
 ): Promise<PictureFacts> {
   await core.ready();
   ready(core);
-  // Bytes of a known picture (a restore, a replica's fetch) are stored exactly; others lose their metadata.
-  if (core.keepImageMetadata || input.sha256 !== undefined) return putChecked(core, key, input, piecesOf(input.body));
+  if (!cleans(core, input)) return putChecked(core, key, input, piecesOf(input.body));
   const result: CleanResult = {};
   const facts = await putChecked(
     core,
@@ -264,6 +267,7 @@ export async function storeMedia(core: Core, input: StoreMediaInput): Promise<{ 
           updated: input.updated ?? input.published ?? now,
           rev: input.rev ?? 1,
           ...(input.source ? { source: input.source } : {}),
+          ...(cleans(core, input) ? { cleaned: true as const } : {}),
         };
         return { ops: [put('media', r, 0)], result: r };
       },

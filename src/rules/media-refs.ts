@@ -47,3 +47,27 @@ export function moveMediaUrls(blogId: string, html: string, folder: string): str
     (_, attr: string, value: string) => attr + value.replace(url, `${folder}${blogId}/`),
   );
 }
+
+const srcOf = (tag: string) => {
+  const m = /\ssrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/i.exec(tag);
+  return m ? (m[1] ?? m[2] ?? m[3]) || undefined : undefined;
+};
+
+/**
+ * The `src` of a post's featured picture (docs/design.md §23): the `<img>` marked `data-featured`, or the first
+ * `<img>` of a `<figure data-featured>`; else the content's first `<img>` with a `src`. og:image and the feeds'
+ * `<media:thumbnail>` name it.
+ */
+export function featuredSrc(html: string): string | undefined {
+  const marked = /<(img|figure)\b[^>]*?\sdata-featured(?=[\s=/>])[^>]*>/i.exec(html);
+  if (marked) {
+    const tag = marked[1]!.toLowerCase() === 'img' ? marked[0] : /<img\b[^>]*>/i.exec(html.slice(marked.index))?.[0];
+    const src = tag && srcOf(tag);
+    if (src) return src;
+  }
+  for (const [tag] of html.matchAll(/<img\b[^>]*>/gi)) {
+    const src = srcOf(tag);
+    if (src) return src;
+  }
+  return undefined;
+}

@@ -33,6 +33,11 @@ ol.posts,ol.comments{list-style:none;padding:0;margin:0}
 ol.posts>li{border-bottom:1px solid var(--line);padding-bottom:.5rem}
 ol.comments>li{background:var(--soft);border-radius:6px;padding:.5rem .9rem;margin:.75rem 0}
 .content img,.content video,.content iframe{max-width:100%;height:auto}
+.content figure{margin:1.25rem 0}.content figure img{display:block}
+.content figcaption{color:var(--muted);font-size:.9rem;margin-top:.35rem}
+.content figure[data-align=center]{text-align:center}.content figure[data-align=center] img{margin:0 auto}
+.content figure[data-align=wide] img{width:100%}
+@media(min-width:40rem){.content figure[data-align=left]{float:left;max-width:50%;margin:.25rem 1.25rem 1rem 0}}
 .content pre{overflow-x:auto;background:var(--soft);padding:.75rem}
 .content table{display:block;overflow-x:auto}
 .more{display:flex;justify-content:space-between;gap:1rem;margin-top:1.5rem}

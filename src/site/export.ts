@@ -246,38 +246,58 @@ async function exportPictures(
   writeBytes: (path: string, bytes: ReadableStream<Uint8Array>) => Promise<boolean>,
 ): Promise<void> {
   const at = `${scope.media}${scope.blog.id}/`;
-  const link = new RegExp(`${at.replace(/[^\w/-]/g, '\\$&')}([0-9a-f]{64})/([^"'\\s?#<>]+)`, 'g');
-  const wanted = new Map<string, string>();
+  // `{id}/{name}` names the picture, `{id}/w{N}/{name}` a variant of it (docs/design.md §23).
+  const link = new RegExp(`${at.replace(/[^\w/-]/g, '\\$&')}([0-9a-f]{64})/(?:w(\\d{1,5})/)?([^"'\\s?#<>/]+)`, 'g');
+  const wanted = new Map<string, { mediaId: string; width?: number }>();
   for (const [file, text] of pending) {
     if (!file.endsWith('.html') || !text.includes(at)) continue;
-    for (const [, mediaId, name] of text.matchAll(link)) {
+    for (const [, mediaId, width, name] of text.matchAll(link)) {
       let filename: string;
       try {
         filename = decodeURIComponent(name!.replace(/&amp;/g, '&'));
       } catch {
         continue;
       }
-      const path = `media/${scope.blog.id}/${mediaId}/${filename}`;
+      const path = `media/${scope.blog.id}/${mediaId}/${width ? `w${width}/` : ''}${filename}`;
       const problem = segmentProblem(filename);
       if (problem) skipped.set(path, problem);
-      else wanted.set(path, mediaId!);
+      else wanted.set(path, { mediaId: mediaId!, ...(width ? { width: Number(width) } : {}) });
     }
   }
-  for (const [path, mediaId] of wanted) {
+  for (const [path, { mediaId, width }] of wanted) {
     if (before[path] !== mediaId) {
-      const read = await parts.reader.media.read({ blogId: scope.blog.id, mediaId }).catch((e: unknown) => {
-        if (BlogError.is(e) && e.code < 500) return undefined;
-        throw e;
-      });
-      if (!read) continue;
-      if (!(await writeBytes(path, read.body))) {
-        await read.body.cancel().catch(() => {});
+      const body = width
+        ? await variantBytes(parts, scope.blog.id, mediaId, width, path)
+        : await parts.reader.media.read({ blogId: scope.blog.id, mediaId }).then(
+            (r) => r.body,
+            (e: unknown) => {
+              if (BlogError.is(e) && e.code < 500) return undefined;
+              throw e;
+            },
+          );
+      if (!body) continue;
+      if (!(await writeBytes(path, body))) {
+        await body.cancel().catch(() => {});
         continue;
       }
       report.written.push(path);
     } else report.unchanged++;
     after[path] = mediaId;
   }
+}
+
+/** A variant's bytes as a stream, or undefined when it is not offered (its link broken as on the live site). */
+async function variantBytes(parts: SiteParts, blogId: string, mediaId: string, width: number, path: string) {
+  const bytes = await parts.store.variant(blogId, mediaId, width, path.slice(path.lastIndexOf('.') + 1));
+  return (
+    bytes &&
+    new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(bytes);
+        c.close();
+      },
+    })
+  );
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { html, type Html, raw } from './html.js';
 import type { LayoutData, PageView, PostView, SiteBlog } from './theme.js';
+import type { SizedPicture } from '../web/pictures.js';
 
 export interface HeadInput {
   blog: SiteBlog;
@@ -16,6 +17,8 @@ export interface HeadInput {
   /** The post or page shown, for OpenGraph and JSON-LD. */
   post?: PostView;
   page?: PageView;
+  /** The featured picture of the post or page, at most 1280 px wide where a variant is (src/web/pictures.ts). */
+  image?: SizedPicture;
 }
 
 /** JSON for a `<script type="application/ld+json">`: nothing in it can close the element. */
@@ -26,19 +29,6 @@ const jsonForScript = (value: unknown) =>
     .replace(/&/g, '\\u0026')
     .replace(/\u2028/g, '\\u2028')
     .replace(/\u2029/g, '\\u2029');
-
-/** The first picture of a post's content, for og:image. */
-function firstImage(content: string, base: string): string | undefined {
-  const m = /<img\b[^>]*?\ssrc\s*=\s*(?:"([^"]+)"|'([^']+)'|([^\s>]+))/i.exec(content);
-  const src = m?.[1] ?? m?.[2] ?? m?.[3];
-  if (!src) return undefined;
-  try {
-    const url = new URL(src.replace(/&amp;/g, '&'), base);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 function postingOf(post: PostView, blog: SiteBlog, image: string | undefined) {
   return {
@@ -61,7 +51,8 @@ export function headOf(input: HeadInput): Html {
   const { blog, feeds, canonical, post, page } = input;
   const description = input.description || blog.description;
   const item = post ?? page;
-  const image = item ? firstImage(item.content.value, item.url) : undefined;
+  const image = input.image?.url;
+  const { width, height } = input.image ?? {};
   return html`${description ? html`<meta name="description" content="${description}">\n` : ''}${input.noindex ? html`<meta name="robots" content="noindex">\n` : ''}${
     canonical ? html`<link rel="canonical" href="${canonical}">\n` : ''
   }<link rel="alternate" type="application/atom+xml" title="${blog.name} (Atom)" href="${feeds.atom}">
@@ -71,6 +62,11 @@ export function headOf(input: HeadInput): Html {
 <meta property="og:title" content="${item ? item.title || 'Untitled' : blog.name}">
 ${canonical ? html`<meta property="og:url" content="${canonical}">\n` : ''}${description ? html`<meta property="og:description" content="${description}">\n` : ''}${
   image ? html`<meta property="og:image" content="${image}">\n` : ''
+}${
+  width && height
+    ? html`<meta property="og:image:width" content="${String(width)}">
+<meta property="og:image:height" content="${String(height)}">\n`
+    : ''
 }<meta name="twitter:card" content="${image ? 'summary_large_image' : 'summary'}">
 ${
   post

@@ -5,46 +5,13 @@
  * `decoding="async"`, and `loading="lazy"` except the page's first picture (`fetchpriority="high"`). Where sharp
  * is not there, no variants are named: the `<img>` keeps the original with its size and loading.
  */
-import { mediaUses } from '../rules/media-refs.js';
-import { mediaId, type Core, type MediaRecord } from '../service/store.js';
-import { loadSharp, variantWidths } from '../media/variants.js';
 import { EXTENSIONS } from '../media/images.js';
+import { mediaPathOf, type PictureFacts, variantUrl } from '../web/pictures.js';
+
+export type { PictureFacts } from '../web/pictures.js';
 
 /** The default theme's column: 44rem less 1rem of padding each side (672 px), the screen less that on phones. */
 export const COLUMN_SIZES = '(max-width: 44rem) calc(100vw - 2rem), 42rem';
-
-export interface PictureFacts {
-  width: number;
-  height: number;
-  contentType: MediaRecord['contentType'];
-  filename: string;
-  /** The widths its variants are offered at (none without sharp). */
-  widths: readonly number[];
-}
-
-/** The facts of the blog's pictures `html` names (one read of their records; at most MAX_MEDIA_REFS). */
-export async function picturesOf(core: Core, blogId: string, html: string): Promise<Map<string, PictureFacts>> {
-  const shas = [...mediaUses(blogId, html).keys()];
-  const out = new Map<string, PictureFacts>();
-  if (!shas.length) return out;
-  const sharp = await loadSharp();
-  const docs = await core.driver.getMany(
-    'media',
-    shas.map((sha) => mediaId(blogId, sha)),
-  );
-  for (const d of docs) {
-    if (!d) continue;
-    const r = d.doc as unknown as MediaRecord;
-    out.set(r.sha256, {
-      width: r.width,
-      height: r.height,
-      contentType: r.contentType,
-      filename: r.filename,
-      widths: sharp ? variantWidths(core, r) : [],
-    });
-  }
-  return out;
-}
 
 const attr = (tag: string, name: string) => {
   const m = new RegExp(`\\s${name}\\s*=\\s*("([^"]*)"|'([^']*)'|([^\\s"'=<>\`]+))`, 'i').exec(tag);
@@ -60,15 +27,13 @@ export function responsivePictures(
   state = { first: true },
 ): string {
   if (!pictures.size) return html;
-  const sha = new RegExp(`/media/${blogId.replace(/[^\w-]/g, '\\$&')}/([0-9a-f]{64})/`);
+  const sha = mediaPathOf(blogId);
   return html.replace(/<img\b[^>]*>/gi, (tag) => {
     const src = attr(tag, 'src');
     const m = src === undefined ? null : sha.exec(src);
     const p = m ? pictures.get(m[1]!) : undefined;
     if (!src || !m || !p) return tag;
-    const at = src.indexOf(m[0]) + m[0].length;
-    const stem = encodeURIComponent(p.filename.replace(/\.[^.]*$/, '') || 'image');
-    const variant = (w: number, ext: string) => `${src.slice(0, at)}w${w}/${stem}.${ext}`;
+    const variant = (w: number, ext: string) => variantUrl(src, m, p, w, ext);
     const set = (ext: string) => [...p.widths.map((w) => `${variant(w, ext)} ${w}w`), `${src} ${p.width}w`].join(', ');
     const own = EXTENSIONS[p.contentType][0]!;
     const added = [

@@ -14,6 +14,7 @@ import { type Html, html, markup, raw } from './html.js';
 import { commentsPath, feedPaths, type ListRef, listPath, monthRange } from './routes.js';
 import type { SiteStore } from './store.js';
 import { COLUMN_SIZES, responsivePictures } from './pictures.js';
+import { featuredPicture } from '../web/pictures.js';
 import { type CommentForm, HONEYPOT, type LayoutData, type ListView, type PostView, type Theme } from './theme.js';
 import {
   type BlogScope,
@@ -252,27 +253,36 @@ export async function renderPostResource(
   state: PostState = {},
 ): Promise<Rendered & { post: Post }> {
   const comments = await commentsOf(parts, scope, post, undefined, state);
-  const view: PostView = {
-    ...summaryOf(scope, post),
-    content: raw(await withPictures(parts, scope, contentOf(scope, post.content))),
-    comments: comments ?? emptyComments(),
-  };
+  const summary = summaryOf(scope, post);
+  const { content, image } = await withPictures(parts, scope, contentOf(scope, post.content), summary.url);
+  const view: PostView = { ...summary, content: raw(content), comments: comments ?? emptyComments() };
   const body = document(
     parts,
     scope,
     'post',
     `${post.title || 'Untitled'} — ${scope.blog.name}`,
-    { canonical: view.url, description: view.excerpt, post: view },
+    { canonical: view.url, description: view.excerpt, post: view, ...(image ? { image } : {}) },
     parts.theme.post(view, scope.blog),
   );
   return { status: state.status ?? 200, body, post };
 }
 
-/** Content with the blog's pictures made responsive (src/site/pictures.ts). */
-async function withPictures(parts: SiteParts, scope: BlogScope, content: string): Promise<string> {
-  const pictures = await parts.store.pictures(scope.blog.id, content);
-  return responsivePictures(content, scope.blog.id, pictures, parts.theme.pictureSizes ?? COLUMN_SIZES);
+/**
+ * Content with the blog's pictures made responsive (src/site/pictures.ts), and its featured picture at most
+ * OG_IMAGE_WIDTH wide (og:image), absolute against the item's `url`.
+ */
+async function withPictures(parts: SiteParts, scope: BlogScope, content: string, url: string) {
+  const blogId = scope.blog.id;
+  const pictures = await parts.store.pictures(blogId, content);
+  const image = await featuredPicture(undefined, blogId, content, url, OG_IMAGE_WIDTH, pictures);
+  return {
+    content: responsivePictures(content, blogId, pictures, parts.theme.pictureSizes ?? COLUMN_SIZES),
+    image,
+  };
 }
+
+/** og:image's widest: Facebook's and LinkedIn's large cards show 1200 px, so 1280 serves them sharp. */
+const OG_IMAGE_WIDTH = 1280;
 
 const emptyComments = (): PostView['comments'] => ({ items: [], more: null, form: null, pending: false, closed: true });
 
@@ -311,7 +321,8 @@ export async function renderPage(parts: SiteParts, scope: BlogScope, path: strin
     id === undefined ? undefined : await orMissing(parts.reader.pages.get({ blogId: scope.blog.id, pageId: id }));
   if (!page?.url || new URL(page.url).pathname !== scope.base + path.slice(1)) return renderNotFound(parts, scope);
   const view = pageViewOf(scope, page);
-  view.content = raw(await withPictures(parts, scope, String(view.content)));
+  const { content, image } = await withPictures(parts, scope, String(view.content), view.url);
+  view.content = raw(content);
   return {
     status: 200,
     body: document(
@@ -319,7 +330,7 @@ export async function renderPage(parts: SiteParts, scope: BlogScope, path: strin
       scope,
       'page',
       `${page.title || 'Untitled'} — ${scope.blog.name}`,
-      { canonical: view.url, page: view },
+      { canonical: view.url, page: view, ...(image ? { image } : {}) },
       parts.theme.page(view, scope.blog),
     ),
   };

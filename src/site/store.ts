@@ -8,7 +8,9 @@ import type { BlogService } from '../service/types.js';
 import { internalsOf } from '../service/internals.js';
 import { redirectOf, redirectsAfter } from '../service/redirects.js';
 import type { Blog } from '../schema/resources.js';
-import { picturesOf, type PictureFacts } from './pictures.js';
+import { picturesOf, type PictureFacts } from '../web/pictures.js';
+import { variant } from '../media/variants.js';
+import { BlogError } from '../util/errors.js';
 
 export type BlogInfo = Pick<Blog, 'id' | 'name' | 'description' | 'url' | 'locale'>;
 
@@ -24,6 +26,11 @@ export interface SiteStore {
   redirects(blogId: string, after: string | undefined, limit: number): Promise<Array<{ from: string; to: string }>>;
   /** The facts of the blog's pictures `html` names (size, variants' widths). */
   pictures(blogId: string, html: string): Promise<Map<string, PictureFacts>>;
+  /**
+   * The bytes of a picture's variant (src/media/variants.ts), made now if need be, waiting for a turn while the
+   * process makes others; undefined for one not offered.
+   */
+  variant(blogId: string, sha: string, width: number, ext: string): Promise<Uint8Array | undefined>;
 }
 
 export function storeOf(service: BlogService): SiteStore {
@@ -60,6 +67,18 @@ export function storeOf(service: BlogService): SiteStore {
     async pictures(blogId, html) {
       await core.ready();
       return picturesOf(core, blogId, html);
+    },
+    async variant(blogId, sha, width, ext) {
+      await core.ready();
+      for (;;) {
+        try {
+          return (await variant(core, blogId, sha, width, ext)).bytes;
+        } catch (e) {
+          if (!BlogError.is(e) || (e.code !== 404 && e.code !== 503)) throw e;
+          if (e.code === 404) return undefined;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
     },
     async countPages(blogId) {
       await core.ready();

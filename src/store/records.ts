@@ -167,6 +167,8 @@ export interface MediaRecord {
   rev: number;
   /** The url an import downloaded it from: a re-run finds it there instead of downloading it again. */
   source?: string;
+  /** Its bytes went through metadata cleaning when stored (docs/design.md §23): `cleanMedia` passes it by. */
+  cleaned?: true;
 }
 
 /**

@@ -7,6 +7,9 @@ import { BlogError } from '../util/errors.js';
 import { LIMITS } from '../schema/schemas.js';
 import type { Blog, Post, PostList } from '../schema/resources.js';
 import { esc, rfc822 } from '../util/xml.js';
+import { internalsOf } from '../service/internals.js';
+import { featuredSrc } from '../rules/media-refs.js';
+import { featuredPicture, mediaPathOf, pictureFacts, type SizedPicture } from './pictures.js';
 
 export interface FeedOptions {
   blogId: string;
@@ -78,8 +81,35 @@ async function read(service: FeedSource, options: FeedOptions) {
   ]);
   let updated = blog.updated;
   for (const p of list.items) if (p.updated > updated) updated = p.updated;
-  return { blog, posts: list.items, updated, self: options.selfUrl ?? defaultSelf(blog, options) };
+  const thumbnails = await thumbnailsOf(service, blog.id, list.items);
+  return { blog, posts: list.items, thumbnails, updated, self: options.selfUrl ?? defaultSelf(blog, options) };
 }
+
+/** Media RSS thumbnails' widest, as Blogger's feeds carry a small picture of each post (docs/design.md §23). */
+const THUMBNAIL_WIDTH = 640;
+
+/**
+ * Each post's featured picture at most THUMBNAIL_WIDTH wide, with its size, where it is one of the blog's
+ * pictures (one read of their records for the whole feed). A source that is not a service made by
+ * `createBlogService` gets none.
+ */
+async function thumbnailsOf(service: FeedSource, blogId: string, posts: readonly Post[]) {
+  const out = new Map<string, SizedPicture>();
+  const core = internalsOf(service)?.core;
+  if (!core) return out;
+  const sha = mediaPathOf(blogId);
+  const shas = posts.map((p) => sha.exec(featuredSrc(p.content ?? '') ?? '')?.[1]).filter((s) => s !== undefined);
+  const facts = await pictureFacts(core, blogId, [...new Set(shas)]);
+  for (const p of posts) {
+    const picture = await featuredPicture(undefined, blogId, p.content ?? '', postUrl(p), THUMBNAIL_WIDTH, facts);
+    if (picture?.width) out.set(p.id, picture);
+  }
+  return out;
+}
+
+const MEDIA_RSS = 'http://search.yahoo.com/mrss/';
+const thumbnail = (t: SizedPicture | undefined) =>
+  t ? `<media:thumbnail url="${esc(t.url)}" width="${t.width}" height="${t.height}"/>\n` : '';
 
 /** The feed's address beside the API (its Blogger path), when the service knows its absolute base. */
 function defaultSelf(blog: Blog, options: FeedOptions): string | undefined {
@@ -96,7 +126,7 @@ const postUrl = (p: Post) => p.url ?? p.selfLink;
 
 /** The blog's LIVE posts as an Atom 1.0 feed. */
 export async function atomFeed(service: FeedSource, options: FeedOptions): Promise<string> {
-  const { blog, posts, updated, self } = await read(service, options);
+  const { blog, posts, thumbnails, updated, self } = await read(service, options);
   const entries = posts.map(
     (p) => `<entry>
 <id>urn:blogcore:post:${esc(p.id)}</id>
@@ -105,12 +135,12 @@ export async function atomFeed(service: FeedSource, options: FeedOptions): Promi
 <updated>${p.updated}</updated>
 <link rel="alternate" type="text/html" href="${esc(postUrl(p))}"/>
 <author><name>${esc(p.author.displayName)}</name>${p.author.url ? `<uri>${esc(p.author.url)}</uri>` : ''}</author>
-${(p.labels ?? []).map((l) => `<category term="${esc(l)}"/>\n`).join('')}<content type="html">${esc(p.content ?? '')}</content>
+${(p.labels ?? []).map((l) => `<category term="${esc(l)}"/>\n`).join('')}${thumbnail(thumbnails.get(p.id))}<content type="html">${esc(p.content ?? '')}</content>
 </entry>
 `,
   );
   return `<?xml version="1.0" encoding="utf-8"?>
-<feed xmlns="http://www.w3.org/2005/Atom">
+<feed xmlns="http://www.w3.org/2005/Atom" xmlns:media="${MEDIA_RSS}">
 <id>urn:blogcore:blog:${esc(blog.id)}${options.label ? `:label:${esc(encodeURIComponent(options.label))}` : ''}</id>
 <title type="text">${esc(blog.name)}${options.label ? ` — ${esc(options.label)}` : ''}</title>
 ${blog.description ? `<subtitle type="text">${esc(blog.description)}</subtitle>\n` : ''}<updated>${updated}</updated>
@@ -122,7 +152,7 @@ ${entries.join('')}</feed>
 
 /** The blog's LIVE posts as an RSS 2.0 feed. */
 export async function rssFeed(service: FeedSource, options: FeedOptions): Promise<string> {
-  const { blog, posts, updated, self } = await read(service, options);
+  const { blog, posts, thumbnails, updated, self } = await read(service, options);
   const rssSelf = self && options.selfUrl === undefined ? `${self}?alt=rss` : self;
   const items = posts.map(
     (p) => `<item>
@@ -131,12 +161,12 @@ export async function rssFeed(service: FeedSource, options: FeedOptions): Promis
 <guid isPermaLink="${p.url ? 'true' : 'false'}">${esc(postUrl(p))}</guid>
 <pubDate>${rfc822(p.published ?? p.updated)}</pubDate>
 <dc:creator>${esc(p.author.displayName)}</dc:creator>
-${(p.labels ?? []).map((l) => `<category>${esc(l)}</category>\n`).join('')}<description>${esc(p.content ?? '')}</description>
+${(p.labels ?? []).map((l) => `<category>${esc(l)}</category>\n`).join('')}${thumbnail(thumbnails.get(p.id))}<description>${esc(p.content ?? '')}</description>
 </item>
 `,
   );
   return `<?xml version="1.0" encoding="utf-8"?>
-<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:atom="http://www.w3.org/2005/Atom">
+<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:media="${MEDIA_RSS}">
 <channel>
 <title>${esc(blog.name)}${options.label ? ` — ${esc(options.label)}` : ''}</title>
 <link>${esc(blog.url)}</link>

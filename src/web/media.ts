@@ -12,6 +12,7 @@ import type { IncomingLike, Outgoing } from './dispatch.js';
 import { etagMatches } from './conditional.js';
 import { onlyGetOrHead } from './methods.js';
 import { internalsOf } from '../service/internals.js';
+import { redirectOf } from '../service/redirects.js';
 
 /** Where the bytes live for a handler's basePath: `/v3` → `/media`, `/api/v3` → `/api/media`. */
 export const mediaBase = (basePath: string) => `${basePath.replace(/\/v3$/, '')}/media`;
@@ -71,6 +72,8 @@ async function serveVariant(
     const original = await reader.media.read({ blogId, mediaId, range: { offset: 0, length: 1 } });
     await original.body.cancel();
   } catch (error) {
+    const moved = await movedAway(reader, incoming, blogId, mediaId, error);
+    if (moved) return moved;
     if (BlogError.is(error) && error.code === 400) throw notFound();
     throw error;
   }
@@ -135,6 +138,28 @@ function rangeOf(header: string | null, size: number): { offset: number; length:
   return { offset: start, length: end - start + 1 };
 }
 
+/**
+ * A picture that `cleanMedia` stored again under a new id (src/io/clean-media.ts) left a redirect
+ * `/media/{blogId}/{old}/` → `/media/{blogId}/{new}/`: a request for it (original or variant, under any prefix)
+ * answers 301 to the same address with the new id. Undefined when the picture was not moved (or the error is
+ * not a missing picture).
+ */
+async function movedAway(
+  reader: Reader,
+  incoming: IncomingLike,
+  blogId: string,
+  mediaId: string,
+  error: unknown,
+): Promise<Outgoing | undefined> {
+  const core = internalsOf(reader)?.core;
+  if (!core || !BlogError.is(error) || error.code !== 404) return undefined;
+  const to = await redirectOf(core, blogId, `/media/${blogId}/${mediaId}/`);
+  const moved = to && /^\/media\/[^/]+\/([0-9a-f]{64})\/$/.exec(to);
+  if (!moved) return undefined;
+  const location = incoming.target.replace(`/${mediaId}/`, `/${moved[1]}/`);
+  return { status: 301, headers: { location, 'cache-control': 'public, max-age=86400' }, text: null };
+}
+
 /** Answers `GET|HEAD {mediaBase}/{blogId}/{mediaId}/{filename}`; `parts` are the decoded segments after the base. */
 export async function serveMedia(
   reader: Reader,
@@ -156,6 +181,8 @@ export async function serveMedia(
   try {
     read = await reader.media.read({ blogId, mediaId });
   } catch (error) {
+    const moved = await movedAway(reader, incoming, blogId, mediaId, error);
+    if (moved) return moved;
     // An id that is not a picture of this blog (or a blog that is not there) is simply not here.
     if (BlogError.is(error) && error.code === 400) throw notFound();
     throw error;

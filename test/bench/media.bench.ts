@@ -12,7 +12,11 @@
  * - Peak memory of a 20 MB upload (streamed from a file) and of reading it back, each in its own process: RSS
  *   growth over the process's baseline, ours vs raw (which reads the file whole, as code without streaming does).
  *
+ * - Pictures for readers (test/bench/pictures.ts): a phone's download, a variant's first request beside sharp
+ *   alone, cleaning beside a raw copy.
+ *
  *   npm run bench -- --only=media [--quick] [--media-seconds=3] [--media-rounds=3] [--pg-url=postgres://…]
+ *     [--picture-rounds=4] [--pictures=only]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -31,6 +35,7 @@ import { createBlogService, type BlogService } from '../../src/index.js';
 import { startPostgres } from '../drivers/postgres/server.js';
 import { makePng } from '../media/pictures.js';
 import { printTable, timePair, type BenchContext, type Row } from './harness.js';
+import { pictureLines } from './pictures.js';
 
 type Autocannon = (opts: { url: string; connections: number; duration: number }) => Promise<{
   requests: { average: number };
@@ -332,6 +337,9 @@ function memoryRows(dir: string): string[] {
 export default async function mediaBench(ctx: BenchContext): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'blogcore-media-bench-'));
   try {
+    // --pictures=only: pictures for readers alone (test/bench/pictures.ts).
+    console.log((await pictureLines(ctx, dir)).join('\n'));
+    if (ctx.args.pictures === 'only') return;
     const picture = makePng(577, 577, 7); // 1.0 MB
     printTable('Upload of a 1 MB picture (call by call in alternation with raw)', await uploadRows(ctx, dir, picture));
     console.log((await serveRows(ctx, dir)).join('\n'));

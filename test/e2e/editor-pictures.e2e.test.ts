@@ -26,6 +26,8 @@ let browser: Browser | undefined;
 let context: BrowserContext;
 let page: Page;
 const errors: Error[] = [];
+/** Whether the page is signed in to the server (the first test does it as part of its story). */
+let signedIn = false;
 let editorUrl: string;
 let api: string;
 let token: string;
@@ -132,6 +134,7 @@ it('adds pictures offline by paste and file chooser (online by drag and drop), s
 
   // Online once: sign in; the first sync brings the post, and the picture's bytes follow.
   await signIn(page, editorUrl, api, token);
+  signedIn = true;
   await eventually(() => syncLine().textContent()).toBe('Synced — nothing waits to be sent');
   await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
   await page.goto(`${editorUrl}#/sync`);
@@ -243,6 +246,107 @@ it('adds pictures offline by paste and file chooser (online by drag and drop), s
     async () => (await json<{ content: string }>(http('GET', `/blogs/${blogId}/posts/${post.id}`))).content,
   ).toContain(`<img src="${urlOf(droppedId, 'dropped.png')}" alt="Sea grass">`);
   expect(new Uint8Array(await (await fetch(urlOf(droppedId, 'dropped.png'))).arrayBuffer())).toEqual(dropped);
+  expect(await page.locator('.problem').allTextContents()).toEqual([]);
+  expect(errors).toEqual([]);
+});
+
+it('makes figures: a caption, wide alignment and a second picture marked featured survive save and reload, and preview at the reader’s width', {
+  timeout: 120_000,
+}, async () => {
+  if (signedIn) await page.goto(editorUrl);
+  else await signIn(page, editorUrl, api, token);
+  await eventually(() => syncLine().textContent()).toBe('Synced — nothing waits to be sent');
+  const wide = await drawn(1200, 800, '#8fc1e8', '#28628c');
+  const gull = await drawn(300, 200, '#f0c27f', '#3a5f7f');
+  const post = await json<{ id: string }>(
+    http('POST', `/blogs/${blogId}/posts`, { title: 'Figures', content: '<p>Harbour notes.</p>' }),
+  );
+  await eventually(() => syncLine().textContent()).toBe('Synced — nothing waits to be sent');
+  await page.goto(`${editorUrl}#/posts/edit/${post.id}`);
+  await page.getByText('Harbour notes.').click();
+  await page.keyboard.press('Control+End');
+  const pick = async (name: string, bytes: Uint8Array) => {
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Add a picture' }).click();
+    await (await chooser).setFiles({ name, mimeType: 'image/png', buffer: Buffer.from(bytes) });
+  };
+  const figures = page.locator('.rt-doc figure');
+
+  // The first picture: alt text, a caption typed under it, wide.
+  await pick('quay.png', wide);
+  await eventually(() => figures.count()).toBe(1);
+  await page.getByLabel('Alt text').fill('The quay at dawn');
+  await figures.nth(0).locator('figcaption').click();
+  await page.keyboard.type('Boats leaving at six');
+  await page.getByLabel('Alignment').selectOption('wide');
+  // The first picture is the featured one until another is marked.
+  await eventually(() => page.getByLabel('Featured picture').isChecked()).toBe(true);
+  expect(await page.getByLabel('Featured picture').isDisabled()).toBe(true);
+
+  // The second, after it: marked featured (the first loses its badge).
+  await pick('gull.png', gull);
+  await eventually(() => figures.count()).toBe(2);
+  await page.getByLabel('Alt text').fill('A gull');
+  await eventually(() => page.getByLabel('Featured picture').isChecked()).toBe(false);
+  await page.getByLabel('Featured picture').check();
+  await eventually(() => figures.evaluateAll((f) => f.map((x) => x.classList.contains('rt-featured')))).toEqual([
+    false,
+    true,
+  ]);
+  await page.getByRole('button', { name: 'Update' }).click();
+  await eventually(() => page.locator('.save-state').textContent()).toBe('All changes saved');
+  await eventually(() => syncLine().textContent()).toBe('Synced — nothing waits to be sent');
+
+  // Stored as the site reads it: the figure's alignment, its caption, the mark on the featured picture's <img>.
+  const [quayId, gullId] = await Promise.all([sha256Hex(wide), sha256Hex(gull)]);
+  const urlOf = (id: string, name: string) => `${api.replace(/\/v3$/, '')}/media/${blogId}/${id}/${name}`;
+  // (The untouched paragraph goes back exactly as it came, with nothing after it.)
+  const stored =
+    `<p>Harbour notes.</p>` +
+    `<figure data-align="wide"><img src="${urlOf(quayId, 'quay.png')}" alt="The quay at dawn"><figcaption>Boats leaving at six</figcaption></figure>\n` +
+    `<figure><img src="${urlOf(gullId, 'gull.png')}" alt="A gull" data-featured=""></figure>`;
+  await eventually(
+    async () => (await json<{ content: string }>(http('GET', `/blogs/${blogId}/posts/${post.id}`))).content,
+  ).toBe(stored);
+
+  // Reloaded: the same figures on screen, and the same HTML out (nothing rewritten by reading it).
+  await page.reload();
+  await page.goto(`${editorUrl}#/posts/edit/${post.id}`);
+  await eventually(() =>
+    figures.evaluateAll((f) =>
+      f.map((x) => ({
+        align: (x as HTMLElement).dataset.align ?? null,
+        caption: x.querySelector('figcaption')!.textContent,
+        featured: x.classList.contains('rt-featured'),
+        alt: x.querySelector('img')!.alt,
+      })),
+    ),
+  ).toEqual([
+    { align: 'wide', caption: 'Boats leaving at six', featured: false, alt: 'The quay at dawn' },
+    { align: null, caption: '', featured: true, alt: 'A gull' },
+  ]);
+  await figures.nth(1).locator('img').click();
+  await eventually(() => page.getByLabel('Featured picture').isChecked()).toBe(true);
+  await page.locator('.richtext').screenshot({ path: join(shots, 'editor-figures.png') });
+  await page.getByRole('tab', { name: 'HTML' }).click();
+  expect(await page.locator('textarea#content').inputValue()).toBe(stored);
+  await page.getByRole('tab', { name: 'Rich text' }).click();
+
+  // The preview lays the post out in the site's column with its theme: the wide picture fills the column
+  // (the width readers get), the small one keeps its own size.
+  await page.locator('.preview summary').click();
+  const frame = page.frameLocator('.preview-body iframe');
+  const widths = () =>
+    frame.locator('.content').evaluate((c) => ({
+      column: c.clientWidth,
+      pictures: [...c.querySelectorAll('img')].map((i) => (i.naturalWidth ? i.clientWidth : 0)),
+    }));
+  await eventually(async () => (await widths()).pictures.every((w) => w > 0)).toBe(true);
+  const { column, pictures } = await widths();
+  expect(column).toBeGreaterThan(300);
+  expect(column).toBeLessThanOrEqual(672); // the default theme's column: 44rem less its padding
+  expect(pictures).toEqual([column, 300]);
+  expect(await frame.locator('figcaption').allTextContents()).toEqual(['Boats leaving at six']);
   expect(await page.locator('.problem').allTextContents()).toEqual([]);
   expect(errors).toEqual([]);
 });

@@ -21,6 +21,15 @@ function gifPolyglot(): Uint8Array {
   return concatBytes(gif.subarray(0, at), comment, gif.subarray(at));
 }
 
+/** The start of a HEIF file: its `ftyp` box with a major brand and compatible ones, then an empty `meta` box. */
+function heif(major: string, ...compatible: string[]): Uint8Array {
+  const brands = [major, '\0\0\0\0', ...compatible].join('');
+  const ftyp = new Uint8Array(8 + brands.length);
+  new DataView(ftyp.buffer).setUint32(0, ftyp.byteLength);
+  ftyp.set(text(`ftyp${brands}`), 4);
+  return concatBytes(ftyp, Uint8Array.of(0, 0, 0, 12), text('meta'), new Uint8Array(4), new Uint8Array(40));
+}
+
 describe('hostile files', () => {
   it('refuses what is not a whole picture, and keeps nothing of it', async () => {
     const w = await world(memoryDriver());
@@ -42,6 +51,9 @@ describe('hostile files', () => {
       ['a truncated JPEG', PICTURES.jpg.subarray(0, PICTURES.jpg.byteLength - 2), /cut short/],
       ['a zero-byte body', new Uint8Array(0), /empty/],
       ['HTML', text('<!doctype html><script>alert(1)</script>'), /not a JPEG/],
+      // An iPhone's HEIC (major brand heic; or mif1 listing heic): named, with how to convert it.
+      ['a HEIC photo', heif('heic', 'mif1', 'heic'), /HEIC picture .*convert it to JPEG/],
+      ['a HEIF photo coded in HEVC', heif('mif1', 'mif1', 'heic'), /HEIC picture .*convert it to JPEG/],
       ['a GIF with a script after its end', concatBytes(PICTURES.gif, text('<script>alert(1)</script>')), /cut short/],
     ];
     for (const [what, body] of cases) {

@@ -5,10 +5,20 @@
  * `pictures.add`, which stores it and answers its url, and is then shown at once with a field for its alt text.
  */
 import { Editor } from '@tiptap/core';
-import { NodeSelection } from '@tiptap/pm/state';
-import type { EditorView } from '@tiptap/pm/view';
+import type { Node as PMNode } from '@tiptap/pm/model';
+import { type EditorState, NodeSelection } from '@tiptap/pm/state';
+import { Decoration, DecorationSet, type EditorView } from '@tiptap/pm/view';
 import { h, htmlFrame, mount } from '../dom.js';
-import { extensions, Picture, RawHtml, readHtml, richSchema, writeHtml } from 'blogcore/collab';
+import {
+  extensions,
+  Figure,
+  type FigureAlign,
+  Picture,
+  RawHtml,
+  readHtml,
+  richSchema,
+  writeHtml,
+} from 'blogcore/collab';
 
 export interface Pictures {
   /** Stores a picture (locally first when offline) and answers the url the post names it by. */
@@ -91,38 +101,101 @@ const RawHtmlView = RawHtml.extend({
 });
 
 /**
- * A picture shown from where `pictures` says (its local copy, offline too); its `src` in the post stays the
- * url. The shown address is set once known, so an offline editor never asks the network for it first.
+ * Shows a picture node's `src` in `img` from where `pictures` says (its local copy, offline too); the `src` in
+ * the post stays the url. The shown address is set once known, so an offline editor never asks the network first.
  */
+function showPicture(img: HTMLImageElement, attrs: Record<string, unknown>, pictures?: Pictures): void {
+  const src = attrs.src as string;
+  img.alt = (attrs.alt as string | null) ?? '';
+  img.title = (attrs.title as string | null) ?? '';
+  if (img.dataset.src === src) return;
+  img.dataset.src = src;
+  if (!pictures) img.src = src;
+  else
+    void pictures.show(src).then((local) => {
+      if (img.dataset.src === src) img.src = local ?? src;
+    });
+}
+
 const pictureView = (pictures: Pictures) =>
   Picture.extend({
     addNodeView() {
       return ({ node }) => {
         let current = node;
         const img = h('img', { class: 'rt-picture' });
-        const show = () => {
-          const src = current.attrs.src as string;
-          img.alt = (current.attrs.alt as string | null) ?? '';
-          img.title = (current.attrs.title as string | null) ?? '';
-          if (img.dataset.src === src) return;
-          img.dataset.src = src;
-          void pictures.show(src).then((local) => {
-            if (img.dataset.src === src) img.src = local ?? src;
-          });
-        };
-        show();
+        showPicture(img, current.attrs, pictures);
         return {
           dom: img,
           update(next) {
             if (next.type !== current.type) return false;
             current = next;
-            show();
+            showPicture(img, current.attrs, pictures);
             return true;
           },
         };
       };
     },
   });
+
+/** A figure: its picture (shown as above), aligned as readers will see it, and its caption typed in place. */
+const figureView = (pictures?: Pictures) =>
+  Figure.extend({
+    addNodeView() {
+      return ({ node }) => {
+        let current = node;
+        const img = h('img', { class: 'rt-picture', contentEditable: 'false' });
+        const caption = h('figcaption', { class: 'rt-caption', 'data-placeholder': 'Caption (optional)' });
+        const dom = h('figure', { class: 'rt-figure' }, img, caption);
+        const show = () => {
+          showPicture(img, current.attrs, pictures);
+          if (current.attrs.align) dom.dataset.align = current.attrs.align as string;
+          else delete dom.dataset.align;
+          caption.classList.toggle('rt-empty', current.childCount === 0);
+        };
+        show();
+        return {
+          dom,
+          contentDOM: caption,
+          update(next) {
+            if (next.type !== current.type) return false;
+            current = next;
+            show();
+            return true;
+          },
+          // The picture's own changes (its shown address) are not the text's.
+          ignoreMutation: (m) => m.type !== 'selection' && !caption.contains(m.target),
+        };
+      };
+    },
+  });
+
+const PICTURES = new Set(['image', 'figure']);
+
+/** The picture the selection is on (selected, or the cursor in its caption), with its position. */
+function selectedPicture(state: EditorState): { pos: number; node: PMNode } | null {
+  const { selection } = state;
+  if (selection instanceof NodeSelection && PICTURES.has(selection.node.type.name))
+    return { pos: selection.from, node: selection.node };
+  const { $from } = selection;
+  return $from.parent.type.name === 'figure' ? { pos: $from.before(), node: $from.parent } : null;
+}
+
+/**
+ * The post's featured picture (docs/design.md §23): the one marked `featured`, else the first. Marking one
+ * takes the mark from the others; the first needs none.
+ */
+function featuredPicture(doc: PMNode): { pos: number; node: PMNode } | null {
+  let first: { pos: number; node: PMNode } | null = null;
+  let marked: { pos: number; node: PMNode } | null = null;
+  doc.descendants((node, pos) => {
+    if (marked) return false;
+    if (!PICTURES.has(node.type.name)) return true;
+    first ??= { pos, node };
+    if (node.attrs.featured) marked = { pos, node };
+    return false;
+  });
+  return marked ?? first;
+}
 
 export function richText(options: RichTextOptions): RichText {
   const schema = richSchema();
@@ -140,11 +213,24 @@ export function richText(options: RichTextOptions): RichText {
   const editor = new Editor({
     element: surface,
     extensions: extensions.map((e) =>
-      e === RawHtml ? RawHtmlView : e === Picture && options.pictures ? pictureView(options.pictures) : e,
+      e === RawHtml
+        ? RawHtmlView
+        : e === Figure
+          ? figureView(options.pictures)
+          : e === Picture && options.pictures
+            ? pictureView(options.pictures)
+            : e,
     ),
     content: readHtml(schema, options.html, document).toJSON(),
     editorProps: {
       attributes: { 'aria-label': 'Content', 'aria-multiline': 'true', role: 'textbox', class: 'rt-doc' },
+      // The featured picture wears a badge, so the author sees which one the feeds and og:image use.
+      decorations: (state) => {
+        const f = featuredPicture(state.doc);
+        return f
+          ? DecorationSet.create(state.doc, [Decoration.node(f.pos, f.pos + f.node.nodeSize, { class: 'rt-featured' })])
+          : DecorationSet.empty;
+      },
       handlePaste: (view, event) => takePictures(view, [...(event.clipboardData?.files ?? [])]),
       handleDrop: (view, event, _slice, moved) => {
         if (moved) return false;
@@ -156,7 +242,10 @@ export function richText(options: RichTextOptions): RichText {
     onTransaction: () => refresh(),
   });
 
-  /** Stores each picture, then puts it in the text (at `at`, else at the cursor) and asks for its alt text. */
+  /**
+   * Stores each picture, then puts it in the text as a figure (at `at`, else at the cursor) and asks for its
+   * alt text.
+   */
   function takePictures(_view: EditorView, files: File[], at?: number): boolean {
     const pictures = files.filter(isPicture);
     if (!pictures.length || !options.pictures) return false;
@@ -164,16 +253,28 @@ export function richText(options: RichTextOptions): RichText {
       for (const file of pictures) {
         try {
           const { url } = await options.pictures!.add(file);
-          const pos = at ?? editor.state.selection.to;
+          let pos = at ?? editor.state.selection.to;
+          // In a caption: after its figure (a figure holds one picture).
+          const $pos = editor.state.doc.resolve(pos);
+          if ($pos.parent.type.name === 'figure') pos = $pos.after();
           editor
             .chain()
             .focus()
-            .insertContentAt(pos, { type: 'image', attrs: { src: url, alt: '' } })
+            .insertContentAt(pos, { type: 'figure', attrs: { src: url, alt: '' } })
             .run();
-          // Select it, so the alt text field shows.
-          const node = editor.state.doc.nodeAt(pos);
-          const where = node?.type.name === 'image' ? pos : editor.state.selection.from - 1;
-          editor.view.dispatch(editor.state.tr.setSelection(NodeSelection.create(editor.state.doc, where)));
+          // Select it (the new figure with this url nearest to where it went in), so the alt text field shows.
+          let where = -1;
+          editor.state.doc.descendants((node, p) => {
+            if (
+              node.type.name === 'figure' &&
+              node.attrs.src === url &&
+              (where < 0 || Math.abs(p - pos) < Math.abs(where - pos))
+            )
+              where = p;
+            return node.type.name !== 'figure';
+          });
+          if (where >= 0)
+            editor.view.dispatch(editor.state.tr.setSelection(NodeSelection.create(editor.state.doc, where)));
           at = undefined;
         } catch (error) {
           options.onError(error);
@@ -317,15 +418,49 @@ export function richText(options: RichTextOptions): RichText {
     'aria-label': 'Alt text',
     placeholder: 'What the picture shows, for people who cannot see it',
   });
-  altInput.addEventListener('input', () => {
-    const { selection } = editor.state;
-    if (selection instanceof NodeSelection && selection.node.type.name === 'image') {
-      editor.view.dispatch(
-        editor.state.tr.setNodeMarkup(selection.from, undefined, { ...selection.node.attrs, alt: altInput.value }),
-      );
-    }
+  /** Sets attributes of the selected picture. */
+  const setPicture = (attrs: Record<string, unknown>) => {
+    const picture = selectedPicture(editor.state);
+    if (picture)
+      editor.view.dispatch(editor.state.tr.setNodeMarkup(picture.pos, undefined, { ...picture.node.attrs, ...attrs }));
+  };
+  altInput.addEventListener('input', () => setPicture({ alt: altInput.value }));
+  const alignSelect = h(
+    'select',
+    { class: 'rt-align', 'aria-label': 'Alignment' },
+    h('option', { value: '' }, 'In the column'),
+    h('option', { value: 'left' }, 'Left, text beside it'),
+    h('option', { value: 'center' }, 'Centred'),
+    h('option', { value: 'wide' }, 'Wide'),
+  );
+  alignSelect.addEventListener('change', () =>
+    setPicture({ align: (alignSelect.value || null) as FigureAlign | null }),
+  );
+  const alignLabel = h('label', { class: 'rt-align-label' }, 'Alignment ', alignSelect);
+  const featuredBox = h('input', { type: 'checkbox', class: 'rt-featured-box' });
+  featuredBox.addEventListener('change', () => {
+    const picture = selectedPicture(editor.state);
+    if (!picture) return;
+    // One featured picture per post: the mark goes on this one (none when it is the first) and off the others.
+    const tr = editor.state.tr;
+    let first = true;
+    editor.state.doc.descendants((node, pos) => {
+      if (!PICTURES.has(node.type.name)) return true;
+      const featured = featuredBox.checked && pos === picture.pos && !first;
+      if (Boolean(node.attrs.featured) !== featured) tr.setNodeMarkup(pos, undefined, { ...node.attrs, featured });
+      first = false;
+      return false;
+    });
+    editor.view.dispatch(tr);
   });
-  const altBar = h('div', { class: 'rt-context', hidden: true }, h('label', null, 'Alt text ', altInput));
+  const featuredLabel = h('label', { class: 'rt-featured-label' }, featuredBox, ' Featured picture');
+  const altBar = h(
+    'div',
+    { class: 'rt-context', hidden: true },
+    h('label', null, 'Alt text ', altInput),
+    alignLabel,
+    featuredLabel,
+  );
   let linking = false;
 
   function openLink() {
@@ -345,10 +480,19 @@ export function richText(options: RichTextOptions): RichText {
     for (const { b, active } of buttons) if (active) b.setAttribute('aria-pressed', String(active()));
     const level = [2, 3, 4, 1, 5, 6].find((n) => editor.isActive('heading', { level: n }));
     blockType.value = level && level >= 2 && level <= 4 ? `h${level}` : 'p';
-    const { selection } = editor.state;
-    const picture = selection instanceof NodeSelection && selection.node.type.name === 'image' ? selection.node : null;
+    const selected = selectedPicture(editor.state);
+    const picture = selected?.node;
     altBar.hidden = !picture;
     if (picture && document.activeElement !== altInput) altInput.value = (picture.attrs.alt as string | null) ?? '';
+    alignLabel.hidden = picture?.type.name !== 'figure';
+    alignSelect.value = (picture?.attrs.align as string | null) ?? '';
+    if (selected) {
+      const featured = featuredPicture(editor.state.doc);
+      featuredBox.checked = featured?.pos === selected.pos;
+      // The first picture is featured unless another is marked: taking it off means marking another.
+      featuredBox.disabled = featuredBox.checked && !picture!.attrs.featured;
+      featuredLabel.title = featuredBox.disabled ? 'The first picture is featured unless you mark another' : '';
+    }
     linkBar.hidden = !(linking || editor.isActive('link'));
     if (!linking && editor.isActive('link') && document.activeElement !== hrefInput)
       hrefInput.value = (editor.getAttributes('link').href as string) ?? '';

@@ -9,6 +9,7 @@ import { pageBody, parse, postBody } from 'blogcore/schema';
 import type { App } from '../app.js';
 import { isConflict } from '../errors.js';
 import { h, htmlFrame, mount, when } from '../dom.js';
+import { defaultTheme, html as siteHtml } from 'blogcore/site';
 import { badge } from './common.js';
 
 type Doc = Post | Page;
@@ -315,7 +316,7 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
       mount(
         preview,
         htmlFrame(
-          content.html() || '<p><em>Nothing to preview yet.</em></p>',
+          asReadersSee(content.html() || '<p><em>Nothing to preview yet.</em></p>'),
           `Preview of the ${kind.noun}`,
           app.pictures ?? undefined,
         ),
@@ -590,4 +591,27 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
   app.onLeave = () => content.destroy();
   load(doc);
   return root;
+}
+
+let readerCss: string | undefined;
+/**
+ * Content in the reading site's column with the default theme's own style sheet (taken from its layout, so the
+ * preview follows the theme): pictures at the width readers get (`.wrap` is the column `sizes` names), figures
+ * aligned and captioned as the site shows them.
+ */
+function asReadersSee(content: string): string {
+  readerCss ??=
+    /<style>([\s\S]*?)<\/style>/.exec(
+      String(
+        defaultTheme.layout({
+          blog: { id: '', name: '', description: '', url: '/', lang: 'en', home: '/', search: null },
+          kind: 'post',
+          title: '',
+          feeds: { atom: '', rss: '' },
+          head: siteHtml``,
+          body: siteHtml``,
+        }),
+      ),
+    )?.[1] ?? '';
+  return `<style>${readerCss}</style><div class="wrap"><div class="content">${content}</div></div>`;
 }
