@@ -40,7 +40,7 @@ import { count, get, getByIndex, getMany, keys, list, prefetchedDoc } from './re
 import { Prefetched } from './prefetch.js';
 import { channelOf, LAYOUT, migrate } from './schema.js';
 import { search } from './search.js';
-import { withColumns } from '../../src/store/columns.js';
+import { withColumns } from './columns.js';
 import { postgresBlobs } from './blobs.js';
 import { ident } from './text.js';
 
@@ -109,7 +109,7 @@ class Driver implements PostgresDriver {
 
   async open(given: StoreSchema): Promise<void> {
     if (this.closed) throw new Error('postgres driver is closed');
-    // The store's own collections as tables with named columns (src/store/columns.ts).
+    // The store's own collections as tables with named columns (columns.ts).
     const schema = withColumns(given);
     const pool = this.conn?.pool ?? ('pool' in this.options ? this.options.pool : await openPool(this.options));
     this.conn ??= new Connection(pool, this.schema, this.options.preparedStatements !== false);

@@ -12,7 +12,6 @@ import {
   del,
   DriverConflict,
   type Key,
-  mediaId,
   type MediaRecord,
   type PageRecord,
   type PostRecord,

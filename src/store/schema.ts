@@ -45,7 +45,7 @@ import type { Collection } from './records.js';
  * limits.expires        [expires, id]                           shared comment counters by when they are full again (v9)
  *
  * The key parts of each index as named columns and the text fields a person reads are in
- * columns.ts (PostgreSQL keeps them as columns, docs/postgres.md). `published` in posts' and pages' keys is the
+ * drivers/postgres/columns.ts (PostgreSQL keeps them as columns, docs/postgres.md). `published` in posts' and pages' keys is the
  * sort time: a draft's last update until it is published.
  */
 const SCHEMA = {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, expect, it } from 'vitest';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
-import { createBlogService, type BlogService } from '../../src/index.js';
+import { createBlogService } from '../../src/index.js';
 import { createHttpHandler } from '../../src/http/index.js';
 import { cleanMedia } from '../../src/io/index.js';
 import { requireBuild } from '../http/spawn.js';

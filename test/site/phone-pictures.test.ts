@@ -8,7 +8,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import type { Browser } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
 import { memoryDriver } from '../../drivers/memory/index.js';

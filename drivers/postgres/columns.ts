@@ -1,11 +1,10 @@
 /**
- * The named columns of the store's own collections, for a driver that keeps records as table rows (PostgreSQL,
- * docs/postgres.md): each index's key parts (`fields`) and how many entries a record has in it (`entries`), and the
- * text fields a person reading the tables wants to see. Kept apart from
- * schema.ts so a browser's first download does not carry them: only such a driver imports this file, and
- * `withColumns` adds them to the schema it is opened with.
+ * blogcore's own collections as PostgreSQL tables a person can read (docs/postgres.md): each index's key parts as
+ * named columns (`fields`) and how many entries a record has in it (`entries`), and the text fields shown as
+ * columns. The store's schema (src/store/schema.ts) leaves them out, so a browser's first download does not carry
+ * them; `withColumns` adds them to the schema this driver is opened with (a schema that declares its own wins).
  */
-import type { CollectionDef, IndexEntries, StoreSchema } from './driver.js';
+import type { CollectionDef, IndexEntries, StoreSchema } from '../../src/store/driver.js';
 
 interface Columns {
   indexes?: Record<string, { fields: readonly string[]; entries: IndexEntries }>;
