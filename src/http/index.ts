@@ -8,7 +8,7 @@ import { BlogError } from '../util/errors.js';
 import { commentRate, tooManyComments } from '../rules/comments.js';
 import { internalsOf } from '../service/internals.js';
 import { once } from './idempotency.js';
-import { fetchIncoming, readRequestBody, tooLarge } from '../web/body.js';
+import { fetchIncoming, notAnObject, readRequestBody, tooLarge } from '../web/body.js';
 import { feedsBase, serveFeed } from './feeds.js';
 import { mediaBase, serveMedia, uploadHeaders } from '../web/media.js';
 import { serveCollab } from './collab.js';
@@ -316,14 +316,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
       else if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
         // The path's parameters stand: a body naming another blog does not move the call there.
         for (const [k, v] of Object.entries(body)) if (!(k in match.params)) params[k] = v;
-      } else
-        throw new BlogError({
-          code: 400,
-          reason: 'invalid',
-          message: 'The request body must be a JSON object',
-          location: 'body',
-          locationType: 'body',
-        });
+      } else throw notAnObject();
     }
     if (route.ifMatch) {
       const ifMatch = incoming.header('if-match');

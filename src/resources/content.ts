@@ -145,6 +145,21 @@ export async function contentEvents(
   return out;
 }
 
+/** A change of a stored post or page by `fn`, with its events (`edited`: a change of its text, for revisions). */
+export const changeItem = <K extends Kind>(
+  core: Core,
+  actor: Actor,
+  kind: K,
+  blogId: string,
+  id: string,
+  ifMatch: string | undefined,
+  fn: (r: ContentOf<K>, now: string) => ContentOf<K>,
+  edited: boolean,
+) =>
+  changeContent(core, actor, kind, blogId, id, ifMatch, fn, (b, a) =>
+    contentEvents(core, kind, b, a, edited, actorUserId(actor)),
+  );
+
 /**
  * The write path of update, patch, publish, revert and trash: load what the caller may see, check who may
  * change it and the etag, apply `fn`, store with compare-and-set (retrying on fresh data if it moved).

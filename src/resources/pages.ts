@@ -18,7 +18,7 @@ import type {
   PagesUpdateParams,
 } from '../schema/params.js';
 import type { Page, PageList } from '../schema/resources.js';
-import { changeContent, contentEvents, deleteContent, loadVisible, withPath } from './content.js';
+import { changeItem, contentEvents, deleteContent, loadVisible, withPath } from './content.js';
 import { pageOut } from './views.js';
 import type { LoadRevisions } from './revisions.js';
 
@@ -39,27 +39,11 @@ function applyBody(r: PageRecord, b: Body, replace: boolean): PageRecord {
   return next;
 }
 
-/** A change of a stored page by `fn`, with its events; answers the page after it and the caller's view. */
-async function change(
-  core: Core,
-  actor: Actor,
-  blogId: string,
-  pageId: string,
-  ifMatch: string | undefined,
-  fn: (r: PageRecord, now: string) => PageRecord,
-  edited: boolean,
-) {
-  const { after, view } = await changeContent(core, actor, 'page', blogId, pageId, ifMatch, fn, (b, a) =>
-    contentEvents(core, 'page', b, a, edited, actorUserId(actor)),
-  );
-  return { after, view };
-}
-
 /** pages.update (`replace`) and pages.patch. */
 async function replaceOrPatch(core: Core, actor: Actor, input: PagesUpdateParams, replace: boolean): Promise<Page> {
   const p = core.parse(params.pagesUpdate, input);
   const fn = edit<PageRecord>('page', p, (r) => applyBody(r, p.body, replace), publishPage);
-  const { after, view } = await change(core, actor, p.blogId, p.pageId, p.ifMatch, fn, true);
+  const { after, view } = await changeItem(core, actor, 'page', p.blogId, p.pageId, p.ifMatch, fn, true);
   return pageOut(core, after, view);
 }
 
@@ -112,7 +96,7 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
         >(core, actor, {
           kind: 'page',
           change: async (blogId, pageId, ifMatch, fn) => {
-            const { after, view } = await change(core, actor, blogId, pageId, ifMatch, fn, true);
+            const { after, view } = await changeItem(core, actor, 'page', blogId, pageId, ifMatch, fn, true);
             return pageOut(core, after, view);
           },
         }),
@@ -154,7 +138,7 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     async delete(input: PagesDeleteParams): Promise<void> {
       const p = core.parse(params.pagesDelete, input);
       if (p.useTrash) {
-        await change(core, actor, p.blogId, p.pageId, p.ifMatch, (r, now) => trash('page', r, now), false);
+        await changeItem(core, actor, 'page', p.blogId, p.pageId, p.ifMatch, (r, now) => trash('page', r, now), false);
         return;
       }
       await deleteContent(core, actor, 'page', p.blogId, p.pageId, p.ifMatch);
@@ -162,9 +146,10 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
 
     async publish(input: PagesActionParams): Promise<Page> {
       const p = core.parse(params.pagesAction, input);
-      const { after, view } = await change(
+      const { after, view } = await changeItem(
         core,
         actor,
+        'page',
         p.blogId,
         p.pageId,
         p.ifMatch,
@@ -176,7 +161,16 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
 
     async revert(input: PagesActionParams): Promise<Page> {
       const p = core.parse(params.pagesAction, input);
-      const { after, view } = await change(core, actor, p.blogId, p.pageId, p.ifMatch, (r) => revertTo(r), false);
+      const { after, view } = await changeItem(
+        core,
+        actor,
+        'page',
+        p.blogId,
+        p.pageId,
+        p.ifMatch,
+        (r) => revertTo(r),
+        false,
+      );
       return pageOut(core, after, view);
     },
   };

@@ -27,7 +27,7 @@ import { hasPhrase, parseQuery, postWordFields } from '../rules/text.js';
 import { authorOf, listEtag, postWire } from '../core/wire.js';
 import type { Post, PostList } from '../schema/resources.js';
 import type { LoadRevisions } from './revisions.js';
-import { changeContent, contentEvents, deleteContent, loadVisible, withPath } from './content.js';
+import { changeItem, contentEvents, deleteContent, loadVisible, withPath } from './content.js';
 import { postOut, type Shape } from './views.js';
 
 /** A post body as checked; an update's or patch's may hold `null`: the field cleared (docs/design.md §24). */
@@ -239,22 +239,6 @@ async function postByPath(core: Core, actor: Actor, input: PostsGetByPathParams)
   return postOut(core, r, s.view, { maxComments: p.maxComments });
 }
 
-/** A change of a stored post by `fn`, with its events; answers the post after it and the caller's view. */
-async function change(
-  core: Core,
-  actor: Actor,
-  blogId: string,
-  postId: string,
-  ifMatch: string | undefined,
-  fn: (r: PostRecord, now: string) => PostRecord,
-  edited: boolean,
-) {
-  const { after, view } = await changeContent(core, actor, 'post', blogId, postId, ifMatch, fn, (b, a) =>
-    contentEvents(core, 'post', b, a, edited, actorUserId(actor)),
-  );
-  return { after, view };
-}
-
 /** posts.update (`replace`) and posts.patch. */
 async function replaceOrPatch(core: Core, actor: Actor, input: PostsUpdateParams, replace: boolean): Promise<Post> {
   const p = core.parse(params.postsUpdate, input);
@@ -264,7 +248,7 @@ async function replaceOrPatch(core: Core, actor: Actor, input: PostsUpdateParams
     (r) => applyBody(r, p.body, replace),
     (r, now) => publishPost(r, undefined, now),
   );
-  const { after, view } = await change(core, actor, p.blogId, p.postId, p.ifMatch, fn, true);
+  const { after, view } = await changeItem(core, actor, 'post', p.blogId, p.postId, p.ifMatch, fn, true);
   return postOut(core, after, view, p);
 }
 
@@ -283,7 +267,7 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
         >(core, actor, {
           kind: 'post',
           change: async (blogId, postId, ifMatch, fn) => {
-            const { after, view } = await change(core, actor, blogId, postId, ifMatch, fn, true);
+            const { after, view } = await changeItem(core, actor, 'post', blogId, postId, ifMatch, fn, true);
             return postOut(core, after, view, {});
           },
         }),
@@ -326,7 +310,7 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
     async delete(input: PostsDeleteParams): Promise<void> {
       const p = core.parse(params.postsDelete, input);
       if (p.useTrash) {
-        await change(core, actor, p.blogId, p.postId, p.ifMatch, (r, now) => trash('post', r, now), false);
+        await changeItem(core, actor, 'post', p.blogId, p.postId, p.ifMatch, (r, now) => trash('post', r, now), false);
         return;
       }
       // The post and every comment on it go in one commit. Comment writes also touch the post, so a
@@ -338,9 +322,10 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
 
     async publish(input: PostsPublishParams): Promise<Post> {
       const p = core.parse(params.postsPublish, input);
-      const { after, view } = await change(
+      const { after, view } = await changeItem(
         core,
         actor,
+        'post',
         p.blogId,
         p.postId,
         p.ifMatch,
@@ -352,7 +337,16 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
 
     async revert(input: PostsRevertParams): Promise<Post> {
       const p = core.parse(params.postsRevert, input);
-      const { after, view } = await change(core, actor, p.blogId, p.postId, p.ifMatch, (r) => revertTo(r), false);
+      const { after, view } = await changeItem(
+        core,
+        actor,
+        'post',
+        p.blogId,
+        p.postId,
+        p.ifMatch,
+        (r) => revertTo(r),
+        false,
+      );
       return postOut(core, after, view, {});
     },
   };

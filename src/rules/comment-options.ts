@@ -52,7 +52,10 @@ export type CheckComment = (
 
 /** The service options of comments from the public (docs/design.md §25), as `createBlogService` takes them. */
 export interface CommentOptions {
-  /** How often comments may come (defaults: anonymous 1 per 15 s per address, burst 3; readers 30 a minute). */
+  /**
+   * How often comments may come (docs/comments.md): anonymous ones at most one per 15 s per client address
+   * (a burst of 3), signed-in readers 30 a minute; AUTHORs and ADMINs never. Beyond: 429 `rateLimitExceeded`.
+   */
   commentLimits?: CommentLimits;
   /** Anonymous PENDING and SPAM comments a blog holds at most; past it anonymous comments get 429. Default 10,000. */
   maxPendingComments?: number;

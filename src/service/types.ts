@@ -7,7 +7,7 @@
  * wire resource, or rejects with a `BlogError` and changes nothing.
  */
 import type { BlobStore, StorageDriver } from '../store/driver.js';
-import type { CheckComment, CommentLimits } from '../rules/comment-options.js';
+import type { CommentOptions } from '../rules/comment-options.js';
 import type { EventType, Listener } from '../core/events.js';
 import type { SchedulerOptions } from '../core/scheduler.js';
 import type { ChangeList } from '../resources/changes.js';
@@ -105,7 +105,8 @@ import type {
   User,
 } from '../schema/resources.js';
 
-export interface BlogServiceOptions {
+/** The options of `createBlogService`; those of comments from the public are `CommentOptions`'s (docs/comments.md). */
+export interface BlogServiceOptions extends CommentOptions {
   /** Where the data lives: `memoryDriver()`, `sqliteDriver({ filename })`, `idbDriver()`, `postgresDriver({ … })`. */
   driver: StorageDriver;
   /** Earlier versions kept per post or page (default 50; 0 keeps none). */
@@ -124,21 +125,6 @@ export interface BlogServiceOptions {
   blobs?: BlobStore;
   /** Larger pictures are refused with 413, read no further. Default 20 MiB. */
   maxMediaBytes?: number;
-  /**
-   * How often comments may come (docs/comments.md): anonymous ones at most one per 15 s per client address
-   * (a burst of 3), signed-in readers 30 a minute; AUTHORs and ADMINs never. Beyond: 429 `rateLimitExceeded`.
-   */
-  commentLimits?: CommentLimits;
-  /** Anonymous PENDING and SPAM comments a blog holds at most; past it anonymous comments get 429. Default 10,000. */
-  maxPendingComments?: number;
-  /** A comment with more links than this is filed as SPAM. Default 2. */
-  maxCommentLinks?: number;
-  /** Words or phrases that file a comment as SPAM in every blog (each blog's ADMINs add their own). Default none. */
-  disallowedCommentWords?: readonly string[];
-  /** Asks a service (Akismet-like) about each comment from outside the blog's AUTHORs and ADMINs. */
-  checkComment?: CheckComment;
-  /** How long `checkComment` may take before the comment stays PENDING (ms). Default 2,000. */
-  checkCommentTimeoutMs?: number;
   /**
    * Keep pictures as uploaded, metadata and all (photography blogs). Default false: an upload loses its EXIF
    * (GPS position, serials, owner names), XMP, IPTC and comments by a lossless rewrite; pixels, orientation and

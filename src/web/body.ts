@@ -2,6 +2,16 @@
 import { BlogError } from '../util/errors.js';
 import { ClientGone, type IncomingLike } from './dispatch.js';
 
+/** A JSON body that is not an object (an array, a string, null). */
+export const notAnObject = () =>
+  new BlogError({
+    code: 400,
+    reason: 'invalid',
+    message: 'The request body must be a JSON object',
+    location: 'body',
+    locationType: 'body',
+  });
+
 export const tooLarge = (maxBytes: number) =>
   new BlogError({ code: 413, reason: 'requestTooLarge', message: `Request body larger than ${maxBytes} bytes` });
 
@@ -48,13 +58,7 @@ export async function readRequestBody(
     throw parseError(`Invalid JSON payload: ${(e as Error).message}`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new BlogError({
-      code: 400,
-      reason: 'invalid',
-      message: 'The request body must be a JSON object',
-      location: 'body',
-      locationType: 'body',
-    });
+    throw notAnObject();
   }
   return value as Record<string, unknown>;
 }
