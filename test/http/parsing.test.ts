@@ -22,9 +22,9 @@ function caught(fn: () => unknown): BlogError {
 }
 
 describe('router', () => {
-  it('has the 33 Blogger v3 methods plus the extensions (comments.insert, labels.list, revisions, blog and user changes, changes.list, media, collab)', () => {
+  it('has the 33 Blogger v3 methods plus the extensions (comments.insert, labels.list, revisions, blog and user changes, changes.list, media, collab, comment moderation)', () => {
     const ops = new Set(ROUTES.map((r) => r.op.join('.')));
-    expect(ops.size).toBe(53);
+    expect(ops.size).toBe(54);
     for (const op of [
       'blogs.get',
       'blogs.getByUrl',
@@ -33,6 +33,7 @@ describe('router', () => {
       'posts.getByPath',
       'comments.removeContent',
       'comments.insert',
+      'comments.moderate',
       'users.get',
       'blogUserInfos.get',
       'postUserInfos.get',
