@@ -120,8 +120,7 @@ class Driver implements PostgresDriver {
       throw clearError(error);
     }
     // Every server NOTIFYs after its commits and LISTENs (unless `listen: false`), with or without shared
-    // events: a server that heard of no commit since it last read the log knows it is unchanged (logBounds,
-    // prefetch.ts), and reads it again only after one.
+    // events: a walk's prefetched documents are answered only while no commit was heard since (prefetch.ts).
     this.notifier ??= new Notifier(pool, channelOf(this.schema), this.instance);
     if (this.options.listen !== false && !this.feed) this.follow(() => {});
     if (this.options.replicas?.length && !this.conn.replicas) {
@@ -267,12 +266,7 @@ class Driver implements PostgresDriver {
   }
 
   async pruneChanges(q: PruneQuery): Promise<number> {
-    try {
-      return await pruneChanges(this.connection(), q);
-    } finally {
-      // The log's bounds moved (how far it was pruned): nothing read of them before is current.
-      this.commits++;
-    }
+    return pruneChanges(this.connection(), q);
   }
 
   /**
