@@ -196,6 +196,9 @@ async function applyPage(ctx: Ctx, page: ChangeList, at: At, careful: boolean, k
 
 /** Pulls until the server has nothing newer; answers how many items were applied. */
 export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promise<number> {
+  // One piece on purpose (109 lines): the page fetched ahead, the page sent ahead (`behind`) and its retry are one
+  // pipeline over shared locals (next, behind, known, applied); it is also in the first download, where every
+  // helper costs bytes.
   let applied = 0;
   const st = ctx.state;
   // The next page is asked for as soon as its token is known, so the server and the wire work while this page
