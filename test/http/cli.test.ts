@@ -243,6 +243,44 @@ describe('blogcore serve as a server', () => {
     expect(await p.stop('SIGTERM')).toBe(0);
   });
 
+  it('gives a comment 15 s to arrive whole (408 after), a picture upload its 120 s', async () => {
+    const p = serve('--quiet');
+    await p.waitFor(/Ctrl\+C stops the server/);
+    const api = new URL(p.output().match(/API: +(\S+)/)![1]!);
+    const posts = (await (await fetch(postsUrl)).json()) as PostList;
+    const blogPath = new URL(postsUrl).pathname.replace(/\/posts$/, '');
+    /** Sends the headers and then one byte of the body a second; resolves with what came back once it closed. */
+    const trickle = (path: string, headers: string) => {
+      const socket = connect(Number(api.port), api.hostname);
+      socket.on('error', () => {});
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${api.host}\r\ncontent-length: 1000\r\n${headers}\r\n{"content": "`);
+      const drip = setInterval(() => socket.write('a'), 1000);
+      const began = Date.now();
+      let answer = '';
+      socket.on('data', (d: Buffer) => (answer += d.toString()));
+      const closed = new Promise<{ answer: string; seconds: number }>((r) =>
+        socket.once('close', () => {
+          clearInterval(drip);
+          r({ answer, seconds: (Date.now() - began) / 1000 });
+        }),
+      );
+      return { socket, closed, answer: () => answer };
+    };
+    const comment = trickle(`${blogPath}/posts/${posts.items![0]!.id}/comments`, 'content-type: application/json\r\n');
+    const upload = trickle(`${blogPath}/media`, `authorization: Bearer ${token}\r\ncontent-type: image/png\r\n`);
+    const cut = await comment.closed;
+    expect(cut.answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(cut.answer).toContain('"reason":"requestTimeout"');
+    // Cut at the body deadline (15 s), not at the upload's 120 s; a busy machine may check a little late.
+    expect(cut.seconds).toBeGreaterThanOrEqual(14);
+    expect(cut.seconds).toBeLessThan(60);
+    // The upload, begun at the same moment, is still being received.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect([upload.socket.closed, upload.answer()]).toEqual([false, '']);
+    upload.socket.destroy();
+    expect(await p.stop('SIGTERM')).toBe(0);
+  }, 90_000);
+
   it('cuts off a client that never finishes its headers with 408 (Node alone waits 60 s)', async () => {
     const p = serve('--quiet');
     await p.waitFor(/Ctrl\+C stops the server/);
