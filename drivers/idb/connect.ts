@@ -84,11 +84,13 @@ function openOnce(o: OpenOptions, schema: StoreSchema): Promise<IDBPDatabase> {
     // (If open throws, so does this executor: the promise rejects with its error.)
     const request = o.factory.open(o.name, idbVersion(schema.version));
     request.addEventListener('upgradeneeded', () => {
-      const tx = wrap(request.transaction!) as unknown as IDBPTransaction<unknown, string[], 'versionchange'>;
-      // An aborted upgrade is reported through the request (below); idb's `done` would reject unheard.
-      tx.done.catch(() => undefined);
       try {
-        upgrade(wrap(request.result), schema, tx, loadedPostings());
+        upgrade(
+          wrap(request.result),
+          schema,
+          wrap(request.transaction!) as unknown as IDBPTransaction<unknown, string[], 'versionchange'>,
+          loadedPostings(),
+        );
       } catch (e) {
         request.transaction?.abort();
         if (e instanceof PostingsNeeded) return void fail(e);
