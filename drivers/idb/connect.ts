@@ -85,12 +85,7 @@ function openOnce(o: OpenOptions, schema: StoreSchema): Promise<IDBPDatabase> {
     const request = o.factory.open(o.name, idbVersion(schema.version));
     request.addEventListener('upgradeneeded', () => {
       try {
-        upgrade(
-          wrap(request.result),
-          schema,
-          wrap(request.transaction!) as unknown as IDBPTransaction<unknown, string[], 'versionchange'>,
-          loadedPostings(),
-        );
+        upgrade(wrap(request.result), schema, request.transaction!, loadedPostings());
       } catch (e) {
         request.transaction?.abort();
         if (e instanceof PostingsNeeded) return void fail(e);

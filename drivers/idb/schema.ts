@@ -17,7 +17,7 @@
  * - `~blobs` (layout 4): media bytes as Blobs by key (blobs.ts).
  * The database version is the core's schema version × 1000 + this layout's version.
  */
-import type { IDBPDatabase, IDBPTransaction } from 'idb';
+import { type IDBPDatabase, type IDBPTransaction, wrap } from 'idb';
 import type { CollectionDef, JsonObject, Key, StoredDoc, StoreSchema } from '../../src/store/driver.js';
 import { DEAD, POST, SEG } from './ranges.js';
 
@@ -90,8 +90,9 @@ export function checkNames(schema: StoreSchema): void {
 }
 
 /**
- * Brings the stores and indexes in line with the schema, inside the versionchange transaction (idb's
- * `upgrade` callback). Indexes are derived data and are rebuilt by IndexedDB from the stored `k` keys;
+ * Brings the stores and indexes in line with the schema, inside the versionchange transaction `tx`, as
+ * IndexedDB hands it: idb's wrapper would promise its end, and that promise would reject unheard when `open`
+ * aborts the upgrade (below). Indexes are derived data and are rebuilt by IndexedDB from the stored `k` keys;
  * collection stores are never deleted (data is not dropped because a schema forgot a collection). Building
  * segments from layout 2 needs the postings code (`postings`), which loads lazily: without it this throws
  * PostingsNeeded before changing anything, and `open` loads it and opens again.
@@ -99,7 +100,7 @@ export function checkNames(schema: StoreSchema): void {
 export function upgrade(
   db: IDBPDatabase,
   schema: StoreSchema,
-  tx: IDBPTransaction<unknown, string[], 'versionchange'>,
+  tx: IDBTransaction,
   postings: SegmentBuilder | undefined,
 ): void {
   const has = (name: string) => db.objectStoreNames.contains(name);
@@ -112,12 +113,12 @@ export function upgrade(
     // Layout 1 kept each commit's changes in its ~log record. They had no reader but in-process events, so
     // they go (the key generator, the seq, goes on); the bundle stays small for what every browser loads.
     // (A failure aborts the upgrade, which `open` reports.)
-    tx.objectStore(LOG)
-      .clear()
-      .catch(() => undefined);
+    tx.objectStore(LOG).clear();
   }
   for (const c of schema.collections) {
-    const store = has(c.name) ? tx.objectStore(c.name) : db.createObjectStore(c.name, { keyPath: 'id' });
+    const store: IDBObjectStore = has(c.name)
+      ? tx.objectStore(c.name)
+      : (db.createObjectStore(c.name, { keyPath: 'id' }) as unknown as IDBObjectStore);
     const wanted = new Map(c.indexes.map((i) => [i.name, !!i.unique]));
     for (const existing of [...store.indexNames]) {
       const index = store.index(existing);
@@ -134,10 +135,12 @@ export function upgrade(
       db.createObjectStore(DEAD(c.name));
       // (A failure aborts the upgrade, which `open` reports.)
       if (has(TERMS(c.name)))
-        void postings!.fromLayout2(tx, c, TERMS(c.name)).then(
-          () => db.deleteObjectStore(TERMS(c.name)),
-          () => tx.abort(),
-        );
+        void postings!
+          .fromLayout2(wrap(tx) as unknown as IDBPTransaction<unknown, string[], 'versionchange'>, c, TERMS(c.name))
+          .then(
+            () => db.deleteObjectStore(TERMS(c.name)),
+            () => tx.abort(),
+          );
     } else if (!c.search) {
       for (const name of [...stores, TERMS(c.name)]) if (has(name)) db.deleteObjectStore(name);
     }
