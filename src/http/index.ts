@@ -22,6 +22,7 @@ import {
   allowed,
   CONSISTENCY_TOKEN,
   corsFor,
+  compactAsked,
   errorOut,
   JSON_TYPE,
   preflight,
@@ -127,10 +128,11 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     try {
       return await dispatch(incoming, corsHeaders);
     } catch (error) {
+      const compact = compactAsked(incoming.target);
       // A client that hangs up mid-body (or breaks its chunked encoding) is not a server error.
       if (error instanceof ClientGone) {
         return {
-          ...errorOut(new BlogError({ code: 400, reason: 'parseError', message: error.message }), corsHeaders),
+          ...errorOut(new BlogError({ code: 400, reason: 'parseError', message: error.message }), corsHeaders, compact),
           gone: true,
         };
       }
@@ -144,7 +146,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
       const e = BlogError.is(error)
         ? error
         : new BlogError({ code: 500, reason: 'backendError', message: 'Backend Error' });
-      return errorOut(e, corsHeaders);
+      return errorOut(e, corsHeaders, compact);
     }
   };
 
@@ -213,7 +215,8 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     const bytes = target && pathSegments(target.path, media);
     if (bytes) return serveMedia(scope(null) as never, incoming, bytes, corsHeaders);
     const segments = target && pathSegments(target.path, basePath);
-    if (!target || !segments) return { ...errorOut(routeNotFound(), corsHeaders), notMine: true };
+    if (!target || !segments)
+      return { ...errorOut(routeNotFound(), corsHeaders, compactAsked(incoming.target)), notMine: true };
     if (segments.length === 1 && segments[0] === 'openapi.json') return serveOpenApi(incoming, corsHeaders);
     const match = router.match(segments);
     if (!match) throw routeNotFound();
