@@ -33,7 +33,7 @@ export async function conflict(
   const local = (await core.driver.get(collection, id))?.doc;
   let server: Resource | undefined;
   if (base) {
-    const postId = base.p;
+    const postId = base.postId;
     server = await remote.call<Resource>('GET', pathOf(blogId, collection, id, postId)).catch((e: unknown) => {
       if (e instanceof RemoteError && (e.status === 404 || e.status === 403)) return undefined;
       throw e;

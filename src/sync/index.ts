@@ -13,7 +13,7 @@ import { blogRecord, differs, kindOf, localBlog, type LocalBlog } from './record
 import { push } from './push.js';
 import { createRemote, type Remote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';
-import { Batch, baseId, loadState, splitKey, stateId, type Ctx } from './state.js';
+import { Batch, baseId, loadState, NAMED_BASES, splitKey, stateId, type Ctx } from './state.js';
 import { picturesId } from './wanted.js';
 import type { ConflictChoice, Downloads, PendingChange, Replica, ReplicaOptions } from './types.js';
 import type { Base } from './model.js';
@@ -219,6 +219,8 @@ export function createReplica(options: ReplicaOptions): Replica {
         if (closed) throw new Error('Replica closed');
         ctx = await loadState(core, blogId, ctx);
         try {
+          // A replica made before 0.3.0 names its bases' fields first (upgrade.ts).
+          if (ctx.version && ctx.state.layout !== NAMED_BASES) await (await import('./upgrade.js')).nameBaseFields(ctx);
           return await task(ctx);
         } catch (error) {
           ctx = undefined;

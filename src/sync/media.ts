@@ -75,22 +75,22 @@ const urlRecord = (
   rev: 1,
 });
 
-/** A picture stored here as `v`, equal to the server's copy of etag `etag` (or, `s` BY_URL, to what its url serves). */
+/** A picture stored here as `v`, equal to the server's copy of etag `etag` (or, `status` BY_URL, to what its url serves). */
 async function putWithBase(
   ctx: Ctx,
   batch: Batch,
   record: MediaRecord,
   etag: string | undefined,
-  s = '',
+  status = '',
 ): Promise<void> {
   const v = await batch.put('media', record);
   const base: Base = {
     id: baseId(ctx.blogId, 'media', record.id),
-    v,
+    version: v,
     etag,
-    s,
-    h: fingerprint('media', record),
-    g: ctx.state.gen,
+    status,
+    fingerprint: fingerprint('media', record),
+    gen: ctx.state.gen,
   };
   await batch.put('settings', base);
 }
@@ -144,7 +144,7 @@ const dropMedia = (ctx: Ctx, batch: Batch, id: string) =>
  * still used here, as one known by its url; the rest go.
  */
 export async function sweepMedia(ctx: Ctx, batch: Batch, id: string, base: Base): Promise<void> {
-  if (base.s === BY_URL) return;
+  if (base.status === BY_URL) return;
   const local = (await batch.get<MediaRecord>('media', id))?.doc;
   if (local && (await usedHere(ctx.core, ctx.blogId, local.sha256)))
     await putWithBase(ctx, batch, urlRecord(ctx.blogId, local), undefined, BY_URL);
@@ -167,7 +167,7 @@ export async function releasePictures(ctx: Ctx): Promise<void> {
       const local = await batch.get<MediaRecord>('media', id);
       const base = (await batch.get<Base>('settings', baseId(blogId, 'media', id)))?.doc;
       if (!local) unused.add(sha);
-      else if (base?.s === BY_URL && !isDirty(local.stored, base)) await forget(ctx, batch, pictures, id);
+      else if (base?.status === BY_URL && !isDirty(local.stored, base)) await forget(ctx, batch, pictures, id);
     }
     unwant(pictures, unused);
     pictures.left = [];
@@ -237,7 +237,15 @@ export async function pushMedia(ctx: Ctx, remote: Remote, id: string): Promise<b
   if (now?.stored === rec.version) {
     settled(st, 'media', id);
     await putWithBase(ctx, batch, mediaRecord(server, r), server.etag);
-  } else await batch.put('settings', { id: bId, v: -1, etag: server.etag, s: '', h: '', g: st.gen } satisfies Base);
+  } else
+    await batch.put('settings', {
+      id: bId,
+      version: -1,
+      etag: server.etag,
+      status: '',
+      fingerprint: '',
+      gen: st.gen,
+    } satisfies Base);
   await batch.commit(ctx);
   return true;
 }
@@ -260,14 +268,13 @@ export async function mediaConflict(ctx: Ctx, remote: Remote, id: string, error:
   const batch = new Batch(core);
   // The server's version becomes the base: 'mine' is then sent over it.
   if (theirs) {
-    const h = fingerprint('media', mediaRecord(theirs, undefined));
     await batch.put('settings', {
       id: baseId(blogId, 'media', id),
-      v: -1,
+      version: -1,
       etag: theirs.etag,
-      s: '',
-      h,
-      g: st.gen,
+      status: '',
+      fingerprint: fingerprint('media', mediaRecord(theirs, undefined)),
+      gen: st.gen,
     } satisfies Base);
   }
   const record: StoredConflict = {

@@ -7,18 +7,18 @@ export type Tracked = Synced | 'media';
 export interface Base {
   id: string;
   /** The local store's version of the record when it equalled the server's copy (-1: edited since). */
-  v: number;
+  version: number;
   etag?: string;
   /** The server's status. */
-  s: string;
+  status: string;
   /** Fingerprint of the server copy's editable fields (records.ts). */
-  h: string;
-  /** The generation of full pulls that last saw it (a resync drops what the new one did not see). */
-  g: number;
+  fingerprint: string;
+  /** The generation of full pulls that last saw it (`State.gen`; a resync drops what the new one did not see). */
+  gen: number;
   /** A comment's post (its calls name it, even after the local copy is gone). */
-  p?: string;
+  postId?: string;
 }
 
 /** Whether a local record has edits the server has not seen: no base (made here) or changed since its base. */
 export const isDirty = (stored: number | undefined, base: Base | undefined) =>
-  stored !== undefined && (!base || base.v !== stored);
+  stored !== undefined && (!base || base.version !== stored);

@@ -9,22 +9,18 @@ import {
   type ChangeItem,
   type ChangeList,
   DriverConflict,
-  type IndexedDoc,
-  type Key,
   type Collection,
   type CommentRecord,
   type PageRecord,
   type PostRecord,
-  type Records,
   type UserRecord,
-  type IndexName,
   revisionsOf,
 } from '../service/store.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
-import { Batch, baseId, pulledCommits, saveState, synced, type Ctx, type Known } from './state.js';
-import { isDirty, type Base, type Synced, type Tracked } from './model.js';
+import { Batch, baseId, eachRecord, pulledCommits, saveState, synced, walk, type Ctx, type Known } from './state.js';
+import { isDirty, type Base, type Synced } from './model.js';
 import { picturesId, type Pictures } from './wanted.js';
 
 /**
@@ -60,12 +56,12 @@ export async function store(
   const etag = (resource as { etag?: string }).etag;
   await batch.put('settings', {
     id: bId,
-    v,
+    version: v,
     etag,
-    s: status,
-    h: fingerprint(collection, record),
-    g: ctx.state.gen,
-    p: (record as CommentRecord).postId,
+    status,
+    fingerprint: fingerprint(collection, record),
+    gen: ctx.state.gen,
+    postId: (record as CommentRecord).postId,
   } satisfies Base);
   return true;
 }
@@ -88,54 +84,11 @@ export async function remove(ctx: Ctx, batch: Batch, collection: Synced, id: str
   return true;
 }
 
-/** The local records of one collection under an index prefix (the blog, or one post's comments), a page at a time. */
-export async function* walk<C extends Tracked>(
-  ctx: Ctx,
-  collection: C,
-  index: IndexName<C>,
-  prefix: string[],
-): AsyncGenerator<Array<IndexedDoc<Records[C]>>> {
-  let after: Key | undefined;
-  for (;;) {
-    const page = await ctx.core.driver.list({
-      collection,
-      index,
-      prefix,
-      ...(after ? { lower: { key: after, open: true } } : {}),
-      direction: 'asc',
-      limit: 200,
-    });
-    yield page;
-    if (page.length < 200) return;
-    after = page[page.length - 1]!.key.slice(prefix.length);
-  }
-}
-
 /** Every local comment of a post. */
 export async function commentsOf(ctx: Ctx, postId: string): Promise<CommentRecord[]> {
   const out: CommentRecord[] = [];
   for await (const page of walk(ctx, 'comments', 'post', [ctx.blogId, postId])) out.push(...page.map((d) => d.doc));
   return out;
-}
-
-/** Every local record of the blog with its base, a page (and one batch) at a time: for the rare full passes. */
-export async function eachRecord(
-  ctx: Ctx,
-  visit: (batch: Batch, collection: Tracked, id: string, version: number, base: Base | undefined) => Promise<void>,
-): Promise<void> {
-  for (const collection of [...synced, 'media'] as const) {
-    const index = collection === 'comments' ? 'post' : collection === 'media' ? 'blog' : 'published';
-    for await (const page of walk(ctx, collection, index as IndexName<typeof collection>, [ctx.blogId])) {
-      const bases = await ctx.core.driver.getMany(
-        'settings',
-        page.map((d) => baseId(ctx.blogId, collection, d.id)),
-      );
-      const batch = new Batch(ctx.core);
-      for (let i = 0; i < page.length; i++)
-        await visit(batch, collection, page[i]!.id, page[i]!.version, bases[i]?.doc as Base | undefined);
-      await batch.commit();
-    }
-  }
 }
 
 /** A pulled item a replica keeps: a post, page or comment. */
@@ -312,7 +265,7 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
 async function sweep(ctx: Ctx): Promise<void> {
   const gen = ctx.state.sweep!;
   await eachRecord(ctx, async (batch, collection, id, version, base) => {
-    if (!base || base.v !== version || base.g >= gen) return;
+    if (!base || base.version !== version || base.gen >= gen) return;
     if (collection === 'media') await (await import('./media.js')).sweepMedia(ctx, batch, id, base);
     else await remove(ctx, batch, collection, id);
   });

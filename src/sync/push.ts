@@ -165,10 +165,10 @@ async function pushOne(
     await adopt(ctx, collection, id, created, rec?.version);
     return true;
   }
-  const path = pathOf(blogId, collection, id, base.p);
+  const path = pathOf(blogId, collection, id, base.postId);
   if (!doc) {
     // A comment whose post went too: the post's delete takes it on the server.
-    const postGone = collection === 'comments' && !(await core.driver.get('posts', base.p!));
+    const postGone = collection === 'comments' && !(await core.driver.get('posts', base.postId!));
     if (!postGone) {
       await remote.call('DELETE', path, { ifMatch: base.etag }).catch((error: unknown) => {
         if (!(error instanceof RemoteError && error.status === 404)) throw error;
@@ -182,11 +182,11 @@ async function pushOne(
   }
   let server: Resource | undefined;
   let etag = base.etag;
-  if (collection !== 'comments' && fingerprint(collection, doc) !== base.h) {
+  if (collection !== 'comments' && fingerprint(collection, doc) !== base.fingerprint) {
     server = await remote.call<Resource>('PATCH', path, { body: editable(collection, doc), ifMatch: etag });
     etag = (server as Post).etag;
   }
-  let status = (server as Post | undefined)?.status ?? base.s;
+  let status = (server as Post | undefined)?.status ?? base.status;
   for (const step of moves(collection, status, doc)) {
     const answer = await remote.call<Resource | undefined>(step.method, path + step.suffix, {
       query: step.query,
@@ -317,9 +317,14 @@ async function settleInto(ctx: Ctx, batch: Batch, { collection, id, server, vers
     settled(st, collection, id);
     // With nothing sent (a local write that changed no field the server keeps), the record is as its base.
     if (server) await store(ctx, batch, collection, server, true);
-    else await batch.put('settings', { ...base, v: version });
+    else await batch.put('settings', { ...base, version });
   } else if (server)
-    await batch.put('settings', { ...base, v: -1, etag: (server as Post).etag, s: (server as Post).status ?? base.s });
+    await batch.put('settings', {
+      ...base,
+      version: -1,
+      etag: (server as Post).etag,
+      status: (server as Post).status ?? base.status,
+    });
 }
 
 /**
@@ -364,7 +369,7 @@ async function adopt(
       status: local.doc.status,
       published: local.doc.published ?? after.doc.published,
     });
-    await batch.put('settings', { ...(await batch.get<Base>('settings', bId))!.doc, v: -1 });
+    await batch.put('settings', { ...(await batch.get<Base>('settings', bId))!.doc, version: -1 });
     st.dirty.push(keyOf(collection, serverId));
   }
   // A post's comments move with it. (A reply keeps naming its parent's local id until it is sent itself:

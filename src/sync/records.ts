@@ -144,4 +144,4 @@ export const statusOf = (r: Local): string => ('status' in r ? r.status : '');
 
 /** Whether a local record differs from its base in what a push sends: its editable fields or its status. */
 export const differs = (collection: Tracked, r: Local, base: Base) =>
-  fingerprint(collection, r) !== base.h || statusOf(r) !== base.s;
+  fingerprint(collection, r) !== base.fingerprint || statusOf(r) !== base.status;

@@ -81,7 +81,7 @@ export async function resolveConflict(c: Ctx, id: string, choice: ConflictChoice
       // The server's version loses here (and there, when the update lands): it stays as a revision.
       await keep(c, batch, collection, current, next);
       await batch.put(collection, next);
-      if (base) await batch.put('settings', { ...base, v: -1 });
+      if (base) await batch.put('settings', { ...base, version: -1 });
     } else {
       // The server has none: mine comes back as a record made here, created by the next push.
       await batch.put(collection, {

@@ -4,9 +4,8 @@
  * stored itself is skipped, so pull-applied writes never go back.
  */
 import { blogChanges } from '../service/store.js';
-import { eachRecord } from './pull.js';
 
-import { baseId, keyOf, pulledCommits, saveState, type Ctx } from './state.js';
+import { baseId, eachRecord, keyOf, pulledCommits, saveState, type Ctx } from './state.js';
 import { isDirty, type Base, type Synced } from './model.js';
 
 const SCAN = 500;
@@ -46,7 +45,7 @@ export async function scan(ctx: Ctx, save = true): Promise<void> {
       const base = bases[i]?.doc as Base | undefined;
       // The replica's own writes: a put of the version its base names (or an older one it has written over since),
       // a delete that removed the base too.
-      if (c.type === 'put' ? base && base.v >= c.version : !base) return;
+      if (c.type === 'put' ? base && base.version >= c.version : !base) return;
       dirty.add(keyOf(c.collection as Synced, c.id));
     });
     st.scanned = { seq: last.seq, pos: last.pos };

@@ -18,8 +18,11 @@ import {
   type Collection,
   type PostRecord,
   type Records,
+  type IndexName,
+  type IndexedDoc,
+  type Key,
 } from '../service/store.js';
-import type { Tracked } from './model.js';
+import type { Base, Tracked } from './model.js';
 import { noteUses } from './wanted.js';
 
 /** A create whose request is stored before it is sent, so a retry sends the same request with the same key. */
@@ -45,6 +48,8 @@ export interface StoredConflict {
 
 export interface State {
   id: string;
+  /** How bases are stored: NAMED_BASES, or absent in a replica made before 0.3.0 (upgrade.ts). */
+  layout?: number;
   checkpoint?: string;
   /** A pull in progress: where its next page starts. */
   pull?: { since?: string; pageToken: string; fresh: boolean };
@@ -61,11 +66,15 @@ export interface State {
   conflicts: StoredConflict[];
 }
 
+/** `State.layout` of a replica whose bases have named fields (model.ts; older ones: upgrade.ts). */
+export const NAMED_BASES = 2;
+
 export const stateId = (blogId: string) => `sync:${blogId}`;
 export const baseId = (blogId: string, collection: Tracked, id: string) => `sync:${blogId}:${collection}:${id}`;
 
 export const newState = (blogId: string): State => ({
   id: stateId(blogId),
+  layout: NAMED_BASES,
   gen: 0,
   scanned: { seq: 0, pos: -1 },
   dirty: [],
@@ -230,6 +239,49 @@ export class Batch {
       }
       return seq;
     };
+  }
+}
+
+/** The local records of one collection under an index prefix (the blog, or one post's comments), a page at a time. */
+export async function* walk<C extends Tracked>(
+  ctx: Ctx,
+  collection: C,
+  index: IndexName<C>,
+  prefix: string[],
+): AsyncGenerator<Array<IndexedDoc<Records[C]>>> {
+  let after: Key | undefined;
+  for (;;) {
+    const page = await ctx.core.driver.list({
+      collection,
+      index,
+      prefix,
+      ...(after ? { lower: { key: after, open: true } } : {}),
+      direction: 'asc',
+      limit: 200,
+    });
+    yield page;
+    if (page.length < 200) return;
+    after = page[page.length - 1]!.key.slice(prefix.length);
+  }
+}
+
+/** Every local record of the blog with its base, a page (and one batch) at a time: for the rare full passes. */
+export async function eachRecord(
+  ctx: Ctx,
+  visit: (batch: Batch, collection: Tracked, id: string, version: number, base: Base | undefined) => Promise<void>,
+): Promise<void> {
+  for (const collection of [...synced, 'media'] as const) {
+    const index = collection === 'comments' ? 'post' : collection === 'media' ? 'blog' : 'published';
+    for await (const page of walk(ctx, collection, index as IndexName<typeof collection>, [ctx.blogId])) {
+      const bases = await ctx.core.driver.getMany(
+        'settings',
+        page.map((d) => baseId(ctx.blogId, collection, d.id)),
+      );
+      const batch = new Batch(ctx.core);
+      for (let i = 0; i < page.length; i++)
+        await visit(batch, collection, page[i]!.id, page[i]!.version, bases[i]?.doc as Base | undefined);
+      await batch.commit();
+    }
   }
 }
 

@@ -241,7 +241,13 @@ async function layoutFloor(fetchPages: (write: (items: RawItem[]) => Promise<voi
         entries += 3 + 2 * labels.length;
         count++;
         void posts.put({ id: r.id, v: 1, doc: r, k });
-        void bases.put({ id: `sync:${r.blog.id}:posts:${r.id}`, v: 1, s: status, h: r.id.slice(-6), g: 0 });
+        void bases.put({
+          id: `sync:${r.blog.id}:posts:${r.id}`,
+          version: 1,
+          status,
+          fingerprint: r.id.slice(-6),
+          generation: 0,
+        });
       }
       await tx.done;
     }),
