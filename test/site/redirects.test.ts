@@ -149,7 +149,10 @@ describe('the static export writes them', () => {
       const tokens = line.split(' ');
       expect(tokens[0], line).not.toContain('?');
       expect(tokens.at(-1)).toBe('301');
-      expect(tokens.slice(1, -2).every((t) => /^[^=/]+=/.test(t)), line).toBe(true);
+      expect(
+        tokens.slice(1, -2).every((t) => /^[^=/]+=/.test(t)),
+        line,
+      ).toBe(true);
     }
     // What Cloudflare Pages reads (lines of 2 or 3 tokens) never redirects the blog's home page.
     expect(lines.filter((l) => l.split(' ').length === 3).map((l) => l.split(' ')[0])).not.toContain('/');
