@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { COMMENT_COMMANDS } from './comments.js';
 import { CliError, didYouMean, UsageError } from './errors.js';
 import { IO_COMMANDS } from './io.js';
 import { MEDIA_COMMANDS } from './media.js';
@@ -126,6 +127,7 @@ const COMMANDS: Record<string, Command> = {
   ...IO_COMMANDS,
   ...MEDIA_COMMANDS,
   ...REDIRECT_COMMANDS,
+  ...COMMENT_COMMANDS,
 };
 
 const USAGE = `blogcore ${VERSION}

@@ -56,7 +56,7 @@ describe('usage errors', () => {
 });
 
 describe('--help', () => {
-  it.each(['serve', 'import', 'export', 'token', 'users', 'media', 'redirects'])(
+  it.each(['serve', 'import', 'export', 'token', 'users', 'media', 'redirects', 'comments'])(
     '%s --help prints its own usage',
     (name) => {
       for (const args of [
@@ -74,7 +74,7 @@ describe('--help', () => {
 
   it('--help alone still lists every command', () => {
     const { out } = run('--help');
-    for (const name of ['serve', 'import', 'export', 'token', 'users', 'media', 'redirects'])
+    for (const name of ['serve', 'import', 'export', 'token', 'users', 'media', 'redirects', 'comments'])
       expect(out).toContain(`  blogcore ${name} `);
   });
 });

@@ -355,6 +355,22 @@ describe('the offline browser editor', () => {
       .click();
     await page.getByText('No comments here.').waitFor();
 
+    // A run of link spam (filed SPAM by the blog's rules) goes in one click.
+    for (const n of [1, 2]) {
+      await page.goto(`${url}#/read`);
+      await page.getByRole('link', { name: 'Offline first' }).click();
+      await page
+        .getByLabel('Comment', { exact: true })
+        .fill(`Offer ${n}: https://a.example/ https://b.example/ https://c.example/`);
+      await page.getByRole('button', { name: 'Post comment' }).click();
+      await page.getByText('Thanks! Your comment will appear').waitFor();
+    }
+    await page.goto(`${url}#/comments/spam`);
+    await page.locator('.comment').filter({ hasText: 'Offer 2' }).waitFor();
+    await page.getByRole('button', { name: 'Delete all spam' }).click();
+    await page.getByText('2 spam comments deleted.').waitFor();
+    await page.getByText('No comments here.').waitFor();
+
     await page.getByRole('link', { name: 'Published', exact: true }).click();
     await page
       .locator('.comment')

@@ -243,6 +243,75 @@ describe('blogcore serve as a server', () => {
     expect(await p.stop('SIGTERM')).toBe(0);
   });
 
+  it('--trust-proxy: behind one proxy the address it saw counts for the comment limits', async () => {
+    const p = start(['dist/cli.js', 'serve', '--db', join(dir, 'proxy.db'), '--port', '0', '--trust-proxy', '1']);
+    procs.push(p);
+    await p.waitFor(/Ctrl\+C stops the server/);
+    const blogUrl = p.output().match(/Blog: +(\S+)/)![1]!;
+    const posts = (await (await fetch(`${blogUrl}/posts`)).json()) as PostList;
+    let n = 0;
+    const say = (forwardedFor: string) =>
+      fetch(`${blogUrl}/posts/${posts.items![0]!.id}/comments`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
+        body: JSON.stringify({ content: `comment ${++n}` }),
+      }).then((r) => r.status);
+    // Five readers behind the proxy (one socket address): each its own limit.
+    const readers = [];
+    for (let i = 1; i <= 5; i++) readers.push(await say(`198.51.100.${i}`));
+    expect(readers).toEqual([200, 200, 200, 200, 200]);
+    // One of them flooding: its burst, then 429.
+    const flood = [];
+    for (let i = 0; i < 4; i++) flood.push(await say('192.0.2.9'));
+    expect(flood).toEqual([200, 200, 200, 429]);
+    expect(await p.stop('SIGTERM')).toBe(0);
+    const bad = start(['dist/cli.js', 'serve', '--db', join(dir, 'proxy.db'), '--trust-proxy', 'nope']);
+    expect(await bad.exited).toBe(2);
+    expect(bad.output()).toContain('--trust-proxy: a hop count or addresses and CIDRs');
+  }, 60_000);
+
+  it('gives a comment 15 s to arrive whole (408 after), a picture upload its 120 s', async () => {
+    // A store of its own: its first run prints the demo blog and its owner's token.
+    const p = start(['dist/cli.js', 'serve', '--db', join(dir, 'deadline.db'), '--port', '0', '--quiet']);
+    procs.push(p);
+    await p.waitFor(/Ctrl\+C stops the server/);
+    const api = new URL(p.output().match(/API: +(\S+)/)![1]!);
+    const blogUrl = p.output().match(/Blog: +(\S+)/)![1]!;
+    const token = p.output().match(/^ +(bc_[\w-]{20,})$/m)![1]!;
+    const posts = (await (await fetch(`${blogUrl}/posts`)).json()) as PostList;
+    const blogPath = new URL(blogUrl).pathname;
+    /** Sends the headers and then one byte of the body a second; resolves with what came back once it closed. */
+    const trickle = (path: string, headers: string) => {
+      const socket = connect(Number(api.port), api.hostname);
+      socket.on('error', () => {});
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${api.host}\r\ncontent-length: 1000\r\n${headers}\r\n{"content": "`);
+      const drip = setInterval(() => socket.write('a'), 1000);
+      const began = Date.now();
+      let answer = '';
+      socket.on('data', (d: Buffer) => (answer += d.toString()));
+      const closed = new Promise<{ answer: string; seconds: number }>((r) =>
+        socket.once('close', () => {
+          clearInterval(drip);
+          r({ answer, seconds: (Date.now() - began) / 1000 });
+        }),
+      );
+      return { socket, closed, answer: () => answer };
+    };
+    const comment = trickle(`${blogPath}/posts/${posts.items![0]!.id}/comments`, 'content-type: application/json\r\n');
+    const upload = trickle(`${blogPath}/media`, `authorization: Bearer ${token}\r\ncontent-type: image/png\r\n`);
+    const cut = await comment.closed;
+    expect(cut.answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(cut.answer).toContain('"reason":"requestTimeout"');
+    // Cut at the body deadline (15 s), not at the upload's 120 s; a busy machine may check a little late.
+    expect(cut.seconds).toBeGreaterThanOrEqual(14);
+    expect(cut.seconds).toBeLessThan(60);
+    // The upload, begun at the same moment, is still being received.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect([upload.socket.closed, upload.answer()]).toEqual([false, '']);
+    upload.socket.destroy();
+    expect(await p.stop('SIGTERM')).toBe(0);
+  }, 90_000);
+
   it('cuts off a client that never finishes its headers with 408 (Node alone waits 60 s)', async () => {
     const p = serve('--quiet');
     await p.waitFor(/Ctrl\+C stops the server/);

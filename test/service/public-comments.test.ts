@@ -6,6 +6,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createBlogService } from '../../src/index.js';
 import { createHttpHandler } from '../../src/http/index.js';
+import { FILTER_ROUNDS } from '../../src/core/paging.js';
+import { memoryDriver } from '../../drivers/memory/index.js';
+import { countingDriver } from '../support/counting-driver.js';
 import { DRIVERS } from '../support/drivers.js';
 import { DAY, expectError, expectNoWrite, HOUR, makePost, type Service, type Wire, world } from './helpers.js';
 
@@ -287,6 +290,45 @@ describe.each(DRIVERS)('comments from the public on %s', (_name, makeDriver) => 
 });
 
 describe('comments.moderate on memory', () => {
+  it('reads a bounded number of records a call, whatever else the blog holds', async () => {
+    const driver = countingDriver(memoryDriver());
+    const w = await world(driver, { commentLimits: { anonymous: { everySeconds: 1, burst: 10_000 } } });
+    const post = await makePost(w, 'LIVE');
+    const say = (content: string, clientAddress: string) =>
+      w.anon.comments.insert({ blogId: w.blogId, postId: post.id, body: { content }, clientAddress });
+    for (let i = 0; i < 2200; i++) await say(`c ${i}`, `10.0.${i >> 8}.${i & 255}`);
+    for (let i = 0; i < 3; i++) await say(`needle ${i}`, '203.0.113.5');
+    // By address: the sender's own comments are all the walk reads.
+    driver.reset();
+    const one = await w.admin.comments.moderate({
+      blogId: w.blogId,
+      filter: { clientAddress: '203.0.113.5' },
+      action: 'spam',
+    });
+    expect(one).toEqual({ handled: 3 });
+    expect(driver.handedOut).toBeLessThan(30);
+    // By text: each call reads at most its rounds of 501 index entries and their documents (and what it writes),
+    // then goes on with a token, however many comments the blog holds.
+    let handled = 0;
+    let calls = 0;
+    let pageToken: string | undefined;
+    do {
+      driver.reset();
+      const r = await w.admin.comments.moderate({
+        blogId: w.blogId,
+        filter: { contains: 'NEEDLE' },
+        action: 'delete',
+        ...(pageToken ? { pageToken } : {}),
+      });
+      expect(driver.handedOut).toBeLessThanOrEqual(2 * FILTER_ROUNDS * 501 + 10);
+      handled += r.handled;
+      pageToken = r.nextPageToken;
+      calls++;
+    } while (pageToken);
+    expect(handled).toBe(3);
+    expect(calls).toBeGreaterThan(1);
+  }, 120_000);
+
   it('handles at most 500 a call and goes on with its token', async () => {
     const w = await world(DRIVERS[0]![1]());
     const post = await makePost(w, 'LIVE');

@@ -30,6 +30,8 @@ export interface App {
    * (`replica.idOf`), so an address or a form naming the id it had before still finds it. Local-only: the id.
    */
   currentId(id: string): Promise<string>;
+  /** Brings the replica up to the server now (a write made on the server directly); local-only: nothing to do. */
+  syncNow(): Promise<void>;
   /** Set by a view that shows one post or page: called after each sync round, to follow it to its server id. */
   onSynced: (() => void) | null;
   /** Set by a view that can hold unsaved work: the question to ask before leaving it, or null when all is saved. */

@@ -84,6 +84,7 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
       shownHash = location.hash;
     },
     currentId: server ? (id) => server.syncer.replica.idOf(id) : async (id) => id,
+    syncNow: server ? () => server.syncer.now() : async () => {},
     unsaved: null,
     onRemoteChange: null,
     onSynced: null,

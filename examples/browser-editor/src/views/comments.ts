@@ -3,6 +3,7 @@ import type { Comment, CommentList } from 'blogcore';
 import { BlogError } from 'blogcore';
 import { href, type App, type Route } from '../app.js';
 import { h, when } from '../dom.js';
+import { addressesOf, moderateAll } from '../moderation.js';
 import { badge, empty, pageHead, pager, tabs } from './common.js';
 
 type CommentStatus = 'PENDING' | 'SPAM' | 'LIVE' | 'EMPTIED';
@@ -48,13 +49,28 @@ export async function commentsView(app: App, route: Route): Promise<HTMLElement>
   );
   const onePost = post ? (postTitles.get(post) ?? (await titleOf(post))) : undefined;
 
+  const addresses = await addressesOf(app, list.items);
   const rows = h('ul', { class: 'rows comments', 'aria-label': 'Comments' });
-  for (const c of list.items) rows.append(commentRow(app, c, postTitles.get(c.post.id) ?? ''));
+  for (const c of list.items) rows.append(commentRow(app, c, postTitles.get(c.post.id) ?? '', addresses.get(c.id)));
+  // A replica keeps no spam (the server does): signed in, there may be spam to clear though none shows here.
+  const clearSpam =
+    filter === 'spam' && (list.items.length > 0 || app.connection)
+      ? action(
+          app,
+          'Delete all spam',
+          async () => {
+            const n = await moderateAll(app, { status: 'SPAM' }, 'delete');
+            return `${n} spam ${n === 1 ? 'comment' : 'comments'} deleted.`;
+          },
+          'danger',
+          'Delete every comment marked as spam, for good?',
+        )
+      : null;
 
   return h(
     'section',
     { class: 'view comments-view' },
-    pageHead('Comments'),
+    pageHead('Comments', clearSpam),
     onePost
       ? h(
           'p',
@@ -78,31 +94,35 @@ export async function commentsView(app: App, route: Route): Promise<HTMLElement>
   );
 }
 
-function commentRow(app: App, c: Comment, postTitle: string): HTMLElement {
+/** A button that runs `call` (after `ask`, if given), says what it did, and shows the list as it is now. */
+function action(app: App, label: string, call: () => Promise<string>, variant = '', ask?: string): HTMLButtonElement {
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: variant,
+      onclick: async (e: Event) => {
+        if (ask && !confirm(ask)) return;
+        const button = e.currentTarget as HTMLButtonElement;
+        button.disabled = true;
+        app.clearProblems();
+        try {
+          app.notify(await call());
+          app.go(location.hash); // Show the list as it is now (the comments moved to another tab).
+        } catch (error) {
+          app.fail(error);
+          button.disabled = false;
+        }
+      },
+    },
+    label,
+  );
+}
+
+function commentRow(app: App, c: Comment, postTitle: string, address: string | undefined): HTMLElement {
   const ids = { blogId: app.blog.id, postId: c.post.id, commentId: c.id };
   const act = (label: string, done: string, call: () => Promise<unknown>, variant = '', ask?: string) =>
-    h(
-      'button',
-      {
-        type: 'button',
-        class: variant,
-        onclick: async (e: Event) => {
-          if (ask && !confirm(ask)) return;
-          const button = e.currentTarget as HTMLButtonElement;
-          button.disabled = true;
-          app.clearProblems();
-          try {
-            await call();
-            app.notify(done);
-            app.go(location.hash); // Show the list as it is now (this comment moved to another tab).
-          } catch (error) {
-            app.fail(error);
-            button.disabled = false;
-          }
-        },
-      },
-      label,
-    );
+    action(app, label, () => call().then(() => done), variant, ask);
   const s = c.status;
   const body = h('div', { class: 'comment-body' });
   // Comment HTML was sanitized by blogcore on the way in (an allowlist: no scripts, no attributes but links).
@@ -120,6 +140,7 @@ function commentRow(app: App, c: Comment, postTitle: string): HTMLElement {
         h('strong', null, c.author.displayName),
         h('span', null, 'on ', h('a', { href: `#/posts/edit/${c.post.id}` }, postTitle)),
         when(c.published),
+        address ? h('span', { class: 'address' }, `from ${address}`) : null,
         badge(s),
       ),
       body,
@@ -131,6 +152,18 @@ function commentRow(app: App, c: Comment, postTitle: string): HTMLElement {
           : null,
         s === 'PENDING' || s === 'LIVE'
           ? act('Mark as spam', 'Marked as spam.', () => app.owner.comments.markAsSpam(ids))
+          : null,
+        s === 'PENDING' && address
+          ? action(
+              app,
+              `Mark all pending from ${address} as spam`,
+              async () => {
+                const n = await moderateAll(app, { status: 'PENDING', clientAddress: address }, 'spam');
+                return `${n} ${n === 1 ? 'comment' : 'comments'} from ${address} marked as spam.`;
+              },
+              '',
+              `Mark every comment still pending from ${address} as spam?`,
+            )
           : null,
         s !== 'EMPTIED'
           ? act(
