@@ -45,6 +45,8 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 
 /** Joins the shared document behind `channel`: see the module comment. */
 export function startSession(channel: CollabChannel, options: JoinOptions = {}): CollabSession {
+  // One piece on purpose: open, the pull loop, the push loop and close are one state machine over the
+  // same few locals (queue, presenceDirty, pushing, idle, closed, status); split apart they would pass them all.
   const doc = options.doc ?? new Y.Doc();
   const awareness = new Awareness(doc);
   const wait = Math.min(options.wait ?? 25_000, 30_000);

@@ -12,7 +12,7 @@ import { fetchIncoming, notAnObject, readRequestBody, tooLarge } from '../web/bo
 import { feedsBase, serveFeed } from './feeds.js';
 import { mediaBase, serveMedia, uploadHeaders } from '../web/media.js';
 import { serveCollab } from './collab.js';
-import { applyFields, parseFields } from './fields.js';
+import { applyFields, type FieldMask, parseFields } from './fields.js';
 import type { RequestHead } from '../web/head.js';
 import { ClientGone, dispatchers, type IncomingLike, type Outgoing } from '../web/dispatch.js';
 import { openApiDocument } from './openapi.js';
@@ -29,7 +29,7 @@ import {
   PRIVATE,
   type CorsOptions,
 } from './respond.js';
-import { ROUTES, Router } from './routes.js';
+import { type Match, type Route, ROUTES, Router } from './routes.js';
 import { pathSegments, splitTarget } from '../web/target.js';
 import { KEPT_BYTES, KEPT_OPS, KeptResponses, type KeptResponse, normalizedQuery } from './kept.js';
 import { etagMatches } from '../web/conditional.js';
@@ -107,270 +107,344 @@ const SCOPE_CACHE_SIZE = 256;
 export function createHttpHandler(service: ScopableService, options: HttpHandlerOptions = {}): HttpHandler {
   const basePath = (options.basePath ?? '/v3').replace(/\/+$/, '');
   if (basePath !== '' && !basePath.startsWith('/')) throw new TypeError('basePath must start with "/"');
-  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
-  const feeds = feedsBase(basePath);
-  const media = mediaBase(basePath);
-  // The upload route's own limit: the service's maxMediaBytes (checked again as the bytes stream in).
-  const maxMediaBytes = internalsOf(service)?.core.maxMediaBytes;
-  const cors = options.cors === true ? {} : options.cors || undefined;
-  const { authenticate, onError } = options;
-  const addressOf = clientAddressResolver(options);
-  let anonymous: object | undefined;
-  let openApiText: string | undefined;
-  const users = new Map<string, object>();
-  const kept = keptFor(service, options.keptResponses);
   const core = internalsOf(service)?.core;
+  const h: V3 = {
+    service,
+    basePath,
+    feeds: feedsBase(basePath),
+    media: mediaBase(basePath),
+    maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+    // The upload route's own limit: the service's maxMediaBytes (checked again as the bytes stream in).
+    maxMediaBytes: core?.maxMediaBytes,
+    cors: options.cors === true ? {} : options.cors || undefined,
+    authenticate: options.authenticate,
+    onError: options.onError,
+    addressOf: clientAddressResolver(options),
+    kept: keptFor(service, options.keptResponses),
+    core,
+    anonymous: undefined,
+    openApiText: undefined,
+    users: new Map(),
+  };
   // A host's mistake in the comment options is a TypeError here, not a failure of the first comment.
   if (core) commentOptionsOf(core.commentOptions);
-
-  const run = async (incoming: IncomingLike): Promise<Outgoing> => {
-    const corsHeaders = cors ? corsFor(cors, incoming) : undefined;
-    try {
-      return await dispatch(incoming, corsHeaders);
-    } catch (error) {
-      const compact = compactAsked(incoming.target);
-      // A client that hangs up mid-body (or breaks its chunked encoding) is not a server error.
-      if (error instanceof ClientGone) {
-        return {
-          ...errorOut(new BlogError({ code: 400, reason: 'parseError', message: error.message }), corsHeaders, compact),
-          gone: true,
-        };
-      }
-      if (!BlogError.is(error) && onError) {
-        try {
-          onError(error, incoming.head());
-        } catch {
-          // A failing logger must not turn a 500 into a dropped connection.
-        }
-      }
-      const e = BlogError.is(error)
-        ? error
-        : new BlogError({ code: 500, reason: 'backendError', message: 'Backend Error' });
-      return errorOut(e, corsHeaders, compact);
-    }
-  };
-
+  const run = (incoming: IncomingLike) => runRequest(h, incoming);
   const handle = async (request: Request): Promise<Response> => {
     const out = await run(fetchIncoming(request));
     return new Response(out.body ?? out.text, { status: out.status, headers: out.headers });
   };
   dispatchers.set(handle, run);
-  if (kept) keptOf.set(handle, kept.responses);
+  if (h.kept) keptOf.set(handle, h.kept.responses);
   return handle;
+}
 
-  function scope(actor: Actor | null): Record<string, Record<string, (p: unknown) => Promise<unknown>>> {
-    let scoped: object | undefined;
-    if (actor === null) scoped = anonymous ??= service.as(null);
-    else {
-      scoped = users.get(actor.userId);
-      if (!scoped) {
-        if (users.size >= SCOPE_CACHE_SIZE) users.delete(users.keys().next().value!);
-        users.set(actor.userId, (scoped = service.as({ userId: actor.userId })));
+type CorsHeaders = Record<string, string> | undefined;
+type Scoped = Record<string, Record<string, (p: unknown) => Promise<unknown>>>;
+
+/** What one handler holds: its options as read once, and the scoped services and OpenAPI text it keeps. */
+interface V3 {
+  service: ScopableService;
+  basePath: string;
+  feeds: string;
+  media: string;
+  maxBodyBytes: number;
+  maxMediaBytes: number | undefined;
+  cors: CorsOptions | undefined;
+  authenticate: HttpHandlerOptions['authenticate'];
+  onError: HttpHandlerOptions['onError'];
+  addressOf: (incoming: IncomingLike) => string | undefined;
+  kept: ReturnType<typeof keptFor>;
+  core: NonNullable<ReturnType<typeof internalsOf>>['core'] | undefined;
+  anonymous: object | undefined;
+  openApiText: string | undefined;
+  users: Map<string, object>;
+}
+
+/** A request matched to its route, the method it is served as (after X-HTTP-Method-Override) and its target. */
+interface Routed {
+  target: NonNullable<ReturnType<typeof splitTarget>>;
+  match: Match;
+  route: Route;
+  method: string;
+  overridden: boolean;
+}
+
+/** One request, answered: every failure becomes Google's JSON error (a non-BlogError a 500, told to `onError`). */
+async function runRequest(h: V3, incoming: IncomingLike): Promise<Outgoing> {
+  const corsHeaders = h.cors ? corsFor(h.cors, incoming) : undefined;
+  try {
+    return await dispatch(h, incoming, corsHeaders);
+  } catch (error) {
+    const compact = compactAsked(incoming.target);
+    // A client that hangs up mid-body (or breaks its chunked encoding) is not a server error.
+    if (error instanceof ClientGone) {
+      return {
+        ...errorOut(new BlogError({ code: 400, reason: 'parseError', message: error.message }), corsHeaders, compact),
+        gone: true,
+      };
+    }
+    if (!BlogError.is(error) && h.onError) {
+      try {
+        h.onError(error, incoming.head());
+      } catch {
+        // A failing logger must not turn a 500 into a dropped connection.
       }
     }
-    return scoped as Record<string, Record<string, (p: unknown) => Promise<unknown>>>;
+    const e = BlogError.is(error)
+      ? error
+      : new BlogError({ code: 500, reason: 'backendError', message: 'Backend Error' });
+    return errorOut(e, corsHeaders, compact);
+  }
+}
+
+function scope(h: V3, actor: Actor | null): Scoped {
+  let scoped: object | undefined;
+  if (actor === null) scoped = h.anonymous ??= h.service.as(null);
+  else {
+    scoped = h.users.get(actor.userId);
+    if (!scoped) {
+      if (h.users.size >= SCOPE_CACHE_SIZE) h.users.delete(h.users.keys().next().value!);
+      h.users.set(actor.userId, (scoped = h.service.as({ userId: actor.userId })));
+    }
+  }
+  return scoped as Scoped;
+}
+
+/**
+ * An anonymous comment whose address is over its limit is refused here, before its body is read or parsed:
+ * the limiter's peek, taking nothing (the call takes the token), answers the seconds to wait. Not with an
+ * Idempotency-Key, whose retry of a stored comment gets that comment.
+ */
+function floodWait(h: V3, incoming: IncomingLike): number | undefined {
+  const { core } = h;
+  if (!core || incoming.header('idempotency-key') !== null) return undefined;
+  const address = h.addressOf(incoming);
+  const limit =
+    address === undefined
+      ? undefined
+      : commentRate({ kind: 'anonymous', role: null }, address, core.commentOptions.commentLimits);
+  return limit && core.commentGate?.refuses(limit.key, core.now().getTime());
+}
+
+/** `{basePath}/openapi.json`: the document of these routes (src/http/openapi.ts), built once. */
+function serveOpenApi(h: V3, incoming: IncomingLike, corsHeaders: CorsHeaders): Outgoing {
+  onlyGetOrHead(incoming.method);
+  h.openApiText ??= JSON.stringify(openApiDocument(h.basePath));
+  const headers = {
+    'content-type': JSON_TYPE,
+    'cache-control': 'public, max-age=300',
+    'x-content-type-options': 'nosniff',
+    ...corsHeaders,
+  };
+  return { status: 200, headers, text: incoming.method === 'HEAD' ? null : h.openApiText };
+}
+
+async function dispatch(h: V3, incoming: IncomingLike, corsHeaders: CorsHeaders): Promise<Outgoing> {
+  const routed = await routeOf(h, incoming, corsHeaders);
+  if (!('route' in routed)) return routed;
+  const { target, match, route, method, overridden } = routed;
+
+  // Authenticate before parsing anything the caller sent (an anonymous flood never gets bodies read).
+  const actor = h.authenticate ? await h.authenticate(incoming.head()) : null;
+  if (actor != null && (typeof actor !== 'object' || typeof actor.userId !== 'string')) {
+    throw new TypeError('authenticate() must return { userId: string } or null');
+  }
+  if (route.client && actor == null) {
+    const wait = floodWait(h, incoming);
+    if (wait !== undefined) return refusal(wait, corsHeaders);
   }
 
-  /**
-   * An anonymous comment whose address is over its limit is refused here, before its body is read or parsed:
-   * the limiter's peek, taking nothing (the call takes the token), answers the seconds to wait. Not with an
-   * Idempotency-Key, whose retry of a stored comment gets that comment.
-   */
-  function floodWait(incoming: IncomingLike): number | undefined {
-    if (!core || incoming.header('idempotency-key') !== null) return undefined;
-    const address = addressOf(incoming);
-    const limit =
-      address === undefined
-        ? undefined
-        : commentRate({ kind: 'anonymous', role: null }, address, core.commentOptions.commentLimits);
-    return limit && core.commentGate?.refuses(limit.key, core.now().getTime());
+  // A kept answer, once the store is known not to have changed since it was kept (src/http/kept.ts).
+  const { kept } = h;
+  let keep: Keep | undefined;
+  if (
+    kept &&
+    KEPT_ROUTES.has(route) &&
+    !overridden &&
+    !incoming.hasBody() &&
+    incoming.header(CONSISTENCY_TOKEN) === null &&
+    !kept.core.readSession
+  ) {
+    const key = `${actor ? `u${actor.userId}` : 'a'} ${target.path}?${normalizedQuery(target.query)}`;
+    await kept.core.catchUp();
+    const hit = kept.responses.get(key);
+    if (hit) return keptOut(hit, incoming, corsHeaders);
+    keep = { responses: kept.responses, key, since: kept.responses.mark() };
   }
 
-  /** `{basePath}/openapi.json`: the document of these routes (src/http/openapi.ts), built once. */
-  function serveOpenApi(incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Outgoing {
-    onlyGetOrHead(incoming.method);
-    openApiText ??= JSON.stringify(openApiDocument(basePath));
-    const headers = {
-      'content-type': JSON_TYPE,
-      'cache-control': 'public, max-age=300',
-      'x-content-type-options': 'nosniff',
-      ...corsHeaders,
-    };
-    return { status: 200, headers, text: incoming.method === 'HEAD' ? null : openApiText };
+  const search = overridden
+    ? await overriddenQuery(incoming, target.query, h.maxBodyBytes)
+    : target.query === ''
+      ? NO_QUERY
+      : new URLSearchParams(target.query);
+  const { params, global } = parseQuery(search, route.query);
+  const mask = global.fields === undefined ? undefined : parseFields(global.fields);
+  Object.assign(params, match.params);
+  if (route.collab) {
+    // A shared document's bytes (src/http/collab.ts): read and answered there, with the scoped collab calls.
+    const calls = (scope(h, actor ?? null) as unknown as { collab: Parameters<typeof serveCollab>[0] }).collab;
+    return serveCollab(calls, method, params, incoming, corsHeaders);
   }
+  await readParams(h, incoming, routed, params);
 
-  async function dispatch(incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Promise<Outgoing> {
-    const target = splitTarget(incoming.target);
-    const feed = target && pathSegments(target.path, feeds);
-    if (feed)
-      return serveFeed(
-        scope(null),
-        incoming.method,
-        feed,
-        target.query,
-        incoming.header('if-none-match'),
-        corsHeaders,
-        incoming.head().url,
-      );
-    const bytes = target && pathSegments(target.path, media);
-    if (bytes) return serveMedia(scope(null) as never, incoming, bytes, corsHeaders);
-    const segments = target && pathSegments(target.path, basePath);
-    if (!target || !segments)
-      return { ...errorOut(routeNotFound(), corsHeaders, compactAsked(incoming.target)), notMine: true };
-    if (segments.length === 1 && segments[0] === 'openapi.json') return serveOpenApi(incoming, corsHeaders);
-    const match = router.match(segments);
-    if (!match) throw routeNotFound();
+  let scoped = scope(h, actor ?? null);
+  // Read replicas: a client that sends back the consistency token of an earlier answer reads at or past it.
+  const sent = incoming.header(CONSISTENCY_TOKEN);
+  if (sent !== null) scoped = (internalsOf(scoped)?.fork(sent.trim()) ?? scoped) as typeof scoped;
+  const result = await call(h, incoming, route, scoped, params);
+  const token = internalsOf(scoped)?.core.readSession?.token();
+  return answer(incoming, routed, result, mask, global.pretty, token, keep, corsHeaders);
+}
 
-    // POST + X-HTTP-Method-Override: GET is served as that GET (src/http/override.ts).
-    const method = effectiveMethod(incoming);
-    const overridden = method !== incoming.method;
-    // A CORS preflight (an OPTIONS without Origin is an ordinary request, and gets a 405).
-    if (
-      method === 'OPTIONS' &&
-      cors &&
-      incoming.header('origin') !== null &&
-      incoming.header('access-control-request-method') !== null
-    ) {
-      return preflight(cors, match.methods, incoming, corsHeaders);
-    }
-    const route = match.methods.get(method === 'HEAD' ? 'GET' : method);
-    if (!route) {
-      throw methodNotAllowed(method, allowed(match.methods));
-    }
+/**
+ * The route a request names: the feeds, media bytes and the OpenAPI document answered on the spot; a CORS
+ * preflight answered; no such path a 404 (outside the base path, one an Express-style host passes on), no such
+ * method a 405.
+ */
+async function routeOf(h: V3, incoming: IncomingLike, corsHeaders: CorsHeaders): Promise<Routed | Outgoing> {
+  const target = splitTarget(incoming.target);
+  const feed = target && pathSegments(target.path, h.feeds);
+  if (feed)
+    return serveFeed(
+      scope(h, null),
+      incoming.method,
+      feed,
+      target.query,
+      incoming.header('if-none-match'),
+      corsHeaders,
+      incoming.head().url,
+    );
+  const bytes = target && pathSegments(target.path, h.media);
+  if (bytes) return serveMedia(scope(h, null) as never, incoming, bytes, corsHeaders);
+  const segments = target && pathSegments(target.path, h.basePath);
+  if (!target || !segments)
+    return { ...errorOut(routeNotFound(), corsHeaders, compactAsked(incoming.target)), notMine: true };
+  if (segments.length === 1 && segments[0] === 'openapi.json') return serveOpenApi(h, incoming, corsHeaders);
+  const match = router.match(segments);
+  if (!match) throw routeNotFound();
 
-    // Authenticate before parsing anything the caller sent (an anonymous flood never gets bodies read).
-    const actor = authenticate ? await authenticate(incoming.head()) : null;
-    if (actor != null && (typeof actor !== 'object' || typeof actor.userId !== 'string')) {
-      throw new TypeError('authenticate() must return { userId: string } or null');
-    }
-    if (route.client && actor == null) {
-      const wait = floodWait(incoming);
-      if (wait !== undefined) return refusal(wait, corsHeaders);
-    }
-
-    // A kept answer, once the store is known not to have changed since it was kept (src/http/kept.ts).
-    let keptKey: string | undefined;
-    let since = 0;
-    if (
-      kept &&
-      KEPT_ROUTES.has(route) &&
-      !overridden &&
-      !incoming.hasBody() &&
-      incoming.header(CONSISTENCY_TOKEN) === null &&
-      !kept.core.readSession
-    ) {
-      keptKey = `${actor ? `u${actor.userId}` : 'a'} ${target.path}?${normalizedQuery(target.query)}`;
-      await kept.core.catchUp();
-      const hit = kept.responses.get(keptKey);
-      if (hit) return keptOut(hit, incoming, corsHeaders);
-      since = kept.responses.mark();
-    }
-
-    const search = overridden
-      ? await overriddenQuery(incoming, target.query, maxBodyBytes)
-      : target.query === ''
-        ? NO_QUERY
-        : new URLSearchParams(target.query);
-    const { params, global } = parseQuery(search, route.query);
-    const mask = global.fields === undefined ? undefined : parseFields(global.fields);
-    Object.assign(params, match.params);
-    if (route.collab) {
-      // A shared document's bytes (src/http/collab.ts): read and answered there, with the scoped collab calls.
-      const calls = (scope(actor ?? null) as unknown as { collab: Parameters<typeof serveCollab>[0] }).collab;
-      return serveCollab(calls, method, params, incoming, corsHeaders);
-    }
-    // The whole request is read before anything runs, on every route: a DELETE whose body breaks off
-    // midway must not have deleted anything.
-    // (An overridden GET's body was its query, read above.)
-    if (route.upload) {
-      // Streamed to the service as it arrives (never held whole); a declared size over the limit goes first.
-      const declared = incoming.header('content-length');
-      if (
-        maxMediaBytes !== undefined &&
-        declared !== null &&
-        /^\d+$/.test(declared) &&
-        Number(declared) > maxMediaBytes
-      )
-        throw tooLarge(maxMediaBytes);
-      if (overridden || !incoming.hasBody()) {
-        throw new BlogError({
-          code: 400,
-          reason: 'required',
-          message: 'Required: the picture as the request body',
-          location: 'body',
-          locationType: 'body',
-        });
-      }
-      Object.assign(params, uploadHeaders(incoming), { body: incoming.bodyStream() });
-    }
-    const body =
-      overridden || route.upload ? undefined : await readRequestBody(incoming, maxBodyBytes, route.body === true);
-    if (route.body) {
-      if (body === undefined) {
-        throw new BlogError({
-          code: 400,
-          reason: 'required',
-          message: 'Required: a JSON request body',
-          location: 'body',
-          locationType: 'body',
-        });
-      }
-      if (!route.bodyFields) params.body = body;
-      else if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
-        // The path's parameters stand: a body naming another blog does not move the call there.
-        for (const [k, v] of Object.entries(body)) if (!(k in match.params)) params[k] = v;
-      } else throw notAnObject();
-    }
-    if (route.ifMatch) {
-      const ifMatch = incoming.header('if-match');
-      if (ifMatch !== null) params.ifMatch = ifMatch.trim();
-    }
-
-    let scoped = scope(actor ?? null);
-    // Read replicas: a client that sends back the consistency token of an earlier answer reads at or past it.
-    const sent = incoming.header(CONSISTENCY_TOKEN);
-    if (sent !== null) scoped = (internalsOf(scoped)?.fork(sent.trim()) ?? scoped) as typeof scoped;
-    // A namespace may be nested (`posts.revisions`).
-    let api: Record<string, unknown> = scoped;
-    for (const part of route.op[0].split('.')) api = api[part] as Record<string, unknown>;
-    // Who sent it, for the comment limits (not part of an Idempotency-Key's fingerprint: a retry may come from elsewhere).
-    const client = route.client ? clientOf(incoming, addressOf) : undefined;
-    const call = () =>
-      (api[route.op[1]] as (p: unknown) => Promise<unknown>)(client ? { ...params, ...client } : params);
-    const key = route.idempotent ? incoming.header('idempotency-key') : null;
-    const inner = internalsOf(scoped);
-    // An upload's bytes are its id (the same picture answers the same media): its key stands for its headers.
-    const fingerprint = route.upload ? { ...params, body: incoming.header('content-length') } : params;
-    const result =
-      key !== null && inner
-        ? await once(inner.core, inner.actor, key.trim(), { op: route.op, params: fingerprint }, call)
-        : await call();
-
-    const token = inner?.core.readSession?.token();
-    const tokenHeader = token === undefined ? undefined : { [CONSISTENCY_TOKEN]: token };
-    if (route.noContent) return { status: 204, headers: { ...corsHeaders, ...tokenHeader }, text: null };
-    const headers: Record<string, string> = {
-      'content-type': JSON_TYPE,
-      'cache-control': PRIVATE,
-      'x-content-type-options': 'nosniff',
-    };
-    if (token !== undefined) headers[CONSISTENCY_TOKEN] = token;
-    const etag = route.etag ? (result as { etag?: unknown } | undefined)?.etag : undefined;
-    if (typeof etag === 'string') {
-      headers.etag = etag;
-      if (route.method === 'GET' && etagMatches(incoming.header('if-none-match'), etag)) {
-        return { status: 304, headers: { etag, 'cache-control': PRIVATE, ...corsHeaders, ...tokenHeader }, text: null };
-      }
-    }
-    const out = mask ? applyFields(result, mask) : result;
-    const text = global.pretty ? `${JSON.stringify(out, null, 2)}\n` : JSON.stringify(out);
-    if (keptKey === undefined) {
-      return { status: 200, headers: { ...headers, ...corsHeaders }, text: method === 'HEAD' ? null : text };
-    }
-    const encoded = encoder.encode(text);
-    kept!.responses.set(keptKey, headers, encoded, since);
-    return { status: 200, headers: { ...headers, ...corsHeaders }, text: method === 'HEAD' ? null : encoded };
+  // POST + X-HTTP-Method-Override: GET is served as that GET (src/http/override.ts).
+  const method = effectiveMethod(incoming);
+  const overridden = method !== incoming.method;
+  // A CORS preflight (an OPTIONS without Origin is an ordinary request, and gets a 405).
+  if (
+    method === 'OPTIONS' &&
+    h.cors &&
+    incoming.header('origin') !== null &&
+    incoming.header('access-control-request-method') !== null
+  ) {
+    return preflight(h.cors, match.methods, incoming, corsHeaders);
   }
+  const route = match.methods.get(method === 'HEAD' ? 'GET' : method);
+  if (!route) {
+    throw methodNotAllowed(method, allowed(match.methods));
+  }
+  return { target, match, route, method, overridden };
+}
+
+/**
+ * The rest of a call's parameters, from the request itself: an upload's streamed bytes and headers, a JSON
+ * body's fields (the path's own parameters stand), If-Match. The whole request is read before anything runs, on
+ * every route: a DELETE whose body breaks off midway must not have deleted anything. (An overridden GET's body was
+ * its query, read before.)
+ */
+async function readParams(h: V3, incoming: IncomingLike, routed: Routed, params: Record<string, unknown>) {
+  const { route, match, overridden } = routed;
+  const { maxMediaBytes } = h;
+  if (route.upload) {
+    // Streamed to the service as it arrives (never held whole); a declared size over the limit goes first.
+    const declared = incoming.header('content-length');
+    if (maxMediaBytes !== undefined && declared !== null && /^\d+$/.test(declared) && Number(declared) > maxMediaBytes)
+      throw tooLarge(maxMediaBytes);
+    if (overridden || !incoming.hasBody()) throw requiredBody('the picture as the request body');
+    Object.assign(params, uploadHeaders(incoming), { body: incoming.bodyStream() });
+  }
+  const body =
+    overridden || route.upload ? undefined : await readRequestBody(incoming, h.maxBodyBytes, route.body === true);
+  if (route.body) {
+    if (body === undefined) throw requiredBody('a JSON request body');
+    if (!route.bodyFields) params.body = body;
+    else if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+      // The path's parameters stand: a body naming another blog does not move the call there.
+      for (const [k, v] of Object.entries(body)) if (!(k in match.params)) params[k] = v;
+    } else throw notAnObject();
+  }
+  if (route.ifMatch) {
+    const ifMatch = incoming.header('if-match');
+    if (ifMatch !== null) params.ifMatch = ifMatch.trim();
+  }
+}
+
+const requiredBody = (what: string) =>
+  new BlogError({
+    code: 400,
+    reason: 'required',
+    message: `Required: ${what}`,
+    location: 'body',
+    locationType: 'body',
+  });
+
+/** The service's call for a route, once per Idempotency-Key where the route takes one. */
+async function call(h: V3, incoming: IncomingLike, route: Route, scoped: Scoped, params: Record<string, unknown>) {
+  // A namespace may be nested (`posts.revisions`).
+  let api: Record<string, unknown> = scoped;
+  for (const part of route.op[0].split('.')) api = api[part] as Record<string, unknown>;
+  // Who sent it, for the comment limits (not part of an Idempotency-Key's fingerprint: a retry may come from elsewhere).
+  const client = route.client ? clientOf(incoming, h.addressOf) : undefined;
+  const run = () => (api[route.op[1]] as (p: unknown) => Promise<unknown>)(client ? { ...params, ...client } : params);
+  const key = route.idempotent ? incoming.header('idempotency-key') : null;
+  const inner = internalsOf(scoped);
+  // An upload's bytes are its id (the same picture answers the same media): its key stands for its headers.
+  const fingerprint = route.upload ? { ...params, body: incoming.header('content-length') } : params;
+  return key !== null && inner
+    ? await once(inner.core, inner.actor, key.trim(), { op: route.op, params: fingerprint }, run)
+    : await run();
+}
+
+/** Where a kept route's answer goes once built: its key, and the mark it was read after. */
+interface Keep {
+  responses: KeptResponses;
+  key: string;
+  since: number;
+}
+
+/**
+ * A call's answer: 204 for a route with none, 304 when the client has its ETag, else the result's JSON (cut by
+ * `fields`), kept when `keep` says where. Every answer carries the read replica's token.
+ */
+function answer(
+  incoming: IncomingLike,
+  { route, method }: Routed,
+  result: unknown,
+  mask: FieldMask | undefined,
+  pretty: boolean,
+  token: string | undefined,
+  keep: Keep | undefined,
+  corsHeaders: CorsHeaders,
+): Outgoing {
+  const tokenHeader = token === undefined ? undefined : { [CONSISTENCY_TOKEN]: token };
+  if (route.noContent) return { status: 204, headers: { ...corsHeaders, ...tokenHeader }, text: null };
+  const headers: Record<string, string> = {
+    'content-type': JSON_TYPE,
+    'cache-control': PRIVATE,
+    'x-content-type-options': 'nosniff',
+  };
+  if (token !== undefined) headers[CONSISTENCY_TOKEN] = token;
+  const etag = route.etag ? (result as { etag?: unknown } | undefined)?.etag : undefined;
+  if (typeof etag === 'string') {
+    headers.etag = etag;
+    if (route.method === 'GET' && etagMatches(incoming.header('if-none-match'), etag)) {
+      return { status: 304, headers: { etag, 'cache-control': PRIVATE, ...corsHeaders, ...tokenHeader }, text: null };
+    }
+  }
+  const out = mask ? applyFields(result, mask) : result;
+  const text = pretty ? `${JSON.stringify(out, null, 2)}\n` : JSON.stringify(out);
+  if (keep === undefined) {
+    return { status: 200, headers: { ...headers, ...corsHeaders }, text: method === 'HEAD' ? null : text };
+  }
+  const encoded = encoder.encode(text);
+  keep.responses.set(keep.key, headers, encoded, keep.since);
+  return { status: 200, headers: { ...headers, ...corsHeaders }, text: method === 'HEAD' ? null : encoded };
 }
 
 /** The kept responses of a handler, with the core whose change-log check comes before each (none without one). */

@@ -144,8 +144,27 @@ function querySchema(name: string, kind: ParamKind, json: JsonSchema | undefined
   }
 }
 
+/** One route's operation: its parameters, request body and answers. */
 function operation(route: Route): Doc {
   const json = operationSchema(route);
+  return {
+    operationId: route.op.join('.'),
+    tags: [route.op[0]],
+    parameters: parametersOf(route, json),
+    ...requestBodyOf(route, json),
+    responses: {
+      ...answersOf(route),
+      default: {
+        description: "An error in Google's shape",
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
+    },
+    ...(route.extension ? { 'x-blogcore-extension': true } : {}),
+  };
+}
+
+/** A route's parameters: its path's, its query's (required as its schema says), the headers it reads. */
+function parametersOf(route: Route, json: JsonSchema): Doc[] {
   const props = propertiesOf(json);
   const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
     name: m[1]!,
@@ -184,22 +203,13 @@ function operation(route: Route): Doc {
       : [];
   if (route.collab)
     headers.push({ name: PRESENCE_HEADER, in: 'header', schema: { type: 'string' }, description: PRESENCE });
-  const ok = route.collab
-    ? collabAnswers(route)
-    : route.noContent
-      ? { '204': { description: 'Done' } }
-      : {
-          '200': {
-            description: 'The resource',
-            ...(route.etag ? { headers: { ETag: { schema: { type: 'string' } } } } : {}),
-            content: { 'application/json': { schema: { $ref: `#/components/schemas/${resourceOf(route.op)}` } } },
-          },
-          ...(route.method === 'GET' && route.etag ? { '304': { description: 'Not modified (If-None-Match)' } } : {}),
-        };
+  return [...pathParams, ...query, ...headers];
+}
+
+/** A route's request body, if it takes one: JSON (PATCH's fields or the operation's), a Yjs update, a picture. */
+function requestBodyOf(route: Route, json: JsonSchema): Doc {
+  const props = propertiesOf(json);
   return {
-    operationId: route.op.join('.'),
-    tags: [route.op[0]],
-    parameters: [...pathParams, ...query, ...headers],
     ...(route.body
       ? {
           requestBody: {
@@ -236,15 +246,23 @@ function operation(route: Route): Doc {
           },
         }
       : {}),
-    responses: {
-      ...ok,
-      default: {
-        description: "An error in Google's shape",
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-      },
-    },
-    ...(route.extension ? { 'x-blogcore-extension': true } : {}),
   };
+}
+
+/** A route's answers but the error: a shared document's, 204, or the resource (and 304 where it has an ETag). */
+function answersOf(route: Route): Doc {
+  return route.collab
+    ? collabAnswers(route)
+    : route.noContent
+      ? { '204': { description: 'Done' } }
+      : {
+          '200': {
+            description: 'The resource',
+            ...(route.etag ? { headers: { ETag: { schema: { type: 'string' } } } } : {}),
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/${resourceOf(route.op)}` } } },
+          },
+          ...(route.method === 'GET' && route.etag ? { '304': { description: 'Not modified (If-None-Match)' } } : {}),
+        };
 }
 
 const PRESENCE =

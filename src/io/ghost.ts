@@ -21,29 +21,7 @@ const escapeHtml = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;')
 export async function importGhost(restorer: Restorer, chunks: AsyncIterable<string>): Promise<void> {
   let text = '';
   for await (const c of chunks) text += c;
-  let doc: Row;
-  try {
-    doc = JSON.parse(text.replace(/^\uFEFF/, '')) as Row;
-  } catch (e) {
-    throw new BlogError({
-      code: 400,
-      reason: 'parseError',
-      message: `Ghost export: not valid JSON (${(e as Error).message})`,
-      location: 'source',
-      locationType: 'body',
-    });
-  }
-  const db = rows((doc as { db?: unknown }).db)[0] ?? doc;
-  const data = (db as { data?: unknown }).data as Row | undefined;
-  if (!data || typeof data !== 'object' || !Array.isArray(data.posts)) {
-    throw new BlogError({
-      code: 400,
-      reason: 'parseError',
-      message: 'Not a Ghost export: no db[0].data.posts',
-      location: 'source',
-      locationType: 'body',
-    });
-  }
+  const data = ghostData(text);
   const blogUrl = restorer.blogUrl(undefined);
   const settings = Object.fromEntries(rows(data.settings).map((r) => [s(r.key), s(r.value)]));
   const users = new Map(rows(data.users).map((u) => [s(u.id), u]));
@@ -61,19 +39,7 @@ export async function importGhost(restorer: Restorer, chunks: AsyncIterable<stri
     },
     owner ? userOf(owner) : undefined,
   );
-
-  const tags = new Map(rows(data.tags).map((t) => [s(t.id), s(t.name)]));
-  const labels = new Map<string, string[]>();
-  for (const pt of rows(data.posts_tags)) {
-    const name = tags.get(s(pt.tag_id));
-    if (!name || name.startsWith('#')) continue; // #internal tags are Ghost's own, never shown
-    const list = labels.get(s(pt.post_id)) ?? [];
-    list.push(name);
-    labels.set(s(pt.post_id), list);
-  }
-  const authors = new Map<string, string>();
-  for (const pa of rows(data.posts_authors))
-    if (!authors.has(s(pa.post_id))) authors.set(s(pa.post_id), s(pa.author_id));
+  const { labels, authors } = relations(data);
 
   for (const p of rows(data.posts)) {
     const id = s(p.id);
@@ -124,4 +90,49 @@ export async function importGhost(restorer: Restorer, chunks: AsyncIterable<stri
       notPublic,
     });
   }
+}
+
+/** The `data` of a Ghost export (`db[0].data`, or `data` at the top in some), or a 400 naming what is wrong. */
+function ghostData(text: string): Row {
+  let doc: Row;
+  try {
+    doc = JSON.parse(text.replace(/^\uFEFF/, '')) as Row;
+  } catch (e) {
+    throw new BlogError({
+      code: 400,
+      reason: 'parseError',
+      message: `Ghost export: not valid JSON (${(e as Error).message})`,
+      location: 'source',
+      locationType: 'body',
+    });
+  }
+  const db = rows((doc as { db?: unknown }).db)[0] ?? doc;
+  const data = (db as { data?: unknown }).data as Row | undefined;
+  if (!data || typeof data !== 'object' || !Array.isArray(data.posts)) {
+    throw new BlogError({
+      code: 400,
+      reason: 'parseError',
+      message: 'Not a Ghost export: no db[0].data.posts',
+      location: 'source',
+      locationType: 'body',
+    });
+  }
+  return data;
+}
+
+/** What Ghost keeps apart from its posts: each post's labels (its tags but #internal ones) and its first author. */
+function relations(data: Row) {
+  const tags = new Map(rows(data.tags).map((t) => [s(t.id), s(t.name)]));
+  const labels = new Map<string, string[]>();
+  for (const pt of rows(data.posts_tags)) {
+    const name = tags.get(s(pt.tag_id));
+    if (!name || name.startsWith('#')) continue; // #internal tags are Ghost's own, never shown
+    const list = labels.get(s(pt.post_id)) ?? [];
+    list.push(name);
+    labels.set(s(pt.post_id), list);
+  }
+  const authors = new Map<string, string>();
+  for (const pa of rows(data.posts_authors))
+    if (!authors.has(s(pa.post_id))) authors.set(s(pa.post_id), s(pa.author_id));
+  return { labels, authors };
 }

@@ -295,34 +295,7 @@ export function mediaApi(core: Core, actor: Actor) {
   const userId = actorUserId(actor);
 
   const out = (r: MediaRecord) => mediaOut(core, r);
-
-  /** A blog's media as an AUTHOR or ADMIN sees it (readers list nothing and see no records). */
-  async function editor(blogId: string): Promise<Standing> {
-    const s = await core.reader(actor, blogId);
-    requireRole(s, 'AUTHOR', 'see the media of this blog');
-    return s;
-  }
-
-  async function load(blogId: string, sha: string) {
-    const stored = await core.get('media', mediaId(blogId, sha));
-    if (!stored) throw notFound('Media');
-    return stored;
-  }
-
-  /** Whether a post or page of the blog still uses the picture (the `media` index of records.ts). */
-  async function used(blogId: string, sha: string): Promise<boolean> {
-    for (const collection of ['posts', 'pages'] as const) {
-      const found = await core.driver.keys({
-        collection,
-        index: 'media',
-        prefixes: [[blogId, sha]],
-        direction: 'asc',
-        limit: 1,
-      });
-      if (found.length > 0) return true;
-    }
-    return false;
-  }
+  const editor = (blogId: string) => mediaEditor(core, actor, blogId);
 
   return {
     async upload(input: MediaUploadParams): Promise<Media> {
@@ -340,43 +313,17 @@ export function mediaApi(core: Core, actor: Actor) {
     async get(input: MediaGetParams): Promise<Media> {
       const p = core.parse(mediaParams.mediaGet, input);
       await editor(p.blogId);
-      return out((await load(p.blogId, p.mediaId)).doc);
+      return out((await load(core, p.blogId, p.mediaId)).doc);
     },
 
     async list(input: MediaListParams): Promise<MediaList> {
       const p = core.parse(mediaParams.mediaList, input);
       await editor(p.blogId);
       const max = p.maxResults ?? DEFAULT_MAX;
-      if (p.postId === undefined) {
-        const pg = await page(
-          core.driver,
-          {
-            collection: 'media',
-            index: 'blog',
-            prefixes: [[p.blogId]],
-            direction: 'desc',
-            fingerprint: shortHash(`media:${p.blogId}`),
-          },
-          max,
-          p.pageToken,
-        );
-        const items = await Promise.all(pg.items.map((h) => out(h.doc as unknown as MediaRecord)));
-        return { kind: 'blogcore#mediaList', items, ...(pg.nextPageToken ? { nextPageToken: pg.nextPageToken } : {}) };
-      }
-      // The media one post (or page) uses, in the order its content first uses them: read from that one record.
-      const item = (await core.get('posts', p.postId)) ?? (await core.get('pages', p.postId));
-      if (!item || item.doc.blogId !== p.blogId) throw notFound('Post');
-      const refs = mediaRefs(p.blogId, item.doc.content);
-      const from = p.pageToken === undefined ? 0 : offsetOf(p.pageToken, p.postId);
-      const ids = refs.slice(from, from + max);
-      const found = ids.length
-        ? await core.driver.getMany(
-            'media',
-            ids.map((sha) => mediaId(p.blogId, sha)),
-          )
-        : [];
-      const items = await Promise.all(found.flatMap((d) => (d ? [out(d.doc as unknown as MediaRecord)] : [])));
-      const next = from + max < refs.length ? encodeJson([p.postId, from + max]) : undefined;
+      const { records, next } = await (p.postId === undefined
+        ? blogMedia(core, p.blogId, max, p.pageToken)
+        : postMedia(core, p.blogId, p.postId, max, p.pageToken));
+      const items = await Promise.all(records.map(out));
       return { kind: 'blogcore#mediaList', items, ...(next ? { nextPageToken: next } : {}) };
     },
 
@@ -386,7 +333,7 @@ export function mediaApi(core: Core, actor: Actor) {
       await editor(p.blogId);
       const record = await core.transact(
         async () => {
-          const stored = await load(p.blogId, p.mediaId);
+          const stored = await load(core, p.blogId, p.mediaId);
           checkIfMatch(p.ifMatch, stored.id, stored.doc.rev);
           const r = stored.doc;
           const next: MediaRecord = {
@@ -409,11 +356,11 @@ export function mediaApi(core: Core, actor: Actor) {
       requireRole(s, 'AUTHOR', 'delete media');
       const gone = await core.transact(
         async () => {
-          const stored = await load(p.blogId, p.mediaId);
+          const stored = await load(core, p.blogId, p.mediaId);
           if (!mayEdit(s.role, userId, 'media', stored.doc))
             throw forbidden('Authors may delete only the media they uploaded');
           checkIfMatch(p.ifMatch, stored.id, stored.doc.rev);
-          if (!p.force && (await used(p.blogId, p.mediaId))) {
+          if (!p.force && (await used(core, p.blogId, p.mediaId))) {
             throw conflict(
               'A post or page still uses this picture: remove it from them first, or delete with force: true',
             );
@@ -430,27 +377,91 @@ export function mediaApi(core: Core, actor: Actor) {
     async read(input: MediaReadParams): Promise<MediaRead> {
       const p = core.parse(mediaParams.mediaRead, input);
       await core.reader(actor, p.blogId);
-      const r = (await load(p.blogId, p.mediaId)).doc;
-      let range: { offset: number; length: number } | undefined;
-      if (p.range) {
-        const { offset } = p.range;
-        if (offset >= r.bytes || p.range.length === 0) {
-          throw new BlogError({
-            code: 416,
-            reason: 'requestedRangeNotSatisfiable',
-            message: `The range starts at or past the end of the picture (${r.bytes} bytes), or is empty`,
-            location: 'range',
-            locationType: 'parameter',
-          });
-        }
-        range = { offset, length: Math.min(p.range.length ?? r.bytes, r.bytes - offset) };
-      }
+      const r = (await load(core, p.blogId, p.mediaId)).doc;
+      const range = p.range && rangeOf(r, p.range);
       // Always a range (all of it by default): the store then need not look the size up.
       const body = await core.blobs.read(r.blob, range ?? { offset: 0, length: r.bytes });
       if (!body) throw notFound('Media bytes');
       return { contentType: r.contentType, bytes: r.bytes, etag: `"${r.sha256}"`, ...(range ? { range } : {}), body };
     },
   };
+}
+
+/** A blog's media as an AUTHOR or ADMIN sees it (readers list nothing and see no records). */
+async function mediaEditor(core: Core, actor: Actor, blogId: string): Promise<Standing> {
+  const s = await core.reader(actor, blogId);
+  requireRole(s, 'AUTHOR', 'see the media of this blog');
+  return s;
+}
+
+async function load(core: Core, blogId: string, sha: string) {
+  const stored = await core.get('media', mediaId(blogId, sha));
+  if (!stored) throw notFound('Media');
+  return stored;
+}
+
+/** Whether a post or page of the blog still uses the picture (the `media` index of records.ts). */
+async function used(core: Core, blogId: string, sha: string): Promise<boolean> {
+  for (const collection of ['posts', 'pages'] as const) {
+    const found = await core.driver.keys({
+      collection,
+      index: 'media',
+      prefixes: [[blogId, sha]],
+      direction: 'asc',
+      limit: 1,
+    });
+    if (found.length > 0) return true;
+  }
+  return false;
+}
+
+/** A page of a blog's media, newest first (keyset-paged on the `blog` index). */
+async function blogMedia(core: Core, blogId: string, max: number, pageToken: string | undefined) {
+  const pg = await page(
+    core.driver,
+    {
+      collection: 'media',
+      index: 'blog',
+      prefixes: [[blogId]],
+      direction: 'desc',
+      fingerprint: shortHash(`media:${blogId}`),
+    },
+    max,
+    pageToken,
+  );
+  return { records: pg.items.map((h) => h.doc as unknown as MediaRecord), next: pg.nextPageToken };
+}
+
+/** The media one post (or page) uses, in the order its content first uses them: read from that one record. */
+async function postMedia(core: Core, blogId: string, postId: string, max: number, pageToken: string | undefined) {
+  const item = (await core.get('posts', postId)) ?? (await core.get('pages', postId));
+  if (!item || item.doc.blogId !== blogId) throw notFound('Post');
+  const refs = mediaRefs(blogId, item.doc.content);
+  const from = pageToken === undefined ? 0 : offsetOf(pageToken, postId);
+  const ids = refs.slice(from, from + max);
+  const found = ids.length
+    ? await core.driver.getMany(
+        'media',
+        ids.map((sha) => mediaId(blogId, sha)),
+      )
+    : [];
+  const records = found.flatMap((d) => (d ? [d.doc as unknown as MediaRecord] : []));
+  return { records, next: from + max < refs.length ? encodeJson([postId, from + max]) : undefined };
+}
+
+/** The bytes a `range` asks for, cut to the picture's end; 416 when it starts at or past it, or is empty. */
+function rangeOf(r: MediaRecord, asked: { offset: number; length?: number | undefined }) {
+  const { offset } = asked;
+  if (offset >= r.bytes || asked.length === 0) {
+    throw new BlogError({
+      code: 416,
+      reason: 'requestedRangeNotSatisfiable',
+      message: `The range starts at or past the end of the picture (${r.bytes} bytes), or is empty`,
+      location: 'range',
+      locationType: 'parameter',
+    });
+  }
+  return { offset, length: Math.min(asked.length ?? r.bytes, r.bytes - offset) };
 }
 
 /** A `list({ postId })` page token: the post it was made for and the position in its media. */

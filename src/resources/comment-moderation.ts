@@ -20,6 +20,7 @@ import { htmlToText } from '../rules/text.js';
 import { normalizeAddress } from '../util/addresses.js';
 import { COMMENT_STATUSES, LIMITS, type CommentStatus } from '../schema/schemas.js';
 import type { Core } from '../core/core.js';
+import type { Output } from '../schema/standard.js';
 import { DriverConflict, type Key, type WriteOp } from '../store/driver.js';
 import { notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
@@ -48,75 +49,15 @@ const MOVED = {
 
 export function commentModerationApi(core: Core, actor: Actor) {
   const actorId = actorUserId(actor);
-
-  /** Loads a comment of a post for moderation, with the post it belongs to. */
-  async function loadPair(blogId: string, postId: string, commentId: string) {
-    const [post, comment] = await Promise.all([core.get('posts', postId), core.get('comments', commentId)]);
-    if (!post || post.doc.blogId !== blogId) throw notFound('Post');
-    if (!comment || comment.doc.postId !== postId || comment.doc.blogId !== blogId) throw notFound('Comment');
-    return { post, comment };
-  }
-
-  async function moderate(input: CommentsActionParams, action: keyof typeof COMMENT_MOVES): Promise<Comment> {
-    const p = core.parse(params.commentsAction, input);
-    const s = await core.writer(actor, p.blogId);
-    requireRole(s, 'ADMIN', 'moderate comments');
-    const { after } = await core.transact(
-      async () => {
-        const { post, comment } = await loadPair(p.blogId, p.postId, p.commentId);
-        const c = comment.doc;
-        const to = moveComment(action, c.status);
-        if (to === c.status) return { ops: [], result: { before: c, after: c } };
-        const next: CommentRecord = {
-          ...c,
-          status: to,
-          updated: core.nowIso(),
-          ...(to === 'EMPTIED' ? { content: '' } : {}),
-        };
-        return {
-          ops: [put('comments', next, comment.version), ...recount(post, c.status, next.status)],
-          result: { before: c, after: next },
-        };
-      },
-      (r) =>
-        core.event(MOVED[action], { blogId: p.blogId, id: r.after.id, actorId }, () =>
-          commentOut(core, r.after, 'ADMIN', true),
-        ),
-    );
-    return commentOut(core, after, s.view, true);
-  }
+  const moderate = (input: CommentsActionParams, action: keyof typeof COMMENT_MOVES) =>
+    moveOne(core, actor, input, action);
 
   return {
     async moderate(input: CommentsModerateParams): Promise<CommentsModerateResult> {
       const p = core.parse(params.commentsModerate, input);
       const s = await core.writer(actor, p.blogId);
       requireRole(s, 'ADMIN', 'moderate comments');
-      const f = p.filter;
-      const statuses = f.status ?? [...COMMENT_STATUSES];
-      const address = f.clientAddress === undefined ? undefined : normalizeAddress(f.clientAddress);
-      const who = whoOf({ authorId: f.authorId, clientAddress: address });
-      // The author or address index when one is named (an author's and an address's never meet: whoOf).
-      const prefixes: Key[] = who
-        ? statuses.map((st) => [p.blogId, who, st])
-        : COMMENT_VIS.flatMap((vis) => statuses.map((st) => [p.blogId, vis, st]));
-      const contains = f.contains?.toLowerCase();
-      const q: PageQuery<'comments'> = {
-        collection: 'comments',
-        index: who ? 'who' : 'blog',
-        prefixes,
-        direction: 'asc',
-        fingerprint: shortHash(JSON.stringify(['moderate', p.blogId, [...statuses].sort(), f, p.action])),
-        ...(contains !== undefined || (who && f.authorId !== undefined && address !== undefined)
-          ? {
-              filter: (hits) =>
-                hits.filter(
-                  (h) =>
-                    (contains === undefined || htmlToText(h.doc.content).toLowerCase().includes(contains)) &&
-                    (address === undefined || h.doc.clientAddress === address),
-                ),
-            }
-          : {}),
-      };
+      const q = moderationQuery(p.blogId, p.filter, p.action);
       const pg = await page(core.driver, q, LIMITS.moderateBatch, p.pageToken);
       const byPost = new Map<string, string[]>();
       for (const h of pg.items) byPost.set(h.doc.postId, [...(byPost.get(h.doc.postId) ?? []), h.id]);
@@ -178,7 +119,7 @@ export function commentModerationApi(core: Core, actor: Actor) {
       requireRole(s, 'ADMIN', 'delete comments');
       await core.transact(
         async () => {
-          const { post, comment } = await loadPair(p.blogId, p.postId, p.commentId);
+          const { post, comment } = await loadPair(core, p.blogId, p.postId, p.commentId);
           // Replies keep their inReplyTo: the thread shows the gap rather than losing the replies.
           return {
             ops: [
@@ -191,6 +132,83 @@ export function commentModerationApi(core: Core, actor: Actor) {
         () => core.event('comment.deleted', { blogId: p.blogId, id: p.commentId, actorId }),
       );
     },
+  };
+}
+
+/** Loads a comment of a post for moderation, with the post it belongs to. */
+async function loadPair(core: Core, blogId: string, postId: string, commentId: string) {
+  const [post, comment] = await Promise.all([core.get('posts', postId), core.get('comments', commentId)]);
+  if (!post || post.doc.blogId !== blogId) throw notFound('Post');
+  if (!comment || comment.doc.postId !== postId || comment.doc.blogId !== blogId) throw notFound('Comment');
+  return { post, comment };
+}
+
+/** approve, markAsSpam, removeContent: one comment moved by an ADMIN, the post's counters with it. */
+async function moveOne(
+  core: Core,
+  actor: Actor,
+  input: CommentsActionParams,
+  action: keyof typeof COMMENT_MOVES,
+): Promise<Comment> {
+  const actorId = actorUserId(actor);
+  const p = core.parse(params.commentsAction, input);
+  const s = await core.writer(actor, p.blogId);
+  requireRole(s, 'ADMIN', 'moderate comments');
+  const { after } = await core.transact(
+    async () => {
+      const { post, comment } = await loadPair(core, p.blogId, p.postId, p.commentId);
+      const c = comment.doc;
+      const to = moveComment(action, c.status);
+      if (to === c.status) return { ops: [], result: { before: c, after: c } };
+      const next: CommentRecord = {
+        ...c,
+        status: to,
+        updated: core.nowIso(),
+        ...(to === 'EMPTIED' ? { content: '' } : {}),
+      };
+      return {
+        ops: [put('comments', next, comment.version), ...recount(post, c.status, next.status)],
+        result: { before: c, after: next },
+      };
+    },
+    (r) =>
+      core.event(MOVED[action], { blogId: p.blogId, id: r.after.id, actorId }, () =>
+        commentOut(core, r.after, 'ADMIN', true),
+      ),
+  );
+  return commentOut(core, after, s.view, true);
+}
+
+/** The comments `moderate` walks: the author or address index when one is named, else the blog's, filtered. */
+function moderationQuery(
+  blogId: string,
+  f: Output<typeof params.commentsModerate>['filter'],
+  action: ModerateAction,
+): PageQuery<'comments'> {
+  const statuses = f.status ?? [...COMMENT_STATUSES];
+  const address = f.clientAddress === undefined ? undefined : normalizeAddress(f.clientAddress);
+  const who = whoOf({ authorId: f.authorId, clientAddress: address });
+  // The author or address index when one is named (an author's and an address's never meet: whoOf).
+  const prefixes: Key[] = who
+    ? statuses.map((st) => [blogId, who, st])
+    : COMMENT_VIS.flatMap((vis) => statuses.map((st) => [blogId, vis, st]));
+  const contains = f.contains?.toLowerCase();
+  return {
+    collection: 'comments',
+    index: who ? 'who' : 'blog',
+    prefixes,
+    direction: 'asc',
+    fingerprint: shortHash(JSON.stringify(['moderate', blogId, [...statuses].sort(), f, action])),
+    ...(contains !== undefined || (who && f.authorId !== undefined && address !== undefined)
+      ? {
+          filter: (hits) =>
+            hits.filter(
+              (h) =>
+                (contains === undefined || htmlToText(h.doc.content).toLowerCase().includes(contains)) &&
+                (address === undefined || h.doc.clientAddress === address),
+            ),
+        }
+      : {}),
   };
 }
 

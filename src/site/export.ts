@@ -100,20 +100,7 @@ export async function exportSite(service: BlogService, options: SiteExportOption
   const scope = scopeOf(await parts.store.blog(blogId), false, files.writeBytes !== undefined);
   const signature = signatureOf(scope, parts.pageSize, options.theme);
   const prev = options.previous;
-  let incremental = prev?.version === 1 && prev.blogId === blogId && prev.signature === signature;
-  let changes: Awaited<ReturnType<typeof pull>> | undefined;
-  if (incremental) {
-    changes = await pull(parts.reader, blogId, prev!.checkpoint).catch((e: unknown) => {
-      if (BlogError.is(e) && (e.code === 410 || e.code === 400)) return undefined;
-      throw e;
-    });
-    incremental = changes !== undefined;
-  }
-  if (!incremental) changes = await pull(parts.reader, blogId);
-  const manifest: SiteManifest = incremental
-    ? structuredClone(prev!)
-    : { version: 1, blogId, checkpoint: '', signature, files: {}, posts: {}, pages: {}, comments: {}, lists: {} };
-  manifest.checkpoint = changes!.checkpoint;
+  const { incremental, changes, manifest } = await startFrom(parts, blogId, signature, prev);
 
   const pending = new Map<string, string>();
   const drop = new Set<string>();
@@ -136,26 +123,9 @@ export async function exportSite(service: BlogService, options: SiteExportOption
   const writer = new PostWriter(parts, scope, manifest, out);
 
   let changed: Awaited<ReturnType<typeof applyChanges>> | undefined;
-  if (incremental) changed = await applyChanges(parts, scope, manifest, changes!.items, writer, out);
-  else {
-    for (const [id, path] of Object.entries(await exportPages(parts, scope, put))) manifest.pages[id] = path;
-    const seen = { labels: new Set<string>(), months: new Set<string>() };
-    manifest.lists.home = await updateList(parts, scope, { kind: 'home' }, undefined, [], true, {
-      write: put,
-      posts: async (posts) => {
-        for (const p of posts) {
-          for (const l of p.labels ?? []) seen.labels.add(listKey({ kind: 'label', label: l }));
-          seen.months.add(listKey(monthOf(p.published ?? p.updated)));
-          await writer.render(p);
-        }
-      },
-    });
-    for (const key of [...seen.months, ...seen.labels])
-      manifest.lists[key] = await updateList(parts, scope, listOfKey(key), undefined, [], true, { write: put });
-    put('404.html', renderNotFound(parts, scope).body);
-    if (scope.base === '/') put('robots.txt', robotsTxt(scope));
-  }
-  if (!incremental || changes!.items.length > 0)
+  if (incremental) changed = await applyChanges(parts, scope, manifest, changes.items, writer, out);
+  else await renderAll(parts, scope, manifest, writer, put);
+  if (!incremental || changes.items.length > 0)
     await exportAround(parts, scope, out, changed && { ...changed, had: manifest.files });
   // Redirects are not in the change feed: put each run (unchanged files are not written again).
   await exportRedirects(
@@ -166,8 +136,75 @@ export async function exportSite(service: BlogService, options: SiteExportOption
     // A page of the blog wins; in a run after the first, a file already there stays as it is.
     (file) => pending.has(file) || (incremental && file in manifest.files),
   );
+  return writeOut(parts, scope, files, { manifest, previous: prev, incremental, pending, drop, skipped });
+}
 
-  // Write what changed; remove what the last export had and this one has not.
+/**
+ * Where a run starts: after the last run's checkpoint when its manifest is this blog's with the same signature
+ * and the change feed still reaches back to it, else from nothing (a full run).
+ */
+async function startFrom(parts: SiteParts, blogId: string, signature: string, prev: SiteManifest | undefined) {
+  let incremental = prev?.version === 1 && prev.blogId === blogId && prev.signature === signature;
+  let changes: Awaited<ReturnType<typeof pull>> | undefined;
+  if (incremental) {
+    changes = await pull(parts.reader, blogId, prev!.checkpoint).catch((e: unknown) => {
+      if (BlogError.is(e) && (e.code === 410 || e.code === 400)) return undefined;
+      throw e;
+    });
+    incremental = changes !== undefined;
+  }
+  if (!incremental) changes = await pull(parts.reader, blogId);
+  const manifest: SiteManifest = incremental
+    ? structuredClone(prev!)
+    : { version: 1, blogId, checkpoint: '', signature, files: {}, posts: {}, pages: {}, comments: {}, lists: {} };
+  manifest.checkpoint = changes!.checkpoint;
+  return { incremental, changes: changes!, manifest };
+}
+
+/** A full run's pages: every page, every post through the home list, each month's and label's list, 404, robots. */
+async function renderAll(
+  parts: SiteParts,
+  scope: BlogScope,
+  manifest: SiteManifest,
+  writer: PostWriter,
+  put: Output['put'],
+): Promise<void> {
+  for (const [id, path] of Object.entries(await exportPages(parts, scope, put))) manifest.pages[id] = path;
+  const seen = { labels: new Set<string>(), months: new Set<string>() };
+  manifest.lists.home = await updateList(parts, scope, { kind: 'home' }, undefined, [], true, {
+    write: put,
+    posts: async (posts) => {
+      for (const p of posts) {
+        for (const l of p.labels ?? []) seen.labels.add(listKey({ kind: 'label', label: l }));
+        seen.months.add(listKey(monthOf(p.published ?? p.updated)));
+        await writer.render(p);
+      }
+    },
+  });
+  for (const key of [...seen.months, ...seen.labels])
+    manifest.lists[key] = await updateList(parts, scope, listOfKey(key), undefined, [], true, { write: put });
+  put('404.html', renderNotFound(parts, scope).body);
+  if (scope.base === '/') put('robots.txt', robotsTxt(scope));
+}
+
+/**
+ * Writes what changed (and the pictures); removes what the last export had and this one has not; the report
+ * and the new manifest's file list follow what was done.
+ */
+async function writeOut(
+  parts: SiteParts,
+  scope: BlogScope,
+  files: SiteExportOptions['files'],
+  run: {
+    manifest: SiteManifest;
+    incremental: boolean;
+    previous: SiteManifest | undefined;
+    pending: Map<string, string>;
+    drop: Set<string>;
+    skipped: Map<string, string>;
+  },
+): Promise<SiteExportReport> {
+  const { manifest, incremental, pending, skipped } = run;
   const before = manifest.files;
   const after: Record<string, string> = incremental ? { ...before } : {};
   const report: SiteExportReport = {
@@ -192,7 +229,7 @@ export async function exportSite(service: BlogService, options: SiteExportOption
       attempt(path, () => writeBytes(path, bytes)),
     );
   }
-  const gone = incremental ? [...drop] : Object.keys(prev?.files ?? {}).filter((f) => !(f in after));
+  const gone = incremental ? [...run.drop] : Object.keys(run.previous?.files ?? {}).filter((f) => !(f in after));
   for (const file of gone) {
     if (incremental && !(file in before)) continue; // never written
     if (!(await attempt(file, () => files.remove(file)))) continue;

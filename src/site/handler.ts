@@ -24,6 +24,7 @@ import {
   renderPage,
   renderPost,
   renderSearch,
+  type SiteParts,
 } from './render.js';
 import { feedPaths, parseRoute, type Route } from './routes.js';
 import { robotsTxt, sitemapPart, sitemapRoot } from './sitemap.js';
@@ -136,7 +137,6 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
   const views = viewCounter(service, report);
   const addressOf = clientAddressResolver(options);
   const leave = (options.leave ?? ['/v3']).map((p) => p.replace(/\/+$/, ''));
-
   const html = (r: Rendered & { post?: { id: string } }): Answer => ({
     status: r.status,
     type: HTML,
@@ -144,205 +144,229 @@ export function createSite(service: BlogService, options: SiteOptions = {}): Sit
     text: r.body,
     ...(r.post && r.status === 200 ? { postId: r.post.id } : {}),
   });
-  const file = (type: string, text: string): Answer => ({ status: 200, type, cache: FILE_CACHE, text });
+  const site: Site = { parts, blogId: options.blogId, blogOfHost, cache, report, views, addressOf, leave, html };
 
-  /** A GET's answer for a route (undefined: no page of that shape here after all). */
-  async function answer(incoming: IncomingLike, scope: BlogScope, route: Route): Promise<Answer | undefined> {
-    switch (route.kind) {
-      case 'list':
-        return html(await renderList(parts, scope, route.list, route.token));
-      case 'post': {
-        const pending = new URLSearchParams(splitTarget(incoming.target)?.query).get('comment') === 'pending';
-        return html(await renderPost(parts, scope, route.path, { pending }));
-      }
-      case 'page':
-        return html(await renderPage(parts, scope, route.path));
-      case 'comments':
-        return html(await renderComments(parts, scope, route.path, route.token));
-      case 'search':
-        return html(await renderSearch(parts, scope, route.q, route.token));
-      case 'robots':
-        return scope.base === '/' ? file(TYPES.text, robotsTxt(scope)) : undefined;
-      case 'sitemap': {
-        const text =
-          route.part === undefined
-            ? (await sitemapRoot(parts, scope)).text
-            : await sitemapPart(parts, scope, route.part);
-        return text === undefined ? html(renderNotFound(parts, scope)) : file(TYPES.xml, text);
-      }
-      case 'feed': {
-        // The feed names its own address (rel="self"), not the API's feed of the blog.
-        const paths = feedPaths(true, route.label);
-        const selfUrl = scope.blog.url + (route.rss ? paths.rss : paths.atom);
-        const options = {
-          blogId: scope.blog.id,
-          selfUrl,
-          ...(route.label !== undefined ? { label: route.label } : {}),
-        };
-        const text = await (route.rss ? rssFeed(parts.reader, options) : atomFeed(parts.reader, options)).catch(
-          (e: unknown) => {
-            if (BlogError.is(e) && e.code === 400) return undefined;
-            throw e;
-          },
-        );
-        return text === undefined ? html(renderNotFound(parts, scope)) : file(route.rss ? TYPES.rss : TYPES.atom, text);
-      }
-    }
-  }
-
-  /**
-   * `{base}media/{blogId}/{mediaId}/{filename}`: the blog's pictures (the site shows its posts' pictures at
-   * this address, so a site on its own host needs no API beside it), served as the HTTP helper serves them:
-   * ETag, ranges, immutable caching. Anything else there is the site's 404.
-   */
-  async function picture(incoming: IncomingLike, scope: BlogScope, segments: string[]): Promise<Outgoing> {
-    const missing = () => send(incoming, pageOf(html(renderNotFound(parts, scope))));
-    let decoded: string[];
-    try {
-      decoded = segments.map(decodeURIComponent);
-    } catch {
-      return missing();
-    }
-    if (decoded[0] !== scope.blog.id) return missing();
-    try {
-      return await serveMedia(parts.reader, incoming, decoded, undefined);
-    } catch (e) {
-      if (!BlogError.is(e) || (e.code >= 500 && e.code !== 503)) throw e;
-      if (e.code === 404) return missing();
-      // 405 names what is allowed; 416 the picture's size; 503 when to come back.
-      const { allow, contentRange, retryAfter } = e as BlogError & { allow?: string; contentRange?: string };
-      return plain(e.code, e.message, {
-        ...(allow ? { allow } : {}),
-        ...(contentRange ? { 'content-range': contentRange } : {}),
-        ...(retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {}),
-      });
-    }
-  }
-
-  /**
-   * The 301 a blog's stored redirects give this address (docs/design.md §22), if any. `early`: only an address with a
-   * query, matched whole, and Blogger's mobile `?m=1`/`?m=0`, which leads to the same address without it; else
-   * the path alone (an old link that picked up `?utm_source=…` still finds its redirect). A redirect to where
-   * the reader already is never answers. On the blog's own host the location is a path, so a blog served on
-   * this machine (`*.localhost`) keeps its readers here.
-   */
-  async function redirected(
-    blog: BlogInfo,
-    path: string,
-    query: string,
-    early: boolean,
-  ): Promise<Outgoing | undefined> {
-    if (early && !query) return undefined;
-    const here = query ? `${path}?${query}` : path;
-    let to = await parts.store.redirect(blog.id, early ? here : path);
-    if (to === undefined && early) {
-      const params = new URLSearchParams(query);
-      if (!params.has('m')) return undefined;
-      params.delete('m');
-      const rest = params.toString();
-      to = (await parts.store.redirect(blog.id, path)) ?? (rest ? `${path}?${rest}` : path);
-    }
-    if (to === undefined) return undefined;
-    const home = new URL(blog.url);
-    const url = new URL(to, home);
-    const location = url.origin === home.origin ? url.pathname + url.search + url.hash : url.href;
-    if (location === here) return undefined;
-    return { status: 301, headers: { location, 'cache-control': FILE_CACHE }, text: null };
-  }
-
-  async function run(incoming: IncomingLike): Promise<Outgoing> {
-    let target: ReturnType<typeof splitTarget>;
-    try {
-      target = splitTarget(incoming.target);
-    } catch {
-      return NOT_MINE;
-    }
-    if (!target) return NOT_MINE;
-    const method = incoming.method;
-    try {
-      const host = (incoming.header('host') ?? '').toLowerCase();
-      const match = options.blogId !== undefined ? { blogId: options.blogId } : await blogOfHost(host, target.path);
-      if (!match) return NOT_MINE;
-      const read = method === 'GET' || method === 'HEAD';
-      // A page read again since the last write is sent as it was rendered (kept by what changes it).
-      const key = pageKey(match.blogId, target.path, target.query);
-      const kept = read ? cache.get(key) : undefined;
-      if (kept) {
-        if (kept.postId && method === 'GET') views.count(match.blogId, kept.postId);
-        return send(incoming, kept);
-      }
-
-      const since = cache.now();
-      const blog = await parts.store.blog(match.blogId).catch((e: unknown) => {
-        if (BlogError.is(e) && e.code === 404) return undefined;
-        throw e;
-      });
-      if (!blog) return NOT_MINE;
-      const scope = scopeOf(blog, true);
-      // Found by an old url of the blog (blogs.update keeps them): the same page at its address now.
-      const home = new URL(blog.url);
-      if ('base' in match && (home.host !== match.host || home.pathname !== match.base)) {
-        if (!read) return NOT_MINE;
-        return {
-          status: 301,
-          headers: {
-            location: blog.url + target.path.slice(match.base.length) + (target.query ? `?${target.query}` : ''),
-            'cache-control': FILE_CACHE,
-          },
-          text: null,
-        };
-      }
-      // Browsers ask every host for its icon: having none is no error (204), never a page nor the API's JSON.
-      if (target.path === '/favicon.ico' && read) return FAVICON;
-      if (!target.path.startsWith(scope.base)) return NOT_MINE;
-      const rest = target.path.slice(scope.base.length);
-      if (rest.startsWith('media/')) return await picture(incoming, scope, rest.split('/').slice(1));
-      // An old address with a query (`/?p=12`, Blogger's `?m=1`) leads on before any page is read.
-      const early = read ? await redirected(blog, target.path, target.query, true) : undefined;
-      if (early) return early;
-      const route = parseRoute(target.path.slice(scope.base.length), new URLSearchParams(target.query));
-      if (!route) {
-        if (leave.some((p) => target.path === p || target.path.startsWith(`${p}/`))) return NOT_MINE;
-        if (!read) return plain(405, `Method ${method} not allowed here; allowed: GET, HEAD`, { allow: 'GET, HEAD' });
-        const moved = await redirected(blog, target.path, target.query, false);
-        if (moved) return moved;
-        const page = pageOf(html(renderNotFound(parts, scope)));
-        cache.set(key, page, since);
-        return send(incoming, page);
-      }
-      if (method === 'POST' && route.kind === 'post') {
-        const r = await addComment(parts, scope, route.path, incoming, MAX_FORM_BYTES, clientOf(incoming, addressOf));
-        // Post/redirect/get: the reader lands on the post again, with a note that the comment awaits moderation.
-        return 'location' in r
-          ? { status: 303, headers: { location: r.location, 'cache-control': 'no-store' }, text: null }
-          : send(incoming, pageOf(html(r)));
-      }
-      if (!read) {
-        const allow = route.kind === 'post' ? 'GET, HEAD, POST' : 'GET, HEAD';
-        return plain(405, `Method ${method} not allowed here; allowed: ${allow}`, { allow });
-      }
-      const a = await answer(incoming, scope, route);
-      if (!a) return NOT_MINE;
-      if (a.status === 404) {
-        const moved = await redirected(blog, target.path, target.query, false);
-        if (moved) return moved;
-      }
-      const page = pageOf(a);
-      // Search results are many and rarely read twice: only the site's own pages are kept.
-      if (route.kind !== 'search' && (a.status === 200 || a.status === 404)) cache.set(key, page, since);
-      if (page.postId && method === 'GET') views.count(match.blogId, page.postId);
-      return send(incoming, page);
-    } catch (error) {
-      if (BlogError.is(error) && error.code === 413) return plain(413, 'Request too large');
-      report(error, incoming.head());
-      return plain(500, 'Internal Server Error');
-    }
-  }
-
+  const run = (incoming: IncomingLike) => runRequest(site, incoming);
   const handle: SiteHandler = async (request) => {
     const out = await run(fetchIncoming(request));
     return out.notMine ? null : new Response(out.body ?? out.text, { status: out.status, headers: out.headers });
   };
   dispatchers.set(handle, run);
   return handle;
+}
+
+/** What one site holds: its parts, its options as read once, its page cache and view counter. */
+interface Site {
+  parts: SiteParts;
+  blogId: string | undefined;
+  blogOfHost: ReturnType<typeof hostResolver>;
+  cache: ReturnType<typeof pageCache>;
+  report: (error: unknown, request?: RequestHead) => void;
+  views: ReturnType<typeof viewCounter>;
+  addressOf: (incoming: IncomingLike) => string | undefined;
+  leave: string[];
+  /** A rendered page as an answer, with this site's Cache-Control for what may be kept. */
+  html: (r: Rendered & { post?: { id: string } }) => Answer;
+}
+
+const file = (type: string, text: string): Answer => ({ status: 200, type, cache: FILE_CACHE, text });
+
+/** One request: not the site's (`notMine`), a page, or a plain 413 / 500 (the failure told to `onError`). */
+async function runRequest(site: Site, incoming: IncomingLike): Promise<Outgoing> {
+  let target: ReturnType<typeof splitTarget>;
+  try {
+    target = splitTarget(incoming.target);
+  } catch {
+    return NOT_MINE;
+  }
+  if (!target) return NOT_MINE;
+  try {
+    return await serve(site, incoming, target);
+  } catch (error) {
+    if (BlogError.is(error) && error.code === 413) return plain(413, 'Request too large');
+    site.report(error, incoming.head());
+    return plain(500, 'Internal Server Error');
+  }
+}
+
+/** A request for an address of a blog: found by its host (or `blogId`), then kept, moved, or rendered. */
+async function serve(site: Site, incoming: IncomingLike, target: { path: string; query: string }): Promise<Outgoing> {
+  const { parts, cache, views } = site;
+  const method = incoming.method;
+  const host = (incoming.header('host') ?? '').toLowerCase();
+  const match = site.blogId !== undefined ? { blogId: site.blogId } : await site.blogOfHost(host, target.path);
+  if (!match) return NOT_MINE;
+  const read = method === 'GET' || method === 'HEAD';
+  // A page read again since the last write is sent as it was rendered (kept by what changes it).
+  const key = pageKey(match.blogId, target.path, target.query);
+  const kept = read ? cache.get(key) : undefined;
+  if (kept) {
+    if (kept.postId && method === 'GET') views.count(match.blogId, kept.postId);
+    return send(incoming, kept);
+  }
+
+  const since = cache.now();
+  const blog = await parts.store.blog(match.blogId).catch((e: unknown) => {
+    if (BlogError.is(e) && e.code === 404) return undefined;
+    throw e;
+  });
+  if (!blog) return NOT_MINE;
+  const scope = scopeOf(blog, true);
+  // Found by an old url of the blog (blogs.update keeps them): the same page at its address now.
+  const home = new URL(blog.url);
+  if ('base' in match && (home.host !== match.host || home.pathname !== match.base)) {
+    if (!read) return NOT_MINE;
+    return {
+      status: 301,
+      headers: {
+        location: blog.url + target.path.slice(match.base.length) + (target.query ? `?${target.query}` : ''),
+        'cache-control': FILE_CACHE,
+      },
+      text: null,
+    };
+  }
+  // Browsers ask every host for its icon: having none is no error (204), never a page nor the API's JSON.
+  if (target.path === '/favicon.ico' && read) return FAVICON;
+  if (!target.path.startsWith(scope.base)) return NOT_MINE;
+  const rest = target.path.slice(scope.base.length);
+  if (rest.startsWith('media/')) return await picture(site, incoming, scope, rest.split('/').slice(1));
+  // An old address with a query (`/?p=12`, Blogger's `?m=1`) leads on before any page is read.
+  const early = read ? await redirected(parts, blog, target.path, target.query, true) : undefined;
+  if (early) return early;
+  const route = parseRoute(target.path.slice(scope.base.length), new URLSearchParams(target.query));
+  if (!route) {
+    if (site.leave.some((p) => target.path === p || target.path.startsWith(`${p}/`))) return NOT_MINE;
+    if (!read) return plain(405, `Method ${method} not allowed here; allowed: GET, HEAD`, { allow: 'GET, HEAD' });
+    const moved = await redirected(parts, blog, target.path, target.query, false);
+    if (moved) return moved;
+    const page = pageOf(site.html(renderNotFound(parts, scope)));
+    cache.set(key, page, since);
+    return send(incoming, page);
+  }
+  if (method === 'POST' && route.kind === 'post') {
+    const r = await addComment(parts, scope, route.path, incoming, MAX_FORM_BYTES, clientOf(incoming, site.addressOf));
+    // Post/redirect/get: the reader lands on the post again, with a note that the comment awaits moderation.
+    return 'location' in r
+      ? { status: 303, headers: { location: r.location, 'cache-control': 'no-store' }, text: null }
+      : send(incoming, pageOf(site.html(r)));
+  }
+  if (!read) {
+    const allow = route.kind === 'post' ? 'GET, HEAD, POST' : 'GET, HEAD';
+    return plain(405, `Method ${method} not allowed here; allowed: ${allow}`, { allow });
+  }
+  const a = await answer(site, incoming, scope, route);
+  if (!a) return NOT_MINE;
+  if (a.status === 404) {
+    const moved = await redirected(parts, blog, target.path, target.query, false);
+    if (moved) return moved;
+  }
+  const page = pageOf(a);
+  // Search results are many and rarely read twice: only the site's own pages are kept.
+  if (route.kind !== 'search' && (a.status === 200 || a.status === 404)) cache.set(key, page, since);
+  if (page.postId && method === 'GET') views.count(match.blogId, page.postId);
+  return send(incoming, page);
+}
+
+/** A GET's answer for a route (undefined: no page of that shape here after all). */
+async function answer(site: Site, incoming: IncomingLike, scope: BlogScope, route: Route): Promise<Answer | undefined> {
+  const { parts, html } = site;
+  switch (route.kind) {
+    case 'list':
+      return html(await renderList(parts, scope, route.list, route.token));
+    case 'post': {
+      const pending = new URLSearchParams(splitTarget(incoming.target)?.query).get('comment') === 'pending';
+      return html(await renderPost(parts, scope, route.path, { pending }));
+    }
+    case 'page':
+      return html(await renderPage(parts, scope, route.path));
+    case 'comments':
+      return html(await renderComments(parts, scope, route.path, route.token));
+    case 'search':
+      return html(await renderSearch(parts, scope, route.q, route.token));
+    case 'robots':
+      return scope.base === '/' ? file(TYPES.text, robotsTxt(scope)) : undefined;
+    case 'sitemap': {
+      const text =
+        route.part === undefined ? (await sitemapRoot(parts, scope)).text : await sitemapPart(parts, scope, route.part);
+      return text === undefined ? html(renderNotFound(parts, scope)) : file(TYPES.xml, text);
+    }
+    case 'feed': {
+      // The feed names its own address (rel="self"), not the API's feed of the blog.
+      const paths = feedPaths(true, route.label);
+      const selfUrl = scope.blog.url + (route.rss ? paths.rss : paths.atom);
+      const options = {
+        blogId: scope.blog.id,
+        selfUrl,
+        ...(route.label !== undefined ? { label: route.label } : {}),
+      };
+      const text = await (route.rss ? rssFeed(parts.reader, options) : atomFeed(parts.reader, options)).catch(
+        (e: unknown) => {
+          if (BlogError.is(e) && e.code === 400) return undefined;
+          throw e;
+        },
+      );
+      return text === undefined ? html(renderNotFound(parts, scope)) : file(route.rss ? TYPES.rss : TYPES.atom, text);
+    }
+  }
+}
+
+/**
+ * `{base}media/{blogId}/{mediaId}/{filename}`: the blog's pictures (the site shows its posts' pictures at
+ * this address, so a site on its own host needs no API beside it), served as the HTTP helper serves them:
+ * ETag, ranges, immutable caching. Anything else there is the site's 404.
+ */
+async function picture(site: Site, incoming: IncomingLike, scope: BlogScope, segments: string[]): Promise<Outgoing> {
+  const missing = () => send(incoming, pageOf(site.html(renderNotFound(site.parts, scope))));
+  let decoded: string[];
+  try {
+    decoded = segments.map(decodeURIComponent);
+  } catch {
+    return missing();
+  }
+  if (decoded[0] !== scope.blog.id) return missing();
+  try {
+    return await serveMedia(site.parts.reader, incoming, decoded, undefined);
+  } catch (e) {
+    if (!BlogError.is(e) || (e.code >= 500 && e.code !== 503)) throw e;
+    if (e.code === 404) return missing();
+    // 405 names what is allowed; 416 the picture's size; 503 when to come back.
+    const { allow, contentRange, retryAfter } = e as BlogError & { allow?: string; contentRange?: string };
+    return plain(e.code, e.message, {
+      ...(allow ? { allow } : {}),
+      ...(contentRange ? { 'content-range': contentRange } : {}),
+      ...(retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {}),
+    });
+  }
+}
+
+/**
+ * The 301 a blog's stored redirects give this address (docs/design.md §22), if any. `early`: only an address with a
+ * query, matched whole, and Blogger's mobile `?m=1`/`?m=0`, which leads to the same address without it; else
+ * the path alone (an old link that picked up `?utm_source=…` still finds its redirect). A redirect to where
+ * the reader already is never answers. On the blog's own host the location is a path, so a blog served on
+ * this machine (`*.localhost`) keeps its readers here.
+ */
+async function redirected(
+  parts: SiteParts,
+  blog: BlogInfo,
+  path: string,
+  query: string,
+  early: boolean,
+): Promise<Outgoing | undefined> {
+  if (early && !query) return undefined;
+  const here = query ? `${path}?${query}` : path;
+  let to = await parts.store.redirect(blog.id, early ? here : path);
+  if (to === undefined && early) {
+    const params = new URLSearchParams(query);
+    if (!params.has('m')) return undefined;
+    params.delete('m');
+    const rest = params.toString();
+    to = (await parts.store.redirect(blog.id, path)) ?? (rest ? `${path}?${rest}` : path);
+  }
+  if (to === undefined) return undefined;
+  const home = new URL(blog.url);
+  const url = new URL(to, home);
+  const location = url.origin === home.origin ? url.pathname + url.search + url.hash : url.href;
+  if (location === here) return undefined;
+  return { status: 301, headers: { location, 'cache-control': FILE_CACHE }, text: null };
 }

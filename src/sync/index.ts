@@ -15,7 +15,7 @@ import { createRemote, type Remote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';
 import { Batch, baseId, loadState, NAMED_BASES, splitKey, stateId, type Ctx } from './state.js';
 import { picturesId } from './wanted.js';
-import type { ConflictChoice, Downloads, PendingChange, Replica, ReplicaOptions } from './types.js';
+import type { ConflictChoice, Downloads, PendingChange, Replica, ReplicaOptions, SyncResult } from './types.js';
 import type { Base } from './model.js';
 
 export { RemoteError, type RemoteOptions } from './remote.js';
@@ -181,6 +181,23 @@ function pictureDownloads(
 }
 
 /**
+ * One `sync()`: the blog, then pull, push and what was typed offline into shared documents (sync/collab.ts,
+ * loaded only when the store holds some).
+ */
+async function syncOnce(c: Ctx, remote: Remote, options: ReplicaOptions): Promise<SyncResult> {
+  const { core, blogId } = c;
+  await fetchBlog(c, remote, blogId);
+  const pulled = await pull(c, remote, options.maxResults ?? 500);
+  const { pushed, conflicts } = await push(c, remote);
+  const held = await core.driver.count({ collection: 'collabDocs', index: 'blog', prefix: [blogId] });
+  const shared =
+    held && (await (await import('./collab.js')).syncCollab(core, options.local.collab, blogId, options.remote));
+  const result = { pulled, pushed: pushed + shared, conflicts };
+  if (pulled || pushed || conflicts) options.onSync?.(result);
+  return result;
+}
+
+/**
  * Keeps one blog of a blogcore server in `local` (a host service, usually on `idbDriver`) for offline reading and
  * writing: the app uses `local` as usual; `sync()` pulls and pushes once, `live()` keeps doing it while online.
  * Nothing is sent or fetched until one of them is called; the local blog exists at once, so writing may start
@@ -202,7 +219,6 @@ export function createReplica(options: ReplicaOptions): Replica {
   // The local blog exists from now on, so the app may write before the first sync, even offline (records.ts).
   core.prepare(() => localBlog(core, blogId));
   const remote = createRemote(options.remote);
-  const maxResults = options.maxResults ?? 500;
   let ctx: Ctx | undefined;
   let queue: Promise<unknown> = Promise.resolve();
   let stopLive: (() => void) | undefined;
@@ -236,25 +252,10 @@ export function createReplica(options: ReplicaOptions): Replica {
   const download = downloads.next;
 
   const sync = () =>
-    run(async (c) => {
-      await fetchBlog(c, remote, blogId);
-      const pulled = await pull(c, remote, maxResults);
-      const { pushed, conflicts } = await push(c, remote);
-      const result = { pulled, pushed: pushed + (await sendSharedDocuments()), conflicts };
-      if (pulled || pushed || conflicts) options.onSync?.(result);
-      return result;
-    }).then((result) => {
+    run((c) => syncOnce(c, remote, options)).then((result) => {
       void download().catch((error: unknown) => options.onError?.(error));
       return result;
     });
-
-  /** What was typed offline into shared documents (sync/collab.ts, loaded only when the store holds some). */
-  async function sendSharedDocuments(): Promise<number> {
-    const held = await core.driver.count({ collection: 'collabDocs', index: 'blog', prefix: [blogId] });
-    if (held === 0) return 0;
-    const { syncCollab } = await import('./collab.js');
-    return syncCollab(core, options.local.collab, blogId, options.remote);
-  }
 
   const pending = () => run((c) => pendingChanges(c, blogId));
 

@@ -149,6 +149,9 @@ async function applyPage(ctx: Ctx, page: ChangeList, at: At, careful: boolean, k
 
 /** Pulls until the server has nothing newer; answers how many items were applied. */
 export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promise<number> {
+  // One piece on purpose: the page fetched ahead, the page sent ahead (`behind`) and its retry are one
+  // pipeline over shared locals (next, behind, known, applied); it is also in the first download, where every
+  // helper costs bytes.
   let applied = 0;
   const st = ctx.state;
   // The next page is asked for as soon as its token is known, so the server and the wire work while this page
@@ -163,6 +166,16 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
   let behind:
     | { page: ChangeList; at: At; before: string; stored: number; done: Promise<number | undefined> }
     | undefined;
+  /** A page written: its local commit noted (pulledCommits: the look at what waits skips it), its items counted. */
+  const count = (seq: number | undefined, stored: number) => {
+    if (seq !== undefined) pulledCommits(ctx.core).add(seq);
+    applied += stored;
+  };
+  /** A page applied reading what it finds here, and written. */
+  const applyReading = async (page: ChangeList, at: At) => {
+    const { stored, send } = await applyPage(ctx, page, at, true);
+    count(await send(), stored);
+  };
   /**
    * Waits for the page sent ahead; false when it failed on a conflict: then it and the page sent behind it
    * (`after`, which fails on the state's version) wrote nothing, and once `after` is over too (each takes back
@@ -173,9 +186,7 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
     behind = undefined;
     if (!b) return true;
     try {
-      const seq = await b.done;
-      if (seq !== undefined) pulledCommits(ctx.core).add(seq);
-      applied += b.stored;
+      count(await b.done, b.stored);
       return true;
     } catch (error) {
       if (!DriverConflict.is(error)) throw error;
@@ -185,10 +196,7 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
     for (const k of Object.keys(st)) delete (st as unknown as Record<string, unknown>)[k];
     Object.assign(st, JSON.parse(b.before));
     known.clear();
-    const { stored, send } = await applyPage(ctx, b.page, b.at, true);
-    const seq = await send();
-    if (seq !== undefined) pulledCommits(ctx.core).add(seq);
-    applied += stored;
+    await applyReading(b.page, b.at);
     return false;
   };
   for (;;) {
@@ -245,10 +253,7 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
       again();
       continue;
     }
-    const { stored, send } = await applyPage(ctx, page, at, true);
-    const seq = await send();
-    if (seq !== undefined) pulledCommits(ctx.core).add(seq);
-    applied += stored;
+    await applyReading(page, at);
     if (!page.nextPageToken) break;
   }
   if (st.sweep !== undefined) await sweep(ctx);

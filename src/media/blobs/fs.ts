@@ -4,7 +4,7 @@
  * always whole, even after a crash or a power cut. Files a crash left in `.staging/` go at the next `sweep`.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { BlobRange, BlobStore } from '../../store/driver.js';
 
@@ -84,7 +84,7 @@ export function fsBlobs(options: FsBlobsOptions): BlobStore {
     },
 
     async read(key: string, range?: BlobRange) {
-      let file: Awaited<ReturnType<typeof open>>;
+      let file: FileHandle;
       try {
         file = await open(pathOf(key), 'r');
       } catch (error) {
@@ -92,32 +92,7 @@ export function fsBlobs(options: FsBlobsOptions): BlobStore {
         throw error;
       }
       const end = range ? range.offset + range.length : (await file.stat()).size;
-      let at = range ? range.offset : 0;
-      return new ReadableStream<Uint8Array>(
-        {
-          async pull(controller) {
-            try {
-              const want = Math.min(READ_SIZE, end - at);
-              // allocUnsafe: every byte handed on is one just read (no zero-filling of what is overwritten anyway).
-              const { bytesRead, buffer } =
-                want > 0 ? await file.read(Buffer.allocUnsafe(want), 0, want, at) : { bytesRead: 0, buffer: undefined };
-              if (bytesRead > 0) controller.enqueue(bytesRead === want ? buffer! : buffer!.subarray(0, bytesRead));
-              at += bytesRead;
-              if (bytesRead === 0 || at >= end) {
-                await file.close();
-                controller.close();
-              }
-            } catch (error) {
-              await file.close().catch(() => undefined);
-              controller.error(error);
-            }
-          },
-          async cancel() {
-            await file.close().catch(() => undefined);
-          },
-        },
-        { highWaterMark: 0 },
-      );
+      return fileStream(file, range ? range.offset : 0, end);
     },
 
     async delete(key) {
@@ -126,27 +101,59 @@ export function fsBlobs(options: FsBlobsOptions): BlobStore {
       });
     },
 
-    async sweep(before, limit) {
-      let names: string[];
-      try {
-        names = await readdir(staging);
-      } catch (error) {
-        if (isMissing(error)) return 0;
-        throw error;
-      }
-      let removed = 0;
-      for (const name of names) {
-        if (removed >= limit) break;
-        const started = Number(name.split('-', 1)[0]);
-        if (!(started < before)) continue;
-        await unlink(join(staging, name)).then(
-          () => removed++,
-          (error: unknown) => {
-            if (!isMissing(error)) throw error;
-          },
-        );
-      }
-      return removed;
-    },
+    sweep: (before, limit) => sweepStaging(staging, before, limit),
   };
+}
+
+/** A file's bytes from `at` to `end`, read as the reader pulls them; the file closes at the end or on cancel. */
+function fileStream(file: FileHandle, at: number, end: number): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const want = Math.min(READ_SIZE, end - at);
+          // allocUnsafe: every byte handed on is one just read (no zero-filling of what is overwritten anyway).
+          const { bytesRead, buffer } =
+            want > 0 ? await file.read(Buffer.allocUnsafe(want), 0, want, at) : { bytesRead: 0, buffer: undefined };
+          if (bytesRead > 0) controller.enqueue(bytesRead === want ? buffer! : buffer!.subarray(0, bytesRead));
+          at += bytesRead;
+          if (bytesRead === 0 || at >= end) {
+            await file.close();
+            controller.close();
+          }
+        } catch (error) {
+          await file.close().catch(() => undefined);
+          controller.error(error);
+        }
+      },
+      async cancel() {
+        await file.close().catch(() => undefined);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** Removes up to `limit` files a crash left in `.staging/`, started before `before` (their names lead with it). */
+async function sweepStaging(staging: string, before: number, limit: number): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(staging);
+  } catch (error) {
+    if (isMissing(error)) return 0;
+    throw error;
+  }
+  let removed = 0;
+  for (const name of names) {
+    if (removed >= limit) break;
+    const started = Number(name.split('-', 1)[0]);
+    if (!(started < before)) continue;
+    await unlink(join(staging, name)).then(
+      () => removed++,
+      (error: unknown) => {
+        if (!isMissing(error)) throw error;
+      },
+    );
+  }
+  return removed;
 }

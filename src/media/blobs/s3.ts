@@ -65,7 +65,7 @@ export function s3Blobs(options: S3BlobsOptions): BlobStore {
   }
   const prefix = options.prefix ?? '';
   const Bucket = bucket;
-  const send = <T>(command: object) => client.send(command) as Promise<T>;
+  const send: Send = <T>(command: object) => client.send(command) as Promise<T>;
 
   return {
     async put(key, source) {
@@ -110,26 +110,14 @@ export function s3Blobs(options: S3BlobsOptions): BlobStore {
           await send(new s3.HeadObjectCommand({ Bucket, Key }));
           return new ReadableStream<Uint8Array>({ start: (c) => c.close() });
         }
-        const out = await send<{
-          Body?: { transformToWebStream(): ReadableStream<Uint8Array> };
-          ContentRange?: string;
-        }>(
+        const out = await send<GetObjectOut>(
           new s3.GetObjectCommand({
             Bucket,
             Key,
             ...(range ? { Range: `bytes=${range.offset}-${range.offset + range.length - 1}` } : {}),
           }),
         );
-        const body = out.Body
-          ? out.Body.transformToWebStream()
-          : new ReadableStream<Uint8Array>({ start: (c) => c.close() });
-        if (!range) return body;
-        // HTTP lets a server answer a range request with more (the whole object, or a wider range, as some
-        // S3-compatible stores do): take exactly the range asked for out of what came.
-        const m = /^bytes (\d+)-(\d+)\//.exec(out.ContentRange ?? '');
-        const start = m ? Number(m[1]) : 0;
-        if (m && start === range.offset && Number(m[2]) === range.offset + range.length - 1) return body;
-        return body.pipeThrough(slice({ offset: range.offset - start, length: range.length }));
+        return bytesOf(out, range);
       } catch (error) {
         if (isMissing(error)) return undefined;
         throw error;
@@ -141,29 +129,49 @@ export function s3Blobs(options: S3BlobsOptions): BlobStore {
       await send(new s3.DeleteObjectCommand({ Bucket, Key: prefix + key }));
     },
 
-    async sweep(before, limit) {
-      const s3 = await load();
-      let listed: { Uploads?: Array<{ Key?: string; UploadId?: string; Initiated?: Date }> };
-      try {
-        listed = await send(
-          new s3.ListMultipartUploadsCommand({
-            Bucket,
-            Prefix: prefix,
-            MaxUploads: Math.max(1, Math.min(1000, limit)),
-          }),
-        );
-      } catch (error) {
-        // Some S3-compatible stores do not list uploads: a lifecycle rule (AbortIncompleteMultipartUpload) does it there.
-        if (status(error) === 501 || (error as { name?: string }).name === 'NotImplemented') return 0;
-        throw error;
-      }
-      let removed = 0;
-      for (const u of listed.Uploads ?? []) {
-        if (removed >= limit || !u.Key || !u.UploadId || !(u.Initiated && u.Initiated.getTime() < before)) continue;
-        await send(new s3.AbortMultipartUploadCommand({ Bucket, Key: u.Key, UploadId: u.UploadId }));
-        removed++;
-      }
-      return removed;
-    },
+    sweep: async (before, limit) => abortStale(await load(), send, Bucket, prefix, before, limit),
   };
+}
+
+type Send = <T>(command: object) => Promise<T>;
+interface GetObjectOut {
+  Body?: { transformToWebStream(): ReadableStream<Uint8Array> };
+  ContentRange?: string;
+}
+
+/** A GetObject's bytes: exactly `range` when one was asked for. */
+function bytesOf(out: GetObjectOut, range: BlobRange | undefined): ReadableStream<Uint8Array> {
+  const body = out.Body ? out.Body.transformToWebStream() : new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+  if (!range) return body;
+  // HTTP lets a server answer a range request with more (the whole object, or a wider range, as some
+  // S3-compatible stores do): take exactly the range asked for out of what came.
+  const m = /^bytes (\d+)-(\d+)\//.exec(out.ContentRange ?? '');
+  const start = m ? Number(m[1]) : 0;
+  if (m && start === range.offset && Number(m[2]) === range.offset + range.length - 1) return body;
+  return body.pipeThrough(slice({ offset: range.offset - start, length: range.length }));
+}
+
+/** Aborts up to `limit` multipart uploads under `prefix` begun before `before` (puts a crash cut off). */
+async function abortStale(s3: S3, send: Send, Bucket: string, prefix: string, before: number, limit: number) {
+  let listed: { Uploads?: Array<{ Key?: string; UploadId?: string; Initiated?: Date }> };
+  try {
+    listed = await send(
+      new s3.ListMultipartUploadsCommand({
+        Bucket,
+        Prefix: prefix,
+        MaxUploads: Math.max(1, Math.min(1000, limit)),
+      }),
+    );
+  } catch (error) {
+    // Some S3-compatible stores do not list uploads: a lifecycle rule (AbortIncompleteMultipartUpload) does it there.
+    if (status(error) === 501 || (error as { name?: string }).name === 'NotImplemented') return 0;
+    throw error;
+  }
+  let removed = 0;
+  for (const u of listed.Uploads ?? []) {
+    if (removed >= limit || !u.Key || !u.UploadId || !(u.Initiated && u.Initiated.getTime() < before)) continue;
+    await send(new s3.AbortMultipartUploadCommand({ Bucket, Key: u.Key, UploadId: u.UploadId }));
+    removed++;
+  }
+  return removed;
 }
