@@ -1,6 +1,7 @@
 /**
- * Builds dist/ (tsup) only when it is missing or a source is newer than it: `npm start` and `prepare` (which
- * `npm install` in a clone, a git install and `npm pack` run) then cost nothing when dist/ is current.
+ * Builds dist/ (tsup) only when it is missing or a source is newer than it: `npm start` and `prepack` (which
+ * `npm pack`, `npm publish` and a git install run) then cost nothing when dist/ is current. `prepack`, not
+ * `prepare`: npm counts `prepare` as an install script of the published package and warns every installer.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';

@@ -15,7 +15,7 @@ import {
 } from 'blogcore/io';
 import { CliError, UsageError } from './errors.js';
 import { exportSiteCommand } from './site.js';
-import { blogIdOf, openDriver, shownDb } from './store.js';
+import { blogIdOf, newStoreFile, openDriver, removeNewStore, shownDb } from './store.js';
 import { userLabel } from './users.js';
 
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -27,6 +27,9 @@ export interface IoStreams {
 
 const open = async (db: string, create: boolean): Promise<BlogService> =>
   createBlogService({ driver: await openDriver(db, { create }) });
+
+/** What `export --format` takes: the formats of `exportBlog`, and the static site. */
+const EXPORT_FORMATS = ['blogcore-json', 'blogger-atom', 'wxr', 'site'] as const;
 
 /** The `import` and `export` entries of main.ts's COMMANDS. */
 export const IO_COMMANDS = {
@@ -62,7 +65,7 @@ export const IO_COMMANDS = {
       importCommand(values, positionals, { stdout: process.stdout, stderr: process.stderr }),
   },
   export: {
-    usage: `blogcore export --db <file> --blog <url|id> --format blogcore-json|blogger-atom|wxr|site [--out <file|dir>] [--media]
+    usage: `blogcore export --db <file> --blog <url|id> --format ${EXPORT_FORMATS.join('|')} [--out <file|dir>] [--media]
       Streams a blog out (to stdout without --out). --media: blogcore-json carries the pictures' bytes too.
       --format site writes the blog's reading site as static files into the folder --out names; run again
       into the same folder, it rewrites only what changed.`,
@@ -87,16 +90,20 @@ export async function importCommand(values: Values, positionals: string[], ctx: 
   } catch (error) {
     throw new CliError(`${file}: ${(error as Error).message}`);
   }
+  // A store this run creates is removed again when the import fails having imported nothing.
+  const fresh = newStoreFile(values.db);
   const service = await open(values.db, true);
+  const failed = async (error: unknown, imported = false): Promise<never> => {
+    await service.close();
+    if (fresh && !imported) removeNewStore(fresh);
+    throw error;
+  };
   const bar = ctx.stderr.isTTY ? progressBar(ctx.stderr, size) : undefined;
   const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
   // On the command line there is no other way to make a user: --owner names one, made if missing.
   const ownerId = str('owner');
   if (ownerId && !(await service.users.get({ userId: ownerId }).catch(() => undefined))) {
-    await service.users.insert({ body: { id: ownerId, displayName: ownerId } }).catch(async (error: unknown) => {
-      await service.close();
-      throw error;
-    });
+    await service.users.insert({ body: { id: ownerId, displayName: ownerId } }).catch(failed);
   }
   let report: ImportReport;
   try {
@@ -110,12 +117,12 @@ export async function importCommand(values: Values, positionals: string[], ctx: 
   } catch (error) {
     bar?.done();
     const partial = (error as Partial<ImportFailure>).report;
-    if (partial)
+    const imported = partial !== undefined && Object.values(partial.created).some((n) => n > 0);
+    if (imported)
       ctx.stderr.write(
         `${summary(partial)}\nThe import stopped; what is listed above was imported. Fix the file and run the same command again to complete it.\n`,
       );
-    await service.close();
-    throw error;
+    return failed(error, imported);
   }
   bar?.done();
   const owner = await ownerLines(service, report.blogId, values.db);
@@ -151,7 +158,9 @@ async function ownerLines(service: BlogService, blogId: string, db: string): Pro
 export async function exportCommand(values: Values, ctx: IoStreams): Promise<void> {
   const { db, blog, format } = values;
   if (typeof db !== 'string' || typeof blog !== 'string' || typeof format !== 'string')
-    throw new UsageError('export: --db, --blog and --format are required');
+    throw new UsageError(`export: --db, --blog and --format (${EXPORT_FORMATS.join(', ')}) are required`);
+  if (!(EXPORT_FORMATS as readonly string[]).includes(format))
+    throw new UsageError(`export --format: one of ${EXPORT_FORMATS.join(', ')}, not ${format}`);
   const service = await open(db, false);
   try {
     const blogId = await blogIdOf(service, blog);

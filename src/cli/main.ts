@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { COMMENT_COMMANDS } from './comments.js';
-import { CliError, UsageError } from './errors.js';
+import { CliError, didYouMean, UsageError } from './errors.js';
 import { IO_COMMANDS } from './io.js';
 import { MEDIA_COMMANDS } from './media.js';
 import { REDIRECT_COMMANDS } from './redirects.js';
@@ -147,18 +147,36 @@ function integer(flag: string, text: unknown, min: number, max: number): number 
   return n;
 }
 
+/** The command being run, for a usage error's pointer to its help. */
+let current: string | undefined;
+
+/** One command's usage and options, as `blogcore <command> --help` prints it. */
+const helpOf = (name: string) => `blogcore ${VERSION}\n\nUsage:\n  ${COMMANDS[name]!.usage}\n`;
+
 async function main(argv: readonly string[]): Promise<void> {
   const [first, ...rest] = argv;
   if (first === '--version' || first === '-v') {
     console.log(VERSION);
     return;
   }
+  if (first === 'help' && rest.length === 1 && Object.hasOwn(COMMANDS, rest[0]!)) {
+    console.log(helpOf(rest[0]!));
+    return;
+  }
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     console.log(USAGE);
     return;
   }
+  const names = Object.keys(COMMANDS);
   const command = Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
-  if (!command) throw new UsageError(first.startsWith('-') ? `unknown option ${first}` : `unknown command "${first}"`);
+  if (!command) {
+    throw new UsageError(
+      first.startsWith('-')
+        ? `unknown option ${first}${didYouMean(first, ['--help', '--version'])}`
+        : `unknown command "${first}"${didYouMean(first, names)}`,
+    );
+  }
+  current = first;
   let values: Values;
   let positionals: string[];
   try {
@@ -169,18 +187,21 @@ async function main(argv: readonly string[]): Promise<void> {
       allowPositionals: command.positionals === true,
     }));
   } catch (error) {
-    // Node's parser explains itself at length; name the argument and show the usage instead.
+    // Node's parser explains itself at length; name the argument (and what was meant) instead.
     const code = (error as { code?: string }).code;
-    const arg = /'([^']*)'/.exec((error as Error).message)?.[1];
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`unknown option ${arg ?? ''} for ${first}`);
+    const arg = /'([^']*)'/.exec((error as Error).message)?.[1] ?? '';
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      const flags = [...Object.keys(command.options), 'help'].map((o) => `--${o}`);
+      throw new UsageError(`unknown option ${arg} for ${first}${didYouMean(arg.split('=')[0]!, flags)}`);
+    }
     if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
-      throw new UsageError(`unexpected argument ${arg ?? ''} for ${first}`);
+      throw new UsageError(`unexpected argument ${arg} for ${first}`);
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
       throw new UsageError(`${(error as Error).message.replace(/^Option /, 'option ')}`);
     throw error;
   }
   if (values.help) {
-    console.log(USAGE);
+    console.log(helpOf(first));
     return;
   }
   await command.run(values, positionals);
@@ -188,7 +209,9 @@ async function main(argv: readonly string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) {
-    console.error(redactSecrets(`blogcore: ${error.message}\n\n${USAGE}`));
+    // One line: the problem, and where the command's whole usage is.
+    const help = current ? `blogcore ${current} --help` : 'blogcore --help';
+    console.error(redactSecrets(`blogcore: ${error.message.split('\n')[0]}; see \`${help}\``));
     process.exit(2);
   }
   console.error(

@@ -3,7 +3,7 @@
  * `postgres://…` URL, else a SQLite file. A SQLite file is checked before anything is written
  * to it: it must be this program's (or new), and every failure names the file and the cause.
  */
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { STORE_SCHEMA, type BlogService, type StorageDriver } from 'blogcore';
@@ -101,6 +101,16 @@ async function openPostgres(db: string, options: OpenOptions): Promise<StorageDr
     return u.toString();
   });
   return postgresDriver({ connectionString, schema, ...(replicas.length ? { replicas } : {}) });
+}
+
+/** The SQLite file `--db` names when it does not exist yet (a command opening it creates it), else undefined. */
+export function newStoreFile(db: string): string | undefined {
+  return STORES[0]!.matches(db) || existsSync(resolve(db)) ? undefined : resolve(db);
+}
+
+/** Removes a store file this run created (`newStoreFile`) with SQLite's files beside it; never one found there. */
+export function removeNewStore(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) rmSync(file, { force: true });
 }
 
 /** The driver for `--db <db>`; throws a CliError that names the store and the cause. */

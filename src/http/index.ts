@@ -22,6 +22,7 @@ import {
   allowed,
   CONSISTENCY_TOKEN,
   corsFor,
+  compactAsked,
   errorOut,
   JSON_TYPE,
   preflight,
@@ -174,10 +175,11 @@ async function runRequest(h: V3, incoming: IncomingLike): Promise<Outgoing> {
   try {
     return await dispatch(h, incoming, corsHeaders);
   } catch (error) {
+    const compact = compactAsked(incoming.target);
     // A client that hangs up mid-body (or breaks its chunked encoding) is not a server error.
     if (error instanceof ClientGone) {
       return {
-        ...errorOut(new BlogError({ code: 400, reason: 'parseError', message: error.message }), corsHeaders),
+        ...errorOut(new BlogError({ code: 400, reason: 'parseError', message: error.message }), corsHeaders, compact),
         gone: true,
       };
     }
@@ -191,7 +193,7 @@ async function runRequest(h: V3, incoming: IncomingLike): Promise<Outgoing> {
     const e = BlogError.is(error)
       ? error
       : new BlogError({ code: 500, reason: 'backendError', message: 'Backend Error' });
-    return errorOut(e, corsHeaders);
+    return errorOut(e, corsHeaders, compact);
   }
 }
 
@@ -315,7 +317,8 @@ async function routeOf(h: V3, incoming: IncomingLike, corsHeaders: CorsHeaders):
   const bytes = target && pathSegments(target.path, h.media);
   if (bytes) return serveMedia(scope(h, null) as never, incoming, bytes, corsHeaders);
   const segments = target && pathSegments(target.path, h.basePath);
-  if (!target || !segments) return { ...errorOut(routeNotFound(), corsHeaders), notMine: true };
+  if (!target || !segments)
+    return { ...errorOut(routeNotFound(), corsHeaders, compactAsked(incoming.target)), notMine: true };
   if (segments.length === 1 && segments[0] === 'openapi.json') return serveOpenApi(h, incoming, corsHeaders);
   const match = router.match(segments);
   if (!match) throw routeNotFound();

@@ -23,7 +23,18 @@ export const PRIVATE = 'private, max-age=0, must-revalidate';
 /** What a browser may read of a shared document's answers (src/http/collab.ts). */
 const COLLAB_HEADERS = 'blogcore-collab-position, blogcore-collab-presence, blogcore-collab-presence-clock';
 
-export function errorOut(error: BlogError, corsHeaders: Record<string, string> | undefined): Outgoing {
+/**
+ * Whether a request asked for compact JSON (`prettyPrint=false`, as Google's clients send): read from the raw
+ * target, since an error may come before (or from) the query's parsing.
+ */
+export function compactAsked(target: string): boolean {
+  const query = target.indexOf('?');
+  if (query < 0) return false;
+  const value = new URLSearchParams(target.slice(query + 1)).getAll('prettyPrint').pop()?.toLowerCase();
+  return value === 'false' || value === '0';
+}
+
+export function errorOut(error: BlogError, corsHeaders: Record<string, string> | undefined, compact = false): Outgoing {
   const headers: Record<string, string> = {
     'content-type': JSON_TYPE,
     'cache-control': 'private',
@@ -36,7 +47,8 @@ export function errorOut(error: BlogError, corsHeaders: Record<string, string> |
   if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter);
   // A refused upload may still be arriving: close the connection rather than read it to the end.
   if (error.code === 413) headers.connection = 'close';
-  return { status: error.code, headers, text: `${JSON.stringify(error.toJSON(), null, 2)}\n` };
+  const text = compact ? JSON.stringify(error.toJSON()) : `${JSON.stringify(error.toJSON(), null, 2)}\n`;
+  return { status: error.code, headers, text };
 }
 
 export function allowed(methods: ReadonlyMap<string, Route>): string {

@@ -15,7 +15,7 @@ import { coreOf, Restorer } from './restore.js';
 import { peek, textChunks, type ImportSource } from './source.js';
 import type { ExportFormat, ExportOptions, ImportFormat, ImportOptions, ImportReport } from './types.js';
 import { exportWxr, importWxr } from './wxr.js';
-import { DEFAULT_MEDIA_TIMEOUT_MS, importMedia } from './media.js';
+import { DEFAULT_MEDIA_DEADLINE_MS, DEFAULT_MEDIA_TIMEOUT_MS, importMedia } from './media.js';
 
 export { atomFeed, rssFeed, type FeedOptions, type FeedSource } from '../web/feeds.js';
 export { cleanMedia, type CleanedPicture, type CleanMediaOptions, type CleanMediaReport } from './clean-media.js';
@@ -92,6 +92,7 @@ export async function importBlog(
       await importMedia(restorer, {
         allowPrivateHosts: options.allowPrivateHosts,
         timeoutMs: options.mediaTimeoutMs ?? DEFAULT_MEDIA_TIMEOUT_MS,
+        deadlineMs: options.mediaDeadlineMs ?? DEFAULT_MEDIA_DEADLINE_MS,
       });
     }
   } catch (error) {

@@ -25,6 +25,7 @@ import type { Restorer } from './restore.js';
 const DOWNLOADS = 4;
 const BATCH = 50;
 export const DEFAULT_MEDIA_TIMEOUT_MS = 30_000;
+export const DEFAULT_MEDIA_DEADLINE_MS = 120_000;
 
 const ATTRIBUTE = /(<(img|a)\b[^>]*?\s(src|href)\s*=\s*)("([^"]*)"|'([^']*)'|([^\s>"']+))/gi;
 const BLOGGER_HOST = /(^|\.)(googleusercontent\.com|bp\.blogspot\.com|blogger\.com)$/;

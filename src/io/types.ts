@@ -32,6 +32,8 @@ export interface ImportOptions {
   allowPrivateHosts?: boolean | readonly string[];
   /** How long a download may wait for an answer, or for its next bytes (ms). Default 30 000. */
   mediaTimeoutMs?: number;
+  /** How long one download may take in all, answer and bytes (ms). Default 120 000. */
+  mediaDeadlineMs?: number;
 }
 
 export interface ImportReport {

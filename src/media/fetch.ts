@@ -13,6 +13,8 @@ export interface FetchPolicy {
   allowPrivateHosts?: boolean | readonly string[] | undefined;
   /** For the answer, and for every pause in the bytes (ms). */
   timeoutMs: number;
+  /** For the whole download, answer, redirects and bytes (ms): a server that drips bytes is cut off. */
+  deadlineMs?: number | undefined;
 }
 
 export interface Fetched {
@@ -62,6 +64,22 @@ const node: NodeModules | undefined = builtin
     }
   : undefined;
 
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+/** A connection's failure as a reason someone can act on (the system's code kept at the end). */
+function reasonOf(error: NodeJS.ErrnoException, host: string): string {
+  const code = error.code ?? '';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+    return `could not resolve ${host}: no network, or no such host (${code})`;
+  if (code === 'ECONNREFUSED') return `${host} refused the connection (${code})`;
+  if (code === 'ECONNRESET' || code === 'EPIPE') return `${host} closed the connection (${code})`;
+  if (code === 'ETIMEDOUT' || code === 'ENETUNREACH' || code === 'EHOSTUNREACH')
+    return `${host} cannot be reached: no network, or a firewall (${code})`;
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(code))
+    return `${host}'s certificate is not valid or not trusted (${code})`;
+  return code ? `${error.message} (${code})` : error.message;
+}
+
 /** Starts a download; resolves once the answer's head is in (the bytes follow through `body`). */
 export async function fetchPicture(href: string, policy: FetchPolicy): Promise<Fetched> {
   let url: URL;
@@ -70,9 +88,10 @@ export async function fetchPicture(href: string, policy: FetchPolicy): Promise<F
   } catch {
     throw new FetchFailure('not a url');
   }
+  const deadline = Date.now() + (policy.deadlineMs ?? Number.POSITIVE_INFINITY);
   for (let hop = 0; ; hop++) {
     checkUrl(url, policy);
-    const answer = node ? await nodeGet(node, url, policy) : await webGet(url, policy);
+    const answer = node ? await nodeGet(node, url, policy, deadline) : await webGet(url, policy);
     if (answer.status >= 300 && answer.status < 400 && answer.location !== undefined) {
       answer.abort();
       if (hop >= MAX_REDIRECTS) throw new FetchFailure(`more than ${MAX_REDIRECTS} redirects`);
@@ -93,8 +112,9 @@ export async function fetchPicture(href: string, policy: FetchPolicy): Promise<F
 
 type Answer = Fetched & { status: number; location: string | undefined };
 
-function nodeGet(m: NodeModules, url: URL, policy: FetchPolicy): Promise<Answer> {
+function nodeGet(m: NodeModules, url: URL, policy: FetchPolicy, deadline: number): Promise<Answer> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  const started = Date.now();
   const free = allowed(host, policy);
   // Every address a connection to this host may use is checked as it is looked up.
   const lookup = (hostname: string, options: object, callback: (...args: unknown[]) => void) => {
@@ -111,11 +131,24 @@ function nodeGet(m: NodeModules, url: URL, policy: FetchPolicy): Promise<Answer>
   };
   const lib = url.protocol === 'https:' ? m.https : m.http;
   return new Promise((resolve, reject) => {
+    // Said only when it happened, with the time it took: the timers fire only then.
+    const cut = (target: { destroy(e: Error): void }, why: string) => target.destroy(new FetchFailure(why));
+    let whole: ReturnType<typeof setTimeout> | undefined;
     const req = lib.get(
       url,
       { lookup: lookup as never, headers: { accept: 'image/*', 'user-agent': 'blogcore-import' } },
       (res) => {
-        res.setTimeout(policy.timeoutMs, () => res.destroy(new FetchFailure(`no bytes for ${policy.timeoutMs} ms`)));
+        req.off('timeout', noAnswer); // the answer came: from here on only the pauses in its bytes count
+        // (The socket's idle timer fires only after that long without a byte.)
+        res.setTimeout(policy.timeoutMs, () => cut(res, `${host} sent nothing for ${seconds(policy.timeoutMs)}`));
+        if (whole) clearTimeout(whole);
+        if (deadline !== Number.POSITIVE_INFINITY) {
+          const t = setTimeout(
+            () => cut(res, `${host} did not finish in ${seconds(Date.now() - started)} (the limit of a download)`),
+            Math.max(0, deadline - Date.now()),
+          );
+          res.once('close', () => clearTimeout(t));
+        }
         const length = Number(res.headers['content-length']);
         resolve({
           status: res.statusCode ?? 0,
@@ -127,10 +160,18 @@ function nodeGet(m: NodeModules, url: URL, policy: FetchPolicy): Promise<Answer>
         });
       },
     );
-    req.setTimeout(policy.timeoutMs, () => req.destroy(new FetchFailure(`no answer in ${policy.timeoutMs} ms`)));
-    req.on('error', (e) =>
-      reject(e instanceof FetchFailure ? e : new FetchFailure((e as NodeJS.ErrnoException).code ?? e.message)),
-    );
+    const noAnswer = () => cut(req, `no answer from ${host} in ${seconds(Date.now() - started)}`);
+    req.setTimeout(policy.timeoutMs, noAnswer);
+    if (deadline !== Number.POSITIVE_INFINITY) {
+      whole = setTimeout(
+        () => cut(req, `no answer from ${host} in ${seconds(Date.now() - started)} (the limit of a download)`),
+        Math.max(0, deadline - Date.now()),
+      );
+    }
+    req.on('error', (e) => {
+      if (whole) clearTimeout(whole);
+      reject(e instanceof FetchFailure ? e : new FetchFailure(reasonOf(e, host)));
+    });
   });
 }
 

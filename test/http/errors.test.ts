@@ -163,6 +163,23 @@ describe('parameters', () => {
     expect(compact).not.toContain('\n');
     expect(JSON.parse(compact)).toMatchObject({ id: postId });
   });
+
+  it('prettyPrint=false makes error bodies compact too (a missing post, a bad parameter, an unknown route)', async () => {
+    for (const url of [
+      `${postsUrl}/nope?prettyPrint=false`,
+      `${postsUrl}?maxResults=many&prettyPrint=false`,
+      `${postsUrl}/${postId}?prettyPrint=0&fields=items(id`,
+      `${f.api}/nowhere?prettyPrint=false`,
+    ]) {
+      const res = await fetch(url);
+      expect(res.status, url).toBeGreaterThanOrEqual(400);
+      const text = await res.text();
+      expect(text, url).not.toContain('\n');
+      expect(JSON.parse(text), url).toMatchObject({ error: { code: res.status } });
+    }
+    // Without it, errors stay indented as Google's are.
+    expect(await (await fetch(`${postsUrl}/nope`)).text()).toContain('\n  "error"');
+  });
 });
 
 describe('request bodies', () => {

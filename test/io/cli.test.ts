@@ -102,7 +102,7 @@ describe('blogcore import / export', () => {
       run('import', fixture('ghost.json'), '--db', join(dir, 'g.db'), '--blog', 'https://g.example.test/').code,
     ).toBe(0);
     const bad = run('export', '--db', join(dir, 'g.db'), '--blog', 'https://g.example.test/', '--format', 'pdf');
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/Unknown export format pdf/);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/export --format: one of blogcore-json, blogger-atom, wxr, site, not pdf/);
   });
 });

@@ -29,6 +29,13 @@ beforeAll(async () => {
       return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(PICTURES.gif);
     if (path === '/stall.png')
       return res.writeHead(200, { 'content-type': 'image/png' }).write(PICTURES.png.subarray(0, 20)); // and nothing more
+    if (path === '/drip.png') {
+      // A byte every 50 ms: each pause is short, the whole never ends.
+      res.writeHead(200, { 'content-type': 'image/png' });
+      const timer = setInterval(() => res.write(PICTURES.png.subarray(0, 1)), 50);
+      res.once('close', () => clearInterval(timer));
+      return;
+    }
     if (path === '/redirect.png') return res.writeHead(302, { location: `http://127.0.0.1:${port}/a.png` }).end();
     if (path === '/page.html')
       return res.writeHead(200, { 'content-type': 'text/html' }).end('<html>not a picture</html>');
@@ -85,7 +92,7 @@ describe('importBlog with media: true', () => {
     expect(Object.keys(reasons).sort()).toEqual(['/missing.png', '/page.html', '/redirect.png', '/stall.png']);
     expect(reasons['/missing.png']).toMatch(/HTTP 404/);
     expect(reasons['/redirect.png']).toMatch(/127\.0\.0\.1.*private/);
-    expect(reasons['/stall.png']).toMatch(/no bytes for 300 ms/);
+    expect(reasons['/stall.png']).toMatch(/localhost sent nothing for 0\.[3-9] s/);
     expect(reasons['/page.html']).toMatch(/not a JPEG, PNG/);
     expect(hits.get('/a.png')).toBe(1); // used twice, fetched once (the redirect to it was never followed)
 
@@ -117,6 +124,44 @@ describe('importBlog with media: true', () => {
     expect(hits.get('/b.jpg')).toBe(1);
     expect(hits.get('/attached.gif')).toBe(1);
     expect(hits.get('/missing.png')).toBe(2); // what failed is tried again
+  });
+
+  it('says why a download failed in words a user can act on, a timeout only when one happened, and cuts a drip', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const urls = {
+      drip: at('/drip.png'),
+      unresolvable: 'http://blogcore-test.invalid/x.png',
+      refused: `http://127.0.0.1:${closedPort}/x.png`,
+    };
+    const file = wxr().replace(
+      /<item>.*<\/item>/s,
+      `<item><title>Item 1</title><link>http://old.example/1/</link><dc:creator>ann</dc:creator><content:encoded><![CDATA[${Object.values(
+        urls,
+      )
+        .map((u) => `<img src="${u}">`)
+        .join(
+          '',
+        )}]]></content:encoded><wp:post_id>1</wp:post_id><wp:post_date_gmt>2024-01-01 10:00:00</wp:post_date_gmt><wp:status>publish</wp:status><wp:post_type>post</wp:post_type></item>`,
+    );
+    const started = Date.now();
+    const report = await importBlog(memoryService(), file, {
+      media: true,
+      allowPrivateHosts: ['localhost', '127.0.0.1'],
+      mediaTimeoutMs: 5_000,
+      mediaDeadlineMs: 1_000,
+    });
+    const reason = (url: string) => report.skipped.find((s) => s.source.includes(url))?.reason;
+    // Each pause of the drip is far below mediaTimeoutMs: the deadline of the whole download cuts it.
+    expect(reason(urls.drip)).toMatch(/localhost did not finish in 1(\.\d)? s \(the limit of a download\)/);
+    expect(reason(urls.unresolvable)).toMatch(/could not resolve blogcore-test\.invalid: no network, or no such host/);
+    expect(reason(urls.refused)).toMatch(/127\.0\.0\.1 refused the connection \(ECONNREFUSED\)/);
+    // No timeout is reported for what failed at once.
+    for (const url of [urls.unresolvable, urls.refused])
+      expect(reason(url)).not.toMatch(/no answer|sent nothing|in \d/);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('never reaches a private address unless allowed: nothing is requested', async () => {
