@@ -2,9 +2,10 @@
  * What the editor's end-to-end tests share: the example editor built and served by Vite's preview, and
  * `blogcore serve` on a demo store beside it (CORS for the editor's origin), with the API, blog and token it prints.
  */
+import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { build, preview, type PreviewServer } from 'vite';
 import { root } from '../browser/serve.js';
 import { start, type Proc } from '../http/spawn.js';
@@ -70,4 +71,17 @@ export async function signIn(page: Page, editorUrl: string, api: string, token: 
   await page.getByLabel('Server address').fill(api.replace(/\/v3$/, ''));
   await page.getByLabel('Token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Closes what a file against `blogcore serve` opened (those it got to open): browser, server, editor, folder. */
+export async function closeServed(opened: {
+  browser?: Browser;
+  server?: Proc;
+  site?: PreviewServer;
+  dir?: string;
+}): Promise<void> {
+  await opened.browser?.close();
+  await opened.server?.stop('SIGKILL');
+  await opened.site?.close();
+  if (opened.dir) await rm(opened.dir, { recursive: true, force: true });
 }

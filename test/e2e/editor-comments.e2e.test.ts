@@ -5,7 +5,7 @@
  * Chromium, clears the run with two clicks: all pending from one address to spam, then all spam deleted. The
  * server is checked over HTTP after each.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import type { PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../browser/serve.js';
 import { requireBuild, type Proc } from '../http/spawn.js';
-import { serveDemo, serveEditor, signIn } from './editor-app.js';
+import { closeServed, serveDemo, serveEditor, signIn } from './editor-app.js';
 
 let dir: string;
 let site: PreviewServer | undefined;
@@ -73,12 +73,7 @@ beforeAll(async () => {
   page.on('dialog', (dialog) => void dialog.accept());
 }, 120_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop('SIGKILL');
-  await site?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => closeServed({ browser, server, site, dir }));
 
 describe('the editor clears a spam run on its server', { timeout: 120_000 }, () => {
   it('all pending from one address to spam, then all spam deleted: one click each', async () => {

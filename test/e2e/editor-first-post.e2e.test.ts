@@ -4,7 +4,7 @@
  * post takes its server id (the address follows it); the server holds each; an edit after the move is saved
  * to the same post; and an address naming the id a post had before it was sent still opens it.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -12,7 +12,7 @@ import type { PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../browser/serve.js';
 import { requireBuild, type Proc } from '../http/spawn.js';
-import { serveDemo, serveEditor, signIn } from './editor-app.js';
+import { closeServed, serveDemo, serveEditor, signIn } from './editor-app.js';
 
 interface WirePost {
   id: string;
@@ -85,12 +85,7 @@ beforeAll(async () => {
   page.on('pageerror', (error) => errors.push(error));
 }, 90_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop('SIGKILL');
-  await site?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => closeServed({ browser, server, site, dir }));
 
 describe('the first posts written in the editor, signed in to blogcore serve', { timeout: 90_000 }, () => {
   it('signs in with the admin token', async () => {

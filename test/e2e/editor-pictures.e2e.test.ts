@@ -6,7 +6,7 @@
  * store, a picture pasted and one picked with the file chooser (each with alt text), and the post edited and
  * saved. Back online it syncs: the server holds both pictures byte for byte and the post names them.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -14,7 +14,7 @@ import type { PreviewServer } from 'vite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchChromium, root } from '../browser/serve.js';
 import { requireBuild, type Proc } from '../http/spawn.js';
-import { serveDemo, serveEditor, signIn } from './editor-app.js';
+import { closeServed, serveDemo, serveEditor, signIn } from './editor-app.js';
 import { sha256Hex } from '../media/pictures.js';
 
 const shots = join(root, 'test-output');
@@ -80,12 +80,7 @@ beforeAll(async () => {
   page.on('pageerror', (error) => errors.push(error));
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop('SIGKILL');
-  await site?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => closeServed({ browser, server, site, dir }));
 
 /** A PNG drawn in the page (a sky, a sea, a sun): real pictures for the screenshots, their bytes known to the test. */
 async function drawn(width: number, height: number, sky: string, sea: string): Promise<Uint8Array> {

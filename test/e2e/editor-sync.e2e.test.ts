@@ -5,7 +5,7 @@
  * both replicas (through the editor's own screens) are compared field by field, and the conflict screen is
  * used with each choice. Everything listens on 127.0.0.1 and is stopped at the end.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -13,7 +13,7 @@ import type { PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, root } from '../browser/serve.js';
 import { requireBuild, start, type Proc } from '../http/spawn.js';
-import { serveDemo, serveEditor, signIn } from './editor-app.js';
+import { closeServed, serveDemo, serveEditor, signIn } from './editor-app.js';
 
 const shots = join(root, 'test-output');
 
@@ -137,12 +137,7 @@ beforeAll(async () => {
   }
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop('SIGKILL');
-  await site?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => closeServed({ browser, server, site, dir }));
 
 describe('the browser editor synced with blogcore serve', { timeout: 90_000 }, () => {
   it('is let in only from the origin given to --cors', async () => {

@@ -5,7 +5,7 @@
  * both type 200 characters, it comes back, and no character is lost — on the screens and in the stored post.
  * A screenshot of the two cursors goes to docs/editor-together.png.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -13,7 +13,7 @@ import type { PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, root } from '../browser/serve.js';
 import { requireBuild, type Proc } from '../http/spawn.js';
-import { serveDemo, serveEditor } from './editor-app.js';
+import { closeServed, serveDemo, serveEditor } from './editor-app.js';
 
 let dir: string;
 let site: PreviewServer | undefined;
@@ -75,12 +75,7 @@ beforeAll(async () => {
   }
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop('SIGKILL');
-  await site?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => closeServed({ browser, server, site, dir }));
 
 describe('writing a post together in the editor', { timeout: 180_000 }, () => {
   it('opens the post from its editor, shows who else is there, and both cursors', async () => {
