@@ -224,14 +224,15 @@ export function createReplica(options: ReplicaOptions): Replica {
   function live(): () => void {
     if (stopLive) return stopLive;
     let stop: (() => void) | undefined;
-    const started = import('./live.js').then(({ keepSyncing }) => {
-      if (stopLive === stopThis) stop = keepSyncing(options, remote, sync, () => ctx?.state.checkpoint);
-    });
     const stopThis = () => {
       stop?.();
       if (stopLive === stopThis) stopLive = undefined;
     };
-    void started.catch((error: unknown) => options.onError?.(error));
+    void import('./live.js')
+      .then(({ keepSyncing }) => {
+        if (stopLive === stopThis) stop = keepSyncing(options, remote, sync, () => ctx?.state.checkpoint);
+      })
+      .catch((error: unknown) => options.onError?.(error));
     stopLive = stopThis;
     return stopThis;
   }

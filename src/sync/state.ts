@@ -268,7 +268,14 @@ export async function* walk<C extends Tracked>(
 /** Every local record of the blog with its base, a page (and one batch) at a time: for the rare full passes. */
 export async function eachRecord(
   ctx: Ctx,
-  visit: (batch: Batch, collection: Tracked, id: string, version: number, base: Base | undefined) => Promise<void>,
+  visit: (
+    batch: Batch,
+    collection: Tracked,
+    id: string,
+    version: number,
+    base: Base | undefined,
+    doc: Records[Tracked],
+  ) => Promise<void>,
 ): Promise<void> {
   for (const collection of [...synced, 'media'] as const) {
     const index = collection === 'comments' ? 'post' : collection === 'media' ? 'blog' : 'published';
@@ -279,7 +286,7 @@ export async function eachRecord(
       );
       const batch = new Batch(ctx.core);
       for (let i = 0; i < page.length; i++)
-        await visit(batch, collection, page[i]!.id, page[i]!.version, bases[i]?.doc as Base | undefined);
+        await visit(batch, collection, page[i]!.id, page[i]!.version, bases[i]?.doc as Base | undefined, page[i]!.doc);
       await batch.commit();
     }
   }

@@ -29,11 +29,10 @@ function named(b: LetterBase): Base {
 }
 
 export async function nameBaseFields(ctx: Ctx): Promise<void> {
-  await eachRecord(ctx, async (batch, collection, id, version, base) => {
+  await eachRecord(ctx, async (batch, collection, _id, version, base, doc) => {
     if (!isLettered(base)) return;
     const renamed = named(base);
-    const local = base.v === version ? await batch.get<Local>(collection, id) : undefined;
-    if (local) renamed.fingerprint = fingerprint(collection, local.doc);
+    if (base.v === version) renamed.fingerprint = fingerprint(collection, doc as Local);
     await batch.put('settings', renamed);
   });
   // Deletes made here and not yet sent, and conflicts, keep a base with no local record.
