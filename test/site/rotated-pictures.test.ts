@@ -4,36 +4,17 @@
  * picture as shown, so the page does not jump and no variant is an upscale or on its side. Checked in Chromium
  * (what the browser shows of the original and of the variant it picks) and with sharp over every variant named.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { parse, type DefaultTreeAdapterMap } from 'parse5';
+import type { Server } from 'node:http';
+import { parse } from 'parse5';
 import type { Browser } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, expect, it } from 'vitest';
-import { memoryDriver } from '../../drivers/memory/index.js';
-import { createBlogService } from '../../src/index.js';
-import { createHttpHandler, toNodeHandler } from '../../src/http/index.js';
-import { createSite } from '../../src/site/index.js';
 import { launchChromium } from '../browser/serve.js';
-
-type Element = DefaultTreeAdapterMap['element'];
-const walk = (node: DefaultTreeAdapterMap['parentNode'], out: Element[] = []): Element[] => {
-  for (const child of node.childNodes)
-    if ('tagName' in child) {
-      out.push(child);
-      walk(child, out);
-    }
-  return out;
-};
-const attrs = (e: Element) => Object.fromEntries(e.attrs.map((a) => [a.name, a.value]));
+import { attrs, closeAll, servedBlog, walk } from './page-elements.js';
 
 let server: Server | undefined;
 let browser: Browser | undefined;
-afterAll(async () => {
-  await browser?.close();
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
-});
+afterAll(() => closeAll({ browser, server }));
 
 /** A 2000×1500 JPEG whose orientation says to turn it (6: clockwise, 8: counter-clockwise). */
 const turned = async (orientation: number) =>
@@ -47,14 +28,9 @@ const turned = async (orientation: number) =>
   );
 
 it('a photo turned by its EXIF orientation has the size it is shown at: media, <img>, srcset and variants', async () => {
-  const service = createBlogService({ driver: memoryDriver() });
-  const api = createHttpHandler(service);
-  const site = createSite(service);
-  server = createServer(toNodeHandler(async (req) => (await site(req)) ?? api(req)));
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await service.users.insert({ body: { id: 'ada', displayName: 'Ada' } });
-  const blog = await service.blogs.insert({ body: { name: 'Turned', url: `${origin}/` }, ownerId: 'ada' });
+  const served = await servedBlog('Turned');
+  ({ server } = served);
+  const { service, origin, blog } = served;
   const media = [];
   for (const orientation of [6, 8]) {
     const bytes = await turned(orientation);
