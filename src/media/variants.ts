@@ -3,14 +3,16 @@
  * request by `sharp` (an optional dependency, loaded here only) and kept in the blob store beside the original
  * (`{blob}.w{N}.{ext}`), so later requests read them from there. Only widths of `imageWidths` below the picture's
  * own are offered (never upscaled); GIFs are not (their animation would be lost). Making is bounded per process:
- * MAKING at once, QUEUED waiting, 503 with `Retry-After` past that. A decompression bomb is stopped twice: the
- * record's size is within MAX_PIXELS (checked at upload), and sharp's own input pixel limit is set to it.
+ * MAKING at once, QUEUED waiting, 503 with `Retry-After` past that. A decompression bomb is stopped three times:
+ * the record's size is within MAX_PIXELS (checked at upload), the stored bytes are checked again as at upload
+ * before sharp sees them (a record written before the rule, or bytes changed under it), and sharp's own input
+ * pixel limit is set to it. A picture sharp cannot resize has no variants (404 that says why), never a 500.
  */
 import type { Core } from '../core/core.js';
 import { mediaId, type MediaRecord } from '../store/records.js';
 import type { MediaType } from '../schema/media.js';
 import { BlogError } from '../util/errors.js';
-import { EXTENSIONS, MAX_PIXELS } from './images.js';
+import { EXTENSIONS, ImageCheck, MAX_PIXELS } from './images.js';
 
 /** What we use of sharp: the few calls of a resize (its own types stay out of ours). */
 interface SharpLike {
@@ -150,14 +152,24 @@ async function make(
   const original = await core.blobs.read(r.blob, { offset: 0, length: r.bytes });
   if (!original) throw notFound();
   const input = await readAll(original);
-  let pipeline = sharp(input, { limitInputPixels: MAX_PIXELS, failOn: 'error' })
-    .rotate()
-    .resize({ width, withoutEnlargement: true });
-  if (type === 'image/jpeg') pipeline = pipeline.jpeg({ quality: 80, mozjpeg: true });
-  else if (type === 'image/png') pipeline = pipeline.png({ compressionLevel: 9 });
-  else if (type === 'image/webp') pipeline = pipeline.webp({ quality: 75 });
-  else pipeline = pipeline.avif({ quality: 50, effort: 2 });
-  const out = new Uint8Array(await pipeline.toBuffer());
+  let out: Uint8Array;
+  try {
+    // The header as at upload (a 60000×60000 picture is refused here, undecoded).
+    const check = new ImageCheck(r.contentType, input.byteLength);
+    check.add(input);
+    check.finish();
+    let pipeline = sharp(input, { limitInputPixels: MAX_PIXELS, failOn: 'error' })
+      .rotate()
+      .resize({ width, withoutEnlargement: true });
+    if (type === 'image/jpeg') pipeline = pipeline.jpeg({ quality: 80, mozjpeg: true });
+    else if (type === 'image/png') pipeline = pipeline.png({ compressionLevel: 9 });
+    else if (type === 'image/webp') pipeline = pipeline.webp({ quality: 75 });
+    else pipeline = pipeline.avif({ quality: 50, effort: 2 });
+    out = new Uint8Array(await pipeline.toBuffer());
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new BlogError({ code: 404, reason: 'notFound', message: `This picture has no variants: ${why}` });
+  }
   await core.blobs.put(key, one(out));
   return out;
 }

@@ -9,7 +9,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import { afterAll, expect, it } from 'vitest';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { createBlogService } from '../../src/index.js';
@@ -17,63 +16,11 @@ import { createHttpHandler } from '../../src/http/index.js';
 import { cleanMedia } from '../../src/io/index.js';
 import { requireBuild } from '../http/spawn.js';
 import { sha256Hex } from './pictures.js';
+import { BASE, latin1, SECRETS, storedBefore as before } from './stored-before.js';
 
 requireBuild();
 const dir = mkdtempSync(join(tmpdir(), 'blogcore-media-clean-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const BASE = 'https://pictures.example';
-const SECRETS = ['Secretowner', 'SN-4455667788'];
-const latin1 = (b: Uint8Array) => Buffer.from(b).toString('latin1');
-
-/** A camera-like JPEG carrying an owner's name, a serial and a GPS position. */
-const tagged = async (hue: number) =>
-  new Uint8Array(
-    await sharp({ create: { width: 1200, height: 900, channels: 3, background: { r: hue, g: 90, b: 160 } } })
-      .withExifMerge({
-        IFD0: { Artist: 'Ada Secretowner' },
-        IFD2: { BodySerialNumber: 'SN-4455667788' },
-        IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '51/1 30/1 1234/100' },
-      })
-      .jpeg()
-      .toBuffer(),
-  );
-
-/** A blog on `file` whose pictures were stored as uploaded: two tagged photos, one clean, used by posts and a page. */
-async function before(file: string) {
-  const old = createBlogService({
-    driver: sqliteDriver({ filename: file }),
-    apiBaseUrl: BASE,
-    keepImageMetadata: true,
-  });
-  await old.users.insert({ body: { id: 'ada', displayName: 'Ada' } });
-  const blogId = (await old.blogs.insert({ body: { name: 'Old', url: `${BASE}/` }, ownerId: 'ada' })).id;
-  const clean = new Uint8Array(
-    await sharp({ create: { width: 40, height: 30, channels: 3, background: '#123' } })
-      .png()
-      .toBuffer(),
-  );
-  const [a, b, c] = [
-    await old.media.upload({ blogId, body: await tagged(10), filename: 'home.jpg' }),
-    await old.media.upload({ blogId, body: await tagged(200), filename: 'garden.jpg' }),
-    await old.media.upload({ blogId, body: clean, filename: 'dot.png' }),
-  ];
-  const variant = a.url.replace(/\/home\.jpg$/, '/w640/home.webp');
-  const posts = [];
-  for (let i = 0; i < 3; i++)
-    posts.push(
-      await old.posts.insert({
-        blogId,
-        body: {
-          title: `Post ${i}`,
-          content: `<p><img src="${a.url}" srcset="${variant} 640w"><img src="${c.url}"></p>`,
-        },
-      }),
-    );
-  const page = await old.pages.insert({ blogId, body: { title: 'About', content: `<img src="${b.url}" alt="">` } });
-  await old.close();
-  return { blogId, a, b, c, posts, page };
-}
 
 it('stores tagged pictures again without their metadata; content follows; old urls answer 301; again changes nothing', async () => {
   const file = join(dir, 'one.db');

@@ -5,35 +5,22 @@
  * (docs/design.md §23; the bench prints the same figure). The screenshot is test-output/pictures-phone.png (the copy
  * in docs/ comes from it).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
-import { memoryDriver } from '../../drivers/memory/index.js';
-import { createBlogService } from '../../src/index.js';
-import { createHttpHandler, toNodeHandler } from '../../src/http/index.js';
-import { createSite } from '../../src/site/index.js';
 import { launchChromium, root } from '../browser/serve.js';
 import { cameraPhoto } from '../media/camera-photo.js';
+import { closeAll, servedBlog } from './page-elements.js';
 
 let server: Server | undefined;
 let browser: Browser | undefined;
-afterAll(async () => {
-  await browser?.close();
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
-});
+afterAll(() => closeAll({ browser, server }));
 
 it('a phone (375 px, DPR 2) downloads a variant of a 4000×3000 photo, not the original', async () => {
-  const service = createBlogService({ driver: memoryDriver() });
-  const api = createHttpHandler(service);
-  const site = createSite(service);
-  server = createServer(toNodeHandler(async (req) => (await site(req)) ?? api(req)));
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await service.users.insert({ body: { id: 'ada', displayName: 'Ada' } });
-  const blog = await service.blogs.insert({ body: { name: 'Harbour notes', url: `${origin}/` }, ownerId: 'ada' });
+  const served = await servedBlog('Harbour notes');
+  ({ server } = served);
+  const { service, origin, blog } = served;
   const photo = await cameraPhoto(0);
   const m = await service.media.upload({ blogId: blog.id, body: photo, filename: 'harbour.jpg', alt: 'The harbour' });
   const post = await service.posts.insert({

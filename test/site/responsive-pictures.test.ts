@@ -4,7 +4,7 @@
  * sizes, its intrinsic width and height, decoding="async", the first with fetchpriority="high" and the others lazy;
  * every url named answers 200 with a picture of the width it claims. A picture outside the blog is left alone.
  */
-import { parse, type DefaultTreeAdapterMap } from 'parse5';
+import { parse } from 'parse5';
 import sharp from 'sharp';
 import { expect, it } from 'vitest';
 import { memoryDriver } from '../../drivers/memory/index.js';
@@ -13,17 +13,7 @@ import { createHttpHandler } from '../../src/http/index.js';
 import { createSite, exportSite, type SiteFiles, type SiteManifest } from '../../src/site/index.js';
 import { atomFeed, rssFeed } from '../../src/io/index.js';
 import { parseFeed } from '@rowanmanning/feed-parser';
-
-type Element = DefaultTreeAdapterMap['element'];
-const walk = (node: DefaultTreeAdapterMap['parentNode'], out: Element[] = []): Element[] => {
-  for (const child of node.childNodes)
-    if ('tagName' in child) {
-      out.push(child);
-      walk(child, out);
-    }
-  return out;
-};
-const attrs = (e: Element) => Object.fromEntries(e.attrs.map((a) => [a.name, a.value]));
+import { attrs, walk } from './page-elements.js';
 
 it('renders each picture of the blog as <picture> with sources, srcset, sizes, size and loading', async () => {
   const service = createBlogService({ driver: memoryDriver(), apiBaseUrl: 'https://blog.example' });

@@ -10,6 +10,7 @@ import { CollaborationCaret } from '@tiptap/extension-collaboration-caret';
 import type { BlogService } from 'blogcore';
 import { httpChannel, joinCollab, richExtensions, serviceChannel, type CollabSession } from 'blogcore/collab';
 import * as Y from 'yjs';
+import { featuredBadge, type Pictures, withViews } from './views.js';
 
 export interface Together {
   /** The people here besides this writer, by name. */
@@ -33,6 +34,8 @@ export async function startTogether(options: {
   local: BlogService;
   target: { blogId: string; postId: string };
   name: string;
+  /** Where the post's pictures are shown from (their local copies); without it, from their urls. */
+  pictures?: Pictures | undefined;
 }): Promise<Together> {
   const doc = new Y.Doc();
   const remote: CollabSession = await joinCollab(
@@ -48,12 +51,14 @@ export async function startTogether(options: {
   const editor = new Editor({
     element: options.surface,
     extensions: [
-      ...richExtensions({ undoRedo: false }),
+      // Pictures and figures as the single-author editor shows them.
+      ...withViews(richExtensions({ undoRedo: false }), options.pictures),
       Collaboration.configure({ document: doc, field: 'content' }),
       CollaborationCaret.configure({ provider: { awareness: remote.awareness }, user }),
     ],
     editorProps: {
       attributes: { 'aria-label': 'Content', role: 'textbox', 'aria-multiline': 'true', class: 'rt-doc' },
+      decorations: featuredBadge,
     },
   });
 

@@ -39,6 +39,7 @@ export async function togetherView(app: App, connection: Connection, id: string)
     local: app.owner,
     target: { blogId: app.blog.id, postId: id },
     name: me?.displayName ?? 'You',
+    pictures: app.pictures ?? undefined,
   });
   const show = () => {
     const others = together.others();
