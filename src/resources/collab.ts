@@ -7,7 +7,7 @@
  * the document the next time anyone opens or pulls it. Compaction folds the pushes into the document's state.
  */
 import { actorUserId, mayEdit, type Actor } from '../rules/access.js';
-import type { Core } from '../core/core.js';
+import type { Core, ProcessCommit } from '../core/core.js';
 import { DriverConflict, MESSAGE_CHARS, type Key, type StoredDoc, type WriteOp } from '../store/driver.js';
 import {
   collabDocId,
@@ -41,6 +41,7 @@ import {
 } from '../collab/document.js';
 import { changeContent, contentEvents, loadVisible } from './content.js';
 import { Presence } from '../collab/presence.js';
+import { RecentPushes, type Push } from './collab-recent.js';
 
 type Kind = 'post' | 'page';
 const COLLECTION = { post: 'posts', page: 'pages' } as const;
@@ -71,6 +72,8 @@ interface Look {
 interface Hub {
   renders: Map<string, { timer: ReturnType<typeof setTimeout>; first: number; by: Actor }>;
   presence: Presence;
+  /** The documents' latest pushes, handed to the pulls waiting here as they commit. */
+  recent: RecentPushes;
   /** This process's commits so far: a shared read serves only the pulls that came before the next commit. */
   commits: number;
   /** The latest read per document and `since`, the commit count and the time it started at. */
@@ -116,12 +119,16 @@ const hubOf = (core: Core): Hub => {
     const made: Hub = {
       renders: new Map(),
       presence,
+      recent: new RecentPushes(),
       commits: 0,
       looks: new Map(),
       share: shared.share,
       listen: shared.listen,
     };
-    const counted = () => void made.commits++;
+    const counted = (commit: ProcessCommit) => {
+      made.commits++;
+      made.recent.heard(commit);
+    };
     core.root.commitListeners.add(counted);
     // Closing the service ends presence's timers and the renders still waiting (the store is going away).
     core.root.closeListeners.add(() => {
@@ -273,7 +280,11 @@ async function whole(cx: Session, t: Target, doc: StoredDoc<CollabDocRecord>): P
   for (;;) {
     const updates = await stateOf(cx, seen.doc);
     const now = (await core.get('collabDocs', t.docId)) ?? seen;
-    if (now.version === seen.version) return { update: mergeUpdates(updates), position: String(newest) };
+    if (now.version === seen.version) {
+      // Nothing is kept past `newest` yet: this process's next commits carry it on in memory.
+      cx.hub.recent.seed(t.docId, itemOf(t), newest, newest, []);
+      return { update: mergeUpdates(updates), position: String(newest) };
+    }
     seen = now;
   }
 }
@@ -284,24 +295,25 @@ async function after(
   t: Target,
   since: number,
 ): Promise<{ update: Uint8Array; position: number } | undefined> {
-  const { core } = cx;
+  const { core, hub } = cx;
   const { pruned, newest } = await core.driver.logBounds();
   if (since < pruned || since > newest) return undefined;
-  const changes = (
-    await core.driver.streamChanges(collabStream(t.docId), { seq: since, pos: MAX_POS }, PULL_BATCH)
-  ).filter((c) => c.type === 'put');
-  if (changes.length === 0) return { update: EMPTY, position: since };
+  const logged = await core.driver.streamChanges(collabStream(t.docId), { seq: since, pos: MAX_POS }, PULL_BATCH);
+  const changes = logged.filter((c) => c.type === 'put');
   const found = await core.driver.getMany(
     'collabUpdates',
     changes.map((c) => c.id),
   );
   // A compaction folded some of them into the state meanwhile.
   if (found.some((f) => f === undefined)) return undefined;
-  return {
-    update: mergeUpdates(found.map((f) => fromBase64(f!.doc.update))),
-    position: changes[changes.length - 1]!.seq,
-  };
+  const pushes: Push[] = found.map((f, i) => ({ seq: changes[i]!.seq, update: fromBase64(f!.doc.update) }));
+  // The whole stream up to `newest` was read: this process's next commits carry it on in memory.
+  if (logged.length < PULL_BATCH) hub.recent.seed(t.docId, itemOf(t), since, newest, pushes);
+  if (pushes.length === 0) return { update: EMPTY, position: since };
+  return { update: mergeUpdates(pushes.map((p) => p.update)), position: pushes[pushes.length - 1]!.seq };
 }
+
+const itemOf = (t: Target) => ({ collection: COLLECTION[t.kind], itemId: t.itemId });
 
 /**
  * The item read again (gone: 404), the document with a change made elsewhere taken in, and what came after
@@ -386,33 +398,52 @@ export function collabApi(core: Core, actor: Actor) {
       const since = Number(p.since);
       const deadline = Date.now() + (p.wait ?? 0);
       const seen = p.presenceSince ?? 0;
-      // Who may read is judged once per call; each wake reads only what every pull of the document reads.
+      // Who may read is judged once per call; each wake takes what this process's pushes left in memory, and
+      // reads the store only for what they cannot say (other app servers' pushes, a change made elsewhere).
       await editable(cx, t);
+      // Memory holds what this process committed; on arrival and at each poll, the log's newest says whether
+      // anything came after it by other hands (then the store is read).
+      let check = true;
       for (;;) {
-        const { doc, found } = await look(cx, t, since);
-        const presence = hub.presence.since(t.docId, seen);
-        const withPresence = (s: CollabState) => (presence ? { ...s, presence } : s);
-        if (!found) return withPresence(await whole(cx, t, doc));
-        if (found.update.byteLength > 0 || presence || Date.now() >= deadline)
-          return withPresence({ update: found.update, position: String(found.position) });
-        await waitForChange(core, hub, t.docId, deadline);
+        let found = hub.recent.after(t.docId, since);
+        if (found && check && (await core.driver.logBounds()).newest > (hub.recent.head(t.docId) ?? -1))
+          found = undefined;
+        if (!found) {
+          const { doc, found: read } = await look(cx, t, since);
+          if (!read) return withPresence(hub, t, seen, await whole(cx, t, doc));
+          found = read;
+        }
+        const state = withPresence(hub, t, seen, { update: found.update, position: String(found.position) });
+        if (found.update.byteLength > 0 || state.presence || Date.now() >= deadline) return state;
+        check = (await waitForChange(core, hub, t.docId, deadline)) === 'poll' && Date.now() < deadline;
       }
     },
   };
 }
 
-/** Until this process commits, presence moves, a look at the log is due (other app servers), or the deadline. */
-function waitForChange(core: Core, hub: Hub, docId: string, deadline: number): Promise<void> {
+const withPresence = (hub: Hub, t: Target, seen: number, s: CollabState): CollabState => {
+  const presence = hub.presence.since(t.docId, seen);
+  return presence ? { ...s, presence } : s;
+};
+
+/**
+ * Until this document's pushes move in memory (or, when memory keeps none of it, this process commits), presence
+ * moves, a look at the log is due (other app servers: 'poll'), or the deadline.
+ */
+function waitForChange(core: Core, hub: Hub, docId: string, deadline: number): Promise<'moved' | 'poll'> {
   return new Promise((resolve) => {
-    const done = () => {
-      core.commitListeners.delete(done);
-      stop();
+    const done = (why: 'moved' | 'poll') => {
+      core.commitListeners.delete(committed);
+      stopTail?.();
+      stopPresence();
       clearTimeout(timer);
-      resolve();
+      resolve(why);
     };
-    const timer = setTimeout(done, Math.max(0, Math.min(POLL_MS, deadline - Date.now())));
-    core.commitListeners.add(done);
-    const stop = hub.presence.onChange(docId, done);
+    const committed = () => done('moved');
+    const timer = setTimeout(() => done('poll'), Math.max(0, Math.min(POLL_MS, deadline - Date.now())));
+    const stopTail = hub.recent.onMove(docId, committed);
+    if (!stopTail) core.commitListeners.add(committed);
+    const stopPresence = hub.presence.onChange(docId, committed);
   });
 }
 
