@@ -9,6 +9,7 @@
 export { blogAdminApi } from './blog-admin.js';
 export { changesApi } from './changes.js';
 export { commentModerationApi, sweepComments } from './comment-moderation.js';
+export { sweepCollab } from './collab-sweep.js';
 export { labelsApi } from './labels.js';
 export { mediaApi } from '../media/service.js';
 export { membersApi } from './members.js';

@@ -42,6 +42,7 @@ import {
 import { changeContent, contentEvents, loadVisible } from './content.js';
 import { Presence } from '../collab/presence.js';
 import { RecentPushes, type Push } from './collab-recent.js';
+import { sweepCollab } from './collab-sweep.js';
 
 type Kind = 'post' | 'page';
 const COLLECTION = { post: 'posts', page: 'pages' } as const;
@@ -217,6 +218,7 @@ async function current(
           content: r.content,
         };
         await core.commit([put('collabDocs', doc, 0)]);
+        await gone(cx, t);
         return { id: doc.id, version: 1, doc };
       }
       if (found.doc.rev === r.rev || core.root.collabFollower) return found;
@@ -246,6 +248,13 @@ async function current(
       fresh = true;
     }
   }
+}
+
+/** After a write of the document: the item deleted meanwhile takes it along now (collab-sweep.ts), and 404s. */
+async function gone(cx: Session, t: Target): Promise<void> {
+  if (await cx.core.get(COLLECTION[t.kind], t.itemId)) return;
+  await sweepCollab(cx.core, t.docId);
+  throw notFound(t.kind === 'post' ? 'Post' : 'Page');
 }
 
 async function reread(cx: Session, t: Target): Promise<StoredDoc<PostRecord | PageRecord>> {
@@ -387,6 +396,7 @@ export function collabApi(core: Core, actor: Actor) {
         return { position: String((await core.driver.logBounds()).newest) };
       }
       const { seq } = await core.commit([put('collabUpdates', updateRecord(cx.core, t, p.update), 0)]);
+      await gone(cx, t);
       scheduleRender(cx, t);
       return { position: String(seq) };
     },

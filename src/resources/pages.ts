@@ -4,7 +4,8 @@ import type { Core } from '../core/core.js';
 import { lazy } from '../util/lazy.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page } from '../core/paging.js';
-import { put, type PageRecord } from '../store/records.js';
+import { collabDocId, put, type PageRecord } from '../store/records.js';
+import { sweepCollab } from './collab-sweep.js';
 import { params, type Parsed } from '../schema/schemas.js';
 import type {
   PagesActionParams,
@@ -20,7 +21,7 @@ import type {
 import type { Page, PageList } from '../schema/resources.js';
 import { changeItem, contentEvents, deleteContent, loadVisible, withPath } from './content.js';
 import { pageOut } from './views.js';
-import type { LoadRevisions } from './revisions.js';
+import type { LoadBackOffice } from './revisions.js';
 
 /** A page body as checked; an update's or patch's may hold `null`: the field cleared (docs/design.md §24). */
 type Body = Parsed<'pagesUpdate'>['body'];
@@ -81,13 +82,13 @@ async function insertPage(core: Core, actor: Actor, input: PagesInsertParams): P
   return pageOut(core, r, s.view);
 }
 
-/** `loadRevisions` loads the revisions code on the first `pages.revisions` call (the service's back office). */
-export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions) {
+/** `loadBackOffice` loads the revisions code on the first `pages.revisions` call (the service's back office). */
+export function pagesApi(core: Core, actor: Actor, loadBackOffice: LoadBackOffice) {
   return {
     /** Earlier versions of a page (an extension): list, get, restore. */
     revisions: lazy(
       async () =>
-        (await loadRevisions()).revisionsApi<
+        (await loadBackOffice()).revisionsApi<
           PageRecord,
           Page,
           PagesRevisionsListParams,
@@ -142,6 +143,7 @@ export function pagesApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
         return;
       }
       await deleteContent(core, actor, 'page', p.blogId, p.pageId, p.ifMatch);
+      await sweepCollab(core, collabDocId('page', p.pageId));
     },
 
     async publish(input: PagesActionParams): Promise<Page> {

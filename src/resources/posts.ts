@@ -6,7 +6,15 @@ import type { Key, WriteOp } from '../store/driver.js';
 import { notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page, type PageQuery } from '../core/paging.js';
-import { del, put, searchRank, type CommentRecord, type PostRecord, type UserRecord } from '../store/records.js';
+import {
+  collabDocId,
+  del,
+  put,
+  searchRank,
+  type CommentRecord,
+  type PostRecord,
+  type UserRecord,
+} from '../store/records.js';
 import { params, type Parsed, type Role } from '../schema/schemas.js';
 import type {
   PostsDeleteParams,
@@ -26,7 +34,7 @@ import { labelCounterOps } from '../store/label-counts.js';
 import { hasPhrase, parseQuery, postWordFields } from '../rules/text.js';
 import { authorOf, listEtag, postWire } from '../core/wire.js';
 import type { Post, PostList } from '../schema/resources.js';
-import type { LoadRevisions } from './revisions.js';
+import type { LoadBackOffice } from './revisions.js';
 import { changeItem, contentEvents, deleteContent, loadVisible, withPath } from './content.js';
 import { postOut, type Shape } from './views.js';
 
@@ -252,13 +260,13 @@ async function replaceOrPatch(core: Core, actor: Actor, input: PostsUpdateParams
   return postOut(core, after, view, p);
 }
 
-/** `loadRevisions` loads the revisions code on the first `posts.revisions` call (the service's back office). */
-export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions) {
+/** `loadBackOffice` loads the revisions code on the first `posts.revisions` call (the service's back office). */
+export function postsApi(core: Core, actor: Actor, loadBackOffice: LoadBackOffice) {
   return {
     /** Earlier versions of a post (an extension): list, get, restore. */
     revisions: lazy(
       async () =>
-        (await loadRevisions()).revisionsApi<
+        (await loadBackOffice()).revisionsApi<
           PostRecord,
           Post,
           PostsRevisionsListParams,
@@ -318,6 +326,7 @@ export function postsApi(core: Core, actor: Actor, loadRevisions: LoadRevisions)
       await deleteContent(core, actor, 'post', p.blogId, p.postId, p.ifMatch, () =>
         commentDeletions(core, p.blogId, p.postId),
       );
+      await (await loadBackOffice()).sweepCollab(core, collabDocId('post', p.postId));
     },
 
     async publish(input: PostsPublishParams): Promise<Post> {

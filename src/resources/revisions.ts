@@ -3,6 +3,7 @@
  * is src/core/revision-capture.ts). Read at AUTHOR view under the item's own visibility; a restore is an
  * ordinary change (ifMatch, the editor rules, events, and it keeps the version it replaces).
  */
+import type { sweepCollab } from './collab-sweep.js';
 import { seesDrafts, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import type { RevisionRecord } from '../store/records.js';
@@ -59,7 +60,7 @@ interface Binding<R extends Item, T> {
 }
 
 /** How posts.ts and pages.ts get this module: loaded on first use, with the rest of the back office (back-office.ts). */
-export type LoadRevisions = () => Promise<{ revisionsApi: typeof revisionsApi }>;
+export type LoadBackOffice = () => Promise<{ revisionsApi: typeof revisionsApi; sweepCollab: typeof sweepCollab }>;
 
 /** `posts.revisions` / `pages.revisions`; the item id is `postId` or `pageId`. */
 export function revisionsApi<R extends Item, T, L, G, S>(core: Core, actor: Actor, b: Binding<R, T>) {

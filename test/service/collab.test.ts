@@ -417,6 +417,50 @@ describe.each(DRIVERS)('collab on %s', (name, makeDriver) => {
     expect(await stored(`post:${other.id}`)).toEqual({ doc: undefined, updates: 0 });
   });
 
+  it('a push that meets the delete of its post leaves no document or push behind, whichever lands first', async () => {
+    const race = racingDriver(makeDriver());
+    const w = await world(race.driver);
+    const left = async (postId: string) => ({
+      doc: await w.driver.get('collabDocs', `post:${postId}`),
+      updates: (
+        await w.driver.list({
+          collection: 'collabUpdates',
+          index: 'doc',
+          prefix: [`post:${postId}`],
+          direction: 'asc',
+          limit: 10,
+        })
+      ).length,
+    });
+    const pushes = (ops: unknown[]) =>
+      (ops as WriteOp[]).some((o) => o.type === 'put' && o.collection === 'collabUpdates');
+    const deletes = (ops: unknown[]) => (ops as WriteOp[]).some((o) => o.type === 'delete' && o.collection === 'posts');
+    for (const first of ['delete', 'push'] as const) {
+      const post = await makePost(w, 'LIVE', { content: '<p>x</p>' });
+      const target = { blogId: w.blogId, postId: post.id };
+      const doc = new Y.Doc();
+      Y.applyUpdate(doc, (await w.author.collab.open(target)).update);
+      const sv = Y.encodeStateVector(doc);
+      doc.getText('title').insert(0, 'Late ');
+      const update = Y.encodeStateAsUpdate(doc, sv);
+      // The second writer's commit is held (after its reads) until the first one's call has finished.
+      const held = race.hold(
+        (call, args) => call === 'commit' && (first === 'delete' ? pushes : deletes)(args[0] as unknown[]),
+      );
+      const second = (
+        first === 'delete' ? w.author.collab.push({ ...target, update }) : w.author.posts.delete(target)
+      ).then(
+        () => 'done',
+        (e: unknown) => e,
+      );
+      await held.reached;
+      await (first === 'delete' ? w.author.posts.delete(target) : w.author.collab.push({ ...target, update }));
+      held.release();
+      await second;
+      expect(await left(post.id), `${first} first`).toEqual({ doc: undefined, updates: 0 });
+    }
+  });
+
   it('only the post’s author and the blog’s admins take part; pages are for admins', async () => {
     const w = await world(makeDriver());
     const post = await makePost(w, 'LIVE', { content: '<p>x</p>' });
