@@ -101,8 +101,20 @@ class MemoryDriver implements StorageDriver {
     return this.connection().log.prune(q);
   }
 
+  /** Passes a message to every service on this store, itself included, soon after; stores it nowhere. */
+  tell(message: string): void {
+    for (const hear of [...this.connection().hearers]) queueMicrotask(() => hear(message));
+  }
+
+  hear(listener: (message: string) => void): () => void {
+    const { hearers } = this.connection();
+    hearers.add(listener);
+    return () => void hearers.delete(listener);
+  }
+
   async close(): Promise<void> {
     this.store.closed = true;
+    this.store.hearers.clear();
   }
 }
 

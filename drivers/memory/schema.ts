@@ -56,6 +56,8 @@ export const copyIn = (doc: JsonObject): Readonly<JsonObject> => deepFreeze(stru
 export class Store {
   readonly collections = new Map<string, Collection>();
   readonly log: ChangeLog;
+  /** Who hears the messages told on this store (`tell`/`hear`: every service on it, e.g. collab's presence). */
+  readonly hearers = new Set<(message: string) => void>();
   closed = false;
 
   constructor(maxChanges: number | undefined) {

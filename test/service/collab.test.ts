@@ -8,7 +8,20 @@ import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { yXmlFragmentToProseMirrorRootNode } from '@tiptap/y-tiptap';
 import { DRIVERS } from '../support/drivers.js';
-import { expectError, getPost, makePage, makePost, world, type Driver, type Service, type World } from './helpers.js';
+import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate } from 'y-protocols/awareness';
+import { memoryDriver } from '../../drivers/memory/index.js';
+import {
+  expectError,
+  getPost,
+  makePage,
+  makePost,
+  newService,
+  USERS,
+  world,
+  type Driver,
+  type Service,
+  type World,
+} from './helpers.js';
 import type { WriteOp } from '../../src/store/driver.js';
 import { htmlDocument } from '../../src/collab/document.js';
 import { richSchema, writeHtml } from '../../src/collab/index.js';
@@ -482,5 +495,44 @@ describe.each(DRIVERS)('collab on %s', (name, makeDriver) => {
     await expectError(w.author.collab.push({ ...target, update: new Uint8Array(300 * 1024) }), 413);
     await expectError(w.author.collab.pull({ ...target, since: 'abc' }), 400, 'invalid');
     await expectError(w.author.collab.pull({ ...target, since: '0', wait: 30_001 }), 400, 'invalid');
+  });
+});
+
+describe('collab: two services on one memory store', () => {
+  it('see each other’s pushes within 2 s, and each other’s cursors', async () => {
+    const w = await world(memoryDriver());
+    const other = newService(w.driver).as({ userId: USERS.author.id });
+    const post = await makePost(w, 'LIVE', { content: '<p>x</p>' });
+    const target = { blogId: w.blogId, postId: post.id };
+    const a = new Writer(w.author, target);
+    const b = new Writer(other, target);
+    await a.open();
+    await b.open();
+    const started = Date.now();
+    const waiting = b.pull(5_000);
+    await new Promise((r) => setTimeout(r, 50));
+    ((a.content.get(0) as Y.XmlElement).get(0) as Y.XmlText).insert(1, 'y');
+    await a.push();
+    await waiting;
+    while ((await b.html()) !== '<p>xy</p>' && Date.now() - started < 5_000) await b.pull(2_000);
+    expect(await b.html()).toBe('<p>xy</p>');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    // Ada's cursor, sent to one service, reaches a pull on the other (and is stored nowhere).
+    const ada = new Awareness(a.doc);
+    ada.setLocalState({ user: { name: 'Ada', color: '#d33' } });
+    const seen = new Awareness(new Y.Doc());
+    const pulled = other.collab.pull({ ...target, since: b.position, wait: 2_000 });
+    await new Promise((r) => setTimeout(r, 50));
+    await w.author.collab.push({
+      ...target,
+      update: new Uint8Array([0, 0]),
+      presence: encodeAwarenessUpdate(ada, [a.doc.clientID]),
+    });
+    const got = await pulled;
+    if (got.presence) applyAwarenessUpdate(seen, got.presence.update, 'test');
+    expect(seen.getStates().get(a.doc.clientID)).toEqual({ user: { name: 'Ada', color: '#d33' } });
+    ada.destroy();
+    seen.destroy();
+    await other.close();
   });
 });
