@@ -35,6 +35,8 @@ interface Tail {
   collection: string;
   itemId: string;
   waiters: Set<() => void>;
+  /** The answers given since the tail last moved, by `since`: the pulls woken together share one merge. */
+  answers: Map<number, { update: Uint8Array; position: number }>;
 }
 
 export class RecentPushes {
@@ -61,6 +63,7 @@ export class RecentPushes {
       pushes: pushes.filter((p) => p.seq > from && p.seq <= head),
       ...item,
       waiters: known?.waiters ?? new Set(),
+      answers: new Map(),
     };
     this.tails.delete(docId);
     this.tails.set(docId, tail);
@@ -82,14 +85,18 @@ export class RecentPushes {
   after(docId: string, since: number): { update: Uint8Array; position: number } | undefined {
     const tail = this.tails.get(docId);
     if (!tail || since < tail.from || since > tail.head) return undefined;
+    const known = tail.answers.get(since);
+    if (known) return known;
     let i = tail.pushes.length;
     while (i > 0 && tail.pushes[i - 1]!.seq > since) i--;
     const fresh = tail.pushes.slice(i);
     if (fresh.length === 0) return { update: EMPTY, position: since };
-    return {
+    const answer = {
       update: fresh.length === 1 ? fresh[0]!.update : mergeUpdates(fresh.map((p) => p.update)),
       position: fresh[fresh.length - 1]!.seq,
     };
+    tail.answers.set(since, answer);
+    return answer;
   }
 
   /** How far the document's tail is known whole (undefined: not kept). */
@@ -127,6 +134,7 @@ export class RecentPushes {
       }
       tail.head = c.seq;
     }
+    if (moved) tail.answers.clear();
     if (tail.pushes.length > KEEP) tail.from = tail.pushes.splice(0, tail.pushes.length - KEEP).at(-1)!.seq;
     if (moved) for (const wake of [...tail.waiters]) wake();
   }
