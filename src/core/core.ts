@@ -43,14 +43,6 @@ import type { ZodMiniType } from 'zod/mini';
 import { authorOf, etagOf, links, postWire, type Links } from './wire.js';
 import type { Post } from '../schema/resources.js';
 
-/** A commit this process made, as its commit listeners hear it. */
-export interface ProcessCommit {
-  seq: number;
-  /** The log's newest seq below it (`CommitResult.previous`, else `seq - 1`): nothing else came between. */
-  previous: number;
-  ops: readonly WriteOp[];
-}
-
 export interface CoreOptions extends CommentOptions {
   driver: StorageDriver;
   /** Earlier versions kept per post or page (default 50; 0 keeps none). */
@@ -136,10 +128,10 @@ export class Core {
   /** Called when the service closes (features that keep timers, e.g. presence in resources/collab.ts). */
   readonly closeListeners = new Set<() => void>();
   /**
-   * Called after every commit this process makes, with its seq, the log's seq below it and its ops (long polls
-   * wait on it; collab hands a push to the pulls waiting here from it).
+   * Called after every commit this process makes, with its result and ops (long polls wait on it; collab hands a
+   * push to the pulls waiting here from it).
    */
-  readonly commitListeners = new Set<(commit: ProcessCommit) => void>();
+  readonly commitListeners = new Set<(result: CommitResult, ops: readonly WriteOp[]) => void>();
   /**
    * Called when a call's check of the change log finds commits by other hands (another process on the store):
    * what was read before may be stale (the HTTP helper's kept responses go).
@@ -415,8 +407,7 @@ export class Core {
       if (op.type === 'put' && op.collection === 'posts' && dueTime(op.doc) !== undefined) this.dueUnknown();
     }
     this.cache.committed(result.seq, result.previous);
-    const made: ProcessCommit = { seq: result.seq, previous: result.previous ?? result.seq - 1, ops };
-    for (const listener of this.commitListeners) listener(made);
+    for (const listener of this.commitListeners) listener(result, ops);
     if (this.scheduler) {
       for (const op of ops) if (op.type === 'put' && op.collection === 'posts') this.scheduled(op.doc);
     }

@@ -9,7 +9,7 @@
  * the stream seeds it again; a pull that finds nothing in memory still asks the store (once per poll) whether
  * anything landed past the tail. Commits finishing out of order wait (a few hundred at most) for the one below.
  */
-import type { ProcessCommit } from '../core/core.js';
+import type { WriteOp } from '../store/driver.js';
 import { fromBase64 } from '../util/base64.js';
 import { mergeUpdates } from '../collab/document.js';
 
@@ -20,6 +20,13 @@ const DOCS = 64;
 const EARLY = 256;
 
 const EMPTY = new Uint8Array(0);
+
+/** A commit this process made; `previous` is the log's newest seq below it (nothing else came between). */
+export interface ProcessCommit {
+  seq: number;
+  previous: number;
+  ops: readonly WriteOp[];
+}
 
 export interface Push {
   seq: number;

@@ -7,8 +7,15 @@
  * the document the next time anyone opens or pulls it. Compaction folds the pushes into the document's state.
  */
 import { actorUserId, mayEdit, type Actor } from '../rules/access.js';
-import type { Core, ProcessCommit } from '../core/core.js';
-import { DriverConflict, MESSAGE_CHARS, type Key, type StoredDoc, type WriteOp } from '../store/driver.js';
+import type { Core } from '../core/core.js';
+import {
+  DriverConflict,
+  MESSAGE_CHARS,
+  type CommitResult,
+  type Key,
+  type StoredDoc,
+  type WriteOp,
+} from '../store/driver.js';
 import {
   collabDocId,
   collabStream,
@@ -126,9 +133,9 @@ const hubOf = (core: Core): Hub => {
       share: shared.share,
       listen: shared.listen,
     };
-    const counted = (commit: ProcessCommit) => {
+    const counted = (result: CommitResult, ops: readonly WriteOp[]) => {
       made.commits++;
-      made.recent.heard(commit);
+      made.recent.heard({ seq: result.seq, previous: result.previous ?? result.seq - 1, ops });
     };
     core.root.commitListeners.add(counted);
     // Closing the service ends presence's timers and the renders still waiting (the store is going away).
@@ -357,9 +364,15 @@ function scheduleRender(cx: Session, t: Target): void {
   const delay = Math.max(0, Math.min(RENDER_MS, first + RENDER_MAX_MS - now));
   const timer = setTimeout(() => {
     hub.renders.delete(t.docId);
-    render(core, actor, t).catch(() => {
-      // The next push renders again; a document whose writer lost their rights stays as it is.
-    });
+    // Quiet: the writers paused for RENDER_MS (not a render forced by RENDER_MAX_MS while they type); after a
+    // forced one, a quiet one follows unless a push came (it compacts what the forced one left).
+    const quiet = delay === RENDER_MS;
+    render(core, actor, t, quiet).then(
+      () => void (quiet || hub.renders.has(t.docId) || scheduleRender(cx, t)),
+      () => {
+        // The next push renders again; a document whose writer lost their rights stays as it is.
+      },
+    );
   }, delay);
   // A pending render never keeps a process alive on its own.
   (timer as { unref?: () => void }).unref?.();
@@ -487,22 +500,23 @@ const RENDER_TRIES = 8;
  * for a change made elsewhere); compacts the document on the way when enough pushes piled up. A burst of more
  * pushes than one read takes is compacted batch by batch first, so no partial text is ever rendered.
  */
-async function render(core: Core, actor: Actor, t: Target): Promise<void> {
+async function render(core: Core, actor: Actor, t: Target, quiet: boolean): Promise<void> {
   for (let tries = 0; tries < RENDER_TRIES; ) {
-    const step = await renderOnce(core, actor, t);
+    const step = await renderOnce(core, actor, t, quiet);
     if (step === 'done') return;
     if (step === 'stale') tries++;
   }
 }
 
-async function renderOnce(core: Core, actor: Actor, t: Target): Promise<'done' | 'more' | 'stale'> {
+async function renderOnce(core: Core, actor: Actor, t: Target, quiet: boolean): Promise<'done' | 'more' | 'stale'> {
   const stored = await core.get('collabDocs', t.docId);
   if (!stored) return 'done';
   const updates = await pending(core, t.docId);
   const more = updates.length === MAX_UPDATES;
   const ydoc = loadDocument([fromBase64(stored.doc.state), ...updates.map((u) => fromBase64(u.doc.update))]);
   const compacted: Partial<Pick<CollabDocRecord, 'state'>> =
-    updates.length >= COMPACT_AT ? { state: toBase64(compactState(ydoc)) } : {};
+    // While they type, every COMPACT_AT pushes; when they pause, all of them, so the stored size settles within 3×.
+    updates.length >= COMPACT_AT || (quiet && updates.length > 1) ? { state: toBase64(compactState(ydoc)) } : {};
   const { title, content } = more ? stored.doc : await renderDocument(ydoc);
   ydoc.destroy();
   const folded = compacted.state ? updates.map((u) => del('collabUpdates', u.id, u.version)) : [];
