@@ -101,7 +101,9 @@ export class EventShare {
 
   /** A record holds the events of one write; a record of an older blogcore is one event. */
   private emitAll(doc: JsonObject): void {
-    const events = Array.isArray(doc.events) ? unpacked(doc.events as unknown as Packed[]) : [doc as unknown as BlogEvent];
+    const events = Array.isArray(doc.events)
+      ? unpacked(doc.events as unknown as Packed[])
+      : [doc as unknown as BlogEvent];
     for (const e of events) this.emitter.emit(e);
   }
 

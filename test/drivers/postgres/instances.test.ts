@@ -76,6 +76,9 @@ async function everyWriteOnce(route: () => RouteOptions) {
     expect(seen.map((e) => e.type).sort(), name).toEqual(expected);
     const updated = seen.filter((e) => e.type === 'post.updated').map((e) => (e.resource as { title: string }).title);
     expect(new Set(updated).size, `${name}: each post.updated once`).toBe(10);
+    // Every post event carries the post, also where a write's events share one stored copy of it.
+    for (const e of seen.filter((x) => x.type.startsWith('post.')))
+      expect((e.resource as { title?: string } | undefined)?.title, `${name}: ${e.type}`).toMatch(/^P\d/);
   }
 }
 
