@@ -212,17 +212,14 @@ interface RawItem {
 }
 
 /**
- * The first pull by hand into the layout the IndexedDB driver gives posts (drivers/idb/schema.ts): a record
- * `{ id, v, doc, k }` in a store with the schema's eight multiEntry indexes on `k.<name>` (published, updated,
- * a labelPublished and a labelUpdated entry per label, the unique path), and a small base record per post
- * in a second store, one transaction per page. No tokenizing, postings, change log or checks: what is left
- * is what IndexedDB charges for the records and index entries a replica has to write.
- */
-/**
- * The pull written by hand in a layout, with none of blogcore's code. `today`: the driver's layout for posts (a
- * record with its eight multiEntry indexes, two entries per label, and a base record per post). `designed`: the
- * layout docs/benchmarks.md asks for (issue 34) — labels as postings (one sorted record per page, as search
- * terms are kept), the base inside the record, so a post is one record with its three single-entry indexes.
+ * The first pull by hand into a layout, one transaction per page, with no tokenizing, postings, change log or
+ * checks: what IndexedDB charges for the records and index entries a replica has to write.
+ * - `today`: the layout the IndexedDB driver gives posts (drivers/idb/schema.ts): a record `{ id, v, doc, k }` in
+ *   a store with the schema's eight multiEntry indexes on `k.<name>` (published, updated, a labelPublished and a
+ *   labelUpdated entry per label, the unique path), and a small base record per post in a second store;
+ * - `designed`: the layout docs/benchmarks.md asks for (issue 34, docs/design.md §26): labels as postings (the
+ *   page's label keys in one sorted record, as search terms are kept) and the base inside the record, so a post
+ *   is one record with its three single-entry index entries.
  */
 async function layoutFloor(
   fetchPages: (write: (items: RawItem[]) => Promise<void>) => Promise<number>,
