@@ -197,6 +197,7 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> 
     parts.push(r.value);
     size += r.value.byteLength;
   }
+  if (parts.length === 1) return parts[0]!;
   const out = new Uint8Array(size);
   let at = 0;
   for (const p of parts) {
