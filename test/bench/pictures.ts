@@ -17,7 +17,7 @@ import { createBlogService } from '../../src/index.js';
 import { createHttpHandler } from '../../src/http/index.js';
 import { createSite } from '../../src/site/index.js';
 import { internalsOf } from '../../src/service/internals.js';
-import { variant } from '../../src/media/variants.js';
+import { JPEG, variant } from '../../src/media/variants.js';
 import { cleanPicture } from '../../src/media/clean.js';
 import { summary, type BenchContext } from './harness.js';
 import { cameraPhoto } from '../media/camera-photo.js';
@@ -72,7 +72,7 @@ export async function pictureLines(ctx: BenchContext, dir: string): Promise<stri
     sharp(bytes, { ...options, ...extra })
       .rotate()
       .resize({ width: 960, withoutEnlargement: true })
-      .jpeg({ quality: 80, mozjpeg: true })
+      .jpeg(JPEG)
       .toBuffer();
   const ours: number[] = [];
   const raw: number[] = [];
