@@ -70,8 +70,8 @@ export interface HttpHandlerOptions extends ClientAddressOptions {
   /** Called with every unexpected (non-BlogError) failure, e.g. to log it; the client only sees a 500. */
   onError?: (error: unknown, request: RequestHead) => void;
   /**
-   * Kept responses (docs/http.md): the answers of reads (posts, pages, comments, blogs, their lists and searches)
-   * kept until the store may have changed, at most `maxBytes` (default 32 MiB). `false` reads every time.
+   * Kept responses (docs/http.md): the answers of reads (posts, pages, comments, blogs, their lists and searches,
+   * the feeds) kept until the store may have changed, at most `maxBytes` (default 32 MiB). `false` reads every time.
    */
   keptResponses?: { maxBytes?: number } | false;
 }
