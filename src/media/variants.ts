@@ -15,7 +15,7 @@ import { BlogError } from '../util/errors.js';
 import { EXTENSIONS, HEAD_MAX, ImageCheck, MAX_PIXELS } from './images.js';
 
 /** What we use of sharp: the few calls of a resize (its own types stay out of ours). */
-interface SharpLike {
+export interface SharpLike {
   (input: Uint8Array, options: { limitInputPixels: number; failOn: 'error' }): SharpLike;
   rotate(): SharpLike;
   resize(options: { width: number; withoutEnlargement: boolean }): SharpLike;
@@ -140,8 +140,18 @@ export async function variant(core: Core, blogId: string, sha: string, width: nu
   return { contentType: type, bytes: await made, etag };
 }
 
-/** JPEG variants: mozjpeg's quantisation tables, optimised Huffman codes and progressive scans, without its slow trellis search. */
-export const JPEG = { quality: 80, progressive: true, optimiseCoding: true, quantisationTable: 3 };
+/**
+ * How each type of variant is encoded: at the effort a reader waiting for the first request can afford
+ * (docs/design.md §23) — JPEG with mozjpeg's quantisation tables, optimised Huffman codes and progressive scans
+ * but no trellis search, WebP effort 2, AVIF effort 0, PNG level 6.
+ */
+export const ENCODE: Record<MediaType, (pipeline: SharpLike) => SharpLike> = {
+  'image/jpeg': (p) => p.jpeg({ quality: 80, progressive: true, optimiseCoding: true, quantisationTable: 3 }),
+  'image/png': (p) => p.png({ compressionLevel: 6 }),
+  'image/webp': (p) => p.webp({ quality: 75, effort: 2 }),
+  'image/avif': (p) => p.avif({ quality: 50, effort: 0 }),
+  'image/gif': (p) => p,
+};
 
 /** Resizes the original (turned as its orientation says) and stores the result under `key`. */
 async function make(
@@ -161,15 +171,11 @@ async function make(
     const check = new ImageCheck(r.contentType, input.byteLength);
     check.add(input.subarray(0, HEAD_MAX));
     check.finish(false);
-    let pipeline = sharp(input, { limitInputPixels: MAX_PIXELS, failOn: 'error' })
-      .rotate()
-      .resize({ width, withoutEnlargement: true });
-    // Encoders at the effort a reader waiting for the first request can afford (docs/design.md §23: trellis
-    // quantisation, WebP effort 4 and AVIF effort 2 cost 2–4× the time for 2–14% fewer bytes).
-    if (type === 'image/jpeg') pipeline = pipeline.jpeg(JPEG);
-    else if (type === 'image/png') pipeline = pipeline.png({ compressionLevel: 6 });
-    else if (type === 'image/webp') pipeline = pipeline.webp({ quality: 75, effort: 2 });
-    else pipeline = pipeline.avif({ quality: 50, effort: 0 });
+    const pipeline = ENCODE[type](
+      sharp(input, { limitInputPixels: MAX_PIXELS, failOn: 'error' })
+        .rotate()
+        .resize({ width, withoutEnlargement: true }),
+    );
     out = new Uint8Array(await pipeline.toBuffer());
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
@@ -191,6 +197,7 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> 
     parts.push(r.value);
     size += r.value.byteLength;
   }
+  if (parts.length === 1) return parts[0]!;
   const out = new Uint8Array(size);
   let at = 0;
   for (const p of parts) {

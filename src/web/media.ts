@@ -24,6 +24,9 @@ const notFound = () => new BlogError({ code: 404, reason: 'notFound', message: '
 
 type Reader = { media: { read(p: unknown): Promise<MediaRead> } };
 
+/** The variants' module (sharp's caller), loaded by the first variant request; kept, as every request needs it. */
+let variants: Promise<typeof import('../media/variants.js')> | undefined;
+
 /**
  * The upload's parameters from its headers: the declared type (`application/octet-stream` and absence declare
  * none), and the file name of `Content-Disposition` (`filename*=UTF-8''…` before `filename="…"`).
@@ -77,8 +80,8 @@ async function serveVariant(
     if (BlogError.is(error) && error.code === 400) throw notFound();
     throw error;
   }
-  const { variant } = await import('../media/variants.js');
-  const v = await variant(core, blogId, mediaId, Number(WIDTH.exec(w)![1]), name.slice(dot + 1));
+  variants ??= import('../media/variants.js');
+  const v = await (await variants).variant(core, blogId, mediaId, Number(WIDTH.exec(w)![1]), name.slice(dot + 1));
   const common = { etag: v.etag, 'cache-control': IMMUTABLE, 'x-content-type-options': 'nosniff', ...cors };
   if (etagMatches(incoming.header('if-none-match'), v.etag)) return { status: 304, headers: common, text: null };
   const headers: Record<string, string> = {

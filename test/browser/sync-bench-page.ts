@@ -114,8 +114,9 @@ async function runSyncBench(input: SyncBenchInput): Promise<SyncBenchPhase[]> {
     targetMs: (3000 * pulledOurs) / 10_000,
     targetRatio: 1.5,
   });
-  // The same pull written by hand in blogcore's IndexedDB layout: what IndexedDB itself charges for it.
-  const floor = await layoutFloor(fetchPages);
+  // The same pull written by hand in blogcore's IndexedDB layout: what IndexedDB itself charges for it; and in
+  // the layout designed to replace it (labels as postings, the base in the record).
+  const floor = await layoutFloor(fetchPages, 'today');
   phases.push({
     op: `the floor: raw fetch + puts of ${floor.count} posts in blogcore's layout (record, ${floor.entries} index entries each on average, a base record)`,
     size: floor.count,
@@ -123,6 +124,15 @@ async function runSyncBench(input: SyncBenchInput): Promise<SyncBenchPhase[]> {
     raw: single(floor.ms),
     oursBytes: oursFirst.bytes,
     rawBytes: floor.bytes,
+  });
+  const designed = await layoutFloor(fetchPages, 'designed');
+  phases.push({
+    op: `the designed layout's floor against raw: the same puts in the layout of issue 34 (record with its base inside, ${designed.entries} index entries each, labels as one postings record per page)`,
+    size: designed.count,
+    ours: single(designed.ms),
+    raw: single(rawFirst.ms),
+    oursBytes: designed.bytes,
+    rawBytes: rawFirst.bytes,
   });
 
   // --- push: edits made offline (queued in the replica), then one sync sends and confirms them
@@ -202,28 +212,38 @@ interface RawItem {
 }
 
 /**
- * The first pull by hand into the layout the IndexedDB driver gives posts (drivers/idb/schema.ts): a record
- * `{ id, v, doc, k }` in a store with the schema's eight multiEntry indexes on `k.<name>` (published, updated,
- * a labelPublished and a labelUpdated entry per label, the unique path), and a small base record per post
- * in a second store, one transaction per page. No tokenizing, postings, change log or checks: what is left
- * is what IndexedDB charges for the records and index entries a replica has to write.
+ * The first pull by hand into a layout, one transaction per page, with no tokenizing, postings, change log or
+ * checks: what IndexedDB charges for the records and index entries a replica has to write.
+ * - `today`: the layout the IndexedDB driver gives posts (drivers/idb/schema.ts): a record `{ id, v, doc, k }` in
+ *   a store with the schema's eight multiEntry indexes on `k.<name>` (published, updated, a labelPublished and a
+ *   labelUpdated entry per label, the unique path), and a small base record per post in a second store;
+ * - `designed`: the layout docs/benchmarks.md asks for (issue 34, docs/design.md §26): labels as postings (the
+ *   page's label keys in one sorted record, as search terms are kept) and the base inside the record, so a post
+ *   is one record with its three single-entry index entries.
  */
-async function layoutFloor(fetchPages: (write: (items: RawItem[]) => Promise<void>) => Promise<number>) {
-  const indexes = ['published', 'updated', 'labelPublished', 'labelUpdated', 'path', 'due', 'moving', 'media'];
-  const db = await openDB('raw-sync-layout', 1, {
+async function layoutFloor(
+  fetchPages: (write: (items: RawItem[]) => Promise<void>) => Promise<number>,
+  layout: 'today' | 'designed',
+) {
+  const designed = layout === 'designed';
+  const indexes = ['published', 'updated', 'path', 'due', 'moving', 'media'];
+  if (!designed) indexes.push('labelPublished', 'labelUpdated');
+  const db = await openDB(`raw-sync-layout-${layout}`, 1, {
     upgrade(db) {
       const posts = db.createObjectStore('posts', { keyPath: 'id' });
       for (const name of indexes) posts.createIndex(name, `k.${name}`, { multiEntry: true, unique: name === 'path' });
       db.createObjectStore('settings', { keyPath: 'id' });
+      db.createObjectStore('postings', { autoIncrement: true });
     },
   });
   let entries = 0;
   let count = 0;
   const { ms, bytes } = await measure(() =>
     fetchPages(async (items) => {
-      const tx = db.transaction(['posts', 'settings'], 'readwrite');
+      const tx = db.transaction(['posts', 'settings', 'postings'], 'readwrite');
       const posts = tx.objectStore('posts');
       const bases = tx.objectStore('settings');
+      const postings: string[][] = [];
       for (const item of items) {
         const r = item.resource;
         if (!r) continue;
@@ -231,24 +251,33 @@ async function layoutFloor(fetchPages: (write: (items: RawItem[]) => Promise<voi
         const t = r.published ?? r.updated;
         const labels = r.labels ?? [];
         const path = r.url ? new URL(r.url).pathname : r.id;
+        const labelPublished = labels.map((l) => [r.blog.id, l, status, t, r.id]);
+        const labelUpdated = labels.map((l) => [r.blog.id, l, status, r.updated, r.id]);
         const k = {
           published: [[r.blog.id, status, t, r.id]],
           updated: [[r.blog.id, status, r.updated, r.id]],
-          labelPublished: labels.map((l) => [r.blog.id, l, status, t, r.id]),
-          labelUpdated: labels.map((l) => [r.blog.id, l, status, r.updated, r.id]),
           path: [[r.blog.id, path]],
+          ...(designed ? {} : { labelPublished, labelUpdated }),
         };
-        entries += 3 + 2 * labels.length;
-        count++;
-        void posts.put({ id: r.id, v: 1, doc: r, k });
-        void bases.put({
+        const base = {
           id: `sync:${r.blog.id}:posts:${r.id}`,
           version: 1,
           status,
           fingerprint: r.id.slice(-6),
           generation: 0,
-        });
+        };
+        entries += designed ? 3 : 3 + 2 * labels.length;
+        count++;
+        if (designed) {
+          postings.push(...labelPublished, ...labelUpdated);
+          void posts.put({ id: r.id, v: 1, doc: r, k, base });
+        } else {
+          void posts.put({ id: r.id, v: 1, doc: r, k });
+          void bases.put(base);
+        }
       }
+      const order = (a: string[], b: string[]) => (a.join('\0') < b.join('\0') ? -1 : 1);
+      if (designed) void tx.objectStore('postings').add(postings.sort(order));
       await tx.done;
     }),
   );
