@@ -158,7 +158,8 @@ export function encode(c: Connection, ops: readonly RowOp[], time: number): unkn
     pos: [] as number[],
     kind: [] as number[],
     expect: [] as number[],
-    doc: [] as Array<string | null>,
+    /** Each op's document as JSON text ('null': none), sent as one JSON array. */
+    doc: [] as string[],
     stream: [] as Array<string | null>,
     vEnd: [] as number[],
     v: [] as Array<string | null>,
@@ -175,8 +176,7 @@ export function encode(c: Connection, ops: readonly RowOp[], time: number): unkn
     a.kind.push(op.kind);
     a.expect.push(op.expect);
     a.stream.push(op.stream !== undefined ? pgText(op.stream) : null);
-    const text = op.docText ?? (op.doc ? JSON.stringify(op.doc) : null);
-    a.doc.push(text);
+    a.doc.push(op.docText ?? (op.doc ? JSON.stringify(op.doc) : 'null'));
     if (op.kind === 2) {
       // An add: a delta per counter, then (to create the record if missing) its values as a put's.
       for (const field of Object.keys(op.add ?? {}))
@@ -200,7 +200,7 @@ export function encode(c: Connection, ops: readonly RowOp[], time: number): unkn
     a.pos,
     a.kind,
     a.expect,
-    a.doc,
+    `[${a.doc.join(',')}]`,
     a.stream,
     a.vEnd,
     a.v,

@@ -13,7 +13,7 @@ export const POLL_MS = 2_000;
 /** The poll without LISTEN: how late another server's commit may be heard. */
 export const POLL_ALONE_MS = 250;
 const RETRY_MS = 500;
-/** The payload prefix of a message (`tell`); a commit's notification is empty or its server's name, a probe `probe:…`. */
+/** The payload prefix of a message (`tell`); a commit's notification is empty or its server's name. */
 const MESSAGE = 'm:';
 
 export class Feed {
@@ -21,26 +21,18 @@ export class Feed {
   /** Who hears the messages told on the channel (`Notifier.tell`). */
   private hearers = new Set<(message: string) => void>();
   private client: PgClient | undefined;
-  /** Bumped by every notification and every (re)connection: what was read of the log before may be old. */
-  generation = 0;
   private stopped = false;
   private connecting: Promise<void> | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private retry: ReturnType<typeof setTimeout> | undefined;
 
-  /** The payload of the probe sent after LISTEN; heard back, the connection is known to hear the store's NOTIFYs. */
-  private probe: string | undefined;
-  private heard = false;
-
   /**
-   * `pool`: where the LISTEN connection comes from (undefined: no LISTEN, the quick poll only); `notify`: how
-   * this server NOTIFYs the store's channel (as its commits do); `own`: the payload of this server's Notifier,
-   * whose notifications tell it nothing new (its commits are its own to know).
+   * `pool`: where the LISTEN connection comes from (undefined: no LISTEN, the quick poll only); `own`: the
+   * payload of this server's Notifier, whose notifications tell it nothing new (its commits are its own to know).
    */
   constructor(
     private readonly pool: (() => Promise<PgPool>) | undefined,
     private readonly channel: string,
-    private readonly notify: (payload: string) => Promise<unknown>,
     private readonly own?: string,
   ) {}
 
@@ -71,14 +63,6 @@ export class Feed {
     }
   }
 
-  /**
-   * Whether a LISTEN connection stands now and has heard its probe: every commit of the store since it stood is
-   * notified to it.
-   */
-  get listening(): boolean {
-    return this.client !== undefined && this.heard;
-  }
-
   private tell(): void {
     for (const l of this.listeners) {
       try {
@@ -106,8 +90,6 @@ export class Feed {
       const lost = (error?: Error) => {
         if (this.client !== client) return;
         this.client = undefined;
-        this.heard = false;
-        this.generation++;
         client.removeAllListeners('notification');
         client.release(error ?? true);
         this.later();
@@ -115,20 +97,13 @@ export class Feed {
       client.on('notification', (n) => {
         if (n.channel !== this.channel) return;
         if (n.payload?.startsWith(MESSAGE)) return this.deliver(n.payload.slice(MESSAGE.length));
-        if (this.client === client && n.payload === this.probe) this.heard = true;
         if (this.own && n.payload === this.own) return;
-        this.generation++;
         this.tell();
       });
       client.on('error', lost);
       client.on('end', () => lost());
       await client.query(`LISTEN ${ident(this.channel)}`);
       this.client = client;
-      this.heard = false;
-      this.generation++;
-      // A LISTEN through a pooler in transaction mode hears nothing: only a probe heard back proves it hears.
-      this.probe = `probe:${Math.random().toString(36).slice(2)}`;
-      void this.notify(this.probe).catch(() => undefined);
       // Commits made while no one listened are in the log: catch up now.
       this.tell();
     } catch {

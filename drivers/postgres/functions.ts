@@ -115,11 +115,14 @@ export function commitOps(s: string, schema: string, plans: readonly CollectionP
   const gNext = groups.map((_, k) => `g${k + 1}b$ := o$g${k + 1}$[i$];`).join(' ');
   return `
   CREATE FUNCTION ${s}.commit_ops(
-    o$coll int[], o$id text[], o$cid text[], o$pos int[], o$kind int[], o$expect int[], o$doc text[], o$stream text[],
+    o$coll int[], o$id text[], o$cid text[], o$pos int[], o$kind int[], o$expect int[], d$ json, o$stream text[],
     o$v int[], v$ text[], o$t int[], t$ text[]${gParams}, c$time bigint
   ) RETURNS bigint[] LANGUAGE plpgsql AS $fn$
   DECLARE
     n$ int := coalesce(array_length(o$coll, 1), 0);
+    -- The documents come as one JSON array (no array-literal escaping on the way), an op without one as null.
+    o$doc json[] := ARRAY(SELECT CASE WHEN json_typeof(el$) = 'null' THEN NULL ELSE el$ END
+                            FROM json_array_elements(d$) WITH ORDINALITY AS x$(el$, at$) ORDER BY at$);
     ver$ int[] := o$expect;
     got$ int;
     seq$ bigint;
@@ -222,7 +225,7 @@ export const logEnd = (s: string, schema: string) => `
 
 /** The statement that calls commit_ops with `groups` pairs of side arrays. */
 export const commitSql = (s: string, groups: number, bytes: readonly boolean[]): string =>
-  `SELECT ${s}.commit_ops($1::int[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[], $9::int[], $10::text[], $11::int[], $12::text[]${Array.from(
+  `SELECT ${s}.commit_ops($1::int[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::json, $8::text[], $9::int[], $10::text[], $11::int[], $12::text[]${Array.from(
     { length: groups },
     (_, k) => `, $${13 + 2 * k}::int[], $${14 + 2 * k}::${bytes[k] ? 'bytea' : 'text'}[]`,
   ).join('')}, $${13 + 2 * groups}::bigint)`;

@@ -36,8 +36,7 @@ import { clearError, Connection, openPool, type PostgresDriverOptions } from './
 import { Feed, Notifier } from './feed.js';
 import type { PgPool } from './native.js';
 import { current, formatLsn, parseLsn, Replicas, Session } from './replicas.js';
-import { count, get, getByIndex, getMany, keys, list, prefetchedDoc } from './reads.js';
-import { Prefetched } from './prefetch.js';
+import { count, get, getByIndex, getMany, keys, list } from './reads.js';
 import { channelOf, LAYOUT, migrate } from './schema.js';
 import { search } from './search.js';
 import { withColumns } from './columns.js';
@@ -72,11 +71,6 @@ class Driver implements PostgresDriver {
   private listenPool: Promise<PgPool> | undefined;
   /** This driver's name on the store's channel: the payload of its notifications. */
   private readonly instance = `n${Math.random().toString(36).slice(2, 12)}`;
-  /** Documents `keys` read with its entries, for the `getMany` that follows. */
-  private readonly prefetched = new Prefetched();
-  /** This driver's commits so far (with the feed's notifications: whether the log may have moved). */
-  private commits = 0;
-  /** The log's bounds as last read, and the stamp they were read at. */
 
   constructor(private readonly options: PostgresDriverOptions) {
     this.owned = !('pool' in options);
@@ -119,10 +113,8 @@ class Driver implements PostgresDriver {
       }
       throw clearError(error);
     }
-    // Every server NOTIFYs after its commits and LISTENs (unless `listen: false`), with or without shared
-    // events: a walk's prefetched documents are answered only while no commit was heard since (prefetch.ts).
+    // Every server NOTIFYs after its commits, with or without shared events (the others may share theirs).
     this.notifier ??= new Notifier(pool, channelOf(this.schema), this.instance);
-    if (this.options.listen !== false && !this.feed) this.follow(() => {});
     if (this.options.replicas?.length && !this.conn.replicas) {
       const max = 'max' in this.options ? this.options.max : undefined;
       const pools: PgPool[] = [];
@@ -184,29 +176,7 @@ class Driver implements PostgresDriver {
   }
 
   async getMany(collection: string, ids: readonly string[]): Promise<Array<StoredDoc | undefined>> {
-    const c = this.connection();
-    const stamp = this.stamp();
-    if (stamp === undefined) return getMany(c, collection, ids);
-    const p = c.collection(collection);
-    const out: Array<StoredDoc | undefined> = ids.map((id) => {
-      const row = this.prefetched.take(collection, id, stamp);
-      return row && prefetchedDoc(p, id, row);
-    });
-    const missing = ids.filter((_, k) => !out[k]);
-    if (missing.length === 0) return out;
-    const read = await getMany(c, collection, missing);
-    let next = 0;
-    return out.map((d) => d ?? read[next++]);
-  }
-
-  /**
-   * What the store's log is known to be at: this driver's commits and the feed's notifications so far, while a
-   * LISTEN connection stands (undefined otherwise: nothing read before is known to be current).
-   */
-  private stamp(): string | undefined {
-    const feed = this.feed;
-    if (!feed?.listening || (this.conn?.replicas && current.getStore())) return undefined;
-    return `${feed.generation}:${this.commits}`;
+    return getMany(this.connection(), collection, ids);
   }
 
   async getByIndex(collection: string, index: string, key: Key): Promise<StoredDoc | undefined> {
@@ -222,10 +192,7 @@ class Driver implements PostgresDriver {
   }
 
   async keys(q: KeysQuery): Promise<IndexEntry[]> {
-    const stamp = this.stamp();
-    if (stamp === undefined) return keys(this.connection(), q);
-    const c = this.connection();
-    return keys(c, q, (id, row) => this.prefetched.put(q.collection, id, row, stamp));
+    return keys(this.connection(), q);
   }
 
   async search(q: SearchQuery): Promise<IndexEntry[]> {
@@ -234,13 +201,7 @@ class Driver implements PostgresDriver {
 
   async commit(ops: readonly WriteOp[], options: CommitOptions = {}): Promise<CommitResult> {
     const c = this.connection();
-    let result: CommitResult;
-    try {
-      result = await commit(c, ops, options);
-    } finally {
-      // (Even a failed commit: one whose connection was lost may have happened.)
-      this.commits++;
-    }
+    const result = await commit(c, ops, options);
     this.notifier?.committed();
     // With replicas: the primary's position now is at or past this commit; the session reads from there on.
     const session = current.getStore();
@@ -295,12 +256,7 @@ class Driver implements PostgresDriver {
         : listen !== undefined
           ? () => (this.listenPool ??= openPool({ connectionString: listen, max: 1 }))
           : async () => pool;
-    return (this.feed ??= new Feed(
-      source,
-      channelOf(this.schema),
-      (payload) => pool.query({ text: 'SELECT pg_notify($1, $2)', values: [channelOf(this.schema), payload] }),
-      this.instance,
-    ));
+    return (this.feed ??= new Feed(source, channelOf(this.schema), this.instance));
   }
 
   async close(): Promise<void> {

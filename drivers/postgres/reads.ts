@@ -136,11 +136,6 @@ export async function get(c: Connection, collection: string, id: string): Promis
   return rows[0] && docOf(p, id, rows[0], 0);
 }
 
-/** A document as `keys` prefetched it (`version, doc text, counters…`). */
-export function prefetchedDoc(p: CollectionPlan, id: string, row: readonly unknown[]): StoredDoc {
-  return docOf(p, id, [row[0], JSON.parse(row[1] as string), ...row.slice(2)], 0);
-}
-
 export async function getMany(
   c: Connection,
   collection: string,
@@ -277,14 +272,10 @@ export function walkColumns(i: IndexPlan): string {
 }
 
 /**
- * `keys`; with `found`, each entry's document is read in the same statement and handed to it (the core reads
- * the page's documents right after: prefetch.ts keeps them for that `getMany`).
+ * `keys`; with `q.docs`, each entry's document and version are read in the same statement (a join on the page's
+ * ids) and returned on the entry, so the core reads no documents after it.
  */
-export async function keys(
-  c: Connection,
-  q: KeysQuery,
-  found?: (id: string, row: unknown[]) => void,
-): Promise<IndexEntry[]> {
+export async function keys(c: Connection, q: KeysQuery): Promise<IndexEntry[]> {
   const limit = Math.max(0, Math.floor(q.limit));
   if (limit === 0 || q.prefixes.length === 0) return [];
   const p = c.collection(q.collection);
@@ -296,7 +287,8 @@ export async function keys(
   const L = P.add(limit);
   const sfx = suffixOf(i, width);
   const nk = i.kind === 'bytes' ? 1 : i.parts.length;
-  const docs = found ? `, d.version, d.doc::text${p.counters.map((x) => `, d.${ident(x.column)}`).join('')}` : '';
+  const found = q.docs === true;
+  const docs = found ? `, ${docColumns(p, 'd')}` : '';
   const sql = `SELECT ${Array.from({ length: nk }, (_, k) => `m.k${k + 1}`).join(', ')}, m.kid${docs} FROM (
       SELECT DISTINCT ON (${sfx.join(', ')}) w.* FROM ${pre.from}
       CROSS JOIN LATERAL (SELECT ${walkColumns(i)} FROM ${entriesFrom(c, p, i, false)}
@@ -307,7 +299,7 @@ export async function keys(
   const rows = await c.run(sql, P.values);
   return rows.map((row) => {
     const id = fromKeyText(row[nk] as string);
-    if (found && row[nk + 1] !== null) found(id, row.slice(nk + 1));
-    return { id, key: keyOf(i, row) };
+    const key = keyOf(i, row);
+    return found && row[nk + 1] !== null ? { ...docOf(p, id, row, nk + 1), key } : { id, key };
   });
 }

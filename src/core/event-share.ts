@@ -46,9 +46,9 @@ export class EventShare {
   ) {}
 
   /** The record carrying `events` (at `time`, the core's ISO clock), to commit with the write they report. */
-  record(events: readonly unknown[], time: string): SharedRecord {
+  record(events: readonly BlogEvent[], time: string): SharedRecord {
     const id = this.instance + (this.next++).toString(36);
-    const doc = JSON.parse(JSON.stringify({ events })) as JsonObject;
+    const doc = { events: packed(events) } as unknown as JsonObject;
     const ops: WriteOp[] = [{ type: 'put', collection: 'events', id, expect: 0, doc, keys: { time: [[time, id]] } }];
     const oldest = this.kept.length >= KEEP ? this.kept.shift() : undefined;
     if (oldest !== undefined) ops.push({ type: 'delete', collection: 'events', id: oldest, expect: 1 });
@@ -101,7 +101,10 @@ export class EventShare {
 
   /** A record holds the events of one write; a record of an older blogcore is one event. */
   private emitAll(doc: JsonObject): void {
-    for (const e of Array.isArray(doc.events) ? doc.events : [doc]) this.emitter.emit(e as unknown as BlogEvent);
+    const events = Array.isArray(doc.events)
+      ? unpacked(doc.events as unknown as Packed[])
+      : [doc as unknown as BlogEvent];
+    for (const e of events) this.emitter.emit(e);
   }
 
   private pull(): Promise<void> {
@@ -163,4 +166,27 @@ export class EventShare {
     this.stopWatch?.();
     await this.pulling;
   }
+}
+
+/** An event as its record holds it: a resource an earlier event of the write carries too is named by position. */
+type Packed = BlogEvent & { resourceOf?: number };
+
+/**
+ * The events of one write as stored: a resource is stored once (a post published as it is inserted has two events
+ * and one resource), so a commit sends the post as its record and one more time, not once per event.
+ */
+function packed(events: readonly BlogEvent[]): Packed[] {
+  return events.map((e, k) => {
+    const first = e.resource === undefined ? k : events.findIndex((x) => x.resource === e.resource);
+    if (first === k) return e;
+    const { resource: _, ...rest } = e;
+    return { ...rest, resourceOf: first };
+  });
+}
+
+/** The events a record holds, each with its resource (one object for the events that share it, as when they were emitted). */
+function unpacked(events: readonly Packed[]): BlogEvent[] {
+  return events.map(({ resourceOf, ...e }) =>
+    resourceOf === undefined ? e : { ...e, resource: events[resourceOf]?.resource },
+  );
 }

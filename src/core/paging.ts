@@ -5,7 +5,7 @@
  *
  * Bounded work (docs/design.md §10): one page reads at most `limit + 1` index entries and as many documents per
  * round — one `list` for a single prefix, else `keys` or `search` (the driver merges prefixes and orders
- * matches) then `getMany` of the page only. A filter (phrases; comments of a post whose visibility is
+ * matches) then `getMany` of the page only (of the entries `keys` did not bring their documents with). A filter (phrases; comments of a post whose visibility is
  * still being moved) gets at most FILTER_ROUNDS rounds; when they run out the page is short and its
  * token goes on from the last record read.
  */
@@ -153,7 +153,7 @@ async function fetchItems<C extends Collection>(
   for (let round = 0; round < rounds; round++) {
     const bounds = range(pos);
     let hits: Array<IndexedDoc<Records[C]>>;
-    let read: number;
+    let walked: number;
     let lastKey: Key | undefined;
     if (!q.search && q.prefixes.length === 1) {
       hits = await driver.list({
@@ -164,7 +164,7 @@ async function fetchItems<C extends Collection>(
         direction: dir,
         limit: n,
       });
-      read = hits.length;
+      walked = hits.length;
       lastKey = hits[hits.length - 1]?.key;
     } else {
       const walk = {
@@ -175,22 +175,23 @@ async function fetchItems<C extends Collection>(
         direction: dir,
         limit: n,
       };
-      const entries = q.search ? await driver.search({ ...walk, ...q.search }) : await driver.keys(walk);
-      const docs = entries.length
-        ? await getMany(
-            q.collection,
-            entries.map((e) => e.id),
-          )
-        : [];
+      const entries = q.search
+        ? await driver.search({ ...walk, ...q.search })
+        : await driver.keys({ ...walk, docs: true });
+      // Documents the walk brought (read with their entries) are used as they are; the rest are read now.
+      const rest = entries.filter((e) => e.doc === undefined).map((e) => e.id);
+      const read = rest.length ? await getMany(q.collection, rest) : [];
+      let next = 0;
       // A record deleted between the two calls is left out.
-      hits = entries.flatMap((e, j) =>
-        docs[j] ? [{ id: e.id, key: e.key, version: docs[j]!.version, doc: docs[j]!.doc }] : [],
-      );
-      read = entries.length;
+      hits = entries.flatMap((e) => {
+        const d = e.doc !== undefined ? { version: e.version!, doc: e.doc } : read[next++];
+        return d ? [{ id: e.id, key: e.key, version: d.version, doc: d.doc as Records[C] }] : [];
+      });
+      walked = entries.length;
       lastKey = entries[entries.length - 1]?.key;
     }
     out.push(...(q.filter ? await q.filter(hits) : hits));
-    if (read < n || out.length >= n || !lastKey) return { items: out.slice(0, n) };
+    if (walked < n || out.length >= n || !lastKey) return { items: out.slice(0, n) };
     pos = { k: suffixOf(lastKey), i: false };
   }
   return { items: out, stop: pos!.k };

@@ -169,6 +169,12 @@ export interface KeysQuery {
   upper?: KeyBound;
   direction: 'asc' | 'desc';
   limit: number;
+  /**
+   * The caller reads the page's documents next: a driver may return each entry's document and version with it
+   * (`IndexEntry.doc`, `.version`), read in the same statement as the entry, so as current as the entry itself.
+   * Entries without them the caller reads with `getMany`. Without `docs`, entries carry no documents.
+   */
+  docs?: boolean;
 }
 
 /** `keys` restricted to the records of `scope` whose tokens include every query token. */
@@ -187,6 +193,10 @@ export interface SearchQuery extends KeysQuery {
 export interface IndexEntry {
   id: string;
   key: Key;
+  /** With `KeysQuery.docs`, when the driver read it with the entry: the record's version (with `doc`). */
+  version?: number;
+  /** With `KeysQuery.docs`, when the driver read it with the entry: the record's document (with `version`). */
+  doc?: JsonObject;
 }
 
 export interface Change {
@@ -311,7 +321,10 @@ export interface StorageDriver {
    * at most `limit` of them. Entries with equal suffixes are one record: only the first (in `prefixes`
    * order) is returned, and the repeats do not count against `limit`. The driver hands out nothing else;
    * its own work is at most `prefixes.length × limit` index entries (a merge of per-prefix range walks).
-   * The core fetches the page's documents with `getMany`.
+   * The core fetches the page's documents with `getMany`; with `docs`, a driver may hand out each entry's
+   * document and version read in the same statement instead (one round trip; never from a cache of earlier
+   * reads, which another app server's write that has returned may have made stale), and the core reads only
+   * the rest.
    */
   keys(query: KeysQuery): Promise<IndexEntry[]>;
   /**

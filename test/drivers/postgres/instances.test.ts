@@ -76,6 +76,9 @@ async function everyWriteOnce(route: () => RouteOptions) {
     expect(seen.map((e) => e.type).sort(), name).toEqual(expected);
     const updated = seen.filter((e) => e.type === 'post.updated').map((e) => (e.resource as { title: string }).title);
     expect(new Set(updated).size, `${name}: each post.updated once`).toBe(10);
+    // Every post event carries the post, also where a write's events share one stored copy of it.
+    for (const e of seen.filter((x) => x.type.startsWith('post.')))
+      expect((e.resource as { title?: string } | undefined)?.title, `${name}: ${e.type}`).toMatch(/^P\d/);
   }
 }
 
@@ -161,6 +164,63 @@ describe("postgres: what a server knows of the others' writes", () => {
         expect(Date.now() - t0, 'directly, once the notification arrived').toBeLessThan(1000);
         await new Promise((r) => setTimeout(r, 5));
       }
+    }
+  });
+});
+
+describe("postgres: another server's write that returned", () => {
+  it('is in the next list of every server: no document of an earlier walk is handed out again', async () => {
+    const schema = freshSchema('inst');
+    const a = instance(() => ({ connectionString: pgUrl() }), schema);
+    const b = instance(() => ({ connectionString: pgUrl() }), schema);
+    const { blogId } = await setup(a);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const body = { title: `P${i}`, content: '<p>x</p>' };
+      ids.push((await a.posts.insert({ blogId, body, ...(i === 2 ? { isDraft: true } : {}) })).id!);
+    }
+    // Two statuses: a merged walk (keys) and its documents, the list a blog's admin sees.
+    const titles = async () =>
+      (await a.posts.list({ blogId, status: ['LIVE', 'DRAFT'], view: 'ADMIN' })).items!.map((p) => p.title);
+    for (let i = 0; i < 20; i++) {
+      // The second list walks the index again while its documents are the ones A read for the first.
+      await titles();
+      await titles();
+      const postId = ids[i % ids.length]!;
+      await b.posts.patch({ blogId, postId, body: { title: `B${i}` } });
+      expect(await titles(), `round ${i}`).toContain(`B${i}`);
+    }
+  });
+
+  it("is what a read of its record answers, right after one server's walk found that record", async () => {
+    const schema = freshSchema('inst');
+    const driverA = postgresDriver({ connectionString: pgUrl(), schema, max: 4 });
+    const a = createBlogService({ driver: driverA });
+    services.push(a);
+    const b = instance(() => ({ connectionString: pgUrl() }), schema);
+    const { blogId } = await setup(a);
+    const post = await a.posts.insert({ blogId, body: { title: 'First', content: '<p>x</p>' } });
+    await new Promise((r) => setTimeout(r, 300)); // A's LISTEN stands and has heard its own traffic
+    const walk = {
+      collection: 'posts',
+      index: 'published',
+      prefixes: [
+        [blogId, 'LIVE'],
+        [blogId, 'DRAFT'],
+      ],
+      direction: 'desc',
+      limit: 10,
+    } as const;
+    for (let i = 0; i < 10; i++) {
+      const [entry] = await driverA.keys({ ...walk, docs: true });
+      expect(entry?.id).toBe(post.id);
+      await b.posts.patch({ blogId, postId: post.id!, body: { title: `B${i}` } });
+      const [doc] = await driverA.getMany('posts', [post.id!]);
+      expect((doc?.doc as { title?: string } | undefined)?.title, `round ${i}`).toBe(`B${i}`);
+      const [again] = await driverA.keys({ ...walk, docs: true });
+      // (This driver reads a walk's documents with its entries: each as current as the entry.)
+      expect((again?.doc as { title?: string } | undefined)?.title, `round ${i}, walked`).toBe(`B${i}`);
+      expect(again?.version).toBe(i + 2);
     }
   });
 });
