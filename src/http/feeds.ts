@@ -6,8 +6,6 @@
 import { BlogError } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { atomFeed, rssFeed, type FeedSource } from '../web/feeds.js';
-import type { Outgoing } from '../web/dispatch.js';
-import { etagMatches } from '../web/conditional.js';
 import { onlyGetOrHead } from '../web/methods.js';
 
 const TYPES = { atom: 'application/atom+xml; charset=UTF-8', rss: 'application/rss+xml; charset=UTF-8' } as const;
@@ -15,17 +13,18 @@ const TYPES = { atom: 'application/atom+xml; charset=UTF-8', rss: 'application/r
 /** Where the feeds live for a handler's basePath: `/v3` → `/feeds`, `/api/v3` → `/api/feeds`. */
 export const feedsBase = (basePath: string) => `${basePath.replace(/\/v3$/, '')}/feeds`;
 
-/** Answers a request under the feeds base; `parts` are the decoded path segments after it. */
-export async function serveFeed(
+/**
+ * A feed's answer for a GET or HEAD under the feeds base (`parts` are the decoded path segments after it): its
+ * headers, ETag among them, and its text, whatever the client has (the caller answers 304 or HEAD from them).
+ */
+export async function readFeed(
   reader: unknown,
   method: string,
   parts: readonly string[],
   query: string,
-  ifNoneMatch: string | null,
-  corsHeaders: Record<string, string> | undefined,
   /** The URL the client asked for: the feed's `rel="self"`. */
   selfUrl: string,
-): Promise<Outgoing> {
+): Promise<{ headers: Record<string, string>; text: string }> {
   const [blogId, posts, def, dash, label, ...extra] = parts;
   const ok =
     blogId &&
@@ -60,12 +59,11 @@ export async function serveFeed(
   };
   const text =
     alt === 'rss' ? await rssFeed(reader as FeedSource, options) : await atomFeed(reader as FeedSource, options);
-  const etag = `"${shortHash(text)}${text.length.toString(36)}"`;
-  const headers = { 'cache-control': 'public, max-age=0, must-revalidate', etag, ...corsHeaders };
-  if (etagMatches(ifNoneMatch, etag)) return { status: 304, headers, text: null };
-  return {
-    status: 200,
-    headers: { ...headers, 'content-type': TYPES[alt], 'x-content-type-options': 'nosniff' },
-    text: method === 'HEAD' ? null : text,
+  const headers = {
+    'cache-control': 'public, max-age=0, must-revalidate',
+    etag: `"${shortHash(text)}${text.length.toString(36)}"`,
+    'content-type': TYPES[alt],
+    'x-content-type-options': 'nosniff',
   };
+  return { headers, text };
 }

@@ -9,7 +9,7 @@ import { commentRate, tooManyComments } from '../rules/comments.js';
 import { internalsOf } from '../service/internals.js';
 import { once } from './idempotency.js';
 import { fetchIncoming, notAnObject, readRequestBody, tooLarge } from '../web/body.js';
-import { feedsBase, serveFeed } from './feeds.js';
+import { feedsBase, readFeed } from './feeds.js';
 import { mediaBase, serveMedia, uploadHeaders } from '../web/media.js';
 import { serveCollab } from './collab.js';
 import { applyFields, type FieldMask, parseFields } from './fields.js';
@@ -70,8 +70,8 @@ export interface HttpHandlerOptions extends ClientAddressOptions {
   /** Called with every unexpected (non-BlogError) failure, e.g. to log it; the client only sees a 500. */
   onError?: (error: unknown, request: RequestHead) => void;
   /**
-   * Kept responses (docs/http.md): the answers of reads (posts, pages, comments, blogs, their lists and searches)
-   * kept until the store may have changed, at most `maxBytes` (default 32 MiB). `false` reads every time.
+   * Kept responses (docs/http.md): the answers of reads (posts, pages, comments, blogs, their lists and searches,
+   * the feeds) kept until the store may have changed, at most `maxBytes` (default 32 MiB). `false` reads every time.
    */
   keptResponses?: { maxBytes?: number } | false;
 }
@@ -139,6 +139,7 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
 }
 
 type CorsHeaders = Record<string, string> | undefined;
+type Core = NonNullable<ReturnType<typeof internalsOf>>['core'];
 type Scoped = Record<string, Record<string, (p: unknown) => Promise<unknown>>>;
 
 /** What one handler holds: its options as read once, and the scoped services and OpenAPI text it keeps. */
@@ -154,7 +155,7 @@ interface V3 {
   onError: HttpHandlerOptions['onError'];
   addressOf: (incoming: IncomingLike) => string | undefined;
   kept: ReturnType<typeof keptFor>;
-  core: NonNullable<ReturnType<typeof internalsOf>>['core'] | undefined;
+  core: Core | undefined;
   anonymous: object | undefined;
   openApiText: string | undefined;
   users: Map<string, object>;
@@ -304,16 +305,7 @@ async function dispatch(h: V3, incoming: IncomingLike, corsHeaders: CorsHeaders)
 async function routeOf(h: V3, incoming: IncomingLike, corsHeaders: CorsHeaders): Promise<Routed | Outgoing> {
   const target = splitTarget(incoming.target);
   const feed = target && pathSegments(target.path, h.feeds);
-  if (feed)
-    return serveFeed(
-      scope(h, null),
-      incoming.method,
-      feed,
-      target.query,
-      incoming.header('if-none-match'),
-      corsHeaders,
-      incoming.head().url,
-    );
+  if (feed) return serveFeed(h, incoming, feed, target.query, corsHeaders);
   const bytes = target && pathSegments(target.path, h.media);
   if (bytes) return serveMedia(scope(h, null) as never, incoming, bytes, corsHeaders);
   const segments = target && pathSegments(target.path, h.basePath);
@@ -453,20 +445,80 @@ function keptFor(service: ScopableService, option: HttpHandlerOptions['keptRespo
   if (!core || option === false) return undefined;
   const responses = new KeptResponses(option?.maxBytes ?? KEPT_BYTES);
   // Every commit of this process, other processes' commits found by a call's check, other instances' events.
-  core.commitListeners.add(responses.drop);
-  core.movedListeners.add(responses.drop);
-  if (core.events.shared) core.events.on('*', responses.drop);
+  // The service holds the listener, the listener holds what is kept only weakly: a handler the host lets go of
+  // takes its kept responses and, once collected, its listeners with it (docs/design.md §21).
+  const ref = new WeakRef(responses);
+  const drop = () => ref.deref()?.drop();
+  core.commitListeners.add(drop);
+  core.movedListeners.add(drop);
+  const off = core.events.shared ? core.events.on('*', drop) : undefined;
+  forgetListeners.register(responses, { core, drop, off });
   return { core, responses };
+}
+
+/** Takes a collected handler's listeners off its service. */
+const forgetListeners = new FinalizationRegistry<{ core: Core; drop: () => void; off: (() => void) | undefined }>(
+  ({ core, drop, off }) => {
+    core.commitListeners.delete(drop);
+    core.movedListeners.delete(drop);
+    off?.();
+  },
+);
+
+/**
+ * A feed (src/http/feeds.ts), read as an anonymous reader whoever asks, kept like the routes' answers: by the URL
+ * the client asked for, which the feed names as its own.
+ */
+async function serveFeed(
+  h: V3,
+  incoming: IncomingLike,
+  parts: readonly string[],
+  query: string,
+  corsHeaders: CorsHeaders,
+): Promise<Outgoing> {
+  const { kept } = h;
+  const self = incoming.head().url;
+  const key = `f ${self}`;
+  let since: number | undefined;
+  if (kept && (incoming.method === 'GET' || incoming.method === 'HEAD') && !incoming.hasBody()) {
+    await kept.core.catchUp();
+    const hit = kept.responses.get(key);
+    if (hit) return keptOut(hit, incoming, corsHeaders);
+    since = kept.responses.mark();
+  }
+  const { headers, text } = await readFeed(scope(h, null), incoming.method, parts, query, self);
+  if (!kept || since === undefined) return sent(headers, text, incoming, corsHeaders);
+  const body = encoder.encode(text);
+  kept.responses.set(key, headers, body, since);
+  return sent(headers, body, incoming, corsHeaders);
 }
 
 /** A kept answer as sent: 304 when the client has it; the prepared header block when nothing is added to it. */
 function keptOut(hit: KeptResponse, incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Outgoing {
-  if (hit.etag !== undefined && etagMatches(incoming.header('if-none-match'), hit.etag)) {
-    return { status: 304, headers: { etag: hit.etag, 'cache-control': PRIVATE, ...corsHeaders }, text: null };
+  if (!corsHeaders && !(hit.etag !== undefined && etagMatches(incoming.header('if-none-match'), hit.etag))) {
+    return {
+      status: 200,
+      headers: hit.headers as Record<string, string>,
+      head: hit.head,
+      text: incoming.method === 'HEAD' ? null : hit.body,
+    };
   }
-  const text = incoming.method === 'HEAD' ? null : hit.body;
-  if (corsHeaders) return { status: 200, headers: { ...hit.headers, ...corsHeaders }, text };
-  return { status: 200, headers: hit.headers as Record<string, string>, head: hit.head, text };
+  return sent(hit.headers, hit.body, incoming, corsHeaders);
+}
+
+/** A 200 answer's headers and body as sent: 304 when the client has its ETag, no body for HEAD. */
+function sent(
+  headers: Readonly<Record<string, string>>,
+  body: string | Uint8Array<ArrayBuffer>,
+  incoming: IncomingLike,
+  corsHeaders: CorsHeaders,
+): Outgoing {
+  const { etag } = headers;
+  if (etag !== undefined && etagMatches(incoming.header('if-none-match'), etag)) {
+    const cacheControl = headers['cache-control'] ?? PRIVATE;
+    return { status: 304, headers: { etag, 'cache-control': cacheControl, ...corsHeaders }, text: null };
+  }
+  return { status: 200, headers: { ...headers, ...corsHeaders }, text: incoming.method === 'HEAD' ? null : body };
 }
 
 /** The 429s of refused floods by their Retry-After, each built once: a refusal builds no error and no JSON. */

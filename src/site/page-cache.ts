@@ -39,52 +39,84 @@ export function pageKey(blogId: string, path: string, query: string): string {
   return `${blogId}\0${path}?${kept.join('&')}`;
 }
 
+/**
+ * The kept pages of one site. The service's event listener holds them only weakly, so a site the host lets go
+ * of (one per test or tenant) takes its pages with it, and its listener leaves the service once it is collected.
+ */
 export function pageCache(
   limits: { size: number; bytes: number },
   events: { on(type: '*', listener: () => void): () => void },
-) {
-  const pages = new Map<string, { page: CachedPage; at: number; weight: number }>();
-  const { size, bytes } = limits;
-  let held = 0;
+): PageCache {
+  const cache = new PageCache(limits.size, limits.bytes);
+  if (limits.size > 0 && limits.bytes > 0) {
+    const ref = new WeakRef(cache);
+    forget.register(
+      cache,
+      events.on('*', () => ref.deref()?.clear()),
+    );
+  }
+  return cache;
+}
+
+/** Takes a collected site's listener off its service. */
+const forget = new FinalizationRegistry<() => void>((off) => off());
+
+class PageCache {
+  private readonly pages = new Map<string, { page: CachedPage; at: number; weight: number }>();
+  private bytesHeld = 0;
   // A tick per render start and per write: a page whose reads began before the last write is not kept.
-  let clock = 0;
-  let cleared = 0;
-  const drop = (key: string) => {
-    const hit = pages.get(key);
+  private clock = 0;
+  private cleared = 0;
+
+  constructor(
+    private readonly size: number,
+    private readonly bytes: number,
+  ) {}
+
+  /** A write was reported: nothing kept may be sent again. */
+  clear(): void {
+    this.pages.clear();
+    this.bytesHeld = 0;
+    this.cleared = ++this.clock;
+  }
+
+  get(key: string): CachedPage | undefined {
+    const hit = this.pages.get(key);
+    if (!hit) return undefined;
+    this.pages.delete(key);
+    if (Date.now() - hit.at > MAX_AGE_MS) {
+      this.bytesHeld -= hit.weight;
+      return undefined;
+    }
+    this.pages.set(key, hit);
+    return hit.page;
+  }
+
+  /** Keeps a page rendered from reads that began at `since` (a write reported meanwhile leaves it out). */
+  set(key: string, page: CachedPage, since: number): void {
+    const weight = page.body.byteLength + key.length * 2 + OVERHEAD;
+    if (this.size <= 0 || since < this.cleared || weight > this.bytes / 4) return;
+    this.drop(key);
+    while (this.pages.size > 0 && (this.pages.size >= this.size || this.bytesHeld + weight > this.bytes))
+      this.drop(this.pages.keys().next().value!);
+    this.pages.set(key, { page, at: Date.now(), weight });
+    this.bytesHeld += weight;
+  }
+
+  /** A mark to pass to `set` before reading what a page shows. */
+  now(): number {
+    return ++this.clock;
+  }
+
+  /** What is kept now: pages and their bytes. */
+  held(): { pages: number; bytes: number } {
+    return { pages: this.pages.size, bytes: this.bytesHeld };
+  }
+
+  private drop(key: string): void {
+    const hit = this.pages.get(key);
     if (!hit) return;
-    pages.delete(key);
-    held -= hit.weight;
-  };
-  if (size > 0 && bytes > 0)
-    events.on('*', () => {
-      pages.clear();
-      held = 0;
-      cleared = ++clock;
-    });
-  return {
-    get(key: string): CachedPage | undefined {
-      const hit = pages.get(key);
-      if (!hit) return undefined;
-      pages.delete(key);
-      if (Date.now() - hit.at > MAX_AGE_MS) {
-        held -= hit.weight;
-        return undefined;
-      }
-      pages.set(key, hit);
-      return hit.page;
-    },
-    /** Keeps a page rendered from reads that began at `since` (a write reported meanwhile leaves it out). */
-    set(key: string, page: CachedPage, since: number): void {
-      const weight = page.body.byteLength + key.length * 2 + OVERHEAD;
-      if (size <= 0 || since < cleared || weight > bytes / 4) return;
-      drop(key);
-      while (pages.size > 0 && (pages.size >= size || held + weight > bytes)) drop(pages.keys().next().value!);
-      pages.set(key, { page, at: Date.now(), weight });
-      held += weight;
-    },
-    /** A mark to pass to `set` before reading what a page shows. */
-    now: () => ++clock,
-    /** What is kept now: pages and their bytes. */
-    held: () => ({ pages: pages.size, bytes: held }),
-  };
+    this.pages.delete(key);
+    this.bytesHeld -= hit.weight;
+  }
 }

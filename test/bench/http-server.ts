@@ -1,7 +1,8 @@
 /**
  * The server half of http.bench.ts, run in a child process so the server and autocannon each get a core.
  *
- *   --mode=blogcore  the HTTP helper on node:http over blogcore + the SQLite driver (anonymous reader)
+ *   --mode=blogcore  the HTTP helper on node:http over blogcore + the SQLite driver (anonymous reader);
+ *                   `--exclusive=1`: the file is this process's alone (`exclusive: true`)
  *   --mode=blogcore-auth  the same with an `authenticate` hook (reading the Authorization header)
  *   --mode=raw      a hand-written node:http handler running the same SQL on the same file with
  *                   better-sqlite3 and answering JSON.stringify of the stored documents
@@ -22,10 +23,11 @@ import { createHttpHandler, keptResponsesOf, toNodeHandler, type RequestHead } f
 import { serveWithStats } from './cannon.js';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
-const { mode, db, bytes } = args as {
+const { mode, db, bytes, exclusive } = args as {
   mode: 'blogcore' | 'blogcore-auth' | 'raw' | 'raw-bytes';
   db: string;
   bytes: string;
+  exclusive?: string;
 };
 
 let listener: RequestListener;
@@ -33,7 +35,7 @@ let close: () => Promise<void>;
 let extra = (): object => ({});
 
 if (mode === 'blogcore' || mode === 'blogcore-auth') {
-  const service = createBlogService({ driver: sqliteDriver({ filename: db }) });
+  const service = createBlogService({ driver: sqliteDriver({ filename: db, exclusive: exclusive === '1' }) });
   await service.ready();
   const authenticate = (request: RequestHead) => {
     const auth = request.headers.get('authorization');

@@ -4,12 +4,12 @@
  * Each server runs alone in a child process; autocannon (10 connections, 127.0.0.1) runs here.
  * Targets (docs/benchmarks.md, docs/design.md §14): GET one post and a list of 20 at ≥ 85% of the raw handler's requests/s, GET with an
  * `authenticate` hook at ≥ 80%. The same reads again are kept responses (docs/http.md): a fourth row sets the one
- * post's kept answer against node:http sending the same bytes (≥ 95%), and the memory the kept responses hold
- * is printed below the table.
+ * post's kept answer against node:http sending the same bytes (≥ 95%), a fifth the same on a file the server's
+ * process owns (`exclusive: true`), and the memory the kept responses hold is printed below the table.
  *
  *   npm run bench -- --only=http [--quick] [--http-seconds=2.5] [--http-rounds=4] [--http-posts=2000]
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,6 +93,9 @@ export default async function httpBench(ctx: BenchContext): Promise<void> {
   const servers: Array<Awaited<ReturnType<typeof startMode>>> = [];
   try {
     const { blogId, postId } = await seed(db, posts);
+    // A copy one server owns (`exclusive: true`): the other servers share `db`, as app servers share a file.
+    const ownDb = join(dir, 'own.db');
+    copyFileSync(db, ownDb);
     const ours = await startMode('blogcore', db);
     const oursAuth = await startMode('blogcore-auth', db);
     const raw = await startMode('raw', db);
@@ -101,7 +104,8 @@ export default async function httpBench(ctx: BenchContext): Promise<void> {
     const bytesFile = join(dir, 'answer.json');
     writeFileSync(bytesFile, JSON.stringify(await answerOf(`http://127.0.0.1:${ours.port}${postUrl}`)));
     const rawBytes = await startMode('raw-bytes', db, [`--bytes=${bytesFile}`]);
-    servers.push(rawBytes);
+    const oursOwn = await startMode('blogcore', ownDb, ['--exclusive=1']);
+    servers.push(rawBytes, oursOwn);
     const ops = [
       // prettyPrint=false: the raw handler sends compact JSON too (Google's default, kept by the helper, indents).
       {
@@ -128,12 +132,23 @@ export default async function httpBench(ctx: BenchContext): Promise<void> {
         target: TARGETS.httpKept,
         urls: { blogcore: postUrl, raw: postUrl },
       },
+      // The same on a file the server's process owns: no look for other processes' commits (docs/drivers.md).
+      {
+        op: 'the same, the file one process owns (`exclusive: true`)',
+        bytes: true,
+        own: true,
+        target: TARGETS.httpKept,
+        urls: { blogcore: postUrl, raw: postUrl },
+      },
     ];
     const rows: string[] = [];
-    for (const { op, urls, auth, bytes, target } of ops) {
+    for (const { op, urls, auth, bytes, own, target } of ops) {
       const best: Record<string, CannonResult> = {};
       const cpu: Record<string, number> = {};
-      const port = { blogcore: auth ? oursAuth.port : ours.port, raw: bytes ? rawBytes.port : raw.port };
+      const port = {
+        blogcore: own ? oursOwn.port : auth ? oursAuth.port : ours.port,
+        raw: bytes ? rawBytes.port : raw.port,
+      };
       for (const mode of ['blogcore', 'raw'] as const) await warmUp(`http://127.0.0.1:${port[mode]}${urls[mode]}`);
       // Alternate short rounds and keep each side's best: the machine is shared, so a round can be disturbed.
       for (let r = 0; r < rounds; r++) {

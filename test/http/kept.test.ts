@@ -11,11 +11,14 @@ import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresDriver } from '../../drivers/postgres/index.js';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { createHttpHandler, keptResponsesOf } from '../../src/http/index.js';
 import { createBlogService, type BlogService } from '../../src/index.js';
+import { internalsOf } from '../../src/service/internals.js';
 import { dropOwnSchemas, freshSchema, pgUrl } from '../drivers/postgres/env.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'blogcore-kept-'));
@@ -141,6 +144,9 @@ function reads(w: World): Array<[string, string | undefined]> {
     `${b}/posts/${w.p1}/comments`,
     `${b}/posts/${w.p1}/comments?view=ADMIN&status=pending`,
     b,
+    // Feeds: public, read as an anonymous reader whoever asks.
+    `/feeds/${w.blogId}/posts/default`,
+    `/feeds/${w.blogId}/posts/default?alt=rss&max-results=5`,
   ];
   return [undefined, w.author, w.admin].flatMap((user) => paths.map((p) => [p, user] as [string, string]));
 }
@@ -306,4 +312,72 @@ describe('kept responses in process', () => {
     expect(keptResponsesOf(createHttpHandler(service, { keptResponses: false }))).toBeUndefined();
     await service.close();
   });
+});
+
+describe('kept feeds in process', () => {
+  it('a feed again is answered from what is kept (304 and HEAD as uncached); a write drops it', async () => {
+    const service = createBlogService({ driver: sqliteDriver({ filename: join(dir, `k${files++}.db`) }) });
+    const w = await seed(service);
+    const handler = createHttpHandler(service);
+    const uncached = createHttpHandler(service, { keptResponses: false });
+    const feed = `http://${HOST}/feeds/${w.blogId}/posts/default`;
+    const both = async (url: string, init?: RequestInit) => {
+      const [a, b] = await Promise.all([handler(new Request(url, init)), uncached(new Request(url, init))]);
+      const answer = async (r: Response) => ({ status: r.status, headers: [...r.headers], body: await r.text() });
+      const [kept, plain] = [await answer(a), await answer(b)];
+      expect(kept).toEqual(plain);
+      return kept;
+    };
+    const first = await both(feed);
+    expect(first.body).toContain('>v0</title>');
+    expect(keptResponsesOf(handler)!.responses).toBe(1);
+    // The self link is the URL asked for: another host or query is another feed.
+    await both(`http://other.test/feeds/${w.blogId}/posts/default`);
+    await both(`${feed}?alt=rss`);
+    expect(keptResponsesOf(handler)!.responses).toBe(3);
+    expect(await both(feed)).toEqual(first);
+    const etag = first.headers.find(([k]) => k === 'etag')![1];
+    const notModified = await both(feed, { headers: { 'if-none-match': etag } });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers).toContainEqual(['cache-control', 'public, max-age=0, must-revalidate']);
+    expect((await both(feed, { method: 'HEAD' })).body).toBe('');
+    await service.as({ userId: w.admin }).posts.patch({ blogId: w.blogId, postId: w.p1, body: { title: 'v1' } });
+    expect(keptResponsesOf(handler)!.responses).toBe(0);
+    expect((await both(feed)).body).toContain('>v1</title>');
+    expect((await both(`${feed}?alt=rss`)).body).toContain('>v1</title>');
+    await service.close();
+  });
+});
+
+describe.each(['sqlite', 'postgres'] as const)('handlers made again and again on %s', (store) => {
+  it('do not accumulate: a handler let go takes its kept responses and listeners with it', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const { service } = open(store);
+    const w = await seed(service);
+    const { core } = internalsOf(service)!;
+    const held = () => [core.commitListeners.size, core.movedListeners.size, core.events.count()];
+    const before = held();
+    const made = async () => {
+      const handler = createHttpHandler(service);
+      await handler(new Request(`http://${HOST}/v3/blogs/${w.blogId}/posts/${w.p1}`));
+      expect(keptResponsesOf(handler)!.responses).toBe(1);
+    };
+    for (let i = 0; i < 50; i++) await made();
+    expect(held()[0]).toBeGreaterThan(before[0]!);
+    // The listeners go once the handlers are collected (a FinalizationRegistry's callbacks run after a collection).
+    for (let i = 0; i < 50 && held()[0] !== before[0]; i++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(held()).toEqual(before);
+    // A handler still held keeps working, and is still dropped by a write.
+    const kept = createHttpHandler(service);
+    await kept(new Request(`http://${HOST}/v3/blogs/${w.blogId}/posts/${w.p1}`));
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await service.as({ userId: w.admin }).posts.patch({ blogId: w.blogId, postId: w.p1, body: { title: 'v9' } });
+    expect(keptResponsesOf(kept)!.responses).toBe(0);
+    await service.close();
+  }, 60_000);
 });

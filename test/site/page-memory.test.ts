@@ -9,6 +9,7 @@ import { afterEach, expect, test } from 'vitest';
 import { memoryDriver } from '../../drivers/memory/index.js';
 import { type BlogService, createBlogService } from '../../src/index.js';
 import { createSite, type SiteOptions } from '../../src/site/index.js';
+import { internalsOf } from '../../src/service/internals.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -81,4 +82,31 @@ test('the parameters a page reads still make their own page', async () => {
   const rss = await (await site(new Request('https://small.example/feeds/posts/default?alt=rss&x=1')))!.text();
   expect(atom).toContain('<feed');
   expect(rss).toContain('<rss');
+});
+
+test('sites made again and again do not accumulate: a site let go takes its pages and its listener with it', async () => {
+  const [url] = await bigPosts(1);
+  const { core } = internalsOf(service)!;
+  const before = core.events.count();
+  const arrays = buffers();
+  for (let i = 0; i < 20; i++) await read({}, [url!]);
+  expect(core.events.count()).toBeGreaterThan(before);
+  // The listeners go once the sites are collected (a FinalizationRegistry's callbacks run after a collection).
+  for (let i = 0; i < 50 && core.events.count() !== before; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  expect(core.events.count()).toBe(before);
+  expect(buffers() - arrays).toBeLessThan(5 * MB); // twenty 1 MB pages were kept, none is held now
+  // A site still held keeps its pages until a write.
+  const site = createSite(service);
+  const first = await (await site(new Request(url!)))!.text();
+  gc();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const post = (await service.posts.list({ blogId: (await service.blogs.listByUser({ userId: 'ada' })).items![0]!.id }))
+    .items![0]!;
+  await service.posts.patch({ blogId: post.blog!.id!, postId: post.id!, body: { title: 'Changed' } });
+  const again = await (await site(new Request(url!)))!.text();
+  expect(first).toContain('Big 0');
+  expect(again).toContain('Changed');
 });
