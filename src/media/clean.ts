@@ -17,6 +17,7 @@
  *   Orientation (`irot`, `imir`) and colour (`colr`) are properties, untouched.
  */
 import type { MediaType } from '../schema/media.js';
+import { concat } from '../util/streams.js';
 import { sniff } from './images.js';
 
 /** What a second pass over the same bytes needs, when the first one's output is not the clean picture. */
@@ -91,7 +92,7 @@ class Input {
         have += chunk.byteLength;
       }
     }
-    this.setBuf(parts.length === 1 ? rest : concat(parts));
+    this.setBuf(concat(parts));
     return true;
   }
 
@@ -149,16 +150,6 @@ class Input {
   async skipAll(): Promise<void> {
     while (await this.piece());
   }
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
 }
 
 const ascii = (b: Uint8Array, from: number, to: number) => String.fromCharCode(...b.subarray(from, to));

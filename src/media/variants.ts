@@ -12,6 +12,7 @@ import type { Core } from '../core/core.js';
 import { mediaId, type MediaRecord } from '../store/records.js';
 import type { MediaType } from '../schema/media.js';
 import { BlogError } from '../util/errors.js';
+import { concat, piecesOfStream } from '../util/streams.js';
 import { EXTENSIONS, HEAD_MAX, ImageCheck, MAX_PIXELS } from './images.js';
 
 /** What we use of sharp: the few calls of a resize (its own types stay out of ours). */
@@ -190,19 +191,7 @@ async function* one(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
 }
 
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  const reader = stream.getReader();
-  for (let r = await reader.read(); !r.done; r = await reader.read()) {
-    parts.push(r.value);
-    size += r.value.byteLength;
-  }
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
+  const pieces: Uint8Array[] = [];
+  for await (const piece of piecesOfStream(stream)) pieces.push(piece);
+  return concat(pieces);
 }

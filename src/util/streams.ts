@@ -15,3 +15,18 @@ export async function* piecesOfStream<T>(stream: ReadableStream<T>): AsyncGenera
     if (!ended) await reader.cancel().catch(() => undefined);
   }
 }
+
+/** Pieces as one array of bytes (`total` their length); a single piece is handed back as it is, not copied. */
+export function concat(
+  pieces: readonly Uint8Array[],
+  total = pieces.reduce((n, p) => n + p.byteLength, 0),
+): Uint8Array {
+  if (pieces.length === 1) return pieces[0]!;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of pieces) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}

@@ -1,5 +1,6 @@
 /** Reading a JSON request body without ever holding more than `maxBytes` of it. */
 import { BlogError } from '../util/errors.js';
+import { concat } from '../util/streams.js';
 import { ClientGone, type IncomingLike } from './dispatch.js';
 
 /** A JSON body that is not an object (an array, a string, null). */
@@ -64,18 +65,6 @@ export async function readRequestBody(
 }
 
 const parseError = (message: string) => new BlogError({ code: 400, reason: 'parseError', message });
-
-/** Concatenates chunks, the way both adapters collect a body. */
-export function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
-}
 
 /** A Fetch body stream, cancelled as soon as the total passes `maxBytes` (the crossing chunk is not kept). */
 export async function readStreamLimited(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {

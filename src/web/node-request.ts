@@ -3,7 +3,8 @@
  * nothing here imports Node: its headers, its body (read whole, capped, a hang-up reported as `ClientGone`),
  * and its method, URL and headers for `authenticate`.
  */
-import { concat, tooLarge } from './body.js';
+import { concat } from '../util/streams.js';
+import { tooLarge } from './body.js';
 import { NodeHeaders, type RequestHead } from './head.js';
 import { ClientGone, type IncomingLike } from './dispatch.js';
 
