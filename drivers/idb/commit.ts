@@ -19,7 +19,7 @@ import type { Connection } from './connect.js';
 import { groups } from './changes.js';
 import { loadedPostings, loadPostings } from './lazy-postings.js';
 import { CHANGES, LOG, type LogChange, type Rec } from './schema.js';
-import { DEAD, POST, SEG } from './ranges.js';
+import { DEAD, KEYED, POST, postingNames, SEG } from './ranges.js';
 import type { PostingDoc } from './segments.js';
 
 type WriteTx = ReturnType<typeof writeTx>;
@@ -44,7 +44,7 @@ export async function commit(
   for (const op of given) {
     const def = c.collection(op.collection);
     stores.add(op.collection);
-    if (def.search) for (const name of [SEG(op.collection), POST(op.collection), DEAD(op.collection)]) stores.add(name);
+    for (const name of postingNames(def)) for (const store of [SEG(name), POST(name), DEAD(name)]) stores.add(store);
     if (op.type !== 'delete') {
       for (const name of Object.keys(op.keys)) {
         if (!def.indexes.some((i) => i.name === name)) throw new Error(`unknown index ${name}`);
@@ -52,7 +52,7 @@ export async function commit(
     }
   }
   // The postings code, loaded before the transaction starts (awaiting it inside would end the transaction).
-  const seg = given.some((op) => c.collection(op.collection).search)
+  const seg = given.some((op) => postingNames(c.collection(op.collection)).length)
     ? (loadedPostings() ?? (await loadPostings()))
     : undefined;
   /** An insert trusted to the transaction's own refusal (a second one of an id in the batch is refused too). */
@@ -76,7 +76,8 @@ export async function commit(
     refused ??= this.error;
   };
   const changes: Array<Omit<LogChange, 'q'>> = [];
-  // Per searchable collection: the documents with terms (one new segment), and the versions written over.
+  // Per postings name (a searchable collection's terms, a collection's keyed indexes): the documents (one new
+  // segment), and the versions written over.
   const postings = new Map<
     string,
     { docs: PostingDoc[]; dead: Map<string, number>; deleted: Set<string>; inserted: Set<string> }
@@ -84,13 +85,16 @@ export async function commit(
   for (const op of ops) {
     const store = plain(op.collection);
     const def = c.collection(op.collection);
-    let p = def.search ? postings.get(op.collection) : undefined;
-    if (def.search && !p)
-      postings.set(op.collection, (p = { docs: [], dead: new Map(), deleted: new Set(), inserted: new Set() }));
-    if (op.expect > 0) p?.dead.set(op.id, op.expect);
-    else p?.inserted.add(op.id);
-    if (op.type === 'delete') p?.deleted.add(op.id);
+    for (const name of postingNames(def)) {
+      let p = postings.get(name);
+      if (!p) postings.set(name, (p = { docs: [], dead: new Map(), deleted: new Set(), inserted: new Set() }));
+      if (op.expect > 0) p.dead.set(op.id, op.expect);
+      else p.inserted.add(op.id);
+      if (op.type === 'delete') p.deleted.add(op.id);
+    }
+    const p = postings.get(op.collection);
     if (op.type === 'put') {
+      postings.get(KEYED(op.collection))?.docs.push(...seg!.keyedDocs(def, op.id, op.expect + 1, op.keys));
       const rec: Rec = {
         id: op.id,
         v: op.expect + 1,

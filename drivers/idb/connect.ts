@@ -9,7 +9,7 @@
 import { unwrap, wrap, type IDBPDatabase, type IDBPTransaction } from 'idb';
 import type { CollectionDef, StoreSchema } from '../../src/store/driver.js';
 import type { Index3 } from './native.js';
-import { loadedPostings, loadPostings } from './lazy-postings.js';
+import { loadedKeyedUpgrade, loadedPostings, loadKeyedUpgrade, loadPostings } from './lazy-postings.js';
 import { BLOBS, idbVersion, missingLayout, PostingsNeeded, schemaVersion, upgrade } from './schema.js';
 
 /** `open` could not upgrade the database because another connection keeps an older version open. */
@@ -63,9 +63,9 @@ export async function openDatabase(o: OpenOptions, schema: StoreSchema): Promise
   try {
     return await openOnce(o, schema);
   } catch (e) {
-    // The upgrade builds search segments and stopped, changing nothing, for want of their code: load, open again.
+    // The upgrade builds segments and stopped, changing nothing, for want of their code: load, open again.
     if (!(e instanceof PostingsNeeded)) throw e;
-    await loadPostings();
+    await Promise.all([loadPostings(), loadKeyedUpgrade()]);
     return openOnce(o, schema);
   }
 }
@@ -85,7 +85,7 @@ function openOnce(o: OpenOptions, schema: StoreSchema): Promise<IDBPDatabase> {
     const request = o.factory.open(o.name, idbVersion(schema.version));
     request.addEventListener('upgradeneeded', () => {
       try {
-        upgrade(wrap(request.result), schema, request.transaction!, loadedPostings());
+        upgrade(wrap(request.result), schema, request.transaction!, loadedPostings(), loadedKeyedUpgrade());
       } catch (e) {
         request.transaction?.abort();
         if (e instanceof PostingsNeeded) return void fail(e);

@@ -475,7 +475,10 @@ export async function* segmentMatches(
       ? run.to
       : await seg.bound((k) => side(k) > 0 || (side(k) === 0 && !!bounds.upper && above(k.slice(w), bounds.upper)));
   if (from >= to) return;
+  // No terms (an index kept as postings, key-postings.ts): every entry of the run.
+  for (let i = 0; !terms.length && i < to - from; i++) yield await seg.doc(up ? from + i : to - 1 - i);
   const sizes = await sizing;
+  if (!terms.length) return;
   const order = terms.map((t, i) => [t, sizes[i]!] as const).sort((a, b) => a[1] - b[1]);
   if (order[0]![1] === 0) return;
   const [rarest, ...others] = order.map(([t]) => t);
@@ -514,17 +517,21 @@ export async function readSegment(
   return docs;
 }
 
-/** The documents of segments being merged: each id's newest entry, unless `dead` says it was replaced. */
+/**
+ * The documents of segments being merged: each id's entries of its newest version (one document, or one entry
+ * per key of an index kept as postings), unless `dead` says it was replaced.
+ */
 export async function mergeDocs(segs: readonly Segment[], dead: ReadonlyMap<string, Gone>): Promise<PostingDoc[]> {
-  const best = new Map<string, PostingDoc & { g?: number | undefined }>();
+  const best = new Map<string, PostingDoc[]>();
   for (const docs of await Promise.all(segs.map(readSegment))) {
-    for (const d of docs) {
-      if (!current(d, dead.get(d.id))) continue;
+    for (const { g, ...d } of docs) {
+      if (!current({ v: d.v, g }, dead.get(d.id))) continue;
       const had = best.get(d.id);
-      if (!had || had.v < d.v) best.set(d.id, d);
+      if (!had || had[0]!.v < d.v) best.set(d.id, [d]);
+      else if (had[0]!.v === d.v) had.push(d);
     }
   }
-  return [...best.values()].map(({ g: _g, ...d }) => d);
+  return [...best.values()].flat();
 }
 
 /** Sources opened together when none is open yet. */

@@ -2,12 +2,24 @@
  * How IndexedDB is walked, shared by the start-up reads and the search code loaded later (search.ts,
  * segments.ts): the names of a searchable collection's postings stores, and the key range of a query.
  */
-import type { RangeQuery } from '../../src/store/driver.js';
+import type { CollectionDef, RangeQuery } from '../../src/store/driver.js';
 
 /** A searchable collection's postings: segment heads, their bodies, replaced versions (segments.ts). */
 export const SEG = (collection: string) => `~seg.${collection}`;
 export const POST = (collection: string) => `~post.${collection}`;
 export const DEAD = (collection: string) => `~dead.${collection}`;
+/**
+ * The postings name of a collection's indexes kept as postings (layout 5, key-postings.ts): `~seg.<c>~k` and so
+ * on. Those are the indexes declared with many entries per record and not unique (one entry per label).
+ */
+export const KEYED = (collection: string) => `${collection}~k`;
+export const keyed = (def: CollectionDef) => def.indexes.filter((i) => i.entries === 'many' && !i.unique);
+export const isKeyed = (def: CollectionDef, index: string) => keyed(def).some((i) => i.name === index);
+/** The postings names of a collection: its own (search terms) and its keyed indexes'. */
+export const postingNames = (def: CollectionDef) => [
+  ...(def.search ? [def.name] : []),
+  ...(keyed(def).length ? [KEYED(def.name)] : []),
+];
 /** A key part that sorts after every string: `[...prefix, MAX]` bounds "everything with the prefix". */
 const MAX: [] = [];
 

@@ -14,24 +14,30 @@
  *   [seq, pos of its first change], its other changes in `m` (layout 2 had one record per op, the same shape
  *   without `m`, read as it is), with an index `stream` on [s, q, p] (stream, seq, pos) that walks one
  *   stream's changes alone; `~meta` holds `pruned`, the highest seq pruning removed;
- * - `~blobs` (layout 4): media bytes as Blobs by key (blobs.ts).
+ * - `~blobs` (layout 4): media bytes as Blobs by key (blobs.ts);
+ * - (layout 5) an index declared with many entries per record (`entries: 'many'`, not unique: posts by label) is
+ *   no IndexedDB index but postings in segments, as search terms are, under the name `<collection>~k`
+ *   (key-postings.ts): one segment per commit of the record's keys in those indexes. Layouts 3 and 4 kept them
+ *   as multiEntry index entries (two per label); opening such a database builds the segments from the
+ *   records' `k` (keyed-upgrade.ts, loaded only then).
  * The database version is the core's schema version × 1000 + this layout's version.
  */
 import { type IDBPDatabase, type IDBPTransaction, wrap } from 'idb';
 import type { CollectionDef, JsonObject, Key, StoredDoc, StoreSchema } from '../../src/store/driver.js';
-import { DEAD, POST, SEG } from './ranges.js';
+import { DEAD, KEYED, keyed, POST, SEG } from './ranges.js';
 
+type UpgradeTx = IDBPTransaction<unknown, string[], 'versionchange'>;
 /** segments.ts's upgrade from layout 2, handed in once its code is loaded (lazy-postings.ts). */
 interface SegmentBuilder {
-  fromLayout2(
-    tx: IDBPTransaction<unknown, string[], 'versionchange'>,
-    def: CollectionDef,
-    terms: string,
-  ): Promise<void>;
+  fromLayout2(tx: UpgradeTx, def: CollectionDef, terms: string): Promise<void>;
+}
+/** keyed-upgrade.ts: a collection's keyed indexes built as postings from its records (layouts 3 and 4). */
+interface KeyedBuilder {
+  fromRecords(tx: UpgradeTx, def: CollectionDef): Promise<void>;
 }
 
 /** Bumped when this driver's own storage layout changes; combined with the core's schema version. */
-const LAYOUT_VERSION = 4;
+const LAYOUT_VERSION = 5;
 export const LOG = '~log';
 export const CHANGES = '~changes';
 export const META = '~meta';
@@ -102,9 +108,17 @@ export function upgrade(
   schema: StoreSchema,
   tx: IDBTransaction,
   postings: SegmentBuilder | undefined,
+  fromIndexes: KeyedBuilder | undefined,
 ): void {
   const has = (name: string) => db.objectStoreNames.contains(name);
-  if (!postings && schema.collections.some((c) => c.search && has(TERMS(c.name)))) throw new PostingsNeeded();
+  // A keyed index that is still an IndexedDB index: its keys become postings, built from the records' `k`.
+  const rebuild = (c: CollectionDef) =>
+    has(c.name) && keyed(c).some((i) => tx.objectStore(c.name).indexNames.contains(i.name));
+  const layout2 = schema.collections.some((c) => c.search && has(TERMS(c.name)));
+  if ((layout2 && !postings) || (!fromIndexes && schema.collections.some(rebuild))) throw new PostingsNeeded();
+  const wrapped = () => wrap(tx) as unknown as UpgradeTx;
+  // (A failure of a build aborts the upgrade, which `open` reports.)
+  const then = (build: Promise<void>, done: () => void = () => {}) => void build.then(done, () => tx.abort());
   if (!has(LOG)) db.createObjectStore(LOG, { autoIncrement: true });
   if (!has(META)) db.createObjectStore(META);
   if (!has(BLOBS)) db.createObjectStore(BLOBS);
@@ -116,10 +130,12 @@ export function upgrade(
     tx.objectStore(LOG).clear();
   }
   for (const c of schema.collections) {
+    const build = rebuild(c);
     const store: IDBObjectStore = has(c.name)
       ? tx.objectStore(c.name)
       : (db.createObjectStore(c.name, { keyPath: 'id' }) as unknown as IDBObjectStore);
-    const wanted = new Map(c.indexes.map((i) => [i.name, !!i.unique]));
+    const asPostings = keyed(c);
+    const wanted = new Map(c.indexes.filter((i) => !asPostings.includes(i)).map((i) => [i.name, !!i.unique]));
     for (const existing of [...store.indexNames]) {
       const index = store.index(existing);
       if (wanted.get(existing) !== index.unique || index.keyPath !== `k.${existing}` || !index.multiEntry)
@@ -128,23 +144,28 @@ export function upgrade(
     for (const [name, unique] of wanted) {
       if (!store.indexNames.contains(name)) store.createIndex(name, `k.${name}`, { unique, multiEntry: true });
     }
-    const stores = [SEG(c.name), POST(c.name), DEAD(c.name)];
-    if (c.search && !has(SEG(c.name))) {
-      db.createObjectStore(SEG(c.name), { autoIncrement: true });
-      db.createObjectStore(POST(c.name));
-      db.createObjectStore(DEAD(c.name));
-      // (A failure aborts the upgrade, which `open` reports.)
-      if (has(TERMS(c.name)))
-        void postings!
-          .fromLayout2(wrap(tx) as unknown as IDBPTransaction<unknown, string[], 'versionchange'>, c, TERMS(c.name))
-          .then(
-            () => db.deleteObjectStore(TERMS(c.name)),
-            () => tx.abort(),
-          );
-    } else if (!c.search) {
-      for (const name of [...stores, TERMS(c.name)]) if (has(name)) db.deleteObjectStore(name);
-    }
+    postingStores(db, c.name, !!c.search, has);
+    if (c.search && has(TERMS(c.name)))
+      then(postings!.fromLayout2(wrapped(), c, TERMS(c.name)), () => db.deleteObjectStore(TERMS(c.name)));
+    else if (!c.search && has(TERMS(c.name))) db.deleteObjectStore(TERMS(c.name));
+    // An index kept as postings that is new to the store starts empty, as a new IndexedDB index does.
+    const fresh = postingStores(db, KEYED(c.name), asPostings.length > 0, has);
+    if (build && fresh) then(fromIndexes!.fromRecords(wrapped(), c));
   }
+}
+
+/** Creates or drops a postings name's three stores; whether they were created now. */
+function postingStores(db: IDBPDatabase, name: string, wanted: boolean, has: (name: string) => boolean): boolean {
+  const stores = [SEG(name), POST(name), DEAD(name)];
+  if (wanted === has(SEG(name))) return false;
+  if (!wanted) {
+    for (const store of stores) if (has(store)) db.deleteObjectStore(store);
+    return false;
+  }
+  db.createObjectStore(SEG(name), { autoIncrement: true });
+  db.createObjectStore(POST(name));
+  db.createObjectStore(DEAD(name));
+  return true;
 }
 
 /** An upgrade from layout 2 needs the postings code, not loaded yet. */
@@ -155,14 +176,16 @@ export function missingLayout(db: IDBPDatabase, schema: StoreSchema): string[] {
   const missing: string[] = [];
   for (const c of schema.collections) {
     if (!db.objectStoreNames.contains(c.name)) missing.push(`store ${c.name}`);
-    for (const name of c.search ? [SEG(c.name), POST(c.name), DEAD(c.name)] : [])
+    const names = [...(c.search ? [c.name] : []), ...(keyed(c).length ? [KEYED(c.name)] : [])];
+    for (const name of names.flatMap((n) => [SEG(n), POST(n), DEAD(n)]))
       if (!db.objectStoreNames.contains(name)) missing.push(`store ${name}`);
   }
   if (missing.length === 0) {
     const tx = db.transaction(schema.collections.map((c) => c.name));
     for (const c of schema.collections) {
       const indexNames = tx.objectStore(c.name).indexNames;
-      for (const i of c.indexes) if (!indexNames.contains(i.name)) missing.push(`index ${c.name}.${i.name}`);
+      for (const i of c.indexes)
+        if (!keyed(c).includes(i) && !indexNames.contains(i.name)) missing.push(`index ${c.name}.${i.name}`);
     }
   }
   return missing;

@@ -8,7 +8,7 @@
 import type { IDBPTransaction } from 'idb';
 import type { CollectionDef, Key } from '../../src/store/driver.js';
 import { buildSegment, level, mergeDocs, Segment, type Gone, type PostingDoc, type SegHead } from './postings.js';
-import { DEAD, POST, SEG } from './ranges.js';
+import { DEAD, keyed, POST, SEG } from './ranges.js';
 
 export type { PostingDoc } from './postings.js';
 
@@ -23,6 +23,18 @@ export const orderKey = (def: CollectionDef, keys: Readonly<Record<string, reado
   const first = def.indexes[0] && keys[def.indexes[0].name];
   return first?.length === 1 ? first[0] : undefined;
 };
+
+/** A record's entries in its collection's keyed indexes, as a segment holds them. */
+export function keyedDocs(
+  def: CollectionDef,
+  id: string,
+  v: number,
+  keys: Readonly<Record<string, readonly (readonly string[])[]>>,
+): PostingDoc[] {
+  return keyed(def).flatMap((i) =>
+    (keys[i.name] ?? []).map((key) => ({ id, v, s: '', key: [i.name, ...key], terms: [] })),
+  );
+}
 
 /** Body records kept in memory per database, most recently used last: about 16–20 KB each, so some 5 MB. */
 const KEPT = 256;
