@@ -116,9 +116,19 @@ export function upgrade(
     has(c.name) && keyed(c).some((i) => tx.objectStore(c.name).indexNames.contains(i.name));
   const layout2 = schema.collections.some((c) => c.search && has(TERMS(c.name)));
   if ((layout2 && !postings) || (!fromIndexes && schema.collections.some(rebuild))) throw new PostingsNeeded();
-  const wrapped = () => wrap(tx) as unknown as UpgradeTx;
-  // (A failure of a build aborts the upgrade, which `open` reports.)
-  const then = (build: Promise<void>, done: () => void = () => {}) => void build.then(done, () => tx.abort());
+  const wrapped = () => {
+    const w = wrap(tx) as unknown as UpgradeTx;
+    // (An aborted upgrade is reported by `open`.)
+    w.done.catch(() => {});
+    return w;
+  };
+  // A failed build aborts the upgrade, which `open` reports (unless it was aborted already: a crash, a close).
+  const then = (build: Promise<void>, done: () => void = () => {}) =>
+    void build.then(done, () => {
+      try {
+        tx.abort();
+      } catch {}
+    });
   if (!has(LOG)) db.createObjectStore(LOG, { autoIncrement: true });
   if (!has(META)) db.createObjectStore(META);
   if (!has(BLOBS)) db.createObjectStore(BLOBS);
