@@ -105,7 +105,7 @@ it('answers label lists, keys, counts and searches as the memory driver does, th
   const same = async <T>(ask: (d: StorageDriver) => Promise<T>) => {
     const [a, b] = await Promise.all(both.map(ask));
     expect(a).toEqual(b);
-    return a;
+    return a as T;
   };
   let seen = 0;
   for (const index of ['labelPublished', 'labelUpdated']) {
