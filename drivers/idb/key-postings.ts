@@ -18,7 +18,7 @@ import {
 import type { Connection, ReadTx } from './connect.js';
 import { current, orderedMatches, type Candidate } from './postings.js';
 import { DEAD, KEYED } from './ranges.js';
-import { stored, type Rec } from './schema.js';
+import type { Rec } from './schema.js';
 import { goneOf, segmentsOf } from './segments.js';
 
 interface Walk {
@@ -67,7 +67,10 @@ export async function list(c: Connection, q: ListQuery): Promise<IndexedDoc[]> {
   const { tx, walks } = await keyedWalks(c, { ...q, prefixes: [q.prefix] }, Math.floor(q.limit));
   const store = tx.objectStore(q.collection);
   const recs = (await Promise.all(walks[0]!.map((cand) => store.get(cand.id)))) as Array<Rec | undefined>;
-  return walks[0]!.flatMap((cand, i) => (recs[i] ? [{ ...stored(recs[i])!, key: cand.key.slice(1) }] : []));
+  return walks[0]!.flatMap((cand, i) => {
+    const rec = recs[i];
+    return rec ? [{ id: rec.id, version: rec.v, doc: rec.doc, key: cand.key.slice(1) }] : [];
+  });
 }
 
 export async function keys(c: Connection, q: KeysQuery): Promise<IndexEntry[]> {

@@ -9,8 +9,3 @@ let loaded: Postings | undefined;
 
 export const loadedPostings = (): Postings | undefined => loaded;
 export const loadPostings = async (): Promise<Postings> => (loaded ??= await import('./segments.js'));
-
-/** The build of keyed indexes' postings from layouts 3 and 4 (keyed-upgrade.ts): loaded only for such a database. */
-let keyedUpgrade: typeof import('./keyed-upgrade.js') | undefined;
-export const loadedKeyedUpgrade = () => keyedUpgrade;
-export const loadKeyedUpgrade = async () => (keyedUpgrade ??= await import('./keyed-upgrade.js'));

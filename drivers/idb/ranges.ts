@@ -1,8 +1,14 @@
 /**
- * How IndexedDB is walked, shared by the start-up reads and the search code loaded later (search.ts,
- * segments.ts): the names of a searchable collection's postings stores, and the key range of a query.
+ * How IndexedDB is walked, shared by the start-up reads and the code loaded later (search.ts, segments.ts,
+ * upgrade.ts): the names of the stores, which indexes are kept as postings, and the key range of a query.
  */
 import type { CollectionDef, RangeQuery } from '../../src/store/driver.js';
+
+export const LOG = '~log';
+export const CHANGES = '~changes';
+export const META = '~meta';
+export const BLOBS = '~blobs';
+export const STREAM_INDEX = 'stream';
 
 /** A searchable collection's postings: segment heads, their bodies, replaced versions (segments.ts). */
 export const SEG = (collection: string) => `~seg.${collection}`;

@@ -20,31 +20,15 @@
  *   (key-postings.ts): one segment per commit of the record's keys in those indexes. Layouts 3 and 4 kept them
  *   as multiEntry index entries (two per label); opening such a database builds the segments from the
  *   records' `k` (keyed-upgrade.ts, loaded only then).
- * The database version is the core's schema version × 1000 + this layout's version.
+ * The database version is the core's schema version × 1000 + this layout's version. Upgrades: upgrade.ts.
  */
-import { type IDBPDatabase, type IDBPTransaction, wrap } from 'idb';
-import type { CollectionDef, JsonObject, Key, StoredDoc, StoreSchema } from '../../src/store/driver.js';
+import type { IDBPDatabase } from 'idb';
+import type { JsonObject, Key, StoredDoc, StoreSchema } from '../../src/store/driver.js';
 import { DEAD, KEYED, keyed, POST, SEG } from './ranges.js';
-
-type UpgradeTx = IDBPTransaction<unknown, string[], 'versionchange'>;
-/** segments.ts's upgrade from layout 2, handed in once its code is loaded (lazy-postings.ts). */
-interface SegmentBuilder {
-  fromLayout2(tx: UpgradeTx, def: CollectionDef, terms: string): Promise<void>;
-}
-/** keyed-upgrade.ts: a collection's keyed indexes built as postings from its records (layouts 3 and 4). */
-interface KeyedBuilder {
-  fromRecords(tx: UpgradeTx, def: CollectionDef): Promise<void>;
-}
 
 /** Bumped when this driver's own storage layout changes; combined with the core's schema version. */
 const LAYOUT_VERSION = 5;
-export const LOG = '~log';
-export const CHANGES = '~changes';
-export const META = '~meta';
-export const BLOBS = '~blobs';
-export const STREAM_INDEX = 'stream';
-/** Layout 2's token store, read once by the upgrade. */
-const TERMS = (collection: string) => `~terms.${collection}`;
+export { BLOBS, CHANGES, LOG, META, STREAM_INDEX } from './ranges.js';
 const NAME = /^[A-Za-z_$][\w$]*$/;
 
 /** The IndexedDB version of a schema version, and back: room for driver layout changes under each. */
@@ -94,92 +78,6 @@ export function checkNames(schema: StoreSchema): void {
     }
   }
 }
-
-/**
- * Brings the stores and indexes in line with the schema, inside the versionchange transaction `tx`, as
- * IndexedDB hands it: idb's wrapper would promise its end, and that promise would reject unheard when `open`
- * aborts the upgrade (below). Indexes are derived data and are rebuilt by IndexedDB from the stored `k` keys;
- * collection stores are never deleted (data is not dropped because a schema forgot a collection). Building
- * segments from layout 2 needs the postings code (`postings`), which loads lazily: without it this throws
- * PostingsNeeded before changing anything, and `open` loads it and opens again.
- */
-export function upgrade(
-  db: IDBPDatabase,
-  schema: StoreSchema,
-  tx: IDBTransaction,
-  postings: SegmentBuilder | undefined,
-  fromIndexes: KeyedBuilder | undefined,
-): void {
-  const has = (name: string) => db.objectStoreNames.contains(name);
-  // A keyed index that is still an IndexedDB index: its keys become postings, built from the records' `k`.
-  const rebuild = (c: CollectionDef) =>
-    has(c.name) && keyed(c).some((i) => tx.objectStore(c.name).indexNames.contains(i.name));
-  const layout2 = schema.collections.some((c) => c.search && has(TERMS(c.name)));
-  if ((layout2 && !postings) || (!fromIndexes && schema.collections.some(rebuild))) throw new PostingsNeeded();
-  const wrapped = () => {
-    const w = wrap(tx) as unknown as UpgradeTx;
-    // (An aborted upgrade is reported by `open`.)
-    w.done.catch(() => {});
-    return w;
-  };
-  // A failed build aborts the upgrade, which `open` reports (unless it was aborted already: a crash, a close).
-  const then = (build: Promise<void>, done: () => void = () => {}) =>
-    void build.then(done, () => {
-      try {
-        tx.abort();
-      } catch {}
-    });
-  if (!has(LOG)) db.createObjectStore(LOG, { autoIncrement: true });
-  if (!has(META)) db.createObjectStore(META);
-  if (!has(BLOBS)) db.createObjectStore(BLOBS);
-  if (!has(CHANGES)) {
-    db.createObjectStore(CHANGES).createIndex(STREAM_INDEX, ['s', 'q', 'p']);
-    // Layout 1 kept each commit's changes in its ~log record. They had no reader but in-process events, so
-    // they go (the key generator, the seq, goes on); the bundle stays small for what every browser loads.
-    // (A failure aborts the upgrade, which `open` reports.)
-    tx.objectStore(LOG).clear();
-  }
-  for (const c of schema.collections) {
-    const build = rebuild(c);
-    const store: IDBObjectStore = has(c.name)
-      ? tx.objectStore(c.name)
-      : (db.createObjectStore(c.name, { keyPath: 'id' }) as unknown as IDBObjectStore);
-    const asPostings = keyed(c);
-    const wanted = new Map(c.indexes.filter((i) => !asPostings.includes(i)).map((i) => [i.name, !!i.unique]));
-    for (const existing of [...store.indexNames]) {
-      const index = store.index(existing);
-      if (wanted.get(existing) !== index.unique || index.keyPath !== `k.${existing}` || !index.multiEntry)
-        store.deleteIndex(existing);
-    }
-    for (const [name, unique] of wanted) {
-      if (!store.indexNames.contains(name)) store.createIndex(name, `k.${name}`, { unique, multiEntry: true });
-    }
-    postingStores(db, c.name, !!c.search, has);
-    if (c.search && has(TERMS(c.name)))
-      then(postings!.fromLayout2(wrapped(), c, TERMS(c.name)), () => db.deleteObjectStore(TERMS(c.name)));
-    else if (!c.search && has(TERMS(c.name))) db.deleteObjectStore(TERMS(c.name));
-    // An index kept as postings that is new to the store starts empty, as a new IndexedDB index does.
-    const fresh = postingStores(db, KEYED(c.name), asPostings.length > 0, has);
-    if (build && fresh) then(fromIndexes!.fromRecords(wrapped(), c));
-  }
-}
-
-/** Creates or drops a postings name's three stores; whether they were created now. */
-function postingStores(db: IDBPDatabase, name: string, wanted: boolean, has: (name: string) => boolean): boolean {
-  const stores = [SEG(name), POST(name), DEAD(name)];
-  if (wanted === has(SEG(name))) return false;
-  if (!wanted) {
-    for (const store of stores) if (has(store)) db.deleteObjectStore(store);
-    return false;
-  }
-  db.createObjectStore(SEG(name), { autoIncrement: true });
-  db.createObjectStore(POST(name));
-  db.createObjectStore(DEAD(name));
-  return true;
-}
-
-/** An upgrade from layout 2 needs the postings code, not loaded yet. */
-export class PostingsNeeded extends Error {}
 
 /** What the database lacks of the schema (a schema changed without a version bump), as a list of names. */
 export function missingLayout(db: IDBPDatabase, schema: StoreSchema): string[] {
