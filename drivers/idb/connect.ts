@@ -92,6 +92,9 @@ function openOnce(o: OpenOptions, schema: StoreSchema): Promise<IDBPDatabase> {
     // (If open throws, so does this executor: the promise rejects with its error.)
     const request = o.factory.open(o.name, idbVersion(schema.version));
     request.addEventListener('upgradeneeded', (event) => {
+      // No longer blocked (Chromium may have said so while a closed connection's last transaction finished): an
+      // upgrade of a big store takes longer than the wait for other tabs.
+      clearTimeout(timer);
       try {
         const tx = request.transaction!;
         const code = upgrading?.upgrade(wrap(request.result), schema, tx, wrap);

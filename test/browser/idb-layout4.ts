@@ -89,6 +89,7 @@ async function oldStore(factory: IDBFactory, name: string, layout: 3 | 4, n: num
 async function snapshot(factory: IDBFactory, name: string) {
   const db = await request(factory.open(name));
   const tx = db.transaction('posts');
+  const finished = done(tx);
   const posts = tx.objectStore('posts');
   const records = (await request(posts.getAll())) as RawRecord[];
   const listings = new Map<string, string[]>();
@@ -105,6 +106,8 @@ async function snapshot(factory: IDBFactory, name: string) {
       }
   }
   await Promise.all(reads);
+  // (Closed once its reads are over: Chromium says `blocked` to an upgrade while a closed connection's transaction runs.)
+  await finished;
   const version = db.version;
   const stores = [...db.objectStoreNames];
   db.close();
