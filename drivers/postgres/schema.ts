@@ -22,14 +22,14 @@ import { commitOps } from './functions.js';
 import { ensure, partColumn, plan, shape, snake, type CollectionPlan, type Names } from './layout.js';
 import { LEGACY_MIGRATIONS } from './legacy.js';
 import { layoutOf, locked } from './lock.js';
-import { copyLegacy, finish, LEGACY_LAYOUT, startCopy, toNative } from './migrate.js';
+import { copyLegacy, finish, LEGACY_LAYOUT, NATIVE_LAYOUT, shortenTokens, startCopy, toNative } from './migrate.js';
 import type { Query } from './lock.js';
 
 /** The NOTIFY channel of a store: one per schema. */
 export const channelOf = (schema: string): string => `blogcore:${schema}`.slice(0, 63);
 
 /** The storage layout this build writes. */
-export const LAYOUT = LEGACY_LAYOUT + 1;
+export const LAYOUT = NATIVE_LAYOUT;
 
 /**
  * A store restored into another cluster (pg_dump) meets transaction ids lower than its seqs: seqBase is raised
@@ -61,6 +61,7 @@ export async function migrate(c: Connection, schema: StoreSchema, log: (line: st
     if (current === LEGACY_LAYOUT) await toNative(q, s);
     await q(keepSeqsRising(s));
     await declare(c, schema, q);
+    if (current === LEGACY_LAYOUT + 1) await shortenTokens(c, q, log);
     if (current !== LEGACY_LAYOUT) return false;
     // A new store has nothing to copy: layout 5 at once.
     if (fresh) await finish(q, s);
