@@ -216,7 +216,7 @@ async function main() {
       for (let i = 0; i < 30; i++) await side[op](i);
       await admin.query('SELECT pg_stat_statements_reset()');
       trips = 0;
-      await session.post('Profiler.start');
+      // First unprofiled (the sampler's own CPU would count), then the same number of calls profiled.
       const w0 = written();
       const s0 = serverCpu(postmaster);
       const c0 = process.cpuUsage();
@@ -226,8 +226,14 @@ async function main() {
       const c = process.cpuUsage(c0);
       const s = serverCpu(postmaster) - s0;
       const w = (written() - w0) / N;
-      const { profile } = await session.post('Profiler.stop');
       const tripsPer = trips / N;
+      const st = await admin.query(
+        `SELECT calls, total_exec_time * 1000 AS us, toplevel, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS q
+         FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 14`,
+      );
+      await session.post('Profiler.start');
+      for (let i = 0; i < N; i++) await side[op](30 + N + i);
+      const { profile } = await session.post('Profiler.stop');
       lines.push(
         `\n${op} ${name}: wall ${wall.toFixed(0)} µs, app CPU ${((c.user + c.system) / N).toFixed(0)} µs, server CPU ${(s / N).toFixed(0)} µs, round trips ${tripsPer.toFixed(2)}, bytes sent ${w.toFixed(0)} B`,
       );
@@ -236,10 +242,6 @@ async function main() {
       if (TOP && name === 'ours')
         for (const [f, us] of top(profile as never).slice(0, TOP))
           lines.push(`    fn ${(us / N).toFixed(0).padStart(4)} µs ${f}`);
-      const st = await admin.query(
-        `SELECT calls, total_exec_time * 1000 AS us, toplevel, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS q
-         FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 14`,
-      );
       for (const r of st.rows)
         lines.push(
           `  pg ${r.toplevel ? 'top ' : 'nest'} ${(Number(r.us) / N).toFixed(0).padStart(5)} µs ${(Number(r.calls) / N).toFixed(2)}× ${r.q}`,
