@@ -1,7 +1,7 @@
 /**
  * Token search on PostgreSQL, an ordered page in one or two statements. The core's tokens are stored per record
- * in the collection's `tokens` column (GIN), each prefixed by the collection and scope (so one GIN index serves
- * every blog without reading other blogs' postings). Two shapes, picked per query as the raw baseline showed
+ * in the collection's `tokens` column (GIN), each prefixed by a code of the collection and scope (so one GIN
+ * index serves every blog without reading other blogs' postings). Two shapes, picked per query as the raw baseline showed
  * the planner cannot pick them:
  * - few matches (a GIN count capped at SPARSE finds fewer): every match's entries of the index within the
  *   prefixes and bounds, merged, `limit` kept — work O(SPARSE);
