@@ -35,10 +35,10 @@ export async function upgradeBases(ctx: Ctx): Promise<void> {
   await eachRecord(ctx, async (batch, collection, _id, version, found, doc) => {
     // None, or already the record's own note (a run cut short before its last page).
     if (!found || (doc as { replica?: Base }).replica === found) return;
-    const base = isLettered(found) ? named(found) : found;
+    const base = isLettered(found) ? named(found) : { ...found };
     if (isLettered(found) && found.v === version) base.fingerprint = fingerprint(collection, doc as Local);
     if (collection === 'media') {
-      if (base !== found) await batch.put('settings', base);
+      if (isLettered(found)) await batch.put('settings', base);
       return;
     }
     if (base.version === version) base.version++;
