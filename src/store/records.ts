@@ -414,19 +414,17 @@ export const asJson = (record: Records[Collection]): JsonObject => record as unk
 export type Noted = 'posts' | 'pages' | 'comments';
 
 /** What a put writes over: a post, page or comment names the stored record (or 0: new), other records its version. */
-type Over<C extends Collection> = C extends Noted ? StoredDoc<{ replica?: ReplicaNote }> | 0 : number;
+type Over<C extends Collection> = C extends Noted ? Was | 0 : number;
+type Was = Omit<StoredDoc<{ replica?: ReplicaNote } | undefined>, 'id'>;
 
 /**
  * A put of a record with everything the driver must index for it, over `over` (the version expected, 0: new). A
  * post, page or comment keeps the stored record's replica note unless it names its own (undefined: none).
  */
 export function put<C extends Collection>(collection: C, record: Records[C], over: Over<C>): PutOp {
-  let expect = over as number;
-  if (typeof over === 'object') {
-    expect = over.version;
-    const r = record as { replica?: ReplicaNote };
-    if (!('replica' in r) && over.doc.replica) r.replica = over.doc.replica;
-  }
+  const expect = (over as Was).version ?? over;
+  const note = (over as Was).doc?.replica;
+  if (note && !('replica' in record)) (record as { replica?: ReplicaNote }).replica = note;
   // Optional fields are left out rather than stored as undefined (JSON has no undefined).
   for (const [k, v] of Object.entries(record)) if (v === undefined) delete (record as Record<string, unknown>)[k];
   markUnseen(collection, record as { status: PostStatus | CommentStatus; vis?: CommentVis; unseen?: true }, expect);
@@ -462,18 +460,18 @@ export function delNoted<C extends Noted>(collection: C, stored: StoredDoc<Recor
   return [deleteOp(collection, stored.id, stored.version, stored.doc), ...(note ? [addTo('settings', note, {})] : [])];
 }
 
-/** A delete; `was` (the record deleted) names the change stream of media (a delete is a change too). */
-export const del = (
-  collection: Exclude<Collection, Noted>,
-  id: string,
-  expect: number,
-  was?: { blogId?: string; unseen?: true },
-): WriteOp => deleteOp(collection, id, expect, was);
-
 function deleteOp(collection: Collection, id: string, expect: number, was?: { blogId?: string; unseen?: true }) {
   const stream = streamOf(collection, was ?? {});
   return { type: 'delete', collection, id, expect, ...(stream ? { stream } : {}) } as WriteOp;
 }
+
+/** A delete; `was` (the record deleted) names the change stream of media (a delete is a change too). */
+export const del: (
+  collection: Exclude<Collection, Noted>,
+  id: string,
+  expect: number,
+  was?: { blogId?: string; unseen?: true },
+) => WriteOp = deleteOp;
 
 /** Users' and blogs' changes go to RECORDS_STREAM; posts, pages, comments and media to their blog's streams (streams.ts). */
 const streamOf = (collection: Collection, r: { blogId?: string; unseen?: true }) =>

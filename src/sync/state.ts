@@ -18,7 +18,6 @@ import {
   type StoredDoc,
   type WriteOp,
   labelCountsOps,
-  del,
   put,
   type Collection,
   type PostRecord,
@@ -206,12 +205,17 @@ export class Batch {
     for (const s of this.slots.values()) {
       if (!s.touched) continue;
       const stored = { id: s.id, version: s.stored, doc: s.was as Records[Noted] };
-      const note = stored.doc?.replica;
-      if (s.doc) ops.push(put(s.collection, s.doc, s.was ? stored : s.stored));
+      if (s.doc) ops.push(put(s.collection, s.doc, stored));
       // A delete leaves the record's note in `settings`, unless the batch writes that record itself.
-      else if (note && !this.slots.get(`settings/${note.id}`)?.touched)
-        ops.push(...delNoted(s.collection as Noted, stored));
-      else if (s.stored) ops.push(del(s.collection as 'media', s.id, s.stored, stored.doc));
+      else if (s.stored)
+        ops.push(
+          ...delNoted(
+            s.collection as Noted,
+            this.slots.get(`settings/${stored.doc?.replica?.id}`)?.touched
+              ? { ...stored, doc: { ...stored.doc, replica: undefined } }
+              : stored,
+          ),
+        );
       if (s.collection === 'posts') posts.push([s.was as PostRecord | undefined, s.doc as PostRecord | undefined]);
     }
     // Label counters move with the posts, as on every write of the core (label-counts.ts: adds, nothing read).
