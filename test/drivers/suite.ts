@@ -931,7 +931,7 @@ export function runDriverSuite(
           collection: 'notes',
           id: 'n1',
           add: {},
-          keys: {},
+          keys: { byItem: [['post', 'n1']] },
           create: doc,
         });
         await d.commit([leave({ id: 'n1', text: 'first' })]);
