@@ -205,7 +205,8 @@ export class Connection {
     const config: PgQueryConfig = { text, values, rowMode: 'array' };
     if (this.prepared) {
       let name = this.#names.get(text);
-      if (!name) this.#names.set(text, (name = `bc${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`));
+      if (!name)
+        this.#names.set(text, (name = `bc${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`));
       config.name = name;
     }
     const pool = read && this.replicas ? await this.replicas.pick(current.getStore()?.position) : this.pool;

@@ -275,7 +275,8 @@ async function declare(c: Connection, schema: StoreSchema, q: Query): Promise<vo
       now.columns.has(`${table}\0${column}`) && !goneColumns.has(`${table}\0${column}`),
   };
   for (const p of plans) for (const statement of ensure(s, p, has)) await q(statement);
-  if (stored !== schema.version) await q(`UPDATE ${s}.meta SET value = $1 WHERE key = 'schemaVersion'`, [schema.version]);
+  if (stored !== schema.version)
+    await q(`UPDATE ${s}.meta SET value = $1 WHERE key = 'schemaVersion'`, [schema.version]);
   await remakeCommit(q, c, plans);
   c.setPlans(plans, new Map([...now.colls].map(([name, r]) => [r.no, name])).set(0, '').set(-1, ''), schema);
   // Collections made in this transaction are not in `now.colls`: name every plan's number too.

@@ -56,9 +56,12 @@ describe('a PostgreSQL store handed on to the next test', () => {
     const w = await world(first);
     const post = await makePost(w, 'LIVE');
     await makeComment(w, post.id as string, 'LIVE');
-    await first.blobs!.put('picture', (async function* () {
-      yield new Uint8Array([1, 2, 3]);
-    })());
+    await first.blobs!.put(
+      'picture',
+      (async function* () {
+        yield new Uint8Array([1, 2, 3]);
+      })(),
+    );
     const { newest } = await first.logBounds();
     expect(await first.pruneChanges({ through: newest - 1, limit: 5 })).toBeGreaterThan(0);
     // Heard once its LISTEN stands (the feed tells its listeners then); it holds one of the Pool's connections.
