@@ -23,10 +23,13 @@ import type { Connection } from './connect.js';
 import { sideGroups } from './functions.js';
 import type { CollectionPlan } from './layout.js';
 import { layoutOf, locked, type Query } from './lock.js';
+import { fromLegacyToken } from './search.js';
 import { fromPgText, ident, keyText } from './text.js';
 
 /** The last layout of the `docs`/`entries` kind. */
 export const LEGACY_LAYOUT = 4;
+/** The layout this build writes: 5 made the tables native, 6 shortened the stored search tokens (search.ts). */
+export const NATIVE_LAYOUT = LEGACY_LAYOUT + 2;
 const BATCH = 500;
 
 /** The catalog's columns of layout 5 (run on a layout-4 store, in the transaction that makes the tables). */
@@ -45,10 +48,41 @@ export async function startCopy(q: Query, s: string): Promise<void> {
     await q(`INSERT INTO ${s}.layout_copy SELECT 'copy', 0, '', 0, count(*) FROM ${s}.docs`);
 }
 
-/** Drops what layout 4 kept and records layout 5. */
+/** Drops what layout 4 kept and records layouts 5 and 6 (a copy writes its tokens in layout 6's form). */
 export async function finish(q: Query, s: string): Promise<void> {
   await q(`DROP TABLE IF EXISTS ${s}.docs, ${s}.entries, ${s}.layout_copy`);
-  await q(`INSERT INTO ${s}.migrations (version) VALUES ($1) ON CONFLICT DO NOTHING`, [LEGACY_LAYOUT + 1]);
+  await q(`INSERT INTO ${s}.migrations (version) VALUES ($1), ($2) ON CONFLICT DO NOTHING`, [
+    LEGACY_LAYOUT + 1,
+    NATIVE_LAYOUT,
+  ]);
+}
+
+/**
+ * Layout 5 to 6, in the open's transaction: every stored search token rewritten in the short form (search.ts),
+ * BATCH records per statement. Costs a rewrite of each searchable row (posts, pages, comments) once.
+ */
+export async function shortenTokens(c: Connection, q: Query, log: (line: string) => void): Promise<void> {
+  for (const p of c.plans) {
+    if (!p.search) continue;
+    const t = `${c.s}.${ident(p.table)}`;
+    let after = '';
+    let n = 0;
+    for (;;) {
+      const rows = (await q(`SELECT id, tokens FROM ${t} WHERE id > $1 ORDER BY id LIMIT $2`, [after, BATCH])) as Array<
+        [string, string[] | null]
+      >;
+      if (!rows.length) break;
+      const next = rows.map(([id, tokens]) => ({ id, tk: tokens?.map(fromLegacyToken) ?? null }));
+      await q(
+        `UPDATE ${t} SET tokens = x.tk FROM json_to_recordset($1::json) AS x(id text, tk text[]) WHERE ${t}.id = x.id`,
+        [JSON.stringify(next)],
+      );
+      after = rows[rows.length - 1]![0];
+      n += rows.length;
+      if (n % (BATCH * 20) === 0) log(`blogcore/postgres: store "${c.schema}" to layout 6: ${n} ${p.name} rewritten`);
+    }
+  }
+  await q(`INSERT INTO ${c.s}.migrations (version) VALUES ($1) ON CONFLICT DO NOTHING`, [NATIVE_LAYOUT]);
 }
 
 type LegacyRow = [number, string, number, string, number[], Buffer[], string[] | null];
@@ -73,7 +107,7 @@ function opsOf(c: Connection, rows: readonly LegacyRow[]): RowOp[] {
       expect: version,
       docText: doc,
       keys,
-      tokens: tokens ?? [],
+      tokens: (tokens ?? []).map(fromLegacyToken),
       pos: ops.length,
     });
   }

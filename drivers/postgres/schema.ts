@@ -4,7 +4,8 @@
  * transaction-level advisory lock, so app servers that start at once migrate once (and work through a pooler).
  *
  * Layout 5 (layout.ts): a table per declared collection, its index key parts as columns, each declared index a
- * native index; side tables for indexes with several entries per record.
+ * native index; side tables for indexes with several entries per record. Layout 6: the same tables, search
+ * tokens under a short code of their collection and scope (search.ts), rewritten on open (migrate.ts).
  * - meta           seqBase (a commit's seq is its transaction id plus it), pruned, schemaVersion.
  * - collections    the catalog: number, name and table of each collection the core ever declared, its counters
  *   indexes        and readable columns; of each index its fields, entries, table and native index.
@@ -13,7 +14,7 @@
  * - commit_ops()   one commit as one statement, made from the layout (functions.ts); log_end(), changes_since().
  *
  * Layouts 1–4 (legacy.ts) kept records as rows of one `docs` table and index entries as byte keys in `entries`;
- * such a store is copied into layout 5 on open (migrate.ts).
+ * such a store is copied into layout 5 on open, its tokens in layout 6's form (migrate.ts).
  */
 import type { StoreSchema } from '../../src/store/driver.js';
 import type { Connection } from './connect.js';
@@ -22,14 +23,14 @@ import { commitOps } from './functions.js';
 import { ensure, partColumn, plan, shape, snake, type CollectionPlan, type Names } from './layout.js';
 import { LEGACY_MIGRATIONS } from './legacy.js';
 import { layoutOf, locked } from './lock.js';
-import { copyLegacy, finish, LEGACY_LAYOUT, startCopy, toNative } from './migrate.js';
+import { copyLegacy, finish, LEGACY_LAYOUT, NATIVE_LAYOUT, shortenTokens, startCopy, toNative } from './migrate.js';
 import type { Query } from './lock.js';
 
 /** The NOTIFY channel of a store: one per schema. */
 export const channelOf = (schema: string): string => `blogcore:${schema}`.slice(0, 63);
 
 /** The storage layout this build writes. */
-export const LAYOUT = LEGACY_LAYOUT + 1;
+export const LAYOUT = NATIVE_LAYOUT;
 
 /**
  * A store restored into another cluster (pg_dump) meets transaction ids lower than its seqs: seqBase is raised
@@ -61,6 +62,7 @@ export async function migrate(c: Connection, schema: StoreSchema, log: (line: st
     if (current === LEGACY_LAYOUT) await toNative(q, s);
     await q(keepSeqsRising(s));
     await declare(c, schema, q);
+    if (current === LEGACY_LAYOUT + 1) await shortenTokens(c, q, log);
     if (current !== LEGACY_LAYOUT) return false;
     // A new store has nothing to copy: layout 5 at once.
     if (fresh) await finish(q, s);

@@ -1,7 +1,7 @@
 /**
  * Token search on PostgreSQL, an ordered page in one or two statements. The core's tokens are stored per record
- * in the collection's `tokens` column (GIN), each prefixed by the collection and scope (so one GIN index serves
- * every blog without reading other blogs' postings). Two shapes, picked per query as the raw baseline showed
+ * in the collection's `tokens` column (GIN), each prefixed by a code of the collection and scope (so one GIN
+ * index serves every blog without reading other blogs' postings). Two shapes, picked per query as the raw baseline showed
  * the planner cannot pick them:
  * - few matches (a GIN count capped at SPARSE finds fewer): every match's entries of the index within the
  *   prefixes and bounds, merged, `limit` kept — work O(SPARSE);
@@ -24,16 +24,56 @@ import {
   terms,
   walkColumns,
 } from './reads.js';
-import { fromKeyText, ident, pgText } from './text.js';
+import { fromKeyText, fromPgText, ident, pgText } from './text.js';
 
 const SPARSE = 500;
 const WALK = 24;
 
-/** A core token as stored: prefixed by collection and scope (length-prefixed, so the split is unambiguous). */
+/**
+ * A core token as stored (layout 6): an 8-character code of its collection and scope, then the token. The code
+ * keeps one GIN index serving every blog without reading other blogs' postings, at a fraction of the bytes of
+ * the scope itself (layout 5 wrote `coll:length:scope:` before every token: longer GIN keys and four times the
+ * bytes per insert, the largest part of a post insert's cost in PostgreSQL). Two scopes sharing a code only
+ * make a search count more matches before its join with the scope's index keeps the right ones.
+ */
 export function storedToken(coll: number, scope: string, token: string): string {
+  const long = legacyLong(coll, scope, token);
+  return long ?? pgText(`${scopeCode(coll, scope)}${token}`);
+}
+
+const codes = new Map<string, string>();
+
+/** The 8-character code of a collection and scope (base64url of 48 bits of their SHA-256), kept for reuse. */
+function scopeCode(coll: number, scope: string): string {
+  const key = `${coll}:${scope}`;
+  let code = codes.get(key);
+  if (code === undefined) {
+    if (codes.size >= 1024) codes.clear();
+    code = createHash('sha256').update(key, 'utf16le').digest('base64url').slice(0, 8);
+    codes.set(key, code);
+  }
+  return code;
+}
+
+/** A token whose layout-5 form is too long for a GIN entry (~2.7 KB): that form's hash, in both layouts. */
+function legacyLong(coll: number, scope: string, token: string): string | undefined {
   const t = `${coll}:${scope.length}:${scope}:${token}`;
-  // A GIN entry holds at most ~2.7 KB: a long token is stored as its hash, the same on write and on search.
-  return t.length > 240 ? `\x02${createHash('sha256').update(t, 'utf16le').digest('base64')}` : pgText(t);
+  return t.length > 240 ? `\x02${createHash('sha256').update(t, 'utf16le').digest('base64')}` : undefined;
+}
+
+/** A token as layout 5 (and layout 4) stored it: the store a migration starts from (test/drivers/postgres). */
+export function legacyToken(coll: number, scope: string, token: string): string {
+  return legacyLong(coll, scope, token) ?? pgText(`${coll}:${scope.length}:${scope}:${token}`);
+}
+
+/** A layout-5 stored token in layout 6's form (a long token's hash stays as it is). */
+export function fromLegacyToken(stored: string): string {
+  if (stored.startsWith('\x02')) return stored;
+  const t = fromPgText(stored);
+  const m = /^(\d+):(\d+):/.exec(t);
+  if (!m) throw new Error(`postgres driver: a stored token of an unknown form: ${JSON.stringify(stored)}`);
+  const at = m[0].length + Number(m[2]);
+  return storedToken(Number(m[1]), t.slice(m[0].length, at), t.slice(at + 1));
 }
 
 export async function search(c: Connection, q: SearchQuery): Promise<IndexEntry[]> {

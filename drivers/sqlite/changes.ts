@@ -11,7 +11,6 @@ const CHANGE_SQL = {
   oldestChanges: `SELECT seq, pos, time FROM changes ORDER BY seq, pos LIMIT ?`,
   pruneThrough: `DELETE FROM changes WHERE (seq, pos) <= (?, ?)`,
   /** Moves when another connection commits (this connection's own commits are counted by the driver). */
-  dataVersion: `PRAGMA data_version`,
   /** The newest seq (meta keeps the seq of an empty commit, which logs nothing) and how far pruning went: one statement. */
   bounds: `SELECT max(coalesce((SELECT max(seq) FROM changes), 0), (SELECT value FROM meta WHERE key = 'seq')),
     (SELECT value FROM meta WHERE key = 'pruned')`,
@@ -61,8 +60,9 @@ export function streamChanges(c: Connection, stream: string, after: LogPosition,
 
 /**
  * Asked at the start of nearly every call (the core's record cache). Other connections' commits are looked for
- * (data_version: a read transaction of its own) once per event-loop turn, and again after any commit of this
- * process: whatever reached this process from elsewhere (a request, a message, a timer) starts a turn of its own,
+ * (connect.ts `dataVersion`: a read of the WAL index's headers, and data_version only when they moved) once per
+ * event-loop turn, and again after any commit of this process: whatever reached this process from elsewhere (a
+ * request, a message, a timer) starts a turn of its own,
  * so a call sees every commit that could have come before it (docs/design.md §15). The bounds themselves are read
  * again only when this connection (`c.writes`) or another one (data_version) wrote since the last read.
  */
@@ -71,7 +71,7 @@ export function logBounds(c: Connection): LogBounds {
   if (known && known.writes === c.writes && (c.exclusive || c.lookedThisTurn === PROCESS_WRITES.n)) {
     return { ...known.value };
   }
-  const version = c.exclusive ? 0 : (c.stmt(CHANGE_SQL.dataVersion).pluck().get() as number);
+  const version = c.exclusive ? 0 : c.dataVersion();
   if (!c.exclusive && !c.db.inTransaction) lookedThisTurn(c);
   if (known && known.version === version && known.writes === c.writes) return { ...known.value };
   const [newest, pruned] = c.stmt(CHANGE_SQL.bounds).raw().get() as [number, number];

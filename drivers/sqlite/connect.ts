@@ -3,6 +3,7 @@
  * Connection every read and write starts from: prepared statements, the collection catalog
  * (drivers/shared/catalog.ts, filled by schema.ts) and the search scopes known so far.
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import type { CommitResult, LogBounds, StoredDoc, WriteOp } from '../../src/store/driver.js';
 import { Catalog, type CollectionInfo as Collection, type IndexInfo as Index } from '../shared/catalog.js';
 import type { SqliteDatabase, SqliteDatabaseConstructor, SqliteStatement, SqliteTransaction } from './native.js';
@@ -86,6 +87,14 @@ export type CollectionInfo = Collection<IndexInfo>;
  */
 export const PROCESS_WRITES = { n: 0 };
 
+/** The open `-shm` file, its headers as read before the last `data_version` and that answer. */
+interface WalIndex {
+  fd: number;
+  seen: Buffer;
+  now: Buffer;
+  version: number;
+}
+
 /** An open database and what the driver learned of it. */
 export class Connection extends Catalog<IndexInfo> {
   /** Search scope numbers committed so far (search.ts `scopeNo`). */
@@ -107,10 +116,45 @@ export class Connection extends Catalog<IndexInfo> {
 
   /** No other connection can see the file (in memory, or locking_mode=EXCLUSIVE): no commits of others to look for. */
   readonly exclusive: boolean;
+  #index: WalIndex | undefined;
 
-  constructor(readonly db: SqliteDatabase) {
+  /** `walIndex`: the `-shm` file of a file the driver opened in WAL mode itself (see `dataVersion`). */
+  constructor(
+    readonly db: SqliteDatabase,
+    private walIndex?: string,
+  ) {
     super();
     this.exclusive = db.memory || String(db.pragma('locking_mode', { simple: true })).toLowerCase() === 'exclusive';
+  }
+
+  /**
+   * PRAGMA data_version (it moves when another connection commits), asked only when the WAL index's two headers
+   * (the first 96 bytes of `-shm`, which every commit rewrites) changed since it was last asked: one read of 96
+   * bytes instead of a read transaction with its file locks. The headers are read before the pragma, so a commit
+   * landing between the two is asked about again next time. Only for files the driver opened in WAL mode: while
+   * this connection is open no other can leave WAL mode, so the `-shm` file stays the one in use.
+   */
+  dataVersion(): number {
+    const index = this.#index ?? this.openIndex();
+    if (index) {
+      if (readSync(index.fd, index.now, 0, 96, 0) === 96 && index.now.equals(index.seen)) return index.version;
+      index.now.copy(index.seen);
+    }
+    const version = this.stmt('PRAGMA data_version').pluck().get() as number;
+    if (index) index.version = version;
+    return version;
+  }
+
+  /** Opened at the first look, once WAL mode has made the file; a file that cannot be opened leaves the pragma alone. */
+  private openIndex(): WalIndex | undefined {
+    const path = this.walIndex;
+    this.walIndex = undefined;
+    if (!path) return undefined;
+    try {
+      return (this.#index = { fd: openSync(path, 'r'), seen: Buffer.alloc(96), now: Buffer.alloc(96), version: 0 });
+    } catch {
+      return undefined;
+    }
   }
 
   /** Counts a commit or prune through this connection (for this connection's and this process's `logBounds`). */
@@ -135,5 +179,7 @@ export class Connection extends Catalog<IndexInfo> {
     this.scopes.clear();
     this.commitTx = this.readTx = undefined;
     this.bounds = undefined;
+    if (this.#index) closeSync(this.#index.fd);
+    this.#index = undefined;
   }
 }

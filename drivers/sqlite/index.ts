@@ -61,7 +61,10 @@ class SqliteDriver implements StorageDriver {
 
   async open(schema: StoreSchema): Promise<void> {
     if (this.closed) throw new Error('sqlite driver is closed');
-    this.conn ??= new Connection('database' in this.options ? this.options.database : await openFile(this.options));
+    this.conn ??=
+      'database' in this.options
+        ? new Connection(this.options.database)
+        : new Connection(await openFile(this.options), `${this.options.filename}-shm`);
     try {
       migrate(this.conn.db);
       declare(this.conn, schema);

@@ -3,8 +3,10 @@
  * UTF-16 code-unit order, where U+FFFF sorts after an astral character's surrogates, unlike UTF-8), and
  * strings PostgreSQL text cannot hold (U+0000, lone surrogates) must come back exactly.
  */
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresDriver } from '../../../drivers/postgres/index.js';
+import { legacyToken, storedToken } from '../../../drivers/postgres/search.js';
 import { compareKeys, type Key, type StoreSchema } from '../../../src/store/driver.js';
 import { freshSchema, pgUrl, tracked } from './env.js';
 
@@ -15,7 +17,9 @@ const stores = tracked(
 afterAll(async () => {
   await stores.closeAll();
   await stores.dropAll();
+  await admin.end();
 });
+const admin = new pg.Pool({ connectionString: pgUrl(), max: 1 });
 
 const schema: StoreSchema = {
   version: 1,
@@ -41,6 +45,12 @@ const PARTS = [
   '\0',
   '\x01',
 ];
+
+const ODD = ['a\0b', '\ud800', '\x01x', '\x02y', 'é\u{1F642}', 'x'.repeat(5000)];
+const hitsOf = (d: ReturnType<typeof stores.make>, scope: string, token: string) =>
+  d
+    .search({ collection: 'c', index: 'k', scope, tokens: [token], prefixes: [['s']], direction: 'asc', limit: 10 })
+    .then((hits) => hits.map((h) => h.id));
 
 describe('postgres keys, ids and tokens', () => {
   it('walks keys in compareKeys order, astral characters, U+0000 and lone surrogates included', async () => {
@@ -71,7 +81,7 @@ describe('postgres keys, ids and tokens', () => {
   it('keeps ids, unique keys and search tokens PostgreSQL text cannot hold exactly', async () => {
     const d = stores.make();
     await d.open(schema);
-    const odd = ['a\0b', '\ud800', '\x01x', '\x02y', 'é\u{1F642}', 'x'.repeat(5000)];
+    const odd = ODD;
     await d.commit(
       odd.map((id, i) => ({
         type: 'put' as const,
@@ -125,4 +135,51 @@ it('a refused commit (a unique key taken) keeps its pooled connection: no new co
     await d.close();
     await pool.end();
   }
+});
+
+it('rewrites a layout-5 store\u2019s search tokens on open (layout 6), and search finds what it found', async () => {
+  const schemaName = freshSchema('tokens');
+  const make = () => postgresDriver({ connectionString: pgUrl(), schema: schemaName, max: 2, shareEvents: false });
+  const first = make();
+  await first.open(schema);
+  const scopes = ['s\0', 'other'];
+  await first.commit(
+    ODD.flatMap((id, i) =>
+      scopes.map((scope) => ({
+        type: 'put' as const,
+        collection: 'c',
+        id: `${scope}/${id}`,
+        expect: 0,
+        doc: {},
+        keys: { k: [['s', `${scope}/${id}`]] },
+        terms: { scope, tokens: [id, `t${i}`] },
+      })),
+    ),
+  );
+  await first.close();
+  // The tokens as layout 5 wrote them (`coll:length:scope:token`), the store marked layout 5 again.
+  const s = `"${schemaName}"`;
+  const no = (await admin.query(`SELECT no FROM ${s}.collections WHERE name = 'c'`)).rows[0].no as number;
+  const back = new Map<string, string>();
+  for (const scope of scopes)
+    for (const [i, id] of ODD.entries())
+      for (const t of [id, `t${i}`]) back.set(storedToken(no, scope, t), legacyToken(no, scope, t));
+  const before = (await admin.query(`SELECT id, tokens FROM ${s}.c ORDER BY id`)).rows;
+  for (const r of before)
+    await admin.query(`UPDATE ${s}.c SET tokens = $2 WHERE id = $1`, [r.id, r.tokens.map((t: string) => back.get(t))]);
+  expect((await admin.query(`SELECT tokens FROM ${s}.c ORDER BY id`)).rows).not.toEqual(
+    before.map((r) => ({ tokens: r.tokens })),
+  );
+  await admin.query(`DELETE FROM ${s}.migrations WHERE version = 6`);
+
+  const d = make();
+  await d.open(schema);
+  expect((await admin.query(`SELECT max(version) AS v FROM ${s}.migrations`)).rows[0].v).toBe(6);
+  expect((await admin.query(`SELECT id, tokens FROM ${s}.c ORDER BY id`)).rows).toEqual(before);
+  for (const scope of scopes)
+    for (const [i, id] of ODD.entries()) {
+      expect(await hitsOf(d, scope, id)).toEqual([`${scope}/${id}`]);
+      expect(await hitsOf(d, scope, `t${i}`)).toEqual([`${scope}/${id}`]);
+    }
+  await d.close();
 });

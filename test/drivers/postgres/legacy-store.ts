@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import { LEGACY_MIGRATIONS } from '../../../drivers/postgres/legacy.js';
-import { storedToken } from '../../../drivers/postgres/search.js';
+import { legacyToken } from '../../../drivers/postgres/search.js';
 import { pgText } from '../../../drivers/postgres/text.js';
 import { encodeKey } from '../../../drivers/shared/byte-keys.js';
 import type { PutOp, StoreSchema } from '../../../src/store/driver.js';
@@ -73,7 +73,7 @@ export async function legacyStore(pool: pg.Pool, schema: string, declared: Store
             a.u.push(i.unique);
           }
         }
-        if (op.terms) for (const t of new Set(op.terms.tokens)) a.tok.push(storedToken(coll, op.terms.scope, t));
+        if (op.terms) for (const t of new Set(op.terms.tokens)) a.tok.push(legacyToken(coll, op.terms.scope, t));
         a.e.push(a.ix.length);
         a.t.push(a.tok.length);
       }

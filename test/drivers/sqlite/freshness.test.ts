@@ -1,6 +1,7 @@
 /**
  * How a SQLite connection learns of other connections' commits (drivers/sqlite/changes.ts `logBounds`): it looks
- * (`PRAGMA data_version`, a read transaction of its own) once per turn of the event loop and again after any commit
+ * (`PRAGMA data_version`, asked when the WAL index's headers in `-shm` moved) once per turn of the event loop and
+ * again after any commit
  * of this process, so every call sees what was committed before anything that led to it reached this process —
  * another process's commit announced by a message, another connection's commit in this process at once — and a
  * burst of calls in one turn pays one look. `exclusive: true` takes the file for one connection: no look at all.
