@@ -3,7 +3,7 @@
  * read and write starts from: the pool, one statement per round trip (named prepared statements) and the
  * store's layout (layout.ts, made by schema.ts).
  */
-import { shortHash } from '../../src/util/ids.js';
+import { createHash } from 'node:crypto';
 import type { StoreSchema } from '../../src/store/driver.js';
 import { commitSql, sideGroups } from './functions.js';
 import type { CollectionPlan, IndexPlan } from './layout.js';
@@ -137,9 +137,12 @@ export class Connection {
   /** The statement calling commit_ops as the layout has it. */
   commitSql = '';
   #constraints = new Map<string, { collection: string; index: string }>();
+  /**
+   * Statement names come from their text (which names the schema): every driver on a Pool, on one store or
+   * several, at once or one after another, gives a statement the same name, so a connection that already has it
+   * prepared runs it as it is, and never meets a name it holds for another statement.
+   */
   readonly #names = new Map<string, string>();
-  /** Statement names start with a tag of the schema: two stores on one connection never share a name. */
-  readonly #prefix: string;
   readonly #statements = new Map<(s: string) => unknown, unknown>();
   /** Where reads go when the store has replicas (replicas.ts). */
   replicas: Replicas | undefined;
@@ -150,7 +153,6 @@ export class Connection {
     private prepared: boolean,
   ) {
     this.s = ident(schema);
-    this.#prefix = `bc${shortHash(schema)}_`;
   }
 
   /** What schema.ts `declare` made of the declaration. */
@@ -203,7 +205,8 @@ export class Connection {
     const config: PgQueryConfig = { text, values, rowMode: 'array' };
     if (this.prepared) {
       let name = this.#names.get(text);
-      if (!name) this.#names.set(text, (name = `${this.#prefix}${this.#names.size}`));
+      if (!name)
+        this.#names.set(text, (name = `bc${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`));
       config.name = name;
     }
     const pool = read && this.replicas ? await this.replicas.pick(current.getStore()?.position) : this.pool;

@@ -64,8 +64,8 @@ function collectionOps(s: string, p: CollectionPlan, groupNo: (g: SideGroup) => 
   const C = p.counters.length;
   const bump = `UPDATE ${t} SET version = version + 1${p.counters.map((c, k) => `, ${ident(c.column)} = ${ident(c.column)} + (v$[vb$ + ${k + 1}])::bigint`).join('')}
           WHERE id = o$id[i$] RETURNING version INTO got$`;
-  const add = C
-    ? `${bump};
+  // (A collection with no counters takes an add too: nothing to add, the record created when missing.)
+  const add = `${bump};
         IF NOT FOUND THEN
           IF o$doc[i$] IS NULL THEN ${conflict}; END IF;
           vb$ := vb$ + ${C};
@@ -78,8 +78,7 @@ function collectionOps(s: string, p: CollectionPlan, groupNo: (g: SideGroup) => 
             ${bump};
           END IF;
         END IF;
-        ver$[i$] := got$;`
-    : `RAISE EXCEPTION 'blogcore: ${p.name.replace(/'/g, "''")} has no counters to add to';`;
+        ver$[i$] := got$;`;
   return `WHEN ${p.no} THEN
       IF o$kind[i$] = 0 OR o$kind[i$] = 3 THEN
         IF o$kind[i$] = 3 OR o$expect[i$] = 0 THEN

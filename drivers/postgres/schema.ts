@@ -164,7 +164,13 @@ async function declare(c: Connection, schema: StoreSchema, q: Query): Promise<vo
         )[0]![0],
       );
       coll = { no, search: !!def.search, tbl, counters, columns };
-    } else {
+    } else if (
+      // An unchanged collection's row stays as it is: opening a store that is up to date writes nothing here.
+      coll.tbl === null ||
+      coll.search !== !!def.search ||
+      coll.counters.join('\0') !== counters.join('\0') ||
+      coll.columns.join('\0') !== columns.join('\0')
+    ) {
       coll.tbl ??= fresh(snake(def.name));
       await q(`UPDATE ${s}.collections SET search = $1, tbl = $2, counters = $3, columns = $4 WHERE no = $5`, [
         !!def.search,
@@ -271,7 +277,8 @@ async function declare(c: Connection, schema: StoreSchema, q: Query): Promise<vo
       now.columns.has(`${table}\0${column}`) && !goneColumns.has(`${table}\0${column}`),
   };
   for (const p of plans) for (const statement of ensure(s, p, has)) await q(statement);
-  await q(`UPDATE ${s}.meta SET value = $1 WHERE key = 'schemaVersion'`, [schema.version]);
+  if (stored !== schema.version)
+    await q(`UPDATE ${s}.meta SET value = $1 WHERE key = 'schemaVersion'`, [schema.version]);
   await remakeCommit(q, c, plans);
   c.setPlans(plans, new Map([...now.colls].map(([name, r]) => [r.no, name])).set(0, '').set(-1, ''), schema);
   // Collections made in this transaction are not in `now.colls`: name every plan's number too.

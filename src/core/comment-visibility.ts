@@ -53,9 +53,9 @@ export async function moveCommentsStep(core: Core): Promise<void> {
       )
     : [];
   const ops: WriteOp[] = [];
-  for (const d of docs) if (d) ops.push(put('comments', { ...d.doc, vis: target }, d.version));
+  for (const d of docs) if (d) ops.push(put('comments', { ...d.doc, vis: target }, d));
   // The post's version is part of the last batch: if it changed class meanwhile, nothing is marked done.
-  if (entries.length < MOVE_BATCH) ops.push(put('posts', { ...post, commentsVis: target }, hit.version));
+  if (entries.length < MOVE_BATCH) ops.push(put('posts', { ...post, commentsVis: target }, hit));
   try {
     await core.commit(ops);
   } catch (error) {

@@ -581,7 +581,7 @@ export class Core {
     const next: PostRecord = { ...p, status: 'LIVE', rev: p.rev + 1 };
     const told = await this.event('post.published', { blogId: p.blogId, id: p.id }, () => this.adminPost(next));
     try {
-      await this.commit([put('posts', next, stored.version), ...labelCounterOps(p, next)], told);
+      await this.commit([put('posts', next, stored), ...labelCounterOps(p, next)], told);
       this.promotions++;
     } catch (error) {
       if (!DriverConflict.is(error)) throw error;

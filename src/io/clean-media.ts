@@ -230,7 +230,7 @@ async function rewriteOne(
     const content = d.doc.content.split(from).join(to);
     if (content === d.doc.content) return false;
     try {
-      await core.commit([put(collection, { ...d.doc, content, rev: d.doc.rev + 1 }, d.version)]);
+      await core.commit([put(collection, { ...d.doc, content, rev: d.doc.rev + 1 }, d)]);
       return true;
     } catch (error) {
       if (!DriverConflict.is(error) || attempt > 50) throw error;

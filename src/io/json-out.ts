@@ -68,16 +68,17 @@ export async function* exportJson(core: Core, blogId: string, withMedia = false)
   for (const m of roles) yield line({ type: 'member', record: m });
   for await (const p of posts(core, blogId)) {
     yield* user(p.authorId);
-    // Counters and the comments' visibility class are derived: the import computes them again.
-    const { liveComments: _l, allComments: _a, commentsVis: _v, ...rest } = p;
+    // Counters and the comments' visibility class are derived: the import computes them again. A replica's
+    // note never leaves the store (docs/design.md §26).
+    const { liveComments: _l, allComments: _a, commentsVis: _v, replica: _r, ...rest } = p;
     yield line({ type: 'post', record: rest as PostRecord });
     for await (const c of commentsOf(core, p)) {
       yield* user(c.authorId);
-      const { vis: _cv, ...comment } = c;
+      const { vis: _cv, replica: _cr, ...comment } = c;
       yield line({ type: 'comment', record: comment });
     }
   }
-  for await (const p of pages(core, blogId)) {
+  for await (const { replica: _r, ...p } of pages(core, blogId)) {
     yield* user(p.authorId);
     yield line({ type: 'page', record: p });
   }

@@ -202,7 +202,7 @@ async function rewriteRecord(
     const content = rewrite(d.doc.content, stored);
     if (content === d.doc.content) return;
     try {
-      await core.commit([put(collection, { ...d.doc, content, rev: d.doc.rev + 1 }, d.version)]);
+      await core.commit([put(collection, { ...d.doc, content, rev: d.doc.rev + 1 }, d)]);
       return;
     } catch (error) {
       if (!DriverConflict.is(error)) throw error;

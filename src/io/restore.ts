@@ -428,7 +428,7 @@ export class Restorer {
           put(
             'posts',
             { ...p, ...settled, liveComments: p.liveComments + live, allComments: p.allComments + fresh.length },
-            post.version,
+            post,
           ),
         );
       try {

@@ -25,7 +25,7 @@ import { DriverConflict, type Key, type WriteOp } from '../store/driver.js';
 import { notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { checkPageToken, page, type PageQuery } from '../core/paging.js';
-import { del, put, whoOf, type CommentRecord } from '../store/records.js';
+import { del, delNoted, put, whoOf, type CommentRecord } from '../store/records.js';
 import { moveCommentsStep } from '../core/comment-visibility.js';
 import { commentModerationParams as params } from '../schema/comment-moderation.js';
 import type {
@@ -122,10 +122,7 @@ export function commentModerationApi(core: Core, actor: Actor) {
           const { post, comment } = await loadPair(core, p.blogId, p.postId, p.commentId);
           // Replies keep their inReplyTo: the thread shows the gap rather than losing the replies.
           return {
-            ops: [
-              del('comments', comment.id, comment.version, comment.doc),
-              ...recount(post, comment.doc.status, undefined),
-            ],
+            ops: [...delNoted('comments', comment), ...recount(post, comment.doc.status, undefined)],
             result: undefined,
           };
         },
@@ -167,7 +164,7 @@ async function moveOne(
         ...(to === 'EMPTIED' ? { content: '' } : {}),
       };
       return {
-        ops: [put('comments', next, comment.version), ...recount(post, c.status, next.status)],
+        ops: [put('comments', next, comment), ...recount(post, c.status, next.status)],
         result: { before: c, after: next },
       };
     },
@@ -239,13 +236,13 @@ async function actOnPost(
         for (const c of found) {
           if (!c || c.doc.postId !== postId) continue;
           if (action === 'delete') {
-            ops.push(del('comments', c.id, c.version, c.doc));
+            ops.push(...delNoted('comments', c));
             moves.push([c.doc.status, undefined]);
           } else {
             const move = action === 'approve' ? 'approve' : 'markAsSpam';
             if (!movesFrom(move, c.doc.status)) continue;
             const next: CommentRecord = { ...c.doc, status: moveComment(move, c.doc.status), updated: core.nowIso() };
-            ops.push(put('comments', next, c.version));
+            ops.push(put('comments', next, c));
             moves.push([c.doc.status, next.status]);
           }
           changed.push(c.doc);
@@ -298,7 +295,7 @@ export async function sweepComments(core: Core): Promise<boolean> {
   for (const h of addressed) {
     const { clientAddress: _forgotten, ...kept } = h.doc;
     // Changed meanwhile (moderated, deleted): the next sweep finds it again if it still holds the address.
-    await core.commit([put('comments', kept, h.version)]).catch((e: unknown) => {
+    await core.commit([put('comments', kept, h)]).catch((e: unknown) => {
       if (!DriverConflict.is(e)) throw e;
     });
   }

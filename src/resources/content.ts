@@ -7,7 +7,7 @@ import { checkIfMatch, type Core } from '../core/core.js';
 import type { Key, StoredDoc, WriteOp } from '../store/driver.js';
 import { forbidden, notFound } from '../util/errors.js';
 import type { BlogEvent, EventType } from '../core/events.js';
-import { collabDocId, del, put, type PageRecord, type PostRecord, type Records } from '../store/records.js';
+import { collabDocId, del, delNoted, put, type PageRecord, type PostRecord, type Records } from '../store/records.js';
 import type { CommentStatus, Role } from '../schema/schemas.js';
 import { labelCounterOps } from '../store/label-counts.js';
 import { revisionDeletes, revisionOps } from '../core/revision-capture.js';
@@ -189,7 +189,8 @@ export async function changeContent<K extends Kind>(
       const kept = await revisionOps(core, kind, stored.doc, next, now);
       return {
         ops: [
-          put(COLLECTION[kind], next, stored.version),
+          // (K is generic: the type of what a put writes over stays unresolved.)
+          put(COLLECTION[kind], next, stored as never),
           ...counters,
           ...kept,
           ...((await alongside?.(stored.doc, next)) ?? []),
@@ -221,7 +222,7 @@ export async function deleteContent<K extends Kind>(
       const shared = await collabDocDeletes(core, collabDocId(kind, id));
       return {
         ops: [
-          del(COLLECTION[kind], id, stored.version, stored.doc),
+          ...delNoted(COLLECTION[kind], stored),
           ...counters,
           ...revisions,
           ...shared,
@@ -255,11 +256,7 @@ export function recountAll(
   // A post's first comment settles the class its comments are filed under (comment-visibility.ts).
   const settled = p.allComments === 0 && all > 0 ? { commentsVis: commentVisOf(p) } : {};
   return [
-    put(
-      'posts',
-      { ...p, ...settled, liveComments: p.liveComments + live, allComments: p.allComments + all },
-      post.version,
-    ),
+    put('posts', { ...p, ...settled, liveComments: p.liveComments + live, allComments: p.allComments + all }, post),
   ];
 }
 

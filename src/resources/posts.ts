@@ -6,15 +6,7 @@ import type { Key, WriteOp } from '../store/driver.js';
 import { notFound } from '../util/errors.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page, type PageQuery } from '../core/paging.js';
-import {
-  collabDocId,
-  del,
-  put,
-  searchRank,
-  type CommentRecord,
-  type PostRecord,
-  type UserRecord,
-} from '../store/records.js';
+import { collabDocId, delNoted, put, searchRank, type PostRecord, type UserRecord } from '../store/records.js';
 import { params, type Parsed, type Role } from '../schema/schemas.js';
 import type {
   PostsDeleteParams,
@@ -224,7 +216,7 @@ async function commentDeletions(core: Core, blogId: string, postId: string): Pro
       direction: 'asc',
       limit: 1000,
     });
-    for (const c of batch) ops.push(del('comments', c.id, c.version, c.doc as unknown as CommentRecord));
+    for (const c of batch) ops.push(...delNoted('comments', c));
     if (batch.length < 1000) return ops;
     after = batch[batch.length - 1]!.key.slice(2);
   }

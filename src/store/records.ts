@@ -2,7 +2,7 @@
  * What the core stores, and the index keys and tokens each record gets. This is the only place that
  * knows how records map onto the indexes of `store-schema.ts`.
  */
-import type { AddOp, JsonObject, Key, PutOp, WriteOp } from './driver.js';
+import type { AddOp, JsonObject, Key, PutOp, StoredDoc, WriteOp } from './driver.js';
 import type { CommentStatus, PageStatus, PostStatus, ReaderComments, Role } from '../schema/schemas.js';
 import { distinctWords, postWordFields } from '../rules/text.js';
 import { commentVisOf, seesCommentStatus, seesContent, visibleClasses, type CommentVis } from '../rules/access.js';
@@ -47,6 +47,13 @@ export interface MemberRecord {
   role: Role;
 }
 
+/**
+ * What a replica notes on a record it synced (docs/design.md §26): written by the sync feature, opaque to the core.
+ * Every write of the record keeps it (`put`), a delete leaves it in `settings` under its own id (`delNoted`), and
+ * it never leaves the store (not on the wire, in exports or in events).
+ */
+export type ReplicaNote = JsonObject & { id: string };
+
 interface Authored {
   id: string;
   blogId: string;
@@ -63,6 +70,7 @@ interface Authored {
   rev: number;
   /** No reader has ever been able to see it (set by `put`, see `markUnseen`). */
   unseen?: true;
+  replica?: ReplicaNote;
 }
 
 export interface PostRecord extends Authored {
@@ -103,6 +111,7 @@ export interface CommentRecord {
   vis?: CommentVis;
   /** No reader has ever been able to see it (set by `put`, see `markUnseen`). */
   unseen?: true;
+  replica?: ReplicaNote;
 }
 
 /**
@@ -401,8 +410,21 @@ function markUnseen(
 /** A record as the JSON document it is stored as (the write side of the collection map; record-store.ts reads). */
 export const asJson = (record: Records[Collection]): JsonObject => record as unknown as JsonObject;
 
-/** A put of a record with everything the driver must index for it. `expect` is the stored version (0: new). */
-export function put<C extends Collection>(collection: C, record: Records[C], expect: number): PutOp {
+/** The collections whose records may carry a replica note. */
+export type Noted = 'posts' | 'pages' | 'comments';
+
+/** What a put writes over: a post, page or comment names the stored record (or 0: new), other records its version. */
+type Over<C extends Collection> = C extends Noted ? Was | 0 : number;
+type Was = Omit<StoredDoc<{ replica?: ReplicaNote } | undefined>, 'id'>;
+
+/**
+ * A put of a record with everything the driver must index for it, over `over` (the version expected, 0: new). A
+ * post, page or comment keeps the stored record's replica note unless it brings its own.
+ */
+export function put<C extends Collection>(collection: C, record: Records[C], over: Over<C>): PutOp {
+  const expect = (over as Was).version ?? over;
+  const note = (over as Was).doc?.replica;
+  if (note) (record as { replica?: ReplicaNote }).replica ??= note;
   // Optional fields are left out rather than stored as undefined (JSON has no undefined).
   for (const [k, v] of Object.entries(record)) if (v === undefined) delete (record as Record<string, unknown>)[k];
   markUnseen(collection, record as { status: PostStatus | CommentStatus; vis?: CommentVis; unseen?: true }, expect);
@@ -429,9 +451,20 @@ export function addTo<C extends Collection>(collection: C, record: Records[C], a
   return { type: 'add', collection, id: doc.id as string, add, keys: keysOf(collection, record), create: doc };
 }
 
-/** A delete; `was` (the record deleted) names the change stream of posts, pages and comments (a delete is a change too). */
+/**
+ * The delete of a post, page or comment (`stored`: the record), and its replica note left in `settings` under its
+ * own id, in the same commit: an add that creates it, reading nothing (kept as it is if there already).
+ */
+export function delNoted<C extends Noted>(collection: C, stored: StoredDoc<Records[C]>): WriteOp[] {
+  // (`del` refuses a post, page or comment by its type: their deletes come here.)
+  const ops = [del(collection as Collection as 'media', stored.id, stored.version, stored.doc)];
+  if (stored.doc.replica) ops.push(addTo('settings', stored.doc.replica, {}));
+  return ops;
+}
+
+/** A delete; `was` (the record deleted) names the change stream of media (a delete is a change too). */
 export function del(
-  collection: Collection,
+  collection: Exclude<Collection, Noted>,
   id: string,
   expect: number,
   was?: { blogId?: string; unseen?: true },

@@ -75,7 +75,7 @@ async function rankPosts(driver: RecordStore, time: () => number): Promise<void>
       const found = posts.filter((p): p is StoredDoc<PostRecord> => p !== undefined);
       try {
         await driver.commit(
-          found.map((p) => put('posts', p.doc, p.version)),
+          found.map((p) => put('posts', p.doc, p)),
           { time: time() },
         );
         return;
@@ -100,7 +100,7 @@ async function fileComments(driver: RecordStore, time: () => number): Promise<vo
       (c) => c.doc.authorId !== undefined || c.doc.status === 'PENDING' || c.doc.status === 'SPAM',
     );
     for (const c of filed) {
-      await driver.commit([put('comments', c.doc, c.version)], { time: time() }).catch((e: unknown) => {
+      await driver.commit([put('comments', c.doc, c)], { time: time() }).catch((e: unknown) => {
         if (!DriverConflict.is(e)) throw e;
       });
     }
@@ -134,7 +134,7 @@ async function countLabels(driver: RecordStore, time: () => number): Promise<voi
 async function layout2(driver: RecordStore, time: () => number): Promise<void> {
   await eachBatch(driver, 'posts', 'published', async (posts) => {
     await driver.commit(
-      posts.map((p) => put('posts', { ...p.doc, commentsVis: commentVisOf(p.doc) }, p.version)),
+      posts.map((p) => put('posts', { ...p.doc, commentsVis: commentVisOf(p.doc) }, p)),
       { time: time() },
     );
   });
@@ -144,7 +144,7 @@ async function layout2(driver: RecordStore, time: () => number): Promise<void> {
     const ops: WriteOp[] = [];
     for (const c of comments) {
       const post = posts.get(c.doc.postId);
-      ops.push(put('comments', { ...c.doc, vis: post ? commentVisOf(post) : 'hidden' }, c.version));
+      ops.push(put('comments', { ...c.doc, vis: post ? commentVisOf(post) : 'hidden' }, c));
     }
     await driver.commit(ops, { time: time() });
   });

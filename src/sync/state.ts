@@ -13,7 +13,8 @@ import {
   type StoredDoc,
   type WriteOp,
   labelCountsOps,
-  del,
+  delNoted,
+  type Noted,
   put,
   type Collection,
   type PostRecord,
@@ -200,9 +201,10 @@ export class Batch {
     const posts: Array<[PostRecord | undefined, PostRecord | undefined]> = [];
     for (const s of this.slots.values()) {
       if (!s.touched) continue;
-      if (s.doc) ops.push(put(s.collection, s.doc, s.stored));
-      else if (s.stored)
-        ops.push(del(s.collection, s.id, s.stored, s.was as { blogId?: string; unseen?: true } | undefined));
+      // (Over the record as stored: a note on it stays, and a delete leaves it, docs/design.md §26.)
+      const stored = { id: s.id, version: s.stored, doc: s.was as Records[Noted] };
+      if (s.doc) ops.push(put(s.collection, s.doc, stored));
+      else if (s.stored) ops.push(...delNoted(s.collection as Noted, stored));
       if (s.collection === 'posts') posts.push([s.was as PostRecord | undefined, s.doc as PostRecord | undefined]);
     }
     // Label counters move with the posts, as on every write of the core (label-counts.ts: adds, nothing read).

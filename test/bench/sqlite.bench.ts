@@ -550,7 +550,7 @@ async function adversarial(ctx: BenchContext): Promise<void> {
       put(
         'posts',
         { ...hidePost, liveComments: hiddenComments, allComments: hiddenComments, commentsVis: commentVisOf(hidePost) },
-        stored.version,
+        stored,
       ),
     ]);
     for (let i = 0; i < comments.length; i += 5000)

@@ -72,7 +72,7 @@ export function runBoundedSuite(
         allComments: p.allComments + cs.length,
         commentsVis: commentVisOf(p),
       };
-      await d.commit([put('posts', withCounts, expect)]);
+      await d.commit([put('posts', withCounts, expect && { version: expect, doc: p })]);
       for (let i = 0; i < cs.length; i += 2000) await d.commit(cs.slice(i, i + 2000).map((c) => put('comments', c, 0)));
       return withCounts;
     };

@@ -924,6 +924,21 @@ export function runDriverSuite(
         ).toEqual(['c']);
       });
 
+      it('takes an add with nothing to add on a collection without counters: creates it once, keeps it as it is', async () => {
+        // What the core's delete of a record with a replica note sends (docs/design.md §26): the note, reading nothing.
+        const leave = (doc: JsonObject): AddOp => ({
+          type: 'add',
+          collection: 'notes',
+          id: 'n1',
+          add: {},
+          keys: { byItem: [['post', 'n1']] },
+          create: doc,
+        });
+        await d.commit([leave({ id: 'n1', text: 'first' })]);
+        await d.commit([leave({ id: 'n1', text: 'second' })]);
+        expect(await d.get('notes', 'n1')).toEqual({ id: 'n1', version: 2, doc: { id: 'n1', text: 'first' } });
+      });
+
       it('refuses an add to a missing record without `create`, and writes nothing of the batch', async () => {
         await expectConflict(
           d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) }), add('none', { n: 1 }, false)]),

@@ -138,9 +138,7 @@ async function plant(driver: StorageDriver, service: BlogService, blogId: string
       const path = paths[item.title ?? ''];
       if (!path) continue;
       const stored = (await driver.get(collection, item.id!))!;
-      await driver.commit([
-        put(collection, { ...(stored.doc as unknown as PostRecord & PageRecord), path }, stored.version),
-      ]);
+      await driver.commit([put(collection, { ...(stored.doc as unknown as PostRecord & PageRecord), path }, stored)]);
     }
   }
 }

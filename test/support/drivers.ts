@@ -19,14 +19,14 @@ import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { idbDriver } from '../../drivers/idb/index.js';
 import { postgresDriver } from '../../drivers/postgres/index.js';
 import type { StorageDriver } from '../../src/store/driver.js';
-import { pgUrl, reusedStores } from '../drivers/postgres/env.js';
+import { reusedStores } from '../drivers/postgres/env.js';
 
 export type DriverFactory = () => StorageDriver;
 
 let dir: string | undefined;
 let n = 0;
 const opened: StorageDriver[] = [];
-const pg = reusedStores((schema) => postgresDriver({ connectionString: pgUrl(), schema, max: 3 }), 'svc');
+const pg = reusedStores(({ schema, pool }) => postgresDriver({ pool, schema }), 'svc');
 /** A store lives for one test: closed after it (a closed driver may be closed again). */
 const kept = (driver: StorageDriver): StorageDriver => {
   opened.push(driver);

@@ -1,4 +1,5 @@
 /** What PostgreSQL test files share: the server's URLs (see global-setup.ts) and a fresh schema per store. */
+import pg from 'pg';
 import { inject } from 'vitest';
 
 export const pgUrl = (): string => inject('pgUrl');
@@ -35,7 +36,6 @@ const made: string[] = [];
 
 /** Drops every schema this file made, so a server given by BLOGCORE_TEST_PG_URL is left as it was. */
 export async function dropOwnSchemas(): Promise<void> {
-  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: pgUrl() });
   await client.connect();
   try {
@@ -72,22 +72,58 @@ export function tracked<D extends { close(): Promise<void> }>(make: (schema: str
   };
 }
 
+/** Tables a used store keeps: its catalog (what the declaration made), not what was stored. */
+const CATALOG = ['collections', 'indexes', 'meta', 'migrations'];
+
+/**
+ * Empties a used store in one round trip: every table but the catalog, the sequences of those tables (a blob's
+ * id starts at 1 again) and the counters in `meta` (seqBase, pruned). DELETE rather than TRUNCATE: these tables
+ * hold a test's few rows, and TRUNCATE gives every table and index a new file, which costs more and makes every
+ * connection plan its statements again.
+ */
+export const emptyStore = (schema: string): string => `DO $empty$
+DECLARE r record;
+BEGIN
+  FOR r IN SELECT tablename FROM pg_tables WHERE schemaname = ${literal(schema)}
+      AND tablename <> ALL (ARRAY[${CATALOG.map(literal).join(', ')}]) LOOP
+    EXECUTE format('DELETE FROM %I.%I', ${literal(schema)}, r.tablename);
+  END LOOP;
+  FOR r IN SELECT s.relname FROM pg_class s JOIN pg_namespace n ON n.oid = s.relnamespace
+      JOIN pg_depend d ON d.objid = s.oid AND d.deptype IN ('a', 'i')
+      JOIN pg_class t ON t.oid = d.refobjid
+      WHERE s.relkind = 'S' AND n.nspname = ${literal(schema)} AND t.relname <> ALL (ARRAY[${CATALOG.map(literal).join(', ')}]) LOOP
+    EXECUTE format('ALTER SEQUENCE %I.%I RESTART', ${literal(schema)}, r.relname);
+  END LOOP;
+  UPDATE ${`"${schema}"`}.meta SET value = 0 WHERE key <> 'schemaVersion';
+END $empty$`;
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
 /**
  * Stores for files that open one per test (the service suites on every driver): a few schemas per file, each
  * emptied after the test that used it and handed to the next, instead of a schema made and dropped per store
- * (hundreds per file cost a minute). Emptying keeps the catalog (collections, indexes, migrations) and clears
- * the rows and the log, so the next driver opens a store with nothing in it.
+ * (hundreds per file cost a minute). Each schema keeps a Pool across its tests, given to the driver as a host's
+ * Pool, so a test's store is not four new connections (password checks, cold caches, every statement planned
+ * anew); the driver LISTENs on one of its connections. `make` gets the schema and its Pool.
  */
-export function reusedStores<D extends { close(): Promise<void> }>(make: (schema: string) => D, label: string) {
+export function reusedStores<D extends { close(): Promise<void> }>(
+  make: (at: { schema: string; pool: pg.Pool }) => D,
+  label: string,
+) {
   const free: string[] = [];
   const used: string[] = [];
   const open: D[] = [];
-  let client: import('pg').Client | undefined;
+  const pools = new Map<string, pg.Pool>();
   return {
+    /** A driver on an empty store. */
     make(): D {
       const schema = free.pop() ?? freshSchema(label);
       used.push(schema);
-      const d = make(schema);
+      let pool = pools.get(schema);
+      if (!pool) {
+        pools.set(schema, (pool = new pg.Pool({ connectionString: pgUrl(), max: POOL_MAX })));
+        pool.on('error', () => {});
+      }
+      const d = make({ schema, pool });
       open.push(d);
       return d;
     },
@@ -95,31 +131,19 @@ export function reusedStores<D extends { close(): Promise<void> }>(make: (schema
     async release(): Promise<void> {
       await Promise.all(open.splice(0).map((d) => d.close().catch(() => undefined)));
       const schemas = used.splice(0);
-      if (!schemas.length) return;
-      if (!client) {
-        const { default: pg } = await import('pg');
-        client = new pg.Client({ connectionString: pgUrl() });
-        await client.connect();
-      }
-      for (const s of schemas) {
-        // Every table but the catalog: the collections' tables and side tables, the log, the blobs.
-        const { rows } = await client.query<{ t: string }>(
-          `SELECT tablename AS t FROM pg_tables WHERE schemaname = $1 AND tablename NOT IN ('collections', 'indexes', 'meta', 'migrations')`,
-          [s],
-        );
-        if (rows.length) {
-          await client.query(
-            `TRUNCATE ${rows.map((r) => `"${s}"."${r.t}"`).join(', ')} RESTART IDENTITY; UPDATE "${s}".meta SET value = 0 WHERE key <> 'schemaVersion'`,
-          );
-        }
-      }
+      for (const s of schemas) await pools.get(s)!.query(emptyStore(s));
       free.push(...schemas);
     },
-    /** After the file: drops its schemas. */
+    /** The Pool a schema's drivers are given (tests of the helper itself). */
+    poolOf: (schema: string) => pools.get(schema),
+    /** After the file: ends the Pools and drops the schemas. */
     async dropAll(): Promise<void> {
-      await client?.end().catch(() => undefined);
-      client = undefined;
+      await Promise.all([...pools.values()].map((p) => p.end().catch(() => undefined)));
+      pools.clear();
       await dropOwnSchemas();
     },
   };
 }
+
+/** A store's driver works on up to 3 connections; the fourth is its LISTEN. */
+export const POOL_MAX = 4;
