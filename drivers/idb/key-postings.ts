@@ -1,10 +1,11 @@
 /**
  * Indexes kept as postings (layout 5): an index declared with many entries per record (`entries: 'many'`, not
- * unique: posts by label) is no IndexedDB index, whose cost is one entry per key, but segments of sorted keys as
- * search terms are kept (segments.ts, postings.ts, under the postings name `KEYED(collection)`): a commit's keys
- * in those indexes become one segment, each entry a "document" with no terms whose key is `[index, ...key]`.
- * `list`, `keys` and `count` walk the segments from the keyset position, merged in key order, and keep an entry
- * unless `~dead` says a later write replaced its record's version: a page's work follows the page.
+ * unique: posts by label) is no IndexedDB index, whose cost is one entry per key, but entries in the collection's
+ * segments, beside its search terms (segments.ts, postings.ts): a commit's keys in those indexes go into the
+ * commit's one segment, each entry a "document" with no terms and no scope whose key is `[index, ...key]`, so
+ * they sort apart from the search documents (keyed by the first index). `list`, `keys` and `count` walk the
+ * segments from the keyset position, merged in key order, and keep an entry unless `~dead` says a later write
+ * replaced its record's version: a page's work follows the page.
  */
 import {
   mergeWalks,
@@ -17,7 +18,7 @@ import {
 } from '../../src/store/driver.js';
 import type { Connection, ReadTx } from './connect.js';
 import { current, orderedMatches, type Candidate } from './postings.js';
-import { DEAD, KEYED } from './ranges.js';
+import { DEAD } from './ranges.js';
 import type { Rec } from './schema.js';
 import { goneOf, segmentsOf } from './segments.js';
 
@@ -41,7 +42,7 @@ export async function keyedWalks(
   keep: (cand: Candidate) => boolean = () => true,
   given?: ReadTx,
 ): Promise<{ tx: ReadTx; walks: Candidate[][] }> {
-  const name = KEYED(q.collection);
+  const name = q.collection;
   const open = (tx: ReadTx) =>
     [tx, segmentsOf(tx, name, { KeyRange: c.KeyRange }), tx.objectStore(DEAD(name)).count()] as const;
   const [tx, heads, deadCount] = given ? open(given) : c.read(open);
@@ -51,7 +52,7 @@ export async function keyedWalks(
   const anyDead = (await deadCount) > 0;
   const verify = async (batch: readonly Candidate[]) => {
     const gone = anyDead ? await Promise.all(batch.map((cand) => goneOf(dead, cand.id))) : [];
-    return batch.map((cand, i) => keep(cand) && current(cand, gone[i]));
+    return batch.map((cand, i) => !cand.s && keep(cand) && current(cand, gone[i]));
   };
   const walks = await Promise.all(
     q.prefixes.map((prefix) =>

@@ -297,13 +297,20 @@ export class Segment {
   }
 
   /**
-   * The run of documents under `prefix` (when the head has runs and the prefix is as long as theirs): null
-   * when the segment has none, undefined when the head cannot say.
+   * The run of documents under `prefix` (when the head has runs and the prefix is one's): null when the segment
+   * has none, undefined when the head cannot say (a run of another length shares the prefix's start). Runs may
+   * differ in length: search documents and keyed indexes' entries share a segment.
    */
   run(prefix: Key): { from: number; to: number; first: Key; last: Key } | null | undefined {
     const runs = this.head.r;
-    if (!runs || runs[0]![0].length !== prefix.length) return undefined;
-    const found = runs.find((x) => compareKeys(x[0], prefix) === 0);
+    if (!runs) return undefined;
+    let found: (typeof runs)[number] | undefined;
+    for (const x of runs) {
+      const w = Math.min(x[0].length, prefix.length);
+      if (compareKeys(x[0].slice(0, w), prefix.slice(0, w)) !== 0) continue;
+      if (x[0].length !== prefix.length) return undefined;
+      found = x;
+    }
     return found ? { from: found[1], to: found[2], first: found[3], last: found[4] } : null;
   }
 

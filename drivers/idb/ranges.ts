@@ -10,22 +10,18 @@ export const META = '~meta';
 export const BLOBS = '~blobs';
 export const STREAM_INDEX = 'stream';
 
-/** A searchable collection's postings: segment heads, their bodies, replaced versions (segments.ts). */
+/** A collection's postings: segment heads, their bodies, replaced versions (segments.ts). */
 export const SEG = (collection: string) => `~seg.${collection}`;
 export const POST = (collection: string) => `~post.${collection}`;
 export const DEAD = (collection: string) => `~dead.${collection}`;
 /**
- * The postings name of a collection's indexes kept as postings (layout 5, key-postings.ts): `~seg.<c>~k` and so
- * on. Those are the indexes declared with many entries per record and not unique (one entry per label).
+ * The indexes kept as postings (layout 5, key-postings.ts): those declared with many entries per record and not
+ * unique (one entry per label). Their entries share the collection's segments with its search terms.
  */
-export const KEYED = (collection: string) => `${collection}~k`;
 export const keyed = (def: CollectionDef) => def.indexes.filter((i) => i.entries === 'many' && !i.unique);
 export const isKeyed = (def: CollectionDef, index: string) => keyed(def).some((i) => i.name === index);
-/** The postings names of a collection: its own (search terms) and its keyed indexes'. */
-export const postingNames = (def: CollectionDef) => [
-  ...(def.search ? [def.name] : []),
-  ...(keyed(def).length ? [KEYED(def.name)] : []),
-];
+/** Whether a collection keeps postings: search terms, or keyed indexes' entries. */
+export const hasPostings = (def: CollectionDef) => !!def.search || keyed(def).length > 0;
 /** A key part that sorts after every string: `[...prefix, MAX]` bounds "everything with the prefix". */
 const MAX: [] = [];
 

@@ -16,15 +16,15 @@
  *   stream's changes alone; `~meta` holds `pruned`, the highest seq pruning removed;
  * - `~blobs` (layout 4): media bytes as Blobs by key (blobs.ts);
  * - (layout 5) an index declared with many entries per record (`entries: 'many'`, not unique: posts by label) is
- *   no IndexedDB index but postings in segments, as search terms are, under the name `<collection>~k`
- *   (key-postings.ts): one segment per commit of the record's keys in those indexes. Layouts 3 and 4 kept them
+ *   no IndexedDB index but entries in the collection's segments, beside its search terms (key-postings.ts):
+ *   a commit's keys in those indexes go into its one segment. Layouts 3 and 4 kept them
  *   as multiEntry index entries (two per label); opening such a database builds the segments from the
  *   records' `k` (keyed-upgrade.ts, loaded only then).
  * The database version is the core's schema version × 1000 + this layout's version. Upgrades: upgrade.ts.
  */
 import type { IDBPDatabase } from 'idb';
 import type { JsonObject, Key, StoredDoc, StoreSchema } from '../../src/store/driver.js';
-import { DEAD, KEYED, keyed, POST, SEG } from './ranges.js';
+import { DEAD, hasPostings, keyed, POST, SEG } from './ranges.js';
 
 /** Bumped when this driver's own storage layout changes; combined with the core's schema version. */
 const LAYOUT_VERSION = 5;
@@ -84,8 +84,7 @@ export function missingLayout(db: IDBPDatabase, schema: StoreSchema): string[] {
   const missing: string[] = [];
   for (const c of schema.collections) {
     if (!db.objectStoreNames.contains(c.name)) missing.push(`store ${c.name}`);
-    const names = [...(c.search ? [c.name] : []), ...(keyed(c).length ? [KEYED(c.name)] : [])];
-    for (const name of names.flatMap((n) => [SEG(n), POST(n), DEAD(n)]))
+    for (const name of hasPostings(c) ? [SEG(c.name), POST(c.name), DEAD(c.name)] : [])
       if (!db.objectStoreNames.contains(name)) missing.push(`store ${name}`);
   }
   if (missing.length === 0) {

@@ -24,17 +24,34 @@ export const orderKey = (def: CollectionDef, keys: Readonly<Record<string, reado
   return first?.length === 1 ? first[0] : undefined;
 };
 
-/** A record's entries in its collection's keyed indexes, as a segment holds them. */
-export function keyedDocs(
+type Keys = Readonly<Record<string, readonly (readonly string[])[]>>;
+
+/**
+ * A record's entries in its collection's keyed indexes (`only`: those named), as a segment holds them: no terms,
+ * no scope, the key `[index, ...key]`.
+ */
+export function keyedDocs(def: CollectionDef, id: string, v: number, keys: Keys, only?: ReadonlySet<string>) {
+  return keyed(def)
+    .filter((i) => !only || only.has(i.name))
+    .flatMap((i) =>
+      (keys[i.name] ?? []).map((key): PostingDoc => ({ id, v, s: '', key: [i.name, ...key], terms: [] })),
+    );
+}
+
+/**
+ * A written record's documents in its commit's segment: its search terms (a searchable collection's, under its
+ * key in the first index) and its keyed indexes' entries, side by side, so one commit writes one segment.
+ */
+export const docsOf = (
   def: CollectionDef,
   id: string,
   v: number,
-  keys: Readonly<Record<string, readonly (readonly string[])[]>>,
-): PostingDoc[] {
-  return keyed(def).flatMap((i) =>
-    (keys[i.name] ?? []).map((key) => ({ id, v, s: '', key: [i.name, ...key], terms: [] })),
-  );
-}
+  keys: Keys,
+  terms?: { scope: string; tokens: readonly string[] },
+): PostingDoc[] => [
+  ...(def.search && terms ? [{ id, v, s: terms.scope, key: orderKey(def, keys) ?? [], terms: terms.tokens }] : []),
+  ...keyedDocs(def, id, v, keys),
+];
 
 /** Body records kept in memory per database, most recently used last: about 16–20 KB each, so some 5 MB. */
 const KEPT = 256;

@@ -5,7 +5,7 @@
  */
 import type { IDBPDatabase, IDBPTransaction } from 'idb';
 import type { CollectionDef, StoreSchema } from '../../src/store/driver.js';
-import { BLOBS, CHANGES, DEAD, KEYED, keyed, LOG, META, POST, SEG, STREAM_INDEX } from './ranges.js';
+import { BLOBS, CHANGES, DEAD, hasPostings, keyed, LOG, META, POST, SEG, STREAM_INDEX } from './ranges.js';
 
 type UpgradeTx = IDBPTransaction<unknown, string[], 'versionchange'>;
 /**
@@ -37,11 +37,13 @@ export function upgrade(
 ): boolean {
   const [postings, fromIndexes] = builders ?? [];
   const has = (name: string) => db.objectStoreNames.contains(name);
-  // A keyed index that is still an IndexedDB index: its keys become postings, built from the records' `k`.
+  // The keyed indexes that are still IndexedDB indexes: their keys become postings, built from the records' `k`.
   const rebuild = (c: CollectionDef) =>
-    has(c.name) && keyed(c).some((i) => tx.objectStore(c.name).indexNames.contains(i.name));
+    new Set(
+      has(c.name) ? keyed(c).flatMap((i) => (tx.objectStore(c.name).indexNames.contains(i.name) ? i.name : [])) : [],
+    );
   const layout2 = schema.collections.some((c) => c.search && has(TERMS(c.name)));
-  if ((layout2 && !postings) || (!fromIndexes && schema.collections.some(rebuild))) return false;
+  if ((layout2 && !postings) || (!fromIndexes && schema.collections.some((c) => rebuild(c).size))) return false;
   const wrapped = () => {
     const w = wrap(tx) as unknown as UpgradeTx;
     // (An aborted upgrade is reported by `open`.)
@@ -80,27 +82,32 @@ export function upgrade(
     for (const [name, unique] of wanted) {
       if (!store.indexNames.contains(name)) store.createIndex(name, `k.${name}`, { unique, multiEntry: true });
     }
-    postingStores(db, c.name, !!c.search, has);
-    if (c.search && has(TERMS(c.name)))
-      then(postings!.fromLayout2(wrapped(), c, TERMS(c.name)), () => db.deleteObjectStore(TERMS(c.name)));
-    else if (!c.search && has(TERMS(c.name))) db.deleteObjectStore(TERMS(c.name));
-    // An index kept as postings that is new to the store starts empty, as a new IndexedDB index does.
-    const fresh = postingStores(db, KEYED(c.name), asPostings.length > 0, has);
-    if (build && fresh) then(fromIndexes!.fromRecords(wrapped(), c));
+    postingStores(db, c.name, hasPostings(c), has);
+    // Layout 2's terms, then the keyed indexes' keys, one after the other: both add segments to the same stores
+    // and merge them.
+    const terms = c.search && has(TERMS(c.name));
+    if (!c.search && has(TERMS(c.name))) db.deleteObjectStore(TERMS(c.name));
+    if (terms || build.size)
+      then(
+        (async (w: UpgradeTx) => {
+          if (terms) await postings!.fromLayout2(w, c, TERMS(c.name));
+          if (build.size) await fromIndexes!.fromRecords(w, c, build);
+        })(wrapped()),
+        () => terms && db.deleteObjectStore(TERMS(c.name)),
+      );
   }
   return true;
 }
 
-/** Creates or drops a postings name's three stores; whether they were created now. */
-function postingStores(db: IDBPDatabase, name: string, wanted: boolean, has: (name: string) => boolean): boolean {
+/** Creates or drops a collection's three postings stores. */
+function postingStores(db: IDBPDatabase, name: string, wanted: boolean, has: (name: string) => boolean): void {
   const stores = [SEG(name), POST(name), DEAD(name)];
-  if (wanted === has(SEG(name))) return false;
+  if (wanted === has(SEG(name))) return;
   if (!wanted) {
     for (const store of stores) if (has(store)) db.deleteObjectStore(store);
-    return false;
+    return;
   }
   db.createObjectStore(SEG(name), { autoIncrement: true });
   db.createObjectStore(POST(name));
   db.createObjectStore(DEAD(name));
-  return true;
 }

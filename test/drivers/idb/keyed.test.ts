@@ -96,7 +96,7 @@ it('answers label lists, keys, counts and searches as the memory driver does, th
         ops.push({ type: 'delete', collection: 'posts', id: post(i).id, expect: v });
         versions.set(i, 0);
       } else {
-        ops.push(put('posts', record(i), v));
+        ops.push(put('posts', record(i), v ? { version: v, doc: undefined } : 0));
         versions.set(i, v + 1);
       }
     }
