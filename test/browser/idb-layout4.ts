@@ -1,13 +1,15 @@
 /**
  * A store of posts as layouts 3 and 4 of the IndexedDB driver wrote it (every index, labels included, as
- * multiEntry IndexedDB index entries on the record's `k`; layout 4 adds `~blobs`), built here with raw IndexedDB
- * calls, then opened by this build, which keeps labels as postings (layout 5): every record is as it was, and
- * every label listing, paged by keyset, gives what the old store's IndexedDB index gave. An upgrade stopped part
+ * multiEntry IndexedDB index entries on the record's `k`, search terms in segments; layout 4 adds `~blobs`), built
+ * here with raw IndexedDB calls, then opened by this build, which keeps labels as postings in the same segments as
+ * the search terms (layout 5): every record is as it was, every label listing, paged by keyset, gives what the old
+ * store's IndexedDB index gave, and searches find what they found. An upgrade stopped part
  * way (its transaction aborted, as a crash or a closed tab does) leaves the old store whole, and the next open
  * upgrades it. Runs on fake-indexeddb and in Chromium.
  */
 import { expect, it } from 'vitest';
 import { idbDriver } from '../../drivers/idb/index.js';
+import { buildSegment } from '../../drivers/idb/postings.js';
 import { compareKeys, type Key } from '../../src/store/driver.js';
 import { put, type PostRecord } from '../../src/store/records.js';
 import { STORE_SCHEMA } from '../../src/store/schema.js';
@@ -75,11 +77,19 @@ async function oldStore(factory: IDBFactory, name: string, layout: 3 | 4, n: num
   };
   const db = await request(open);
   for (let from = 0; from < n; from += 1000) {
-    const tx = db.transaction('posts', 'readwrite');
+    const tx = db.transaction(['posts', '~seg.posts', '~post.posts'], 'readwrite');
+    const docs = [];
     for (let i = from; i < Math.min(n, from + 1000); i++) {
       const op = put('posts', post(i), 0);
-      tx.objectStore('posts').put({ id: op.id, v: 1 + (i % 3), doc: op.doc, k: op.keys, s: op.terms?.scope });
+      const v = 1 + (i % 3);
+      tx.objectStore('posts').put({ id: op.id, v, doc: op.doc, k: op.keys, s: op.terms?.scope });
+      docs.push({ id: op.id, v, s: op.terms!.scope, key: op.keys.published![0]!, terms: op.terms!.tokens });
     }
+    // The batch's search terms as one segment, as a layout-4 commit of it wrote them.
+    const id = (await request(tx.objectStore('~seg.posts').add({}))) as number;
+    const { head, body } = buildSegment(id, docs);
+    tx.objectStore('~seg.posts').put(head, id);
+    for (const [key, value] of body) tx.objectStore('~post.posts').put(value, key);
     await done(tx);
   }
   db.close();
@@ -229,6 +239,44 @@ export function keyedUpgrade(env: {
       .filter((k, i, all) => i === 0 || compareKeys(k, all[i - 1]!) !== 0)
       .slice(0, 25);
     expect(two.map((e) => e.key.slice(3))).toEqual(expected);
+    // Searches in the segments the labels now share: a word in every post, a rare one, and among a label's posts.
+    const newest = (keys: Key[], limit: number) =>
+      keys
+        .sort((a, b) => -compareKeys(a, b))
+        .slice(0, limit)
+        .map((k) => k[k.length - 1]);
+    for (const [tokens, limit] of [
+      [['post'], 20],
+      [['9'], 5],
+    ] as const) {
+      const found = await d.search({
+        collection: 'posts',
+        index: 'published',
+        prefixes: [['b2', 'LIVE']],
+        direction: 'desc',
+        limit,
+        scope: 'b2',
+        tokens: [...tokens],
+      });
+      const words = (r: RawRecord) => put('posts', structuredClone(r.doc) as PostRecord, 0).terms!.tokens;
+      const want = before.records
+        .filter((r) => words(r).includes(tokens[0]))
+        .flatMap((r) => r.k.published!.filter((k) => k[0] === 'b2' && k[1] === 'LIVE'));
+      expect(found.map((e) => e.id)).toEqual(newest(want, limit));
+    }
+    const label = await d.search({
+      collection: 'posts',
+      index: 'labelPublished',
+      prefixes: [['b1', LABELS[0]!, 'LIVE']],
+      direction: 'desc',
+      limit: 10,
+      scope: 'b1',
+      tokens: ['post'],
+    });
+    const inLabel = before.records.flatMap((r) =>
+      r.k.labelPublished!.filter((k) => k[0] === 'b1' && k[1] === LABELS[0] && k[2] === 'LIVE'),
+    );
+    expect(label.map((e) => e.id)).toEqual(newest(inLabel, 10));
     await d.close();
     const after = await snapshot(factory, name);
     expect(after.version).toBe(STORE_SCHEMA.version * 1000 + 5);

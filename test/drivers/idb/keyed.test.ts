@@ -68,7 +68,7 @@ it('keeps a post with two labels in 3 IndexedDB index entries (7 with the labels
   expect(await entries(asIndexes)).toBe(7);
 });
 
-it('answers label lists, keys, counts and searches as the memory driver does, through rewrites, deletes and merges', async () => {
+it('answers label lists, keys, counts and searches (by label and by date) as the memory driver does, through rewrites, deletes and merges', async () => {
   const idb = idbDriver({ name: 'labels', indexedDB: new IDBFactory() });
   const mem = memoryDriver();
   const both = [idb, mem];
@@ -160,6 +160,24 @@ it('answers label lists, keys, counts and searches as the memory driver does, th
       );
     }
   }
+  // Searches by the first index, whose documents share the segments with the labels' entries.
+  for (const direction of ['asc', 'desc'] as const)
+    for (const tokens of [['every'], ['odd'], ['every', 'even']])
+      for (const prefix of [
+        ['b1', 'LIVE'],
+        ['b1', 'DRAFT'],
+      ])
+        await same((d) =>
+          d.search({
+            collection: 'posts',
+            index: 'published',
+            prefixes: [prefix],
+            direction,
+            limit: 9,
+            scope: 'b1',
+            tokens,
+          }),
+        );
   expect(seen).toBeGreaterThan(100);
   for (const d of both) await d.close();
 });
