@@ -17,6 +17,8 @@ type ReadTx = IDBPTransaction<unknown, string[], IDBTransactionMode>;
 
 /** Segments of one size class that make a merge. */
 const FANOUT = 8;
+/** Ids written new whose version marks a commit reads directly; for more, it counts the marks first. */
+const FEW = 8;
 
 /** The key a document sorts by in postings: its key in the collection's first index (the walk's order). */
 export const orderKey = (def: CollectionDef, keys: Readonly<Record<string, readonly Key[]>>): Key | undefined => {
@@ -73,7 +75,10 @@ export function segmentsOf(
 ): Promise<Segment[]> {
   // (The heads' requests are placed before this returns: a read transaction's first request, Connection.read.)
   const store = tx.objectStore(SEG(collection));
-  if (!keep) return store.getAll().then((all) => withBodies(tx, collection, all as SegHead[], false));
+  if (!keep)
+    return Promise.all([store.getAllKeys(), store.getAll()]).then(([ids, all]) =>
+      withBodies(tx, collection, withIds(ids as number[], all), false),
+    );
   let byDb = heads.get(tx.db);
   if (!byDb) heads.set(tx.db, (byDb = new Map()));
   let known = byDb.get(collection);
@@ -85,15 +90,16 @@ export function segmentsOf(
   const ids = store.getAllKeys();
   const fresh = store.getAll(newest < 0 ? null : keep.KeyRange.lowerBound(newest, true));
   return Promise.all([ids, fresh]).then(async ([ids, fresh]) => {
-    for (const head of fresh as SegHead[]) memo.set(head.id, head);
+    // (In one transaction, the keys above `newest` are those of `fresh`, in the same order.)
+    for (const head of withIds((ids as number[]).slice(ids.length - fresh.length), fresh)) memo.set(head.id, head);
     const now = new Set(ids as number[]);
     const top = Math.max(-1, ...now);
     // Merged away (those above `top` may be a later transaction's, read by a search running beside this one).
     for (const id of memo.keys()) if (!now.has(id) && id < top) memo.delete(id);
     const missing = [...now].filter((id) => !memo.has(id));
     // (None unless ids came out of order; then read them.)
-    for (const head of (await Promise.all(missing.map((id) => store.get(id)))) as SegHead[])
-      if (head) memo.set(head.id, head);
+    const got = await Promise.all(missing.map((id) => store.get(id)));
+    missing.forEach((id, i) => got[i] && memo.set(id, { ...(got[i] as SegHead), id }));
     return withBodies(
       tx,
       collection,
@@ -102,6 +108,13 @@ export function segmentsOf(
     );
   });
 }
+
+/**
+ * Heads with their ids: a head is stored without one (layout 5; layouts 3 and 4 stored it inside), so that a
+ * commit writes it with one `add` whose key is the id.
+ */
+const withIds = (ids: readonly number[], heads: readonly unknown[]): SegHead[] =>
+  heads.map((head, i) => ({ ...(head as SegHead), id: ids[i]! }));
 
 function withBodies(tx: ReadTx, collection: string, heads: SegHead[], keep: boolean): Segment[] {
   const bodies = tx.objectStore(POST(collection));
@@ -127,18 +140,20 @@ function withBodies(tx: ReadTx, collection: string, heads: SegHead[], keep: bool
   return heads.map((head) => new Segment(head, { get }));
 }
 
-/** Writes a segment of `docs` (its id from the store's key generator, or `added` there already), then its bodies. */
-async function writeSegment(
-  tx: Tx,
-  collection: string,
-  docs: readonly PostingDoc[],
-  added?: Promise<number>,
-): Promise<void> {
-  const heads = tx.objectStore(SEG(collection));
-  const id = await (added ?? (heads.add({}) as Promise<number>));
-  const { head, body } = buildSegment(id, docs);
+/**
+ * Adds a segment of `docs`: its head under the key generator's next id (the id is not stored in it), at once,
+ * and its bodies, if any, once the id is known. Resolves to the id when the head is added, and `written`
+ * once the bodies are.
+ */
+function writeSegment(tx: Tx, collection: string, docs: readonly PostingDoc[]) {
+  const { head, body } = buildSegment(0, docs);
+  const { id: _, ...stored } = head;
+  const added = tx.objectStore(SEG(collection)).add(stored) as Promise<number>;
   const bodies = tx.objectStore(POST(collection));
-  await Promise.all([heads.put(head, id), ...body.map(([key, value]) => bodies.put(value, key))]);
+  const written = added.then((id) =>
+    Promise.all(body.map(([key, value]) => bodies.put(value, [id, ...(key as unknown[]).slice(1)] as IDBValidKey))),
+  );
+  return { added, written };
 }
 
 /** `~dead`'s key for the segment bound of a deleted record (its version is under the id itself). */
@@ -181,26 +196,32 @@ export async function addPostings(
   deleted: ReadonlySet<string> = new Set(),
   inserted: ReadonlySet<string> = new Set(),
 ): Promise<void> {
+  // Every request a commit of a few records needs goes out at once, in one round trip: the replaced versions,
+  // the version marks an id written new may have left from an earlier record (read directly for a few ids,
+  // after a count for many: a page of new records in a store with no marks reads none), the segment's head,
+  // and the heads a merge decides on (placed after it, so they include it).
   const deadStore = tx.objectStore(DEAD(collection));
-  // Whether anything is marked at all: only then can an id written new have its old record's version mark.
-  const marked = inserted.size ? deadStore.count() : Promise.resolve(0);
+  const writes: Array<Promise<unknown>> = [...dead].map(([id, v]) => deadStore.put(v, id));
+  const few = inserted.size <= FEW;
+  const marked = few ? Promise.resolve(inserted.size) : deadStore.count();
+  const direct = few ? [...inserted].map((id) => deadStore.get(id)) : undefined;
+  const segment = docs.length ? writeSegment(tx, collection, docs) : undefined;
+  const listed = segment && segmentsOf(tx, collection);
   // This commit's segment takes the next id, so every segment before it is older; without one, the newest is read.
   const heads = tx.objectStore(SEG(collection));
-  const added = docs.length ? (heads.add({}) as Promise<number>) : undefined;
-  const newest = added
-    ? added.then((id) => id - 1)
+  const newest = segment
+    ? segment.added.then((id) => id - 1)
     : deleted.size || inserted.size
       ? heads.openKeyCursor(null, 'prev').then((cursor) => (cursor?.key as number | undefined) ?? 0)
       : Promise.resolve(0);
   // (Awaited one after the other below: should the transaction fail, its own failure is what the commit reports.)
-  for (const p of [marked, newest]) p.catch(() => {});
-  const writes: Array<Promise<unknown>> = [...dead].map(([id, v]) => deadStore.put(v, id));
-  if (added) writes.push(writeSegment(tx, collection, docs, added));
+  for (const p of [marked, newest, listed, ...(direct ?? [])]) p?.catch(() => {});
+  if (segment) writes.push(segment.written);
   writes.push(
     (async () => {
       const b = await newest;
       const ids = (await marked) ? [...inserted] : [];
-      const versions = await Promise.all(ids.map((id) => deadStore.get(id)));
+      const versions = await Promise.all(direct ?? ids.map((id) => deadStore.get(id)));
       const again = ids.filter((_, i) => versions[i] !== undefined);
       await Promise.all([
         ...[...deleted, ...again].map((id) => deadStore.put(b, boundKey(id))),
@@ -209,13 +230,15 @@ export async function addPostings(
     })(),
   );
   await Promise.all(writes);
-  if (docs.length) await mergeFull(tx, KeyRange, collection);
+  if (listed) await mergeFull(tx, KeyRange, collection, await listed);
 }
 
-/** Merges the segments of each size class that holds FANOUT of them, smallest first, until none does. */
-async function mergeFull(tx: Tx, KeyRange: typeof IDBKeyRange, collection: string): Promise<void> {
-  for (;;) {
-    const segs = await segmentsOf(tx, collection);
+/**
+ * Merges the segments of each size class that holds FANOUT of them, smallest first, until none does: `segs`,
+ * the segments there are (read again after each merge).
+ */
+async function mergeFull(tx: Tx, KeyRange: typeof IDBKeyRange, collection: string, segs: Segment[]): Promise<void> {
+  for (; ; segs = await segmentsOf(tx, collection)) {
     const classes = new Map<number, Segment[]>();
     for (const s of segs) {
       const l = level(s.head.n);
@@ -233,8 +256,8 @@ async function mergeFull(tx: Tx, KeyRange: typeof IDBKeyRange, collection: strin
     await Promise.all([
       ...group.flatMap((s) => [heads.delete(s.head.id), bodies.delete(KeyRange.bound([s.head.id], [s.head.id, []]))]),
       ...(everything ? [deadStore.clear()] : []),
+      ...(docs.length ? [writeSegment(tx, collection, docs).written] : []),
     ]);
-    if (docs.length) await writeSegment(tx, collection, docs);
   }
 }
 
