@@ -14,6 +14,8 @@ export const STREAM_INDEX = 'stream';
 export const SEG = (collection: string) => `~seg.${collection}`;
 export const POST = (collection: string) => `~post.${collection}`;
 export const DEAD = (collection: string) => `~dead.${collection}`;
+/** The index of segment heads by their number of documents (`n`): how a commit sees a size class fill up. */
+export const SIZE = 'n';
 /**
  * The indexes kept as postings (layout 5, key-postings.ts): those declared with many entries per record and not
  * unique (one entry per label). Their entries share the collection's segments with its search terms.

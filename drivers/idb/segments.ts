@@ -8,7 +8,7 @@
 import type { IDBPTransaction } from 'idb';
 import type { CollectionDef, Key } from '../../src/store/driver.js';
 import { buildSegment, level, mergeDocs, Segment, type Gone, type PostingDoc, type SegHead } from './postings.js';
-import { DEAD, keyed, POST, SEG } from './ranges.js';
+import { DEAD, keyed, POST, SEG, SIZE } from './ranges.js';
 
 export type { PostingDoc } from './postings.js';
 
@@ -63,22 +63,14 @@ const kept = new WeakMap<object, Map<string, unknown>>();
 const heads = new WeakMap<object, Map<string, Map<number, SegHead>>>();
 
 /**
- * Every segment of a collection, its bodies read through `tx` when a search needs them. With `keep` (searches),
- * heads and bodies come from memory when a search read them before: a segment's records never change once
+ * Every segment of a collection, its bodies read through `tx` when a read needs them. Heads and bodies come
+ * from memory when a read took them before: a segment's records never change once
  * written (a merge writes a new segment; ids are never reused), so a repeated search reads the segment ids and
  * the page, not the same heads and 16 KB bodies again, and decodes none of them.
  */
-export function segmentsOf(
-  tx: ReadTx,
-  collection: string,
-  keep?: { KeyRange: typeof IDBKeyRange },
-): Promise<Segment[]> {
+export function segmentsOf(tx: ReadTx, collection: string, keep: { KeyRange: typeof IDBKeyRange }): Promise<Segment[]> {
   // (The heads' requests are placed before this returns: a read transaction's first request, Connection.read.)
   const store = tx.objectStore(SEG(collection));
-  if (!keep)
-    return Promise.all([store.getAllKeys(), store.getAll()]).then(([ids, all]) =>
-      withBodies(tx, collection, withIds(ids as number[], all), false),
-    );
   let byDb = heads.get(tx.db);
   if (!byDb) heads.set(tx.db, (byDb = new Map()));
   let known = byDb.get(collection);
@@ -99,7 +91,9 @@ export function segmentsOf(
     const missing = [...now].filter((id) => !memo.has(id));
     // (None unless ids came out of order; then read them.)
     const got = await Promise.all(missing.map((id) => store.get(id)));
-    missing.forEach((id, i) => got[i] && memo.set(id, { ...(got[i] as SegHead), id }));
+    missing.forEach((id, i) => {
+      if (got[i]) memo.set(id, { ...(got[i] as SegHead), id });
+    });
     return withBodies(
       tx,
       collection,
@@ -206,7 +200,7 @@ export async function addPostings(
   const marked = few ? Promise.resolve(inserted.size) : deadStore.count();
   const direct = few ? [...inserted].map((id) => deadStore.get(id)) : undefined;
   const segment = docs.length ? writeSegment(tx, collection, docs) : undefined;
-  const listed = segment && segmentsOf(tx, collection);
+  const filling = segment && classCount(tx, KeyRange, collection, level(docs.length));
   // This commit's segment takes the next id, so every segment before it is older; without one, the newest is read.
   const heads = tx.objectStore(SEG(collection));
   const newest = segment
@@ -215,7 +209,7 @@ export async function addPostings(
       ? heads.openKeyCursor(null, 'prev').then((cursor) => (cursor?.key as number | undefined) ?? 0)
       : Promise.resolve(0);
   // (Awaited one after the other below: should the transaction fail, its own failure is what the commit reports.)
-  for (const p of [marked, newest, listed, ...(direct ?? [])]) p?.catch(() => {});
+  for (const p of [marked, newest, filling, ...(direct ?? [])]) p?.catch(() => {});
   if (segment) writes.push(segment.written);
   writes.push(
     (async () => {
@@ -230,34 +224,54 @@ export async function addPostings(
     })(),
   );
   await Promise.all(writes);
-  if (listed) await mergeFull(tx, KeyRange, collection, await listed);
+  if (filling) await mergeFull(tx, KeyRange, collection, level(docs.length), filling);
 }
 
+/** Size class `l`'s range of `n`: 1–7 documents, 8–63, … (`level`). */
+const sizeRange = (KeyRange: typeof IDBKeyRange, l: number) =>
+  KeyRange.bound(l ? FANOUT ** l : 1, FANOUT ** (l + 1), false, true);
+
+/** How many segments size class `l` holds (the index of heads by size: no head is read). */
+const classCount = (tx: Tx, KeyRange: typeof IDBKeyRange, collection: string, l: number) =>
+  tx.objectStore(SEG(collection)).index(SIZE).count(sizeRange(KeyRange, l));
+
 /**
- * Merges the segments of each size class that holds FANOUT of them, smallest first, until none does: `segs`,
- * the segments there are (read again after each merge).
+ * Merges size class `l` when it holds FANOUT segments (`count`, placed after the commit's segment), then the
+ * class of the merged segment, until one is not full. Every other class has fewer (each commit and merge leaves
+ * them so), so only the heads of a full class are read: a commit reads none.
  */
-async function mergeFull(tx: Tx, KeyRange: typeof IDBKeyRange, collection: string, segs: Segment[]): Promise<void> {
-  for (; ; segs = await segmentsOf(tx, collection)) {
-    const classes = new Map<number, Segment[]>();
-    for (const s of segs) {
-      const l = level(s.head.n);
-      classes.set(l, [...(classes.get(l) ?? []), s]);
-    }
-    const full = [...classes].sort((a, b) => a[0] - b[0]).find(([, group]) => group.length >= FANOUT);
-    if (!full) return;
-    const group = full[1];
-    // Merging every segment there is leaves no older entry anywhere: the dead versions are spent.
-    const everything = group.length === segs.length;
-    const deadStore = tx.objectStore(DEAD(collection));
-    const docs = await mergeDocs(group, await allGone(deadStore));
-    const heads = tx.objectStore(SEG(collection));
-    const bodies = tx.objectStore(POST(collection));
-    await Promise.all([
-      ...group.flatMap((s) => [heads.delete(s.head.id), bodies.delete(KeyRange.bound([s.head.id], [s.head.id, []]))]),
-      ...(everything ? [deadStore.clear()] : []),
-      ...(docs.length ? [writeSegment(tx, collection, docs).written] : []),
+async function mergeFull(
+  tx: Tx,
+  KeyRange: typeof IDBKeyRange,
+  collection: string,
+  l: number,
+  count: Promise<number>,
+): Promise<void> {
+  const heads = tx.objectStore(SEG(collection));
+  const bodies = tx.objectStore(POST(collection));
+  const deadStore = tx.objectStore(DEAD(collection));
+  while ((await count) >= FANOUT) {
+    const bySize = heads.index(SIZE);
+    const [ids, found, all, gone] = await Promise.all([
+      bySize.getAllKeys(sizeRange(KeyRange, l)),
+      bySize.getAll(sizeRange(KeyRange, l)),
+      heads.count(),
+      allGone(deadStore),
     ]);
+    const group = withBodies(tx, collection, withIds(ids as number[], found), false);
+    // Merging every segment there is leaves no older entry anywhere: the dead versions are spent.
+    const everything = group.length === all;
+    const docs = await mergeDocs(group, gone);
+    const removed = group.flatMap((s) => [
+      heads.delete(s.head.id),
+      bodies.delete(KeyRange.bound([s.head.id], [s.head.id, []])),
+    ]);
+    if (everything) removed.push(deadStore.clear());
+    if (!docs.length) return void (await Promise.all(removed));
+    const merged = writeSegment(tx, collection, docs);
+    l = level(docs.length);
+    count = classCount(tx, KeyRange, collection, l);
+    await Promise.all([...removed, merged.written]);
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import type { IDBPDatabase, IDBPTransaction } from 'idb';
 import type { CollectionDef, StoreSchema } from '../../src/store/driver.js';
-import { BLOBS, CHANGES, DEAD, hasPostings, keyed, LOG, META, POST, SEG, STREAM_INDEX } from './ranges.js';
+import { BLOBS, CHANGES, DEAD, hasPostings, keyed, LOG, META, POST, SEG, SIZE, STREAM_INDEX } from './ranges.js';
 
 type UpgradeTx = IDBPTransaction<unknown, string[], 'versionchange'>;
 /**
@@ -83,6 +83,9 @@ export function upgrade(
       if (!store.indexNames.contains(name)) store.createIndex(name, `k.${name}`, { unique, multiEntry: true });
     }
     postingStores(db, c.name, hasPostings(c), has);
+    // (Layouts 3 and 4 had no index of heads by size.)
+    const heads = has(SEG(c.name)) ? tx.objectStore(SEG(c.name)) : undefined;
+    if (heads && !heads.indexNames.contains(SIZE)) heads.createIndex(SIZE, SIZE);
     // Layout 2's terms, then the keyed indexes' keys, one after the other: both add segments to the same stores
     // and merge them.
     const terms = c.search && has(TERMS(c.name));
@@ -107,7 +110,7 @@ function postingStores(db: IDBPDatabase, name: string, wanted: boolean, has: (na
     for (const store of stores) if (has(store)) db.deleteObjectStore(store);
     return;
   }
-  db.createObjectStore(SEG(name), { autoIncrement: true });
+  db.createObjectStore(SEG(name), { autoIncrement: true }).createIndex(SIZE, SIZE);
   db.createObjectStore(POST(name));
   db.createObjectStore(DEAD(name));
 }
