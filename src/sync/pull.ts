@@ -25,6 +25,7 @@ import {
   baseId,
   baseIn,
   eachRecord,
+  isDirty,
   pulledCommits,
   saveState,
   synced,
@@ -32,7 +33,7 @@ import {
   type Ctx,
   type Known,
 } from './state.js';
-import { isDirty, type Base, type Synced } from './model.js';
+import type { Base, Synced } from './model.js';
 import { picturesId, type Pictures } from './wanted.js';
 
 /**

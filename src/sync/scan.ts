@@ -5,8 +5,8 @@
  */
 import { blogChanges } from '../service/store.js';
 
-import { basesOf, eachRecord, keyOf, pulledCommits, saveState, type Ctx } from './state.js';
-import { isDirty, type Synced } from './model.js';
+import { basesOf, eachRecord, isDirty, keyOf, pulledCommits, saveState, type Ctx } from './state.js';
+import type { Synced } from './model.js';
 
 const SCAN = 500;
 

@@ -311,6 +311,10 @@ export async function eachRecord(
 export const baseOf = (kept: { doc: object } | undefined, record: { doc: object } | undefined) =>
   (kept?.doc ?? (record?.doc as { replica?: Base } | undefined)?.replica) as Base | undefined;
 
+/** Whether a local record has edits the server has not seen: no base (made here) or changed since its base. */
+export const isDirty = (stored: number | undefined, base: Base | undefined) =>
+  stored !== undefined && (!base || base.version !== stored);
+
 /** The base of a record as a batch sees it (`baseOf`). */
 export const baseIn = async (batch: Batch, blogId: string, collection: Tracked, id: string) =>
   (await batch.get<Base>('settings', baseId(blogId, collection, id)))?.doc ??
