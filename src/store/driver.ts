@@ -32,7 +32,11 @@ export interface IndexDef {
    * commit that does not fit the declaration (a programming error, not a conflict).
    */
   fields?: readonly string[];
-  /** With `fields`: how many entries a record has in this index. Default `many`. */
+  /**
+   * How many entries a record has in this index (with `fields`, default `many`). Declared `many` without
+   * `fields`, it lets a driver keep the index as suits many entries a record (IndexedDB: as postings in segments,
+   * as it keeps search terms); answers are the same either way.
+   */
   entries?: IndexEntries;
   /**
    * A counter of the collection (`counters`): the record has its entries in this index only while that counter
