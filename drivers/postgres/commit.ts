@@ -17,7 +17,8 @@ import type { Connection } from './connect.js';
 import { sideGroups } from './functions.js';
 import type { CollectionPlan } from './layout.js';
 import type { PgError } from './native.js';
-import { storedToken } from './search.js';
+import { storedTokens } from './search.js';
+import { MOST_OPS, type ShapedOp, shapedText, shapedValues, shapeOf } from './statement.js';
 import { keyText, pgText } from './text.js';
 
 /** What commit_ops does with an op: 0 put, 1 delete, 2 add, 3 load (a copy with its version, not logged). */
@@ -179,9 +180,7 @@ export function encode(c: Connection, ops: readonly RowOp[], time: number): unkn
     a.doc.push(op.docText ?? (op.doc ? JSON.stringify(op.doc) : 'null'));
     if (op.kind === 2) {
       // An add: a delta per counter, then (to create the record if missing) its values as a put's.
-      for (const field of Object.keys(op.add ?? {}))
-        if (!p.counters.some((x) => x.field === field)) throw new Error(`${p.name} has no counter ${field}`);
-      for (const x of p.counters) a.v.push(String(counterOf(p, op.id, op.add?.[x.field] ?? 0)));
+      for (const x of deltasOf(p, op)) a.v.push(String(x));
     }
     if (op.kind === 0 || op.kind === 3 || (op.kind === 2 && op.doc)) {
       const { values, sides } = valuesOf(p, groupNo, op);
@@ -242,32 +241,95 @@ export function rowOp(op: WriteOp, pos: number, c: Connection): RowOp {
     expect: op.expect,
     doc: op.doc,
     keys: op.keys,
-    ...(op.terms ? { tokens: [...new Set(op.terms.tokens)].map((t) => storedToken(coll.no, op.terms!.scope, t)) } : {}),
+    ...(op.terms ? { tokens: storedTokens(coll.no, op.terms.scope, new Set(op.terms.tokens)) } : {}),
     ...(op.stream !== undefined ? { stream: op.stream } : {}),
     pos,
   };
 }
 
 /**
- * The order commit_ops runs the ops in: adds last (each holds its counter's row lock until the commit ends, so
- * the less of the commit comes after it, the less writers sharing a counter wait), unless a record has both an
- * add and another op in the batch (then as given). Each keeps its position in the log.
+ * The order the ops run in: adds last (each holds its counter's row lock until the commit ends, so the less of
+ * the commit comes after it, the less writers sharing a counter wait), in the order of their records (so commits
+ * adding to the same counters lock them in one order, and never wait on each other in a circle), unless a record
+ * has both an add and another op in the batch (then as given). Each keeps its position in the log.
  */
 function runOrder(rows: RowOp[]): RowOp[] {
   const adds = rows.filter((r) => r.kind === 2);
-  if (!adds.length || adds.length === rows.length) return rows;
+  if (!adds.length) return rows;
   const others = rows.filter((r) => r.kind !== 2);
   const touched = new Set(others.map((r) => `${r.collection}\0${r.id}`));
   if (adds.some((r) => touched.has(`${r.collection}\0${r.id}`))) return rows;
-  return [...others, ...adds];
+  const key = (r: RowOp) => `${r.collection}\0${r.id}`;
+  return [...others, ...adds.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))];
+}
+
+/**
+ * The ops as statement.ts takes them, or undefined for a commit it has no statement for (commit_ops takes it):
+ * a load, or ops that must see each other's writes — two on one record, or two on a collection with a unique
+ * index (one batch may move a key from one record to another).
+ */
+function shaped(c: Connection, rows: readonly RowOp[]): ShapedOp[] | undefined {
+  if (rows.length > MOST_OPS) return undefined;
+  const seen = new Set<string>();
+  const out: ShapedOp[] = [];
+  for (const op of rows) {
+    const p = c.collection(op.collection);
+    const unique = [...p.indexes.values()].some((i) => i.unique);
+    const key = unique ? op.collection : `${op.collection}\0${op.id}`;
+    if (op.kind === 3 || seen.has(key)) return undefined;
+    seen.add(key);
+    const writes = op.kind === 0 || (op.kind === 2 && op.doc !== undefined);
+    const laid = writes ? valuesOf(p, (t) => p.groups.findIndex((g) => g.table === t), op) : undefined;
+    out.push({
+      kind: op.kind,
+      plan: p,
+      id: keyText(op.id),
+      cid: pgText(op.id),
+      expect: op.expect,
+      pos: op.pos,
+      stream: op.stream !== undefined ? pgText(op.stream) : null,
+      doc: writes ? (op.docText ?? JSON.stringify(op.doc)) : undefined,
+      values: laid?.values,
+      deltas: op.kind === 2 ? deltasOf(p, op) : undefined,
+      tokens: op.tokens,
+      sides: laid ? p.groups.map((_, k) => laid.sides.get(k) ?? []) : undefined,
+    });
+  }
+  return out;
+}
+
+/** An add's deltas, one per counter of the collection (0 where it adds nothing). */
+function deltasOf(p: CollectionPlan, op: RowOp): number[] {
+  for (const field of Object.keys(op.add ?? {}))
+    if (!p.counters.some((x) => x.field === field)) throw new Error(`${p.name} has no counter ${field}`);
+  return p.counters.map((x) => counterOf(p, op.id, op.add?.[x.field] ?? 0));
+}
+
+/**
+ * A commit's statement and parameters: the statement of its shape (statement.ts), else the call of commit_ops;
+ * `wrapped`: the answer is commit_ops's array (in the row's first column).
+ */
+export function commitStatement(
+  c: Connection,
+  ops: readonly WriteOp[],
+  time: number,
+): { text: string; values: unknown[]; wrapped: boolean } {
+  // Resolve names first: an unknown collection or index is a programming error, not a conflict.
+  const rows = runOrder(ops.map((op, k) => rowOp(op, k, c)));
+  const shapedOps = shaped(c, rows);
+  if (!shapedOps) return { text: c.commitSql, values: encode(c, rows, time), wrapped: true };
+  return {
+    text: c.shaped(shapeOf(shapedOps), () => shapedText(c.s, shapedOps)),
+    values: shapedValues(shapedOps, time),
+    wrapped: false,
+  };
 }
 
 export async function commit(c: Connection, ops: readonly WriteOp[], options: CommitOptions): Promise<CommitResult> {
-  // Resolve names first: an unknown collection or index is a programming error, not a conflict.
-  const rows = runOrder(ops.map((op, k) => rowOp(op, k, c)));
-  const params = encode(c, rows, Math.floor(options.time ?? Date.now()));
+  const { text, values, wrapped } = commitStatement(c, ops, Math.floor(options.time ?? Date.now()));
   try {
-    const [seq, previous] = (await c.run(c.commitSql, params, false))[0]![0] as [string, string | null];
+    const row = (await c.run(text, values, false))[0]!;
+    const [seq, previous] = (wrapped ? row[0] : row) as [string, string | null];
     return { seq: Number(seq), ...(previous !== null ? { previous: Number(previous) } : {}) };
   } catch (error) {
     throw conflict(c, error, ops) ?? error;

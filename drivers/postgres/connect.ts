@@ -136,6 +136,8 @@ export class Connection {
   namesByNo = new Map<number, string>();
   /** The statement calling commit_ops as the layout has it. */
   commitSql = '';
+  /** The commit statements made for commit shapes (statement.ts), by shape, for the layout at hand. */
+  #shapes = new Map<string, string>();
   #constraints = new Map<string, { collection: string; index: string }>();
   /**
    * Statement names come from their text (which names the schema): every driver on a Pool, on one store or
@@ -163,12 +165,23 @@ export class Connection {
     this.#constraints = new Map(
       plans.flatMap((p) => [...p.indexes.values()].map((i) => [i.pg, { collection: p.name, index: i.name }] as const)),
     );
+    this.#shapes.clear();
     const groups = sideGroups(plans);
     this.commitSql = commitSql(
       this.s,
       groups.length,
       groups.map((g) => g.bytes),
     );
+  }
+
+  /** The commit statement of a shape, made once (a bounded number of shapes kept). */
+  shaped(shape: string, make: () => string): string {
+    let text = this.#shapes.get(shape);
+    if (text === undefined) {
+      if (this.#shapes.size >= 256) this.#shapes.clear();
+      this.#shapes.set(shape, (text = make()));
+    }
+    return text;
   }
 
   collection(name: string): CollectionPlan {

@@ -102,11 +102,53 @@ function collectionOps(s: string, p: CollectionPlan, groupNo: (g: SideGroup) => 
 }
 
 /**
+ * A commit's first step, called before it writes anything (by `commit_ops` and by the commit statements of
+ * statement.ts): its seq, and the log's newest seq below it when that is final (else null). A function of its
+ * own, so each of its queries runs on a snapshot taken when it runs, not on the calling statement's.
+ */
+export const commitBegin = (s: string, schema: string): string => `
+  CREATE FUNCTION ${s}.commit_begin(OUT seq bigint, OUT prev bigint) LANGUAGE plpgsql AS $fn$
+  DECLARE
+    own$ xid8;
+    snap$ pg_snapshot;
+  BEGIN
+    -- First, before this transaction has an id: readers of the log find it in flight by this lock (log_end).
+    PERFORM pg_advisory_xact_lock_shared(${WRITERS_LOCK}, hashtext(${lit(schema)}));
+    own$ := pg_current_xact_id();
+    seq := own$::text::bigint + (SELECT value FROM ${s}.meta WHERE key = 'seqBase');
+    -- Whether every commit of the store below this one has landed: none older runs now, and any that starts
+    -- later gets a larger id. Then the log's newest below this one, read now, is all there will ever be below
+    -- it, and the driver knows the log's end after this commit without reading it (commit.ts).
+    -- (A query with a FROM, so it runs on a snapshot of its own, taken now: an expression would see the call's.)
+    SELECT pg_current_snapshot() INTO snap$ FROM ${s}.meta WHERE key = 'seqBase';
+    IF pg_snapshot_xmin(snap$) >= own$ OR NOT EXISTS (
+      -- (age: how long before this transaction's id one was given, wraparound and all.)
+      SELECT 1 FROM pg_locks a JOIN pg_locks t ON t.virtualtransaction = a.virtualtransaction
+      WHERE a.locktype = 'advisory' AND a.objsubid = 2 AND a.classid = ${WRITERS_LOCK}::oid
+        AND a.objid = hashtext(${lit(schema)})::oid AND t.locktype = 'transactionid' AND age(t.transactionid) > 0
+    ) THEN
+      prev := greatest((SELECT max(c.seq) FROM ${s}.changes c WHERE c.seq < commit_begin.seq),
+        (SELECT value FROM ${s}.meta WHERE key = 'pruned'), 0);
+    END IF;
+  END
+  $fn$;
+`;
+
+/** Refuses a commit: op `at` (1-based, as the caller gave the ops) found its record not as it expected. */
+export const commitRefuse = (s: string): string => `
+  CREATE FUNCTION ${s}.commit_refuse(at int) RETURNS int LANGUAGE plpgsql AS $fn$
+  BEGIN
+    RAISE EXCEPTION 'blogcore: version conflict' USING ERRCODE = 'BC001', DETAIL = at::text;
+  END
+  $fn$;
+`;
+
+/**
  * One commit, as the store's layout has it (kinds: 0 put, 1 delete, 2 add, 3 load — a copied record with its
  * version, not logged: migrate.ts): compare-and-set on every op, the rows of its tables and side tables,
  * and the change rows, atomically. Remade whenever the layout changes (schema.ts).
  */
-export function commitOps(s: string, schema: string, plans: readonly CollectionPlan[]): string {
+export function commitOps(s: string, plans: readonly CollectionPlan[]): string {
   const groups = sideGroups(plans);
   const groupNo = (g: SideGroup) => groups.indexOf(g) + 1;
   const gParams = groups.map((g, k) => `, o$g${k + 1}$ int[], g${k + 1}$ ${g.bytes ? 'bytea' : 'text'}[]`).join('');
@@ -125,8 +167,6 @@ export function commitOps(s: string, schema: string, plans: readonly CollectionP
     ver$ int[] := o$expect;
     got$ int;
     seq$ bigint;
-    own$ xid8;
-    snap$ pg_snapshot;
     prev$ bigint;
     vb$ int := 0;
     tb$ int := 0;
@@ -134,23 +174,7 @@ export function commitOps(s: string, schema: string, plans: readonly CollectionP
     split$ boolean := false;
     ${gVars}
   BEGIN
-    -- First, before this transaction has an id: readers of the log find it in flight by this lock (log_end).
-    PERFORM pg_advisory_xact_lock_shared(${WRITERS_LOCK}, hashtext(${lit(schema)}));
-    own$ := pg_current_xact_id();
-    seq$ := own$::text::bigint + (SELECT value FROM ${s}.meta WHERE key = 'seqBase');
-    -- Whether every commit of the store below this one has landed: none older runs now, and any that starts
-    -- later gets a larger id. Then the log's newest below this one, read now, is all there will ever be below
-    -- it, and the driver knows the log's end after this commit without reading it (commit.ts).
-    -- (A query with a FROM, so it runs on a snapshot of its own, taken now: an expression would see the call's.)
-    SELECT pg_current_snapshot() INTO snap$ FROM ${s}.meta WHERE key = 'seqBase';
-    IF pg_snapshot_xmin(snap$) >= own$ OR NOT EXISTS (
-      -- (age: how long before this transaction's id one was given, wraparound and all.)
-      SELECT 1 FROM pg_locks a JOIN pg_locks t ON t.virtualtransaction = a.virtualtransaction
-      WHERE a.locktype = 'advisory' AND a.objsubid = 2 AND a.classid = ${WRITERS_LOCK}::oid
-        AND a.objid = hashtext(${lit(schema)})::oid AND t.locktype = 'transactionid' AND age(t.transactionid) > 0
-    ) THEN
-      prev$ := greatest((SELECT max(seq) FROM ${s}.changes WHERE seq < seq$), (SELECT value FROM ${s}.meta WHERE key = 'pruned'), 0);
-    END IF;
+    SELECT b$.seq, b$.prev INTO seq$, prev$ FROM ${s}.commit_begin() b$;
     FOR i$ IN 1..n$ LOOP
       -- The change rows of the ops before the first add go in before it: an add holds its counter's row until
       -- the commit ends, and writers sharing the counter wait that long.

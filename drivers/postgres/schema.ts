@@ -11,7 +11,8 @@
  *   indexes        and readable columns; of each index its fields, entries, table and native index.
  * - changes        the change log, (seq, position in the commit); readers stop at its safe end (functions.ts).
  * - blobs, blob_chunks  media bytes (blobs.ts).
- * - commit_ops()   one commit as one statement, made from the layout (functions.ts); log_end(), changes_since().
+ * - commit_ops()   one commit as one statement, made from the layout (functions.ts); log_end(), changes_since();
+ *   commit_begin() and commit_refuse(), which the commit statements of statement.ts call too.
  *
  * Layouts 1–4 (legacy.ts) kept records as rows of one `docs` table and index entries as byte keys in `entries`;
  * such a store is copied into layout 5 on open, its tokens in layout 6's form (migrate.ts).
@@ -19,7 +20,7 @@
 import type { StoreSchema } from '../../src/store/driver.js';
 import type { Connection } from './connect.js';
 import { ident } from './text.js';
-import { commitOps } from './functions.js';
+import { commitBegin, commitOps, commitRefuse } from './functions.js';
 import { ensure, partColumn, plan, shape, snake, type CollectionPlan, type Names } from './layout.js';
 import { LEGACY_MIGRATIONS } from './legacy.js';
 import { layoutOf, locked } from './lock.js';
@@ -285,15 +286,21 @@ async function declare(c: Connection, schema: StoreSchema, q: Query): Promise<vo
   for (const p of plans) c.namesByNo.set(p.no, p.name);
 }
 
-/** Remakes `commit_ops` when the layout's function differs from the one stored. */
+/** Remakes the commit functions (`commit_begin`, `commit_refuse`, `commit_ops`) where the stored ones differ. */
 async function remakeCommit(q: Query, c: Connection, plans: readonly CollectionPlan[]): Promise<void> {
-  const text = commitOps(c.s, c.schema, plans);
-  const body = text.slice(text.indexOf('$fn$') + 4, text.lastIndexOf('$fn$'));
-  const rows = (await q(
-    `SELECT prosrc FROM pg_proc WHERE proname = 'commit_ops' AND pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1)`,
-    [c.schema],
-  )) as Array<[string]>;
-  if (rows.length === 1 && rows[0]![0] === body) return;
-  for (let k = 0; k < rows.length; k++) await q(`DROP FUNCTION IF EXISTS ${c.s}.commit_ops`);
-  await q(text);
+  const made: Array<[string, string]> = [
+    ['commit_begin', commitBegin(c.s, c.schema)],
+    ['commit_refuse', commitRefuse(c.s)],
+    ['commit_ops', commitOps(c.s, plans)],
+  ];
+  for (const [name, text] of made) {
+    const body = text.slice(text.indexOf('$fn$') + 4, text.lastIndexOf('$fn$'));
+    const rows = (await q(
+      `SELECT prosrc FROM pg_proc WHERE proname = $1 AND pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = $2)`,
+      [name, c.schema],
+    )) as Array<[string]>;
+    if (rows.length === 1 && rows[0]![0] === body) continue;
+    for (let k = 0; k < rows.length; k++) await q(`DROP FUNCTION IF EXISTS ${c.s}.${name}`);
+    await q(text);
+  }
 }

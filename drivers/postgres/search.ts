@@ -41,6 +41,15 @@ export function storedToken(coll: number, scope: string, token: string): string 
   return long ?? pgText(`${scopeCode(coll, scope)}${token}`);
 }
 
+/** `storedToken` of each of `tokens`, the scope's code and the bound on a short token worked out once. */
+export function storedTokens(coll: number, scope: string, tokens: Iterable<string>): string[] {
+  const code = scopeCode(coll, scope);
+  const room = 240 - (`${coll}:${scope.length}:`.length + scope.length + 1);
+  const out: string[] = [];
+  for (const token of tokens) out.push(token.length > room ? legacyLong(coll, scope, token)! : pgText(code + token));
+  return out;
+}
+
 const codes = new Map<string, string>();
 
 /** The 8-character code of a collection and scope (base64url of 48 bits of their SHA-256), kept for reuse. */
