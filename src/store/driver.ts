@@ -350,6 +350,12 @@ export interface StorageDriver {
   streamChanges(stream: string, after: LogPosition, limit: number): Promise<Change[]>;
   /** The newest sequence number and how far the log has been pruned. */
   logBounds(): Promise<LogBounds>;
+  /**
+   * Optional: `logBounds().newest`, answered at once by a driver that can look without waiting (SQLite, memory).
+   * A read that nothing changed since then costs no promise (the HTTP helper's kept responses, the core's record
+   * cache); a driver without it is asked `logBounds`.
+   */
+  logNewestNow?(): number;
   /** Removes old log entries (see `PruneQuery`), at most `limit`; answers how many it removed. */
   pruneChanges(query: PruneQuery): Promise<number>;
   /**
