@@ -16,11 +16,7 @@ import {
 import type { Connection } from './connect.js';
 import type { Index3 } from './native.js';
 import { stored, type Rec } from './schema.js';
-import { cursorDirection, isKeyed, range } from './ranges.js';
-
-/** The code of an index kept as postings (key-postings.ts), when `index` is one: loaded on its first read. */
-const asPostings = (c: Connection, collection: string, index: string) =>
-  isKeyed(c.collection(collection), index) ? import('./key-postings.js') : undefined;
+import { cursorDirection, range } from './ranges.js';
 
 export async function get(c: Connection, collection: string, id: string): Promise<StoredDoc | undefined> {
   return stored(await c.readStore(collection, (store) => store.get(id)));
@@ -50,8 +46,6 @@ export const readIndex = <T>(c: Connection, collection: string, index: string, i
   c.readStore(collection, (store) => issue(store.index(index) as unknown as Index3));
 
 export async function list(c: Connection, q: ListQuery): Promise<IndexedDoc[]> {
-  const postings = asPostings(c, q.collection, q.index);
-  if (postings) return (await postings).list(c, q);
   const r = range(c, q);
   const limit = Math.floor(q.limit);
   if (!r || !(limit > 0)) return [];
@@ -72,8 +66,7 @@ export async function list(c: Connection, q: ListQuery): Promise<IndexedDoc[]> {
 }
 
 export async function count(c: Connection, q: RangeQuery): Promise<number> {
-  const postings = asPostings(c, q.collection, q.index);
-  if (postings) return (await postings).count(c, q);
+  c.collection(q.collection);
   const r = range(c, q);
   return r ? readIndex(c, q.collection, q.index, (index) => index.count(r)) : 0;
 }
@@ -107,8 +100,6 @@ async function keyCursor(first: ReturnType<Index3['openKeyCursor']>, limit: numb
 export async function keys(c: Connection, q: KeysQuery): Promise<IndexEntry[]> {
   const limit = Math.floor(q.limit);
   if (!(limit > 0) || q.prefixes.length === 0) return [];
-  const postings = asPostings(c, q.collection, q.index);
-  if (postings) return (await postings).keys(c, q);
   const walks = await readIndex(c, q.collection, q.index, (index) =>
     Promise.all(q.prefixes.map((prefix) => walk(c, index, q, prefix, limit))),
   );

@@ -119,11 +119,7 @@ class SqliteDriver implements StorageDriver {
   }
 
   async logBounds(): Promise<LogBounds> {
-    return { ...logBounds(this.connection()) };
-  }
-
-  logNewestNow(): number {
-    return logBounds(this.connection()).newest;
+    return logBounds(this.connection());
   }
 
   async pruneChanges(q: PruneQuery): Promise<number> {

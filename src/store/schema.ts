@@ -63,9 +63,8 @@ const SCHEMA = {
       indexes: [
         { name: 'published' },
         { name: 'updated' },
-        // Many entries a record (one per label): a driver may keep them as it keeps such indexes best.
-        { name: 'labelPublished', entries: 'many' },
-        { name: 'labelUpdated', entries: 'many' },
+        { name: 'labelPublished' },
+        { name: 'labelUpdated' },
         { name: 'path', unique: true },
         { name: 'due' },
         { name: 'moving' },
