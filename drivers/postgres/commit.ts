@@ -257,9 +257,9 @@ function runOrder(rows: RowOp[]): RowOp[] {
   const adds = rows.filter((r) => r.kind === 2);
   if (!adds.length) return rows;
   const others = rows.filter((r) => r.kind !== 2);
-  const touched = new Set(others.map((r) => `${r.collection}\0${r.id}`));
-  if (adds.some((r) => touched.has(`${r.collection}\0${r.id}`))) return rows;
   const key = (r: RowOp) => `${r.collection}\0${r.id}`;
+  const touched = new Set(others.map(key));
+  if (adds.some((r) => touched.has(key(r)))) return rows;
   return [...others, ...adds.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))];
 }
 

@@ -37,16 +37,15 @@ const WALK = 24;
  * make a search count more matches before its join with the scope's index keeps the right ones.
  */
 export function storedToken(coll: number, scope: string, token: string): string {
-  const long = legacyLong(coll, scope, token);
-  return long ?? pgText(`${scopeCode(coll, scope)}${token}`);
+  return storedTokens(coll, scope, [token])[0]!;
 }
 
-/** `storedToken` of each of `tokens`, the scope's code and the bound on a short token worked out once. */
+/** `storedToken` of each of `tokens`, the scope's code and the room for a short token worked out once. */
 export function storedTokens(coll: number, scope: string, tokens: Iterable<string>): string[] {
   const code = scopeCode(coll, scope);
-  const room = 240 - (`${coll}:${scope.length}:`.length + scope.length + 1);
+  const room = shortRoom(coll, scope);
   const out: string[] = [];
-  for (const token of tokens) out.push(token.length > room ? legacyLong(coll, scope, token)! : pgText(code + token));
+  for (const token of tokens) out.push(token.length > room ? longToken(coll, scope, token) : pgText(code + token));
   return out;
 }
 
@@ -64,17 +63,20 @@ function scopeCode(coll: number, scope: string): string {
   return code;
 }
 
-/** A token whose layout-5 form is too long for a GIN entry (~2.7 KB): that form's hash, in both layouts. */
-function legacyLong(coll: number, scope: string, token: string): string | undefined {
-  // Measured before it is built: every token of every write asks, and hardly any is long.
-  const head = `${coll}:${scope.length}:`;
-  if (head.length + scope.length + 1 + token.length <= 240) return undefined;
-  return `\x02${createHash('sha256').update(`${head}${scope}:${token}`, 'utf16le').digest('base64')}`;
-}
+/**
+ * How long a token of this collection and scope may be before its layout-5 form (`coll:length:scope:token`) is
+ * too long for a GIN entry (~2.7 KB); a longer one is stored as that form's hash, in both layouts (`longToken`).
+ */
+const shortRoom = (coll: number, scope: string): number => 240 - (`${coll}:${scope.length}:`.length + scope.length + 1);
+
+const longToken = (coll: number, scope: string, token: string): string =>
+  `\x02${createHash('sha256').update(`${coll}:${scope.length}:${scope}:${token}`, 'utf16le').digest('base64')}`;
 
 /** A token as layout 5 (and layout 4) stored it: the store a migration starts from (test/drivers/postgres). */
 export function legacyToken(coll: number, scope: string, token: string): string {
-  return legacyLong(coll, scope, token) ?? pgText(`${coll}:${scope.length}:${scope}:${token}`);
+  return token.length > shortRoom(coll, scope)
+    ? longToken(coll, scope, token)
+    : pgText(`${coll}:${scope.length}:${scope}:${token}`);
 }
 
 /** A layout-5 stored token in layout 6's form (a long token's hash stays as it is). */
@@ -93,7 +95,7 @@ export async function search(c: Connection, q: SearchQuery): Promise<IndexEntry[
   const limit = Math.max(0, Math.floor(q.limit));
   if (q.tokens.length === 0 || limit === 0 || q.prefixes.length === 0) return [];
   const table = `${c.s}.${ident(p.table)}`;
-  const tokens = [...new Set(q.tokens)].map((t) => storedToken(p.no, q.scope, t));
+  const tokens = storedTokens(p.no, q.scope, new Set(q.tokens));
   const width = q.prefixes[0]!.length;
   const dir = sqlDirection(q);
   const nk = i.kind === 'bytes' ? 1 : i.parts.length;

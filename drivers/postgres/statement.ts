@@ -13,8 +13,8 @@
  * - The final SELECT looks at every op's CTE in run order: one that wrote nothing refuses the whole commit
  *   (`commit_refuse`, SQLSTATE BC001 with the op's position), atomically, as any error in one statement does.
  *
- * Commits of other shapes (a load, or two ops on one record, which must see each other's writes) go to
- * `commit_ops`.
+ * Commits of other shapes go to `commit_ops` (commit.ts `shaped`): a load, ops that must see each other's writes
+ * (two on one record, or two on a collection with a unique index), and commits of more than MOST_OPS ops.
  */
 import type { CollectionPlan, SideGroup } from './layout.js';
 import { ident } from './text.js';
