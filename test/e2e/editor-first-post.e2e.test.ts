@@ -199,4 +199,31 @@ describe('the first posts written in the editor, signed in to blogcore serve', {
     expect(await page.locator('.problem').allTextContents()).toEqual([]);
     expect(errors).toEqual([]);
   });
+
+  it('a change on the server to the open post: shown in place, or — with text typed — noted, the text kept', async () => {
+    const post = (await onServer('Hello from the editor'))!;
+    const patch = (body: Partial<WirePost>) =>
+      fetch(`${api}/blogs/${blogId}/posts/${post.id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((res) => expect(res.status).toBe(200));
+    await page.goto(`${editorUrl}#/posts/edit/${post.id}`);
+    await eventually(() => page.getByLabel('Title').inputValue()).toBe('Hello from the editor');
+    // The form the person types in is never swapped for a new one by a sync: marked here, checked below.
+    await page.getByLabel('Title').evaluate((el) => el.setAttribute('data-mark', 'kept'));
+
+    await patch({ title: 'Retitled on the server' });
+    await eventually(() => page.getByLabel('Title').inputValue()).toBe('Retitled on the server');
+    await eventually(() => page.locator('.toast').textContent()).toBe('Updated with a change from the server.');
+
+    await page.getByLabel('Title').fill('Typed here, not saved');
+    await patch({ content: '<p>Changed on the server again.</p>' });
+    await eventually(() => page.locator('.note').first().textContent()).toMatch(
+      /^This post was just changed on the server/,
+    );
+    expect(await page.getByLabel('Title').inputValue()).toBe('Typed here, not saved');
+    expect(await page.getByLabel('Title').getAttribute('data-mark')).toBe('kept');
+    expect(errors).toEqual([]);
+  });
 });

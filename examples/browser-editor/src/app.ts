@@ -32,8 +32,12 @@ export interface App {
   currentId(id: string): Promise<string>;
   /** Brings the replica up to the server now (a write made on the server directly); local-only: nothing to do. */
   syncNow(): Promise<void>;
-  /** Set by a view that shows one post or page: called after each sync round, to follow it to its server id. */
-  onSynced: (() => void) | null;
+  /**
+   * Set by a view that shows one post or page: called after each sync round (with how many items it pulled), to
+   * follow the post to its server id and show what the server changed. A sync never re-shows such a view: a
+   * redraw would drop what the person typed while it was built.
+   */
+  onSynced: ((pulled: number) => void) | null;
   /** Set by a view that can hold unsaved work: the question to ask before leaving it, or null when all is saved. */
   unsaved: (() => string | null) | null;
   /**

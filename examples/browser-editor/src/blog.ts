@@ -1,6 +1,7 @@
 /** Opening the local store, and the first visit: a local user and their blog, both kept in IndexedDB. */
 import { BlogError, createBlogService, type Blog, type BlogService } from 'blogcore';
 import { idbDriver } from 'blogcore/idb';
+import { isNotFound } from './errors.js';
 
 /** The one person who writes here. A real host would use its signed-in user's id. */
 export const OWNER_ID = 'owner';
@@ -17,8 +18,6 @@ export async function openService(name = DATABASE, apiBaseUrl?: string): Promise
   await service.ready();
   return service;
 }
-
-const isNotFound = (e: unknown) => BlogError.is(e) && e.code === 404;
 
 /** The owner's blog, or null on a first visit. */
 export async function findBlog(service: BlogService): Promise<Blog | null> {

@@ -11,6 +11,7 @@ export interface Problem {
 }
 
 export const isConflict = (error: unknown): boolean => BlogError.is(error) && error.code === 412;
+export const isNotFound = (error: unknown): boolean => BlogError.is(error) && error.code === 404;
 
 export function describe(error: unknown): Problem {
   if (BlogError.is(error)) {

@@ -4,13 +4,14 @@
  * service worker keeps the app's own files so it also opens without a network.
  */
 import './style.css';
-import { BlogError, type Blog, type BlogService } from 'blogcore';
+import type { Blog, BlogService } from 'blogcore';
 import { parseRoute, type App, type RemoteChange } from './app.js';
 import { findBlog, openService, OWNER_ID } from './blog.js';
 import { togetherView } from './views/together.js';
 import { forgetConnection, replicaDatabase, savedConnection, type Connection } from './connection.js';
 import { h, mount } from './dom.js';
 import { localPictures } from './pictures.js';
+import { isNotFound } from './errors.js';
 import { fatal, problemBox, root } from './shell.js';
 import { startSync, type Syncer } from './sync.js';
 import { commentsView } from './views/comments.js';
@@ -204,7 +205,7 @@ function start(service: BlogService, blog: Blog, server: Server | null, owner: B
   }
   // What a sync brought in shows at once where nothing is unsaved; otherwise the person is told and chooses.
   server?.syncer.subscribe((_status, pulled) => {
-    app.onSynced?.();
+    if (app.onSynced) return app.onSynced(pulled);
     if (!pulled || app.live) return;
     if (!app.unsaved?.()) void show();
     else
@@ -256,7 +257,7 @@ async function bootConnected(connection: Connection): Promise<void> {
   const syncer = startSync(connection, service);
   const local = () =>
     service.blogs.get({ blogId: connection.blogId }).catch((e: unknown) => {
-      if (BlogError.is(e) && e.code === 404) return null;
+      if (isNotFound(e)) return null;
       throw e;
     });
   let blog = await local();

@@ -1,8 +1,8 @@
 /** Comment moderation: everything readers sent, by status, at the ADMIN view. */
 import type { Comment, CommentList } from 'blogcore';
-import { BlogError } from 'blogcore';
 import { href, type App, type Route } from '../app.js';
 import { h, when } from '../dom.js';
+import { isNotFound } from '../errors.js';
 import { addressesOf, moderateAll } from '../moderation.js';
 import { badge, empty, pageHead, pager, tabs } from './common.js';
 
@@ -38,7 +38,7 @@ export async function commentsView(app: App, route: Route): Promise<HTMLElement>
         postId,
         app.owner.posts.get({ blogId, postId, fetchBody: false }).then(
           (p) => p.title || '(untitled)',
-          (e: unknown) => (BlogError.is(e) && e.code === 404 ? '(a deleted post)' : Promise.reject(e)),
+          (e: unknown) => (isNotFound(e) ? '(a deleted post)' : Promise.reject(e)),
         ),
       );
     }

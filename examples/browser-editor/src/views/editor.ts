@@ -7,7 +7,7 @@
 import { BlogError, type Page, type Post } from 'blogcore';
 import { pageBody, parse, postBody } from 'blogcore/schema';
 import type { App } from '../app.js';
-import { isConflict } from '../errors.js';
+import { isConflict, isNotFound } from '../errors.js';
 import { h, htmlFrame, mount, when } from '../dom.js';
 import { defaultTheme, html as siteHtml } from 'blogcore/site';
 import { badge } from './common.js';
@@ -250,37 +250,45 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
   let busy = false;
   app.onRemoteChange = (change) => {
     if (!doc || change.id !== doc.id) return false;
-    const id = doc.id;
-    if (change.type.endsWith('.deleted')) {
+    otherChange('in another tab', change.type.endsWith('.deleted')).catch(app.fail);
+    return true;
+  };
+
+  /**
+   * Another writer changed (or deleted) the shown post, `where`: with nothing unsaved here the form shows the
+   * newer version in place — the form stays, so nothing typed meanwhile is lost — otherwise the person is told.
+   */
+  async function otherChange(where: 'in another tab' | 'on the server', deleted = false): Promise<void> {
+    if (!doc) return;
+    const { id, etag } = doc;
+    const latest = deleted
+      ? null
+      : await kind.get(id).catch((e: unknown) => (isNotFound(e) ? null : Promise.reject(e)));
+    if (doc?.id !== id || doc.etag !== etag || latest?.etag === etag) return; // a save or a load took over, or nothing moved
+    if (!latest) {
       mount(
         remoteSlot,
         h(
           'p',
           { class: 'note' },
-          `This ${kind.noun} was deleted for good in another tab. Saving it here will fail; copy your text if you need it.`,
+          `This ${kind.noun} was deleted for good ${where}. Saving it here will fail; copy your text if you need it.`,
         ),
       );
     } else if (!dirty() && !busy && !conflictSlot.hasChildNodes()) {
-      // Nothing unsaved here: just show the newer version.
-      kind.get(id).then((latest) => {
-        if (doc?.id === id && !dirty()) {
-          load(latest);
-          app.notify(`Updated with a change from another tab.`);
-        }
-      }, app.fail);
+      load(latest);
+      app.notify(`Updated with a change from ${where === 'on the server' ? 'the server' : 'another tab'}.`);
     } else {
       mount(
         remoteSlot,
         h(
           'p',
           { class: 'note' },
-          `This ${kind.noun} was just changed in another tab. If you save here, you will be asked whether to overwrite that change. `,
+          `This ${kind.noun} was just changed ${where}. If you save here, you will be asked whether to overwrite that change. `,
           h('button', { type: 'button', class: 'link', onclick: () => reloadLatest(id) }, 'Reload to see it'),
         ),
       );
     }
-    return true;
-  };
+  }
 
   /**
    * The replica sent this post and it took its server id: the view follows it there (the address too). With the
@@ -306,8 +314,12 @@ export async function editorView(app: App, kind: Kind, id: string | undefined): 
     }
     app.setAddress(address(id));
   }
-  app.onSynced = () => {
-    if (!busy) follow().catch(app.fail);
+  // What a round pulled may be this post, changed or deleted on the server: a sync never redraws the form.
+  app.onSynced = (pulled) => {
+    if (!busy)
+      follow()
+        .then(() => (pulled ? otherChange('on the server') : undefined))
+        .catch(app.fail);
   };
 
   let previewTimer: number | undefined;
