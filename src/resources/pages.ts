@@ -1,7 +1,6 @@
 import { actorUserId, requireRole, requireVisibleContent, type Actor } from '../rules/access.js';
 import { edit, insertedStatus, publishPage, revertTo, trash } from '../rules/states.js';
 import type { Core } from '../core/core.js';
-import { lazy } from '../util/lazy.js';
 import { shortHash } from '../util/ids.js';
 import { listOf, page } from '../core/paging.js';
 import { collabDocId, put, type PageRecord } from '../store/records.js';
@@ -21,7 +20,7 @@ import type {
 import type { Page, PageList } from '../schema/resources.js';
 import { changeItem, contentEvents, deleteContent, loadVisible, withPath } from './content.js';
 import { pageOut } from './views.js';
-import type { LoadBackOffice } from './revisions.js';
+import { revisionsApi } from './revisions.js';
 
 /** A page body as checked; an update's or patch's may hold `null`: the field cleared (docs/design.md §24). */
 type Body = Parsed<'pagesUpdate'>['body'];
@@ -82,27 +81,27 @@ async function insertPage(core: Core, actor: Actor, input: PagesInsertParams): P
   return pageOut(core, r, s.view);
 }
 
-/** `loadBackOffice` loads the revisions code on the first `pages.revisions` call (the service's back office). */
-export function pagesApi(core: Core, actor: Actor, loadBackOffice: LoadBackOffice) {
+/**
+ * Pages load with the back office (create.ts), revisions included: so this module takes them from it directly,
+ * not through `lazy()` as posts.ts must (a lazy module sharing util/lazy.ts with the first download gave it a
+ * chunk of its own there).
+ */
+export function pagesApi(core: Core, actor: Actor) {
   return {
     /** Earlier versions of a page (an extension): list, get, restore. */
-    revisions: lazy(
-      async () =>
-        (await loadBackOffice()).revisionsApi<
-          PageRecord,
-          Page,
-          PagesRevisionsListParams,
-          PagesRevisionsGetParams,
-          PagesRevisionsRestoreParams
-        >(core, actor, {
-          kind: 'page',
-          change: async (blogId, pageId, ifMatch, fn) => {
-            const { after, view } = await changeItem(core, actor, 'page', blogId, pageId, ifMatch, fn, true);
-            return pageOut(core, after, view);
-          },
-        }),
-      ['list', 'get', 'restore'],
-    ),
+    revisions: revisionsApi<
+      PageRecord,
+      Page,
+      PagesRevisionsListParams,
+      PagesRevisionsGetParams,
+      PagesRevisionsRestoreParams
+    >(core, actor, {
+      kind: 'page',
+      change: async (blogId, pageId, ifMatch, fn) => {
+        const { after, view } = await changeItem(core, actor, 'page', blogId, pageId, ifMatch, fn, true);
+        return pageOut(core, after, view);
+      },
+    }),
     async get(input: PagesGetParams): Promise<Page> {
       const p = core.parse(params.pagesGet, input);
       const s = await core.reader(actor, p.blogId, p.view);

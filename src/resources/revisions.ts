@@ -59,7 +59,7 @@ interface Binding<R extends Item, T> {
   change: Change<R, T>;
 }
 
-/** How posts.ts and pages.ts get this module: loaded on first use, with the rest of the back office (back-office.ts). */
+/** How posts.ts gets this module: loaded on first use, with the rest of the back office (back-office.ts). */
 export type LoadBackOffice = () => Promise<{ revisionsApi: typeof revisionsApi; sweepCollab: typeof sweepCollab }>;
 
 /** `posts.revisions` / `pages.revisions`; the item id is `postId` or `pageId`. */

@@ -23,7 +23,7 @@ function apis(core: Core, actor: Actor): Namespaces {
   const admin = async () => (await backOffice()).blogAdminApi(core, actor);
   const infos = async () => (await backOffice()).userInfosApi(core, actor, posts);
   // Pages are rarer than posts in a browser editor: they load with the back office, which shares their code.
-  const pages = async () => (await backOffice()).pagesApi(core, actor, backOffice);
+  const pages = async () => (await backOffice()).pagesApi(core, actor);
   const pageCalls = async (): Promise<Omit<PagesApi, 'revisions'>> => pages();
   const all = {
     blogs: { ...base.blogs, ...lazy(async () => (await admin()).blogs, ['insert', 'update', 'patch', 'delete']) },

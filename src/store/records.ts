@@ -419,12 +419,12 @@ type Was = Omit<StoredDoc<{ replica?: ReplicaNote } | undefined>, 'id'>;
 
 /**
  * A put of a record with everything the driver must index for it, over `over` (the version expected, 0: new). A
- * post, page or comment keeps the stored record's replica note unless it brings its own.
+ * post, page or comment keeps the stored record's replica note unless it names its own (undefined: none).
  */
 export function put<C extends Collection>(collection: C, record: Records[C], over: Over<C>): PutOp {
   const expect = (over as Was).version ?? over;
   const note = (over as Was).doc?.replica;
-  if (note) (record as { replica?: ReplicaNote }).replica ??= note;
+  if (note && !('replica' in record)) (record as { replica?: ReplicaNote }).replica = note;
   // Optional fields are left out rather than stored as undefined (JSON has no undefined).
   for (const [k, v] of Object.entries(record)) if (v === undefined) delete (record as Record<string, unknown>)[k];
   markUnseen(collection, record as { status: PostStatus | CommentStatus; vis?: CommentVis; unseen?: true }, expect);
@@ -456,22 +456,22 @@ export function addTo<C extends Collection>(collection: C, record: Records[C], a
  * own id, in the same commit: an add that creates it, reading nothing (kept as it is if there already).
  */
 export function delNoted<C extends Noted>(collection: C, stored: StoredDoc<Records[C]>): WriteOp[] {
-  // (`del` refuses a post, page or comment by its type: their deletes come here.)
-  const ops = [del(collection as Collection as 'media', stored.id, stored.version, stored.doc)];
-  if (stored.doc.replica) ops.push(addTo('settings', stored.doc.replica, {}));
-  return ops;
+  const note = stored.doc.replica;
+  return [deleteOp(collection, stored.id, stored.version, stored.doc), ...(note ? [addTo('settings', note, {})] : [])];
+}
+
+function deleteOp(collection: Collection, id: string, expect: number, was?: { blogId?: string; unseen?: true }) {
+  const stream = streamOf(collection, was ?? {});
+  return { type: 'delete', collection, id, expect, ...(stream ? { stream } : {}) } as WriteOp;
 }
 
 /** A delete; `was` (the record deleted) names the change stream of media (a delete is a change too). */
-export function del(
+export const del: (
   collection: Exclude<Collection, Noted>,
   id: string,
   expect: number,
   was?: { blogId?: string; unseen?: true },
-): WriteOp {
-  const stream = streamOf(collection, was ?? {});
-  return { type: 'delete', collection, id, expect, ...(stream ? { stream } : {}) };
-}
+) => WriteOp = deleteOp;
 
 /** Users' and blogs' changes go to RECORDS_STREAM; posts, pages, comments and media to their blog's streams (streams.ts). */
 const streamOf = (collection: Collection, r: { blogId?: string; unseen?: true }) =>

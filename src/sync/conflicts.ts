@@ -7,8 +7,8 @@ import { type JsonObject, asJson } from '../service/store.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 import { remove, store } from './pull.js';
 import { RemoteError, type Remote } from './remote.js';
-import { Batch, baseId, settled, type Ctx, type StoredConflict } from './state.js';
-import type { Base, Synced } from './model.js';
+import { Batch, baseId, baseOf, settled, type Ctx, type StoredConflict } from './state.js';
+import type { Synced } from './model.js';
 
 type Resource = Post | Page | Comment;
 
@@ -29,8 +29,9 @@ export async function conflict(
   error: RemoteError,
 ): Promise<void> {
   const { core, blogId, state: st } = ctx;
-  const base = (await core.getAs<Base>('settings', baseId(blogId, collection, id)))?.doc;
-  const local = (await core.driver.get(collection, id))?.doc;
+  const found = await core.driver.get(collection, id);
+  const base = baseOf(await core.driver.get('settings', baseId(blogId, collection, id)), found);
+  const local = found?.doc;
   let server: Resource | undefined;
   if (base) {
     const postId = base.postId;

@@ -13,10 +13,9 @@ import { blogRecord, differs, kindOf, localBlog, type LocalBlog } from './record
 import { push } from './push.js';
 import { createRemote, type Remote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';
-import { Batch, baseId, loadState, NAMED_BASES, splitKey, stateId, type Ctx } from './state.js';
+import { Batch, baseId, baseOf, LAYOUT, loadState, splitKey, stateId, type Ctx } from './state.js';
 import { picturesId } from './wanted.js';
 import type { ConflictChoice, Downloads, PendingChange, Replica, ReplicaOptions, SyncResult } from './types.js';
-import type { Base } from './model.js';
 
 export { RemoteError, type RemoteOptions } from './remote.js';
 export type {
@@ -61,12 +60,10 @@ async function pendingChanges(c: Ctx, blogId: string): Promise<PendingChange[]> 
   const out: PendingChange[] = [];
   for (const key of c.state.dirty) {
     const { collection, id } = splitKey(key);
-    const [rec, base] = await Promise.all([
-      core.get(collection, id),
-      core.getAs<Base>('settings', baseId(blogId, collection, id)),
-    ]);
+    const rec = await core.get(collection, id);
+    const base = baseOf(await core.driver.get('settings', baseId(blogId, collection, id)), rec);
     // Made and dropped here, never sent, or written with nothing a push sends (a post's comment counts): nothing waits.
-    if (rec ? !base || differs(collection, rec.doc, base.doc) : base || c.state.creates[id]) {
+    if (rec ? !base || differs(collection, rec.doc, base) : base || c.state.creates[id]) {
       const doc = rec?.doc as { title?: string; filename?: string } | undefined;
       const picture = collection === 'media';
       out.push({
@@ -179,8 +176,8 @@ export function createReplica(options: ReplicaOptions): Replica {
         if (closed) throw new Error('Replica closed');
         ctx = await loadState(core, blogId, ctx);
         try {
-          // A replica made before 0.3.0 names its bases' fields first (upgrade.ts).
-          if (ctx.version && ctx.state.layout !== NAMED_BASES) await (await import('./upgrade.js')).nameBaseFields(ctx);
+          // A replica of an older layout brings its bases to this one first (upgrade.ts).
+          if (ctx.version && ctx.state.layout !== LAYOUT) await (await import('./upgrade.js')).upgradeBases(ctx);
           return await task(ctx);
         } catch (error) {
           ctx = undefined;

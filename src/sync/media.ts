@@ -13,11 +13,11 @@ import type { Media } from '../schema/media.js';
 import { sha256 } from '../util/sha256.js';
 import { piecesOfStream } from '../util/streams.js';
 import { putPicture, type PictureFacts } from '../media/service.js';
-import { BlogError } from '../util/errors.js';
-import { RemoteError, type Remote } from './remote.js';
-import { baseId, Batch, keyOf, settled, type Ctx, type StoredConflict } from './state.js';
+import { BlogError, RemoteError } from '../util/errors.js';
+import type { Remote } from './remote.js';
+import { baseId, Batch, isDirty, keyOf, settled, type Ctx, type StoredConflict } from './state.js';
 import { picturesId, picturesIn, type Pictures } from './wanted.js';
-import { isDirty, type Base } from './model.js';
+import type { Base } from './model.js';
 import { editable, fingerprint, revOf } from './records.js';
 import type { ConflictChoice, Downloads } from './types.js';
 

@@ -1,4 +1,7 @@
-/** The two shapes the replica's modules share: which collections sync, and the server copy a record was based on. */
+/**
+ * The two shapes the replica's modules share: which collections sync, and the server copy a record was based on
+ * (what a base decides is in state.ts).
+ */
 export type Synced = 'posts' | 'pages' | 'comments';
 /** What a replica tracks for sending: the synced collections and the blog's pictures (media.ts). */
 export type Tracked = Synced | 'media';
@@ -18,7 +21,3 @@ export interface Base {
   /** A comment's post (its calls name it, even after the local copy is gone). */
   postId?: string;
 }
-
-/** Whether a local record has edits the server has not seen: no base (made here) or changed since its base. */
-export const isDirty = (stored: number | undefined, base: Base | undefined) =>
-  stored !== undefined && (!base || base.version !== stored);

@@ -13,19 +13,32 @@ import {
   type CommentRecord,
   type PageRecord,
   type PostRecord,
+  type ReplicaNote,
   type UserRecord,
   revisionsOf,
 } from '../service/store.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
 import { collectionOf, commentRecord, fingerprint, pageRecord, postRecord } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
-import { Batch, baseId, eachRecord, pulledCommits, saveState, synced, walk, type Ctx, type Known } from './state.js';
-import { isDirty, type Base, type Synced } from './model.js';
+import {
+  Batch,
+  baseId,
+  baseIn,
+  eachRecord,
+  isDirty,
+  pulledCommits,
+  saveState,
+  synced,
+  walk,
+  type Ctx,
+  type Known,
+} from './state.js';
+import type { Base, Synced } from './model.js';
 import { picturesId, type Pictures } from './wanted.js';
 
 /**
- * Writes a server resource as the local record with its base; answers false when local edits keep it
- * (unless `force`: the push writes the server's answer over what it sent).
+ * Writes a server resource as the local record with its base as the record's note (a `settings` one goes);
+ * answers false when local edits keep it (unless `force`: the push writes the server's answer over what it sent).
  */
 export async function store(
   ctx: Ctx,
@@ -35,7 +48,7 @@ export async function store(
   force = false,
 ): Promise<boolean> {
   const bId = baseId(ctx.blogId, collection, resource.id);
-  const base = (await batch.get<Base>('settings', bId))?.doc;
+  const base = await baseIn(batch, ctx.blogId, collection, resource.id);
   const local = await batch.get<PostRecord & PageRecord & CommentRecord>(collection, resource.id);
   if (!force && local && isDirty(local.stored, base)) return false;
   // Authors become local users (the local service shows their names).
@@ -51,18 +64,18 @@ export async function store(
       resource as Comment,
       (await batch.get<PostRecord>('posts', (resource as Comment).post.id))?.doc,
     );
-  const v = await batch.put(collection, record);
-  const status = (record as { status: string }).status;
-  const etag = (resource as { etag?: string }).etag;
-  await batch.put('settings', {
+  record.replica = {
     id: bId,
-    version: v,
-    etag,
-    status,
+    // The version this put gives it.
+    version: (local?.stored ?? 0) + 1,
+    etag: (resource as { etag?: string }).etag,
+    status: record.status,
     fingerprint: fingerprint(collection, record),
     gen: ctx.state.gen,
     postId: (record as CommentRecord).postId,
-  } satisfies Base);
+  } satisfies Base as ReplicaNote;
+  await batch.put(collection, record);
+  await batch.delete('settings', bId);
   return true;
 }
 
@@ -72,11 +85,11 @@ export async function store(
  * sent stay, to meet the server as conflicts rather than vanish.
  */
 export async function remove(ctx: Ctx, batch: Batch, collection: Synced, id: string, force = false): Promise<boolean> {
-  const bId = baseId(ctx.blogId, collection, id);
-  const base = (await batch.get<Base>('settings', bId))?.doc;
+  const base = await baseIn(batch, ctx.blogId, collection, id);
   const local = await batch.get<PostRecord & CommentRecord>(collection, id);
   if (!force && local && isDirty(local.stored, base)) return false;
-  if (base) await batch.delete('settings', bId);
+  // (Its note goes with it: the batch writes its `settings` record.)
+  await batch.delete('settings', baseId(ctx.blogId, collection, id));
   if (!local) return true;
   await batch.delete(collection, id);
   // Its local revisions go with it, as they do in the core's own delete.

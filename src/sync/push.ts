@@ -21,6 +21,9 @@ import { scan } from './scan.js';
 import {
   Batch,
   baseId,
+  baseIn,
+  baseOf,
+  basesOf,
   keyOf,
   preload,
   read,
@@ -33,7 +36,7 @@ import {
   type Ctx,
   type Known,
 } from './state.js';
-import type { Base, Synced } from './model.js';
+import type { Synced } from './model.js';
 
 type AnyRecord = PostRecord & PageRecord & CommentRecord;
 type Resource = Post | Page | Comment;
@@ -97,10 +100,12 @@ export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; 
   };
   // Updates of posts and pages the server has (a base, a local record) go a few at a time; creates, deletes
   // and comments (which may wait on a create's id) go after, in order. Conflicts are stored in queue order.
-  const update = (q: { collection: Synced; id: string }) =>
-    q.collection !== 'comments' &&
-    !!known.get(`settings/${baseId(blogId, q.collection, q.id)}`) &&
-    !!known.get(`${q.collection}/${q.id}`);
+  const update = (q: { collection: Synced; id: string }) => {
+    const rec = known.get(`${q.collection}/${q.id}`);
+    return (
+      q.collection !== 'comments' && !!rec && !!baseOf(known.get(`settings/${baseId(blogId, q.collection, q.id)}`), rec)
+    );
+  };
   const updates = queue.filter(update);
   const rest = queue.filter((q) => !update(q));
   const refusals: Array<RemoteError | undefined> = [];
@@ -134,7 +139,7 @@ async function pushOne(
   const { core, blogId, state: st } = ctx;
   const rec = await read(core, known, collection, id);
   const doc = rec?.doc as AnyRecord | undefined;
-  const base = (await read(core, known, 'settings', baseId(blogId, collection, id)))?.doc as Base | undefined;
+  const base = baseOf(await read(core, known, 'settings', baseId(blogId, collection, id)), rec);
   if (!base) {
     let req = st.creates[id];
     if (!req) {
@@ -242,9 +247,9 @@ async function createRequest(ctx: Ctx, collection: Synced, doc: AnyRecord): Prom
   if (collection === 'comments') {
     const postId = st.ids[doc.postId] ?? doc.postId;
     const parent = doc.inReplyTo ? (st.ids[doc.inReplyTo] ?? doc.inReplyTo) : undefined;
-    const known = await ctx.core.driver.getMany('settings', [
-      baseId(blogId, 'posts', postId),
-      ...(parent ? [baseId(blogId, 'comments', parent)] : []),
+    const known = await basesOf(ctx.core, blogId, [
+      { collection: 'posts', id: postId },
+      ...(parent ? [{ collection: 'comments' as const, id: parent }] : []),
     ]);
     if (known.some((k) => !k)) return undefined;
     return {
@@ -311,8 +316,8 @@ function settler(ctx: Ctx, known: Known): (answer: Answer) => Promise<void> {
 async function settleInto(ctx: Ctx, batch: Batch, { collection, id, server, version }: Answer): Promise<void> {
   const { blogId, state: st } = ctx;
   const same = (await batch.get<AnyRecord>(collection, id))?.stored === version;
-  const bId = baseId(blogId, collection, id);
-  const base = (await batch.get<Base>('settings', bId))!.doc;
+  // A confirmation writes the base to `settings` (a small record) rather than the whole record with its note.
+  const base = (await baseIn(batch, blogId, collection, id))!;
   if (same) {
     settled(st, collection, id);
     // With nothing sent (a local write that changed no field the server keeps), the record is as its base.
@@ -338,13 +343,12 @@ async function adopt(
   server: Resource,
   version: number | undefined,
 ): Promise<void> {
-  const { core, blogId, state: st } = ctx;
+  const { core, state: st } = ctx;
   const batch = new Batch(core);
   const local = await batch.get<AnyRecord>(collection, localId);
   if (local) await batch.delete(collection, localId);
   await store(ctx, batch, collection, server);
   const serverId = server.id;
-  const bId = baseId(blogId, collection, serverId);
   let after = (await batch.get<AnyRecord>(collection, serverId))!;
   if (local && collection === 'posts') {
     // The post's comments move with it: its comment bookkeeping is the local record's.
@@ -368,8 +372,8 @@ async function adopt(
       ...editable(collection, local.doc),
       status: local.doc.status,
       published: local.doc.published ?? after.doc.published,
+      replica: { ...after.doc.replica!, version: -1 },
     });
-    await batch.put('settings', { ...(await batch.get<Base>('settings', bId))!.doc, version: -1 });
     st.dirty.push(keyOf(collection, serverId));
   }
   // A post's comments move with it. (A reply keeps naming its parent's local id until it is sent itself:

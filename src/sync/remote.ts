@@ -5,6 +5,9 @@
  * 412 `conditionNotMet`: the server's copy moved, a conflict). The replica (`createReplica`) builds on this.
  */
 import type { ChangeList } from '../service/store.js';
+import { RemoteError } from '../util/errors.js';
+
+export { RemoteError };
 
 export interface RemoteOptions {
   /** The API root, e.g. `https://blog.example/v3`. */
@@ -13,20 +16,6 @@ export interface RemoteOptions {
   headers?: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
   /** The `fetch` requests go through (default: the global one). */
   fetch?: typeof fetch;
-}
-
-/** A request the server refused (or could not be reached: `status` 0). */
-export class RemoteError extends Error {
-  override readonly name = 'RemoteError';
-  constructor(
-    readonly status: number,
-    readonly reason: string,
-    message: string,
-    /** The server's JSON answer, when there was one. */
-    readonly body?: unknown,
-  ) {
-    super(message);
-  }
 }
 
 export interface PullOptions {

@@ -4,9 +4,9 @@
  */
 import { type JsonObject, revisionOps } from '../service/store.js';
 import { editable, kindOf } from './records.js';
-import { Batch, baseId, keyOf, settled, type Ctx, type StoredConflict } from './state.js';
+import { Batch, baseId, baseIn, keyOf, settled, type Ctx, type StoredConflict } from './state.js';
 import type { Conflict, ConflictChoice, ConflictField, ConflictVersion } from './types.js';
-import type { Base, Synced } from './model.js';
+import type { Synced } from './model.js';
 
 const FIELDS: readonly ConflictField[] = ['title', 'content', 'labels', 'status'];
 
@@ -64,7 +64,7 @@ export async function resolveConflict(c: Ctx, id: string, choice: ConflictChoice
     if (mine && current) await keep(c, batch, collection, mine as Fields, current);
   } else {
     const bId = baseId(c.blogId, collection, id);
-    const base = (await batch.get<Base>('settings', bId))?.doc;
+    const base = await baseIn(batch, c.blogId, collection, id);
     if (!mine) {
       // Mine was a delete: the server's copy goes (the base stays, so the delete is sent).
       if (current) await batch.delete(collection, id);
@@ -91,6 +91,7 @@ export async function resolveConflict(c: Ctx, id: string, choice: ConflictChoice
         commentsVis: undefined,
         liveComments: 0,
         allComments: 0,
+        replica: undefined,
       });
       await batch.delete('settings', bId);
     }

@@ -5,8 +5,8 @@
  */
 import { blogChanges } from '../service/store.js';
 
-import { baseId, eachRecord, keyOf, pulledCommits, saveState, type Ctx } from './state.js';
-import { isDirty, type Base, type Synced } from './model.js';
+import { basesOf, eachRecord, isDirty, keyOf, pulledCommits, saveState, type Ctx } from './state.js';
+import type { Synced } from './model.js';
 
 const SCAN = 500;
 
@@ -36,13 +36,14 @@ export async function scan(ctx: Ctx, save = true): Promise<void> {
     // A pulled page's commit holds the replica's own writes only.
     const changes = all.filter((c) => !own.has(c.seq));
     const bases = changes.length
-      ? await core.driver.getMany(
-          'settings',
-          changes.map((c) => baseId(blogId, c.collection as Synced, c.id)),
+      ? await basesOf(
+          core,
+          blogId,
+          changes.map((c) => ({ collection: c.collection as Synced, id: c.id })),
         )
       : [];
     changes.forEach((c, i) => {
-      const base = bases[i]?.doc as Base | undefined;
+      const base = bases[i];
       // The replica's own writes: a put of the version its base names (or an older one it has written over since),
       // a delete that removed the base too.
       if (c.type === 'put' ? base && base.version >= c.version : !base) return;

@@ -1,20 +1,23 @@
 /**
  * What a replica keeps in the local store beside the records, in the `settings` collection (no indexes, so
  * no store upgrade): one state document per blog (checkpoint, a pull in progress, the local log position
- * looked at, what waits to be sent, creates in flight with their Idempotency-Keys, the id map, conflicts),
- * and one small *base* document per synced record (the server's etag and status, a fingerprint of its
- * fields, and the local version the replica wrote). Records, bases and state move in one commit each time,
- * so a reload or a crash at any point finds them consistent.
+ * looked at, what waits to be sent, creates in flight with their Idempotency-Keys, the id map, conflicts).
+ * Each synced record has a *base* (model.ts: the server's etag and status, a fingerprint of its fields, and
+ * the local version the replica wrote): a pull writes it into the record as its replica note, and a small
+ * `settings` document under the same id holds it where the record cannot (a delete leaves the note there, a
+ * push's confirmation writes it there rather than the whole record); the `settings` one comes first
+ * (docs/design.md §26). Records, bases and state move in one commit each time, so a reload or a crash at any
+ * point finds them consistent.
  */
 import {
   type Core,
+  delNoted,
+  type Noted,
   type JsonObject,
   type LogPosition,
   type StoredDoc,
   type WriteOp,
   labelCountsOps,
-  delNoted,
-  type Noted,
   put,
   type Collection,
   type PostRecord,
@@ -49,7 +52,7 @@ export interface StoredConflict {
 
 export interface State {
   id: string;
-  /** How bases are stored: NAMED_BASES, or absent in a replica made before 0.3.0 (upgrade.ts). */
+  /** How bases are stored: LAYOUT, 2 with all of them in `settings`, absent before 0.3.0 (upgrade.ts). */
   layout?: number;
   checkpoint?: string;
   /** A pull in progress: where its next page starts. */
@@ -67,15 +70,15 @@ export interface State {
   conflicts: StoredConflict[];
 }
 
-/** `State.layout` of a replica whose bases have named fields (model.ts; older ones: upgrade.ts). */
-export const NAMED_BASES = 2;
+/** `State.layout` of a replica whose bases are notes in its records (docs/design.md §26; older ones: upgrade.ts). */
+export const LAYOUT = 3;
 
 export const stateId = (blogId: string) => `sync:${blogId}`;
 export const baseId = (blogId: string, collection: Tracked, id: string) => `sync:${blogId}:${collection}:${id}`;
 
 export const newState = (blogId: string): State => ({
   id: stateId(blogId),
-  layout: NAMED_BASES,
+  layout: LAYOUT,
   gen: 0,
   scanned: { seq: 0, pos: -1 },
   dirty: [],
@@ -201,10 +204,18 @@ export class Batch {
     const posts: Array<[PostRecord | undefined, PostRecord | undefined]> = [];
     for (const s of this.slots.values()) {
       if (!s.touched) continue;
-      // (Over the record as stored: a note on it stays, and a delete leaves it, docs/design.md §26.)
       const stored = { id: s.id, version: s.stored, doc: s.was as Records[Noted] };
       if (s.doc) ops.push(put(s.collection, s.doc, stored));
-      else if (s.stored) ops.push(...delNoted(s.collection as Noted, stored));
+      // A delete leaves the record's note in `settings`, unless the batch writes that record itself.
+      else if (s.stored)
+        ops.push(
+          ...delNoted(
+            s.collection as Noted,
+            this.slots.get(`settings/${stored.doc?.replica?.id}`)?.touched
+              ? { ...stored, doc: { ...stored.doc, replica: undefined } }
+              : stored,
+          ),
+        );
       if (s.collection === 'posts') posts.push([s.was as PostRecord | undefined, s.doc as PostRecord | undefined]);
     }
     // Label counters move with the posts, as on every write of the core (label-counts.ts: adds, nothing read).
@@ -287,11 +298,41 @@ export async function eachRecord(
         page.map((d) => baseId(ctx.blogId, collection, d.id)),
       );
       const batch = new Batch(ctx.core);
-      for (let i = 0; i < page.length; i++)
-        await visit(batch, collection, page[i]!.id, page[i]!.version, bases[i]?.doc as Base | undefined, page[i]!.doc);
+      for (let i = 0; i < page.length; i++) {
+        const d = page[i]!;
+        await visit(batch, collection, d.id, d.version, baseOf(bases[i], d), d.doc);
+      }
       await batch.commit();
     }
   }
+}
+
+/** A record's base (docs/design.md §26): its `settings` document first, else the record's own note. */
+export const baseOf = (kept: { doc: object } | undefined, record: { doc: object } | undefined) =>
+  (kept?.doc ?? (record?.doc as { replica?: Base } | undefined)?.replica) as Base | undefined;
+
+/** Whether a local record has edits the server has not seen: no base (made here) or changed since its base. */
+export const isDirty = (stored: number | undefined, base: Base | undefined) =>
+  stored !== undefined && (!base || base.version !== stored);
+
+/** The base of a record as a batch sees it (`baseOf`). */
+export const baseIn = async (batch: Batch, blogId: string, collection: Tracked, id: string) =>
+  (await batch.get<Base>('settings', baseId(blogId, collection, id)))?.doc ??
+  (await batch.get<{ replica?: Base }>(collection, id))?.doc.replica;
+
+/** The bases of many records (`baseOf`), in one read per collection. */
+export async function basesOf(
+  core: Core,
+  blogId: string,
+  items: ReadonlyArray<{ collection: Tracked; id: string }>,
+): Promise<Array<Base | undefined>> {
+  const known = await preload(core, [
+    ['settings', items.map((i) => baseId(blogId, i.collection, i.id))],
+    ...synced.map((c) => [c, items.filter((i) => i.collection === c).map((i) => i.id)] as const),
+  ]);
+  return items.map(({ collection, id }) =>
+    baseOf(known.get(`settings/${baseId(blogId, collection, id)}`), known.get(keyOf(collection, id))),
+  );
 }
 
 /** Records read ahead, by `collection/id` (undefined: absent). */

@@ -127,3 +127,21 @@ export const conditionNotMet = () =>
     location: 'If-Match',
     locationType: 'header',
   });
+
+/**
+ * A request a server refused (or could not be reached: `status` 0): what blogcore/sync's client of a blogcore
+ * server throws (`status` and Google's `reason` from the server's error body). Here beside BlogError so the
+ * replica's parts loaded on first use (its pictures) share it without a chunk of their own (docs/design.md §26).
+ */
+export class RemoteError extends Error {
+  override readonly name = 'RemoteError';
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+    /** The server's JSON answer, when there was one. */
+    readonly body?: unknown,
+  ) {
+    super(message);
+  }
+}

@@ -3,6 +3,7 @@ import { idbDriver } from '../../drivers/idb/index.js';
 import { createBlogService, type BlogService } from '../../src/index.js';
 import { createReplica, type ConflictChoice, type Replica } from '../../src/sync/index.js';
 import { internalsOf } from '../../src/service/internals.js';
+import { asOlderLayout } from '../sync/older-layouts.js';
 
 let local: BlogService;
 let replica: Replica;
@@ -24,6 +25,12 @@ let blogId: string;
     const { driver } = internalsOf(local)!.core;
     const state = await driver.get('settings', `sync:${blogId}`);
     await driver.commit([{ type: 'delete', collection: 'settings', id: `sync:${blogId}`, expect: state!.version }]);
+  },
+  /** Closes the replica and puts its store back as layout 2 wrote it (test/sync/older-layouts.ts), then closes it. */
+  async olderLayout() {
+    await replica.close();
+    await asOlderLayout(internalsOf(local)!.core, blogId);
+    await local.close();
   },
   close: async () => {
     await replica.close();
@@ -51,6 +58,8 @@ let blogId: string;
   resolve: (id: string, choice: ConflictChoice) => replica.resolve(id, choice),
   insert: (title: string, content: string) => local.posts.insert({ blogId, body: { title, content } }),
   patch: (postId: string, content: string) => local.posts.patch({ blogId, postId, body: { content } }),
+  revert: (postId: string) => local.posts.revert({ blogId, postId }),
+  remove: (postId: string) => local.posts.delete({ blogId, postId }),
   posts: async () =>
     (
       await local.posts.list({

@@ -18,6 +18,8 @@ let url: string;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
+/** Writes that reached the server through the page's origin: `METHOD path If-Match`. */
+const sent: string[] = [];
 
 beforeAll(async () => {
   s = await startSyncServer();
@@ -28,6 +30,7 @@ beforeAll(async () => {
   site = createServer(async (req, res) => {
     if (req.url === '/app.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
     if (req.url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+    if (req.method !== 'GET') sent.push(`${req.method} ${req.url!.split('?')[0]} ${req.headers['if-match']}`);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const headers = Object.fromEntries(
@@ -152,4 +155,44 @@ it('in Chromium on IndexedDB: a first pull over posts already here, pages sent w
   const there = (await s.service.posts.list({ blogId: s.blogId, maxResults: 50 })).items;
   const here = await call<Array<{ id: string; etag: string }>>('posts');
   expect(here.map((p) => [p.id, p.etag]).sort()).toEqual(there.map((p) => [p.id, p.etag]).sort());
+}, 60_000);
+
+it('in Chromium on IndexedDB: a replica of layout 2 moves its bases into its records; queued writes go with their If-Match', async () => {
+  const author = s.as('author');
+  const made = [];
+  for (let i = 0; i < 3; i++)
+    made.push(await author.posts.insert({ blogId: s.blogId, body: { title: `Older ${i}`, content: `<p>${i}</p>` } }));
+  await call('close');
+  await page.evaluate(([blogId]) => (globalThis as any).replicaPage.open(blogId, 'author'), [s.blogId]);
+  await call('sync');
+  const [edited, reverted, deleted] = made.map((p) => ({ id: p.id!, etag: p.etag }));
+  await call('patch', edited!.id, 'edited before the upgrade');
+  await call('revert', reverted!.id);
+  await call('remove', deleted!.id);
+  await call('olderLayout');
+  await page.evaluate(([blogId]) => (globalThis as any).replicaPage.open(blogId, 'author'), [s.blogId]);
+  expect(
+    (await call<Array<{ id: string; action: string }>>('pending')).map((p) => `${p.id} ${p.action}`).sort(),
+  ).toEqual([`${edited!.id} update`, `${reverted!.id} update`, `${deleted!.id} delete`].sort());
+  sent.length = 0;
+  expect(await call('sync')).toMatchObject({ pushed: 3, conflicts: 0 });
+  const path = (id: string) => `/v3/blogs/${s.blogId}/posts/${id}`;
+  expect(sent.sort()).toEqual(
+    [
+      `PATCH ${path(edited!.id)} ${edited!.etag}`,
+      `POST ${path(reverted!.id)}/revert ${reverted!.etag}`,
+      `DELETE ${path(deleted!.id)} ${deleted!.etag}`,
+    ].sort(),
+  );
+  const there = await s.service.posts.list({
+    blogId: s.blogId,
+    status: ['LIVE', 'DRAFT'],
+    view: 'ADMIN',
+    maxResults: 50,
+  });
+  const byId = new Map(there.items.map((p) => [p.id, p]));
+  expect(byId.get(edited!.id)).toMatchObject({ content: 'edited before the upgrade', status: 'LIVE' });
+  expect(byId.get(reverted!.id)).toMatchObject({ status: 'DRAFT' });
+  expect(byId.has(deleted!.id)).toBe(false);
+  expect(await call('pending')).toEqual([]);
 }, 60_000);
