@@ -19,7 +19,7 @@ import type { Connection } from './connect.js';
 import { groups } from './changes.js';
 import { loadedPostings, loadPostings } from './lazy-postings.js';
 import { CHANGES, LOG, type LogChange, type Rec } from './schema.js';
-import { DEAD, POST, SEG } from './ranges.js';
+import { DEAD, hasPostings, POST, SEG } from './ranges.js';
 import type { PostingDoc } from './segments.js';
 
 type WriteTx = ReturnType<typeof writeTx>;
@@ -44,7 +44,8 @@ export async function commit(
   for (const op of given) {
     const def = c.collection(op.collection);
     stores.add(op.collection);
-    if (def.search) for (const name of [SEG(op.collection), POST(op.collection), DEAD(op.collection)]) stores.add(name);
+    if (hasPostings(def))
+      for (const store of [SEG(op.collection), POST(op.collection), DEAD(op.collection)]) stores.add(store);
     if (op.type !== 'delete') {
       for (const name of Object.keys(op.keys)) {
         if (!def.indexes.some((i) => i.name === name)) throw new Error(`unknown index ${name}`);
@@ -52,7 +53,7 @@ export async function commit(
     }
   }
   // The postings code, loaded before the transaction starts (awaiting it inside would end the transaction).
-  const seg = given.some((op) => c.collection(op.collection).search)
+  const seg = given.some((op) => hasPostings(c.collection(op.collection)))
     ? (loadedPostings() ?? (await loadPostings()))
     : undefined;
   /** An insert trusted to the transaction's own refusal (a second one of an id in the batch is refused too). */
@@ -76,7 +77,8 @@ export async function commit(
     refused ??= this.error;
   };
   const changes: Array<Omit<LogChange, 'q'>> = [];
-  // Per searchable collection: the documents with terms (one new segment), and the versions written over.
+  // Per collection with postings: the documents (one new segment: search terms and keyed indexes' entries
+  // together), and the versions written over.
   const postings = new Map<
     string,
     { docs: PostingDoc[]; dead: Map<string, number>; deleted: Set<string>; inserted: Set<string> }
@@ -84,12 +86,13 @@ export async function commit(
   for (const op of ops) {
     const store = plain(op.collection);
     const def = c.collection(op.collection);
-    let p = def.search ? postings.get(op.collection) : undefined;
-    if (def.search && !p)
-      postings.set(op.collection, (p = { docs: [], dead: new Map(), deleted: new Set(), inserted: new Set() }));
-    if (op.expect > 0) p?.dead.set(op.id, op.expect);
-    else p?.inserted.add(op.id);
-    if (op.type === 'delete') p?.deleted.add(op.id);
+    let p = postings.get(op.collection);
+    if (seg && hasPostings(def)) {
+      if (!p) postings.set(op.collection, (p = { docs: [], dead: new Map(), deleted: new Set(), inserted: new Set() }));
+      if (op.expect > 0) p.dead.set(op.id, op.expect);
+      else p.inserted.add(op.id);
+      if (op.type === 'delete') p.deleted.add(op.id);
+    }
     if (op.type === 'put') {
       const rec: Rec = {
         id: op.id,
@@ -99,15 +102,7 @@ export async function commit(
         ...(op.terms && def.search ? { s: op.terms.scope } : {}),
       };
       (trusted(op) ? store.add(rec) : store.put(rec)).onerror = noteRefusal;
-      if (p && op.terms) {
-        p.docs.push({
-          id: op.id,
-          v: rec.v,
-          s: op.terms.scope,
-          key: seg!.orderKey(def, op.keys) ?? [],
-          terms: op.terms.tokens,
-        });
-      }
+      p?.docs.push(...seg!.docsOf(def, op.id, rec.v, op.keys, op.terms));
     } else {
       store.delete(op.id).onerror = noteRefusal;
     }

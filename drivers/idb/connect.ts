@@ -9,8 +9,7 @@
 import { unwrap, wrap, type IDBPDatabase, type IDBPTransaction } from 'idb';
 import type { CollectionDef, StoreSchema } from '../../src/store/driver.js';
 import type { Index3 } from './native.js';
-import { loadedPostings, loadPostings } from './lazy-postings.js';
-import { BLOBS, idbVersion, missingLayout, PostingsNeeded, schemaVersion, upgrade } from './schema.js';
+import { BLOBS, idbVersion, missingLayout, schemaVersion } from './schema.js';
 
 /** `open` could not upgrade the database because another connection keeps an older version open. */
 export class IdbBlockedError extends Error {
@@ -58,14 +57,23 @@ export interface OpenOptions {
   lost(reason: string): void;
 }
 
+/** The upgrade code (upgrade.ts), loaded when an open needs an upgrade: most page loads open a current database. */
+let upgrading: typeof import('./upgrade.js') | undefined;
+
+/** An open stopped its upgrade, changing nothing, for want of code: upgrade.ts, and with `builders` an older layout's. */
+class CodeNeeded {
+  constructor(readonly builders: boolean) {}
+}
+
 /** Opens (and if needed upgrades) the database; never waits forever on another tab. */
 export async function openDatabase(o: OpenOptions, schema: StoreSchema): Promise<IDBPDatabase> {
   try {
     return await openOnce(o, schema);
   } catch (e) {
-    // The upgrade builds search segments and stopped, changing nothing, for want of their code: load, open again.
-    if (!(e instanceof PostingsNeeded)) throw e;
-    await loadPostings();
+    // The upgrade stopped, changing nothing, for want of its code: load, open again.
+    if (!(e instanceof CodeNeeded)) throw e;
+    upgrading ??= await import('./upgrade.js');
+    if (e.builders) await upgrading.loadBuilders();
     return openOnce(o, schema);
   }
 }
@@ -83,12 +91,19 @@ function openOnce(o: OpenOptions, schema: StoreSchema): Promise<IDBPDatabase> {
     const fail = (error: Error) => settle() && reject(error);
     // (If open throws, so does this executor: the promise rejects with its error.)
     const request = o.factory.open(o.name, idbVersion(schema.version));
-    request.addEventListener('upgradeneeded', () => {
+    request.addEventListener('upgradeneeded', (event) => {
+      // No longer blocked (Chromium may have said so while a closed connection's last transaction finished): an
+      // upgrade of a big store takes longer than the wait for other tabs.
+      clearTimeout(timer);
       try {
-        upgrade(wrap(request.result), schema, request.transaction!, loadedPostings());
+        const tx = request.transaction!;
+        const code = upgrading?.upgrade(wrap(request.result), schema, tx, wrap);
+        // (An older layout's builders: those of layouts before this one, or what the loaded upgrade asked for.)
+        if (!code)
+          throw new CodeNeeded(!!upgrading || (event.oldVersion > 0 && event.oldVersion % 1000 < idbVersion(0)));
       } catch (e) {
         request.transaction?.abort();
-        if (e instanceof PostingsNeeded) return void fail(e);
+        if (e instanceof CodeNeeded) return void fail(e as unknown as Error);
         fail(
           new Error(
             `idb driver: upgrading ${o.name} to schema version ${schema.version} failed: ${(e as Error).message}`,

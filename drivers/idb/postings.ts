@@ -297,13 +297,20 @@ export class Segment {
   }
 
   /**
-   * The run of documents under `prefix` (when the head has runs and the prefix is as long as theirs): null
-   * when the segment has none, undefined when the head cannot say.
+   * The run of documents under `prefix` (when the head has runs and the prefix is one's): null when the segment
+   * has none, undefined when the head cannot say (a run of another length shares the prefix's start). Runs may
+   * differ in length: search documents and keyed indexes' entries share a segment.
    */
   run(prefix: Key): { from: number; to: number; first: Key; last: Key } | null | undefined {
     const runs = this.head.r;
-    if (!runs || runs[0]![0].length !== prefix.length) return undefined;
-    const found = runs.find((x) => compareKeys(x[0], prefix) === 0);
+    if (!runs) return undefined;
+    let found: (typeof runs)[number] | undefined;
+    for (const x of runs) {
+      const w = Math.min(x[0].length, prefix.length);
+      if (compareKeys(x[0].slice(0, w), prefix.slice(0, w)) !== 0) continue;
+      if (x[0].length !== prefix.length) return undefined;
+      found = x;
+    }
     return found ? { from: found[1], to: found[2], first: found[3], last: found[4] } : null;
   }
 
@@ -475,7 +482,10 @@ export async function* segmentMatches(
       ? run.to
       : await seg.bound((k) => side(k) > 0 || (side(k) === 0 && !!bounds.upper && above(k.slice(w), bounds.upper)));
   if (from >= to) return;
+  // No terms (an index kept as postings, key-postings.ts): every entry of the run.
+  for (let i = 0; !terms.length && i < to - from; i++) yield await seg.doc(up ? from + i : to - 1 - i);
   const sizes = await sizing;
+  if (!terms.length) return;
   const order = terms.map((t, i) => [t, sizes[i]!] as const).sort((a, b) => a[1] - b[1]);
   if (order[0]![1] === 0) return;
   const [rarest, ...others] = order.map(([t]) => t);
@@ -514,17 +524,21 @@ export async function readSegment(
   return docs;
 }
 
-/** The documents of segments being merged: each id's newest entry, unless `dead` says it was replaced. */
+/**
+ * The documents of segments being merged: each id's entries of its newest version (one document, or one entry
+ * per key of an index kept as postings), unless `dead` says it was replaced.
+ */
 export async function mergeDocs(segs: readonly Segment[], dead: ReadonlyMap<string, Gone>): Promise<PostingDoc[]> {
-  const best = new Map<string, PostingDoc & { g?: number | undefined }>();
+  const best = new Map<string, PostingDoc[]>();
   for (const docs of await Promise.all(segs.map(readSegment))) {
-    for (const d of docs) {
-      if (!current(d, dead.get(d.id))) continue;
+    for (const { g, ...d } of docs) {
+      if (!current({ v: d.v, g }, dead.get(d.id))) continue;
       const had = best.get(d.id);
-      if (!had || had.v < d.v) best.set(d.id, d);
+      if (!had || had[0]!.v < d.v) best.set(d.id, [d]);
+      else if (had[0]!.v === d.v) had.push(d);
     }
   }
-  return [...best.values()].map(({ g: _g, ...d }) => d);
+  return [...best.values()].flat();
 }
 
 /** Sources opened together when none is open yet. */

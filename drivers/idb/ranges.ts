@@ -1,13 +1,29 @@
 /**
- * How IndexedDB is walked, shared by the start-up reads and the search code loaded later (search.ts,
- * segments.ts): the names of a searchable collection's postings stores, and the key range of a query.
+ * How IndexedDB is walked, shared by the start-up reads and the code loaded later (search.ts, segments.ts,
+ * upgrade.ts): the names of the stores, which indexes are kept as postings, and the key range of a query.
  */
-import type { RangeQuery } from '../../src/store/driver.js';
+import type { CollectionDef, RangeQuery } from '../../src/store/driver.js';
 
-/** A searchable collection's postings: segment heads, their bodies, replaced versions (segments.ts). */
+export const LOG = '~log';
+export const CHANGES = '~changes';
+export const META = '~meta';
+export const BLOBS = '~blobs';
+export const STREAM_INDEX = 'stream';
+
+/** A collection's postings: segment heads, their bodies, replaced versions (segments.ts). */
 export const SEG = (collection: string) => `~seg.${collection}`;
 export const POST = (collection: string) => `~post.${collection}`;
 export const DEAD = (collection: string) => `~dead.${collection}`;
+/** The index of segment heads by their number of documents (`n`): how a commit sees a size class fill up. */
+export const SIZE = 'n';
+/**
+ * The indexes kept as postings (layout 5, key-postings.ts): those declared with many entries per record and not
+ * unique (one entry per label). Their entries share the collection's segments with its search terms.
+ */
+export const keyed = (def: CollectionDef) => def.indexes.filter((i) => i.entries === 'many' && !i.unique);
+export const isKeyed = (def: CollectionDef, index: string) => keyed(def).some((i) => i.name === index);
+/** Whether a collection keeps postings: search terms, or keyed indexes' entries. */
+export const hasPostings = (def: CollectionDef) => !!def.search || keyed(def).length > 0;
 /** A key part that sorts after every string: `[...prefix, MAX]` bounds "everything with the prefix". */
 const MAX: [] = [];
 

@@ -16,7 +16,11 @@ import {
 import type { Connection } from './connect.js';
 import type { Index3 } from './native.js';
 import { stored, type Rec } from './schema.js';
-import { cursorDirection, range } from './ranges.js';
+import { cursorDirection, isKeyed, range } from './ranges.js';
+
+/** The code of an index kept as postings (key-postings.ts), when `index` is one: loaded on its first read. */
+const asPostings = (c: Connection, collection: string, index: string) =>
+  isKeyed(c.collection(collection), index) ? import('./key-postings.js') : undefined;
 
 export async function get(c: Connection, collection: string, id: string): Promise<StoredDoc | undefined> {
   return stored(await c.readStore(collection, (store) => store.get(id)));
@@ -46,6 +50,8 @@ export const readIndex = <T>(c: Connection, collection: string, index: string, i
   c.readStore(collection, (store) => issue(store.index(index) as unknown as Index3));
 
 export async function list(c: Connection, q: ListQuery): Promise<IndexedDoc[]> {
+  const postings = asPostings(c, q.collection, q.index);
+  if (postings) return (await postings).list(c, q);
   const r = range(c, q);
   const limit = Math.floor(q.limit);
   if (!r || !(limit > 0)) return [];
@@ -66,7 +72,8 @@ export async function list(c: Connection, q: ListQuery): Promise<IndexedDoc[]> {
 }
 
 export async function count(c: Connection, q: RangeQuery): Promise<number> {
-  c.collection(q.collection);
+  const postings = asPostings(c, q.collection, q.index);
+  if (postings) return (await postings).count(c, q);
   const r = range(c, q);
   return r ? readIndex(c, q.collection, q.index, (index) => index.count(r)) : 0;
 }
@@ -100,6 +107,8 @@ async function keyCursor(first: ReturnType<Index3['openKeyCursor']>, limit: numb
 export async function keys(c: Connection, q: KeysQuery): Promise<IndexEntry[]> {
   const limit = Math.floor(q.limit);
   if (!(limit > 0) || q.prefixes.length === 0) return [];
+  const postings = asPostings(c, q.collection, q.index);
+  if (postings) return (await postings).keys(c, q);
   const walks = await readIndex(c, q.collection, q.index, (index) =>
     Promise.all(q.prefixes.map((prefix) => walk(c, index, q, prefix, limit))),
   );

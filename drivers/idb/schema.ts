@@ -14,31 +14,21 @@
  *   [seq, pos of its first change], its other changes in `m` (layout 2 had one record per op, the same shape
  *   without `m`, read as it is), with an index `stream` on [s, q, p] (stream, seq, pos) that walks one
  *   stream's changes alone; `~meta` holds `pruned`, the highest seq pruning removed;
- * - `~blobs` (layout 4): media bytes as Blobs by key (blobs.ts).
- * The database version is the core's schema version × 1000 + this layout's version.
+ * - `~blobs` (layout 4): media bytes as Blobs by key (blobs.ts);
+ * - (layout 5) an index declared with many entries per record (`entries: 'many'`, not unique: posts by label) is
+ *   no IndexedDB index but entries in the collection's segments, beside its search terms (key-postings.ts):
+ *   a commit's keys in those indexes go into its one segment. Layouts 3 and 4 kept them
+ *   as multiEntry index entries (two per label); opening such a database builds the segments from the
+ *   records' `k` (keyed-upgrade.ts, loaded only then).
+ * The database version is the core's schema version × 1000 + this layout's version. Upgrades: upgrade.ts.
  */
-import { type IDBPDatabase, type IDBPTransaction, wrap } from 'idb';
-import type { CollectionDef, JsonObject, Key, StoredDoc, StoreSchema } from '../../src/store/driver.js';
-import { DEAD, POST, SEG } from './ranges.js';
-
-/** segments.ts's upgrade from layout 2, handed in once its code is loaded (lazy-postings.ts). */
-interface SegmentBuilder {
-  fromLayout2(
-    tx: IDBPTransaction<unknown, string[], 'versionchange'>,
-    def: CollectionDef,
-    terms: string,
-  ): Promise<void>;
-}
+import type { IDBPDatabase } from 'idb';
+import type { JsonObject, Key, StoredDoc, StoreSchema } from '../../src/store/driver.js';
+import { DEAD, hasPostings, keyed, POST, SEG } from './ranges.js';
 
 /** Bumped when this driver's own storage layout changes; combined with the core's schema version. */
-const LAYOUT_VERSION = 4;
-export const LOG = '~log';
-export const CHANGES = '~changes';
-export const META = '~meta';
-export const BLOBS = '~blobs';
-export const STREAM_INDEX = 'stream';
-/** Layout 2's token store, read once by the upgrade. */
-const TERMS = (collection: string) => `~terms.${collection}`;
+const LAYOUT_VERSION = 5;
+export { BLOBS, CHANGES, LOG, META, STREAM_INDEX } from './ranges.js';
 const NAME = /^[A-Za-z_$][\w$]*$/;
 
 /** The IndexedDB version of a schema version, and back: room for driver layout changes under each. */
@@ -89,80 +79,20 @@ export function checkNames(schema: StoreSchema): void {
   }
 }
 
-/**
- * Brings the stores and indexes in line with the schema, inside the versionchange transaction `tx`, as
- * IndexedDB hands it: idb's wrapper would promise its end, and that promise would reject unheard when `open`
- * aborts the upgrade (below). Indexes are derived data and are rebuilt by IndexedDB from the stored `k` keys;
- * collection stores are never deleted (data is not dropped because a schema forgot a collection). Building
- * segments from layout 2 needs the postings code (`postings`), which loads lazily: without it this throws
- * PostingsNeeded before changing anything, and `open` loads it and opens again.
- */
-export function upgrade(
-  db: IDBPDatabase,
-  schema: StoreSchema,
-  tx: IDBTransaction,
-  postings: SegmentBuilder | undefined,
-): void {
-  const has = (name: string) => db.objectStoreNames.contains(name);
-  if (!postings && schema.collections.some((c) => c.search && has(TERMS(c.name)))) throw new PostingsNeeded();
-  if (!has(LOG)) db.createObjectStore(LOG, { autoIncrement: true });
-  if (!has(META)) db.createObjectStore(META);
-  if (!has(BLOBS)) db.createObjectStore(BLOBS);
-  if (!has(CHANGES)) {
-    db.createObjectStore(CHANGES).createIndex(STREAM_INDEX, ['s', 'q', 'p']);
-    // Layout 1 kept each commit's changes in its ~log record. They had no reader but in-process events, so
-    // they go (the key generator, the seq, goes on); the bundle stays small for what every browser loads.
-    // (A failure aborts the upgrade, which `open` reports.)
-    tx.objectStore(LOG).clear();
-  }
-  for (const c of schema.collections) {
-    const store: IDBObjectStore = has(c.name)
-      ? tx.objectStore(c.name)
-      : (db.createObjectStore(c.name, { keyPath: 'id' }) as unknown as IDBObjectStore);
-    const wanted = new Map(c.indexes.map((i) => [i.name, !!i.unique]));
-    for (const existing of [...store.indexNames]) {
-      const index = store.index(existing);
-      if (wanted.get(existing) !== index.unique || index.keyPath !== `k.${existing}` || !index.multiEntry)
-        store.deleteIndex(existing);
-    }
-    for (const [name, unique] of wanted) {
-      if (!store.indexNames.contains(name)) store.createIndex(name, `k.${name}`, { unique, multiEntry: true });
-    }
-    const stores = [SEG(c.name), POST(c.name), DEAD(c.name)];
-    if (c.search && !has(SEG(c.name))) {
-      db.createObjectStore(SEG(c.name), { autoIncrement: true });
-      db.createObjectStore(POST(c.name));
-      db.createObjectStore(DEAD(c.name));
-      // (A failure aborts the upgrade, which `open` reports.)
-      if (has(TERMS(c.name)))
-        void postings!
-          .fromLayout2(wrap(tx) as unknown as IDBPTransaction<unknown, string[], 'versionchange'>, c, TERMS(c.name))
-          .then(
-            () => db.deleteObjectStore(TERMS(c.name)),
-            () => tx.abort(),
-          );
-    } else if (!c.search) {
-      for (const name of [...stores, TERMS(c.name)]) if (has(name)) db.deleteObjectStore(name);
-    }
-  }
-}
-
-/** An upgrade from layout 2 needs the postings code, not loaded yet. */
-export class PostingsNeeded extends Error {}
-
 /** What the database lacks of the schema (a schema changed without a version bump), as a list of names. */
 export function missingLayout(db: IDBPDatabase, schema: StoreSchema): string[] {
   const missing: string[] = [];
   for (const c of schema.collections) {
     if (!db.objectStoreNames.contains(c.name)) missing.push(`store ${c.name}`);
-    for (const name of c.search ? [SEG(c.name), POST(c.name), DEAD(c.name)] : [])
+    for (const name of hasPostings(c) ? [SEG(c.name), POST(c.name), DEAD(c.name)] : [])
       if (!db.objectStoreNames.contains(name)) missing.push(`store ${name}`);
   }
   if (missing.length === 0) {
     const tx = db.transaction(schema.collections.map((c) => c.name));
     for (const c of schema.collections) {
       const indexNames = tx.objectStore(c.name).indexNames;
-      for (const i of c.indexes) if (!indexNames.contains(i.name)) missing.push(`index ${c.name}.${i.name}`);
+      for (const i of c.indexes)
+        if (!keyed(c).includes(i) && !indexNames.contains(i.name)) missing.push(`index ${c.name}.${i.name}`);
     }
   }
   return missing;

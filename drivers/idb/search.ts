@@ -20,7 +20,8 @@ import type { Connection, ReadTx } from './connect.js';
 import type { Index3 } from './native.js';
 import { allMatches, current, orderedMatches, type Candidate } from './postings.js';
 import type { Rec } from './schema.js';
-import { cursorDirection, DEAD, range } from './ranges.js';
+import { cursorDirection, DEAD, isKeyed, range } from './ranges.js';
+import { keyedWalks } from './key-postings.js';
 import { goneOf, segmentsOf } from './segments.js';
 
 /** Ids per request when a search walks an index keeping its matches. */
@@ -100,10 +101,20 @@ async function unordered(
   for (const m of matches) latest.set(m.id, Math.max(latest.get(m.id) ?? 0, m.v));
   if (latest.size === 0) return [];
   const width = q.prefixes[0]!.length;
+  if (latest.size > 2 * limit + 16 && isKeyed(c.collection(q.collection), q.index)) {
+    // Many matches on an index kept as postings: walk its entries keeping the matches' current versions.
+    const { walks } = await keyedWalks(c, q, limit, (cand) => latest.get(cand.id) === cand.v, tx);
+    return mergeWalks(
+      walks.map((w) => w.map((cand) => ({ id: cand.id, key: cand.key.slice(1) }))),
+      width,
+      q.direction,
+      limit,
+    );
+  }
   const store = tx.objectStore(q.collection) as unknown as ReadStore;
   const isCurrent = (rec: Rec | undefined): rec is Rec => !!rec && rec.s === q.scope && latest.get(rec.id) === rec.v;
-  const index = store.index(q.index) as unknown as Index3;
-  if (latest.size > 2 * limit + 16 && c.hasGetAllRecords(index)) {
+  const index = isKeyed(c.collection(q.collection), q.index) ? undefined : (store.index(q.index) as unknown as Index3);
+  if (index && latest.size > 2 * limit + 16 && c.hasGetAllRecords(index)) {
     // Many matches: walk the ordered index and keep the matches.
     const walks = await Promise.all(q.prefixes.map((prefix) => walkIds(c, store, index, q, prefix, limit, latest)));
     return mergeWalks(walks, width, q.direction, limit);

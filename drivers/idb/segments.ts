@@ -8,7 +8,7 @@
 import type { IDBPTransaction } from 'idb';
 import type { CollectionDef, Key } from '../../src/store/driver.js';
 import { buildSegment, level, mergeDocs, Segment, type Gone, type PostingDoc, type SegHead } from './postings.js';
-import { DEAD, POST, SEG } from './ranges.js';
+import { DEAD, keyed, POST, SEG, SIZE } from './ranges.js';
 
 export type { PostingDoc } from './postings.js';
 
@@ -17,12 +17,43 @@ type ReadTx = IDBPTransaction<unknown, string[], IDBTransactionMode>;
 
 /** Segments of one size class that make a merge. */
 const FANOUT = 8;
+/** Ids written new whose version marks a commit reads directly; for more, it counts the marks first. */
+const FEW = 8;
 
 /** The key a document sorts by in postings: its key in the collection's first index (the walk's order). */
 export const orderKey = (def: CollectionDef, keys: Readonly<Record<string, readonly Key[]>>): Key | undefined => {
   const first = def.indexes[0] && keys[def.indexes[0].name];
   return first?.length === 1 ? first[0] : undefined;
 };
+
+type Keys = Readonly<Record<string, readonly (readonly string[])[]>>;
+
+/**
+ * A record's entries in its collection's keyed indexes (`only`: those named), as a segment holds them: no terms,
+ * no scope, the key `[index, ...key]`.
+ */
+export function keyedDocs(def: CollectionDef, id: string, v: number, keys: Keys, only?: ReadonlySet<string>) {
+  return keyed(def)
+    .filter((i) => !only || only.has(i.name))
+    .flatMap((i) =>
+      (keys[i.name] ?? []).map((key): PostingDoc => ({ id, v, s: '', key: [i.name, ...key], terms: [] })),
+    );
+}
+
+/**
+ * A written record's documents in its commit's segment: its search terms (a searchable collection's, under its
+ * key in the first index) and its keyed indexes' entries, side by side, so one commit writes one segment.
+ */
+export const docsOf = (
+  def: CollectionDef,
+  id: string,
+  v: number,
+  keys: Keys,
+  terms?: { scope: string; tokens: readonly string[] },
+): PostingDoc[] => [
+  ...(def.search && terms ? [{ id, v, s: terms.scope, key: orderKey(def, keys) ?? [], terms: terms.tokens }] : []),
+  ...keyedDocs(def, id, v, keys),
+];
 
 /** Body records kept in memory per database, most recently used last: about 16–20 KB each, so some 5 MB. */
 const KEPT = 256;
@@ -32,19 +63,14 @@ const kept = new WeakMap<object, Map<string, unknown>>();
 const heads = new WeakMap<object, Map<string, Map<number, SegHead>>>();
 
 /**
- * Every segment of a collection, its bodies read through `tx` when a search needs them. With `keep` (searches),
- * heads and bodies come from memory when a search read them before: a segment's records never change once
+ * Every segment of a collection, its bodies read through `tx` when a read needs them. Heads and bodies come
+ * from memory when a read took them before: a segment's records never change once
  * written (a merge writes a new segment; ids are never reused), so a repeated search reads the segment ids and
  * the page, not the same heads and 16 KB bodies again, and decodes none of them.
  */
-export function segmentsOf(
-  tx: ReadTx,
-  collection: string,
-  keep?: { KeyRange: typeof IDBKeyRange },
-): Promise<Segment[]> {
+export function segmentsOf(tx: ReadTx, collection: string, keep: { KeyRange: typeof IDBKeyRange }): Promise<Segment[]> {
   // (The heads' requests are placed before this returns: a read transaction's first request, Connection.read.)
   const store = tx.objectStore(SEG(collection));
-  if (!keep) return store.getAll().then((all) => withBodies(tx, collection, all as SegHead[], false));
   let byDb = heads.get(tx.db);
   if (!byDb) heads.set(tx.db, (byDb = new Map()));
   let known = byDb.get(collection);
@@ -56,15 +82,18 @@ export function segmentsOf(
   const ids = store.getAllKeys();
   const fresh = store.getAll(newest < 0 ? null : keep.KeyRange.lowerBound(newest, true));
   return Promise.all([ids, fresh]).then(async ([ids, fresh]) => {
-    for (const head of fresh as SegHead[]) memo.set(head.id, head);
+    // (In one transaction, the keys above `newest` are those of `fresh`, in the same order.)
+    for (const head of withIds((ids as number[]).slice(ids.length - fresh.length), fresh)) memo.set(head.id, head);
     const now = new Set(ids as number[]);
     const top = Math.max(-1, ...now);
     // Merged away (those above `top` may be a later transaction's, read by a search running beside this one).
     for (const id of memo.keys()) if (!now.has(id) && id < top) memo.delete(id);
     const missing = [...now].filter((id) => !memo.has(id));
     // (None unless ids came out of order; then read them.)
-    for (const head of (await Promise.all(missing.map((id) => store.get(id)))) as SegHead[])
-      if (head) memo.set(head.id, head);
+    const got = await Promise.all(missing.map((id) => store.get(id)));
+    missing.forEach((id, i) => {
+      if (got[i]) memo.set(id, { ...(got[i] as SegHead), id });
+    });
     return withBodies(
       tx,
       collection,
@@ -73,6 +102,13 @@ export function segmentsOf(
     );
   });
 }
+
+/**
+ * Heads with their ids: a head is stored without one (layout 5; layouts 3 and 4 stored it inside), so that a
+ * commit writes it with one `add` whose key is the id.
+ */
+const withIds = (ids: readonly number[], heads: readonly unknown[]): SegHead[] =>
+  heads.map((head, i) => ({ ...(head as SegHead), id: ids[i]! }));
 
 function withBodies(tx: ReadTx, collection: string, heads: SegHead[], keep: boolean): Segment[] {
   const bodies = tx.objectStore(POST(collection));
@@ -98,18 +134,20 @@ function withBodies(tx: ReadTx, collection: string, heads: SegHead[], keep: bool
   return heads.map((head) => new Segment(head, { get }));
 }
 
-/** Writes a segment of `docs` (its id from the store's key generator, or `added` there already), then its bodies. */
-async function writeSegment(
-  tx: Tx,
-  collection: string,
-  docs: readonly PostingDoc[],
-  added?: Promise<number>,
-): Promise<void> {
-  const heads = tx.objectStore(SEG(collection));
-  const id = await (added ?? (heads.add({}) as Promise<number>));
-  const { head, body } = buildSegment(id, docs);
+/**
+ * Adds a segment of `docs`: its head under the key generator's next id (the id is not stored in it), at once,
+ * and its bodies, if any, once the id is known. Resolves to the id when the head is added, and `written`
+ * once the bodies are.
+ */
+function writeSegment(tx: Tx, collection: string, docs: readonly PostingDoc[]) {
+  const { head, body } = buildSegment(0, docs);
+  const { id: _, ...stored } = head;
+  const added = tx.objectStore(SEG(collection)).add(stored) as Promise<number>;
   const bodies = tx.objectStore(POST(collection));
-  await Promise.all([heads.put(head, id), ...body.map(([key, value]) => bodies.put(value, key))]);
+  const written = added.then((id) =>
+    Promise.all(body.map(([key, value]) => bodies.put(value, [id, ...(key as unknown[]).slice(1)] as IDBValidKey))),
+  );
+  return { added, written };
 }
 
 /** `~dead`'s key for the segment bound of a deleted record (its version is under the id itself). */
@@ -152,26 +190,32 @@ export async function addPostings(
   deleted: ReadonlySet<string> = new Set(),
   inserted: ReadonlySet<string> = new Set(),
 ): Promise<void> {
+  // Every request a commit of a few records needs goes out at once, in one round trip: the replaced versions,
+  // the version marks an id written new may have left from an earlier record (read directly for a few ids,
+  // after a count for many: a page of new records in a store with no marks reads none), the segment's head,
+  // and the heads a merge decides on (placed after it, so they include it).
   const deadStore = tx.objectStore(DEAD(collection));
-  // Whether anything is marked at all: only then can an id written new have its old record's version mark.
-  const marked = inserted.size ? deadStore.count() : Promise.resolve(0);
+  const writes: Array<Promise<unknown>> = [...dead].map(([id, v]) => deadStore.put(v, id));
+  const few = inserted.size <= FEW;
+  const marked = few ? Promise.resolve(inserted.size) : deadStore.count();
+  const direct = few ? [...inserted].map((id) => deadStore.get(id)) : undefined;
+  const segment = docs.length ? writeSegment(tx, collection, docs) : undefined;
+  const filling = segment && classCount(tx, KeyRange, collection, level(docs.length));
   // This commit's segment takes the next id, so every segment before it is older; without one, the newest is read.
   const heads = tx.objectStore(SEG(collection));
-  const added = docs.length ? (heads.add({}) as Promise<number>) : undefined;
-  const newest = added
-    ? added.then((id) => id - 1)
+  const newest = segment
+    ? segment.added.then((id) => id - 1)
     : deleted.size || inserted.size
       ? heads.openKeyCursor(null, 'prev').then((cursor) => (cursor?.key as number | undefined) ?? 0)
       : Promise.resolve(0);
   // (Awaited one after the other below: should the transaction fail, its own failure is what the commit reports.)
-  for (const p of [marked, newest]) p.catch(() => {});
-  const writes: Array<Promise<unknown>> = [...dead].map(([id, v]) => deadStore.put(v, id));
-  if (added) writes.push(writeSegment(tx, collection, docs, added));
+  for (const p of [marked, newest, filling, ...(direct ?? [])]) p?.catch(() => {});
+  if (segment) writes.push(segment.written);
   writes.push(
     (async () => {
       const b = await newest;
       const ids = (await marked) ? [...inserted] : [];
-      const versions = await Promise.all(ids.map((id) => deadStore.get(id)));
+      const versions = await Promise.all(direct ?? ids.map((id) => deadStore.get(id)));
       const again = ids.filter((_, i) => versions[i] !== undefined);
       await Promise.all([
         ...[...deleted, ...again].map((id) => deadStore.put(b, boundKey(id))),
@@ -180,32 +224,54 @@ export async function addPostings(
     })(),
   );
   await Promise.all(writes);
-  if (docs.length) await mergeFull(tx, KeyRange, collection);
+  if (filling) await mergeFull(tx, KeyRange, collection, level(docs.length), filling);
 }
 
-/** Merges the segments of each size class that holds FANOUT of them, smallest first, until none does. */
-async function mergeFull(tx: Tx, KeyRange: typeof IDBKeyRange, collection: string): Promise<void> {
-  for (;;) {
-    const segs = await segmentsOf(tx, collection);
-    const classes = new Map<number, Segment[]>();
-    for (const s of segs) {
-      const l = level(s.head.n);
-      classes.set(l, [...(classes.get(l) ?? []), s]);
-    }
-    const full = [...classes].sort((a, b) => a[0] - b[0]).find(([, group]) => group.length >= FANOUT);
-    if (!full) return;
-    const group = full[1];
-    // Merging every segment there is leaves no older entry anywhere: the dead versions are spent.
-    const everything = group.length === segs.length;
-    const deadStore = tx.objectStore(DEAD(collection));
-    const docs = await mergeDocs(group, await allGone(deadStore));
-    const heads = tx.objectStore(SEG(collection));
-    const bodies = tx.objectStore(POST(collection));
-    await Promise.all([
-      ...group.flatMap((s) => [heads.delete(s.head.id), bodies.delete(KeyRange.bound([s.head.id], [s.head.id, []]))]),
-      ...(everything ? [deadStore.clear()] : []),
+/** Size class `l`'s range of `n`: 1–7 documents, 8–63, … (`level`). */
+const sizeRange = (KeyRange: typeof IDBKeyRange, l: number) =>
+  KeyRange.bound(l ? FANOUT ** l : 1, FANOUT ** (l + 1), false, true);
+
+/** How many segments size class `l` holds (the index of heads by size: no head is read). */
+const classCount = (tx: Tx, KeyRange: typeof IDBKeyRange, collection: string, l: number) =>
+  tx.objectStore(SEG(collection)).index(SIZE).count(sizeRange(KeyRange, l));
+
+/**
+ * Merges size class `l` when it holds FANOUT segments (`count`, placed after the commit's segment), then the
+ * class of the merged segment, until one is not full. Every other class has fewer (each commit and merge leaves
+ * them so), so only the heads of a full class are read: a commit reads none.
+ */
+async function mergeFull(
+  tx: Tx,
+  KeyRange: typeof IDBKeyRange,
+  collection: string,
+  l: number,
+  count: Promise<number>,
+): Promise<void> {
+  const heads = tx.objectStore(SEG(collection));
+  const bodies = tx.objectStore(POST(collection));
+  const deadStore = tx.objectStore(DEAD(collection));
+  while ((await count) >= FANOUT) {
+    const bySize = heads.index(SIZE);
+    const [ids, found, all, gone] = await Promise.all([
+      bySize.getAllKeys(sizeRange(KeyRange, l)),
+      bySize.getAll(sizeRange(KeyRange, l)),
+      heads.count(),
+      allGone(deadStore),
     ]);
-    if (docs.length) await writeSegment(tx, collection, docs);
+    const group = withBodies(tx, collection, withIds(ids as number[], found), false);
+    // Merging every segment there is leaves no older entry anywhere: the dead versions are spent.
+    const everything = group.length === all;
+    const docs = await mergeDocs(group, gone);
+    const removed = group.flatMap((s) => [
+      heads.delete(s.head.id),
+      bodies.delete(KeyRange.bound([s.head.id], [s.head.id, []])),
+    ]);
+    if (everything) removed.push(deadStore.clear());
+    if (!docs.length) return void (await Promise.all(removed));
+    const merged = writeSegment(tx, collection, docs);
+    l = level(docs.length);
+    count = classCount(tx, KeyRange, collection, l);
+    await Promise.all([...removed, merged.written]);
   }
 }
 

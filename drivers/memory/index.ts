@@ -97,6 +97,10 @@ class MemoryDriver implements StorageDriver {
     return this.connection().log.bounds();
   }
 
+  logNewestNow(): number {
+    return this.connection().log.seq;
+  }
+
   async pruneChanges(q: PruneQuery): Promise<number> {
     return this.connection().log.prune(q);
   }

@@ -66,19 +66,19 @@ export function streamChanges(c: Connection, stream: string, after: LogPosition,
  * so a call sees every commit that could have come before it (docs/design.md §15). The bounds themselves are read
  * again only when this connection (`c.writes`) or another one (data_version) wrote since the last read.
  */
-export function logBounds(c: Connection): LogBounds {
+export function logBounds(c: Connection): Readonly<LogBounds> {
   const known = c.bounds;
   if (known && known.writes === c.writes && (c.exclusive || c.lookedThisTurn === PROCESS_WRITES.n)) {
-    return { ...known.value };
+    return known.value;
   }
   const version = c.exclusive ? 0 : c.dataVersion();
   if (!c.exclusive && !c.db.inTransaction) lookedThisTurn(c);
-  if (known && known.version === version && known.writes === c.writes) return { ...known.value };
+  if (known && known.version === version && known.writes === c.writes) return known.value;
   const [newest, pruned] = c.stmt(CHANGE_SQL.bounds).raw().get() as [number, number];
   const value = { newest: Number(newest), pruned: Number(pruned) };
   // Inside a transaction the host opened, what this reads may still roll back: nothing is kept then.
   c.bounds = c.db.inTransaction ? undefined : { version, writes: c.writes, value };
-  return { ...value };
+  return value;
 }
 
 /**
@@ -87,7 +87,7 @@ export function logBounds(c: Connection): LogBounds {
  * next I/O callbacks — too late).
  */
 function lookedThisTurn(c: Connection): void {
-  if (c.lookedThisTurn === undefined) process.nextTick(() => void (c.lookedThisTurn = undefined));
+  if (c.lookedThisTurn === undefined) process.nextTick(c.turnOver);
   c.lookedThisTurn = PROCESS_WRITES.n;
 }
 

@@ -112,6 +112,8 @@ export class Connection extends Catalog<IndexInfo> {
    * `logBounds`); undefined once the turn is over, or when the file is this connection's alone (`exclusive`).
    */
   lookedThisTurn: number | undefined;
+  /** Ends `lookedThisTurn` (one function for the connection's life: a busy server looks every turn). */
+  readonly turnOver = (): void => void (this.lookedThisTurn = undefined);
   readonly #statements = new Map<string, SqliteStatement>();
 
   /** No other connection can see the file (in memory, or locking_mode=EXCLUSIVE): no commits of others to look for. */

@@ -119,7 +119,11 @@ class SqliteDriver implements StorageDriver {
   }
 
   async logBounds(): Promise<LogBounds> {
-    return logBounds(this.connection());
+    return { ...logBounds(this.connection()) };
+  }
+
+  logNewestNow(): number {
+    return logBounds(this.connection()).newest;
   }
 
   async pruneChanges(q: PruneQuery): Promise<number> {

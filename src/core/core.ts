@@ -22,7 +22,7 @@ import { Lanes, lanesOf } from './lanes.js';
 import { newId } from '../util/ids.js';
 import { labelCounterOps } from '../store/label-counts.js';
 import type { Scheduler, SchedulerOptions } from './scheduler.js';
-import { RecordCache } from './record-cache.js';
+import { freshNow, RecordCache } from './record-cache.js';
 import type { CommentGate } from './comment-gate.js';
 import type { CommentOptions } from '../rules/comment-options.js';
 import {
@@ -119,7 +119,7 @@ export class Core {
   /** Whether the store is open (calls before it wait for it: `afterOpen`). */
   opened = false;
   /** Users and blogs, kept right across processes through the change log (src/core/record-cache.ts). */
-  private readonly cache: RecordCache;
+  readonly cache: RecordCache;
   /**
    * A replica's local store (set by blogcore/sync): shared documents follow the server's (resources/collab.ts),
    * so they are never made from the local HTML nor rendered into it; the server does both.
@@ -153,7 +153,7 @@ export class Core {
     this.store = recordStore(options.driver);
     this.driver = afterOpen(this.store, this);
     this.processSession = options.driver.session?.();
-    this.cache = new RecordCache(this.driver, () => {
+    this.cache = new RecordCache(this, () => {
       this.dueUnknown();
       for (const listener of this.movedListeners) listener();
     });
@@ -245,16 +245,6 @@ export class Core {
     this.cache.begin();
     // Every schema the core is given is one of src/schema/schemas.ts (zod): Schema only keeps zod out of its type.
     return parse(schema as unknown as ZodMiniType, input) as Output<S>;
-  }
-
-  /**
-   * What a call does before it reads, without a call: looks at the change log (other processes' commits reach
-   * `movedListeners`) and makes due scheduled posts LIVE. A kept answer (src/http/kept.ts) is as current after it
-   * as a call beginning now.
-   */
-  async catchUp(): Promise<void> {
-    this.cache.begin();
-    await this.promoteDue();
   }
 
   async get<C extends Collection>(collection: C, id: string): Promise<StoredDoc<Records[C]> | undefined> {
@@ -525,7 +515,8 @@ export class Core {
    * undefined when it is not known: a post this process scheduled, or any write of another process (seen
    * through the change log at the start of a call, record-cache.ts), forgets it.
    */
-  private nextDue: string | undefined;
+  /** The earliest scheduled post's time: '' when none is scheduled, undefined when not known (read `caughtUp`). */
+  nextDue: string | undefined;
   /** Bumped by every forgetting, so a look that spans one does not keep what it read. */
   private dueEpoch = 0;
 
@@ -599,6 +590,20 @@ export class Core {
     const shape = { view: 'ADMIN' as const, fetchBody: true, fetchImages: false, hideComments: false };
     return postWire(p, blog, authorOf(await this.user(p.authorId), p.authorId), shape, this.links);
   }
+}
+
+/**
+ * What a call does before it reads, without a call and without waiting: looks at the change log (other processes'
+ * commits reach `movedListeners`) and sees that no scheduled post is due. A kept answer (src/http/kept.ts) is as
+ * current after it as a call beginning now. True when that was done at once (an open store whose driver looks
+ * without waiting, nothing moved, no post due); false: `await core.promoteDue()` does it. (A function rather than a
+ * method: only the HTTP helper uses it, so a browser's bundle leaves it out.)
+ */
+export function caughtUp(core: Core): boolean {
+  core.cache.begin();
+  const due = core.nextDue;
+  // (A next due time not known, undefined, reads as '': after no time.)
+  return core.opened && freshNow(core.cache) && (due === '' || (due ?? '') > core.nowIso());
 }
 
 /** The publish time a stored post puts on the scheduler's agenda, if it is SCHEDULED. */

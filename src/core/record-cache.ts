@@ -27,14 +27,15 @@ export class RecordCache {
   /** Bumped by every drop, so a read that spans one does not store what it read before it. */
   private epoch = 0;
   /** The newest seq whose changes this cache reflects (-1: none read yet). */
-  private seen = -1;
-  /** Calls begun, and the number of them the last finished check covers. */
-  private asked = 0;
-  private checked = 0;
-  private checking: Promise<void> | undefined;
+  seen = -1;
+  /** Calls begun, and the number of them the last finished check covers (read and moved by `freshNow` too). */
+  asked = 0;
+  checked = 0;
+  checking: Promise<void> | undefined;
 
+  /** `host.driver`: the store as the core has it now (its waiting wrapper until the store is open). */
   constructor(
-    private readonly driver: RecordStore,
+    readonly host: { readonly driver: RecordStore },
     private readonly moved: () => void = () => {},
   ) {}
 
@@ -115,7 +116,8 @@ export class RecordCache {
   }
 
   private async follow(): Promise<void> {
-    const { newest, pruned } = await this.driver.logBounds();
+    const { driver } = this.host;
+    const { newest, pruned } = await driver.logBounds();
     if (newest === this.seen) return;
     this.moved();
     // (Page documents are not followed one by one: the stream below names users and blogs only.)
@@ -124,11 +126,24 @@ export class RecordCache {
     const behind =
       this.seen < 0 || pruned > this.seen
         ? []
-        : await this.driver.streamChanges(RECORDS_STREAM, { seq: this.seen + 1, pos: -1 }, FOLLOW + 1);
+        : await driver.streamChanges(RECORDS_STREAM, { seq: this.seen + 1, pos: -1 }, FOLLOW + 1);
     if (this.seen < 0 || behind.length > FOLLOW || pruned > this.seen) {
       this.epoch++;
       this.map.clear();
     } else for (const c of behind) this.forget(c.collection, c.id);
     this.seen = Math.max(this.seen, newest);
   }
+}
+
+/**
+ * `cache.fresh()` without waiting, where the driver can look at once (`logNewestNow`): true when the log was looked
+ * at since the last call began and nothing moved; false leaves the look (and what it finds) to `fresh`. A function
+ * rather than a method: only the HTTP helper's kept answers use it, so a browser's bundle leaves it out.
+ */
+export function freshNow(cache: RecordCache): boolean {
+  const { asked } = cache;
+  if (cache.checked < asked && !cache.checking && cache.host.driver.logNewestNow?.() === cache.seen) {
+    cache.checked = asked;
+  }
+  return cache.checked >= asked;
 }

@@ -6,7 +6,7 @@
 import { commentOptionsOf } from '../rules/comment-options.js';
 import { BlogError } from '../util/errors.js';
 import { commentRate, tooManyComments } from '../rules/comments.js';
-import { internalsOf } from '../service/internals.js';
+import { caughtUp, internalsOf } from '../service/internals.js';
 import { once } from './idempotency.js';
 import { fetchIncoming, notAnObject, readRequestBody, tooLarge } from '../web/body.js';
 import { feedsBase, readFeed } from './feeds.js';
@@ -14,7 +14,14 @@ import { mediaBase, serveMedia, uploadHeaders } from '../web/media.js';
 import { serveCollab } from './collab.js';
 import { applyFields, type FieldMask, parseFields } from './fields.js';
 import type { RequestHead } from '../web/head.js';
-import { ClientGone, dispatchers, type IncomingLike, type Outgoing } from '../web/dispatch.js';
+import {
+  type AnswerNow,
+  answersNow,
+  ClientGone,
+  dispatchers,
+  type IncomingLike,
+  type Outgoing,
+} from '../web/dispatch.js';
 import { openApiDocument } from './openapi.js';
 import { effectiveMethod, overriddenQuery } from './override.js';
 import { parseQuery } from './params.js';
@@ -134,7 +141,10 @@ export function createHttpHandler(service: ScopableService, options: HttpHandler
     return new Response(out.body ?? out.text, { status: out.status, headers: out.headers });
   };
   dispatchers.set(handle, run);
-  if (h.kept) keptOf.set(handle, h.kept.responses);
+  if (h.kept) {
+    keptOf.set(handle, h.kept.responses);
+    if (!h.cors && !h.authenticate) answersNow.set(handle, keptNow(h.kept));
+  }
   return handle;
 }
 
@@ -267,10 +277,11 @@ async function dispatch(h: V3, incoming: IncomingLike, corsHeaders: CorsHeaders)
     !kept.core.readSession
   ) {
     const key = `${actor ? `u${actor.userId}` : 'a'} ${target.path}?${normalizedQuery(target.query)}`;
-    await kept.core.catchUp();
+    if (!caughtUp(kept.core)) await kept.core.promoteDue();
     const hit = kept.responses.get(key);
     if (hit) return keptOut(hit, incoming, corsHeaders);
-    keep = { responses: kept.responses, key, since: kept.responses.mark() };
+    const as = actor ? undefined : incoming.target;
+    keep = { responses: kept.responses, key, since: kept.responses.mark(), target: as };
   }
 
   const search = overridden
@@ -398,6 +409,8 @@ interface Keep {
   responses: KeptResponses;
   key: string;
   since: number;
+  /** An anonymous request's target as sent, the kept answer's second key (`KeptResponses.byTarget`). */
+  target: string | undefined;
 }
 
 /**
@@ -435,8 +448,22 @@ function answer(
     return { status: 200, headers: { ...headers, ...corsHeaders }, text: method === 'HEAD' ? null : text };
   }
   const encoded = encoder.encode(text);
-  keep.responses.set(keep.key, headers, encoded, keep.since);
+  keep.responses.set(keep.key, headers, encoded, keep.since, keep.target);
   return { status: 200, headers: { ...headers, ...corsHeaders }, text: method === 'HEAD' ? null : encoded };
+}
+
+/**
+ * The Node adapter's way to a kept answer without a promise (a handler with no `authenticate` and no CORS): an
+ * anonymous GET with no body, If-None-Match nor consistency token, by its target as sent, once the store is known
+ * at once not to have moved (`core.caughtUp`). Anything else (undefined) takes the full path, which answers the
+ * same.
+ */
+function keptNow({ core, responses }: NonNullable<V3['kept']>): AnswerNow {
+  return (target, headers) => {
+    if (headers[CONSISTENCY_TOKEN] !== undefined || headers['if-none-match'] !== undefined) return undefined;
+    const hit = responses.byTarget(target);
+    return hit && !core.readSession && caughtUp(core) ? hit.out : undefined;
+  };
 }
 
 /** The kept responses of a handler, with the core whose change-log check comes before each (none without one). */
@@ -481,7 +508,7 @@ async function serveFeed(
   const key = `f ${self}`;
   let since: number | undefined;
   if (kept && (incoming.method === 'GET' || incoming.method === 'HEAD') && !incoming.hasBody()) {
-    await kept.core.catchUp();
+    if (!caughtUp(kept.core)) await kept.core.promoteDue();
     const hit = kept.responses.get(key);
     if (hit) return keptOut(hit, incoming, corsHeaders);
     since = kept.responses.mark();
@@ -496,12 +523,7 @@ async function serveFeed(
 /** A kept answer as sent: 304 when the client has it; the prepared header block when nothing is added to it. */
 function keptOut(hit: KeptResponse, incoming: IncomingLike, corsHeaders: Record<string, string> | undefined): Outgoing {
   if (!corsHeaders && !(hit.etag !== undefined && etagMatches(incoming.header('if-none-match'), hit.etag))) {
-    return {
-      status: 200,
-      headers: hit.headers as Record<string, string>,
-      head: hit.head,
-      text: incoming.method === 'HEAD' ? null : hit.body,
-    };
+    return incoming.method === 'HEAD' ? { ...hit.out, text: null } : hit.out;
   }
   return sent(hit.headers, hit.body, incoming, corsHeaders);
 }

@@ -3,10 +3,12 @@
  * 200 answer, keyed by route, normalized query and the caller, so the same read again is sent without parsing,
  * reading or shaping anything. Everything kept goes at once when the store may have changed: any commit of this
  * process (before the write's call returns), other processes' commits found by the change-log check a kept
- * answer makes first (the same check every call makes, `core.catchUp`), and, where the driver shares events
+ * answer makes first (the same check every call makes, `caughtUp` of src/core/core.ts), and, where the driver shares events
  * across app servers, as soon as another instance's event arrives. An answer computed from reads that began
  * before such a drop is not kept. At most `maxBytes` of bodies and headers; the least recently used leave first.
  */
+
+import type { Outgoing } from '../web/dispatch.js';
 
 /** A kept 200 answer. */
 export interface KeptResponse {
@@ -17,6 +19,11 @@ export interface KeptResponse {
   readonly body: Uint8Array<ArrayBuffer>;
   readonly etag: string | undefined;
   readonly size: number;
+  readonly key: string;
+  /** The answer to a GET as the Node adapter sends it, made once. */
+  readonly out: Outgoing;
+  /** The request target (as the client sent it) that an anonymous reader reaches it by at once (`byTarget`). */
+  readonly target: string | undefined;
 }
 
 /** Default `keptResponses.maxBytes`: 32 MiB. */
@@ -26,7 +33,9 @@ const OVERHEAD = 200;
 
 export class KeptResponses {
   private readonly map = new Map<string, KeptResponse>();
-  private used = 0;
+  /** Anonymous answers by the request target they were kept for (`KeptResponse.target`). */
+  private readonly targets = new Map<string, KeptResponse>();
+  private bytes = 0;
   /** Bumped by every drop: an answer whose reads began before the last drop is not kept. */
   private epoch = 0;
 
@@ -35,7 +44,8 @@ export class KeptResponses {
   /** Forgets everything kept (the store may have changed). */
   readonly drop = (): void => {
     this.map.clear();
-    this.used = 0;
+    this.targets.clear();
+    this.bytes = 0;
     this.epoch++;
   };
 
@@ -45,16 +55,34 @@ export class KeptResponses {
   }
 
   get(key: string): KeptResponse | undefined {
-    const hit = this.map.get(key);
+    return this.touch(this.map.get(key));
+  }
+
+  /** An anonymous reader's answer by the request target as sent: no key to build (the Node adapter's GETs). */
+  byTarget(target: string): KeptResponse | undefined {
+    return this.touch(this.targets.get(target));
+  }
+
+  private touch(hit: KeptResponse | undefined): KeptResponse | undefined {
     if (hit === undefined) return undefined;
     // Most recently used last.
+    const key = hit.key;
     this.map.delete(key);
     this.map.set(key, hit);
     return hit;
   }
 
-  /** Keeps an answer computed from reads that began at `since` (nothing if a drop came in between). */
-  set(key: string, headers: Record<string, string>, body: Uint8Array<ArrayBuffer>, since: number): void {
+  /**
+   * Keeps an answer computed from reads that began at `since` (nothing if a drop came in between); `target`: the
+   * request target an anonymous reader asked it by.
+   */
+  set(
+    key: string,
+    headers: Record<string, string>,
+    body: Uint8Array<ArrayBuffer>,
+    since: number,
+    target?: string,
+  ): void {
     if (since !== this.epoch) return;
     const head: string[] = [];
     let size = OVERHEAD + key.length + body.byteLength;
@@ -65,22 +93,24 @@ export class KeptResponses {
     head.push('content-length', String(body.byteLength));
     if (size > this.maxBytes) return;
     const old = this.map.get(key);
-    if (old) {
-      this.map.delete(key);
-      this.used -= old.size;
-    }
-    while (this.used + size > this.maxBytes) {
-      const [oldest, entry] = this.map.entries().next().value!;
-      this.map.delete(oldest);
-      this.used -= entry.size;
-    }
-    this.map.set(key, { headers, head, body, etag: headers.etag, size });
-    this.used += size;
+    if (old) this.remove(old);
+    while (this.bytes + size > this.maxBytes) this.remove(this.map.values().next().value!);
+    const out = { status: 200, headers, head, text: body };
+    const kept = { key, headers, head, body, etag: headers.etag, size, out, target };
+    this.map.set(key, kept);
+    if (target !== undefined) this.targets.set(target, kept);
+    this.bytes += size;
   }
 
   /** What is kept now: answers and bytes (the benchmark reports it). */
   stats(): { responses: number; bytes: number } {
-    return { responses: this.map.size, bytes: this.used };
+    return { responses: this.map.size, bytes: this.bytes };
+  }
+
+  private remove(entry: KeptResponse): void {
+    this.map.delete(entry.key);
+    if (entry.target !== undefined && this.targets.get(entry.target) === entry) this.targets.delete(entry.target);
+    this.bytes -= entry.size;
   }
 }
 

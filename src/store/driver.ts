@@ -32,7 +32,11 @@ export interface IndexDef {
    * commit that does not fit the declaration (a programming error, not a conflict).
    */
   fields?: readonly string[];
-  /** With `fields`: how many entries a record has in this index. Default `many`. */
+  /**
+   * How many entries a record has in this index (with `fields`, default `many`). Declared `many` without
+   * `fields`, it lets a driver keep the index as suits many entries a record (IndexedDB: as postings in segments,
+   * as it keeps search terms); answers are the same either way.
+   */
   entries?: IndexEntries;
   /**
    * A counter of the collection (`counters`): the record has its entries in this index only while that counter
@@ -346,6 +350,12 @@ export interface StorageDriver {
   streamChanges(stream: string, after: LogPosition, limit: number): Promise<Change[]>;
   /** The newest sequence number and how far the log has been pruned. */
   logBounds(): Promise<LogBounds>;
+  /**
+   * Optional: `logBounds().newest`, answered at once by a driver that can look without waiting (SQLite, memory).
+   * A read that nothing changed since then costs no promise (the HTTP helper's kept responses, the core's record
+   * cache); a driver without it is asked `logBounds`.
+   */
+  logNewestNow?(): number;
   /** Removes old log entries (see `PruneQuery`), at most `limit`; answers how many it removed. */
   pruneChanges(query: PruneQuery): Promise<number>;
   /**

@@ -63,8 +63,9 @@ const SCHEMA = {
       indexes: [
         { name: 'published' },
         { name: 'updated' },
-        { name: 'labelPublished' },
-        { name: 'labelUpdated' },
+        // Many entries a record (one per label): a driver may keep them as it keeps such indexes best.
+        { name: 'labelPublished', entries: 'many' },
+        { name: 'labelUpdated', entries: 'many' },
         { name: 'path', unique: true },
         { name: 'due' },
         { name: 'moving' },

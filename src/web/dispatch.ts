@@ -60,3 +60,15 @@ export type Dispatch = (incoming: IncomingLike) => Promise<Outgoing>;
 
 /** The dispatcher behind each handler `createHttpHandler` (or blogcore/site's `createSite`) returned, found by `toNodeHandler`. */
 export const dispatchers = new WeakMap<(request: Request) => Promise<Response | null>, Dispatch>();
+
+/**
+ * An answer the Node adapter can send at once, without a promise (a kept one, src/http/index.ts `keptNow`): given
+ * a GET without a body, its target as sent and its headers; undefined sends it through the dispatcher.
+ */
+export type AnswerNow = (
+  target: string,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+) => Outgoing | undefined;
+
+/** The `AnswerNow` of a handler that has one, found by `toNodeHandler`. */
+export const answersNow = new WeakMap<(request: Request) => Promise<Response | null>, AnswerNow>();

@@ -2,7 +2,7 @@
  * `toNodeHandler`: a Fetch handler as a `(req, res, next?)` listener for node:http, Express and Fastify
  * (`reply.raw`). Typed structurally so this file imports nothing from Node and still bundles anywhere.
  */
-import { dispatchers, type Outgoing } from './dispatch.js';
+import { answersNow, dispatchers, type Outgoing } from './dispatch.js';
 import { NodeIncoming, hasBody, isDestroyed, parsedBody, urlOf, type NodeRequestLike } from './node-request.js';
 
 export type { NodeRequestLike } from './node-request.js';
@@ -47,7 +47,8 @@ const BACKEND_ERROR =
  */
 export function toNodeHandler(handler: (request: Request) => Promise<Response | null>): NodeHandler {
   const dispatch = dispatchers.get(handler);
-  return async (req, res, next) => {
+  const now = answersNow.get(handler);
+  const served = async (req: NodeRequestLike, res: NodeResponseLike, next?: (error?: unknown) => void) => {
     try {
       if (dispatch) {
         const out = await dispatch(new NodeIncoming(req));
@@ -82,7 +83,21 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response | 
       } else res.destroy();
     }
   };
+  if (!now) return served;
+  // An answer ready at once (a kept one) is written in this turn: no request object, no promise of its own.
+  return (req, res, next) => {
+    if (req.method === 'GET' && !res.destroyed && !hasBody(req)) {
+      const out = now(req.originalUrl ?? req.url ?? '/', req.headers);
+      if (out) {
+        writeOutgoing(out, res);
+        return DONE;
+      }
+    }
+    return served(req, res, next);
+  };
 }
+
+const DONE = Promise.resolve();
 
 function fetchHeaders(req: NodeRequestLike): Headers {
   const headers = new Headers();

@@ -825,6 +825,19 @@ export function runDriverSuite(
         expect(await d.logBounds()).toEqual({ newest: b.seq, pruned: 0 });
       });
 
+      it('answers the newest seq at once, where the driver can (logNewestNow), as logBounds does', async () => {
+        // Optional: a driver without it is asked logBounds (the HTTP helper's kept answers then wait for it).
+        const now = d.logNewestNow?.bind(d);
+        if (!now) return;
+        expect(now()).toBe((await d.logBounds()).newest);
+        const a = await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1) })]);
+        expect(now()).toBe(a.seq);
+        await d.pruneChanges({ before: Date.now() + 1, limit: 10 });
+        const b = await d.commit([itemPut({ id: 'b', group: 'g', status: 'LIVE', time: time(1) })]);
+        expect(now()).toBe(b.seq);
+        expect(now()).toBe((await d.logBounds()).newest);
+      });
+
       it("walks one stream's changes from a position, without the other streams'", async () => {
         const seqs: number[] = [];
         for (let i = 0; i < 6; i++) {

@@ -1,11 +1,13 @@
 /**
  * One app server for the kept-responses tests (kept.test.ts): the HTTP helper on node:http over a store another
- * process shares, kept responses on (the default). `Authorization: Bearer <userId>` names the caller.
+ * process shares, kept responses on (the default). `Authorization: Bearer <userId>` names the caller; a request
+ * without one goes to a handler with no `authenticate`, whose kept answers the Node adapter sends at once (no
+ * promise: `AnswerNow`), so both ways to a kept answer face the same reads and writes.
  *   sqlite <file>                 the SQLite file
  *   postgres <url> <schema>       the PostgreSQL schema
  * Prints `READY <port>`.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { postgresDriver } from '../../drivers/postgres/index.js';
 import { sqliteDriver } from '../../drivers/sqlite/index.js';
 import { createHttpHandler, toNodeHandler } from '../../src/http/index.js';
@@ -22,7 +24,10 @@ const handler = createHttpHandler(service, {
     return auth === null ? null : { userId: auth.slice('Bearer '.length) };
   },
 });
-const server = createServer(toNodeHandler(handler)).listen(0, '127.0.0.1', () => {
+const users = toNodeHandler(handler);
+const anonymous = toNodeHandler(createHttpHandler(service));
+const route = (req: IncomingMessage, res: ServerResponse) => (req.headers.authorization ? users : anonymous)(req, res);
+const server = createServer(route).listen(0, '127.0.0.1', () => {
   const address = server.address();
   process.stdout.write(`READY ${typeof address === 'object' && address ? address.port : 0}\n`);
 });
