@@ -114,24 +114,23 @@ async function runSyncBench(input: SyncBenchInput): Promise<SyncBenchPhase[]> {
     targetMs: (3000 * pulledOurs) / 10_000,
     targetRatio: 1.5,
   });
-  // The same pull written by hand in blogcore's IndexedDB layout: what IndexedDB itself charges for it; and in
-  // the layout designed to replace it (labels as postings).
-  const floor = await layoutFloor(fetchPages, 'today');
+  // The same pull written by hand in blogcore's IndexedDB layout: what IndexedDB itself charges for it.
+  const floor = await layoutFloor(fetchPages);
+  const layout = `blogcore's layout (record with its base inside, ${floor.entries} index entries each, labels as one postings record per page, no search terms)`;
   phases.push({
-    op: `the floor: raw fetch + puts of ${floor.count} posts in blogcore's layout (record with its base inside, ${floor.entries} index entries each on average)`,
+    op: `the floor: raw fetch + puts of ${floor.count} posts in ${layout}`,
     size: floor.count,
     ours: single(oursFirst.ms),
     raw: single(floor.ms),
     oursBytes: oursFirst.bytes,
     rawBytes: floor.bytes,
   });
-  const designed = await layoutFloor(fetchPages, 'designed');
   phases.push({
-    op: `the designed layout's floor against raw: the same puts in the layout of issue 34 (record with its base inside, ${designed.entries} index entries each, labels as one postings record per page)`,
-    size: designed.count,
-    ours: single(designed.ms),
+    op: `the floor against raw: the same puts, in ${layout}`,
+    size: floor.count,
+    ours: single(floor.ms),
     raw: single(rawFirst.ms),
-    oursBytes: designed.bytes,
+    oursBytes: floor.bytes,
     rawBytes: rawFirst.bytes,
   });
 
@@ -212,23 +211,15 @@ interface RawItem {
 }
 
 /**
- * The first pull by hand into a layout, one transaction per page, with no tokenizing, postings, change log or
- * checks: what IndexedDB charges for the records and index entries a replica has to write.
- * - `today`: the layout the IndexedDB driver gives posts (drivers/idb/schema.ts): a record `{ id, v, doc, k }` in
- *   a store with the schema's eight multiEntry indexes on `k.<name>` (published, updated, a labelPublished and a
- *   labelUpdated entry per label, the unique path), the base inside the record (the replica's layout 3);
- * - `designed`: the layout docs/benchmarks.md asks for (issue 34, docs/design.md §26): labels as postings too (the
- *   page's label keys in one sorted record, as search terms are kept), so a post is one record with its three
- *   single-entry index entries.
+ * The first pull by hand in blogcore's IndexedDB layout for posts (drivers/idb/schema.ts, layout 5; the replica's
+ * layout 3), one transaction per page, with no tokenizing, search postings, change log or checks: what IndexedDB
+ * charges for the records and index entries a replica has to write. A post is one record `{ id, v, doc, k }` with
+ * its three single-entry index entries (published, updated, the unique path) and its base inside; the page's
+ * label keys go in one sorted postings record, as the driver keeps them beside search terms.
  */
-async function layoutFloor(
-  fetchPages: (write: (items: RawItem[]) => Promise<void>) => Promise<number>,
-  layout: 'today' | 'designed',
-) {
-  const designed = layout === 'designed';
+async function layoutFloor(fetchPages: (write: (items: RawItem[]) => Promise<void>) => Promise<number>) {
   const indexes = ['published', 'updated', 'path', 'due', 'moving', 'media'];
-  if (!designed) indexes.push('labelPublished', 'labelUpdated');
-  const db = await openDB(`raw-sync-layout-${layout}`, 1, {
+  const db = await openDB('raw-sync-layout', 1, {
     upgrade(db) {
       const posts = db.createObjectStore('posts', { keyPath: 'id' });
       for (const name of indexes) posts.createIndex(name, `k.${name}`, { multiEntry: true, unique: name === 'path' });
@@ -255,7 +246,6 @@ async function layoutFloor(
           published: [[r.blog.id, status, t, r.id]],
           updated: [[r.blog.id, status, r.updated, r.id]],
           path: [[r.blog.id, path]],
-          ...(designed ? {} : { labelPublished, labelUpdated }),
         };
         const base = {
           id: `sync:${r.blog.id}:posts:${r.id}`,
@@ -264,13 +254,13 @@ async function layoutFloor(
           fingerprint: r.id.slice(-6),
           generation: 0,
         };
-        entries += designed ? 3 : 3 + 2 * labels.length;
+        entries += 3;
         count++;
-        if (designed) postings.push(...labelPublished, ...labelUpdated);
+        postings.push(...labelPublished, ...labelUpdated);
         void posts.put({ id: r.id, v: 1, doc: r, k, base });
       }
       const order = (a: string[], b: string[]) => (a.join('\0') < b.join('\0') ? -1 : 1);
-      if (designed) void tx.objectStore('postings').add(postings.sort(order));
+      void tx.objectStore('postings').add(postings.sort(order));
       await tx.done;
     }),
   );
