@@ -220,6 +220,44 @@ async function walProfile(
   ];
 }
 
+/**
+ * Where the writers wait, in one more run of a side: the client backends of this database sampled every 10 ms
+ * (`pg_stat_activity`), by state and wait event ("CPU": active, waiting on nothing; "idle": the app's turn).
+ */
+async function waitProfile(
+  admin: pg.Pool,
+  ms: number,
+  name: string,
+  writers: Array<(n: number) => Promise<unknown>>,
+  counter: { n: number },
+): Promise<string> {
+  const seen = new Map<string, number>();
+  let samples = 0;
+  let running = true;
+  const sampler = (async () => {
+    while (running) {
+      const { rows } = await admin.query(
+        `SELECT CASE WHEN state = 'active' THEN coalesce(wait_event_type || ':' || wait_event, 'CPU') ELSE state END AS w,
+                count(*)::int AS n
+         FROM pg_stat_activity
+         WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()
+         GROUP BY 1`,
+      );
+      for (const r of rows) seen.set(r.w, (seen.get(r.w) ?? 0) + r.n);
+      samples++;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  await run(admin, ms, writers, counter);
+  running = false;
+  await sampler;
+  const total = [...seen.values()].reduce((a, b) => a + b, 0) || 1;
+  const top = [...seen].sort((a, b) => b[1] - a[1]).slice(0, 8);
+  return `- where ${name}'s connections are (${samples} samples of pg_stat_activity): ${top
+    .map(([w, n]) => `${w} ${((100 * n) / total).toFixed(0)}%`)
+    .join(', ')}`;
+}
+
 /** Runs the writers rows on the server at `url`; answers the lines to print. */
 export async function writersRows(url: string, ctx: BenchContext): Promise<string[]> {
   const ms = Number(ctx.args['pg-writers-ms'] ?? (ctx.quick ? 2000 : 6000));
@@ -267,6 +305,16 @@ export async function writersRows(url: string, ctx: BenchContext): Promise<strin
   for (let r = 0; r < rounds; r++)
     for (const side of Object.values(sides)) side.runs.push(await run(admin, ms, side.writers, counter));
   const profile = await walProfile(admin, ms, sides.blogcore!.writers, counter);
+  const waits = [
+    await waitProfile(admin, ms, 'blogcore', sides.blogcore!.writers, counter),
+    await waitProfile(
+      admin,
+      ms,
+      'raw (same rows + change row + event)',
+      sides['raw, same rows + change row + event']!.writers,
+      counter,
+    ),
+  ];
   await Promise.all(services.map((s) => s.close()));
   await rawPool.end();
   if (!ctx.args['pg-keep']) {
@@ -304,6 +352,7 @@ export async function writersRows(url: string, ctx: BenchContext): Promise<strin
     `- ${SERVERS * WRITERS} concurrent writers: ${(share * 100).toFixed(0)}% of raw — target ≥ 80%: ${share >= 0.8 ? '✓' : '✗'}`,
     `- WAL per post insert: ${o.walBytes.toFixed(0)} B, ${wal.toFixed(2)}× raw's ${base.walBytes.toFixed(0)} B — target ≤ 2×: ${wal <= 2 ? '✓' : '✗'}`,
     ...profile,
+    ...waits,
   );
   return lines;
 }
