@@ -105,6 +105,10 @@ function collectionOps(s: string, p: CollectionPlan, groupNo: (g: SideGroup) => 
  * A commit's first step, called before it writes anything (by `commit_ops` and by the commit statements of
  * statement.ts): its seq, and the log's newest seq below it when that is final (else null). A function of its
  * own, so each of its queries runs on a snapshot taken when it runs, not on the calling statement's.
+ * "Final" means no older transaction of the cluster runs: it does not read pg_locks to tell this store's writers
+ * from others, as a read of the lock table stops every lock taken or released in the cluster while it copies
+ * it, and 32 writers doing it once a commit waited on it more than on their rows (docs/benchmarks.md,
+ * 2026-11-30). A null prev costs the core one read of the log before its next call.
  */
 export const commitBegin = (s: string, schema: string): string => `
   CREATE FUNCTION ${s}.commit_begin(OUT seq bigint, OUT prev bigint) LANGUAGE plpgsql AS $fn$
@@ -116,17 +120,12 @@ export const commitBegin = (s: string, schema: string): string => `
     PERFORM pg_advisory_xact_lock_shared(${WRITERS_LOCK}, hashtext(${lit(schema)}));
     own$ := pg_current_xact_id();
     seq := own$::text::bigint + (SELECT value FROM ${s}.meta WHERE key = 'seqBase');
-    -- Whether every commit of the store below this one has landed: none older runs now, and any that starts
-    -- later gets a larger id. Then the log's newest below this one, read now, is all there will ever be below
-    -- it, and the driver knows the log's end after this commit without reading it (commit.ts).
+    -- Whether every commit below this one has landed: no older transaction runs now, and any that starts later
+    -- gets a larger id. Then the log's newest below this one, read now, is all there will ever be below it, and
+    -- the driver knows the log's end after this commit without reading it (commit.ts).
     -- (A query with a FROM, so it runs on a snapshot of its own, taken now: an expression would see the call's.)
     SELECT pg_current_snapshot() INTO snap$ FROM ${s}.meta WHERE key = 'seqBase';
-    IF pg_snapshot_xmin(snap$) >= own$ OR NOT EXISTS (
-      -- (age: how long before this transaction's id one was given, wraparound and all.)
-      SELECT 1 FROM pg_locks a JOIN pg_locks t ON t.virtualtransaction = a.virtualtransaction
-      WHERE a.locktype = 'advisory' AND a.objsubid = 2 AND a.classid = ${WRITERS_LOCK}::oid
-        AND a.objid = hashtext(${lit(schema)})::oid AND t.locktype = 'transactionid' AND age(t.transactionid) > 0
-    ) THEN
+    IF pg_snapshot_xmin(snap$) >= own$ THEN
       prev := greatest((SELECT max(c.seq) FROM ${s}.changes c WHERE c.seq < commit_begin.seq),
         (SELECT value FROM ${s}.meta WHERE key = 'pruned'), 0);
     END IF;
@@ -208,7 +207,7 @@ export function commitOps(s: string, plans: readonly CollectionPlan[]): string {
  * found in flight by their lock (pg_locks), so other databases' and stores' transactions never hold it back
  * (on a standby, where the primary's locks are not visible, the cluster-wide bound holds).
  */
-export const logEnd = (s: string, schema: string) => `
+export const logEndFunction = (s: string, schema: string) => `
   CREATE FUNCTION ${s}.log_end() RETURNS bigint LANGUAGE plpgsql AS $fn$
   DECLARE
     snap pg_snapshot := pg_current_snapshot();
@@ -225,14 +224,23 @@ export const logEnd = (s: string, schema: string) => `
     IF NOT pg_is_in_recovery() THEN
       SELECT coalesce(min(x::text::bigint), pg_snapshot_xmax(snap)::text::bigint) + base INTO w
         FROM pg_snapshot_xip(snap) AS x
-        WHERE x::xid IN (SELECT t.transactionid FROM pg_locks a JOIN pg_locks t ON t.virtualtransaction = a.virtualtransaction
-                          WHERE a.locktype = 'advisory' AND a.objsubid = 2 AND a.classid = ${WRITERS_LOCK}::oid
-                            AND a.objid = hashtext(${lit(schema)})::oid AND t.locktype = 'transactionid');
+        WHERE x::xid IN (
+          -- (The lock table read once: each read of it stops every lock taken or released in the cluster.)
+          WITH l AS MATERIALIZED (SELECT l.locktype, l.virtualtransaction, l.transactionid, l.classid, l.objid, l.objsubid
+                                   FROM pg_lock_status() l WHERE l.locktype IN ('advisory', 'transactionid'))
+          SELECT t.transactionid FROM l a JOIN l t ON t.virtualtransaction = a.virtualtransaction
+          WHERE a.locktype = 'advisory' AND a.objsubid = 2 AND a.classid = ${WRITERS_LOCK}::oid
+            AND a.objid = hashtext(${lit(schema)})::oid AND t.locktype = 'transactionid');
     END IF;
     SELECT max(seq) INTO m FROM ${s}.changes WHERE seq < w;
     RETURN greatest(coalesce(m, 0), v_pruned);
   END
   $fn$;
+`;
+
+/** log_end() and changes_since() (made by layout 3's migration; log_end is remade where it differs, schema.ts). */
+export const logEnd = (s: string, schema: string) => `
+  ${logEndFunction(s, schema)}
 
   CREATE FUNCTION ${s}.changes_since(after bigint, lim int)
     RETURNS TABLE (seq bigint, pos int, coll int, id text, type text, version int, stream text, "time" bigint)

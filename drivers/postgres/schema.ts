@@ -20,7 +20,7 @@
 import type { StoreSchema } from '../../src/store/driver.js';
 import type { Connection } from './connect.js';
 import { ident } from './text.js';
-import { commitBegin, commitOps, commitRefuse } from './functions.js';
+import { commitBegin, commitOps, commitRefuse, logEndFunction } from './functions.js';
 import { ensure, partColumn, plan, shape, snake, type CollectionPlan, type Names } from './layout.js';
 import { LEGACY_MIGRATIONS } from './legacy.js';
 import { layoutOf, locked } from './lock.js';
@@ -286,12 +286,13 @@ async function declare(c: Connection, schema: StoreSchema, q: Query): Promise<vo
   for (const p of plans) c.namesByNo.set(p.no, p.name);
 }
 
-/** Remakes the commit functions (`commit_begin`, `commit_refuse`, `commit_ops`) where the stored ones differ. */
+/** Remakes the commit functions (`commit_begin`, `commit_refuse`, `commit_ops`) and `log_end` where the stored ones differ. */
 async function remakeCommit(q: Query, c: Connection, plans: readonly CollectionPlan[]): Promise<void> {
   const made: Array<[string, string]> = [
     ['commit_begin', commitBegin(c.s, c.schema)],
     ['commit_refuse', commitRefuse(c.s)],
     ['commit_ops', commitOps(c.s, plans)],
+    ['log_end', logEndFunction(c.s, c.schema)],
   ];
   for (const [name, text] of made) {
     const body = text.slice(text.indexOf('$fn$') + 4, text.lastIndexOf('$fn$'));

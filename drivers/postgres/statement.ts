@@ -10,6 +10,11 @@
  *   version is the one expected, a delete deletes it so; an add adds to its counters (an upsert when it may
  *   create the record). Side rows (layout.ts) are upserted by their varying parts, and the stale ones deleted:
  *   the two never touch one row, so their order inside the statement does not matter.
+ * - The adds come last (commit.ts `runOrder`) and wait for everything before them (`g` counts those CTEs' rows,
+ *   and the adds read the commit's row from it): the change rows of the ops before them, their side rows and the
+ *   event are written first. An add's row (a label's counters) is shared by writers and held from its update
+ *   to the commit's end, so what runs in between is only the other adds and their change rows. (Without the
+ *   gate PostgreSQL ran the CTEs no one reads after the final SELECT: the side and change rows after the adds.)
  * - The final SELECT looks at every op's CTE in run order: one that wrote nothing refuses the whole commit
  *   (`commit_refuse`, SQLSTATE BC001 with the op's position), atomically, as any error in one statement does.
  *
@@ -87,10 +92,31 @@ export function shapedText(s: string, ops: readonly ShapedOp[]): string {
   const next = (type: string) => `$${++n}::${type}`;
   const ctes = [`b AS MATERIALIZED (SELECT seq, prev FROM ${s}.commit_begin())`];
   const checks: string[] = [];
-  const logged: string[] = [];
+  let logged: string[] = [];
+  /** What comes before the adds: the CTEs the gate waits for (`g`), and where the adds read the commit's row. */
+  const written: string[] = [];
+  let src = 'b';
+  const log = (name: string, rows: string[]) =>
+    `${name} AS (INSERT INTO ${s}.changes (seq, pos, coll, id, type, version, stream, time)
+    SELECT b.seq, v.pos, v.coll, v.id, v.type, v.version, v.stream, $1::bigint FROM b,
+      (VALUES ${rows.join(', ')}) AS v(pos, coll, id, type, version, stream) RETURNING 1)`;
+  const push = (...more: string[]) => {
+    ctes.push(...more);
+    if (src === 'b') written.push(...more.map((cte) => cte.slice(0, cte.indexOf(' '))));
+  };
   ops.forEach((op, k) => {
     const p = op.plan;
     const mode = modeOf(op);
+    if ((mode === 'add' || mode === 'create') && src === 'b' && written.length) {
+      // The first add: everything before it (and its change rows) is written first, so the counters' rows,
+      // which writers share and each commit holds from its add to its end, are held the least.
+      push(log('logged0', logged));
+      logged = [];
+      ctes.push(
+        `g AS MATERIALIZED (SELECT b.seq FROM b WHERE ${written.map((c) => `(SELECT count(*) FROM ${c})`).join(' + ')} >= 0)`,
+      );
+      src = 'g';
+    }
     const t = `${s}.${ident(p.table)}`;
     const w = `w${k}`;
     const [id, cid, pos, stream] = ['text', 'text', 'int', 'text'].map(next) as [string, string, string, string];
@@ -98,16 +124,16 @@ export function shapedText(s: string, ops: readonly ShapedOp[]): string {
     const expect = mode === 'update' || mode === 'delete' ? next('int') : '0';
     let version = mode === 'insert' ? '1' : mode === 'update' ? `${expect} + 1` : expect;
     if (mode === 'delete') {
-      ctes.push(`${w} AS (DELETE FROM ${t} t USING b WHERE t.id = ${id} AND t.version = ${expect} RETURNING 1)`);
+      push(`${w} AS (DELETE FROM ${t} t USING b WHERE t.id = ${id} AND t.version = ${expect} RETURNING 1)`);
       p.groups.forEach((g, j) => {
-        ctes.push(`${w}s${j} AS (DELETE FROM ${s}.${ident(g.table)} e USING b WHERE e.id = ${id})`);
+        push(`${w}s${j} AS (DELETE FROM ${s}.${ident(g.table)} e USING b WHERE e.id = ${id} RETURNING 1)`);
       });
     } else {
       const deltas = mode === 'update' || mode === 'insert' ? [] : p.counters.map(() => next('bigint'));
       const bump = p.counters.map((c, j) => `${ident(c.column)} = t.${ident(c.column)} + ${deltas[j]}`);
       if (mode === 'add')
-        ctes.push(
-          `${w} AS (UPDATE ${t} t SET version = t.version + 1${bump.map((x) => `, ${x}`).join('')} FROM b WHERE t.id = ${id} RETURNING t.version)`,
+        push(
+          `${w} AS (UPDATE ${t} t SET version = t.version + 1${bump.map((x) => `, ${x}`).join('')} FROM ${src} WHERE t.id = ${id} RETURNING t.version)`,
         );
       else {
         const doc = next('json');
@@ -123,19 +149,19 @@ export function shapedText(s: string, ops: readonly ShapedOp[]): string {
         ];
         const vals = [...cols, ...initial, ...tokens];
         if (mode === 'update')
-          ctes.push(
+          push(
             `${w} AS (UPDATE ${t} t SET version = t.version + 1, doc = ${doc}${names.map((c, j) => `, ${c} = ${vals[j]}`).join('')} FROM b WHERE t.id = ${id} AND t.version = ${expect} RETURNING t.version)`,
           );
         else
-          ctes.push(
-            `${w} AS (INSERT INTO ${t} AS t (id, version, doc${names.map((c) => `, ${c}`).join('')}) SELECT ${id}, 1, ${doc}${vals.map((v) => `, ${v}`).join('')} FROM b WHERE true ON CONFLICT (id) ${
+          push(
+            `${w} AS (INSERT INTO ${t} AS t (id, version, doc${names.map((c) => `, ${c}`).join('')}) SELECT ${id}, 1, ${doc}${vals.map((v) => `, ${v}`).join('')} FROM ${src} WHERE true ON CONFLICT (id) ${
               mode === 'create'
                 ? `DO UPDATE SET version = t.version + 1${bump.map((x) => `, ${x}`).join('')}`
                 : 'DO NOTHING'
             } RETURNING t.version)`,
           );
         p.groups.forEach((g, j) => {
-          ctes.push(
+          push(
             ...sideRows(
               s,
               g,
@@ -153,9 +179,7 @@ export function shapedText(s: string, ops: readonly ShapedOp[]): string {
     checks.push(`WHEN NOT EXISTS (SELECT 1 FROM ${w}) THEN ${s}.commit_refuse(${pos} + 1)`);
     logged.push(`(${pos}, ${p.no}, ${cid}, '${mode === 'delete' ? 'delete' : 'put'}', ${version}, ${stream})`);
   });
-  ctes.push(`logged AS (INSERT INTO ${s}.changes (seq, pos, coll, id, type, version, stream, time)
-    SELECT b.seq, v.pos, v.coll, v.id, v.type, v.version, v.stream, $1::bigint FROM b,
-      (VALUES ${logged.join(', ')}) AS v(pos, coll, id, type, version, stream))`);
+  ctes.push(log('logged', logged));
   return `WITH ${ctes.join(',\n  ')}
   SELECT b.seq, b.prev, CASE ${checks.join(' ')} END FROM b`;
 }
@@ -184,12 +208,12 @@ function sideRows(
       copied.length
         ? `DO UPDATE SET ${copied.map((c) => `${c} = excluded.${c}`).join(', ')} WHERE (${copied.map((c) => `e.${c}`).join(', ')}) IS DISTINCT FROM (${copied.map((c) => `excluded.${c}`).join(', ')})`
         : 'DO NOTHING'
-    })`,
+    } RETURNING 1)`,
   ];
   if (mode === 'update') {
     const at = g.varying.map((c) => arrays[g.columns.indexOf(c)]!);
     out.push(
-      `${name}d AS (DELETE FROM ${gt} e USING b WHERE e.id = ${id} AND NOT EXISTS (SELECT 1 FROM unnest(${at.join(', ')}) AS x(${g.varying.map(ident).join(', ')}) WHERE ${g.varying.map((c) => `e.${ident(c)} = x.${ident(c)}`).join(' AND ')}))`,
+      `${name}d AS (DELETE FROM ${gt} e USING b WHERE e.id = ${id} AND NOT EXISTS (SELECT 1 FROM unnest(${at.join(', ')}) AS x(${g.varying.map(ident).join(', ')}) WHERE ${g.varying.map((c) => `e.${ident(c)} = x.${ident(c)}`).join(' AND ')}) RETURNING 1)`,
     );
   }
   return out;
