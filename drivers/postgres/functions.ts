@@ -14,6 +14,9 @@ import type { CollectionPlan, MainColumn, SideGroup } from './layout.js';
 
 const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
+/** How a commit statement of a common shape begins (statement.ts): log_end knows a writer of the store by it. */
+export const beginsWith = (s: string): string => `WITH b AS MATERIALIZED (SELECT seq, prev FROM ${s}.commit_begin())`;
+
 /** The advisory lock every commit of a store holds (shared) while it runs: readers find its writers in flight by it. */
 export const WRITERS_LOCK = 1651273575; // 'blog'
 
@@ -221,7 +224,13 @@ export const logEndFunction = (s: string, schema: string) => `
     IF m IS NULL OR m < w THEN
       RETURN greatest(coalesce(m, 0), v_pruned);
     END IF;
-    IF NOT pg_is_in_recovery() THEN
+    -- The oldest transaction running is a commit of this store (by its statement): the lock table need not be
+    -- read, w stays. (Taking another transaction for a writer only keeps the end lower: never unsafe.)
+    IF NOT pg_is_in_recovery() AND NOT EXISTS (
+      SELECT 1 FROM pg_stat_get_activity(NULL) a
+      WHERE a.backend_xid = pg_snapshot_xmin(snap)::xid AND a.state = 'active'
+        AND (starts_with(a.query, ${lit(beginsWith(s))}) OR starts_with(a.query, ${lit(`SELECT ${s}.commit_ops(`)}))
+    ) THEN
       SELECT coalesce(min(x::text::bigint), pg_snapshot_xmax(snap)::text::bigint) + base INTO w
         FROM pg_snapshot_xip(snap) AS x
         WHERE x::xid IN (

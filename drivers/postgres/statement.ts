@@ -22,6 +22,7 @@
  * (two on one record, or two on a collection with a unique index), and commits of more than MOST_OPS ops.
  */
 import type { CollectionPlan, SideGroup } from './layout.js';
+import { beginsWith } from './functions.js';
 import { ident } from './text.js';
 
 /** An op as this file takes it: commit.ts `RowOp` with its values laid out (commit.ts `valuesOf`). */
@@ -90,7 +91,7 @@ export function shapedValues(ops: readonly ShapedOp[], time: number): unknown[] 
 export function shapedText(s: string, ops: readonly ShapedOp[]): string {
   let n = 1;
   const next = (type: string) => `$${++n}::${type}`;
-  const ctes = [`b AS MATERIALIZED (SELECT seq, prev FROM ${s}.commit_begin())`];
+  const ctes = [beginsWith(s).slice('WITH '.length)];
   const checks: string[] = [];
   let logged: string[] = [];
   /** What comes before the adds: the CTEs the gate waits for (`g`), and where the adds read the commit's row. */

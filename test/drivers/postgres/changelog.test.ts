@@ -2,6 +2,7 @@
  * The change log never skips: concurrent commits finish out of the order they started in, and a reader
  * tailing `changesSince(last seen seq)` meanwhile must still see every commit, exactly once.
  */
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresDriver } from '../../../drivers/postgres/index.js';
 import type { StorageDriver, WriteOp } from '../../../src/store/driver.js';
@@ -69,5 +70,26 @@ describe('postgres change log', () => {
       expect(seen.get(seq), `ops of ${name}`).toBe(commitsOf(Number(w), Number(i)).length);
     }
     expect(seen.size).toBe(committed.size);
+  });
+
+  it("a transaction that is not the store's, left open, does not hold the log's end back", async () => {
+    const d: StorageDriver = stores.make();
+    await d.open(suiteSchema);
+    await d.commit([itemPut({ id: 'before', group: 'g', status: 'LIVE', time: 't1', tags: [], words: [] })]);
+    const other = new pg.Client({ connectionString: pgUrl() });
+    await other.connect();
+    try {
+      // Older than the next commit, running through it: only the store's own writers may hold its readers back.
+      await other.query('BEGIN');
+      await other.query('SELECT pg_current_xact_id()');
+      const { seq } = await d.commit([
+        itemPut({ id: 'after', group: 'g', status: 'LIVE', time: 't2', tags: [], words: [] }),
+      ]);
+      expect((await d.logBounds()).newest).toBe(seq);
+      expect((await d.changesSince(seq - 1, 10)).map((c) => c.id)).toEqual(['after']);
+    } finally {
+      await other.query('ROLLBACK');
+      await other.end();
+    }
   });
 });
