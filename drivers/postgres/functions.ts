@@ -206,9 +206,11 @@ export function commitOps(s: string, plans: readonly CollectionPlan[]): string {
  * The log's safe end: the newest seq below which every commit is visible and none is still to come. Seqs are
  * transaction ids (plus the store's base), so commits of a store run side by side and finish in any order;
  * a reader takes the log only up to the oldest writer still running. Cheap when the newest visible commit
- * is older than every transaction running anywhere (pg_snapshot_xmin); otherwise the store's own writers are
- * found in flight by their lock (pg_locks), so other databases' and stores' transactions never hold it back
- * (on a standby, where the primary's locks are not visible, the cluster-wide bound holds).
+ * is older than every transaction running anywhere (pg_snapshot_xmin), or when the oldest one is a commit of
+ * the store (pg_stat_activity: under concurrent writers, nearly always); otherwise the store's own writers are
+ * found in flight by their lock (pg_locks, which stops every lock of the cluster while it is read), so other
+ * databases' and stores' transactions never hold it back (on a standby, where the primary's locks are not
+ * visible, the cluster-wide bound holds).
  */
 export const logEndFunction = (s: string, schema: string) => `
   CREATE FUNCTION ${s}.log_end() RETURNS bigint LANGUAGE plpgsql AS $fn$
