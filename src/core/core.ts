@@ -27,6 +27,7 @@ import type { CommentGate } from './comment-gate.js';
 import type { CommentOptions } from '../rules/comment-options.js';
 import {
   memberId,
+  RECORDS_STREAM,
   put,
   type BlogRecord,
   type Collection,
@@ -278,15 +279,23 @@ export class Core {
     return (this.processSession ? recordStore(this.processSession.driver) : this.driver).get(collection, id);
   }
 
-  async user(id: string): Promise<UserRecord | undefined> {
+  async user(id: string, look = true): Promise<UserRecord | undefined> {
     await this.ready();
-    return this.cache.get('users', id, async () => (await this.cached('users', id))?.doc);
+    return this.cache.get('users', id, async () => (await this.cached('users', id))?.doc, look);
   }
 
-  /** A blog that exists and is not being deleted (a blog being deleted reads as gone, never half there). */
-  async blog(blogId: string): Promise<BlogRecord> {
+  /**
+   * A blog that exists and is not being deleted (a blog being deleted reads as gone, never half there).
+   * `look: false`: see RecordCache.get.
+   */
+  async blog(blogId: string, look = true): Promise<BlogRecord> {
     await this.ready();
-    const found = await this.cache.get('blogs', blogId, async () => (await this.cached('blogs', blogId))?.doc);
+    const found = await this.cache.get(
+      'blogs',
+      blogId,
+      async () => (await this.cached('blogs', blogId))?.doc,
+      look,
+    );
     if (!found || found.deleting) throw notFound('Blog');
     return found;
   }
@@ -313,9 +322,24 @@ export class Core {
     return { ...(await this.standing(actor, blogId)), blog };
   }
 
+  /**
+   * `writer` inside a `transact` attempt, which returns `seen` with its ops: where the driver's look at the log
+   * costs a round trip (no `logNewestNow`: PostgreSQL, IndexedDB), the user and blog come from the cache without
+   * it, and the commit is refused if the users and blogs stream moved past `seen` (then the attempt runs again
+   * after a look). docs/design.md §15, "The look carried by the commit".
+   */
+  async writerAtCommit(actor: Actor, blogId: string): Promise<Standing & { blog: BlogRecord; seen?: number }> {
+    await this.ready();
+    const seen = this.cache.seen;
+    if (this.driver.logNewestNow || this.processSession || seen < 0) return this.writer(actor, blogId);
+    await this.requireWriter(actor, false);
+    const blog = await this.blog(blogId, false);
+    return { ...(await this.standing(actor, blogId)), blog, seen };
+  }
+
   /** Writers must be known users (hosts create them with users.insert); host code always may write. */
-  async requireWriter(actor: Actor): Promise<void> {
-    if (actor.kind === 'user' && !(await this.user(actor.userId))) {
+  async requireWriter(actor: Actor, look = true): Promise<void> {
+    if (actor.kind === 'user' && !(await this.user(actor.userId, look))) {
       throw authError(`Unknown user ${actor.userId}: create it with users.insert before it writes`);
     }
   }
@@ -333,7 +357,7 @@ export class Core {
    * app servers) and emitted here once the commit succeeded.
    */
   async transact<T>(
-    attempt: (retry: number) => Promise<{ ops: WriteOp[]; result: T }>,
+    attempt: (retry: number) => Promise<{ ops: WriteOp[]; result: T; seen?: number | undefined }>,
     events?: (result: T) => BlogEvent[] | Promise<BlogEvent[]>,
   ): Promise<T> {
     await this.ready();
@@ -341,7 +365,7 @@ export class Core {
     const started = Date.now();
     try {
       for (let i = 0, moved = 0; ; i++) {
-        const { ops, result } = await attempt(i);
+        const { ops, result, seen } = await attempt(i);
         if (ops.length === 0) return result;
         const told = events ? await events(result) : NONE;
         const wanted = lanesOf(ops);
@@ -356,10 +380,16 @@ export class Core {
         }
         held.push(...more);
         try {
-          await this.commit(ops, told);
+          await this.commit(ops, told, seen);
           return result;
         } catch (error) {
           if (!DriverConflict.is(error)) throw error;
+          if (error.kind === 'stale') {
+            // Users or blogs changed in another process since the cache looked: look, and decide again.
+            this.cache.begin();
+            await this.cache.fresh();
+            continue;
+          }
           // The first conflict is most likely a write of this process that committed before this one held the
           // lanes; after that only another process moves these records: give it room.
           if (++moved > 1) {
@@ -378,15 +408,18 @@ export class Core {
    * commit when they are shared with other app servers, then waiters, the scheduler, pruning, and the events
    * emitted to this process's listeners.
    */
-  async commit(ops: readonly WriteOp[], events: readonly BlogEvent[] = NONE): Promise<CommitResult> {
+  async commit(ops: readonly WriteOp[], events: readonly BlogEvent[] = NONE, seen?: number): Promise<CommitResult> {
     const shared = events.length && this.share ? (await this.share).record(events, this.nowIso()) : undefined;
     let result: CommitResult;
     try {
-      result = await this.driver.commit(shared ? [...ops, ...shared.ops] : ops, { time: this.now().getTime() });
+      result = await this.driver.commit(shared ? [...ops, ...shared.ops] : ops, {
+        time: this.now().getTime(),
+        ...(seen === undefined ? {} : { unchanged: { stream: RECORDS_STREAM, after: seen } }),
+      });
     } catch (error) {
       shared?.settle(error);
       // Refused for an event record of this instance (removed by hand?): nothing was written; again without it.
-      if (shared && DriverConflict.is(error) && error.collection === 'events') return this.commit(ops, events);
+      if (shared && DriverConflict.is(error) && error.collection === 'events') return this.commit(ops, events, seen);
       throw error;
     }
     shared?.settle();

@@ -55,9 +55,17 @@ export class RecordCache {
     }
   }
 
-  /** The record, from the cache, else from `load` (then cached). */
-  async get<T>(collection: string, id: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
-    if (this.checked < this.asked) await this.fresh();
+  /**
+   * The record, from the cache, else from `load` (then cached). `look: false` skips the look at the log: the
+   * caller's commit checks that the log did not move past `seen` (core.writerAtCommit).
+   */
+  async get<T>(
+    collection: string,
+    id: string,
+    load: () => Promise<T | undefined>,
+    look = true,
+  ): Promise<T | undefined> {
+    if (look && this.checked < this.asked) await this.fresh();
     const key = `${collection}/${id}`;
     if (this.map.has(key)) return this.map.get(key) as T;
     const epoch = this.epoch;

@@ -177,13 +177,14 @@ export async function changeContent<K extends Kind>(
   /** Writes committed with the change, all or nothing (the shared document's, resources/collab.ts). */
   alongside?: (before: ContentOf<K>, after: ContentOf<K>) => Promise<WriteOp[]>,
 ): Promise<{ before: ContentOf<K>; after: ContentOf<K>; view: Role }> {
-  const s = await core.writer(actor, blogId);
-  const { before, after } = await core.transact(
+  const { before, after, view } = await core.transact(
     async (retry) => {
+      const s = await core.writerAtCommit(actor, blogId);
       const stored = await loadEditable(core, kind, blogId, id, s, ifMatch);
       const now = core.nowIso();
       const changed = fn(stored.doc, now);
-      if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
+      if (changed === stored.doc)
+        return { ops: [], result: { before: stored.doc, after: stored.doc, view: s.view } };
       const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 }, retry > 0);
       const counters = kind === 'post' ? labelCounterOps(stored.doc, next) : [];
       const kept = await revisionOps(core, kind, stored.doc, next, now);
@@ -195,12 +196,13 @@ export async function changeContent<K extends Kind>(
           ...kept,
           ...((await alongside?.(stored.doc, next)) ?? []),
         ],
-        result: { before: stored.doc, after: next },
+        result: { before: stored.doc, after: next, view: s.view },
+        seen: s.seen,
       };
     },
     (r) => events(r.before, r.after),
   );
-  return { before, after, view: s.view };
+  return { before, after, view };
 }
 
 /** Deletes a post or page for good, with whatever `dependents` adds to the same atomic commit. */
