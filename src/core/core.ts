@@ -290,12 +290,7 @@ export class Core {
    */
   async blog(blogId: string, look = true): Promise<BlogRecord> {
     await this.ready();
-    const found = await this.cache.get(
-      'blogs',
-      blogId,
-      async () => (await this.cached('blogs', blogId))?.doc,
-      look,
-    );
+    const found = await this.cache.get('blogs', blogId, async () => (await this.cached('blogs', blogId))?.doc, look);
     if (!found || found.deleting) throw notFound('Blog');
     return found;
   }

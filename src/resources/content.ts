@@ -183,8 +183,7 @@ export async function changeContent<K extends Kind>(
       const stored = await loadEditable(core, kind, blogId, id, s, ifMatch);
       const now = core.nowIso();
       const changed = fn(stored.doc, now);
-      if (changed === stored.doc)
-        return { ops: [], result: { before: stored.doc, after: stored.doc, view: s.view } };
+      if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc, view: s.view } };
       const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 }, retry > 0);
       const counters = kind === 'post' ? labelCounterOps(stored.doc, next) : [];
       const kept = await revisionOps(core, kind, stored.doc, next, now);
