@@ -8,7 +8,6 @@ import {
   addAsPut,
   DriverConflict,
   heldKeys,
-  type CommitOptions,
   type CommitResult,
   type DeleteOp,
   type Key,
@@ -19,7 +18,7 @@ import {
 import type { Connection } from './connect.js';
 import { groups } from './changes.js';
 import { loadedPostings, loadPostings } from './lazy-postings.js';
-import { CHANGES, LOG, META, STREAM_INDEX, type LogChange, type Rec } from './schema.js';
+import { CHANGES, LOG, type LogChange, type Rec } from './schema.js';
 import { DEAD, hasPostings, POST, SEG } from './ranges.js';
 import type { PostingDoc } from './segments.js';
 
@@ -39,10 +38,9 @@ export async function commit(
   c: Connection,
   given: readonly WriteOp[],
   time: number,
-  u?: CommitOptions['unchanged'],
   read = false,
 ): Promise<CommitResult> {
-  const stores = new Set<string>([LOG, CHANGES, META]);
+  const stores = new Set<string>([LOG, CHANGES]);
   for (const op of given) {
     const def = c.collection(op.collection);
     stores.add(op.collection);
@@ -65,8 +63,7 @@ export async function commit(
   // The checks' reads go first and the writes right behind them, unawaited: requests run in order, so the
   // reads see the store as it was, and a failed check aborts the transaction, writes and all. So a commit sent
   // while another is still being written builds its requests meanwhile, not once that one is done.
-  const own = ops.every(trusted) ? undefined : check(c, tx, ops, trusted);
-  const checked = u ? movedPast(c, tx, u).then(async (stale) => stale ?? (await own)) : own;
+  const checked = ops.every(trusted) ? undefined : check(c, tx, ops, trusted);
 
   // Write. The records go out as plain requests (idb's `unwrap`): a page of 500 posts is 500 requests, and a
   // promise for each costs more than the request. A refused one (a taken id or unique key) aborts the
@@ -147,7 +144,7 @@ export async function commit(
   } catch (e) {
     const error = (refused as Error | null) ?? (e as Error);
     if (error?.name === 'ConstraintError') {
-      if (!read) return commit(c, given, time, u, true);
+      if (!read) return commit(c, given, time, true);
       // After reads, not expected (check saw every key this transaction claims), but never a crash.
       throw new DriverConflict('unique', ops[0]!.collection, ops[0]!.id);
     }
@@ -156,18 +153,6 @@ export async function commit(
 }
 
 type Lowered = PutOp | DeleteOp;
-
-/** CommitOptions.unchanged: a stale conflict when the stream has an entry after the seq, or the log was pruned past it. */
-async function movedPast(c: Connection, tx: WriteTx, u: NonNullable<CommitOptions['unchanged']>) {
-  const [after, pruned] = await Promise.all([
-    tx
-      .objectStore(CHANGES)
-      .index(STREAM_INDEX)
-      .openKeyCursor(c.KeyRange.bound([u.stream, u.after + 1], [u.stream, Infinity, Infinity])),
-    tx.objectStore(META).get('pruned'),
-  ]);
-  return after || (pruned ?? 0) > u.after ? new DriverConflict('stale', '', u.stream) : undefined;
-}
 
 /**
  * Adds as the puts they amount to, on the records as the batch's earlier ops leave them (read in this

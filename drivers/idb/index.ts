@@ -108,7 +108,7 @@ class IdbDriver implements StorageDriver {
   }
 
   async commit(ops: readonly WriteOp[], options: CommitOptions = {}): Promise<CommitResult> {
-    return commit(this.connection(), ops, Math.floor(options.time ?? Date.now()), options.unchanged);
+    return commit(this.connection(), ops, Math.floor(options.time ?? Date.now()));
   }
 
   async changesSince(seq: number, limit?: number): Promise<Change[]> {

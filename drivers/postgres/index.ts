@@ -58,6 +58,8 @@ export interface PostgresDriver extends StorageDriver {
 export const POSTGRES_STORAGE_VERSION = LAYOUT;
 
 class Driver implements PostgresDriver {
+  /** `commit` honours `CommitOptions.unchanged`. */
+  readonly checksUnchanged = true;
   private conn: Connection | undefined;
   private readonly owned: boolean;
   private closed = false;
@@ -148,6 +150,7 @@ class Driver implements PostgresDriver {
       changesSince: within(this.changesSince),
       streamChanges: within(this.streamChanges),
       logBounds: within(this.logBounds),
+      checksUnchanged: true,
       pruneChanges: within(this.pruneChanges),
       blobs: this.blobs,
       ...(this.watch ? { watch: this.watch } : {}),

@@ -310,26 +310,20 @@ export class Core {
     return { ...(await this.standing(actor, blogId, view)), blog };
   }
 
-  /** The standing of a caller about to write in a blog: a known writer, in an existing blog. */
-  async writer(actor: Actor, blogId: string): Promise<Standing & { blog: BlogRecord }> {
-    await this.requireWriter(actor);
-    const blog = await this.blog(blogId);
-    return { ...(await this.standing(actor, blogId)), blog };
-  }
-
   /**
-   * `writer` inside a `transact` attempt, which returns `seen` with its ops: where the driver's look at the log
-   * costs a round trip (no `logNewestNow`: PostgreSQL, IndexedDB), the user and blog come from the cache without
-   * it, and the commit is refused if the users and blogs stream moved past `seen` (then the attempt runs again
-   * after a look). docs/design.md §15, "The look carried by the commit".
+   * The standing of a caller about to write in a blog: a known writer, in an existing blog. `atCommit`, inside
+   * a `transact` attempt that returns `seen` with its ops: where the driver's look at the log costs a round trip
+   * and its commit can check instead (`checksUnchanged`: PostgreSQL), the user and blog come from the cache without it, and the commit
+   * is refused if the users and blogs stream moved past `seen` (then the attempt runs again after a look).
+   * docs/design.md §15, "The look carried by the commit".
    */
-  async writerAtCommit(actor: Actor, blogId: string): Promise<Standing & { blog: BlogRecord; seen?: number }> {
-    await this.ready();
-    const seen = this.cache.seen;
-    if (this.driver.logNewestNow || this.processSession || seen < 0) return this.writer(actor, blogId);
-    await this.requireWriter(actor, false);
-    const blog = await this.blog(blogId, false);
-    return { ...(await this.standing(actor, blogId)), blog, seen };
+  async writer(actor: Actor, blogId: string, atCommit?: true): Promise<Standing & { blog: BlogRecord; seen?: number }> {
+    const { seen } = this.cache;
+    const look =
+      !atCommit || !this.driver.checksUnchanged || !!this.driver.logNewestNow || !!this.processSession || seen < 0;
+    await this.requireWriter(actor, look);
+    const blog = await this.blog(blogId, look);
+    return { ...(await this.standing(actor, blogId)), blog, ...(look ? {} : { seen }) };
   }
 
   /** Writers must be known users (hosts create them with users.insert); host code always may write. */
@@ -353,7 +347,8 @@ export class Core {
    */
   async transact<T>(
     attempt: (retry: number) => Promise<{ ops: WriteOp[]; result: T; seen?: number | undefined }>,
-    events?: (result: T) => BlogEvent[] | Promise<BlogEvent[]>,
+    /** `look: false` when the attempt's commit checks the cache (`seen`): its reads of users and blogs need none. */
+    events?: (result: T, look: boolean) => BlogEvent[] | Promise<BlogEvent[]>,
   ): Promise<T> {
     await this.ready();
     let held: string[] = [];
@@ -362,7 +357,7 @@ export class Core {
       for (let i = 0, moved = 0; ; i++) {
         const { ops, result, seen } = await attempt(i);
         if (ops.length === 0) return result;
-        const told = events ? await events(result) : NONE;
+        const told = events ? await events(result, seen === undefined) : NONE;
         const wanted = lanesOf(ops);
         const more = wanted.filter((l) => !held.includes(l));
         if (!this.lanes.tryTake(more)) {
@@ -405,6 +400,7 @@ export class Core {
    */
   async commit(ops: readonly WriteOp[], events: readonly BlogEvent[] = NONE, seen?: number): Promise<CommitResult> {
     const shared = events.length && this.share ? (await this.share).record(events, this.nowIso()) : undefined;
+    const { asked } = this.cache;
     let result: CommitResult;
     try {
       result = await this.driver.commit(shared ? [...ops, ...shared.ops] : ops, {
@@ -424,7 +420,7 @@ export class Core {
       this.cache.forget(op.collection, op.id);
       if (op.type === 'put' && op.collection === 'posts' && dueTime(op.doc) !== undefined) this.dueUnknown();
     }
-    this.cache.committed(result.seq, result.previous);
+    this.cache.committed(result.seq, result.previous, asked);
     for (const listener of this.commitListeners) listener(result, ops);
     if (this.scheduler) {
       for (const op of ops) if (op.type === 'put' && op.collection === 'posts') this.scheduled(op.doc);
@@ -613,10 +609,10 @@ export class Core {
   }
 
   /** A post as an ADMIN sees it: the payload of post events. */
-  async adminPost(p: PostRecord): Promise<Post> {
-    const blog = await this.blog(p.blogId);
+  async adminPost(p: PostRecord, look = true): Promise<Post> {
+    const blog = await this.blog(p.blogId, look);
     const shape = { view: 'ADMIN' as const, fetchBody: true, fetchImages: false, hideComments: false };
-    return postWire(p, blog, authorOf(await this.user(p.authorId), p.authorId), shape, this.links);
+    return postWire(p, blog, authorOf(await this.user(p.authorId, look), p.authorId), shape, this.links);
   }
 }
 

@@ -57,7 +57,7 @@ export class RecordCache {
 
   /**
    * The record, from the cache, else from `load` (then cached). `look: false` skips the look at the log: the
-   * caller's commit checks that the log did not move past `seen` (core.writerAtCommit).
+   * caller's commit checks that the log did not move past `seen` (core.writer with `atCommit`).
    */
   async get<T>(
     collection: string,
@@ -117,10 +117,12 @@ export class RecordCache {
 
   /**
    * This process committed `seq` (`previous`: the log's newest seq below it): if nothing came between, the cache
-   * is still current after it.
+   * is still current after it, and the calls begun before the commit went out (`asked` then) need no look.
    */
-  committed(seq: number, previous = seq - 1): void {
-    if (this.seen === previous) this.seen = seq;
+  committed(seq: number, previous = seq - 1, asked = 0): void {
+    if (this.seen !== previous) return;
+    this.seen = seq;
+    this.checked = Math.max(this.checked, asked);
   }
 
   private async follow(): Promise<void> {

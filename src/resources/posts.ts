@@ -173,7 +173,7 @@ async function insertPost(core: Core, actor: Actor, input: PostsInsertParams): P
   const published = status === 'DRAFT' ? b.published : (b.published ?? now);
   const { post, view } = await core.transact(
     async (retry) => {
-      const s = await core.writerAtCommit(actor, p.blogId);
+      const s = await core.writer(actor, p.blogId, true);
       requireRole(s, 'AUTHOR', 'write posts');
       const draft = applyBody(
         {
@@ -202,7 +202,7 @@ async function insertPost(core: Core, actor: Actor, input: PostsInsertParams): P
         seen: s.seen,
       };
     },
-    (r) => contentEvents(core, 'post', undefined, r.post, false, actorId),
+    (r, look) => contentEvents(core, 'post', undefined, r.post, false, actorId, look),
   );
   return postOut(core, post, view, p);
 }

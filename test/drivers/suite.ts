@@ -866,6 +866,8 @@ export function runDriverSuite(
       });
 
       it('refuses a commit when a stream moved past `unchanged` or the log was pruned past it, writing nothing', async () => {
+        // Optional (checksUnchanged): without it the core looks at the log before a write instead.
+        if (!d.checksUnchanged) return;
         const put = (id: string, group: string) => streamed({ id, group, status: 'LIVE', time: time(1) });
         const first = await d.commit([put('a', 'g')]);
         await d.commit([put('b', 'h')]);

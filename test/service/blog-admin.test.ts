@@ -203,10 +203,15 @@ async function twoProcesses(a: BlogService, b: BlogService, log: StorageDriver):
   const post = await a.posts.insert({ blogId: blog.id, body: { title: 'P' } });
   expect((await a.blogs.get({ blogId: blog.id })).name).toBe('Before'); // cached in a
   expect((await a.posts.get({ blogId: blog.id, postId: post.id })).author!.displayName).toBe('Before');
+  const heard: string[] = [];
+  const stop = a.on('post.inserted', (e) => heard.push((e.resource as { url: string }).url));
   await b.blogs.patch({ blogId: blog.id, body: { name: 'After', url: 'https://two-moved.example/' } });
-  // A write first (where the look at the log rides in the commit, a refused commit and a second attempt).
+  // A write first (where the look at the log rides in the commit: a refused commit and a second attempt). Its
+  // event's post is made before the commit, from the blog as the cache has it.
   const moved = await a.posts.insert({ blogId: blog.id, body: { title: 'Moved' } });
+  stop();
   expect(moved.url).toMatch(/^https:\/\/two-moved\.example\//);
+  expect(heard).toEqual([moved.url]);
   expect((await a.blogs.get({ blogId: blog.id })).name).toBe('After');
   expect((await a.blogs.getByUrl({ url: 'https://two.example/' })).url).toBe('https://two-moved.example/');
   await b.users.update({ userId: 'u', body: { displayName: 'After' } });
