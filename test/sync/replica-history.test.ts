@@ -6,7 +6,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { memoryDriver } from '../../drivers/memory/index.js';
 import { type BlogService, createBlogService } from '../../src/index.js';
-import { closedAfterEach, opener, replicaOf, serverFor, SETUPS } from './replicas.js';
+import { caught, closedAfterEach, opener, replicaOf, serverFor, SETUPS } from './replicas.js';
+import { net } from './net.js';
 import type { SyncServer } from './server.js';
 
 let s: SyncServer;
@@ -201,6 +202,31 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
     expect(await kept()).toBe(0);
     for (const content of ['v2', 'v3', 'v4', 'v5']) await edit(content);
     expect(await kept()).toBe(3);
+  });
+
+  it('a post made offline, its create answered only on a retry, edited here under its server id meanwhile: the cap stays exact', async () => {
+    const n = net();
+    const r = replicaOf(s, 'author', createBlogService({ driver: memoryDriver(), revisionsKept: 2 }), n);
+    opened.push(r);
+    await r.replica.sync();
+    const made = await r.local.posts.insert({ blogId: s.blogId, body: { title: 'Made', content: 'v0' } });
+    await r.local.posts.patch({ blogId: s.blogId, postId: made.id!, body: { content: 'v1' } });
+    const create = `POST /blogs/${s.blogId}/posts`;
+    n.lose = (line) => line.startsWith(create);
+    expect(await caught(r.replica.sync())).toBeInstanceOf(Error);
+    const [there] = (await s.as('author').posts.list({ blogId: s.blogId })).items;
+    // The next sync pulls the post under its server id, where it is edited while the retried create is answered.
+    n.lose = async (line) => {
+      if (line.startsWith(create))
+        await r.local.posts.patch({ blogId: s.blogId, postId: there!.id!, body: { content: 'edited here' } });
+      return false;
+    };
+    await r.replica.sync();
+    n.lose = undefined;
+    expect((await postRevisions(r.local, there!.id!)).length).toBe(2);
+    for (const content of ['v2', 'v3'])
+      await r.local.posts.patch({ blogId: s.blogId, postId: there!.id!, body: { content } });
+    expect((await postRevisions(r.local, there!.id!)).length).toBe(2);
   });
 
   it('a post the server deletes takes its local revisions along', async () => {
