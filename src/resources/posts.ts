@@ -188,6 +188,7 @@ async function insertPost(core: Core, actor: Actor, input: PostsInsertParams): P
           ...(published !== undefined ? { published } : {}),
           updated: now,
           rev: 1,
+          revisions: 0,
           liveComments: 0,
           allComments: 0,
         },
