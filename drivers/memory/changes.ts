@@ -52,6 +52,11 @@ export class ChangeLog {
     return list.slice(lo, lo + Math.max(0, Math.floor(limit))).map((c) => ({ ...c }));
   }
 
+  /** Whether `stream` has an entry after `seq`, or the log was pruned past it (CommitOptions.unchanged). */
+  movedPast(stream: string, seq: number): boolean {
+    return this.#pruned > seq || (this.#streams.get(stream)?.at(-1)?.seq ?? 0) > seq;
+  }
+
   bounds(): LogBounds {
     return { newest: this.seq, pruned: this.#pruned };
   }

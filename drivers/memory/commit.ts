@@ -20,6 +20,8 @@ import {
 import { compareEntries, copyIn, deepFreeze, uniqueKey, type Collection, type Slot, type Store } from './schema.js';
 
 export function commit(store: Store, given: readonly WriteOp[], options: CommitOptions): CommitResult {
+  const u = options.unchanged;
+  if (u && store.log.movedPast(u.stream, u.after)) throw new DriverConflict('stale', '', u.stream);
   const ops = lower(store, given);
   check(store, ops);
   const seq = ++store.log.seq;

@@ -36,6 +36,8 @@ export interface MemoryDriverOptions {
 }
 
 class MemoryDriver implements StorageDriver {
+  /** `commit` honours `CommitOptions.unchanged`. */
+  readonly checksUnchanged = true;
   private readonly store: Store;
   readonly blobs: BlobStore = memoryBlobs(() => void this.connection());
 

@@ -18,7 +18,7 @@ import { sideGroups } from './functions.js';
 import type { CollectionPlan } from './layout.js';
 import type { PgError } from './native.js';
 import { storedTokens } from './search.js';
-import { MOST_OPS, type ShapedOp, shapedText, shapedValues, shapeOf } from './statement.js';
+import { MOST_OPS, movedPast, type ShapedOp, shapedText, shapedValues, shapeOf } from './statement.js';
 import { keyText, pgText } from './text.js';
 
 /** What commit_ops does with an op: 0 put, 1 delete, 2 add, 3 load (a copy with its version, not logged). */
@@ -313,35 +313,50 @@ export function commitStatement(
   c: Connection,
   ops: readonly WriteOp[],
   time: number,
+  u?: CommitOptions['unchanged'],
 ): { text: string; values: unknown[]; wrapped: boolean } {
   // Resolve names first: an unknown collection or index is a programming error, not a conflict.
   const rows = runOrder(ops.map((op, k) => rowOp(op, k, c)));
   const shapedOps = shaped(c, rows);
   if (!shapedOps) return { text: c.commitSql, values: encode(c, rows, time), wrapped: true };
   return {
-    text: c.shaped(shapeOf(shapedOps), () => shapedText(c.s, shapedOps)),
-    values: shapedValues(shapedOps, time),
+    text: c.shaped(`${u ? 'u:' : ''}${shapeOf(shapedOps)}`, () => shapedText(c.s, shapedOps, !!u)),
+    values: shapedValues(shapedOps, time, u),
     wrapped: false,
   };
 }
 
 export async function commit(c: Connection, ops: readonly WriteOp[], options: CommitOptions): Promise<CommitResult> {
-  const { text, values, wrapped } = commitStatement(c, ops, Math.floor(options.time ?? Date.now()));
+  const u = options.unchanged;
+  const { text, values, wrapped } = commitStatement(c, ops, Math.floor(options.time ?? Date.now()), u);
   try {
+    // commit_ops takes no check: the log is looked at just before it (as a look before the call would).
+    if (u && wrapped) {
+      const look = `SELECT ${movedPast(c.s, '$1::text', '$2::bigint')}`;
+      if ((await c.run(look, [pgText(u.stream), u.after], false))[0]![0])
+        throw new DriverConflict('stale', '', u.stream);
+    }
     const row = (await c.run(text, values, false))[0]!;
     const [seq, previous] = (wrapped ? row[0] : row) as [string, string | null];
     return { seq: Number(seq), ...(previous !== null ? { previous: Number(previous) } : {}) };
   } catch (error) {
-    throw conflict(c, error, ops) ?? error;
+    throw conflict(c, error, ops, u) ?? error;
   }
 }
 
 /** The DriverConflict a failed commit stands for, if it is one. */
-function conflict(c: Connection, error: unknown, ops: readonly WriteOp[]): DriverConflict | undefined {
+function conflict(
+  c: Connection,
+  error: unknown,
+  ops: readonly WriteOp[],
+  u?: CommitOptions['unchanged'],
+): DriverConflict | undefined {
   const e = (error instanceof Error && 'cause' in error && error.cause ? error.cause : error) as PgError;
   const at = (n: number) => ops[Math.max(0, n - 1)] ?? ops[0]!;
   switch (e.code) {
     case 'BC001': {
+      // Position 0: the log moved past `unchanged` (statement.ts).
+      if (u && e.detail === '0') return new DriverConflict('stale', '', u.stream);
       const op = at(Number(e.detail));
       return new DriverConflict('version', op.collection, op.id);
     }

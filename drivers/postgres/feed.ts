@@ -4,7 +4,10 @@
  * through a transaction-mode pooler (`listen`). Listeners are told "the log may have grown" and read
  * `changesSince` themselves, so a lost notification only delays them: they are also told after a reconnect and
  * on a timer — a slow one while a LISTEN stands, a quick one without any (`listen: false`).
+ * The LISTEN connection goes by a name of the channel's (`application_name`), which every server can see in
+ * pg_stat_activity: a server's Notifier NOTIFYs only while another server's such connection stands.
  */
+import { createHash } from 'node:crypto';
 import { ident } from './text.js';
 import type { PgClient, PgPool } from './native.js';
 
@@ -15,6 +18,20 @@ export const POLL_ALONE_MS = 250;
 const RETRY_MS = 500;
 /** The payload prefix of a message (`tell`); a commit's notification is empty or its server's name. */
 const MESSAGE = 'm:';
+/** How old the Notifier's answer to "does another server listen?" may be when a commit relies on it. */
+export const ASK_MS = 1_000;
+
+/**
+ * The `application_name` of a server's LISTEN connection: `<channel's key> <instance>`. The key is the channel
+ * when it is short and plain (what `application_name` keeps: 63 bytes of printable ASCII; an instance name is
+ * at most 11 characters), else a hash of it, so every server of a store names it alike and no two stores do.
+ */
+export function listenerName(channel: string, instance: string): string {
+  const key = /^[\w:.$-]{1,51}$/.test(channel)
+    ? channel
+    : `blogcore#${createHash('sha256').update(channel).digest('base64url').slice(0, 22)}`;
+  return `${key} ${instance}`;
+}
 
 export class Feed {
   private listeners = new Set<() => void>();
@@ -102,6 +119,8 @@ export class Feed {
       });
       client.on('error', lost);
       client.on('end', () => lost());
+      // Named first, so other servers' Notifiers see it by the time it listens (the name is quote-free).
+      await client.query(`SET application_name = '${listenerName(this.channel, this.own ?? '')}'`);
       await client.query(`LISTEN ${ident(this.channel)}`);
       this.client = client;
       // Commits made while no one listened are in the log: catch up now.
@@ -136,8 +155,12 @@ export class Feed {
     this.client = undefined;
     if (client) {
       client.removeAllListeners('notification');
-      await client.query(`UNLISTEN ${ident(this.channel)}`).catch(() => undefined);
-      client.release();
+      // Back to the pool as it came (a host's Pool): not listening, nor named as if it were.
+      const reset = await client.query(`UNLISTEN ${ident(this.channel)}; RESET application_name`).then(
+        () => undefined,
+        () => true,
+      );
+      client.release(reset);
     }
   }
 }
@@ -146,19 +169,43 @@ export class Feed {
  * The NOTIFY after commits. Not inside the commit: there PostgreSQL holds a lock on the whole database from
  * the NOTIFY until the commit ends, so commits that notify take turns, fsync included. One at a time: commits
  * made while one is on its way are announced by the next. A lost one only delays the listeners (Feed polls).
+ * Only while another app server listens: whether one does is asked of pg_stat_activity (the Feeds' named
+ * connections) at most every ASK_MS while commits come, never per commit; unknown (not asked yet, or the
+ * question failed) counts as yes. A commit made while the answer was no is announced once an answer says yes,
+ * so a server that starts listening hears a commit within ASK_MS and a round trip (its Feed's poll, POLL_MS,
+ * covers it too).
  */
 export class Notifier {
   private sending: Promise<void> | undefined;
   private again = false;
+  /** Whether another server's LISTEN connection stood when last asked (undefined: unknown). */
+  private others: boolean | undefined;
+  /** Commits not announced, as no other server listened when last asked. */
+  private skipped = 0;
+  private askedAt = Number.NEGATIVE_INFINITY;
+  private asking: Promise<void> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private closed = false;
+  private readonly key: string;
+  private readonly name: string;
 
   /** `from`: the payload of its notifications, so the sender's own feed knows them for its own. */
   constructor(
     private readonly pool: PgPool,
     private readonly channel: string,
     private readonly from = '',
-  ) {}
+  ) {
+    this.name = listenerName(channel, from);
+    this.key = this.name.slice(0, this.name.indexOf(' '));
+  }
 
   committed(): void {
+    if (this.others === false) this.skipped++;
+    else this.send();
+    this.ask();
+  }
+
+  private send(): void {
     if (this.sending) {
       this.again = true;
       return;
@@ -174,6 +221,52 @@ export class Notifier {
     })();
   }
 
+  /** Settles once the first answer came (asked now if it was not yet): the store's open waits for it. */
+  async asked(): Promise<void> {
+    this.ask();
+    await this.asking;
+  }
+
+  /** Asks again whether another server listens, once the last answer is ASK_MS old. */
+  private ask(): void {
+    if (this.asking || this.timer || this.closed) return;
+    const wait = this.askedAt + ASK_MS - performance.now();
+    if (wait > 0) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.ask();
+      }, wait);
+      (this.timer as { unref?: () => void }).unref?.();
+      return;
+    }
+    this.askedAt = performance.now();
+    const before = this.skipped;
+    this.asking = (async () => {
+      // application_name and datname are shown to every role (query, state and the rest only to its own).
+      this.others = await this.pool
+        .query<[boolean]>({
+          text: `SELECT EXISTS (SELECT FROM pg_stat_activity WHERE datname = current_database()
+                   AND split_part(application_name, ' ', 1) = $1 AND application_name <> $2)`,
+          values: [this.key, this.name],
+          rowMode: 'array',
+        })
+        .then((r) => r.rows[0]?.[0] === true)
+        .catch(() => undefined);
+      this.asking = undefined;
+      if (this.closed) return;
+      if (this.others !== false) {
+        // A server listens (or may): what was skipped is announced now.
+        if (this.skipped > 0) this.send();
+        this.skipped = 0;
+      } else {
+        // No one listened when asked: commits before the question are theirs to read on LISTEN; commits
+        // since then wait for the next answer.
+        this.skipped -= before;
+        if (this.skipped > 0) this.ask();
+      }
+    })();
+  }
+
   /** A message for every listening app server (lost, like any notification, when nobody listens). */
   tell(message: string): void {
     void this.pool
@@ -181,8 +274,12 @@ export class Notifier {
       .catch(() => undefined);
   }
 
-  /** Settles once nothing is on its way. */
-  async idle(): Promise<void> {
+  /** Asks no more; settles once nothing is on its way. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.asking;
     await this.sending;
   }
 }

@@ -58,6 +58,8 @@ export interface PostgresDriver extends StorageDriver {
 export const POSTGRES_STORAGE_VERSION = LAYOUT;
 
 class Driver implements PostgresDriver {
+  /** `commit` honours `CommitOptions.unchanged`. */
+  readonly checksUnchanged = true;
   private conn: Connection | undefined;
   private readonly owned: boolean;
   private closed = false;
@@ -113,8 +115,12 @@ class Driver implements PostgresDriver {
       }
       throw clearError(error);
     }
-    // Every server NOTIFYs after its commits, with or without shared events (the others may share theirs).
-    this.notifier ??= new Notifier(pool, channelOf(this.schema), this.instance);
+    // Every server NOTIFYs after its commits while another listens, with or without shared events of its own;
+    // whether one does is known before the first commit (a single server sends none).
+    if (!this.notifier) {
+      this.notifier = new Notifier(pool, channelOf(this.schema), this.instance);
+      await this.notifier.asked();
+    }
     if (this.options.replicas?.length && !this.conn.replicas) {
       const max = 'max' in this.options ? this.options.max : undefined;
       const pools: PgPool[] = [];
@@ -148,6 +154,7 @@ class Driver implements PostgresDriver {
       changesSince: within(this.changesSince),
       streamChanges: within(this.streamChanges),
       logBounds: within(this.logBounds),
+      checksUnchanged: true,
       pruneChanges: within(this.pruneChanges),
       blobs: this.blobs,
       ...(this.watch ? { watch: this.watch } : {}),
@@ -265,7 +272,7 @@ class Driver implements PostgresDriver {
     await this.feed?.stop();
     this.feed = undefined;
     if (this.listenPool) await (await this.listenPool.catch(() => undefined))?.end().catch(() => undefined);
-    await this.notifier?.idle();
+    await this.notifier?.close();
     this.conn?.replicas?.stop();
     for (const pool of this.ownedReplicas.splice(0)) await pool.end().catch(() => undefined);
     if (this.owned && this.conn) await this.conn.pool.end();

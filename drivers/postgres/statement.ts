@@ -21,9 +21,10 @@
  * Commits of other shapes go to `commit_ops` (commit.ts `shaped`): a load, ops that must see each other's writes
  * (two on one record, or two on a collection with a unique index), and commits of more than MOST_OPS ops.
  */
+import type { CommitOptions } from '../../src/store/driver.js';
 import type { CollectionPlan, SideGroup } from './layout.js';
 import { beginsWith } from './functions.js';
-import { ident } from './text.js';
+import { ident, pgText } from './text.js';
 
 /** An op as this file takes it: commit.ts `RowOp` with its values laid out (commit.ts `valuesOf`). */
 export interface ShapedOp {
@@ -66,8 +67,8 @@ const modeOf = (op: ShapedOp): Mode =>
 export const shapeOf = (ops: readonly ShapedOp[]): string => ops.map((op) => `${op.plan.no}${modeOf(op)[0]}`).join(',');
 
 /** The statement's parameters for these ops (their order is the one `shapedText` numbers them in). */
-export function shapedValues(ops: readonly ShapedOp[], time: number): unknown[] {
-  const out: unknown[] = [time];
+export function shapedValues(ops: readonly ShapedOp[], time: number, u?: CommitOptions['unchanged']): unknown[] {
+  const out: unknown[] = u ? [time, pgText(u.stream), u.after] : [time];
   for (const op of ops) {
     const mode = modeOf(op);
     out.push(op.id, op.cid, op.pos, op.stream);
@@ -87,12 +88,19 @@ export function shapedValues(ops: readonly ShapedOp[], time: number): unknown[] 
   return out;
 }
 
-/** The statement of a shape (`ops`: any commit of it). */
-export function shapedText(s: string, ops: readonly ShapedOp[]): string {
+/**
+ * The statement of a shape (`ops`: any commit of it). `unchanged`: it first refuses (position 0) when the log
+ * holds an entry of a stream after a seq, or was pruned past it (CommitOptions.unchanged).
+ */
+export function shapedText(s: string, ops: readonly ShapedOp[], unchanged = false): string {
   let n = 1;
   const next = (type: string) => `$${++n}::${type}`;
   const ctes = [beginsWith(s).slice('WITH '.length)];
   const checks: string[] = [];
+  if (unchanged) {
+    const [stream, after] = [next('text'), next('bigint')];
+    checks.push(`WHEN ${movedPast(s, stream, after)} THEN ${s}.commit_refuse(0)`);
+  }
   let logged: string[] = [];
   /** What comes before the adds: the CTEs the gate waits for (`g`), and where the adds read the commit's row. */
   const written: string[] = [];
@@ -184,6 +192,10 @@ export function shapedText(s: string, ops: readonly ShapedOp[]): string {
   return `WITH ${ctes.join(',\n  ')}
   SELECT b.seq, b.prev, CASE ${checks.join(' ')} END FROM b`;
 }
+
+/** Whether the log holds an entry of `stream` after seq `after`, or was pruned past it (SQL; both parameters). */
+export const movedPast = (s: string, stream: string, after: string) =>
+  `(EXISTS (SELECT 1 FROM ${s}.changes WHERE stream = ${stream} AND seq > ${after}) OR (SELECT value FROM ${s}.meta WHERE key = 'pruned') > ${after})`;
 
 /**
  * A put's side rows of one group: upserted by their varying parts (a copied part that moved is rewritten,

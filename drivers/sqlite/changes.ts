@@ -10,6 +10,9 @@ const CHANGE_SQL = {
     WHERE stream = ? AND (seq, pos) > (?, ?) ORDER BY stream, seq, pos LIMIT ?`,
   oldestChanges: `SELECT seq, pos, time FROM changes ORDER BY seq, pos LIMIT ?`,
   pruneThrough: `DELETE FROM changes WHERE (seq, pos) <= (?, ?)`,
+  /** Whether a stream has an entry after a seq, or the log was pruned past it (CommitOptions.unchanged). */
+  movedPast: `SELECT EXISTS (SELECT 1 FROM changes WHERE stream = ? AND seq > ?)
+    OR (SELECT value FROM meta WHERE key = 'pruned') > ?`,
   /** Moves when another connection commits (this connection's own commits are counted by the driver). */
   /** The newest seq (meta keeps the seq of an empty commit, which logs nothing) and how far pruning went: one statement. */
   bounds: `SELECT max(coalesce((SELECT max(seq) FROM changes), 0), (SELECT value FROM meta WHERE key = 'seq')),
@@ -112,4 +115,9 @@ export function pruneChanges(c: Connection, q: PruneQuery): number {
       return n;
     })
     .immediate();
+}
+
+/** Whether `stream` has an entry after `seq`, or the log was pruned past it (inside the commit's transaction). */
+export function movedPast(c: Connection, stream: string, seq: number): boolean {
+  return c.stmt(CHANGE_SQL.movedPast).pluck().get(stream, seq, seq) === 1;
 }

@@ -15,7 +15,7 @@ import {
   type WriteOp,
 } from '../../src/store/driver.js';
 import { encodeKey } from '../shared/byte-keys.js';
-import { logChange } from './changes.js';
+import { logChange, movedPast } from './changes.js';
 import type { CollectionInfo, Connection, IndexInfo } from './connect.js';
 import { META_SQL } from './schema.js';
 import { ftsToken, RANKED_FLOOR, scopeNo, SLOTS, UNRANKED } from './search.js';
@@ -80,12 +80,16 @@ export function commit(c: Connection, ops: readonly WriteOp[], options: CommitOp
   });
   c.hostTransaction = c.db.inTransaction;
   c.wrote();
-  return (c.commitTx ??= c.db.transaction((ops: readonly WriteOp[], resolved: CollectionInfo[], time: number) => {
-    const seq = Number(c.stmt(META_SQL.nextSeq).pluck().get());
-    if (ops.length === 0) c.stmt(META_SQL.setSeq).run(seq);
-    for (const [pos, op] of ops.entries()) apply(c, resolved[pos]!, op, seq, pos, time);
-    return { seq };
-  })).immediate(ops, resolved, Math.floor(options.time ?? Date.now()));
+  const commitTx = (c.commitTx ??= c.db.transaction(
+    (ops: readonly WriteOp[], resolved: CollectionInfo[], time: number, u?: CommitOptions['unchanged']) => {
+      if (u && movedPast(c, u.stream, u.after)) throw new DriverConflict('stale', '', u.stream);
+      const seq = Number(c.stmt(META_SQL.nextSeq).pluck().get());
+      if (ops.length === 0) c.stmt(META_SQL.setSeq).run(seq);
+      for (const [pos, op] of ops.entries()) apply(c, resolved[pos]!, op, seq, pos, time);
+      return { seq };
+    },
+  ));
+  return commitTx.immediate(ops, resolved, Math.floor(options.time ?? Date.now()), options.unchanged);
 }
 
 /**

@@ -4,7 +4,7 @@
  * (drivers/shared/catalog.ts, filled by schema.ts) and the search scopes known so far.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import type { CommitResult, LogBounds, StoredDoc, WriteOp } from '../../src/store/driver.js';
+import type { CommitOptions, CommitResult, LogBounds, StoredDoc, WriteOp } from '../../src/store/driver.js';
 import { Catalog, type CollectionInfo as Collection, type IndexInfo as Index } from '../shared/catalog.js';
 import type { SqliteDatabase, SqliteDatabaseConstructor, SqliteStatement, SqliteTransaction } from './native.js';
 
@@ -100,7 +100,9 @@ export class Connection extends Catalog<IndexInfo> {
   /** Search scope numbers committed so far (search.ts `scopeNo`). */
   readonly scopes = new Map<string, number>();
   readTx: SqliteTransaction<[CollectionInfo, readonly string[]], Array<StoredDoc | undefined>> | undefined;
-  commitTx: SqliteTransaction<[readonly WriteOp[], CollectionInfo[], number], CommitResult> | undefined;
+  commitTx:
+    | SqliteTransaction<[readonly WriteOp[], CollectionInfo[], number, CommitOptions['unchanged']], CommitResult>
+    | undefined;
   /** True while a commit runs inside a transaction the host opened on its own Database. */
   hostTransaction = false;
   /** Commits and prunes through this connection (changes.ts `logBounds` answers again only after one). */

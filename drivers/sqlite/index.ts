@@ -40,6 +40,8 @@ export type { SqliteDatabase } from './native.js';
 export const SQLITE_STORAGE_VERSION = MIGRATIONS.length;
 
 class SqliteDriver implements StorageDriver {
+  /** `commit` honours `CommitOptions.unchanged`. */
+  readonly checksUnchanged = true;
   private conn: Connection | undefined;
   private readonly owned: boolean;
   private closed = false;

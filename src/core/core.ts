@@ -27,6 +27,7 @@ import type { CommentGate } from './comment-gate.js';
 import type { CommentOptions } from '../rules/comment-options.js';
 import {
   memberId,
+  RECORDS_STREAM,
   put,
   type BlogRecord,
   type Collection,
@@ -278,15 +279,18 @@ export class Core {
     return (this.processSession ? recordStore(this.processSession.driver) : this.driver).get(collection, id);
   }
 
-  async user(id: string): Promise<UserRecord | undefined> {
+  async user(id: string, look = true): Promise<UserRecord | undefined> {
     await this.ready();
-    return this.cache.get('users', id, async () => (await this.cached('users', id))?.doc);
+    return this.cache.get('users', id, async () => (await this.cached('users', id))?.doc, look);
   }
 
-  /** A blog that exists and is not being deleted (a blog being deleted reads as gone, never half there). */
-  async blog(blogId: string): Promise<BlogRecord> {
+  /**
+   * A blog that exists and is not being deleted (a blog being deleted reads as gone, never half there).
+   * `look: false`: see RecordCache.get.
+   */
+  async blog(blogId: string, look = true): Promise<BlogRecord> {
     await this.ready();
-    const found = await this.cache.get('blogs', blogId, async () => (await this.cached('blogs', blogId))?.doc);
+    const found = await this.cache.get('blogs', blogId, async () => (await this.cached('blogs', blogId))?.doc, look);
     if (!found || found.deleting) throw notFound('Blog');
     return found;
   }
@@ -306,16 +310,25 @@ export class Core {
     return { ...(await this.standing(actor, blogId, view)), blog };
   }
 
-  /** The standing of a caller about to write in a blog: a known writer, in an existing blog. */
-  async writer(actor: Actor, blogId: string): Promise<Standing & { blog: BlogRecord }> {
-    await this.requireWriter(actor);
-    const blog = await this.blog(blogId);
-    return { ...(await this.standing(actor, blogId)), blog };
+  /**
+   * The standing of a caller about to write in a blog: a known writer, in an existing blog. `atCommit`, inside
+   * a `transact` attempt that returns `seen` with its ops: where the driver's look at the log costs a round trip
+   * and its commit can check instead (`checksUnchanged`: PostgreSQL), the user and blog come from the cache without it, and the commit
+   * is refused if the users and blogs stream moved past `seen` (then the attempt runs again after a look).
+   * docs/design.md §15, "The look carried by the commit".
+   */
+  async writer(actor: Actor, blogId: string, atCommit?: true): Promise<Standing & { blog: BlogRecord; seen?: number }> {
+    const { seen } = this.cache;
+    const look =
+      !atCommit || !this.driver.checksUnchanged || !!this.driver.logNewestNow || !!this.processSession || seen < 0;
+    await this.requireWriter(actor, look);
+    const blog = await this.blog(blogId, look);
+    return { ...(await this.standing(actor, blogId)), blog, ...(look ? {} : { seen }) };
   }
 
   /** Writers must be known users (hosts create them with users.insert); host code always may write. */
-  async requireWriter(actor: Actor): Promise<void> {
-    if (actor.kind === 'user' && !(await this.user(actor.userId))) {
+  async requireWriter(actor: Actor, look = true): Promise<void> {
+    if (actor.kind === 'user' && !(await this.user(actor.userId, look))) {
       throw authError(`Unknown user ${actor.userId}: create it with users.insert before it writes`);
     }
   }
@@ -333,17 +346,18 @@ export class Core {
    * app servers) and emitted here once the commit succeeded.
    */
   async transact<T>(
-    attempt: (retry: number) => Promise<{ ops: WriteOp[]; result: T }>,
-    events?: (result: T) => BlogEvent[] | Promise<BlogEvent[]>,
+    attempt: (retry: number) => Promise<{ ops: WriteOp[]; result: T; seen?: number | undefined }>,
+    /** `look: false` when the attempt's commit checks the cache (`seen`): its reads of users and blogs need none. */
+    events?: (result: T, look: boolean) => BlogEvent[] | Promise<BlogEvent[]>,
   ): Promise<T> {
     await this.ready();
     let held: string[] = [];
     const started = Date.now();
     try {
       for (let i = 0, moved = 0; ; i++) {
-        const { ops, result } = await attempt(i);
+        const { ops, result, seen } = await attempt(i);
         if (ops.length === 0) return result;
-        const told = events ? await events(result) : NONE;
+        const told = events ? await events(result, seen === undefined) : NONE;
         const wanted = lanesOf(ops);
         const more = wanted.filter((l) => !held.includes(l));
         if (!this.lanes.tryTake(more)) {
@@ -356,10 +370,16 @@ export class Core {
         }
         held.push(...more);
         try {
-          await this.commit(ops, told);
+          await this.commit(ops, told, seen);
           return result;
         } catch (error) {
           if (!DriverConflict.is(error)) throw error;
+          if (error.kind === 'stale') {
+            // Users or blogs changed in another process since the cache looked: look, and decide again.
+            this.cache.begin();
+            await this.cache.fresh();
+            continue;
+          }
           // The first conflict is most likely a write of this process that committed before this one held the
           // lanes; after that only another process moves these records: give it room.
           if (++moved > 1) {
@@ -378,15 +398,19 @@ export class Core {
    * commit when they are shared with other app servers, then waiters, the scheduler, pruning, and the events
    * emitted to this process's listeners.
    */
-  async commit(ops: readonly WriteOp[], events: readonly BlogEvent[] = NONE): Promise<CommitResult> {
+  async commit(ops: readonly WriteOp[], events: readonly BlogEvent[] = NONE, seen?: number): Promise<CommitResult> {
     const shared = events.length && this.share ? (await this.share).record(events, this.nowIso()) : undefined;
+    const { asked } = this.cache;
     let result: CommitResult;
     try {
-      result = await this.driver.commit(shared ? [...ops, ...shared.ops] : ops, { time: this.now().getTime() });
+      result = await this.driver.commit(shared ? [...ops, ...shared.ops] : ops, {
+        time: this.now().getTime(),
+        ...(seen === undefined ? {} : { unchanged: { stream: RECORDS_STREAM, after: seen } }),
+      });
     } catch (error) {
       shared?.settle(error);
       // Refused for an event record of this instance (removed by hand?): nothing was written; again without it.
-      if (shared && DriverConflict.is(error) && error.collection === 'events') return this.commit(ops, events);
+      if (shared && DriverConflict.is(error) && error.collection === 'events') return this.commit(ops, events, seen);
       throw error;
     }
     shared?.settle();
@@ -396,7 +420,7 @@ export class Core {
       this.cache.forget(op.collection, op.id);
       if (op.type === 'put' && op.collection === 'posts' && dueTime(op.doc) !== undefined) this.dueUnknown();
     }
-    this.cache.committed(result.seq, result.previous);
+    this.cache.committed(result.seq, result.previous, asked);
     for (const listener of this.commitListeners) listener(result, ops);
     if (this.scheduler) {
       for (const op of ops) if (op.type === 'put' && op.collection === 'posts') this.scheduled(op.doc);
@@ -585,10 +609,10 @@ export class Core {
   }
 
   /** A post as an ADMIN sees it: the payload of post events. */
-  async adminPost(p: PostRecord): Promise<Post> {
-    const blog = await this.blog(p.blogId);
+  async adminPost(p: PostRecord, look = true): Promise<Post> {
+    const blog = await this.blog(p.blogId, look);
     const shape = { view: 'ADMIN' as const, fetchBody: true, fetchImages: false, hideComments: false };
-    return postWire(p, blog, authorOf(await this.user(p.authorId), p.authorId), shape, this.links);
+    return postWire(p, blog, authorOf(await this.user(p.authorId, look), p.authorId), shape, this.links);
   }
 }
 

@@ -55,9 +55,17 @@ export class RecordCache {
     }
   }
 
-  /** The record, from the cache, else from `load` (then cached). */
-  async get<T>(collection: string, id: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
-    if (this.checked < this.asked) await this.fresh();
+  /**
+   * The record, from the cache, else from `load` (then cached). `look: false` skips the look at the log: the
+   * caller's commit checks that the log did not move past `seen` (core.writer with `atCommit`).
+   */
+  async get<T>(
+    collection: string,
+    id: string,
+    load: () => Promise<T | undefined>,
+    look = true,
+  ): Promise<T | undefined> {
+    if (look && this.checked < this.asked) await this.fresh();
     const key = `${collection}/${id}`;
     if (this.map.has(key)) return this.map.get(key) as T;
     const epoch = this.epoch;
@@ -109,10 +117,12 @@ export class RecordCache {
 
   /**
    * This process committed `seq` (`previous`: the log's newest seq below it): if nothing came between, the cache
-   * is still current after it.
+   * is still current after it, and the calls begun before the commit went out (`asked` then) need no look.
    */
-  committed(seq: number, previous = seq - 1): void {
-    if (this.seen === previous) this.seen = seq;
+  committed(seq: number, previous = seq - 1, asked = 0): void {
+    if (this.seen !== previous) return;
+    this.seen = seq;
+    this.checked = Math.max(this.checked, asked);
   }
 
   private async follow(): Promise<void> {

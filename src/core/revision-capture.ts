@@ -15,7 +15,11 @@ const labelsOf = (r: Item) => ('labels' in r ? r.labels : undefined);
 const sameLabels = (a: string[] | undefined, b: string[] | undefined) =>
   JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
 
-/** The ops that keep `before` as a revision when `after` changed its title, content or labels (none otherwise). */
+/**
+ * The ops that keep `before` as a revision when `after` changed its title, content or labels (none otherwise).
+ * `after`, the record written in the same commit, carries the stored record's count of kept revisions (a spread of
+ * it) or none (then they are counted, once); it leaves with the count after these ops.
+ */
 export async function revisionOps(core: Core, kind: Kind, before: Item, after: Item, now: string): Promise<WriteOp[]> {
   if (core.revisionsKept === 0) return [];
   if (before.title === after.title && before.content === after.content && sameLabels(labelsOf(before), labelsOf(after)))
@@ -33,7 +37,8 @@ export async function revisionOps(core: Core, kind: Kind, before: Item, after: I
     updated: before.updated,
     replaced: now,
   };
-  const count = await core.driver.count({ collection: 'revisions', index: 'item', prefix: [before.id] });
+  const count =
+    after.revisions ?? (await core.driver.count({ collection: 'revisions', index: 'item', prefix: [before.id] }));
   const excess = count + 1 - core.revisionsKept;
   const oldest =
     excess > 0
@@ -45,6 +50,7 @@ export async function revisionOps(core: Core, kind: Kind, before: Item, after: I
           limit: excess,
         })
       : [];
+  after.revisions = count + 1 - oldest.length;
   return [put('revisions', kept, 0), ...oldest.map((o) => del('revisions', o.id, o.version))];
 }
 

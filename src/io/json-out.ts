@@ -68,9 +68,9 @@ export async function* exportJson(core: Core, blogId: string, withMedia = false)
   for (const m of roles) yield line({ type: 'member', record: m });
   for await (const p of posts(core, blogId)) {
     yield* user(p.authorId);
-    // Counters and the comments' visibility class are derived: the import computes them again. A replica's
-    // note never leaves the store (docs/design.md §26).
-    const { liveComments: _l, allComments: _a, commentsVis: _v, replica: _r, ...rest } = p;
+    // Counters and the comments' visibility class are derived: the import computes them again (the count of kept
+    // revisions too: those stay behind). A replica's note never leaves the store (docs/design.md §26).
+    const { liveComments: _l, allComments: _a, commentsVis: _v, revisions: _n, replica: _r, ...rest } = p;
     yield line({ type: 'post', record: rest as PostRecord });
     for await (const c of commentsOf(core, p)) {
       yield* user(c.authorId);
@@ -78,7 +78,7 @@ export async function* exportJson(core: Core, blogId: string, withMedia = false)
       yield line({ type: 'comment', record: comment });
     }
   }
-  for await (const { replica: _r, ...p } of pages(core, blogId)) {
+  for await (const { replica: _r, revisions: _n, ...p } of pages(core, blogId)) {
     yield* user(p.authorId);
     yield line({ type: 'page', record: p });
   }

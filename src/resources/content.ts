@@ -132,11 +132,15 @@ export async function contentEvents(
   after: PostRecord | PageRecord,
   edited: boolean,
   actorId: string | undefined,
+  /** False where the commit checks the cache (core.transact). */
+  look = true,
 ): Promise<BlogEvent[]> {
   const out: BlogEvent[] = [];
   let resource: Promise<Post | Page> | undefined;
   const adminView = () =>
-    kind === 'post' ? core.adminPost(after as PostRecord) : pageOut(core, after as PageRecord, 'ADMIN');
+    kind === 'post'
+      ? core.adminPost(after as PostRecord, look)
+      : pageOut(core, after as PageRecord, 'ADMIN', true, look);
   for (const type of changeEvents(kind, before, after, edited)) {
     out.push(
       ...(await core.event(type, { blogId: after.blogId, id: after.id, actorId }, () => (resource ??= adminView()))),
@@ -156,8 +160,8 @@ export const changeItem = <K extends Kind>(
   fn: (r: ContentOf<K>, now: string) => ContentOf<K>,
   edited: boolean,
 ) =>
-  changeContent(core, actor, kind, blogId, id, ifMatch, fn, (b, a) =>
-    contentEvents(core, kind, b, a, edited, actorUserId(actor)),
+  changeContent(core, actor, kind, blogId, id, ifMatch, fn, (b, a, look) =>
+    contentEvents(core, kind, b, a, edited, actorUserId(actor), look),
   );
 
 /**
@@ -173,17 +177,17 @@ export async function changeContent<K extends Kind>(
   id: string,
   ifMatch: string | undefined,
   fn: (r: ContentOf<K>, now: string) => ContentOf<K>,
-  events: (before: ContentOf<K>, after: ContentOf<K>) => Promise<BlogEvent[]>,
+  events: (before: ContentOf<K>, after: ContentOf<K>, look: boolean) => Promise<BlogEvent[]>,
   /** Writes committed with the change, all or nothing (the shared document's, resources/collab.ts). */
   alongside?: (before: ContentOf<K>, after: ContentOf<K>) => Promise<WriteOp[]>,
 ): Promise<{ before: ContentOf<K>; after: ContentOf<K>; view: Role }> {
-  const s = await core.writer(actor, blogId);
-  const { before, after } = await core.transact(
+  const { before, after, view } = await core.transact(
     async (retry) => {
+      const s = await core.writer(actor, blogId, true);
       const stored = await loadEditable(core, kind, blogId, id, s, ifMatch);
       const now = core.nowIso();
       const changed = fn(stored.doc, now);
-      if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc } };
+      if (changed === stored.doc) return { ops: [], result: { before: stored.doc, after: stored.doc, view: s.view } };
       const next = await withPath(core, kind, { ...changed, updated: now, rev: stored.doc.rev + 1 }, retry > 0);
       const counters = kind === 'post' ? labelCounterOps(stored.doc, next) : [];
       const kept = await revisionOps(core, kind, stored.doc, next, now);
@@ -195,12 +199,13 @@ export async function changeContent<K extends Kind>(
           ...kept,
           ...((await alongside?.(stored.doc, next)) ?? []),
         ],
-        result: { before: stored.doc, after: next },
+        result: { before: stored.doc, after: next, view: s.view },
+        seen: s.seen,
       };
     },
-    (r) => events(r.before, r.after),
+    (r, look) => events(r.before, r.after, look),
   );
-  return { before, after, view: s.view };
+  return { before, after, view };
 }
 
 /** Deletes a post or page for good, with whatever `dependents` adds to the same atomic commit. */

@@ -66,6 +66,7 @@ async function insertPage(core: Core, actor: Actor, input: PagesInsertParams): P
       content: '',
       updated: now,
       rev: 1,
+      revisions: 0,
     },
     p.body,
     true,

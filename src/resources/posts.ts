@@ -167,40 +167,45 @@ async function insertPost(core: Core, actor: Actor, input: PostsInsertParams): P
   const actorId = actorUserId(actor);
   const p = core.parse(params.postsInsert, input);
   const b = p.body;
+  const id = core.newId();
   const now = core.nowIso();
   const status = insertedStatus('post', p.isDraft, b.published, now);
-  const s = await core.writer(actor, p.blogId);
-  const blog = s.blog;
-  requireRole(s, 'AUTHOR', 'write posts');
   const published = status === 'DRAFT' ? b.published : (b.published ?? now);
-  const draft = applyBody(
-    {
-      id: core.newId(),
-      blogId: p.blogId,
-      authorId: actorId ?? blog.ownerId,
-      status,
-      title: '',
-      content: '',
-      labels: [],
-      readerComments: 'ALLOW',
-      ...(published !== undefined ? { published } : {}),
-      updated: now,
-      rev: 1,
-      liveComments: 0,
-      allComments: 0,
-    },
-    b,
-    true,
-  );
-  if (status !== 'DRAFT') draft.published = published!;
-  const r = await core.transact(
+  const { post, view } = await core.transact(
     async (retry) => {
+      const s = await core.writer(actor, p.blogId, true);
+      requireRole(s, 'AUTHOR', 'write posts');
+      const draft = applyBody(
+        {
+          id,
+          blogId: p.blogId,
+          authorId: actorId ?? s.blog.ownerId,
+          status,
+          title: '',
+          content: '',
+          labels: [],
+          readerComments: 'ALLOW',
+          ...(published !== undefined ? { published } : {}),
+          updated: now,
+          rev: 1,
+          revisions: 0,
+          liveComments: 0,
+          allComments: 0,
+        },
+        b,
+        true,
+      );
+      if (status !== 'DRAFT') draft.published = published!;
       const withUrl = await withPath(core, 'post', draft, retry > 0);
-      return { ops: [put('posts', withUrl, 0), ...labelCounterOps(undefined, withUrl)], result: withUrl };
+      return {
+        ops: [put('posts', withUrl, 0), ...labelCounterOps(undefined, withUrl)],
+        result: { post: withUrl, view: s.view },
+        seen: s.seen,
+      };
     },
-    (withUrl) => contentEvents(core, 'post', undefined, withUrl, false, actorId),
+    (r, look) => contentEvents(core, 'post', undefined, r.post, false, actorId, look),
   );
-  return postOut(core, r, s.view, p);
+  return postOut(core, post, view, p);
 }
 
 /** Deletions of every comment on a post, read in pages of 1,000. */

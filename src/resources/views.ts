@@ -40,11 +40,11 @@ export async function postOut(core: Core, r: PostRecord, view: Role, shape: Shap
 }
 
 /** A page as the caller sees it at `view`. */
-export async function pageOut(core: Core, r: PageRecord, view: Role, fetchBody = true): Promise<Page> {
+export async function pageOut(core: Core, r: PageRecord, view: Role, fetchBody = true, look = true): Promise<Page> {
   return pageWire(
     r,
-    await core.blog(r.blogId),
-    authorOf(await core.user(r.authorId), r.authorId),
+    await core.blog(r.blogId, look),
+    authorOf(await core.user(r.authorId, look), r.authorId),
     view,
     fetchBody,
     core.links,

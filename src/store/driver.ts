@@ -222,6 +222,12 @@ export interface Change {
 export interface CommitOptions {
   /** The commit time (ms since the epoch), from the core's clock; logged with every change. Default: `Date.now()`. */
   time?: number;
+  /**
+   * With `checksUnchanged`: refuse the commit (a `stale` DriverConflict naming the stream, nothing written) when
+   * the log holds an entry of `stream` after seq `after`, or was pruned past it. The core's cache of users and blogs is read without a
+   * look at the log where that look costs a round trip, and checked here instead (docs/design.md §15).
+   */
+  unchanged?: { readonly stream: string; readonly after: number };
 }
 
 /** A place in the change log: after `(seq, pos)`. `{ seq, pos: -1 }` is before the whole of commit `seq`. */
@@ -258,7 +264,8 @@ export interface CommitResult {
   previous?: number;
 }
 
-export type ConflictKind = 'version' | 'unique';
+/** `stale`: the log moved past `CommitOptions.unchanged` (its `id` names the stream). */
+export type ConflictKind = 'version' | 'unique' | 'stale';
 
 /** The one error a driver throws on purpose: a commit whose preconditions did not hold. Nothing was written. */
 export class DriverConflict extends Error {
@@ -356,6 +363,11 @@ export interface StorageDriver {
    * cache); a driver without it is asked `logBounds`.
    */
   logNewestNow?(): number;
+  /**
+   * Optional: true when `commit` honours `CommitOptions.unchanged`. Where the look at the log costs a round trip
+   * (no `logNewestNow`: PostgreSQL), the core then lets a write's look ride in its commit.
+   */
+  readonly checksUnchanged?: boolean;
   /** Removes old log entries (see `PruneQuery`), at most `limit`; answers how many it removed. */
   pruneChanges(query: PruneQuery): Promise<number>;
   /**

@@ -68,6 +68,12 @@ interface Authored {
   path?: string;
   /** Bumped on every change of the resource itself (not of its comment counts): the etag's source. */
   rev: number;
+  /**
+   * How many of its earlier versions the `revisions` collection keeps: written in every commit that adds or drops
+   * one, so exact under the record's version; absent (records written before it, a replica's pulled copies):
+   * counted on the next change (src/core/revision-capture.ts). Never leaves the store.
+   */
+  revisions?: number;
   /** No reader has ever been able to see it (set by `put`, see `markUnseen`). */
   unseen?: true;
   replica?: ReplicaNote;

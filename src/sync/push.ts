@@ -380,10 +380,12 @@ async function adopt(
   // its create maps the id through `ids`.)
   if (collection === 'posts')
     for (const c of await commentsOf(ctx, localId)) await batch.put('comments', { ...c, postId: serverId });
-  // So do the revisions its local edits kept.
-  if (local && collection !== 'comments')
+  // So do the revisions its local edits kept; a count of revisions the record here has goes (the next change counts).
+  if (local && collection !== 'comments') {
     for (const r of await revisionsOf(core, localId))
       await batch.put('revisions', { ...r.doc, id: r.id, itemId: serverId });
+    await batch.put(collection, { ...(await batch.get<AnyRecord>(collection, serverId))!.doc, revisions: undefined });
+  }
   st.ids[localId] = serverId;
   delete st.creates[localId];
   settled(st, collection, localId);

@@ -14,7 +14,8 @@ type Fields = { id: string; title?: string; content: string; labels?: string[]; 
 
 /**
  * Keeps `before` as a revision of a post or page now at `after`, by the revisions module's own rule (which
- * fields count, how many are kept).
+ * fields count, how many are kept); `after` is the stored record or its next version, and leaves with its count of
+ * kept revisions (src/core/revision-capture.ts).
  */
 async function keep(c: Ctx, batch: Batch, collection: Synced, before: Fields, after: Fields): Promise<void> {
   if (collection === 'comments') return;
@@ -60,8 +61,12 @@ export async function resolveConflict(c: Ctx, id: string, choice: ConflictChoice
   const batch = new Batch(c.core);
   const current = (await batch.get<Fields>(collection, id))?.doc;
   if (choice === 'theirs') {
-    // The local edit loses: it stays as a revision of the server's version.
-    if (mine && current) await keep(c, batch, collection, mine as Fields, current);
+    // The local edit loses: it stays as a revision of the server's version (whose count of them, if it has one, moves).
+    if (mine && current) {
+      const after = { ...current };
+      await keep(c, batch, collection, mine as Fields, after);
+      if ('revisions' in current) await batch.put(collection, after);
+    }
   } else {
     const bId = baseId(c.blogId, collection, id);
     const base = await baseIn(batch, c.blogId, collection, id);
@@ -83,10 +88,12 @@ export async function resolveConflict(c: Ctx, id: string, choice: ConflictChoice
       await batch.put(collection, next);
       if (base) await batch.put('settings', { ...base, version: -1 });
     } else {
-      // The server has none: mine comes back as a record made here, created by the next push.
+      // The server has none: mine comes back as a record made here, created by the next push (its revisions went
+      // with the server's copy: their count goes too).
       await batch.put(collection, {
         ...mine,
         id,
+        revisions: undefined,
         path: undefined,
         commentsVis: undefined,
         liveComments: 0,

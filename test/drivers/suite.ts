@@ -865,6 +865,34 @@ export function runDriverSuite(
         expect(await d.streamChanges('none', { seq: 0, pos: -1 }, 10)).toEqual([]);
       });
 
+      it('refuses a commit when a stream moved past `unchanged` or the log was pruned past it, writing nothing', async () => {
+        // Optional (checksUnchanged): without it the core looks at the log before a write instead.
+        if (!d.checksUnchanged) return;
+        const put = (id: string, group: string) => streamed({ id, group, status: 'LIVE', time: time(1) });
+        const first = await d.commit([put('a', 'g')]);
+        await d.commit([put('b', 'h')]);
+        // Another stream moved: `g` did not.
+        const ok = await d.commit([put('c', 'h')], { unchanged: { stream: 'g', after: first.seq } });
+        expect((await d.get('items', 'c'))?.version).toBe(1);
+        await d.commit([put('d', 'g')]);
+        const refused = async (ops: WriteOp[], after: number, stream = 'g') => {
+          let caught: unknown;
+          await d.commit(ops, { unchanged: { stream, after } }).catch((e: unknown) => void (caught = e));
+          expect(DriverConflict.is(caught) && caught.kind === 'stale' && caught.id === stream).toBe(true);
+          for (const op of ops) expect(await d.get('items', op.id)).toBeUndefined();
+        };
+        await refused([put('e', 'h')], ok.seq);
+        // A commit of several ops on one collection (PostgreSQL: commit_ops).
+        await refused([put('e', 'h'), put('f', 'h')], ok.seq);
+        const newest = (await d.logBounds()).newest;
+        await d.commit([put('e', 'h'), put('f', 'h')], { unchanged: { stream: 'g', after: newest } });
+        expect((await d.get('items', 'f'))?.version).toBe(1);
+        // Pruned past: what moved is no longer known.
+        await d.pruneChanges({ before: Infinity, limit: 100 });
+        await refused([put('x', 'h')], ok.seq, 'nothing');
+        await d.commit([put('x', 'h')], { unchanged: { stream: 'nothing', after: (await d.logBounds()).newest } });
+      });
+
       it('prunes from the oldest by time or by seq, a bounded batch at a time, and says how far', async () => {
         const seqs: number[] = [];
         for (let i = 0; i < 5; i++) {

@@ -57,6 +57,39 @@ describe('blogcore-json', () => {
     await target.close();
   });
 
+  it('revisions stay behind, their count too: an imported post or page keeps up to the cap from its first edit', async () => {
+    const c = clock();
+    const keeping = () => createBlogService({ driver: memoryDriver(), now: c.now, revisionsKept: 2 });
+    const source = keeping();
+    await source.users.insert({ body: { id: 'u', displayName: 'U' } });
+    const blogId = (await source.blogs.insert({ body: { name: 'B', url: 'https://b.example.test/' }, ownerId: 'u' }))
+      .id!;
+    const postId = (await source.posts.insert({ blogId, body: { title: 'P', content: 'v0' } })).id!;
+    const pageId = (await source.pages.insert({ blogId, body: { title: 'G', content: 'v0' } })).id!;
+    const edit = async (s: typeof source, n: number) => {
+      for (let i = 1; i <= n; i++) {
+        c.ms += 1000;
+        await s.posts.patch({ blogId, postId, body: { content: `v${i}` } });
+        await s.pages.patch({ blogId, pageId, body: { content: `v${i}` } });
+      }
+    };
+    const kept = async (s: typeof source) => [
+      (await s.posts.revisions.list({ blogId, postId })).items.length,
+      (await s.pages.revisions.list({ blogId, pageId })).items.length,
+    ];
+    await edit(source, 3);
+    expect(await kept(source)).toEqual([2, 2]);
+    const text = await collect(exportBlog(source, blogId, { format: 'blogcore-json' }));
+    expect(text).not.toContain('"revisions"');
+    const target = keeping();
+    await importBlog(target, text);
+    expect(await kept(target)).toEqual([0, 0]);
+    await edit(target, 1);
+    expect(await kept(target)).toEqual([1, 1]);
+    await edit(target, 3);
+    expect(await kept(target)).toEqual([2, 2]);
+  });
+
   it('needs the host service: a scoped one is refused', async () => {
     const c = clock();
     const service = memoryService(c.now);

@@ -196,13 +196,22 @@ describe('blogs.delete on SQLite', () => {
  * Two services on one store, as two processes would be: what one changes, the other's next call sees (its
  * cache of blogs and users follows the change log), with no waiting.
  */
-async function twoProcesses(a: BlogService, b: BlogService): Promise<void> {
+/** `log`: the store's driver, to see what was written. */
+async function twoProcesses(a: BlogService, b: BlogService, log: StorageDriver): Promise<void> {
   const user = await a.users.insert({ body: { id: 'u', displayName: 'Before' } });
   const blog = await a.blogs.insert({ body: { name: 'Before', url: 'https://two.example/' }, ownerId: user.id });
   const post = await a.posts.insert({ blogId: blog.id, body: { title: 'P' } });
   expect((await a.blogs.get({ blogId: blog.id })).name).toBe('Before'); // cached in a
   expect((await a.posts.get({ blogId: blog.id, postId: post.id })).author!.displayName).toBe('Before');
+  const heard: string[] = [];
+  const stop = a.on('post.inserted', (e) => heard.push((e.resource as { url: string }).url));
   await b.blogs.patch({ blogId: blog.id, body: { name: 'After', url: 'https://two-moved.example/' } });
+  // A write first (where the look at the log rides in the commit: a refused commit and a second attempt). Its
+  // event's post is made before the commit, from the blog as the cache has it.
+  const moved = await a.posts.insert({ blogId: blog.id, body: { title: 'Moved' } });
+  stop();
+  expect(moved.url).toMatch(/^https:\/\/two-moved\.example\//);
+  expect(heard).toEqual([moved.url]);
   expect((await a.blogs.get({ blogId: blog.id })).name).toBe('After');
   expect((await a.blogs.getByUrl({ url: 'https://two.example/' })).url).toBe('https://two-moved.example/');
   await b.users.update({ userId: 'u', body: { displayName: 'After' } });
@@ -220,35 +229,42 @@ async function twoProcesses(a: BlogService, b: BlogService): Promise<void> {
   await a.posts.patch({ blogId: blog.id, postId: post.id, body: { title: 'R' } });
   expect(await found()).toEqual(['R']);
   await b.blogs.delete({ blogId: blog.id });
-  await expectError(a.blogs.get({ blogId: blog.id }), 404);
+  const { newest } = await log.logBounds();
   await expectError(a.posts.insert({ blogId: blog.id, body: { title: 'late' } }), 404);
+  await expectError(a.posts.patch({ blogId: blog.id, postId: post.id, body: { title: 'late' } }), 404);
+  // Refused before anything was written: no post of a deleted blog.
+  expect(await log.changesSince(newest)).toEqual([]);
+  await expectError(a.blogs.get({ blogId: blog.id }), 404);
 }
 
 describe("caches follow another process's changes", () => {
   it('two connections on one SQLite file', async () => {
     const file = join(dir, 'two.db');
-    const a = createBlogService({ driver: sqliteDriver({ filename: file }) });
+    const da = sqliteDriver({ filename: file });
+    const a = createBlogService({ driver: da });
     const b = createBlogService({ driver: sqliteDriver({ filename: file }) });
-    await twoProcesses(a, b);
+    await twoProcesses(a, b, da);
     await a.close();
     await b.close();
   });
 
   it('two connections on one IndexedDB database (two tabs)', async () => {
     const factory = new IDBFactory();
-    const a = createBlogService({ driver: idbDriver({ name: 'two', indexedDB: factory }) });
+    const da = idbDriver({ name: 'two', indexedDB: factory });
+    const a = createBlogService({ driver: da });
     const b = createBlogService({ driver: idbDriver({ name: 'two', indexedDB: factory }) });
-    await twoProcesses(a, b);
+    await twoProcesses(a, b, da);
     await a.close();
     await b.close();
   });
 
   it('two pools on one PostgreSQL schema', async () => {
     const schema = freshSchema('cache');
-    const a = createBlogService({ driver: postgresDriver({ connectionString: pgUrl(), schema, max: 2 }) });
+    const da = postgresDriver({ connectionString: pgUrl(), schema, max: 2 });
+    const a = createBlogService({ driver: da });
     const b = createBlogService({ driver: postgresDriver({ connectionString: pgUrl(), schema, max: 2 }) });
     try {
-      await twoProcesses(a, b);
+      await twoProcesses(a, b, da);
     } finally {
       await a.close();
       await b.close();

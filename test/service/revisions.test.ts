@@ -17,6 +17,8 @@ import {
   type Wire,
 } from './helpers.js';
 import { DRIVERS } from '../support/drivers.js';
+import { countingDriver } from '../support/counting-driver.js';
+import { type PostRecord, put } from '../../src/store/records.js';
 
 const contents = (list: Wire) => (list.items as Wire[]).map((r) => r.content);
 
@@ -114,6 +116,56 @@ describe.each(DRIVERS)('%s', (_driver, makeDriver) => {
         const expected = s === kept ? ['c52', 'c51', 'c50'] : Array.from({ length: 50 }, (_, i) => `c${52 - i}`);
         expect(contents(all)).toEqual(expected);
       }
+    });
+
+    it('a change counts no revisions: the cap stays exact through patches, restores and a record stored before', async () => {
+      const driver = countingDriver(makeDriver());
+      const w = await world(driver, { revisionsKept: 3 });
+      const { blogId } = w;
+      const post = await makePost(w, 'LIVE', { content: 'c0' });
+      const page = await makePage(w, 'LIVE', { content: 'p0' });
+      const patchBoth = async (i: number) => {
+        w.clock.advance(MINUTE);
+        const p = await w.admin.posts.patch({ blogId, postId: post.id, body: { content: `c${i}` } });
+        await w.admin.pages.patch({ blogId, pageId: page.id, body: { content: `p${i}` } });
+        return p as Wire;
+      };
+      const kept = async () => [
+        ...contents((await w.admin.posts.revisions.list({ blogId, postId: post.id, maxResults: 50 })) as Wire),
+        ...contents((await w.admin.pages.revisions.list({ blogId, pageId: page.id, maxResults: 50 })) as Wire),
+      ];
+      driver.reset();
+      for (let i = 1; i <= 5; i++) await patchBoth(i);
+      expect(driver.counts).toBe(0);
+      expect(await kept()).toEqual(['c4', 'c3', 'c2', 'p4', 'p3', 'p2']);
+      // A restore is a change like any other: it keeps what it replaces and drops the oldest.
+      const [, , oldest] = ((await w.admin.posts.revisions.list({ blogId, postId: post.id })) as Wire).items as Wire[];
+      const restored = (await w.admin.posts.revisions.restore({
+        blogId,
+        postId: post.id,
+        revisionId: oldest!.id,
+      })) as Wire;
+      expect(restored.content).toBe('c2');
+      expect(driver.counts).toBe(0);
+      expect(await kept()).toEqual(['c5', 'c4', 'c3', 'p4', 'p3', 'p2']);
+      // The count is the store's own: never on the wire.
+      expect(restored).not.toHaveProperty('revisions');
+      expect(await w.admin.posts.get({ blogId, postId: post.id })).not.toHaveProperty('revisions');
+      expect(await w.admin.pages.get({ blogId, pageId: page.id })).not.toHaveProperty('revisions');
+      // Records stored before the count was kept with them: the next change counts once, then keeps the count.
+      for (const [collection, id] of [
+        ['posts', post.id],
+        ['pages', page.id],
+      ] as const) {
+        const stored = (await driver.get(collection, id))!;
+        expect(stored.doc.revisions).toBe(3);
+        const { revisions: _n, ...before } = stored.doc as unknown as PostRecord;
+        await driver.commit([put(collection, before, stored as never)]);
+      }
+      driver.reset();
+      for (let i = 6; i <= 8; i++) await patchBoth(i);
+      expect(driver.counts).toBe(2);
+      expect(await kept()).toEqual(['c7', 'c6', 'c2', 'p7', 'p6', 'p5']);
     });
 
     it('is read at AUTHOR view under the post rules; restore needs edit rights', async () => {

@@ -7,11 +7,14 @@ import type { StorageDriver } from '../../src/store/driver.js';
 export interface CountingDriver extends StorageDriver {
   /** Records handed out since the last `reset()`. */
   readonly handedOut: number;
+  /** `count` calls since the last `reset()` (each a query of its own). */
+  readonly counts: number;
   reset(): void;
 }
 
 export function countingDriver(inner: StorageDriver): CountingDriver {
   let n = 0;
+  let counts = 0;
   const counted = async <T>(p: Promise<T>, size: (x: T) => number): Promise<T> => {
     const x = await p;
     n += size(x);
@@ -23,13 +26,22 @@ export function countingDriver(inner: StorageDriver): CountingDriver {
     get handedOut() {
       return n;
     },
-    reset: () => void (n = 0),
+    get counts() {
+      return counts;
+    },
+    reset: () => {
+      n = 0;
+      counts = 0;
+    },
     open: (schema) => inner.open(schema),
     get: (c, id) => counted(inner.get(c, id), one),
     getMany: (c, ids) => counted(inner.getMany(c, ids), many),
     getByIndex: (c, i, k) => counted(inner.getByIndex(c, i, k), one),
     list: (q) => counted(inner.list(q), many),
-    count: (q) => inner.count(q),
+    count: (q) => {
+      counts++;
+      return inner.count(q);
+    },
     keys: (q) => counted(inner.keys(q), many),
     search: (q) => counted(inner.search(q), many),
     commit: (ops, o) => inner.commit(ops, o),

@@ -6,7 +6,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { memoryDriver } from '../../drivers/memory/index.js';
 import { type BlogService, createBlogService } from '../../src/index.js';
-import { closedAfterEach, opener, replicaOf, serverFor, SETUPS } from './replicas.js';
+import { caught, closedAfterEach, opener, replicaOf, serverFor, SETUPS } from './replicas.js';
+import { net } from './net.js';
 import type { SyncServer } from './server.js';
 
 let s: SyncServer;
@@ -163,6 +164,69 @@ describe.each(SETUPS)('local store on $local, server on $store', ({ local: kind,
       .items;
     expect(there!.id).not.toBe(made.id);
     expect(await postRevisions(local, there!.id!)).toEqual([['First', 'first words', []]]);
+  });
+
+  /** A replica keeping 3 revisions, with the author's post `title` pulled. */
+  async function keepingThree(title: string) {
+    const r = replicaOf(s, 'author', createBlogService({ driver: memoryDriver(), revisionsKept: 3 }));
+    opened.push(r);
+    const post = await s.as('author').posts.insert({ blogId: s.blogId, body: { title, content: 'v0' } });
+    await r.replica.sync();
+    const edit = (content: string) => r.local.posts.patch({ blogId: s.blogId, postId: post.id!, body: { content } });
+    return { ...r, postId: post.id!, edit, kept: async () => (await postRevisions(r.local, post.id!)).length };
+  }
+
+  it('"theirs" on a post edited here since the conflict: the cap on its revisions stays exact', async () => {
+    const { replica, net, postId, edit, kept } = await keepingThree('One');
+    net.offline = true;
+    await edit('mine');
+    await s.as('admin').posts.patch({ blogId: s.blogId, postId, body: { content: 'theirs' } });
+    net.offline = false;
+    expect(await replica.sync()).toMatchObject({ conflicts: 1 });
+    await edit('mine again');
+    await replica.resolve(postId, 'theirs');
+    expect(await kept()).toBe(3);
+    await edit('later');
+    await edit('later still');
+    expect(await kept()).toBe(3);
+  });
+
+  it('"mine" on a post the server deleted: it comes back with no revisions, then keeps up to the cap', async () => {
+    const { replica, net, postId, edit, kept } = await keepingThree('Two');
+    net.offline = true;
+    await edit('v1');
+    await s.service.posts.delete({ blogId: s.blogId, postId });
+    net.offline = false;
+    expect(await replica.sync()).toMatchObject({ conflicts: 1 });
+    await replica.resolve(postId, 'mine');
+    expect(await kept()).toBe(0);
+    for (const content of ['v2', 'v3', 'v4', 'v5']) await edit(content);
+    expect(await kept()).toBe(3);
+  });
+
+  it('a post made offline, its create answered only on a retry, edited here under its server id meanwhile: the cap stays exact', async () => {
+    const n = net();
+    const r = replicaOf(s, 'author', createBlogService({ driver: memoryDriver(), revisionsKept: 2 }), n);
+    opened.push(r);
+    await r.replica.sync();
+    const made = await r.local.posts.insert({ blogId: s.blogId, body: { title: 'Made', content: 'v0' } });
+    await r.local.posts.patch({ blogId: s.blogId, postId: made.id!, body: { content: 'v1' } });
+    const create = `POST /blogs/${s.blogId}/posts`;
+    n.lose = (line) => line.startsWith(create);
+    expect(await caught(r.replica.sync())).toBeInstanceOf(Error);
+    const [there] = (await s.as('author').posts.list({ blogId: s.blogId })).items;
+    // The next sync pulls the post under its server id, where it is edited while the retried create is answered.
+    n.lose = async (line) => {
+      if (line.startsWith(create))
+        await r.local.posts.patch({ blogId: s.blogId, postId: there!.id!, body: { content: 'edited here' } });
+      return false;
+    };
+    await r.replica.sync();
+    n.lose = undefined;
+    expect((await postRevisions(r.local, there!.id!)).length).toBe(2);
+    for (const content of ['v2', 'v3'])
+      await r.local.posts.patch({ blogId: s.blogId, postId: there!.id!, body: { content } });
+    expect((await postRevisions(r.local, there!.id!)).length).toBe(2);
   });
 
   it('a post the server deletes takes its local revisions along', async () => {

@@ -2,11 +2,14 @@
  * Several app servers on one PostgreSQL store, in one process: two services on two pools (as two servers
  * would have), each listener seeing every write once, also after its LISTEN connection is killed; a lost
  * connection surfaces as a clear error or a retry, never a wrong answer. Each reaches the store directly and
- * behind PgBouncer (env.ts ROUTES); without any LISTEN, events still arrive by polling the change log.
+ * behind PgBouncer (env.ts ROUTES); without any LISTEN, events still arrive by polling the change log. A server
+ * NOTIFYs only while another one listens, and a server that starts listening is notified within ASK_MS.
  */
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ASK_MS } from '../../../drivers/postgres/feed.js';
 import { postgresDriver } from '../../../drivers/postgres/index.js';
+import { channelOf } from '../../../drivers/postgres/schema.js';
 import { createBlogService, type BlogEvent, type BlogService } from '../../../src/index.js';
 import { dropOwnSchemas, freshSchema, pgBouncerUrl, pgUrl, ROUTES, type RouteOptions } from './env.js';
 
@@ -141,6 +144,108 @@ describe.each(ROUTES)('postgres: events across app servers, %s', (_name, route) 
     await until(() => published.length >= 10, 'post.published on both instances');
     await new Promise((r) => setTimeout(r, 100));
     expect(published.sort(), JSON.stringify(published)).toEqual([...ids, ...ids].sort());
+  });
+});
+
+/**
+ * A plain LISTEN on a store's channel, as no app server listens (its connection goes by no app server's name):
+ * each commit's notification (messages, `tell`, left out), when it arrived and from which server.
+ */
+async function overhear(schema: string) {
+  const client = new pg.Client({ connectionString: pgUrl() });
+  await client.connect();
+  const heard: Array<{ at: number; from: string }> = [];
+  client.on('notification', (n) => {
+    if (!n.payload?.startsWith('m:')) heard.push({ at: Date.now(), from: n.payload ?? '' });
+  });
+  await client.query(`LISTEN "${channelOf(schema)}"`);
+  return { heard, end: () => client.end() };
+}
+
+/** How many connections LISTEN on the store's channel (the ear's included). */
+async function listening(schema: string): Promise<number> {
+  const r = await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = $1`, [
+    `LISTEN "${channelOf(schema)}"`,
+  ]);
+  return r.rows[0].n;
+}
+
+describe.each(ROUTES)('postgres: NOTIFY only while another app server listens, %s', (_name, route) => {
+  it("a single app server's commits send none; a server without LISTEN does not count, and hears them", async () => {
+    const schema = freshSchema('inst');
+    const a = instance(route, schema);
+    const quiet = instance(() => ({ ...route(), listen: false }), schema);
+    const heard: string[] = [];
+    quiet.on('post.inserted', (e) => void heard.push((e.resource as { title: string }).title));
+    await Promise.all([a.ready(), quiet.ready()]);
+    const t0 = Date.now();
+    while ((await listening(schema)) < 1) {
+      expect(Date.now() - t0, "A's LISTEN").toBeLessThan(15_000);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const ear = await overhear(schema);
+    try {
+      const { blogId } = await setup(a);
+      // Past ASK_MS, so A has asked again since its own LISTEN stood (which is not another server's).
+      await new Promise((r) => setTimeout(r, ASK_MS + 100));
+      for (let i = 0; i < 5; i++) await a.posts.insert({ blogId, body: { title: `P${i}`, content: 'x' } });
+      // The server without LISTEN polls the log.
+      await until(() => heard.length === 5, 'the events polled');
+      // The server without LISTEN notifies, as A listens (also of what it wrote on opening, before A listened).
+      const before = ear.heard.length;
+      await quiet.posts.insert({ blogId, body: { title: 'from quiet', content: 'x' } });
+      await until(() => ear.heard.length > before, "the other server's NOTIFY", ASK_MS + 5_000);
+      await new Promise((r) => setTimeout(r, 100));
+      const from = new Set(ear.heard.map((h) => h.from));
+      expect(from.size, `every NOTIFY came from the server without LISTEN, none from A: ${[...from]}`).toBe(1);
+    } finally {
+      await ear.end();
+    }
+  });
+
+  it(`once a second server listens, the first's commits reach it by NOTIFY within ASK_MS (${ASK_MS} ms), and stop when it leaves`, async () => {
+    const schema = freshSchema('inst');
+    const a = instance(route, schema);
+    await a.ready();
+    const { blogId } = await setup(a);
+    const ear = await overhear(schema);
+    // B on a host's Pool, which keeps B's connections after B closes.
+    const { connectionString, ...rest } = route();
+    const host = new pg.Pool({ connectionString, max: 4 });
+    const b = createBlogService({ driver: postgresDriver({ ...rest, pool: host, schema }) });
+    try {
+      const heard: string[] = [];
+      b.on('post.inserted', (e) => void heard.push((e.resource as { title: string }).title));
+      await b.ready();
+      const t0 = Date.now();
+      while ((await listening(schema)) < 3) {
+        expect(Date.now() - t0, 'both LISTENs').toBeLessThan(15_000);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(ear.heard, 'A alone sent none').toEqual([]);
+      for (let i = 0; i < 3; i++) {
+        const before = ear.heard.length;
+        const wrote = Date.now();
+        await a.posts.insert({ blogId, body: { title: `P${i}`, content: 'x' } });
+        // The bound is ASK_MS and a round trip or two; the rest is slack for a loaded machine. (Without the
+        // NOTIFY, B would hear it only by its poll: no notification would come at all.)
+        await until(() => ear.heard.length > before, `the NOTIFY of P${i}`, ASK_MS + 1_000);
+        expect(ear.heard.at(-1)!.at - wrote).toBeLessThan(ASK_MS + 1_000);
+        await until(() => heard.includes(`P${i}`), `B hears P${i}`);
+      }
+      // B leaves; its LISTEN connection stays in the host's Pool, named as before it listened.
+      await b.close();
+      await a.posts.insert({ blogId, body: { title: 'as B leaves', content: 'x' } });
+      await new Promise((r) => setTimeout(r, ASK_MS + 300));
+      const before = ear.heard.length;
+      for (let i = 0; i < 3; i++) await a.posts.insert({ blogId, body: { title: `alone ${i}`, content: 'x' } });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(ear.heard.length, 'no NOTIFY once A is alone again').toBe(before);
+    } finally {
+      await ear.end();
+      await b.close();
+      await host.end();
+    }
   });
 });
 
