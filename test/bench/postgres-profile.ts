@@ -131,7 +131,12 @@ async function main() {
   const postmaster = Number(readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
   const rawPool = new pg.Pool({ connectionString: server.url, max: 2 });
   const service = createBlogService({
-    driver: postgresDriver({ connectionString: server.url, schema: 'ours', max: 2 }),
+    driver: postgresDriver({
+      connectionString: server.url,
+      schema: 'ours',
+      max: 2,
+      ...(arg('share', 'true') === 'false' ? { shareEvents: false } : {}),
+    }),
   });
   const owner = await service.users.insert({ body: { displayName: 'A' } });
   const blogId = (await service.blogs.insert({ body: { name: 'B', url: 'https://b.example/' }, ownerId: owner.id! }))
