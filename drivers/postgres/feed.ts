@@ -22,16 +22,17 @@ const MESSAGE = 'm:';
 export const ASK_MS = 1_000;
 
 /**
- * The `application_name` of a server's LISTEN connection: `<channel's key> <instance>`. The key is the channel
- * when it is short and plain (what `application_name` keeps: 63 bytes of printable ASCII; an instance name is
- * at most 11 characters), else a hash of it, so every server of a store names it alike and no two stores do.
+ * The channel's key in the `application_name` of a server's LISTEN connection: the channel when it is short and
+ * plain (what `application_name` keeps: 63 bytes of printable ASCII; an instance name is at most 11 characters),
+ * else a hash of it, so every server of a store names it alike and no two stores do.
  */
-export function listenerName(channel: string, instance: string): string {
-  const key = /^[\w:.$-]{1,51}$/.test(channel)
+const listenerKey = (channel: string): string =>
+  /^[\w:.$-]{1,51}$/.test(channel)
     ? channel
     : `blogcore#${createHash('sha256').update(channel).digest('base64url').slice(0, 22)}`;
-  return `${key} ${instance}`;
-}
+
+/** The `application_name` of a server's LISTEN connection: `<channel's key> <instance>`. */
+export const listenerName = (channel: string, instance: string): string => `${listenerKey(channel)} ${instance}`;
 
 export class Feed {
   private listeners = new Set<() => void>();
@@ -195,8 +196,8 @@ export class Notifier {
     private readonly channel: string,
     private readonly from = '',
   ) {
+    this.key = listenerKey(channel);
     this.name = listenerName(channel, from);
-    this.key = this.name.slice(0, this.name.indexOf(' '));
   }
 
   committed(): void {

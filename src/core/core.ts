@@ -313,9 +313,9 @@ export class Core {
   /**
    * The standing of a caller about to write in a blog: a known writer, in an existing blog. `atCommit`, inside
    * a `transact` attempt that returns `seen` with its ops: where the driver's look at the log costs a round trip
-   * and its commit can check instead (`checksUnchanged`: PostgreSQL), the user and blog come from the cache without it, and the commit
-   * is refused if the users and blogs stream moved past `seen` (then the attempt runs again after a look).
-   * docs/design.md §15, "The look carried by the commit".
+   * and its commit can check instead (`checksUnchanged`: PostgreSQL), the user and blog come from the cache
+   * without it, and the commit is refused if the users and blogs stream moved past `seen` (then the attempt runs
+   * again after a look). docs/design.md §15, "The look carried by the commit".
    */
   async writer(actor: Actor, blogId: string, atCommit?: true): Promise<Standing & { blog: BlogRecord; seen?: number }> {
     const { seen } = this.cache;
