@@ -10,7 +10,7 @@
  */
 
 import { ident } from './text.js';
-import type { CollectionPlan, MainColumn, SideGroup } from './layout.js';
+import { conflictKey, type CollectionPlan, type MainColumn, type SideGroup } from './layout.js';
 
 const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
@@ -63,7 +63,7 @@ function collectionOps(s: string, p: CollectionPlan, groupNo: (g: SideGroup) => 
     version = '1',
   ) => `INSERT INTO ${t} (id, version, doc${cols.map((c) => `, ${c}`).join('')}${tokens.map((c) => `, ${c}`).join('')})
           VALUES (o$id[i$], ${version}, o$doc[i$]::json${[...vals, ...counters, ...tokenVal].map((x) => `, ${x}`).join('')})
-          ON CONFLICT (id) DO NOTHING`;
+          ON CONFLICT (${conflictKey(p)}) DO NOTHING`;
   const C = p.counters.length;
   const bump = `UPDATE ${t} SET version = version + 1${p.counters.map((c, k) => `, ${ident(c.column)} = ${ident(c.column)} + (v$[vb$ + ${k + 1}])::bigint`).join('')}
           WHERE id = o$id[i$] RETURNING version INTO got$`;
@@ -212,6 +212,31 @@ export function commitOps(s: string, plans: readonly CollectionPlan[]): string {
  * databases' and stores' transactions never hold it back (on a standby, where the primary's locks are not
  * visible, the cluster-wide bound holds).
  */
+/**
+ * Truncates the partition of a transient table (layout.ts `slab`) that the slab after next will write: at slab c,
+ * slot (c + 2) mod SLOTS, which holds slabs c - 2 and older (ended a slab's width ago at least), and only once per
+ * slab (meta `dropped:<table>`). NOWAIT: while a reader holds the partition it answers -1 and the next commit's
+ * call tries again; 1 when it truncated, 0 when this slab's was done. `at`: the store's clock (tests move it).
+ */
+export const dropTransient = (s: string) => `
+  CREATE FUNCTION ${s}.drop_transient(tbl text, width bigint, slots int, at timestamptz DEFAULT statement_timestamp())
+  RETURNS int LANGUAGE plpgsql AS $fn$
+  DECLARE
+    slab$ bigint := floor(extract(epoch FROM at) * 1000 / width)::bigint;
+    key$ text := 'dropped:' || tbl;
+  BEGIN
+    IF coalesce((SELECT value FROM ${s}.meta WHERE key = key$), -1) >= slab$ THEN RETURN 0; END IF;
+    EXECUTE format('LOCK TABLE %s.%I IN ACCESS EXCLUSIVE MODE NOWAIT', ${lit(s)}, tbl || '$' || ((slab$ + 2) % slots));
+    EXECUTE format('TRUNCATE %s.%I', ${lit(s)}, tbl || '$' || ((slab$ + 2) % slots));
+    INSERT INTO ${s}.meta AS m (key, value) VALUES (key$, slab$)
+      ON CONFLICT (key) DO UPDATE SET value = greatest(m.value, excluded.value);
+    RETURN 1;
+  EXCEPTION WHEN lock_not_available THEN
+    RETURN -1;
+  END
+  $fn$;
+`;
+
 export const logEndFunction = (s: string, schema: string) => `
   CREATE FUNCTION ${s}.log_end() RETURNS bigint LANGUAGE plpgsql AS $fn$
   DECLARE

@@ -40,6 +40,7 @@ import { count, get, getByIndex, getMany, keys, list } from './reads.js';
 import { channelOf, LAYOUT, migrate } from './schema.js';
 import { search } from './search.js';
 import { withColumns } from './columns.js';
+import { SLOTS } from './layout.js';
 import { postgresBlobs } from './blobs.js';
 import { ident } from './text.js';
 
@@ -60,6 +61,7 @@ export const POSTGRES_STORAGE_VERSION = LAYOUT;
 class Driver implements PostgresDriver {
   /** `commit` honours `CommitOptions.unchanged`. */
   readonly checksUnchanged = true;
+  readonly dropsTransient = true;
   private conn: Connection | undefined;
   private readonly owned: boolean;
   private closed = false;
@@ -67,6 +69,8 @@ class Driver implements PostgresDriver {
   private feed: Feed | undefined;
   readonly blobs: BlobStore;
   private notifier: Notifier | undefined;
+  /** When to next try truncating a transient collection's due slot (ms, this process's clock). */
+  private nextDrop = 0;
   /** Replica pools this driver opened (and ends on close). */
   private ownedReplicas: PgPool[] = [];
   /** The pool of the direct LISTEN connection (`listen`), once opened. */
@@ -155,6 +159,7 @@ class Driver implements PostgresDriver {
       streamChanges: within(this.streamChanges),
       logBounds: within(this.logBounds),
       checksUnchanged: true,
+      dropsTransient: true,
       pruneChanges: within(this.pruneChanges),
       blobs: this.blobs,
       ...(this.watch ? { watch: this.watch } : {}),
@@ -210,10 +215,32 @@ class Driver implements PostgresDriver {
     const c = this.connection();
     const result = await commit(c, ops, options);
     this.notifier?.committed();
+    this.dropDue(c, ops);
     // With replicas: the primary's position now is at or past this commit; the session reads from there on.
     const session = current.getStore();
     if (c.replicas && session) session.wrote(await c.replicas.position());
     return result;
+  }
+
+  /**
+   * After a commit that put transient records (the events other app servers read): the slot due to go is
+   * truncated (functions.ts `drop_transient`), off the commit's path. Tried again a second later while a reader
+   * holds it, else at the next slab.
+   */
+  private dropDue(c: Connection, ops: readonly WriteOp[]): void {
+    const now = Date.now();
+    if (now < this.nextDrop) return;
+    const due = c.plans.filter((p) => p.slab !== undefined && ops.some((op) => op.collection === p.name));
+    if (!due.length) return;
+    this.nextDrop = now + 1_000;
+    for (const p of due)
+      c.run(`SELECT ${c.s}.drop_transient($1, $2, $3)`, [p.table, p.slab, SLOTS], false).then(
+        (rows) => {
+          if (Number(rows[0]?.[0] ?? -1) >= 0)
+            this.nextDrop = Math.max(this.nextDrop, (Math.floor(now / p.slab!) + 1) * p.slab!);
+        },
+        () => {},
+      );
   }
 
   async changesSince(seq: number, limit?: number): Promise<Change[]> {

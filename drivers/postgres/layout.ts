@@ -80,7 +80,22 @@ export interface CollectionPlan {
   readable: Array<{ field: string; column: string }>;
   indexes: Map<string, IndexPlan>;
   groups: SideGroup[];
+  /**
+   * A transient collection (`CollectionDef.transient`): the width of a time slab (ms). Its table is partitioned by
+   * `slot` (the slab of the statement's time, modulo SLOTS: `<table>$0` …) and a slot is truncated whole
+   * (functions.ts `drop_transient`) instead of records deleted one by one.
+   */
+  slab?: number;
 }
+
+/** The partitions of a transient collection's table: the slab written now, those kept, and the one truncated next. */
+export const SLOTS = 4;
+
+/** The name of a transient table's partition `k`. */
+export const slotTable = (table: string, k: number): string => `${table}$${k}`;
+
+/** The columns of a table's primary key (a transient one's partitions each hold their own ids). */
+export const conflictKey = (p: CollectionPlan): string => (p.slab === undefined ? 'id' : 'id, slot');
 
 /** The names the catalog keeps: a collection's table, and per index its entry table and native index. */
 export interface Names {
@@ -245,6 +260,8 @@ export function plan(
   for (const i of def.indexes)
     if (i.positive !== undefined && (!sh.declared(i) || sh.entriesOf(i) === 'many'))
       throw new Error(`index ${def.name}.${i.name}: only one or optional indexes with fields may be positive`);
+  if (def.transient && (groups.length || counters.length || def.search || def.indexes.some((i) => i.unique)))
+    throw new Error(`collection ${def.name}: a transient collection has only one or optional indexes, not unique`);
   return {
     no,
     name: def.name,
@@ -256,6 +273,7 @@ export function plan(
     readable,
     indexes,
     groups,
+    ...(def.transient ? { slab: Math.max(1, Math.floor(def.transient.keepMs)) } : {}),
   };
 }
 
@@ -282,7 +300,16 @@ export function ensure(
       ...p.positives.map((x) => `${ident(x.column)} boolean GENERATED ALWAYS AS (${ident(x.counter)} > 0) STORED`),
       ...(p.search ? ['tokens text[] COLLATE "C"'] : []),
     ];
-    out.push(`CREATE TABLE ${t} (${cols.join(', ')})`);
+    if (p.slab === undefined) out.push(`CREATE TABLE ${t} (${cols.join(', ')})`);
+    else {
+      // The slot of the statement's time, by the store's clock (drop_transient truncates by the same clock).
+      const slot = `(floor(extract(epoch FROM statement_timestamp()) * 1000 / ${p.slab})::bigint % ${SLOTS})::smallint`;
+      cols[0] = 'id text COLLATE "C" NOT NULL';
+      cols.push(`slot smallint NOT NULL DEFAULT ${slot}`, 'PRIMARY KEY (id, slot)');
+      out.push(`CREATE TABLE ${t} (${cols.join(', ')}) PARTITION BY LIST (slot)`);
+      for (let k = 0; k < SLOTS; k++)
+        out.push(`CREATE TABLE ${s}.${ident(slotTable(p.table, k))} PARTITION OF ${t} FOR VALUES IN (${k})`);
+    }
   } else {
     for (const c of p.columns)
       if (!has.column(p.table, c.name))

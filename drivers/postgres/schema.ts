@@ -20,8 +20,8 @@
 import type { StoreSchema } from '../../src/store/driver.js';
 import type { Connection } from './connect.js';
 import { ident } from './text.js';
-import { commitBegin, commitOps, commitRefuse, logEndFunction } from './functions.js';
-import { ensure, partColumn, plan, shape, snake, type CollectionPlan, type Names } from './layout.js';
+import { commitBegin, commitOps, commitRefuse, dropTransient, logEndFunction } from './functions.js';
+import { ensure, partColumn, plan, shape, SLOTS, slotTable, snake, type CollectionPlan, type Names } from './layout.js';
 import { LEGACY_MIGRATIONS } from './legacy.js';
 import { layoutOf, locked } from './lock.js';
 import { copyLegacy, finish, LEGACY_LAYOUT, NATIVE_LAYOUT, shortenTokens, startCopy, toNative } from './migrate.js';
@@ -102,13 +102,13 @@ async function look(q: Query, c: Connection) {
     [number, number, string, boolean, string[] | null, string | null, string | null, string | null, string | null]
   >)
     idx.set(`${coll}\0${name}`, { no, uniq, fields, entries, tbl, pg, positive });
-  const relations = new Set(
-    (
-      (await q(`SELECT relname FROM pg_class WHERE relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1)`, [
-        c.schema,
-      ])) as Array<[string]>
-    ).map((r) => r[0]),
-  );
+  const rels = (await q(
+    `SELECT relname, relkind = 'p' FROM pg_class WHERE relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1)`,
+    [c.schema],
+  )) as Array<[string, boolean]>;
+  const relations = new Set(rels.map((r) => r[0]));
+  /** Partitioned tables: transient collections' (layout.ts `slab`). */
+  const partitioned = new Set(rels.filter((r) => r[1]).map((r) => r[0]));
   const columns = new Map<string, boolean>();
   for (const [t, col, nullable] of (await q(
     `SELECT table_name, column_name, is_nullable FROM information_schema.columns WHERE table_schema = $1`,
@@ -116,7 +116,7 @@ async function look(q: Query, c: Connection) {
   )) as Array<[string, string, string]>)
     columns.set(`${t}\0${col}`, nullable === 'NO');
   const version = Number((await q(`SELECT current_setting('server_version_num')::int`))[0]![0]);
-  return { colls, idx, relations, columns, virtual: version >= 180000 };
+  return { colls, idx, relations, partitioned, columns, virtual: version >= 180000 };
 }
 
 /**
@@ -182,7 +182,13 @@ async function declare(c: Connection, schema: StoreSchema, q: Query): Promise<vo
       ]);
     }
     const table = coll.tbl!;
-    const tableThere = now.relations.has(table);
+    // A collection that became transient (or stopped being) gets its table made anew: its records are transient.
+    const remade = now.relations.has(table) && !!def.transient !== now.partitioned.has(table);
+    if (remade) {
+      dropped.push(`DROP TABLE ${s}.${ident(table)} CASCADE`);
+      for (const r of [table, ...Array.from({ length: SLOTS }, (_, k) => slotTable(table, k))]) goneRelations.add(r);
+    }
+    const tableThere = now.relations.has(table) && !remade;
     // What the table had that this declaration drops: search, counters, readable columns.
     if (tableThere) {
       if (coll.search && !def.search) dropColumn(table, 'tokens');
@@ -254,6 +260,7 @@ async function declare(c: Connection, schema: StoreSchema, q: Query): Promise<vo
           )[0]![0];
       names.indexes.set(index, { no: Number(no), table: tbl, pg });
     }
+    if (remade) for (const n of names.indexes.values()) goneRelations.add(n.pg);
     const p = plan(
       coll.no,
       def,
@@ -293,6 +300,7 @@ async function remakeCommit(q: Query, c: Connection, plans: readonly CollectionP
     ['commit_refuse', commitRefuse(c.s)],
     ['commit_ops', commitOps(c.s, plans)],
     ['log_end', logEndFunction(c.s, c.schema)],
+    ['drop_transient', dropTransient(c.s)],
   ];
   for (const [name, text] of made) {
     const body = text.slice(text.indexOf('$fn$') + 4, text.lastIndexOf('$fn$'));

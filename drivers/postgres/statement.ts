@@ -22,7 +22,7 @@
  * (two on one record, or two on a collection with a unique index), and commits of more than MOST_OPS ops.
  */
 import type { CommitOptions } from '../../src/store/driver.js';
-import type { CollectionPlan, SideGroup } from './layout.js';
+import { conflictKey, type CollectionPlan, type SideGroup } from './layout.js';
 import { beginsWith } from './functions.js';
 import { ident, pgText } from './text.js';
 
@@ -163,7 +163,7 @@ export function shapedText(s: string, ops: readonly ShapedOp[], unchanged = fals
           );
         else
           push(
-            `${w} AS (INSERT INTO ${t} AS t (id, version, doc${names.map((c) => `, ${c}`).join('')}) SELECT ${id}, 1, ${doc}${vals.map((v) => `, ${v}`).join('')} FROM ${src} WHERE true ON CONFLICT (id) ${
+            `${w} AS (INSERT INTO ${t} AS t (id, version, doc${names.map((c) => `, ${c}`).join('')}) SELECT ${id}, 1, ${doc}${vals.map((v) => `, ${v}`).join('')} FROM ${src} WHERE true ON CONFLICT (${conflictKey(p)}) ${
               mode === 'create'
                 ? `DO UPDATE SET version = t.version + 1${bump.map((x) => `, ${x}`).join('')}`
                 : 'DO NOTHING'

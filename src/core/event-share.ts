@@ -10,7 +10,8 @@ import type { BlogEvent, Emitter } from './events.js';
  * only moves its place forward. So a listener hears every write committed after its `on()` returned, on every
  * instance; one added before the store opened also hears what was stored from EARLY_MS before it (found by
  * commit time, so clocks of app servers further apart than that may cost it events of that moment).
- * An instance keeps its last KEEP event records: the oldest is deleted in the commit that adds one.
+ * The `events` collection is transient (schema.ts): a driver that drops such records whole (`dropsTransient`) keeps
+ * them a minute at least; elsewhere an instance keeps its last KEEP, the oldest deleted in the commit that adds one.
  * The core loads this module only for such a driver (IndexedDB has no `watch`: a browser never downloads it).
  */
 const KEEP = 1000;
@@ -50,12 +51,13 @@ export class EventShare {
     const id = this.instance + (this.next++).toString(36);
     const doc = { events: packed(events) } as unknown as JsonObject;
     const ops: WriteOp[] = [{ type: 'put', collection: 'events', id, expect: 0, doc, keys: { time: [[time, id]] } }];
-    const oldest = this.kept.length >= KEEP ? this.kept.shift() : undefined;
+    // (A driver that drops transient records whole needs no delete: PostgreSQL truncates a slab in turn.)
+    const oldest = this.kept.length >= KEEP && !this.driver.dropsTransient ? this.kept.shift() : undefined;
     if (oldest !== undefined) ops.push({ type: 'delete', collection: 'events', id: oldest, expect: 1 });
     return {
       ops,
       settle: (error) => {
-        if (error === undefined) this.kept.push(id);
+        if (error === undefined && !this.driver.dropsTransient) this.kept.push(id);
         // Refused for another record: nothing was written, the oldest is still there. Refused for the oldest
         // (someone removed it), or a commit that may have happened: it is not deleted later (at worst one
         // record stays behind), and the write's retry goes without it.

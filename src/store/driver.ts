@@ -58,6 +58,12 @@ export interface CollectionDef {
   counters?: readonly string[];
   /** Top-level text fields of the documents a person reading the store wants to see (a title), shown as columns where a driver can (PostgreSQL 18's virtual columns). */
   columns?: readonly string[];
+  /**
+   * Records the core puts once (expect 0, fresh ids) and never changes or deletes: a driver with `dropsTransient`
+   * drops them whole, at least `keepMs` after their commit by the store's clock, without change-log entries (the
+   * core deletes them one by one elsewhere). Such a collection has no unique, many-entry or search index, and no counters.
+   */
+  transient?: { keepMs: number };
 }
 
 /** Declared once by the core and passed to `open`. A driver stores this shape and nothing else. */
@@ -368,6 +374,8 @@ export interface StorageDriver {
    * (no `logNewestNow`: PostgreSQL), the core then lets a write's look ride in its commit.
    */
   readonly checksUnchanged?: boolean;
+  /** Optional: true when the driver drops the records of `transient` collections itself (PostgreSQL: a table per time slab, truncated in turn). */
+  readonly dropsTransient?: boolean;
   /** Removes old log entries (see `PruneQuery`), at most `limit`; answers how many it removed. */
   pruneChanges(query: PruneQuery): Promise<number>;
   /**

@@ -104,7 +104,8 @@ const SCHEMA = {
       counters: ['live', 'all'],
     },
     { name: 'revisions', indexes: [{ name: 'item' }] },
-    { name: 'events', indexes: [{ name: 'time' }] },
+    // Kept a minute: other app servers read a write's events within the poll interval (event-share.ts).
+    { name: 'events', indexes: [{ name: 'time' }], transient: { keepMs: 60_000 } },
     { name: 'idempotency', indexes: [{ name: 'created' }] },
     {
       name: 'media',

@@ -77,7 +77,7 @@ const CATALOG = ['collections', 'indexes', 'meta', 'migrations'];
 
 /**
  * Empties a used store in one round trip: every table but the catalog, the sequences of those tables (a blob's
- * id starts at 1 again) and the counters in `meta` (seqBase, pruned). DELETE rather than TRUNCATE: these tables
+ * id starts at 1 again) and the counters in `meta` (seqBase, pruned; the marks of truncated slots go). DELETE rather than TRUNCATE: these tables
  * hold a test's few rows, and TRUNCATE gives every table and index a new file, which costs more and makes every
  * connection plan its statements again.
  */
@@ -95,6 +95,8 @@ BEGIN
     EXECUTE format('ALTER SEQUENCE %I.%I RESTART', ${literal(schema)}, r.relname);
   END LOOP;
   UPDATE ${`"${schema}"`}.meta SET value = 0 WHERE key <> 'schemaVersion';
+  -- (A new store has no transient slot truncated yet: drop_transient's marks go.)
+  DELETE FROM ${`"${schema}"`}.meta WHERE key LIKE 'dropped:%';
 END $empty$`;
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
