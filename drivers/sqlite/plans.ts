@@ -9,11 +9,10 @@ const PLANS = 256;
 
 /**
  * How common a search's tokens were found (keyed by index and FTS5 match text, so by scope and tokens): dense
- * when at least half the records a walk read matched. Measured by the walks themselves, so in bounded work: the
- * dense walk counts its hits, the rank walk counts the ranked records from where it started to the last match it
- * read (capped at twice the matches: a rare word's span is not read). Records of other scopes between a scope's
- * matches count against it, so a word in every post of one blog among many is found rare: the rank walk then,
- * as before the planner.
+ * when at least half the index entries a walk passed over matched. Measured by the walks themselves, so in bounded
+ * work: the dense walk counts its hits; after a rank walk, its matches are counted against the entries of the
+ * query's index from its bound to the last match (capped at twice the matches: a rare word's range is not read).
+ * The index is the query's own (a blog's posts by status and time), so other blogs' posts never count.
  */
 export class Plans {
   readonly #plans = new Map<string, { dense: boolean; left: number }>();

@@ -66,8 +66,6 @@ export const SEARCH_SQL = {
   rankAsc: `SELECT s.rowid, d.id, d.keys -> ?, ${UNRANKED_ANY} FROM search s JOIN ranks r ON r.frid = s.rowid
    JOIN docs d ON d.rid = r.rid WHERE search MATCH ? AND s.rowid > ? ORDER BY s.rowid ASC LIMIT ?`,
   unrankedAny: `SELECT ${UNRANKED_ANY}`,
-  /** Ranked records between two places, counted no further than the cap (a rowid range of `ranks`). */
-  rankedBetween: `SELECT count(*) FROM (SELECT 1 FROM ranks WHERE frid BETWEEN ? AND ? LIMIT ?)`,
 } as const;
 
 /**
@@ -79,6 +77,10 @@ const matchWalkSql = (lower: '>=' | '>', upper: '<=' | '<', dir: 'ASC' | 'DESC')
    WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ?
      AND e.rid IN (SELECT r.rid FROM search s JOIN ranks r ON r.frid = s.rowid WHERE search MATCH ?)
    ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
+
+/** Entries of one index range, counted no further than the cap. */
+const passedSql = (lower: '>=' | '>', upper: '<=' | '<') =>
+  `SELECT count(*) FROM (SELECT 1 FROM entries WHERE ix = ? AND key ${lower} ? AND key ${upper} ? LIMIT ?)`;
 
 /** One chunk of the ordered index with, per entry, whether its record's `terms` row holds every token. */
 const checkedSql = (lower: '>=' | '>', upper: '<=' | '<', dir: 'ASC' | 'DESC', tokens: number) =>
@@ -135,9 +137,8 @@ export function search(c: Connection, q: SearchQuery): IndexEntry[] {
       if (full) return mergeWalks(walks, width, q.direction, limit);
     }
     // In rank order the newest matches come first, however many there are: no count needed to choose.
-    const read = dense === undefined ? { first: 0, last: 0, seen: 0, ended: false } : undefined;
-    const ranked = rankWalk(c, q, q.rankOf, i.path, match, limit, read);
-    if (read) c.plans.found(plan, !read.ended && read.seen > 0 && denseSpan(c, read));
+    const ranked = rankWalk(c, q, q.rankOf, i.path, match, limit);
+    if (dense === undefined) c.plans.found(plan, ranked !== undefined && denseRange(c, q, ranked));
     if (ranked) return mergeWalks(ranked, width, q.direction, limit);
   }
   if (Number(c.stmt(SEARCH_SQL.matchCount).pluck().get(match, SPARSE)) >= SPARSE) {
@@ -177,23 +178,26 @@ function sorted(walks: IndexEntry[][], q: SearchQuery): IndexEntry[][] {
   return walks;
 }
 
-/** What a rank walk read: the place it started from, its last match's, how many matches, whether they ran out. */
-interface RankRead {
-  first: number;
-  last: number;
-  seen: number;
-  ended: boolean;
-}
-
-/** Whether the matches a rank walk read are at least half the ranked records it passed (bounded: a capped count). */
-function denseSpan(c: Connection, read: RankRead): boolean {
-  const [low, high] = read.first < read.last ? [read.first, read.last] : [read.last, read.first];
-  const cap = 2 * read.seen;
-  const passed = c
-    .stmt(SEARCH_SQL.rankedBetween)
-    .pluck()
-    .get(low, high, cap + 1);
-  return Number(passed) <= cap;
+/**
+ * Whether the matches of the rank walk's fullest prefix are at least half of that prefix's index entries from the
+ * query's bound to the last of them: what a dense walk would have passed over (a count capped at twice the matches).
+ */
+function denseRange(c: Connection, q: SearchQuery, walks: IndexEntry[][]): boolean {
+  const found = walks.reduce((a, b) => (b.length > a.length ? b : a));
+  if (found.length === 0) return false;
+  const width = q.prefixes[0]!.length;
+  const last = { key: found[found.length - 1]!.key.slice(width), open: false };
+  const prefix = q.prefixes[walks.indexOf(found)]!;
+  const r = c.range({ ...q, prefix, ...(q.direction === 'desc' ? { lower: last } : { upper: last }) });
+  const cap = 2 * found.length;
+  return (
+    Number(
+      c
+        .stmt(passedSql(r.lower, r.upper))
+        .pluck()
+        .get(r.ix, r.from, r.to, cap + 1),
+    ) <= cap
+  );
 }
 
 /**
@@ -209,7 +213,6 @@ function rankWalk(
   path: string,
   match: string,
   limit: number,
-  read?: RankRead,
 ): IndexEntry[][] | undefined {
   const desc = q.direction === 'desc';
   const rankAt = (bound: KeyBound | undefined) => (bound ? Math.floor(rankOf(bound.key)) : undefined);
@@ -223,7 +226,6 @@ function rankWalk(
         ? (start + 1) * SLOTS
         : start * SLOTS - 1;
   if (!Number.isSafeInteger(cursor)) return undefined;
-  if (read) read.first = cursor;
   const statement = c.stmt(desc ? SEARCH_SQL.rankDesc : SEARCH_SQL.rankAsc).raw();
   const width = q.prefixes[0]!.length;
   const prefixOf = prefixFinder(q);
@@ -241,7 +243,6 @@ function rankWalk(
       if ((last !== undefined && rank !== last) || (stop !== undefined && (desc ? rank < stop : rank > stop)))
         return sorted(walks, q);
       seen++;
-      if (read) [read.last, read.seen] = [place, seen];
       let hit = false;
       for (const key of keys === null ? [] : (JSON.parse(keys) as Key[])) {
         const n = prefixOf(key);
@@ -255,10 +256,7 @@ function rankWalk(
       }
       if (hit && ++found === limit) last = rank;
     }
-    if (rows.length < batch) {
-      if (read) read.ended = true;
-      return sorted(walks, q);
-    }
+    if (rows.length < batch) return sorted(walks, q);
     cursor = rows[rows.length - 1]![0];
   }
   return undefined;

@@ -395,14 +395,17 @@ describe('sqlite driver: search tokens', () => {
     const counted = counting(f, /./);
     const d = sqliteDriver({ database: counted.db });
     await d.open(suiteSchema);
-    const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
-    const ranked = (i: number, words: string[]) => {
-      const put = itemPut({ id: `w${String(i).padStart(4, '0')}`, group: 'g', status: 'LIVE', time: at(i), words });
-      return { ...put, terms: { scope: 'g', tokens: words, rank: Date.parse(at(i)) } };
+    const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
+    const ranked = (i: number, words: string[], group = 'g', ms = 0) => {
+      const time = at(i * 1000 + ms);
+      const put = itemPut({ id: `${group}${String(i).padStart(4, '0')}-${ms}`, group, status: 'LIVE', time, words });
+      return { ...put, terms: { scope: group, tokens: words, rank: Date.parse(time) } };
     };
-    // 'pie' in every record, 'tart' in one of ten.
+    // 'pie' in every record, 'tart' in one of ten; another scope's records in between, twice as many.
     const items = Array.from({ length: 600 }, (_, i) => ranked(i, i % 10 ? ['pie'] : ['pie', 'tart']));
-    for (let i = 0; i < items.length; i += 200) await d.commit(items.slice(i, i + 200));
+    const others = items.flatMap((_, i) => [ranked(i, ['pie'], 'h', 300), ranked(i, ['cake'], 'h', 600)]);
+    for (let i = 0; i < items.length; i += 200)
+      await d.commit([...items.slice(i, i + 200), ...others.slice(2 * i, 2 * i + 400)]);
     const rankOf = (suffix: Key) => Date.parse(suffix[0] as string);
     const M = 10;
     const query = (tokens: string[], upper?: Key) => ({
