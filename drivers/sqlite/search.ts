@@ -190,14 +190,11 @@ function denseRange(c: Connection, q: SearchQuery, walks: IndexEntry[][]): boole
   const prefix = q.prefixes[walks.indexOf(found)]!;
   const r = c.range({ ...q, prefix, ...(q.direction === 'desc' ? { lower: last } : { upper: last }) });
   const cap = 2 * found.length;
-  return (
-    Number(
-      c
-        .stmt(passedSql(r.lower, r.upper))
-        .pluck()
-        .get(r.ix, r.from, r.to, cap + 1),
-    ) <= cap
-  );
+  const passed = c
+    .stmt(passedSql(r.lower, r.upper))
+    .pluck()
+    .get(r.ix, r.from, r.to, cap + 1);
+  return Number(passed) <= cap;
 }
 
 /**
