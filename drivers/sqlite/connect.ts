@@ -7,6 +7,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import type { CommitOptions, CommitResult, LogBounds, StoredDoc, WriteOp } from '../../src/store/driver.js';
 import { Catalog, type CollectionInfo as Collection, type IndexInfo as Index } from '../shared/catalog.js';
 import type { SqliteDatabase, SqliteDatabaseConstructor, SqliteStatement, SqliteTransaction } from './native.js';
+import { Plans } from './plans.js';
 
 export interface SqliteFileOptions {
   /** A file path, or ':memory:'. The driver opens the file and closes it on `close()`. */
@@ -99,6 +100,8 @@ interface WalIndex {
 export class Connection extends Catalog<IndexInfo> {
   /** Search scope numbers committed so far (search.ts `scopeNo`). */
   readonly scopes = new Map<string, number>();
+  /** How common searched tokens were found (plans.ts). */
+  readonly plans = new Plans();
   readTx: SqliteTransaction<[CollectionInfo, readonly string[]], Array<StoredDoc | undefined>> | undefined;
   commitTx:
     | SqliteTransaction<[readonly WriteOp[], CollectionInfo[], number, CommitOptions['unchanged']], CommitResult>
@@ -181,6 +184,7 @@ export class Connection extends Catalog<IndexInfo> {
   forget(): void {
     this.#statements.clear();
     this.scopes.clear();
+    this.plans.clear();
     this.commitTx = this.readTx = undefined;
     this.bounds = undefined;
     if (this.#index) closeSync(this.#index.fd);

@@ -1,8 +1,11 @@
 /**
  * Token search on FTS5 (the `search` table, schema.ts) and the `terms` rows. Strategy:
- * - when the query's order is the rank order (SearchQuery.rankOf): FTS5's matches read from the query's bound
- *   in rowid order, which is rank order (`ranks`, schema.ts), until the page is full and its last rank complete:
- *   the newest matches of a search cost a page, however many posts match;
+ * - when the query's order is the rank order (SearchQuery.rankOf), a planner's choice by how common the tokens
+ *   are (`Plans`): for tokens in most records, the dense walk below (it fills a page in about a list page's cost,
+ *   where FTS5's backward read over its segments grows with the store); else FTS5's matches read from the
+ *   query's bound in rowid order, which is rank order (`ranks`, schema.ts), until the page is full and its last
+ *   rank complete: the newest matches of a search cost a page, however many posts match. Each walk measures how
+ *   common the tokens are as it reads, for the next search of the same tokens on this connection;
  * - else, by the number of matches in the scope (counted by FTS5 up to SPARSE): fewer than SPARSE, every
  *   match's keys of the index (from docs.keys), sorted in JS;
  * - else (or when that reads too far: the prefixes hold few of the matches): a short walk of the ordered index
@@ -21,7 +24,7 @@ import {
 } from '../../src/store/driver.js';
 import { decodeKey } from '../shared/byte-keys.js';
 import type { Connection } from './connect.js';
-import { sqlDirection, walk } from './reads.js';
+import { sqlDirection } from './reads.js';
 
 const SPARSE = 500;
 const WALK_CHUNK = 32;
@@ -45,7 +48,6 @@ const UNRANKED_ANY = `EXISTS (SELECT 1 FROM ranks WHERE frid < ${RANKED_FLOOR})`
 export const SEARCH_SQL = {
   scopeNo: `SELECT no FROM scopes WHERE name = ?`,
   addScope: `INSERT INTO scopes (name) VALUES (?)`,
-  readTerms: `SELECT t FROM terms WHERE rid = ?`,
   /** How many records match, counted no further than the cap (FTS5 reads the posting lists that far only). */
   matchCount: `SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)`,
   /**
@@ -75,6 +77,16 @@ const matchWalkSql = (lower: '>=' | '>', upper: '<=' | '<', dir: 'ASC' | 'DESC')
    WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ?
      AND e.rid IN (SELECT r.rid FROM search s JOIN ranks r ON r.frid = s.rowid WHERE search MATCH ?)
    ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
+
+/** Entries of one index range, counted no further than the cap. */
+const passedSql = (lower: '>=' | '>', upper: '<=' | '<') =>
+  `SELECT count(*) FROM (SELECT 1 FROM entries WHERE ix = ? AND key ${lower} ? AND key ${upper} ? LIMIT ?)`;
+
+/** One chunk of the ordered index with, per entry, whether its record's `terms` row holds every token. */
+const checkedSql = (lower: '>=' | '>', upper: '<=' | '<', dir: 'ASC' | 'DESC', tokens: number) =>
+  `SELECT e.key, d.id, ${Array.from({ length: tokens }, () => 'instr(t.t, ?)').join(' AND ')}
+   FROM entries e JOIN docs d ON d.rid = e.rid LEFT JOIN terms t ON t.rid = e.rid
+   WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
 
 /** Tokens FTS5's 'ascii' tokenizer keeps byte for byte: a-z, 0-9 and non-ASCII (lone surrogates excluded). */
 const PLAIN = /^[a-z0-9\u0080-\ud7ff\ue000-\uffff]+$/;
@@ -113,9 +125,22 @@ export function search(c: Connection, q: SearchQuery): IndexEntry[] {
   const prefix = `${coll.no}s${scope}`;
   const match = [...new Set(q.tokens)].map((t) => `"${ftsToken(prefix, t)}"`).join(' ');
   const width = q.prefixes[0]!.length;
-  // In rank order the newest matches come first, however many there are: no count needed to choose.
-  const ranked = q.rankOf && rankWalk(c, q, q.rankOf, i.path, match, limit);
-  if (ranked) return mergeWalks(ranked, width, q.direction, limit);
+  if (q.rankOf) {
+    const plan = `${i.no} ${match}`;
+    const dense = c.plans.dense(plan);
+    if (dense) {
+      const tally = { checked: 0, found: 0 };
+      const walks = q.prefixes.map((p) => walkMatches(c, q, p, limit, tally));
+      const full = walks.every((w) => w !== undefined);
+      // Too sparse for the dense walk (it gave up, or half its reads missed): the rank walk from now on.
+      if (!full || 2 * tally.found < tally.checked) c.plans.found(plan, false);
+      if (full) return mergeWalks(walks, width, q.direction, limit);
+    }
+    // In rank order the newest matches come first, however many there are: no count needed to choose.
+    const ranked = rankWalk(c, q, q.rankOf, i.path, match, limit);
+    if (dense === undefined) c.plans.found(plan, ranked !== undefined && denseRange(c, q, ranked));
+    if (ranked) return mergeWalks(ranked, width, q.direction, limit);
+  }
   if (Number(c.stmt(SEARCH_SQL.matchCount).pluck().get(match, SPARSE)) >= SPARSE) {
     const walks = q.prefixes.map((p) => walkMatches(c, q, p, limit) ?? walkMatchSet(c, q, p, match, limit));
     return mergeWalks(walks, width, q.direction, limit);
@@ -154,6 +179,25 @@ function sorted(walks: IndexEntry[][], q: SearchQuery): IndexEntry[][] {
 }
 
 /**
+ * Whether the matches of the rank walk's fullest prefix are at least half of that prefix's index entries from the
+ * query's bound to the last of them: what a dense walk would have passed over (a count capped at twice the matches).
+ */
+function denseRange(c: Connection, q: SearchQuery, walks: IndexEntry[][]): boolean {
+  const found = walks.reduce((a, b) => (b.length > a.length ? b : a));
+  if (found.length === 0) return false;
+  const width = q.prefixes[0]!.length;
+  const last = { key: found[found.length - 1]!.key.slice(width), open: false };
+  const prefix = q.prefixes[walks.indexOf(found)]!;
+  const r = c.range({ ...q, prefix, ...(q.direction === 'desc' ? { lower: last } : { upper: last }) });
+  const cap = 2 * found.length;
+  const passed = c
+    .stmt(passedSql(r.lower, r.upper))
+    .pluck()
+    .get(r.ix, r.from, r.to, cap + 1);
+  return Number(passed) <= cap;
+}
+
+/**
  * Each prefix's matches read in rank order from the query's bound: the records of one rank come in any order,
  * so the walk stops only after the rank of the page's last record is read whole. Undefined when it reads
  * RANK_WALK matches first, or when a match has no rank place (or, defensively, a key off its place's rank): the
@@ -179,7 +223,7 @@ function rankWalk(
         ? (start + 1) * SLOTS
         : start * SLOTS - 1;
   if (!Number.isSafeInteger(cursor)) return undefined;
-  const read = c.stmt(desc ? SEARCH_SQL.rankDesc : SEARCH_SQL.rankAsc).raw();
+  const statement = c.stmt(desc ? SEARCH_SQL.rankDesc : SEARCH_SQL.rankAsc).raw();
   const width = q.prefixes[0]!.length;
   const prefixOf = prefixFinder(q);
   const walks: IndexEntry[][] = q.prefixes.map(() => []);
@@ -188,7 +232,7 @@ function rankWalk(
   // The first read asks for about a page (FTS5's backward walk costs by the row), later ones for more.
   let batch = Math.min(RANK_BATCH, limit + 4);
   for (let seen = 0; seen < RANK_WALK(limit); batch = RANK_BATCH) {
-    const rows = read.all(path, match, cursor, batch) as Array<[number, string, string | null, number]>;
+    const rows = statement.all(path, match, cursor, batch) as Array<[number, string, string | null, number]>;
     // Records below the ranked places may match anywhere in the index's order: the other walks answer then.
     if (seen === 0 && (rows.length ? rows[0]![3] : c.stmt(SEARCH_SQL.unrankedAny).pluck().get())) return undefined;
     for (const [place, id, keys] of rows) {
@@ -215,26 +259,6 @@ function rankWalk(
   return undefined;
 }
 
-/** The first `limit` matches of one prefix in index order, or undefined when too few turn up in a short walk. */
-function walkMatches(c: Connection, q: SearchQuery, prefix: Key, limit: number): IndexEntry[] | undefined {
-  const read = c.stmt(SEARCH_SQL.readTerms).pluck();
-  const wanted = [...new Set(q.tokens)].map((t) => ` ${ftsToken('', t)} `);
-  const out: IndexEntry[] = [];
-  let after: Buffer | undefined;
-  for (let checked = 0; checked < DENSE_WALK(limit); ) {
-    const chunk = walk(c, q, prefix, WALK_CHUNK, after);
-    for (const [key, id, rid] of chunk) {
-      checked++;
-      const terms = read.get(rid) as string | undefined;
-      if (terms !== undefined && wanted.every((w) => terms.includes(w))) out.push({ id, key: decodeKey(key) });
-      if (out.length >= limit) return out;
-    }
-    if (chunk.length < WALK_CHUNK) return out;
-    after = chunk[chunk.length - 1]![0];
-  }
-  return undefined;
-}
-
 /** The first `limit` matches of one prefix: the ordered index walked against FTS5's match set. */
 function walkMatchSet(c: Connection, q: SearchQuery, prefix: Key, match: string, limit: number): IndexEntry[] {
   const r = c.range({ ...q, prefix });
@@ -243,4 +267,42 @@ function walkMatchSet(c: Connection, q: SearchQuery, prefix: Key, match: string,
     .raw()
     .all(r.ix, r.from, r.to, match, limit) as Array<[Buffer, string]>;
   return rows.map(([key, id]) => ({ id, key: decodeKey(key) }));
+}
+
+/**
+ * The first `limit` matches of one prefix in index order, or undefined when too few turn up in a short walk:
+ * chunks of the ordered index, each entry checked against its record's `terms` row inside SQLite (`instr`, no
+ * row copied out); `tally` adds up the records checked and the matches found.
+ */
+function walkMatches(
+  c: Connection,
+  q: SearchQuery,
+  prefix: Key,
+  limit: number,
+  tally = { checked: 0, found: 0 },
+): IndexEntry[] | undefined {
+  const wanted = [...new Set(q.tokens)].map((t) => ` ${ftsToken('', t)} `);
+  const r = c.range({ ...q, prefix });
+  const out: IndexEntry[] = [];
+  let { lower, from, upper, to } = r;
+  for (let checked = 0; checked < DENSE_WALK(limit); ) {
+    const chunk = c
+      .stmt(checkedSql(lower, upper, sqlDirection(q), wanted.length))
+      .raw()
+      .all(...wanted, r.ix, from, to, WALK_CHUNK) as Array<[Buffer, string, number | null]>;
+    for (const [key, id, hit] of chunk) {
+      checked++;
+      tally.checked++;
+      if (hit) {
+        out.push({ id, key: decodeKey(key) });
+        tally.found++;
+      }
+      if (out.length >= limit) return out;
+    }
+    if (chunk.length < WALK_CHUNK) return out;
+    const after = chunk[chunk.length - 1]![0];
+    if (q.direction === 'asc') [lower, from] = ['>', after];
+    else [upper, to] = ['<', after];
+  }
+  return undefined;
 }

@@ -285,9 +285,10 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
   const notes: string[] = [];
   /**
    * A word in every post against a list page, by size: as issue 34 defines it (the search row's mean
-   * over the list row's, each timed beside its raw call), and, for information only, the two timed in alternation.
+   * over the list row's, each timed beside its raw call), and, for information only, the two timed in alternation
+   * and the search row over a list page timed beside raw's search.
    */
-  const everyPerList: Array<[number, number, number]> = [];
+  const everyPerList: Array<[number, number, number, number]> = [];
   const record = (op: string, n: number, o: Timing, r: Timing, target?: number, judged?: Row['judged']) => {
     rows.push({ op, size: n, ours: o, raw: r, ...(target ? { target } : {}), ...(judged ? { judged } : {}) });
     (ours[op] ??= []).push([n, o]);
@@ -404,9 +405,15 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
         () => service.posts.list({ blogId, maxResults: PAGE }),
       );
       const alternating = everyAgain.mean / listAgain.mean;
-      everyPerList.push([n, perList, alternating]);
+      // And a list page timed beside raw's search, as the search row is: what those cold caches cost any call.
+      const [listBeside] = await pair(
+        () => service.posts.list({ blogId, maxResults: PAGE }),
+        () => raw.search(blogId, every),
+      );
+      const beside = everyOurs.mean / listBeside.mean;
+      everyPerList.push([n, perList, alternating, beside]);
       record('search, a word in every post (20)', n, everyOurs, everyRaw, undefined, {
-        target: `≤ ${TARGETS.everyWord}× a list page (${perList.toFixed(2)}×; in alternation, not judged: ${alternating.toFixed(2)}×)`,
+        target: `≤ ${TARGETS.everyWord}× a list page (${perList.toFixed(2)}×; not judged: in alternation ${alternating.toFixed(2)}×, over a list page beside raw's search ${beside.toFixed(2)}×)`,
         met: perList <= TARGETS.everyWord,
       });
 
@@ -462,10 +469,10 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
       t.mean <= TARGETS.searchMs * 1000,
     );
   }
-  for (const [n, ratio, alternating] of everyPerList) {
+  for (const [n, ratio, alternating, beside] of everyPerList) {
     verdict(
       `a word in every post / list first page, ${n} posts`,
-      `${ratio.toFixed(2)}× (in alternation with a list page, not judged: ${alternating.toFixed(2)}×)`,
+      `${ratio.toFixed(2)}× (not judged: in alternation with a list page ${alternating.toFixed(2)}×; over a list page timed beside raw's search ${beside.toFixed(2)}×)`,
       `costs what a list costs (≤ ${TARGETS.everyWord}×)`,
       ratio <= TARGETS.everyWord,
     );

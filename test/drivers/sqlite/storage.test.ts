@@ -16,6 +16,7 @@ import { decodeKey, encodeKey } from '../../../drivers/shared/byte-keys.js';
 import { countSql, listSql } from '../../../drivers/sqlite/reads.js';
 import { MIGRATIONS } from '../../../drivers/sqlite/schema.js';
 import { itemPut, suiteSchema } from '../suite.js';
+import { counting } from './counting-db.js';
 import { checkStore } from './invariants.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'blogcore-sqlite-storage-'));
@@ -387,6 +388,100 @@ describe('sqlite driver: search tokens', () => {
     await run();
     await d.close();
     expect(checkStore(f)).toMatchObject({ integrity: 'ok', problems: [] });
+  });
+
+  it('walks the ordered index for a word in most records: no FTS5 read, a bounded page, the pages of the rank walk', async () => {
+    const f = file();
+    const counted = counting(f, /./);
+    const d = sqliteDriver({ database: counted.db });
+    await d.open(suiteSchema);
+    const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
+    const ranked = (i: number, words: string[], group = 'g', ms = 0) => {
+      const time = at(i * 1000 + ms);
+      const put = itemPut({ id: `${group}${String(i).padStart(4, '0')}-${ms}`, group, status: 'LIVE', time, words });
+      return { ...put, terms: { scope: group, tokens: words, rank: Date.parse(time) } };
+    };
+    // 'pie' in every record, 'tart' in one of ten; another scope's records in between, twice as many.
+    const items = Array.from({ length: 600 }, (_, i) => ranked(i, i % 10 ? ['pie'] : ['pie', 'tart']));
+    const others = items.flatMap((_, i) => [ranked(i, ['pie'], 'h', 300), ranked(i, ['cake'], 'h', 600)]);
+    for (let i = 0; i < items.length; i += 200)
+      await d.commit([...items.slice(i, i + 200), ...others.slice(2 * i, 2 * i + 400)]);
+    const rankOf = (suffix: Key) => Date.parse(suffix[0] as string);
+    const M = 10;
+    const query = (tokens: string[], upper?: Key) => ({
+      collection: 'items',
+      scope: 'g',
+      tokens,
+      index: 'byTime',
+      prefixes: [['g', 'LIVE']],
+      direction: 'desc' as const,
+      limit: M,
+      rankOf,
+      ...(upper ? { upper: { key: upper, open: true } } : {}),
+    });
+    /** The page as the rank walk reads it: a new connection knows nothing of the tokens, so it reads FTS5. */
+    const rankWalked = async (tokens: string[], upper?: Key) => {
+      const fresh = counting(f, /MATCH/);
+      const other = sqliteDriver({ database: fresh.db });
+      await other.open(suiteSchema);
+      const page = await other.search(query(tokens, upper));
+      expect(fresh.runs()).toBeGreaterThan(0);
+      await other.close();
+      fresh.db.close();
+      return page;
+    };
+    /** One search on the long-lived connection: its page, the SQL it ran and the rows the statements handed out. */
+    const searched = async (tokens: string[], upper?: Key) => {
+      const [from, rows] = [counted.ran.length, counted.rows()];
+      const page = await d.search(query(tokens, upper));
+      return { page, ran: counted.ran.slice(from), rows: counted.rows() - rows };
+    };
+    const fts = (sql: string) => /MATCH/.test(sql);
+    const terms = (sql: string) => /JOIN terms/.test(sql);
+
+    // The first search of 'pie' reads FTS5 and finds it in every record; from then on, every page is a walk of the
+    // index that reads about a page of rows and no FTS5, and is the rank walk's page.
+    expect((await searched(['pie'])).ran.some(fts)).toBe(true);
+    let upper: Key | undefined;
+    for (let n = 0; n < 6; n++) {
+      const expected = await rankWalked(['pie'], upper);
+      const got = await searched(['pie'], upper);
+      expect(got.page).toEqual(expected);
+      expect(got.page.map((e) => e.id)).toEqual(
+        items
+          .slice(590 - 10 * n, 600 - 10 * n)
+          .map((p) => p.id)
+          .reverse(),
+      );
+      expect(got.ran.some(fts)).toBe(false);
+      expect(got.rows).toBeLessThanOrEqual(4 * (M + 1) + 32);
+      upper = got.page.at(-1)!.key.slice(2);
+    }
+    // A rarer word keeps the rank walk: no record's terms are read for it.
+    await searched(['pie', 'tart']);
+    const rare = await searched(['pie', 'tart']);
+    expect(rare.page).toEqual(await rankWalked(['pie', 'tart']));
+    expect(rare.ran.some(fts)).toBe(true);
+    expect(rare.ran.some(terms)).toBe(false);
+
+    // Newer records without 'pie': the walk of the index gives up after a bounded read, the rank walk answers,
+    // and the next search goes to the rank walk at once.
+    await d.commit(Array.from({ length: 300 }, (_, i) => ranked(600 + i, ['cake'])));
+    const changed = await searched(['pie']);
+    expect(changed.page).toEqual(await rankWalked(['pie']));
+    expect(changed.page.map((e) => e.id)).toEqual(
+      items
+        .slice(590)
+        .map((p) => p.id)
+        .reverse(),
+    );
+    expect(changed.ran.some(terms) && changed.ran.some(fts)).toBe(true);
+    expect(changed.rows).toBeLessThanOrEqual(2 * (4 * (M + 1) + 32));
+    const after = await searched(['pie']);
+    expect(after.page).toEqual(changed.page);
+    expect(after.ran.some(terms)).toBe(false);
+    await d.close();
+    counted.db.close();
   });
 
   it('keeps scopes apart', async () => {
