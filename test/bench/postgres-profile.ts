@@ -10,8 +10,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import pg from 'pg';
-import { postgresDriver } from '../../drivers/postgres/index.js';
-import { createBlogService } from '../../src/index.js';
+import type { postgresDriver as PostgresDriver } from '../../drivers/postgres/index.js';
+import type { createBlogService as CreateBlogService } from '../../src/index.js';
 import { distinctWords, postWordFields } from '../../src/rules/text.js';
 import { startPostgres } from '../drivers/postgres/server.js';
 import { generator } from '../drivers/sqlite/bench-data.js';
@@ -22,9 +22,19 @@ const N = Number(arg('n', '300'));
 const TOP = Number(arg('top', '0'));
 /**
  * Calls before the measured ones. V8 optimizes a write's functions on its helper threads over the first thousand
- * or so calls (and again after a deoptimization), and that CPU counts in the app's: after 30 calls it was 40% of it.
+ * or so calls, and again after each deoptimization (a commit of a new shape: the server's events ring, 1,000
+ * records, starts deleting its oldest at the 1,000th write); that CPU counts in the app's, 40% of it after 30 calls.
  */
-const WARM = Number(arg('warm', '1000'));
+const WARM = Number(arg('warm', '1500'));
+/**
+ * `--dist=true`: the built package (`npm run build` first), as users run it; by default the sources through tsx,
+ * whose transform names every closure as it is made (esbuild's keepNames: a call per closure the build has not).
+ */
+const { createBlogService, postgresDriver } = (
+  arg('dist', 'false') === 'true'
+    ? { ...(await import('../../dist/index.js' as string)), ...(await import('../../dist/postgres.js' as string)) }
+    : { ...(await import('../../src/index.js')), ...(await import('../../drivers/postgres/index.js')) }
+) as { createBlogService: typeof CreateBlogService; postgresDriver: typeof PostgresDriver };
 
 /** Self time by function, with its total (self and callees) beside: the functions to look at. */
 function top(profile: { nodes: Node[]; samples: number[]; timeDeltas: number[] }): Array<[string, number, number]> {
@@ -156,7 +166,14 @@ function parts(profile: { nodes: Node[]; samples: number[]; timeDeltas: number[]
 async function main() {
   const server = await startPostgres({
     durable: true,
-    flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'],
+    flags: [
+      '-c',
+      'shared_preload_libraries=pg_stat_statements',
+      '-c',
+      'pg_stat_statements.track=all',
+      '-c',
+      'pg_stat_statements.track_planning=on',
+    ],
   });
   const admin = new pg.Pool({ connectionString: server.url, max: 1 });
   // (The server stopping under an idle connection must not crash the run.)
@@ -275,8 +292,8 @@ async function main() {
       const w = (written() - w0) / N;
       const tripsPer = trips / N;
       const st = await admin.query(
-        `SELECT calls, total_exec_time * 1000 AS us, toplevel, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS q
-         FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 14`,
+        `SELECT calls, total_exec_time * 1000 AS us, total_plan_time * 1000 AS plan, toplevel, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS q
+         FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time + total_plan_time DESC LIMIT 14`,
       );
       await session.post('Profiler.start');
       for (let i = 0; i < N; i++) await side[op](WARM + N + i);
@@ -293,7 +310,7 @@ async function main() {
           );
       for (const r of st.rows)
         lines.push(
-          `  pg ${r.toplevel ? 'top ' : 'nest'} ${(Number(r.us) / N).toFixed(0).padStart(5)} µs ${(Number(r.calls) / N).toFixed(2)}× ${r.q}`,
+          `  pg ${r.toplevel ? 'top ' : 'nest'} ${(Number(r.us) / N).toFixed(0).padStart(5)} µs (plan ${(Number(r.plan) / N).toFixed(0)}) ${(Number(r.calls) / N).toFixed(2)}× ${r.q}`,
         );
     }
   }
