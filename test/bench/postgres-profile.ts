@@ -22,8 +22,8 @@ const N = Number(arg('n', '300'));
 const TOP = Number(arg('top', '0'));
 /**
  * Calls before the measured ones. V8 optimizes a write's functions on its helper threads over the first thousand
- * or so calls, and again after each deoptimization (a commit of a new shape: the server's events ring, 1,000
- * records, starts deleting its oldest at the 1,000th write); that CPU counts in the app's, 40% of it after 30 calls.
+ * or so calls, and again after each deoptimization (such as a commit of a shape first seen late: the first that
+ * deletes an events-ring record, at the 1,000th write); that CPU counts in the app's, 40% of it after 30 calls.
  */
 const WARM = Number(arg('warm', '1500'));
 /**
