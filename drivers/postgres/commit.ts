@@ -10,6 +10,7 @@ import {
   type CommitResult,
   type JsonObject,
   type Key,
+  type PutOp,
   type WriteOp,
 } from '../../src/store/driver.js';
 import { encodeKey } from '../shared/byte-keys.js';
@@ -17,14 +18,17 @@ import type { Connection } from './connect.js';
 import { sideGroups } from './functions.js';
 import type { CollectionPlan } from './layout.js';
 import type { PgError } from './native.js';
-import { storedTokens } from './search.js';
+import { storedTokenArray, storedTokens } from './search.js';
 import { MOST_OPS, movedPast, type ShapedOp, shapedText, shapedValues, shapeOf } from './statement.js';
 import { keyText, pgText } from './text.js';
 
 /** What commit_ops does with an op: 0 put, 1 delete, 2 add, 3 load (a copy with its version, not logged). */
 export type Kind = 0 | 1 | 2 | 3;
 
-/** An op as the store takes it (`doc` as JSON text, `tokens` as stored), for a commit or a copy (migrate.ts). */
+/**
+ * An op as the store takes it (`doc` as JSON text, `tokens` as stored, or `terms` as a put gives them), for a
+ * commit or a copy (migrate.ts).
+ */
 export interface RowOp {
   kind: Kind;
   collection: string;
@@ -35,6 +39,8 @@ export interface RowOp {
   doc?: JsonObject;
   keys?: Readonly<Record<string, readonly Key[]>>;
   tokens?: readonly string[];
+  /** A put's search terms (stored as `storedTokens` says). */
+  terms?: PutOp['terms'];
   stream?: string;
   /** Position in the commit as the caller gave it (the change log's `pos`). */
   pos: number;
@@ -99,7 +105,10 @@ export function valuesOf(p: CollectionPlan, groupNo: (t: string) => number, op: 
       const g = groupNo(group.table);
       const byVarying = rows.get(g) ?? new Map<string, Map<string, string>>();
       rows.set(g, byVarying);
-      const vary = JSON.stringify(group.varying.map((c) => key[i.parts.indexOf(c)]));
+      const vary =
+        group.varying.length === 1
+          ? key[i.parts.indexOf(group.varying[0]!)]!
+          : JSON.stringify(group.varying.map((c) => key[i.parts.indexOf(c)]));
       const row = byVarying.get(vary) ?? new Map<string, string>();
       byVarying.set(vary, row);
       key.forEach((part, k) => {
@@ -186,7 +195,7 @@ export function encode(c: Connection, ops: readonly RowOp[], time: number): unkn
       const { values, sides } = valuesOf(p, groupNo, op);
       a.v.push(...values);
       for (const [k, rows] of sides) for (const row of rows) g[k]!.values.push(...row);
-      if (p.search) a.t.push(...(op.tokens ?? []));
+      if (p.search) a.t.push(...(op.tokens ?? (op.terms ? storedTokens(p.no, op.terms.scope, op.terms.tokens) : [])));
     }
     a.vEnd.push(a.v.length);
     a.tEnd.push(a.t.length);
@@ -211,41 +220,36 @@ export function encode(c: Connection, ops: readonly RowOp[], time: number): unkn
 }
 
 /** A driver op as commit_ops takes it. */
-export function rowOp(op: WriteOp, pos: number, c: Connection): RowOp {
-  if (op.type === 'add')
-    return {
-      kind: 2,
-      collection: op.collection,
-      id: op.id,
-      expect: 0,
-      add: op.add,
-      keys: op.keys,
-      ...(op.create ? { doc: op.create } : {}),
-      pos,
-      ...(op.stream !== undefined ? { stream: op.stream } : {}),
-    };
-  if (op.type === 'delete')
-    return {
-      kind: 1,
-      collection: op.collection,
-      id: op.id,
-      expect: op.expect,
-      pos,
-      ...(op.stream !== undefined ? { stream: op.stream } : {}),
-    };
-  const coll = c.collection(op.collection);
-  return {
-    kind: 0,
-    collection: op.collection,
-    id: op.id,
-    expect: op.expect,
-    doc: op.doc,
-    keys: op.keys,
-    ...(op.terms ? { tokens: storedTokens(coll.no, op.terms.scope, new Set(op.terms.tokens)) } : {}),
-    ...(op.stream !== undefined ? { stream: op.stream } : {}),
-    pos,
-  };
+export function rowOp(op: WriteOp, pos: number): RowOp {
+  if (op.type === 'add') return row(2, op, pos, 0, op.create, op.keys, undefined, op.add);
+  if (op.type === 'delete') return row(1, op, pos, op.expect, undefined, undefined, undefined, undefined);
+  return row(0, op, pos, op.expect, op.doc, op.keys, op.terms, undefined);
 }
+
+/** A RowOp with every field present (absent ones undefined): the ops of every kind share one shape. */
+const row = (
+  kind: Kind,
+  op: WriteOp,
+  pos: number,
+  expect: number,
+  doc: JsonObject | undefined,
+  keys: RowOp['keys'],
+  terms: RowOp['terms'],
+  add: RowOp['add'],
+): RowOp => ({
+  kind,
+  collection: op.collection,
+  id: op.id,
+  expect,
+  docText: undefined,
+  doc,
+  keys,
+  tokens: undefined,
+  terms,
+  stream: op.stream,
+  pos,
+  add,
+});
 
 /**
  * The order the ops run in: adds last (each holds its counter's row lock until the commit ends, so the less of
@@ -274,12 +278,12 @@ function shaped(c: Connection, rows: readonly RowOp[]): ShapedOp[] | undefined {
   const out: ShapedOp[] = [];
   for (const op of rows) {
     const p = c.collection(op.collection);
-    const unique = [...p.indexes.values()].some((i) => i.unique);
+    const { unique, groupNo } = planned(p);
     const key = unique ? op.collection : `${op.collection}\0${op.id}`;
     if (op.kind === 3 || seen.has(key)) return undefined;
     seen.add(key);
     const writes = op.kind === 0 || (op.kind === 2 && op.doc !== undefined);
-    const laid = writes ? valuesOf(p, (t) => p.groups.findIndex((g) => g.table === t), op) : undefined;
+    const laid = writes ? valuesOf(p, groupNo, op) : undefined;
     out.push({
       kind: op.kind,
       plan: p,
@@ -291,11 +295,25 @@ function shaped(c: Connection, rows: readonly RowOp[]): ShapedOp[] | undefined {
       doc: writes ? (op.docText ?? JSON.stringify(op.doc)) : undefined,
       values: laid?.values,
       deltas: op.kind === 2 ? deltasOf(p, op) : undefined,
-      tokens: op.tokens,
+      // (Tokens as given: a repeated one does no harm, a GIN index keeps each key of a row once.)
+      tokens: op.terms && p.search ? storedTokenArray(p.no, op.terms.scope, op.terms.tokens) : undefined,
       sides: laid ? p.groups.map((_, k) => laid.sides.get(k) ?? []) : undefined,
     });
   }
   return out;
+}
+
+const plannedOf = new WeakMap<CollectionPlan, { unique: boolean; groupNo: (table: string) => number }>();
+
+/** What `shaped` asks of a collection's plan each op: whether it has a unique index; a side table's group number. */
+function planned(p: CollectionPlan) {
+  let found = plannedOf.get(p);
+  if (!found) {
+    const groups = new Map(p.groups.map((g, k) => [g.table, k]));
+    found = { unique: [...p.indexes.values()].some((i) => i.unique), groupNo: (t) => groups.get(t)! };
+    plannedOf.set(p, found);
+  }
+  return found;
 }
 
 /** An add's deltas, one per counter of the collection (0 where it adds nothing). */
@@ -316,7 +334,7 @@ export function commitStatement(
   u?: CommitOptions['unchanged'],
 ): { text: string; values: unknown[]; wrapped: boolean } {
   // Resolve names first: an unknown collection or index is a programming error, not a conflict.
-  const rows = runOrder(ops.map((op, k) => rowOp(op, k, c)));
+  const rows = runOrder(ops.map((op, k) => rowOp(op, k)));
   const shapedOps = shaped(c, rows);
   if (!shapedOps) return { text: c.commitSql, values: encode(c, rows, time), wrapped: true };
   return {

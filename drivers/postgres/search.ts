@@ -24,7 +24,7 @@ import {
   terms,
   walkColumns,
 } from './reads.js';
-import { fromKeyText, fromPgText, ident, pgText } from './text.js';
+import { fromKeyText, fromPgText, ident, pgText, textArray } from './text.js';
 
 const SPARSE = 500;
 const WALK = 24;
@@ -40,13 +40,31 @@ export function storedToken(coll: number, scope: string, token: string): string 
   return storedTokens(coll, scope, [token])[0]!;
 }
 
-/** `storedToken` of each of `tokens`, the scope's code and the room for a short token worked out once. */
-export function storedTokens(coll: number, scope: string, tokens: Iterable<string>): string[] {
+/**
+ * `storedToken` of each of `tokens`, the scope's code and the room for a short token worked out once, and one
+ * test for all of them of what `pgText` escapes (the code neither starts with U+0001 or U+0002 nor holds U+0000
+ * or a surrogate, so only a token's own characters can call for it).
+ */
+export function storedTokens(coll: number, scope: string, tokens: readonly string[]): string[] {
   const code = scopeCode(coll, scope);
   const room = shortRoom(coll, scope);
-  const out: string[] = [];
-  for (const token of tokens) out.push(token.length > room ? longToken(coll, scope, token) : pgText(code + token));
-  return out;
+  const plain = !/[\0\uD800-\uDFFF]/.test(tokens.join(''));
+  return tokens.map((token) =>
+    token.length > room ? longToken(coll, scope, token) : plain ? code + token : pgText(code + token),
+  );
+}
+
+/**
+ * `storedTokens` as a text[] literal (text.ts `textArray`), made with one join of the tokens as given when none
+ * is long or holds a character `pgText` or the literal escapes.
+ */
+export function storedTokenArray(coll: number, scope: string, tokens: readonly string[]): string {
+  const room = shortRoom(coll, scope);
+  for (const token of tokens)
+    if (token.length > room || /[\0"\\\uD800-\uDFFF]/.test(token)) return textArray(storedTokens(coll, scope, tokens));
+  if (tokens.length === 0) return '{}';
+  const code = scopeCode(coll, scope);
+  return `{"${code}${tokens.join(`","${code}`)}"}`;
 }
 
 const codes = new Map<string, string>();
@@ -95,7 +113,7 @@ export async function search(c: Connection, q: SearchQuery): Promise<IndexEntry[
   const limit = Math.max(0, Math.floor(q.limit));
   if (q.tokens.length === 0 || limit === 0 || q.prefixes.length === 0) return [];
   const table = `${c.s}.${ident(p.table)}`;
-  const tokens = storedTokens(p.no, q.scope, new Set(q.tokens));
+  const tokens = storedTokens(p.no, q.scope, [...new Set(q.tokens)]);
   const width = q.prefixes[0]!.length;
   const dir = sqlDirection(q);
   const nk = i.kind === 'bytes' ? 1 : i.parts.length;

@@ -24,7 +24,7 @@
 import type { CommitOptions } from '../../src/store/driver.js';
 import { conflictKey, type CollectionPlan, type SideGroup } from './layout.js';
 import { beginsWith } from './functions.js';
-import { ident, pgText } from './text.js';
+import { ident, pgText, textArray } from './text.js';
 
 /** An op as this file takes it: commit.ts `RowOp` with its values laid out (commit.ts `valuesOf`). */
 export interface ShapedOp {
@@ -42,7 +42,8 @@ export interface ShapedOp {
   values: Array<string | null> | undefined;
   /** An add's deltas, by counter. */
   deltas: number[] | undefined;
-  tokens: readonly string[] | undefined;
+  /** A put's search tokens as a text[] literal (search.ts `storedTokenArray`). */
+  tokens: string | undefined;
   /** Side rows per group of the plan (by its position in `plan.groups`). */
   sides: Array<Array<Array<string | Buffer>>> | undefined;
 }
@@ -77,11 +78,13 @@ export function shapedValues(ops: readonly ShapedOp[], time: number, u?: CommitO
     if (mode !== 'update' && mode !== 'insert') out.push(...op.deltas!);
     if (mode === 'add') continue;
     out.push(op.doc, ...op.values!);
-    if (op.plan.search && mode !== 'create') out.push(op.tokens ?? []);
+    // Text arrays as literals made here (text.ts `textArray`); byte arrays as pg makes them.
+    if (op.plan.search && mode !== 'create') out.push(op.tokens ?? '{}');
     op.plan.groups.forEach((g, k) => {
       const rows = op.sides![k] ?? [];
       g.columns.forEach((_, j) => {
-        out.push(rows.map((r) => r[j]));
+        const column = rows.map((r) => r[j]!);
+        out.push(g.bytes ? column : textArray(column as string[]));
       });
     });
   }

@@ -57,5 +57,16 @@ export function fromKeyText(s: string): string {
   return out;
 }
 
+/**
+ * A `text[]` parameter as PostgreSQL's array literal, made with one join: `pg` makes it element by element (two
+ * replaces and a concatenation each), which for a post's ~170 search tokens was the largest allocation of its
+ * commit (40 KB of the 190 KB an insert allocated).
+ */
+export function textArray(values: readonly string[]): string {
+  if (values.length === 0) return '{}';
+  if (!/["\\]/.test(values.join(''))) return `{"${values.join('","')}"}`;
+  return `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+}
+
 /** A double-quoted identifier. */
 export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;

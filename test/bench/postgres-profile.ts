@@ -3,13 +3,15 @@
  * and `posts.patch` (events shared) beside the raw statements of postgres.bench.ts, on a server of its own.
  * Per write: the app's CPU (`process.cpuUsage`), the server's CPU (its processes' /proc stat), round trips,
  * and a CPU profile of the app (node:inspector) summed by part; on the server, pg_stat_statements (nested
- * statements too) per write. Run: `node --import tsx test/bench/postgres-profile.ts [--n=300]`.
+ * statements too) per write. The app's CPU is split into its main thread (the JavaScript) and the others (V8's
+ * optimizing compiler and GC helpers, libuv). Run: `node --import tsx test/bench/postgres-profile.ts [--n=300]
+ * [--warm=1000] [--share=false] [--top=40]`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import pg from 'pg';
-import { postgresDriver } from '../../drivers/postgres/index.js';
-import { createBlogService } from '../../src/index.js';
+import type { postgresDriver as PostgresDriver } from '../../drivers/postgres/index.js';
+import type { createBlogService as CreateBlogService } from '../../src/index.js';
 import { distinctWords, postWordFields } from '../../src/rules/text.js';
 import { startPostgres } from '../drivers/postgres/server.js';
 import { generator } from '../drivers/sqlite/bench-data.js';
@@ -18,18 +20,47 @@ const arg = (name: string, dflt: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
 const N = Number(arg('n', '300'));
 const TOP = Number(arg('top', '0'));
+/**
+ * Calls before the measured ones. V8 optimizes a write's functions on its helper threads over the first thousand
+ * or so calls, and again after each deoptimization (such as a commit of a shape first seen late: the first that
+ * deletes an events-ring record, at the 1,000th write); that CPU counts in the app's, 40% of it after 30 calls.
+ */
+const WARM = Number(arg('warm', '1500'));
+/**
+ * `--dist=true`: the built package (`npm run build` first), as users run it; by default the sources through tsx,
+ * whose transform names every closure as it is made (esbuild's keepNames: a call per closure the build has not).
+ */
+const { createBlogService, postgresDriver } = (
+  arg('dist', 'false') === 'true'
+    ? { ...(await import('../../dist/index.js' as string)), ...(await import('../../dist/postgres.js' as string)) }
+    : { ...(await import('../../src/index.js')), ...(await import('../../drivers/postgres/index.js')) }
+) as { createBlogService: typeof CreateBlogService; postgresDriver: typeof PostgresDriver };
 
 /** Self time by function, with its total (self and callees) beside: the functions to look at. */
-function top(profile: { nodes: Node[]; samples: number[]; timeDeltas: number[] }): Array<[string, number]> {
+function top(profile: { nodes: Node[]; samples: number[]; timeDeltas: number[] }): Array<[string, number, number]> {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const out = new Map<string, number>();
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const name = (n: Node) => {
+    const f = n.callFrame;
+    return f.url ? `${f.functionName || '(anon)'} ${f.url.replace(/^.*\/(node_modules\/)?/, '')}` : undefined;
+  };
+  const self = new Map<string, number>();
+  const total = new Map<string, number>();
   profile.samples.forEach((id, i) => {
-    const f = byId.get(id)!.callFrame as Node['callFrame'] & { lineNumber: number };
-    if (!f.url) return;
-    const k = `${f.functionName || '(anon)'} ${f.url.replace(/^.*\/(node_modules\/)?/, '')}:${f.lineNumber + 1}`;
-    out.set(k, (out.get(k) ?? 0) + (profile.timeDeltas[i] ?? 0));
+    const dt = profile.timeDeltas[i] ?? 0;
+    const k = name(byId.get(id)!);
+    if (k) self.set(k, (self.get(k) ?? 0) + dt);
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const up = name(byId.get(at)!);
+      if (up && !seen.has(up)) {
+        seen.add(up);
+        total.set(up, (total.get(up) ?? 0) + dt);
+      }
+    }
   });
-  return [...out].sort((a, b) => b[1] - a[1]);
+  return [...total].map(([k, t]): [string, number, number] => [k, self.get(k) ?? 0, t]).sort((a, b) => b[1] - a[1]);
 }
 
 const RAW = `
@@ -77,6 +108,19 @@ function serverCpu(postmaster: number): number {
   return sum;
 }
 
+/** CPU (µs) of each of this process's threads by id: the main thread's against V8's and libuv's helpers. */
+function threadCpu(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const t of readdirSync('/proc/self/task')) {
+    try {
+      const f = readFileSync(`/proc/self/task/${t}/stat`, 'utf8');
+      const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+      out.set(t, (Number(rest[11]) + Number(rest[12])) * 1e4);
+    } catch {}
+  }
+  return out;
+}
+
 /** Bytes this process has written (sockets included): what it sends PostgreSQL, in a run that writes nothing else. */
 const written = () => Number(/wchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
 
@@ -122,14 +166,24 @@ function parts(profile: { nodes: Node[]; samples: number[]; timeDeltas: number[]
 async function main() {
   const server = await startPostgres({
     durable: true,
-    flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'],
+    flags: [
+      '-c',
+      'shared_preload_libraries=pg_stat_statements',
+      '-c',
+      'pg_stat_statements.track=all',
+      '-c',
+      'pg_stat_statements.track_planning=on',
+    ],
   });
   const admin = new pg.Pool({ connectionString: server.url, max: 1 });
+  // (The server stopping under an idle connection must not crash the run.)
+  admin.on('error', () => {});
   await admin.query('CREATE EXTENSION pg_stat_statements');
   await admin.query(RAW);
   const backend = (await admin.query('SELECT pg_backend_pid() AS p')).rows[0].p as number;
   const postmaster = Number(readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
   const rawPool = new pg.Pool({ connectionString: server.url, max: 2 });
+  rawPool.on('error', () => {});
   const service = createBlogService({
     driver: postgresDriver({
       connectionString: server.url,
@@ -218,38 +272,45 @@ async function main() {
       ['ours', ours],
       ['raw', raw],
     ] as const) {
-      for (let i = 0; i < 30; i++) await side[op](i);
+      for (let i = 0; i < WARM; i++) await side[op](i);
       await admin.query('SELECT pg_stat_statements_reset()');
       trips = 0;
       // First unprofiled (the sampler's own CPU would count), then the same number of calls profiled.
       const w0 = written();
       const s0 = serverCpu(postmaster);
+      const th0 = threadCpu();
       const c0 = process.cpuUsage();
       const t0 = performance.now();
-      for (let i = 0; i < N; i++) await side[op](30 + i);
+      for (let i = 0; i < N; i++) await side[op](WARM + i);
       const wall = ((performance.now() - t0) * 1000) / N;
       const c = process.cpuUsage(c0);
+      const th = threadCpu();
+      const me = String(process.pid);
+      const mainUs = (th.get(me) ?? 0) - (th0.get(me) ?? 0);
+      const otherUs = [...th].reduce((a, [t, v]) => (t === me ? a : a + v - (th0.get(t) ?? 0)), 0);
       const s = serverCpu(postmaster) - s0;
       const w = (written() - w0) / N;
       const tripsPer = trips / N;
       const st = await admin.query(
-        `SELECT calls, total_exec_time * 1000 AS us, toplevel, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS q
-         FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 14`,
+        `SELECT calls, total_exec_time * 1000 AS us, total_plan_time * 1000 AS plan, toplevel, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS q
+         FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time + total_plan_time DESC LIMIT 14`,
       );
       await session.post('Profiler.start');
-      for (let i = 0; i < N; i++) await side[op](30 + N + i);
+      for (let i = 0; i < N; i++) await side[op](WARM + N + i);
       const { profile } = await session.post('Profiler.stop');
       lines.push(
-        `\n${op} ${name}: wall ${wall.toFixed(0)} µs, app CPU ${((c.user + c.system) / N).toFixed(0)} µs, server CPU ${(s / N).toFixed(0)} µs, round trips ${tripsPer.toFixed(2)}, bytes sent ${w.toFixed(0)} B`,
+        `\n${op} ${name}: wall ${wall.toFixed(0)} µs, app CPU ${((c.user + c.system) / N).toFixed(0)} µs (main thread ${(mainUs / N).toFixed(0)}, others ${(otherUs / N).toFixed(0)}), server CPU ${(s / N).toFixed(0)} µs, round trips ${tripsPer.toFixed(2)}, bytes sent ${w.toFixed(0)} B`,
       );
       const byPart = [...parts(profile as never)].sort((a, b) => b[1] - a[1]);
       for (const [part, us] of byPart.slice(0, 14)) lines.push(`  app ${part.padEnd(30)} ${(us / N).toFixed(0)} µs`);
       if (TOP && name === 'ours')
-        for (const [f, us] of top(profile as never).slice(0, TOP))
-          lines.push(`    fn ${(us / N).toFixed(0).padStart(4)} µs ${f}`);
+        for (const [f, us, all] of top(profile as never).slice(0, TOP))
+          lines.push(
+            `    fn ${(us / N).toFixed(0).padStart(4)} µs self ${(all / N).toFixed(0).padStart(5)} µs total ${f}`,
+          );
       for (const r of st.rows)
         lines.push(
-          `  pg ${r.toplevel ? 'top ' : 'nest'} ${(Number(r.us) / N).toFixed(0).padStart(5)} µs ${(Number(r.calls) / N).toFixed(2)}× ${r.q}`,
+          `  pg ${r.toplevel ? 'top ' : 'nest'} ${(Number(r.us) / N).toFixed(0).padStart(5)} µs (plan ${(Number(r.plan) / N).toFixed(0)}) ${(Number(r.calls) / N).toFixed(2)}× ${r.q}`,
         );
     }
   }

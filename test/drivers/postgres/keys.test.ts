@@ -46,7 +46,8 @@ const PARTS = [
   '\x01',
 ];
 
-const ODD = ['a\0b', '\ud800', '\x01x', '\x02y', 'é\u{1F642}', 'x'.repeat(5000)];
+// (With quotes, a backslash, braces, a comma, a space and NULL: the array literals the driver makes, text.ts `textArray`.)
+const ODD = ['a\0b', '\ud800', '\x01x', '\x02y', 'é\u{1F642}', 'x'.repeat(5000), 'q"u\\o,{t} e', 'NULL'];
 const hitsOf = (d: ReturnType<typeof stores.make>, scope: string, token: string) =>
   d
     .search({ collection: 'c', index: 'k', scope, tokens: [token], prefixes: [['s']], direction: 'asc', limit: 10 })
@@ -111,6 +112,47 @@ describe('postgres keys, ids and tokens', () => {
     expect((await d.changesSince(0)).map((c) => c.id)).toEqual(odd);
     expect(await d.get('c', '\ud801')).toBeUndefined();
   });
+});
+
+it('keeps key parts and search tokens with quotes, backslashes, braces, commas and NULL (text arrays), and drops them again', async () => {
+  const d = stores.make();
+  await d.open({
+    version: 1,
+    collections: [{ name: 't', search: true, indexes: [{ name: 'tag', fields: ['tag', 'id'], entries: 'many' }] }],
+  });
+  const tags = ['q"u\\o,{t} e', 'NULL', '', 'plain'];
+  const tagged = (id: string, of: string[], expect: number) =>
+    d.commit([
+      {
+        type: 'put',
+        collection: 't',
+        id,
+        expect,
+        doc: {},
+        keys: { tag: of.map((t) => [t, id]) },
+        terms: { scope: 's', tokens: of.filter((t) => t) },
+      },
+    ]);
+  const holders = async (tag: string) =>
+    (await d.list({ collection: 't', index: 'tag', prefix: [tag], direction: 'asc', limit: 10 })).map((h) => h.id);
+  const found = async (token: string) =>
+    (
+      await d.search({
+        collection: 't',
+        index: 'tag',
+        scope: 's',
+        tokens: [token],
+        prefixes: [['plain']],
+        direction: 'asc',
+        limit: 10,
+      })
+    ).map((h) => h.id);
+  await tagged('p', tags, 0);
+  for (const tag of tags) expect(await holders(tag)).toEqual(['p']);
+  for (const tag of tags.filter((t) => t)) expect(await found(tag)).toEqual(['p']);
+  await tagged('p', ['plain'], 1);
+  for (const tag of tags) expect(await holders(tag)).toEqual(tag === 'plain' ? ['p'] : []);
+  for (const tag of tags.filter((t) => t)) expect(await found(tag)).toEqual(tag === 'plain' ? ['p'] : []);
 });
 
 it('a refused commit (a unique key taken) keeps its pooled connection: no new connection per refusal', async () => {
