@@ -42,8 +42,7 @@ export function settings(options: IdbDriverOptions): Omit<OpenOptions, 'lost'> &
   const KeyRange = options.IDBKeyRange ?? g.IDBKeyRange;
   if (!factory || !KeyRange || !g.IDBRequest) {
     throw new Error(
-      "idbDriver: no IndexedDB here. In Node, add import 'fake-indexeddb/auto' (npm install -D fake-indexeddb) before creating the driver " +
-        "(then { indexedDB: new IDBFactory() } from 'fake-indexeddb' gives a store a database world of its own).",
+      "idbDriver: no IndexedDB here. In Node, add import 'fake-indexeddb/auto' (npm install -D fake-indexeddb) before creating the driver (docs/browser.md).",
     );
   }
   return { factory, KeyRange, name: options.name ?? 'blogcore', blockedTimeoutMs: options.blockedTimeoutMs ?? 3000 };

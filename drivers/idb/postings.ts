@@ -112,7 +112,7 @@ function hash(text: string): number {
  * once) `docnos[start[t]] … docnos[start[t + 1] - 1]`. Built in two passes over the documents with typed arrays,
  * not an array per term: a page of 500 posts has some 12,000 distinct terms, most of them on one or two posts.
  */
-interface Lists {
+export interface Lists {
   terms: string[];
   start: Uint32Array;
   docnos: Uint32Array;
@@ -192,13 +192,17 @@ function docAt(chunk: DocChunk, j: number): Candidate {
   return { id, v: chunk.v[j]!, s, key };
 }
 
-/** A segment of `docs` (any order; one entry per id) as its head and body records. */
+/**
+ * A segment of `docs` (any order; one entry per id) as its head and body records; or of a merge's docs, in key
+ * order, with their terms' lists (`merged`, mergeSegments).
+ */
 export function buildSegment(
   id: number,
   docs: readonly PostingDoc[],
+  merged?: Lists,
 ): { head: SegHead; body: Array<[IDBValidKey, unknown]> } {
-  const sorted = [...docs].sort((a, b) => compareKeys(a.key, b.key));
-  const lists = listsOf(sorted);
+  const sorted = merged ? docs : [...docs].sort((a, b) => compareKeys(a.key, b.key));
+  const lists = merged ?? listsOf(sorted);
   const every = () => lists.terms.map((_, t) => t);
   const table = (from: number, to: number): DocChunk => {
     const part = sorted.slice(from, to);
@@ -235,12 +239,14 @@ export function buildSegment(
   const small: number[] = [];
   let entries = 0;
   lists.terms.forEach((term, t) => {
-    const list = lists.docnos.subarray(lists.start[t]!, lists.start[t + 1]!);
-    if (list.length <= BIG) {
+    // (Its length from the offsets: a subarray per term, most of them on one post, would be garbage.)
+    const count = lists.start[t + 1]! - lists.start[t]!;
+    if (count <= BIG) {
       small.push(t);
-      entries += list.length;
+      entries += count;
       return;
     }
+    const list = lists.docnos.subarray(lists.start[t]!, lists.start[t + 1]!);
     big[term] = [];
     for (let c = 0; c * BIG < list.length; c++) {
       const part = list.slice(c * BIG, (c + 1) * BIG);
@@ -334,6 +340,13 @@ export class Segment {
     const chunk = await this.docChunk(Math.floor(docno / size));
     const j = docno % size;
     return { ...docAt(chunk, j), g: this.head.id };
+  }
+
+  /** Every document, in docno order (for merging). */
+  async docs(): Promise<Candidate[]> {
+    const size = this.head.d || this.head.w ? this.head.n : DOC_CHUNK;
+    const chunks = await Promise.all(Array.from({ length: Math.ceil(this.head.n / size) }, (_, c) => this.docChunk(c)));
+    return chunks.flatMap((chunk) => Array.from(chunk.v, (_, j) => ({ ...docAt(chunk, j), g: this.head.id })));
   }
 
   /** The first docno whose key is `past` (a predicate that turns true once, in key order). */
@@ -497,48 +510,91 @@ export async function* segmentMatches(
   }
 }
 
-/** Every doc of a segment with its terms (for merging): the body read whole. */
-export async function readSegment(
-  seg: Segment,
-): Promise<Array<PostingDoc & { terms: string[]; g?: number | undefined }>> {
+/** Every doc of a segment (`docs`) and every term with its docnos (`terms`), for merging: the body read whole. */
+async function readSegment(seg: Segment) {
   const { head } = seg;
-  const docs = await Promise.all(
-    Array.from({ length: head.n }, async (_, docno) => ({ ...(await seg.doc(docno)), terms: [] as string[] })),
-  );
-  const add = (term: string, list: ArrayLike<number>) => {
-    for (let i = 0; i < list.length; i++) docs[list[i]!]!.terms.push(term);
-  };
+  const terms: Array<[string, Uint32Array]> = [];
   const addBucket = (b: Bucket) => {
-    for (let j = 0; j < items(b.t); j++) add(item(b.t, j), b.p.subarray(b.o[j]!, b.o[j + 1]!));
+    for (let j = 0; j < items(b.t); j++) terms.push([item(b.t, j), b.p.subarray(b.o[j]!, b.o[j + 1]!)]);
   };
   const whole = head.d ? { t: head.t! } : head.w ? await seg.body<{ t: Bucket }>([head.id, 3]) : undefined;
+  const docs = seg.docs();
   if (whole) addBucket(whole.t);
   else {
     for (const b of await Promise.all(Array.from({ length: head.b! }, (_, j) => seg.body<Bucket>([head.id, 1, j]))))
       addBucket(b);
     for (const [term, firsts] of Object.entries(head.big ?? {})) {
       for (const list of await Promise.all(firsts.map((_, c) => seg.body<Uint32Array>([head.id, 2, term, c]))))
-        add(term, list);
+        terms.push([term, list]);
     }
   }
-  return docs;
+  return { docs: await docs, terms };
 }
 
 /**
- * The documents of segments being merged: each id's entries of its newest version (one document, or one entry
- * per key of an index kept as postings), unless `dead` says it was replaced.
+ * Segments merged: each id's entries of its newest version (one document, or one entry per key of an index kept
+ * as postings), unless `dead` says it was replaced, in key order (`docs`, terms left out), and the terms'
+ * postings carried over to the new docnos (`lists`, for buildSegment). No document's terms are listed again, so
+ * a merge costs per term of each segment, not per term of each document.
  */
-export async function mergeDocs(segs: readonly Segment[], dead: ReadonlyMap<string, Gone>): Promise<PostingDoc[]> {
-  const best = new Map<string, PostingDoc[]>();
-  for (const docs of await Promise.all(segs.map(readSegment))) {
-    for (const { g, ...d } of docs) {
-      if (!current({ v: d.v, g }, dead.get(d.id))) continue;
+export async function mergeSegments(
+  segs: readonly Segment[],
+  dead: ReadonlyMap<string, Gone>,
+): Promise<{ docs: PostingDoc[]; lists: Lists }> {
+  const read = await Promise.all(segs.map(readSegment));
+  // Kept entries by id, as [segment, docno]: first seen first, each in the order it was read.
+  const best = new Map<string, Array<[number, number]>>();
+  const docAt = (x: [number, number]) => read[x[0]]!.docs[x[1]]!;
+  read.forEach(({ docs }, g) => {
+    docs.forEach((d, docno) => {
+      if (!current(d, dead.get(d.id))) return;
       const had = best.get(d.id);
-      if (!had || had[0]!.v < d.v) best.set(d.id, [d]);
-      else if (had[0]!.v === d.v) had.push(d);
+      const v = had && docAt(had[0]!).v;
+      if (v === undefined || v < d.v) best.set(d.id, [[g, docno]]);
+      else if (v === d.v) had!.push([g, docno]);
+    });
+  });
+  const kept = [...best.values()].flat().sort((a, b) => compareKeys(docAt(a).key, docAt(b).key));
+  // Old docno → new, per segment (-1: dropped).
+  const to = read.map(({ docs }) => new Int32Array(docs.length).fill(-1));
+  kept.forEach(([g, docno], i) => {
+    to[g]![docno] = i;
+  });
+  // Terms in two passes, as listsOf: the kept docnos per term, then the lists filled and put in order.
+  const ids = new Map<string, number>();
+  const terms: string[] = [];
+  let count = new Uint32Array(1024);
+  read.forEach(({ terms: lists }, g) => {
+    for (const [term, list] of lists) {
+      let t = ids.get(term);
+      if (t === undefined) {
+        ids.set(term, (t = terms.push(term) - 1));
+        if (t === count.length) count = grown(count);
+      }
+      for (const docno of list) if (to[g]![docno]! >= 0) count[t]!++;
     }
-  }
-  return [...best.values()].flat();
+  });
+  // (A term only dropped documents held is left out.)
+  const left = terms.filter((_, t) => count[t]! > 0);
+  const start = new Uint32Array(left.length + 1);
+  for (let t = 0, j = 0; t < terms.length; t++) if (count[t]) start[j + 1] = start[j++]! + count[t]!;
+  const docnos = new Uint32Array(start[left.length]!);
+  const fill = new Map(left.map((term, j) => [term, start[j]!]));
+  read.forEach(({ terms: lists }, g) => {
+    for (const [term, list] of lists) {
+      let at = fill.get(term) ?? 0;
+      for (const docno of list) if (to[g]![docno]! >= 0) docnos[at++] = to[g]![docno]!;
+      if (fill.has(term)) fill.set(term, at);
+    }
+  });
+  for (let j = 0; j < left.length; j++) docnos.subarray(start[j]!, start[j + 1]!).sort();
+  return {
+    docs: kept.map((x) => {
+      const { id, v, s, key } = docAt(x);
+      return { id, v, s, key, terms: [] };
+    }),
+    lists: { terms: left, start, docnos },
+  };
 }
 
 /** Sources opened together when none is open yet. */

@@ -7,7 +7,16 @@
  */
 import type { IDBPTransaction } from 'idb';
 import type { CollectionDef, Key } from '../../src/store/driver.js';
-import { buildSegment, level, mergeDocs, Segment, type Gone, type PostingDoc, type SegHead } from './postings.js';
+import {
+  buildSegment,
+  level,
+  mergeSegments,
+  Segment,
+  type Gone,
+  type Lists,
+  type PostingDoc,
+  type SegHead,
+} from './postings.js';
 import { DEAD, keyed, POST, SEG, SIZE } from './ranges.js';
 
 export type { PostingDoc } from './postings.js';
@@ -139,8 +148,8 @@ function withBodies(tx: ReadTx, collection: string, heads: SegHead[], keep: bool
  * and its bodies, if any, once the id is known. Resolves to the id when the head is added, and `written`
  * once the bodies are.
  */
-function writeSegment(tx: Tx, collection: string, docs: readonly PostingDoc[]) {
-  const { head, body } = buildSegment(0, docs);
+function writeSegment(tx: Tx, collection: string, docs: readonly PostingDoc[], merged?: Lists) {
+  const { head, body } = buildSegment(0, docs, merged);
   const { id: _, ...stored } = head;
   const added = tx.objectStore(SEG(collection)).add(stored) as Promise<number>;
   const bodies = tx.objectStore(POST(collection));
@@ -261,14 +270,14 @@ async function mergeFull(
     const group = withBodies(tx, collection, withIds(ids as number[], found), false);
     // Merging every segment there is leaves no older entry anywhere: the dead versions are spent.
     const everything = group.length === all;
-    const docs = await mergeDocs(group, gone);
+    const { docs, lists } = await mergeSegments(group, gone);
     const removed = group.flatMap((s) => [
       heads.delete(s.head.id),
       bodies.delete(KeyRange.bound([s.head.id], [s.head.id, []])),
     ]);
     if (everything) removed.push(deadStore.clear());
     if (!docs.length) return void (await Promise.all(removed));
-    const merged = writeSegment(tx, collection, docs);
+    const merged = writeSegment(tx, collection, docs, lists);
     l = level(docs.length);
     count = classCount(tx, KeyRange, collection, l);
     await Promise.all([...removed, merged.written]);
