@@ -45,6 +45,10 @@ const pick = (seed: number) => {
 const live = raw.live(blogId);
 const token = await deepToken(service, blogId, live);
 const mid = raw.at(blogId, Math.floor(live / 2) - 1);
+// Cold pages: 20 posts before a random publish time (a page the record cache has not kept).
+const times = (raw.db.prepare(`SELECT published FROM posts WHERE status = 'LIVE'`).pluck().all() as string[]).sort();
+const rt = rng(2);
+const rtRaw = rng(2);
 const ga = pick(1);
 const gb = pick(1);
 const ops: Array<[string, () => unknown, () => unknown]> = [
@@ -54,6 +58,11 @@ const ops: Array<[string, () => unknown, () => unknown]> = [
     'list page 50% deep (20)',
     () => service.posts.list({ blogId, maxResults: 20, pageToken: token }),
     () => raw.after(blogId, mid.published, mid.id),
+  ],
+  [
+    'list a random page (20)',
+    () => service.posts.list({ blogId, maxResults: 20, endDate: times[Math.floor(rt() * times.length)] }),
+    () => raw.after(blogId, times[Math.floor(rtRaw() * times.length)]!, ''),
   ],
   [
     'label filter (20)',
