@@ -51,6 +51,13 @@ const rt = rng(2);
 const rtRaw = rng(2);
 const ga = pick(1);
 const gb = pick(1);
+// The full path beside the one-step get (src/resources/post-now.ts): the same file through a driver without `getNow`.
+const inner = sqliteDriver({ filename: join(dir, 'blogcore.db') });
+const fullPath = createBlogService({
+  driver: new Proxy(inner, { get: (t, k) => (k === 'getNow' ? undefined : Reflect.get(t, k, t)) }),
+});
+await fullPath.ready();
+const gc = pick(1);
 const ops: Array<[string, () => unknown, () => unknown]> = [
   ['get', () => service.posts.get({ blogId, postId: ga() }), () => raw.get(gb())],
   ['list first page (20)', () => service.posts.list({ blogId, maxResults: 20 }), () => raw.first(blogId)],
@@ -81,6 +88,22 @@ const stats = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return { min: s[0]!, med: s[Math.floor(s.length / 2)]! };
 };
+if (!args.prof && (!only || only.includes('get'))) {
+  // The one-step get, the full path and raw in alternation, round by round.
+  const one: number[] = [];
+  const full: number[] = [];
+  const r: number[] = [];
+  const raws = pick(1);
+  for (let k = 0; k < rounds; k++) {
+    one.push(await cpu(() => service.posts.get({ blogId, postId: ga() })));
+    full.push(await cpu(() => fullPath.posts.get({ blogId, postId: gc() })));
+    r.push(await cpu(() => raw.get(raws())));
+  }
+  const [o, f, w] = [stats(one), stats(full), stats(r)];
+  console.log(
+    `get A/B: one step min ${o.min.toFixed(1)} med ${o.med.toFixed(1)} µs (${(o.med / w.med).toFixed(2)}× raw) | full path min ${f.min.toFixed(1)} med ${f.med.toFixed(1)} µs (${(f.med / w.med).toFixed(2)}×) | raw min ${w.min.toFixed(1)} med ${w.med.toFixed(1)} µs`,
+  );
+}
 for (const [name, ours, rawFn] of ops) {
   if (only && !only.some((o) => name.startsWith(o))) continue;
   if (args.prof) {
@@ -102,4 +125,5 @@ for (const [name, ours, rawFn] of ops) {
   );
 }
 await service.close();
+await fullPath.close();
 raw.db.close();
