@@ -59,6 +59,10 @@ class MemoryDriver implements StorageDriver {
     return get(this.connection(), collection, id);
   }
 
+  getNow(collection: string, id: string): StoredDoc | undefined {
+    return get(this.connection(), collection, id);
+  }
+
   async getMany(collection: string, ids: readonly string[]): Promise<Array<StoredDoc | undefined>> {
     return getMany(this.connection(), collection, ids);
   }

@@ -22,7 +22,7 @@ import { Lanes, lanesOf } from './lanes.js';
 import { newId } from '../util/ids.js';
 import { labelCounterOps } from '../store/label-counts.js';
 import type { Scheduler, SchedulerOptions } from './scheduler.js';
-import { freshNow, RecordCache } from './record-cache.js';
+import { RecordCache } from './record-cache.js';
 import type { CommentGate } from './comment-gate.js';
 import type { CommentOptions } from '../rules/comment-options.js';
 import {
@@ -36,7 +36,7 @@ import {
   type Untyped,
   type UserRecord,
 } from '../store/records.js';
-import type { Role } from '../schema/schemas.js';
+import type { Parsed, Role } from '../schema/schemas.js';
 import { LAYOUT_MARKER, STORE_LAYOUT, STORE_SCHEMA } from '../store/schema.js';
 import { parse } from '../schema/parse.js';
 import type { Output, Schema } from '../schema/standard.js';
@@ -117,6 +117,11 @@ export class Core {
   /** Events shared with other app servers on the same store (drivers that can `watch` it; the code loads then). */
   readonly share: Promise<EventShare> | undefined;
   private opening: Promise<void> | undefined;
+  /**
+   * Where the driver reads at once: `posts.get` in one synchronous step (src/resources/post-now.ts, loaded by
+   * resources/posts.ts), which answers the post, or undefined where the full path must answer.
+   */
+  declare atOnce: { postsGet(core: Core, actor: Actor, p: Parsed<'postsGet'>): Post | undefined } | undefined;
   /** Whether the store is open (calls before it wait for it: `afterOpen`). */
   opened = false;
   /** Users and blogs, kept right across processes through the change log (src/core/record-cache.ts). */
@@ -254,8 +259,8 @@ export class Core {
   }
 
   /** A document of a collection that holds several shapes (`settings`, `idempotency`): its reader names the shape. */
-  async getAs<T>(collection: Untyped, id: string): Promise<StoredDoc<T> | undefined> {
-    return (await this.get(collection, id)) as StoredDoc<T> | undefined;
+  getAs<T>(collection: Untyped, id: string): Promise<StoredDoc<T> | undefined> {
+    return this.get(collection, id) as Promise<StoredDoc<T> | undefined>;
   }
 
   /**
@@ -616,20 +621,6 @@ export class Core {
     const shape = { view: 'ADMIN' as const, fetchBody: true, fetchImages: false, hideComments: false };
     return postWire(p, blog, authorOf(await this.user(p.authorId, look), p.authorId), shape, this.links);
   }
-}
-
-/**
- * What a call does before it reads, without a call and without waiting: looks at the change log (other processes'
- * commits reach `movedListeners`) and sees that no scheduled post is due. A kept answer (src/http/kept.ts) is as
- * current after it as a call beginning now. True when that was done at once (an open store whose driver looks
- * without waiting, nothing moved, no post due); false: `await core.promoteDue()` does it. (A function rather than a
- * method: only the HTTP helper uses it, so a browser's bundle leaves it out.)
- */
-export function caughtUp(core: Core): boolean {
-  core.cache.begin();
-  const due = core.nextDue;
-  // (A next due time not known, undefined, reads as '': after no time.)
-  return core.opened && freshNow(core.cache) && (due === '' || (due ?? '') > core.nowIso());
 }
 
 /** The publish time a stored post puts on the scheduler's agenda, if it is SCHEDULED. */

@@ -20,7 +20,8 @@ const FOLLOW = 16;
 const DOCS = 256;
 
 export class RecordCache {
-  private readonly map = new Map<string, unknown>();
+  /** Users and blogs by collection/id (read as they are by resources/post-now.ts). */
+  readonly map = new Map<string, unknown>();
   /** Page documents by collection/id, oldest first, and their epoch (bumped by every drop of one). */
   private readonly docs = new Map<string, unknown>();
   private docsEpoch = 0;
@@ -28,7 +29,7 @@ export class RecordCache {
   private epoch = 0;
   /** The newest seq whose changes this cache reflects (-1: none read yet). */
   seen = -1;
-  /** Calls begun, and the number of them the last finished check covers (read and moved by `freshNow` too). */
+  /** Calls begun, and the number of them the last finished check covers (read and moved by `freshNow` too, at-once.ts). */
   asked = 0;
   checked = 0;
   checking: Promise<void> | undefined;
@@ -143,17 +144,4 @@ export class RecordCache {
     } else for (const c of behind) this.forget(c.collection, c.id);
     this.seen = Math.max(this.seen, newest);
   }
-}
-
-/**
- * `cache.fresh()` without waiting, where the driver can look at once (`logNewestNow`): true when the log was looked
- * at since the last call began and nothing moved; false leaves the look (and what it finds) to `fresh`. A function
- * rather than a method: only the HTTP helper's kept answers use it, so a browser's bundle leaves it out.
- */
-export function freshNow(cache: RecordCache): boolean {
-  const { asked } = cache;
-  if (cache.checked < asked && !cache.checking && cache.host.driver.logNewestNow?.() === cache.seen) {
-    cache.checked = asked;
-  }
-  return cache.checked >= asked;
 }

@@ -6,7 +6,8 @@
 import { commentOptionsOf } from '../rules/comment-options.js';
 import { BlogError } from '../util/errors.js';
 import { commentRate, tooManyComments } from '../rules/comments.js';
-import { caughtUp, internalsOf } from '../service/internals.js';
+import { caughtUp } from '../service/at-once.js';
+import { internalsOf } from '../service/internals.js';
 import { once } from './idempotency.js';
 import { fetchIncoming, notAnObject, readRequestBody, tooLarge } from '../web/body.js';
 import { feedsBase, readFeed } from './feeds.js';

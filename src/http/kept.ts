@@ -3,7 +3,7 @@
  * 200 answer, keyed by route, normalized query and the caller, so the same read again is sent without parsing,
  * reading or shaping anything. Everything kept goes at once when the store may have changed: any commit of this
  * process (before the write's call returns), other processes' commits found by the change-log check a kept
- * answer makes first (the same check every call makes, `caughtUp` of src/core/core.ts), and, where the driver shares events
+ * answer makes first (the same check every call makes, `caughtUp` of src/core/at-once.ts), and, where the driver shares events
  * across app servers, as soon as another instance's event arrives. An answer computed from reads that began
  * before such a drop is not kept. At most `maxBytes` of bodies and headers; the least recently used leave first.
  */

@@ -18,3 +18,4 @@ export { redirectsApi } from './redirects.js';
 export { pagesApi } from './pages.js';
 export { revisionsApi } from './revisions.js';
 export { userInfosApi } from './userinfos.js';
+export { postsGet } from './post-now.js';

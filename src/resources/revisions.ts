@@ -4,6 +4,7 @@
  * ordinary change (ifMatch, the editor rules, events, and it keeps the version it replaces).
  */
 import type { sweepCollab } from './collab-sweep.js';
+import type { postsGet } from './post-now.js';
 import { seesDrafts, type Actor } from '../rules/access.js';
 import type { Core } from '../core/core.js';
 import type { RevisionRecord } from '../store/records.js';
@@ -60,7 +61,11 @@ interface Binding<R extends Item, T> {
 }
 
 /** How posts.ts gets this module: loaded on first use, with the rest of the back office (back-office.ts). */
-export type LoadBackOffice = () => Promise<{ revisionsApi: typeof revisionsApi; sweepCollab: typeof sweepCollab }>;
+export type LoadBackOffice = () => Promise<{
+  revisionsApi: typeof revisionsApi;
+  sweepCollab: typeof sweepCollab;
+  postsGet: typeof postsGet;
+}>;
 
 /** `posts.revisions` / `pages.revisions`; the item id is `postId` or `pageId`. */
 export function revisionsApi<R extends Item, T, L, G, S>(core: Core, actor: Actor, b: Binding<R, T>) {

@@ -18,7 +18,4 @@ export interface Internals {
   fork(token: string): object;
 }
 
-/** The HTTP helper's look before a kept answer, without waiting where it can (src/core/core.ts). */
-export { caughtUp } from '../core/core.js';
-
 export const internalsOf = (service: object) => (service as { [INTERNALS]?: Internals })[INTERNALS];

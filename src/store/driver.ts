@@ -370,6 +370,11 @@ export interface StorageDriver {
    */
   logNewestNow?(): number;
   /**
+   * Optional: `get`, answered at once by a driver that reads without waiting (SQLite): a read the core can answer
+   * in one synchronous step takes no promise (src/resources/post-now.ts). A driver without it is asked `get`.
+   */
+  getNow?(collection: string, id: string): StoredDoc | undefined;
+  /**
    * Optional: true when `commit` honours `CommitOptions.unchanged`. Where the look at the log costs a round trip
    * (no `logNewestNow`: PostgreSQL), the core then lets a write's look ride in its commit.
    */

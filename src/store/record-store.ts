@@ -22,8 +22,9 @@ import type { IndexName } from './schema.js';
 type On<Q, C extends Collection> = Omit<Q, 'collection' | 'index'> & { collection: C; index: IndexName<C> };
 
 export interface RecordStore
-  extends Omit<StorageDriver, 'get' | 'getMany' | 'getByIndex' | 'list' | 'count' | 'keys' | 'search'> {
+  extends Omit<StorageDriver, 'get' | 'getNow' | 'getMany' | 'getByIndex' | 'list' | 'count' | 'keys' | 'search'> {
   get<C extends Collection>(collection: C, id: string): Promise<StoredDoc<Records[C]> | undefined>;
+  getNow?<C extends Collection>(collection: C, id: string): StoredDoc<Records[C]> | undefined;
   getMany<C extends Collection>(
     collection: C,
     ids: readonly string[],

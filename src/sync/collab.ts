@@ -6,7 +6,7 @@
  * on both sides merges, with no conflict record. Loaded only when the local store holds shared documents.
  */
 import * as Y from 'yjs';
-import { collabStream, type Core } from '../service/store.js';
+import type { collabStream, Core } from '../service/store.js';
 import type { CollabApi } from '../service/types.js';
 import type { CollabTarget } from '../schema/collab.js';
 import { CollabRefused, httpChannel, type CollabRemote } from '../collab/channel.js';
@@ -20,8 +20,18 @@ function targetOf(blogId: string, docId: string): CollabTarget {
   return kind === 'post' ? { blogId, postId: id } : { blogId, pageId: id };
 }
 
-/** Sends every shared document's local edits the server lacks, and takes what it lacks here; answers how many went. */
-export async function syncCollab(core: Core, local: CollabApi, blogId: string, remote: CollabRemote): Promise<number> {
+/**
+ * Sends every shared document's local edits the server lacks, and takes what it lacks here; answers how many went.
+ * `streamOf` is the store's `collabStream`, handed over by the caller: a module loaded on first use that imported
+ * the store helpers itself would give them a start-up chunk of their own (docs/benchmarks.md, the bundle).
+ */
+export async function syncCollab(
+  core: Core,
+  local: CollabApi,
+  blogId: string,
+  remote: CollabRemote,
+  streamOf: typeof collabStream,
+): Promise<number> {
   let sent = 0;
   let after: readonly string[] | undefined;
   for (;;) {
@@ -33,16 +43,23 @@ export async function syncCollab(core: Core, local: CollabApi, blogId: string, r
       direction: 'asc',
       limit: PAGE,
     });
-    for (const d of docs) if (await syncOne(core, local, blogId, d.id, remote)) sent++;
+    for (const d of docs) if (await syncOne(core, local, blogId, d.id, remote, streamOf)) sent++;
     if (docs.length < PAGE) return sent;
     after = docs[docs.length - 1]!.key.slice(1);
   }
 }
 
-async function syncOne(core: Core, local: CollabApi, blogId: string, docId: string, remote: CollabRemote) {
+async function syncOne(
+  core: Core,
+  local: CollabApi,
+  blogId: string,
+  docId: string,
+  remote: CollabRemote,
+  streamOf: typeof collabStream,
+) {
   const marker = await core.getAs<{ position: number }>('settings', markerId(docId));
   const since = marker?.doc.position ?? 0;
-  const fresh = await core.driver.streamChanges(collabStream(docId), { seq: since, pos: MAX_POS }, 1);
+  const fresh = await core.driver.streamChanges(streamOf(docId), { seq: since, pos: MAX_POS }, 1);
   if (fresh.length === 0) return false;
   const target = targetOf(blogId, docId);
   // Local edits after this are looked at again next time (sending one twice changes nothing).

@@ -5,7 +5,7 @@
  * while online. A write the server refuses (someone else changed the post first, or deleted it) becomes a
  * conflict that keeps both versions until `resolve` picks one: nothing anyone typed is lost.
  */
-import { type Core, DriverConflict, type UserRecord } from '../service/store.js';
+import { collabStream, type Core, DriverConflict, type UserRecord } from '../service/store.js';
 import { internalsOf } from '../service/internals.js';
 import type { Blog, User } from '../schema/resources.js';
 import { pull } from './pull.js';
@@ -132,7 +132,8 @@ async function syncOnce(c: Ctx, remote: Remote, options: ReplicaOptions): Promis
   const { pushed, conflicts } = await push(c, remote);
   const held = await core.driver.count({ collection: 'collabDocs', index: 'blog', prefix: [blogId] });
   const shared =
-    held && (await (await import('./collab.js')).syncCollab(core, options.local.collab, blogId, options.remote));
+    held &&
+    (await (await import('./collab.js')).syncCollab(core, options.local.collab, blogId, options.remote, collabStream));
   const result = { pulled, pushed: pushed + shared, conflicts };
   if (pulled || pushed || conflicts) options.onSync?.(result);
   return result;

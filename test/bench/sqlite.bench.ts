@@ -96,15 +96,16 @@ const slug = (title: string) =>
     .slice(0, 40);
 
 /** The raw engine: the statements a hand-written SQLite blog would run for the same operations. */
-class Raw {
+export class Raw {
   readonly db: Database.Database;
   private s;
-  constructor(file: string) {
+  /** `existing`: a file loaded by an earlier run (test/bench/sqlite-reads.ts), whose tables are there. */
+  constructor(file: string, existing = false) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('cache_size = -65536'); // the same page cache as sqliteDriver's default
-    this.db.exec(RAW_SCHEMA);
+    if (!existing) this.db.exec(RAW_SCHEMA);
     const db = this.db;
     this.runTx = db.transaction((fn: () => unknown) => fn());
     this.s = {
@@ -256,7 +257,7 @@ export async function loadBlogcore(
 }
 
 /** The page token of the page that starts halfway down the LIVE posts, newest first. */
-async function deepToken(service: BlogService, blogId: string, live: number): Promise<string> {
+export async function deepToken(service: BlogService, blogId: string, live: number): Promise<string> {
   let skipped = 0;
   let token: string | undefined;
   const half = Math.floor(live / 2);

@@ -136,6 +136,19 @@ export function runDriverSuite(
         expect(await d.getMany('items', [])).toEqual([]);
       });
 
+      it('getNow, where the driver offers it, answers at once what get answers', async () => {
+        if (!d.getNow) return;
+        await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1), tags: ['t'] })]);
+        expect(d.getNow('items', 'a')).toEqual(await d.get('items', 'a'));
+        expect(d.getNow('items', 'nope')).toBeUndefined();
+        await d.commit([itemPut({ id: 'a', group: 'g', status: 'DRAFT', time: time(2) }, 1)]);
+        expect(d.getNow('items', 'a')).toEqual({
+          id: 'a',
+          version: 2,
+          doc: { id: 'a', group: 'g', status: 'DRAFT', time: time(2) },
+        });
+      });
+
       it('keeps stored data apart from the objects passed in', async () => {
         const item: Item = { id: 'a', group: 'g', status: 'LIVE', time: time(1), tags: ['t'] };
         const op = itemPut(item);

@@ -1,0 +1,41 @@
+/**
+ * `posts.get` in one synchronous step, where the driver reads without waiting (`getNow` and `logNewestNow`:
+ * SQLite): the change log looked at, the blog and the author from the record cache, the caller's role and the post
+ * read at once, the wire form built — no promise on the way (docs/design.md §15, "SQLite reads"). Whatever this cannot answer at
+ * once (a cold cache, a log that moved, a post due to go LIVE, comments inlined, a post the caller may not see)
+ * answers undefined, and the call takes its full path, which answers and refuses as it always has.
+ * Node-only in practice: it loads with the back office (resources/posts.ts), never for a driver without `getNow`.
+ */
+import { memberId, type BlogRecord, type PostRecord, type UserRecord } from '../store/records.js';
+import { hidesComments, resolveView, seesContent, type Actor } from '../rules/access.js';
+import type { Parsed } from '../schema/schemas.js';
+import type { Post } from '../schema/resources.js';
+import type { Core } from '../core/core.js';
+import { freshNow } from '../core/at-once.js';
+import { authorOf, postWire } from '../core/wire.js';
+
+export function postsGet(core: Core, actor: Actor, p: Parsed<'postsGet'>): Post | undefined {
+  const { cache, driver } = core;
+  const blog = cache.map.get(`blogs/${p.blogId}`) as BlogRecord | undefined;
+  // (A view with read replicas reads where its session does: never here.)
+  if (!core.opened || core.readSession || p.maxComments || !blog || blog.deleting || !freshNow(cache)) return;
+  const role =
+    actor.kind === 'user'
+      ? (driver.getNow!('members', memberId(p.blogId, actor.userId))?.doc.role ?? null)
+      : actor.kind === 'host'
+        ? 'ADMIN'
+        : null;
+  // Refuses as the full path would: the blog is there, so the caller's standing is what it checks next.
+  const view = resolveView(role, p.view);
+  const r = driver.getNow!('posts', p.postId)?.doc as PostRecord | undefined;
+  const user = r && (cache.map.get(`users/${r.authorId}`) as UserRecord | undefined);
+  if (!user || r!.blogId !== p.blogId || r!.status === 'SCHEDULED' || !seesContent(r!.status, view)) return;
+  // As views.ts `postOut` shapes it (with no comments inlined).
+  const shape = {
+    view,
+    fetchBody: p.fetchBody ?? true,
+    fetchImages: p.fetchImages ?? false,
+    hideComments: hidesComments(r!.readerComments, view),
+  };
+  return postWire(r!, blog, authorOf(user, r!.authorId), shape, core.links);
+}
