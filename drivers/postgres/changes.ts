@@ -11,7 +11,7 @@ const changeSql = (s: string) => ({
   changesSince: `SELECT seq, pos, coll, id, type, version, stream, time FROM ${s}.changes_since($1, $2)`,
   streamChanges: `SELECT seq, pos, coll, id, type, version, stream, time FROM ${s}.changes
       WHERE stream = $1 AND (seq, pos) > ($2::bigint, $3::bigint) ORDER BY stream, seq, pos LIMIT $4`,
-  bounds: `SELECT ${s}.log_end() AS newest$, (SELECT value FROM ${s}.meta WHERE key = 'pruned') AS pruned$`,
+  bounds: `SELECT ${s}.log_end(), (SELECT value FROM ${s}.meta WHERE key = 'pruned')`,
   // One statement: the oldest entries up to the limit, the longest run of them that qualifies, deleted,
   // and meta.pruned raised to the last seq deleted (log_end never answers below it).
   prune: `WITH oldest AS (
@@ -61,7 +61,7 @@ export async function streamChanges(
 }
 
 export async function logBounds(c: Connection): Promise<LogBounds> {
-  const [newest, pruned] = (await c.look(c.sql(changeSql).bounds)) as [string, string];
+  const [[newest, pruned]] = (await c.run(c.sql(changeSql).bounds, [])) as [[string, string]];
   return { newest: Number(newest), pruned: Number(pruned) };
 }
 

@@ -125,13 +125,6 @@ export function clearError(error: unknown): unknown {
 }
 
 /** A pool on one store's schema, and what the driver learned of the store: its layout (layout.ts). */
-interface Look {
-  bounds: string;
-  promise: Promise<unknown[]>;
-  resolve(row: unknown[]): void;
-  reject(error: unknown): void;
-}
-
 export class Connection {
   /** The schema name as a quoted identifier, for statements. */
   readonly s: string;
@@ -155,8 +148,6 @@ export class Connection {
   readonly #statements = new Map<(s: string) => unknown, unknown>();
   /** Where reads go when the store has replicas (replicas.ts). */
   replicas: Replicas | undefined;
-  /** A look at the log waiting for this turn's first read (`look`). */
-  #look: Look | undefined;
 
   constructor(
     readonly pool: PgPool,
@@ -223,53 +214,7 @@ export class Connection {
    * replicas a read goes where the driver call's session may read (replicas.ts), and one whose replica went
    * away is answered by the primary.
    */
-  /**
-   * The log's bounds row `[newest, pruned]` (changes.ts `bounds`, a SELECT of one row): it rides on the first read
-   * this turn sends (one round trip for a call's look at the log and its read, as raw's read alone), else it goes
-   * alone once the turn ends. Either way it is read after every call that asked for it began. With replicas it
-   * goes at once: a read may be sent to a standby, the look must follow the pool it always used.
-   */
-  look(bounds: string): Promise<unknown[]> {
-    if (this.replicas) return this.run(bounds, []).then((rows) => rows[0]!);
-    if (this.#look) return this.#look.promise;
-    let settle!: Pick<Look, 'resolve' | 'reject'>;
-    const promise = new Promise<unknown[]>((resolve, reject) => void (settle = { resolve, reject }));
-    const look: Look = { bounds, promise, ...settle };
-    this.#look = look;
-    setImmediate(() => {
-      if (this.#look !== look) return;
-      this.#look = undefined;
-      this.#alone(look);
-    });
-    return promise;
-  }
-
-  #alone(look: Look): void {
-    this.run(look.bounds, []).then((rows) => look.resolve(rows[0]!), look.reject);
-  }
-
-  /** `text` (a SELECT) sent with the waiting look: its row first, the read's rows numbered in their order after it. */
-  async #withLook(look: Look, text: string, values: readonly unknown[]): Promise<unknown[][]> {
-    let rows: unknown[][];
-    try {
-      rows = await this.run(
-        `SELECT l$.*, r$.* FROM (${look.bounds}) l$ LEFT JOIN (SELECT row_number() OVER () AS n$, q$.* FROM (${text}) q$) r$ ON true ORDER BY r$.n$`,
-        values,
-      );
-    } catch (error) {
-      this.#alone(look);
-      throw error;
-    }
-    look.resolve(rows[0]!.slice(0, 2));
-    return rows[0]![2] === null ? [] : rows.map((row) => row.slice(3));
-  }
-
   async run(text: string, values: readonly unknown[], read = true): Promise<unknown[][]> {
-    const look = read ? this.#look : undefined;
-    if (look) {
-      this.#look = undefined;
-      return this.#withLook(look, text, values);
-    }
     const config: PgQueryConfig = { text, values, rowMode: 'array' };
     if (this.prepared) {
       let name = this.#names.get(text);

@@ -311,8 +311,6 @@ export class Core {
 
   /** The standing of a caller reading a blog that exists, at the view asked for. */
   async reader(actor: Actor, blogId: string, view?: Role): Promise<Standing & { blog: BlogRecord }> {
-    // The look at the log goes out before the caller's read of the page: PostgreSQL sends the two as one statement.
-    this.cache.fresh().catch(() => {});
     const blog = await this.blog(blogId);
     return { ...(await this.standing(actor, blogId, view)), blog };
   }
