@@ -117,24 +117,13 @@ export function count(c: Connection, q: RangeQuery): number {
   return Number(c.stmt(COUNT_SQL[`${r.lower}${r.upper}`]!).pluck().get(r.ix, r.from, r.to));
 }
 
-/** One prefix's walk in key order, keys, ids and rowids only, from `after` (exclusive) on. */
-export function walk(
-  c: Connection,
-  q: KeysQuery,
-  prefix: Key,
-  limit: number,
-  after?: Buffer,
-): Array<[Buffer, string, number]> {
+/** One prefix's walk in key order, keys, ids and rowids only. */
+export function walk(c: Connection, q: KeysQuery, prefix: Key, limit: number): Array<[Buffer, string, number]> {
   const r = c.range({ ...q, prefix });
-  let { lower, from, upper, to } = r;
-  if (after) {
-    if (q.direction === 'asc') [lower, from] = ['>', after];
-    else [upper, to] = ['<', after];
-  }
   return c
-    .stmt(KEYS_SQL[`${lower}${upper}${sqlDirection(q)}`]!)
+    .stmt(KEYS_SQL[`${r.lower}${r.upper}${sqlDirection(q)}`]!)
     .raw()
-    .all(r.ix, from, to, limit) as Array<[Buffer, string, number]>;
+    .all(r.ix, r.from, r.to, limit) as Array<[Buffer, string, number]>;
 }
 
 export function keys(c: Connection, q: KeysQuery): IndexEntry[] {

@@ -13,7 +13,7 @@ import {
   type WriteOp,
 } from '../store/driver.js';
 import { recordStore, type RecordStore } from '../store/record-store.js';
-import { authError, resolveView, type Actor, type Standing } from '../rules/access.js';
+import { authError, resolveView, roleOf, type Actor, type Standing } from '../rules/access.js';
 import { isDue } from '../rules/states.js';
 import { BlogError, conditionNotMet, notFound } from '../util/errors.js';
 import type { EventShare } from './event-share.js';
@@ -302,10 +302,8 @@ export class Core {
 
   /** The caller's role in a blog (host code: ADMIN) and the view the operation answers at. */
   async standing(actor: Actor, blogId: string, view?: Role): Promise<Standing> {
-    let role: Role | null = null;
-    if (actor.kind === 'host') role = 'ADMIN';
-    else if (actor.kind === 'user')
-      role = (await this.get('members', memberId(blogId, actor.userId)))?.doc.role ?? null;
+    const member = actor.kind === 'user' ? (await this.get('members', memberId(blogId, actor.userId)))?.doc : undefined;
+    const role = roleOf(actor, member);
     return { actor, role, view: resolveView(role, view) };
   }
 

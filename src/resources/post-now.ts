@@ -7,35 +7,25 @@
  * Node-only in practice: it loads with the back office (resources/posts.ts), never for a driver without `getNow`.
  */
 import { memberId, type BlogRecord, type PostRecord, type UserRecord } from '../store/records.js';
-import { hidesComments, resolveView, seesContent, type Actor } from '../rules/access.js';
+import { resolveView, roleOf, seesContent, type Actor } from '../rules/access.js';
 import type { Parsed } from '../schema/schemas.js';
 import type { Post } from '../schema/resources.js';
 import type { Core } from '../core/core.js';
 import { freshNow } from '../core/at-once.js';
 import { authorOf, postWire } from '../core/wire.js';
+import { postShape } from './views.js';
 
 export function postsGet(core: Core, actor: Actor, p: Parsed<'postsGet'>): Post | undefined {
   const { cache, driver } = core;
   const blog = cache.map.get(`blogs/${p.blogId}`) as BlogRecord | undefined;
   // (A view with read replicas reads where its session does: never here.)
   if (!core.opened || core.readSession || p.maxComments || !blog || blog.deleting || !freshNow(cache)) return;
-  const role =
-    actor.kind === 'user'
-      ? (driver.getNow!('members', memberId(p.blogId, actor.userId))?.doc.role ?? null)
-      : actor.kind === 'host'
-        ? 'ADMIN'
-        : null;
-  // Refuses as the full path would: the blog is there, so the caller's standing is what it checks next.
-  const view = resolveView(role, p.view);
+  const member = actor.kind === 'user' ? driver.getNow!('members', memberId(p.blogId, actor.userId))?.doc : undefined;
+  // Refuses as the full path would (core.standing): the blog is there, so the caller's standing is what it checks next.
+  const view = resolveView(roleOf(actor, member), p.view);
   const r = driver.getNow!('posts', p.postId)?.doc as PostRecord | undefined;
   const user = r && (cache.map.get(`users/${r.authorId}`) as UserRecord | undefined);
   if (!user || r!.blogId !== p.blogId || r!.status === 'SCHEDULED' || !seesContent(r!.status, view)) return;
   // As views.ts `postOut` shapes it (with no comments inlined).
-  const shape = {
-    view,
-    fetchBody: p.fetchBody ?? true,
-    fetchImages: p.fetchImages ?? false,
-    hideComments: hidesComments(r!.readerComments, view),
-  };
-  return postWire(r!, blog, authorOf(user, r!.authorId), shape, core.links);
+  return postWire(r!, blog, authorOf(user, r!.authorId), postShape(r!, view, p), core.links);
 }

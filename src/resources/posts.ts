@@ -1,4 +1,4 @@
-import { actorUserId, hidesComments, requireRole, requireVisibleContent, type Actor } from '../rules/access.js';
+import { actorUserId, requireRole, requireVisibleContent, type Actor } from '../rules/access.js';
 import { edit, insertedStatus, publishPost, revertTo, trash } from '../rules/states.js';
 import type { Core } from '../core/core.js';
 import { lazy } from '../util/lazy.js';
@@ -28,7 +28,7 @@ import { authorOf, listEtag, postWire } from '../core/wire.js';
 import type { Post, PostList } from '../schema/resources.js';
 import type { LoadBackOffice } from './revisions.js';
 import { changeItem, contentEvents, deleteContent, loadVisible, withPath } from './content.js';
-import { postOut, type Shape } from './views.js';
+import { postOut, postShape, type Shape } from './views.js';
 
 /** A post body as checked; an update's or patch's may hold `null`: the field cleared (docs/design.md §24). */
 type Body = Parsed<'postsUpdate'>['body'];
@@ -49,16 +49,8 @@ async function postsOut(core: Core, records: PostRecord[], view: Role, shape: Sh
   const blog = await core.blog(records[0]!.blogId);
   const users = new Map<string, UserRecord | undefined>();
   for (const r of records) if (!users.has(r.authorId)) users.set(r.authorId, await core.user(r.authorId));
-  const fetchBody = shape.fetchBody ?? true;
-  const fetchImages = shape.fetchImages ?? false;
   return records.map((r) =>
-    postWire(
-      r,
-      blog,
-      authorOf(users.get(r.authorId), r.authorId),
-      { view, fetchBody, fetchImages, hideComments: hidesComments(r.readerComments, view) },
-      core.links,
-    ),
+    postWire(r, blog, authorOf(users.get(r.authorId), r.authorId), postShape(r, view, shape), core.links),
   );
 }
 

@@ -18,23 +18,25 @@ export interface Shape {
   maxComments?: number | undefined;
 }
 
+/** How a post is shaped for `view` (comments aside): for a read, a list page and a get in one step (post-now.ts). */
+export const postShape = (r: PostRecord, view: Role, shape: Shape) => ({
+  view,
+  fetchBody: shape.fetchBody ?? true,
+  fetchImages: shape.fetchImages ?? false,
+  hideComments: hidesComments(r.readerComments, view),
+});
+
 /** A post as the caller sees it at `view`. */
 export async function postOut(core: Core, r: PostRecord, view: Role, shape: Shape): Promise<Post> {
   const blog = await core.blog(r.blogId);
-  const hideComments = hidesComments(r.readerComments, view);
+  const shaped = postShape(r, view, shape);
   const comments =
-    shape.maxComments && !hideComments ? await inlineComments(core, r, view, shape.maxComments) : undefined;
+    shape.maxComments && !shaped.hideComments ? await inlineComments(core, r, view, shape.maxComments) : undefined;
   return postWire(
     r,
     blog,
     authorOf(await core.user(r.authorId), r.authorId),
-    {
-      view,
-      fetchBody: shape.fetchBody ?? true,
-      fetchImages: shape.fetchImages ?? false,
-      hideComments,
-      ...(comments ? { comments } : {}),
-    },
+    comments ? { ...shaped, comments } : shaped,
     core.links,
   );
 }

@@ -28,6 +28,10 @@ export const authError = (message: string) =>
 
 // ---------------------------------------------------------------- views
 
+/** A caller's role in a blog: host code is ADMIN, a user holds what its membership says, anyone else none. */
+export const roleOf = (actor: Actor, member: { role: Role } | undefined): Role | null =>
+  actor.kind === 'host' ? 'ADMIN' : actor.kind === 'user' ? (member?.role ?? null) : null;
+
 /** A view (a level of detail) may be asked for by a caller holding at least that role in the blog. */
 export const mayUseView = (role: Role | null, view: Role): boolean => atLeast(role ?? 'READER', view);
 
