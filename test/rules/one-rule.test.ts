@@ -15,6 +15,7 @@ const STATES = 'src/rules/states.ts';
 
 /** The rules, each with its one home and the sentence of docs/design.md §5 or §6 it holds. */
 const RULES: ReadonlyArray<{ name: string; file: string; rule: string }> = [
+  { name: 'roleOf', file: ACCESS, rule: 'the unscoped service is ADMIN, a member holds its role, anyone else none' },
   { name: 'mayUseView', file: ACCESS, rule: 'a view needs at least that role in the blog' },
   { name: 'resolveView', file: ACCESS, rule: "unspecified, the view is the caller's own role" },
   { name: 'requireRole', file: ACCESS, rule: 'an operation for AUTHORs or ADMINs refuses anyone below (403)' },
