@@ -6,7 +6,6 @@
 import type {
   IndexedDoc,
   IndexEntry,
-  JsonObject,
   Key,
   KeysQuery,
   ListQuery,
@@ -14,6 +13,7 @@ import type {
   StoredDoc,
 } from '../../src/store/driver.js';
 import { byteRange, decodeKey, encodeKey } from '../shared/byte-keys.js';
+import { ParsedDocs } from '../shared/parsed-docs.js';
 import type { Connection } from './connect.js';
 import type { CollectionPlan, IndexPlan } from './layout.js';
 import { fromKeyText, ident, keyText } from './text.js';
@@ -29,16 +29,22 @@ export class Params {
   }
 }
 
-/** The columns a read of documents selects, after `alias.`: version, doc, then the counters. */
+/** The columns a read of documents selects, after `alias.`: version, doc (as its text), then the counters. */
 export const docColumns = (p: CollectionPlan, alias: string): string =>
-  [`${alias}.version`, `${alias}.doc`, ...p.counters.map((c) => `${alias}.${ident(c.column)}`)].join(', ');
+  [`${alias}.version`, `${alias}.doc::text`, ...p.counters.map((c) => `${alias}.${ident(c.column)}`)].join(', ');
+
+/** Each collection's documents parsed from their text (drivers/shared/parsed-docs.ts), for the life of its plan. */
+const PARSED = new WeakMap<CollectionPlan, ParsedDocs<string>>();
 
 /** A stored document from `version, doc, counters…` at `at` in a row (counters are the columns' values). */
 export function docOf(p: CollectionPlan, id: string, row: unknown[], at: number): StoredDoc {
-  const doc = row[at + 1] as JsonObject;
-  p.counters.forEach((c, k) => {
-    doc[c.field] = Number(row[at + 2 + k]);
-  });
+  let parsed = PARSED.get(p);
+  if (!parsed) PARSED.set(p, (parsed = new ParsedDocs()));
+  let doc = parsed.parse(id, row[at + 1] as string);
+  if (p.counters.length) {
+    doc = { ...doc };
+    for (let k = 0; k < p.counters.length; k++) doc[p.counters[k]!.field] = Number(row[at + 2 + k]);
+  }
   return { id, version: row[at] as number, doc };
 }
 

@@ -8,6 +8,7 @@ import type { CommitOptions, CommitResult, LogBounds, StoredDoc, WriteOp } from 
 import { Catalog, type CollectionInfo as Collection, type IndexInfo as Index } from '../shared/catalog.js';
 import type { SqliteDatabase, SqliteDatabaseConstructor, SqliteStatement, SqliteTransaction } from './native.js';
 import { Plans } from './plans.js';
+import { ParsedDocs } from '../shared/parsed-docs.js';
 
 export interface SqliteFileOptions {
   /** A file path, or ':memory:'. The driver opens the file and closes it on `close()`. */
@@ -102,6 +103,8 @@ export class Connection extends Catalog<IndexInfo> {
   readonly scopes = new Map<string, number>();
   /** How common searched tokens were found (plans.ts). */
   readonly plans = new Plans();
+  /** Documents parsed from the text they are stored as, kept while it stays the same (reads.ts). */
+  readonly parsed = new ParsedDocs();
   readTx: SqliteTransaction<[CollectionInfo, readonly string[]], Array<StoredDoc | undefined>> | undefined;
   commitTx:
     | SqliteTransaction<[readonly WriteOp[], CollectionInfo[], number, CommitOptions['unchanged']], CommitResult>
@@ -185,6 +188,7 @@ export class Connection extends Catalog<IndexInfo> {
     this.#statements.clear();
     this.scopes.clear();
     this.plans.clear();
+    this.parsed.clear();
     this.commitTx = this.readTx = undefined;
     this.bounds = undefined;
     if (this.#index) closeSync(this.#index.fd);

@@ -5,7 +5,6 @@
 import type {
   IndexedDoc,
   IndexEntry,
-  JsonObject,
   Key,
   KeysQuery,
   ListQuery,
@@ -20,13 +19,13 @@ type Upper = '<=' | '<';
 type Dir = 'ASC' | 'DESC';
 
 const READ_SQL = {
-  readDoc: `SELECT version, doc FROM docs WHERE coll = ? AND id = ?`,
-  byKey: `SELECT d.id, d.version, d.doc FROM entries e JOIN docs d ON d.rid = e.rid WHERE e.ix = ? AND e.key = ? ORDER BY e.rid LIMIT 1`,
+  readDoc: `SELECT rid, version, doc FROM docs WHERE coll = ? AND id = ?`,
+  byKey: `SELECT d.id, d.version, d.rid, d.doc FROM entries e JOIN docs d ON d.rid = e.rid WHERE e.ix = ? AND e.key = ? ORDER BY e.rid LIMIT 1`,
 } as const;
 
 /** One index range walk: key bounds are bytes (drivers/shared/byte-keys.ts); ties (possible only off the core's keys) by rowid. */
 export const listSql = (lower: Lower, upper: Upper, dir: Dir) =>
-  `SELECT e.key, d.id, d.version, d.doc FROM entries e JOIN docs d ON d.rid = e.rid
+  `SELECT e.key, d.id, d.version, e.rid, d.doc FROM entries e JOIN docs d ON d.rid = e.rid
    WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
 
 export const countSql = (lower: Lower, upper: Upper) =>
@@ -72,8 +71,8 @@ export const sqlDirection = (q: { direction: 'asc' | 'desc' }): Dir => (q.direct
 
 /** A record by id, read with a collection already resolved. */
 export function read(c: Connection, coll: CollectionInfo, id: string): StoredDoc | undefined {
-  const row = c.stmt(READ_SQL.readDoc).raw().get(coll.no, id) as [number, string] | undefined;
-  return row && { id, version: row[0], doc: JSON.parse(row[1]) as JsonObject };
+  const row = c.stmt(READ_SQL.readDoc).raw().get(coll.no, id) as [number, number, string] | undefined;
+  return row && { id, version: row[1], doc: c.parsed.parse(row[0], row[2]) };
 }
 
 export function get(c: Connection, collection: string, id: string): StoredDoc | undefined {
@@ -92,8 +91,8 @@ export function getMany(c: Connection, collection: string, ids: readonly string[
 export function getByIndex(c: Connection, collection: string, index: string, key: Key): StoredDoc | undefined {
   const i = c.index(c.collection(collection), index);
   if (!i.unique) throw new Error(`index ${index} is not unique`);
-  const row = c.stmt(READ_SQL.byKey).raw().get(i.no, encodeKey(key)) as [string, number, string] | undefined;
-  return row && { id: row[0], version: row[1], doc: JSON.parse(row[2]) as JsonObject };
+  const row = c.stmt(READ_SQL.byKey).raw().get(i.no, encodeKey(key)) as [string, number, number, string] | undefined;
+  return row && { id: row[0], version: row[1], doc: c.parsed.parse(row[2], row[3]) };
 }
 
 export function list(c: Connection, q: ListQuery): IndexedDoc[] {
@@ -103,12 +102,12 @@ export function list(c: Connection, q: ListQuery): IndexedDoc[] {
   const rows = c
     .stmt(LIST_SQL[`${r.lower}${r.upper}${sqlDirection(q)}`]!)
     .raw()
-    .all(r.ix, r.from, r.to, limit) as Array<[Buffer, string, number, string]>;
-  return rows.map(([key, id, version, doc]) => ({
+    .all(r.ix, r.from, r.to, limit) as Array<[Buffer, string, number, number, string]>;
+  return rows.map(([key, id, version, rid, doc]) => ({
     id,
     key: decodeKey(key),
     version,
-    doc: JSON.parse(doc) as JsonObject,
+    doc: c.parsed.parse(rid, doc),
   }));
 }
 

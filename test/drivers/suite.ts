@@ -160,6 +160,34 @@ export function runDriverSuite(
         expect(got?.doc.tags).toEqual(['t']);
       });
 
+      it('reads a record read again and again as last written, and never as a reader changed it', async () => {
+        const page = () => d.list({ collection: 'items', index: 'byTime', prefix: ['g'], direction: 'desc', limit: 5 });
+        const readOften = async () => {
+          for (let n = 0; n < 6; n++) await Promise.all([d.get('items', 'a'), page()]);
+          return Promise.all([d.get('items', 'a'), page()]);
+        };
+        await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1), tags: ['t'] })]);
+        let [got, listed] = await readOften();
+        // A caller changing what it was handed (where the object lets it) changes nothing stored.
+        for (const doc of [got!.doc, listed[0]!.doc]) {
+          try {
+            doc.status = 'CHANGED';
+            (doc.tags as string[]).push('u');
+          } catch {}
+        }
+        [got, listed] = await readOften();
+        expect(got?.doc).toEqual({ id: 'a', group: 'g', status: 'LIVE', time: time(1), tags: ['t'] });
+        expect(listed.map((x) => x.doc)).toEqual([got?.doc]);
+        await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1), tags: ['v'] }, 1)]);
+        [got, listed] = await readOften();
+        expect([got?.doc.tags, listed[0]?.doc.tags, listed[0]?.version]).toEqual([['v'], ['v'], 2]);
+        // Deleted and made again under the same id: the new record, though its version starts over.
+        await d.commit([{ type: 'delete', collection: 'items', id: 'a', expect: 2 }]);
+        await d.commit([itemPut({ id: 'a', group: 'g', status: 'LIVE', time: time(1), tags: ['w'] })]);
+        [got, listed] = await readOften();
+        expect([got?.doc.tags, listed[0]?.doc.tags, got?.version]).toEqual([['w'], ['w'], 1]);
+      });
+
       it('stores hostile keys such as __proto__ as plain data', async () => {
         const doc = JSON.parse(
           '{"id":"p","group":"g","status":"LIVE","time":"t","body":{"__proto__":{"polluted":1},"constructor":"c"}}',
