@@ -10,6 +10,7 @@ import type { CollectionPlan, IndexPlan } from './layout.js';
 import type { PgError, PgModule, PgPool, PgQueryConfig } from './native.js';
 import { current, type ReadReplicaOptions, type Replicas } from './replicas.js';
 import { ident } from './text.js';
+import { ParsedDocs } from '../shared/parsed-docs.js';
 
 interface Common extends ReadReplicaOptions {
   /** The schema holding the store's tables, created when missing. Default `blogcore`. */
@@ -130,6 +131,8 @@ export class Connection {
   readonly s: string;
   /** The declared collections' plans, in declaration order. */
   plans: CollectionPlan[] = [];
+  /** Documents parsed from their text, by table and id (drivers/shared/parsed-docs.ts). */
+  readonly parsed = new ParsedDocs<string>();
   /** The declared collections by name. */
   byName = new Map<string, CollectionPlan>();
   /** Every collection ever declared, by number (the change log names them by number). */

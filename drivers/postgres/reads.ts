@@ -13,7 +13,6 @@ import type {
   StoredDoc,
 } from '../../src/store/driver.js';
 import { byteRange, decodeKey, encodeKey } from '../shared/byte-keys.js';
-import { ParsedDocs } from '../shared/parsed-docs.js';
 import type { Connection } from './connect.js';
 import type { CollectionPlan, IndexPlan } from './layout.js';
 import { fromKeyText, ident, keyText } from './text.js';
@@ -33,14 +32,9 @@ export class Params {
 export const docColumns = (p: CollectionPlan, alias: string): string =>
   [`${alias}.version`, `${alias}.doc::text`, ...p.counters.map((c) => `${alias}.${ident(c.column)}`)].join(', ');
 
-/** Each collection's documents parsed from their text (drivers/shared/parsed-docs.ts), for the life of its plan. */
-const PARSED = new WeakMap<CollectionPlan, ParsedDocs<string>>();
-
 /** A stored document from `version, doc, counters…` at `at` in a row (counters are the columns' values). */
-export function docOf(p: CollectionPlan, id: string, row: unknown[], at: number): StoredDoc {
-  let parsed = PARSED.get(p);
-  if (!parsed) PARSED.set(p, (parsed = new ParsedDocs()));
-  let doc = parsed.parse(id, row[at + 1] as string);
+export function docOf(c: Connection, p: CollectionPlan, id: string, row: unknown[], at: number): StoredDoc {
+  let doc = c.parsed.parse(`${p.table}/${id}`, row[at + 1] as string);
   if (p.counters.length) {
     doc = { ...doc };
     for (let k = 0; k < p.counters.length; k++) doc[p.counters[k]!.field] = Number(row[at + 2 + k]);
@@ -139,7 +133,7 @@ export async function get(c: Connection, collection: string, id: string): Promis
   const rows = await c.run(`SELECT ${docColumns(p, 't')} FROM ${c.s}.${ident(p.table)} t WHERE t.id = $1`, [
     keyText(id),
   ]);
-  return rows[0] && docOf(p, id, rows[0], 0);
+  return rows[0] && docOf(c, p, id, rows[0], 0);
 }
 
 export async function getMany(
@@ -161,7 +155,7 @@ export async function getMany(
   return ids.map((id) => {
     const row = found.get(id);
     if (!row) return undefined;
-    const d = docOf(p, id, row, 1);
+    const d = docOf(c, p, id, row, 1);
     if (given.has(id)) return structuredClone(d);
     given.add(id);
     return d;
@@ -194,7 +188,7 @@ export async function getByIndex(
     `SELECT ${d}.id, ${docColumns(p, d)} FROM ${entriesFrom(c, p, i, true)} WHERE ${all(where)} LIMIT 1`,
     P.values,
   );
-  return rows[0] && docOf(p, fromKeyText(rows[0][0] as string), rows[0], 1);
+  return rows[0] && docOf(c, p, fromKeyText(rows[0][0] as string), rows[0], 1);
 }
 
 export async function list(c: Connection, q: ListQuery): Promise<IndexedDoc[]> {
@@ -211,7 +205,7 @@ export async function list(c: Connection, q: ListQuery): Promise<IndexedDoc[]> {
   const rows = await c.run(sql, P.values);
   return rows.map((row) => {
     const id = fromKeyText(row[keys.length] as string);
-    return { ...docOf(p, id, row, keys.length + 1), key: keyOf(i, row) };
+    return { ...docOf(c, p, id, row, keys.length + 1), key: keyOf(i, row) };
   });
 }
 
@@ -306,6 +300,6 @@ export async function keys(c: Connection, q: KeysQuery): Promise<IndexEntry[]> {
   return rows.map((row) => {
     const id = fromKeyText(row[nk] as string);
     const key = keyOf(i, row);
-    return found && row[nk + 1] !== null ? { ...docOf(p, id, row, nk + 1), key } : { id, key };
+    return found && row[nk + 1] !== null ? { ...docOf(c, p, id, row, nk + 1), key } : { id, key };
   });
 }
