@@ -121,7 +121,9 @@ export class Core {
    * Where the driver reads at once: `posts.get` in one synchronous step (src/resources/post-now.ts, loaded by
    * resources/posts.ts), which answers the post, or undefined where the full path must answer.
    */
-  declare atOnce: { postsGet(core: Core, actor: Actor, p: Parsed<'postsGet'>): Post | undefined } | undefined;
+  declare atOnce:
+    | { postsGet(core: Core, actor: Actor, p: Parsed<'postsGet'>): Post | undefined | Promise<Post | undefined> }
+    | undefined;
   /** Whether the store is open (calls before it wait for it: `afterOpen`). */
   opened = false;
   /** Users and blogs, kept right across processes through the change log (src/core/record-cache.ts). */

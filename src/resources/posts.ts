@@ -273,9 +273,10 @@ export function postsApi(core: Core, actor: Actor, loadBackOffice: LoadBackOffic
 
     async get(input: PostsGetParams): Promise<Post> {
       const p = core.parse(params.postsGet, input);
-      // Where the driver reads at once (SQLite, memory), in one synchronous step: that code comes with the back
-      // office (loaded once; a browser's driver reads through promises, so its first download leaves it out).
-      const now = core.driver.getNow && (core.atOnce ??= await loadBackOffice()).postsGet(core, actor, p);
+      // On a server's drivers (SQLite, memory: in one synchronous step; PostgreSQL: in one wait) that code comes with
+      // the back office (loaded once; a browser's driver, IndexedDB, never loads it, so its first download leaves it out).
+      const now =
+        core.driver.checksUnchanged && (await (core.atOnce ??= await loadBackOffice()).postsGet(core, actor, p));
       if (now) return now;
       // The post is read beside the caller's standing (one round trip instead of two on a server).
       const [s, found] = await inOrder(core.reader(actor, p.blogId, p.view), core.get('posts', p.postId));

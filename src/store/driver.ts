@@ -375,8 +375,9 @@ export interface StorageDriver {
    */
   getNow?(collection: string, id: string): StoredDoc | undefined;
   /**
-   * Optional: true when `commit` honours `CommitOptions.unchanged`. Where the look at the log costs a round trip
-   * (no `logNewestNow`: PostgreSQL), the core then lets a write's look ride in its commit.
+   * Optional: true when `commit` honours `CommitOptions.unchanged` (the server drivers: SQLite, memory, PostgreSQL).
+   * Where the look at the log costs a round trip (no `logNewestNow`: PostgreSQL), the core then lets a write's look
+   * ride in its commit. A driver with it gets `posts.get` from src/resources/post-now.ts (loaded on the first get).
    */
   readonly checksUnchanged?: boolean;
   /** Optional: true when the driver drops the records of `transient` collections itself (PostgreSQL: a table per time slab, truncated in turn). */
