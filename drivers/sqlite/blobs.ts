@@ -10,6 +10,7 @@
  * leaves a staged row that `sweep` removes.
  */
 import { chunkStream, fixedChunks, type BlobRange, type BlobStore } from '../../src/store/driver.js';
+import { LIMIT } from './connect.js';
 import type { SqliteDatabase, SqliteStatement } from './native.js';
 
 const CHUNK = 256 * 1024;
@@ -39,7 +40,7 @@ const SQL = {
   name: 'UPDATE blobs SET key = ?, size = ? WHERE id = ?',
   dropChunks: 'DELETE FROM blob_chunks WHERE blob = ?',
   dropBlob: 'DELETE FROM blobs WHERE id = ?',
-  staged: 'SELECT id FROM blobs WHERE key IS NULL AND started < ? ORDER BY started LIMIT ?',
+  staged: `SELECT id FROM blobs WHERE key IS NULL AND started < ? ORDER BY started ${LIMIT}`,
 };
 
 export interface SqliteBlobHooks {

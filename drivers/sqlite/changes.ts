@@ -1,14 +1,14 @@
 /** The change log: the `changes` table, one row per op under (commit seq, position in the commit). */
 import type { Change, LogBounds, LogPosition, PruneQuery, WriteOp } from '../../src/store/driver.js';
-import { type Connection, PROCESS_WRITES } from './connect.js';
+import { type Connection, LIMIT, PROCESS_WRITES } from './connect.js';
 import { META_SQL } from './schema.js';
 
 const CHANGE_SQL = {
   logChange: `INSERT INTO changes (seq, pos, coll, id, type, version, stream, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  changesSince: `SELECT seq, pos, coll, id, type, version, stream, time FROM changes WHERE seq > ? ORDER BY seq, pos LIMIT ?`,
+  changesSince: `SELECT seq, pos, coll, id, type, version, stream, time FROM changes WHERE seq > ? ORDER BY seq, pos ${LIMIT}`,
   streamChanges: `SELECT seq, pos, coll, id, type, version, stream, time FROM changes
-    WHERE stream = ? AND (seq, pos) > (?, ?) ORDER BY stream, seq, pos LIMIT ?`,
-  oldestChanges: `SELECT seq, pos, time FROM changes ORDER BY seq, pos LIMIT ?`,
+    WHERE stream = ? AND (seq, pos) > (?, ?) ORDER BY stream, seq, pos ${LIMIT}`,
+  oldestChanges: `SELECT seq, pos, time FROM changes ORDER BY seq, pos ${LIMIT}`,
   pruneThrough: `DELETE FROM changes WHERE (seq, pos) <= (?, ?)`,
   /** Whether a stream has an entry after a seq, or the log was pruned past it (CommitOptions.unchanged). */
   movedPast: `SELECT EXISTS (SELECT 1 FROM changes WHERE stream = ? AND seq > ?)

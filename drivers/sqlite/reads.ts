@@ -12,7 +12,7 @@ import type {
   StoredDoc,
 } from '../../src/store/driver.js';
 import { decodeKey, encodeKey } from '../shared/byte-keys.js';
-import type { CollectionInfo, Connection } from './connect.js';
+import { type CollectionInfo, type Connection, LIMIT } from './connect.js';
 
 type Lower = '>=' | '>';
 type Upper = '<=' | '<';
@@ -26,7 +26,7 @@ const READ_SQL = {
 /** One index range walk: key bounds are bytes (drivers/shared/byte-keys.ts); ties (possible only off the core's keys) by rowid. */
 export const listSql = (lower: Lower, upper: Upper, dir: Dir) =>
   `SELECT e.key, d.id, d.version, e.rid, d.doc FROM entries e JOIN docs d ON d.rid = e.rid
-   WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
+   WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} ${LIMIT}`;
 
 export const countSql = (lower: Lower, upper: Upper) =>
   `SELECT count(*) FROM entries WHERE ix = ? AND key ${lower} ? AND key ${upper} ?`;
@@ -34,7 +34,7 @@ export const countSql = (lower: Lower, upper: Upper) =>
 /** One index range walk returning keys and ids only (no document is read). */
 const keysSql = (lower: Lower, upper: Upper, dir: Dir) =>
   `SELECT e.key, d.id, e.rid FROM entries e JOIN docs d ON d.rid = e.rid
-   WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
+   WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} ${LIMIT}`;
 
 /**
  * Several prefixes' walks merged by suffix in one statement: each member walks one prefix (a seek, at most
@@ -48,9 +48,9 @@ const mergeSql = (members: number, lower: Lower, upper: Upper, dir: Dir) =>
        { length: members },
        (_, n) =>
          `SELECT * FROM (SELECT substr(key, ?) AS s, key, rid, ${n} AS n FROM entries
-          WHERE ix = ? AND key ${lower} ? AND key ${upper} ? ORDER BY key ${dir} LIMIT ?)`,
+          WHERE ix = ? AND key ${lower} ? AND key ${upper} ? ORDER BY key ${dir} ${LIMIT})`,
      ).join(' UNION ALL ')})
-     GROUP BY s ORDER BY s ${dir} LIMIT ?
+     GROUP BY s ORDER BY s ${dir} ${LIMIT}
    ) t JOIN docs d ON d.rid = t.rid ORDER BY t.s ${dir}`;
 
 // Every list and count statement, built once: 2 lower × 2 upper comparisons (× 2 directions).

@@ -23,7 +23,7 @@ import {
   type SearchQuery,
 } from '../../src/store/driver.js';
 import { decodeKey } from '../shared/byte-keys.js';
-import type { Connection } from './connect.js';
+import { type Connection, LIMIT } from './connect.js';
 import { sqlDirection } from './reads.js';
 
 const SPARSE = 500;
@@ -49,7 +49,7 @@ export const SEARCH_SQL = {
   scopeNo: `SELECT no FROM scopes WHERE name = ?`,
   addScope: `INSERT INTO scopes (name) VALUES (?)`,
   /** How many records match, counted no further than the cap (FTS5 reads the posting lists that far only). */
-  matchCount: `SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? LIMIT ?)`,
+  matchCount: `SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? ${LIMIT})`,
   /**
    * Every match's entries of one index as one JSON text `[[id, keys|null], ...]` (the first parameter is
    * `$."<index number>"` into docs.keys): used only when the matches are few, SQLite builds it in C.
@@ -62,9 +62,9 @@ export const SEARCH_SQL = {
    * of `ranks`, evaluated once per statement, in the same read as the matches.
    */
   rankDesc: `SELECT s.rowid, d.id, d.keys -> ?, ${UNRANKED_ANY} FROM search s JOIN ranks r ON r.frid = s.rowid
-   JOIN docs d ON d.rid = r.rid WHERE search MATCH ? AND s.rowid < ? ORDER BY s.rowid DESC LIMIT ?`,
+   JOIN docs d ON d.rid = r.rid WHERE search MATCH ? AND s.rowid < ? ORDER BY s.rowid DESC ${LIMIT}`,
   rankAsc: `SELECT s.rowid, d.id, d.keys -> ?, ${UNRANKED_ANY} FROM search s JOIN ranks r ON r.frid = s.rowid
-   JOIN docs d ON d.rid = r.rid WHERE search MATCH ? AND s.rowid > ? ORDER BY s.rowid ASC LIMIT ?`,
+   JOIN docs d ON d.rid = r.rid WHERE search MATCH ? AND s.rowid > ? ORDER BY s.rowid ASC ${LIMIT}`,
   unrankedAny: `SELECT ${UNRANKED_ANY}`,
 } as const;
 
@@ -76,17 +76,20 @@ const matchWalkSql = (lower: '>=' | '>', upper: '<=' | '<', dir: 'ASC' | 'DESC')
   `SELECT e.key, d.id FROM entries e JOIN docs d ON d.rid = e.rid
    WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ?
      AND e.rid IN (SELECT r.rid FROM search s JOIN ranks r ON r.frid = s.rowid WHERE search MATCH ?)
-   ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
+   ORDER BY e.key ${dir}, e.rid ${dir} ${LIMIT}`;
 
 /** Entries of one index range, counted no further than the cap. */
 const passedSql = (lower: '>=' | '>', upper: '<=' | '<') =>
-  `SELECT count(*) FROM (SELECT 1 FROM entries WHERE ix = ? AND key ${lower} ? AND key ${upper} ? LIMIT ?)`;
+  `SELECT count(*) FROM (SELECT 1 FROM entries WHERE ix = ? AND key ${lower} ? AND key ${upper} ? ${LIMIT})`;
 
-/** One chunk of the ordered index with, per entry, whether its record's `terms` row holds every token. */
+/**
+ * One chunk of the ordered index with, per entry, whether its record's `terms` row holds every token. No `docs`
+ * row is read: a key ends with its record's id (driver.ts `Key`), and the walk touches two b-trees, not three.
+ */
 const checkedSql = (lower: '>=' | '>', upper: '<=' | '<', dir: 'ASC' | 'DESC', tokens: number) =>
-  `SELECT e.key, d.id, ${Array.from({ length: tokens }, () => 'instr(t.t, ?)').join(' AND ')}
-   FROM entries e JOIN docs d ON d.rid = e.rid LEFT JOIN terms t ON t.rid = e.rid
-   WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} LIMIT ?`;
+  `SELECT e.key, ${Array.from({ length: tokens }, () => 'instr(t.t, ?)').join(' AND ')}
+   FROM entries e LEFT JOIN terms t ON t.rid = e.rid
+   WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} ${LIMIT}`;
 
 /** Tokens FTS5's 'ascii' tokenizer keeps byte for byte: a-z, 0-9 and non-ASCII (lone surrogates excluded). */
 const PLAIN = /^[a-z0-9\u0080-\ud7ff\ue000-\uffff]+$/;
@@ -285,21 +288,24 @@ function walkMatches(
   const r = c.range({ ...q, prefix });
   const out: IndexEntry[] = [];
   let { lower, from, upper, to } = r;
-  for (let checked = 0; checked < DENSE_WALK(limit); ) {
+  // The first chunk asks for about a page (a dense word fills it), later ones for more.
+  let size = Math.min(WALK_CHUNK, limit + 4);
+  for (let checked = 0; checked < DENSE_WALK(limit); size = WALK_CHUNK) {
     const chunk = c
       .stmt(checkedSql(lower, upper, sqlDirection(q), wanted.length))
       .raw()
-      .all(...wanted, r.ix, from, to, WALK_CHUNK) as Array<[Buffer, string, number | null]>;
-    for (const [key, id, hit] of chunk) {
+      .all(...wanted, r.ix, from, to, size) as Array<[Buffer, number | null]>;
+    for (const [bytes, hit] of chunk) {
       checked++;
       tally.checked++;
       if (hit) {
-        out.push({ id, key: decodeKey(key) });
+        const key = decodeKey(bytes);
+        out.push({ id: key[key.length - 1]!, key });
         tally.found++;
       }
       if (out.length >= limit) return out;
     }
-    if (chunk.length < WALK_CHUNK) return out;
+    if (chunk.length < size) return out;
     const after = chunk[chunk.length - 1]![0];
     if (q.direction === 'asc') [lower, from] = ['>', after];
     else [upper, to] = ['<', after];
