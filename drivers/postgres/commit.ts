@@ -379,6 +379,14 @@ function conflict(
       return new DriverConflict('version', op.collection, op.id);
     }
     case '23505': {
+      // A transient table's primary key (it has no other unique index): a put of a record already there, which
+      // its statement inserts without ON CONFLICT (statement.ts `onConflict`); refused as any other op's would be.
+      const held = c.plans.find((p) => p.slab !== undefined && e.table?.startsWith(`${p.table}$`));
+      if (held) {
+        const puts = ops.filter((o) => o.type === 'put' && o.collection === held.name);
+        const op = puts.find((o) => e.detail?.startsWith(`Key (id, slot)=(${keyText(o.id)}, `)) ?? puts[0] ?? ops[0]!;
+        return new DriverConflict('version', op.collection, op.id);
+      }
       // A unique key taken: the index is the constraint's; the op, the first that gives that index a key.
       const found = c.byConstraint(e.constraint ?? '');
       if (!found) return new DriverConflict('version', ops[0]!.collection, ops[0]!.id);

@@ -40,9 +40,10 @@ export interface PgModule {
   Pool: new (config: { connectionString: string; max?: number }) => PgPool;
 }
 
-/** The fields of a server error the driver reads (SQLSTATE, constraint, detail). */
+/** The fields of a server error the driver reads (SQLSTATE, table, constraint, detail). */
 export interface PgError extends Error {
   code?: string;
+  table?: string;
   constraint?: string;
   detail?: string;
 }

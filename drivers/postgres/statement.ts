@@ -6,7 +6,8 @@
  *
  * - `b` (`commit_begin()`) runs first: every write reads it, so the writers' lock is held before the transaction
  *   has an id, as readers of the log expect (`log_end`).
- * - A put of a new record inserts it (`ON CONFLICT (id) DO NOTHING`), a put over one updates it where its
+ * - A put of a new record inserts it (`ON CONFLICT (id) DO NOTHING`; into a transient table plainly, its primary
+ *   key refusing a record already there), a put over one updates it where its
  *   version is the one expected, a delete deletes it so; an add adds to its counters (an upsert when it may
  *   create the record). Side rows (layout.ts) are upserted by their varying parts, and the stale ones deleted:
  *   the two never touch one row, so their order inside the statement does not matter.
@@ -166,11 +167,7 @@ export function shapedText(s: string, ops: readonly ShapedOp[], unchanged = fals
           );
         else
           push(
-            `${w} AS (INSERT INTO ${t} AS t (id, version, doc${names.map((c) => `, ${c}`).join('')}) SELECT ${id}, 1, ${doc}${vals.map((v) => `, ${v}`).join('')} FROM ${src} WHERE true ON CONFLICT (${conflictKey(p)}) ${
-              mode === 'create'
-                ? `DO UPDATE SET version = t.version + 1${bump.map((x) => `, ${x}`).join('')}`
-                : 'DO NOTHING'
-            } RETURNING t.version)`,
+            `${w} AS (INSERT INTO ${t} AS t (id, version, doc${names.map((c) => `, ${c}`).join('')}) SELECT ${id}, 1, ${doc}${vals.map((v) => `, ${v}`).join('')} FROM ${src} WHERE true${onConflict(p, mode, bump)} RETURNING t.version)`,
           );
         p.groups.forEach((g, j) => {
           push(
@@ -194,6 +191,19 @@ export function shapedText(s: string, ops: readonly ShapedOp[], unchanged = fals
   ctes.push(log('logged', logged));
   return `WITH ${ctes.join(',\n  ')}
   SELECT b.seq, b.prev, CASE ${checks.join(' ')} END FROM b`;
+}
+
+/**
+ * How a new record meets one already there: a creating add adds to it, a put of a new record writes nothing (its
+ * CTE's empty answer refuses the commit). A transient table's put inserts plainly: a record already there is a
+ * unique violation of its partition's primary key, which commit.ts turns into the same refusal. (ON CONFLICT on
+ * a partitioned table costs a partition's arbiter and conflict state each statement: 12–20 µs of an insert's
+ * 410–470, docs/benchmarks.md.)
+ */
+function onConflict(p: CollectionPlan, mode: Mode, bump: string[]): string {
+  if (mode === 'create')
+    return ` ON CONFLICT (${conflictKey(p)}) DO UPDATE SET version = t.version + 1${bump.map((x) => `, ${x}`).join('')}`;
+  return p.slab === undefined ? ` ON CONFLICT (${conflictKey(p)}) DO NOTHING` : '';
 }
 
 /** Whether the log holds an entry of `stream` after seq `after`, or was pruned past it (SQL; both parameters). */

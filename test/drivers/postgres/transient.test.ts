@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresDriver } from '../../../drivers/postgres/index.js';
 import { createBlogService } from '../../../src/index.js';
+import { DriverConflict, type StoreSchema } from '../../../src/store/driver.js';
 import { dropOwnSchemas, freshSchema, pgUrl } from './env.js';
 
 const admin = new pg.Pool({ connectionString: pgUrl(), max: 2 });
@@ -105,4 +106,41 @@ describe('postgres: events kept in time slots, dropped whole', () => {
     expect((await a.posts.list({ blogId })).items?.map((p) => p.title)).toEqual(['After', 'Before']);
     await Promise.all([a.close(), b.close()]);
   }, 60_000);
+
+  it('refuses a put of a transient record already there as a version conflict of that op, and writes nothing', async () => {
+    // (A slab of ~30 years: both commits land in one slot, where the primary key holds.)
+    const schema: StoreSchema = {
+      version: 1,
+      collections: [
+        { name: 'notes', indexes: [{ name: 'byTime', fields: ['time', 'id'], entries: 'one' }] },
+        {
+          name: 'ev',
+          indexes: [{ name: 'time', fields: ['time', 'id'], entries: 'one' }],
+          transient: { keepMs: 1e12 },
+        },
+      ],
+    };
+    const d = postgresDriver({ connectionString: pgUrl(), schema: freshSchema('transient-dup'), max: 2 });
+    await d.open(schema);
+    const put = (collection: string, id: string) =>
+      ({
+        type: 'put',
+        collection,
+        id,
+        expect: 0,
+        doc: { id, time: 't' },
+        keys: { [collection === 'ev' ? 'time' : 'byTime']: [['t', id]] },
+      }) as const;
+    await d.commit([put('ev', 'e1')], {});
+    let caught: unknown;
+    try {
+      await d.commit([put('notes', 'n1'), put('ev', 'e2'), put('ev', 'e1')], {});
+    } catch (e) {
+      caught = e;
+    }
+    expect(DriverConflict.is(caught) && [caught.kind, caught.collection, caught.id]).toEqual(['version', 'ev', 'e1']);
+    expect(await d.get('notes', 'n1')).toBeUndefined();
+    expect(await d.get('ev', 'e2')).toBeUndefined();
+    await d.close();
+  });
 });
