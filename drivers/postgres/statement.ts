@@ -206,9 +206,14 @@ function onConflict(p: CollectionPlan, mode: Mode, bump: string[]): string {
   return p.slab === undefined ? ` ON CONFLICT (${conflictKey(p)}) DO NOTHING` : '';
 }
 
-/** Whether the log holds an entry of `stream` after seq `after`, or was pruned past it (SQL; both parameters). */
+/**
+ * Whether the log holds an entry of `stream` after seq `after`, or was pruned past it (SQL; both parameters). As
+ * the stream's newest seq: one step down `changes_by_stream` in any plan. (`EXISTS (… seq > after)` let a generic
+ * plan guess a third of the log matches and scan it whole for the first match, where usually none does: 6 ms a
+ * commit at 30k posts, 24 ms at 100k.)
+ */
 export const movedPast = (s: string, stream: string, after: string) =>
-  `(EXISTS (SELECT 1 FROM ${s}.changes WHERE stream = ${stream} AND seq > ${after}) OR (SELECT value FROM ${s}.meta WHERE key = 'pruned') > ${after})`;
+  `((SELECT max(seq) FROM ${s}.changes WHERE stream = ${stream}) > ${after} OR (SELECT value FROM ${s}.meta WHERE key = 'pruned') > ${after})`;
 
 /**
  * A put's side rows of one group: upserted by their varying parts (a copied part that moved is rewritten,
