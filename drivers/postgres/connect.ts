@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { StoreSchema } from '../../src/store/driver.js';
 import { commitSql, sideGroups } from './functions.js';
 import type { CollectionPlan, IndexPlan } from './layout.js';
-import type { PgError, PgModule, PgPool, PgQueryConfig } from './native.js';
+import type { PgClient, PgError, PgModule, PgPool, PgQueryConfig } from './native.js';
 import { current, type ReadReplicaOptions, type Replicas } from './replicas.js';
 import { ident } from './text.js';
 import { ParsedDocs } from '../shared/parsed-docs.js';
@@ -64,7 +64,8 @@ export async function openPool(options: { connectionString: string; max?: number
     throw new Error(`blogcore/postgres needs pg (npm install pg): ${String(error)}`);
   })) as unknown as { default?: PgModule } & PgModule;
   const pg = mod.default ?? mod;
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10 });
+  // Pipelined: the reads of one turn go out on one connection without waiting for each other (Connection.shared).
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10, pipeline: true });
   // An idle connection the server dropped must not crash the host; the next query opens a fresh one.
   pool.on('error', () => {});
   return pool;
@@ -113,6 +114,15 @@ async function pooled(pool: PgPool, config: PgQueryConfig): Promise<unknown[][]>
   }
 }
 
+/** The connection the reads of one turn share (Connection.shared), and how many of them are not answered yet. */
+interface Turn {
+  client: Promise<PgClient>;
+  open: number;
+  ended: boolean;
+  lost: Error | undefined;
+  release?: () => void;
+}
+
 /** A lost connection, said plainly: the statement may or may not have run. */
 export function clearError(error: unknown): unknown {
   const e = error as PgError;
@@ -151,6 +161,9 @@ export class Connection {
   readonly #statements = new Map<(s: string) => unknown, unknown>();
   /** Where reads go when the store has replicas (replicas.ts). */
   replicas: Replicas | undefined;
+  /** The connection the reads of this turn share (`shared`), and whether the pool's connections pipeline. */
+  #turn: Turn | undefined;
+  #pipelined: boolean | undefined;
 
   constructor(
     readonly pool: PgPool,
@@ -217,6 +230,47 @@ export class Connection {
    * replicas a read goes where the driver call's session may read (replicas.ts), and one whose replica went
    * away is answered by the primary.
    */
+  /**
+   * A read on the connection the reads of this turn share. A call's look at the log and its read go out together
+   * (core/record-cache.ts, resources/post-now.ts): on one pipelined connection they wake one backend, where two
+   * connections side by side wake two, and on this kind of machine the socket writes and wake-ups are the larger
+   * part of a read's CPU (docs/design.md §15). The turn ends on the tick queue, as SQLite's look does
+   * (drivers/sqlite/changes.ts); its connection goes back once its reads are answered. Only prepared statements
+   * (never behind a transaction-mode pooler) and a pool that pipelines (the driver's own: a host's reads as before).
+   */
+  private async shared(config: PgQueryConfig): Promise<unknown[][]> {
+    let t = this.#turn;
+    if (!t) {
+      const turn: Turn = (t = this.#turn = { client: this.pool.connect(), open: 0, ended: false, lost: undefined });
+      const onError = (error: Error) => void (turn.lost ??= error);
+      turn.client.then((c) => c.on('error', onError)).catch(() => {});
+      turn.release = () =>
+        void turn.client.then(
+          (c) => {
+            c.removeListener('error', onError);
+            c.release(turn.lost);
+          },
+          () => {},
+        );
+      process.nextTick(() => {
+        turn.ended = true;
+        if (this.#turn === turn) this.#turn = undefined;
+        if (turn.open === 0) turn.release!();
+      });
+    }
+    t.open++;
+    try {
+      const client = await t.client;
+      this.#pipelined ??= client.pipeline === true;
+      return (await client.query<unknown[]>(config)).rows;
+    } catch (error) {
+      if (lostConnection(error)) t.lost ??= error as Error;
+      throw error;
+    } finally {
+      if (--t.open === 0 && t.ended) t.release!();
+    }
+  }
+
   async run(text: string, values: readonly unknown[], read = true): Promise<unknown[][]> {
     const config: PgQueryConfig = { text, values, rowMode: 'array' };
     if (this.prepared) {
@@ -227,7 +281,9 @@ export class Connection {
     }
     const pool = read && this.replicas ? await this.replicas.pick(current.getStore()?.position) : this.pool;
     try {
-      return await pooled(pool, config);
+      return await (read && config.name && pool === this.pool && this.#pipelined !== false
+        ? this.shared(config)
+        : pooled(pool, config));
     } catch (error) {
       if (config.name && lostStatement(error)) {
         // Behind a transaction-mode pooler: statements go unnamed from now on (one parse per statement).

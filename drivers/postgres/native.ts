@@ -21,6 +21,8 @@ export interface PgClient {
   query<R = unknown[]>(config: PgQueryConfig): Promise<PgResult<R>>;
   query<R = unknown[]>(text: string, values?: readonly unknown[]): Promise<PgResult<R>>;
   release(error?: Error | boolean): void;
+  /** True when the client sends a query without waiting for the one before (`new Pool({ pipeline })`, recent pg). */
+  readonly pipeline?: boolean;
   on(event: 'notification', listener: (n: PgNotification) => void): unknown;
   on(event: 'error', listener: (e: Error) => void): unknown;
   on(event: 'end', listener: () => void): unknown;
@@ -37,7 +39,7 @@ export interface PgPool {
 }
 
 export interface PgModule {
-  Pool: new (config: { connectionString: string; max?: number }) => PgPool;
+  Pool: new (config: { connectionString: string; max?: number; pipeline?: boolean }) => PgPool;
 }
 
 /** The fields of a server error the driver reads (SQLSTATE, table, constraint, detail). */

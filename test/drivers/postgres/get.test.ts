@@ -5,10 +5,10 @@
  * another app server's changes seen by the next get, directly and behind PgBouncer; own writes; each refusal
  * the full path's; a post due to be published.
  */
-import { afterAll, afterEach, describe, test } from 'vitest';
+import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { postgresDriver } from '../../../drivers/postgres/index.js';
 import { type BlogService, createBlogService } from '../../../src/index.js';
-import { publishesWhenDue, readsOwnWritesAndRefuses, seesOthersChanges } from '../../service/get-cases.js';
+import { fill, publishesWhenDue, readsOwnWritesAndRefuses, seesOthersChanges } from '../../service/get-cases.js';
 import { dropOwnSchemas, freshSchema, ROUTES } from './env.js';
 
 const open: BlogService[] = [];
@@ -34,6 +34,21 @@ describe.each(ROUTES)('posts.get on PostgreSQL, %s', (_name, route) => {
 
   test('reads its own writes, and refuses as the full path does', async () => {
     await readsOwnWritesAndRefuses(make(freshSchema('get')));
+  });
+
+  test('a burst of reads in one turn, sharing one connection, each answers its own post', async () => {
+    const service = make(freshSchema('get'));
+    const { blogId } = await fill(service);
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) ids.push((await service.posts.insert({ blogId, body: { title: `P${i}` } })).id);
+    const got = await Promise.all([
+      ...ids.map((postId) => service.posts.get({ blogId, postId })),
+      service.posts.list({ blogId, maxResults: 5 }),
+      service.posts.get({ blogId, postId: 'nope' }).catch((e: { code: number }) => e.code),
+    ]);
+    expect(got.slice(0, 30).map((p) => (p as { title: string }).title)).toEqual(ids.map((_, i) => `P${i}`));
+    expect((got[30] as { items: unknown[] }).items).toHaveLength(5);
+    expect(got[31]).toBe(404);
   });
 
   test('a scheduled post whose time has come is read LIVE, and published once', async () => {
