@@ -14,6 +14,7 @@ import { createBlogService } from '../../src/index.js';
 import { distinctWords, postWordFields } from '../../src/rules/text.js';
 import { startPostgres } from '../drivers/postgres/server.js';
 import { generator } from '../drivers/sqlite/bench-data.js';
+import { RAW_SCHEMA } from './postgres.bench.js';
 
 const arg = (name: string, dflt: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
@@ -21,21 +22,6 @@ const N = Number(arg('n', '1000'));
 const WARM = Number(arg('warm', '1500'));
 const ONLY = arg('only', '');
 
-const RAW = (s: string) => `
-  CREATE SCHEMA ${s};
-  CREATE TABLE ${s}.posts (
-    id text COLLATE "C" PRIMARY KEY, blog_id text COLLATE "C" NOT NULL, status text COLLATE "C" NOT NULL,
-    published text COLLATE "C" NOT NULL, updated text COLLATE "C" NOT NULL, path text, author_id text NOT NULL,
-    title text NOT NULL, content text NOT NULL, labels text[] NOT NULL, tokens text[] NOT NULL, version int NOT NULL);
-  CREATE INDEX posts_published ON ${s}.posts (blog_id, status, published, id);
-  CREATE UNIQUE INDEX posts_path ON ${s}.posts (blog_id, path);
-  CREATE INDEX posts_tokens ON ${s}.posts USING gin (tokens);
-  CREATE TABLE ${s}.post_labels (
-    blog_id text COLLATE "C" NOT NULL, label text COLLATE "C" NOT NULL, status text COLLATE "C" NOT NULL,
-    published text COLLATE "C" NOT NULL, post_id text COLLATE "C" NOT NULL,
-    PRIMARY KEY (blog_id, label, status, published, post_id));
-  CREATE TABLE ${s}.changes (seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, post_id text NOT NULL, version int NOT NULL);
-  CREATE TABLE ${s}.events (id bigint PRIMARY KEY, doc text NOT NULL);`;
 const RAW_INSERT = (s: string) => `WITH p AS (
     INSERT INTO ${s}.posts (id, blog_id, status, published, updated, path, author_id, title, content, labels, tokens, version)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1) RETURNING id, blog_id, status, published, labels),
@@ -131,7 +117,7 @@ async function main() {
   );
   for (const v of names) {
     if (v === 'raw') {
-      await admin.query(RAW('raw'));
+      await admin.query(RAW_SCHEMA('raw'));
       continue;
     }
     const made = open(v);

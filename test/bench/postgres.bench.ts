@@ -43,7 +43,8 @@ const slug = (title: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .slice(0, 40);
 
-const RAW_SCHEMA = (s: string) => `
+/** Raw's tables: a hand-written PostgreSQL blog's (also postgres-parts.ts's). */
+export const RAW_SCHEMA = (s: string) => `
   DROP SCHEMA IF EXISTS ${s} CASCADE;
   CREATE SCHEMA ${s};
   CREATE TABLE ${s}.posts (
