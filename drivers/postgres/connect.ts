@@ -225,12 +225,6 @@ export class Connection {
   }
 
   /**
-   * One statement on any pooled connection, rows as arrays. A read whose connection was lost (a restarted
-   * server, a killed backend) is tried once more on a fresh one; a commit is not (it may have happened). With
-   * replicas a read goes where the driver call's session may read (replicas.ts), and one whose replica went
-   * away is answered by the primary.
-   */
-  /**
    * A read on the connection the reads of this turn share. A call's look at the log and its read go out together
    * (core/record-cache.ts, resources/post-now.ts): on one pipelined connection they wake one backend, where two
    * connections side by side wake two, and on this kind of machine the socket writes and wake-ups are the larger
@@ -271,6 +265,12 @@ export class Connection {
     }
   }
 
+  /**
+   * One statement on any pooled connection, rows as arrays. A read whose connection was lost (a restarted
+   * server, a killed backend) is tried once more on a fresh one; a commit is not (it may have happened). With
+   * replicas a read goes where the driver call's session may read (replicas.ts), and one whose replica went
+   * away is answered by the primary.
+   */
   async run(text: string, values: readonly unknown[], read = true): Promise<unknown[][]> {
     const config: PgQueryConfig = { text, values, rowMode: 'array' };
     if (this.prepared) {
