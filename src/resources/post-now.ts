@@ -24,10 +24,24 @@ function postsGetNow(core: Core, actor: Actor, p: Parsed<'postsGet'>): Post | un
   // (A view with read replicas reads where its session does: never here.)
   if (!core.opened || core.readSession || p.maxComments || !blog || blog.deleting || !freshNow(cache)) return;
   const member = actor.kind === 'user' ? driver.getNow!('members', memberId(p.blogId, actor.userId))?.doc : undefined;
-  // Refuses as the full path would (core.standing): the blog is there, so the caller's standing is what it checks next.
+  const r = driver.getNow!('posts', p.postId)?.doc;
+  return answer(core, actor, p, blog, member as MemberRecord | undefined, r as PostRecord | undefined);
+}
+
+/**
+ * The post as the caller sees it, from the blog, the caller's membership and the post: a view the role may not
+ * use refused as core.standing refuses it, undefined where the full path must answer.
+ */
+function answer(
+  core: Core,
+  actor: Actor,
+  p: Parsed<'postsGet'>,
+  blog: BlogRecord,
+  member: MemberRecord | undefined,
+  r: PostRecord | undefined,
+): Post | undefined {
   const view = resolveView(roleOf(actor, member), p.view);
-  const r = driver.getNow!('posts', p.postId)?.doc as PostRecord | undefined;
-  const user = r && (cache.map.get(`users/${r.authorId}`) as UserRecord | undefined);
+  const user = r && (core.cache.map.get(`users/${r.authorId}`) as UserRecord | undefined);
   if (!user || r!.blogId !== p.blogId || r!.status === 'SCHEDULED' || !seesContent(r!.status, view)) return;
   // As views.ts `postOut` shapes it (with no comments inlined).
   return postWire(r!, blog, authorOf(user, r!.authorId), postShape(r!, view, p), core.links);
@@ -48,11 +62,7 @@ async function postsGetSoon(core: Core, actor: Actor, p: Parsed<'postsGet'>): Pr
   ]);
   const blog = cache.map.get(`blogs/${p.blogId}`) as BlogRecord | undefined;
   if (!blog || blog.deleting) return;
-  const view = resolveView(roleOf(actor, member?.doc as MemberRecord | undefined), p.view);
-  const r = found?.doc as PostRecord | undefined;
-  const user = r && (cache.map.get(`users/${r.authorId}`) as UserRecord | undefined);
-  if (!user || r!.blogId !== p.blogId || r!.status === 'SCHEDULED' || !seesContent(r!.status, view)) return;
-  return postWire(r!, blog, authorOf(user, r!.authorId), postShape(r!, view, p), core.links);
+  return answer(core, actor, p, blog, member?.doc as MemberRecord | undefined, found?.doc as PostRecord | undefined);
 }
 
 /** `posts.get` answered at once (`getNow`: SQLite, memory) or in one wait (PostgreSQL); undefined: the full path. */
