@@ -135,6 +135,9 @@ export function clearError(error: unknown): unknown {
   );
 }
 
+/** Walks whose last answer is remembered (their statement and values: some 1 KB each). */
+const LAST_FOUND = 1024;
+
 /** A pool on one store's schema, and what the driver learned of the store: its layout (layout.ts). */
 export class Connection {
   /** The schema name as a quoted identifier, for statements. */
@@ -143,6 +146,8 @@ export class Connection {
   plans: CollectionPlan[] = [];
   /** Documents parsed from their text, by table and id (drivers/shared/parsed-docs.ts). */
   readonly parsed = new ParsedDocs<string>();
+  /** The ids each walk found when it last ran, by statement and values (reads.ts `readDocs`), at most LAST_FOUND. */
+  readonly lastFound = new Map<string, readonly string[]>();
   /** The declared collections by name. */
   byName = new Map<string, CollectionPlan>();
   /** Every collection ever declared, by number (the change log names them by number). */
@@ -171,6 +176,11 @@ export class Connection {
     private prepared: boolean,
   ) {
     this.s = ident(schema);
+  }
+
+  remember(read: string, ids: readonly string[]): void {
+    if (this.lastFound.size >= LAST_FOUND && !this.lastFound.has(read)) this.lastFound.clear();
+    this.lastFound.set(read, ids);
   }
 
   /** What schema.ts `declare` made of the declaration. */

@@ -28,18 +28,74 @@ export class Params {
   }
 }
 
-/** The columns a read of documents selects, after `alias.`: version, doc (as its text), then the counters. */
-export const docColumns = (p: CollectionPlan, alias: string): string =>
-  [`${alias}.version`, `${alias}.doc::text`, ...p.counters.map((c) => `${alias}.${ident(c.column)}`)].join(', ');
+/**
+ * The columns a read of documents selects, after `alias.`: version, doc (as its text), the counters, then the row's
+ * `xmin`. `known` (a text[] parameter: `id xmin.version` of documents the driver keeps, ParsedDocs) leaves out
+ * the text of a row still as it was kept: a page read again sends only what changed (a list of 20 posts: 170
+ * instead of 360 µs on this machine). A row written since has another xmin (its writing transaction's).
+ */
+export const docColumns = (p: CollectionPlan, alias: string, known: string): string =>
+  [
+    `${alias}.version`,
+    `CASE WHEN (${alias}.id || ' ' || ${alias}.xmin::text || '.' || ${alias}.version) = ANY (${known}::text[]) THEN NULL ELSE ${alias}.doc::text END`,
+    ...p.counters.map((c) => `${alias}.${ident(c.column)}`),
+    `${alias}.xmin::text`,
+  ].join(', ');
 
-/** A stored document from `version, doc, counters…` at `at` in a row (counters are the columns' values). */
+/** A document a read left out as kept that is kept no longer (pushed out meanwhile): the read runs again. */
+class NotKept extends Error {}
+
+/** A stored document from `version, doc, counters…, xmin` at `at` in a row (counters are the columns' values). */
 export function docOf(c: Connection, p: CollectionPlan, id: string, row: unknown[], at: number): StoredDoc {
-  let doc = c.parsed.parse(`${p.table}/${id}`, row[at + 1] as string);
+  const text = row[at + 1] as string | null;
+  const stamp = `${row[at + 2 + p.counters.length] as string}.${row[at] as number}`;
+  const key = `${p.table}/${id}`;
+  let doc = text === null ? c.parsed.keptAs(key, stamp) : c.parsed.parse(key, text, stamp);
+  if (doc === undefined) throw new NotKept();
   if (p.counters.length) {
     doc = { ...doc };
     for (let k = 0; k < p.counters.length; k++) doc[p.counters[k]!.field] = Number(row[at + 2 + k]);
   }
   return { id, version: row[at] as number, doc };
+}
+
+/**
+ * Runs a read of documents whose last parameter is its `known` (docColumns): the stamps of the documents kept
+ * among `ids`, or, where the read cannot know its ids before it runs (a walk), among those it found when it last
+ * ran with these values (Connection.lastFound). Should one it left out be gone from what is kept, it runs again
+ * knowing none.
+ */
+async function readDocs<R extends { id: string }>(
+  c: Connection,
+  p: CollectionPlan,
+  sql: string,
+  values: unknown[],
+  ids: readonly string[] | undefined,
+  out: (rows: unknown[][]) => R[],
+): Promise<R[]> {
+  const at = values.length - 1;
+  const memo = ids ? undefined : `${sql}\0${JSON.stringify(values)}`;
+  const asked = ids ?? c.lastFound.get(memo!) ?? [];
+  const known: string[] = [];
+  for (const id of asked) {
+    const stamp = c.parsed.stampOf(`${p.table}/${id}`);
+    if (stamp !== undefined) known.push(`${keyText(id)} ${stamp}`);
+  }
+  values[at] = known;
+  let found: R[];
+  try {
+    found = out(await c.run(sql, values));
+  } catch (error) {
+    if (!(error instanceof NotKept)) throw error;
+    values[at] = [];
+    found = out(await c.run(sql, values));
+  }
+  if (memo !== undefined)
+    c.remember(
+      memo,
+      found.map((r) => r.id),
+    );
+  return found;
 }
 
 /** The table of an index's entries, aliased `e`, and for side tables the collection's table aliased `d`. */
@@ -130,10 +186,11 @@ export function terms(i: IndexPlan, q: RangeQuery, P: Params): string[] {
 
 export async function get(c: Connection, collection: string, id: string): Promise<StoredDoc | undefined> {
   const p = c.collection(collection);
-  const rows = await c.run(`SELECT ${docColumns(p, 't')} FROM ${c.s}.${ident(p.table)} t WHERE t.id = $1`, [
-    keyText(id),
-  ]);
-  return rows[0] && docOf(c, p, id, rows[0], 0);
+  const sql = `SELECT ${docColumns(p, 't', '$2')} FROM ${c.s}.${ident(p.table)} t WHERE t.id = $1`;
+  const [found] = await readDocs(c, p, sql, [keyText(id), []], [id], (rows) =>
+    rows.map((row) => docOf(c, p, id, row, 0)),
+  );
+  return found;
 }
 
 export async function getMany(
@@ -144,18 +201,17 @@ export async function getMany(
   const p = c.collection(collection);
   if (ids.length === 0) return [];
   if (ids.length === 1) return [await get(c, collection, ids[0]!)];
-  const rows = await c.run(
-    `SELECT t.id, ${docColumns(p, 't')} FROM ${c.s}.${ident(p.table)} t WHERE t.id = ANY ($1::text[])`,
-    [ids.map(keyText)],
+  const sql = `SELECT t.id, ${docColumns(p, 't', '$2')} FROM ${c.s}.${ident(p.table)} t WHERE t.id = ANY ($1::text[])`;
+  const docs = await readDocs(c, p, sql, [ids.map(keyText), []], ids, (rows) =>
+    rows.map((row) => docOf(c, p, fromKeyText(row[0] as string), row, 1)),
   );
-  const found = new Map(rows.map((row) => [fromKeyText(row[0] as string), row]));
+  const found = new Map(docs.map((d) => [d.id, d]));
   // Each answer is its own object (pg parses each row's json; an id asked twice is copied), so a caller changing
   // one answer never changes another.
   const given = new Set<string>();
   return ids.map((id) => {
-    const row = found.get(id);
-    if (!row) return undefined;
-    const d = docOf(c, p, id, row, 1);
+    const d = found.get(id);
+    if (!d) return undefined;
     if (given.has(id)) return structuredClone(d);
     given.add(id);
     return d;
@@ -184,11 +240,11 @@ export async function getByIndex(
             P,
           );
   const d = docAlias(i);
-  const rows = await c.run(
-    `SELECT ${d}.id, ${docColumns(p, d)} FROM ${entriesFrom(c, p, i, true)} WHERE ${all(where)} LIMIT 1`,
-    P.values,
+  const sql = `SELECT ${d}.id, ${docColumns(p, d, P.add([]))} FROM ${entriesFrom(c, p, i, true)} WHERE ${all(where)} LIMIT 1`;
+  const [found] = await readDocs(c, p, sql, P.values, undefined, (rows) =>
+    rows.map((row) => docOf(c, p, fromKeyText(row[0] as string), row, 1)),
   );
-  return rows[0] && docOf(c, p, fromKeyText(rows[0][0] as string), rows[0], 1);
+  return found;
 }
 
 export async function list(c: Connection, q: ListQuery): Promise<IndexedDoc[]> {
@@ -200,13 +256,15 @@ export async function list(c: Connection, q: ListQuery): Promise<IndexedDoc[]> {
   const where = terms(i, q, P);
   const d = docAlias(i);
   const keys = keyColumns(i);
-  const sql = `SELECT ${keys.join(', ')}, ${d}.id, ${docColumns(p, d)} FROM ${entriesFrom(c, p, i, true)}
-    WHERE ${all(where)} ORDER BY ${orderBy(i, q.prefix.length, sqlDirection(q)).join(', ')} LIMIT ${P.add(limit)}`;
-  const rows = await c.run(sql, P.values);
-  return rows.map((row) => {
-    const id = fromKeyText(row[keys.length] as string);
-    return { ...docOf(c, p, id, row, keys.length + 1), key: keyOf(i, row) };
-  });
+  const L = P.add(limit);
+  const sql = `SELECT ${keys.join(', ')}, ${d}.id, ${docColumns(p, d, P.add([]))} FROM ${entriesFrom(c, p, i, true)}
+    WHERE ${all(where)} ORDER BY ${orderBy(i, q.prefix.length, sqlDirection(q)).join(', ')} LIMIT ${L}`;
+  return readDocs(c, p, sql, P.values, undefined, (rows) =>
+    rows.map((row) => {
+      const id = fromKeyText(row[keys.length] as string);
+      return { ...docOf(c, p, id, row, keys.length + 1), key: keyOf(i, row) };
+    }),
+  );
 }
 
 export async function count(c: Connection, q: RangeQuery): Promise<number> {
@@ -288,7 +346,7 @@ export async function keys(c: Connection, q: KeysQuery): Promise<IndexEntry[]> {
   const sfx = suffixOf(i, width);
   const nk = i.kind === 'bytes' ? 1 : i.parts.length;
   const found = q.docs === true;
-  const docs = found ? `, ${docColumns(p, 'd')}` : '';
+  const docs = found ? `, ${docColumns(p, 'd', P.add([]))}` : '';
   const sql = `SELECT ${Array.from({ length: nk }, (_, k) => `m.k${k + 1}`).join(', ')}, m.kid${docs} FROM (
       SELECT DISTINCT ON (${sfx.join(', ')}) w.* FROM ${pre.from}
       CROSS JOIN LATERAL (SELECT ${walkColumns(i)} FROM ${entriesFrom(c, p, i, false)}
@@ -296,10 +354,11 @@ export async function keys(c: Connection, q: KeysQuery): Promise<IndexEntry[]> {
       ORDER BY ${sfx.join(', ')}, p.n
     ) m${found ? ` LEFT JOIN ${c.s}.${ident(p.table)} d ON d.id = m.kid` : ''}
     ORDER BY ${sfx.map((x) => `m.${x} ${dir}`).join(', ')} LIMIT ${L}`;
-  const rows = await c.run(sql, P.values);
-  return rows.map((row) => {
-    const id = fromKeyText(row[nk] as string);
-    const key = keyOf(i, row);
-    return found && row[nk + 1] !== null ? { ...docOf(c, p, id, row, nk + 1), key } : { id, key };
-  });
+  const entries = (rows: unknown[][]): IndexEntry[] =>
+    rows.map((row) => {
+      const id = fromKeyText(row[nk] as string);
+      const key = keyOf(i, row);
+      return found && row[nk + 1] !== null ? { ...docOf(c, p, id, row, nk + 1), key } : { id, key };
+    });
+  return found ? readDocs(c, p, sql, P.values, undefined, entries) : entries(await c.run(sql, P.values));
 }

@@ -1,8 +1,10 @@
 /**
- * Documents parsed from their stored JSON text, kept by row and text: a page read again (the front page, a
+ * Documents parsed from their stored JSON text, kept by row and stamp: a page read again (the front page, a
  * popular label) costs no `JSON.parse` of what was read before (a fifth of a SQLite list page's CPU). A hit
- * needs the very same text, so a record written since, here or by another process, is parsed again: the text
- * is the truth, not a version that a deleted and re-created row could repeat.
+ * needs the very same stamp, so a record written since, here or by another process, is parsed again. SQLite's
+ * stamp is the text itself (the truth, not a version that a deleted and re-created row could repeat);
+ * PostgreSQL's names the row version (its `xmin` and version: drivers/postgres/reads.ts), so a read can leave
+ * out the text of the documents it would find here.
  *
  * Only documents read again and again are kept (the KEEP_AT-th read of a row in a short while): keeping every
  * document read (a crawl, random pages) costs the garbage collector more than the parses it saves. What is
@@ -32,23 +34,23 @@ const slotOf = (key: number | string): number => {
 
 export class ParsedDocs<K extends number | string = number> {
   /** Oldest use first. */
-  private readonly kept = new Map<K, { text: string; doc: JsonObject }>();
+  private readonly kept = new Map<K, { stamp: string; doc: JsonObject; size: number }>();
   private readonly recent: Array<K | undefined> = new Array(SLOTS);
   private readonly reads = new Uint8Array(SLOTS);
   private bytes = 0;
 
   constructor(private readonly limit = PARSED_BYTES) {}
 
-  /** The document stored as `text` at `key` (a row of the store), parsed once while it stays the same. */
-  parse(key: K, text: string): JsonObject {
+  /** The document stored as `text` at `key` (a row of the store), parsed once while its stamp stays the same. */
+  parse(key: K, text: string, stamp: string = text): JsonObject {
     const k = this.kept.get(key);
     if (k !== undefined) {
       this.kept.delete(key);
-      if (k.text === text) {
+      if (k.stamp === stamp) {
         this.kept.set(key, k);
         return k.doc;
       }
-      this.bytes -= k.text.length;
+      this.bytes -= k.size;
     }
     const doc = JSON.parse(text) as JsonObject;
     const slot = slotOf(key);
@@ -60,14 +62,28 @@ export class ParsedDocs<K extends number | string = number> {
     if (++this.reads[slot]! < KEEP_AT || text.length > this.limit / 16) return doc;
     this.recent[slot] = undefined;
     freeze(doc);
-    this.kept.set(key, { text, doc });
+    this.kept.set(key, { stamp, doc, size: text.length });
     this.bytes += text.length;
     while (this.bytes > this.limit) {
       const [oldest, o] = this.kept.entries().next().value!;
       this.kept.delete(oldest);
-      this.bytes -= o.text.length;
+      this.bytes -= o.size;
     }
     return doc;
+  }
+
+  /** The stamp of the document kept at `key`, if one is. */
+  stampOf(key: K): string | undefined {
+    return this.kept.get(key)?.stamp;
+  }
+
+  /** The document kept at `key` with this stamp (undefined: none, or another). */
+  keptAs(key: K, stamp: string): JsonObject | undefined {
+    const k = this.kept.get(key);
+    if (k === undefined || k.stamp !== stamp) return undefined;
+    this.kept.delete(key);
+    this.kept.set(key, k);
+    return k.doc;
   }
 
   clear(): void {
