@@ -39,6 +39,8 @@ export class Feed {
   /** Who hears the messages told on the channel (`Notifier.tell`). */
   private hearers = new Set<(message: string) => void>();
   private client: PgClient | undefined;
+  /** Takes this Feed's listeners off `client`. */
+  private detach: (() => void) | undefined;
   private stopped = false;
   private connecting: Promise<void> | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -99,19 +101,27 @@ export class Feed {
   }
 
   private async connect(source: () => Promise<PgPool>): Promise<void> {
+    let taken: PgClient | undefined;
     try {
-      const client = await (await source()).connect();
+      const client = (taken = await (await source()).connect());
       if (this.stopped) {
         client.release();
         return;
       }
+      // What this Feed hangs on the client comes off before it goes back (a host's pool hands it out again).
+      const detach = () => {
+        client.removeAllListeners('notification');
+        client.removeListener('error', lost);
+        client.removeListener('end', ended);
+      };
       const lost = (error?: Error) => {
         if (this.client !== client) return;
-        this.client = undefined;
-        client.removeAllListeners('notification');
+        this.client = this.detach = undefined;
+        detach();
         client.release(error ?? true);
         this.later();
       };
+      const ended = () => lost();
       client.on('notification', (n) => {
         if (n.channel !== this.channel) return;
         if (n.payload?.startsWith(MESSAGE)) return this.deliver(n.payload.slice(MESSAGE.length));
@@ -119,14 +129,22 @@ export class Feed {
         this.tell();
       });
       client.on('error', lost);
-      client.on('end', () => lost());
-      // Named first, so other servers' Notifiers see it by the time it listens (the name is quote-free).
-      await client.query(`SET application_name = '${listenerName(this.channel, this.own ?? '')}'`);
-      await client.query(`LISTEN ${ident(this.channel)}`);
+      client.on('end', ended);
+      try {
+        // Named first, so other servers' Notifiers see it by the time it listens (the name is quote-free).
+        await client.query(`SET application_name = '${listenerName(this.channel, this.own ?? '')}'`);
+        await client.query(`LISTEN ${ident(this.channel)}`);
+      } catch (error) {
+        detach();
+        throw error;
+      }
       this.client = client;
+      this.detach = detach;
+      taken = undefined;
       // Commits made while no one listened are in the log: catch up now.
       this.tell();
     } catch {
+      taken?.release(true);
       this.later();
     } finally {
       this.connecting = undefined;
@@ -152,10 +170,10 @@ export class Feed {
     clearTimeout(this.retry);
     this.timer = this.retry = undefined;
     await this.connecting;
-    const client = this.client;
-    this.client = undefined;
+    const { client, detach } = this;
+    this.client = this.detach = undefined;
     if (client) {
-      client.removeAllListeners('notification');
+      detach?.();
       // Back to the pool as it came (a host's Pool): not listening, nor named as if it were.
       const reset = await client.query(`UNLISTEN ${ident(this.channel)}; RESET application_name`).then(
         () => undefined,

@@ -27,6 +27,7 @@ export interface PgClient {
   on(event: 'error', listener: (e: Error) => void): unknown;
   on(event: 'end', listener: () => void): unknown;
   removeListener(event: 'error', listener: (e: Error) => void): unknown;
+  removeListener(event: 'end', listener: () => void): unknown;
   removeAllListeners(event?: string): unknown;
 }
 

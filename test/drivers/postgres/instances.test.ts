@@ -382,3 +382,35 @@ describe.each(ROUTES)('postgres: connection loss, %s', (_name, route) => {
     expect((await a.posts.get({ blogId, postId: post.id! })).title).toBe('Stable');
   });
 });
+
+describe("postgres: a host's Pool lends its LISTEN connection back as it was", () => {
+  it('a server opened and closed on it again and again leaves no listeners of its own on its connections', async () => {
+    const schema = freshSchema('inst');
+    const host = new pg.Pool({ connectionString: pgUrl(), max: 2 });
+    try {
+      for (let round = 0; round < 3; round++) {
+        const b = createBlogService({ driver: postgresDriver({ pool: host, schema }) });
+        b.on('post.inserted', () => {});
+        await b.ready();
+        await b.users.insert({ body: { displayName: `U${round}` } });
+        // Until its LISTEN stands (the connection is named for it once it does).
+        const t0 = Date.now();
+        while ((await listening(schema)) < 1) {
+          expect(Date.now() - t0, 'the LISTEN').toBeLessThan(15_000);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        await b.close();
+        const lent = await Promise.all([host.connect(), host.connect()]);
+        const events = ['notification', 'error', 'end'] as const;
+        const counts = lent.map((c) => events.map((e) => c.listenerCount(e)));
+        for (const c of lent) c.release();
+        expect(counts).toEqual([
+          [0, 0, 0],
+          [0, 0, 0],
+        ]);
+      }
+    } finally {
+      await host.end();
+    }
+  });
+});
