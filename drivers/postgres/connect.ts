@@ -178,6 +178,7 @@ export class Connection {
     this.s = ident(schema);
   }
 
+  /** Notes the ids a walk found (`read`: its statement and values), for its next run. */
   remember(read: string, ids: readonly string[]): void {
     if (this.lastFound.size >= LAST_FOUND && !this.lastFound.has(read)) this.lastFound.clear();
     this.lastFound.set(read, ids);

@@ -42,6 +42,12 @@ export const docColumns = (p: CollectionPlan, alias: string, known: string): str
     `${alias}.xmin::text`,
   ].join(', ');
 
+/**
+ * The most rows a read names as known: a prepared statement's `= ANY` walks its array for every row it reads
+ * (a page of 501 rows all known would compare 250,000 pairs), so past a few pages' worth the rest come whole.
+ */
+const KNOWN_MOST = 64;
+
 /** A document a read left out as kept that is kept no longer (pushed out meanwhile): the read runs again. */
 class NotKept extends Error {}
 
@@ -79,7 +85,7 @@ async function readDocs<R extends { id: string }>(
   const known: string[] = [];
   for (const id of asked) {
     const stamp = c.parsed.stampOf(`${p.table}/${id}`);
-    if (stamp !== undefined) known.push(`${keyText(id)} ${stamp}`);
+    if (stamp !== undefined && known.push(`${keyText(id)} ${stamp}`) === KNOWN_MOST) break;
   }
   values[at] = known;
   let found: R[];
