@@ -43,14 +43,13 @@ export class ParsedDocs<K extends number | string = number> {
 
   /** The document stored as `text` at `key` (a row of the store), parsed once while its stamp stays the same. */
   parse(key: K, text: string, stamp: string = text): JsonObject {
-    const k = this.kept.get(key);
-    if (k !== undefined) {
+    const hit = this.keptAs(key, stamp);
+    if (hit !== undefined) return hit;
+    // Kept under another stamp: that record was written since.
+    const stale = this.kept.get(key);
+    if (stale !== undefined) {
       this.kept.delete(key);
-      if (k.stamp === stamp) {
-        this.kept.set(key, k);
-        return k.doc;
-      }
-      this.bytes -= k.size;
+      this.bytes -= stale.size;
     }
     const doc = JSON.parse(text) as JsonObject;
     const slot = slotOf(key);
