@@ -66,7 +66,7 @@ export function docOf(c: Connection, p: CollectionPlan, id: string, row: unknown
 }
 
 /**
- * Runs a read of documents whose last parameter is its `known` (docColumns): the stamps of the documents kept
+ * Runs a read of documents whose parameter `known` (`$n`, docColumns) it fills: the stamps of the documents kept
  * among `ids`, or, where the read cannot know its ids before it runs (a walk), among those it found when it last
  * ran with these values (Connection.lastFound). Should one it left out be gone from what is kept, it runs again
  * knowing none.
@@ -76,18 +76,19 @@ async function readDocs<R extends { id: string }>(
   p: CollectionPlan,
   sql: string,
   values: unknown[],
+  known: string,
   ids: readonly string[] | undefined,
   out: (rows: unknown[][]) => R[],
 ): Promise<R[]> {
-  const at = values.length - 1;
+  const at = Number(known.slice(1)) - 1;
   const memo = ids ? undefined : `${sql}\0${JSON.stringify(values)}`;
   const asked = ids ?? c.lastFound.get(memo!) ?? [];
-  const known: string[] = [];
+  const stamps: string[] = [];
   for (const id of asked) {
     const stamp = c.parsed.stampOf(`${p.table}/${id}`);
-    if (stamp !== undefined && known.push(`${keyText(id)} ${stamp}`) === KNOWN_MOST) break;
+    if (stamp !== undefined && stamps.push(`${keyText(id)} ${stamp}`) === KNOWN_MOST) break;
   }
-  values[at] = known;
+  values[at] = stamps;
   let found: R[];
   try {
     found = out(await c.run(sql, values));
@@ -193,7 +194,7 @@ export function terms(i: IndexPlan, q: RangeQuery, P: Params): string[] {
 export async function get(c: Connection, collection: string, id: string): Promise<StoredDoc | undefined> {
   const p = c.collection(collection);
   const sql = `SELECT ${docColumns(p, 't', '$2')} FROM ${c.s}.${ident(p.table)} t WHERE t.id = $1`;
-  const [found] = await readDocs(c, p, sql, [keyText(id), []], [id], (rows) =>
+  const [found] = await readDocs(c, p, sql, [keyText(id), []], '$2', [id], (rows) =>
     rows.map((row) => docOf(c, p, id, row, 0)),
   );
   return found;
@@ -208,7 +209,7 @@ export async function getMany(
   if (ids.length === 0) return [];
   if (ids.length === 1) return [await get(c, collection, ids[0]!)];
   const sql = `SELECT t.id, ${docColumns(p, 't', '$2')} FROM ${c.s}.${ident(p.table)} t WHERE t.id = ANY ($1::text[])`;
-  const docs = await readDocs(c, p, sql, [ids.map(keyText), []], ids, (rows) =>
+  const docs = await readDocs(c, p, sql, [ids.map(keyText), []], '$2', ids, (rows) =>
     rows.map((row) => docOf(c, p, fromKeyText(row[0] as string), row, 1)),
   );
   const found = new Map(docs.map((d) => [d.id, d]));
@@ -246,8 +247,9 @@ export async function getByIndex(
             P,
           );
   const d = docAlias(i);
-  const sql = `SELECT ${d}.id, ${docColumns(p, d, P.add([]))} FROM ${entriesFrom(c, p, i, true)} WHERE ${all(where)} LIMIT 1`;
-  const [found] = await readDocs(c, p, sql, P.values, undefined, (rows) =>
+  const K = P.add([]);
+  const sql = `SELECT ${d}.id, ${docColumns(p, d, K)} FROM ${entriesFrom(c, p, i, true)} WHERE ${all(where)} LIMIT 1`;
+  const [found] = await readDocs(c, p, sql, P.values, K, undefined, (rows) =>
     rows.map((row) => docOf(c, p, fromKeyText(row[0] as string), row, 1)),
   );
   return found;
@@ -262,10 +264,10 @@ export async function list(c: Connection, q: ListQuery): Promise<IndexedDoc[]> {
   const where = terms(i, q, P);
   const d = docAlias(i);
   const keys = keyColumns(i);
-  const L = P.add(limit);
-  const sql = `SELECT ${keys.join(', ')}, ${d}.id, ${docColumns(p, d, P.add([]))} FROM ${entriesFrom(c, p, i, true)}
-    WHERE ${all(where)} ORDER BY ${orderBy(i, q.prefix.length, sqlDirection(q)).join(', ')} LIMIT ${L}`;
-  return readDocs(c, p, sql, P.values, undefined, (rows) =>
+  const K = P.add([]);
+  const sql = `SELECT ${keys.join(', ')}, ${d}.id, ${docColumns(p, d, K)} FROM ${entriesFrom(c, p, i, true)}
+    WHERE ${all(where)} ORDER BY ${orderBy(i, q.prefix.length, sqlDirection(q)).join(', ')} LIMIT ${P.add(limit)}`;
+  return readDocs(c, p, sql, P.values, K, undefined, (rows) =>
     rows.map((row) => {
       const id = fromKeyText(row[keys.length] as string);
       return { ...docOf(c, p, id, row, keys.length + 1), key: keyOf(i, row) };
@@ -352,7 +354,8 @@ export async function keys(c: Connection, q: KeysQuery): Promise<IndexEntry[]> {
   const sfx = suffixOf(i, width);
   const nk = i.kind === 'bytes' ? 1 : i.parts.length;
   const found = q.docs === true;
-  const docs = found ? `, ${docColumns(p, 'd', P.add([]))}` : '';
+  const K = found ? P.add([]) : '';
+  const docs = found ? `, ${docColumns(p, 'd', K)}` : '';
   const sql = `SELECT ${Array.from({ length: nk }, (_, k) => `m.k${k + 1}`).join(', ')}, m.kid${docs} FROM (
       SELECT DISTINCT ON (${sfx.join(', ')}) w.* FROM ${pre.from}
       CROSS JOIN LATERAL (SELECT ${walkColumns(i)} FROM ${entriesFrom(c, p, i, false)}
@@ -366,5 +369,5 @@ export async function keys(c: Connection, q: KeysQuery): Promise<IndexEntry[]> {
       const key = keyOf(i, row);
       return found && row[nk + 1] !== null ? { ...docOf(c, p, id, row, nk + 1), key } : { id, key };
     });
-  return found ? readDocs(c, p, sql, P.values, undefined, entries) : entries(await c.run(sql, P.values));
+  return found ? readDocs(c, p, sql, P.values, K, undefined, entries) : entries(await c.run(sql, P.values));
 }
