@@ -79,6 +79,33 @@ describe('postgres keys, ids and tokens', () => {
     expect(after.map((e) => e.key)).toEqual(sorted.filter((k) => compareKeys(k.slice(1), ['\uffff']) >= 0));
   });
 
+  it('answers a walk of every size alike, the sizes written into its statement and those bound as a parameter', async () => {
+    const d = stores.make();
+    await d.open(schema);
+    const keys: Key[] = Array.from({ length: 130 }, (_, i) => ['w', String(i).padStart(3, '0'), `w${i}`]);
+    await d.commit(
+      keys.map((k) => ({ type: 'put', collection: 'c', id: k[2]!, expect: 0, doc: { n: k[1]! }, keys: { k: [k] } })),
+    );
+    // More sizes than the driver writes as text (16, and none past 101): the later ones go as parameters.
+    for (const limit of [...Array.from({ length: 40 }, (_, i) => i + 1), 102, 120, 129]) {
+      const desc = await d.list({ collection: 'c', index: 'k', prefix: ['w'], direction: 'desc', limit });
+      expect(desc.map((e) => e.id)).toEqual(
+        keys
+          .slice(-limit)
+          .reverse()
+          .map((k) => k[2]),
+      );
+      expect(desc.map((e) => (e.doc as { n: string }).n)).toEqual(
+        keys
+          .slice(-limit)
+          .reverse()
+          .map((k) => k[1]),
+      );
+      const asc = await d.keys({ collection: 'c', index: 'k', prefixes: [['w']], direction: 'asc', limit, docs: true });
+      expect(asc.map((e) => e.id)).toEqual(keys.slice(0, limit).map((k) => k[2]));
+    }
+  });
+
   it('keeps ids, unique keys and search tokens PostgreSQL text cannot hold exactly', async () => {
     const d = stores.make();
     await d.open(schema);
