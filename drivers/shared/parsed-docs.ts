@@ -25,11 +25,15 @@ const freeze = (v: unknown): void => {
   for (const x of Object.values(v)) freeze(x);
 };
 
-/** A slot for a row: its number, or a few characters of its id. */
+/**
+ * A slot for a row: its number, or a hash of its whole id. (A few of its characters were too few: a ULID's first
+ * ten are its time, so ids made together shared a slot one pair in a thousand, each pair never kept.)
+ */
 const slotOf = (key: number | string): number => {
   if (typeof key === 'number') return key & (SLOTS - 1);
-  const n = key.length;
-  return (n * 31 + key.charCodeAt(n - 1) * 7 + key.charCodeAt(n >> 1) * 131 + key.charCodeAt(0)) & (SLOTS - 1);
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return (h ^ (h >>> 15)) & (SLOTS - 1);
 };
 
 export class ParsedDocs<K extends number | string = number> {
