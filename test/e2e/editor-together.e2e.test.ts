@@ -3,7 +3,7 @@
  * editor's Vite build, two Chromium contexts signed in to the same blog, both on one post's "Write together" view.
  * Both type into the same paragraph at once and converge; each sees the other's cursor and name; one goes offline,
  * both type 200 characters, it comes back, and no character is lost — on the screens and in the stored post.
- * A screenshot of the two cursors goes to docs/editor-together.png.
+ * A screenshot of the two cursors goes to test-output/editor-together.png (docs/collab.md shows one taken so).
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -102,7 +102,7 @@ describe('writing a post together in the editor', { timeout: 180_000 }, () => {
     await eventually(() => text(a)).toBe('Bob: Start. Ada was here.');
     await eventually(() => text(b)).toBe('Bob: Start. Ada was here.');
     await eventually(storedContent).toBe('<p>Bob: Start. Ada was here.</p>');
-    await a.screenshot({ path: join(root, 'docs/editor-together.png') });
+    await a.screenshot({ path: join(root, 'test-output/editor-together.png') });
   });
 
   it('one goes offline, both type 200 characters, it reconnects: no character is lost', async () => {
