@@ -100,7 +100,10 @@ const BUCKET_ENTRIES = 4096;
 /** A segment's size class: 1–7 documents, 8–63, 64–511, … */
 export const level = (n: number) => Math.floor(Math.log2(Math.max(1, n)) / 3);
 
-/** FNV-1a, for term buckets. */
+/**
+ * FNV-1a, for term buckets: src/util/ids.ts `fnv1a`, copied, as this file loads lazily in a browser and a module
+ * it shared with the start-up code would become a download of its own (some 130 B over the bundle's budget).
+ */
 function hash(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);

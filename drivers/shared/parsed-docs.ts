@@ -12,6 +12,7 @@
  * of changing it for the next reader.
  */
 import type { JsonObject } from '../../src/store/driver.js';
+import { fnv1a } from '../../src/util/ids.js';
 
 /** What a driver keeps by default: the text of the documents (their parsed form costs about as much again). */
 export const PARSED_BYTES = 8 * 1024 * 1024;
@@ -31,8 +32,7 @@ const freeze = (v: unknown): void => {
  */
 const slotOf = (key: number | string): number => {
   if (typeof key === 'number') return key & (SLOTS - 1);
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  const h = fnv1a(key);
   return (h ^ (h >>> 15)) & (SLOTS - 1);
 };
 

@@ -29,12 +29,14 @@ export function newId(now: Date): string {
   return ulid(now.getTime());
 }
 
-/** A short, stable, non-cryptographic hash (FNV-1a, 32 bit) in base 36: for etags and query fingerprints. */
-export function shortHash(text: string): string {
+/** FNV-1a, 32 bit, unsigned: a stable, non-cryptographic hash of a text. */
+export function fnv1a(text: string): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0).toString(36);
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** A short hash in base 36 (FNV-1a): for etags and query fingerprints. */
+export function shortHash(text: string): string {
+  return fnv1a(text).toString(36);
 }
