@@ -10,7 +10,6 @@ import { internalsOf } from '../service/internals.js';
 import type { Blog, User } from '../schema/resources.js';
 import { pull } from './pull.js';
 import { blogRecord, differs, kindOf, localBlog, type LocalBlog } from './records.js';
-import { push } from './push.js';
 import { createRemote, type Remote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';
 import { Batch, baseId, baseOf, LAYOUT, loadState, splitKey, stateId, type Ctx } from './state.js';
@@ -129,7 +128,11 @@ async function syncOnce(c: Ctx, remote: Remote, options: ReplicaOptions): Promis
   const { core, blogId } = c;
   await fetchBlog(c, remote, blogId);
   const pulled = await pull(c, remote, options.maxResults ?? 500);
-  const { pushed, conflicts } = await push(c, remote);
+  // Pushing loads when something waits to be sent (sync/push.ts).
+  await scan(c);
+  const { pushed, conflicts } = c.state.dirty.length
+    ? await (await import('./push.js')).push(c, remote)
+    : { pushed: 0, conflicts: 0 };
   const held = await core.driver.count({ collection: 'collabDocs', index: 'blog', prefix: [blogId] });
   const shared =
     held &&

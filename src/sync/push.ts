@@ -17,7 +17,6 @@ import { conflict, pathOf } from './conflicts.js';
 import { commentsOf, store } from './pull.js';
 import { editable, fingerprint } from './records.js';
 import { RemoteError, type Remote } from './remote.js';
-import { scan } from './scan.js';
 import {
   Batch,
   baseId,
@@ -44,9 +43,11 @@ type Resource = Post | Page | Comment;
 /** Updates of posts and pages already on the server sent at once (each still settles in its own commit). */
 const IN_FLIGHT = 4;
 
-/** Sends every record that waits (posts and pages first, so comments on new posts know their post's id). */
+/**
+ * Sends every record that waits, as the caller's look found them (`scan`: `state.dirty`), posts and pages first,
+ * so comments on new posts know their post's id.
+ */
 export async function push(ctx: Ctx, remote: Remote): Promise<{ pushed: number; conflicts: number }> {
-  await scan(ctx);
   const { core, blogId, state: st } = ctx;
   let pushed = 0;
   let conflicts = 0;
