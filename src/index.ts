@@ -192,6 +192,7 @@ export {
   type WriteOp,
   type PutOp,
   type DeleteOp,
+  type TermsItem,
   type ListQuery,
   type RangeQuery,
   type KeysQuery,

@@ -2,7 +2,7 @@
  * The IndexedDB driver, on IndexedDB through `idb`'s promise wrappers: blogcore in the browser, offline. It
  * stores what the core gives it (documents, index keys, search tokens) and decides nothing; see
  * src/store/driver.ts. Where each part lives: connect.ts opens the database, schema.ts its layout and
- * upgrades, reads.ts reads by id and key range, search.ts token search, commit.ts writes, changes.ts the
+ * upgrades, reads.ts reads by id and key range, search.ts token search, commit.ts writes (segments.ts their search postings, and terms added later), changes.ts the
  * change log, blobs.ts media bytes, native.ts the IndexedDB 3.0 requests idb does not type yet. Every call runs in one IndexedDB
  * transaction; reads begun together share one (connect.ts `read`).
  */
@@ -24,11 +24,13 @@ import type {
   StorageDriver,
   StoredDoc,
   StoreSchema,
+  TermsItem,
   WriteOp,
 } from '../../src/store/driver.js';
 import { changesSince, logBounds, pruneChanges, streamChanges } from './changes.js';
 import { commit } from './commit.js';
 import { Connection, openDatabase, settings, type IdbDriverOptions, type OpenOptions } from './connect.js';
+import { loadedPostings, loadPostings } from './lazy-postings.js';
 import { count, get, getByIndex, getMany, keys, list } from './reads.js';
 import { BLOBS, checkNames } from './schema.js';
 import { lazy } from '../../src/util/lazy.js';
@@ -105,6 +107,10 @@ class IdbDriver implements StorageDriver {
     // Search code (with the postings it walks) loads on the first search: most page loads never search.
     const { search } = await import('./search.js');
     return search(this.connection(), q);
+  }
+
+  async addTerms(collection: string, items: readonly TermsItem[]): Promise<void> {
+    return (loadedPostings() ?? (await loadPostings())).addTerms(this.connection(), collection, items);
   }
 
   async commit(ops: readonly WriteOp[], options: CommitOptions = {}): Promise<CommitResult> {

@@ -6,7 +6,8 @@
  * segments of one size class pile up, they are merged into one, in the same transaction.
  */
 import type { IDBPTransaction } from 'idb';
-import type { CollectionDef, Key } from '../../src/store/driver.js';
+import type { CollectionDef, Key, TermsItem } from '../../src/store/driver.js';
+import type { Rec } from './schema.js';
 import {
   buildSegment,
   level,
@@ -60,9 +61,50 @@ export const docsOf = (
   keys: Keys,
   terms?: { scope: string; tokens: readonly string[] },
 ): PostingDoc[] => [
-  ...(def.search && terms ? [{ id, v, s: terms.scope, key: orderKey(def, keys) ?? [], terms: terms.tokens }] : []),
+  ...(def.search && terms ? [searchDoc(def, id, v, keys, terms)] : []),
   ...keyedDocs(def, id, v, keys),
 ];
+
+/** A record's search document: its terms under its key in the first index. */
+const searchDoc = (
+  def: CollectionDef,
+  id: string,
+  v: number,
+  keys: Keys,
+  terms: { scope: string; tokens: readonly string[] },
+): PostingDoc => ({ id, v, s: terms.scope, key: orderKey(def, keys) ?? [], terms: terms.tokens });
+
+/**
+ * StorageDriver.addTerms: in one transaction, the records still at the version named and without terms get their
+ * scope (`s`, which searches check a record by) and their search documents at that version, in one new segment;
+ * nothing else of them is written. (A record written or deleted since has a `~dead` mark past that version, so
+ * documents of it are never current; here they are not even added.)
+ */
+export async function addTerms(
+  c: {
+    collection(name: string): CollectionDef;
+    transaction(stores: string[], mode: 'readwrite'): Tx;
+    KeyRange: typeof IDBKeyRange;
+  },
+  collection: string,
+  items: readonly TermsItem[],
+): Promise<void> {
+  const def = c.collection(collection);
+  if (!def.search) throw new Error(`collection ${collection} is not searchable`);
+  const tx = c.transaction([collection, SEG(collection), POST(collection), DEAD(collection)], 'readwrite');
+  const store = tx.objectStore(collection);
+  const recs = (await Promise.all(items.map((item) => store.get(item.id)))) as Array<Rec | undefined>;
+  const docs: PostingDoc[] = [];
+  const writes: Array<Promise<unknown>> = [];
+  items.forEach(({ terms }, i) => {
+    const rec = recs[i];
+    if (!rec || rec.v !== items[i]!.version || rec.s !== undefined) return;
+    writes.push(store.put({ ...rec, s: terms.scope }));
+    docs.push(searchDoc(def, rec.id, rec.v, rec.k, terms));
+  });
+  if (docs.length) writes.push(addPostings(tx, c.KeyRange, collection, docs, new Map()));
+  await Promise.all([...writes, tx.done]);
+}
 
 /** Body records kept in memory per database, most recently used last: about 16–20 KB each, so some 5 MB. */
 const KEPT = 256;

@@ -15,6 +15,7 @@ import {
   type Key,
   type PutOp,
   type StoredDoc,
+  type TermsItem,
   type WriteOp,
 } from '../../src/store/driver.js';
 import { compareEntries, copyIn, deepFreeze, uniqueKey, type Collection, type Slot, type Store } from './schema.js';
@@ -36,7 +37,7 @@ export function commit(store: Store, given: readonly WriteOp[], options: CommitO
         version: op.expect + 1,
         doc: copyIn(op.doc),
         keys: deepFreeze(structuredClone(op.keys) as Record<string, Key[]>),
-        ...(op.terms ? { terms: { scope: op.terms.scope, tokens: [...new Set(op.terms.tokens)] } } : {}),
+        ...(op.terms ? { terms: termsIn(op.terms) } : {}),
       };
       c.slots.set(op.id, slot);
       index(store, c, op.id, slot);
@@ -126,6 +127,8 @@ function slotOf(entries: readonly { key: Key; id: string }[], e: { key: Key; id:
   return lo;
 }
 
+const termsIn = (terms: NonNullable<PutOp['terms']>) => ({ scope: terms.scope, tokens: [...new Set(terms.tokens)] });
+
 /** Adds a record's index entries, unique keys and tokens. */
 function index(store: Store, c: Collection, id: string, slot: Slot): void {
   for (const [name, keys] of Object.entries(slot.keys)) {
@@ -136,14 +139,28 @@ function index(store: Store, c: Collection, id: string, slot: Slot): void {
       c.unique.get(name)?.set(uniqueKey(key), id);
     }
   }
-  if (slot.terms) {
-    let byToken = c.tokens.get(slot.terms.scope);
-    if (!byToken) c.tokens.set(slot.terms.scope, (byToken = new Map()));
-    for (const t of slot.terms.tokens) {
-      let set = byToken.get(t);
-      if (!set) byToken.set(t, (set = new Set()));
-      set.add(id);
-    }
+  if (slot.terms) indexTerms(c, id, slot.terms);
+}
+
+function indexTerms(c: Collection, id: string, terms: NonNullable<Slot['terms']>): void {
+  let byToken = c.tokens.get(terms.scope);
+  if (!byToken) c.tokens.set(terms.scope, (byToken = new Map()));
+  for (const t of terms.tokens) {
+    let set = byToken.get(t);
+    if (!set) byToken.set(t, (set = new Set()));
+    set.add(id);
+  }
+}
+
+/** StorageDriver.addTerms: records still at the version named and without terms get them; nothing else changes. */
+export function addTerms(store: Store, collection: string, items: readonly TermsItem[]): void {
+  const c = store.collection(collection);
+  for (const { id, version, terms } of items) {
+    const slot = c.slots.get(id);
+    if (!slot || slot.version !== version || slot.terms) continue;
+    const withTerms = { ...slot, terms: termsIn(terms) };
+    c.slots.set(id, withTerms);
+    indexTerms(c, id, withTerms.terms);
   }
 }
 

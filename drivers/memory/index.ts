@@ -22,9 +22,10 @@ import type {
   StorageDriver,
   StoredDoc,
   StoreSchema,
+  TermsItem,
   WriteOp,
 } from '../../src/store/driver.js';
-import { commit } from './commit.js';
+import { addTerms, commit } from './commit.js';
 import { count, get, getByIndex, getMany, keys, list } from './reads.js';
 import { Store } from './schema.js';
 import { search } from './search.js';
@@ -85,6 +86,10 @@ class MemoryDriver implements StorageDriver {
 
   async search(q: SearchQuery): Promise<IndexEntry[]> {
     return search(this.connection(), q);
+  }
+
+  async addTerms(collection: string, items: readonly TermsItem[]): Promise<void> {
+    addTerms(this.connection(), collection, items);
   }
 
   async commit(ops: readonly WriteOp[], options: CommitOptions = {}): Promise<CommitResult> {

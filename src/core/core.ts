@@ -26,6 +26,7 @@ import { RecordCache } from './record-cache.js';
 import type { CommentGate } from './comment-gate.js';
 import type { CommentOptions } from '../rules/comment-options.js';
 import {
+  laterTermsId,
   memberId,
   RECORDS_STREAM,
   put,
@@ -114,6 +115,8 @@ export class Core {
   private scheduler: Pick<Scheduler, 'scheduled' | 'stop'> | undefined;
   /** Promotions this process has committed: a list read beside promoteDue re-reads if one landed meanwhile. */
   promotions = 0;
+  /** Per blog, the writing of the search terms a replica's pull left for later (later-terms.ts). */
+  private readonly termsLater = new Map<string, Promise<void>>();
   /** Events shared with other app servers on the same store (drivers that can `watch` it; the code loads then). */
   readonly share: Promise<EventShare> | undefined;
   private opening: Promise<void> | undefined;
@@ -235,6 +238,23 @@ export class Core {
     if (this.share) await (await this.share).start(() => this.heardFrom);
     this.opened = true;
     this.driver = this.store;
+  }
+
+  /**
+   * Resolves once the blog's posts all have their search terms: a replica's first pull stores posts first and
+   * their terms after, marking the blog (later-terms.ts, loaded then). Looked for once per process, or `again`
+   * (a pull here marked the blog since); a failure is looked for again by the next call.
+   */
+  termsWritten(blogId: string, again?: boolean): Promise<void> {
+    let p = this.termsLater.get(blogId);
+    if (this.driver.addTerms && (!p || again)) {
+      const started = this.driver.get('settings', laterTermsId(blogId)).then(async (mark) => {
+        if (mark) await (await import('./later-terms.js')).writeLaterTerms(this.driver, blogId, mark);
+      });
+      started.catch(() => this.termsLater.get(blogId) === started && this.termsLater.delete(blogId));
+      this.termsLater.set(blogId, (p = started));
+    }
+    return p ?? Promise.resolve();
   }
 
   nowIso(): string {

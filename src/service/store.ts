@@ -19,10 +19,12 @@ export {
   type WriteOp,
 } from '../store/driver.js';
 export {
+  addTo,
   asJson,
   collabStream,
   del,
   delNoted,
+  laterTermsId,
   mediaId,
   memberId,
   put,

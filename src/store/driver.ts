@@ -108,6 +108,13 @@ export interface PutOp {
   stream?: string;
 }
 
+/** A record's search terms, for the version it is stored at (`StorageDriver.addTerms`). */
+export interface TermsItem {
+  id: string;
+  version: number;
+  terms: NonNullable<PutOp['terms']>;
+}
+
 export interface DeleteOp {
   type: 'delete';
   collection: string;
@@ -380,6 +387,14 @@ export interface StorageDriver {
    * ride in its commit. A driver with it gets `posts.get` from src/resources/post-now.ts (loaded on the first get).
    */
   readonly checksUnchanged?: boolean;
+  /**
+   * Optional: search terms for records stored without them (a put with no `terms` in a collection with `search`).
+   * Each item's record gets `terms` as if its put had carried them, but only while it is still at `version` and
+   * has none: it is not written again (its version stays), no change is logged, and an item whose record moved,
+   * went or has terms already changes nothing. Lets a replica's first pull store posts at once and their terms
+   * right after (src/core/later-terms.ts); the core's searches of the blog wait for them.
+   */
+  addTerms?(collection: string, items: readonly TermsItem[]): Promise<void>;
   /** Optional: true when the driver drops the records of `transient` collections itself (PostgreSQL: a table per time slab, truncated in turn). */
   readonly dropsTransient?: boolean;
   /** Removes old log entries (see `PruneQuery`), at most `limit`; answers how many it removed. */

@@ -290,6 +290,9 @@ export function searchRank(time: string): number {
 
 export const memberId = (blogId: string, userId: string) => `${blogId}:${userId}`;
 
+/** The `settings` mark of a blog whose posts were stored without search terms (later-terms.ts writes them). */
+export const laterTermsId = (blogId: string) => `terms:${blogId}`;
+
 function postKeys(p: PostRecord): Record<string, Key[]> {
   const t = sortTime(p);
   return {
@@ -441,12 +444,16 @@ export function put<C extends Collection>(collection: C, record: Records[C], ove
       ? collabStream((record as CollabUpdateRecord).docId)
       : streamOf(collection, record as { blogId?: string; unseen?: true });
   if (stream) op.stream = stream;
-  if (collection === 'posts') {
-    const p = record as PostRecord;
-    op.terms = { scope: p.blogId, tokens: distinctWords(postWordFields(p)), rank: searchRank(sortTime(p)) };
-  }
+  if (collection === 'posts') op.terms = termsOf(record as PostRecord);
   return op;
 }
+
+/** A post's search terms: its blog, its distinct words, its rank (the put of it carries them; later-terms.ts). */
+export const termsOf = (p: PostRecord): NonNullable<PutOp['terms']> => ({
+  scope: p.blogId,
+  tokens: distinctWords(postWordFields(p)),
+  rank: searchRank(sortTime(p)),
+});
 
 /**
  * An add to counters of a record (schema.ts `counters`), created as `record` first if it does not exist: what

@@ -269,6 +269,9 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
     await applyReading(page, at);
     if (!page.nextPageToken) break;
   }
+  // The search terms a first pull left out are written now, off its path (once per process otherwise: one left
+  // behind by a reload); searches wait for them.
+  void ctx.core.termsWritten(ctx.blogId, sent).catch(() => undefined);
   if (st.sweep !== undefined) await sweep(ctx);
   // Pictures posts stopped using: those nothing here uses any more may go (media.ts).
   if ((await ctx.core.getAs<Pictures>('settings', picturesId(ctx.blogId)))?.doc.left?.length)

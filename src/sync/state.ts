@@ -10,8 +10,10 @@
  * point finds them consistent.
  */
 import {
+  addTo,
   type Core,
   delNoted,
+  laterTermsId,
   type Noted,
   type JsonObject,
   type LogPosition,
@@ -221,6 +223,11 @@ export class Batch {
     // Label counters move with the posts, as on every write of the core (label-counts.ts: adds, nothing read).
     const known = this.known;
     if (posts.length) ops.push(...labelCountsOps(posts));
+    // A first pull's posts go without their search terms, which are written right after it (core/later-terms.ts).
+    if (counted && this.core.driver.addTerms) {
+      for (const op of ops) delete (op as { terms?: unknown }).terms;
+      ops.push(addTo('settings', { id: laterTermsId(counted.blogId) }, {}));
+    }
     const slots = [...this.slots];
     this.slots.clear();
     // The next batch on `known` starts from what this one writes.

@@ -689,6 +689,49 @@ export function runDriverSuite(
         expect(await search(['blue'])).toEqual([]);
       });
 
+      it('adds terms to records stored without them at the version named only (addTerms, where the driver offers it)', async () => {
+        if (!d.addTerms) return;
+        const e = (id: string, n: number, status = 'LIVE') => `${id}:g|${status}|${time(n)}|${id}`;
+        // s5 was stored without terms; s7 too, then written again (version 2); s8 too, then deleted.
+        await d.commit([
+          itemPut({ id: 's7', group: 'g', status: 'LIVE', time: time(7) }),
+          itemPut({ id: 's8', group: 'g', status: 'LIVE', time: time(8) }),
+        ]);
+        await d.commit([
+          itemPut({ id: 's7', group: 'g', status: 'LIVE', time: time(7) }, 1),
+          { type: 'delete', collection: 'items', id: 's8', expect: 1 },
+        ]);
+        const { newest } = await d.logBounds();
+        const blue = (id: string, version: number, tokens = ['blue', 'apple']) => ({
+          id,
+          version,
+          terms: { scope: 'g', tokens },
+        });
+        // s1 has terms of its own; "nope" does not exist.
+        await d.addTerms('items', [blue('s5', 1), blue('s7', 1), blue('s8', 1), blue('s1', 1), blue('nope', 1)]);
+        // Asked again, a record that has terms keeps them.
+        await d.addTerms('items', [blue('s5', 1, ['other']), blue('s1', 1, ['other'])]);
+        const added = async () => {
+          expect(await search(['blue'])).toEqual([e('s5', 5)]);
+          expect(await search(['apple'])).toEqual([e('s6', 6), e('s5', 5), e('s2', 2, 'DRAFT'), e('s1', 1)]);
+          expect(await search(['apple', 'blue'], 'g', [['g', 'LIVE']], { direction: 'asc' })).toEqual([e('s5', 5)]);
+          expect(await search(['other'])).toEqual([]);
+          expect(await search(['red', 'apple'])).toEqual([e('s1', 1)]);
+        };
+        await added();
+        // The records are as they were: same versions, nothing logged.
+        expect((await d.get('items', 's5'))?.version).toBe(1);
+        expect((await d.get('items', 's7'))?.version).toBe(2);
+        expect((await d.logBounds()).newest).toBe(newest);
+        // Through merges of what holds them, then written over: the put's own terms replace them.
+        for (let i = 0; i < 20; i++)
+          await d.commit([itemPut({ id: `m${i}`, group: 'x', status: 'LIVE', time: time(10 + i), words: ['filler'] })]);
+        await added();
+        await d.commit([itemPut({ id: 's5', group: 'g', status: 'LIVE', time: time(5), words: ['green'] }, 1)]);
+        expect(await search(['blue'])).toEqual([]);
+        expect(await search(['green'])).toEqual([e('s5', 5), e('s2', 2, 'DRAFT')]);
+      });
+
       it('finds a record deleted and written again (its versions counted anew), on every index, after merges too', async () => {
         const byTag = async (tokens: string[]) =>
           (
