@@ -122,6 +122,7 @@ export default async function syncBench(ctx: BenchContext): Promise<void> {
       mine: ids.slice(0, edits),
       raw: ids.slice(edits, 2 * edits),
       pageSize: PAGE_SIZE,
+      query: gen.query,
     };
     const phases = (await page.evaluate(
       (i) =>

@@ -21,6 +21,8 @@ export interface SyncBenchInput {
   raw: string[];
   /** The page size of the raw pull (the replica's own). */
   pageSize: number;
+  /** A search of the pulled posts (two mid-frequency words of the bench corpus). */
+  query: string;
 }
 
 export interface SyncBenchPhase {
@@ -113,6 +115,20 @@ async function runSyncBench(input: SyncBenchInput): Promise<SyncBenchPhase[]> {
     rawBytes: rawFirst.bytes,
     targetMs: (3000 * pulledOurs) / 10_000,
     targetRatio: 1.5,
+  });
+  // The posts' search terms are written right after the pull (src/core/later-terms.ts): a search asked at once
+  // waits for them, so pull + this search is when the replica answers everything it will.
+  let hits = 0;
+  const searched = await measure(async () => {
+    hits = (await local.posts.search({ blogId, q: input.query, maxResults: 20 })).items.length;
+  }, 'sync-search-after-pull');
+  phases.push({
+    op: `first pull, then a search asked at once (${hits} hits; it waits for the terms written after the pull)`,
+    size: pulledOurs,
+    ours: single(oursFirst.ms + searched.ms),
+    raw: single(rawFirst.ms),
+    oursBytes: oursFirst.bytes + searched.bytes,
+    rawBytes: rawFirst.bytes,
   });
   // The same pull written by hand in blogcore's IndexedDB layout: what IndexedDB itself charges for it.
   const floor = await layoutFloor(fetchPages);

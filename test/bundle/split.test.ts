@@ -18,7 +18,7 @@ it('bundles src/index.ts + drivers/idb for the browser platform without Node bui
  * What loads on first use, by the module its chunk is loaded through (src/util/lazy.ts): the back office's calls
  * (src/resources/back-office.ts) through one module, so the code they share with the first download stays in few
  * chunks; writing a comment (its limits and rules); the comment sanitizer with js-xss; event sharing (only for drivers that can watch a store, not
- * IndexedDB); the scheduler; the store upgrade; IndexedDB's media bytes, its search and label postings (loaded by the
+ * IndexedDB); the scheduler; the search terms a first pull leaves for after it; the store upgrade; IndexedDB's media bytes, its search and label postings (loaded by the
  * first search, list by label, or write of a searchable collection) and its database upgrade. Media's calls (its picture checks and hashing) are the back
  * office's.
  */
@@ -34,6 +34,8 @@ const LAZY: Record<string, string[]> = {
   'node_modules/linkedom/esm/index.js': [], // (a DOM for writing together where there is none: never in a browser)
   'src/core/event-share.ts': ['src/core/event-share.ts'],
   'src/core/scheduler.ts': ['src/core/scheduler.ts'],
+  // Search terms a replica's first pull left for after it: loaded when a blog's mark says so.
+  'src/core/later-terms.ts': ['src/core/later-terms.ts'],
   // Writing together: Yjs, the editor's schema and the HTML codec load with the first collab call.
   'src/resources/collab.ts': [
     'src/resources/collab.ts',
