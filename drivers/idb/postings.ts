@@ -554,7 +554,7 @@ export async function mergeSegments(
       const had = best.get(d.id);
       const v = had && docAt(had[0]!).v;
       if (v === undefined || v < d.v) best.set(d.id, [[g, docno]]);
-      else if (v === d.v) had!.push([g, docno]);
+      else if (v === d.v && !had!.some((x) => same(docAt(x), d))) had!.push([g, docno]);
     });
   });
   const kept = [...best.values()].flat().sort((a, b) => compareKeys(docAt(a).key, docAt(b).key));
@@ -599,6 +599,10 @@ export async function mergeSegments(
     lists: { terms: left, start, docnos },
   };
 }
+
+/** Whether two documents are one: the same record's, of the same version, scope and key. */
+const same = (a: Candidate | PostingDoc | undefined, b: Candidate | PostingDoc) =>
+  !!a && a.id === b.id && a.v === b.v && a.s === b.s && compareKeys(a.key, b.key) === 0;
 
 /** Sources opened together when none is open yet. */
 const OPEN_AT_ONCE = 8;
@@ -687,7 +691,9 @@ export async function orderedMatches(
     }
     if (!batch.length) break;
     const ok = await verify(batch);
-    for (let i = 0; i < batch.length && out.length < limit; i++) if (ok[i]) out.push(batch[i]!);
+    // (A document added twice for one version, StorageDriver.addTerms, comes out twice in a row: kept once.)
+    for (let i = 0; i < batch.length && out.length < limit; i++)
+      if (ok[i] && !same(out[out.length - 1], batch[i]!)) out.push(batch[i]!);
   }
   for (const s of open) void s.walk!.return(undefined);
   return out;

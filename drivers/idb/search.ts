@@ -112,7 +112,9 @@ async function unordered(
     );
   }
   const store = tx.objectStore(q.collection) as unknown as ReadStore;
-  const isCurrent = (rec: Rec | undefined): rec is Rec => !!rec && rec.s === q.scope && latest.get(rec.id) === rec.v;
+  // (The matches were of the query's scope: the record at their version is that record. Terms added after their
+  // record, StorageDriver.addTerms, leave its `s` unset.)
+  const isCurrent = (rec: Rec | undefined): rec is Rec => !!rec && latest.get(rec.id) === rec.v;
   const index = isKeyed(c.collection(q.collection), q.index) ? undefined : (store.index(q.index) as unknown as Index3);
   if (index && latest.size > 2 * limit + 16 && c.hasGetAllRecords(index)) {
     // Many matches: walk the ordered index and keep the matches.
@@ -161,7 +163,7 @@ async function walkIds(
     )) as Array<Rec | undefined>;
     hits.forEach((id, n) => {
       const rec = recs[n];
-      if (out.length >= limit || rec?.v !== latest.get(id) || rec?.s !== q.scope) return;
+      if (out.length >= limit || rec?.v !== latest.get(id)) return;
       for (const key of keysIn(rec, q, prefix, bounds)) out.push({ id, key });
     });
     if (out.length >= limit || ids.length < ID_CHUNK) return out.slice(0, limit);

@@ -75,10 +75,11 @@ const searchDoc = (
 ): PostingDoc => ({ id, v, s: terms.scope, key: orderKey(def, keys) ?? [], terms: terms.tokens });
 
 /**
- * StorageDriver.addTerms: in one transaction, the records still at the version named and without terms get their
- * scope (`s`, which searches check a record by) and their search documents at that version, in one new segment;
- * nothing else of them is written. (A record written or deleted since has a `~dead` mark past that version, so
- * documents of it are never current; here they are not even added.)
+ * StorageDriver.addTerms: in one transaction, the records still at the version named, and stored without terms,
+ * get their search documents at that version in one new segment; the records are not written (a record stored
+ * with terms has its scope, `s`). Asked twice for one version, a document is added twice: searches and merges
+ * keep one (postings.ts `same`). A record written or deleted since has a `~dead` mark past that version, so
+ * documents of it would never be current; here they are not even added.
  */
 export async function addTerms(
   c: {
@@ -95,15 +96,12 @@ export async function addTerms(
   const store = tx.objectStore(collection);
   const recs = (await Promise.all(items.map((item) => store.get(item.id)))) as Array<Rec | undefined>;
   const docs: PostingDoc[] = [];
-  const writes: Array<Promise<unknown>> = [];
   items.forEach(({ terms }, i) => {
     const rec = recs[i];
-    if (!rec || rec.v !== items[i]!.version || rec.s !== undefined) return;
-    writes.push(store.put({ ...rec, s: terms.scope }));
-    docs.push(searchDoc(def, rec.id, rec.v, rec.k, terms));
+    if (rec && rec.v === items[i]!.version && rec.s === undefined)
+      docs.push(searchDoc(def, rec.id, rec.v, rec.k, terms));
   });
-  if (docs.length) writes.push(addPostings(tx, c.KeyRange, collection, docs, new Map()));
-  await Promise.all([...writes, tx.done]);
+  await Promise.all([docs.length && addPostings(tx, c.KeyRange, collection, docs, new Map()), tx.done]);
 }
 
 /** Body records kept in memory per database, most recently used last: about 16–20 KB each, so some 5 MB. */

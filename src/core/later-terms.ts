@@ -10,7 +10,7 @@ import { del, termsOf } from '../store/records.js';
 import type { RecordStore } from '../store/record-store.js';
 
 /** Posts a page of the walk reads and hands over. */
-const PAGE = 250;
+const PAGE = 1000;
 
 /** Writes the terms of the blog's posts; `mark`: the blog's mark as read before. */
 export async function writeLaterTerms(driver: RecordStore, blogId: string, mark: StoredDoc<JsonObject>): Promise<void> {

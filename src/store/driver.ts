@@ -389,10 +389,11 @@ export interface StorageDriver {
   readonly checksUnchanged?: boolean;
   /**
    * Optional: search terms for records stored without them (a put with no `terms` in a collection with `search`).
-   * Each item's record gets `terms` as if its put had carried them, but only while it is still at `version` and
-   * has none: it is not written again (its version stays), no change is logged, and an item whose record moved,
-   * went or has terms already changes nothing. Lets a replica's first pull store posts at once and their terms
-   * right after (src/core/later-terms.ts); the core's searches of the blog wait for them.
+   * Each item's record gets `terms` as if its put had carried them, but only while it is still at `version`: it
+   * is not written again (its version stays) and no change is logged; an item whose record moved or went, or was
+   * put with terms, changes nothing. The core gives a version the same terms each time, and asked twice for one,
+   * searches find the record once. Lets a replica's first pull store posts at once and their terms right after
+   * (src/core/later-terms.ts); the core's searches of the blog wait for them.
    */
   addTerms?(collection: string, items: readonly TermsItem[]): Promise<void>;
   /** Optional: true when the driver drops the records of `transient` collections itself (PostgreSQL: a table per time slab, truncated in turn). */

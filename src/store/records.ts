@@ -428,9 +428,10 @@ type Was = Omit<StoredDoc<{ replica?: ReplicaNote } | undefined>, 'id'>;
 
 /**
  * A put of a record with everything the driver must index for it, over `over` (the version expected, 0: new). A
- * post, page or comment keeps the stored record's replica note unless it names its own (undefined: none).
+ * post, page or comment keeps the stored record's replica note unless it names its own (undefined: none). A post's
+ * search terms go with it unless `terms` is false (a first pull's: core/later-terms.ts writes them after it).
  */
-export function put<C extends Collection>(collection: C, record: Records[C], over: Over<C>): PutOp {
+export function put<C extends Collection>(collection: C, record: Records[C], over: Over<C>, terms = true): PutOp {
   const expect = (over as Was).version ?? over;
   const note = (over as Was).doc?.replica;
   if (note && !('replica' in record)) (record as { replica?: ReplicaNote }).replica = note;
@@ -444,7 +445,7 @@ export function put<C extends Collection>(collection: C, record: Records[C], ove
       ? collabStream((record as CollabUpdateRecord).docId)
       : streamOf(collection, record as { blogId?: string; unseen?: true });
   if (stream) op.stream = stream;
-  if (collection === 'posts') op.terms = termsOf(record as PostRecord);
+  if (collection === 'posts' && terms) op.terms = termsOf(record as PostRecord);
   return op;
 }
 

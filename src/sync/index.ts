@@ -196,9 +196,16 @@ export function createReplica(options: ReplicaOptions): Replica {
   const downloads = pictureDownloads(core, blogId, remote, options.downloads ?? 4, run, () => closed);
   const download = downloads.next;
 
+  let first = false;
   const sync = () =>
-    run((c) => syncOnce(c, remote, options)).then((result) => {
+    run((c) => {
+      first = !c.state.checkpoint && !c.state.gen;
+      return syncOnce(c, remote, options);
+    }).then((result) => {
       void download().catch((error: unknown) => options.onError?.(error));
+      // The search terms a first pull left out (pull.ts) are written now, once the sync is over; otherwise it is
+      // looked once per process for terms a reload left unwritten. Searches wait for them.
+      void core.termsWritten(blogId, first).catch(() => undefined);
       return result;
     });
 

@@ -6,6 +6,7 @@
  * not bring (and that wait for nothing) are dropped, since their tombstones are gone from the server's log.
  */
 import {
+  addTo,
   type ChangeItem,
   type ChangeList,
   DriverConflict,
@@ -15,6 +16,7 @@ import {
   type PostRecord,
   type ReplicaNote,
   type UserRecord,
+  laterTermsId,
   revisionsOf,
 } from '../service/store.js';
 import type { Comment, Page, Post } from '../schema/resources.js';
@@ -245,6 +247,9 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
       next = { since: at.since, pageToken: at.pageToken, page: Promise.resolve(page) };
     };
     if (!st.checkpoint && st.gen === 0) {
+      // Its posts' search terms are left for after it, the blog marked so (core/later-terms.ts): marked at its
+      // start, so a reload part way leaves the mark, and at its end, should a search meanwhile have spent it.
+      if (!sent) await markTerms(ctx);
       const before = JSON.stringify(st);
       const { stored, send } = await applyPage(ctx, page, at, false, known);
       const done = send();
@@ -269,15 +274,17 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
     await applyReading(page, at);
     if (!page.nextPageToken) break;
   }
-  // The search terms a first pull left out are written now, off its path (once per process otherwise: one left
-  // behind by a reload); searches wait for them.
-  void ctx.core.termsWritten(ctx.blogId, sent).catch(() => undefined);
+  if (sent) await markTerms(ctx);
   if (st.sweep !== undefined) await sweep(ctx);
   // Pictures posts stopped using: those nothing here uses any more may go (media.ts).
   if ((await ctx.core.getAs<Pictures>('settings', picturesId(ctx.blogId)))?.doc.left?.length)
     await (await import('./media.js')).releasePictures(ctx);
   return applied;
 }
+
+/** Marks the blog's posts as waiting for their search terms, on a driver that adds them later (a commit of its own). */
+const markTerms = async ({ core, blogId }: Ctx) =>
+  core.driver.addTerms && (await core.commit([addTo('settings', { id: laterTermsId(blogId) }, {})]));
 
 /**
  * After a fresh pull that replaced an older one: local records it did not bring are gone from the server

@@ -10,10 +10,8 @@
  * point finds them consistent.
  */
 import {
-  addTo,
   type Core,
   delNoted,
-  laterTermsId,
   type Noted,
   type JsonObject,
   type LogPosition,
@@ -203,11 +201,13 @@ export class Batch {
         items.map((s) => [s.was, s.doc] as [PostRecord | undefined, PostRecord | undefined]),
       );
     const ops: WriteOp[] = [];
+    // A first pull's posts go without their search terms, which are written right after it (pull.ts).
+    const terms = !(counted && this.core.driver.addTerms);
     const posts: Array<[PostRecord | undefined, PostRecord | undefined]> = [];
     for (const s of this.slots.values()) {
       if (!s.touched) continue;
       const stored = { id: s.id, version: s.stored, doc: s.was as Records[Noted] };
-      if (s.doc) ops.push(put(s.collection, s.doc, stored));
+      if (s.doc) ops.push(put(s.collection, s.doc, stored, terms));
       // A delete leaves the record's note in `settings`, unless the batch writes that record itself.
       else if (s.stored)
         ops.push(
@@ -223,11 +223,6 @@ export class Batch {
     // Label counters move with the posts, as on every write of the core (label-counts.ts: adds, nothing read).
     const known = this.known;
     if (posts.length) ops.push(...labelCountsOps(posts));
-    // A first pull's posts go without their search terms, which are written right after it (core/later-terms.ts).
-    if (counted && this.core.driver.addTerms) {
-      for (const op of ops) delete (op as { terms?: unknown }).terms;
-      ops.push(addTo('settings', { id: laterTermsId(counted.blogId) }, {}));
-    }
     const slots = [...this.slots];
     this.slots.clear();
     // The next batch on `known` starts from what this one writes.

@@ -692,10 +692,11 @@ export function runDriverSuite(
       it('adds terms to records stored without them at the version named only (addTerms, where the driver offers it)', async () => {
         if (!d.addTerms) return;
         const e = (id: string, n: number, status = 'LIVE') => `${id}:g|${status}|${time(n)}|${id}`;
-        // s5 was stored without terms; s7 too, then written again (version 2); s8 too, then deleted.
+        // s5 was stored without terms, and s9 (tagged); s7 too, then written again (version 2); s8 too, then deleted.
         await d.commit([
           itemPut({ id: 's7', group: 'g', status: 'LIVE', time: time(7) }),
           itemPut({ id: 's8', group: 'g', status: 'LIVE', time: time(8) }),
+          itemPut({ id: 's9', group: 'g', status: 'LIVE', time: time(9), tags: ['food'] }),
         ]);
         await d.commit([
           itemPut({ id: 's7', group: 'g', status: 'LIVE', time: time(7) }, 1),
@@ -707,16 +708,40 @@ export function runDriverSuite(
           version,
           terms: { scope: 'g', tokens },
         });
-        // s1 has terms of its own; "nope" does not exist.
-        await d.addTerms('items', [blue('s5', 1), blue('s7', 1), blue('s8', 1), blue('s1', 1), blue('nope', 1)]);
-        // Asked again, a record that has terms keeps them.
-        await d.addTerms('items', [blue('s5', 1, ['other']), blue('s1', 1, ['other'])]);
+        // s1 was put with terms of its own; "nope" does not exist.
+        const items = [blue('s5', 1), blue('s7', 1), blue('s8', 1), blue('s9', 1), blue('s1', 1), blue('nope', 1)];
+        await d.addTerms('items', items);
+        // Asked again for the same versions: each record is found once. A record put with terms keeps its own.
+        await d.addTerms('items', [...items, blue('s1', 1, ['other'])]);
+        const byTag = async (tokens: string[]) =>
+          (
+            await d.search({
+              collection: 'items',
+              index: 'byTag',
+              scope: 'g',
+              tokens,
+              prefixes: [['g', 'food']],
+              direction: 'desc',
+              limit: 10,
+            })
+          ).map((x) => x.id);
         const added = async () => {
-          expect(await search(['blue'])).toEqual([e('s5', 5)]);
-          expect(await search(['apple'])).toEqual([e('s6', 6), e('s5', 5), e('s2', 2, 'DRAFT'), e('s1', 1)]);
-          expect(await search(['apple', 'blue'], 'g', [['g', 'LIVE']], { direction: 'asc' })).toEqual([e('s5', 5)]);
+          expect(await search(['blue'])).toEqual([e('s9', 9), e('s5', 5)]);
+          expect(await search(['apple'])).toEqual([
+            e('s9', 9),
+            e('s6', 6),
+            e('s5', 5),
+            e('s2', 2, 'DRAFT'),
+            e('s1', 1),
+          ]);
+          expect(await search(['apple', 'blue'], 'g', [['g', 'LIVE']], { direction: 'asc' })).toEqual([
+            e('s5', 5),
+            e('s9', 9),
+          ]);
           expect(await search(['other'])).toEqual([]);
           expect(await search(['red', 'apple'])).toEqual([e('s1', 1)]);
+          expect(await byTag(['blue'])).toEqual(['s9']);
+          expect(await byTag(['apple'])).toEqual(['s9', 's6', 's1']);
         };
         await added();
         // The records are as they were: same versions, nothing logged.
@@ -728,7 +753,7 @@ export function runDriverSuite(
           await d.commit([itemPut({ id: `m${i}`, group: 'x', status: 'LIVE', time: time(10 + i), words: ['filler'] })]);
         await added();
         await d.commit([itemPut({ id: 's5', group: 'g', status: 'LIVE', time: time(5), words: ['green'] }, 1)]);
-        expect(await search(['blue'])).toEqual([]);
+        expect(await search(['blue'])).toEqual([e('s9', 9)]);
         expect(await search(['green'])).toEqual([e('s5', 5), e('s2', 2, 'DRAFT')]);
       });
 
