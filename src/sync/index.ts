@@ -196,9 +196,9 @@ export function createReplica(options: ReplicaOptions): Replica {
   const downloads = pictureDownloads(core, blogId, remote, options.downloads ?? 4, run, () => closed);
   const download = downloads.next;
 
-  let first = false;
-  const sync = () =>
-    run((c) => {
+  const sync = () => {
+    let first = false;
+    return run((c) => {
       first = !c.state.checkpoint && !c.state.gen;
       return syncOnce(c, remote, options);
     }).then((result) => {
@@ -208,6 +208,7 @@ export function createReplica(options: ReplicaOptions): Replica {
       void core.termsWritten(blogId, first).catch(() => undefined);
       return result;
     });
+  };
 
   const pending = () => run((c) => pendingChanges(c, blogId));
 

@@ -111,3 +111,22 @@ it('a post edited here before its terms are written is found by its new words on
   expect(await searched).toEqual(fizz.filter((id) => id !== ids[0]).sort());
   expect(await found(local, 'zebra')).toEqual([ids[0]]);
 });
+
+it('a search while the first pull goes on, then the rest of the pull: a search after it finds every post', async () => {
+  const { ids, fizz } = await seed();
+  const local = createBlogService({ driver: idbDriver({ name: 'replica', indexedDB: new IDBFactory() }) });
+  const r = replicaOf(s, 'admin', local, undefined, { maxResults: 4 });
+  opened.push(r);
+  // The search runs once the second page has come, while the pull has pages still to store.
+  let pages = 0;
+  let during: string[] | undefined;
+  r.net.lose = async (line) => {
+    if (line.includes('/changes') && ++pages === 2) during = await found(local, 'post');
+    return false;
+  };
+  expect(await r.replica.sync()).toMatchObject({ pulled: 14 });
+  expect(during!.every((id) => ids.includes(id))).toBe(true);
+  expect(during!.length).toBeLessThan(ids.length);
+  expect(await found(local, 'fizz')).toEqual([...fizz].sort());
+  expect(await found(local, 'post')).toEqual([...ids].sort());
+});
