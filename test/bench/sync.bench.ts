@@ -3,7 +3,8 @@
  * helper on node:http + SQLite at 127.0.0.1, next to a raw baseline in the same page and run (plain fetch of
  * the same change pages with raw idb puts; plain fetch PATCHes with If-Match). Targets (issues 13, 21): the first
  * pull of 10k posts ≤ 3 s and ≤ 1.5× raw, 100 queued offline edits pushed and confirmed ≤ 1 s; bytes on the
- * wire per changed post, counted at the server's sockets (requests and responses, headers included). A second
+ * wire per changed post, counted at the server's sockets (requests and responses, headers included). A row times
+ * a search asked at once after the first pull (it waits for the posts' terms, written after the pull). A second
  * raw line, "the floor", writes the same pull by hand in the IndexedDB driver's layout for posts (record,
  * index entries, base): what IndexedDB charges for what a replica must write, with none of blogcore's code.
  *
