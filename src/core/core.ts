@@ -115,8 +115,8 @@ export class Core {
   private scheduler: Pick<Scheduler, 'scheduled' | 'stop'> | undefined;
   /** Promotions this process has committed: a list read beside promoteDue re-reads if one landed meanwhile. */
   promotions = 0;
-  /** Per blog, the writing of the search terms a replica's pull left for later (later-terms.ts). */
-  private readonly termsLater = new Map<string, Promise<void>>();
+  /** Per blog, the writing of the search terms a replica's pull left for later (later-terms.ts); null: done. */
+  private readonly termsLater = new Map<string, Promise<void> | null>();
   /** Events shared with other app servers on the same store (drivers that can `watch` it; the code loads then). */
   readonly share: Promise<EventShare> | undefined;
   private opening: Promise<void> | undefined;
@@ -241,20 +241,29 @@ export class Core {
   }
 
   /**
-   * Resolves once the blog's posts all have their search terms: a replica's first pull stores posts first and
-   * their terms after, marking the blog (later-terms.ts, loaded then). Looked for once per process, or `again`
-   * (a pull here marked the blog since); a failure is looked for again by the next call.
+   * What to wait for until the blog's posts all have their search terms (undefined: nothing, so a search's reads
+   * still go out in the turn its first one did): a replica's first pull stores posts first and their terms
+   * after, marking the blog (later-terms.ts, loaded then). Looked for once per process, or `again` (a pull here
+   * marked the blog since); a failure is looked for again by the next call.
    */
-  termsWritten(blogId: string, again?: boolean): Promise<void> {
-    let p = this.termsLater.get(blogId);
-    if (this.driver.addTerms && (!p || again)) {
-      const started = this.driver.get('settings', laterTermsId(blogId)).then(async (mark) => {
-        if (mark) await (await import('./later-terms.js')).writeLaterTerms(this.driver, blogId, mark);
-      });
-      started.catch(() => this.termsLater.get(blogId) === started && this.termsLater.delete(blogId));
-      this.termsLater.set(blogId, (p = started));
-    }
-    return p ?? Promise.resolve();
+  termsWritten(blogId: string, again?: boolean): Promise<void> | undefined {
+    if (!this.driver.addTerms) return;
+    const known = this.termsLater.get(blogId);
+    if (known !== undefined && !again) return known ?? undefined;
+    const started = this.driver.get('settings', laterTermsId(blogId)).then(async (mark) => {
+      if (mark) await (await import('./later-terms.js')).writeLaterTerms(this.driver, blogId, mark);
+    });
+    const settle = (done: boolean) => {
+      if (this.termsLater.get(blogId) !== started) return;
+      if (done) this.termsLater.set(blogId, null);
+      else this.termsLater.delete(blogId);
+    };
+    started.then(
+      () => settle(true),
+      () => settle(false),
+    );
+    this.termsLater.set(blogId, started);
+    return started;
   }
 
   nowIso(): string {

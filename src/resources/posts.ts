@@ -130,7 +130,8 @@ async function listOrSearch(core: Core, actor: Actor, p: Parsed<'postsList'>, q?
     // By publish time, the index's order is the search rank's (records.ts): a driver may walk its index in it.
     query.search = { scope: p.blogId, tokens: words, ...(byUpdated ? {} : { rankOf: rankBySortTime }) };
     // A replica's first pull writes its posts' search terms after them (later-terms.ts): a search waits for them.
-    await core.termsWritten(p.blogId);
+    const terms = core.termsWritten(p.blogId);
+    if (terms) await terms;
     if (phrases.length) {
       query.filter = (hits) =>
         hits.filter((h) => {

@@ -205,7 +205,7 @@ export function createReplica(options: ReplicaOptions): Replica {
       void download().catch((error: unknown) => options.onError?.(error));
       // The search terms a first pull left out (pull.ts) are written now, once the sync is over; otherwise it is
       // looked once per process for terms a reload left unwritten. Searches wait for them.
-      void core.termsWritten(blogId, first).catch(() => undefined);
+      void core.termsWritten(blogId, first)?.catch(() => undefined);
       return result;
     });
   };
