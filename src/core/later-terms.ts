@@ -1,9 +1,9 @@
 /**
- * Search terms written after their posts (docs/design.md §16): a replica's first pull stores posts without their
+ * Search terms written after their posts (docs/design.md §26): a replica's first pull stores posts without their
  * terms on a driver that can add them afterwards (`StorageDriver.addTerms`), and marks the blog (`laterTermsId`,
- * added to with each page). This walks the blog's posts in pages and hands each post's terms to the driver for the
- * version it is stored at (a post written since carries its own), then removes the mark unless a pull added to it
- * meanwhile (a later call walks again). Searches of the blog wait for it (Core.termsWritten).
+ * at the pull's start and end). This walks the blog's posts in pages and hands each post's terms to the driver for
+ * the version it is stored at (a post written since carries its own), then removes the mark unless a pull marked
+ * the blog again meanwhile (a later call walks again). Searches of the blog wait for it (Core.termsWritten).
  */
 import { DriverConflict, type JsonObject, type KeyBound, type StoredDoc } from '../store/driver.js';
 import { del, termsOf } from '../store/records.js';

@@ -12,7 +12,7 @@ import { pull } from './pull.js';
 import { blogRecord, differs, kindOf, localBlog, type LocalBlog } from './records.js';
 import { createRemote, type Remote, type RemoteError } from './remote.js';
 import { scan } from './scan.js';
-import { Batch, baseId, baseOf, LAYOUT, loadState, splitKey, stateId, type Ctx } from './state.js';
+import { Batch, baseId, baseOf, firstPull, LAYOUT, loadState, splitKey, stateId, type Ctx } from './state.js';
 import { picturesId } from './wanted.js';
 import type { ConflictChoice, Downloads, PendingChange, Replica, ReplicaOptions, SyncResult } from './types.js';
 
@@ -199,7 +199,7 @@ export function createReplica(options: ReplicaOptions): Replica {
   const sync = () => {
     let first = false;
     return run((c) => {
-      first = !c.state.checkpoint && !c.state.gen;
+      first = firstPull(c.state);
       return syncOnce(c, remote, options);
     }).then((result) => {
       void download().catch((error: unknown) => options.onError?.(error));

@@ -27,6 +27,7 @@ import {
   baseId,
   baseIn,
   eachRecord,
+  firstPull,
   isDirty,
   pulledCommits,
   saveState,
@@ -246,7 +247,7 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
     const again = () => {
       next = { since: at.since, pageToken: at.pageToken, page: Promise.resolve(page) };
     };
-    if (!st.checkpoint && st.gen === 0) {
+    if (firstPull(st)) {
       // Its posts' search terms are left for after it, the blog marked so (core/later-terms.ts): marked at its
       // start, so a reload part way leaves the mark, and at its end, should a search meanwhile have spent it.
       if (!sent) await markTerms(ctx);
@@ -283,8 +284,9 @@ export async function pull(ctx: Ctx, remote: Remote, maxResults: number): Promis
 }
 
 /** Marks the blog's posts as waiting for their search terms, on a driver that adds them later (a commit of its own). */
-const markTerms = async ({ core, blogId }: Ctx) =>
-  core.driver.addTerms && (await core.commit([addTo('settings', { id: laterTermsId(blogId) }, {})]));
+async function markTerms({ core, blogId }: Ctx): Promise<void> {
+  if (core.driver.addTerms) await core.commit([addTo('settings', { id: laterTermsId(blogId) }, {})]);
+}
 
 /**
  * After a fresh pull that replaced an older one: local records it did not bring are gone from the server

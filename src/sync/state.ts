@@ -74,6 +74,12 @@ export interface State {
 export const LAYOUT = 3;
 
 export const stateId = (blogId: string) => `sync:${blogId}`;
+
+/**
+ * Whether the replica's pull is its first (nothing pulled here before, no fresh pull after a 410): its pages are
+ * written ahead, reading nothing, and its posts' search terms after it (pull.ts).
+ */
+export const firstPull = (st: State) => !st.checkpoint && !st.gen;
 export const baseId = (blogId: string, collection: Tracked, id: string) => `sync:${blogId}:${collection}:${id}`;
 
 export const newState = (blogId: string): State => ({
