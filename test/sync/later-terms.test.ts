@@ -130,3 +130,16 @@ it('a search while the first pull goes on, then the rest of the pull: a search a
   expect(await found(local, 'fizz')).toEqual([...fizz].sort());
   expect(await found(local, 'post')).toEqual([...ids].sort());
 });
+
+it('100 searches at once while the terms are written: one walk hands each post over once, and all answer alike', async () => {
+  const { ids, fizz } = await seed();
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const { driver, handed } = watched(idbDriver({ name: 'replica', indexedDB: new IDBFactory() }), gate);
+  const local = createBlogService({ driver });
+  await pull(local);
+  const searches = Array.from({ length: 100 }, () => found(local, 'fizz'));
+  open();
+  for (const answer of await Promise.all(searches)) expect(answer).toEqual([...fizz].sort());
+  expect([...handed].sort()).toEqual([...ids].sort());
+});
