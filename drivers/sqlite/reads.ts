@@ -11,7 +11,7 @@ import type {
   RangeQuery,
   StoredDoc,
 } from '../../src/store/driver.js';
-import { decodeKey, encodeKey } from '../shared/byte-keys.js';
+import { encodeKey, keyOf } from '../shared/byte-keys.js';
 import { type CollectionInfo, type Connection, LIMIT } from './connect.js';
 
 type Lower = '>=' | '>';
@@ -23,9 +23,16 @@ const READ_SQL = {
   byKey: `SELECT d.id, d.version, d.rid, d.doc FROM entries e JOIN docs d ON d.rid = e.rid WHERE e.ix = ? AND e.key = ? ORDER BY e.rid LIMIT 1`,
 } as const;
 
+/**
+ * An index key as a statement selects it: as text where its bytes are plain UTF-8 (no 0x01 escape, no 0xED lead
+ * byte: byte-keys.ts decodeKey's fast case, which text decodes alike), else as bytes; read with `keyOf`.
+ */
+export const keyColumn = (col: string) =>
+  `CASE WHEN instr(${col}, x'01') OR instr(${col}, x'ed') THEN ${col} ELSE CAST(${col} AS TEXT) END`;
+
 /** One index range walk: key bounds are bytes (drivers/shared/byte-keys.ts); ties (possible only off the core's keys) by rowid. */
 export const listSql = (lower: Lower, upper: Upper, dir: Dir) =>
-  `SELECT e.key, d.id, d.version, e.rid, d.doc FROM entries e JOIN docs d ON d.rid = e.rid
+  `SELECT ${keyColumn('e.key')}, d.id, d.version, e.rid, d.doc FROM entries e JOIN docs d ON d.rid = e.rid
    WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} ${LIMIT}`;
 
 export const countSql = (lower: Lower, upper: Upper) =>
@@ -33,7 +40,7 @@ export const countSql = (lower: Lower, upper: Upper) =>
 
 /** One index range walk returning keys and ids only (no document is read). */
 const keysSql = (lower: Lower, upper: Upper, dir: Dir) =>
-  `SELECT e.key, d.id, e.rid FROM entries e JOIN docs d ON d.rid = e.rid
+  `SELECT ${keyColumn('e.key')}, d.id, e.rid FROM entries e JOIN docs d ON d.rid = e.rid
    WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} ${LIMIT}`;
 
 /**
@@ -43,7 +50,7 @@ const keysSql = (lower: Lower, upper: Upper, dir: Dir) =>
  * Parameters per member: suffix start, index, from, to, limit; then the page limit.
  */
 const mergeSql = (members: number, lower: Lower, upper: Upper, dir: Dir) =>
-  `SELECT t.key, d.id FROM (
+  `SELECT ${keyColumn('t.key')}, d.id FROM (
      SELECT s, key, rid, min(n) AS n FROM (${Array.from(
        { length: members },
        (_, n) =>
@@ -102,10 +109,10 @@ export function list(c: Connection, q: ListQuery): IndexedDoc[] {
   const rows = c
     .stmt(LIST_SQL[`${r.lower}${r.upper}${sqlDirection(q)}`]!)
     .raw()
-    .all(r.ix, r.from, r.to, limit) as Array<[Buffer, string, number, number, string]>;
+    .all(r.ix, r.from, r.to, limit) as Array<[string | Buffer, string, number, number, string]>;
   return rows.map(([key, id, version, rid, doc]) => ({
     id,
-    key: decodeKey(key),
+    key: keyOf(key),
     version,
     doc: c.parsed.parse(rid, doc),
   }));
@@ -117,19 +124,23 @@ export function count(c: Connection, q: RangeQuery): number {
 }
 
 /** One prefix's walk in key order, keys, ids and rowids only. */
-export function walk(c: Connection, q: KeysQuery, prefix: Key, limit: number): Array<[Buffer, string, number]> {
+export function walk(
+  c: Connection,
+  q: KeysQuery,
+  prefix: Key,
+  limit: number,
+): Array<[string | Buffer, string, number]> {
   const r = c.range({ ...q, prefix });
   return c
     .stmt(KEYS_SQL[`${r.lower}${r.upper}${sqlDirection(q)}`]!)
     .raw()
-    .all(r.ix, r.from, r.to, limit) as Array<[Buffer, string, number]>;
+    .all(r.ix, r.from, r.to, limit) as Array<[string | Buffer, string, number]>;
 }
 
 export function keys(c: Connection, q: KeysQuery): IndexEntry[] {
   const limit = Math.max(0, Math.floor(q.limit));
   if (limit === 0 || q.prefixes.length === 0) return [];
-  if (q.prefixes.length === 1)
-    return walk(c, q, q.prefixes[0]!, limit).map(([key, id]) => ({ id, key: decodeKey(key) }));
+  if (q.prefixes.length === 1) return walk(c, q, q.prefixes[0]!, limit).map(([key, id]) => ({ id, key: keyOf(key) }));
   const params: Array<number | Buffer> = [];
   const ranges = q.prefixes.map((prefix) => {
     const r = c.range({ ...q, prefix });
@@ -141,6 +152,6 @@ export function keys(c: Connection, q: KeysQuery): IndexEntry[] {
   const rows = c
     .stmt(sql)
     .raw()
-    .all(...params, limit) as Array<[Buffer, string]>;
-  return rows.map(([key, id]) => ({ id, key: decodeKey(key) }));
+    .all(...params, limit) as Array<[string | Buffer, string]>;
+  return rows.map(([key, id]) => ({ id, key: keyOf(key) }));
 }

@@ -22,9 +22,9 @@ import {
   type KeyBound,
   type SearchQuery,
 } from '../../src/store/driver.js';
-import { decodeKey } from '../shared/byte-keys.js';
+import { keyBytes, keyOf } from '../shared/byte-keys.js';
 import { type Connection, LIMIT } from './connect.js';
-import { sqlDirection } from './reads.js';
+import { keyColumn, sqlDirection } from './reads.js';
 
 const SPARSE = 500;
 const WALK_CHUNK = 32;
@@ -73,7 +73,7 @@ export const SEARCH_SQL = {
  * the walk reads index keys in order until the page is full (the shape raw SQL uses for an ordered search).
  */
 const matchWalkSql = (lower: '>=' | '>', upper: '<=' | '<', dir: 'ASC' | 'DESC') =>
-  `SELECT e.key, d.id FROM entries e JOIN docs d ON d.rid = e.rid
+  `SELECT ${keyColumn('e.key')}, d.id FROM entries e JOIN docs d ON d.rid = e.rid
    WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ?
      AND e.rid IN (SELECT r.rid FROM search s JOIN ranks r ON r.frid = s.rowid WHERE search MATCH ?)
    ORDER BY e.key ${dir}, e.rid ${dir} ${LIMIT}`;
@@ -87,7 +87,7 @@ const passedSql = (lower: '>=' | '>', upper: '<=' | '<') =>
  * row is read: a key ends with its record's id (driver.ts `Key`), and the walk touches two b-trees, not three.
  */
 const checkedSql = (lower: '>=' | '>', upper: '<=' | '<', dir: 'ASC' | 'DESC', tokens: number) =>
-  `SELECT e.key, ${Array.from({ length: tokens }, () => 'instr(t.t, ?)').join(' AND ')}
+  `SELECT ${keyColumn('e.key')}, ${Array.from({ length: tokens }, () => 'instr(t.t, ?)').join(' AND ')}
    FROM entries e LEFT JOIN terms t ON t.rid = e.rid
    WHERE e.ix = ? AND e.key ${lower} ? AND e.key ${upper} ? ORDER BY e.key ${dir}, e.rid ${dir} ${LIMIT}`;
 
@@ -268,8 +268,8 @@ function walkMatchSet(c: Connection, q: SearchQuery, prefix: Key, match: string,
   const rows = c
     .stmt(matchWalkSql(r.lower, r.upper, sqlDirection(q)))
     .raw()
-    .all(r.ix, r.from, r.to, match, limit) as Array<[Buffer, string]>;
-  return rows.map(([key, id]) => ({ id, key: decodeKey(key) }));
+    .all(r.ix, r.from, r.to, match, limit) as Array<[string | Buffer, string]>;
+  return rows.map(([key, id]) => ({ id, key: keyOf(key) }));
 }
 
 /**
@@ -294,19 +294,19 @@ function walkMatches(
     const chunk = c
       .stmt(checkedSql(lower, upper, sqlDirection(q), wanted.length))
       .raw()
-      .all(...wanted, r.ix, from, to, size) as Array<[Buffer, number | null]>;
-    for (const [bytes, hit] of chunk) {
+      .all(...wanted, r.ix, from, to, size) as Array<[string | Buffer, number | null]>;
+    for (const [column, hit] of chunk) {
       checked++;
       tally.checked++;
       if (hit) {
-        const key = decodeKey(bytes);
+        const key = keyOf(column);
         out.push({ id: key[key.length - 1]!, key });
         tally.found++;
       }
       if (out.length >= limit) return out;
     }
     if (chunk.length < size) return out;
-    const after = chunk[chunk.length - 1]![0];
+    const after = keyBytes(chunk[chunk.length - 1]![0]);
     if (q.direction === 'asc') [lower, from] = ['>', after];
     else [upper, to] = ['<', after];
   }

@@ -678,6 +678,27 @@ describe('sqlite driver: key order', () => {
     await d.close();
   });
 
+  it('hands out every key as stored, whether a statement reads it as text or as bytes', async () => {
+    // Plain keys come out of SQLite as text, keys with an escape or a 0xED lead byte (a surrogate, Hangul) as bytes.
+    const d = await opened(':memory:');
+    const times = ['\ud55c', '\ufffd', '🙂', '\u0000', '\u0001x', 'plain', 'é', '\ud7ff'];
+    const tags = ['한', 'tag', '🙂'];
+    await d.commit(times.map((t, i) => itemPut({ id: `i${i}`, group: 'g', status: 'LIVE', time: t, tags })));
+    const byTime = times.map((t, i) => ['g', 'LIVE', t, `i${i}`]).sort(compareKeys);
+    const walk = { collection: 'items', index: 'byTime', direction: 'asc', limit: 20 } as const;
+    expect((await d.list({ ...walk, prefix: ['g', 'LIVE'] })).map((e) => e.key)).toEqual(byTime);
+    expect((await d.keys({ ...walk, prefixes: [['g', 'LIVE']] })).map((e) => e.key)).toEqual(byTime);
+    const byTag = (tag: string) => times.map((t, i) => ['g', tag, t, `i${i}`]);
+    const merged = await d.keys({ ...walk, index: 'byTag', prefixes: tags.map((tag) => ['g', tag]) });
+    // One entry per suffix, from the first prefix that holds it.
+    expect(merged.map((e) => e.key)).toEqual(byTag('한').sort(compareKeys));
+    for (const tag of tags) {
+      const one = await d.keys({ ...walk, index: 'byTag', prefixes: [['g', tag]], direction: 'desc' });
+      expect(one.map((e) => e.key)).toEqual(byTag(tag).sort((a, b) => compareKeys(b, a)));
+    }
+    await d.close();
+  });
+
   it('serves every list and count by a seek on the index, never a scan or a sort', () => {
     const db = new Database(':memory:');
     db.exec(MIGRATIONS[0]!);
