@@ -45,11 +45,7 @@ function encodeSlow(key: readonly string[]): Buffer {
 
 export function decodeKey(buf: Buffer): string[] {
   // The usual key: plain UTF-8 parts (no escape, no surrogate or U+D000–U+D7FF lead byte), decoded at once.
-  if (buf.indexOf(1) < 0 && buf.indexOf(0xed) < 0) {
-    const parts = buf.toString('utf8').split('\0');
-    parts.pop();
-    return parts;
-  }
+  if (buf.indexOf(1) < 0 && buf.indexOf(0xed) < 0) return partsOf(buf.toString('utf8'));
   const parts: string[] = [];
   let start = 0;
   while (start < buf.length) {
@@ -72,9 +68,11 @@ export function decodeKey(buf: Buffer): string[] {
  * JS string where bytes cost a Buffer with an ArrayBuffer of its own per row, whose allocation and sweeping were
  * a third of a list page's time at 1M posts.
  */
-export function keyOf(v: string | Buffer): string[] {
-  if (typeof v !== 'string') return decodeKey(v);
-  const parts = v.split('\0');
+export const keyOf = (v: string | Buffer): string[] => (typeof v === 'string' ? partsOf(v) : decodeKey(v));
+
+/** The parts of a plain key's text: each ends with its 0x00 terminator. */
+function partsOf(text: string): string[] {
+  const parts = text.split('\0');
   parts.pop();
   return parts;
 }
