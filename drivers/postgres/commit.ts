@@ -257,7 +257,7 @@ const row = (
  * adding to the same counters lock them in one order, and never wait on each other in a circle), unless a record
  * has both an add and another op in the batch (then as given). Each keeps its position in the log.
  */
-function runOrder(rows: RowOp[]): RowOp[] {
+export function runOrder(rows: RowOp[]): RowOp[] {
   const adds = rows.filter((r) => r.kind === 2);
   if (!adds.length) return rows;
   const others = rows.filter((r) => r.kind !== 2);
@@ -325,16 +325,18 @@ function deltasOf(p: CollectionPlan, op: RowOp): number[] {
 
 /**
  * A commit's statement and parameters: the statement of its shape (statement.ts), else the call of commit_ops;
- * `wrapped`: the answer is commit_ops's array (in the row's first column).
+ * `wrapped`: the answer is commit_ops's array (in the row's first column). `base`: the log position of its first
+ * op (a commit after others in one transaction, group-commit.ts).
  */
 export function commitStatement(
   c: Connection,
   ops: readonly WriteOp[],
   time: number,
   u?: CommitOptions['unchanged'],
+  base = 0,
 ): { text: string; values: unknown[]; wrapped: boolean } {
   // Resolve names first: an unknown collection or index is a programming error, not a conflict.
-  const rows = runOrder(ops.map((op, k) => rowOp(op, k)));
+  const rows = runOrder(ops.map((op, k) => rowOp(op, base + k)));
   const shapedOps = shaped(c, rows);
   if (!shapedOps) return { text: c.commitSql, values: encode(c, rows, time), wrapped: true };
   return {
@@ -354,12 +356,16 @@ export async function commit(c: Connection, ops: readonly WriteOp[], options: Co
       if ((await c.run(look, [pgText(u.stream), u.after], false))[0]![0])
         throw new DriverConflict('stale', '', u.stream);
     }
-    const row = (await c.run(text, values, false))[0]!;
-    const [seq, previous] = (wrapped ? row[0] : row) as [string, string | null];
-    return { seq: Number(seq), ...(previous !== null ? { previous: Number(previous) } : {}) };
+    return answer((await c.run(text, values, false))[0]!, wrapped);
   } catch (error) {
     throw conflict(c, error, ops, u) ?? error;
   }
+}
+
+/** What a commit statement answered (its one row), as the commit's result. */
+export function answer(row: unknown[], wrapped: boolean): CommitResult {
+  const [seq, previous] = (wrapped ? row[0] : row) as [string, string | null];
+  return { seq: Number(seq), ...(previous !== null ? { previous: Number(previous) } : {}) };
 }
 
 /** The DriverConflict a failed commit stands for, if it is one. */

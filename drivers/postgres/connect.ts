@@ -96,8 +96,9 @@ export function lostConnection(error: unknown): boolean {
  * commit (a unique key taken, which the core retries at once) paid for a new connection and its prepared
  * statements, some 20 ms; here only a lost connection is dropped, a refused statement leaves it idle and usable.
  */
-async function pooled(pool: PgPool, config: PgQueryConfig): Promise<unknown[][]> {
+async function pooled(pool: PgPool, config: PgQueryConfig, seen?: (client: PgClient) => void): Promise<unknown[][]> {
   const client = await pool.connect();
+  seen?.(client);
   // A checked-out client's connection that dies (a killed backend, a server going down) emits 'error': the
   // query at hand fails with it, and the client is dropped (as pool.query does).
   let lost: Error | undefined;
@@ -266,13 +267,61 @@ export class Connection {
     t.open++;
     try {
       const client = await t.client;
-      this.#pipelined ??= client.pipeline === true;
+      this.met(client);
       return (await client.query<unknown[]>(config)).rows;
     } catch (error) {
       if (lostConnection(error)) t.lost ??= error as Error;
       throw error;
     } finally {
       if (--t.open === 0 && t.ended) t.release!();
+    }
+  }
+
+  /** A statement's query config: rows as arrays, named (prepared) unless the driver stopped naming them. */
+  private config(text: string, values: readonly unknown[]): PgQueryConfig {
+    const config: PgQueryConfig = { text, values, rowMode: 'array' };
+    if (this.prepared) {
+      let name = this.#names.get(text);
+      if (!name)
+        this.#names.set(text, (name = `bc${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`));
+      config.name = name;
+    }
+    return config;
+  }
+
+  /** Whether the pool's connections pipeline (known after the first statement; group-commit.ts waits for it). */
+  get pipelines(): boolean {
+    return this.#pipelined === true;
+  }
+
+  /** Notes whether the pool's connections pipeline, from one of them (every statement's, and the migration's). */
+  readonly met = (client: PgClient): void => void (this.#pipelined ??= client.pipeline === true);
+
+  /**
+   * Statements in one transaction on one pipelined connection: BEGIN, each statement, COMMIT, written together
+   * (group-commit.ts). Each statement's rows or error; `committed`: COMMIT answered COMMIT (else the transaction
+   * rolled back, or whether it committed is unknown: then `lost` says why).
+   */
+  async transaction(statements: ReadonlyArray<{ text: string; values: readonly unknown[] }>): Promise<{
+    results: Array<PromiseSettledResult<unknown[][] | undefined>>;
+    committed: boolean;
+    lost: Error | undefined;
+  }> {
+    const client = await this.pool.connect();
+    let lost: Error | undefined;
+    const onError = (error: Error) => void (lost ??= error);
+    client.on('error', onError);
+    try {
+      const begin = client.query('BEGIN').then(() => []);
+      const sent = statements.map((s) => client.query<unknown[]>(this.config(s.text, s.values)).then((r) => r.rows));
+      const end = client.query('COMMIT').then((r) => (r.command === 'COMMIT' ? [] : undefined));
+      const results = await Promise.allSettled([begin, ...sent, end]);
+      for (const r of results) if (r.status === 'rejected' && lostConnection(r.reason)) lost ??= r.reason as Error;
+      const last = results.pop()!;
+      return { results: results.slice(1), committed: last.status === 'fulfilled' && last.value !== undefined, lost };
+    } finally {
+      client.removeListener('error', onError);
+      client.release(lost);
     }
   }
 
@@ -283,18 +332,12 @@ export class Connection {
    * away is answered by the primary.
    */
   async run(text: string, values: readonly unknown[], read = true): Promise<unknown[][]> {
-    const config: PgQueryConfig = { text, values, rowMode: 'array' };
-    if (this.prepared) {
-      let name = this.#names.get(text);
-      if (!name)
-        this.#names.set(text, (name = `bc${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`));
-      config.name = name;
-    }
+    const config = this.config(text, values);
     const pool = read && this.replicas ? await this.replicas.pick(current.getStore()?.position) : this.pool;
     try {
       return await (read && config.name && pool === this.pool && this.#pipelined !== false
         ? this.shared(config)
-        : pooled(pool, config));
+        : pooled(pool, config, pool === this.pool ? this.met : undefined));
     } catch (error) {
       if (config.name && lostStatement(error)) {
         // Behind a transaction-mode pooler: statements go unnamed from now on (one parse per statement).

@@ -31,7 +31,7 @@ import type {
   WriteOp,
 } from '../../src/store/driver.js';
 import { changesSince, logBounds, pruneChanges, streamChanges } from './changes.js';
-import { commit } from './commit.js';
+import { groupCommit } from './group-commit.js';
 import { clearError, Connection, openPool, type PostgresDriverOptions } from './connect.js';
 import { Feed, Notifier } from './feed.js';
 import type { PgPool } from './native.js';
@@ -213,7 +213,7 @@ class Driver implements PostgresDriver {
 
   async commit(ops: readonly WriteOp[], options: CommitOptions = {}): Promise<CommitResult> {
     const c = this.connection();
-    const result = await commit(c, ops, options);
+    const result = await groupCommit(c, ops, options);
     this.notifier?.committed();
     this.dropDue(c, ops);
     // With replicas: the primary's position now is at or past this commit; the session reads from there on.

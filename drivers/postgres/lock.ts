@@ -7,6 +7,7 @@ export type Query = (text: string, values?: unknown[]) => Promise<unknown[][]>;
 /** Runs `fn` in one transaction holding the store's migration lock (released at its end). */
 export async function locked<T>(c: Connection, fn: (q: Query) => Promise<T>): Promise<T> {
   const client = await c.pool.connect();
+  c.met(client);
   const q: Query = (text, values) =>
     client.query<unknown[]>({ text, ...(values ? { values } : {}), rowMode: 'array' }).then((r) => r.rows);
   try {

@@ -10,6 +10,8 @@ export interface PgQueryConfig {
 export interface PgResult<R = unknown[]> {
   rows: R[];
   rowCount: number | null;
+  /** The command tag: `COMMIT` or `ROLLBACK` for a COMMIT (a transaction a statement failed in rolls back). */
+  command?: string;
 }
 
 export interface PgNotification {

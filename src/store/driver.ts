@@ -268,7 +268,11 @@ export interface PruneQuery {
 }
 
 export interface CommitResult {
-  /** The sequence number of this commit; strictly increasing across commits of one store. */
+  /**
+   * The sequence number of this commit: larger than that of every commit that returned before this one began.
+   * Commits running at the same time may share one when the driver joins them into one transaction (PostgreSQL
+   * does), their ops one after the other in the log.
+   */
   seq: number;
   /**
    * The newest seq of the log below this commit, when the driver knows it for final (no commit below `seq` was

@@ -1,13 +1,15 @@
 /**
  * The change log never skips: concurrent commits finish out of the order they started in, and a reader
- * tailing `changesSince(last seen seq)` meanwhile must still see every commit, exactly once.
+ * tailing `changesSince(last seen seq)` meanwhile must still see every commit, exactly once. (Commits one app
+ * server starts at once share a transaction and its seq, drivers/postgres/group-commit.ts: the writers run on
+ * four drivers, so transactions still overlap.)
  */
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresDriver } from '../../../drivers/postgres/index.js';
 import type { StorageDriver, WriteOp } from '../../../src/store/driver.js';
 import { itemPut, suiteSchema } from '../suite.js';
-import { pgUrl, tracked } from './env.js';
+import { freshSchema, pgUrl, tracked } from './env.js';
 
 const stores = tracked((schema) => postgresDriver({ connectionString: pgUrl(), schema, max: 10 }), 'log');
 afterAll(async () => {
@@ -20,8 +22,12 @@ const COMMITS = 60;
 
 describe('postgres change log', () => {
   it('a reader tailing the log while 8 writers commit sees every commit exactly once', async () => {
-    const d: StorageDriver = stores.make();
-    await d.open(suiteSchema);
+    const schema = freshSchema('log');
+    const servers: StorageDriver[] = Array.from({ length: 4 }, () =>
+      postgresDriver({ connectionString: pgUrl(), schema, max: 10 }),
+    );
+    for (const server of servers) await server.open(suiteSchema);
+    const d = servers[0]!;
     // Commits of very different sizes, so their transactions overlap and finish out of seq order.
     const commitsOf = (w: number, i: number): WriteOp[] =>
       Array.from({ length: 1 + ((w * 7 + i * 13) % 23) }, (_, k) =>
@@ -34,12 +40,13 @@ describe('postgres change log', () => {
           words: ['x', `w${w}`],
         }),
       );
-    const committed = new Map<number, string>();
+    /** The commits by seq: the ops the log must hold at each. */
+    const committed = new Map<number, string[]>();
     let writing = true;
     const writers = Array.from({ length: WRITERS }, async (_, w) => {
       for (let i = 0; i < COMMITS; i++) {
-        const { seq } = await d.commit(commitsOf(w, i));
-        committed.set(seq, `w${w}-${i}`);
+        const { seq } = await servers[w % servers.length]!.commit(commitsOf(w, i));
+        committed.set(seq, [...(committed.get(seq) ?? []), `w${w}-${i}`]);
       }
     });
     const seen = new Map<number, number>(); // seq -> ops seen
@@ -62,14 +69,18 @@ describe('postgres change log', () => {
     await Promise.all(writers);
     writing = false;
     await tail;
-    expect(committed.size).toBe(WRITERS * COMMITS);
+    expect([...committed.values()].flat().length).toBe(WRITERS * COMMITS);
     const missed = [...committed.keys()].filter((s) => !seen.has(s));
     expect(missed, 'commits the reader never saw').toEqual([]);
-    for (const [seq, name] of committed) {
-      const [, w, i] = /^w(\d+)-(\d+)$/.exec(name)!;
-      expect(seen.get(seq), `ops of ${name}`).toBe(commitsOf(Number(w), Number(i)).length);
+    for (const [seq, names] of committed) {
+      const ops = names.map((name) => {
+        const [, w, i] = /^w(\d+)-(\d+)$/.exec(name)!;
+        return commitsOf(Number(w), Number(i)).length;
+      });
+      expect(seen.get(seq), `ops of ${names.join(', ')}`).toBe(ops.reduce((a, b) => a + b, 0));
     }
     expect(seen.size).toBe(committed.size);
+    await Promise.all(servers.map((server) => server.close()));
   });
 
   it("a transaction that is not the store's, left open, does not hold the log's end back", async () => {
