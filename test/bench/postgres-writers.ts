@@ -1,7 +1,7 @@
 /**
  * PostgreSQL under concurrent writers (docs/design.md §14, "PostgreSQL under concurrent writers"): 4 app
- * servers × 8 writers = 32 connections inserting distinct posts of ~500 B with two labels each, the labels
- * shared (one on every post, one of ten), for a fixed time; inserts per second and WAL per insert
+ * servers × 8 writers = 32 writers (a pool of 8 connections per server) inserting distinct posts of ~500 B with
+ * two labels each, the labels shared (one on every post, one of ten), for a fixed time; inserts per second and WAL per insert
  * (`pg_current_wal_lsn()` before and after, and `pg_stat_wal`'s records, full-page images and bytes).
  *
  * Raw `pg`, 32 connections, one statement per post, in the same run and on the same server:
@@ -337,7 +337,7 @@ export async function writersRows(url: string, ctx: BenchContext): Promise<strin
   };
   const base = of('raw, same rows');
   const lines = [
-    `\n## PostgreSQL: ${SERVERS} app servers × ${WRITERS} writers = ${SERVERS * WRITERS} connections inserting distinct posts (two labels each, shared), ${ms / 1000} s per run, median of ${rounds}`,
+    `\n## PostgreSQL: ${SERVERS} app servers × ${WRITERS} writers = ${SERVERS * WRITERS} writers inserting distinct posts (two labels each, shared), ${ms / 1000} s per run, median of ${rounds}`,
     '',
     '| writer | inserts/s | share of raw (same rows) | WAL per insert (lsn) | WAL records / FPIs per insert (pg_stat_wal) | WAL vs raw (same rows) |',
     '|---|---|---|---|---|---|',
