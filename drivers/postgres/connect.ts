@@ -92,27 +92,40 @@ export function lostConnection(error: unknown): boolean {
 }
 
 /**
- * One statement on a pooled connection. pg's `pool.query` closes the connection on any error, so a refused
- * commit (a unique key taken, which the core retries at once) paid for a new connection and its prepared
- * statements, some 20 ms; here only a lost connection is dropped, a refused statement leaves it idle and usable.
+ * A pooled connection for `use`, given back after it. pg's `pool.query` closes the connection on any error, so
+ * a refused commit (a unique key taken, which the core retries at once) paid for a new connection and its
+ * prepared statements, some 20 ms; here only a lost connection is dropped (`held.lost`), a refused statement
+ * leaves it idle and usable.
  */
-async function pooled(pool: PgPool, config: PgQueryConfig, seen?: (client: PgClient) => void): Promise<unknown[][]> {
+async function checkedOut<T>(
+  pool: PgPool,
+  use: (client: PgClient, held: { lost: Error | undefined }) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
-  seen?.(client);
   // A checked-out client's connection that dies (a killed backend, a server going down) emits 'error': the
   // query at hand fails with it, and the client is dropped (as pool.query does).
-  let lost: Error | undefined;
-  const onError = (error: Error) => void (lost ??= error);
+  const held: { lost: Error | undefined } = { lost: undefined };
+  const onError = (error: Error) => void (held.lost ??= error);
   client.on('error', onError);
   try {
-    return (await client.query<unknown[]>(config)).rows;
-  } catch (error) {
-    if (lostConnection(error)) lost ??= error as Error;
-    throw error;
+    return await use(client, held);
   } finally {
     client.removeListener('error', onError);
-    client.release(lost);
+    client.release(held.lost);
   }
+}
+
+/** One statement on a pooled connection (`checkedOut`); `seen` is shown the connection first. */
+function pooled(pool: PgPool, config: PgQueryConfig, seen?: (client: PgClient) => void): Promise<unknown[][]> {
+  return checkedOut(pool, async (client, held) => {
+    seen?.(client);
+    try {
+      return (await client.query<unknown[]>(config)).rows;
+    } catch (error) {
+      if (lostConnection(error)) held.lost ??= error as Error;
+      throw error;
+    }
+  });
 }
 
 /** The connection the reads of one turn share (Connection.shared), and how many of them are not answered yet. */
@@ -307,22 +320,16 @@ export class Connection {
     committed: boolean;
     lost: Error | undefined;
   }> {
-    const client = await this.pool.connect();
-    let lost: Error | undefined;
-    const onError = (error: Error) => void (lost ??= error);
-    client.on('error', onError);
-    try {
+    return checkedOut(this.pool, async (client, held) => {
       const begin = client.query('BEGIN').then(() => []);
       const sent = statements.map((s) => client.query<unknown[]>(this.config(s.text, s.values)).then((r) => r.rows));
       const end = client.query('COMMIT').then((r) => (r.command === 'COMMIT' ? [] : undefined));
       const results = await Promise.allSettled([begin, ...sent, end]);
-      for (const r of results) if (r.status === 'rejected' && lostConnection(r.reason)) lost ??= r.reason as Error;
+      for (const r of results) if (r.status === 'rejected' && lostConnection(r.reason)) held.lost ??= r.reason as Error;
       const last = results.pop()!;
-      return { results: results.slice(1), committed: last.status === 'fulfilled' && last.value !== undefined, lost };
-    } finally {
-      client.removeListener('error', onError);
-      client.release(lost);
-    }
+      const committed = last.status === 'fulfilled' && last.value !== undefined;
+      return { results: results.slice(1), committed, lost: held.lost };
+    });
   }
 
   /**

@@ -14,7 +14,7 @@
  *   group holds; one whose own locks are out of that order, or that needs a look at the log before its statement
  *   (commit_ops's), runs alone.
  */
-import type { CommitOptions, CommitResult, WriteOp } from '../../src/store/driver.js';
+import { type CommitOptions, type CommitResult, compareKeys, type WriteOp } from '../../src/store/driver.js';
 import { answer, commit, commitStatement, rowOp, runOrder } from './commit.js';
 import type { Connection } from './connect.js';
 import { clearError } from './connect.js';
@@ -73,7 +73,7 @@ function locksOf(ops: readonly WriteOp[]): string[] | undefined {
 /** The turn's commits as groups that lock in one order, at most MOST each; the rest one by one. */
 function groups(queue: Waiting[]): Waiting[][] {
   const out: Waiting[][] = queue.filter((w) => !w.locks).map((w) => [w]);
-  let rest = queue.filter((w) => w.locks).sort((a, b) => compare(a.locks!, b.locks!));
+  let rest = queue.filter((w) => w.locks).sort((a, b) => compareKeys(a.locks!, b.locks!));
   while (rest.length) {
     const group: Waiting[] = [];
     const next: Waiting[] = [];
@@ -95,11 +95,6 @@ function groups(queue: Waiting[]): Waiting[][] {
     rest = next;
   }
   return out;
-}
-
-function compare(a: readonly string[], b: readonly string[]): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
-  return a.length - b.length;
 }
 
 async function run(c: Connection, group: Waiting[]): Promise<void> {
