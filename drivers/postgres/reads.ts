@@ -140,9 +140,10 @@ export const docAlias = (i: IndexPlan): string => (i.kind === 'main' ? 'e' : 'd'
  * guesses a parameter's rows from the column's average (a status: half the posts, where LIVE is nearly all)
  * while the plan made for the values knows them: the generic one looked dearer, and PostgreSQL planned every
  * page read again (custom plans, about 100 µs of a 300 µs read). Unseen by both, the two cost the same and the
- * generic plan is kept (docs/postgres.md, "Plans").
+ * generic plan is kept (docs/postgres.md, "Plans"). An array is a multi-prefix walk's parts, one per prefix.
  */
-export const unseen = (P: Params, text: string): string => `(SELECT ${P.add(text)}::text COLLATE "C")`;
+export const unseen = (P: Params, value: string | string[]): string =>
+  `(SELECT ${P.add(value)}::text${typeof value === 'string' ? ' COLLATE "C"' : '[]'})`;
 
 /** Terms joined by AND (none: TRUE). */
 export const all = (terms: readonly string[]): string => (terms.length ? terms.join(' AND ') : 'TRUE');
@@ -338,8 +339,12 @@ export function prefixRows(i: IndexPlan, q: KeysQuery, P: Params): { from: strin
     };
   }
   const cols = Array.from({ length: width }, (_, k) => `a${k + 1}`);
-  // (Each array unseen as a key part is: `unseen`.)
-  const arrays = cols.map((_, k) => `(SELECT ${P.add(q.prefixes.map((pr) => keyText(pr[k]!)))}::text[])`);
+  const arrays = cols.map((_, k) =>
+    unseen(
+      P,
+      q.prefixes.map((pr) => keyText(pr[k]!)),
+    ),
+  );
   return {
     from: width
       ? `unnest(${arrays.join(', ')}) WITH ORDINALITY AS p(${cols.join(', ')}, n)`
