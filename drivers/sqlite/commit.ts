@@ -21,11 +21,14 @@ import { META_SQL } from './schema.js';
 import { ftsToken, RANKED_FLOOR, scopeNo, SLOTS, UNRANKED } from './search.js';
 
 const WRITE_SQL = {
-  current: `SELECT rid, version, terms, keys FROM docs WHERE coll = ? AND id = ?`,
+  current: `SELECT d.rid, d.version, d.terms, k.keys FROM docs d JOIN doc_keys k ON k.rid = d.rid WHERE d.coll = ? AND d.id = ?`,
   doc: `SELECT doc FROM docs WHERE rid = ?`,
-  insertDoc: `INSERT INTO docs (coll, id, version, terms, keys, doc) VALUES (?, ?, ?, ?, ?, ?)`,
-  updateDoc: `UPDATE docs SET version = ?, terms = ?, keys = ?, doc = ? WHERE rid = ?`,
+  insertDoc: `INSERT INTO docs (coll, id, version, terms, doc) VALUES (?, ?, ?, ?, ?)`,
+  updateDoc: `UPDATE docs SET version = ?, terms = ?, doc = ? WHERE rid = ?`,
   deleteDoc: `DELETE FROM docs WHERE rid = ?`,
+  insertKeys: `INSERT INTO doc_keys (rid, keys) VALUES (?, ?)`,
+  updateKeys: `UPDATE doc_keys SET keys = ? WHERE rid = ?`,
+  deleteKeys: `DELETE FROM doc_keys WHERE rid = ?`,
   insertEntry: `INSERT OR IGNORE INTO entries (ix, key, rid) VALUES (?, ?, ?)`,
   deleteEntry: `DELETE FROM entries WHERE ix = ? AND key = ? AND rid = ?`,
   holder: `SELECT rid FROM entries WHERE ix = ? AND key = ? AND rid <> ? LIMIT 1`,
@@ -39,7 +42,7 @@ const WRITE_SQL = {
   deleteTerms: `DELETE FROM terms WHERE rid = ?`,
 } as const;
 
-/** The index keys a record holds, by index number (docs.keys). */
+/** The index keys a record holds, by index number (doc_keys.keys). */
 type StoredKeys = Record<string, Key[]>;
 
 const termsHash = (scope: string, tokens: readonly string[], rank: number | undefined) =>
@@ -129,6 +132,7 @@ function apply(c: Connection, coll: CollectionInfo, given: WriteOp, seq: number,
       c.stmt(WRITE_SQL.deleteTerms).run(rid!);
     }
     c.stmt(WRITE_SQL.deleteDoc).run(rid!);
+    c.stmt(WRITE_SQL.deleteKeys).run(rid!);
     logChange(c, seq, pos, coll.no, op, version, time);
     return;
   }
@@ -151,12 +155,12 @@ function apply(c: Connection, coll: CollectionInfo, given: WriteOp, seq: number,
   const docJson = JSON.stringify(op.doc);
   let id: number;
   if (rid === undefined) {
-    id = Number(
-      c.stmt(WRITE_SQL.insertDoc).run(coll.no, op.id, op.expect + 1, terms, keysJson, docJson).lastInsertRowid,
-    );
+    id = Number(c.stmt(WRITE_SQL.insertDoc).run(coll.no, op.id, op.expect + 1, terms, docJson).lastInsertRowid);
+    c.stmt(WRITE_SQL.insertKeys).run(id, keysJson);
   } else {
     id = rid;
-    c.stmt(WRITE_SQL.updateDoc).run(op.expect + 1, terms, keysJson, docJson, rid);
+    c.stmt(WRITE_SQL.updateDoc).run(op.expect + 1, terms, docJson, rid);
+    if (keysJson !== row![3]) c.stmt(WRITE_SQL.updateKeys).run(keysJson, rid);
   }
   for (const [ref, [i, bytes]] of fresh) {
     if (old.has(ref)) continue;

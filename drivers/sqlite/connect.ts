@@ -86,7 +86,7 @@ function loadError(error: unknown): Error {
 }
 
 export interface IndexInfo extends Index {
-  /** JSON path of this index's keys inside docs.keys. */
+  /** JSON path of this index's keys inside doc_keys.keys. */
   path: string;
 }
 

@@ -7,7 +7,7 @@
  *   rank complete: the newest matches of a search cost a page, however many posts match. Each walk measures how
  *   common the tokens are as it reads, for the next search of the same tokens on this connection;
  * - else, by the number of matches in the scope (counted by FTS5 up to SPARSE): fewer than SPARSE, every
- *   match's keys of the index (from docs.keys), sorted in JS;
+ *   match's keys of the index (from doc_keys.keys), sorted in JS;
  * - else (or when that reads too far: the prefixes hold few of the matches): a short walk of the ordered index
  *   checking each candidate's tokens in its `terms` row, which fills the page when matches are dense (a word in
  *   nearly every post) at the cost of a list page;
@@ -52,19 +52,19 @@ export const SEARCH_SQL = {
   matchCount: `SELECT count(*) FROM (SELECT 1 FROM search WHERE search MATCH ? ${LIMIT})`,
   /**
    * Every match's entries of one index as one JSON text `[[id, keys|null], ...]` (the first parameter is
-   * `$."<index number>"` into docs.keys): used only when the matches are few, SQLite builds it in C.
+   * `$."<index number>"` into doc_keys.keys): used only when the matches are few, SQLite builds it in C.
    */
-  sparse: `SELECT json_group_array(json_array(d.id, d.keys -> ?)) FROM search s JOIN ranks r ON r.frid = s.rowid
-   JOIN docs d ON d.rid = r.rid WHERE search MATCH ? AND d.coll = ?`,
+  sparse: `SELECT json_group_array(json_array(d.id, k.keys -> ?)) FROM search s JOIN ranks r ON r.frid = s.rowid
+   JOIN docs d ON d.rid = r.rid JOIN doc_keys k ON k.rid = r.rid WHERE search MATCH ? AND d.coll = ?`,
   /**
    * Matches in rank order from a place on (exclusive), with their keys of one index (`$."<index number>"`) and
    * whether any record sits below the ranked places (then the rank order is not the whole answer): one seek
    * of `ranks`, evaluated once per statement, in the same read as the matches.
    */
-  rankDesc: `SELECT s.rowid, d.id, d.keys -> ?, ${UNRANKED_ANY} FROM search s JOIN ranks r ON r.frid = s.rowid
-   JOIN docs d ON d.rid = r.rid WHERE search MATCH ? AND s.rowid < ? ORDER BY s.rowid DESC ${LIMIT}`,
-  rankAsc: `SELECT s.rowid, d.id, d.keys -> ?, ${UNRANKED_ANY} FROM search s JOIN ranks r ON r.frid = s.rowid
-   JOIN docs d ON d.rid = r.rid WHERE search MATCH ? AND s.rowid > ? ORDER BY s.rowid ASC ${LIMIT}`,
+  rankDesc: `SELECT s.rowid, d.id, k.keys -> ?, ${UNRANKED_ANY} FROM search s JOIN ranks r ON r.frid = s.rowid
+   JOIN docs d ON d.rid = r.rid JOIN doc_keys k ON k.rid = r.rid WHERE search MATCH ? AND s.rowid < ? ORDER BY s.rowid DESC ${LIMIT}`,
+  rankAsc: `SELECT s.rowid, d.id, k.keys -> ?, ${UNRANKED_ANY} FROM search s JOIN ranks r ON r.frid = s.rowid
+   JOIN docs d ON d.rid = r.rid JOIN doc_keys k ON k.rid = r.rid WHERE search MATCH ? AND s.rowid > ? ORDER BY s.rowid ASC ${LIMIT}`,
   unrankedAny: `SELECT ${UNRANKED_ANY}`,
 } as const;
 

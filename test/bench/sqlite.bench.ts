@@ -287,9 +287,10 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
   /**
    * A word in every post against a list page, by size: as issue 34 defines it (the search row's mean
    * over the list row's, each timed beside its raw call), and, for information only, the two timed in alternation
-   * and the search row over a list page timed beside raw's search.
+   * the search row over a list page timed beside raw's search, and raw's own list page timed there over raw's list
+   * row (the share of the judged ratio no code can avoid).
    */
-  const everyPerList: Array<[number, number, number, number]> = [];
+  const everyPerList: Array<[number, number, number, number, number]> = [];
   const record = (op: string, n: number, o: Timing, r: Timing, target?: number, judged?: Row['judged']) => {
     rows.push({ op, size: n, ours: o, raw: r, ...(target ? { target } : {}), ...(judged ? { judged } : {}) });
     (ours[op] ??= []).push([n, o]);
@@ -412,9 +413,15 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
         () => raw.search(blogId, every),
       );
       const beside = everyOurs.mean / listBeside.mean;
-      everyPerList.push([n, perList, alternating, beside]);
+      // Raw's own list page timed where our search is, over raw's list row: what the judged shape charges any code.
+      const [rawListBeside] = await pair(
+        () => raw.first(blogId),
+        () => raw.search(blogId, every),
+      );
+      const rawFloor = rawListBeside.mean / raws['list first page (20)']!.at(-1)![1].mean;
+      everyPerList.push([n, perList, alternating, beside, rawFloor]);
       record('search, a word in every post (20)', n, everyOurs, everyRaw, undefined, {
-        target: `≤ ${TARGETS.everyWord}× a list page (${perList.toFixed(2)}×; not judged: in alternation ${alternating.toFixed(2)}×, over a list page beside raw's search ${beside.toFixed(2)}×)`,
+        target: `≤ ${TARGETS.everyWord}× a list page (${perList.toFixed(2)}×; not judged: in alternation ${alternating.toFixed(2)}×, over a list page beside raw's search ${beside.toFixed(2)}×, raw's list page there over raw's list row ${rawFloor.toFixed(2)}×)`,
         met: perList <= TARGETS.everyWord,
       });
 
@@ -470,10 +477,10 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
       t.mean <= TARGETS.searchMs * 1000,
     );
   }
-  for (const [n, ratio, alternating, beside] of everyPerList) {
+  for (const [n, ratio, alternating, beside, rawFloor] of everyPerList) {
     verdict(
       `a word in every post / list first page, ${n} posts`,
-      `${ratio.toFixed(2)}× (not judged: in alternation with a list page ${alternating.toFixed(2)}×; over a list page timed beside raw's search ${beside.toFixed(2)}×)`,
+      `${ratio.toFixed(2)}× (not judged: in alternation with a list page ${alternating.toFixed(2)}×; over a list page timed beside raw's search ${beside.toFixed(2)}×; raw's own list page timed there over raw's list row ${rawFloor.toFixed(2)}×)`,
       `costs what a list costs (≤ ${TARGETS.everyWord}×)`,
       ratio <= TARGETS.everyWord,
     );

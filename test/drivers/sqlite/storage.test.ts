@@ -125,6 +125,7 @@ describe('sqlite driver: migrations', () => {
       'blobs',
       'changes',
       'collections',
+      'doc_keys',
       'docs',
       'entries',
       'indexes',

@@ -114,6 +114,10 @@ it('upgrades a layout-1 store once: comments hidden by the index, search answeri
   );
   // Nor migration 5's media bytes.
   db.exec('DROP TABLE blob_chunks; DROP TABLE blobs');
+  // Nor migration 6's keys apart from the documents.
+  db.exec(
+    "ALTER TABLE docs ADD COLUMN keys TEXT NOT NULL DEFAULT '{}'; UPDATE docs SET keys = (SELECT k.keys FROM doc_keys k WHERE k.rid = docs.rid); DROP TABLE doc_keys",
+  );
   db.pragma('user_version = 1');
   db.close();
 
