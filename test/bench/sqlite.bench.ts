@@ -288,7 +288,7 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
    * A word in every post against a list page, by size: as issue 34 defines it (the search row's mean
    * over the list row's, each timed beside its raw call), and, for information only, the two timed in alternation
    * the search row over a list page timed beside raw's search, and raw's own list page timed there over raw's list
-   * row (the share of the judged ratio no code can avoid).
+   * row (what that place costs raw's code; raw's search has just read the rows raw's list page reads).
    */
   const everyPerList: Array<[number, number, number, number, number]> = [];
   const record = (op: string, n: number, o: Timing, r: Timing, target?: number, judged?: Row['judged']) => {
@@ -413,7 +413,7 @@ export default async function sqliteBench(ctx: BenchContext): Promise<void> {
         () => raw.search(blogId, every),
       );
       const beside = everyOurs.mean / listBeside.mean;
-      // Raw's own list page timed where our search is, over raw's list row: what the judged shape charges any code.
+      // Raw's own list page timed where our search is, over raw's list row: what that place costs raw's code.
       const [rawListBeside] = await pair(
         () => raw.first(blogId),
         () => raw.search(blogId, every),

@@ -56,6 +56,8 @@ async function http(
 }
 const json = async <T>(res: Promise<Response>) => (await (await res).json()) as T;
 
+/** The page's own CDP session, kept for the page's life: a session's emulation ends with it. */
+let pageNetwork: CDPSession | undefined;
 /**
  * Takes the network away from the browser (or gives it back), as the page's document sees it too. Chromium 150
  * starts a document its service worker serves under Playwright's offline emulation with `navigator.onLine` true
@@ -65,7 +67,6 @@ const json = async <T>(res: Promise<Response>) => (await (await res).json()) as 
 async function network(on: boolean, reload = false): Promise<void> {
   await context.setOffline(!on);
   if (reload) await page.reload();
-  // One session for the page's life: a session's emulation ends with it.
   pageNetwork ??= await context.newCDPSession(page);
   await pageNetwork.send('Network.emulateNetworkConditions', {
     offline: !on,
@@ -74,7 +75,6 @@ async function network(on: boolean, reload = false): Promise<void> {
     uploadThroughput: -1,
   });
 }
-let pageNetwork: CDPSession | undefined;
 
 const syncLine = () => page.locator('.sync-status');
 /** The pictures in the rich text: the url the post names and the address each is shown from. */

@@ -23,22 +23,18 @@ export function checkStore(filename: string): StoreCheck {
     const expected = new Set<string>();
     const withTerms = new Set<number>();
     // Every record's keys sit in doc_keys (schema.ts), one row per record and none without one.
-    const keyless = db
-      .prepare('SELECT count(*) FROM docs d WHERE NOT EXISTS (SELECT 1 FROM doc_keys k WHERE k.rid = d.rid)')
-      .pluck()
-      .get() as number;
     const stray = db
       .prepare('SELECT count(*) FROM doc_keys k WHERE NOT EXISTS (SELECT 1 FROM docs d WHERE d.rid = k.rid)')
       .pluck()
       .get() as number;
-    if (keyless) problems.push(`${keyless} records without their keys`);
     if (stray) problems.push(`${stray} key rows of no record`);
     const docs = db
-      .prepare('SELECT d.rid, d.coll, d.id, d.terms, k.keys FROM docs d JOIN doc_keys k ON k.rid = d.rid')
+      .prepare('SELECT d.rid, d.coll, d.id, d.terms, k.keys FROM docs d LEFT JOIN doc_keys k ON k.rid = d.rid')
       .raw()
-      .all() as Array<[number, number, string, string | null, string]>;
+      .all() as Array<[number, number, string, string | null, string | null]>;
     for (const [rid, , , terms, keys] of docs) {
-      for (const [ix, list] of Object.entries(JSON.parse(keys) as Record<string, string[][]>)) {
+      if (keys === null) problems.push(`record ${rid} without its keys`);
+      for (const [ix, list] of Object.entries(JSON.parse(keys ?? '{}') as Record<string, string[][]>)) {
         for (const key of list) expected.add(`${ix}:${rid}:${encodeKey(key).toString('hex')}`);
       }
       if (terms !== null) withTerms.add(rid);
