@@ -13,7 +13,8 @@ import type { StoreSchema } from '../../src/store/driver.js';
  *             search tokens.
  * - doc_keys  (migration 6) the index keys each record holds (by index number, as the core gave them), so an
  *             update can remove exactly the entries it replaces. Only writes and the search's rank walks read
- *             them; apart from `docs` they leave its rows half as long, so a get reads half the pages.
+ *             them; apart from `docs` its rows are about two thirds as long, so a get reads about two thirds
+ *             of the pages.
  * - entries   every index entry: (index number, order-preserving key bytes, doc rowid). Its primary
  *             key is the index: a list or count is one range seek, never OFFSET, never a scan.
  * - scopes    search scopes (e.g. blog ids) as small numbers, to keep FTS terms short.
